@@ -1,0 +1,182 @@
+/**
+ * Wire schemas for the two ClickHouse Cloud API operations we drive (list services, update a
+ * service). Records are parsed leniently: the real API adds fields at any time and leaves almost
+ * every field optional, so an unknown field is kept and a missing or odd one becomes undefined.
+ * What we send is parsed strictly, because the API silently ignores some mistakes (a malformed
+ * tag filter returns the whole organization) and we would rather refuse than surprise.
+ */
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+/** An optional field that never fails the record: a wrong type or null reads as "absent". */
+const lenient = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+
+export const RELEASE_CHANNELS = ['slow', 'default', 'fast'] as const;
+export type ReleaseChannel = (typeof RELEASE_CHANNELS)[number];
+
+export const EndpointSchema = z.looseObject({
+  protocol: z.string(),
+  host: lenient(z.string()),
+  port: lenient(z.number()),
+  username: lenient(z.string()),
+  enabled: lenient(z.boolean()),
+});
+export type Endpoint = z.infer<typeof EndpointSchema>;
+
+export const AccessEntrySchema = z.looseObject({
+  source: z.string(),
+  description: lenient(z.string()),
+});
+export type AccessEntry = z.infer<typeof AccessEntrySchema>;
+
+export const TagSchema = z.looseObject({ key: z.string(), value: lenient(z.string()) });
+export type Tag = z.infer<typeof TagSchema>;
+
+/** Keeps the well-formed items of an array and drops the odd ones, instead of losing the field. */
+const lenientArray = <T extends z.ZodType>(item: T) =>
+  lenient(
+    z.array(z.unknown()).transform((items) =>
+      items.flatMap((value) => {
+        const parsed = item.safeParse(value);
+        return parsed.success ? [parsed.data as z.output<T>] : [];
+      }),
+    ),
+  );
+
+export const ServiceRecordSchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string().catch(''),
+  provider: lenient(z.string()),
+  region: lenient(z.string()),
+  state: lenient(z.string()),
+  tier: lenient(z.string()),
+  releaseChannel: lenient(z.string()),
+  clickhouseVersion: lenient(z.string()),
+  endpoints: lenientArray(EndpointSchema),
+  minTotalMemoryGb: lenient(z.number()),
+  maxTotalMemoryGb: lenient(z.number()),
+  minReplicaMemoryGb: lenient(z.number()),
+  maxReplicaMemoryGb: lenient(z.number()),
+  replicaMemoryGb: lenient(z.number()),
+  numReplicas: lenient(z.number()),
+  minReplicas: lenient(z.number()),
+  maxReplicas: lenient(z.number()),
+  autoscalingMode: lenient(z.string()),
+  idleScaling: lenient(z.boolean()),
+  idleTimeoutMinutes: lenient(z.number()),
+  ipAccessList: lenientArray(AccessEntrySchema),
+  createdAt: lenient(z.string()),
+  encryptionKey: lenient(z.string()),
+  encryptionAssumedRoleIdentifier: lenient(z.string()),
+  iamRole: lenient(z.string()),
+  privateEndpointIds: lenientArray(z.string()),
+  availablePrivateEndpointIds: lenientArray(z.string()),
+  dataWarehouseId: lenient(z.string()),
+  isPrimary: lenient(z.boolean()),
+  isReadonly: lenient(z.boolean()),
+  byocId: lenient(z.string()),
+  hasTransparentDataEncryption: lenient(z.boolean()),
+  transparentDataEncryptionKeyId: lenient(z.string()),
+  encryptionRoleId: lenient(z.string()),
+  tags: lenientArray(TagSchema),
+});
+export type ServiceRecord = z.infer<typeof ServiceRecordSchema>;
+
+const envelope = { status: z.number(), requestId: z.string().catch('') };
+
+/** The list result is parsed record by record, so one odd record never breaks a listing. */
+export const ListEnvelopeSchema = z.looseObject({ ...envelope, result: z.array(z.unknown()) });
+export const UpdateEnvelopeSchema = z.looseObject({ ...envelope, result: ServiceRecordSchema });
+export const ErrorEnvelopeSchema = z.looseObject({
+  status: lenient(z.number()),
+  error: lenient(z.string()),
+  requestId: lenient(z.string()),
+});
+
+export function parseServiceList(items: unknown[]): { services: ServiceRecord[]; skipped: number } {
+  const services: ServiceRecord[] = [];
+  for (const item of items) {
+    const parsed = ServiceRecordSchema.safeParse(item);
+    if (parsed.success) services.push(parsed.data);
+  }
+  return { services, skipped: items.length - services.length };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What we send
+
+/** True for an IPv4/IPv6 address or a CIDR block with a prefix length that fits the family. */
+export function isIpOrCidr(text: string): boolean {
+  const [address, prefix, ...rest] = text.split('/');
+  if (rest.length > 0 || address === undefined) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+export const IpSourceSchema = z
+  .string()
+  .trim()
+  .refine(isIpOrCidr, { message: 'must be an IPv4 or IPv6 address or a CIDR block such as 10.0.0.0/8' });
+
+export const SERVICE_NAME_MAX = 50;
+export const ServiceNameSchema = z
+  .string()
+  .trim()
+  .min(1, { message: 'must not be empty' })
+  .max(SERVICE_NAME_MAX, { message: `must be at most ${SERVICE_NAME_MAX} characters` })
+  .regex(/^[A-Za-z0-9 _-]+$/, {
+    message: 'may contain only letters, digits, spaces, hyphens and underscores',
+  });
+
+export const IP_DESCRIPTION_MAX = 255;
+export const OutgoingAccessEntrySchema = z.strictObject({
+  source: IpSourceSchema,
+  description: z.string().max(IP_DESCRIPTION_MAX).optional(),
+});
+export type OutgoingAccessEntry = z.infer<typeof OutgoingAccessEntrySchema>;
+
+const IdSchema = z.string().trim().min(1).max(256);
+
+export const ServiceUpdateSchema = z.strictObject({
+  name: ServiceNameSchema.optional(),
+  ipAccessList: z
+    .strictObject({
+      add: z.array(OutgoingAccessEntrySchema).optional(),
+      remove: z.array(OutgoingAccessEntrySchema).optional(),
+    })
+    .optional(),
+  privateEndpointIds: z
+    .strictObject({ add: z.array(IdSchema).optional(), remove: z.array(IdSchema).optional() })
+    .optional(),
+  releaseChannel: z.enum(RELEASE_CHANNELS).optional(),
+  endpoints: z.array(z.strictObject({ protocol: z.literal('mysql'), enabled: z.boolean() })).optional(),
+  transparentDataEncryptionKeyId: IdSchema.optional(),
+});
+export type ServiceUpdate = z.infer<typeof ServiceUpdateSchema>;
+
+const TAG_KEY = /^[A-Za-z0-9._-]{1,128}$/;
+// The value may be empty or contain "=" (the first "=" separates key from value).
+const TAG_VALUE = /^[A-Za-z0-9._=-]{0,256}$/;
+
+/** `tag:KEY` (tag present) or `tag:KEY=VALUE` (equality), as the real API understands them. */
+export const TagFilterSchema = z.string().refine(
+  (text) => {
+    if (!text.startsWith('tag:')) return false;
+    const body = text.slice(4);
+    const eq = body.indexOf('=');
+    if (eq === -1) return TAG_KEY.test(body);
+    return TAG_KEY.test(body.slice(0, eq)) && TAG_VALUE.test(body.slice(eq + 1));
+  },
+  { message: 'a tag filter reads tag:KEY or tag:KEY=VALUE (letters, digits, . _ -)' },
+);
+export type TagFilter = string;
+
+export function parseTagFilter(text: string): { key: string; value?: string } | undefined {
+  if (!TagFilterSchema.safeParse(text).success) return undefined;
+  const body = text.slice(4);
+  const eq = body.indexOf('=');
+  return eq === -1 ? { key: body } : { key: body.slice(0, eq), value: body.slice(eq + 1) };
+}
