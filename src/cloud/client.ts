@@ -1,0 +1,304 @@
+/**
+ * ClickHouse Cloud API client for the two operations we drive: list services and update one.
+ *
+ * Retries, by design:
+ * - 429 on any call: wait for X-RateLimit-Reset (plus a safety second, as the official Terraform
+ *   provider does) or Retry-After, then try again, within a total time budget. A 429 means the
+ *   API refused the request before acting, so this is safe for PATCH too.
+ * - 5xx, timeouts and connection errors on reads (GET): bounded retries with exponential backoff
+ *   and full jitter.
+ * - PATCH is never retried after a 5xx, a timeout or a dropped connection: the change may have been
+ *   applied, and replaying an IP add/remove or a rename blindly could apply it twice or on top of a
+ *   newer change. The caller gets the error (with `certainlyNotApplied === false`) and re-reads the
+ *   service to learn what happened.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import type { Logger } from '@slack/bolt';
+import { USER_AGENT } from '../version.js';
+import { CloudApiError } from './errors.js';
+import { SlidingWindowLimiter } from './rate-limiter.js';
+import { ReadCache } from './read-cache.js';
+import {
+  ErrorEnvelopeSchema,
+  ListEnvelopeSchema,
+  parseServiceList,
+  ServiceUpdateSchema,
+  TagFilterSchema,
+  UpdateEnvelopeSchema,
+  type ServiceRecord,
+  type ServiceUpdate,
+} from './schemas.js';
+
+export interface CloudClientOptions {
+  baseUrl: string;
+  keyId: string;
+  keySecret: string;
+  orgId: string;
+  /** How long a list read is reused; 0 disables the cache (single flight stays on). */
+  cacheSeconds?: number;
+  /** Per-request timeout, from sending to the last byte of the body. */
+  timeoutMs?: number;
+  /** Retries of reads after a 5xx, timeout or connection error. */
+  readRetries?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Total time a call may spend waiting out 429s before giving up. */
+  rateLimitBudgetMs?: number;
+  /** Added to the API's X-RateLimit-Reset before retrying. */
+  rateLimitPaddingMs?: number;
+  /** Client-side throttle matching the API's limit; false turns it off. */
+  throttle?: { limit: number; windowMs: number } | false;
+  connections?: number;
+  logger?: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+}
+
+export interface ServiceList {
+  services: ServiceRecord[];
+  requestId: string;
+  fetchedAt: number;
+  /** Records the API sent that lacked even an id; they are left out, not fatal. */
+  skipped: number;
+}
+
+export interface ServiceUpdateResult {
+  service: ServiceRecord;
+  requestId: string;
+}
+
+interface RawResponse {
+  status: number;
+  json: unknown;
+}
+
+type Method = 'GET' | 'PATCH';
+
+export class CloudClient {
+  readonly orgId: string;
+  /** Requests sent on the wire (after cache and single flight); for tests and benchmarks. */
+  requestsSent = 0;
+
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly authorization: string;
+  private readonly cache: ReadCache<ServiceList>;
+  private readonly limiter: SlidingWindowLimiter | undefined;
+  private readonly options: Required<Omit<CloudClientOptions, 'logger' | 'throttle'>>;
+  private readonly logger: CloudClientOptions['logger'];
+
+  constructor(options: CloudClientOptions) {
+    this.options = {
+      cacheSeconds: 10,
+      timeoutMs: 15_000,
+      readRetries: 3,
+      backoffBaseMs: 200,
+      backoffMaxMs: 3_000,
+      rateLimitBudgetMs: 30_000,
+      rateLimitPaddingMs: 1_000,
+      connections: 8,
+      ...options,
+    };
+    const base = new URL(options.baseUrl);
+    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(base.origin, { connections: this.options.connections, pipelining: 1 });
+    this.authorization = `Basic ${Buffer.from(`${options.keyId}:${options.keySecret}`).toString('base64')}`;
+    this.orgId = options.orgId;
+    this.cache = new ReadCache(this.options.cacheSeconds * 1000);
+    const throttle = options.throttle ?? { limit: 10, windowMs: 10_000 };
+    this.limiter = throttle ? new SlidingWindowLimiter(throttle.limit, throttle.windowMs) : undefined;
+    this.logger = options.logger;
+  }
+
+  /**
+   * The organization's services, filtered by tags (`tag:KEY` or `tag:KEY=VALUE`, AND-ed).
+   * Reads are cached briefly and coalesced; `fresh` bypasses the cache (used before applying a
+   * change, so a stale read can never approve a stale change).
+   */
+  listServices(filters: readonly string[] = [], options: { fresh?: boolean } = {}): Promise<ServiceList> {
+    for (const filter of filters) {
+      if (!TagFilterSchema.safeParse(filter).success) {
+        return Promise.reject(
+          new CloudApiError('invalid-request', `"${filter}" is not a tag filter: write tag:KEY or tag:KEY=VALUE`),
+        );
+      }
+    }
+    const key = [...filters].sort().join('&');
+    const load = () => this.fetchList(filters);
+    return options.fresh ? this.cache.refresh(key, load) : this.cache.get(key, load);
+  }
+
+  async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {
+    const body = ServiceUpdateSchema.safeParse(update);
+    if (!body.success) {
+      const problems = body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      throw new CloudApiError('invalid-request', `The change breaks the API's rules: ${problems}`);
+    }
+    const path = `${this.orgPath()}/services/${encodeURIComponent(serviceId)}`;
+    try {
+      const response = await this.send('PATCH', path, body.data);
+      const parsed = UpdateEnvelopeSchema.safeParse(response.json);
+      if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
+      return { service: parsed.data.result, requestId: parsed.data.requestId };
+    } finally {
+      // Whatever happened, the organization may have changed: the next read must be fresh.
+      this.cache.invalidate();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private orgPath(): string {
+    return `${this.basePath}/v1/organizations/${encodeURIComponent(this.orgId)}`;
+  }
+
+  private async fetchList(filters: readonly string[]): Promise<ServiceList> {
+    const query = new URLSearchParams();
+    for (const filter of filters) query.append('filter', filter);
+    const search = query.size > 0 ? `?${query.toString()}` : '';
+    const path = `${this.orgPath()}/services${search}`;
+    const response = await this.send('GET', path);
+    const parsed = ListEnvelopeSchema.safeParse(response.json);
+    if (!parsed.success) throw this.badResponse('GET', path, response.json);
+    const { services, skipped } = parseServiceList(parsed.data.result);
+    if (skipped > 0) this.logger?.warn(`Cloud API list: left out ${skipped} record(s) without an id`);
+    return { services, skipped, requestId: parsed.data.requestId, fetchedAt: Date.now() };
+  }
+
+  private async send(method: Method, path: string, body?: unknown): Promise<RawResponse> {
+    const deadline = Date.now() + this.options.rateLimitBudgetMs;
+    for (let attempt = 0; ; attempt += 1) {
+      if (this.limiter) await this.limiter.acquire();
+      let response: RawResponse & { retryAfterMs: number | undefined };
+      try {
+        response = await this.sendOnce(method, path, body);
+      } catch (error) {
+        const transport = this.transportError(error, method, path);
+        if (method === 'GET' && attempt < this.options.readRetries) {
+          this.logger?.warn(`${transport.message}; retrying (${attempt + 1}/${this.options.readRetries})`);
+          await sleep(this.backoff(attempt));
+          continue;
+        }
+        throw transport;
+      }
+      const { status } = response;
+      if (status === 429) {
+        const wait = (response.retryAfterMs ?? 1_000) + this.options.rateLimitPaddingMs;
+        if (Date.now() + wait > deadline) throw this.rateLimited(method, path, response.json);
+        this.logger?.info(`Cloud API rate limit reached; waiting ${Math.ceil(wait / 100) / 10}s before ${method} ${path}`);
+        await sleep(wait);
+        attempt -= 1; // a rate-limit wait is not a failed attempt
+        continue;
+      }
+      if (status >= 500 && method === 'GET' && attempt < this.options.readRetries) {
+        this.logger?.warn(`Cloud API ${method} ${path} answered ${status}; retrying (${attempt + 1}/${this.options.readRetries})`);
+        await sleep(this.backoff(attempt));
+        continue;
+      }
+      if (status >= 400 || status < 200) throw this.httpError(method, path, response);
+      return response;
+    }
+  }
+
+  private async sendOnce(method: Method, path: string, body?: unknown) {
+    this.requestsSent += 1;
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    const response = await this.pool.request({
+      method,
+      path,
+      signal,
+      headers: {
+        authorization: this.authorization,
+        'user-agent': USER_AGENT,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.body.text();
+    return {
+      status: response.statusCode,
+      json: parseJson(text),
+      retryAfterMs: retryAfterMs(response.headers),
+    };
+  }
+
+  private backoff(attempt: number): number {
+    const ceiling = Math.min(this.options.backoffMaxMs, this.options.backoffBaseMs * 2 ** attempt);
+    return Math.random() * ceiling; // full jitter: replicas retrying together spread out
+  }
+
+  private httpError(method: Method, path: string, response: RawResponse): CloudApiError {
+    const envelope = ErrorEnvelopeSchema.safeParse(response.json);
+    const apiMessage = envelope.success ? envelope.data.error : undefined;
+    const requestId = envelope.success ? envelope.data.requestId : undefined;
+    return new CloudApiError(
+      'http',
+      `ClickHouse Cloud API answered ${response.status}${apiMessage ? `: ${apiMessage}` : ''}`,
+      { status: response.status, apiMessage, requestId, method, path },
+    );
+  }
+
+  private rateLimited(method: Method, path: string, json: unknown): CloudApiError {
+    const envelope = ErrorEnvelopeSchema.safeParse(json);
+    return new CloudApiError('rate-limited', 'ClickHouse Cloud API rate limit (10 requests per 10 s) is still exhausted', {
+      status: 429,
+      apiMessage: envelope.success ? envelope.data.error : undefined,
+      requestId: envelope.success ? envelope.data.requestId : undefined,
+      method,
+      path,
+    });
+  }
+
+  private badResponse(method: Method, path: string, json: unknown): CloudApiError {
+    const envelope = ErrorEnvelopeSchema.safeParse(json);
+    return new CloudApiError('bad-response', 'ClickHouse Cloud API sent an answer the bot could not read', {
+      status: 200,
+      requestId: envelope.success ? envelope.data.requestId : undefined,
+      method,
+      path,
+    });
+  }
+
+  private transportError(error: unknown, method: Method, path: string): CloudApiError {
+    const name = error instanceof Error ? error.name : '';
+    const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+    const timedOut = name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+    if (timedOut) {
+      return new CloudApiError('timeout', `ClickHouse Cloud API did not answer within ${this.options.timeoutMs / 1000}s`, {
+        method,
+        path,
+      });
+    }
+    return new CloudApiError('network', `Could not reach the ClickHouse Cloud API (${code || name || 'connection error'})`, {
+      method,
+      path,
+    });
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** X-RateLimit-Reset is a float number of seconds; Retry-After is seconds or an HTTP date. */
+function retryAfterMs(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const first = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const reset = Number.parseFloat(first('x-ratelimit-reset') ?? '');
+  if (Number.isFinite(reset) && reset >= 0) return reset * 1000;
+  const retryAfter = first('retry-after');
+  if (retryAfter === undefined) return undefined;
+  const seconds = Number.parseFloat(retryAfter);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(retryAfter);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}

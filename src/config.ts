@@ -1,0 +1,160 @@
+/**
+ * The whole environment as one zod schema, parsed once at start. A bad or missing setting stops
+ * the process with one message naming every problem and how to fix it, never a stack trace.
+ */
+import { z } from 'zod';
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Empty strings in .env files mean "unset", as people expect from `FOO=` lines. */
+const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().min(1).optional());
+
+const flag = (fallback: boolean) =>
+  z.preprocess(
+    (v) => (v === '' || v === undefined ? fallback : v),
+    z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v))]),
+  );
+
+const integer = (fallback: number, min: number, max: number) =>
+  z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.coerce.number().int().min(min).max(max));
+
+const url = (fallback: string) =>
+  z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.url({ protocol: /^https?$/ }));
+
+const SLACK_ID_LIST = /^[US][A-Z0-9]{2,}$/;
+
+const EnvSchema = z
+  .object({
+    SLACK_BOT_TOKEN: z.string({ error: 'is required: the bot token (xoxb-...) from your Slack app' }).startsWith('xoxb-', {
+      error: 'must be a bot token starting with xoxb-',
+    }),
+    SLACK_SIGNING_SECRET: z
+      .string({ error: "is required: the signing secret from your Slack app's Basic Information page" })
+      .min(1),
+    SLACK_APP_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xapp-'), {
+      error: 'must be an app-level token starting with xapp- (or unset for HTTP mode)',
+    }),
+    SLACK_API_URL: url('https://slack.com/api/'),
+    SLASH_COMMAND: z.preprocess(
+      (v) => (v === '' || v === undefined ? '/clickhouse' : v),
+      z.string().regex(/^\/[a-z0-9_-]{1,31}$/, { error: 'must look like /clickhouse' }),
+    ),
+    PORT: integer(3000, 0, 65535),
+    CLICKHOUSE_API_URL: url('https://api.clickhouse.cloud'),
+    CLICKHOUSE_KEY_ID: optionalText,
+    CLICKHOUSE_KEY_SECRET: optionalText,
+    CLICKHOUSE_ORG_ID: optionalText.refine((v) => v === undefined || z.uuid().safeParse(v).success, {
+      error: 'must be the organization UUID shown in the ClickHouse Cloud console',
+    }),
+    CLICKHOUSE_CACHE_SECONDS: integer(10, 0, 3600),
+    CLICKHOUSE_TIMEOUT_SECONDS: integer(15, 1, 300),
+    REDIS_URL: optionalText.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
+      error: 'must start with redis:// or rediss://',
+    }),
+    APPROVERS: z.preprocess(
+      (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : []),
+      z.array(z.string().regex(SLACK_ID_LIST, { error: 'lists Slack user ids (U...) or user group ids (S...)' })),
+    ),
+    ALLOW_SELF_APPROVAL: flag(false),
+    CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
+    SUMMARY_TZ: z.preprocess(
+      (v) => (v === '' || v === undefined ? 'UTC' : v),
+      z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
+    ),
+    LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : String(v).toLowerCase()), z.enum(LOG_LEVELS)),
+  })
+  .superRefine((env, ctx) => {
+    const keys = [env.CLICKHOUSE_KEY_ID, env.CLICKHOUSE_KEY_SECRET];
+    const set = keys.filter((k) => k !== undefined).length;
+    if (set === 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [env.CLICKHOUSE_KEY_ID === undefined ? 'CLICKHOUSE_KEY_ID' : 'CLICKHOUSE_KEY_SECRET'],
+        message: 'is required with the other key setting: set both (real API) or neither (demo mode)',
+      });
+    }
+    if (set === 2 && env.CLICKHOUSE_ORG_ID === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CLICKHOUSE_ORG_ID'],
+        message: 'is required when CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET are set',
+      });
+    }
+  });
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  slack: {
+    botToken: string;
+    signingSecret: string;
+    appToken: string | undefined;
+    apiUrl: string;
+    slashCommand: string;
+    port: number;
+  };
+  /** `demo` when no key is configured: the bot runs against its built-in simulator. */
+  clickhouse:
+    | { mode: 'live'; apiUrl: string; keyId: string; keySecret: string; orgId: string; cacheSeconds: number; timeoutMs: number }
+    | { mode: 'demo'; cacheSeconds: number; timeoutMs: number };
+  redisUrl: string | undefined;
+  approvals: { approvers: string[]; allowSelfApproval: boolean; changeTtlSeconds: number };
+  summaryTimeZone: string;
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(
+      `The bot cannot start: ${problems.length} setting${problems.length === 1 ? '' : 's'} need${problems.length === 1 ? 's' : ''} fixing.\n` +
+        problems.map((p) => `  - ${p}`).join('\n') +
+        '\nSet them in the environment or in a .env file (see .env.example).',
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'} ${issue.message}`));
+  }
+  return toConfig(parsed.data);
+}
+
+function toConfig(env: Env): Config {
+  const common = { cacheSeconds: env.CLICKHOUSE_CACHE_SECONDS, timeoutMs: env.CLICKHOUSE_TIMEOUT_SECONDS * 1000 };
+  const { CLICKHOUSE_KEY_ID: keyId, CLICKHOUSE_KEY_SECRET: keySecret, CLICKHOUSE_ORG_ID: orgId } = env;
+  return {
+    slack: {
+      botToken: env.SLACK_BOT_TOKEN,
+      signingSecret: env.SLACK_SIGNING_SECRET,
+      appToken: env.SLACK_APP_TOKEN,
+      apiUrl: env.SLACK_API_URL.endsWith('/') ? env.SLACK_API_URL : `${env.SLACK_API_URL}/`,
+      slashCommand: env.SLASH_COMMAND,
+      port: env.PORT,
+    },
+    clickhouse:
+      keyId && keySecret && orgId
+        ? { mode: 'live', apiUrl: env.CLICKHOUSE_API_URL, keyId, keySecret, orgId, ...common }
+        : { mode: 'demo', ...common },
+    redisUrl: env.REDIS_URL,
+    approvals: {
+      approvers: env.APPROVERS,
+      allowSelfApproval: env.ALLOW_SELF_APPROVAL,
+      changeTtlSeconds: env.CHANGE_TTL_SECONDS,
+    },
+    summaryTimeZone: env.SUMMARY_TZ,
+    logLevel: env.LOG_LEVEL,
+  };
+}
