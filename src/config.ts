@@ -64,24 +64,21 @@ const EnvSchema = z
     ),
     LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : String(v).toLowerCase()), z.enum(LOG_LEVELS)),
   })
-  .superRefine((env, ctx) => {
-    const keys = [env.CLICKHOUSE_KEY_ID, env.CLICKHOUSE_KEY_SECRET];
-    const set = keys.filter((k) => k !== undefined).length;
-    if (set === 1) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [env.CLICKHOUSE_KEY_ID === undefined ? 'CLICKHOUSE_KEY_ID' : 'CLICKHOUSE_KEY_SECRET'],
-        message: 'is required with the other key setting: set both (real API) or neither (demo mode)',
-      });
-    }
-    if (set === 2 && env.CLICKHOUSE_ORG_ID === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['CLICKHOUSE_ORG_ID'],
-        message: 'is required when CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET are set',
-      });
-    }
-  });
+
+/** Checks across settings, on the raw environment so they are reported with every other problem. */
+function keyProblems(env: NodeJS.ProcessEnv): string[] {
+  const given = (name: string) => (env[name] ?? '').trim() !== '';
+  const id = given('CLICKHOUSE_KEY_ID');
+  const secret = given('CLICKHOUSE_KEY_SECRET');
+  if (id !== secret) {
+    const missing = id ? 'CLICKHOUSE_KEY_SECRET' : 'CLICKHOUSE_KEY_ID';
+    return [`${missing} is required with the other key setting: set both (real API) or neither (demo mode)`];
+  }
+  if (id && secret && !given('CLICKHOUSE_ORG_ID')) {
+    return ['CLICKHOUSE_ORG_ID is required when CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET are set'];
+  }
+  return [];
+}
 
 function isTimeZone(zone: string): boolean {
   try {
@@ -126,9 +123,11 @@ export class ConfigError extends Error {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'} ${issue.message}`));
-  }
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'} ${issue.message}`)),
+    ...keyProblems(env),
+  ];
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   return toConfig(parsed.data);
 }
 

@@ -1,0 +1,267 @@
+/**
+ * The life of a change request: planned and posted for approval, then approved (applied exactly
+ * once), rejected, cancelled or expired. Exactly-once rests on the store's atomic transition
+ * pending -> applying: whoever wins it is the only one that calls the API.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '@slack/bolt';
+import type { CloudClient } from '../cloud/client.js';
+import { CloudApiError } from '../cloud/errors.js';
+import type { ServiceRecord } from '../cloud/schemas.js';
+import { planChange, type PlanProblem } from '../core/change/plan.js';
+import { staleFields } from '../core/change/state.js';
+import type { ChangeIntent, ChangeOutcome, ChangePlan, ChangeRequest, ChangeStatus } from '../core/change/types.js';
+import { planIsVisible } from '../core/change/verify.js';
+import { changeRequestBlocks, changeSummary, outcomeText } from '../core/render/change.js';
+import { cloudErrorSentence } from '../core/render/errors.js';
+import { esc } from '../core/render/mrkdwn.js';
+import { serviceBlocks } from '../core/render/service.js';
+import type { AuditAction, ChangeStore } from '../store/types.js';
+import type { ApproverPolicy } from './approvers.js';
+import { SlackCallError, type Messenger } from './messenger.js';
+
+export interface ChangeRequestsOptions {
+  cloud: CloudClient;
+  store: ChangeStore;
+  messenger: Messenger;
+  policy: ApproverPolicy;
+  ttlMs: number;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  now?: () => number;
+}
+
+export type Decision = 'approve' | 'reject' | 'cancel';
+
+/** What the person who clicked or typed should be told privately, if anything. */
+export type Reply = { text: string } | undefined;
+
+export type RequestOutcome = { ok: true; request: ChangeRequest } | { ok: false; problems: PlanProblem[] } | { ok: false; text: string };
+
+export class ChangeRequests {
+  private readonly now: () => number;
+  /** Approvals running in this process; shutdown waits for them. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: ChangeRequestsOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Plans the change against the service, stores it and posts it in the channel for approval. */
+  async request(input: { channelId: string; userId: string; service: ServiceRecord; intent: ChangeIntent }): Promise<RequestOutcome> {
+    const planned = planChange(input.service, input.intent);
+    if (!planned.ok) return { ok: false, problems: planned.problems };
+    const createdAt = this.now();
+    const request: ChangeRequest = {
+      id: newRequestId(),
+      channelId: input.channelId,
+      requesterId: input.userId,
+      plan: planned.plan,
+      createdAt,
+      expiresAt: createdAt + this.options.ttlMs,
+      status: 'pending',
+    };
+    await this.options.store.create(request);
+    try {
+      const ts = await this.options.messenger.post(request.channelId, requestMessage(request));
+      await this.options.store.setMessageTs(request.id, ts);
+      return { ok: true, request: { ...request, messageTs: ts } };
+    } catch (error) {
+      await this.withdrawUnposted(request, error);
+      return { ok: false, text: postFailureText(error) };
+    }
+  }
+
+  async decide(decision: Decision, id: string, userId: string): Promise<Reply> {
+    const work = this.decideNow(decision, id, userId);
+    this.inFlight.add(work);
+    try {
+      return await work;
+    } finally {
+      this.inFlight.delete(work);
+    }
+  }
+
+  /** Resolves when every approval this process started has finished (for graceful shutdown). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async decideNow(decision: Decision, id: string, userId: string): Promise<Reply> {
+    const request = await this.options.store.get(id);
+    if (!request) return { text: 'This change request no longer exists: it expired a long time ago. Ask again if it is still needed.' };
+    if (request.status !== 'pending') return { text: alreadyDecidedText(request) };
+    const verdict =
+      decision === 'approve'
+        ? await this.options.policy.mayApprove(userId, request)
+        : decision === 'reject'
+          ? await this.options.policy.mayReject(userId, request)
+          : this.options.policy.mayCancel(userId, request);
+    if (!verdict.allowed) return { text: `:no_entry_sign: ${verdict.reason} Nothing was changed.` };
+    if (decision === 'approve') return this.approve(request, userId);
+    return this.close(request, decision === 'reject' ? 'rejected' : 'cancelled', userId);
+  }
+
+  private async close(request: ChangeRequest, to: 'rejected' | 'cancelled', userId: string): Promise<Reply> {
+    const result = await this.transition(request, ['pending'], to, userId, to);
+    if (!result.ok) return this.lostRace(result);
+    await this.refreshMessage(result.request);
+    return undefined;
+  }
+
+  private async approve(request: ChangeRequest, approverId: string): Promise<Reply> {
+    const claimed = await this.transition(request, ['pending'], 'applying', approverId, 'approved');
+    if (!claimed.ok) return this.lostRace(claimed);
+    await this.refreshMessage(claimed.request);
+    const outcome = await this.apply(claimed.request);
+    const finished = await this.transition(request, ['applying'], outcome.status, approverId, outcome.audit, outcome.outcome);
+    if (!finished.ok) {
+      this.options.logger.error(`change ${request.id}: could not record outcome ${outcome.status}`);
+      return { text: 'The change ran, but the bot could not record its outcome. Check the service with `show`.' };
+    }
+    await this.refreshMessage(finished.request);
+    if (outcome.service) await this.postResult(finished.request, outcome.service);
+    return undefined;
+  }
+
+  /** Re-reads the service, refuses a stale change, applies it once, and decides what happened. */
+  private async apply(request: ChangeRequest): Promise<AppliedOutcome> {
+    const { plan } = request;
+    let current: ServiceRecord | undefined;
+    try {
+      current = await this.freshService(plan.serviceId);
+    } catch (error) {
+      return failed(error, 'Could not re-read the service before applying, so nothing was changed');
+    }
+    if (!current) return refused('The service no longer exists, so nothing was changed.', 'failed');
+    const stale = staleFields(plan.before, current);
+    if (stale.length > 0) {
+      const fields = plan.changes.filter((c) => stale.includes(c.field)).map((c) => c.label);
+      return refused(
+        `The service changed since this request was made (${[...new Set(fields)].join(', ')}), so it was not applied. Make a new request against the service as it is now.`,
+        'stale',
+      );
+    }
+    try {
+      const result = await this.options.cloud.updateService(plan.serviceId, plan.update);
+      return { status: 'applied', audit: 'applied', outcome: { apiRequestId: result.requestId }, service: result.service };
+    } catch (error) {
+      if (error instanceof CloudApiError && !error.certainlyNotApplied) return this.reconcile(plan, error);
+      return failed(error, 'ClickHouse Cloud did not apply the change');
+    }
+  }
+
+  /** The update's outcome is unknown (timeout, 5xx, dropped connection): look, do not replay. */
+  private async reconcile(plan: ChangePlan, error: CloudApiError): Promise<AppliedOutcome> {
+    try {
+      const now = await this.freshService(plan.serviceId);
+      if (now && planIsVisible(plan, now)) {
+        return { status: 'applied', audit: 'applied', outcome: { message: 'Confirmed by re-reading the service after the API call did not answer cleanly.', apiRequestId: error.requestId }, service: now };
+      }
+      return failed(error, 'The change was not applied (the service does not show it)');
+    } catch {
+      return failed(error, 'The outcome is unknown: check the service with `show` before asking again');
+    }
+  }
+
+  private async freshService(serviceId: string): Promise<ServiceRecord | undefined> {
+    const list = await this.options.cloud.listServices([], { fresh: true });
+    return list.services.find((s) => s.id === serviceId);
+  }
+
+  private transition(request: ChangeRequest, from: ChangeStatus[], to: ChangeStatus, actorId: string, action: AuditAction, outcome?: ChangeOutcome) {
+    return this.options.store.transition(request.id, {
+      from,
+      to,
+      actorId,
+      now: this.now(),
+      ...(outcome ? { outcome } : {}),
+      audit: { action, ...(outcome?.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}), ...(outcome?.message ? { message: outcome.message } : {}), summary: changeSummary(request.plan.changes) },
+    });
+  }
+
+  private async lostRace(result: Exclude<Awaited<ReturnType<ChangeStore['transition']>>, { ok: true }>): Promise<Reply> {
+    if (result.reason === 'missing') return { text: 'This change request no longer exists.' };
+    if (result.reason === 'expired') {
+      await this.refreshMessage(result.request);
+      return { text: ':hourglass_flowing_sand: This change request has expired, so nothing was changed. Ask again if it is still needed.' };
+    }
+    return { text: alreadyDecidedText(result.request) };
+  }
+
+  private async refreshMessage(request: ChangeRequest): Promise<void> {
+    if (!request.messageTs) return;
+    try {
+      await this.options.messenger.update(request.channelId, request.messageTs, requestMessage(request));
+    } catch (error) {
+      this.options.logger.warn(`change ${request.id}: could not update its message: ${String(error)}`);
+    }
+  }
+
+  private async postResult(request: ChangeRequest, service: ServiceRecord): Promise<void> {
+    try {
+      await this.options.messenger.post(request.channelId, {
+        text: `Applied change ${request.id} to ${service.name}`,
+        blocks: serviceBlocks(service, `${service.name || service.id}: after change ${request.id}`),
+        ...(request.messageTs ? { threadTs: request.messageTs } : {}),
+      });
+    } catch (error) {
+      this.options.logger.warn(`change ${request.id}: could not post the resulting service: ${String(error)}`);
+    }
+  }
+
+  /** A request nobody could see must not stay approvable. */
+  private async withdrawUnposted(request: ChangeRequest, error: unknown): Promise<void> {
+    this.options.logger.warn(`change ${request.id}: could not post it in ${request.channelId}: ${String(error)}`);
+    await this.transition(request, ['pending'], 'cancelled', request.requesterId, 'cancelled', {
+      message: 'The request could not be posted in the channel.',
+    }).catch(() => undefined);
+  }
+}
+
+interface AppliedOutcome {
+  status: 'applied' | 'failed';
+  audit: AuditAction;
+  outcome: ChangeOutcome;
+  service?: ServiceRecord;
+}
+
+function failed(error: unknown, what: string): AppliedOutcome {
+  if (error instanceof CloudApiError) {
+    return {
+      status: 'failed',
+      audit: 'failed',
+      outcome: {
+        message: `${what}: ${cloudErrorSentence(error)}`,
+        ...(error.status === undefined ? {} : { status: error.status }),
+        ...(error.requestId ? { apiRequestId: error.requestId } : {}),
+      },
+    };
+  }
+  return { status: 'failed', audit: 'failed', outcome: { message: `${what}: an unexpected error happened in the bot.` } };
+}
+
+function refused(message: string, audit: AuditAction): AppliedOutcome {
+  return { status: 'failed', audit, outcome: { message } };
+}
+
+export function requestMessage(request: ChangeRequest): { text: string; blocks: ReturnType<typeof changeRequestBlocks> } {
+  const text = `Change request ${request.id} for ${request.plan.serviceName}: ${changeSummary(request.plan.changes)} (${request.status})`;
+  return { text: esc(text), blocks: changeRequestBlocks(request) };
+}
+
+function alreadyDecidedText(request: ChangeRequest): string {
+  return `This change request is already settled, so your click changed nothing. ${outcomeText(request)}`;
+}
+
+function postFailureText(error: unknown): string {
+  const code = error instanceof SlackCallError ? error.code : '';
+  if (code === 'not_in_channel' || code === 'channel_not_found') {
+    return ':x: The bot cannot post in this channel, so the change request was not created. Invite it with `/invite @ClickHouse` (or use a public channel) and try again.';
+  }
+  return ':x: The change request could not be posted in the channel, so it was not created. Try again in a minute.';
+}
+
+function newRequestId(): string {
+  return `CR-${randomBytes(5).toString('hex').toUpperCase()}`;
+}
+

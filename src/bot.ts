@@ -1,0 +1,113 @@
+/**
+ * The composition root: builds every adapter from the config, wires them into the Slack app, and
+ * knows how to shut them down in order. main.ts calls it for production; tests call it with their
+ * own config (fake Slack, simulator, real Redis) so they run the very same wiring.
+ */
+import { ApproverPolicy } from './approval/approvers.js';
+import { ChangeRequests } from './approval/change-requests.js';
+import { CloudClient, type CloudClientOptions } from './cloud/client.js';
+import type { BotServices } from './commands/context.js';
+import type { Config } from './config.js';
+import { createLogger, type BotLogger } from './log.js';
+import { CloudSimulator } from './simulator/server.js';
+import { DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG_ID, demoServices } from './simulator/seed.js';
+import { boltModals, createSlackApp } from './slack/app.js';
+import { slackMessenger } from './slack/messenger.js';
+import { MemoryChangeStore, RedisChangeStore, type ChangeStore } from './store/index.js';
+
+export interface BotHandle {
+  /** The HTTP port bound (Slack requests and /healthz). */
+  port: number;
+  services: BotServices;
+  changes: ChangeRequests;
+  store: ChangeStore;
+  /** The embedded simulator in demo mode. */
+  simulator: CloudSimulator | undefined;
+  /** Graceful stop: refuse new work, let approvals in flight finish, close connections. */
+  stop(): Promise<void>;
+}
+
+export interface BotOverrides {
+  logger?: BotLogger;
+  /** Client tuning for tests (retry timings, throttle). */
+  cloudClient?: Partial<CloudClientOptions>;
+  /** Use this store instead of the one the config names. */
+  store?: ChangeStore;
+}
+
+const DRAIN_LIMIT_MS = 8_000;
+
+export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel });
+  logger.addSecrets(config.slack.botToken, config.slack.signingSecret, config.slack.appToken);
+  const { cloud, simulator } = await connectCloud(config, logger, overrides.cloudClient);
+  const store = overrides.store ?? openStore(config, logger);
+  let accepting = true;
+  let changes: ChangeRequests | undefined;
+  let services: BotServices | undefined;
+
+  const slack = createSlackApp(
+    {
+      botToken: config.slack.botToken,
+      signingSecret: config.slack.signingSecret,
+      appToken: config.slack.appToken,
+      apiUrl: config.slack.apiUrl,
+      port: config.slack.port,
+      logger,
+      healthy: () => store.ping(),
+    },
+    (app) => {
+      const messenger = slackMessenger(app.client);
+      const policy = new ApproverPolicy({ approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval, messenger });
+      changes = new ChangeRequests({ cloud, store, messenger, policy, ttlMs: config.approvals.changeTtlSeconds * 1000, logger });
+      services = { cloud, store, changes, modals: boltModals(app), logger, slashCommand: config.slack.slashCommand };
+      return { services, changes, messenger, accepting: () => accepting };
+    },
+  );
+  if (!changes || !services) throw new Error('the Slack app was not wired');
+  const port = await slack.start();
+  logger.info(`bot listening: ${config.slack.appToken ? 'Socket Mode' : `HTTP on port ${port} (POST /slack/events)`}, health at /healthz, command ${config.slack.slashCommand}`);
+
+  const wiredChanges = changes;
+  return {
+    port,
+    services,
+    changes: wiredChanges,
+    store,
+    simulator,
+    async stop() {
+      accepting = false;
+      await Promise.race([wiredChanges.drain(), new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
+      await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${String(error)}`));
+      await store.close();
+      await cloud.close();
+      await simulator?.close();
+    },
+  };
+}
+
+async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<CloudClientOptions> = {}) {
+  const common = { cacheSeconds: config.clickhouse.cacheSeconds, timeoutMs: config.clickhouse.timeoutMs, logger, ...tuning };
+  if (config.clickhouse.mode === 'live') {
+    const { apiUrl, keyId, keySecret, orgId } = config.clickhouse;
+    logger.addSecrets(keySecret, Buffer.from(`${keyId}:${keySecret}`).toString('base64'));
+    return { cloud: new CloudClient({ baseUrl: apiUrl, keyId, keySecret, orgId, ...common }), simulator: undefined };
+  }
+  const simulator = await CloudSimulator.start({ keyId: DEMO_KEY_ID, keySecret: DEMO_KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+  logger.warn(
+    `DEMO MODE: CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET are not set, so the bot manages a simulated organization (${simulator.url}), not ClickHouse Cloud.`,
+  );
+  return {
+    cloud: new CloudClient({ baseUrl: simulator.url, keyId: DEMO_KEY_ID, keySecret: DEMO_KEY_SECRET, orgId: DEMO_ORG_ID, ...common }),
+    simulator,
+  };
+}
+
+function openStore(config: Config, logger: BotLogger): ChangeStore {
+  if (config.redisUrl) {
+    logger.addSecrets(decodeURIComponent(new URL(config.redisUrl).password));
+    return new RedisChangeStore(config.redisUrl, { onConnectionError: (error) => logger.error(`Redis: ${error.message}`) });
+  }
+  logger.warn('IN-MEMORY STORE: REDIS_URL is not set, so change requests live in this process only and are lost on restart. Set REDIS_URL for production.');
+  return new MemoryChangeStore();
+}

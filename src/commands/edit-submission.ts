@@ -1,0 +1,57 @@
+/**
+ * The edit modal's submission. Slack wants an answer within 3 s, and inline errors can only be
+ * given in that answer, so the service is read with a deadline: in time, problems are shown in the
+ * modal; too slow, the modal closes and problems arrive as a private message in the channel.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Messenger } from '../approval/messenger.js';
+import { CloudApiError } from '../cloud/errors.js';
+import type { ServiceRecord } from '../cloud/schemas.js';
+import { planChange } from '../core/change/plan.js';
+import { cloudErrorText } from '../core/render/errors.js';
+import { intentFromSubmission, modalErrors, type EditMetadata, type ViewState } from '../core/render/modal.js';
+import { code, esc, section } from '../core/render/mrkdwn.js';
+import type { BotServices } from './context.js';
+
+export const SUBMIT_DEADLINE_MS = 2_000;
+
+export interface EditSubmission {
+  metadata: EditMetadata;
+  userId: string;
+  values: ViewState;
+}
+
+/** ack(errors) shows inline errors; ack() closes the modal. It must be called exactly once. */
+export type SubmissionAck = (errors?: Record<string, string>) => Promise<void>;
+
+export async function submitEdit(submission: EditSubmission, ack: SubmissionAck, s: BotServices, messenger: Messenger): Promise<void> {
+  const intent = intentFromSubmission(submission.values);
+  const reading = readService(s, submission.metadata.serviceId);
+  const early = await Promise.race([reading, sleep(SUBMIT_DEADLINE_MS).then(() => undefined)]);
+  let acked = false;
+  if (early?.ok) {
+    const plan = planChange(early.service, intent);
+    if (!plan.ok) return ack(modalErrors(plan.problems));
+  }
+  await ack();
+  acked = true;
+  const whisper = (text: string) => messenger.ephemeral(submission.metadata.channelId, submission.userId, { text, blocks: [section(text)] });
+  const read = early ?? (await reading);
+  if (!read.ok) return whisper(read.text);
+  const result = await s.changes.request({ channelId: submission.metadata.channelId, userId: submission.userId, service: read.service, intent });
+  if (result.ok || !acked) return;
+  await whisper('text' in result ? result.text : `:warning: Your change was not requested: ${result.problems.map((p) => esc(p.message)).join(' ')}`);
+}
+
+type Read = { ok: true; service: ServiceRecord } | { ok: false; text: string };
+
+async function readService(s: BotServices, serviceId: string): Promise<Read> {
+  try {
+    const list = await s.cloud.listServices();
+    const service = list.services.find((candidate) => candidate.id === serviceId);
+    return service ? { ok: true, service } : { ok: false, text: `:grey_question: Service ${code(serviceId)} no longer exists, so nothing was requested.` };
+  } catch (error) {
+    if (error instanceof CloudApiError) return { ok: false, text: cloudErrorText(error, 'Reading the service') };
+    throw error;
+  }
+}

@@ -1,0 +1,13 @@
+import type { ServiceRecord } from '../cloud/schemas.js';
+import { resolutionText } from '../core/render/errors.js';
+import { resolveService } from '../core/service/resolve.js';
+import type { BotServices } from './context.js';
+
+export type Lookup = { ok: true; service: ServiceRecord } | { ok: false; text: string };
+
+/** Finds SERVICE among the organization's services (a cached read is fine for this). */
+export async function lookupService(services: BotServices, query: string): Promise<Lookup> {
+  const list = await services.cloud.listServices();
+  const resolution = resolveService(list.services, query);
+  return resolution.ok ? resolution : { ok: false, text: resolutionText(resolution) };
+}

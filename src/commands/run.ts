@@ -1,0 +1,108 @@
+/**
+ * Runs a parsed command: reads through the cached client, plans through the core, answers the
+ * person privately, and posts change requests publicly for approval.
+ */
+import { randomUUID } from 'node:crypto';
+import { CloudApiError } from '../cloud/errors.js';
+import type { Command } from '../core/command/parse.js';
+import { pendingBlocks } from '../core/render/change.js';
+import { cloudErrorText } from '../core/render/errors.js';
+import { helpBlocks, invalidBlocks } from '../core/render/help.js';
+import { historyBlocks } from '../core/render/history.js';
+import { editView, loadingView, messageView } from '../core/render/modal.js';
+import { code, esc, section } from '../core/render/mrkdwn.js';
+import { listBlocks, serviceBlocks } from '../core/render/service.js';
+import type { BotServices, Invocation } from './context.js';
+import { lookupService } from './lookup.js';
+
+const HISTORY_LIMIT = 20;
+
+export async function runCommand(command: Command, inv: Invocation, services: BotServices): Promise<void> {
+  try {
+    await dispatch(command, inv, services);
+  } catch (error) {
+    await inv.reply(failureMessage(error, command, services)).catch((replyError: unknown) => {
+      services.logger.error(`could not answer ${command.kind}: ${String(replyError)}`);
+    });
+  }
+}
+
+async function dispatch(command: Command, inv: Invocation, s: BotServices): Promise<void> {
+  const text = (blocksText: string, blocks = [section(blocksText)]) => inv.reply({ text: blocksText, blocks });
+  switch (command.kind) {
+    case 'help':
+      return inv.reply({ text: 'ClickHouse Cloud bot commands', blocks: helpBlocks(s.slashCommand) });
+    case 'unknown':
+      return inv.reply({
+        text: `Unknown command ${command.word}`,
+        blocks: helpBlocks(s.slashCommand, `:grey_question: ${code(command.word)} is not a command I know. Here is what I can do:`),
+      });
+    case 'invalid':
+      return inv.reply({ text: command.message, blocks: invalidBlocks(s.slashCommand, command.message, command.usage) });
+    case 'list': {
+      const list = await s.cloud.listServices(command.filters);
+      return inv.reply({ text: `${list.services.length} ClickHouse Cloud services`, blocks: listBlocks(list.services, command.filters, list.fetchedAt) });
+    }
+    case 'show': {
+      const found = await lookupService(s, command.service);
+      if (!found.ok) return text(found.text);
+      return inv.reply({ text: `Service ${found.service.name}`, blocks: serviceBlocks(found.service) });
+    }
+    case 'edit':
+      return openEditModal(command.service, inv, s);
+    case 'change': {
+      const found = await lookupService(s, command.service);
+      if (!found.ok) return text(found.text);
+      const result = await s.changes.request({ channelId: inv.channelId, userId: inv.userId, service: found.service, intent: command.intent });
+      if (result.ok) return text(`:memo: Change request ${code(result.request.id)} is posted in the channel and waits for a colleague's approval.`);
+      if ('text' in result) return text(result.text);
+      return text(`:warning: ${result.problems.map((p) => esc(p.message)).join('\n')}`);
+    }
+    case 'pending': {
+      const requests = await s.store.listPending(inv.channelId, Date.now());
+      return inv.reply({ text: `${requests.length} pending change requests`, blocks: pendingBlocks(requests) });
+    }
+    case 'history':
+      return showHistory(command.service, inv, s);
+    case 'summary':
+    case 'schedule-add':
+    case 'schedule-list':
+    case 'schedule-remove':
+      return text(':construction: Scheduled summaries are not available in this version of the bot yet.');
+  }
+}
+
+async function openEditModal(query: string, inv: Invocation, s: BotServices): Promise<void> {
+  const opened = await s.modals.open(inv.triggerId, loadingView());
+  try {
+    const found = await lookupService(s, query);
+    const view = found.ok ? editView(found.service, { channelId: inv.channelId, serviceId: found.service.id }) : messageView(found.text);
+    await s.modals.update(opened.viewId, view, opened.hash);
+  } catch (error) {
+    const text = error instanceof CloudApiError ? cloudErrorText(error, 'Reading the service') : ':x: Something went wrong while reading the service.';
+    await s.modals.update(opened.viewId, messageView(text), opened.hash);
+  }
+}
+
+async function showHistory(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
+  if (query === undefined) {
+    const entries = await s.store.readAudit({ limit: HISTORY_LIMIT });
+    return inv.reply({ text: 'Recent change history', blocks: historyBlocks(entries) });
+  }
+  const found = await lookupService(s, query);
+  if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
+  const entries = await s.store.readAudit({ serviceId: found.service.id, limit: HISTORY_LIMIT });
+  return inv.reply({ text: `History of ${found.service.name}`, blocks: historyBlocks(entries, found.service.name) });
+}
+
+/** Known failures get their sentence; anything else a reference the operators can find in the log. */
+function failureMessage(error: unknown, command: Command, s: BotServices) {
+  if (error instanceof CloudApiError) {
+    const text = cloudErrorText(error, `\`${command.kind}\``);
+    return { text, blocks: [section(text)] };
+  }
+  const ref = randomUUID().slice(0, 8);
+  s.logger.error(`command ${command.kind} failed (ref ${ref}):`, error);
+  const text = `:x: Something went wrong on the bot's side, so nothing was changed. Try again; if it keeps happening, give whoever runs the bot this reference: ${code(ref)}.`;
+  return { text, blocks: [section(text)] };
+}

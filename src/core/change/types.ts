@@ -1,0 +1,71 @@
+import type { AccessEntry, ReleaseChannel, ServiceUpdate } from '../../cloud/schemas.js';
+
+/** What a person asked for, in their terms (from a command or the edit modal). */
+export interface ChangeIntent {
+  name?: string;
+  releaseChannel?: ReleaseChannel;
+  mysqlEndpoint?: boolean;
+  ipAdd?: Array<{ source: string; description?: string }>;
+  /** Sources to remove; removal matches on source, as the API does. */
+  ipRemove?: string[];
+  privateEndpointAttach?: string[];
+  privateEndpointDetach?: string[];
+  tdeKeyId?: string;
+}
+
+/** The fields of a service a change can touch, as they were when the request was made. */
+export interface TouchedState {
+  name?: string;
+  releaseChannel?: string | null;
+  mysqlEndpoint?: boolean;
+  ipAccessList?: AccessEntry[];
+  privateEndpointIds?: string[];
+  tdeKeyId?: string | null;
+}
+export type TouchedField = keyof TouchedState;
+
+export interface FieldChange {
+  field: TouchedField;
+  label: string;
+  before: string;
+  after: string;
+}
+
+export interface ChangePlan {
+  serviceId: string;
+  serviceName: string;
+  /** The exact PATCH body that approval sends. */
+  update: ServiceUpdate;
+  changes: FieldChange[];
+  warnings: string[];
+  /** Touched fields as they are now: the stale check compares against these at approval. */
+  before: TouchedState;
+}
+
+export const CHANGE_STATUSES = ['pending', 'applying', 'applied', 'failed', 'rejected', 'cancelled', 'expired'] as const;
+export type ChangeStatus = (typeof CHANGE_STATUSES)[number];
+export const FINAL_STATUSES: readonly ChangeStatus[] = ['applied', 'failed', 'rejected', 'cancelled', 'expired'];
+
+export interface ChangeOutcome {
+  /** The Cloud API's requestId of the update, when there was one. */
+  apiRequestId?: string;
+  /** A sentence for people: why it failed, was refused as stale, and so on. */
+  message?: string;
+  status?: number;
+}
+
+/** A change request as stored: the plan plus who asked, where, and what became of it. */
+export interface ChangeRequest {
+  id: string;
+  channelId: string;
+  requesterId: string;
+  plan: ChangePlan;
+  createdAt: number;
+  expiresAt: number;
+  status: ChangeStatus;
+  /** ts of the request's message in the channel, once posted. */
+  messageTs?: string;
+  decidedBy?: string;
+  decidedAt?: number;
+  outcome?: ChangeOutcome;
+}

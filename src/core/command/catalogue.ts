@@ -1,0 +1,156 @@
+/**
+ * Every command the bot understands, in the order help lists them. The usage line is what an
+ * "invalid" answer quotes back, so it is the one place a command's syntax is spelled out for people.
+ * Usage and example lines leave out the slash command itself (/clickhouse), which is configurable.
+ */
+
+export interface CommandSpec {
+  /** The words that select the command, lower case: "list", "ip add". */
+  name: string;
+  usage: string;
+  example: string;
+  /** One line for the help listing. */
+  summary: string;
+}
+
+export const COMMAND_CATALOGUE = [
+  {
+    name: 'help',
+    usage: 'help',
+    example: 'help',
+    summary: 'Show the commands and how to write them.',
+  },
+  {
+    name: 'list',
+    usage: 'list [tag:KEY[=VALUE] ...]',
+    example: 'list tag:env=prod',
+    summary: 'List services, optionally only those carrying the given tags.',
+  },
+  {
+    name: 'show',
+    usage: 'show SERVICE',
+    example: 'show orders-prod',
+    summary: "Show a service's settings, endpoints and IP access list.",
+  },
+  {
+    name: 'edit',
+    usage: 'edit SERVICE',
+    example: 'edit orders-prod',
+    summary: 'Open a form to request several changes to a service at once.',
+  },
+  {
+    name: 'rename',
+    usage: 'rename SERVICE NEW NAME...',
+    example: 'rename orders-staging orders-prod-2',
+    summary: 'Request a new name for a service.',
+  },
+  {
+    name: 'ip add',
+    usage: 'ip add SERVICE SOURCE [DESCRIPTION...]',
+    example: 'ip add orders-prod 203.0.113.0/24 office VPN',
+    summary: 'Request access for an IP address or CIDR block.',
+  },
+  {
+    name: 'ip remove',
+    usage: 'ip remove SERVICE SOURCE',
+    example: 'ip remove orders-prod 203.0.113.0/24',
+    summary: 'Request that an entry be taken off the IP access list.',
+  },
+  {
+    name: 'endpoint',
+    usage: 'endpoint SERVICE mysql on|off',
+    example: 'endpoint orders-prod mysql on',
+    summary: 'Request that the MySQL endpoint be switched on or off.',
+  },
+  {
+    name: 'release-channel',
+    usage: 'release-channel SERVICE slow|default|fast',
+    example: 'release-channel orders-prod slow',
+    summary: 'Request a different upgrade release channel.',
+  },
+  {
+    name: 'private-endpoint',
+    usage: 'private-endpoint attach|detach SERVICE ENDPOINT_ID',
+    example: 'private-endpoint attach orders-prod vpce-0a1b2c3d4e5f67890',
+    summary: 'Request that a private endpoint be attached to or detached from a service.',
+  },
+  {
+    name: 'rotate-key',
+    usage: 'rotate-key SERVICE KEY_ID',
+    example: 'rotate-key orders-prod 7c9e6679-7425-40de-944b-e07fc1f90ae7',
+    summary: 'Request a new transparent data encryption key.',
+  },
+  {
+    name: 'pending',
+    usage: 'pending',
+    example: 'pending',
+    summary: "List this channel's change requests waiting for approval.",
+  },
+  {
+    name: 'history',
+    usage: 'history [SERVICE]',
+    example: 'history orders-prod',
+    summary: 'Show recent changes, for all services or one.',
+  },
+  {
+    name: 'summary',
+    usage: 'summary [tag:KEY[=VALUE] ...]',
+    example: 'summary tag:team=payments',
+    summary: 'Summarise the services, optionally only those carrying the given tags.',
+  },
+  {
+    name: 'schedule add',
+    usage: 'schedule add "CRON" [tag:KEY[=VALUE] ...] [tz:Area/City]',
+    example: 'schedule add "0 9 * * 1-5" tag:env=prod tz:Europe/Berlin',
+    summary: 'Post a summary to this channel on a schedule.',
+  },
+  {
+    name: 'schedule list',
+    usage: 'schedule list',
+    example: 'schedule list',
+    summary: "List this channel's scheduled summaries.",
+  },
+  {
+    name: 'schedule remove',
+    usage: 'schedule remove ID',
+    example: 'schedule remove 3',
+    summary: 'Stop a scheduled summary (the ID is in schedule list).',
+  },
+] as const satisfies readonly CommandSpec[];
+
+export type CommandName = (typeof COMMAND_CATALOGUE)[number]['name'];
+
+function specOf(name: string): CommandSpec | undefined {
+  return COMMAND_CATALOGUE.find((spec) => spec.name === name);
+}
+
+/** The usage line of a command. */
+export function usageOf(name: CommandName): string {
+  return specOf(name)?.usage ?? name;
+}
+
+/** The example of a command, for messages that show how to write it. */
+export function exampleOf(name: CommandName): string {
+  return specOf(name)?.example ?? name;
+}
+
+/**
+ * The usage lines of every command starting with `word`, one per line: what to show when someone
+ * types "ip" or "schedule" without saying which of its commands they mean.
+ */
+export function usagesOfGroup(word: string): string {
+  return COMMAND_CATALOGUE.filter((spec) => spec.name.split(' ')[0] === word)
+    .map((spec) => spec.usage)
+    .join('\n');
+}
+
+/**
+ * The usage that best fits the first words of a command, for problems found before the command
+ * is known (an unclosed quote, text too long): the command's own line, its group's lines, or help.
+ */
+export function usageForWords(words: readonly string[]): string {
+  const [first = '', second = ''] = words.map((word) => word.toLowerCase());
+  const spec = specOf(`${first} ${second}`) ?? specOf(first);
+  if (spec !== undefined) return spec.usage;
+  return usagesOfGroup(first) || usageOf('help');
+}

@@ -1,0 +1,365 @@
+/**
+ * Reads the text of a `/clickhouse ...` slash command into a Command. Pure and total: whatever
+ * arrives, the answer is a Command, and every mistake becomes an "invalid" answer that tells the
+ * person what is wrong, in their words, with the command's usage line. Services are not resolved
+ * here (that needs the API); everything that can be checked without one is.
+ */
+import type { ChangeIntent } from '../change/types.js';
+import {
+  checkFilterWords,
+  checkIpDescription,
+  checkIpSource,
+  checkReleaseChannel,
+  checkServiceName,
+  checkSwitch,
+  checkSwitchableProtocol,
+  echo,
+  isSwitchWord,
+  type Checked,
+} from './arguments.js';
+import { exampleOf, usageForWords, usageOf, usagesOfGroup, type CommandName } from './catalogue.js';
+import { normalizeSlackText, tokenize, type Token } from './tokenize.js';
+
+export type Command =
+  | { kind: 'help' }
+  | { kind: 'unknown'; word: string }
+  | { kind: 'list'; filters: string[] }
+  | { kind: 'show'; service: string }
+  | { kind: 'edit'; service: string }
+  /** verb is the command that asked for the change, as the catalogue names it: "ip add", "rename"... */
+  | { kind: 'change'; service: string; intent: ChangeIntent; verb: string }
+  | { kind: 'pending' }
+  | { kind: 'history'; service?: string }
+  | { kind: 'summary'; filters: string[] }
+  | { kind: 'schedule-add'; cron: string; filters: string[]; timeZone?: string }
+  | { kind: 'schedule-list' }
+  | { kind: 'schedule-remove'; id: string }
+  | { kind: 'invalid'; message: string; usage: string };
+
+export type CommandKind = Command['kind'];
+
+// A record rather than an array so that adding a kind to Command without listing it fails to compile.
+const KINDS: Record<CommandKind, true> = {
+  help: true,
+  unknown: true,
+  list: true,
+  show: true,
+  edit: true,
+  change: true,
+  pending: true,
+  history: true,
+  summary: true,
+  'schedule-add': true,
+  'schedule-list': true,
+  'schedule-remove': true,
+  invalid: true,
+};
+export const COMMAND_KINDS = Object.keys(KINDS) as readonly CommandKind[];
+
+/** Slack's own limit on a message; anything longer did not come from a person typing. */
+export const MAX_COMMAND_LENGTH = 4000;
+/**
+ * Unescaping only shrinks text, and a link only grows it by its URL, so raw text this long cannot
+ * be a command of acceptable length: refuse it before spending time on it.
+ */
+const MAX_RAW_LENGTH = 4 * MAX_COMMAND_LENGTH;
+
+export function parseCommand(text: string): Command {
+  try {
+    return parseText(text);
+  } catch (error) {
+    if (error instanceof UsageProblem) return { kind: 'invalid', message: error.message, usage: error.usage };
+    // Not reachable by design (see the property test), but a bug must still get the person an
+    // answer rather than an unhandled rejection in the Slack handler.
+    const message = 'I could not read that command. Check it against help.';
+    return { kind: 'invalid', message, usage: usageOf('help') };
+  }
+}
+
+/** A mistake in the command, thrown from deep in a handler and answered as "invalid". */
+class UsageProblem extends Error {
+  constructor(
+    message: string,
+    readonly usage: string,
+  ) {
+    super(message);
+  }
+}
+
+function fail(name: CommandName, message: string): never {
+  throw new UsageProblem(message, usageOf(name));
+}
+
+function must<T>(name: CommandName, checked: Checked<T>): T {
+  if (checked.ok) return checked.value;
+  return fail(name, checked.message);
+}
+
+function parseText(text: string): Command {
+  // Typed as a string, but Slack payloads are JSON: never trust that at run time.
+  const raw = typeof text === 'string' ? text : '';
+  if (raw.length > MAX_RAW_LENGTH) throw tooLong(raw);
+  const normalized = normalizeSlackText(raw);
+  if (normalized.length > MAX_COMMAND_LENGTH) throw tooLong(normalized);
+  const { tokens, unterminated } = tokenize(normalized);
+  const [first, ...args] = tokens;
+  const handler = first === undefined ? undefined : HANDLERS.get(first.text.toLowerCase());
+  // An unknown word is the bigger problem: help answers it better than a remark about quotes.
+  if (first !== undefined && handler === undefined) return { kind: 'unknown', word: first.text };
+  if (unterminated !== undefined) throw unclosedQuote(unterminated, tokens);
+  if (handler === undefined) return { kind: 'help' };
+  return handler(args);
+}
+
+function tooLong(text: string): UsageProblem {
+  return new UsageProblem(
+    `That command is ${text.length} characters long; I read at most ${MAX_COMMAND_LENGTH}. Shorten it.`,
+    usageForWords(text.slice(0, 200).trim().split(/\s+/u)),
+  );
+}
+
+/** `rest` starts with the quote that was never closed (every quote character is one code unit). */
+function unclosedQuote(rest: string, before: Token[]): UsageProblem {
+  const after = rest.slice(1);
+  const where = after.trim() === '' ? 'at the end' : `before ${echo(after)}`;
+  return new UsageProblem(
+    `The quote ${rest.charAt(0)} ${where} is never closed. ` +
+      'Close it with a matching quote followed by a space (or at the very end), or remove it.',
+    usageForWords(before.map((token) => token.text)),
+  );
+}
+
+type Handler = (args: Token[]) => Command;
+
+// A Map, not an object literal, so that words like "constructor" or "__proto__" are just unknown.
+const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
+  ['help', () => ({ kind: 'help' })],
+  ['list', (args) => ({ kind: 'list', filters: filtersOf('list', args) })],
+  ['summary', (args) => ({ kind: 'summary', filters: filtersOf('summary', args) })],
+  ['show', (args) => ({ kind: 'show', service: onlyService('show', args) })],
+  ['edit', (args) => ({ kind: 'edit', service: onlyService('edit', args) })],
+  ['pending', parsePending],
+  ['history', parseHistory],
+  ['rename', parseRename],
+  ['ip', parseIp],
+  ['endpoint', parseEndpoint],
+  ['release-channel', parseReleaseChannel],
+  ['private-endpoint', parsePrivateEndpoint],
+  ['rotate-key', parseRotateKey],
+  ['schedule', parseSchedule],
+]);
+
+// ---------------------------------------------------------------------------------------------
+// Shared argument handling
+
+const QUOTE_HINT = 'A service name with spaces goes in quotes, like "orders prod".';
+
+function textOf(tokens: Token[]): string[] {
+  return tokens.map((token) => token.text);
+}
+
+function missing(name: CommandName, what: string): never {
+  return fail(name, `Tell me ${what}, like this: ${exampleOf(name)}`);
+}
+
+function rejectExtra(name: CommandName, extra: Token[], takes: string, hint = QUOTE_HINT): void {
+  if (extra.length === 0) return;
+  const unexpected = echo(textOf(extra).join(' '));
+  fail(name, `${name} takes ${takes}, so I don't know what to do with ${unexpected}. ${hint}`.trim());
+}
+
+/** The SERVICE argument: one word (quoted if it has spaces), a name or an id, resolved later. */
+function serviceOf(name: CommandName, token: Token | undefined, what: string): string {
+  if (token === undefined) return missing(name, what);
+  const service = token.text.trim();
+  if (service === '') fail(name, `The service is empty. Give its name or id, like this: ${exampleOf(name)}`);
+  return service;
+}
+
+/** An id argument (endpoint, key, schedule): a non-empty word, checked further where it is used. */
+function idOf(name: CommandName, token: Token | undefined, what: string): string {
+  if (token === undefined) return missing(name, what);
+  const id = token.text.trim();
+  if (id === '') fail(name, `The id is empty. Write it like this: ${exampleOf(name)}`);
+  return id;
+}
+
+function onlyService(name: 'show' | 'edit', args: Token[]): string {
+  const [service, ...extra] = args;
+  const value = serviceOf(name, service, 'which service');
+  rejectExtra(name, extra, 'one service');
+  return value;
+}
+
+function filtersOf(name: 'list' | 'summary', args: Token[]): string[] {
+  return must(name, checkFilterWords(textOf(args), { timeZoneAllowed: false })).filters;
+}
+
+type ChangeVerb = CommandName | 'private-endpoint attach' | 'private-endpoint detach';
+
+function change(verb: ChangeVerb, service: string, intent: ChangeIntent): Command {
+  return { kind: 'change', service, intent, verb };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands that read
+
+function parsePending(args: Token[]): Command {
+  rejectExtra('pending', args, 'nothing', '');
+  return { kind: 'pending' };
+}
+
+function parseHistory(args: Token[]): Command {
+  const [service, ...extra] = args;
+  if (service === undefined) return { kind: 'history' };
+  const value = serviceOf('history', service, 'which service');
+  rejectExtra('history', extra, 'at most one service');
+  return { kind: 'history', service: value };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands that request a change
+
+function parseRename(args: Token[]): Command {
+  const [service, ...nameWords] = args;
+  const value = serviceOf('rename', service, 'the service and its new name');
+  if (nameWords.length === 0) missing('rename', 'the new name after the service');
+  // Unquoted words are joined by single spaces; a quoted name is taken as written.
+  const name = must('rename', checkServiceName(textOf(nameWords).join(' ')));
+  return change('rename', value, { name });
+}
+
+function parseIp(args: Token[]): Command {
+  const [action, ...rest] = args;
+  const word = action?.text.toLowerCase();
+  if (word === 'add') return parseIpAdd(rest);
+  if (word === 'remove') return parseIpRemove(rest);
+  const message =
+    action === undefined
+      ? 'Say whether to add or remove an IP access list entry: ip add or ip remove.'
+      : `ip can add or remove, not ${echo(action.text)}. Write ip add or ip remove.`;
+  throw new UsageProblem(message, usagesOfGroup('ip'));
+}
+
+function parseIpAdd(args: Token[]): Command {
+  const [service, source, ...descriptionWords] = args;
+  const what = 'the service and the IP address or CIDR block';
+  const value = serviceOf('ip add', service, what);
+  if (source === undefined) missing('ip add', what);
+  const entry: { source: string; description?: string } = { source: must('ip add', checkIpSource(source.text)) };
+  if (descriptionWords.length > 0) {
+    entry.description = must('ip add', checkIpDescription(textOf(descriptionWords).join(' ')));
+  }
+  return change('ip add', value, { ipAdd: [entry] });
+}
+
+function parseIpRemove(args: Token[]): Command {
+  const [service, source, ...extra] = args;
+  const what = 'the service and the IP address or CIDR block to remove';
+  const value = serviceOf('ip remove', service, what);
+  if (source === undefined) missing('ip remove', what);
+  const checked = must('ip remove', checkIpSource(source.text));
+  rejectExtra('ip remove', extra, 'one service and one source (remove entries one at a time)');
+  return change('ip remove', value, { ipRemove: [checked] });
+}
+
+function parseEndpoint(args: Token[]): Command {
+  const [service, protocol, state, ...extra] = args;
+  const what = 'the service, the endpoint (mysql) and on or off';
+  const value = serviceOf('endpoint', service, what);
+  if (protocol === undefined) missing('endpoint', what);
+  if (state === undefined && isSwitchWord(protocol.text)) {
+    fail('endpoint', `Name the endpoint before ${echo(protocol.text)}, like this: ${exampleOf('endpoint')}`);
+  }
+  must('endpoint', checkSwitchableProtocol(protocol.text));
+  if (state === undefined) missing('endpoint', 'whether to switch it on or off');
+  const enabled = must('endpoint', checkSwitch(state.text));
+  rejectExtra('endpoint', extra, 'a service, mysql and on or off');
+  return change('endpoint', value, { mysqlEndpoint: enabled });
+}
+
+function parseReleaseChannel(args: Token[]): Command {
+  const [service, channel, ...extra] = args;
+  const what = 'the service and the channel (slow, default or fast)';
+  const value = serviceOf('release-channel', service, what);
+  if (channel === undefined) missing('release-channel', what);
+  const releaseChannel = must('release-channel', checkReleaseChannel(channel.text));
+  rejectExtra('release-channel', extra, 'a service and a channel');
+  return change('release-channel', value, { releaseChannel });
+}
+
+function parsePrivateEndpoint(args: Token[]): Command {
+  const [action, service, endpoint, ...extra] = args;
+  const what = 'attach or detach, the service and the private endpoint id';
+  if (action === undefined) missing('private-endpoint', what);
+  const word = action.text.toLowerCase();
+  if (word !== 'attach' && word !== 'detach') {
+    const example = exampleOf('private-endpoint');
+    fail('private-endpoint', `Say attach or detach first, not ${echo(action.text)}, like this: ${example}`);
+  }
+  const value = serviceOf('private-endpoint', service, what);
+  const id = idOf('private-endpoint', endpoint, what);
+  rejectExtra('private-endpoint', extra, 'one service and one endpoint id');
+  const intent = word === 'attach' ? { privateEndpointAttach: [id] } : { privateEndpointDetach: [id] };
+  return change(`private-endpoint ${word}`, value, intent);
+}
+
+function parseRotateKey(args: Token[]): Command {
+  const [service, key, ...extra] = args;
+  const what = 'the service and the new encryption key id';
+  const value = serviceOf('rotate-key', service, what);
+  const tdeKeyId = idOf('rotate-key', key, what);
+  rejectExtra('rotate-key', extra, 'a service and one key id');
+  return change('rotate-key', value, { tdeKeyId });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scheduled summaries
+
+function parseSchedule(args: Token[]): Command {
+  const [action, ...rest] = args;
+  const word = action?.text.toLowerCase();
+  if (word === 'add') return parseScheduleAdd(rest);
+  if (word === 'list') {
+    rejectExtra('schedule list', rest, 'nothing', '');
+    return { kind: 'schedule-list' };
+  }
+  if (word === 'remove') return parseScheduleRemove(rest);
+  const message =
+    action === undefined
+      ? 'Say what to do with schedules: schedule add, schedule list or schedule remove.'
+      : `schedule can add, list or remove, not ${echo(action.text)}.`;
+  throw new UsageProblem(message, usagesOfGroup('schedule'));
+}
+
+function parseScheduleAdd(args: Token[]): Command {
+  const [cronToken, ...filterTokens] = args;
+  if (cronToken === undefined) missing('schedule add', 'when to post, as a cron expression in quotes');
+  const cron = cronOf(cronToken);
+  const words = checkFilterWords(textOf(filterTokens), { timeZoneAllowed: true });
+  const { filters, timeZone } = must('schedule add', words);
+  // Left out rather than undefined when absent, so stored schedules carry no empty field.
+  if (timeZone === undefined) return { kind: 'schedule-add', cron, filters };
+  return { kind: 'schedule-add', cron, filters, timeZone };
+}
+
+/**
+ * A cron expression has spaces, so unquoted it would be split into words we would misread as
+ * filters. Nicknames such as @daily have none and may go unquoted. Validity is checked elsewhere.
+ */
+function cronOf(token: Token): string {
+  const cron = token.text.trim();
+  const example = exampleOf('schedule add');
+  if (!token.quoted && !cron.startsWith('@')) {
+    fail('schedule add', `Put the cron expression in quotes, because it contains spaces: ${example}`);
+  }
+  if (cron === '') fail('schedule add', `The cron expression is empty. Write it like this: ${example}`);
+  return cron;
+}
+
+function parseScheduleRemove(args: Token[]): Command {
+  const [id, ...extra] = args;
+  const value = idOf('schedule remove', id, 'which schedule to remove (its id is in schedule list)');
+  rejectExtra('schedule remove', extra, 'one schedule id', '');
+  return { kind: 'schedule-remove', id: value };
+}

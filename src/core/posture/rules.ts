@@ -1,0 +1,46 @@
+/** Risk rules over one service record. Pure: the same record always gives the same findings. */
+import type { ServiceRecord } from '../../cloud/schemas.js';
+import { mysqlEnabled, OPEN_TO_WORLD } from '../change/state.js';
+
+export type PostureCode = 'open-to-world' | 'empty-ip-list' | 'mysql-enabled' | 'no-private-endpoint' | 'no-tde';
+
+export interface PostureFinding {
+  code: PostureCode;
+  /** Short label for compact lists. */
+  label: string;
+  /** A sentence for the summary: what it means. */
+  detail: string;
+}
+
+export function postureFindings(service: ServiceRecord): PostureFinding[] {
+  const findings: PostureFinding[] = [];
+  const ipList = service.ipAccessList;
+  const open = (ipList ?? []).filter((entry) => OPEN_TO_WORLD.has(entry.source));
+  if (open.length > 0) {
+    findings.push({
+      code: 'open-to-world',
+      label: 'open to the internet',
+      detail: `IP access list allows ${open.map((e) => e.source).join(' and ')}: anyone on the internet can try to connect.`,
+    });
+  }
+  // An absent list means the record did not say; only an explicit empty list is a finding.
+  if (ipList !== undefined && ipList.length === 0) {
+    findings.push({ code: 'empty-ip-list', label: 'no IP allowed', detail: 'IP access list is empty: no client can connect.' });
+  }
+  if (mysqlEnabled(service)) {
+    findings.push({ code: 'mysql-enabled', label: 'MySQL endpoint on', detail: 'MySQL endpoint is enabled.' });
+  }
+  const attached = service.privateEndpointIds ?? [];
+  const available = service.availablePrivateEndpointIds ?? [];
+  if (attached.length === 0 && available.length > 0) {
+    findings.push({
+      code: 'no-private-endpoint',
+      label: 'no private endpoint',
+      detail: `No private endpoint attached, though ${available.length} ${available.length === 1 ? 'is' : 'are'} available.`,
+    });
+  }
+  if (service.hasTransparentDataEncryption === false) {
+    findings.push({ code: 'no-tde', label: 'no TDE', detail: 'Transparent data encryption is off.' });
+  }
+  return findings;
+}

@@ -1,0 +1,87 @@
+/** Block Kit for change requests: the message people approve, and what it becomes afterwards. */
+import type { ChangeRequest, ChangeStatus, FieldChange } from '../change/types.js';
+import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
+
+export const ACTION_APPROVE = 'change_approve';
+export const ACTION_REJECT = 'change_reject';
+export const ACTION_CANCEL = 'change_cancel';
+
+/** A user id from Slack, rendered as a mention; anything else is shown as text, never parsed. */
+export function mention(userId: string | undefined): string {
+  if (!userId) return 'someone';
+  return /^[UWB][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : esc(userId);
+}
+
+export function changeLine(change: FieldChange): string {
+  return `• *${change.label}*: ${code(change.before)} → ${code(change.after)}`;
+}
+
+/** One line for audit entries and summaries, e.g. "Name: a → b; IP access: absent → 10.0.0.0/8". */
+export function changeSummary(changes: FieldChange[]): string {
+  return changes.map((c) => `${c.label}: ${c.before} → ${c.after}`).join('; ');
+}
+
+export function changeRequestBlocks(request: ChangeRequest): Block[] {
+  const { plan } = request;
+  const blocks: Block[] = [
+    header(`Change request: ${plan.serviceName || plan.serviceId}`),
+    section(`${mention(request.requesterId)} asks to change ${bold(plan.serviceName)} ${code(plan.serviceId)}:`),
+  ];
+  const warnings = plan.warnings.map((w) => `:warning: *${esc(w)}*`);
+  const budget = LIMITS.messageBlocks - blocks.length - 3 - (warnings.length > 0 ? 1 : 0);
+  blocks.push(...packLines(plan.changes.map(changeLine), budget, (n) => `_…and ${n} more changes_`));
+  if (warnings.length > 0) blocks.push(section(warnings.join('\n')));
+  blocks.push(...statusBlocks(request));
+  return blocks;
+}
+
+function statusBlocks(request: ChangeRequest): Block[] {
+  if (request.status === 'pending') {
+    return [
+      context(`Request ${code(request.id)} · waiting for approval · expires ${slackDate(request.expiresAt)}`),
+      {
+        type: 'actions',
+        block_id: 'change_actions',
+        elements: [
+          { type: 'button', action_id: ACTION_APPROVE, text: { type: 'plain_text', text: 'Approve' }, style: 'primary', value: request.id },
+          { type: 'button', action_id: ACTION_REJECT, text: { type: 'plain_text', text: 'Reject' }, style: 'danger', value: request.id },
+          { type: 'button', action_id: ACTION_CANCEL, text: { type: 'plain_text', text: 'Cancel (requester)' }, value: request.id },
+        ],
+      },
+    ];
+  }
+  return [section(outcomeText(request)), context(`Request ${code(request.id)}`)];
+}
+
+const OUTCOME: Record<Exclude<ChangeStatus, 'pending'>, (r: ChangeRequest) => string> = {
+  applying: (r) => `:hourglass: Approved by ${mention(r.decidedBy)}; applying the change…`,
+  applied: (r) => `:white_check_mark: *Applied.* Approved by ${mention(r.decidedBy)} ${when(r)}${apiRef(r)}`,
+  failed: (r) => `:x: *Not applied.* ${esc(r.outcome?.message ?? 'The update failed.')} Approved by ${mention(r.decidedBy)} ${when(r)}${apiRef(r)}`,
+  rejected: (r) => `:no_entry: *Rejected* by ${mention(r.decidedBy)} ${when(r)}`,
+  cancelled: (r) => `:heavy_multiplication_x: *Cancelled* by ${mention(r.decidedBy)} ${when(r)}`,
+  expired: (r) => `:hourglass_flowing_sand: *Expired* without approval at ${slackDate(r.expiresAt)}. Ask again if it is still needed.`,
+};
+
+export function outcomeText(request: ChangeRequest): string {
+  return request.status === 'pending' ? 'Waiting for approval.' : OUTCOME[request.status](request);
+}
+
+const when = (r: ChangeRequest) => (r.decidedAt ? `at ${slackDate(r.decidedAt)}` : '');
+
+function apiRef(r: ChangeRequest): string {
+  const parts = [
+    r.outcome?.status === undefined ? undefined : `status ${r.outcome.status}`,
+    r.outcome?.apiRequestId ? `API request ${code(r.outcome.apiRequestId)}` : undefined,
+  ].filter(Boolean);
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}
+
+/** The pending requests of a channel, for `pending`. */
+export function pendingBlocks(requests: ChangeRequest[]): Block[] {
+  if (requests.length === 0) return [section('No change request is waiting for approval in this channel.')];
+  const lines = requests.map(
+    (r) =>
+      `• ${code(r.id)} ${bold(r.plan.serviceName)} by ${mention(r.requesterId)}: ${esc(changeSummary(r.plan.changes))} · expires ${slackDate(r.expiresAt)}`,
+  );
+  return [header(`Pending change requests (${requests.length})`), ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} more_`)];
+}

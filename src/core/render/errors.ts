@@ -1,0 +1,55 @@
+/** Sentences for people: what went wrong, what to do, and the API's status and requestId. */
+import type { CloudApiError } from '../../cloud/errors.js';
+import type { Resolution } from '../service/resolve.js';
+import { bold, code, esc } from './mrkdwn.js';
+
+/** mrkdwn: what failed, why, and the API's status and request id. */
+export function cloudErrorText(error: CloudApiError, doing: string): string {
+  return `:x: ${esc(doing)} failed: ${esc(cloudErrorSentence(error))}${apiReference(error)}`;
+}
+
+/** Plain text (escape it before it enters mrkdwn); stored as the outcome of failed requests. */
+export function cloudErrorSentence(error: CloudApiError): string {
+  const api = error.details.apiMessage ? ` It said: "${error.details.apiMessage}".` : '';
+  switch (error.kind) {
+    case 'timeout':
+      return `ClickHouse Cloud did not answer in time. Try again in a minute.`;
+    case 'network':
+      return `the bot could not reach ClickHouse Cloud. Try again in a minute; if it persists, ask whoever runs the bot to check its network.`;
+    case 'rate-limited':
+      return `ClickHouse Cloud's rate limit (10 requests per 10 seconds for the bot's key) is used up. Try again in a minute.`;
+    case 'bad-response':
+      return `ClickHouse Cloud sent an answer the bot could not read. Try again; if it persists, tell whoever runs the bot.`;
+    case 'invalid-request':
+      return `${error.message}.`;
+    case 'http':
+      return httpSentence(error.details.status ?? 0) + api;
+  }
+}
+
+function httpSentence(status: number): string {
+  if (status === 400) return 'ClickHouse Cloud refused the request as invalid.';
+  if (status === 401) return "ClickHouse Cloud refused the bot's API key. Whoever runs the bot should check CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET.";
+  if (status === 403) return "the bot's API key is not allowed to do this. Whoever runs the bot should give the key a role that may update services.";
+  if (status === 404) return 'ClickHouse Cloud does not know this service or organization any more. Check `list`.';
+  if (status === 409) return 'ClickHouse Cloud reported a conflict: the service is busy with another change. Try again in a few minutes.';
+  if (status >= 500) return 'ClickHouse Cloud had an internal error. Try again in a few minutes.';
+  return `ClickHouse Cloud answered with an error.`;
+}
+
+export function apiReference(error: CloudApiError): string {
+  const parts = [
+    error.status === undefined ? undefined : `status ${error.status}`,
+    error.requestId ? `request id ${code(error.requestId)}` : undefined,
+  ].filter(Boolean);
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}
+
+export function resolutionText(resolution: Exclude<Resolution, { ok: true }>): string {
+  const names = resolution.candidates.map((s) => `${bold(s.name)} ${code(s.id)}`).join(', ');
+  if (resolution.reason === 'ambiguous') {
+    return `:grey_question: ${code(resolution.query)} matches several services: ${names}. Use the service id instead.`;
+  }
+  const hint = names ? ` Did you mean ${names}?` : ' `list` shows every service.';
+  return `:grey_question: No service is called ${code(resolution.query)}.${hint} Quote names that contain spaces.`;
+}

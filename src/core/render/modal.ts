@@ -1,0 +1,203 @@
+/**
+ * The edit modal: built from the service, and read back into a ChangeIntent. Block ids are the
+ * contract between the two halves, and plan problems map back onto them as inline errors.
+ */
+import { z } from 'zod';
+import { RELEASE_CHANNELS, type ServiceRecord } from '../../cloud/schemas.js';
+import type { PlanProblem } from '../change/plan.js';
+import { isProductionOrUnknown, mysqlEnabled } from '../change/state.js';
+import type { ChangeIntent } from '../change/types.js';
+import { code, esc, LIMITS, truncate, type Block, type InputElement, type View } from './mrkdwn.js';
+
+export const EDIT_CALLBACK = 'edit_service';
+const ACTION = 'value';
+
+export const BLOCK = {
+  name: 'name',
+  releaseChannel: 'release_channel',
+  mysql: 'mysql',
+  ipAdd: 'ip_add',
+  ipRemove: 'ip_remove',
+  attach: 'pe_attach',
+  detach: 'pe_detach',
+  tdeKey: 'tde_key',
+} as const;
+
+export const EditMetadataSchema = z.object({ channelId: z.string().min(1), serviceId: z.string().min(1) });
+export type EditMetadata = z.infer<typeof EditMetadataSchema>;
+
+type Option = { text: { type: 'plain_text'; text: string }; value: string };
+const option = (text: string, value: string): Option => ({
+  text: { type: 'plain_text', text: truncate(text, LIMITS.plainOption) },
+  value,
+});
+
+export function loadingView(title = 'Edit service'): View {
+  return {
+    type: 'modal',
+    callback_id: `${EDIT_CALLBACK}_loading`,
+    title: { type: 'plain_text', text: title },
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: ':hourglass: Reading the service from ClickHouse Cloud…' } }],
+  };
+}
+
+export function messageView(text: string, title = 'Edit service'): View {
+  return {
+    type: 'modal',
+    callback_id: `${EDIT_CALLBACK}_message`,
+    title: { type: 'plain_text', text: title },
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } }],
+  };
+}
+
+export function editView(service: ServiceRecord, metadata: EditMetadata): View {
+  const blocks: Block[] = [
+    { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(`Changes become a request in the channel; a colleague approves it before anything is applied. Service ${code(service.id)}.`, LIMITS.sectionText) }] },
+    input(BLOCK.name, 'Name', { type: 'plain_text_input', action_id: ACTION, initial_value: service.name, max_length: 50 }, { optional: true, hint: 'Letters, digits, spaces, hyphens and underscores; up to 50.' }),
+    ...releaseChannelBlocks(service),
+    input(BLOCK.mysql, 'MySQL endpoint', {
+      type: 'radio_buttons',
+      action_id: ACTION,
+      options: [option('On', 'on'), option('Off', 'off')],
+      initial_option: mysqlEnabled(service) ? option('On', 'on') : option('Off', 'off'),
+    }),
+    input(BLOCK.ipAdd, 'IP access entries to add', {
+      type: 'plain_text_input',
+      action_id: ACTION,
+      multiline: true,
+      placeholder: { type: 'plain_text', text: '203.0.113.7/32 office VPN' },
+    }, { optional: true, hint: 'One entry a line: an address or CIDR block, then an optional description.' }),
+    ...multiSelect(BLOCK.ipRemove, 'IP access entries to remove', (service.ipAccessList ?? []).map((e) => option(e.description ? `${e.source} ${e.description}` : e.source, e.source))),
+    ...multiSelect(BLOCK.attach, 'Private endpoints to attach', attachable(service).map((id) => option(id, id))),
+    ...multiSelect(BLOCK.detach, 'Private endpoints to detach', (service.privateEndpointIds ?? []).filter(fitsValue).map((id) => option(id, id))),
+    ...tdeBlocks(service),
+  ];
+  return {
+    type: 'modal',
+    callback_id: EDIT_CALLBACK,
+    private_metadata: JSON.stringify(metadata),
+    title: { type: 'plain_text', text: 'Edit service' },
+    submit: { type: 'plain_text', text: 'Request change' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: blocks.slice(0, LIMITS.modalBlocks),
+  };
+}
+
+const fitsValue = (value: string) => value.length <= LIMITS.optionValue;
+
+function attachable(service: ServiceRecord): string[] {
+  const attached = new Set(service.privateEndpointIds ?? []);
+  return (service.availablePrivateEndpointIds ?? []).filter((id) => !attached.has(id) && fitsValue(id));
+}
+
+function input(blockId: string, label: string, element: InputElement, extra: { optional?: boolean; hint?: string } = {}): Block {
+  return {
+    type: 'input',
+    block_id: blockId,
+    label: { type: 'plain_text', text: label },
+    element,
+    ...(extra.optional ? { optional: true } : {}),
+    ...(extra.hint ? { hint: { type: 'plain_text', text: extra.hint } } : {}),
+  };
+}
+
+function releaseChannelBlocks(service: ServiceRecord): Block[] {
+  if (!isProductionOrUnknown(service)) {
+    return [{ type: 'context', elements: [{ type: 'mrkdwn', text: `Release channel: only production services can switch it (this one is ${esc(service.tier)}).` }] }];
+  }
+  const options = RELEASE_CHANNELS.map((c) => option(c, c));
+  const current = options.find((o) => o.value === service.releaseChannel);
+  return [input(BLOCK.releaseChannel, 'Release channel', { type: 'static_select', action_id: ACTION, options, ...(current ? { initial_option: current } : {}) }, { optional: true })];
+}
+
+/** Up to 100 options a plain select; beyond that, groups of 100 (Slack's limits). */
+function multiSelect(blockId: string, label: string, options: Option[]): Block[] {
+  if (options.length === 0) return [];
+  const size = LIMITS.staticSelectOptions;
+  const grouped =
+    options.length <= size
+      ? { options }
+      : {
+          option_groups: Array.from({ length: Math.min(100, Math.ceil(options.length / size)) }, (_, i) => ({
+            label: { type: 'plain_text' as const, text: `${i * size + 1}–${Math.min(options.length, (i + 1) * size)}` },
+            options: options.slice(i * size, (i + 1) * size),
+          })),
+        };
+  return [input(blockId, label, { type: 'multi_static_select', action_id: ACTION, placeholder: { type: 'plain_text', text: 'Choose…' }, ...grouped }, { optional: true })];
+}
+
+function tdeBlocks(service: ServiceRecord): Block[] {
+  if (service.hasTransparentDataEncryption !== true) return [];
+  return [
+    input(BLOCK.tdeKey, 'Rotate encryption key to', { type: 'plain_text_input', action_id: ACTION, ...(service.transparentDataEncryptionKeyId ? { placeholder: { type: 'plain_text', text: truncate(`now ${service.transparentDataEncryptionKeyId}`, 150) } } : {}) }, { optional: true, hint: 'The id of the new key; leave empty to keep the current one.' }),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading a submission
+
+const ElementState = z.looseObject({
+  value: z.string().nullish(),
+  selected_option: z.object({ value: z.string() }).nullish(),
+  selected_options: z.array(z.object({ value: z.string() })).nullish(),
+});
+export const ViewStateSchema = z.record(z.string(), z.record(z.string(), ElementState));
+export type ViewState = z.infer<typeof ViewStateSchema>;
+
+/** Reads what was filled in; fields left as they were are left out of the intent. */
+export function intentFromSubmission(values: ViewState): ChangeIntent {
+  const text = (block: string) => values[block]?.[ACTION]?.value?.trim() || undefined;
+  const selected = (block: string) => values[block]?.[ACTION]?.selected_option?.value;
+  const many = (block: string) => (values[block]?.[ACTION]?.selected_options ?? []).map((o) => o.value);
+  const intent: ChangeIntent = {};
+  const name = text(BLOCK.name);
+  if (name !== undefined) intent.name = name;
+  const channel = selected(BLOCK.releaseChannel);
+  if (channel && (RELEASE_CHANNELS as readonly string[]).includes(channel)) intent.releaseChannel = channel as ChangeIntent['releaseChannel'];
+  const mysql = selected(BLOCK.mysql);
+  if (mysql) intent.mysqlEndpoint = mysql === 'on';
+  const adds = parseIpLines(text(BLOCK.ipAdd) ?? '');
+  if (adds.length > 0) intent.ipAdd = adds;
+  if (many(BLOCK.ipRemove).length > 0) intent.ipRemove = many(BLOCK.ipRemove);
+  if (many(BLOCK.attach).length > 0) intent.privateEndpointAttach = many(BLOCK.attach);
+  if (many(BLOCK.detach).length > 0) intent.privateEndpointDetach = many(BLOCK.detach);
+  const key = text(BLOCK.tdeKey);
+  if (key) intent.tdeKeyId = key;
+  return intent;
+}
+
+export function parseIpLines(text: string): Array<{ source: string; description?: string }> {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [source = '', ...rest] = line.split(/\s+/);
+      const description = rest.join(' ');
+      return description ? { source, description } : { source };
+    });
+}
+
+const FIELD_BLOCK: Record<PlanProblem['field'], string> = {
+  request: BLOCK.name,
+  name: BLOCK.name,
+  releaseChannel: BLOCK.releaseChannel,
+  mysqlEndpoint: BLOCK.mysql,
+  ipAdd: BLOCK.ipAdd,
+  ipRemove: BLOCK.ipRemove,
+  privateEndpointAttach: BLOCK.attach,
+  privateEndpointDetach: BLOCK.detach,
+  tdeKeyId: BLOCK.tdeKey,
+};
+
+/** response_action errors: one message per block (Slack shows it under the input). */
+export function modalErrors(problems: PlanProblem[]): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const problem of problems) {
+    const block = FIELD_BLOCK[problem.field];
+    errors[block] = truncate(errors[block] ? `${errors[block]} ${problem.message}` : problem.message, 2000);
+  }
+  return errors;
+}

@@ -1,0 +1,156 @@
+/** Block Kit for services: the compact list and the full record. */
+import type { ServiceRecord } from '../../cloud/schemas.js';
+import { postureFindings } from '../posture/rules.js';
+import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, truncate, type Block } from './mrkdwn.js';
+
+const gb = (value: number) => `${Number.isInteger(value) ? value : value.toFixed(1)} GB`;
+
+export function memoryText(s: ServiceRecord): string | undefined {
+  if (s.minTotalMemoryGb !== undefined || s.maxTotalMemoryGb !== undefined) {
+    return range(s.minTotalMemoryGb, s.maxTotalMemoryGb, gb, 'total');
+  }
+  if (s.minReplicaMemoryGb !== undefined || s.maxReplicaMemoryGb !== undefined) {
+    return range(s.minReplicaMemoryGb, s.maxReplicaMemoryGb, gb, 'per replica');
+  }
+  return s.replicaMemoryGb === undefined ? undefined : `${gb(s.replicaMemoryGb)} per replica`;
+}
+
+export function replicasText(s: ServiceRecord): string | undefined {
+  if (s.numReplicas !== undefined) return `${s.numReplicas} replica${s.numReplicas === 1 ? '' : 's'}`;
+  if (s.minReplicas !== undefined || s.maxReplicas !== undefined) {
+    return range(s.minReplicas, s.maxReplicas, String, 'replicas');
+  }
+  return undefined;
+}
+
+function range(min: number | undefined, max: number | undefined, unit: (n: number) => string, suffix: string): string {
+  if (min !== undefined && max !== undefined && min !== max) return `${unit(min).replace(/ GB$/, '')}–${unit(max)} ${suffix}`;
+  const only = min ?? max;
+  return only === undefined ? '' : `${unit(only)} ${suffix}`;
+}
+
+export function idleText(s: ServiceRecord): string | undefined {
+  if (s.idleScaling === undefined) return undefined;
+  if (!s.idleScaling) return 'idle scaling off';
+  return s.idleTimeoutMinutes === undefined ? 'idle scaling on' : `idles after ${s.idleTimeoutMinutes} min`;
+}
+
+export function enabledEndpoints(s: ServiceRecord): string[] {
+  return (s.endpoints ?? []).filter((e) => e.enabled !== false).map((e) => e.protocol);
+}
+
+const STATE_ICONS: Record<string, string> = {
+  running: ':large_green_circle:',
+  idle: ':white_circle:',
+  stopped: ':black_circle:',
+  degraded: ':large_orange_circle:',
+  failed: ':red_circle:',
+};
+
+export function stateText(state: string | undefined): string {
+  if (!state) return 'state unknown';
+  return `${STATE_ICONS[state] ?? ':large_blue_circle:'} ${esc(state)}`;
+}
+
+/** One line of the list: enough to spot a service and its risks at a glance. */
+export function serviceLine(s: ServiceRecord): string {
+  const parts = [
+    stateText(s.state),
+    s.clickhouseVersion ? `v${esc(s.clickhouseVersion)}` : undefined,
+    replicasText(s),
+    memoryText(s),
+  ].filter((p): p is string => Boolean(p));
+  const risks = postureFindings(s).filter((f) => f.code === 'open-to-world' || f.code === 'empty-ip-list');
+  const riskText = risks.length > 0 ? `  :warning: ${risks.map((r) => r.label).join(', ')}` : '';
+  return `${bold(s.name || s.id)}  ${code(shortId(s.id))}  ${parts.join(' · ')}${riskText}`;
+}
+
+const shortId = (id: string) => (id.length > 8 ? id.slice(0, 8) : id);
+
+export function listBlocks(services: ServiceRecord[], filters: readonly string[], fetchedAt: number): Block[] {
+  const filterText = filters.length > 0 ? ` matching ${filters.map(code).join(' ')}` : '';
+  const blocks: Block[] = [
+    header(`ClickHouse Cloud services (${services.length})`),
+    context(`${services.length} service${services.length === 1 ? '' : 's'}${filterText} · as of ${slackDate(fetchedAt, '{time_secs}')} · \`show SERVICE\` for details`),
+  ];
+  if (services.length === 0) {
+    blocks.push(section(filters.length > 0 ? 'No service has these tags. Try `list` without filters.' : 'This organization has no services yet.'));
+    return blocks;
+  }
+  const sorted = [...services].sort((a, b) => a.name.localeCompare(b.name));
+  const lines = sorted.map(serviceLine);
+  return blocks.concat(
+    packLines(lines, LIMITS.messageBlocks - blocks.length, (hidden) => `_…and ${hidden} more. Narrow the list with tag filters, e.g. \`list tag:env=prod\`._`),
+  );
+}
+
+/** The full record, for `show` and for the result of an applied change. */
+export function serviceBlocks(s: ServiceRecord, title = s.name || s.id): Block[] {
+  const blocks: Block[] = [header(title), { type: 'section', fields: overviewFields(s) }];
+  blocks.push(section(`*Endpoints*\n${endpointLines(s)}`));
+  blocks.push(...ipAccessBlocks(s));
+  blocks.push(section(privateEndpointText(s)));
+  blocks.push(section(encryptionText(s)));
+  const findings = postureFindings(s);
+  if (findings.length > 0) blocks.push(section(`:warning: *Posture*\n${findings.map((f) => `• ${esc(f.detail)}`).join('\n')}`));
+  const tags = (s.tags ?? []).map((t) => code(t.value === undefined ? t.key : `${t.key}=${t.value}`)).join(' ');
+  blocks.push(context(`ID ${code(s.id)}${tags ? ` · tags ${tags}` : ''}${s.createdAt ? ` · created ${esc(s.createdAt.slice(0, 10))}` : ''}`));
+  return blocks.slice(0, LIMITS.messageBlocks);
+}
+
+function overviewFields(s: ServiceRecord): Array<{ type: 'mrkdwn'; text: string }> {
+  const where = [s.provider, s.region].filter(Boolean).map((p) => esc(p)).join(' ');
+  const rows: Array<[string, string | undefined]> = [
+    ['State', s.state ? stateText(s.state) : undefined],
+    ['Version', s.clickhouseVersion ? esc(s.clickhouseVersion) : undefined],
+    ['Release channel', s.releaseChannel ? esc(s.releaseChannel) : undefined],
+    ['Tier', s.tier ? esc(s.tier) : undefined],
+    ['Replicas', replicasText(s)],
+    ['Memory', memoryText(s)],
+    ['Idle scaling', idleText(s)],
+    ['Cloud', where || undefined],
+    ['Autoscaling', s.autoscalingMode ? esc(s.autoscalingMode) : undefined],
+    ['Read-only', s.isReadonly === undefined ? undefined : s.isReadonly ? 'yes' : 'no'],
+  ];
+  const present = rows.filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '');
+  const fields = present.length > 0 ? present : ([['Details', 'the record carries no details']] as Array<[string, string]>);
+  return fields.slice(0, LIMITS.sectionFields).map(([label, value]) => ({ type: 'mrkdwn', text: truncate(`*${label}*\n${value}`, LIMITS.fieldText) }));
+}
+
+function endpointLines(s: ServiceRecord): string {
+  const endpoints = (s.endpoints ?? []).filter((e) => e.enabled !== false);
+  if (endpoints.length === 0) return '_none listed_';
+  return endpoints
+    .map((e) => {
+      const where = e.host ? code(`${e.host}${e.port === undefined ? '' : `:${e.port}`}`) : '';
+      const user = e.username ? ` as ${code(e.username)}` : '';
+      return `• ${esc(e.protocol)} ${where}${user}`;
+    })
+    .join('\n');
+}
+
+function ipAccessBlocks(s: ServiceRecord): Block[] {
+  if (s.ipAccessList === undefined) return [section('*IP access list*\n_not in the record_')];
+  if (s.ipAccessList.length === 0) return [section('*IP access list*\n:warning: empty: no client can connect')];
+  const lines = s.ipAccessList.map((e) => `• ${code(e.source)}${e.description ? ` ${esc(e.description)}` : ''}`);
+  const blocks = packLines(lines, 8, (hidden) => `_…and ${hidden} more entries_`);
+  const [first, ...rest] = blocks;
+  const title = `*IP access list* (${s.ipAccessList.length})`;
+  const firstText = first?.type === 'section' && first.text ? `${title}\n${first.text.text}` : title;
+  return [section(firstText), ...rest];
+}
+
+function privateEndpointText(s: ServiceRecord): string {
+  const attached = s.privateEndpointIds ?? [];
+  const available = (s.availablePrivateEndpointIds ?? []).filter((id) => !attached.includes(id));
+  const list = (ids: string[]) => (ids.length === 0 ? '_none_' : ids.map(code).join(', '));
+  return `*Private endpoints*\nattached: ${list(attached)}\navailable to attach: ${list(available)}`;
+}
+
+function encryptionText(s: ServiceRecord): string {
+  if (s.hasTransparentDataEncryption === undefined) return '*Encryption*\n_not in the record_';
+  if (!s.hasTransparentDataEncryption) return '*Encryption*\ntransparent data encryption off';
+  const key = s.transparentDataEncryptionKeyId ? ` · key ${code(s.transparentDataEncryptionKeyId)}` : '';
+  return `*Encryption*\ntransparent data encryption on${key}`;
+}
+

@@ -1,0 +1,47 @@
+/** Process entry: read the environment, start the bot, stop it cleanly on SIGTERM/SIGINT. */
+import dotenv from 'dotenv';
+import { startBot } from './bot.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './log.js';
+
+const EXIT_DEADLINE_MS = 10_000;
+
+async function main(): Promise<void> {
+  dotenv.config({ quiet: true });
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  const bot = await startBot(config, { logger });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal} received: finishing approvals in flight, refusing new work`);
+    setTimeout(() => {
+      logger.error('shutdown took too long; exiting anyway');
+      process.exit(1);
+    }, EXIT_DEADLINE_MS).unref();
+    bot.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(`shutdown failed: ${String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`The bot could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,316 @@
+/**
+ * The demo organization (what `npm run simulator` serves and what tests and docs refer to) and a
+ * generator of synthetic services for scale tests. Everything is deterministic: fixed ids, fixed
+ * timestamps, no randomness, so a test or a screenshot can name a service by its id.
+ */
+import type { AccessEntryRecord, EndpointRecord, ServiceRecordLike, TagRecord } from './state.js';
+
+export const DEMO_ORG_ID = '11111111-2222-4333-8444-555555555555';
+/** Demo credentials only: the simulator accepts them, nothing real does. */
+export const DEMO_KEY_ID = 'simKeyDemo0000000001';
+export const DEMO_KEY_SECRET = '4b1dSimulatorDemoSecretNotARealKey000001';
+
+/** Demo service n (1-based) has the id 5e000000-0000-4000-8000-0000000000nn (nn in hex). */
+export const demoServiceId = (n: number): string => `5e000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+/** Ids of the demo services by name, so tests read `DEMO_IDS.eventsProd` rather than a UUID. */
+export const DEMO_IDS = {
+  ordersProd: demoServiceId(1),
+  ordersProdReadonly: demoServiceId(2),
+  eventsProd: demoServiceId(3),
+  billingProd: demoServiceId(4),
+  searchProd: demoServiceId(5),
+  metricsProd: demoServiceId(6),
+  analyticsStaging: demoServiceId(7),
+  ordersStaging: demoServiceId(8),
+  eventsStaging: demoServiceId(9),
+  sandboxDev: demoServiceId(10),
+  mlDev: demoServiceId(11),
+  legacyReporting: demoServiceId(12),
+} as const;
+
+const OFFICE: AccessEntryRecord = { source: '203.0.113.0/24', description: 'Office network' };
+const VPN: AccessEntryRecord = { source: '198.51.100.7', description: 'Corporate VPN egress' };
+
+interface Placement {
+  id: string;
+  name: string;
+  provider: 'aws' | 'gcp' | 'azure';
+  region: string;
+  /** The first label of the service's host name, as the console shows it. */
+  subdomain: string;
+  createdAt: string;
+  tags: TagRecord[];
+}
+
+function standardEndpoints(host: string): EndpointRecord[] {
+  return [
+    { protocol: 'https', host, port: 8443, username: 'default' },
+    { protocol: 'nativesecure', host, port: 9440, username: 'default' },
+  ];
+}
+
+/** A vertically autoscaled, running development service; each demo service overrides from here. */
+function baseService(placement: Placement): ServiceRecordLike {
+  const { subdomain, ...rest } = placement;
+  const host = `${subdomain}.${placement.region}.${placement.provider}.clickhouse.cloud`;
+  return {
+    ...rest,
+    state: 'running',
+    tier: 'development',
+    releaseChannel: 'default',
+    clickhouseVersion: '25.6.2.5983',
+    endpoints: standardEndpoints(host),
+    autoscalingMode: 'vertical',
+    numReplicas: 3,
+    minReplicaMemoryGb: 8,
+    maxReplicaMemoryGb: 32,
+    minTotalMemoryGb: 24,
+    maxTotalMemoryGb: 96,
+    idleScaling: true,
+    idleTimeoutMinutes: 15,
+    ipAccessList: [OFFICE, VPN],
+    // Only AWS services get an IAM role for S3 access.
+    ...(placement.provider === 'aws' ? { iamRole: `arn:aws:iam::111122223333:role/CH-S3-${subdomain}-Role` } : {}),
+    privateEndpointIds: [],
+    availablePrivateEndpointIds: [],
+    dataWarehouseId: placement.id,
+    isPrimary: true,
+    isReadonly: false,
+    hasTransparentDataEncryption: false,
+    profile: 'v1-default',
+    enableCoreDumps: false,
+  };
+}
+
+const tags = (env: string | undefined, team: string): TagRecord[] => [
+  ...(env === undefined ? [] : [{ key: 'env', value: env }]),
+  { key: 'team', value: team },
+];
+
+/** Horizontal autoscaling: fixed replica size, a replica count range, and no total-memory fields. */
+function horizontal(record: ServiceRecordLike): ServiceRecordLike {
+  const vertical = ['numReplicas', 'minTotalMemoryGb', 'maxTotalMemoryGb', 'minReplicaMemoryGb', 'maxReplicaMemoryGb'];
+  return { ...withoutFields(record, vertical), autoscalingMode: 'horizontal', minReplicas: 2, maxReplicas: 6, replicaMemoryGb: 16 };
+}
+
+function demoRecords(): ServiceRecordLike[] {
+  return [
+    {
+      ...baseService({
+        id: DEMO_IDS.ordersProd, name: 'orders-prod', provider: 'aws', region: 'us-east-1',
+        subdomain: 'k7q2m9x4ab', createdAt: '2024-03-04T09:12:44Z', tags: tags('prod', 'data'),
+      }),
+      tier: 'production',
+      idleScaling: false,
+      complianceType: 'pci',
+      // Customer-managed keys and transparent data encryption: the only service that may rotate a key.
+      encryptionKey: 'arn:aws:kms:us-east-1:111122223333:key/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+      encryptionAssumedRoleIdentifier: 'arn:aws:iam::111122223333:role/CH-KMS-orders-prod',
+      encryptionRoleId: 'ch-kms-orders-prod',
+      hasTransparentDataEncryption: true,
+      transparentDataEncryptionKeyId: 'tde-key-2024-03',
+    },
+    {
+      ...baseService({
+        id: DEMO_IDS.ordersProdReadonly, name: 'orders-prod-readonly', provider: 'aws', region: 'us-east-1',
+        subdomain: 'p3n8w1z6cd', createdAt: '2024-06-18T14:03:10Z', tags: tags('prod', 'data'),
+      }),
+      tier: 'production',
+      // A read-only compute that shares orders-prod's data warehouse.
+      dataWarehouseId: DEMO_IDS.ordersProd,
+      isPrimary: false,
+      isReadonly: true,
+      numReplicas: 2,
+      ipAccessList: [OFFICE],
+    },
+    {
+      ...baseService({
+        id: DEMO_IDS.eventsProd, name: 'events-prod', provider: 'aws', region: 'eu-west-1',
+        subdomain: 'f9t4r2k8ef', createdAt: '2024-01-22T08:45:00Z', tags: tags('prod', 'platform'),
+      }),
+      tier: 'production',
+      releaseChannel: 'fast',
+      idleScaling: false,
+      // Risky: open to the whole internet.
+      ipAccessList: [OFFICE, { source: '0.0.0.0/0', description: 'temporary: partner load test' }],
+    },
+    {
+      ...baseService({
+        id: DEMO_IDS.billingProd, name: 'billing-prod', provider: 'gcp', region: 'us-central1',
+        subdomain: 'b2v7c5n1gh', createdAt: '2023-11-30T17:20:31Z', tags: tags('prod', 'data'),
+      }),
+      state: 'degraded',
+      tier: 'production',
+      releaseChannel: 'slow',
+      idleScaling: false,
+      complianceType: 'hipaa',
+      // Risky: the MySQL interface is switched on.
+      endpoints: [
+        ...standardEndpoints('b2v7c5n1gh.us-central1.gcp.clickhouse.cloud'),
+        { protocol: 'mysql', host: 'b2v7c5n1gh.us-central1.gcp.clickhouse.cloud', port: 3306, username: 'mysql4b2v7c5n1gh' },
+      ],
+    },
+    {
+      ...horizontal(
+        baseService({
+          id: DEMO_IDS.searchProd, name: 'search-prod', provider: 'azure', region: 'eastus2',
+          subdomain: 'm6h3j8d2ij', createdAt: '2024-08-09T11:00:00Z', tags: tags('prod', 'platform'),
+        }),
+      ),
+      tier: 'production',
+      idleScaling: false,
+      profile: 'v1-highmem-xs',
+      // Private endpoints exist for this service but none is attached: traffic goes over the internet.
+      availablePrivateEndpointIds: ['pe-azure-search-eastus2-a', 'pe-azure-search-eastus2-b'],
+    },
+    {
+      ...baseService({
+        id: DEMO_IDS.metricsProd, name: 'metrics-prod', provider: 'aws', region: 'us-west-2',
+        subdomain: 'q1w5e9r3kl', createdAt: '2024-02-14T06:30:12Z', tags: tags('prod', 'analytics'),
+      }),
+      tier: 'production',
+      privateEndpointIds: ['vpce-0a1b2c3d4e5f60001'],
+      availablePrivateEndpointIds: ['vpce-0a1b2c3d4e5f60001', 'vpce-0a1b2c3d4e5f60002'],
+    },
+    {
+      ...baseService({
+        id: DEMO_IDS.analyticsStaging, name: 'analytics staging', provider: 'gcp', region: 'europe-west4',
+        subdomain: 'z8x2c6v4mn', createdAt: '2024-05-02T13:14:15Z', tags: tags('staging', 'analytics'),
+      }),
+      state: 'idle',
+    },
+    {
+      ...baseService({
+        id: DEMO_IDS.ordersStaging, name: 'orders-staging', provider: 'aws', region: 'us-east-1',
+        subdomain: 'a4s8d2f6op', createdAt: '2024-03-04T09:40:02Z', tags: tags('staging', 'data'),
+      }),
+      state: 'stopped',
+      numReplicas: 1,
+    },
+    {
+      ...baseService({
+        id: DEMO_IDS.eventsStaging, name: 'events-staging', provider: 'aws', region: 'eu-west-1',
+        subdomain: 'g7h1j5k9qr', createdAt: '2024-01-25T10:05:55Z', tags: tags('staging', 'platform'),
+      }),
+      tier: 'production',
+      // Risky: no entry at all, so no client can reach the service.
+      ipAccessList: [],
+    },
+    {
+      ...baseService({
+        id: DEMO_IDS.sandboxDev, name: 'sandbox-dev', provider: 'aws', region: 'us-east-1',
+        subdomain: 'l3k7j1h5st', createdAt: '2025-01-07T15:45:30Z', tags: tags('dev', 'data'),
+      }),
+      state: 'idle',
+      numReplicas: 1,
+      enableCoreDumps: true,
+      // The real API sends a null username for some endpoints.
+      endpoints: [
+        { protocol: 'https', host: 'l3k7j1h5st.us-east-1.aws.clickhouse.cloud', port: 8443, username: 'default' },
+        { protocol: 'nativesecure', host: 'l3k7j1h5st.us-east-1.aws.clickhouse.cloud', port: 9440, username: null },
+      ],
+    },
+    withoutFields(
+      {
+        ...baseService({
+          id: DEMO_IDS.mlDev, name: 'ml-dev', provider: 'gcp', region: 'us-east1',
+          subdomain: 'u9y3t7r1uv', createdAt: '2025-02-11T09:00:00Z', tags: tags('dev', 'analytics'),
+        }),
+        state: 'stopped',
+      },
+      // tier is deprecated and releaseChannel optional: some live records carry neither.
+      ['tier', 'releaseChannel', 'profile', 'enableCoreDumps'],
+    ),
+    {
+      ...baseService({
+        id: DEMO_IDS.legacyReporting, name: 'legacy-reporting', provider: 'azure', region: 'westeurope',
+        subdomain: 'w2e6r0t4wx', createdAt: '2022-09-19T12:00:00Z',
+        // No env tag; a value holding "=" and a tag without a value, to exercise filter parsing.
+        tags: [...tags(undefined, 'analytics'), { key: 'migration', value: 'phase=2' }, { key: 'keep' }],
+      }),
+      clickhouseVersion: '24.8.4.13',
+    },
+  ];
+}
+
+function withoutFields(record: ServiceRecordLike, fields: readonly string[]): ServiceRecordLike {
+  const copy: ServiceRecordLike = { ...record };
+  for (const field of fields) delete copy[field];
+  return copy;
+}
+
+/** Fresh copies of the 12 demo services, safe to mutate (no object is shared between calls). */
+export function demoServices(): ServiceRecordLike[] {
+  return structuredClone(demoRecords());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Synthetic services for scale tests
+
+export interface SyntheticOptions {
+  /** IP access entries per service; 2 unless given. */
+  ipEntries?: number;
+  /** Every k-th service (k, 2k, ...) gets `largeIpListSize` entries instead. */
+  largeIpListEvery?: number;
+  /** 200 unless given. */
+  largeIpListSize?: number;
+}
+
+const ENVS = ['prod', 'staging', 'dev'] as const;
+const TEAMS = ['data', 'platform', 'analytics'] as const;
+const STATES = ['running', 'running', 'running', 'idle', 'stopped', 'degraded'] as const;
+const PLACES = [
+  { provider: 'aws', region: 'us-east-1' },
+  { provider: 'gcp', region: 'europe-west4' },
+  { provider: 'azure', region: 'eastus2' },
+] as const;
+
+/** Synthetic service n (1-based) has the id a0000000-0000-4000-8000-<n in hex, 12 digits>. */
+export const syntheticServiceId = (n: number): string =>
+  `a0000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+/** Distinct /32 sources 10.x.y.z, enough for any list size a test asks for. */
+function syntheticIpList(count: number): AccessEntryRecord[] {
+  return Array.from({ length: count }, (_, i) => ({
+    source: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+    description: `synthetic client ${i + 1}`,
+  }));
+}
+
+function pick<T>(items: readonly T[], index: number): T {
+  const item = items[index % items.length];
+  if (item === undefined) throw new Error('pick from an empty list');
+  return item;
+}
+
+function syntheticService(n: number, ipEntries: number): ServiceRecordLike {
+  const place = pick(PLACES, n);
+  const env = pick(ENVS, n);
+  // Team changes every third service, so every env/team pair occurs.
+  const team = pick(TEAMS, Math.floor(n / 3));
+  const record = baseService({
+    id: syntheticServiceId(n),
+    name: `svc-${String(n).padStart(4, '0')}`,
+    ...place,
+    subdomain: `syn${n.toString(36).padStart(7, '0')}`,
+    createdAt: new Date(Date.UTC(2024, 0, 1) + n * 60_000).toISOString(),
+    tags: tags(env, team),
+  });
+  return {
+    ...record,
+    state: pick(STATES, n),
+    tier: env === 'prod' ? 'production' : 'development',
+    ipAccessList: syntheticIpList(ipEntries),
+  };
+}
+
+export function syntheticServices(count: number, options: SyntheticOptions = {}): ServiceRecordLike[] {
+  const { ipEntries = 2, largeIpListEvery, largeIpListSize = 200 } = options;
+  const records = Array.from({ length: count }, (_, i) => {
+    const n = i + 1;
+    const large = largeIpListEvery !== undefined && largeIpListEvery > 0 && n % largeIpListEvery === 0;
+    return syntheticService(n, large ? largeIpListSize : ipEntries);
+  });
+  return structuredClone(records);
+}

@@ -1,0 +1,501 @@
+/**
+ * A local stand-in for the two ClickHouse Cloud API operations the bot drives, over real HTTP
+ * (node:http), with the real API's envelopes, Basic auth, tag filters and PATCH rules, plus fault
+ * switches so tests can make it slow, failing, rate-limited, rude (dropped sockets) or silent.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  applyServiceUpdate,
+  filterServices,
+  OrganizationState,
+  validateUpdateBody,
+  type ServiceRecordLike,
+} from './state.js';
+
+export type SimulatedMethod = 'GET' | 'PATCH';
+
+export interface SimulatorOptions {
+  keyId: string;
+  keySecret: string;
+  orgId: string;
+  services?: ServiceRecordLike[];
+  /** 127.0.0.1 unless given. */
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Clock of the rate limiter and the request log; tests pass a fake one to cross a window. */
+  now?: () => number;
+}
+
+/** One request as received. The Authorization header is deliberately not kept. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  /** The parsed JSON body, the raw text if it is not JSON, or undefined if there was none. */
+  body?: unknown;
+  at: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replies and envelopes
+
+interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+const ERROR_CODES: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_ERROR',
+  502: 'BAD_GATEWAY',
+  503: 'SERVICE_UNAVAILABLE',
+  504: 'GATEWAY_TIMEOUT',
+};
+
+function errorCode(status: number): string {
+  const known = ERROR_CODES[status];
+  if (known !== undefined) return known;
+  return (STATUS_CODES[status] ?? 'ERROR').toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+}
+
+function success(result: unknown): Reply {
+  return { status: 200, body: { status: 200, requestId: randomUUID(), result } };
+}
+
+/** The real API's error envelope: `{status, error: "CODE: message", requestId}`. */
+function failure(status: number, message: string, headers?: Record<string, string>): Reply {
+  const error = `${errorCode(status)}: ${message}`;
+  return { status, body: { status, error, requestId: randomUUID() }, headers };
+}
+
+/** The real 429 body carries the bare code; clients wait for X-RateLimit-Reset (float seconds). */
+function rateLimited(resetSeconds: number, retryAfterSeconds?: number): Reply {
+  const headers: Record<string, string> = { 'x-ratelimit-reset': resetSeconds.toFixed(3) };
+  if (retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.ceil(retryAfterSeconds));
+  return { status: 429, body: { status: 429, error: 'TOO_MANY_REQUESTS', requestId: randomUUID() }, headers };
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  const payload = JSON.stringify(reply.body);
+  res.writeHead(reply.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+    ...reply.headers,
+  });
+  res.end(payload);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fault switches
+
+export interface FaultOptions {
+  /** Only requests with this method trigger (and use up) the fault; any method if absent. */
+  on?: SimulatedMethod;
+  /**
+   * Process the request first (a PATCH takes effect), then misbehave: the "did my change go
+   * through?" case a client sees when a response is lost. Before processing if absent.
+   */
+  afterApply?: boolean;
+}
+
+export interface RateLimitFaultOptions {
+  on?: SimulatedMethod;
+  /** Also send a Retry-After header (whole seconds); the real API sends only X-RateLimit-Reset. */
+  retryAfterSeconds?: number;
+}
+
+export interface RateLimitPolicy {
+  limit: number;
+  windowMs: number;
+}
+
+type FaultAction =
+  | { kind: 'fail'; status: number }
+  | { kind: 'rateLimit'; resetSeconds: number; retryAfterSeconds?: number }
+  | { kind: 'drop' }
+  | { kind: 'hang' };
+
+interface ArmedFault {
+  action: FaultAction;
+  remaining: number;
+  on?: SimulatedMethod;
+  afterApply: boolean;
+}
+
+function assertCount(count: number): void {
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`fault count must be a positive integer, got ${count}`);
+}
+
+/**
+ * Armed faults form one queue: each request suffers the first armed fault that matches its
+ * method, so `failNext(1); dropNext(1)` fails the next request and drops the one after.
+ */
+export class FaultSwitches {
+  /** Delay before every response (faulty ones included). */
+  latencyMs = 0;
+  /** A real per-key sliding-window limiter; off unless set (the real API allows 10 per 10 s). */
+  enforceRateLimit: RateLimitPolicy | undefined = undefined;
+  private armed: ArmedFault[] = [];
+
+  /** The next `count` matching requests get `status` with an error envelope. */
+  failNext(count: number, status = 500, options: FaultOptions = {}): void {
+    if (!Number.isInteger(status) || status < 400 || status > 599) throw new RangeError(`not an error status: ${status}`);
+    this.arm({ kind: 'fail', status }, count, options);
+  }
+
+  /** The next `count` matching requests get 429 with `X-RateLimit-Reset: resetSeconds`. */
+  rateLimitNext(count: number, resetSeconds = 1, options: RateLimitFaultOptions = {}): void {
+    const { on, retryAfterSeconds } = options;
+    this.arm({ kind: 'rateLimit', resetSeconds, retryAfterSeconds }, count, { on });
+  }
+
+  /** The next `count` matching requests have their socket destroyed without an answer. */
+  dropNext(count: number, options: FaultOptions = {}): void {
+    this.arm({ kind: 'drop' }, count, options);
+  }
+
+  /** The next `count` matching requests are never answered (their sockets close with the simulator). */
+  hangNext(count: number, options: FaultOptions = {}): void {
+    this.arm({ kind: 'hang' }, count, options);
+  }
+
+  /** Armed faults not yet used up. */
+  get pending(): number {
+    return this.armed.reduce((sum, fault) => sum + fault.remaining, 0);
+  }
+
+  /** Disarms everything: no latency, no limiter, no queued faults. */
+  reset(): void {
+    this.latencyMs = 0;
+    this.enforceRateLimit = undefined;
+    this.armed = [];
+  }
+
+  /** For the server: uses up one occurrence of the first fault armed for this method, if any. */
+  take(method: string): Readonly<ArmedFault> | undefined {
+    const fault = this.armed.find((candidate) => candidate.on === undefined || candidate.on === method);
+    if (fault === undefined) return undefined;
+    fault.remaining -= 1;
+    if (fault.remaining === 0) this.armed = this.armed.filter((candidate) => candidate !== fault);
+    return fault;
+  }
+
+  private arm(action: FaultAction, count: number, options: FaultOptions): void {
+    assertCount(count);
+    this.armed.push({ action, remaining: count, on: options.on, afterApply: options.afterApply ?? false });
+  }
+}
+
+/** Remembers the admitted requests of each key within the window; refused ones do not count. */
+class SlidingWindowLimiter {
+  private readonly hits = new Map<string, number[]>();
+
+  /** Undefined if admitted, else the seconds until the oldest hit in the window expires. */
+  admit(key: string, policy: RateLimitPolicy, now: number): number | undefined {
+    const recent = (this.hits.get(key) ?? []).filter((at) => at > now - policy.windowMs);
+    this.hits.set(key, recent);
+    if (recent.length < policy.limit) {
+      recent.push(now);
+      return undefined;
+    }
+    const oldest = recent[recent.length - policy.limit] ?? now;
+    return (oldest + policy.windowMs - now) / 1000;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests, routes and credentials
+
+interface Incoming {
+  method: string;
+  url: URL;
+  rawBody: string;
+  authorization: string | undefined;
+}
+
+async function readIncoming(req: IncomingMessage): Promise<Incoming> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return {
+    method: req.method ?? 'GET',
+    // Prefixing (rather than resolving against a base) keeps a path like "//x" a path.
+    url: new URL(`http://simulator.invalid${req.url ?? '/'}`),
+    rawBody: Buffer.concat(chunks).toString('utf8'),
+    authorization: req.headers.authorization,
+  };
+}
+
+type JsonParse = { ok: true; value: unknown } | { ok: false };
+
+function parseJson(text: string): JsonParse {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function bodyForLog(rawBody: string): unknown {
+  if (rawBody === '') return undefined;
+  const parsed = parseJson(rawBody);
+  return parsed.ok ? parsed.value : rawBody;
+}
+
+type Route = { kind: 'list'; orgId: string } | { kind: 'update'; orgId: string; serviceId: string };
+
+const METHOD_OF: Record<Route['kind'], SimulatedMethod> = { list: 'GET', update: 'PATCH' };
+
+function decodeSegment(segment: string | undefined): string | undefined {
+  if (segment === undefined || segment === '') return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/** /v1/organizations/{orgId}/services and /v1/organizations/{orgId}/services/{serviceId}. */
+function matchRoute(pathname: string): Route | undefined {
+  const [root, version, organizations, rawOrgId, services, rawServiceId, ...rest] = pathname.split('/');
+  const shapeOk = root === '' && version === 'v1' && organizations === 'organizations' && services === 'services';
+  const orgId = decodeSegment(rawOrgId);
+  if (!shapeOk || orgId === undefined || rest.length > 0) return undefined;
+  if (rawServiceId === undefined) return { kind: 'list', orgId };
+  const serviceId = decodeSegment(rawServiceId);
+  return serviceId === undefined ? undefined : { kind: 'update', orgId, serviceId };
+}
+
+interface Credentials {
+  keyId: string;
+  keySecret: string;
+}
+
+function credentialsFrom(header: string | undefined): Credentials | undefined {
+  const encoded = /^Basic\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+  if (encoded === undefined) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon === -1) return undefined;
+  return { keyId: decoded.slice(0, colon), keySecret: decoded.slice(colon + 1) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The simulator
+
+interface SimulatorEvents {
+  request: [RecordedRequest];
+}
+
+export class CloudSimulator extends EventEmitter<SimulatorEvents> {
+  readonly orgId: string;
+  readonly faults = new FaultSwitches();
+  readonly requests: RecordedRequest[] = [];
+  private readonly credentials: Credentials;
+  private readonly state: OrganizationState;
+  private readonly limiter = new SlidingWindowLimiter();
+  private readonly now: () => number;
+  private readonly server: Server;
+  /** Aborted by close(), so that responses waiting out a latency give up at once. */
+  private readonly closing = new AbortController();
+  private closed: Promise<void> | undefined;
+  private address = '';
+
+  static async start(options: SimulatorOptions): Promise<CloudSimulator> {
+    const simulator = new CloudSimulator(options);
+    await simulator.listen(options.host ?? '127.0.0.1', options.port ?? 0);
+    return simulator;
+  }
+
+  private constructor(options: SimulatorOptions) {
+    super();
+    this.orgId = options.orgId;
+    this.credentials = { keyId: options.keyId, keySecret: options.keySecret };
+    this.state = new OrganizationState(options.orgId, options.services ?? []);
+    this.now = options.now ?? Date.now;
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => this.onHandlerError(res, error));
+    });
+  }
+
+  /** e.g. http://127.0.0.1:41234 */
+  get url(): string {
+    return this.address;
+  }
+
+  // --- state, as the console would see it ---------------------------------------------------
+
+  /** Deep copies of every service, in list order. */
+  services(): ServiceRecordLike[] {
+    return structuredClone([...this.state.list()]);
+  }
+
+  service(id: string): ServiceRecordLike | undefined {
+    const record = this.state.get(id);
+    return record === undefined ? undefined : structuredClone(record);
+  }
+
+  /** Edits a service directly, as someone in the console would, bypassing the API and its rules. */
+  changeOutsideBot(id: string, patch: Partial<ServiceRecordLike>): void {
+    const current = this.state.get(id);
+    if (current === undefined) throw new Error(`the simulator has no service ${id}`);
+    this.state.put({ ...current, ...structuredClone(patch), id });
+  }
+
+  addService(record: ServiceRecordLike): void {
+    if (this.state.get(record.id) !== undefined) throw new Error(`the simulator already has a service ${record.id}`);
+    this.state.put(record);
+  }
+
+  removeService(id: string): boolean {
+    return this.state.remove(id);
+  }
+
+  // --- request log ---------------------------------------------------------------------------
+
+  resetRequests(): void {
+    this.requests.length = 0;
+  }
+
+  /** Resolves once the log holds at least `count` requests (counted since the last reset). */
+  waitForRequests(count: number): Promise<readonly RecordedRequest[]> {
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (this.requests.length < count) return;
+        this.off('request', check);
+        resolve([...this.requests]);
+      };
+      this.on('request', check);
+      check();
+    });
+  }
+
+  // --- lifecycle -----------------------------------------------------------------------------
+
+  /** Stops listening and destroys every open socket (keep-alive and hanging ones too). */
+  close(): Promise<void> {
+    this.closed ??= new Promise<void>((resolve) => {
+      this.closing.abort();
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+    return this.closed;
+  }
+
+  private listen(host: string, port: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        const { address, port: actualPort } = this.server.address() as AddressInfo;
+        const printable = address.includes(':') ? `[${address}]` : address;
+        this.address = `http://${printable}:${actualPort}`;
+        resolve();
+      });
+    });
+  }
+
+  // --- request handling ----------------------------------------------------------------------
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const incoming = await readIncoming(req);
+    this.record(incoming);
+    const fault = this.faults.take(incoming.method);
+    if (fault !== undefined && !fault.afterApply) return this.misbehave(fault.action, res);
+    const reply = this.respond(incoming);
+    if (fault !== undefined) return this.misbehave(fault.action, res);
+    await this.latency();
+    send(res, reply);
+  }
+
+  private record(incoming: Incoming): void {
+    const entry: RecordedRequest = {
+      method: incoming.method,
+      path: incoming.url.pathname,
+      query: new URLSearchParams(incoming.url.searchParams),
+      body: bodyForLog(incoming.rawBody),
+      at: this.now(),
+    };
+    this.requests.push(entry);
+    this.emit('request', entry);
+  }
+
+  private async misbehave(action: FaultAction, res: ServerResponse): Promise<void> {
+    // A hanging request keeps its socket open; close() destroys it.
+    if (action.kind === 'hang') return;
+    await this.latency();
+    if (action.kind === 'drop') res.destroy();
+    else if (action.kind === 'fail') send(res, failure(action.status, 'fault injected by the simulator'));
+    else send(res, rateLimited(action.resetSeconds, action.retryAfterSeconds));
+  }
+
+  private async latency(): Promise<void> {
+    if (this.faults.latencyMs > 0) await sleep(this.faults.latencyMs, undefined, { signal: this.closing.signal });
+  }
+
+  private onHandlerError(res: ServerResponse, error: unknown): void {
+    // Closing aborts pending latencies and sockets: nothing is left to answer.
+    if (this.closing.signal.aborted || res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    send(res, failure(500, `simulator error: ${message}`));
+  }
+
+  private respond(incoming: Incoming): Reply {
+    const credentials = credentialsFrom(incoming.authorization);
+    if (!this.accepts(credentials)) return failure(401, 'invalid or missing API key credentials');
+    const resetSeconds = this.rateLimit(credentials.keyId);
+    if (resetSeconds !== undefined) return rateLimited(resetSeconds);
+    const { method, url } = incoming;
+    const route = matchRoute(url.pathname);
+    if (route === undefined) return failure(404, `no such endpoint: ${method} ${url.pathname}`);
+    const allowed = METHOD_OF[route.kind];
+    if (method !== allowed) return failure(405, `${method} is not allowed here, use ${allowed}`, { allow: allowed });
+    if (route.orgId !== this.orgId) return failure(404, `organization ${route.orgId} not found`);
+    if (route.kind === 'list') return this.listServices(url.searchParams);
+    return this.updateService(route.serviceId, incoming.rawBody);
+  }
+
+  private accepts(credentials: Credentials | undefined): credentials is Credentials {
+    return (
+      credentials !== undefined &&
+      credentials.keyId === this.credentials.keyId &&
+      credentials.keySecret === this.credentials.keySecret
+    );
+  }
+
+  private rateLimit(keyId: string): number | undefined {
+    const policy = this.faults.enforceRateLimit;
+    return policy === undefined ? undefined : this.limiter.admit(keyId, policy, this.now());
+  }
+
+  private listServices(query: URLSearchParams): Reply {
+    return success(filterServices(this.state.list(), query.getAll('filter')));
+  }
+
+  private updateService(serviceId: string, rawBody: string): Reply {
+    const current = this.state.get(serviceId);
+    if (current === undefined) return failure(404, `service ${serviceId} not found`);
+    const body = parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const update = validateUpdateBody(body.value);
+    if (!update.ok) return failure(400, update.message);
+    const outcome = applyServiceUpdate(current, update.value);
+    if (!outcome.ok) return failure(400, outcome.message);
+    this.state.put(outcome.value);
+    return success(outcome.value);
+  }
+}

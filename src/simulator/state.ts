@@ -1,0 +1,270 @@
+/**
+ * In-memory state of one simulated organization, and the rules of the two operations we drive
+ * (list with tag filters, PATCH a service) as pure functions over plain records. The HTTP layer in
+ * server.ts only routes, authenticates and wraps these results in the API's envelopes.
+ */
+import { z } from 'zod';
+import { isIpOrCidr, RELEASE_CHANNELS, SERVICE_NAME_MAX } from '../cloud/schemas.js';
+
+// ---------------------------------------------------------------------------------------------
+// Records
+
+export interface EndpointRecord {
+  protocol: string;
+  host?: string;
+  port?: number;
+  /** The real API sends null here for some services. */
+  username?: string | null;
+  [extra: string]: unknown;
+}
+
+export interface AccessEntryRecord {
+  source: string;
+  description?: string;
+  [extra: string]: unknown;
+}
+
+export interface TagRecord {
+  key: string;
+  value?: string;
+}
+
+/**
+ * A stored service record: the fields the simulator's rules read are typed, everything else is
+ * kept as-is so that seeds can carry the real API's extra fields (and tests can add odd ones).
+ */
+export interface ServiceRecordLike {
+  id: string;
+  name: string;
+  provider?: string;
+  region?: string;
+  state?: string;
+  tier?: string;
+  releaseChannel?: string;
+  endpoints?: EndpointRecord[];
+  ipAccessList?: AccessEntryRecord[];
+  privateEndpointIds?: string[];
+  availablePrivateEndpointIds?: string[];
+  hasTransparentDataEncryption?: boolean;
+  transparentDataEncryptionKeyId?: string;
+  tags?: TagRecord[];
+  [extra: string]: unknown;
+}
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** The services of one organization, in insertion order (the order the list endpoint returns). */
+export class OrganizationState {
+  private readonly byId = new Map<string, ServiceRecordLike>();
+
+  constructor(
+    readonly orgId: string,
+    records: readonly ServiceRecordLike[] = [],
+  ) {
+    for (const record of records) this.put(record);
+  }
+
+  /** The stored records themselves: callers that hand them outside must copy them. */
+  list(): readonly ServiceRecordLike[] {
+    return [...this.byId.values()];
+  }
+
+  get(id: string): ServiceRecordLike | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Adds the record, or replaces the one with the same id in place (keeping its position). */
+  put(record: ServiceRecordLike): void {
+    this.byId.set(record.id, copy(record));
+  }
+
+  remove(id: string): boolean {
+    return this.byId.delete(id);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// List: tag filters
+
+export interface TagCondition {
+  key: string;
+  /** Absent: the tag only has to be present. */
+  value?: string;
+}
+
+/**
+ * `tag:KEY` or `tag:KEY=VALUE`, split on the first "=" so a value may itself contain "=".
+ * Anything else is undefined: the real API ignores such a filter instead of rejecting it.
+ */
+export function parseFilter(text: string): TagCondition | undefined {
+  if (!text.startsWith('tag:')) return undefined;
+  const body = text.slice('tag:'.length);
+  const eq = body.indexOf('=');
+  const key = eq === -1 ? body : body.slice(0, eq);
+  if (key === '') return undefined;
+  return eq === -1 ? { key } : { key, value: body.slice(eq + 1) };
+}
+
+function hasTag(record: ServiceRecordLike, condition: TagCondition): boolean {
+  return (record.tags ?? []).some(
+    (tag) => tag.key === condition.key && (condition.value === undefined || (tag.value ?? '') === condition.value),
+  );
+}
+
+/** The records that satisfy every well-formed filter (AND); malformed filters are dropped. */
+export function filterServices(
+  records: readonly ServiceRecordLike[],
+  filters: readonly string[],
+): ServiceRecordLike[] {
+  const conditions = filters.flatMap((text) => parseFilter(text) ?? []);
+  return records.filter((record) => conditions.every((condition) => hasTag(record, condition)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// PATCH: body validation
+
+const AddedAccessEntry = z.strictObject({
+  source: z.string().refine(isIpOrCidr, { error: 'must be an IPv4 or IPv6 address or CIDR block' }),
+  description: z.string().optional(),
+});
+// Removal matches on source only, so the source is not checked: an odd one simply matches nothing.
+const RemovedAccessEntry = z.strictObject({ source: z.string(), description: z.string().optional() });
+
+const UpdateBodySchema = z.strictObject({
+  name: z
+    .string()
+    .min(1, { error: 'must NOT have fewer than 1 characters' })
+    .max(SERVICE_NAME_MAX, { error: `must NOT have more than ${SERVICE_NAME_MAX} characters` }),
+  ipAccessList: z.strictObject({
+    add: z.array(AddedAccessEntry).optional(),
+    remove: z.array(RemovedAccessEntry).optional(),
+  }),
+  privateEndpointIds: z.strictObject({
+    add: z.array(z.string().min(1)).optional(),
+    remove: z.array(z.string()).optional(),
+  }),
+  releaseChannel: z.enum(RELEASE_CHANNELS, { error: `must be one of: ${RELEASE_CHANNELS.join(', ')}` }),
+  endpoints: z.array(
+    z.strictObject({
+      protocol: z.literal('mysql', { error: 'only the mysql endpoint can be switched' }),
+      enabled: z.boolean(),
+    }),
+  ),
+  transparentDataEncryptionKeyId: z.string().min(1),
+}).partial();
+
+export type ServiceUpdateBody = z.infer<typeof UpdateBodySchema>;
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** "request body.ipAccessList.add[0].source", the way the real API names the offending field. */
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (text, part) => (typeof part === 'number' ? `${text}[${part}]` : `${text}.${String(part)}`),
+    'request body',
+  );
+}
+
+/** Validates a parsed JSON body; the message is ready to follow the `BAD_REQUEST: ` prefix. */
+export function validateUpdateBody(body: unknown): Outcome<ServiceUpdateBody> {
+  const parsed = UpdateBodySchema.safeParse(body);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  if (issue === undefined) return { ok: false, message: 'request body is invalid' };
+  return { ok: false, message: `${fieldPath(issue.path)}: '${issue.message}'` };
+}
+
+// ---------------------------------------------------------------------------------------------
+// PATCH: semantics
+
+const MYSQL_PORT = 3306;
+
+/** Rules that depend on the service, not just on the body; checked before anything changes. */
+function refusal(record: ServiceRecordLike, update: ServiceUpdateBody): string | undefined {
+  if (update.releaseChannel !== undefined && record.tier !== 'production') {
+    return 'releaseChannel is only available for production services';
+  }
+  if (update.transparentDataEncryptionKeyId !== undefined && record.hasTransparentDataEncryption !== true) {
+    return 'transparentDataEncryptionKeyId requires a service with transparent data encryption enabled';
+  }
+  const available = new Set(record.availablePrivateEndpointIds ?? []);
+  const unavailable = (update.privateEndpointIds?.add ?? []).find((id) => !available.has(id));
+  if (unavailable !== undefined) {
+    return `private endpoint ${unavailable} is not available to this service`;
+  }
+  return undefined;
+}
+
+/** Remove before add; removal matches on source; adding a known source replaces its description. */
+export function patchAccessList(
+  current: readonly AccessEntryRecord[],
+  change: NonNullable<ServiceUpdateBody['ipAccessList']>,
+): AccessEntryRecord[] {
+  const removed = new Set((change.remove ?? []).map((entry) => entry.source));
+  const next = current.filter((entry) => !removed.has(entry.source)).map(copy);
+  for (const added of change.add ?? []) {
+    const description = added.description ?? '';
+    const existing = next.find((entry) => entry.source === added.source);
+    if (existing) existing.description = description;
+    else next.push({ source: added.source, description });
+  }
+  return next;
+}
+
+/** Remove before add; attaching an id that is already attached does not duplicate it. */
+export function patchPrivateEndpoints(
+  current: readonly string[],
+  change: NonNullable<ServiceUpdateBody['privateEndpointIds']>,
+): string[] {
+  const removed = new Set(change.remove ?? []);
+  const next = current.filter((id) => !removed.has(id));
+  for (const id of change.add ?? []) if (!next.includes(id)) next.push(id);
+  return next;
+}
+
+/** The service's own host, as the mysql endpoint shares it with https and nativesecure. */
+function serviceHost(record: ServiceRecordLike): string {
+  const known = (record.endpoints ?? []).find((endpoint) => typeof endpoint.host === 'string')?.host;
+  return known ?? `${record.id.split('-')[0]}.${record.region ?? 'us-east-1'}.${record.provider ?? 'aws'}.clickhouse.cloud`;
+}
+
+function mysqlEndpoint(record: ServiceRecordLike): EndpointRecord {
+  const host = serviceHost(record);
+  // ClickHouse Cloud names the MySQL interface user after the service's subdomain.
+  return { protocol: 'mysql', host, port: MYSQL_PORT, username: `mysql4${host.split('.')[0]}` };
+}
+
+const isMysql = (endpoint: EndpointRecord): boolean => endpoint.protocol === 'mysql';
+
+/** Switches the mysql endpoint on or off; switching it to the state it is already in changes nothing. */
+export function patchEndpoints(
+  record: ServiceRecordLike,
+  switches: NonNullable<ServiceUpdateBody['endpoints']>,
+): EndpointRecord[] {
+  const current = (record.endpoints ?? []).map(copy);
+  // Applying the switches in order leaves the last one in force.
+  const wanted = switches.at(-1)?.enabled;
+  if (wanted === undefined || wanted === current.some(isMysql)) return current;
+  return wanted ? [...current, mysqlEndpoint(record)] : current.filter((endpoint) => !isMysql(endpoint));
+}
+
+/**
+ * The record after the update, or why the update is refused (a 400 at the wire). Pure: the input
+ * record is never modified, so a refused update leaves no trace.
+ */
+export function applyServiceUpdate(record: ServiceRecordLike, update: ServiceUpdateBody): Outcome<ServiceRecordLike> {
+  const refused = refusal(record, update);
+  if (refused !== undefined) return { ok: false, message: refused };
+  const next = copy(record);
+  if (update.name !== undefined) next.name = update.name;
+  if (update.ipAccessList) next.ipAccessList = patchAccessList(record.ipAccessList ?? [], update.ipAccessList);
+  if (update.privateEndpointIds) {
+    next.privateEndpointIds = patchPrivateEndpoints(record.privateEndpointIds ?? [], update.privateEndpointIds);
+  }
+  if (update.releaseChannel !== undefined) next.releaseChannel = update.releaseChannel;
+  if (update.endpoints) next.endpoints = patchEndpoints(record, update.endpoints);
+  if (update.transparentDataEncryptionKeyId !== undefined) {
+    next.transparentDataEncryptionKeyId = update.transparentDataEncryptionKeyId;
+  }
+  return { ok: true, value: next };
+}

@@ -1,0 +1,30 @@
+import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+import type { Decision } from '../../../approval/change-requests.js';
+import type { ListenerDeps } from '../../app.js';
+import { DRAINING_TEXT } from '../draining.js';
+
+/** The parts of a block_actions payload we rely on. */
+const ButtonClick = z.object({
+  user: z.object({ id: z.string().min(1) }),
+  actions: z.array(z.object({ value: z.string().min(1).max(64) })).min(1),
+});
+
+type ActionArgs = SlackActionMiddlewareArgs & AllMiddlewareArgs;
+
+/** Approve, Reject and Cancel differ only in the decision; each is acked before any work. */
+export function decisionListener(decision: Decision, deps: ListenerDeps) {
+  return async ({ ack, body, respond }: ActionArgs): Promise<void> => {
+    await ack();
+    const whisper = (text: string) => respond({ response_type: 'ephemeral', replace_original: false, text });
+    if (!deps.accepting()) return void (await whisper(DRAINING_TEXT));
+    const click = ButtonClick.safeParse(body);
+    const [action] = click.success ? click.data.actions : [];
+    if (!click.success || !action) return void (await whisper('This button did not carry a change request id, so nothing was changed.'));
+    const reply = await deps.changes.decide(decision, action.value, click.data.user.id).catch((error: unknown) => {
+      deps.services.logger.error(`${decision} of ${action.value} failed:`, error instanceof Error ? error.message : String(error));
+      return { text: ':x: The bot hit an internal error while handling your click. The request stays as it was shown; try again in a moment.' };
+    });
+    if (reply) await whisper(reply.text);
+  };
+}

@@ -1,0 +1,46 @@
+/** The Messenger the approval flow needs, on top of Bolt's Web API client. */
+import type { webApi } from '@slack/bolt';
+import { SlackCallError, type Message, type Messenger } from '../approval/messenger.js';
+
+type WebClient = webApi.WebClient;
+
+export function slackMessenger(client: WebClient): Messenger {
+  return {
+    async post(channelId, message) {
+      const result = await call('chat.postMessage', () =>
+        client.chat.postMessage({ channel: channelId, text: message.text, blocks: message.blocks, ...(message.threadTs ? { thread_ts: message.threadTs } : {}) }),
+      );
+      if (!result.ts) throw new SlackCallError('chat.postMessage', 'no_ts_returned');
+      return result.ts;
+    },
+    async update(channelId, ts, message) {
+      await call('chat.update', () => client.chat.update({ channel: channelId, ts, text: message.text, blocks: message.blocks }));
+    },
+    async ephemeral(channelId, userId, message) {
+      await call('chat.postEphemeral', () => client.chat.postEphemeral({ channel: channelId, user: userId, text: message.text, blocks: message.blocks }));
+    },
+    async groupMembers(groupId) {
+      const result = await call('usergroups.users.list', () => client.usergroups.users.list({ usergroup: groupId }));
+      return result.users ?? [];
+    },
+  };
+}
+
+/** Web API errors carry Slack's error code in data.error; keep just that (never the request). */
+async function call<T>(method: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new SlackCallError(method, slackErrorCode(error));
+  }
+}
+
+export function slackErrorCode(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const data = (error as { data?: { error?: unknown } }).data;
+    if (data && typeof data.error === 'string') return data.error;
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return 'unknown_error';
+}

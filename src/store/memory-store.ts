@@ -1,0 +1,163 @@
+/**
+ * Single-process ChangeStore, the default when REDIS_URL is unset. It behaves exactly like the
+ * Redis store: every check-and-set runs synchronously (no await between reading a status and
+ * writing the next one), which on one JS thread is as atomic as a Lua script.
+ */
+import type { ChangeRequest } from '../core/change/types.js';
+import {
+  AUDIT_MAX_ENTRIES,
+  AUDIT_SCAN_MAX,
+  DEFAULT_RETENTION_SECONDS,
+  EXPIRED_BEFORE_DECISION,
+  assertCreatable,
+  byCreation,
+  duplicateRequestError,
+  leavesPending,
+  requestedAuditEntry,
+  retentionDeadline,
+  withoutEmptyOptionals,
+} from './store-rules.js';
+import type { AuditEntry, ChangeStore, NewAuditEntry, Transition, TransitionResult } from './types.js';
+
+export interface MemoryChangeStoreOptions {
+  /** Finished requests are forgotten this long after expiresAt, like the Redis key TTL. */
+  retentionSeconds?: number;
+}
+
+/**
+ * Copies through JSON, which is what the Redis store does too: callers get values they may
+ * mutate freely, and anything JSON would drop (undefined fields) is dropped here as well.
+ */
+function copyOf<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+export class MemoryChangeStore implements ChangeStore {
+  private readonly requests = new Map<string, ChangeRequest>();
+  /** Oldest first, capped at AUDIT_MAX_ENTRIES. */
+  private readonly audit: AuditEntry[] = [];
+  private auditSequence = 0;
+  private readonly retentionSeconds: number;
+
+  constructor(options: MemoryChangeStoreOptions = {}) {
+    this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+  }
+
+  async create(request: ChangeRequest): Promise<void> {
+    assertCreatable(request);
+    this.forgetRetired();
+    if (this.requests.has(request.id)) throw duplicateRequestError(request.id);
+    this.requests.set(request.id, copyOf(request));
+    this.appendAudit(requestedAuditEntry(request));
+  }
+
+  async get(id: string): Promise<ChangeRequest | undefined> {
+    const stored = this.live(id);
+    return stored && copyOf(stored);
+  }
+
+  async setMessageTs(id: string, messageTs: string): Promise<void> {
+    const stored = this.live(id);
+    if (stored) stored.messageTs = messageTs;
+  }
+
+  async transition(id: string, transition: Transition): Promise<TransitionResult> {
+    const stored = this.live(id);
+    if (!stored) return { ok: false, reason: 'missing' };
+    if (stored.status === 'pending' && transition.to !== 'expired' && transition.now >= stored.expiresAt) {
+      stored.status = 'expired';
+      this.appendTransitionAudit(stored, transition, { action: 'expired', message: EXPIRED_BEFORE_DECISION });
+      return { ok: false, reason: 'expired', request: copyOf(stored) };
+    }
+    if (!transition.from.includes(stored.status)) return { ok: false, reason: 'conflict', request: copyOf(stored) };
+
+    const previous = stored.status;
+    stored.status = transition.to;
+    if (leavesPending(previous, transition.to)) {
+      stored.decidedBy = transition.actorId;
+      stored.decidedAt = transition.now;
+    }
+    if (transition.outcome) stored.outcome = copyOf(transition.outcome);
+    this.appendTransitionAudit(stored, transition, transition.audit);
+    return { ok: true, request: copyOf(stored) };
+  }
+
+  async listPending(channelId: string, now: number): Promise<ChangeRequest[]> {
+    return this.liveRequests()
+      .filter((r) => r.channelId === channelId && r.status === 'pending' && r.expiresAt > now)
+      .sort(byCreation)
+      .map(copyOf);
+  }
+
+  async listApplying(): Promise<ChangeRequest[]> {
+    return this.liveRequests()
+      .filter((r) => r.status === 'applying')
+      .sort(byCreation)
+      .map(copyOf);
+  }
+
+  /** Same window as the Redis store: at most AUDIT_SCAN_MAX newest entries are looked at. */
+  async readAudit(options: { serviceId?: string; limit: number }): Promise<AuditEntry[]> {
+    const found: AuditEntry[] = [];
+    const oldestScanned = Math.max(0, this.audit.length - AUDIT_SCAN_MAX);
+    for (let i = this.audit.length - 1; i >= oldestScanned && found.length < options.limit; i--) {
+      const entry = this.audit[i];
+      if (entry && (options.serviceId === undefined || entry.serviceId === options.serviceId)) found.push(copyOf(entry));
+    }
+    return found;
+  }
+
+  async ping(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {}
+
+  /** The stored request unless its retention has passed (then it is dropped, as Redis would). */
+  private live(id: string): ChangeRequest | undefined {
+    const stored = this.requests.get(id);
+    if (stored && this.isRetired(stored)) {
+      this.requests.delete(id);
+      return undefined;
+    }
+    return stored;
+  }
+
+  private liveRequests(): ChangeRequest[] {
+    this.forgetRetired();
+    return [...this.requests.values()];
+  }
+
+  private forgetRetired(): void {
+    for (const [id, request] of this.requests) if (this.isRetired(request)) this.requests.delete(id);
+  }
+
+  private isRetired(request: ChangeRequest): boolean {
+    return retentionDeadline(request, this.retentionSeconds) <= Date.now();
+  }
+
+  private appendTransitionAudit(
+    request: ChangeRequest,
+    transition: Transition,
+    details: Pick<NewAuditEntry, 'action'> & Partial<Pick<NewAuditEntry, 'summary' | 'apiRequestId' | 'message'>>,
+  ): void {
+    this.appendAudit({
+      at: transition.now,
+      action: details.action,
+      changeId: request.id,
+      actorId: transition.actorId,
+      channelId: request.channelId,
+      serviceId: request.plan.serviceId,
+      serviceName: request.plan.serviceName,
+      summary: details.summary ?? transition.audit.summary,
+      apiRequestId: details.apiRequestId,
+      message: details.message,
+    });
+  }
+
+  private appendAudit(entry: NewAuditEntry): void {
+    this.auditSequence += 1;
+    this.audit.push(withoutEmptyOptionals({ ...copyOf(entry), id: String(this.auditSequence) }));
+    if (this.audit.length > AUDIT_MAX_ENTRIES) this.audit.splice(0, this.audit.length - AUDIT_MAX_ENTRIES);
+  }
+}

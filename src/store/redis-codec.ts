@@ -1,0 +1,140 @@
+/**
+ * How requests and audit entries are laid out in Redis, and how they are read back.
+ *
+ * A request hash has:
+ *   data         JSON of what never changes: id, channelId, requesterId, plan, createdAt, expiresAt
+ *   status, messageTs, decidedBy, decidedAt, outcome (JSON)  — what transitions change
+ *   channelId, serviceId, serviceName, expiresAt             — copies of immutable scalars, so the
+ *                                                              Lua scripts never parse `data`
+ */
+import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../core/change/types.js';
+import { isAuditAction, withoutEmptyOptionals } from './store-rules.js';
+import type { AuditEntry, NewAuditEntry } from './types.js';
+
+type ImmutablePart = Pick<ChangeRequest, 'id' | 'channelId' | 'requesterId' | 'plan' | 'createdAt' | 'expiresAt'>;
+
+export class StoredDataError extends Error {
+  constructor(what: string) {
+    super(`unreadable data in the change store: ${what}`);
+    this.name = 'StoredDataError';
+  }
+}
+
+export function requestToHashArgs(request: ChangeRequest): string[] {
+  const immutable: ImmutablePart = {
+    id: request.id,
+    channelId: request.channelId,
+    requesterId: request.requesterId,
+    plan: request.plan,
+    createdAt: request.createdAt,
+    expiresAt: request.expiresAt,
+  };
+  const args = [
+    'data', JSON.stringify(immutable),
+    'status', request.status,
+    'channelId', request.channelId,
+    'serviceId', request.plan.serviceId,
+    'serviceName', request.plan.serviceName,
+    'expiresAt', String(request.expiresAt),
+  ];
+  if (request.messageTs !== undefined) args.push('messageTs', request.messageTs);
+  if (request.decidedBy !== undefined) args.push('decidedBy', request.decidedBy);
+  if (request.decidedAt !== undefined) args.push('decidedAt', String(request.decidedAt));
+  if (request.outcome !== undefined) args.push('outcome', JSON.stringify(request.outcome));
+  return args;
+}
+
+/** Rebuilds a request from HGETALL; undefined when the hash does not exist. */
+export function requestFromHash(hash: Record<string, string>): ChangeRequest | undefined {
+  if (hash.data === undefined) return undefined;
+  const request: ChangeRequest = { ...parseImmutablePart(hash.data), status: parseStatus(hash.status) };
+  if (hash.messageTs !== undefined) request.messageTs = hash.messageTs;
+  if (hash.decidedBy !== undefined) request.decidedBy = hash.decidedBy;
+  if (hash.decidedAt !== undefined) request.decidedAt = parseNumber(hash.decidedAt, 'decidedAt');
+  if (hash.outcome !== undefined) request.outcome = parseJsonObject(hash.outcome, 'outcome') as ChangeOutcome;
+  return request;
+}
+
+/** HGETALL as a Lua script returns it: a flat field, value, field, value list. */
+export function hashFromFlatReply(reply: unknown): Record<string, string> {
+  if (!Array.isArray(reply)) throw new StoredDataError('hash reply is not a list');
+  const hash: Record<string, string> = {};
+  for (let i = 0; i + 1 < reply.length; i += 2) {
+    const field: unknown = reply[i];
+    const value: unknown = reply[i + 1];
+    if (typeof field !== 'string' || typeof value !== 'string') throw new StoredDataError('hash reply holds non-strings');
+    hash[field] = value;
+  }
+  return hash;
+}
+
+export function auditToStreamArgs(entry: NewAuditEntry): string[] {
+  const args = [
+    'at', String(entry.at),
+    'action', entry.action,
+    'changeId', entry.changeId,
+    'actorId', entry.actorId,
+    'channelId', entry.channelId,
+    'serviceId', entry.serviceId,
+    'serviceName', entry.serviceName,
+    'summary', entry.summary,
+  ];
+  if (entry.apiRequestId) args.push('apiRequestId', entry.apiRequestId);
+  if (entry.message) args.push('message', entry.message);
+  return args;
+}
+
+/** An XRANGE/XREVRANGE entry as an AuditEntry; undefined for entries this store did not write. */
+export function auditFromStreamEntry(id: string, flatFields: string[]): AuditEntry | undefined {
+  const fields = hashFromFlatReply(flatFields);
+  const { at, action, changeId, actorId, channelId, serviceId, serviceName, summary } = fields;
+  if (
+    at === undefined || action === undefined || !isAuditAction(action) || changeId === undefined ||
+    actorId === undefined || channelId === undefined || serviceId === undefined ||
+    serviceName === undefined || summary === undefined
+  ) {
+    return undefined;
+  }
+  const atMs = Number(at);
+  if (!Number.isFinite(atMs)) return undefined;
+  return withoutEmptyOptionals({
+    id, at: atMs, action, changeId, actorId, channelId, serviceId, serviceName, summary,
+    apiRequestId: fields.apiRequestId, message: fields.message,
+  });
+}
+
+function parseImmutablePart(json: string): ImmutablePart {
+  const value = parseJsonObject(json, 'data');
+  const { id, channelId, requesterId, plan, createdAt, expiresAt } = value;
+  if (
+    typeof id !== 'string' || typeof channelId !== 'string' || typeof requesterId !== 'string' ||
+    typeof plan !== 'object' || plan === null || typeof createdAt !== 'number' || typeof expiresAt !== 'number'
+  ) {
+    throw new StoredDataError('request data lacks its fields');
+  }
+  // The plan was written by create() from a typed ChangePlan; only its presence is checked here.
+  return { id, channelId, requesterId, plan: plan as ChangeRequest['plan'], createdAt, expiresAt };
+}
+
+function parseStatus(value: string | undefined): ChangeStatus {
+  const status = CHANGE_STATUSES.find((candidate) => candidate === value);
+  if (status === undefined) throw new StoredDataError(`status ${String(value)}`);
+  return status;
+}
+
+function parseNumber(value: string, field: string): number {
+  const number = Number(value);
+  if (!Number.isFinite(number)) throw new StoredDataError(field);
+  return number;
+}
+
+function parseJsonObject(json: string, field: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new StoredDataError(`${field} is not JSON`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StoredDataError(`${field} is not an object`);
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,109 @@
+/**
+ * Lua scripts of the Redis store. Each one is a single atomic step: nothing else runs on the
+ * server between its check and its writes. They never decode or re-encode the request JSON
+ * (cjson would turn empty arrays into objects); they only read the scalar fields stored beside it.
+ * Every key a script touches is passed in KEYS, as Redis Cluster requires.
+ */
+
+/** Registered names (ioredis defineCommand). Prefixed so they cannot clash with Redis commands. */
+export const CREATE_COMMAND = 'chbotCreateChange';
+export const TRANSITION_COMMAND = 'chbotTransitionChange';
+export const SET_MESSAGE_TS_COMMAND = 'chbotSetChangeMessageTs';
+
+/**
+ * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream
+ * ARGV: 1 id, 2 expiresAt, 3 retention deadline (unix ms), 4 ms until that deadline,
+ *       5 prune pending members scored at or below this, 6 audit MAXLEN,
+ *       7 n = count of hash arguments, 8..7+n hash field/value pairs, then audit field/value pairs
+ * Returns 1 when created, 0 when the id already exists.
+ */
+export const CREATE_LUA = `
+local request, pending, audit = KEYS[1], KEYS[2], KEYS[3]
+if redis.call('EXISTS', request) == 1 then return 0 end
+
+local hashEnd = 7 + tonumber(ARGV[7])
+redis.call('HSET', request, unpack(ARGV, 8, hashEnd))
+redis.call('PEXPIREAT', request, ARGV[3])
+
+-- Members whose request hash has already expired can never be listed again.
+redis.call('ZREMRANGEBYSCORE', pending, '-inf', ARGV[5])
+local ttl = tonumber(ARGV[4])
+if ttl > 0 then
+  redis.call('ZADD', pending, ARGV[2], ARGV[1])
+  -- The index lives as long as its longest-lived request (PTTL is -1 on a fresh key).
+  if redis.call('PTTL', pending) < ttl then redis.call('PEXPIRE', pending, ttl) end
+end
+
+redis.call('XADD', audit, 'MAXLEN', '~', ARGV[6], '*', unpack(ARGV, hashEnd + 1))
+return 1
+`;
+
+/**
+ * KEYS: 1 request hash, 2 applying set, 3 audit stream
+ * ARGV: 1 id, 2 now, 3 to, 4 actorId, 5 outcome JSON or '', 6 audit MAXLEN,
+ *       7 audit action, 8 summary, 9 apiRequestId or '', 10 message or '',
+ *       11 message of the automatic expiry entry, 12.. statuses the transition starts from
+ * Returns {'missing'} or {reason, HGETALL of the request afterwards}, reason one of
+ * 'ok', 'conflict', 'expired'.
+ */
+export const TRANSITION_LUA = `
+local request, applying, audit = KEYS[1], KEYS[2], KEYS[3]
+local id, now, to, actor, outcome, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+
+local function append_audit(action, summary, api_request_id, message)
+  local about = redis.call('HMGET', request, 'channelId', 'serviceId', 'serviceName')
+  local fields = {
+    'at', now, 'action', action, 'changeId', id, 'actorId', actor,
+    'channelId', about[1], 'serviceId', about[2], 'serviceName', about[3], 'summary', summary,
+  }
+  if api_request_id ~= '' then
+    fields[#fields + 1] = 'apiRequestId'
+    fields[#fields + 1] = api_request_id
+  end
+  if message ~= '' then
+    fields[#fields + 1] = 'message'
+    fields[#fields + 1] = message
+  end
+  redis.call('XADD', audit, 'MAXLEN', '~', maxlen, '*', unpack(fields))
+end
+
+local function reply(reason)
+  return {reason, redis.call('HGETALL', request)}
+end
+
+local status = redis.call('HGET', request, 'status')
+if not status then return {'missing'} end
+
+local expires_at = tonumber(redis.call('HGET', request, 'expiresAt'))
+if status == 'pending' and to ~= 'expired' and tonumber(now) >= expires_at then
+  redis.call('HSET', request, 'status', 'expired')
+  append_audit('expired', ARGV[8], '', ARGV[11])
+  return reply('expired')
+end
+
+local allowed = false
+for i = 12, #ARGV do
+  if ARGV[i] == status then allowed = true break end
+end
+if not allowed then return reply('conflict') end
+
+redis.call('HSET', request, 'status', to)
+if status == 'pending' and to ~= 'pending' then
+  redis.call('HSET', request, 'decidedBy', actor, 'decidedAt', now)
+end
+if outcome ~= '' then redis.call('HSET', request, 'outcome', outcome) end
+if status == 'applying' then redis.call('SREM', applying, id) end
+if to == 'applying' then redis.call('SADD', applying, id) end
+append_audit(ARGV[7], ARGV[8], ARGV[9], ARGV[10])
+return reply('ok')
+`;
+
+/**
+ * KEYS: 1 request hash. ARGV: 1 messageTs.
+ * A plain HSET would recreate a missing (expired) request as a hash holding only messageTs.
+ */
+export const SET_MESSAGE_TS_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'messageTs', ARGV[1])
+return 1
+`;

@@ -1,0 +1,278 @@
+/**
+ * ChangeStore over Redis (standalone or Cluster), for running more than one replica. Every change
+ * of state is one Lua script (see redis-scripts.ts), so two approvers on two replicas can never
+ * both win a transition. Key layout: redis-keys.ts; field layout: redis-codec.ts.
+ */
+import { Redis, type Cluster } from 'ioredis';
+import type { ChangeRequest } from '../core/change/types.js';
+import { changeKeys, type ChangeKeys } from './redis-keys.js';
+import {
+  auditFromStreamEntry,
+  auditToStreamArgs,
+  hashFromFlatReply,
+  requestFromHash,
+  requestToHashArgs,
+  StoredDataError,
+} from './redis-codec.js';
+import {
+  CREATE_COMMAND,
+  CREATE_LUA,
+  SET_MESSAGE_TS_COMMAND,
+  SET_MESSAGE_TS_LUA,
+  TRANSITION_COMMAND,
+  TRANSITION_LUA,
+} from './redis-scripts.js';
+import {
+  AUDIT_MAX_ENTRIES,
+  AUDIT_SCAN_MAX,
+  DEFAULT_RETENTION_SECONDS,
+  EXPIRED_BEFORE_DECISION,
+  assertCreatable,
+  byCreation,
+  duplicateRequestError,
+  requestedAuditEntry,
+  retentionDeadline,
+} from './store-rules.js';
+import type { AuditEntry, ChangeStore, Transition, TransitionResult } from './types.js';
+
+export type RedisConnection = Redis | Cluster;
+
+export interface RedisChangeStoreOptions {
+  /** Prepended to every key (default "chbot:"); must not contain braces. Tests use a random one. */
+  keyPrefix?: string;
+  /** Finished requests stay readable this long after expiresAt (default 7 days). */
+  retentionSeconds?: number;
+  /**
+   * Receives the connection's error events when the store opened the connection from a URL.
+   * Without it ioredis prints them to the console itself.
+   */
+  onConnectionError?: (error: Error) => void;
+}
+
+/** ping() answers false after this long rather than waiting for a reconnect. */
+const PING_TIMEOUT_MS = 2_000;
+/** Entries fetched per XREVRANGE when filtering by service. */
+const AUDIT_PAGE_SIZE = 500;
+
+type ScriptArg = string | number;
+type ScriptCommand = (...args: ScriptArg[]) => Promise<unknown>;
+
+/**
+ * Connection for a URL. ioredis would by default queue commands forever while Redis is down,
+ * so a click would hang. Instead:
+ * - the offline queue stays on, so commands sent during the first connect or a short blip
+ *   still go through once connected;
+ * - maxRetriesPerRequest 1 rejects queued commands after one failed reconnect attempt;
+ * - connectTimeout bounds a connect to an address that never answers;
+ * - commandTimeout bounds every command, queued or sent, including against a hung server.
+ * Reconnection itself keeps going in the background (ioredis's default backoff, max 2 s).
+ */
+function connectFromUrl(url: string): Redis {
+  return new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: true,
+    connectTimeout: 2_000,
+    commandTimeout: 5_000,
+  });
+}
+
+function isScriptCommand(value: unknown): value is ScriptCommand {
+  return typeof value === 'function';
+}
+
+/** A command registered with defineCommand (EVALSHA, falling back to EVAL when not cached). */
+function defineScript(redis: RedisConnection, name: string, numberOfKeys: number, lua: string): ScriptCommand {
+  redis.defineCommand(name, { numberOfKeys, lua });
+  const command: unknown = Reflect.get(redis, name);
+  if (!isScriptCommand(command)) throw new Error(`ioredis did not define ${name}`);
+  return (...args) => command.apply(redis, args);
+}
+
+export class RedisChangeStore implements ChangeStore {
+  private readonly redis: RedisConnection;
+  /**
+   * Only a connection the store opened (from a URL) is closed by close(); an instance passed in
+   * belongs to the caller, who may share it and closes it when it sees fit.
+   */
+  private readonly ownsConnection: boolean;
+  private readonly keys: ChangeKeys;
+  private readonly retentionSeconds: number;
+  private readonly createScript: ScriptCommand;
+  private readonly transitionScript: ScriptCommand;
+  private readonly setMessageTsScript: ScriptCommand;
+
+  constructor(connection: RedisConnection | string, options: RedisChangeStoreOptions = {}) {
+    this.keys = changeKeys(options.keyPrefix);
+    this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+    this.ownsConnection = typeof connection === 'string';
+    this.redis = typeof connection === 'string' ? connectFromUrl(connection) : connection;
+    const { onConnectionError } = options;
+    if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
+    this.createScript = defineScript(this.redis, CREATE_COMMAND, 3, CREATE_LUA);
+    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 3, TRANSITION_LUA);
+    this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
+  }
+
+  async create(request: ChangeRequest): Promise<void> {
+    assertCreatable(request);
+    const wallNow = Date.now();
+    const deadline = retentionDeadline(request, this.retentionSeconds);
+    const hashArgs = requestToHashArgs(request);
+    const created = await this.createScript(
+      this.keys.request(request.id),
+      this.keys.pending(request.channelId),
+      this.keys.audit,
+      request.id,
+      request.expiresAt,
+      deadline,
+      deadline - wallNow,
+      wallNow - this.retentionSeconds * 1000,
+      AUDIT_MAX_ENTRIES,
+      hashArgs.length,
+      ...hashArgs,
+      ...auditToStreamArgs(requestedAuditEntry(request)),
+    );
+    if (created === 0) throw duplicateRequestError(request.id);
+  }
+
+  async get(id: string): Promise<ChangeRequest | undefined> {
+    return requestFromHash(await this.redis.hgetall(this.keys.request(id)));
+  }
+
+  async setMessageTs(id: string, messageTs: string): Promise<void> {
+    await this.setMessageTsScript(this.keys.request(id), messageTs);
+  }
+
+  async transition(id: string, transition: Transition): Promise<TransitionResult> {
+    const { audit } = transition;
+    const reply = await this.transitionScript(
+      this.keys.request(id),
+      this.keys.applying,
+      this.keys.audit,
+      id,
+      transition.now,
+      transition.to,
+      transition.actorId,
+      transition.outcome ? JSON.stringify(transition.outcome) : '',
+      AUDIT_MAX_ENTRIES,
+      audit.action,
+      audit.summary,
+      audit.apiRequestId ?? '',
+      audit.message ?? '',
+      EXPIRED_BEFORE_DECISION,
+      ...transition.from,
+    );
+    return transitionResultFromReply(reply);
+  }
+
+  async listPending(channelId: string, now: number): Promise<ChangeRequest[]> {
+    const ids = await this.redis.zrangebyscore(this.keys.pending(channelId), `(${now}`, '+inf');
+    const requests = await this.getMany(ids);
+    return requests.filter((r) => r.status === 'pending' && r.expiresAt > now).sort(byCreation);
+  }
+
+  async listApplying(): Promise<ChangeRequest[]> {
+    const ids = await this.redis.smembers(this.keys.applying);
+    const requests = await this.getMany(ids);
+    await this.forgetVanished(ids, requests);
+    // Transitions keep the set exact; the status check only guards against a stale read.
+    return requests.filter((r) => r.status === 'applying').sort(byCreation);
+  }
+
+  async readAudit(options: { serviceId?: string; limit: number }): Promise<AuditEntry[]> {
+    const found: AuditEntry[] = [];
+    let scanned = 0;
+    let end = '+';
+    while (found.length < options.limit && scanned < AUDIT_SCAN_MAX) {
+      const wanted = options.serviceId === undefined ? options.limit - found.length : AUDIT_PAGE_SIZE;
+      const count = Math.min(wanted, AUDIT_SCAN_MAX - scanned);
+      const page = await this.redis.xrevrange(this.keys.audit, end, '-', 'COUNT', count);
+      for (const [id, fields] of page) {
+        const entry = auditFromStreamEntry(id, fields);
+        if (entry && (options.serviceId === undefined || entry.serviceId === options.serviceId)) found.push(entry);
+        if (found.length === options.limit) break;
+      }
+      const last = page.at(-1);
+      if (!last || page.length < count) break;
+      scanned += page.length;
+      end = `(${last[0]}`;
+    }
+    return found;
+  }
+
+  /** False, never an exception, when Redis cannot be reached within PING_TIMEOUT_MS. */
+  async ping(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+    });
+    try {
+      const answered = this.redis.ping().then((reply) => reply === 'PONG');
+      return await Promise.race([answered, timedOut]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.ownsConnection) return;
+    // QUIT waits for pending replies but would sit in the offline queue while disconnected.
+    if (this.redis.status !== 'ready') {
+      this.redis.disconnect();
+      return;
+    }
+    try {
+      await this.redis.quit();
+    } catch {
+      this.redis.disconnect();
+    }
+  }
+
+  /** HGETALL in one pipeline; ids whose hash is gone are left out. */
+  private async getMany(ids: string[]): Promise<ChangeRequest[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.request(id));
+    const replies = (await pipeline.exec()) ?? [];
+    const requests: ChangeRequest[] = [];
+    for (const [error, hash] of replies) {
+      if (error) throw error;
+      const request = requestFromHash(asStringRecord(hash));
+      if (request) requests.push(request);
+    }
+    return requests;
+  }
+
+  /**
+   * Drops from the applying set the ids whose request hash has expired (stuck in applying for
+   * longer than the retention). Ids never come back, so this cannot race with a transition.
+   */
+  private async forgetVanished(ids: string[], found: ChangeRequest[]): Promise<void> {
+    const present = new Set(found.map((r) => r.id));
+    const vanished = ids.filter((id) => !present.has(id));
+    if (vanished.length > 0) await this.redis.srem(this.keys.applying, ...vanished);
+  }
+}
+
+function asStringRecord(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null) throw new StoredDataError('HGETALL reply is not a map');
+  const record: Record<string, string> = {};
+  for (const [field, fieldValue] of Object.entries(value)) {
+    if (typeof fieldValue !== 'string') throw new StoredDataError(`hash field ${field} is not a string`);
+    record[field] = fieldValue;
+  }
+  return record;
+}
+
+function transitionResultFromReply(reply: unknown): TransitionResult {
+  if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw new StoredDataError('transition reply');
+  const reason: string = reply[0];
+  if (reason === 'missing') return { ok: false, reason };
+  const request = requestFromHash(hashFromFlatReply(reply[1]));
+  if (!request) throw new StoredDataError('transition reply lacks the request');
+  if (reason === 'ok') return { ok: true, request };
+  if (reason === 'conflict' || reason === 'expired') return { ok: false, reason, request };
+  throw new StoredDataError(`transition reason ${reason}`);
+}

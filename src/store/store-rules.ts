@@ -1,0 +1,86 @@
+/**
+ * The rules both stores follow, kept in one place so the memory store and the Redis store (whose
+ * transition logic lives in Lua) cannot drift apart on anything that can be shared.
+ */
+import type { ChangePlan, ChangeRequest, ChangeStatus } from '../core/change/types.js';
+import type { AuditAction, NewAuditEntry } from './types.js';
+
+/** Finished requests stay readable this long after their expiry, to answer "already approved by X". */
+export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
+
+/** The audit trail keeps about this many entries (Redis trims approximately, memory exactly). */
+export const AUDIT_MAX_ENTRIES = 10_000;
+
+/** readAudit looks at no more than this many of the newest entries, however few match. */
+export const AUDIT_SCAN_MAX = 5_000;
+
+/** Message of the audit entry the store writes when it notices a pending request has expired. */
+export const EXPIRED_BEFORE_DECISION = 'Expired before anyone decided.';
+
+const AUDIT_ACTION_SET: Record<AuditAction, true> = {
+  requested: true,
+  approved: true,
+  applied: true,
+  failed: true,
+  rejected: true,
+  cancelled: true,
+  expired: true,
+  stale: true,
+};
+
+export function isAuditAction(value: string): value is AuditAction {
+  return Object.hasOwn(AUDIT_ACTION_SET, value);
+}
+
+export function assertCreatable(request: ChangeRequest): void {
+  if (request.status !== 'pending') {
+    throw new Error(`change request ${request.id} must be created pending, not ${request.status}`);
+  }
+}
+
+export function duplicateRequestError(id: string): Error {
+  return new Error(`change request ${id} already exists`);
+}
+
+/** Redis drops the request hash at this wall-clock time (ms); the memory store mirrors it. */
+export function retentionDeadline(request: Pick<ChangeRequest, 'expiresAt'>, retentionSeconds: number): number {
+  return request.expiresAt + retentionSeconds * 1000;
+}
+
+/** One line per request for the "requested" entry, e.g. "Name: a -> b; IP access: - -> 1.2.3.4/32". */
+export function summarizeChanges(plan: ChangePlan): string {
+  return plan.changes.map((change) => `${change.label}: ${change.before} -> ${change.after}`).join('; ');
+}
+
+export function requestedAuditEntry(request: ChangeRequest): NewAuditEntry {
+  return {
+    at: request.createdAt,
+    action: 'requested',
+    changeId: request.id,
+    actorId: request.requesterId,
+    channelId: request.channelId,
+    serviceId: request.plan.serviceId,
+    serviceName: request.plan.serviceName,
+    summary: summarizeChanges(request.plan),
+  };
+}
+
+/**
+ * Redis stream fields cannot tell an empty string from an absent one, so neither store keeps
+ * empty optional fields: both read back the same entry.
+ */
+export function withoutEmptyOptionals<T extends { apiRequestId?: string; message?: string }>(entry: T): T {
+  const copy = { ...entry };
+  if (!copy.apiRequestId) delete copy.apiRequestId;
+  if (!copy.message) delete copy.message;
+  return copy;
+}
+
+/** Oldest first; the id breaks ties so both stores list in the same order. */
+export function byCreation(a: ChangeRequest, b: ChangeRequest): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+export function leavesPending(from: ChangeStatus, to: ChangeStatus): boolean {
+  return from === 'pending' && to !== 'pending';
+}

@@ -1,0 +1,369 @@
+/**
+ * One behaviour, two stores: every test here runs against the memory store and the Redis store.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChangeRequest } from '../../src/core/change/types.js';
+import { EXPIRED_BEFORE_DECISION, MemoryChangeStore, RedisChangeStore } from '../../src/store/index.js';
+import type { ChangeStore, Transition } from '../../src/store/types.js';
+import { HOUR_MS, approve, buildChangeRequest, buildExpiredRequest, buildPlan, markApplied } from './fixtures.js';
+import { REDIS_URL, deleteKeysWithPrefix, randomKeyPrefix } from './redis-harness.js';
+
+interface StoreOptions {
+  retentionSeconds?: number;
+}
+
+interface Harness {
+  store: ChangeStore;
+  /** Another handle on the same data; for Redis a second connection. */
+  sibling: ChangeStore;
+  dispose(): Promise<void>;
+}
+
+function openMemory(options: StoreOptions): Harness {
+  const store = new MemoryChangeStore(options);
+  return { store, sibling: store, dispose: () => store.close() };
+}
+
+function openRedis(options: StoreOptions): Harness {
+  const keyPrefix = randomKeyPrefix();
+  const store = new RedisChangeStore(REDIS_URL, { ...options, keyPrefix });
+  const sibling = new RedisChangeStore(REDIS_URL, { ...options, keyPrefix });
+  return {
+    store,
+    sibling,
+    dispose: async () => {
+      await deleteKeysWithPrefix(keyPrefix);
+      await Promise.all([store.close(), sibling.close()]);
+    },
+  };
+}
+
+const STORES: Array<[string, (options: StoreOptions) => Harness]> = [
+  ['memory', openMemory],
+  ['redis', openRedis],
+];
+
+describe.each(STORES)('ChangeStore contract (%s)', (_name, open) => {
+  const opened: Harness[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((harness) => harness.dispose()));
+  });
+
+  function openHarness(options: StoreOptions = {}): Harness {
+    const harness = open(options);
+    opened.push(harness);
+    return harness;
+  }
+
+  async function created(store: ChangeStore, overrides: Partial<ChangeRequest> = {}): Promise<ChangeRequest> {
+    const request = buildChangeRequest(overrides);
+    await store.create(request);
+    return request;
+  }
+
+  describe('create and get', () => {
+    it('returns the request as created, empty arrays included', async () => {
+      const { store } = openHarness();
+      const request = await created(store);
+      const stored = await store.get(request.id);
+      expect(stored).toStrictEqual(request);
+      expect(stored?.plan.warnings).toStrictEqual([]);
+      expect(stored?.plan.before.privateEndpointIds).toStrictEqual([]);
+      expect(stored?.plan.update.ipAccessList?.remove).toStrictEqual([]);
+    });
+
+    it('returns undefined for an unknown id', async () => {
+      const { store } = openHarness();
+      expect(await store.get('no-such-change')).toBeUndefined();
+    });
+
+    it('refuses a second request with the same id', async () => {
+      const { store } = openHarness();
+      const request = await created(store);
+      await expect(store.create({ ...request, requesterId: 'U-other' })).rejects.toThrow(/already exists/);
+      expect((await store.get(request.id))?.requesterId).toBe('U-requester');
+    });
+
+    it('refuses a request that is not pending', async () => {
+      const { store } = openHarness();
+      await expect(store.create(buildChangeRequest({ status: 'applied' }))).rejects.toThrow(/pending/);
+    });
+
+    it('hands out copies that callers cannot use to change its state', async () => {
+      const { store } = openHarness();
+      const request = await created(store);
+      request.plan.warnings.push('mutated after create');
+      const first = await store.get(request.id);
+      first?.plan.changes.splice(0);
+      if (first) first.status = 'applied';
+      const second = await store.get(request.id);
+      expect(second?.status).toBe('pending');
+      expect(second?.plan.changes).toHaveLength(2);
+      expect(second?.plan.warnings).toStrictEqual([]);
+    });
+
+    it('forgets requests once their retention after expiry has passed', async () => {
+      const { store } = openHarness({ retentionSeconds: 1 });
+      const request = buildExpiredRequest();
+      await store.create(request);
+      expect(await store.get(request.id)).toBeUndefined();
+      expect(await store.transition(request.id, approve())).toStrictEqual({ ok: false, reason: 'missing' });
+    });
+  });
+
+  describe('setMessageTs', () => {
+    it('records the ts of the request message', async () => {
+      const { store } = openHarness();
+      const request = await created(store);
+      await store.setMessageTs(request.id, '1700000000.000100');
+      expect(await store.get(request.id)).toStrictEqual({ ...request, messageTs: '1700000000.000100' });
+    });
+
+    it('does nothing for an unknown id', async () => {
+      const { store } = openHarness();
+      await store.setMessageTs('no-such-change', '1700000000.000100');
+      expect(await store.get('no-such-change')).toBeUndefined();
+    });
+  });
+
+  describe('transition', () => {
+    it('moves pending -> applying -> applied, recording who decided, when, and the outcome', async () => {
+      const { store } = openHarness();
+      const request = await created(store);
+      const approvedAt = Date.now();
+
+      const approved = await store.transition(request.id, approve('U-approver', approvedAt));
+      expect(approved).toStrictEqual({
+        ok: true,
+        request: { ...request, status: 'applying', decidedBy: 'U-approver', decidedAt: approvedAt },
+      });
+
+      const applied = await store.transition(request.id, markApplied('U-approver', approvedAt + 500));
+      const expected = {
+        ...request,
+        status: 'applied',
+        decidedBy: 'U-approver',
+        decidedAt: approvedAt,
+        outcome: { apiRequestId: 'req-42', status: 200 },
+      };
+      expect(applied).toStrictEqual({ ok: true, request: expected });
+      expect(await store.get(request.id)).toStrictEqual(expected);
+    });
+
+    it('reports a conflict with the current request when it is already applying', async () => {
+      const { store } = openHarness();
+      const request = await created(store);
+      await store.transition(request.id, approve('U-first'));
+      const second = await store.transition(request.id, approve('U-second'));
+      expect(second).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applying', decidedBy: 'U-first' } });
+    });
+
+    it('reports a conflict when it is already applied', async () => {
+      const { store } = openHarness();
+      const request = await created(store);
+      await store.transition(request.id, approve());
+      await store.transition(request.id, markApplied());
+      const cancel: Transition = {
+        from: ['pending', 'applying'],
+        to: 'cancelled',
+        actorId: 'U-requester',
+        now: Date.now(),
+        audit: { action: 'cancelled', summary: 'Name: analytics -> analytics-2' },
+      };
+      expect(await store.transition(request.id, cancel)).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applied' } });
+      expect(await store.transition(request.id, markApplied())).toMatchObject({ ok: false, reason: 'conflict' });
+    });
+
+    it('marks a pending request past its expiry as expired instead', async () => {
+      const { store } = openHarness();
+      const request = buildExpiredRequest();
+      await store.create(request);
+
+      const result = await store.transition(request.id, approve());
+      expect(result).toStrictEqual({ ok: false, reason: 'expired', request: { ...request, status: 'expired' } });
+      expect((await store.get(request.id))?.status).toBe('expired');
+      // Once expired it is simply no longer pending.
+      expect(await store.transition(request.id, approve())).toMatchObject({ ok: false, reason: 'conflict' });
+    });
+
+    it('expires at exactly expiresAt', async () => {
+      const { store } = openHarness();
+      const request = await created(store);
+      const result = await store.transition(request.id, approve('U-approver', request.expiresAt));
+      expect(result).toMatchObject({ ok: false, reason: 'expired' });
+    });
+
+    it('lets a transition to expired through as an ordinary decision', async () => {
+      const { store } = openHarness();
+      const request = buildExpiredRequest();
+      await store.create(request);
+      const now = Date.now();
+      const sweep: Transition = { from: ['pending'], to: 'expired', actorId: 'U-bot', now, audit: { action: 'expired', summary: 's' } };
+      expect(await store.transition(request.id, sweep)).toStrictEqual({
+        ok: true,
+        request: { ...request, status: 'expired', decidedBy: 'U-bot', decidedAt: now },
+      });
+    });
+
+    it('reports a missing request', async () => {
+      const { store } = openHarness();
+      expect(await store.transition('no-such-change', approve())).toStrictEqual({ ok: false, reason: 'missing' });
+    });
+
+    it('lets exactly one of 200 concurrent approvals win', async () => {
+      const { store, sibling } = openHarness();
+      const request = await created(store);
+      const attempts = Array.from({ length: 200 }, (_, i) =>
+        (i % 2 === 0 ? store : sibling).transition(request.id, approve(`U-${i}`)),
+      );
+      const results = await Promise.all(attempts);
+      const winners = results.filter((result) => result.ok);
+      expect(winners).toHaveLength(1);
+      expect(results.filter((result) => !result.ok && result.reason === 'conflict')).toHaveLength(199);
+      const audit = await store.readAudit({ limit: 1000 });
+      expect(audit.filter((entry) => entry.action === 'approved')).toHaveLength(1);
+    });
+  });
+
+  describe('listPending', () => {
+    it('lists the channel pending requests that have not expired, oldest first', async () => {
+      const { store } = openHarness();
+      const now = Date.now();
+      const newest = await created(store, { createdAt: now - 1_000 });
+      const oldest = await created(store, { createdAt: now - 60_000, expiresAt: now + 10 * 60_000 });
+      const middle = await created(store, { createdAt: now - 30_000, expiresAt: now + 2 * HOUR_MS });
+      await created(store, { channelId: 'C-elsewhere' });
+      const decided = await created(store);
+      await store.transition(decided.id, approve());
+      const expired = buildExpiredRequest();
+      await store.create(expired);
+
+      const pending = await store.listPending('C-ops', now);
+      expect(pending.map((r) => r.id)).toStrictEqual([oldest.id, middle.id, newest.id]);
+      expect(pending[0]).toStrictEqual(oldest);
+    });
+
+    it('leaves out requests whose expiry is at or before now', async () => {
+      const { store } = openHarness();
+      const request = await created(store);
+      expect(await store.listPending('C-ops', request.expiresAt - 1)).toHaveLength(1);
+      expect(await store.listPending('C-ops', request.expiresAt)).toHaveLength(0);
+    });
+
+    it('is empty for a channel without requests', async () => {
+      const { store } = openHarness();
+      expect(await store.listPending('C-quiet', Date.now())).toStrictEqual([]);
+    });
+  });
+
+  describe('listApplying', () => {
+    it('lists requests in applying across channels, and forgets them once they finish', async () => {
+      const { store } = openHarness();
+      const first = await created(store, { createdAt: Date.now() - 5_000 });
+      const second = await created(store, { channelId: 'C-elsewhere' });
+      await created(store);
+      await store.transition(second.id, approve());
+      await store.transition(first.id, approve());
+
+      expect((await store.listApplying()).map((r) => r.id)).toStrictEqual([first.id, second.id]);
+      await store.transition(first.id, markApplied());
+      expect((await store.listApplying()).map((r) => r.id)).toStrictEqual([second.id]);
+    });
+  });
+
+  describe('audit', () => {
+    it('writes a "requested" entry on create', async () => {
+      const { store } = openHarness();
+      const request = await created(store);
+      expect(await store.readAudit({ limit: 10 })).toStrictEqual([
+        {
+          id: expect.any(String),
+          at: request.createdAt,
+          action: 'requested',
+          changeId: request.id,
+          actorId: 'U-requester',
+          channelId: 'C-ops',
+          serviceId: 'svc-1',
+          serviceName: 'analytics',
+          summary: 'Name: analytics -> analytics-2; IP access: - -> +1.2.3.4/32',
+        },
+      ]);
+    });
+
+    it('writes an entry for every transition, newest first', async () => {
+      const { store } = openHarness();
+      const request = await created(store);
+      const approvedAt = Date.now();
+      await store.transition(request.id, approve('U-approver', approvedAt));
+      await store.transition(request.id, markApplied('U-approver', approvedAt + 1));
+      await store.transition(request.id, markApplied('U-approver', approvedAt + 2)); // conflict: no entry
+
+      const entries = await store.readAudit({ limit: 10 });
+      expect(entries.map((e) => e.action)).toStrictEqual(['applied', 'approved', 'requested']);
+      expect(entries[0]).toStrictEqual({
+        id: expect.any(String),
+        at: approvedAt + 1,
+        action: 'applied',
+        changeId: request.id,
+        actorId: 'U-approver',
+        channelId: 'C-ops',
+        serviceId: 'svc-1',
+        serviceName: 'analytics',
+        summary: 'Name: analytics -> analytics-2',
+        apiRequestId: 'req-42',
+      });
+      expect(new Set(entries.map((e) => e.id)).size).toBe(3);
+    });
+
+    it('writes the automatic "expired" entry', async () => {
+      const { store } = openHarness();
+      const request = buildExpiredRequest();
+      await store.create(request);
+      const now = Date.now();
+      await store.transition(request.id, approve('U-late', now));
+      const [latest] = await store.readAudit({ limit: 1 });
+      expect(latest).toStrictEqual({
+        id: expect.any(String),
+        at: now,
+        action: 'expired',
+        changeId: request.id,
+        actorId: 'U-late',
+        channelId: 'C-ops',
+        serviceId: 'svc-1',
+        serviceName: 'analytics',
+        summary: 'Name: analytics -> analytics-2',
+        message: EXPIRED_BEFORE_DECISION,
+      });
+    });
+
+    it('filters by service and stops at the limit', async () => {
+      const { store } = openHarness();
+      const forOther = buildPlan({ serviceId: 'svc-2', serviceName: 'billing' });
+      const first = await created(store);
+      await created(store, { plan: forOther });
+      const third = await created(store);
+      const fourth = await created(store, { plan: forOther });
+
+      const onService = await store.readAudit({ serviceId: 'svc-1', limit: 10 });
+      expect(onService.map((e) => e.changeId)).toStrictEqual([third.id, first.id]);
+      expect((await store.readAudit({ serviceId: 'svc-1', limit: 1 })).map((e) => e.changeId)).toStrictEqual([third.id]);
+      expect(await store.readAudit({ limit: 3 })).toHaveLength(3);
+      expect((await store.readAudit({ serviceId: 'svc-2', limit: 1 })).map((e) => e.changeId)).toStrictEqual([fourth.id]);
+      expect(await store.readAudit({ serviceId: 'svc-none', limit: 10 })).toStrictEqual([]);
+      expect(await store.readAudit({ limit: 0 })).toStrictEqual([]);
+    });
+
+    it('finds matching entries beyond the first page of a filtered scan', async () => {
+      const { store } = openHarness();
+      const wanted = await created(store, { plan: buildPlan({ serviceId: 'svc-rare' }) });
+      for (let i = 0; i < 600; i++) await created(store);
+      const found = await store.readAudit({ serviceId: 'svc-rare', limit: 5 });
+      expect(found.map((e) => e.changeId)).toStrictEqual([wanted.id]);
+    });
+  });
+
+  it('answers ping', async () => {
+    const { store } = openHarness();
+    expect(await store.ping()).toBe(true);
+  });
+});
