@@ -33,6 +33,8 @@ export interface BotOverrides {
   cloudClient?: Partial<CloudClientOptions>;
   /** Use this store instead of the one the config names. */
   store?: ChangeStore;
+  /** The approval flow's clock (tests move it past a request's expiry). */
+  clock?: () => number;
 }
 
 const DRAIN_LIMIT_MS = 8_000;
@@ -59,7 +61,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     (app) => {
       const messenger = slackMessenger(app.client);
       const policy = new ApproverPolicy({ approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval, messenger });
-      changes = new ChangeRequests({ cloud, store, messenger, policy, ttlMs: config.approvals.changeTtlSeconds * 1000, logger });
+      changes = new ChangeRequests({ cloud, store, messenger, policy, ttlMs: config.approvals.changeTtlSeconds * 1000, logger, ...(overrides.clock ? { now: overrides.clock } : {}) });
       services = { cloud, store, changes, modals: boltModals(app), logger, slashCommand: config.slack.slashCommand };
       return { services, changes, messenger, accepting: () => accepting };
     },

@@ -55,7 +55,7 @@ function statusBlocks(request: ChangeRequest): Block[] {
 
 const OUTCOME: Record<Exclude<ChangeStatus, 'pending'>, (r: ChangeRequest) => string> = {
   applying: (r) => `:hourglass: Approved by ${mention(r.decidedBy)}; applying the change…`,
-  applied: (r) => `:white_check_mark: *Applied.* Approved by ${mention(r.decidedBy)} ${when(r)}${apiRef(r)}`,
+  applied: (r) => `:white_check_mark: *Applied.* Approved by ${mention(r.decidedBy)} ${when(r)}${apiRef(r)}${r.outcome?.message ? ` ${esc(r.outcome.message)}` : ''}`,
   failed: (r) => `:x: *Not applied.* ${esc(r.outcome?.message ?? 'The update failed.')} Approved by ${mention(r.decidedBy)} ${when(r)}${apiRef(r)}`,
   rejected: (r) => `:no_entry: *Rejected* by ${mention(r.decidedBy)} ${when(r)}`,
   cancelled: (r) => `:heavy_multiplication_x: *Cancelled* by ${mention(r.decidedBy)} ${when(r)}`,

@@ -1,0 +1,212 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../src/core/render/change.js';
+import { DEMO_IDS } from '../../src/simulator/seed.js';
+import { CHANNEL, startHarness, textOf, USERS, type Ack, type Harness } from './harness.js';
+
+const running: Harness[] = [];
+async function harness(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
+  const h = await startHarness(options);
+  running.push(h);
+  return h;
+}
+afterEach(async () => {
+  while (running.length > 0) await running.pop()?.stop();
+});
+
+const patches = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'PATCH');
+const reply = (h: Harness, ack: Ack) => h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId).then((c) => textOf(c.args));
+
+/** Asks for a change by command and returns the request id and its message ts. */
+async function requestChange(h: Harness, text: string, user: string = USERS.requester) {
+  const after = h.slack.calls.length;
+  const ack = await h.command(text, user);
+  expect(ack.status).toBe(200);
+  const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
+  const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
+  if (!id) throw new Error(`no request id in ${textOf(posted.args.blocks)}`);
+  // The requester's confirmation comes after the message ts is stored: the request is complete.
+  expect(await reply(h, ack)).toContain(id);
+  return { id, posted, ack };
+}
+
+async function outcomeUpdate(h: Harness, id: string, word: string) {
+  return h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(word));
+}
+
+describe('change requests approved in the channel', () => {
+  it('posts a request with before -> after, warnings and buttons, and applies it once on approval', async () => {
+    const h = await harness();
+    const { id, posted } = await requestChange(h, 'ip add orders-prod 0.0.0.0/0 partner test');
+    const blocks = textOf(posted.args.blocks);
+    expect(posted.args.channel).toBe(CHANNEL);
+    expect(blocks).toContain('absent');
+    expect(blocks).toContain('0.0.0.0/0 (partner test)');
+    expect(blocks).toContain('whole internet');
+    expect(blocks).toMatch(/Approve[\s\S]*Reject[\s\S]*Cancel/);
+    expect(patches(h)).toHaveLength(0);
+
+    const click = await h.click(ACTION_APPROVE, id, USERS.approver);
+    expect(click.status).toBe(200);
+    const applied = await outcomeUpdate(h, id, 'Applied');
+    expect(textOf(applied.args.blocks)).toContain(`<@${USERS.approver}>`);
+    expect(textOf(applied.args.blocks)).toMatch(/API request `[0-9a-f-]{36}`/);
+    const actionsLeft = (applied.args.blocks as Array<{ type: string }>).filter((b) => b.type === 'actions');
+    expect(actionsLeft).toHaveLength(0);
+    const result = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes(`after change ${id}`));
+    expect(textOf(result.args.blocks)).toContain('0.0.0.0/0');
+    expect(patches(h)).toHaveLength(1);
+    expect(patches(h)[0]?.body).toEqual({ ipAccessList: { add: [{ source: '0.0.0.0/0', description: 'partner test' }] } });
+    expect(h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList).toContainEqual({ source: '0.0.0.0/0', description: 'partner test' });
+  });
+
+  it('refuses self-approval with a private explanation and changes nothing', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'rename orders-staging orders stage');
+    const click = await h.click(ACTION_APPROVE, id, USERS.requester);
+    expect(await reply(h, click)).toContain('someone else has to approve');
+    expect(patches(h)).toHaveLength(0);
+    expect((await h.bot.store.get(id))?.status).toBe('pending');
+  });
+
+  it('allows self-approval when ALLOW_SELF_APPROVAL=true', async () => {
+    const h = await harness({ env: { ALLOW_SELF_APPROVAL: 'true' } });
+    const { id } = await requestChange(h, 'rename orders-staging orders stage');
+    await h.click(ACTION_APPROVE, id, USERS.requester);
+    await outcomeUpdate(h, id, 'Applied');
+    expect(h.simulator.service(DEMO_IDS.ordersStaging)?.name).toBe('orders stage');
+  });
+
+  it('refuses people who are not APPROVERS, and accepts members of an approver user group', async () => {
+    const h = await harness({ env: { APPROVERS: `${USERS.approver},S0DBAS` } });
+    h.slack.userGroups.set('S0DBAS', [USERS.second]);
+    const { id } = await requestChange(h, 'endpoint sandbox-dev mysql on');
+    const outsider = await h.click(ACTION_APPROVE, id, USERS.outsider);
+    expect(await reply(h, outsider)).toContain('not on this bot');
+    expect(patches(h)).toHaveLength(0);
+    await h.click(ACTION_APPROVE, id, USERS.second);
+    await outcomeUpdate(h, id, 'Applied');
+    expect(patches(h)).toHaveLength(1);
+  });
+
+  it('rejects and cancels without calling the API, and only the requester may cancel', async () => {
+    const h = await harness();
+    const first = await requestChange(h, 'release-channel orders-prod fast');
+    const strangerCancel = await h.click(ACTION_CANCEL, first.id, USERS.approver);
+    expect(await reply(h, strangerCancel)).toContain('Only the person who asked');
+    await h.click(ACTION_REJECT, first.id, USERS.approver);
+    await outcomeUpdate(h, first.id, 'Rejected');
+
+    const second = await requestChange(h, 'release-channel orders-prod slow');
+    await h.click(ACTION_CANCEL, second.id, USERS.requester);
+    await outcomeUpdate(h, second.id, 'Cancelled');
+    const late = await h.click(ACTION_APPROVE, second.id, USERS.approver);
+    expect(await reply(h, late)).toContain('already settled');
+    expect(patches(h)).toHaveLength(0);
+  });
+
+  it('applies exactly once when the approve button is clicked many times at once', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'rename sandbox-dev sandbox two');
+    const clicks = await Promise.all(Array.from({ length: 10 }, () => h.click(ACTION_APPROVE, id, USERS.approver)));
+    expect(clicks.every((c) => c.status === 200)).toBe(true);
+    await outcomeUpdate(h, id, 'Applied');
+    expect(patches(h)).toHaveLength(1);
+  });
+
+  it('applies exactly once when two replicas sharing Redis receive clicks at the same moment', async () => {
+    const a = await harness();
+    const b = await harness({ simulator: a.simulator, slack: a.slack, keyPrefix: a.keyPrefix });
+    const { id } = await requestChange(a, 'ip remove orders-prod 198.51.100.7');
+    await Promise.all([a.click(ACTION_APPROVE, id, USERS.approver), b.click(ACTION_APPROVE, id, USERS.second), a.click(ACTION_APPROVE, id, USERS.second)]);
+    await outcomeUpdate(a, id, 'Applied');
+    expect(patches(a)).toHaveLength(1);
+  });
+
+  it('keeps pending requests across a restart of the bot', async () => {
+    const first = await harness();
+    const { id } = await requestChange(first, 'rename ml-dev ml development');
+    const { simulator, slack, keyPrefix } = first;
+    await first.bot.stop();
+    running.splice(running.indexOf(first), 1);
+    const second = await harness({ simulator, slack, keyPrefix });
+    await second.click(ACTION_APPROVE, id, USERS.approver);
+    await outcomeUpdate(second, id, 'Applied');
+    expect(simulator.service(DEMO_IDS.mlDev)?.name).toBe('ml development');
+    await simulator.close();
+    await slack.close();
+  });
+
+  it('refuses a stale request when the service changed since it was made', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'rename search-prod search');
+    h.simulator.changeOutsideBot(DEMO_IDS.searchProd, { name: 'search-renamed-in-console' });
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    const update = await outcomeUpdate(h, id, 'Not applied');
+    expect(textOf(update.args.blocks)).toContain('changed since this request was made');
+    expect(patches(h)).toHaveLength(0);
+    expect((await h.bot.store.readAudit({ serviceId: DEMO_IDS.searchProd, limit: 5 }))[0]?.action).toBe('stale');
+  });
+
+  it('answers a click on an expired request clearly and marks it expired', async () => {
+    let now = Date.now();
+    const h = await harness({ clock: () => now });
+    const { id } = await requestChange(h, 'rename metrics-prod metrics');
+    now += 3601_000;
+    const click = await h.click(ACTION_APPROVE, id, USERS.approver);
+    expect(await reply(h, click)).toContain('expired');
+    await outcomeUpdate(h, id, 'Expired');
+    expect(patches(h)).toHaveLength(0);
+  });
+
+  it('shows an API error in the channel with status and requestId, and marks the request failed', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'rename billing-prod billing');
+    h.simulator.faults.failNext(1, 403, { on: 'PATCH' });
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    const update = await outcomeUpdate(h, id, 'Not applied');
+    expect(textOf(update.args.blocks)).toMatch(/not allowed[\s\S]*status 403[\s\S]*API request `[0-9a-f-]{36}`/);
+    expect((await h.bot.store.get(id))?.status).toBe('failed');
+  });
+
+  it('confirms an update whose answer was lost after it applied, by re-reading instead of replaying', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'endpoint billing-prod mysql off');
+    h.simulator.faults.failNext(1, 500, { on: 'PATCH', afterApply: true });
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    const update = await outcomeUpdate(h, id, 'Applied');
+    expect(textOf(update.args.blocks)).toContain('Confirmed by re-reading');
+    expect(patches(h)).toHaveLength(1);
+    expect(h.simulator.service(DEMO_IDS.billingProd)?.endpoints?.some((e) => e.protocol === 'mysql')).toBe(false);
+  });
+
+  it('reports a dropped update that did not apply as not applied, without replaying it', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'endpoint billing-prod mysql off');
+    h.simulator.faults.dropNext(1, { on: 'PATCH' });
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    const update = await outcomeUpdate(h, id, 'Not applied');
+    expect(textOf(update.args.blocks)).toContain('does not show it');
+    expect(patches(h)).toHaveLength(1);
+  });
+
+  it('lists the pending requests of the channel and the audit history', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'rename legacy-reporting legacy');
+    const pending = await h.command('pending');
+    expect(await reply(h, pending)).toContain(id);
+    await h.click(ACTION_REJECT, id, USERS.approver);
+    await outcomeUpdate(h, id, 'Rejected');
+    const history = await h.command('history legacy-reporting');
+    const text = await reply(h, history);
+    expect(text).toContain('rejected');
+    expect(text).toContain('requested');
+  });
+
+  it('does not create a request the channel cannot see', async () => {
+    const h = await harness();
+    h.slack.failingChannels.set(CHANNEL, 'not_in_channel');
+    const ack = await h.command('rename ml-dev ml');
+    expect(await reply(h, ack)).toContain('/invite');
+    expect(await h.bot.store.listPending(CHANNEL, Date.now())).toHaveLength(0);
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * Starts the real bot (the same startBot as production) on a free port against the simulator,
+ * a fake Slack Web API and a real Redis, and sends it requests signed and shaped as Slack does.
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import { request } from 'undici';
+import { startBot, type BotHandle } from '../../src/bot.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { CloudSimulator } from '../../src/simulator/server.js';
+import { demoServices, DEMO_ORG_ID } from '../../src/simulator/seed.js';
+import type { ServiceRecordLike } from '../../src/simulator/state.js';
+import { RedisChangeStore, type ChangeStore } from '../../src/store/index.js';
+import { FakeSlack } from './fake-slack.js';
+
+export const SIGNING_SECRET = 'test-signing-secret-0123456789';
+export const KEY_ID = 'testKeyId';
+export const KEY_SECRET = 'test-key-secret-must-never-be-logged';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const CHANNEL = 'C0CHANNEL';
+export const USERS = { requester: 'U0REQUESTER', approver: 'U0APPROVER', second: 'U0SECOND', outsider: 'U0OUTSIDER' } as const;
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  services?: ServiceRecordLike[];
+  /** Share a Redis key prefix between bots (two replicas, restarts); random otherwise. */
+  keyPrefix?: string;
+  /** Reuse these instead of starting new ones (a second replica). */
+  simulator?: CloudSimulator;
+  slack?: FakeSlack;
+  clock?: () => number;
+}
+
+export interface Harness {
+  bot: BotHandle;
+  simulator: CloudSimulator;
+  slack: FakeSlack;
+  keyPrefix: string;
+  url: string;
+  logs: string[];
+  command(text: string, user?: string, channel?: string): Promise<Ack>;
+  click(actionId: string, value: string, user: string, messageTs?: string): Promise<Ack>;
+  submitView(view: Record<string, unknown>, values: Record<string, unknown>, user: string): Promise<Ack>;
+  /** Sends a raw body with chosen signature headers (for the 401 tests). */
+  raw(body: string, headers: Record<string, string>): Promise<Ack>;
+  stop(): Promise<void>;
+}
+
+export interface Ack {
+  status: number;
+  body: string;
+  /** Milliseconds from sending the request to the end of the HTTP answer. */
+  elapsedMs: number;
+  responseUrlId: string;
+  triggerId: string;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const simulator =
+    options.simulator ??
+    (await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: options.services ?? demoServices() }));
+  const slack = options.slack ?? (await FakeSlack.start());
+  const keyPrefix = options.keyPrefix ?? `test:${randomUUID().slice(0, 8)}:`;
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'debug', sink: (line) => logs.push(line) });
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: 'xoxb-test-token-never-logged',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    PORT: '0',
+    CLICKHOUSE_API_URL: simulator.url,
+    CLICKHOUSE_KEY_ID: KEY_ID,
+    CLICKHOUSE_KEY_SECRET: KEY_SECRET,
+    CLICKHOUSE_ORG_ID: DEMO_ORG_ID,
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  });
+  const store: ChangeStore = new RedisChangeStore(REDIS_URL, { keyPrefix });
+  const bot = await startBot(config, {
+    logger,
+    store,
+    ...(options.clock ? { clock: options.clock } : {}),
+    cloudClient: { throttle: false, backoffBaseMs: 5, backoffMaxMs: 20, rateLimitPaddingMs: 0, rateLimitBudgetMs: 5_000 },
+  });
+  const url = `http://127.0.0.1:${bot.port}/slack/events`;
+
+  const send = async (body: string, contentType: string, extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>): Promise<Ack> => {
+    const timestamp = Math.floor(Date.now() / 1000).toString();
+    const headers = { 'content-type': contentType, ...signatureHeaders(body, timestamp) };
+    return post(url, body, headers, extra);
+  };
+
+  return {
+    bot,
+    simulator,
+    slack,
+    keyPrefix,
+    url,
+    logs,
+    command(text, user = USERS.requester, channel = CHANNEL) {
+      const responseUrlId = randomUUID();
+      const triggerId = `${Date.now()}.${randomUUID()}`;
+      slack.issueTrigger(triggerId);
+      const body = new URLSearchParams({
+        token: 'legacy-verification-token',
+        team_id: 'T0TEAM',
+        team_domain: 'test',
+        channel_id: channel,
+        channel_name: 'ops',
+        user_id: user,
+        user_name: user.toLowerCase(),
+        command: '/clickhouse',
+        text,
+        api_app_id: 'A0APP',
+        is_enterprise_install: 'false',
+        response_url: slack.responseUrl(responseUrlId),
+        trigger_id: triggerId,
+      }).toString();
+      return send(body, 'application/x-www-form-urlencoded', { responseUrlId, triggerId });
+    },
+    click(actionId, value, user, messageTs = '1700000000.000001') {
+      const responseUrlId = randomUUID();
+      const payload = {
+        type: 'block_actions',
+        user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
+        api_app_id: 'A0APP',
+        token: 'legacy-verification-token',
+        container: { type: 'message', message_ts: messageTs, channel_id: CHANNEL, is_ephemeral: false },
+        trigger_id: `${Date.now()}.${randomUUID()}`,
+        team: { id: 'T0TEAM', domain: 'test' },
+        channel: { id: CHANNEL, name: 'ops' },
+        message: { type: 'message', ts: messageTs, text: 'Change request' },
+        response_url: slack.responseUrl(responseUrlId),
+        actions: [{ action_id: actionId, block_id: 'change_actions', text: { type: 'plain_text', text: actionId }, value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+      };
+      const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+      return send(body, 'application/x-www-form-urlencoded', { responseUrlId, triggerId: payload.trigger_id });
+    },
+    submitView(view, values, user) {
+      const payload = {
+        type: 'view_submission',
+        team: { id: 'T0TEAM', domain: 'test' },
+        user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
+        api_app_id: 'A0APP',
+        token: 'legacy-verification-token',
+        trigger_id: `${Date.now()}.${randomUUID()}`,
+        view: { ...view, id: 'V1', team_id: 'T0TEAM', hash: 'hash-1', state: { values } },
+      };
+      const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+      return send(body, 'application/x-www-form-urlencoded', { responseUrlId: '', triggerId: payload.trigger_id });
+    },
+    raw(body, headers) {
+      return post(url, body, headers, { responseUrlId: '', triggerId: '' });
+    },
+    async stop() {
+      await bot.stop();
+      if (!options.slack) await slack.close();
+      if (!options.simulator) await simulator.close();
+    },
+  };
+}
+
+export function signatureHeaders(body: string, timestamp: string, secret = SIGNING_SECRET): Record<string, string> {
+  const signature = createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex');
+  return { 'x-slack-request-timestamp': timestamp, 'x-slack-signature': `v0=${signature}` };
+}
+
+async function post(url: string, body: string, headers: Record<string, string>, extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>): Promise<Ack> {
+  const started = performance.now();
+  const response = await request(url, { method: 'POST', body, headers });
+  const text = await response.body.text();
+  return { status: response.statusCode, body: text, elapsedMs: performance.now() - started, ...extra };
+}
+
+/** The text of every mrkdwn/plain text object in a message, joined: for content assertions. */
+export function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(textOf).join('\n');
+  if (value && typeof value === 'object') return Object.values(value).map(textOf).join('\n');
+  return '';
+}
