@@ -202,7 +202,6 @@ export class ChangeRequests {
       await this.options.messenger.post(request.channelId, {
         text: `Applied change ${request.id} to ${service.name}`,
         blocks: serviceBlocks(service, `${service.name || service.id}: after change ${request.id}`),
-        ...(request.messageTs ? { threadTs: request.messageTs } : {}),
       });
     } catch (error) {
       this.options.logger.warn(`change ${request.id}: could not post the resulting service: ${String(error)}`);
