@@ -17,7 +17,10 @@ const flag = (fallback: boolean) =>
   );
 
 const integer = (fallback: number, min: number, max: number) =>
-  z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.coerce.number().int().min(min).max(max));
+  z.preprocess(
+    (v) => (v === '' || v === undefined ? fallback : v),
+    z.coerce.number({ error: `must be a whole number from ${min} to ${max}` }).int({ error: `must be a whole number from ${min} to ${max}` }).min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }),
+  );
 
 const url = (fallback: string) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.url({ protocol: /^https?$/ }));
@@ -54,7 +57,12 @@ const EnvSchema = z
     }),
     APPROVERS: z.preprocess(
       (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : []),
-      z.array(z.string().regex(SLACK_ID_LIST, { error: 'lists Slack user ids (U...) or user group ids (S...)' })),
+      z.array(z.string()).superRefine((ids, ctx) => {
+        const bad = ids.filter((id) => !SLACK_ID_LIST.test(id));
+        if (bad.length > 0) {
+          ctx.addIssue({ code: 'custom', message: `lists Slack user ids (U...) or user group ids (S...), not ${bad.map((b) => `"${b}"`).join(', ')}` });
+        }
+      }),
     ),
     ALLOW_SELF_APPROVAL: flag(false),
     CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),

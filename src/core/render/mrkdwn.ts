@@ -26,7 +26,7 @@ export function code(text: string | undefined | null): string {
 
 /** Data in bold: formatting characters inside would break the emphasis, so they are dropped. */
 export function bold(text: string | undefined | null): string {
-  const clean = esc(text).replace(/\*/g, '∗');
+  const clean = esc(text).replace(/\*/g, '∗').replace(/`/g, 'ʼ');
   return clean === '' ? '' : `*${clean}*`;
 }
 

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const minimal = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'secret' };
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('configuration', () => {
+  it('starts in demo mode with the documented defaults when only Slack is configured', () => {
+    const config = loadConfig(minimal);
+    expect(config.clickhouse).toEqual({ mode: 'demo', cacheSeconds: 10, timeoutMs: 15_000 });
+    expect(config.slack).toMatchObject({ apiUrl: 'https://slack.com/api/', port: 3000, slashCommand: '/clickhouse', appToken: undefined });
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.approvals).toEqual({ approvers: [], allowSelfApproval: false, changeTtlSeconds: 3600 });
+    expect(config.summaryTimeZone).toBe('UTC');
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('uses the real API when key, secret and organization are set', () => {
+    const config = loadConfig({
+      ...minimal,
+      CLICKHOUSE_KEY_ID: 'id',
+      CLICKHOUSE_KEY_SECRET: 'key-secret',
+      CLICKHOUSE_ORG_ID: '11111111-2222-4333-8444-555555555555',
+      CLICKHOUSE_CACHE_SECONDS: '0',
+      APPROVERS: 'U123ABC, S456DEF',
+      ALLOW_SELF_APPROVAL: 'true',
+    });
+    expect(config.clickhouse).toMatchObject({ mode: 'live', apiUrl: 'https://api.clickhouse.cloud', orgId: '11111111-2222-4333-8444-555555555555', cacheSeconds: 0 });
+    expect(config.approvals).toMatchObject({ approvers: ['U123ABC', 'S456DEF'], allowSelfApproval: true });
+  });
+
+  it('names every problem at once, with how to fix it', () => {
+    const found = problems({ SLACK_BOT_TOKEN: 'xoxp-user', CLICKHOUSE_KEY_ID: 'id', PORT: 'eighty', APPROVERS: 'bob', SUMMARY_TZ: 'Mars/Base', REDIS_URL: 'localhost:6379' });
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^SLACK_BOT_TOKEN .*xoxb-/),
+        expect.stringMatching(/^SLACK_SIGNING_SECRET is required/),
+        expect.stringMatching(/^PORT /),
+        expect.stringMatching(/^APPROVERS .*U\.\.\./),
+        expect.stringMatching(/^SUMMARY_TZ .*IANA/),
+        expect.stringMatching(/^REDIS_URL .*redis:\/\//),
+        expect.stringMatching(/^CLICKHOUSE_KEY_SECRET is required/),
+      ]),
+    );
+    expect(found).toHaveLength(7);
+  });
+
+  it('requires the organization id with a key, and a UUID there', () => {
+    expect(problems({ ...minimal, CLICKHOUSE_KEY_ID: 'id', CLICKHOUSE_KEY_SECRET: 's' })).toEqual([
+      'CLICKHOUSE_ORG_ID is required when CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET are set',
+    ]);
+    expect(problems({ ...minimal, CLICKHOUSE_ORG_ID: 'my-org' })[0]).toMatch(/^CLICKHOUSE_ORG_ID must be the organization UUID/);
+  });
+
+  it('treats empty lines in .env as unset', () => {
+    const config = loadConfig({ ...minimal, SLACK_APP_TOKEN: '', REDIS_URL: '', PORT: '', CLICKHOUSE_KEY_ID: '', CLICKHOUSE_KEY_SECRET: '' });
+    expect(config.slack.appToken).toBeUndefined();
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.clickhouse.mode).toBe('demo');
+  });
+
+  it('says in one message what to fix, without a stack trace', () => {
+    let message = '';
+    try {
+      loadConfig({});
+    } catch (error) {
+      message = error instanceof Error ? error.message : '';
+    }
+    expect(message).toContain('The bot cannot start: 2 settings need fixing.');
+    expect(message).toContain('.env.example');
+    expect(message).not.toMatch(/\bat \w+ \(/);
+  });
+});
