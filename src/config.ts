@@ -3,6 +3,7 @@
  * the process with one message naming every problem and how to fix it, never a stack trace.
  */
 import { z } from 'zod';
+import { isTimeZone } from './core/schedule/cron.js';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -86,15 +87,6 @@ function keyProblems(env: NodeJS.ProcessEnv): string[] {
     return ['CLICKHOUSE_ORG_ID is required when CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET are set'];
   }
   return [];
-}
-
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export type Env = z.infer<typeof EnvSchema>;

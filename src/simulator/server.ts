@@ -299,7 +299,6 @@ interface SimulatorEvents {
 }
 
 export class CloudSimulator extends EventEmitter<SimulatorEvents> {
-  readonly orgId: string;
   readonly faults = new FaultSwitches();
   readonly requests: RecordedRequest[] = [];
   private readonly credentials: Credentials;
@@ -320,13 +319,16 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   private constructor(options: SimulatorOptions) {
     super();
-    this.orgId = options.orgId;
     this.credentials = { keyId: options.keyId, keySecret: options.keySecret };
     this.state = new OrganizationState(options.orgId, options.services ?? []);
     this.now = options.now ?? Date.now;
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => this.onHandlerError(res, error));
     });
+  }
+
+  get orgId(): string {
+    return this.state.orgId;
   }
 
   /** e.g. http://127.0.0.1:41234 */

@@ -55,7 +55,7 @@ const PING_TIMEOUT_MS = 2_000;
 const AUDIT_PAGE_SIZE = 500;
 
 type ScriptArg = string | number;
-type ScriptCommand = (...args: ScriptArg[]) => Promise<unknown>;
+export type ScriptCommand = (...args: ScriptArg[]) => Promise<unknown>;
 
 /**
  * Connection for a URL. ioredis would by default queue commands forever while Redis is down,
@@ -67,7 +67,7 @@ type ScriptCommand = (...args: ScriptArg[]) => Promise<unknown>;
  * - commandTimeout bounds every command, queued or sent, including against a hung server.
  * Reconnection itself keeps going in the background (ioredis's default backoff, max 2 s).
  */
-function connectFromUrl(url: string): Redis {
+export function connectRedis(url: string): Redis {
   return new Redis(url, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: true,
@@ -81,7 +81,7 @@ function isScriptCommand(value: unknown): value is ScriptCommand {
 }
 
 /** A command registered with defineCommand (EVALSHA, falling back to EVAL when not cached). */
-function defineScript(redis: RedisConnection, name: string, numberOfKeys: number, lua: string): ScriptCommand {
+export function defineScript(redis: RedisConnection, name: string, numberOfKeys: number, lua: string): ScriptCommand {
   redis.defineCommand(name, { numberOfKeys, lua });
   const command: unknown = Reflect.get(redis, name);
   if (!isScriptCommand(command)) throw new Error(`ioredis did not define ${name}`);
@@ -105,7 +105,7 @@ export class RedisChangeStore implements ChangeStore {
     this.keys = changeKeys(options.keyPrefix);
     this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
     this.ownsConnection = typeof connection === 'string';
-    this.redis = typeof connection === 'string' ? connectFromUrl(connection) : connection;
+    this.redis = typeof connection === 'string' ? connectRedis(connection) : connection;
     const { onConnectionError } = options;
     if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
     this.createScript = defineScript(this.redis, CREATE_COMMAND, 3, CREATE_LUA);

@@ -1,0 +1,49 @@
+/**
+ * Cron expressions of scheduled summaries, read with croner (5 fields, or 6 with seconds) in an
+ * IANA time zone. Pure: computing run times needs no timer.
+ */
+import { Cron } from 'croner';
+
+export type CronCheck = { ok: true; nextRuns: Date[] } | { ok: false; message: string };
+
+const CRON_OPTIONS = { mode: '5-or-6-parts', paused: true } as const;
+
+export function checkCron(expression: string, timeZone: string, from: Date = new Date()): CronCheck {
+  if (!isTimeZone(timeZone)) return { ok: false, message: `"${timeZone}" is not a time zone. Use an IANA name such as Europe/Berlin or America/New_York.` };
+  let cron: Cron;
+  try {
+    cron = new Cron(expression, { ...CRON_OPTIONS, timezone: timeZone });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^CronPattern:\s*/, '') : 'it could not be read';
+    return { ok: false, message: `"${expression}" is not a cron expression: ${reason}. Write 5 fields (minute hour day month weekday), e.g. "0 9 * * 1-5", or 6 with seconds first.` };
+  }
+  const nextRuns = cron.nextRuns(3, from);
+  if (nextRuns.length === 0) return { ok: false, message: `"${expression}" never fires.` };
+  return { ok: true, nextRuns };
+}
+
+export function cronFor(expression: string, timeZone: string): Cron {
+  return new Cron(expression, { ...CRON_OPTIONS, timezone: timeZone });
+}
+
+/**
+ * The run missed while no replica was up, if it should still be posted: the latest scheduled time
+ * before now, later than the last run and the schedule's creation, and less than one period old.
+ */
+export function missedRun(expression: string, timeZone: string, now: Date, lastRun: number | undefined, createdAt: number): Date | undefined {
+  const cron = cronFor(expression, timeZone);
+  const [previous] = cron.previousRuns(1, now);
+  if (!previous || previous.getTime() <= Math.max(lastRun ?? -Infinity, createdAt)) return undefined;
+  const following = cron.nextRun(previous);
+  const period = following ? following.getTime() - previous.getTime() : Infinity;
+  return now.getTime() - previous.getTime() < period ? previous : undefined;
+}
+
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
