@@ -13,7 +13,18 @@ import { CloudSimulator } from './simulator/server.js';
 import { DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG_ID, demoServices } from './simulator/seed.js';
 import { boltModals, createSlackApp } from './slack/app.js';
 import { slackMessenger } from './slack/messenger.js';
-import { MemoryChangeStore, RedisChangeStore, type ChangeStore } from './store/index.js';
+import { Scheduler } from './scheduler/scheduler.js';
+import { pacedMessenger } from './slack/pacing.js';
+import {
+  connectRedis,
+  MemoryChangeStore,
+  MemoryScheduleStore,
+  RedisChangeStore,
+  RedisScheduleStore,
+  type ChangeStore,
+  type ScheduleStore,
+} from './store/index.js';
+import { Summaries } from './summary/summaries.js';
 
 export interface BotHandle {
   /** The HTTP port bound (Slack requests and /healthz). */
@@ -35,6 +46,12 @@ export interface BotOverrides {
   store?: ChangeStore;
   /** The approval flow's clock (tests move it past a request's expiry). */
   clock?: () => number;
+  /** Use this schedule store instead of the one the config names. */
+  scheduleStore?: ScheduleStore;
+  /** Spacing of posts to one channel (Slack allows about one a second). */
+  channelPostIntervalMs?: number;
+  /** How often schedules are re-read from the store. */
+  scheduleSyncMs?: number;
 }
 
 const DRAIN_LIMIT_MS = 8_000;
@@ -43,10 +60,10 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
   logger.addSecrets(config.slack.botToken, config.slack.signingSecret, config.slack.appToken);
   const { cloud, simulator } = await connectCloud(config, logger, overrides.cloudClient);
-  const store = overrides.store ?? openStore(config, logger);
+  const stores = openStores(config, logger, overrides);
+  const { store } = stores;
   let accepting = true;
-  let changes: ChangeRequests | undefined;
-  let services: BotServices | undefined;
+  let wired: { changes: ChangeRequests; services: BotServices; scheduler: Scheduler } | undefined;
 
   const slack = createSlackApp(
     {
@@ -59,29 +76,52 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       healthy: () => store.ping(),
     },
     (app) => {
-      const messenger = slackMessenger(app.client);
+      const messenger = pacedMessenger(slackMessenger(app.client), overrides.channelPostIntervalMs ?? 1_000);
       const policy = new ApproverPolicy({ approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval, messenger });
-      changes = new ChangeRequests({ cloud, store, messenger, policy, ttlMs: config.approvals.changeTtlSeconds * 1000, logger, ...(overrides.clock ? { now: overrides.clock } : {}) });
-      services = { cloud, store, changes, modals: boltModals(app), logger, slashCommand: config.slack.slashCommand };
+      const changes = new ChangeRequests({ cloud, store, messenger, policy, ttlMs: config.approvals.changeTtlSeconds * 1000, logger, ...(overrides.clock ? { now: overrides.clock } : {}) });
+      const summaries = new Summaries({ cloud, changes: store, snapshots: stores.schedules, messenger, logger });
+      const scheduler = new Scheduler({
+        store: stores.schedules,
+        logger,
+        ...(overrides.scheduleSyncMs ? { syncIntervalMs: overrides.scheduleSyncMs } : {}),
+        run: async (schedule) => {
+          await summaries.post({ channelId: schedule.channelId, filters: schedule.filters, snapshotKey: `schedule:${schedule.id}`, title: 'Scheduled ClickHouse Cloud summary' });
+        },
+      });
+      const services: BotServices = {
+        cloud,
+        store,
+        changes,
+        modals: boltModals(app),
+        schedules: stores.schedules,
+        scheduler,
+        summaries,
+        summaryTimeZone: config.summaryTimeZone,
+        logger,
+        slashCommand: config.slack.slashCommand,
+      };
+      wired = { changes, services, scheduler };
       return { services, changes, messenger, accepting: () => accepting };
     },
   );
-  if (!changes || !services) throw new Error('the Slack app was not wired');
+  if (!wired) throw new Error('the Slack app was not wired');
+  const { changes, services, scheduler } = wired;
   const port = await slack.start();
+  await scheduler.start();
   logger.info(`bot listening: ${config.slack.appToken ? 'Socket Mode' : `HTTP on port ${port} (POST /slack/events)`}, health at /healthz, command ${config.slack.slashCommand}`);
 
-  const wiredChanges = changes;
   return {
     port,
     services,
-    changes: wiredChanges,
+    changes,
     store,
     simulator,
     async stop() {
       accepting = false;
-      await Promise.race([wiredChanges.drain(), new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
+      const drained = Promise.all([changes.drain(), scheduler.stop()]);
+      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
       await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${String(error)}`));
-      await store.close();
+      await stores.close();
       await cloud.close();
       await simulator?.close();
     },
@@ -105,11 +145,31 @@ async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<C
   };
 }
 
-function openStore(config: Config, logger: BotLogger): ChangeStore {
-  if (config.redisUrl) {
-    logger.addSecrets(decodeURIComponent(new URL(config.redisUrl).password));
-    return new RedisChangeStore(config.redisUrl, { onConnectionError: (error) => logger.error(`Redis: ${error.message}`) });
+/** One Redis connection serves both stores; tests may bring their own stores. */
+function openStores(config: Config, logger: BotLogger, overrides: BotOverrides) {
+  let redis: ReturnType<typeof connectRedis> | undefined;
+  const connection = () => {
+    if (!config.redisUrl) return undefined;
+    if (!redis) {
+      logger.addSecrets(decodeURIComponent(new URL(config.redisUrl).password));
+      redis = connectRedis(config.redisUrl);
+      redis.on('error', (error: Error) => logger.error(`Redis: ${error.message}`));
+    }
+    return redis;
+  };
+  if (!config.redisUrl && !(overrides.store && overrides.scheduleStore)) {
+    logger.warn('IN-MEMORY STORE: REDIS_URL is not set, so change requests and schedules live in this process only and are lost on restart. Set REDIS_URL for production.');
   }
-  logger.warn('IN-MEMORY STORE: REDIS_URL is not set, so change requests live in this process only and are lost on restart. Set REDIS_URL for production.');
-  return new MemoryChangeStore();
+  const shared = overrides.store && overrides.scheduleStore ? undefined : connection();
+  const store: ChangeStore = overrides.store ?? (shared ? new RedisChangeStore(shared) : new MemoryChangeStore());
+  const schedules: ScheduleStore = overrides.scheduleStore ?? (shared ? new RedisScheduleStore(shared) : new MemoryScheduleStore());
+  return {
+    store,
+    schedules,
+    async close() {
+      await store.close();
+      await schedules.close();
+      await redis?.quit().catch(() => undefined);
+    },
+  };
 }

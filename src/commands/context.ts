@@ -3,7 +3,10 @@ import type { ChangeRequests } from '../approval/change-requests.js';
 import type { Message } from '../approval/messenger.js';
 import type { CloudClient } from '../cloud/client.js';
 import type { View } from '../core/render/mrkdwn.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
+import type { ScheduleStore } from '../store/schedules.js';
 import type { ChangeStore } from '../store/types.js';
+import type { Summaries } from '../summary/summaries.js';
 
 /** Opening and filling modals; trigger ids expire 3 s after the command, so open comes first. */
 export interface Modals {
@@ -17,6 +20,10 @@ export interface BotServices {
   store: ChangeStore;
   changes: ChangeRequests;
   modals: Modals;
+  schedules: ScheduleStore;
+  scheduler: Scheduler;
+  summaries: Summaries;
+  summaryTimeZone: string;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   slashCommand: string;
 }

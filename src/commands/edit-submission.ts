@@ -25,7 +25,7 @@ export interface EditSubmission {
 export type SubmissionAck = (errors?: Record<string, string>) => Promise<void>;
 
 export async function submitEdit(submission: EditSubmission, ack: SubmissionAck, s: BotServices, messenger: Messenger): Promise<void> {
-  const intent = intentFromSubmission(submission.values);
+  const intent = intentFromSubmission(submission.values, submission.metadata.shown);
   const reading = readService(s, submission.metadata.serviceId);
   const early = await Promise.race([reading, sleep(SUBMIT_DEADLINE_MS).then(() => undefined)]);
   let acked = false;

@@ -9,11 +9,12 @@ import { pendingBlocks } from '../core/render/change.js';
 import { cloudErrorText } from '../core/render/errors.js';
 import { helpBlocks, invalidBlocks } from '../core/render/help.js';
 import { historyBlocks } from '../core/render/history.js';
-import { editView, loadingView, messageView } from '../core/render/modal.js';
+import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import type { BotServices, Invocation } from './context.js';
 import { lookupService } from './lookup.js';
+import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 
 const HISTORY_LIMIT = 20;
 
@@ -65,10 +66,13 @@ async function dispatch(command: Command, inv: Invocation, s: BotServices): Prom
     case 'history':
       return showHistory(command.service, inv, s);
     case 'summary':
+      return postSummaryNow(command.filters, inv, s);
     case 'schedule-add':
+      return addSchedule(command, inv, s);
     case 'schedule-list':
+      return listSchedules(inv, s);
     case 'schedule-remove':
-      return text(':construction: Scheduled summaries are not available in this version of the bot yet.');
+      return removeSchedule(command.id, inv, s);
   }
 }
 
@@ -76,13 +80,22 @@ async function openEditModal(query: string, inv: Invocation, s: BotServices): Pr
   const opened = await s.modals.open(inv.triggerId, loadingView());
   try {
     const found = await lookupService(s, query);
-    const view = found.ok ? editView(found.service, { channelId: inv.channelId, serviceId: found.service.id }) : messageView(found.text);
+    const view = found.ok ? editView(found.service, editMetadata(found.service, inv.channelId)) : messageView(found.text);
     await s.modals.update(opened.viewId, view, opened.hash);
   } catch (error) {
     const text = error instanceof CloudApiError ? cloudErrorText(error, 'Reading the service') : ':x: Something went wrong while reading the service.';
     await s.modals.update(opened.viewId, messageView(text), opened.hash);
   }
 }
+
+async function postSummaryNow(filters: string[], inv: Invocation, s: BotServices): Promise<void> {
+  await inv.reply({ text: 'Preparing the summary…', blocks: [section(':hourglass: Preparing the summary for this channel…')] });
+  const outcome = await s.summaries.post({ channelId: inv.channelId, filters, snapshotKey: adHocSnapshotKey(inv.channelId, filters) });
+  if (!outcome.ok) await inv.reply({ text: outcome.text, blocks: [section(outcome.text)] });
+}
+
+/** Ad-hoc summaries of a channel compare against the previous one with the same filters. */
+const adHocSnapshotKey = (channelId: string, filters: string[]) => `adhoc:${channelId}:${[...filters].sort().join('&')}`;
 
 async function showHistory(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
   if (query === undefined) {

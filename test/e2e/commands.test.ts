@@ -123,7 +123,7 @@ describe('edit modal', () => {
     const filled = await h.slack.waitFor('views.update', undefined, { timeoutMs: 15_000 });
     const view = filled.args.view as { callback_id: string; private_metadata: string };
     expect(view.callback_id).toBe(EDIT_CALLBACK);
-    expect(JSON.parse(view.private_metadata)).toEqual({ channelId: CHANNEL, serviceId: DEMO_IDS.ordersProd });
+    expect(JSON.parse(view.private_metadata)).toMatchObject({ channelId: CHANNEL, serviceId: DEMO_IDS.ordersProd, shown: { name: 'orders-prod', mysql: false } });
     expect(textOf(view)).toContain('Office network');
   });
 

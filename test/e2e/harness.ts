@@ -10,7 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { demoServices, DEMO_ORG_ID } from '../../src/simulator/seed.js';
 import type { ServiceRecordLike } from '../../src/simulator/state.js';
-import { RedisChangeStore, type ChangeStore } from '../../src/store/index.js';
+import { RedisChangeStore, RedisScheduleStore, type ChangeStore } from '../../src/store/index.js';
 import { FakeSlack } from './fake-slack.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
@@ -29,6 +29,8 @@ export interface HarnessOptions {
   simulator?: CloudSimulator;
   slack?: FakeSlack;
   clock?: () => number;
+  /** Spacing of posts per channel; 0 in tests unless a test measures the pacing. */
+  channelPostIntervalMs?: number;
 }
 
 export interface Harness {
@@ -79,6 +81,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const bot = await startBot(config, {
     logger,
     store,
+    scheduleStore: new RedisScheduleStore(REDIS_URL, { keyPrefix }),
+    channelPostIntervalMs: options.channelPostIntervalMs ?? 0,
+    scheduleSyncMs: 200,
     ...(options.clock ? { clock: options.clock } : {}),
     cloudClient: { throttle: false, backoffBaseMs: 5, backoffMaxMs: 20, rateLimitPaddingMs: 0, rateLimitBudgetMs: 5_000 },
   });

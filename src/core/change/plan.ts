@@ -11,8 +11,10 @@ import {
   type ServiceRecord,
   type ServiceUpdate,
 } from '../../cloud/schemas.js';
-import { currentState, isProductionOrUnknown, OPEN_TO_WORLD } from './state.js';
+import { currentState, isProductionOrUnknown, opensToWorld } from './state.js';
 import type { ChangeIntent, ChangePlan, FieldChange, TouchedState } from './types.js';
+
+const TDE_KEY_ID_MAX = 256;
 
 export type PlanResult = { ok: true; plan: ChangePlan } | { ok: false; problems: PlanProblem[] };
 
@@ -169,7 +171,7 @@ function validIpRemoves(draft: Draft, current: AccessEntry[], wanted: string[]):
 
 function ipWarnings(draft: Draft, current: AccessEntry[], adds: Array<{ source: string }>, removes: string[]): void {
   for (const entry of adds) {
-    if (OPEN_TO_WORLD.has(entry.source)) {
+    if (opensToWorld(entry.source)) {
       draft.warnings.push(`${entry.source} opens the service to the whole internet.`);
     }
   }
@@ -216,6 +218,10 @@ const unique = (values: string[]) => [...new Set(values.map((v) => v.trim()).fil
 function planTdeKey(draft: Draft, service: ServiceRecord, wanted: string | undefined): void {
   const keyId = wanted?.trim();
   if (keyId === undefined || keyId === '' || keyId === service.transparentDataEncryptionKeyId) return;
+  if (keyId.length > TDE_KEY_ID_MAX) {
+    draft.problems.push({ field: 'tdeKeyId', message: `The key id has ${keyId.length} characters; the limit is ${TDE_KEY_ID_MAX}.` });
+    return;
+  }
   if (service.hasTransparentDataEncryption === false) {
     draft.problems.push({ field: 'tdeKeyId', message: 'This service does not use transparent data encryption, so it has no key to rotate.' });
     return;

@@ -2,7 +2,10 @@
 import type { AccessEntry, ServiceRecord } from '../../cloud/schemas.js';
 import type { TouchedField, TouchedState } from './types.js';
 
-export const OPEN_TO_WORLD: ReadonlySet<string> = new Set(['0.0.0.0/0', '::/0']);
+/** A /0 block admits every address of its family, however its address part is spelled. */
+export function opensToWorld(source: string): boolean {
+  return /\/0+$/.test(source.trim());
+}
 
 /** The MySQL endpoint is on when the record lists it (and does not say it is disabled). */
 export function mysqlEnabled(service: ServiceRecord): boolean {

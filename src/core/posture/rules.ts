@@ -1,6 +1,6 @@
 /** Risk rules over one service record. Pure: the same record always gives the same findings. */
 import type { ServiceRecord } from '../../cloud/schemas.js';
-import { mysqlEnabled, OPEN_TO_WORLD } from '../change/state.js';
+import { mysqlEnabled, opensToWorld } from '../change/state.js';
 
 export type PostureCode = 'open-to-world' | 'empty-ip-list' | 'mysql-enabled' | 'no-private-endpoint' | 'no-tde';
 
@@ -15,7 +15,7 @@ export interface PostureFinding {
 export function postureFindings(service: ServiceRecord): PostureFinding[] {
   const findings: PostureFinding[] = [];
   const ipList = service.ipAccessList;
-  const open = (ipList ?? []).filter((entry) => OPEN_TO_WORLD.has(entry.source));
+  const open = (ipList ?? []).filter((entry) => opensToWorld(entry.source));
   if (open.length > 0) {
     findings.push({
       code: 'open-to-world',

@@ -55,10 +55,10 @@ function statusBlocks(request: ChangeRequest): Block[] {
 
 const OUTCOME: Record<Exclude<ChangeStatus, 'pending'>, (r: ChangeRequest) => string> = {
   applying: (r) => `:hourglass: Approved by ${mention(r.decidedBy)}; applying the change…`,
-  applied: (r) => `:white_check_mark: *Applied.* Approved by ${mention(r.decidedBy)} ${when(r)}${apiRef(r)}${r.outcome?.message ? ` ${esc(r.outcome.message)}` : ''}`,
-  failed: (r) => `:x: *Not applied.* ${esc(r.outcome?.message ?? 'The update failed.')} Approved by ${mention(r.decidedBy)} ${when(r)}${apiRef(r)}`,
-  rejected: (r) => `:no_entry: *Rejected* by ${mention(r.decidedBy)} ${when(r)}`,
-  cancelled: (r) => `:heavy_multiplication_x: *Cancelled* by ${mention(r.decidedBy)} ${when(r)}`,
+  applied: (r) => `:white_check_mark: *Applied.* Approved by ${mention(r.decidedBy)}${when(r)}${apiRef(r)}${r.outcome?.message ? ` ${esc(r.outcome.message)}` : ''}`,
+  failed: (r) => `:x: *Not applied.* ${esc(r.outcome?.message ?? 'The update failed.')} Approved by ${mention(r.decidedBy)}${when(r)}${apiRef(r)}`,
+  rejected: (r) => `:no_entry: *Rejected* by ${mention(r.decidedBy)}${when(r)}`,
+  cancelled: (r) => `:heavy_multiplication_x: *Cancelled* by ${mention(r.decidedBy)}${when(r)}`,
   expired: (r) => `:hourglass_flowing_sand: *Expired* without approval at ${slackDate(r.expiresAt)}. Ask again if it is still needed.`,
 };
 
@@ -66,7 +66,7 @@ export function outcomeText(request: ChangeRequest): string {
   return request.status === 'pending' ? 'Waiting for approval.' : OUTCOME[request.status](request);
 }
 
-const when = (r: ChangeRequest) => (r.decidedAt ? `at ${slackDate(r.decidedAt)}` : '');
+const when = (r: ChangeRequest) => (r.decidedAt ? ` at ${slackDate(r.decidedAt)}` : '');
 
 function apiRef(r: ChangeRequest): string {
   const parts = [

@@ -21,7 +21,7 @@ export function cloudErrorSentence(error: CloudApiError): string {
     case 'bad-response':
       return `ClickHouse Cloud sent an answer the bot could not read. Try again; if it persists, tell whoever runs the bot.`;
     case 'invalid-request':
-      return `${error.message}.`;
+      return /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
     case 'http':
       return httpSentence(error.details.status ?? 0) + api;
   }

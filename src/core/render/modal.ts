@@ -23,7 +23,16 @@ export const BLOCK = {
   tdeKey: 'tde_key',
 } as const;
 
-export const EditMetadataSchema = z.object({ channelId: z.string().min(1), serviceId: z.string().min(1) });
+/**
+ * What the modal showed when it opened. Slack sends untouched inputs back with their initial
+ * values; comparing against these keeps a submission from reverting a colleague's change made
+ * while the modal was open (the plan is made against a fresh read).
+ */
+export const EditMetadataSchema = z.object({
+  channelId: z.string().min(1),
+  serviceId: z.string().min(1),
+  shown: z.object({ name: z.string(), releaseChannel: z.string().optional(), mysql: z.boolean() }),
+});
 export type EditMetadata = z.infer<typeof EditMetadataSchema>;
 
 type Option = { text: { type: 'plain_text'; text: string }; value: string };
@@ -49,6 +58,14 @@ export function messageView(text: string, title = 'Edit service'): View {
     title: { type: 'plain_text', text: title },
     close: { type: 'plain_text', text: 'Close' },
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } }],
+  };
+}
+
+export function editMetadata(service: ServiceRecord, channelId: string): EditMetadata {
+  return {
+    channelId,
+    serviceId: service.id,
+    shown: { name: service.name, mysql: mysqlEnabled(service), ...(service.releaseChannel ? { releaseChannel: service.releaseChannel } : {}) },
   };
 }
 
@@ -146,18 +163,18 @@ const ElementState = z.looseObject({
 export const ViewStateSchema = z.record(z.string(), z.record(z.string(), ElementState));
 export type ViewState = z.infer<typeof ViewStateSchema>;
 
-/** Reads what was filled in; fields left as they were are left out of the intent. */
-export function intentFromSubmission(values: ViewState): ChangeIntent {
+/** Reads what was filled in; fields left as the modal showed them are left out of the intent. */
+export function intentFromSubmission(values: ViewState, shown: EditMetadata['shown']): ChangeIntent {
   const text = (block: string) => values[block]?.[ACTION]?.value?.trim() || undefined;
   const selected = (block: string) => values[block]?.[ACTION]?.selected_option?.value;
   const many = (block: string) => (values[block]?.[ACTION]?.selected_options ?? []).map((o) => o.value);
   const intent: ChangeIntent = {};
   const name = text(BLOCK.name);
-  if (name !== undefined) intent.name = name;
-  const channel = selected(BLOCK.releaseChannel);
-  if (channel && (RELEASE_CHANNELS as readonly string[]).includes(channel)) intent.releaseChannel = channel as ChangeIntent['releaseChannel'];
+  if (name !== undefined && name !== shown.name) intent.name = name;
+  const channel = RELEASE_CHANNELS.find((c) => c === selected(BLOCK.releaseChannel));
+  if (channel && channel !== shown.releaseChannel) intent.releaseChannel = channel;
   const mysql = selected(BLOCK.mysql);
-  if (mysql) intent.mysqlEndpoint = mysql === 'on';
+  if (mysql && (mysql === 'on') !== shown.mysql) intent.mysqlEndpoint = mysql === 'on';
   const adds = parseIpLines(text(BLOCK.ipAdd) ?? '');
   if (adds.length > 0) intent.ipAdd = adds;
   if (many(BLOCK.ipRemove).length > 0) intent.ipRemove = many(BLOCK.ipRemove);

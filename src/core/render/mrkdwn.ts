@@ -15,18 +15,19 @@ export function esc(text: string | undefined | null): string {
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
+    .replace(/`/g, 'ʼ') // a stray backtick in data would pair with the bot's own code spans
     .replace(/@(channel|here|everyone)\b/gi, '@\u200B$1');
 }
 
-/** Data shown as code: escaped, and a backtick in the data cannot close the span early. */
+/** Data shown as code (esc already keeps a backtick in the data from closing the span early). */
 export function code(text: string | undefined | null): string {
-  const clean = esc(text).replace(/`/g, 'ʼ');
+  const clean = esc(text);
   return clean === '' ? '' : `\`${clean}\``;
 }
 
 /** Data in bold: formatting characters inside would break the emphasis, so they are dropped. */
 export function bold(text: string | undefined | null): string {
-  const clean = esc(text).replace(/\*/g, '∗').replace(/`/g, 'ʼ');
+  const clean = esc(text).replace(/\*/g, '∗');
   return clean === '' ? '' : `*${clean}*`;
 }
 

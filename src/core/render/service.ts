@@ -18,7 +18,9 @@ export function memoryText(s: ServiceRecord): string | undefined {
 export function replicasText(s: ServiceRecord): string | undefined {
   if (s.numReplicas !== undefined) return `${s.numReplicas} replica${s.numReplicas === 1 ? '' : 's'}`;
   if (s.minReplicas !== undefined || s.maxReplicas !== undefined) {
-    return range(s.minReplicas, s.maxReplicas, String, 'replicas');
+    const only = s.minReplicas === s.maxReplicas || s.minReplicas === undefined || s.maxReplicas === undefined;
+    const count = s.minReplicas ?? s.maxReplicas ?? 0;
+    return only ? `${count} replica${count === 1 ? '' : 's'}` : range(s.minReplicas, s.maxReplicas, String, 'replicas');
   }
   return undefined;
 }

@@ -160,6 +160,11 @@ describe('warnings', () => {
     expect(plan.warnings).toStrictEqual([]);
   });
 
+  it.each(['10.0.0.0/0', '192.0.2.1/0', '0::/0', '2001:db8::/0'])('warns that %s (any /0 block) opens the service to the internet', (source) => {
+    const plan = mustPlan(service(), { ipAdd: [{ source }] });
+    expect(plan.warnings).toStrictEqual([`${source} opens the service to the whole internet.`]);
+  });
+
   it('collects several warnings in one plan', () => {
     const plan = mustPlan(service(), { mysqlEndpoint: true, ipAdd: [{ source: '0.0.0.0/0' }, { source: '::/0' }] });
     expect(plan.warnings).toHaveLength(3);
@@ -257,6 +262,11 @@ describe('refusals', () => {
     expect(refused(service(), {})[0]?.message).toContain('changes nothing');
   });
 
+  it('refuses a key id the API would refuse (over 256 characters) before anyone approves it', () => {
+    const problems = refused(service(), { tdeKeyId: 'k'.repeat(257) });
+    expect(problems.map((p) => p.field)).toStrictEqual(['tdeKeyId']);
+  });
+
   it('refuses the same source added and removed', () => {
     const problems = refused(service(), { ipAdd: [{ source: '10.0.0.0/8', description: 'new' }], ipRemove: ['10.0.0.0/8'] });
     expect(problems).toStrictEqual([{ field: 'ipAdd', message: '10.0.0.0/8 is both added and removed; choose one.' }]);
@@ -277,6 +287,23 @@ describe('refusals', () => {
   it('refuses the whole request when one part is invalid, even if others are fine', () => {
     const result = planChange(service(), { name: 'orders-main', ipAdd: [{ source: '10.0.0.0/33' }] });
     expect(result.ok).toBe(false);
+  });
+});
+
+describe('accepted plans send a body the strict outgoing schema accepts', () => {
+  const intents = [
+    { name: 'a' },
+    { name: 'n'.repeat(50) },
+    { releaseChannel: 'slow' as const },
+    { mysqlEndpoint: true },
+    { ipAdd: [{ source: 'ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255/128', description: 'd'.repeat(255) }] },
+    { ipRemove: ['10.0.0.0/8', '203.0.113.7/32'] },
+    { privateEndpointAttach: ['pe-free'], privateEndpointDetach: ['pe-attached'] },
+    { tdeKeyId: 'k'.repeat(256) },
+  ];
+  it.each(intents)('%j', (intent) => {
+    const plan = mustPlan(service(), intent);
+    expect(ServiceUpdateSchema.safeParse(plan.update).success).toBe(true);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { currentState, isProductionOrUnknown, mysqlEnabled, staleFields } from '../../../src/core/change/state.js';
+import type { ChangeIntent, TouchedField } from '../../../src/core/change/types.js';
 import { mustPlan, service } from '../fixtures.js';
 
 describe('mysqlEnabled', () => {
@@ -46,7 +47,7 @@ describe('staleFields: has someone else changed what this request touches?', () 
     expect(staleFields(plan.before, service())).toStrictEqual([]);
   });
 
-  it.each([
+  const othersChanges: Array<[TouchedField, Record<string, unknown>, ChangeIntent]> = [
     ['name', { name: 'orders-renamed' }, { name: 'orders-main' }],
     ['releaseChannel', { releaseChannel: 'slow' }, { releaseChannel: 'fast' }],
     ['mysqlEndpoint', { endpoints: [{ protocol: 'mysql' }] }, { mysqlEndpoint: true }],
@@ -54,7 +55,9 @@ describe('staleFields: has someone else changed what this request touches?', () 
     ['ipAccessList', { ipAccessList: [{ source: '10.0.0.0/8', description: 'moved' }, { source: '203.0.113.7/32', description: 'vpn' }] }, { ipRemove: ['203.0.113.7/32'] }],
     ['privateEndpointIds', { privateEndpointIds: [] }, { privateEndpointAttach: ['pe-free'] }],
     ['tdeKeyId', { transparentDataEncryptionKeyId: 'key-9' }, { tdeKeyId: 'key-2' }],
-  ] as const)('lists %s when someone else changed it', (field, otherChange, intent) => {
+  ];
+
+  it.each(othersChanges)('lists %s when someone else changed it', (field, otherChange, intent) => {
     const plan = mustPlan(service(), intent);
     expect(staleFields(plan.before, service(otherChange))).toStrictEqual([field]);
   });

@@ -16,6 +16,10 @@ describe('postureFindings', () => {
     expect(findings[0]?.detail).toContain(source);
   });
 
+  it.each(['10.0.0.0/0', '0::/0'])('flags %s (a /0 block admits every address) as open to the internet', (source) => {
+    expect(codes({ ipAccessList: [{ source }] })).toStrictEqual(['open-to-world']);
+  });
+
   it('names both open sources when both are there', () => {
     const [finding] = postureFindings(service({ ipAccessList: [{ source: '0.0.0.0/0' }, { source: '::/0' }] }));
     expect(finding?.detail).toContain('0.0.0.0/0 and ::/0');

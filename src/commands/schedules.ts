@@ -1,0 +1,40 @@
+/** schedule add / list / remove, and the summary command. */
+import { randomBytes } from 'node:crypto';
+import { checkCron } from '../core/schedule/cron.js';
+import { code, esc, section } from '../core/render/mrkdwn.js';
+import { scheduleAddedBlocks, scheduleListBlocks } from '../core/render/schedule.js';
+import type { Schedule } from '../store/schedules.js';
+import type { BotServices, Invocation } from './context.js';
+
+export async function addSchedule(input: { cron: string; filters: string[]; timeZone?: string }, inv: Invocation, s: BotServices): Promise<void> {
+  const timeZone = input.timeZone ?? s.summaryTimeZone;
+  const check = checkCron(input.cron, timeZone);
+  if (!check.ok) return reply(inv, `:warning: ${esc(check.message)}`);
+  const schedule: Schedule = {
+    id: `sch-${randomBytes(3).toString('hex')}`,
+    channelId: inv.channelId,
+    cron: input.cron,
+    timeZone,
+    filters: input.filters,
+    createdBy: inv.userId,
+    createdAt: Date.now(),
+  };
+  await s.scheduler.add(schedule);
+  await inv.reply({ text: `Scheduled summary ${schedule.id}`, blocks: scheduleAddedBlocks(schedule, new Date()) });
+}
+
+export async function listSchedules(inv: Invocation, s: BotServices): Promise<void> {
+  const schedules = await s.schedules.listSchedules(inv.channelId);
+  await inv.reply({ text: `${schedules.length} scheduled summaries`, blocks: scheduleListBlocks(schedules, new Date()) });
+}
+
+export async function removeSchedule(id: string, inv: Invocation, s: BotServices): Promise<void> {
+  const mine = (await s.schedules.listSchedules(inv.channelId)).some((schedule) => schedule.id === id);
+  if (!mine) return reply(inv, `:grey_question: This channel has no schedule ${code(id)}. \`schedule list\` shows its schedules.`);
+  await s.scheduler.remove(id);
+  await reply(inv, `:wastebasket: Removed schedule ${code(id)}.`);
+}
+
+function reply(inv: Invocation, text: string): Promise<void> {
+  return inv.reply({ text, blocks: [section(text)] });
+}

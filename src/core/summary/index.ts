@@ -1,0 +1,44 @@
+/** Scheduled service summaries: the pure core (filters, snapshots, drift, totals, messages). */
+export { filterServices, matchesTagFilters } from './tags.js';
+export {
+  parseSnapshot,
+  serviceSnapshot,
+  ServiceSnapshotSchema,
+  SNAPSHOT_PROTOCOLS,
+  SNAPSHOT_VERSION,
+  SnapshotSchema,
+  takeSnapshot,
+  type ServiceSnapshot,
+  type Snapshot,
+  type SnapshotProtocol,
+} from './snapshot.js';
+export {
+  attributeDrift,
+  CHANGE_LABELS,
+  diffSnapshots,
+  summaryParts,
+  type ChangeLabel,
+  type DriftItem,
+  type DriftKind,
+  type DriftLabel,
+  type TimeWindow,
+} from './drift.js';
+export {
+  findingsByService,
+  memoryRange,
+  replicaRange,
+  summaryTotals,
+  type FindingsByService,
+  type Range,
+  type SummaryTotals,
+} from './totals.js';
+export {
+  DEFAULT_SUMMARY_TITLE,
+  serviceSummaryLine,
+  summaryFailureMessage,
+  summaryMessages,
+  type Message,
+  type SummaryInput,
+  type SummaryMessages,
+} from './render.js';
+export { DETAIL_BUDGET, packParts, type DetailPart } from './pack.js';

@@ -1,0 +1,226 @@
+/**
+ * The summary as Slack messages: a short headline for the channel, and the details in its thread,
+ * split into as many messages as Slack's limits need. Everything from data goes through esc, code
+ * or bold, and is clipped before escaping so truncation never cuts an entity in half.
+ */
+import type { ServiceRecord } from '../../cloud/schemas.js';
+import { bold, code, context, esc, header, LIMITS, section, slackDate, truncate, type Block } from '../render/mrkdwn.js';
+import { enabledEndpoints, idleText, memoryText, replicasText, stateText } from '../render/service.js';
+import type { DriftItem } from './drift.js';
+import { packParts, type DetailPart } from './pack.js';
+import { findingsByService, summaryTotals, type FindingsByService, type Range, type SummaryTotals } from './totals.js';
+
+export interface Message {
+  /** Notification text; Slack parses it as mrkdwn too, so it is escaped like the blocks. */
+  text: string;
+  blocks: Block[];
+}
+
+export interface SummaryInput {
+  services: readonly ServiceRecord[];
+  /** The tag filters the services were selected with, shown so readers know the scope. */
+  filters: readonly string[];
+  /** Posture findings by service id, when already computed; otherwise computed here. */
+  findings?: FindingsByService;
+  /** Changes since the previous summary; undefined for the first one (no baseline yet). */
+  drift: readonly DriftItem[] | undefined;
+  generatedAt: number;
+  title?: string;
+}
+
+export interface SummaryMessages {
+  headline: Message;
+  /** In order, for the headline's thread; empty when there is nothing to detail. */
+  details: Message[];
+}
+
+export const DEFAULT_SUMMARY_TITLE = 'ClickHouse Cloud summary';
+
+export function summaryMessages(input: SummaryInput): SummaryMessages {
+  const findings = input.findings ?? findingsByService(input.services);
+  const totals = summaryTotals(input.services, findings);
+  const title = input.title ?? DEFAULT_SUMMARY_TITLE;
+  const packed = packParts(detailParts(input, findings));
+  const details = packed.map((blocks, i) => detailMessage(blocks, title, input.generatedAt, i + 1, packed.length));
+  return { headline: headlineMessage(input, title, totals, details.length), details };
+}
+
+/** For a schedule that could not run: said in the channel, so nobody waits for a summary. */
+export function summaryFailureMessage(reason: string): Message {
+  const clean = clip(reason, 2000);
+  return {
+    text: esc(`The scheduled ClickHouse Cloud summary failed: ${clean}`),
+    blocks: [section(`:x: *The scheduled ClickHouse Cloud summary could not be produced.*\n${esc(clean)}`)],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Headline
+
+function headlineMessage(input: SummaryInput, title: string, totals: SummaryTotals, detailCount: number): Message {
+  const blocks: Block[] = [
+    header(title),
+    context(`${scopeText(totals.services, input.filters)} · as of ${slackDate(input.generatedAt)}`),
+    { type: 'section', fields: headlineFields(totals, input.drift) },
+  ];
+  if (totals.findingCount > 0) blocks.push(section(postureBreakdown(totals)));
+  if (detailCount > 0) blocks.push(context(`:thread: Details in the thread (${plural(detailCount, 'message')}).`));
+  return { text: esc(headlineText(title, totals, input.drift, detailCount)), blocks };
+}
+
+function scopeText(count: number, filters: readonly string[]): string {
+  const services = plural(count, 'service');
+  if (filters.length === 0) return `${services} in the organization`;
+  return `${services} matching ${filters.map((f) => code(clip(f, 300))).join(' ')}`;
+}
+
+type Field = { type: 'mrkdwn'; text: string };
+
+function headlineFields(totals: SummaryTotals, drift: readonly DriftItem[] | undefined): Field[] {
+  const rows: Array<[string, string | undefined]> = [
+    ['Services', formatNumber(totals.services)],
+    ['State', countsText(totals.byState, (state) => stateText(clip(state, 40)), '\n')],
+    ['Release channel', countsText(totals.byReleaseChannel, (channel) => esc(clip(channel, 40)), ' · ')],
+    ['Replicas', rangeText(totals.replicas, '', totals.servicesWithoutReplicas)],
+    ['Memory', rangeText(totals.memoryGb, ' GB', totals.servicesWithoutMemory)],
+    ['Posture', postureHeadline(totals)],
+    ['Changes', driftHeadline(drift)],
+  ];
+  return rows
+    .filter((row): row is [string, string] => row[1] !== undefined)
+    .slice(0, LIMITS.sectionFields)
+    .map(([label, value]) => ({ type: 'mrkdwn', text: truncate(`*${label}*\n${value}`, LIMITS.fieldText) }));
+}
+
+/** Largest first; undefined when no record carried the field, so the field is left out. */
+function countsText(counts: ReadonlyMap<string, number>, show: (value: string) => string, separator: string): string | undefined {
+  if (counts.size === 0) return undefined;
+  return [...counts.entries()]
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+    .map(([value, count]) => `${show(value)} ${formatNumber(count)}`)
+    .join(separator);
+}
+
+function rangeText(range: Range | undefined, unit: string, unknown: number): string | undefined {
+  if (range === undefined) return unknown > 0 ? '_not reported_' : undefined;
+  const value = range.min === range.max ? formatNumber(range.min) : `${formatNumber(range.min)}–${formatNumber(range.max)}`;
+  return `${value}${unit}${unknown > 0 ? ` _(${plural(unknown, 'service')} not reporting)_` : ''}`;
+}
+
+function postureHeadline(totals: SummaryTotals): string {
+  if (totals.findingCount === 0) return ':white_check_mark: no warnings';
+  return `:warning: ${plural(totals.findingCount, 'warning')} on ${plural(totals.servicesWithFindings, 'service')}`;
+}
+
+function postureBreakdown(totals: SummaryTotals): string {
+  const counts = [...totals.findings.values()].sort((a, b) => b.count - a.count).map((f) => `${esc(f.label)} ${formatNumber(f.count)}`);
+  return `:warning: *Posture warnings:* ${counts.join(' · ')}`;
+}
+
+function driftHeadline(drift: readonly DriftItem[] | undefined): string {
+  if (drift === undefined) return 'First summary: changes are reported from the next one';
+  if (drift.length === 0) return 'No changes since the last summary';
+  const { bot, elsewhere } = driftCounts(drift);
+  return `${plural(drift.length, 'change')} since the last summary: ${formatNumber(bot)} via this bot, ${formatNumber(elsewhere)} elsewhere`;
+}
+
+function headlineText(title: string, totals: SummaryTotals, drift: readonly DriftItem[] | undefined, detailCount: number): string {
+  const parts = [plural(totals.services, 'service'), plural(totals.findingCount, 'posture warning')];
+  if (drift !== undefined) parts.push(`${plural(drift.length, 'change')} since the last summary`);
+  return `${title}: ${parts.join(', ')}.${detailCount > 0 ? ' Details in the thread.' : ''}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Details
+
+function detailParts(input: SummaryInput, findings: FindingsByService): DetailPart[] {
+  const services = [...input.services].sort(byName);
+  return [driftPart(input.drift ?? [], input.filters), posturePart(services, findings), servicesPart(services)].filter(
+    (part): part is DetailPart => part !== undefined,
+  );
+}
+
+function driftPart(drift: readonly DriftItem[], filters: readonly string[]): DetailPart | undefined {
+  if (drift.length === 0) return undefined;
+  const { bot, elsewhere } = driftCounts(drift);
+  // With filters, a service whose tags changed leaves the summary's scope and reads as removed.
+  const note = filters.length > 0 ? "\n_A service whose tags stop matching this summary's filters shows as removed._" : '';
+  return {
+    title: `*Changes since the last summary* (${formatNumber(drift.length)}: ${formatNumber(bot)} via this bot, ${formatNumber(elsewhere)} elsewhere)${note}`,
+    continuedTitle: '*Changes since the last summary* (continued)',
+    lines: drift.map(driftLine),
+  };
+}
+
+function driftLine(item: DriftItem): string {
+  const where = item.via ? `:robot_face: via this bot (${code(clip(item.via.changeId, 80))})` : '_elsewhere_ (console, Terraform or another tool)';
+  return `• ${bold(clip(item.serviceName, 100))}: ${esc(clip(item.text, 600))} — ${where}`;
+}
+
+function posturePart(services: readonly ServiceRecord[], findings: FindingsByService): DetailPart | undefined {
+  const lines = services.flatMap((service) => {
+    const own = findings.get(service.id) ?? [];
+    if (own.length === 0) return [];
+    return [`:warning: ${bold(displayName(service))}: ${own.map((f) => esc(clip(f.detail, 300))).join(' ')}`];
+  });
+  if (lines.length === 0) return undefined;
+  return {
+    title: `*Posture warnings* (${plural(lines.length, 'service')})`,
+    continuedTitle: '*Posture warnings* (continued)',
+    lines,
+  };
+}
+
+function servicesPart(services: readonly ServiceRecord[]): DetailPart | undefined {
+  if (services.length === 0) return undefined;
+  return {
+    title: `*Services* (${formatNumber(services.length)})`,
+    continuedTitle: '*Services* (continued)',
+    lines: services.map(serviceSummaryLine),
+  };
+}
+
+/** Name, version, state, replicas, memory, idle scaling and enabled endpoints, on one line. */
+export function serviceSummaryLine(service: ServiceRecord): string {
+  const parts = [
+    service.clickhouseVersion ? `v${esc(clip(service.clickhouseVersion, 40))}` : undefined,
+    stateText(service.state === undefined ? undefined : clip(service.state, 40)),
+    replicasText(service),
+    memoryText(service),
+    idleText(service),
+    endpointsText(service),
+  ].filter((part): part is string => Boolean(part));
+  return `• ${bold(displayName(service))} · ${parts.join(' · ')}`;
+}
+
+function endpointsText(service: ServiceRecord): string | undefined {
+  if (service.endpoints === undefined) return undefined;
+  const enabled = enabledEndpoints(service);
+  return enabled.length === 0 ? 'no endpoint enabled' : `endpoints ${enabled.map((p) => esc(clip(p, 30))).join(', ')}`;
+}
+
+function detailMessage(blocks: Block[], title: string, generatedAt: number, index: number, count: number): Message {
+  const label = `${title} · details ${index} of ${count}`;
+  return { text: esc(label), blocks: [context(`${esc(label)} · as of ${slackDate(generatedAt)}`), ...blocks] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+function driftCounts(drift: readonly DriftItem[]): { bot: number; elsewhere: number } {
+  const bot = drift.filter((item) => item.via !== undefined).length;
+  return { bot, elsewhere: drift.length - bot };
+}
+
+const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+const byName = (a: ServiceRecord, b: ServiceRecord) => collator.compare(displayName(a), displayName(b)) || (a.id < b.id ? -1 : 1);
+
+/** Raw, before escaping: a name that could not be read shows as its id. */
+const displayName = (service: ServiceRecord) => clip(service.name || service.id, 100);
+
+/** Clips raw data (before esc), so no later truncation can cut an entity such as &amp; in half. */
+const clip = (text: string, max: number) => truncate(text, max);
+
+const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+const formatNumber = (value: number) => numberFormat.format(value);
+const plural = (count: number, noun: string) => `${formatNumber(count)} ${noun}${count === 1 ? '' : 's'}`;

@@ -1,0 +1,300 @@
+import { describe, expect, it } from 'vitest';
+import type { ServiceRecord } from '../../../src/cloud/schemas.js';
+import { planChange, type PlanProblem } from '../../../src/core/change/plan.js';
+import {
+  BLOCK,
+  EDIT_CALLBACK,
+  editMetadata,
+  editView,
+  EditMetadataSchema,
+  intentFromSubmission,
+  loadingView,
+  messageView,
+  modalErrors,
+  parseIpLines,
+  ViewStateSchema,
+  type ViewState,
+} from '../../../src/core/render/modal.js';
+import type { View } from '../../../src/core/render/mrkdwn.js';
+import { ipEntries, refused, service } from '../fixtures.js';
+import { assertModalLimits, assertSafeMrkdwn } from './block-kit.js';
+
+const metadata = editMetadata(service(), 'C0123');
+
+type Json = Record<string, unknown>;
+const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function blocksOf(view: View): Json[] {
+  const blocks: readonly unknown[] = view.blocks;
+  return blocks.filter(isRecord);
+}
+
+function blockIds(view: View): string[] {
+  return blocksOf(view).flatMap((b) => (typeof b.block_id === 'string' ? [b.block_id] : []));
+}
+
+/** The input element of a block, as plain data. */
+function elementOf(view: View, blockId: string): Json {
+  const block = blocksOf(view).find((b) => b.block_id === blockId);
+  if (!block || !isRecord(block.element)) throw new Error(`no input block ${blockId}`);
+  return block.element;
+}
+
+interface Opt {
+  text: { text: string };
+  value: string;
+}
+const isOpt = (value: unknown): value is Opt => isRecord(value) && typeof value.value === 'string' && isRecord(value.text);
+
+/** Every option an element offers, flat or grouped. */
+function offered(element: Json): Opt[] {
+  const flat = Array.isArray(element.options) ? element.options.filter(isOpt) : [];
+  const groups = Array.isArray(element.option_groups) ? element.option_groups.filter(isRecord) : [];
+  return [...flat, ...groups.flatMap((g) => (Array.isArray(g.options) ? g.options.filter(isOpt) : []))];
+}
+
+/**
+ * What Slack sends back in view.state.values when the person submits the modal without touching
+ * anything: inputs carry their initial values, selects their initial options, the rest is empty.
+ */
+function untouchedSubmission(view: View): Json {
+  const values: Json = {};
+  for (const block of blocksOf(view)) {
+    if (block.type !== 'input' || typeof block.block_id !== 'string' || !isRecord(block.element)) continue;
+    const element = block.element;
+    const type = element.type;
+    const state: Json = { type };
+    if (type === 'plain_text_input') state.value = typeof element.initial_value === 'string' ? element.initial_value : null;
+    if (type === 'static_select' || type === 'radio_buttons') state.selected_option = element.initial_option ?? null;
+    if (type === 'multi_static_select') state.selected_options = [];
+    values[block.block_id] = { value: state };
+  }
+  return values;
+}
+
+/** A submission state as Slack shapes it, parsed through the same schema the listener uses. */
+function submission(view: View, changes: Record<string, Json>): ViewState {
+  const base = untouchedSubmission(view);
+  for (const [blockId, state] of Object.entries(changes)) base[blockId] = { value: state };
+  return ViewStateSchema.parse(base);
+}
+
+const option = (value: string) => ({ text: { type: 'plain_text', text: value }, value });
+
+describe('editView', () => {
+  const view = editView(service(), metadata);
+
+  it('is a modal with the edit callback and the channel and service in its metadata', () => {
+    expect(view).toMatchObject({ type: 'modal', callback_id: EDIT_CALLBACK });
+    const parsed = EditMetadataSchema.parse(JSON.parse(view.private_metadata ?? ''));
+    expect(parsed).toStrictEqual(metadata);
+    assertModalLimits(view);
+  });
+
+  it('offers every field of a production service with TDE', () => {
+    expect(blockIds(view)).toStrictEqual([BLOCK.name, BLOCK.releaseChannel, BLOCK.mysql, BLOCK.ipAdd, BLOCK.ipRemove, BLOCK.attach, BLOCK.detach, BLOCK.tdeKey]);
+  });
+
+  it('starts from the service as it is', () => {
+    expect(elementOf(view, BLOCK.name)).toMatchObject({ type: 'plain_text_input', initial_value: 'orders-prod', max_length: 50 });
+    expect(elementOf(view, BLOCK.releaseChannel)).toMatchObject({ type: 'static_select', initial_option: { value: 'default' } });
+    expect(offered(elementOf(view, BLOCK.releaseChannel)).map((o) => o.value)).toStrictEqual(['slow', 'default', 'fast']);
+    expect(elementOf(view, BLOCK.mysql)).toMatchObject({ type: 'radio_buttons', initial_option: { value: 'off' } });
+    expect(offered(elementOf(view, BLOCK.ipRemove)).map((o) => [o.text.text, o.value])).toStrictEqual([
+      ['10.0.0.0/8 office', '10.0.0.0/8'],
+      ['203.0.113.7/32 vpn', '203.0.113.7/32'],
+    ]);
+    expect(offered(elementOf(view, BLOCK.attach)).map((o) => o.value)).toStrictEqual(['pe-free']);
+    expect(offered(elementOf(view, BLOCK.detach)).map((o) => o.value)).toStrictEqual(['pe-attached']);
+  });
+
+  it('shows MySQL as on when it is on', () => {
+    const on = editView(service({ endpoints: [{ protocol: 'mysql' }] }), metadata);
+    expect(elementOf(on, BLOCK.mysql)).toMatchObject({ initial_option: { value: 'on' } });
+  });
+
+  it('explains instead of offering the release channel on a non-production service', () => {
+    const dev = editView(service({ tier: 'development' }), metadata);
+    expect(blockIds(dev)).not.toContain(BLOCK.releaseChannel);
+    expect(JSON.stringify(dev.blocks)).toContain('only production services can switch it (this one is development)');
+  });
+
+  it('leaves out selects with nothing to choose and the key field without TDE', () => {
+    const plain = editView(service({ ipAccessList: [], privateEndpointIds: [], availablePrivateEndpointIds: [], hasTransparentDataEncryption: undefined }), metadata);
+    expect(blockIds(plain)).toStrictEqual([BLOCK.name, BLOCK.releaseChannel, BLOCK.mysql, BLOCK.ipAdd]);
+  });
+
+  it('keeps a service with 200 IP entries within modal limits and offers all 200 for removal', () => {
+    const big = editView(service({ ipAccessList: ipEntries(200, 255) }), metadata);
+    assertModalLimits(big);
+    const remove = elementOf(big, BLOCK.ipRemove);
+    expect(remove.options).toBeUndefined();
+    expect(Array.isArray(remove.option_groups) && remove.option_groups.length).toBe(2);
+    const values = offered(remove).map((o) => o.value);
+    expect(values).toStrictEqual(ipEntries(200).map((e) => e.source));
+  });
+
+  it('uses a plain option list for exactly 100 entries', () => {
+    const hundred = editView(service({ ipAccessList: ipEntries(100, 30) }), metadata);
+    assertModalLimits(hundred);
+    expect(offered(elementOf(hundred, BLOCK.ipRemove))).toHaveLength(100);
+    expect(elementOf(hundred, BLOCK.ipRemove).option_groups).toBeUndefined();
+  });
+
+  it('stays within limits with 20,000 entries, offering as many as Slack allows', () => {
+    const huge = editView(service({ ipAccessList: ipEntries(20_000, 10) }), metadata);
+    assertModalLimits(huge);
+    expect(offered(elementOf(huge, BLOCK.ipRemove))).toHaveLength(10_000);
+  });
+
+  it('stays within limits with 300 private endpoints and long key ids', () => {
+    const ids = Array.from({ length: 300 }, (_, i) => `vpce-${String(i).padStart(17, '0')}`);
+    const record = service({ privateEndpointIds: ids.slice(0, 150), availablePrivateEndpointIds: ids, transparentDataEncryptionKeyId: 'k'.repeat(400) });
+    const many = editView(record, metadata);
+    assertModalLimits(many);
+    expect(offered(elementOf(many, BLOCK.attach))).toHaveLength(150);
+    expect(offered(elementOf(many, BLOCK.detach))).toHaveLength(150);
+  });
+
+  it('does not offer private endpoint ids too long to be option values', () => {
+    const long = 'p'.repeat(80);
+    const record = service({ privateEndpointIds: [long], availablePrivateEndpointIds: [long, `${long}2`, 'pe-ok'] });
+    const v = editView(record, metadata);
+    assertModalLimits(v);
+    expect(offered(elementOf(v, BLOCK.attach)).map((o) => o.value)).toStrictEqual(['pe-ok']);
+    expect(blockIds(v)).not.toContain(BLOCK.detach);
+  });
+
+  it('escapes data shown in mrkdwn', () => {
+    const hostile = '<!channel> & <http://evil|click>';
+    assertSafeMrkdwn(editView(service({ id: hostile, tier: hostile }), metadata).blocks);
+  });
+});
+
+describe('loadingView and messageView', () => {
+  it('are small modals within limits', () => {
+    assertModalLimits(loadingView());
+    const message = messageView('x'.repeat(10_000));
+    assertModalLimits(message);
+    expect(message.callback_id).toBe(`${EDIT_CALLBACK}_message`);
+  });
+});
+
+describe('intentFromSubmission', () => {
+  const record: ServiceRecord = service();
+  const view = editView(record, metadata);
+
+  it('reads an untouched form as no change at all, which planning refuses', () => {
+    const intent = intentFromSubmission(ViewStateSchema.parse(untouchedSubmission(view)), metadata.shown);
+    expect(refused(record, intent)[0]?.message).toContain('changes nothing');
+  });
+
+  it('does not turn fields left as they were into changes that undo what someone else did meanwhile', () => {
+    // The modal is opened, then a colleague renames the service, opens MySQL and switches the
+    // channel; the submission (re-planned against the fresh record) only adds an IP entry.
+    const values = submission(view, { [BLOCK.ipAdd]: { type: 'plain_text_input', value: '192.0.2.1 lab' } });
+    const meanwhile = service({ name: 'orders-renamed', endpoints: [{ protocol: 'mysql' }], releaseChannel: 'fast' });
+    const result = planChange(meanwhile, intentFromSubmission(values, metadata.shown));
+    expect(result.ok && result.plan.changes.map((c) => c.field)).toStrictEqual(['ipAccessList']);
+  });
+
+  it('reads every field a person filled in', () => {
+    const values = submission(view, {
+      [BLOCK.name]: { type: 'plain_text_input', value: ' orders-main ' },
+      [BLOCK.releaseChannel]: { type: 'static_select', selected_option: option('fast') },
+      [BLOCK.mysql]: { type: 'radio_buttons', selected_option: option('on') },
+      [BLOCK.ipAdd]: { type: 'plain_text_input', value: '192.0.2.1 lab bench\n\n  198.51.100.0/24  \n' },
+      [BLOCK.ipRemove]: { type: 'multi_static_select', selected_options: [option('203.0.113.7/32')] },
+      [BLOCK.attach]: { type: 'multi_static_select', selected_options: [option('pe-free')] },
+      [BLOCK.detach]: { type: 'multi_static_select', selected_options: [option('pe-attached')] },
+      [BLOCK.tdeKey]: { type: 'plain_text_input', value: 'key-2' },
+    });
+    const intent = intentFromSubmission(values, metadata.shown);
+    expect(intent).toStrictEqual({
+      name: 'orders-main',
+      releaseChannel: 'fast',
+      mysqlEndpoint: true,
+      ipAdd: [{ source: '192.0.2.1', description: 'lab bench' }, { source: '198.51.100.0/24' }],
+      ipRemove: ['203.0.113.7/32'],
+      privateEndpointAttach: ['pe-free'],
+      privateEndpointDetach: ['pe-attached'],
+      tdeKeyId: 'key-2',
+    });
+    const result = planChange(record, intent);
+    expect(result.ok).toBe(true);
+  });
+
+  it('keeps the name as it was when the field is cleared', () => {
+    const intent = intentFromSubmission(submission(view, { [BLOCK.name]: { type: 'plain_text_input', value: null }, [BLOCK.tdeKey]: { type: 'plain_text_input', value: '   ' } }), metadata.shown);
+    expect(intent.name).toBeUndefined();
+    expect(intent.tdeKeyId).toBeUndefined();
+  });
+
+  it('ignores a release channel value Slack would never send', () => {
+    expect(intentFromSubmission(submission(view, { [BLOCK.releaseChannel]: { type: 'static_select', selected_option: option('nightly') } }), metadata.shown).releaseChannel).toBeUndefined();
+  });
+
+  it('reads an empty state as an empty intent', () => {
+    expect(intentFromSubmission({}, metadata.shown)).toStrictEqual({});
+  });
+});
+
+describe('parseIpLines', () => {
+  it('splits each line into a source and an optional description', () => {
+    expect(parseIpLines('10.0.0.0/8 head office\n203.0.113.7')).toStrictEqual([{ source: '10.0.0.0/8', description: 'head office' }, { source: '203.0.113.7' }]);
+  });
+
+  it('ignores blank lines, tabs, runs of spaces and Windows line ends', () => {
+    expect(parseIpLines('\r\n  10.0.0.0/8\t\tvpn   gateway \r\n\n   \n2001:db8::/32\r\n')).toStrictEqual([
+      { source: '10.0.0.0/8', description: 'vpn gateway' },
+      { source: '2001:db8::/32' },
+    ]);
+  });
+
+  it('returns nothing for empty text', () => {
+    expect(parseIpLines('')).toStrictEqual([]);
+    expect(parseIpLines('  \n ')).toStrictEqual([]);
+  });
+});
+
+describe('modalErrors', () => {
+  it.each([
+    ['name', BLOCK.name],
+    ['request', BLOCK.name],
+    ['releaseChannel', BLOCK.releaseChannel],
+    ['mysqlEndpoint', BLOCK.mysql],
+    ['ipAdd', BLOCK.ipAdd],
+    ['ipRemove', BLOCK.ipRemove],
+    ['privateEndpointAttach', BLOCK.attach],
+    ['privateEndpointDetach', BLOCK.detach],
+    ['tdeKeyId', BLOCK.tdeKey],
+  ] as const)('shows a %s problem under the %s block', (field, block) => {
+    expect(modalErrors([{ field, message: 'Nope.' }])).toStrictEqual({ [block]: 'Nope.' });
+  });
+
+  it('joins several problems of one block and keeps them to 2000 characters', () => {
+    const problems: PlanProblem[] = [
+      { field: 'ipAdd', message: 'First.' },
+      { field: 'ipAdd', message: 'Second.' },
+    ];
+    expect(modalErrors(problems)).toStrictEqual({ ip_add: 'First. Second.' });
+    const many = Array.from({ length: 100 }, (): PlanProblem => ({ field: 'ipAdd', message: 'x'.repeat(50) }));
+    expect([...(modalErrors(many).ip_add ?? '')].length).toBeLessThanOrEqual(2000);
+  });
+
+  it('maps real plan problems from a submission onto blocks that are in the modal', () => {
+    const record = service();
+    const view = editView(record, metadata);
+    const problems = refused(record, {
+      name: 'x'.repeat(51),
+      ipAdd: [{ source: '10.0.0.300/8' }, { source: '10.0.0.0/33' }],
+      privateEndpointAttach: ['pe-gone'],
+    });
+    const errors = modalErrors(problems);
+    expect(Object.keys(errors).sort()).toStrictEqual([BLOCK.ipAdd, BLOCK.name, BLOCK.attach].sort());
+    for (const block of Object.keys(errors)) expect(blockIds(view)).toContain(block);
+    expect(errors[BLOCK.ipAdd]).toContain('10.0.0.300/8');
+    expect(errors[BLOCK.ipAdd]).toContain('10.0.0.0/33');
+    expect(errors[BLOCK.name]).toContain('51');
+  });
+});
