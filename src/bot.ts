@@ -34,6 +34,8 @@ export interface BotHandle {
   store: ChangeStore;
   /** The embedded simulator in demo mode. */
   simulator: CloudSimulator | undefined;
+  /** Settles when requests abandoned in "applying" by a dead replica have been reconciled. */
+  reconciledAtStart: Promise<number>;
   /** Graceful stop: refuse new work, let approvals in flight finish, close connections. */
   stop(): Promise<void>;
 }
@@ -52,9 +54,14 @@ export interface BotOverrides {
   channelPostIntervalMs?: number;
   /** How often schedules are re-read from the store. */
   scheduleSyncMs?: number;
+  /** A request in "applying" longer than this is taken for abandoned by a dead replica. */
+  stuckAfterMs?: number;
 }
 
 const DRAIN_LIMIT_MS = 8_000;
+/** Longer than any live approval can take: rate-limit budget (30 s) plus two request timeouts. */
+const STUCK_AFTER_MS = 90_000;
+const RECONCILE_EVERY_MS = 60_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
@@ -108,6 +115,13 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const { changes, services, scheduler } = wired;
   const port = await slack.start();
   await scheduler.start();
+  const reconcile = () =>
+    changes.reconcileStuck(overrides.stuckAfterMs ?? STUCK_AFTER_MS).catch((error: unknown) => {
+      logger.warn(`reconciling abandoned approvals failed: ${error instanceof Error ? error.message : String(error)}`);
+      return 0;
+    });
+  const reconciledAtStart = reconcile();
+  const reconcileTimer = setInterval(() => void reconcile(), RECONCILE_EVERY_MS).unref();
   logger.info(`bot listening: ${config.slack.appToken ? 'Socket Mode' : `HTTP on port ${port} (POST /slack/events)`}, health at /healthz, command ${config.slack.slashCommand}`);
 
   return {
@@ -116,8 +130,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     changes,
     store,
     simulator,
+    reconciledAtStart,
     async stop() {
       accepting = false;
+      clearInterval(reconcileTimer);
+      await reconciledAtStart;
       const drained = Promise.all([changes.drain(), scheduler.stop()]);
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
       await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${String(error)}`));

@@ -81,6 +81,40 @@ export class ChangeRequests {
     }
   }
 
+  /**
+   * Settles requests left in "applying" by a replica that died between claiming and recording
+   * (SIGKILL, crash, lost Redis). Only requests claimed longer ago than `olderThanMs` are touched,
+   * so an approval still running on a live replica is left alone. The service as it is now
+   * decides: applied if it shows the change, failed otherwise; the channel sees the outcome.
+   */
+  async reconcileStuck(olderThanMs: number): Promise<number> {
+    const cutoff = this.now() - olderThanMs;
+    const stuck = (await this.options.store.listApplying()).filter((r) => (r.decidedAt ?? r.createdAt) <= cutoff);
+    for (const request of stuck) {
+      const outcome = await this.settleStuck(request);
+      const settled = await this.transition(request, ['applying'], outcome.status, request.decidedBy ?? request.requesterId, outcome.audit, outcome.outcome);
+      if (settled.ok) {
+        await this.refreshMessage(settled.request);
+        if (outcome.service) await this.postResult(settled.request, outcome.service);
+      }
+    }
+    if (stuck.length > 0) this.options.logger.info(`reconciled ${stuck.length} change request(s) left in "applying"`);
+    return stuck.length;
+  }
+
+  private async settleStuck(request: ChangeRequest): Promise<AppliedOutcome> {
+    const note = 'The bot stopped while applying this change; it was checked against the service afterwards';
+    try {
+      const service = await this.freshService(request.plan.serviceId);
+      if (service && planIsVisible(request.plan, service)) {
+        return { status: 'applied', audit: 'applied', outcome: { message: `${note}, which shows it.` }, service };
+      }
+      return refused(`${note}, which does not show it. Ask again if it is still needed.`, 'failed');
+    } catch (error) {
+      return failed(error, `${note}, but the service could not be read; check it with \`show\``);
+    }
+  }
+
   /** Resolves when every approval this process started has finished (for graceful shutdown). */
   async drain(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);

@@ -1,0 +1,263 @@
+/**
+ * `npm run bench`: acknowledgement latency of the built bot against a bare Bolt app under load,
+ * Cloud API calls saved by the cache and single flight, rendering cost, and peak memory.
+ * Everything runs on this machine over loopback: the simulator, a fake Slack Web API, a real
+ * Redis (REDIS_URL), the bot (node dist/main.js) and the baseline in their own processes.
+ * Load is open-loop: requests start on schedule whether or not earlier ones have answered.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import { listBlocks } from '../src/core/render/service.js';
+import { summaryMessages } from '../src/core/summary/index.js';
+import { ServiceRecordSchema } from '../src/cloud/schemas.js';
+import { CloudSimulator } from '../src/simulator/server.js';
+import { DEMO_ORG_ID, demoServices, syntheticServices } from '../src/simulator/seed.js';
+import { FakeSlack } from '../test/e2e/fake-slack.js';
+
+const SECRET = 'bench-signing-secret';
+const KEY_ID = 'benchKey';
+const KEY_SECRET = 'bench-key-secret';
+const RATES = (process.env.BENCH_RATES ?? '50,200,500').split(',').map(Number);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+interface Target {
+  name: string;
+  port: number;
+  process: ChildProcess;
+}
+
+async function main(): Promise<void> {
+  const slack = await FakeSlack.start();
+  const simulator = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+  const env = {
+    ...process.env,
+    SLACK_BOT_TOKEN: 'xoxb-bench',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    CLICKHOUSE_API_URL: simulator.url,
+    CLICKHOUSE_KEY_ID: KEY_ID,
+    CLICKHOUSE_KEY_SECRET: KEY_SECRET,
+    CLICKHOUSE_ORG_ID: DEMO_ORG_ID,
+    REDIS_URL,
+    ALLOW_SELF_APPROVAL: 'false',
+    LOG_LEVEL: 'warn',
+  };
+  const bot = await startTarget('bot', ['dist/main.js'], env, /HTTP on port (\d+)/);
+  const bare = await startTarget('bare Bolt', ['--import', 'tsx', 'bench/bare-bolt.ts'], env, /listening (\d+)/);
+  try {
+    const rows: string[][] = [];
+    const requestId = await createChangeRequest(bot, slack);
+    // Warm both up (JIT, connection pools, caches) before anything is recorded.
+    for (const target of [bare, bot]) {
+      await load(target, 100, () => commandBody('list'), 2);
+      await load(target, 100, () => clickBody(requestId), 2);
+    }
+    for (const rate of RATES) {
+      for (const kind of ['list', 'approve'] as const) {
+        const make = kind === 'list' ? () => commandBody('list') : () => clickBody(requestId);
+        const baseline = await load(bare, rate, make);
+        const measured = await load(bot, rate, make);
+        rows.push([`${kind} @ ${rate}/s`, ...fmt(measured), ...fmt(baseline), (measured.p99 / baseline.p99).toFixed(2), String(measured.errors + baseline.errors)]);
+      }
+    }
+    printTable(['load', 'bot p50', 'bot p99', 'bot max', 'bare p50', 'bare p99', 'bare max', 'p99 ratio', 'errors'], rows);
+
+    const apiCalls = await countApiCalls(bot, simulator, slack);
+    printTable(['Cloud API calls', 'count'], apiCalls);
+    printTable(['rendering', 'median ms', 'blocks'], renderingCost());
+    printTable(['bot memory', 'MiB'], [['peak RSS (VmHWM) after the load', (peakRssKiB(bot.process) / 1024).toFixed(0)]]);
+    process.stdout.write(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}; ${SECONDS} s per load step\n`);
+  } finally {
+    bot.process.kill('SIGTERM');
+    bare.process.kill('SIGTERM');
+    await simulator.close();
+    await slack.close();
+  }
+}
+
+async function startTarget(name: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<Target> {
+  const port = await freePort();
+  const child = spawn(process.execPath, args, { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (ready.test(seen)) resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}: ${seen}`)));
+  });
+  return { name, port, process: child };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Body {
+  body: string;
+}
+
+function signed(body: string): Record<string, string> {
+  const ts = Math.floor(Date.now() / 1000).toString();
+  const sig = createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
+  return { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': ts, 'x-slack-signature': `v0=${sig}` };
+}
+
+let responseUrlBase = '';
+function commandBody(text: string, user = 'UBENCH1', channel = 'CBENCH'): Body {
+  return {
+    body: new URLSearchParams({
+      team_id: 'T1', channel_id: channel, user_id: user, command: '/clickhouse', text,
+      response_url: `${responseUrlBase}/respond/${randomUUID()}`, trigger_id: randomUUID(), api_app_id: 'A1',
+    }).toString(),
+  };
+}
+
+function clickBody(requestId: string): Body {
+  const payload = {
+    type: 'block_actions', user: { id: 'UBENCH2' }, team: { id: 'T1' }, channel: { id: 'CBENCH' }, api_app_id: 'A1',
+    container: { type: 'message', message_ts: '1.1', channel_id: 'CBENCH' }, trigger_id: randomUUID(),
+    response_url: `${responseUrlBase}/respond/${randomUUID()}`,
+    actions: [{ action_id: 'change_approve', block_id: 'change_actions', value: requestId, type: 'button' }],
+  };
+  return { body: new URLSearchParams({ payload: JSON.stringify(payload) }).toString() };
+}
+
+async function createChangeRequest(bot: Target, slack: FakeSlack): Promise<string> {
+  responseUrlBase = slack.url;
+  const pool = new Pool(`http://127.0.0.1:${bot.port}`);
+  const { body } = commandBody('rename ml-dev ml bench');
+  await (await pool.request({ path: '/slack/events', method: 'POST', body, headers: signed(body) })).body.text();
+  const posted = await slack.waitFor('chat.postMessage', (a) => JSON.stringify(a.blocks ?? '').includes('CR-'));
+  await pool.close();
+  const id = /CR-[0-9A-F]{10}/.exec(JSON.stringify(posted.args.blocks))?.[0];
+  if (!id) throw new Error('no change request was posted');
+  return id;
+}
+
+interface Latency {
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+}
+
+/** Sends `rate` requests a second for SECONDS seconds, on schedule, and measures each answer. */
+async function load(target: Target, rate: number, make: () => Body, seconds = SECONDS): Promise<Latency> {
+  const pool = new Pool(`http://127.0.0.1:${target.port}`, { connections: 256, pipelining: 1 });
+  const latencies: number[] = [];
+  let errors = 0;
+  const total = rate * seconds;
+  const started = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i += 1) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    const { body } = make();
+    const sent = performance.now();
+    inFlight.push(
+      pool
+        .request({ path: '/slack/events', method: 'POST', body, headers: signed(body) })
+        .then(async (res) => {
+          await res.body.text();
+          if (res.statusCode !== 200) errors += 1;
+          latencies.push(performance.now() - sent);
+        })
+        .catch(() => {
+          errors += 1;
+        }),
+    );
+  }
+  await Promise.all(inFlight);
+  await pool.close();
+  await sleep(500); // let the bot finish the work behind the acks before the next step
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return { p50: at(0.5), p99: at(0.99), max: latencies[latencies.length - 1] ?? NaN, errors };
+}
+
+const fmt = (l: Latency) => [l.p50, l.p99, l.max].map((v) => `${v.toFixed(1)} ms`);
+
+async function countApiCalls(bot: Target, simulator: CloudSimulator, slack: FakeSlack): Promise<string[][]> {
+  await sleep(11_000); // let the 10 s list cache expire, so the burst starts cold
+  const pool = new Pool(`http://127.0.0.1:${bot.port}`, { connections: 128 });
+  const send = async (text: string, channel: string) => {
+    const { body } = commandBody(text, 'UBENCH1', channel);
+    await (await pool.request({ path: '/slack/events', method: 'POST', body, headers: signed(body) })).body.text();
+  };
+  simulator.resetRequests();
+  const answered = slack.calls.length;
+  await Promise.all(Array.from({ length: 100 }, (_, i) => send('list', `CLIST${i}`)));
+  await waitForCalls(slack, 'response_url', answered, 100);
+  const forLists = simulator.requests.length;
+  await sleep(11_000);
+  simulator.resetRequests();
+  const before = slack.calls.length;
+  await Promise.all(Array.from({ length: 20 }, (_, i) => send('summary', `CSUM${i}`)));
+  await waitForCalls(slack, 'chat.postMessage', before, 20);
+  await pool.close();
+  return [
+    ['100 concurrent `list` commands (cold cache)', String(forLists)],
+    ['burst of 20 summaries (cold cache)', String(simulator.requests.length)],
+  ];
+}
+
+async function waitForCalls(slack: FakeSlack, method: string, after: number, count: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (slack.calls.slice(after).filter((c) => c.method === method).length < count) {
+    if (Date.now() > deadline) throw new Error(`only ${slack.calls.slice(after).filter((c) => c.method === method).length} of ${count} ${method} calls`);
+    await new Promise((resolve) => slack.once('call', resolve));
+  }
+}
+
+function renderingCost(): string[][] {
+  const rows: string[][] = [];
+  for (const count of [1_000, 5_000]) {
+    const services = syntheticServices(count).map((s) => ServiceRecordSchema.parse(s));
+    const list = median(() => listBlocks(services, [], Date.now()));
+    const summary = median(() => summaryMessages({ services, filters: [], drift: [], generatedAt: Date.now() }));
+    const summaryBlocks = [summary.value.headline, ...summary.value.details].reduce((n, m) => n + m.blocks.length, 0);
+    rows.push([`list of ${count} services`, list.ms.toFixed(1), String(list.value.length)]);
+    rows.push([`summary of ${count} services (${summary.value.details.length + 1} messages)`, summary.ms.toFixed(1), String(summaryBlocks)]);
+  }
+  return rows;
+}
+
+function median<T>(run: () => T, times = 15): { ms: number; value: T } {
+  let value = run();
+  const samples: number[] = [];
+  for (let i = 0; i < times; i += 1) {
+    const start = performance.now();
+    value = run();
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  return { ms: samples[Math.floor(times / 2)] ?? NaN, value };
+}
+
+function peakRssKiB(child: ChildProcess): number {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+}
+
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  process.stdout.write(`\n${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.map(line).join('\n')}\n`);
+}
+
+await main();
