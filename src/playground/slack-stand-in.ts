@@ -1,0 +1,281 @@
+/**
+ * A stand-in for Slack's side of the conversation: the Web API methods the bot calls, the
+ * response_url endpoints, and the state a person would see (channel messages, threads, ephemeral
+ * replies, open modals). It records every call, so tests can await the one they expect, and
+ * views.open enforces the 3-second trigger_id lifetime as Slack does. The playground serves it
+ * to a web page; tests and benchmarks use it as their fake Slack.
+ */
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SlackCall {
+  /** Web API method (chat.postMessage...) or "response_url". */
+  method: string;
+  /** Form fields with JSON values decoded (blocks, view...), or the JSON body of response_url posts. */
+  args: Record<string, unknown>;
+  at: number;
+}
+
+export interface ChatMessage {
+  ts: string;
+  channel: string;
+  /** The person who wrote it; undefined for the bot. */
+  userId?: string;
+  text: string;
+  blocks: unknown[];
+  threadTs?: string;
+  /** Shown only to this person ("Only visible to you"). */
+  visibleTo?: string;
+}
+
+export interface OpenView {
+  id: string;
+  userId: string;
+  view: Record<string, unknown>;
+  /** Inline errors from the last submission (response_action: errors), by block id. */
+  errors: Record<string, string>;
+}
+
+/** Where a response_url answers: the channel and person of the interaction, and its message. */
+interface Interaction {
+  channel: string;
+  userId: string;
+  messageTs?: string;
+}
+
+const TRIGGER_LIFETIME_MS = 3_000;
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => boolean | Promise<boolean>;
+
+export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }> {
+  readonly calls: SlackCall[] = [];
+  readonly messages: ChatMessage[] = [];
+  readonly views = new Map<string, OpenView>();
+  /** Channels where chat.postMessage fails with this error code (e.g. not_in_channel). */
+  readonly failingChannels = new Map<string, string>();
+  readonly userGroups = new Map<string, string[]>();
+  url = '';
+  private readonly triggers = new Map<string, { issuedAt: number; userId: string }>();
+  private readonly interactions = new Map<string, Interaction>();
+  private readonly extraRoutes: Handler[] = [];
+  private server: Server | undefined;
+  private counter = 0;
+
+  static async start(options: { port?: number; host?: string } = {}): Promise<SlackStandIn> {
+    const slack = new SlackStandIn();
+    await slack.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+    return slack;
+  }
+
+  get apiUrl(): string {
+    return `${this.url}/api/`;
+  }
+
+  responseUrl(id: string): string {
+    return `${this.url}/respond/${id}`;
+  }
+
+  /** Serves other routes (the playground page) on the same port; first handler to answer wins. */
+  route(handler: Handler): void {
+    this.extraRoutes.push(handler);
+  }
+
+  /** Remembers when a command carrying this trigger was sent; views.open checks its age. */
+  issueTrigger(triggerId: string, userId = ''): void {
+    this.triggers.set(triggerId, { issuedAt: Date.now(), userId });
+  }
+
+  /** A response_url for one interaction: answers go to this person in this channel. */
+  openInteraction(id: string, interaction: Interaction): string {
+    this.interactions.set(id, interaction);
+    return this.responseUrl(id);
+  }
+
+  /** Shows what a person typed, as Slack shows the slash command in the channel to its author. */
+  echoCommand(channel: string, userId: string, text: string): void {
+    this.addMessage({ channel, userId, text, blocks: [], visibleTo: userId });
+  }
+
+  callsOf(method: string, match: (args: Record<string, unknown>) => boolean = () => true): SlackCall[] {
+    return this.calls.filter((c) => c.method === method && match(c.args));
+  }
+
+  /** Resolves with the first call (already made, from call number `after` on, or future) that matches. */
+  waitFor(
+    method: string,
+    match: (args: Record<string, unknown>) => boolean = () => true,
+    { after = 0, timeoutMs = 10_000 }: { after?: number; timeoutMs?: number } = {},
+  ): Promise<SlackCall> {
+    const seen = this.calls.slice(after).find((c) => c.method === method && match(c.args));
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.off('call', onCall);
+        reject(new Error(`timed out waiting for ${method}; calls so far: ${this.calls.map((c) => c.method).join(', ')}`));
+      }, timeoutMs);
+      const onCall = (call: SlackCall) => {
+        if (call.method !== method || !match(call.args)) return;
+        clearTimeout(timer);
+        this.off('call', onCall);
+        resolve(call);
+      };
+      this.on('call', onCall);
+    });
+  }
+
+  setViewErrors(viewId: string, errors: Record<string, string>): void {
+    const view = this.views.get(viewId);
+    if (view) view.errors = errors;
+    this.emit('change');
+  }
+
+  closeView(viewId: string): void {
+    this.views.delete(viewId);
+    this.emit('change');
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async listen(port: number, host: string): Promise<void> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server?.listen(port, host, resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readBody(req);
+    const path = req.url ?? '';
+    if (req.method === 'POST' && path.startsWith('/respond/')) {
+      const args = JSON.parse(body || '{}') as Record<string, unknown>;
+      const id = path.slice('/respond/'.length);
+      this.record('response_url', { ...args, responseUrlId: id });
+      this.respond(id, args);
+      return json(res, { ok: true });
+    }
+    if (req.method === 'POST' && path.startsWith('/api/')) {
+      const method = path.slice('/api/'.length).split('?')[0] ?? '';
+      const args = decodeArgs(req.headers['content-type'] ?? '', body);
+      this.record(method, args);
+      return json(res, this.answer(method, args));
+    }
+    for (const handler of this.extraRoutes) if (await handler(req, res, body)) return;
+    res.writeHead(404).end();
+  }
+
+  private record(method: string, args: Record<string, unknown>): void {
+    const call = { method, args, at: Date.now() };
+    this.calls.push(call);
+    this.emit('call', call);
+  }
+
+  private answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
+    switch (method) {
+      case 'auth.test':
+        return { ok: true, user_id: 'UBOT', bot_id: 'BBOT', team_id: 'T0TEAM', user: 'clickhouse', team: 'Playground', url: 'https://playground.slack.invalid/' };
+      case 'chat.postMessage':
+        return this.postMessage(args);
+      case 'chat.update':
+        return this.updateMessage(args);
+      case 'chat.postEphemeral': {
+        const message = this.addMessage({ channel: str(args.channel), text: str(args.text), blocks: blocksOf(args), visibleTo: str(args.user) });
+        return { ok: true, message_ts: message.ts };
+      }
+      case 'views.open':
+        return this.openView(args);
+      case 'views.update': {
+        const open = this.views.get(str(args.view_id));
+        if (open) open.view = args.view as Record<string, unknown>;
+        this.emit('change');
+        return { ok: true, view: { id: args.view_id } };
+      }
+      case 'usergroups.users.list':
+        return { ok: true, users: this.userGroups.get(str(args.usergroup)) ?? [] };
+      default:
+        return { ok: false, error: 'unknown_method' };
+    }
+  }
+
+  private postMessage(args: Record<string, unknown>): Record<string, unknown> {
+    const channel = str(args.channel);
+    const failure = this.failingChannels.get(channel);
+    if (failure) return { ok: false, error: failure };
+    const threadTs = typeof args.thread_ts === 'string' ? args.thread_ts : undefined;
+    const message = this.addMessage({ channel, text: str(args.text), blocks: blocksOf(args), ...(threadTs ? { threadTs } : {}) });
+    return { ok: true, channel, ts: message.ts };
+  }
+
+  private updateMessage(args: Record<string, unknown>): Record<string, unknown> {
+    const message = this.messages.find((m) => m.ts === args.ts && m.channel === args.channel);
+    if (!message) return { ok: false, error: 'message_not_found' };
+    message.text = str(args.text);
+    message.blocks = blocksOf(args);
+    this.emit('change');
+    return { ok: true, channel: args.channel, ts: args.ts };
+  }
+
+  private openView(args: Record<string, unknown>): Record<string, unknown> {
+    const trigger = this.triggers.get(str(args.trigger_id));
+    if (!trigger || Date.now() - trigger.issuedAt > TRIGGER_LIFETIME_MS) return { ok: false, error: 'expired_trigger_id' };
+    this.counter += 1;
+    const id = `V${this.counter}`;
+    this.views.set(id, { id, userId: trigger.userId, view: args.view as Record<string, unknown>, errors: {} });
+    this.emit('change');
+    return { ok: true, view: { id, hash: `hash-${this.counter}` } };
+  }
+
+  /** response_url semantics: replace the original message, or answer in the channel or privately. */
+  private respond(id: string, args: Record<string, unknown>): void {
+    const interaction = this.interactions.get(id);
+    if (!interaction) return;
+    const original = interaction.messageTs ? this.messages.find((m) => m.ts === interaction.messageTs) : undefined;
+    if (args.replace_original === true && original) {
+      original.text = str(args.text);
+      original.blocks = blocksOf(args);
+      this.emit('change');
+      return;
+    }
+    const inChannel = args.response_type === 'in_channel';
+    this.addMessage({ channel: interaction.channel, text: str(args.text), blocks: blocksOf(args), ...(inChannel ? {} : { visibleTo: interaction.userId }) });
+  }
+
+  private addMessage(message: Omit<ChatMessage, 'ts'>): ChatMessage {
+    this.counter += 1;
+    const stored: ChatMessage = { ts: `1700000000.${String(this.counter).padStart(6, '0')}`, ...message };
+    this.messages.push(stored);
+    this.emit('change');
+    return stored;
+  }
+}
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+const blocksOf = (args: Record<string, unknown>): unknown[] => (Array.isArray(args.blocks) ? args.blocks : []);
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** WebClient sends form fields, with objects (blocks, view) as JSON strings. */
+function decodeArgs(contentType: string, body: string): Record<string, unknown> {
+  if (contentType.includes('application/json')) return JSON.parse(body || '{}') as Record<string, unknown>;
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(body)) {
+    args[key] = /^[[{]/.test(value) ? (JSON.parse(value) as unknown) : value;
+  }
+  return args;
+}
+
+export function json(res: ServerResponse, body: unknown, status = 200): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
