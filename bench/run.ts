@@ -17,7 +17,7 @@ import { summaryMessages } from '../src/core/summary/index.js';
 import { ServiceRecordSchema } from '../src/cloud/schemas.js';
 import { CloudSimulator } from '../src/simulator/server.js';
 import { DEMO_ORG_ID, demoServices, syntheticServices } from '../src/simulator/seed.js';
-import { FakeSlack } from '../test/e2e/fake-slack.js';
+import { SlackStandIn as FakeSlack } from '../src/playground/slack-stand-in.js';
 
 const SECRET = 'bench-signing-secret';
 const KEY_ID = 'benchKey';
