@@ -92,7 +92,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
         logger,
         ...(overrides.scheduleSyncMs ? { syncIntervalMs: overrides.scheduleSyncMs } : {}),
         run: async (schedule) => {
-          await summaries.post({ channelId: schedule.channelId, filters: schedule.filters, snapshotKey: `schedule:${schedule.id}`, title: 'Scheduled ClickHouse Cloud summary' });
+          await summaries.post({ channelId: schedule.channelId, filters: schedule.filters, snapshotKey: `schedule:${schedule.id}`, title: 'Scheduled ClickHouse Cloud summary', scheduled: true });
         },
       });
       const services: BotServices = {
@@ -162,15 +162,24 @@ async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<C
   };
 }
 
-/** One Redis connection serves both stores; tests may bring their own stores. */
+/** The URL without its credentials, for logs. */
+function redactedUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
+}
+
+/** One Redis connection (a node, or a Cluster) serves both stores; tests may bring their own stores. */
 function openStores(config: Config, logger: BotLogger, overrides: BotOverrides) {
   let redis: ReturnType<typeof connectRedis> | undefined;
   const connection = () => {
     if (!config.redisUrl) return undefined;
     if (!redis) {
       logger.addSecrets(decodeURIComponent(new URL(config.redisUrl).password));
-      redis = connectRedis(config.redisUrl);
+      redis = connectRedis(config.redisUrl, { cluster: config.redisCluster });
       redis.on('error', (error: Error) => logger.error(`Redis: ${error.message}`));
+      if (config.redisCluster) logger.info(`Redis Cluster: discovering the nodes from ${redactedUrl(config.redisUrl)}`);
     }
     return redis;
   };

@@ -56,6 +56,7 @@ const EnvSchema = z
     REDIS_URL: optionalText.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
       error: 'must start with redis:// or rediss://',
     }),
+    REDIS_CLUSTER: flag(false),
     APPROVERS: z.preprocess(
       (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : []),
       z.array(z.string()).superRefine((ids, ctx) => {
@@ -89,6 +90,14 @@ function keyProblems(env: NodeJS.ProcessEnv): string[] {
   return [];
 }
 
+function redisProblems(env: NodeJS.ProcessEnv): string[] {
+  const cluster = ['true', '1', 'yes'].includes((env.REDIS_CLUSTER ?? '').trim());
+  if (cluster && (env.REDIS_URL ?? '').trim() === '') {
+    return ['REDIS_URL is required when REDIS_CLUSTER is true: set it to any one node of the cluster, e.g. redis://10.0.0.5:6379'];
+  }
+  return [];
+}
+
 export type Env = z.infer<typeof EnvSchema>;
 
 export interface Config {
@@ -105,6 +114,8 @@ export interface Config {
     | { mode: 'live'; apiUrl: string; keyId: string; keySecret: string; orgId: string; cacheSeconds: number; timeoutMs: number }
     | { mode: 'demo'; cacheSeconds: number; timeoutMs: number };
   redisUrl: string | undefined;
+  /** REDIS_URL names one seed node of a Redis Cluster; the bot discovers the others from it. */
+  redisCluster: boolean;
   approvals: { approvers: string[]; allowSelfApproval: boolean; changeTtlSeconds: number };
   summaryTimeZone: string;
   logLevel: LogLevel;
@@ -126,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'} ${issue.message}`)),
     ...keyProblems(env),
+    ...redisProblems(env),
   ];
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   return toConfig(parsed.data);
@@ -148,6 +160,7 @@ function toConfig(env: Env): Config {
         ? { mode: 'live', apiUrl: env.CLICKHOUSE_API_URL, keyId, keySecret, orgId, ...common }
         : { mode: 'demo', ...common },
     redisUrl: env.REDIS_URL,
+    redisCluster: env.REDIS_CLUSTER,
     approvals: {
       approvers: env.APPROVERS,
       allowSelfApproval: env.ALLOW_SELF_APPROVAL,

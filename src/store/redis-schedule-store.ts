@@ -18,6 +18,14 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 `;
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 export class RedisScheduleStore implements ScheduleStore {
   private readonly redis: RedisConnection;
   private readonly ownsConnection: boolean;
@@ -39,7 +47,8 @@ export class RedisScheduleStore implements ScheduleStore {
     const raw = await this.redis.hgetall(`${this.base}all`);
     return Object.values(raw)
       .flatMap((json) => {
-        const parsed = ScheduleSchema.safeParse(JSON.parse(json));
+        // One damaged entry must not stop the scheduler (or the bot's start).
+        const parsed = ScheduleSchema.safeParse(parseJson(json));
         return parsed.success ? [parsed.data] : [];
       })
       .filter((s) => channelId === undefined || s.channelId === channelId)

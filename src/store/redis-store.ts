@@ -3,7 +3,7 @@
  * of state is one Lua script (see redis-scripts.ts), so two approvers on two replicas can never
  * both win a transition. Key layout: redis-keys.ts; field layout: redis-codec.ts.
  */
-import { Redis, type Cluster } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { ChangeRequest } from '../core/change/types.js';
 import { changeKeys, type ChangeKeys } from './redis-keys.js';
 import {
@@ -67,12 +67,42 @@ export type ScriptCommand = (...args: ScriptArg[]) => Promise<unknown>;
  * - commandTimeout bounds every command, queued or sent, including against a hung server.
  * Reconnection itself keeps going in the background (ioredis's default backoff, max 2 s).
  */
-export function connectRedis(url: string): Redis {
-  return new Redis(url, {
-    maxRetriesPerRequest: 1,
+const NODE_OPTIONS = {
+  maxRetriesPerRequest: 1,
+  enableOfflineQueue: true,
+  connectTimeout: 2_000,
+  commandTimeout: 5_000,
+} satisfies RedisOptions;
+
+export interface ConnectRedisOptions {
+  /**
+   * The URL names one seed node of a Redis Cluster (REDIS_CLUSTER=true): the other nodes and the
+   * slot map are discovered from it, and MOVED/ASK redirections are followed. Every node gets the
+   * URL's credentials and TLS setting. The stores keep each script's keys under one hash tag
+   * ({changes}, {schedules}), so every script runs on a single node.
+   */
+  cluster?: boolean;
+}
+
+export function connectRedis(url: string): Redis;
+export function connectRedis(url: string, options: ConnectRedisOptions): RedisConnection;
+export function connectRedis(url: string, options: ConnectRedisOptions = {}): RedisConnection {
+  if (!options.cluster) return new Redis(url, NODE_OPTIONS);
+  const seed = new URL(url);
+  const tls = seed.protocol === 'rediss:';
+  const username = decodeURIComponent(seed.username);
+  const password = decodeURIComponent(seed.password);
+  return new Cluster([{ host: seed.hostname.replace(/^\[|\]$/g, ''), port: Number(seed.port || 6379) }], {
+    redisOptions: {
+      ...NODE_OPTIONS,
+      ...(username ? { username } : {}),
+      ...(password ? { password } : {}),
+      ...(tls ? { tls: {} } : {}),
+    },
     enableOfflineQueue: true,
-    connectTimeout: 2_000,
-    commandTimeout: 5_000,
+    // ioredis's advice for TLS clusters (e.g. ElastiCache): connect to announced host names as
+    // given, so the certificates issued for them match.
+    ...(tls ? { dnsLookup: (address: string, callback: (error: Error | null, address: string) => void) => callback(null, address) } : {}),
   });
 }
 

@@ -20,6 +20,8 @@ export interface SummaryTarget {
   /** Where this summary's drift baseline lives. */
   snapshotKey: string;
   title?: string;
+  /** Posted by a schedule rather than asked for; failure messages say which. */
+  scheduled?: boolean;
 }
 
 export type SummaryOutcome = { ok: true } | { ok: false; text: string };
@@ -73,7 +75,8 @@ export class Summaries {
     this.deps.logger.error(`summary for ${target.channelId} (${target.snapshotKey}) failed: ${error instanceof Error ? error.message : String(error)}`);
     const reachable = !(error instanceof SlackCallError);
     if (reachable) {
-      await this.deps.messenger.post(target.channelId, summaryFailureMessage(reason)).catch((postError: unknown) => {
+      const what = target.scheduled ? 'The scheduled ClickHouse Cloud summary' : 'The ClickHouse Cloud summary';
+      await this.deps.messenger.post(target.channelId, summaryFailureMessage(reason, what)).catch((postError: unknown) => {
         this.deps.logger.warn(`could not tell ${target.channelId} that its summary failed: ${String(postError)}`);
       });
     }

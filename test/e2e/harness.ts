@@ -5,12 +5,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { startBot, type BotHandle } from '../../src/bot.js';
+import type { CloudClientOptions } from '../../src/cloud/client.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { demoServices, DEMO_ORG_ID } from '../../src/simulator/seed.js';
 import type { ServiceRecordLike } from '../../src/simulator/state.js';
-import { RedisChangeStore, RedisScheduleStore, type ChangeStore } from '../../src/store/index.js';
+import { connectRedis, RedisChangeStore, RedisScheduleStore, type ChangeStore, type ScheduleStore } from '../../src/store/index.js';
 import { FakeSlack } from './fake-slack.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
@@ -31,6 +32,22 @@ export interface HarnessOptions {
   clock?: () => number;
   /** Spacing of posts per channel; 0 in tests unless a test measures the pacing. */
   channelPostIntervalMs?: number;
+  /** Wraps the bot's Redis schedule store, e.g. to record which replica claimed which fire time. */
+  wrapScheduleStore?: (store: ScheduleStore) => ScheduleStore;
+  /**
+   * A Redis of the test's own (restart and crash tests). Both stores then share one connection,
+   * as in production, whose errors go to the harness log instead of the console.
+   */
+  redisUrl?: string;
+  /** Passed to startBot: requests in "applying" longer than this are reconciled at start. */
+  stuckAfterMs?: number;
+  /** Client tuning on top of the harness's fast defaults. */
+  cloudClient?: Partial<CloudClientOptions>;
+  /**
+   * Let the bot open its own stores from its config (REDIS_URL and REDIS_CLUSTER in `env`), as
+   * production does, instead of stores under `keyPrefix` (the Redis Cluster tests).
+   */
+  storesFromConfig?: boolean;
 }
 
 export interface Harness {
@@ -77,23 +94,25 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     LOG_LEVEL: 'debug',
     ...options.env,
   });
-  const store: ChangeStore = new RedisChangeStore(REDIS_URL, { keyPrefix });
+  const shared = options.redisUrl === undefined ? undefined : connectRedis(options.redisUrl);
+  shared?.on('error', (error: Error) => logs.push(`redis connection: ${error.message}`));
+  const wrapScheduleStore = options.wrapScheduleStore ?? ((schedules: ScheduleStore) => schedules);
+  const stores = options.storesFromConfig
+    ? {}
+    : {
+        store: new RedisChangeStore(shared ?? REDIS_URL, { keyPrefix }) as ChangeStore,
+        scheduleStore: wrapScheduleStore(new RedisScheduleStore(shared ?? REDIS_URL, { keyPrefix })),
+      };
   const bot = await startBot(config, {
     logger,
-    store,
-    scheduleStore: new RedisScheduleStore(REDIS_URL, { keyPrefix }),
+    ...stores,
     channelPostIntervalMs: options.channelPostIntervalMs ?? 0,
     scheduleSyncMs: 200,
     ...(options.clock ? { clock: options.clock } : {}),
-    cloudClient: { throttle: false, backoffBaseMs: 5, backoffMaxMs: 20, rateLimitPaddingMs: 0, rateLimitBudgetMs: 5_000 },
+    ...(options.stuckAfterMs === undefined ? {} : { stuckAfterMs: options.stuckAfterMs }),
+    cloudClient: { throttle: false, backoffBaseMs: 5, backoffMaxMs: 20, rateLimitPaddingMs: 0, rateLimitBudgetMs: 5_000, ...options.cloudClient },
   });
   const url = `http://127.0.0.1:${bot.port}/slack/events`;
-
-  const send = async (body: string, contentType: string, extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>): Promise<Ack> => {
-    const timestamp = Math.floor(Date.now() / 1000).toString();
-    const headers = { 'content-type': contentType, ...signatureHeaders(body, timestamp) };
-    return post(url, body, headers, extra);
-  };
 
   return {
     bot,
@@ -102,6 +121,29 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     keyPrefix,
     url,
     logs,
+    ...slackSender(url, slack),
+    async stop() {
+      await bot.stop();
+      // QUIT would wait in the offline queue while Redis is down.
+      if (shared?.status === 'ready') await shared.quit().catch(() => shared.disconnect());
+      else shared?.disconnect();
+      if (!options.slack) await slack.close();
+      if (!options.simulator) await simulator.close();
+    },
+  };
+}
+
+export type SlackSender = Pick<Harness, 'command' | 'click' | 'submitView' | 'raw'>;
+
+/** Requests signed and shaped as Slack sends them, to any bot URL (also a bot in a child process). */
+export function slackSender(url: string, slack: FakeSlack): SlackSender {
+  const send = async (body: string, contentType: string, extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>): Promise<Ack> => {
+    const timestamp = Math.floor(Date.now() / 1000).toString();
+    const headers = { 'content-type': contentType, ...signatureHeaders(body, timestamp) };
+    return post(url, body, headers, extra);
+  };
+
+  return {
     command(text, user = USERS.requester, channel = CHANNEL) {
       const responseUrlId = randomUUID();
       const triggerId = `${Date.now()}.${randomUUID()}`;
@@ -156,11 +198,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     raw(body, headers) {
       return post(url, body, headers, { responseUrlId: '', triggerId: '' });
-    },
-    async stop() {
-      await bot.stop();
-      if (!options.slack) await slack.close();
-      if (!options.simulator) await simulator.close();
     },
   };
 }

@@ -7,15 +7,18 @@ import { Cron } from 'croner';
 export type CronCheck = { ok: true; nextRuns: Date[] } | { ok: false; message: string };
 
 const CRON_OPTIONS = { mode: '5-or-6-parts', paused: true } as const;
+const CRON_HINT = 'Write 5 fields (minute hour day month weekday), e.g. "0 9 * * 1-5", or 6 with seconds first.';
 
 export function checkCron(expression: string, timeZone: string, from: Date = new Date()): CronCheck {
   if (!isTimeZone(timeZone)) return { ok: false, message: `"${timeZone}" is not a time zone. Use an IANA name such as Europe/Berlin or America/New_York.` };
+  const fields = expression.trim().split(/\s+/).length;
+  if (!expression.trim().startsWith('@') && fields !== 5 && fields !== 6) return { ok: false, message: `"${expression}" has ${fields} field${fields === 1 ? '' : 's'}. ${CRON_HINT}` };
   let cron: Cron;
   try {
     cron = new Cron(expression, { ...CRON_OPTIONS, timezone: timeZone });
   } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^CronPattern:\s*/, '') : 'it could not be read';
-    return { ok: false, message: `"${expression}" is not a cron expression: ${reason}. Write 5 fields (minute hour day month weekday), e.g. "0 9 * * 1-5", or 6 with seconds first.` };
+    const reason = error instanceof Error ? error.message.replace(/^CronPattern:\s*/, '').replace(/\.+$/, '') : 'it could not be read';
+    return { ok: false, message: `"${expression}" is not a cron expression: ${reason}. ${CRON_HINT}` };
   }
   const nextRuns = cron.nextRuns(3, from);
   if (nextRuns.length === 0) return { ok: false, message: `"${expression}" never fires.` };
@@ -32,10 +35,11 @@ export function cronFor(expression: string, timeZone: string): Cron {
  */
 export function missedRun(expression: string, timeZone: string, now: Date, lastRun: number | undefined, createdAt: number): Date | undefined {
   const cron = cronFor(expression, timeZone);
-  const [previous] = cron.previousRuns(1, now);
+  // The period is the gap between the last two fire times: for "weekdays at 9" on a Sunday that is
+  // a day, so Friday's run (51 h old) is not posted after a weekend outage.
+  const [previous, before] = cron.previousRuns(2, now);
   if (!previous || previous.getTime() <= Math.max(lastRun ?? -Infinity, createdAt)) return undefined;
-  const following = cron.nextRun(previous);
-  const period = following ? following.getTime() - previous.getTime() : Infinity;
+  const period = before ? previous.getTime() - before.getTime() : Infinity;
   return now.getTime() - previous.getTime() < period ? previous : undefined;
 }
 

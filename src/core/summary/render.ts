@@ -46,11 +46,12 @@ export function summaryMessages(input: SummaryInput): SummaryMessages {
 }
 
 /** For a schedule that could not run: said in the channel, so nobody waits for a summary. */
-export function summaryFailureMessage(reason: string): Message {
+/** `what` names the summary as people know it: "The scheduled summary", "The summary". */
+export function summaryFailureMessage(reason: string, what = 'The ClickHouse Cloud summary'): Message {
   const clean = clip(reason, 2000);
   return {
-    text: esc(`The scheduled ClickHouse Cloud summary failed: ${clean}`),
-    blocks: [section(`:x: *The scheduled ClickHouse Cloud summary could not be produced.*\n${esc(clean)}`)],
+    text: esc(`${what} failed: ${clean}`),
+    blocks: [section(`:x: *${esc(what)} could not be produced.*\n${esc(clean)}`)],
   };
 }
 

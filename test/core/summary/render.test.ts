@@ -167,7 +167,7 @@ describe('escaping', () => {
   it('escapes the reason of a failure report', () => {
     const message = summaryFailureMessage(`channel <#C1> not found; tell @here & <@U1>`);
     expect(everyMrkdwn([message]).flatMap((text) => unsafeMrkdwn(text))).toStrictEqual([]);
-    expect(message.text).toContain('The scheduled ClickHouse Cloud summary failed');
+    expect(message.text).toContain('The ClickHouse Cloud summary failed');
     assertMessagesWithinLimits([message]);
   });
 });

@@ -1,0 +1,515 @@
+/**
+ * Scheduled service summaries end to end: the real bot over signed HTTP, the Cloud simulator, the
+ * fake Slack Web API and a real Redis. Every wait is on an event (a Slack call, a claim, a log
+ * line) with a bound; the only fixed wait is the "nothing more is posted" window after a removal.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { DEMO_IDS, syntheticServices } from '../../src/simulator/seed.js';
+import { RedisScheduleStore, type Schedule, type ScheduleStore } from '../../src/store/index.js';
+import { messageViolations } from '../core/summary/limits.js';
+import type { FakeSlack, SlackCall } from './fake-slack.js';
+import { CHANNEL, REDIS_URL, startHarness, textOf, USERS, type Ack, type Harness, type HarnessOptions } from './harness.js';
+
+const running: Harness[] = [];
+async function harness(options: HarnessOptions = {}): Promise<Harness> {
+  const h = await startHarness(options);
+  running.push(h);
+  return h;
+}
+afterEach(async () => {
+  while (running.length > 0) await running.pop()?.stop();
+});
+
+const AD_HOC = 'ClickHouse Cloud summary';
+const SCHEDULED = 'Scheduled ClickHouse Cloud summary';
+const OTHER_CHANNEL = 'C0OTHER';
+const EVERY_2S = '*/2 * * * * *';
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+const reply = (h: Harness, ack: Ack, match: (text: string) => boolean = () => true) =>
+  h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId && match(textOf(a))).then((c) => textOf(c.args));
+
+/** Polls a condition that no Slack call announces (a claim in Redis, a log line), with a bound. */
+async function until(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/**
+ * The ts FakeSlack gave a post: it numbers successful chat.postMessage calls 1700000000.000001,
+ * .000002... in the order it receives (and records) them, across every channel.
+ */
+function tsOf(slack: FakeSlack, call: SlackCall): string {
+  const posts = slack.calls.filter((c) => c.method === 'chat.postMessage' && !slack.failingChannels.has(String(c.args.channel)));
+  const n = posts.indexOf(call) + 1;
+  if (n === 0) throw new Error('not a successful chat.postMessage');
+  return `1700000000.${String(n).padStart(6, '0')}`;
+}
+
+const isHeadline = (title: string, channel: string) => (a: Record<string, unknown>) =>
+  a.channel === channel && a.thread_ts === undefined && String(a.text).startsWith(`${title}:`);
+
+const headlines = (slack: FakeSlack, title: string, channel = CHANNEL) => slack.callsOf('chat.postMessage', isHeadline(title, channel));
+
+function detailCount(headline: SlackCall): number {
+  const match = /Details in the thread \(([\d,]+) messages?\)/.exec(textOf(headline.args.blocks));
+  return match?.[1] ? Number(match[1].replace(/,/g, '')) : 0;
+}
+
+interface Posted {
+  headline: SlackCall;
+  ts: string;
+  details: SlackCall[];
+  /** Every text of the headline's blocks. */
+  head: string;
+  /** Every text of the thread's blocks. */
+  thread: string;
+}
+
+/** Waits for a summary's headline and then for every details message it announces in its thread. */
+async function summaryPosted(
+  h: Harness,
+  { title = AD_HOC, channel = CHANNEL, after = 0, timeoutMs = 10_000 }: { title?: string; channel?: string; after?: number; timeoutMs?: number } = {},
+): Promise<Posted> {
+  const headline = await h.slack.waitFor('chat.postMessage', isHeadline(title, channel), { after, timeoutMs });
+  const ts = tsOf(h.slack, headline);
+  const count = detailCount(headline);
+  const details: SlackCall[] = [];
+  for (let i = 1; i <= count; i += 1) {
+    const label = `${title} · details ${i} of ${count}`;
+    details.push(await h.slack.waitFor('chat.postMessage', (a) => a.channel === channel && a.thread_ts === ts && a.text === label, { after, timeoutMs }));
+  }
+  return { headline, ts, details, head: textOf(headline.args.blocks), thread: details.map((d) => textOf(d.args.blocks)).join('\n') };
+}
+
+/** Asks for a change by command, approves it as a colleague, and waits until it is applied. */
+async function applyThroughBot(h: Harness, text: string): Promise<string> {
+  const after = h.slack.calls.length;
+  const ack = await h.command(text, USERS.requester);
+  const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
+  const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
+  if (!id) throw new Error(`no request id in ${textOf(posted.args.blocks)}`);
+  expect(await reply(h, ack)).toContain(id);
+  await h.click(ACTION_APPROVE, id, USERS.approver);
+  await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'), { after });
+  return id;
+}
+
+const listRequests = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/services'));
+
+const scheduleIdIn = (text: string) => {
+  const id = /sch-[0-9a-f]{6}/.exec(text)?.[0];
+  if (!id) throw new Error(`no schedule id in: ${text}`);
+  return id;
+};
+
+/** Records every claim of a fire time, per replica. */
+interface Claim {
+  replica: string;
+  scheduleId: string;
+  fireTime: number;
+  won: boolean;
+}
+
+function recordingClaims(replica: string, claims: Claim[]) {
+  return (inner: ScheduleStore): ScheduleStore => ({
+    addSchedule: (schedule) => inner.addSchedule(schedule),
+    listSchedules: (channelId) => inner.listSchedules(channelId),
+    removeSchedule: (id) => inner.removeSchedule(id),
+    claimRun: async (scheduleId, fireTime) => {
+      const won = await inner.claimRun(scheduleId, fireTime);
+      claims.push({ replica, scheduleId, fireTime, won });
+      return won;
+    },
+    lastRun: (scheduleId) => inner.lastRun(scheduleId),
+    readSnapshot: (key) => inner.readSnapshot(key),
+    writeSnapshot: (key, json) => inner.writeSnapshot(key, json),
+    close: () => inner.close(),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('/clickhouse summary', () => {
+  it('posts a headline in the channel and the details, posture warnings and every service, in its thread', async () => {
+    const h = await harness();
+    const ack = await h.command('summary');
+    expect(ack.status).toBe(200);
+    expect(await reply(h, ack)).toContain('Preparing the summary');
+    const { headline, ts, details, head, thread } = await summaryPosted(h);
+
+    expect(headline.args.channel).toBe(CHANNEL);
+    expect(String(headline.args.text)).toBe(`${AD_HOC}: 12 services, 15 posture warnings. Details in the thread.`);
+    expect(head).toContain('12 services in the organization');
+    expect(head).toMatch(/running 7[\s\S]*idle 2[\s\S]*stopped 2[\s\S]*degraded 1/);
+    expect(head).toContain('default 9 · fast 1 · slow 1');
+    expect(head).toContain(':warning: 15 warnings on 11 services');
+    expect(head).toContain('First summary: changes are reported from the next one');
+    expect(head).toContain('open to the internet 1');
+    expect(head).toContain('no IP allowed 1');
+    expect(head).toContain('MySQL endpoint on 1');
+    expect(head).toContain('no private endpoint 1');
+    expect(head).toContain('no TDE 11');
+
+    // Every detail message is a reply in the headline's thread.
+    expect(details.length).toBeGreaterThan(0);
+    expect(details.every((d) => d.args.thread_ts === ts && d.args.channel === CHANNEL)).toBe(true);
+    expect(thread).toContain('*events-prod*: IP access list allows 0.0.0.0/0: anyone on the internet can try to connect.');
+    expect(thread).toContain('*events-staging*: IP access list is empty: no client can connect.');
+    expect(thread).toContain('*billing-prod*: MySQL endpoint is enabled.');
+    expect(thread).toContain('*search-prod*: No private endpoint attached, though 2 are available.');
+    expect(thread).toMatch(/\*metrics-prod\*: Transparent data encryption is off\./);
+    // orders-prod has TDE and nothing else to warn about.
+    expect(thread).not.toMatch(/:warning: \*orders-prod\*/);
+
+    // One compact line per service: name, version, state, replicas, memory, idle scaling, endpoints.
+    expect(thread).toContain('• *billing-prod* · v25.6.2.5983 · :large_orange_circle: degraded · 3 replicas · 24–96 GB total · idle scaling off · endpoints https, nativesecure, mysql');
+    expect(thread).toContain('• *search-prod* · v25.6.2.5983 · :large_green_circle: running · 2–6 replicas · 16 GB per replica · idle scaling off · endpoints https, nativesecure');
+    expect(thread).toContain('• *legacy-reporting* · v24.8.4.13 ·');
+    for (const name of h.simulator.services().map((s) => String(s.name))) expect(thread).toContain(`• *${name}* ·`);
+    // A summary reads the organization once.
+    expect(listRequests(h)).toHaveLength(1);
+  });
+
+  it('covers only the services matching its tag filters', async () => {
+    const h = await harness();
+    await h.command('summary tag:env=prod');
+    const { head, thread } = await summaryPosted(h);
+    expect(head).toContain('6 services matching `tag:env=prod`');
+    for (const name of ['orders-prod', 'orders-prod-readonly', 'events-prod', 'billing-prod', 'search-prod', 'metrics-prod']) {
+      expect(thread).toContain(`• *${name}* ·`);
+    }
+    for (const name of ['analytics staging', 'orders-staging', 'events-staging', 'sandbox-dev', 'ml-dev', 'legacy-reporting']) {
+      expect(thread).not.toContain(`*${name}*`);
+    }
+    // events-staging's empty IP list is not a prod problem.
+    expect(thread).not.toContain('IP access list is empty');
+  });
+
+  it('reports drift since the previous summary, marking what this bot applied and what changed elsewhere', async () => {
+    // No read cache, so each summary sees the organization as it is at that moment.
+    const h = await harness({ env: { CLICKHOUSE_CACHE_SECONDS: '0' } });
+    await h.command('summary');
+    const first = await summaryPosted(h);
+    expect(first.head).toContain('First summary: changes are reported from the next one');
+    expect(first.thread).not.toContain('Changes since the last summary');
+
+    // Through the bot: a request approved by a colleague.
+    const changeId = await applyThroughBot(h, 'ip add orders-prod 10.20.30.0/24 vendor');
+    // Elsewhere (the console): a rename, and an IP entry on the very service the bot changed.
+    h.simulator.changeOutsideBot(DEMO_IDS.legacyReporting, { name: 'legacy-reports' });
+    const ordersIps = h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList ?? [];
+    h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, { ipAccessList: [...ordersIps, { source: '192.0.2.10', description: 'added in console' }] });
+
+    const after = h.slack.calls.length;
+    await h.command('summary');
+    const second = await summaryPosted(h, { after });
+    expect(String(second.headline.args.text)).toContain('3 changes since the last summary');
+    expect(second.head).toContain('3 changes since the last summary: 1 via this bot, 2 elsewhere');
+    expect(second.thread).toContain('*Changes since the last summary* (3: 1 via this bot, 2 elsewhere)');
+    expect(second.thread).toContain(`• *orders-prod*: IP access entry added: 10.20.30.0/24 (vendor) — :robot_face: via this bot (\`${changeId}\`)`);
+    expect(second.thread).toContain('• *orders-prod*: IP access entry added: 192.0.2.10 (added in console) — _elsewhere_');
+    expect(second.thread).toContain('• *legacy-reports*: Renamed: legacy-reporting → legacy-reports — _elsewhere_');
+
+    const later = h.slack.calls.length;
+    await h.command('summary');
+    const third = await summaryPosted(h, { after: later });
+    expect(third.head).toContain('No changes since the last summary');
+    expect(third.thread).not.toContain('Changes since the last summary');
+  });
+
+  it('reports a failed read in the channel and to the person, clearly', async () => {
+    const h = await harness();
+    // The client tries a read four times (one try and three retries): all of them fail.
+    h.simulator.faults.failNext(4, 500, { on: 'GET' });
+    const after = h.slack.calls.length;
+    const ack = await h.command('summary');
+    const failure = await h.slack.waitFor('chat.postMessage', (a) => a.channel === CHANNEL && String(a.text).includes('summary failed'), { after });
+    expect(textOf(failure.args.blocks)).toMatch(/could not be produced[\s\S]*ClickHouse Cloud had an internal error\. Try again in a few minutes\.[\s\S]*\(status 500, request id [0-9a-f-]{36}\)/);
+    expect(await reply(h, ack, (t) => t.includes(':x:'))).toMatch(/The summary could not be posted: ClickHouse Cloud had an internal error/);
+    expect(headlines(h.slack, AD_HOC)).toHaveLength(0);
+    expect(h.logs.some((line) => line.includes(`summary for ${CHANNEL}`) && line.includes('failed'))).toBe(true);
+
+    // Nothing was remembered from the failed run: the next summary is still the first.
+    const next = h.slack.calls.length;
+    await h.command('summary');
+    expect((await summaryPosted(h, { after: next })).head).toContain('First summary');
+  });
+
+  it('does not call a failed summary someone asked for "scheduled"', async () => {
+    const h = await harness();
+    h.simulator.faults.failNext(4, 500, { on: 'GET' });
+    await h.command('summary');
+    const failure = await h.slack.waitFor('chat.postMessage', (a) => a.channel === CHANNEL && textOf(a.blocks).includes('could not be produced'));
+    expect(textOf(failure.args.blocks)).not.toMatch(/scheduled/i);
+    expect(String(failure.args.text)).not.toMatch(/scheduled/i);
+  });
+});
+
+describe('/clickhouse schedule', () => {
+  it('adds a 6-field schedule that fires within seconds, lists it, and stops posting once removed', async () => {
+    const h = await harness();
+    const before = Date.now();
+    const ack = await h.command(`schedule add "${EVERY_2S}"`);
+    const text = await reply(h, ack);
+    const id = scheduleIdIn(text);
+    expect(text).toContain(`Scheduled a summary in this channel: \`${id}\` \`${EVERY_2S}\` (\`UTC\`) for every service.`);
+    // The next three runs, as Slack dates with an ISO fallback: two seconds apart, from now on.
+    const runs = [...text.matchAll(/\|(\d{4}-\d\d-\d\dT[\d:.]+Z)>/g)].map((m) => Date.parse(m[1] ?? ''));
+    expect(runs).toHaveLength(3);
+    expect(runs[1]! - runs[0]!).toBe(2_000);
+    expect(runs[2]! - runs[1]!).toBe(2_000);
+    expect(runs[0]!).toBeGreaterThan(before - 1_000);
+    expect(runs[0]!).toBeLessThanOrEqual(Date.now() + 2_000);
+    expect(text).toContain(`schedule remove ${id}`);
+
+    const stored = await h.bot.services.schedules.listSchedules(CHANNEL);
+    expect(stored).toMatchObject([{ id, channelId: CHANNEL, cron: EVERY_2S, timeZone: 'UTC', filters: [], createdBy: USERS.requester }]);
+
+    // It fires on its own within one period (plus the time to post).
+    const first = await summaryPosted(h, { title: SCHEDULED, timeoutMs: 4_000 });
+    expect(first.head).toContain('12 services in the organization');
+    expect(first.head).toContain('First summary');
+    expect(first.details.every((d) => d.args.thread_ts === first.ts)).toBe(true);
+    // The next run compares against this schedule's own previous summary.
+    const second = await summaryPosted(h, { title: SCHEDULED, after: h.slack.calls.indexOf(first.details.at(-1)!) + 1, timeoutMs: 4_000 });
+    expect(second.head).toContain('No changes since the last summary');
+
+    const list = await reply(h, await h.command('schedule list'));
+    expect(list).toContain('Scheduled summaries (1)');
+    expect(list).toContain(`\`${id}\` \`${EVERY_2S}\` (\`UTC\`) for every service`);
+    expect(list).toContain('next:');
+    expect(await reply(h, await h.command('schedule list', USERS.requester, OTHER_CHANNEL))).toContain('No summary is scheduled in this channel');
+
+    // Removal lands right after a run has posted (a few list commands later), so no run is in flight.
+    expect(await reply(h, await h.command(`schedule remove ${id}`))).toContain(`Removed schedule \`${id}\``);
+    const removedAt = h.slack.calls.length;
+    // Proving a negative takes waiting: nothing may be posted during two periods and a margin.
+    const late = await h.slack
+      .waitFor('chat.postMessage', isHeadline(SCHEDULED, CHANNEL), { after: removedAt, timeoutMs: 4_500 })
+      .then(() => 'posted after removal', () => 'nothing posted');
+    expect(late).toBe('nothing posted');
+    expect(await reply(h, await h.command('schedule list'))).toContain('No summary is scheduled in this channel');
+    expect(await h.bot.services.schedules.listSchedules()).toStrictEqual([]);
+  });
+
+  it('refuses an invalid cron expression or time zone clearly and stores nothing', async () => {
+    const h = await harness({ env: { SUMMARY_TZ: 'America/New_York' } });
+    const badHour = await reply(h, await h.command('schedule add "0 25 * * *"'));
+    expect(badHour).toContain('"0 25 * * *" is not a cron expression');
+    expect(badHour).toMatch(/hour: 25/);
+    expect(badHour).toContain('Write 5 fields (minute hour day month weekday)');
+
+    const fourFields = await reply(h, await h.command('schedule add "0 9 * *"'));
+    expect(fourFields).toContain('"0 9 * *"');
+    expect(fourFields).toContain('5 fields');
+
+    const badZone = await reply(h, await h.command('schedule add "0 9 * * 1-5" tz:Mars/Olympus'));
+    expect(badZone).toContain('"Mars/Olympus" is not a time zone. Use an IANA name such as Europe/Berlin or America/New_York.');
+
+    const unquoted = await reply(h, await h.command('schedule add 0 9 * * 1-5'));
+    expect(unquoted).toContain('Put the cron expression in quotes');
+
+    const unknown = await reply(h, await h.command('schedule remove sch-ffffff'));
+    expect(unknown).toContain('This channel has no schedule `sch-ffffff`');
+
+    expect(await h.bot.services.schedules.listSchedules()).toStrictEqual([]);
+    expect(await reply(h, await h.command('schedule list'))).toContain('No summary is scheduled in this channel');
+
+    // A valid one takes SUMMARY_TZ unless tz: says otherwise, and shows its zone.
+    const defaulted = await reply(h, await h.command('schedule add "0 9 * * 1-5" tag:env=prod'));
+    expect(defaulted).toContain('(`America/New_York`) for `tag:env=prod`');
+    const berlin = await reply(h, await h.command('schedule add "0 9 * * 1-5" tz:Europe/Berlin'));
+    expect(berlin).toContain('(`Europe/Berlin`) for every service');
+    const stored = await h.bot.services.schedules.listSchedules(CHANNEL);
+    expect(stored.map((s) => [s.timeZone, s.filters])).toStrictEqual([
+      ['America/New_York', ['tag:env=prod']],
+      ['Europe/Berlin', []],
+    ]);
+
+    // Another channel cannot remove them.
+    const foreign = await reply(h, await h.command(`schedule remove ${stored[0]!.id}`, USERS.requester, OTHER_CHANNEL));
+    expect(foreign).toContain('This channel has no schedule');
+    expect(await h.bot.services.schedules.listSchedules()).toHaveLength(2);
+  });
+});
+
+describe('scheduled summaries across replicas and restarts', () => {
+  it('posts each fire time exactly once when two bots share one Redis', async () => {
+    const claims: Claim[] = [];
+    const a = await harness({ wrapScheduleStore: recordingClaims('a', claims) });
+    const b = await harness({ simulator: a.simulator, slack: a.slack, keyPrefix: a.keyPrefix, wrapScheduleStore: recordingClaims('b', claims) });
+    const id = scheduleIdIn(await reply(a, await a.command(`schedule add "${EVERY_2S}"`)));
+
+    // Replica b learns of the schedule from Redis; wait for two fire times both replicas claimed.
+    const contested = () => {
+      const byFire = new Map<number, Set<string>>();
+      for (const c of claims.filter((c) => c.scheduleId === id)) byFire.set(c.fireTime, (byFire.get(c.fireTime) ?? new Set()).add(c.replica));
+      return [...byFire].filter(([, replicas]) => replicas.size === 2).map(([fireTime]) => fireTime);
+    };
+    await until('two fire times claimed by both replicas', () => contested().length >= 2, 10_000);
+    await reply(a, await a.command(`schedule remove ${id}`));
+    // Let runs in flight finish, and stop firing.
+    await Promise.all([a.bot.services.scheduler.stop(), b.bot.services.scheduler.stop()]);
+
+    const fireTimes = [...new Set(claims.map((c) => c.fireTime))];
+    for (const fireTime of fireTimes) {
+      const won = claims.filter((c) => c.fireTime === fireTime && c.won);
+      expect(won, `winners of ${new Date(fireTime).toISOString()}`).toHaveLength(1);
+    }
+    for (const fireTime of contested()) expect(claims.filter((c) => c.fireTime === fireTime).map((c) => c.replica).sort()).toStrictEqual(['a', 'b']);
+    // Fire times are whole seconds two apart, as the cron says.
+    expect(fireTimes.every((t) => t % 2_000 === 0)).toBe(true);
+    // One headline per fire time, no more.
+    expect(headlines(a.slack, SCHEDULED)).toHaveLength(fireTimes.length);
+    expect(fireTimes.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('posts a run missed while every bot was down once at start, and a second bot does not post it again', async () => {
+    const keyPrefix = `test:${randomUUID().slice(0, 8)}:`;
+    const now = Date.now();
+    // A daily schedule whose time was three minutes ago: missed, less than a period old, and not due
+    // again for a day, so nothing but the catch-up can post it during the test.
+    const ago = new Date(now - 3 * 60_000);
+    const cron = `${ago.getUTCMinutes()} ${ago.getUTCHours()} * * *`;
+    const missedAt = new Date(ago);
+    missedAt.setUTCSeconds(0, 0);
+    const base: Omit<Schedule, 'id' | 'channelId' | 'createdAt'> = { cron, timeZone: 'UTC', filters: [], createdBy: USERS.requester };
+    const seed = new RedisScheduleStore(REDIS_URL, { keyPrefix });
+    try {
+      await seed.addSchedule({ ...base, id: 'sch-missed', channelId: CHANNEL, createdAt: now - 2 * 86_400_000 });
+      // Created after the fire time: that run was never due for it.
+      await seed.addSchedule({ ...base, id: 'sch-newer', channelId: 'C0NEWER', createdAt: now - 60_000 });
+      // Already posted by a replica before they all went down.
+      await seed.addSchedule({ ...base, id: 'sch-posted', channelId: 'C0POSTED', createdAt: now - 2 * 86_400_000 });
+      expect(await seed.claimRun('sch-posted', missedAt.getTime())).toBe(true);
+    } finally {
+      await seed.close();
+    }
+
+    const a = await harness({ keyPrefix });
+    // startBot awaited the catch-up decision; the post itself follows.
+    expect(a.logs.filter((line) => line.includes('catching up'))).toHaveLength(1);
+    expect(a.logs.some((line) => line.includes(`schedule sch-missed: catching up the run of ${missedAt.toISOString()}`))).toBe(true);
+    const posted = await summaryPosted(a, { title: SCHEDULED });
+    expect(posted.head).toContain('12 services in the organization');
+    expect(await a.bot.services.schedules.lastRun('sch-missed')).toBe(missedAt.getTime());
+
+    const b = await harness({ keyPrefix, simulator: a.simulator, slack: a.slack });
+    expect(b.logs.filter((line) => line.includes('catching up'))).toHaveLength(0);
+    await Promise.all([a.bot.services.scheduler.stop(), b.bot.services.scheduler.stop()]);
+    expect(headlines(a.slack, SCHEDULED)).toHaveLength(1);
+    expect(headlines(a.slack, SCHEDULED, 'C0NEWER')).toHaveLength(0);
+    expect(headlines(a.slack, SCHEDULED, 'C0POSTED')).toHaveLength(0);
+  });
+
+  it('reports a failing run in its channel and keeps every other schedule running', async () => {
+    const h = await harness();
+    h.slack.failingChannels.set('C0GONE', 'channel_not_found');
+    // The API fails every read until the faults are reset.
+    h.simulator.faults.failNext(1_000, 500, { on: 'GET' });
+    for (const channel of [CHANNEL, OTHER_CHANNEL, 'C0GONE']) {
+      expect(await reply(h, await h.command(`schedule add "${EVERY_2S}"`, USERS.requester, channel))).toContain('Scheduled a summary');
+    }
+    const failed = (channel: string) => (a: Record<string, unknown>) => a.channel === channel && String(a.text).includes('summary failed');
+    const [here, there] = await Promise.all([
+      h.slack.waitFor('chat.postMessage', failed(CHANNEL), { timeoutMs: 5_000 }),
+      h.slack.waitFor('chat.postMessage', failed(OTHER_CHANNEL), { timeoutMs: 5_000 }),
+    ]);
+    for (const message of [here, there]) expect(textOf(message.args.blocks)).toMatch(/could not be produced[\s\S]*ClickHouse Cloud had an internal error[\s\S]*status 500/);
+    // The unreachable channel's failure is logged, and so is the failed attempt to tell it.
+    await until('the failure of the unreachable channel in the log', () => h.logs.some((l) => l.includes('summary for C0GONE') && l.includes('failed')), 5_000);
+    await until('the failed report to the unreachable channel in the log', () => h.logs.some((l) => l.includes('could not tell C0GONE that its summary failed')), 5_000);
+
+    // The API recovers: the schedules that can post, post, while C0GONE keeps failing on Slack's side.
+    h.simulator.faults.reset();
+    const recovered = h.slack.calls.length;
+    const logLines = h.logs.length;
+    await Promise.all([
+      summaryPosted(h, { title: SCHEDULED, channel: CHANNEL, after: recovered, timeoutMs: 5_000 }),
+      summaryPosted(h, { title: SCHEDULED, channel: OTHER_CHANNEL, after: recovered, timeoutMs: 5_000 }),
+    ]);
+    await until('C0GONE failing again after the recovery', () => h.logs.slice(logLines).some((l) => l.includes('summary for C0GONE') && l.includes('channel_not_found')), 5_000);
+    const afterGone = h.slack.calls.length;
+    await summaryPosted(h, { title: SCHEDULED, channel: CHANNEL, after: afterGone, timeoutMs: 5_000 });
+    expect(h.slack.callsOf('chat.postMessage', (a) => a.channel === 'C0GONE').length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('cost and limits', () => {
+  it('serves 20 schedules firing together with one Cloud API list request, within the API rate limit', async () => {
+    const h = await harness();
+    h.simulator.faults.enforceRateLimit = { limit: 10, windowMs: 10_000 };
+    h.simulator.resetRequests();
+    const channels = Array.from({ length: 20 }, (_, i) => `C0BURST${String(i).padStart(2, '0')}`);
+    const createdAt = Date.now();
+    await Promise.all(
+      channels.map((channelId, i) =>
+        h.bot.services.scheduler.add({ id: `sch-burst${i}`, channelId, cron: EVERY_2S, timeZone: 'UTC', filters: i % 2 ? ['tag:env=prod'] : [], createdBy: USERS.requester, createdAt: createdAt + i }),
+      ),
+    );
+    const posted = await Promise.all(channels.map((channel) => summaryPosted(h, { title: SCHEDULED, channel, timeoutMs: 6_000 })));
+    await Promise.all(channels.map((_, i) => h.bot.services.scheduler.remove(`sch-burst${i}`)));
+    await h.bot.services.scheduler.stop();
+
+    expect(posted.filter((p, i) => p.head.includes(i % 2 ? '6 services matching' : '12 services in the organization'))).toHaveLength(20);
+    expect(listRequests(h).length).toBeGreaterThanOrEqual(1);
+    expect(listRequests(h).length).toBeLessThanOrEqual(2);
+    expect(h.slack.callsOf('chat.postMessage', (a) => String(a.text).includes('summary failed'))).toHaveLength(0);
+  });
+
+  it('serves a burst of 20 summary commands with one Cloud API list request', async () => {
+    const h = await harness();
+    h.simulator.faults.enforceRateLimit = { limit: 10, windowMs: 10_000 };
+    h.simulator.resetRequests();
+    const channels = Array.from({ length: 20 }, (_, i) => `C0CMD${String(i).padStart(2, '0')}`);
+    const acks = await Promise.all(channels.map((channel) => h.command('summary', USERS.requester, channel)));
+    expect(acks.every((ack) => ack.status === 200)).toBe(true);
+    await Promise.all(channels.map((channel) => summaryPosted(h, { channel })));
+    expect(listRequests(h)).toHaveLength(1);
+  });
+
+  it('spaces posts to one channel by the pacing interval, without holding up other channels', async () => {
+    const h = await harness({ channelPostIntervalMs: 300 });
+    await Promise.all([h.command('summary'), h.command('summary tag:env=prod'), h.command('summary', USERS.requester, OTHER_CHANNEL)]);
+    const other = await summaryPosted(h, { channel: OTHER_CHANNEL, timeoutMs: 5_000 });
+    await until('both summaries in the channel', () => headlines(h.slack, AD_HOC).length >= 2, 5_000);
+    const [one, two] = headlines(h.slack, AD_HOC).map((call) => h.slack.calls.indexOf(call));
+    const full = await summaryPosted(h, { after: one, timeoutMs: 5_000 });
+    const prod = await summaryPosted(h, { after: two, timeoutMs: 5_000 });
+    const inChannel = h.slack.callsOf('chat.postMessage', (a) => a.channel === CHANNEL);
+    expect(inChannel.length).toBe(2 + full.details.length + prod.details.length);
+    expect(inChannel.length).toBeGreaterThanOrEqual(4);
+    const gaps = inChannel.slice(1).map((call, i) => call.at - inChannel[i]!.at);
+    expect(Math.min(...gaps), `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(280);
+    // The other channel has its own lane: its headline does not wait behind this channel's posts.
+    expect(other.headline.at).toBeLessThan(inChannel.at(-1)!.at);
+  });
+
+  it('keeps a summary of 1,000 services within Block Kit limits and names every service in the thread', async () => {
+    const h = await harness({ services: syntheticServices(1_000) });
+    await h.command('summary');
+    const { headline, details, head, thread } = await summaryPosted(h, { timeoutMs: 15_000 });
+    expect(head).toContain('1,000 services in the organization');
+    expect(details.length).toBeGreaterThan(1);
+    const messages = [headline, ...details];
+    // Slack's limits: 50 blocks, 3,000-character sections, 10 fields... and 12,000 characters in all.
+    const problems = messages.flatMap((m, i) => messageViolations({ text: String(m.args.text), blocks: m.args.blocks as never }, `message ${i}`));
+    expect(problems).toStrictEqual([]);
+    for (const m of messages) {
+      const blocks = m.args.blocks as Array<{ type: string; text?: { text: string } }>;
+      expect(blocks.length).toBeLessThanOrEqual(50);
+      for (const block of blocks) if (block.type === 'section' && block.text) expect(block.text.text.length).toBeLessThanOrEqual(3_000);
+    }
+    const missing = Array.from({ length: 1_000 }, (_, i) => `svc-${String(i + 1).padStart(4, '0')}`).filter((name) => !thread.includes(`• *${name}* ·`));
+    expect(missing).toStrictEqual([]);
+  });
+});
