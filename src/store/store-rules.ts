@@ -2,6 +2,7 @@
  * The rules both stores follow, kept in one place so the memory store and the Redis store (whose
  * transition logic lives in Lua) cannot drift apart on anything that can be shared.
  */
+import { changeSummary } from '../core/change/summary.js';
 import type { ChangePlan, ChangeRequest, ChangeStatus } from '../core/change/types.js';
 import type { AuditAction, NewAuditEntry } from './types.js';
 
@@ -49,7 +50,7 @@ export function retentionDeadline(request: Pick<ChangeRequest, 'expiresAt'>, ret
 
 /** One line per request for the "requested" entry, e.g. "Name: a -> b; IP access: - -> 1.2.3.4/32". */
 export function summarizeChanges(plan: ChangePlan): string {
-  return plan.changes.map((change) => `${change.label}: ${change.before} -> ${change.after}`).join('; ');
+  return changeSummary(plan.changes);
 }
 
 export function requestedAuditEntry(request: ChangeRequest): NewAuditEntry {

@@ -285,7 +285,7 @@ describe.each(STORES)('ChangeStore contract (%s)', (_name, open) => {
           channelId: 'C-ops',
           serviceId: 'svc-1',
           serviceName: 'analytics',
-          summary: 'Name: analytics -> analytics-2; IP access: - -> +1.2.3.4/32',
+          summary: 'Name: analytics → analytics-2; IP access: - → +1.2.3.4/32',
         },
       ]);
     });

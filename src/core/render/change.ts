@@ -1,4 +1,5 @@
 /** Block Kit for change requests: the message people approve, and what it becomes afterwards. */
+import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest, ChangeStatus, FieldChange } from '../change/types.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
 
@@ -16,10 +17,7 @@ export function changeLine(change: FieldChange): string {
   return `• *${change.label}*: ${code(change.before)} → ${code(change.after)}`;
 }
 
-/** One line for audit entries and summaries, e.g. "Name: a → b; IP access: absent → 10.0.0.0/8". */
-export function changeSummary(changes: FieldChange[]): string {
-  return changes.map((c) => `${c.label}: ${c.before} → ${c.after}`).join('; ');
-}
+export { changeSummary };
 
 export function changeRequestBlocks(request: ChangeRequest): Block[] {
   const { plan } = request;
