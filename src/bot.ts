@@ -61,7 +61,7 @@ export interface BotOverrides {
 const DRAIN_LIMIT_MS = 8_000;
 /** Longer than any live approval can take: rate-limit budget (30 s) plus two request timeouts. */
 const STUCK_AFTER_MS = 90_000;
-const RECONCILE_EVERY_MS = 60_000;
+const RECONCILE_EVERY_MS = 15_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });

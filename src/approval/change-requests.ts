@@ -111,7 +111,7 @@ export class ChangeRequests {
       }
       return refused(`${note}, which does not show it. Ask again if it is still needed.`, 'failed');
     } catch (error) {
-      return failed(error, `${note}, but the service could not be read; check it with \`show\``);
+      return failed(error, `${note}, but the service could not be read; look at it with the show command`);
     }
   }
 
@@ -193,7 +193,7 @@ export class ChangeRequests {
       }
       return failed(error, 'The change was not applied (the service does not show it)');
     } catch {
-      return failed(error, 'The outcome is unknown: check the service with `show` before asking again');
+      return failed(error, 'The outcome is unknown: look at the service with the show command before asking again');
     }
   }
 

@@ -14,6 +14,7 @@ import { code, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import type { BotServices, Invocation } from './context.js';
 import { lookupService } from './lookup.js';
+import { isStoreUnavailable, STORE_DOWN_TEXT } from '../store/errors.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 
 const HISTORY_LIMIT = 20;
@@ -111,8 +112,12 @@ async function showHistory(query: string | undefined, inv: Invocation, s: BotSer
 /** Known failures get their sentence; anything else a reference the operators can find in the log. */
 function failureMessage(error: unknown, command: Command, s: BotServices) {
   if (error instanceof CloudApiError) {
-    const text = cloudErrorText(error, `\`${command.kind}\``);
+    const text = cloudErrorText(error, `/clickhouse ${command.kind}`);
     return { text, blocks: [section(text)] };
+  }
+  if (isStoreUnavailable(error)) {
+    s.logger.error(`command ${command.kind}: store unavailable: ${error instanceof Error ? error.message : String(error)}`);
+    return { text: STORE_DOWN_TEXT, blocks: [section(STORE_DOWN_TEXT)] };
   }
   const ref = randomUUID().slice(0, 8);
   s.logger.error(`command ${command.kind} failed (ref ${ref}):`, error);

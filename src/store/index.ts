@@ -8,3 +8,4 @@ export { connectRedis } from './redis-store.js';
 export { MemoryScheduleStore } from './memory-schedule-store.js';
 export { RedisScheduleStore } from './redis-schedule-store.js';
 export { ScheduleSchema, type Schedule, type ScheduleStore } from './schedules.js';
+export { isStoreUnavailable, STORE_DOWN_TEXT } from './errors.js';

@@ -31,7 +31,7 @@ function httpSentence(status: number): string {
   if (status === 400) return 'ClickHouse Cloud refused the request as invalid.';
   if (status === 401) return "ClickHouse Cloud refused the bot's API key. Whoever runs the bot should check CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET.";
   if (status === 403) return "the bot's API key is not allowed to do this. Whoever runs the bot should give the key a role that may update services.";
-  if (status === 404) return 'ClickHouse Cloud does not know this service or organization any more. Check `list`.';
+  if (status === 404) return 'ClickHouse Cloud does not know this service or organization any more. The list command shows what exists.';
   if (status === 409) return 'ClickHouse Cloud reported a conflict: the service is busy with another change. Try again in a few minutes.';
   if (status >= 500) return 'ClickHouse Cloud had an internal error. Try again in a few minutes.';
   return `ClickHouse Cloud answered with an error.`;

@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import type { Decision } from '../../../approval/change-requests.js';
 import type { ListenerDeps } from '../../app.js';
+import { isStoreUnavailable } from '../../../store/errors.js';
 import { DRAINING_TEXT } from '../draining.js';
 
 /** The parts of a block_actions payload we rely on. */
@@ -23,7 +24,11 @@ export function decisionListener(decision: Decision, deps: ListenerDeps) {
     if (!click.success || !action) return void (await whisper('This button did not carry a change request id, so nothing was changed.'));
     const reply = await deps.changes.decide(decision, action.value, click.data.user.id).catch((error: unknown) => {
       deps.services.logger.error(`${decision} of ${action.value} failed:`, error instanceof Error ? error.message : String(error));
-      return { text: ':x: The bot hit an internal error while handling your click. The request stays as it was shown; try again in a moment.' };
+      // The click may have been claimed (and the change sent) before the failure: say so honestly.
+      const cause = isStoreUnavailable(error) ? "its store (Redis) did not answer" : 'it hit an internal error';
+      return {
+        text: `:x: The bot could not finish handling your click: ${cause}. If the change had already been sent to ClickHouse Cloud, the bot checks the service and updates the request message once it can; otherwise click again in a minute.`,
+      };
     });
     if (reply) await whisper(reply.text);
   };

@@ -1,0 +1,12 @@
+/**
+ * ioredis reports an unreachable server in several ways; people only need to know that the bot's
+ * store did not answer, so the bot can tell them so instead of a generic failure.
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  return /Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|Stream isn't writeable|offline queue|CLUSTERDOWN|ClusterAllFailedError/i.test(`${error.name} ${error.message}`);
+}
+
+export const STORE_DOWN_TEXT =
+  ":x: The bot's store (Redis) is not answering, so nothing was read or changed. Try again in a minute; if it persists, tell whoever runs the bot.";
