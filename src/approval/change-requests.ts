@@ -234,7 +234,7 @@ export class ChangeRequests {
   private async postResult(request: ChangeRequest, service: ServiceRecord): Promise<void> {
     try {
       await this.options.messenger.post(request.channelId, {
-        text: `Applied change ${request.id} to ${service.name}`,
+        text: esc(`Applied change ${request.id} to ${service.name}`),
         blocks: serviceBlocks(service, `${service.name || service.id}: after change ${request.id}`),
       });
     } catch (error) {

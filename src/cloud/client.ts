@@ -229,9 +229,19 @@ export class CloudClient {
     return Math.random() * ceiling; // full jitter: replicas retrying together spread out
   }
 
+  /**
+   * API messages are shown to people and kept in the audit trail; one that quoted our credentials
+   * (a misbehaving gateway, say) must not carry them there.
+   */
+  private scrub(text: string | undefined): string | undefined {
+    if (text === undefined) return undefined;
+    const encoded = this.authorization.slice('Basic '.length);
+    return text.split(this.options.keySecret).join('[redacted]').split(encoded).join('[redacted]');
+  }
+
   private httpError(method: Method, path: string, response: RawResponse): CloudApiError {
     const envelope = ErrorEnvelopeSchema.safeParse(response.json);
-    const apiMessage = envelope.success ? envelope.data.error : undefined;
+    const apiMessage = this.scrub(envelope.success ? envelope.data.error : undefined);
     const requestId = envelope.success ? envelope.data.requestId : undefined;
     return new CloudApiError(
       'http',
@@ -244,7 +254,7 @@ export class CloudClient {
     const envelope = ErrorEnvelopeSchema.safeParse(json);
     return new CloudApiError('rate-limited', 'ClickHouse Cloud API rate limit (10 requests per 10 s) is still exhausted', {
       status: 429,
-      apiMessage: envelope.success ? envelope.data.error : undefined,
+      apiMessage: this.scrub(envelope.success ? envelope.data.error : undefined),
       requestId: envelope.success ? envelope.data.requestId : undefined,
       method,
       path,

@@ -36,11 +36,11 @@ async function dispatch(command: Command, inv: Invocation, s: BotServices): Prom
       return inv.reply({ text: 'ClickHouse Cloud bot commands', blocks: helpBlocks(s.slashCommand) });
     case 'unknown':
       return inv.reply({
-        text: `Unknown command ${command.word}`,
+        text: `Unknown command ${esc(command.word)}`,
         blocks: helpBlocks(s.slashCommand, `:grey_question: ${code(command.word)} is not a command I know. Here is what I can do:`),
       });
     case 'invalid':
-      return inv.reply({ text: command.message, blocks: invalidBlocks(s.slashCommand, command.message, command.usage) });
+      return inv.reply({ text: esc(command.message), blocks: invalidBlocks(s.slashCommand, command.message, command.usage) });
     case 'list': {
       const list = await s.cloud.listServices(command.filters);
       return inv.reply({ text: `${list.services.length} ClickHouse Cloud services`, blocks: listBlocks(list.services, command.filters, list.fetchedAt) });
@@ -48,7 +48,7 @@ async function dispatch(command: Command, inv: Invocation, s: BotServices): Prom
     case 'show': {
       const found = await lookupService(s, command.service);
       if (!found.ok) return text(found.text);
-      return inv.reply({ text: `Service ${found.service.name}`, blocks: serviceBlocks(found.service) });
+      return inv.reply({ text: `Service ${esc(found.service.name)}`, blocks: serviceBlocks(found.service) });
     }
     case 'edit':
       return openEditModal(command.service, inv, s);
@@ -106,7 +106,7 @@ async function showHistory(query: string | undefined, inv: Invocation, s: BotSer
   const found = await lookupService(s, query);
   if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
   const entries = await s.store.readAudit({ serviceId: found.service.id, limit: HISTORY_LIMIT });
-  return inv.reply({ text: `History of ${found.service.name}`, blocks: historyBlocks(entries, found.service.name) });
+  return inv.reply({ text: `History of ${esc(found.service.name)}`, blocks: historyBlocks(entries, found.service.name) });
 }
 
 /** Known failures get their sentence; anything else a reference the operators can find in the log. */

@@ -64,6 +64,8 @@ export function createSlackApp(options: SlackAppOptions, wire: (app: App) => Lis
     token: options.botToken,
     receiver: receiver as Receiver,
     logger: options.logger,
+    // Bolt resets the logger's level to its own default unless told.
+    logLevel: options.logger.getLevel(),
     // Initialize in start(): a bad token or an unreachable Slack then fails start with a sentence,
     // instead of an unhandled rejection from the constructor.
     deferInitialization: true,

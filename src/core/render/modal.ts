@@ -72,7 +72,7 @@ export function editMetadata(service: ServiceRecord, channelId: string): EditMet
 export function editView(service: ServiceRecord, metadata: EditMetadata): View {
   const blocks: Block[] = [
     { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(`Changes become a request in the channel; a colleague approves it before anything is applied. Service ${code(service.id)}.`, LIMITS.sectionText) }] },
-    input(BLOCK.name, 'Name', { type: 'plain_text_input', action_id: ACTION, initial_value: service.name, max_length: 50 }, { optional: true, hint: 'Letters, digits, spaces, hyphens and underscores; up to 50.' }),
+    input(BLOCK.name, 'Name', { type: 'plain_text_input', action_id: ACTION, initial_value: truncate(service.name, 150), max_length: Math.max(50, [...service.name].length) }, { optional: true, hint: 'Letters, digits, spaces, hyphens and underscores; up to 50.' }),
     ...releaseChannelBlocks(service),
     input(BLOCK.mysql, 'MySQL endpoint', {
       type: 'radio_buttons',
@@ -86,7 +86,7 @@ export function editView(service: ServiceRecord, metadata: EditMetadata): View {
       multiline: true,
       placeholder: { type: 'plain_text', text: '203.0.113.7/32 office VPN' },
     }, { optional: true, hint: 'One entry a line: an address or CIDR block, then an optional description.' }),
-    ...multiSelect(BLOCK.ipRemove, 'IP access entries to remove', (service.ipAccessList ?? []).map((e) => option(e.description ? `${e.source} ${e.description}` : e.source, e.source))),
+    ...multiSelect(BLOCK.ipRemove, 'IP access entries to remove', (service.ipAccessList ?? []).filter((e) => fitsValue(e.source)).map((e) => option(e.description ? `${e.source} ${e.description}` : e.source, e.source))),
     ...multiSelect(BLOCK.attach, 'Private endpoints to attach', attachable(service).map((id) => option(id, id))),
     ...multiSelect(BLOCK.detach, 'Private endpoints to detach', (service.privateEndpointIds ?? []).filter(fitsValue).map((id) => option(id, id))),
     ...tdeBlocks(service),
@@ -102,7 +102,7 @@ export function editView(service: ServiceRecord, metadata: EditMetadata): View {
   };
 }
 
-const fitsValue = (value: string) => value.length <= LIMITS.optionValue;
+const fitsValue = (value: string) => value.length > 0 && value.length <= LIMITS.optionValue;
 
 function attachable(service: ServiceRecord): string[] {
   const attached = new Set(service.privateEndpointIds ?? []);

@@ -48,7 +48,10 @@ export const LIMITS = {
 
 export function truncate(text: string, max: number): string {
   const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+  if (chars.length <= max) return text;
+  // Never leave half an entity (&am…) or half a control sequence (<!date^… or <@U…) behind.
+  const cut = chars.slice(0, max - 1).join('').replace(/&[a-z]*$/i, '').replace(/<[^<>]*$/, '');
+  return `${cut}…`;
 }
 
 export const section = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } });

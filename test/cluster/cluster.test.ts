@@ -1,0 +1,346 @@
+/**
+ * Scale-out on a real distributed store: the change and schedule stores, and two bot replicas,
+ * against a Redis Cluster of three masters started on loopback for this file. Redis Cluster
+ * refuses (CROSSSLOT) any script or multi-key command whose keys live in different hash slots, so
+ * every script succeeding here is itself the proof that their keys share one slot; the slots are
+ * also checked directly with CLUSTER KEYSLOT.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import type { ChangeRequest } from '../../src/core/change/types.js';
+import { DEMO_IDS } from '../../src/simulator/seed.js';
+import { changeKeys } from '../../src/store/redis-keys.js';
+import { RedisChangeStore, RedisScheduleStore, type RedisConnection } from '../../src/store/index.js';
+import { EXPIRED_BEFORE_DECISION } from '../../src/store/store-rules.js';
+import type { Schedule } from '../../src/store/schedules.js';
+import { startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
+import { approve, buildChangeRequest, buildExpiredRequest, markApplied } from '../store/fixtures.js';
+import { clusterUnsupported, startLocalCluster, type LocalCluster } from './local-cluster.js';
+
+const unsupported = clusterUnsupported();
+if (unsupported) console.warn(`SKIPPING the Redis Cluster tests: ${unsupported}`);
+
+describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters', () => {
+  let cluster: LocalCluster;
+  const connections: RedisConnection[] = [];
+
+  beforeAll(async () => {
+    cluster = await startLocalCluster(3);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(connections.splice(0).map((c) => c.quit().catch(() => c.disconnect())));
+    await cluster?.stop();
+  }, 20_000);
+
+  /** A Cluster connection opened the way the bot opens it, seeded from node `seed`. */
+  function connect(seed = 0): RedisConnection {
+    const connection = cluster.connect(seed);
+    connections.push(connection);
+    return connection;
+  }
+
+  const keyslot = async (key: string) => Number(await cluster.node(0).cluster('KEYSLOT', key));
+
+  /** Which node's port serves a slot, from CLUSTER SLOTS. */
+  async function portOfSlot(slot: number): Promise<number> {
+    const ranges = await cluster.node(0).cluster('SLOTS');
+    const range = ranges.find(([from, to]) => slot >= from && slot <= to);
+    const port = range?.[2]?.[1];
+    if (port === undefined) throw new Error(`slot ${slot} is not served`);
+    return port;
+  }
+
+  it('is really a cluster: three masters serving every slot, and it refuses a cross-slot script', async () => {
+    const info = String(await cluster.node(1).cluster('INFO'));
+    expect(info).toContain('cluster_state:ok');
+    expect(info).toContain('cluster_slots_assigned:16384');
+    expect(info).toContain('cluster_size:3');
+    // The control for everything below: keys of two slots in one script are an error here.
+    const redis = connect();
+    const [a, b] = ['chbot:{changes}:x', 'chbot:{schedules}:x'];
+    expect(await keyslot(a)).not.toBe(await keyslot(b));
+    await expect(redis.eval("return redis.call('EXISTS', KEYS[1], KEYS[2])", 2, a, b)).rejects.toThrow(/CROSSSLOT|same slot/i);
+  });
+
+  describe('key layout', () => {
+    it('puts every key a change script touches in one slot, and every schedule key in one slot', async () => {
+      const keys = changeKeys('chbot:');
+      const changeKeyNames = [keys.request('CR-0000000001'), keys.request(randomUUID()), keys.pending('C0CHANNEL'), keys.pending('C-other'), keys.applying, keys.audit];
+      const changeSlots = new Set(await Promise.all(changeKeyNames.map(keyslot)));
+      expect(changeSlots.size).toBe(1);
+      const scheduleKeyNames = ['chbot:{schedules}:all', 'chbot:{schedules}:lastrun', 'chbot:{schedules}:snap:schedule:sch-1', 'chbot:{schedules}:snap:adhoc:C1:'];
+      const scheduleSlots = new Set(await Promise.all(scheduleKeyNames.map(keyslot)));
+      expect(scheduleSlots.size).toBe(1);
+    });
+
+    it('keeps what the stores actually wrote in one slot per family, on the node serving it', async () => {
+      const keyPrefix = `cl-${randomUUID().slice(0, 8)}:`;
+      const redis = connect();
+      const changes = new RedisChangeStore(redis, { keyPrefix });
+      const schedules = new RedisScheduleStore(redis, { keyPrefix });
+      const request = buildChangeRequest({ channelId: 'C-layout' });
+      await changes.create(request);
+      await changes.transition(request.id, approve());
+      await schedules.addSchedule(schedule({ id: 'sch-layout' }));
+      await schedules.claimRun('sch-layout', 1);
+      await schedules.writeSnapshot('schedule:sch-layout', '{}');
+
+      const written: string[] = [];
+      for (let i = 0; i < cluster.ports.length; i++) {
+        const found = (await cluster.node(i).keys(`${keyPrefix}*`)) as string[];
+        const port = cluster.ports[i];
+        for (const key of found) {
+          // A node only holds keys of its own slots, so this also checks routing.
+          expect(await portOfSlot(await keyslot(key))).toBe(port);
+          written.push(key);
+        }
+      }
+      const family = (tag: string) => written.filter((key) => key.includes(tag));
+      expect(family('{changes}').length).toBeGreaterThanOrEqual(4); // request, pending, applying, audit
+      expect(family('{schedules}').length).toBe(3); // all, lastrun, snapshot
+      expect(written).toHaveLength(family('{changes}').length + family('{schedules}').length);
+      expect(new Set(await Promise.all(family('{changes}').map(keyslot))).size).toBe(1);
+      expect(new Set(await Promise.all(family('{schedules}').map(keyslot))).size).toBe(1);
+    });
+  });
+
+  describe('RedisChangeStore', () => {
+    const open = (seed = 0) => new RedisChangeStore(connect(seed), { keyPrefix: `cl-${randomUUID().slice(0, 8)}:` });
+    /** Two stores on one key prefix over two separate Cluster connections (two replicas). */
+    const openPair = () => {
+      const keyPrefix = `cl-${randomUUID().slice(0, 8)}:`;
+      return [new RedisChangeStore(connect(0), { keyPrefix }), new RedisChangeStore(connect(2), { keyPrefix })] as const;
+    };
+    const created = async (store: RedisChangeStore, overrides: Partial<ChangeRequest> = {}) => {
+      const request = buildChangeRequest(overrides);
+      await store.create(request);
+      return request;
+    };
+
+    it('creates and reads back a request, refusing a duplicate id', async () => {
+      const store = open();
+      const request = await created(store);
+      expect(await store.get(request.id)).toStrictEqual(request);
+      expect(await store.get('no-such-change')).toBeUndefined();
+      await expect(store.create(request)).rejects.toThrow();
+      await store.setMessageTs(request.id, '1700000000.000100');
+      expect((await store.get(request.id))?.messageTs).toBe('1700000000.000100');
+      expect(await store.ping()).toBe(true);
+    });
+
+    it('transitions pending -> applying -> applied, reports conflicts, and expires a late decision', async () => {
+      const store = open();
+      const request = await created(store);
+      const claimed = await store.transition(request.id, approve('U-approver'));
+      expect(claimed).toMatchObject({ ok: true, request: { status: 'applying', decidedBy: 'U-approver' } });
+      expect((await store.listApplying()).map((r) => r.id)).toStrictEqual([request.id]);
+      expect(await store.transition(request.id, approve('U-late'))).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applying' } });
+      expect(await store.transition(request.id, markApplied())).toMatchObject({ ok: true, request: { status: 'applied', outcome: { apiRequestId: 'req-42' } } });
+      expect(await store.listApplying()).toStrictEqual([]);
+      expect(await store.transition('no-such-change', approve())).toStrictEqual({ ok: false, reason: 'missing' });
+
+      const late = await created(store, { expiresAt: Date.now() + 50 });
+      const result = await store.transition(late.id, approve('U-approver', late.expiresAt));
+      expect(result).toMatchObject({ ok: false, reason: 'expired', request: { status: 'expired' } });
+    });
+
+    it('lists the channel pending requests, oldest first, without expired or decided ones', async () => {
+      const store = open();
+      const now = Date.now();
+      const newest = await created(store, { createdAt: now - 1_000 });
+      const oldest = await created(store, { createdAt: now - 60_000, expiresAt: now + 10 * 60_000 });
+      await created(store, { channelId: 'C-elsewhere' });
+      const decided = await created(store);
+      await store.transition(decided.id, approve());
+      await store.create(buildExpiredRequest());
+      const pending = await store.listPending('C-ops', now);
+      expect(pending.map((r) => r.id)).toStrictEqual([oldest.id, newest.id]);
+      expect(pending[0]).toStrictEqual(oldest);
+      expect(await store.listPending('C-quiet', now)).toStrictEqual([]);
+    });
+
+    it('writes the audit trail in the same step, newest first, filtered by service', async () => {
+      const store = open();
+      const first = await created(store);
+      const other = await created(store, { plan: { ...buildChangeRequest().plan, serviceId: 'svc-2' } });
+      await store.transition(first.id, approve());
+      await store.transition(first.id, markApplied());
+      const late = await created(store, { expiresAt: Date.now() + 20 });
+      await store.transition(late.id, approve('U-x', late.expiresAt + 1));
+
+      const entries = await store.readAudit({ limit: 10 });
+      expect(entries.map((e) => [e.changeId, e.action])).toStrictEqual([
+        [late.id, 'expired'],
+        [late.id, 'requested'],
+        [first.id, 'applied'],
+        [first.id, 'approved'],
+        [other.id, 'requested'],
+        [first.id, 'requested'],
+      ]);
+      expect(entries[0]?.message).toBe(EXPIRED_BEFORE_DECISION);
+      expect(entries[2]).toMatchObject({ apiRequestId: 'req-42', serviceName: 'analytics', channelId: 'C-ops' });
+      expect((await store.readAudit({ serviceId: 'svc-2', limit: 10 })).map((e) => e.changeId)).toStrictEqual([other.id]);
+    });
+
+    it('lets exactly one of 200 concurrent approvals over two Cluster connections win', async () => {
+      const [a, b] = openPair();
+      for (let round = 0; round < 5; round++) {
+        const request = await created(a);
+        const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).transition(request.id, approve(`U-${i}`))));
+        expect(results.filter((r) => r.ok)).toHaveLength(1);
+        expect(results.filter((r) => !r.ok && r.reason === 'conflict')).toHaveLength(199);
+        const audit = await b.readAudit({ limit: 1000 });
+        expect(audit.filter((e) => e.changeId === request.id && e.action === 'approved')).toHaveLength(1);
+        expect((await b.get(request.id))?.status).toBe('applying');
+      }
+    });
+  });
+
+  describe('RedisScheduleStore', () => {
+    const openPair = () => {
+      const keyPrefix = `cl-${randomUUID().slice(0, 8)}:`;
+      return [new RedisScheduleStore(connect(1), { keyPrefix }), new RedisScheduleStore(connect(2), { keyPrefix })] as const;
+    };
+
+    it('stores schedules and snapshots, and forgets the last run with the schedule', async () => {
+      const [store, sibling] = openPair();
+      await store.addSchedule(schedule({ id: 'sch-a', createdAt: 2 }));
+      await store.addSchedule(schedule({ id: 'sch-b', channelId: 'C-other', createdAt: 1 }));
+      expect((await sibling.listSchedules()).map((s) => s.id)).toStrictEqual(['sch-b', 'sch-a']);
+      expect((await sibling.listSchedules('C-ops')).map((s) => s.id)).toStrictEqual(['sch-a']);
+      expect(await sibling.claimRun('sch-a', 1_000)).toBe(true);
+      expect(await store.lastRun('sch-a')).toBe(1_000);
+      await sibling.writeSnapshot('schedule:sch-a', '{"v":1}');
+      expect(await store.readSnapshot('schedule:sch-a')).toBe('{"v":1}');
+      expect(await store.removeSchedule('sch-a')).toBe(true);
+      expect(await sibling.lastRun('sch-a')).toBeUndefined();
+    });
+
+    it('claims each fire time exactly once across two Cluster connections, never an earlier one', async () => {
+      const [a, b] = openPair();
+      const fireTimes = Array.from({ length: 20 }, (_, i) => 1_700_000_000_000 + i * 60_000);
+      for (const fireTime of fireTimes) {
+        const claims = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).claimRun('sch-race', fireTime)));
+        expect(claims.filter(Boolean)).toHaveLength(1);
+      }
+      expect(await a.lastRun('sch-race')).toBe(fireTimes.at(-1));
+      expect(await b.claimRun('sch-race', fireTimes[3] ?? 0)).toBe(false);
+      // Replicas racing over interleaved fire times: still one winner each.
+      const later = Array.from({ length: 10 }, (_, i) => 1_800_000_000_000 + i * 1_000);
+      const wins = new Map<number, number>();
+      await Promise.all(
+        later.flatMap((fireTime) =>
+          [a, b, a, b].map(async (store) => {
+            if (await store.claimRun('sch-interleaved', fireTime)) wins.set(fireTime, (wins.get(fireTime) ?? 0) + 1);
+          }),
+        ),
+      );
+      expect([...wins.values()].every((count) => count === 1)).toBe(true);
+    });
+  });
+
+  describe('two bot replicas sharing the Cluster (REDIS_URL of a different node each, REDIS_CLUSTER=true)', () => {
+    const running: Harness[] = [];
+    afterEach(async () => {
+      while (running.length > 0) await running.pop()?.stop();
+    });
+
+    it('applies an approval exactly once when both replicas receive clicks at the same moment', async () => {
+      const a = await startHarness({ storesFromConfig: true, env: { REDIS_URL: cluster.seedUrl(0), REDIS_CLUSTER: 'true' } });
+      running.push(a);
+      const b = await startHarness({ storesFromConfig: true, simulator: a.simulator, slack: a.slack, env: { REDIS_URL: cluster.seedUrl(2), REDIS_CLUSTER: 'true' } });
+      running.push(b);
+      expect(a.logs.join('\n')).toContain('Redis Cluster');
+
+      for (const [text, service] of [
+        ['ip remove orders-prod 198.51.100.7', DEMO_IDS.ordersProd],
+        ['rename sandbox-dev sandbox-two', DEMO_IDS.sandboxDev],
+      ] as const) {
+        const before = a.simulator.requests.filter((r) => r.method === 'PATCH').length;
+        const after = a.slack.calls.length;
+        const ack = await a.command(text);
+        expect(ack.status).toBe(200);
+        const posted = await a.slack.waitFor('chat.postMessage', (args) => textOf(args.blocks).includes('Change request'), { after });
+        const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
+        if (!id) throw new Error('no request id');
+        await a.slack.waitFor('response_url', (args) => args.responseUrlId === ack.responseUrlId);
+        // The request written through replica A's connection is visible through replica B's.
+        expect((await b.bot.store.get(id))?.status).toBe('pending');
+        expect((await b.bot.store.listPending('C0CHANNEL', Date.now())).map((r) => r.id)).toContain(id);
+
+        const clicks = await Promise.all([
+          a.click(ACTION_APPROVE, id, USERS.approver),
+          b.click(ACTION_APPROVE, id, USERS.second),
+          b.click(ACTION_APPROVE, id, USERS.approver),
+          a.click(ACTION_APPROVE, id, USERS.second),
+        ]);
+        expect(clicks.every((c) => c.status === 200)).toBe(true);
+        await a.slack.waitFor('chat.update', (args) => textOf(args.blocks).includes(id) && textOf(args.blocks).includes('Applied'));
+        await a.slack.waitFor('chat.postMessage', (args) => textOf(args.blocks).includes(`after change ${id}`));
+        // Give a losing replica time to misbehave, if it were going to.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const patches = a.simulator.requests.filter((r) => r.method === 'PATCH');
+        expect(patches.length - before).toBe(1);
+        expect(patches.at(-1)?.path).toContain(service);
+        const audit = await a.bot.store.readAudit({ serviceId: service, limit: 10 });
+        expect(audit.map((e) => e.action)).toStrictEqual(['applied', 'approved', 'requested']);
+      }
+    });
+
+    it('posts each fire time of a schedule once, though both replicas fire it', async () => {
+      const a = await startHarness({ storesFromConfig: true, env: { REDIS_URL: cluster.seedUrl(1), REDIS_CLUSTER: 'true' } });
+      running.push(a);
+      const b = await startHarness({ storesFromConfig: true, simulator: a.simulator, slack: a.slack, env: { REDIS_URL: cluster.seedUrl(0), REDIS_CLUSTER: 'true' } });
+      running.push(b);
+      // Record every claim each replica's scheduler makes, and what the Cluster answered.
+      const claims: Array<{ replica: string; fireTime: number; won: boolean }> = [];
+      for (const [replica, h] of [['a', a], ['b', b]] as const) {
+        const store = h.bot.services.schedules;
+        const claim = store.claimRun.bind(store);
+        vi.spyOn(store, 'claimRun').mockImplementation(async (scheduleId, fireTime) => {
+          const won = await claim(scheduleId, fireTime);
+          claims.push({ replica, fireTime, won });
+          return won;
+        });
+      }
+      const started = Date.now();
+      const ack = await a.command('schedule add "*/1 * * * * *"');
+      const added = await a.slack.waitFor('response_url', (args) => args.responseUrlId === ack.responseUrlId);
+      const id = /sch-[0-9a-f]{6}/.exec(textOf(added.args))?.[0];
+      if (!id) throw new Error(`no schedule id in ${textOf(added.args)}`);
+      // Replica B learns of the schedule through its periodic sync (200 ms in the harness).
+      const headline = (args: Record<string, unknown>) => String(args.text ?? '').startsWith('Scheduled ClickHouse Cloud summary') && args.thread_ts === undefined;
+      await new Promise((resolve) => setTimeout(resolve, 3_300));
+      const removed = await a.command(`schedule remove ${id}`);
+      await a.slack.waitFor('response_url', (args) => args.responseUrlId === removed.responseUrlId);
+      const byFireTime = new Map<number, typeof claims>();
+      for (const c of claims) byFireTime.set(c.fireTime, [...(byFireTime.get(c.fireTime) ?? []), c]);
+      // Both replicas tried the same fire times, and the Cluster gave each to exactly one of them.
+      const contested = [...byFireTime.values()].filter((list) => new Set(list.map((c) => c.replica)).size === 2);
+      expect(contested.length).toBeGreaterThanOrEqual(2);
+      for (const list of byFireTime.values()) expect(list.filter((c) => c.won)).toHaveLength(1);
+      // One headline per fire time (a summary still being posted gets a moment to land).
+      const posts = () => a.slack.callsOf('chat.postMessage', headline).filter((c) => c.at >= started);
+      for (let waited = 0; posts().length < byFireTime.size && waited < 3_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(posts().length).toBe(byFireTime.size);
+      expect(posts().length).toBeGreaterThanOrEqual(2);
+    });
+  });
+});
+
+function schedule(overrides: Partial<Schedule> = {}): Schedule {
+  return {
+    id: 'sch-000001',
+    channelId: 'C-ops',
+    cron: '0 9 * * 1-5',
+    timeZone: 'UTC',
+    filters: [],
+    createdBy: 'U-alice',
+    createdAt: Date.now(),
+    ...overrides,
+  };
+}
+
