@@ -5,8 +5,7 @@
  * Redis (REDIS_URL), the bot (node dist/main.js) and the baseline in their own processes.
  * Load is open-loop: requests start on schedule whether or not earlier ones have answered.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -18,12 +17,15 @@ import { ServiceRecordSchema } from '../src/cloud/schemas.js';
 import { CloudSimulator } from '../src/simulator/server.js';
 import { DEMO_ORG_ID, demoServices, syntheticServices } from '../src/simulator/seed.js';
 import { SlackStandIn as FakeSlack } from '../src/playground/slack-stand-in.js';
+import type { Latency, LoadStep } from './load.js';
+import { BENCH_SECRET, commandBody, signed } from './slack-requests.js';
 
-const SECRET = 'bench-signing-secret';
 const KEY_ID = 'benchKey';
 const KEY_SECRET = 'bench-key-secret';
 const RATES = (process.env.BENCH_RATES ?? '50,200,500').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** Each step runs this many times, alternating which target goes first; medians are reported. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 interface Target {
@@ -38,7 +40,7 @@ async function main(): Promise<void> {
   const env = {
     ...process.env,
     SLACK_BOT_TOKEN: 'xoxb-bench',
-    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_SIGNING_SECRET: BENCH_SECRET,
     SLACK_API_URL: slack.apiUrl,
     CLICKHOUSE_API_URL: simulator.url,
     CLICKHOUSE_KEY_ID: KEY_ID,
@@ -46,23 +48,32 @@ async function main(): Promise<void> {
     CLICKHOUSE_ORG_ID: DEMO_ORG_ID,
     REDIS_URL,
     ALLOW_SELF_APPROVAL: 'false',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info', // the bot logs nothing per request at info; its start line says it is ready
   };
-  const bot = await startTarget('bot', ['dist/main.js'], env, /HTTP on port (\d+)/);
+  const botArgs = [...(process.env.BENCH_BOT_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js'];
+  const bot = await startTarget('bot', botArgs, env, /HTTP on port (\d+)/);
   const bare = await startTarget('bare Bolt', ['--import', 'tsx', 'bench/bare-bolt.ts'], env, /listening (\d+)/);
   try {
     const rows: string[][] = [];
     const requestId = await createChangeRequest(bot, slack);
+    const load = (target: Target, rate: number, kind: LoadStep['kind'], seconds = SECONDS) =>
+      runLoadStep({ port: target.port, rate, seconds, kind, requestId, responseUrlBase: slack.url });
     // Warm both up (JIT, connection pools, caches) before anything is recorded.
     for (const target of [bare, bot]) {
-      await load(target, 100, () => commandBody('list'), 2);
-      await load(target, 100, () => clickBody(requestId), 2);
+      await load(target, 100, 'list', 2);
+      await load(target, 100, 'approve', 2);
     }
     for (const rate of RATES) {
       for (const kind of ['list', 'approve'] as const) {
-        const make = kind === 'list' ? () => commandBody('list') : () => clickBody(requestId);
-        const baseline = await load(bare, rate, make);
-        const measured = await load(bot, rate, make);
+        const bots: Latency[] = [];
+        const bares: Latency[] = [];
+        for (let round = 0; round < ROUNDS; round += 1) {
+          // Alternate the order, so neither target always runs right after the other's load.
+          const order = round % 2 === 0 ? [bare, bot] : [bot, bare];
+          for (const target of order) (target === bot ? bots : bares).push(await load(target, rate, kind));
+        }
+        const measured = medianLatency(bots);
+        const baseline = medianLatency(bares);
         rows.push([`${kind} @ ${rate}/s`, ...fmt(measured), ...fmt(baseline), (measured.p99 / baseline.p99).toFixed(2), String(measured.errors + baseline.errors)]);
       }
     }
@@ -72,10 +83,11 @@ async function main(): Promise<void> {
     printTable(['Cloud API calls', 'count'], apiCalls);
     printTable(['rendering', 'median ms', 'blocks'], renderingCost());
     printTable(['bot memory', 'MiB'], [['peak RSS (VmHWM) after the load', (peakRssKiB(bot.process) / 1024).toFixed(0)]]);
-    process.stdout.write(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}; ${SECONDS} s per load step\n`);
+    process.stdout.write(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}; ${SECONDS} s per load step, median of ${ROUNDS} rounds\n`);
   } finally {
     bot.process.kill('SIGTERM');
     bare.process.kill('SIGTERM');
+    loader?.kill('SIGTERM');
     await simulator.close();
     await slack.close();
   }
@@ -106,40 +118,23 @@ function freePort(): Promise<number> {
   });
 }
 
-interface Body {
-  body: string;
-}
+let loader: ChildProcess | undefined;
 
-function signed(body: string): Record<string, string> {
-  const ts = Math.floor(Date.now() / 1000).toString();
-  const sig = createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-  return { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': ts, 'x-slack-signature': `v0=${sig}` };
-}
-
-let responseUrlBase = '';
-function commandBody(text: string, user = 'UBENCH1', channel = 'CBENCH'): Body {
-  return {
-    body: new URLSearchParams({
-      team_id: 'T1', channel_id: channel, user_id: user, command: '/clickhouse', text,
-      response_url: `${responseUrlBase}/respond/${randomUUID()}`, trigger_id: randomUUID(), api_app_id: 'A1',
-    }).toString(),
-  };
-}
-
-function clickBody(requestId: string): Body {
-  const payload = {
-    type: 'block_actions', user: { id: 'UBENCH2' }, team: { id: 'T1' }, channel: { id: 'CBENCH' }, api_app_id: 'A1',
-    container: { type: 'message', message_ts: '1.1', channel_id: 'CBENCH' }, trigger_id: randomUUID(),
-    response_url: `${responseUrlBase}/respond/${randomUUID()}`,
-    actions: [{ action_id: 'change_approve', block_id: 'change_actions', value: requestId, type: 'button' }],
-  };
-  return { body: new URLSearchParams({ payload: JSON.stringify(payload) }).toString() };
+/** Runs one load step in the load generator's process, then lets the bot finish the work behind the acks. */
+async function runLoadStep(step: LoadStep): Promise<Latency> {
+  loader ??= fork('bench/load.ts', { execArgv: ['--import', 'tsx'] });
+  const child = loader;
+  const latency = await new Promise<Latency>((resolve) => {
+    child.once('message', (message) => resolve(message as Latency));
+    child.send(step);
+  });
+  await sleep(1_500);
+  return latency;
 }
 
 async function createChangeRequest(bot: Target, slack: FakeSlack): Promise<string> {
-  responseUrlBase = slack.url;
   const pool = new Pool(`http://127.0.0.1:${bot.port}`);
-  const { body } = commandBody('rename ml-dev ml bench');
+  const body = commandBody(slack.url, 'rename ml-dev ml bench');
   await (await pool.request({ path: '/slack/events', method: 'POST', body, headers: signed(body) })).body.text();
   const posted = await slack.waitFor('chat.postMessage', (a) => JSON.stringify(a.blocks ?? '').includes('CR-'));
   await pool.close();
@@ -148,46 +143,9 @@ async function createChangeRequest(bot: Target, slack: FakeSlack): Promise<strin
   return id;
 }
 
-interface Latency {
-  p50: number;
-  p99: number;
-  max: number;
-  errors: number;
-}
-
-/** Sends `rate` requests a second for SECONDS seconds, on schedule, and measures each answer. */
-async function load(target: Target, rate: number, make: () => Body, seconds = SECONDS): Promise<Latency> {
-  const pool = new Pool(`http://127.0.0.1:${target.port}`, { connections: 256, pipelining: 1 });
-  const latencies: number[] = [];
-  let errors = 0;
-  const total = rate * seconds;
-  const started = performance.now();
-  const inFlight: Promise<void>[] = [];
-  for (let i = 0; i < total; i += 1) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await sleep(wait);
-    const { body } = make();
-    const sent = performance.now();
-    inFlight.push(
-      pool
-        .request({ path: '/slack/events', method: 'POST', body, headers: signed(body) })
-        .then(async (res) => {
-          await res.body.text();
-          if (res.statusCode !== 200) errors += 1;
-          latencies.push(performance.now() - sent);
-        })
-        .catch(() => {
-          errors += 1;
-        }),
-    );
-  }
-  await Promise.all(inFlight);
-  await pool.close();
-  await sleep(500); // let the bot finish the work behind the acks before the next step
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { p50: at(0.5), p99: at(0.99), max: latencies[latencies.length - 1] ?? NaN, errors };
+function medianLatency(runs: Latency[]): Latency {
+  const mid = (pick: (l: Latency) => number) => runs.map(pick).sort((a, b) => a - b)[Math.floor(runs.length / 2)] ?? NaN;
+  return { p50: mid((l) => l.p50), p99: mid((l) => l.p99), max: mid((l) => l.max), errors: runs.reduce((n, l) => n + l.errors, 0) };
 }
 
 const fmt = (l: Latency) => [l.p50, l.p99, l.max].map((v) => `${v.toFixed(1)} ms`);
@@ -196,7 +154,7 @@ async function countApiCalls(bot: Target, simulator: CloudSimulator, slack: Fake
   await sleep(11_000); // let the 10 s list cache expire, so the burst starts cold
   const pool = new Pool(`http://127.0.0.1:${bot.port}`, { connections: 128 });
   const send = async (text: string, channel: string) => {
-    const { body } = commandBody(text, 'UBENCH1', channel);
+    const body = commandBody(slack.url, text, 'UBENCH1', channel);
     await (await pool.request({ path: '/slack/events', method: 'POST', body, headers: signed(body) })).body.text();
   };
   simulator.resetRequests();

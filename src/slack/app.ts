@@ -69,6 +69,8 @@ export function createSlackApp(options: SlackAppOptions, wire: (app: App) => Lis
     // Initialize in start(): a bad token or an unreachable Slack then fails start with a sentence,
     // instead of an unhandled rejection from the constructor.
     deferInitialization: true,
+    // Bolt's default conversation store keeps per-conversation state we never use; it costs CPU on every request.
+    convoStore: false,
     clientOptions: { slackApiUrl: options.apiUrl, retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2000 } },
   });
   const deps = wire(app);

@@ -1,6 +1,6 @@
 /** The Messenger the approval flow needs, on top of Bolt's Web API client. */
 import type { webApi } from '@slack/bolt';
-import { SlackCallError, type Message, type Messenger } from '../approval/messenger.js';
+import { SlackCallError, type Messenger } from '../approval/messenger.js';
 
 type WebClient = webApi.WebClient;
 

@@ -1,33 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { CHANNEL, startHarness, textOf, USERS, type Ack, type Harness } from './harness.js';
+import { answerText, CHANNEL, requestChange, startHarness, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 
-const running: Harness[] = [];
-async function harness(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  const h = await startHarness(options);
-  running.push(h);
-  return h;
-}
-afterEach(async () => {
-  while (running.length > 0) await running.pop()?.stop();
-});
+const harness = useHarnesses();
 
 const patches = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'PATCH');
-const reply = (h: Harness, ack: Ack) => h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId).then((c) => textOf(c.args));
-
-/** Asks for a change by command and returns the request id and its message ts. */
-async function requestChange(h: Harness, text: string, user: string = USERS.requester) {
-  const after = h.slack.calls.length;
-  const ack = await h.command(text, user);
-  expect(ack.status).toBe(200);
-  const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
-  const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
-  if (!id) throw new Error(`no request id in ${textOf(posted.args.blocks)}`);
-  // The requester's confirmation comes after the message ts is stored: the request is complete.
-  expect(await reply(h, ack)).toContain(id);
-  return { id, posted, ack };
-}
+const reply = answerText;
 
 async function outcomeUpdate(h: Harness, id: string, word: string) {
   return h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(word));
@@ -123,11 +102,11 @@ describe('change requests approved in the channel', () => {
   });
 
   it('keeps pending requests across a restart of the bot', async () => {
-    const first = await harness();
+    // Not from the pool: this bot stops mid-test, and its simulator and Slack live on.
+    const first = await startHarness();
     const { id } = await requestChange(first, 'rename ml-dev ml development');
     const { simulator, slack, keyPrefix } = first;
     await first.bot.stop();
-    running.splice(running.indexOf(first), 1);
     const second = await harness({ simulator, slack, keyPrefix });
     await second.click(ACTION_APPROVE, id, USERS.approver);
     await outcomeUpdate(second, id, 'Applied');

@@ -1,21 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
 import { DEMO_IDS, demoServices, syntheticServices } from '../../src/simulator/seed.js';
-import { CHANNEL, signatureHeaders, startHarness, textOf, USERS, type Ack, type Harness } from './harness.js';
+import { answerText, CHANNEL, signatureHeaders, textOf, useHarnesses, USERS, type Ack, type Harness } from './harness.js';
 
-const running: Harness[] = [];
-async function harness(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  const h = await startHarness(options);
-  running.push(h);
-  return h;
-}
-afterEach(async () => {
-  while (running.length > 0) await running.pop()?.stop();
-});
+const harness = useHarnesses();
 
 const answer = (h: Harness, ack: Ack) => h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId);
-const answerText = async (h: Harness, ack: Ack) => textOf((await answer(h, ack)).args);
 
 describe('slash commands', () => {
   it('answers help, an empty command and an unknown one with the command list', async () => {

@@ -2,12 +2,14 @@
  * Starts the real bot (the same startBot as production) on a free port against the simulator,
  * a fake Slack Web API and a real Redis, and sends it requests signed and shaped as Slack does.
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { afterEach } from 'vitest';
 import { request } from 'undici';
 import { startBot, type BotHandle } from '../../src/bot.js';
 import type { CloudClientOptions } from '../../src/cloud/client.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
+import { slackSignatureHeaders } from '../../src/playground/signing.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { demoServices, DEMO_ORG_ID } from '../../src/simulator/seed.js';
 import type { ServiceRecordLike } from '../../src/simulator/state.js';
@@ -203,8 +205,7 @@ export function slackSender(url: string, slack: FakeSlack): SlackSender {
 }
 
 export function signatureHeaders(body: string, timestamp: string, secret = SIGNING_SECRET): Record<string, string> {
-  const signature = createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex');
-  return { 'x-slack-request-timestamp': timestamp, 'x-slack-signature': `v0=${signature}` };
+  return slackSignatureHeaders(body, secret, timestamp);
 }
 
 async function post(url: string, body: string, headers: Record<string, string>, extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>): Promise<Ack> {
@@ -220,4 +221,40 @@ export function textOf(value: unknown): string {
   if (Array.isArray(value)) return value.map(textOf).join('\n');
   if (value && typeof value === 'object') return Object.values(value).map(textOf).join('\n');
   return '';
+}
+
+/**
+ * A harness factory for one test file: every harness it starts is stopped after each test.
+ * `defaults` are merged under each call's options (env merged key by key).
+ */
+export function useHarnesses(defaults: HarnessOptions = {}): (options?: HarnessOptions) => Promise<Harness> {
+  const running: Harness[] = [];
+  afterEach(async () => {
+    while (running.length > 0) await running.pop()?.stop();
+  });
+  return async (options = {}) => {
+    const h = await startHarness({ ...defaults, ...options, env: { ...defaults.env, ...options.env } });
+    running.push(h);
+    return h;
+  };
+}
+
+/** The private answer to a command or click (its response_url post), as text. */
+export function answerText(h: Harness, ack: Ack, timeoutMs = 10_000): Promise<string> {
+  return h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId, { timeoutMs }).then((c) => textOf(c.args));
+}
+
+/**
+ * Asks for a change by command and waits until it is complete: posted in the channel and
+ * confirmed to the requester (which happens after its message ts is stored).
+ */
+export async function requestChange(h: Harness, text: string, user: string = USERS.requester) {
+  const after = h.slack.calls.length;
+  const ack = await h.command(text, user);
+  const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
+  const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
+  if (!id) throw new Error(`no request id in ${textOf(posted.args.blocks)}`);
+  const confirmation = await answerText(h, ack);
+  if (!confirmation.includes(id)) throw new Error(`the requester was not told about ${id}: ${confirmation}`);
+  return { id, posted, ack };
 }

@@ -5,11 +5,11 @@
  * final state with its channel message updated, never replayed blindly; and the bot must keep
  * serving afterwards. Retry rules are the ones documented at the top of src/cloud/client.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { FINAL_STATUSES } from '../../src/core/change/types.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { startHarness, textOf, USERS, type Ack, type Harness, type HarnessOptions } from '../e2e/harness.js';
+import { requestChange, textOf, useHarnesses, USERS, type Ack, type Harness } from '../e2e/harness.js';
 
 /** Every command reaches the API (no list cache), so every armed fault is met where intended. */
 const NO_CACHE = { CLICKHOUSE_CACHE_SECONDS: '0' };
@@ -21,15 +21,7 @@ const REQUEST_ID = /request id `[0-9a-f-]{36}`/;
 /** "/clickhouse list failed: ..." followed by the sentence for the fault. */
 const listFailed = (sentence: string) => new RegExp(`/clickhouse list failed: ${sentence.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
 
-const running: Harness[] = [];
-async function harness(options: HarnessOptions = {}): Promise<Harness> {
-  const h = await startHarness({ ...options, env: { ...NO_CACHE, ...options.env } });
-  running.push(h);
-  return h;
-}
-afterEach(async () => {
-  while (running.length > 0) await running.pop()?.stop();
-});
+const harness = useHarnesses({ env: NO_CACHE });
 
 const gets = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'GET');
 const patches = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'PATCH');
@@ -47,12 +39,7 @@ async function expectStillServing(h: Harness): Promise<void> {
 }
 
 async function requestRename(h: Harness, service: string, name: string) {
-  const after = h.slack.calls.length;
-  const ack = await h.command(`rename ${service} "${name}"`);
-  const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
-  const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
-  if (!id) throw new Error(`no request id in ${textOf(posted.args.blocks)}`);
-  expect(await answer(h, ack)).toContain(id);
+  const { id } = await requestChange(h, `rename ${service} "${name}"`);
   h.simulator.resetRequests();
   return id;
 }

@@ -15,7 +15,7 @@ import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { startHarness, textOf, USERS, type Ack, type Harness } from '../e2e/harness.js';
+import { requestChange, startHarness, textOf, USERS, type Ack, type Harness } from '../e2e/harness.js';
 import { startRedisServer, type RedisServer } from './processes.js';
 
 let dir = '';
@@ -55,13 +55,7 @@ async function healthBecomes(h: Harness, status: number, timeoutMs = 10_000): Pr
 }
 
 async function requestRename(h: Harness, service: string, name: string) {
-  const after = h.slack.calls.length;
-  const ack = await h.command(`rename ${service} "${name}"`);
-  const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
-  const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
-  if (!id) throw new Error(`no request id in ${textOf(posted.args.blocks)}`);
-  expect(await answer(h, ack)).toContain(id);
-  return id;
+  return (await requestChange(h, `rename ${service} "${name}"`)).id;
 }
 
 const noStackTrace = (text: string) => expect(text).not.toMatch(/\n\s+at |Error:|ECONNREFUSED|MaxRetriesPerRequest/);

@@ -2,11 +2,12 @@ import type { App } from '@slack/bolt';
 import { runCommand } from '../../../commands/run.js';
 import { parseCommand } from '../../../core/command/parse.js';
 import type { ListenerDeps } from '../../app.js';
+import { replyTo } from '../../respond.js';
 import { DRAINING_TEXT } from '../draining.js';
 
 /** The slash command: ack at once (Slack's 3 s), then work and answer through response_url. */
 export function register(app: App, deps: ListenerDeps): void {
-  app.command(deps.services.slashCommand, async ({ command, ack, respond }) => {
+  app.command(deps.services.slashCommand, async ({ command, ack }) => {
     if (!deps.accepting()) {
       await ack({ response_type: 'ephemeral', text: DRAINING_TEXT });
       return;
@@ -18,9 +19,7 @@ export function register(app: App, deps: ListenerDeps): void {
         channelId: command.channel_id,
         userId: command.user_id,
         triggerId: command.trigger_id,
-        reply: async (message) => {
-          await respond({ response_type: 'ephemeral', text: message.text, blocks: message.blocks });
-        },
+        reply: replyTo(command.response_url),
       },
       deps.services,
     );
