@@ -5,23 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS, syntheticServices } from '../../src/simulator/seed.js';
 import { RedisScheduleStore, type Schedule, type ScheduleStore } from '../../src/store/index.js';
 import { messageViolations } from '../core/summary/limits.js';
 import type { FakeSlack, SlackCall } from './fake-slack.js';
-import { CHANNEL, REDIS_URL, startHarness, textOf, USERS, type Ack, type Harness, type HarnessOptions } from './harness.js';
+import { CHANNEL, REDIS_URL, textOf, useHarnesses, USERS, type Ack, type Harness } from './harness.js';
 
-const running: Harness[] = [];
-async function harness(options: HarnessOptions = {}): Promise<Harness> {
-  const h = await startHarness(options);
-  running.push(h);
-  return h;
-}
-afterEach(async () => {
-  while (running.length > 0) await running.pop()?.stop();
-});
+const harness = useHarnesses();
 
 const AD_HOC = 'ClickHouse Cloud summary';
 const SCHEDULED = 'Scheduled ClickHouse Cloud summary';
