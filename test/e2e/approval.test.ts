@@ -189,3 +189,25 @@ describe('change requests approved in the channel', () => {
     expect(await h.bot.store.listPending(CHANNEL, Date.now())).toHaveLength(0);
   });
 });
+
+describe('every direct change command, approved, sends exactly its PATCH body', () => {
+  const harnessForCommands = useHarnesses();
+  it.each([
+    ['rename orders-staging "orders stage"', DEMO_IDS.ordersStaging, { name: 'orders stage' }],
+    ['ip add sandbox-dev 192.0.2.0/24 lab network', DEMO_IDS.sandboxDev, { ipAccessList: { add: [{ source: '192.0.2.0/24', description: 'lab network' }] } }],
+    ['ip remove sandbox-dev 203.0.113.0/24', DEMO_IDS.sandboxDev, { ipAccessList: { remove: [{ source: '203.0.113.0/24' }] } }],
+    ['endpoint sandbox-dev mysql on', DEMO_IDS.sandboxDev, { endpoints: [{ protocol: 'mysql', enabled: true }] }],
+    ['release-channel orders-prod fast', DEMO_IDS.ordersProd, { releaseChannel: 'fast' }],
+    ['private-endpoint attach search-prod pe-azure-search-eastus2-a', DEMO_IDS.searchProd, { privateEndpointIds: { add: ['pe-azure-search-eastus2-a'] } }],
+    ['private-endpoint detach metrics-prod vpce-0a1b2c3d4e5f60001', DEMO_IDS.metricsProd, { privateEndpointIds: { remove: ['vpce-0a1b2c3d4e5f60001'] } }],
+    ['rotate-key orders-prod tde-key-2026-11', DEMO_IDS.ordersProd, { transparentDataEncryptionKeyId: 'tde-key-2026-11' }],
+  ])('%s', async (text, serviceId, body) => {
+    const h = await harnessForCommands();
+    const { id } = await requestChange(h, text);
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await outcomeUpdate(h, id, 'Applied');
+    expect(patches(h)).toHaveLength(1);
+    expect(patches(h)[0]?.path).toContain(serviceId);
+    expect(patches(h)[0]?.body).toEqual(body);
+  });
+});
