@@ -56,11 +56,16 @@ export interface BotOverrides {
   scheduleSyncMs?: number;
   /** A request in "applying" longer than this is taken for abandoned by a dead replica. */
   stuckAfterMs?: number;
+  /** Pauses between re-reads when an update's outcome is unknown. */
+  recheckDelaysMs?: number[];
 }
 
 const DRAIN_LIMIT_MS = 8_000;
-/** Longer than any live approval can take: rate-limit budget (30 s) plus two request timeouts. */
-const STUCK_AFTER_MS = 90_000;
+/**
+ * Longer than any live approval can take: two reads and a PATCH, each with up to four attempts of
+ * one request timeout and a 30 s rate-limit budget, plus the re-checks of an unknown outcome.
+ */
+const stuckAfterMs = (timeoutMs: number) => 3 * (4 * timeoutMs + 30_000) + 30_000;
 const RECONCILE_EVERY_MS = 15_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
@@ -85,7 +90,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     (app) => {
       const messenger = pacedMessenger(slackMessenger(app.client), overrides.channelPostIntervalMs ?? 1_000);
       const policy = new ApproverPolicy({ approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval, messenger });
-      const changes = new ChangeRequests({ cloud, store, messenger, policy, ttlMs: config.approvals.changeTtlSeconds * 1000, logger, ...(overrides.clock ? { now: overrides.clock } : {}) });
+      const changes = new ChangeRequests({ cloud, store, messenger, policy, ttlMs: config.approvals.changeTtlSeconds * 1000, logger, ...(overrides.clock ? { now: overrides.clock } : {}), ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}) });
       const summaries = new Summaries({ cloud, changes: store, snapshots: stores.schedules, messenger, logger });
       const scheduler = new Scheduler({
         store: stores.schedules,
@@ -115,11 +120,20 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const { changes, services, scheduler } = wired;
   const port = await slack.start();
   await scheduler.start();
-  const reconcile = () =>
-    changes.reconcileStuck(overrides.stuckAfterMs ?? STUCK_AFTER_MS).catch((error: unknown) => {
-      logger.warn(`reconciling abandoned approvals failed: ${error instanceof Error ? error.message : String(error)}`);
-      return 0;
-    });
+  let reconciling: Promise<number> | undefined;
+  const reconcile = () => {
+    // One pass at a time: a slow API must not stack passes on top of each other.
+    reconciling ??= changes
+      .reconcileStuck(overrides.stuckAfterMs ?? stuckAfterMs(config.clickhouse.timeoutMs))
+      .catch((error: unknown) => {
+        logger.warn(`reconciling abandoned approvals failed: ${error instanceof Error ? error.message : String(error)}`);
+        return 0;
+      })
+      .finally(() => {
+        reconciling = undefined;
+      });
+    return reconciling;
+  };
   const reconciledAtStart = reconcile();
   const reconcileTimer = setInterval(() => void reconcile(), RECONCILE_EVERY_MS).unref();
   logger.info(`bot listening: ${config.slack.appToken ? 'Socket Mode' : `HTTP on port ${port} (POST /slack/events)`}, health at /healthz, command ${config.slack.slashCommand}`);
@@ -162,28 +176,47 @@ async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<C
   };
 }
 
-/** The URL without its credentials, for logs. */
+/** The URL without its credentials (nor a query string, which could hold some), for logs. */
 function redactedUrl(url: string): string {
   const parsed = new URL(url);
   parsed.username = '';
   parsed.password = '';
+  parsed.search = '';
+  parsed.hash = '';
   return parsed.toString();
 }
 
-/** One Redis connection (a node, or a Cluster) serves both stores; tests may bring their own stores. */
+/** Where the bot keeps its data, for the log at start: addresses and database, never credentials. */
+function redisMode(config: Config): string {
+  const { redisUrl, redisSentinel } = config;
+  if (redisSentinel) {
+    const nodes = redisSentinel.sentinels.map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`).join(', ');
+    const db = redisUrl ? new URL(redisUrl).pathname.replace(/^\//, '') : '';
+    return `Redis Sentinel: master group "${redisSentinel.name}" through the Sentinels at ${nodes}${db && db !== '0' ? `, database ${db}` : ''}`;
+  }
+  if (!redisUrl) return 'no Redis';
+  if (config.redisCluster) return `Redis Cluster: discovering the nodes from ${redactedUrl(redisUrl)}`;
+  return `Redis: a single server at ${redactedUrl(redisUrl)}`;
+}
+
+/**
+ * One Redis connection (a node, the master named by Sentinel, or a Cluster) serves both stores;
+ * tests may bring their own stores.
+ */
 function openStores(config: Config, logger: BotLogger, overrides: BotOverrides) {
   let redis: ReturnType<typeof connectRedis> | undefined;
+  const configured = config.redisUrl !== undefined || config.redisSentinel !== undefined;
   const connection = () => {
-    if (!config.redisUrl) return undefined;
+    if (!configured) return undefined;
     if (!redis) {
-      logger.addSecrets(decodeURIComponent(new URL(config.redisUrl).password));
-      redis = connectRedis(config.redisUrl, { cluster: config.redisCluster });
+      if (config.redisUrl) logger.addSecrets(decodeURIComponent(new URL(config.redisUrl).password));
+      redis = connectRedis(config.redisUrl, { cluster: config.redisCluster, ...(config.redisSentinel ? { sentinel: config.redisSentinel } : {}) });
       redis.on('error', (error: Error) => logger.error(`Redis: ${error.message}`));
-      if (config.redisCluster) logger.info(`Redis Cluster: discovering the nodes from ${redactedUrl(config.redisUrl)}`);
+      logger.info(redisMode(config));
     }
     return redis;
   };
-  if (!config.redisUrl && !(overrides.store && overrides.scheduleStore)) {
+  if (!configured && !(overrides.store && overrides.scheduleStore)) {
     logger.warn('IN-MEMORY STORE: REDIS_URL is not set, so change requests and schedules live in this process only and are lost on restart. Set REDIS_URL for production.');
   }
   const shared = overrides.store && overrides.scheduleStore ? undefined : connection();

@@ -28,6 +28,39 @@ const url = (fallback: string) =>
 
 const SLACK_ID_LIST = /^[US][A-Z0-9]{2,}$/;
 
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** `host:port`, or `[v6 address]:port`; undefined when it is neither or the port is out of range. */
+function parseHostPort(text: string): HostPort | undefined {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9._-]+)):(\d{1,5})$/.exec(text);
+  const host = match?.[1] ?? match?.[2];
+  const port = Number(match?.[3]);
+  if (host === undefined || !Number.isInteger(port) || port < 1 || port > 65535) return undefined;
+  return { host, port };
+}
+
+const hostPortList = (example: string) =>
+  z.preprocess(
+    (v) => {
+      if (typeof v !== 'string') return v;
+      const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+      return items.length === 0 ? undefined : items;
+    },
+    z
+      .array(z.string())
+      .superRefine((items, ctx) => {
+        const bad = items.filter((item) => parseHostPort(item) === undefined);
+        if (bad.length > 0) {
+          ctx.addIssue({ code: 'custom', message: `lists nodes as host:port, comma separated (e.g. ${example}), not ${bad.map((b) => `"${b}"`).join(', ')}` });
+        }
+      })
+      .transform((items) => items.map((item) => parseHostPort(item)).filter((node) => node !== undefined))
+      .optional(),
+  );
+
 const EnvSchema = z
   .object({
     SLACK_BOT_TOKEN: z.string({ error: 'is required: the bot token (xoxb-...) from your Slack app' }).startsWith('xoxb-', {
@@ -57,6 +90,11 @@ const EnvSchema = z
       error: 'must start with redis:// or rediss://',
     }),
     REDIS_CLUSTER: flag(false),
+    REDIS_SENTINELS: hostPortList('10.0.0.5:26379,10.0.0.6:26379,10.0.0.7:26379'),
+    REDIS_SENTINEL_NAME: z.preprocess(
+      (v) => (v === '' || v === undefined ? 'mymaster' : v),
+      z.string().regex(/^[^\s]+$/, { error: 'must be the master group name from `sentinel monitor <name> ...` (no spaces)' }),
+    ),
     APPROVERS: z.preprocess(
       (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : []),
       z.array(z.string()).superRefine((ids, ctx) => {
@@ -92,6 +130,16 @@ function keyProblems(env: NodeJS.ProcessEnv): string[] {
 
 function redisProblems(env: NodeJS.ProcessEnv): string[] {
   const cluster = ['true', '1', 'yes'].includes((env.REDIS_CLUSTER ?? '').trim());
+  const sentinel = (env.REDIS_SENTINELS ?? '').split(',').some((s) => s.trim() !== '');
+  if (cluster && sentinel) {
+    return [
+      'REDIS_SENTINELS and REDIS_CLUSTER=true cannot be used together: Sentinel watches one master and its replicas, a Redis Cluster fails over by itself; set REDIS_SENTINELS or REDIS_CLUSTER=true, not both',
+    ];
+  }
+  const path = /^rediss?:\/\/[^/]*(\/[^?#]*)?/.exec((env.REDIS_URL ?? '').trim())?.[1] ?? '';
+  if (sentinel && !/^\/?\d*$/.test(path)) {
+    return [`REDIS_URL names database "${path.slice(1)}": with REDIS_SENTINELS only its user, password and database number (redis://:password@any-host/0) are used`];
+  }
   if (cluster && (env.REDIS_URL ?? '').trim() === '') {
     return ['REDIS_URL is required when REDIS_CLUSTER is true: set it to any one node of the cluster, e.g. redis://10.0.0.5:6379'];
   }
@@ -113,9 +161,12 @@ export interface Config {
   clickhouse:
     | { mode: 'live'; apiUrl: string; keyId: string; keySecret: string; orgId: string; cacheSeconds: number; timeoutMs: number }
     | { mode: 'demo'; cacheSeconds: number; timeoutMs: number };
+  /** With redisSentinel, only its credentials, database and TLS setting are used (may be unset). */
   redisUrl: string | undefined;
   /** REDIS_URL names one seed node of a Redis Cluster; the bot discovers the others from it. */
   redisCluster: boolean;
+  /** The master is found through these Sentinel nodes (REDIS_SENTINELS, REDIS_SENTINEL_NAME). */
+  redisSentinel: { sentinels: HostPort[]; name: string } | undefined;
   approvals: { approvers: string[]; allowSelfApproval: boolean; changeTtlSeconds: number };
   summaryTimeZone: string;
   logLevel: LogLevel;
@@ -161,6 +212,7 @@ function toConfig(env: Env): Config {
         : { mode: 'demo', ...common },
     redisUrl: env.REDIS_URL,
     redisCluster: env.REDIS_CLUSTER,
+    redisSentinel: env.REDIS_SENTINELS ? { sentinels: env.REDIS_SENTINELS, name: env.REDIS_SENTINEL_NAME } : undefined,
     approvals: {
       approvers: env.APPROVERS,
       allowSelfApproval: env.ALLOW_SELF_APPROVAL,

@@ -4,7 +4,7 @@
  * click must be answered fast. With no APPROVERS, anyone in the channel but the requester may.
  */
 import type { ChangeRequest } from '../core/change/types.js';
-import type { Messenger } from './messenger.js';
+import { SlackCallError, type Messenger } from './messenger.js';
 
 export type Verdict = { allowed: true } | { allowed: false; reason: string };
 
@@ -48,7 +48,14 @@ export class ApproverPolicy {
     const { approvers } = this.options;
     if (approvers.length === 0 || approvers.includes(userId)) return { allowed: true };
     for (const groupId of approvers.filter((id) => id.startsWith('S'))) {
-      if ((await this.members(groupId)).has(userId)) return { allowed: true };
+      let members: Set<string>;
+      try {
+        members = await this.members(groupId);
+      } catch (error) {
+        const code = error instanceof SlackCallError ? error.code : 'no answer';
+        return { allowed: false, reason: `The bot could not check the approver group <!subteam^${groupId}> (Slack said: ${code}). Whoever runs the bot should check its usergroups:read scope.` };
+      }
+      if (members.has(userId)) return { allowed: true };
     }
     return { allowed: false, reason: `You are not on this bot's list of approvers, so you cannot ${verb} changes. Ask one of them: ${approvers.map(label).join(', ')}.` };
   }

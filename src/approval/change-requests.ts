@@ -4,6 +4,7 @@
  * pending -> applying: whoever wins it is the only one that calls the API.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@slack/bolt';
 import type { CloudClient } from '../cloud/client.js';
 import { CloudApiError } from '../cloud/errors.js';
@@ -28,6 +29,8 @@ export interface ChangeRequestsOptions {
   ttlMs: number;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   now?: () => number;
+  /** Pauses between re-reads when an update's outcome is unknown. */
+  recheckDelaysMs?: number[];
 }
 
 export type Decision = 'approve' | 'reject' | 'cancel';
@@ -41,6 +44,8 @@ export class ChangeRequests {
   private readonly now: () => number;
   /** Approvals running in this process; shutdown waits for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Ids of the requests this process is applying right now; never reconciled from here. */
+  private readonly applyingHere = new Set<string>();
 
   constructor(private readonly options: ChangeRequestsOptions) {
     this.now = options.now ?? Date.now;
@@ -61,14 +66,25 @@ export class ChangeRequests {
       status: 'pending',
     };
     await this.options.store.create(request);
+    let ts: string;
     try {
-      const ts = await this.options.messenger.post(request.channelId, requestMessage(request));
-      await this.options.store.setMessageTs(request.id, ts);
-      return { ok: true, request: { ...request, messageTs: ts } };
+      ts = await this.options.messenger.post(request.channelId, requestMessage(request));
     } catch (error) {
       await this.withdrawUnposted(request, error);
       return { ok: false, text: postFailureText(error) };
     }
+    const posted = { ...request, messageTs: ts };
+    try {
+      await this.options.store.setMessageTs(request.id, ts);
+    } catch (error) {
+      // The request is posted and approvable; without its ts stored the bot could not update the
+      // message later, so withdraw it openly rather than leave live buttons it cannot follow up.
+      this.options.logger.error(`change ${request.id}: posted but its message could not be recorded: ${String(error)}`);
+      const withdrawn = await this.transition(request, ['pending'], 'cancelled', request.requesterId, 'cancelled', { message: 'The bot could not record this request, so it was withdrawn. Ask again in a minute.' }).catch(() => undefined);
+      if (withdrawn?.ok) await this.refreshMessage({ ...withdrawn.request, messageTs: ts });
+      return { ok: false, text: ':x: The request was posted but the bot could not record it, so it was withdrawn. Try again in a minute.' };
+    }
+    return { ok: true, request: posted };
   }
 
   async decide(decision: Decision, id: string, userId: string): Promise<Reply> {
@@ -89,7 +105,7 @@ export class ChangeRequests {
    */
   async reconcileStuck(olderThanMs: number): Promise<number> {
     const cutoff = this.now() - olderThanMs;
-    const stuck = (await this.options.store.listApplying()).filter((r) => (r.decidedAt ?? r.createdAt) <= cutoff);
+    const stuck = (await this.options.store.listApplying()).filter((r) => (r.decidedAt ?? r.createdAt) <= cutoff && !this.applyingHere.has(r.id));
     for (const request of stuck) {
       const outcome = await this.settleStuck(request);
       const settled = await this.transition(request, ['applying'], outcome.status, request.decidedBy ?? request.requesterId, outcome.audit, outcome.outcome);
@@ -145,12 +161,21 @@ export class ChangeRequests {
   private async approve(request: ChangeRequest, approverId: string): Promise<Reply> {
     const claimed = await this.transition(request, ['pending'], 'applying', approverId, 'approved');
     if (!claimed.ok) return this.lostRace(claimed);
-    await this.refreshMessage(claimed.request);
-    const outcome = await this.apply(claimed.request);
+    this.applyingHere.add(request.id);
+    try {
+      return await this.applyClaimed(claimed.request, approverId);
+    } finally {
+      this.applyingHere.delete(request.id);
+    }
+  }
+
+  private async applyClaimed(request: ChangeRequest, approverId: string): Promise<Reply> {
+    await this.refreshMessage(request);
+    const outcome = await this.apply(request);
     const finished = await this.transition(request, ['applying'], outcome.status, approverId, outcome.audit, outcome.outcome);
     if (!finished.ok) {
       this.options.logger.error(`change ${request.id}: could not record outcome ${outcome.status}`);
-      return { text: 'The change ran, but the bot could not record its outcome. Check the service with `show`.' };
+      return { text: 'The bot could not record the outcome of this request. Look at the service with the show command before doing anything else.' };
     }
     await this.refreshMessage(finished.request);
     if (outcome.service) await this.postResult(finished.request, outcome.service);
@@ -186,15 +211,19 @@ export class ChangeRequests {
 
   /** The update's outcome is unknown (timeout, 5xx, dropped connection): look, do not replay. */
   private async reconcile(plan: ChangePlan, error: CloudApiError): Promise<AppliedOutcome> {
-    try {
-      const now = await this.freshService(plan.serviceId);
-      if (now && planIsVisible(plan, now)) {
-        return { status: 'applied', audit: 'applied', outcome: { message: 'Confirmed by re-reading the service after the API call did not answer cleanly.', apiRequestId: error.requestId }, service: now };
+    // The server may still be applying it: look a few times before concluding.
+    for (const delay of [0, ...(this.options.recheckDelaysMs ?? [2_000, 4_000])]) {
+      if (delay > 0) await sleep(delay);
+      try {
+        const now = await this.freshService(plan.serviceId);
+        if (now && planIsVisible(plan, now)) {
+          return { status: 'applied', audit: 'applied', outcome: { message: 'Confirmed by re-reading the service after the API call did not answer cleanly.', apiRequestId: error.requestId }, service: now };
+        }
+      } catch {
+        return failed(error, 'The outcome is unknown: look at the service with the show command before asking again');
       }
-      return failed(error, 'The change was not applied (the service does not show it)');
-    } catch {
-      return failed(error, 'The outcome is unknown: look at the service with the show command before asking again');
     }
+    return failed(error, 'The change was not applied: the service still does not show it a few seconds later. Look at it with the show command before asking again');
   }
 
   private async freshService(serviceId: string): Promise<ServiceRecord | undefined> {
@@ -283,6 +312,7 @@ export function requestMessage(request: ChangeRequest): { text: string; blocks: 
 }
 
 function alreadyDecidedText(request: ChangeRequest): string {
+  if (request.status === 'applying') return `This change request is being applied right now, so your click changed nothing. ${outcomeText(request)}`;
   return `This change request is already settled, so your click changed nothing. ${outcomeText(request)}`;
 }
 

@@ -11,6 +11,7 @@ import { planChange } from '../core/change/plan.js';
 import { cloudErrorText } from '../core/render/errors.js';
 import { intentFromSubmission, modalErrors, type EditMetadata, type ViewState } from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
+import { isStoreUnavailable, STORE_DOWN_TEXT } from '../store/errors.js';
 import type { BotServices } from './context.js';
 
 export const SUBMIT_DEADLINE_MS = 2_000;
@@ -26,21 +27,42 @@ export type SubmissionAck = (errors?: Record<string, string>) => Promise<void>;
 
 export async function submitEdit(submission: EditSubmission, ack: SubmissionAck, s: BotServices, messenger: Messenger): Promise<void> {
   const intent = intentFromSubmission(submission.values, submission.metadata.shown);
-  const reading = readService(s, submission.metadata.serviceId);
+  const reading = readService(s, submission.metadata.serviceId).catch((error: unknown): Read => ({ ok: false, text: failureText(error, s) }));
   const early = await Promise.race([reading, sleep(SUBMIT_DEADLINE_MS).then(() => undefined)]);
-  let acked = false;
   if (early?.ok) {
     const plan = planChange(early.service, intent);
     if (!plan.ok) return ack(modalErrors(plan.problems));
   }
   await ack();
-  acked = true;
-  const whisper = (text: string) => messenger.ephemeral(submission.metadata.channelId, submission.userId, { text, blocks: [section(text)] });
-  const read = early ?? (await reading);
-  if (!read.ok) return whisper(read.text);
-  const result = await s.changes.request({ channelId: submission.metadata.channelId, userId: submission.userId, service: read.service, intent });
-  if (result.ok || !acked) return;
-  await whisper('text' in result ? result.text : `:warning: Your change was not requested: ${result.problems.map((p) => esc(p.message)).join(' ')}`);
+  // The modal is closed now: every outcome from here on must reach the person as a message.
+  const whisper = (text: string) => tell(messenger, submission, text, s);
+  try {
+    const read = early ?? (await reading);
+    if (!read.ok) return await whisper(read.text);
+    const result = await s.changes.request({ channelId: submission.metadata.channelId, userId: submission.userId, service: read.service, intent });
+    if (result.ok) return;
+    await whisper('text' in result ? result.text : `:warning: Your change was not requested: ${result.problems.map((p) => esc(p.message)).join(' ')}`);
+  } catch (error) {
+    await whisper(failureText(error, s));
+  }
+}
+
+function failureText(error: unknown, s: BotServices): string {
+  if (error instanceof CloudApiError) return cloudErrorText(error, 'Reading the service');
+  s.logger.error(`edit submission failed: ${error instanceof Error ? error.message : String(error)}`);
+  return isStoreUnavailable(error) ? STORE_DOWN_TEXT : ':x: Something went wrong on the bot\'s side, so your change was not requested. Try again in a minute.';
+}
+
+/** Privately in the channel; where the bot cannot post there, in its direct messages instead. */
+async function tell(messenger: Messenger, submission: EditSubmission, text: string, s: BotServices): Promise<void> {
+  const message = { text, blocks: [section(text)] };
+  try {
+    await messenger.ephemeral(submission.metadata.channelId, submission.userId, message);
+  } catch {
+    await messenger.post(submission.userId, message).catch((error: unknown) => {
+      s.logger.error(`could not tell ${submission.userId} about their edit: ${String(error)}`);
+    });
+  }
 }
 
 type Read = { ok: true; service: ServiceRecord } | { ok: false; text: string };

@@ -4,7 +4,7 @@ export { RedisChangeStore, type RedisChangeStoreOptions, type RedisConnection } 
 export { DEFAULT_KEY_PREFIX } from './redis-keys.js';
 export { StoredDataError } from './redis-codec.js';
 export { DEFAULT_RETENTION_SECONDS, EXPIRED_BEFORE_DECISION, summarizeChanges } from './store-rules.js';
-export { connectRedis } from './redis-store.js';
+export { connectRedis, type ConnectRedisOptions, type SentinelTarget } from './redis-store.js';
 export { MemoryScheduleStore } from './memory-schedule-store.js';
 export { RedisScheduleStore } from './redis-schedule-store.js';
 export { ScheduleSchema, type Schedule, type ScheduleStore } from './schedules.js';

@@ -1,5 +1,5 @@
 /**
- * ChangeStore over Redis (standalone or Cluster), for running more than one replica. Every change
+ * ChangeStore over Redis (standalone, Sentinel or Cluster), for running more than one replica. Every change
  * of state is one Lua script (see redis-scripts.ts), so two approvers on two replicas can never
  * both win a transition. Key layout: redis-keys.ts; field layout: redis-codec.ts.
  */
@@ -74,6 +74,13 @@ const NODE_OPTIONS = {
   commandTimeout: 5_000,
 } satisfies RedisOptions;
 
+export interface SentinelTarget {
+  /** Sentinel nodes to ask; ioredis adds the other Sentinels they know of. */
+  sentinels: Array<{ host: string; port: number }>;
+  /** The master group name of `sentinel monitor <name> ...`. */
+  name: string;
+}
+
 export interface ConnectRedisOptions {
   /**
    * The URL names one seed node of a Redis Cluster (REDIS_CLUSTER=true): the other nodes and the
@@ -82,21 +89,64 @@ export interface ConnectRedisOptions {
    * ({changes}, {schedules}), so every script runs on a single node.
    */
   cluster?: boolean;
+  /**
+   * The master is asked of these Sentinels (REDIS_SENTINELS) instead of taken from the URL, whose
+   * host and port are then ignored and which may be left out: only its user name, password,
+   * database and TLS setting are used (for the data nodes; the Sentinels are asked without
+   * credentials). After a failover the connection reconnects to the promoted replica; it also
+   * listens for Sentinel's +switch-master, so it leaves a demoted master that is still up
+   * (a manual failover) at once instead of writing to it until Sentinel reconfigures it.
+   */
+  sentinel?: SentinelTarget;
+}
+
+/** What a URL says besides its host and port. */
+function urlSettings(url: string) {
+  const parsed = new URL(url);
+  const username = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password);
+  return {
+    tls: parsed.protocol === 'rediss:',
+    /** The path: the database number, as in redis://host/3 (empty for none). */
+    db: parsed.pathname.replace(/^\//, ''),
+    credentials: { ...(username ? { username } : {}), ...(password ? { password } : {}) },
+  };
+}
+
+function databaseNumber(path: string): number {
+  const db = Number(path || 0);
+  if (!/^\d*$/.test(path) || !Number.isSafeInteger(db)) throw new Error(`the database of a Redis URL is a whole number, not "${path}"`);
+  return db;
 }
 
 export function connectRedis(url: string): Redis;
-export function connectRedis(url: string, options: ConnectRedisOptions): RedisConnection;
-export function connectRedis(url: string, options: ConnectRedisOptions = {}): RedisConnection {
+export function connectRedis(url: string | undefined, options: ConnectRedisOptions & { sentinel: SentinelTarget }): Redis;
+export function connectRedis(url: string | undefined, options: ConnectRedisOptions): RedisConnection;
+export function connectRedis(url: string | undefined, options: ConnectRedisOptions = {}): RedisConnection {
+  if (options.sentinel) {
+    if (options.cluster) throw new Error('a Redis connection is either through Sentinel or to a Cluster, not both');
+    const settings = url === undefined ? undefined : urlSettings(url);
+    const redis = new Redis({
+      ...NODE_OPTIONS,
+      sentinels: options.sentinel.sentinels,
+      name: options.sentinel.name,
+      // A Sentinel that accepts the connection and then never answers is given up on like a node.
+      sentinelCommandTimeout: NODE_OPTIONS.connectTimeout,
+      failoverDetector: true,
+      ...(settings ? { ...settings.credentials, db: databaseNumber(settings.db) } : {}),
+      ...(settings?.tls ? { tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
+    });
+    reportFailoverDetectorErrors(redis);
+    return redis;
+  }
+  if (url === undefined) throw new Error('a Redis URL is required without Sentinel');
   if (!options.cluster) return new Redis(url, NODE_OPTIONS);
   const seed = new URL(url);
-  const tls = seed.protocol === 'rediss:';
-  const username = decodeURIComponent(seed.username);
-  const password = decodeURIComponent(seed.password);
+  const { tls, credentials } = urlSettings(url);
   return new Cluster([{ host: seed.hostname.replace(/^\[|\]$/g, ''), port: Number(seed.port || 6379) }], {
     redisOptions: {
       ...NODE_OPTIONS,
-      ...(username ? { username } : {}),
-      ...(password ? { password } : {}),
+      ...credentials,
       ...(tls ? { tls: {} } : {}),
     },
     enableOfflineQueue: true,
@@ -104,6 +154,41 @@ export function connectRedis(url: string, options: ConnectRedisOptions = {}): Re
     // given, so the certificates issued for them match.
     ...(tls ? { dnsLookup: (address: string, callback: (error: Error | null, address: string) => void) => callback(null, address) } : {}),
   });
+}
+
+interface SentinelClient {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+function hasConnectToSentinel(value: unknown): value is { connectToSentinel: (endpoint: { host?: string; port?: number }, options?: object) => SentinelClient } {
+  return typeof value === 'object' && value !== null && typeof Reflect.get(value, 'connectToSentinel') === 'function';
+}
+
+/**
+ * ioredis's failover detector subscribes to every Sentinel with connections of its own that have
+ * no error listener, so an unreachable Sentinel would be printed by ioredis itself ("[ioredis]
+ * Unhandled error event", on every reconnect and every minute after). Their errors go to this
+ * connection's error listeners instead (the bot's log), naming the Sentinel. This reaches into
+ * ioredis's connector (5.x); should that change, the detector still works and only the printing
+ * comes back, which test/sentinel would notice.
+ */
+function reportFailoverDetectorErrors(redis: Redis): void {
+  const connector: unknown = Reflect.get(redis, 'connector');
+  if (!hasConnectToSentinel(connector)) return;
+  const open = connector.connectToSentinel.bind(connector);
+  connector.connectToSentinel = (endpoint, options) => {
+    const client = open(endpoint, options);
+    // Only the detector passes options; the one-off lookups of the master handle their errors.
+    if (options !== undefined) {
+      client.on('error', (error) => {
+        const reported = new Error(`Sentinel ${endpoint.host ?? 'localhost'}:${endpoint.port ?? 26379} (watched for failovers): ${error.message}`);
+        // Like ioredis: an error nobody listens to is printed, not thrown.
+        if (redis.listenerCount('error') > 0) redis.emit('error', reported);
+        else console.error(`[ioredis] ${reported.message}`);
+      });
+    }
+    return client;
+  };
 }
 
 function isScriptCommand(value: unknown): value is ScriptCommand {

@@ -109,6 +109,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger,
     ...stores,
     channelPostIntervalMs: options.channelPostIntervalMs ?? 0,
+    recheckDelaysMs: [20, 40],
     scheduleSyncMs: 200,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.stuckAfterMs === undefined ? {} : { stuckAfterMs: options.stuckAfterMs }),

@@ -137,7 +137,7 @@ describe('faults during an approval', () => {
     const id = await requestRename(h, 'sandbox-dev', 'sandbox-500');
     h.simulator.faults.failNext(1, 500, { on: 'PATCH' });
     const { text, stored } = await approveAndSettle(h, id, 'Not applied');
-    expect(text).toContain('The change was not applied (the service does not show it)');
+    expect(text).toContain('The change was not applied: the service still does not show it a few seconds later.');
     expect(text).toContain('status 500');
     expect(stored?.outcome).toMatchObject({ status: 500, apiRequestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(patches(h)).toHaveLength(1);

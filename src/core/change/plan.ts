@@ -119,8 +119,12 @@ function planIpAccess(draft: Draft, current: AccessEntry[], intent: ChangeIntent
   const effectiveAdds = adds.filter((entry) => currentBySource.get(entry.source) !== (entry.description ?? ''));
   if (effectiveAdds.length === 0 && removes.length === 0) return;
 
+  // A new description for a listed source is sent as remove + add (the API removes first), so it
+  // does not rely on add replacing an existing entry, which the API does not promise.
+  const redescribed = effectiveAdds.filter((entry) => currentBySource.has(entry.source)).map((entry) => entry.source);
+  const bodyRemoves = [...removes, ...redescribed];
   draft.update.ipAccessList = {
-    ...(removes.length > 0 ? { remove: removes.map((source) => ({ source })) } : {}),
+    ...(bodyRemoves.length > 0 ? { remove: bodyRemoves.map((source) => ({ source })) } : {}),
     ...(effectiveAdds.length > 0 ? { add: effectiveAdds } : {}),
   };
   draft.touched.add('ipAccessList');

@@ -89,7 +89,7 @@ describe('planning one field at a time', () => {
 
   it('changes the description of an existing entry, showing old and new', () => {
     const plan = mustPlan(service(), { ipAdd: [{ source: '10.0.0.0/8', description: 'head office' }] });
-    expect(plan.update).toStrictEqual({ ipAccessList: { add: [{ source: '10.0.0.0/8', description: 'head office' }] } });
+    expect(plan.update).toStrictEqual({ ipAccessList: { remove: [{ source: '10.0.0.0/8' }], add: [{ source: '10.0.0.0/8', description: 'head office' }] } });
     expect(plan.changes[0]).toMatchObject({ before: '10.0.0.0/8 (office)', after: '10.0.0.0/8 (head office)' });
   });
 

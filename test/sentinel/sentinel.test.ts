@@ -1,0 +1,281 @@
+/**
+ * High availability with Redis Sentinel, on real processes: a master, one replica and three
+ * Sentinels started on loopback for this file (local-sentinel.ts). Every connection is opened the
+ * way the bot opens it from REDIS_URL (password, database) and REDIS_SENTINELS. The store keeps its
+ * promises through the Sentinel connection, then through two failovers that happen while the
+ * same store instances stay open: the master killed with SIGKILL, and a manual SENTINEL FAILOVER
+ * that leaves the demoted master up and still accepting writes for a while.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ChangeRequest } from '../../src/core/change/types.js';
+import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { DEMO_IDS } from '../../src/simulator/seed.js';
+import { connectRedis, RedisChangeStore, RedisScheduleStore } from '../../src/store/index.js';
+import { changeKeys } from '../../src/store/redis-keys.js';
+import { EXPIRED_BEFORE_DECISION } from '../../src/store/store-rules.js';
+import { startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
+import { approve, buildChangeRequest, buildExpiredRequest, markApplied } from '../store/fixtures.js';
+import { fields, MASTER_NAME, PASSWORD, sentinelUnsupported, startLocalSentinel, until, type LocalSentinel } from './local-sentinel.js';
+
+const unsupported = sentinelUnsupported();
+if (unsupported) console.warn(`SKIPPING the Redis Sentinel tests: redis-server --sentinel is not available here (${unsupported})`);
+
+describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a replica, three Sentinels)', () => {
+  let setup: LocalSentinel;
+  let firstMaster: number;
+  let firstReplica: number;
+  const connections: Redis[] = [];
+
+  beforeAll(async () => {
+    setup = await startLocalSentinel(3);
+    [firstMaster, firstReplica] = setup.dataPorts;
+  }, 30_000);
+
+  afterAll(async () => {
+    for (const connection of connections.splice(0)) connection.disconnect();
+    await setup?.stop();
+  }, 20_000);
+
+  /** A connection opened as the bot opens it; errors during failovers are expected and ignored. */
+  function connect(db = 0): Redis {
+    const connection = setup.connect(db);
+    connection.on('error', () => undefined);
+    connections.push(connection);
+    return connection;
+  }
+
+  const prefix = () => `sn-${randomUUID().slice(0, 8)}:`;
+
+  /** Two stores on one key prefix over two Sentinel connections (two bot replicas). */
+  function openPair(db = 0) {
+    const keyPrefix = prefix();
+    const [ca, cb] = [connect(db), connect(db)];
+    return { keyPrefix, ca, a: new RedisChangeStore(ca, { keyPrefix }), b: new RedisChangeStore(cb, { keyPrefix }) };
+  }
+
+  async function created(store: RedisChangeStore, overrides: Partial<ChangeRequest> = {}): Promise<ChangeRequest> {
+    const request = buildChangeRequest(overrides);
+    await store.create(request);
+    return request;
+  }
+
+  /** 2 × half concurrent approvals from both stores: exactly one wins, once in the audit trail. */
+  async function approveRace(a: RedisChangeStore, b: RedisChangeStore, id: string, total = 200) {
+    const results = await Promise.all(Array.from({ length: total }, (_, i) => (i % 2 === 0 ? a : b).transition(id, approve(`U-${i}`))));
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    expect(results.filter((r) => !r.ok && r.reason === 'conflict')).toHaveLength(total - 1);
+    const audit = await b.readAudit({ limit: 1000 });
+    expect(audit.filter((e) => e.changeId === id && e.action === 'approved')).toHaveLength(1);
+  }
+
+  /** The TCP port of the server this connection is talking to. */
+  const serverPort = async (connection: Redis) => Number(/tcp_port:(\d+)/.exec(await connection.info('server'))?.[1]);
+
+  it('is really Sentinel-managed: three Sentinels agree on the master, which has one replica', async () => {
+    expect(await setup.masterPort()).toBe(firstMaster);
+    const master = fields(await setup.sentinel(1).call('SENTINEL', 'MASTER', MASTER_NAME));
+    expect(master).toMatchObject({ port: String(firstMaster), flags: 'master', quorum: '1', 'num-slaves': '1', 'num-other-sentinels': '2' });
+    expect(await setup.node(firstReplica).call('ROLE')).toEqual(expect.arrayContaining(['slave', '127.0.0.1', firstMaster]));
+    // The data nodes require the password (so connections below prove they send it).
+    const anonymous = new Redis({ port: firstMaster, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    anonymous.on('error', () => undefined);
+    await expect(anonymous.set('x', '1')).rejects.toThrow(/NOAUTH/);
+    anonymous.disconnect();
+  });
+
+  it("connects through the Sentinels with REDIS_URL's password and database, past a dead Sentinel listed first", async () => {
+    const printed = vi.spyOn(console, 'error');
+    const deadSentinel = { host: '127.0.0.1', port: 1 };
+    const connection = connectRedis(setup.url(5), { sentinel: { ...setup.target, sentinels: [deadSentinel, ...setup.target.sentinels] } });
+    const errors: string[] = [];
+    connection.on('error', (error: Error) => errors.push(error.message));
+    connections.push(connection);
+    const keyPrefix = prefix();
+    const store = new RedisChangeStore(connection, { keyPrefix });
+    expect(await store.ping()).toBe(true);
+    expect(await serverPort(connection)).toBe(firstMaster);
+    const request = await created(store);
+    // Written to database 5 of the master, read here without Sentinel.
+    const direct = new Redis({ port: firstMaster, password: PASSWORD, db: 5, lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      expect(await direct.hget(changeKeys(keyPrefix).request(request.id), 'status')).toBe('pending');
+      expect(await direct.select(0).then(() => direct.exists(changeKeys(keyPrefix).request(request.id)))).toBe(0);
+    } finally {
+      direct.disconnect();
+    }
+    // The failover detector cannot subscribe to the dead Sentinel: reported to the connection's
+    // error listeners (the bot's log), not printed by ioredis.
+    await until('the dead Sentinel to be reported', 5_000, async () => (errors.some((e) => e.startsWith('Sentinel 127.0.0.1:1 (watched for failovers): connect ECONNREFUSED')) ? true : undefined));
+    expect(printed).not.toHaveBeenCalled();
+    printed.mockRestore();
+
+    // Without REDIS_URL there is no password, and the master says so.
+    const anonymous = connectRedis(undefined, { sentinel: setup.target });
+    anonymous.on('error', () => undefined);
+    connections.push(anonymous);
+    const refused = await anonymous.get('x').then(() => 'answered', (error: unknown) => String(error));
+    expect(refused).toMatch(/NOAUTH/);
+  });
+
+  describe('the change store contract, essentials', () => {
+    it('creates and reads back a request, refusing a duplicate id', async () => {
+      const { a: store, b: sibling } = openPair();
+      const request = await created(store);
+      expect(await sibling.get(request.id)).toStrictEqual(request);
+      expect(await store.get('no-such-change')).toBeUndefined();
+      await expect(store.create({ ...request, requesterId: 'U-other' })).rejects.toThrow(/already exists/);
+      await store.setMessageTs(request.id, '1700000000.000100');
+      expect((await sibling.get(request.id))?.messageTs).toBe('1700000000.000100');
+      expect(await store.ping()).toBe(true);
+    });
+
+    it('transitions pending -> applying -> applied, reports conflicts, and expires a late decision', async () => {
+      const { a: store } = openPair();
+      const request = await created(store);
+      expect(await store.transition(request.id, approve('U-approver'))).toMatchObject({ ok: true, request: { status: 'applying', decidedBy: 'U-approver' } });
+      expect((await store.listApplying()).map((r) => r.id)).toStrictEqual([request.id]);
+      expect(await store.transition(request.id, approve('U-late'))).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applying' } });
+      expect(await store.transition(request.id, markApplied())).toMatchObject({ ok: true, request: { status: 'applied', outcome: { apiRequestId: 'req-42' } } });
+      expect(await store.listApplying()).toStrictEqual([]);
+      expect(await store.transition('no-such-change', approve())).toStrictEqual({ ok: false, reason: 'missing' });
+
+      const late = await created(store, { expiresAt: Date.now() + 50 });
+      expect(await store.transition(late.id, approve('U-approver', late.expiresAt))).toMatchObject({ ok: false, reason: 'expired', request: { status: 'expired' } });
+      const audit = await store.readAudit({ limit: 10 });
+      expect(audit.map((e) => [e.changeId, e.action])).toStrictEqual([
+        [late.id, 'expired'],
+        [late.id, 'requested'],
+        [request.id, 'applied'],
+        [request.id, 'approved'],
+        [request.id, 'requested'],
+      ]);
+      expect(audit[0]?.message).toBe(EXPIRED_BEFORE_DECISION);
+    });
+
+    it('lists the pending requests of a channel without expired or decided ones', async () => {
+      const { a: store } = openPair();
+      const now = Date.now();
+      const newest = await created(store, { createdAt: now - 1_000 });
+      const oldest = await created(store, { createdAt: now - 60_000 });
+      const decided = await created(store);
+      await store.transition(decided.id, approve());
+      await store.create(buildExpiredRequest());
+      expect((await store.listPending('C-ops', now)).map((r) => r.id)).toStrictEqual([oldest.id, newest.id]);
+    });
+
+    it('lets exactly one of 200 concurrent approvals over two Sentinel connections win', async () => {
+      const { a, b } = openPair();
+      for (let round = 0; round < 5; round++) {
+        const request = await created(a);
+        await approveRace(a, b, request.id);
+        expect((await b.get(request.id))?.status).toBe('applying');
+      }
+    });
+
+    it('claims a schedule fire time exactly once over two Sentinel connections', async () => {
+      const keyPrefix = prefix();
+      const [a, b] = [new RedisScheduleStore(connect(), { keyPrefix }), new RedisScheduleStore(connect(), { keyPrefix })];
+      for (const fireTime of [1_700_000_000_000, 1_700_000_060_000]) {
+        const claims = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).claimRun('sch-race', fireTime)));
+        expect(claims.filter(Boolean)).toHaveLength(1);
+      }
+    });
+  });
+
+  describe('a bot started from REDIS_URL and REDIS_SENTINELS', () => {
+    let h: Harness | undefined;
+    afterEach(async () => {
+      await h?.stop();
+      h = undefined;
+    });
+
+    it('logs the mode without the password, and applies an approval exactly once, in the database of REDIS_URL', async () => {
+      h = await startHarness({ storesFromConfig: true, env: { REDIS_URL: setup.url(3), REDIS_SENTINELS: setup.sentinelsSetting } });
+      const log = h.logs.join('\n');
+      expect(log).toContain(`Redis Sentinel: master group "mymaster" through the Sentinels at ${setup.sentinelPorts.map((p) => `127.0.0.1:${p}`).join(', ')}, database 3`);
+      expect(log).not.toContain(PASSWORD);
+      expect(log).not.toContain(encodeURIComponent(PASSWORD));
+      expect(log).not.toContain('IN-MEMORY STORE');
+
+      const ack = await h.command('ip remove orders-prod 198.51.100.7');
+      expect(ack.status).toBe(200);
+      const posted = await h.slack.waitFor('chat.postMessage', (args) => textOf(args.blocks).includes('Change request'));
+      const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
+      if (!id) throw new Error('no request id');
+      const clicks = await Promise.all([h.click(ACTION_APPROVE, id, USERS.approver), h.click(ACTION_APPROVE, id, USERS.second)]);
+      expect(clicks.every((c) => c.status === 200)).toBe(true);
+      await h.slack.waitFor('chat.update', (args) => textOf(args.blocks).includes(id) && textOf(args.blocks).includes('Applied'));
+      const patches = h.simulator.requests.filter((r) => r.method === 'PATCH');
+      expect(patches).toHaveLength(1);
+      expect(patches[0]?.path).toContain(DEMO_IDS.ordersProd);
+
+      // The request is in database 3 of the master the Sentinels name.
+      const direct = new Redis({ port: firstMaster, password: PASSWORD, db: 3, lazyConnect: true, maxRetriesPerRequest: 0 });
+      try {
+        expect(await direct.hget(changeKeys('chbot:').request(id), 'status')).toBe('applied');
+      } finally {
+        direct.disconnect();
+      }
+    });
+  });
+
+  describe('failover, with the same store instances open throughout', () => {
+    it('after the master is SIGKILLed, reads the pending request from the promoted replica and approves it exactly once', async () => {
+      const { keyPrefix, ca, a, b } = openPair();
+      const request = await created(a);
+      const key = changeKeys(keyPrefix).request(request.id);
+      // Replication is asynchronous and nothing is persisted: make sure the replica has the request
+      // before its master dies, or the test would only show that an unreplicated write is lost.
+      expect(await ca.call('WAIT', 1, 2_000)).toBe(1);
+      expect(await setup.node(firstReplica).hget(key, 'status')).toBe('pending');
+
+      const killedAt = Date.now();
+      await setup.kill(firstMaster);
+      const promotedMs = await setup.waitForMaster(firstReplica, 15_000);
+      await until('both stores to answer again', 10_000, async () => ((await a.ping()) && (await b.ping()) ? true : undefined));
+      const backMs = Date.now() - killedAt;
+      console.info(`SIGKILL failover: the Sentinels named the replica after ${promotedMs} ms, the stores answered ${backMs} ms after the kill`);
+
+      expect(await a.get(request.id)).toStrictEqual(request);
+      expect(await serverPort(ca)).toBe(firstReplica);
+      await approveRace(a, b, request.id, 100);
+      expect(await setup.node(firstReplica).hget(key, 'status')).toBe('applying');
+      expect(await setup.node(firstReplica).call('ROLE').then((role) => (Array.isArray(role) ? role[0] : role))).toBe('master');
+    }, 30_000);
+
+    it('after a manual SENTINEL FAILOVER, leaves the demoted master (still up, still accepting writes) at once and approves exactly once on the new one', async () => {
+      // The killed node comes back as a replica of the current master; it is the one promoted.
+      const [oldMaster, newMaster] = [firstReplica, firstMaster];
+      await setup.startReplica(newMaster, oldMaster);
+      await until('Sentinel to see the restarted node as a healthy replica', 10_000, async () => {
+        const replicas = (await setup.sentinel(0).call('SENTINEL', 'REPLICAS', MASTER_NAME)) as unknown[];
+        const entry = replicas.map(fields).find((r) => r.port === String(newMaster));
+        return entry?.flags === 'slave' && entry['master-link-status'] === 'ok' ? true : undefined;
+      });
+
+      const { keyPrefix, ca, a, b } = openPair();
+      const request = await created(a);
+      const key = changeKeys(keyPrefix).request(request.id);
+      expect(await ca.call('WAIT', 1, 2_000)).toBe(1);
+      expect(await serverPort(ca)).toBe(oldMaster);
+
+      const startedAt = Date.now();
+      await until('Sentinel to accept the failover', 10_000, async () => ((await setup.sentinel(0).call('SENTINEL', 'FAILOVER', MASTER_NAME)) === 'OK' ? true : undefined));
+      await setup.waitForMaster(newMaster, 15_000);
+      const switchedMs = Date.now() - startedAt;
+      // The connection leaves on Sentinel's +switch-master (ioredis's failover detector). Sentinel
+      // itself only reconfigures the demoted master about 8 s later: until then it still says it is
+      // a master, and a connection left on it would write where nobody reads.
+      await until('the store connection to move to the new master', 3_000, async () => ((await serverPort(ca)) === newMaster ? true : undefined));
+      const movedMs = Date.now() - startedAt;
+      expect(await setup.node(oldMaster).call('ROLE').then((role) => (Array.isArray(role) ? role[0] : role))).toBe('master');
+      console.info(`manual failover: the Sentinels switched after ${switchedMs} ms, the store connection moved after ${movedMs} ms`);
+
+      expect(await a.get(request.id)).toStrictEqual(request);
+      await approveRace(a, b, request.id, 100);
+      expect(await setup.node(newMaster).hget(key, 'status')).toBe('applying');
+    }, 30_000);
+  });
+});
