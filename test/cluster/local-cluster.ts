@@ -5,12 +5,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { connectRedis, type RedisConnection } from '../../src/store/index.js';
+import { freePort, until } from '../support/local-processes.js';
 
 export interface LocalCluster {
   ports: number[];
@@ -33,43 +32,6 @@ export function clusterUnsupported(): string | undefined {
   // `redis-cli --cluster create` arrived in Redis 5.
   if (major < 5) return `redis-server ${server.stdout.trim()} is older than 5 and cannot be set up with redis-cli --cluster`;
   return undefined;
-}
-
-/** A port P free on loopback whose cluster bus port P + 10000 is free too. */
-async function freePortPair(taken: Set<number>): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 35_000);
-    if (taken.has(port) || taken.has(port + 10_000)) continue;
-    if ((await portFree(port)) && (await portFree(port + 10_000))) {
-      taken.add(port);
-      taken.add(port + 10_000);
-      return port;
-    }
-  }
-  throw new Error('no free port pair for a cluster node');
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
 
 function run(command: string, args: string[], timeoutMs: number): Promise<{ code: number | null; output: string }> {
@@ -112,7 +74,7 @@ export async function startLocalCluster(size = 3): Promise<LocalCluster> {
   try {
     const taken = new Set<number>();
     const ports: number[] = [];
-    for (let i = 0; i < size; i++) ports.push(await freePortPair(taken));
+    for (let i = 0; i < size; i++) ports.push(await freePort(taken, (port) => [port + 10_000])); // and its cluster bus port
     const logs = new Map<number, string>();
     for (const port of ports) {
       const child = spawn(

@@ -7,12 +7,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { connectRedis, type SentinelTarget } from '../../src/store/index.js';
+import { freePort, until } from '../support/local-processes.js';
+
+export { until };
 
 export const MASTER_NAME = 'mymaster';
 /** Characters that must be percent-encoded in a URL, to prove the password is decoded. */
@@ -55,40 +56,8 @@ export function sentinelUnsupported(): string | undefined {
   return undefined;
 }
 
-async function freePort(taken: Set<number>): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 35_000);
-    if (taken.has(port)) continue;
-    if (await portFree(port)) {
-      taken.add(port);
-      return port;
-    }
-  }
-  throw new Error('no free port');
-}
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
 
-export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await sleep(50);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
 
 /** SENTINEL replies come as flat [field, value, ...] lists. */
 export function fields(reply: unknown): Record<string, string> {

@@ -1,0 +1,41 @@
+/** Shared by the tests that start their own Redis processes (Cluster, Sentinel): ports and waiting. */
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A free port not yet handed out from `taken` (random, so parallel test files rarely collide). */
+export async function freePort(taken: Set<number>, alsoFree: (port: number) => number[] = () => []): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 35_000);
+    const needed = [port, ...alsoFree(port)];
+    if (needed.some((p) => taken.has(p))) continue;
+    if ((await Promise.all(needed.map(portFree))).every(Boolean)) {
+      for (const p of needed) taken.add(p);
+      return port;
+    }
+  }
+  throw new Error('no free port');
+}
+
+/** Polls `probe` until it returns a value, within a bound; the last error explains a timeout. */
+export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await sleep(50);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
