@@ -20,7 +20,9 @@ export function historyBlocks(entries: AuditEntry[], serviceLabel?: string): Blo
     const detail = [e.summary ? esc(e.summary) : '', e.message ? `_${esc(e.message)}_` : '', e.apiRequestId ? `API request ${code(e.apiRequestId)}` : '']
       .filter(Boolean)
       .join(' · ');
-    return `${ICON[e.action]} ${slackDate(e.at)} ${bold(e.serviceName)} ${esc(e.action)} by ${mention(e.actorId)} ${code(e.changeId)}${detail ? `\n      ${detail}` : ''}`;
+    // Nobody expires a request: the entry's actor is only whoever happened to notice it.
+    const actor = e.action === 'expired' ? '' : ` by ${mention(e.actorId)}`;
+    return `${ICON[e.action]} ${slackDate(e.at)} ${bold(e.serviceName)} ${esc(e.action)}${actor} ${code(e.changeId)}${detail ? `\n      ${detail}` : ''}`;
   });
   return [header(title), ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} older entries_`)];
 }

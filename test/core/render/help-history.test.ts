@@ -40,6 +40,14 @@ describe('invalidBlocks', () => {
 });
 
 describe('historyBlocks', () => {
+  it('does not name whoever noticed an expiry as the one who expired the request', () => {
+    const [expired] = mrkdwnTexts(historyBlocks([auditEntry({ action: 'expired', actorId: 'U0CLICKER' })]));
+    expect(expired).toContain('expired');
+    expect(expired).not.toContain('U0CLICKER');
+    const [rejected] = mrkdwnTexts(historyBlocks([auditEntry({ action: 'rejected', actorId: 'U0APPROVER' })]));
+    expect(rejected).toContain('rejected by <@U0APPROVER>');
+  });
+
   it('says nothing is recorded yet, naming the service', () => {
     expect(mrkdwnTexts(historyBlocks([], 'orders-prod'))).toStrictEqual(['History of orders-prod: nothing recorded yet.']);
     expect(mrkdwnTexts(historyBlocks([]))).toStrictEqual(['Recent change history: nothing recorded yet.']);
