@@ -19,7 +19,14 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel });
-  const bot = await startBot(config, { logger });
+  let bot;
+  try {
+    bot = await startBot(config, { logger });
+  } catch (error) {
+    // Through the logger, which by now redacts every configured secret an error could quote.
+    logger.error(`The bot could not start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -8,10 +8,10 @@ import type { Messenger } from '../approval/messenger.js';
 import { CloudApiError } from '../cloud/errors.js';
 import type { ServiceRecord } from '../cloud/schemas.js';
 import { planChange } from '../core/change/plan.js';
-import { cloudErrorText } from '../core/render/errors.js';
+import { cloudErrorText, STORE_DOWN_TEXT } from '../core/render/errors.js';
 import { intentFromSubmission, modalErrors, type EditMetadata, type ViewState } from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
-import { isStoreUnavailable, STORE_DOWN_TEXT } from '../store/errors.js';
+import { isStoreUnavailable } from '../store/errors.js';
 import type { BotServices } from './context.js';
 
 export const SUBMIT_DEADLINE_MS = 2_000;

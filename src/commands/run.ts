@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { CloudApiError } from '../cloud/errors.js';
 import type { Command } from '../core/command/parse.js';
 import { pendingBlocks } from '../core/render/change.js';
-import { cloudErrorText } from '../core/render/errors.js';
+import { cloudErrorText, STORE_DOWN_TEXT } from '../core/render/errors.js';
 import { helpBlocks, invalidBlocks } from '../core/render/help.js';
 import { historyBlocks } from '../core/render/history.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
@@ -14,7 +14,7 @@ import { code, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import type { BotServices, Invocation } from './context.js';
 import { lookupService } from './lookup.js';
-import { isStoreUnavailable, STORE_DOWN_TEXT } from '../store/errors.js';
+import { isStoreUnavailable } from '../store/errors.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 
 const HISTORY_LIMIT = 20;

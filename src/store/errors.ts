@@ -7,6 +7,3 @@ export function isStoreUnavailable(error: unknown): boolean {
   if (error.name === 'MaxRetriesPerRequestError') return true;
   return /Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|Stream isn't writeable|offline queue|CLUSTERDOWN|ClusterAllFailedError/i.test(`${error.name} ${error.message}`);
 }
-
-export const STORE_DOWN_TEXT =
-  ":x: The bot's store (Redis) is not answering, so nothing was read or changed. Try again in a minute; if it persists, tell whoever runs the bot.";

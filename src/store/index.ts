@@ -3,9 +3,9 @@ export { MemoryChangeStore, type MemoryChangeStoreOptions } from './memory-store
 export { RedisChangeStore, type RedisChangeStoreOptions, type RedisConnection } from './redis-store.js';
 export { DEFAULT_KEY_PREFIX } from './redis-keys.js';
 export { StoredDataError } from './redis-codec.js';
-export { DEFAULT_RETENTION_SECONDS, EXPIRED_BEFORE_DECISION, summarizeChanges } from './store-rules.js';
+export { DEFAULT_RETENTION_SECONDS, EXPIRED_BEFORE_DECISION } from './store-rules.js';
 export { connectRedis, type ConnectRedisOptions, type SentinelTarget } from './redis-store.js';
 export { MemoryScheduleStore } from './memory-schedule-store.js';
 export { RedisScheduleStore } from './redis-schedule-store.js';
 export { ScheduleSchema, type Schedule, type ScheduleStore } from './schedules.js';
-export { isStoreUnavailable, STORE_DOWN_TEXT } from './errors.js';
+export { isStoreUnavailable } from './errors.js';

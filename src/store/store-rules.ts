@@ -3,7 +3,7 @@
  * transition logic lives in Lua) cannot drift apart on anything that can be shared.
  */
 import { changeSummary } from '../core/change/summary.js';
-import type { ChangePlan, ChangeRequest, ChangeStatus } from '../core/change/types.js';
+import type { ChangeRequest, ChangeStatus } from '../core/change/types.js';
 import type { AuditAction, NewAuditEntry } from './types.js';
 
 /** Finished requests stay readable this long after their expiry, to answer "already approved by X". */
@@ -49,9 +49,6 @@ export function retentionDeadline(request: Pick<ChangeRequest, 'expiresAt'>, ret
 }
 
 /** One line per request for the "requested" entry, e.g. "Name: a -> b; IP access: - -> 1.2.3.4/32". */
-export function summarizeChanges(plan: ChangePlan): string {
-  return changeSummary(plan.changes);
-}
 
 export function requestedAuditEntry(request: ChangeRequest): NewAuditEntry {
   return {
@@ -62,7 +59,7 @@ export function requestedAuditEntry(request: ChangeRequest): NewAuditEntry {
     channelId: request.channelId,
     serviceId: request.plan.serviceId,
     serviceName: request.plan.serviceName,
-    summary: summarizeChanges(request.plan),
+    summary: changeSummary(request.plan.changes),
   };
 }
 

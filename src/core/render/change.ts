@@ -17,7 +17,6 @@ export function changeLine(change: FieldChange): string {
   return `• *${change.label}*: ${code(change.before)} → ${code(change.after)}`;
 }
 
-export { changeSummary };
 
 export function changeRequestBlocks(request: ChangeRequest): Block[] {
   const { plan } = request;

@@ -3,6 +3,9 @@ import type { CloudApiError } from '../../cloud/errors.js';
 import type { Resolution } from '../service/resolve.js';
 import { bold, code, esc } from './mrkdwn.js';
 
+export const STORE_DOWN_TEXT =
+  ":x: The bot's store (Redis) is not answering, so nothing was read or changed. Try again in a minute; if it persists, tell whoever runs the bot.";
+
 /** mrkdwn: what failed, why, and the API's status and request id. */
 export function cloudErrorText(error: CloudApiError, doing: string): string {
   return `:x: ${esc(doing)} failed: ${esc(cloudErrorSentence(error))}${apiReference(error)}`;

@@ -1,3 +1,4 @@
+import { changeSummary } from '../../../src/core/change/summary.js';
 import { describe, expect, it } from 'vitest';
 import type { ChangeRequest } from '../../../src/core/change/types.js';
 import {
@@ -6,7 +7,6 @@ import {
   ACTION_REJECT,
   changeLine,
   changeRequestBlocks,
-  changeSummary,
   mention,
   outcomeText,
   pendingBlocks,
