@@ -6,6 +6,8 @@
  *   <prefix>{changes}:pending:<channelId>    ZSET  ids of a channel's requests, scored by expiresAt
  *   <prefix>{changes}:applying               SET   ids of requests in "applying"
  *   <prefix>{changes}:audit                  STREAM audit trail, trimmed to ~10000 entries
+ *   <prefix>{changes}:svc-lock:<serviceId>   STRING "<requestId>:<fence>" of the request applying
+ *                                            to that service now; expires with its lease
  */
 export const DEFAULT_KEY_PREFIX = 'chbot:';
 
@@ -14,6 +16,7 @@ export interface ChangeKeys {
   pending(channelId: string): string;
   applying: string;
   audit: string;
+  serviceLock(serviceId: string): string;
 }
 
 export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
@@ -25,5 +28,6 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     pending: (channelId) => `${base}pending:${channelId}`,
     applying: `${base}applying`,
     audit: `${base}audit`,
+    serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
   };
 }
