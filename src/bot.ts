@@ -54,19 +54,11 @@ export interface BotOverrides {
   channelPostIntervalMs?: number;
   /** How often schedules are re-read from the store. */
   scheduleSyncMs?: number;
-  /** A request in "applying" longer than this is taken for abandoned by a dead replica. */
-  stuckAfterMs?: number;
   /** Pauses between re-reads when an update's outcome is unknown. */
   recheckDelaysMs?: number[];
 }
 
 const DRAIN_LIMIT_MS = 8_000;
-/**
- * Longer than any live approval can take: two reads and a PATCH, each with up to four attempts of
- * one request timeout and a 30 s rate-limit budget, plus the re-checks of an unknown outcome.
- */
-const stuckAfterMs = (timeoutMs: number) => 3 * (4 * timeoutMs + 30_000) + 30_000;
-const RECONCILE_EVERY_MS = 15_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
@@ -90,7 +82,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     (app) => {
       const messenger = pacedMessenger(slackMessenger(app.client), overrides.channelPostIntervalMs ?? 1_000);
       const policy = new ApproverPolicy({ approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval, messenger });
-      const changes = new ChangeRequests({ cloud, store, messenger, policy, ttlMs: config.approvals.changeTtlSeconds * 1000, logger, ...(overrides.clock ? { now: overrides.clock } : {}), ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}) });
+      const changes = new ChangeRequests({ cloud, store, messenger, policy, ttlMs: config.approvals.changeTtlSeconds * 1000, leaseMs: config.approvals.leaseMs, logger, ...(overrides.clock ? { now: overrides.clock } : {}), ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}) });
       const summaries = new Summaries({ cloud, changes: store, snapshots: stores.schedules, messenger, logger });
       const scheduler = new Scheduler({
         store: stores.schedules,
@@ -124,7 +116,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const reconcile = () => {
     // One pass at a time: a slow API must not stack passes on top of each other.
     reconciling ??= changes
-      .reconcileStuck(overrides.stuckAfterMs ?? stuckAfterMs(config.clickhouse.timeoutMs))
+      .reconcileAbandoned()
       .catch((error: unknown) => {
         logger.warn(`reconciling abandoned approvals failed: ${error instanceof Error ? error.message : String(error)}`);
         return 0;
@@ -135,7 +127,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     return reconciling;
   };
   const reconciledAtStart = reconcile();
-  const reconcileTimer = setInterval(() => void reconcile(), RECONCILE_EVERY_MS).unref();
+  // A lease not renewed for its whole length is taken over within another quarter of it.
+  const reconcileTimer = setInterval(() => void reconcile(), config.approvals.leaseMs / 4).unref();
   logger.info(`bot listening: ${config.slack.appToken ? 'Socket Mode' : `HTTP on port ${port} (POST /slack/events)`}, health at /healthz, command ${config.slack.slashCommand}`);
 
   return {

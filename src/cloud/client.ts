@@ -127,7 +127,12 @@ export class CloudClient {
     return options.fresh ? this.cache.refresh(key, load) : this.cache.get(key, load);
   }
 
-  async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {
+  /**
+   * `beforeSend` runs right before each attempt goes on the wire (after any throttle or 429 wait);
+   * if it throws, nothing is sent and its error is thrown. The approval flow proves there that it
+   * still owns the request, so a replica that lost it while waiting can never send.
+   */
+  async updateService(serviceId: string, update: ServiceUpdate, options: { beforeSend?: () => Promise<void> } = {}): Promise<ServiceUpdateResult> {
     const body = ServiceUpdateSchema.safeParse(update);
     if (!body.success) {
       const problems = body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
@@ -135,7 +140,7 @@ export class CloudClient {
     }
     const path = `${this.orgPath()}/services/${encodeURIComponent(serviceId)}`;
     try {
-      const response = await this.send('PATCH', path, body.data);
+      const response = await this.send('PATCH', path, body.data, options.beforeSend);
       const parsed = UpdateEnvelopeSchema.safeParse(response.json);
       if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
       return { service: parsed.data.result, requestId: parsed.data.requestId };
@@ -166,10 +171,11 @@ export class CloudClient {
     return { services, skipped, requestId: parsed.data.requestId, fetchedAt: Date.now() };
   }
 
-  private async send(method: Method, path: string, body?: unknown): Promise<RawResponse> {
+  private async send(method: Method, path: string, body?: unknown, beforeSend?: () => Promise<void>): Promise<RawResponse> {
     const deadline = Date.now() + this.options.rateLimitBudgetMs;
     for (let attempt = 0; ; attempt += 1) {
       if (this.limiter) await this.limiter.acquire();
+      if (beforeSend) await beforeSend();
       let response: RawResponse & { retryAfterMs: number | undefined };
       try {
         response = await this.sendOnce(method, path, body);
