@@ -6,8 +6,8 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '@slack/bolt';
-import type { ChangeStore, LeaseToken } from '../store/types.js';
+
+import type { ChangeStore, LeaseToken, Log } from '../ports/index.js';
 
 /** Thrown before sending when the lease is no longer ours: nothing went to ClickHouse Cloud. */
 export class LeaseLostError extends Error {
@@ -32,7 +32,7 @@ export async function whileHoldingLease<T>(
   store: ChangeStore,
   token: LeaseToken,
   leaseMs: number,
-  logger: Pick<Logger, 'warn'>,
+  logger: Pick<Log, 'warn'>,
   work: (lease: HeldLease) => Promise<T>,
 ): Promise<T> {
   const lease = { token, lost: false };

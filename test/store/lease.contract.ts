@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeRequest } from '../../src/core/change/types.js';
-import type { ChangeStore, LeaseToken, Transition } from '../../src/store/types.js';
+import type { ChangeStore, LeaseToken, Transition } from '../../src/ports/change-store.js';
 import { until } from '../support/local-processes.js';
 import { buildChangeRequest, buildPlan, markApplied } from './fixtures.js';
 

@@ -8,9 +8,9 @@
  *                                                              Lua scripts never parse `data`
  *   fence, leaseOwner, leaseUntil, sending                   — the apply lease (redis-scripts.ts)
  */
-import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../core/change/types.js';
-import { isAuditAction, withoutEmptyOptionals } from './store-rules.js';
-import type { AuditEntry, NewAuditEntry } from './types.js';
+import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
+import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../../core/change/types.js';
+import { isAuditAction, withoutEmptyOptionals } from '../rules.js';
 
 type ImmutablePart = Pick<ChangeRequest, 'id' | 'channelId' | 'requesterId' | 'plan' | 'createdAt' | 'expiresAt'>;
 

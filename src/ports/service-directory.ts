@@ -1,0 +1,41 @@
+/**
+ * What the middle layer reads and changes in ClickHouse Cloud; cloud/client.ts implements it.
+ * Failures are CloudApiError (core/service/api-error.ts), whose `certainlyNotApplied` tells an
+ * update that never happened from one whose outcome is unknown.
+ */
+import type { ServiceRecord, ServiceUpdate } from '../core/service/schema.js';
+
+export interface ServiceList {
+  services: ServiceRecord[];
+  requestId: string;
+  fetchedAt: number;
+  /** Records the API sent that lacked even an id; they are left out, not fatal. */
+  skipped: number;
+}
+
+export interface ServiceUpdateResult {
+  service: ServiceRecord;
+  requestId: string;
+}
+
+export interface ReadOptions {
+  /** Skip the read cache (still single flight): for re-reads right before or after a change. */
+  fresh?: boolean;
+}
+
+export interface UpdateOptions {
+  /**
+   * Runs right before each attempt goes on the wire (after any throttle or 429 wait); if it
+   * throws, nothing is sent and its error is thrown. The approval flow proves there that it still
+   * owns the request, so a replica that lost it while waiting can never send.
+   */
+  beforeSend?: () => Promise<void>;
+}
+
+export interface ServiceDirectory {
+  /** The organization's services, narrowed by tag filters ("key" or "key=value"). */
+  listServices(filters?: readonly string[], options?: ReadOptions): Promise<ServiceList>;
+  /** One service by id, or undefined when the organization has no such service. */
+  getService(serviceId: string, options?: ReadOptions): Promise<ServiceRecord | undefined>;
+  updateService(serviceId: string, update: ServiceUpdate, options?: UpdateOptions): Promise<ServiceUpdateResult>;
+}
