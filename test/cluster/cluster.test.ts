@@ -273,8 +273,8 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
         if (!id) throw new Error('no request id');
         await a.slack.waitFor('response_url', (args) => args.responseUrlId === ack.responseUrlId);
         // The request written through replica A's connection is visible through replica B's.
-        expect((await b.bot.store.get(id))?.status).toBe('pending');
-        expect((await b.bot.store.listPending('C0CHANNEL', Date.now())).map((r) => r.id)).toContain(id);
+        expect((await b.bot.changeStore.get(id))?.status).toBe('pending');
+        expect((await b.bot.changeStore.listPending('C0CHANNEL', Date.now())).map((r) => r.id)).toContain(id);
 
         const clicks = await Promise.all([
           a.click(ACTION_APPROVE, id, USERS.approver),
@@ -290,7 +290,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
         const patches = a.simulator.requests.filter((r) => r.method === 'PATCH');
         expect(patches.length - before).toBe(1);
         expect(patches.at(-1)?.path).toContain(service);
-        const audit = await a.bot.store.readAudit({ serviceId: service, limit: 10 });
+        const audit = await a.bot.changeStore.readAudit({ serviceId: service, limit: 10 });
         expect(audit.map((e) => e.action)).toStrictEqual(['applied', 'approved', 'requested']);
       }
     });
@@ -307,7 +307,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
       for (const id of [first.id, second.id]) {
         await a.slack.waitFor('chat.update', (args) => textOf(args.blocks).includes(id) && /Applied|Not applied/.test(textOf(args.blocks)));
       }
-      const outcomes = await Promise.all([first.id, second.id].map((id) => a.bot.store.get(id)));
+      const outcomes = await Promise.all([first.id, second.id].map((id) => a.bot.changeStore.get(id)));
       expect(outcomes.map((r) => r?.status).sort()).toStrictEqual(['applied', 'failed']);
       expect(outcomes.find((r) => r?.status === 'failed')?.outcome?.message).toContain('The service changed since this request was made (Name)');
       expect(a.simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
@@ -321,7 +321,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
       // Record every claim each replica's scheduler makes, and what the Cluster answered.
       const claims: Array<{ replica: string; fireTime: number; won: boolean }> = [];
       for (const [replica, h] of [['a', a], ['b', b]] as const) {
-        const store = h.bot.services.schedules;
+        const store = h.bot.services.scheduleStore;
         const claim = store.claimRun.bind(store);
         vi.spyOn(store, 'claimRun').mockImplementation(async (scheduleId, fireTime) => {
           const won = await claim(scheduleId, fireTime);

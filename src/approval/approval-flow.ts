@@ -45,7 +45,7 @@ import {
 } from '../ports/index.js';
 import { LeaseLostError, newLeaseOwner, whileHoldingLease, type HeldLease } from './lease.js';
 
-export interface ChangeRequestsOptions {
+export interface ApprovalFlowOptions {
   cloud: ServiceDirectory;
   store: ChangeStore;
   messenger: Messenger;
@@ -68,7 +68,7 @@ const DEFAULT_SERVICE_LOCK_WAIT_MS = 120_000;
 /** Polling for a busy service lock: quick enough to follow a finished change at once. */
 const SERVICE_LOCK_POLL_MS = 100;
 
-export class ChangeRequests implements ChangeRequestService {
+export class ApprovalFlow implements ChangeRequestService {
   private readonly now: () => number;
   /** Approvals running in this process; shutdown waits for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -77,7 +77,7 @@ export class ChangeRequests implements ChangeRequestService {
   private readonly owner: string;
   readonly leaseMs: number;
 
-  constructor(private readonly options: ChangeRequestsOptions) {
+  constructor(private readonly options: ApprovalFlowOptions) {
     this.now = options.now ?? Date.now;
     this.owner = options.owner ?? newLeaseOwner();
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
