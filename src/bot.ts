@@ -7,6 +7,7 @@
 import { ApprovalFlow } from './approval/approval-flow.js';
 import { ApproverPolicy } from './approval/approvers.js';
 import { startReconciler } from './approval/reconciler.js';
+import { startTemporaryTicks, TemporaryChanges } from './approval/temporary-changes.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
 import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
@@ -27,12 +28,15 @@ export interface BotHandle {
   port: number;
   services: BotServices;
   changeRequests: ApprovalFlow;
+  temporary: TemporaryChanges;
   changeStore: ChangeStore;
   scheduler: Scheduler;
   /** The embedded simulator in demo mode. */
   simulator: CloudSimulator | undefined;
   /** Settles when requests abandoned in "applying" by a dead replica have been reconciled. */
   reconciledAtStart: Promise<number>;
+  /** Settles when reverts that fell due while the bot was down have been looked at once. */
+  revertedAtStart: Promise<void>;
   /** Graceful stop: refuse new work, let approvals in flight finish, close connections. */
   stop(): Promise<void>;
 }
@@ -53,6 +57,8 @@ export interface BotOverrides {
   scheduleSyncMs?: number;
   /** Pauses between re-reads when an update's outcome is unknown. */
   recheckDelaysMs?: number[];
+  /** How often due reverts and reminders of temporary changes are looked for (default a quarter lease). */
+  temporaryTickMs?: number;
 }
 
 const DRAIN_LIMIT_MS = 8_000;
@@ -73,7 +79,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const messenger = pacedMessenger(slackMessenger(slack.app.client), overrides.channelPostIntervalMs ?? 1_000);
 
   // 2. Services.
-  const { services, changeRequests, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app), logger });
+  const { services, changeRequests, temporary, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app), logger });
 
   // 3. Listeners.
   let accepting = true;
@@ -86,19 +92,23 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     everyMs: config.approvals.leaseMs / 4,
     logger,
   });
+  const temporaryTicks = startTemporaryTicks(temporary, overrides.temporaryTickMs ?? config.approvals.leaseMs / 4, logger);
   logger.info(`bot listening: ${config.slack.appToken ? 'Socket Mode' : `HTTP on port ${port} (POST /slack/events)`}, health at /healthz, command ${config.slack.slashCommand}`);
 
   return {
     port,
     services,
     changeRequests,
+    temporary,
     changeStore: stores.changeStore,
     scheduler,
     simulator,
     reconciledAtStart: reconciler.settledAtStart,
+    revertedAtStart: temporaryTicks.firstPass,
     async stop() {
       accepting = false;
       await reconciler.stop();
+      await temporaryTicks.stop();
       const drained = Promise.all([changeRequests.drain(), scheduler.stop()]);
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
       await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${String(error)}`));
@@ -131,7 +141,9 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     logger,
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),
+    afterSettled: (request): Promise<void> => temporary.afterSettled(request),
   });
+  const temporary: TemporaryChanges = new TemporaryChanges({ flow: changeRequests, store: changeStore, cloud, messenger, policy, logger, now: overrides.clock ?? Date.now });
   const summaries = new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger });
   const scheduler = new Scheduler({
     store: scheduleStore,
@@ -145,6 +157,8 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     cloud,
     changeStore,
     changeRequests,
+    temporary,
+    temporaryMaxMs: config.approvals.temporaryMaxMs,
     modals,
     scheduleStore,
     scheduler,
@@ -153,7 +167,7 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     logger,
     slashCommand: config.slack.slashCommand,
   };
-  return { services, changeRequests, scheduler };
+  return { services, changeRequests, temporary, scheduler };
 }
 
 async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<CloudClientOptions> = {}) {

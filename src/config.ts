@@ -114,6 +114,7 @@ const EnvSchema = z
     ALLOW_SELF_APPROVAL: flag(false),
     CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
     APPROVAL_LEASE_SECONDS: seconds(20, 0.5, 600),
+    TEMPORARY_MAX_SECONDS: integer(7 * 24 * 3600, 60, 90 * 24 * 3600),
     SUMMARY_TZ: z.preprocess(
       (v) => (v === '' || v === undefined ? 'UTC' : v),
       z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
@@ -181,6 +182,8 @@ export interface Config {
     changeTtlSeconds: number;
     /** How long a replica owns a request it is applying without renewing (renewed every quarter). */
     leaseMs: number;
+    /** The longest a temporary change (`... for DURATION`) may last before the bot reverts it. */
+    temporaryMaxMs: number;
   };
   summaryTimeZone: string;
   logLevel: LogLevel;
@@ -232,6 +235,7 @@ function toConfig(env: Env): Config {
       allowSelfApproval: env.ALLOW_SELF_APPROVAL,
       changeTtlSeconds: env.CHANGE_TTL_SECONDS,
       leaseMs: env.APPROVAL_LEASE_SECONDS * 1000,
+      temporaryMaxMs: env.TEMPORARY_MAX_SECONDS * 1000,
     },
     summaryTimeZone: env.SUMMARY_TZ,
     logLevel: env.LOG_LEVEL,

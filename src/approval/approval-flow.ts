@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditAction } from '../core/change/audit.js';
 import { planChange } from '../core/change/plan.js';
+import { temporaryPlanProblem } from '../core/change/temporary.js';
 import { staleFields } from '../core/change/state.js';
 import type { ChangeOutcome, ChangePlan, ChangeRequest, ChangeStatus } from '../core/change/types.js';
 import { planIsVisible } from '../core/change/verify.js';
@@ -61,6 +62,8 @@ export interface ApprovalFlowOptions {
   owner?: string;
   /** How long an approval waits for another change to the same service to finish; default 2 min. */
   serviceLockWaitMs?: number;
+  /** Told of every request that reached applied or failed (temporary changes follow up on it). */
+  afterSettled?: (request: ChangeRequest) => Promise<void>;
 }
 
 const DEFAULT_LEASE_MS = 20_000;
@@ -87,20 +90,30 @@ export class ApprovalFlow implements ChangeRequestService {
   async request(input: NewChangeRequest): Promise<RequestOutcome> {
     const planned = planChange(input.service, input.intent);
     if (!planned.ok) return { ok: false, problems: planned.problems };
+    const notTemporary = input.temporary && temporaryPlanProblem(input.intent, planned.plan);
+    if (notTemporary) return { ok: false, problems: [{ field: 'request', message: notTemporary }] };
+    return this.file({ plan: planned.plan, ...input });
+  }
+
+  /** Stores a planned request and posts it for approval (in `threadTs`'s thread when given). */
+  async file(input: Omit<NewChangeRequest, 'service' | 'intent'> & Pick<ChangeRequest, 'plan' | 'extendOf' | 'threadTs'>): Promise<RequestOutcome> {
     const createdAt = this.now();
     const request: ChangeRequest = {
       id: newRequestId(),
       channelId: input.channelId,
       requesterId: input.userId,
-      plan: planned.plan,
+      plan: input.plan,
       createdAt,
       expiresAt: createdAt + this.options.ttlMs,
       status: 'pending',
+      ...(input.temporary ? { temporary: input.temporary } : {}),
+      ...(input.extendOf ? { extendOf: input.extendOf } : {}),
+      ...(input.threadTs ? { threadTs: input.threadTs } : {}),
     };
     await this.options.store.create(request);
     let ts: string;
     try {
-      ts = await this.options.messenger.post(request.channelId, requestMessage(request));
+      ts = await this.options.messenger.post(request.channelId, { ...requestMessage(request), ...inThread(request) });
     } catch (error) {
       await this.withdrawUnposted(request, error);
       return { ok: false, text: postFailureText(error) };
@@ -120,7 +133,18 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   async decide(decision: Decision, id: string, userId: string): Promise<DecisionReply> {
-    const work = this.decideNow(decision, id, userId);
+    return this.tracked(this.decideNow(decision, id, userId));
+  }
+
+  /**
+   * Applies a pending request that needs no approval (a revert: it only takes access back) through
+   * the same exactly-once path as an approval; `actorId` is recorded as its approver.
+   */
+  async applyUnreviewed(request: ChangeRequest, actorId: string): Promise<DecisionReply> {
+    return this.tracked(this.approve(request, actorId));
+  }
+
+  private async tracked(work: Promise<DecisionReply>): Promise<DecisionReply> {
     this.inFlight.add(work);
     try {
       return await work;
@@ -158,6 +182,7 @@ export class ApprovalFlow implements ChangeRequestService {
     if (!settled.ok) return false;
     await this.refreshMessage(settled.request);
     if (outcome.service) await this.postResult(settled.request, outcome.service);
+    await this.followUp(settled.request);
     return true;
   }
 
@@ -191,6 +216,7 @@ export class ApprovalFlow implements ChangeRequestService {
     const request = await this.options.store.get(id);
     if (!request) return { text: 'This change request no longer exists: it expired a long time ago. Ask again if it is still needed.' };
     if (request.status !== 'pending') return { text: alreadyDecidedText(request) };
+    if (request.revertOf) return { text: 'This is a revert the bot applies by itself: it needs no decision, so your click changed nothing.' };
     const verdict = await this.options.policy.check(decision, userId, request);
     if (!verdict.allowed) return { text: `:no_entry_sign: ${verdict.reason} Nothing was changed.` };
     if (decision === 'approve') return this.approve(request, userId);
@@ -236,7 +262,12 @@ export class ApprovalFlow implements ChangeRequestService {
     }
     await this.refreshMessage(finished.request);
     if (outcome.service) await this.postResult(finished.request, outcome.service);
+    await this.followUp(finished.request);
     return undefined;
+  }
+
+  private async followUp(request: ChangeRequest): Promise<void> {
+    await this.options.afterSettled?.(request).catch((error: unknown) => this.options.logger.warn(`change ${request.id}: follow-up failed: ${String(error)}`));
   }
 
   /**
@@ -263,6 +294,8 @@ export class ApprovalFlow implements ChangeRequestService {
         'stale',
       );
     }
+    // An extension of a temporary change sends nothing: approving it moves the revert (in the store).
+    if (Object.keys(plan.update).length === 0) return { status: 'applied', audit: 'applied', outcome: {} };
     try {
       const result = await this.options.cloud.updateService(plan.serviceId, plan.update, { beforeSend: () => this.confirmSending(lease) });
       return { status: 'applied', audit: 'applied', outcome: { apiRequestId: result.requestId }, service: result.service };
@@ -369,6 +402,7 @@ export class ApprovalFlow implements ChangeRequestService {
       await this.options.messenger.post(request.channelId, {
         text: esc(`Applied change ${request.id} to ${service.name}`),
         blocks: serviceBlocks(service, `${service.name || service.id}: after change ${request.id}`),
+        ...inThread(request),
       });
     } catch (error) {
       this.options.logger.warn(`change ${request.id}: could not post the resulting service: ${String(error)}`);
@@ -427,6 +461,10 @@ function postFailureText(error: unknown): string {
     return ':x: The bot cannot post in this channel, so the change request was not created. Invite it with `/invite @ClickHouse` (or use a public channel) and try again.';
   }
   return ':x: The change request could not be posted in the channel, so it was not created. Try again in a minute.';
+}
+
+function inThread(request: ChangeRequest): { threadTs?: string } {
+  return request.threadTs ? { threadTs: request.threadTs } : {};
 }
 
 function newRequestId(): string {

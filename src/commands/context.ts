@@ -8,6 +8,7 @@ import type {
   ScheduleStore,
   ServiceDirectory,
   SummaryPublisher,
+  TemporaryChangeService,
 } from '../ports/index.js';
 
 export type { Modals } from '../ports/modals.js';
@@ -17,6 +18,9 @@ export interface BotServices {
   cloud: ServiceDirectory;
   changeStore: ChangeStore;
   changeRequests: ChangeRequestService;
+  temporary: TemporaryChangeService;
+  /** TEMPORARY_MAX_SECONDS in ms. */
+  temporaryMaxMs: number;
   modals: Modals;
   scheduleStore: ScheduleStore;
   scheduler: ScheduleRegistry;

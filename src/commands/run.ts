@@ -3,6 +3,7 @@
  * person privately, and posts change requests publicly for approval.
  */
 import { randomUUID } from 'node:crypto';
+import { durationProblem, temporaryTerms } from '../core/change/temporary.js';
 import type { Command } from '../core/command/parse.js';
 import { pendingBlocks } from '../core/render/change.js';
 import { cloudErrorText, STORE_DOWN_TEXT } from '../core/render/errors.js';
@@ -53,9 +54,12 @@ async function dispatch(command: Command, inv: Invocation, s: BotServices): Prom
     case 'edit':
       return openEditModal(command.service, inv, s);
     case 'change': {
+      const tooLong = command.durationMs === undefined ? undefined : durationProblem(command.durationMs, s.temporaryMaxMs);
+      if (tooLong) return text(`:warning: ${esc(tooLong)}`);
       const found = await lookupService(s, command.service);
       if (!found.ok) return text(found.text);
-      const result = await s.changeRequests.request({ channelId: inv.channelId, userId: inv.userId, service: found.service, intent: command.intent });
+      const temporary = command.durationMs === undefined ? {} : { temporary: temporaryTerms(command.durationMs) };
+      const result = await s.changeRequests.request({ channelId: inv.channelId, userId: inv.userId, service: found.service, intent: command.intent, ...temporary });
       if (result.ok) return text(`:memo: Change request ${code(result.request.id)} is posted in the channel and waits for a colleague's approval.`);
       if ('text' in result) return text(result.text);
       return text(`:warning: ${result.problems.map((p) => esc(p.message)).join('\n')}`);
@@ -64,6 +68,8 @@ async function dispatch(command: Command, inv: Invocation, s: BotServices): Prom
       const requests = await s.changeStore.listPending(inv.channelId, Date.now());
       return inv.reply({ text: `${requests.length} pending change requests`, blocks: pendingBlocks(requests) });
     }
+    case 'temporary':
+      return inv.reply(await s.temporary.list(inv.channelId));
     case 'history':
       return showHistory(command.service, inv, s);
     case 'summary':

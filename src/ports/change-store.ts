@@ -72,6 +72,21 @@ export interface ChangeStore {
   confirmSending(token: LeaseToken, minRemainingMs: number): Promise<boolean>;
   /** A request in "applying" whose lease has expired passes to `owner` (fence + 1); undefined otherwise. */
   takeOver(request: Pick<ChangeRequest, 'id' | 'plan'>, owner: string, ttlMs: number): Promise<{ token: LeaseToken; request: ChangeRequest } | undefined>;
+  /** Like create, but false (and nothing written) when the id exists: reverts are filed, once, by whichever replica sees them due first. */
+  createIfAbsent(request: ChangeRequest): Promise<boolean>;
+  /**
+   * Applied temporary requests whose revert is due at `now` (the app's clock), soonest first.
+   * A transition to applied schedules them (and an applied extension moves them) atomically.
+   */
+  dueReverts(now: number, limit: number): Promise<string[]>;
+  /** Every scheduled revert, soonest first (for `temporary`). */
+  scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>>;
+  /** Drops a temporary request's revert and reminder once its revert is settled. */
+  forgetRevert(id: string): Promise<void>;
+  /** Temporary requests whose reminder is due at `now`. */
+  dueReminders(now: number, limit: number): Promise<string[]>;
+  /** True for exactly one caller across replicas: that one posts the reminder. */
+  claimReminder(id: string): Promise<boolean>;
   /** Newest first; filtered by service id when given. */
   readAudit(options: { serviceId?: string; limit: number }): Promise<AuditEntry[]>;
   ping(): Promise<boolean>;

@@ -3,10 +3,11 @@
  * these, never on the classes in approval/, summary/ or scheduler/ (bot.ts wires the classes in).
  */
 import type { PlanProblem } from '../core/change/plan.js';
-import type { ChangeIntent, ChangeRequest } from '../core/change/types.js';
+import type { ChangeIntent, ChangeRequest, TemporaryTerms } from '../core/change/types.js';
 import type { Schedule } from '../core/schedule/types.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { Decision } from './approval-policy.js';
+import type { Message } from './messenger.js';
 
 /** What the person who clicked or typed should be told privately, if anything. */
 export type DecisionReply = { text: string } | undefined;
@@ -18,6 +19,8 @@ export interface NewChangeRequest {
   userId: string;
   service: ServiceRecord;
   intent: ChangeIntent;
+  /** `... for DURATION`: the bot reverts the change this long after it is applied. */
+  temporary?: TemporaryTerms;
 }
 
 /** Change requests: asked for, then decided by a click (approval/change-requests.ts). */
@@ -25,6 +28,15 @@ export interface ChangeRequestService {
   /** Plans the change against the service, stores it and posts it in the channel for approval. */
   request(input: NewChangeRequest): Promise<RequestOutcome>;
   decide(decision: Decision, id: string, userId: string): Promise<DecisionReply>;
+}
+
+/** Temporary changes and Undo (approval/temporary-changes.ts). */
+export interface TemporaryChangeService {
+  /** A channel's active temporary changes and when each is reverted. */
+  list(channelId: string): Promise<Message>;
+  revertNow(originalId: string, userId: string): Promise<DecisionReply>;
+  extend(originalId: string, userId: string): Promise<DecisionReply>;
+  undo(requestId: string, userId: string): Promise<DecisionReply>;
 }
 
 export interface SummaryTarget {

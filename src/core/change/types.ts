@@ -70,6 +70,20 @@ export interface ChangeRequest {
   outcome?: ChangeOutcome;
   /** While applying: which replica holds the request, until when, and whether it sent the update. */
   lease?: ApplyLease;
+  /** A time-boxed change: the bot reverts it this long after it is applied (core/change/temporary.ts). */
+  temporary?: TemporaryTerms;
+  /** A revert the bot files itself for this temporary request; it needs no approval. */
+  revertOf?: string;
+  /** Pushes the revert of this temporary request back by `temporary.durationMs` once approved. */
+  extendOf?: string;
+  /** Posted as a reply in this thread (reverts and extensions live in the original's thread). */
+  threadTs?: string;
+}
+
+export interface TemporaryTerms {
+  durationMs: number;
+  /** How long after it is applied the requester is reminded, with Extend and Revert now. */
+  remindAfterMs: number;
 }
 
 /**

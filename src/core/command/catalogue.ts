@@ -46,9 +46,9 @@ export const COMMAND_CATALOGUE = [
   },
   {
     name: 'ip add',
-    usage: 'ip add SERVICE SOURCE [DESCRIPTION...]',
-    example: 'ip add orders-prod 203.0.113.0/24 office VPN',
-    summary: 'Request access for an IP address or CIDR block.',
+    usage: 'ip add SERVICE SOURCE [DESCRIPTION...] [for DURATION]',
+    example: 'ip add orders-prod 203.0.113.0/24 office VPN for 2h',
+    summary: 'Request access for an IP address or CIDR block; with for 30m, 2h or 3d the bot takes it back then.',
   },
   {
     name: 'ip remove',
@@ -58,9 +58,9 @@ export const COMMAND_CATALOGUE = [
   },
   {
     name: 'endpoint',
-    usage: 'endpoint SERVICE mysql on|off',
-    example: 'endpoint orders-prod mysql on',
-    summary: 'Request that the MySQL endpoint be switched on or off.',
+    usage: 'endpoint SERVICE mysql on|off [for DURATION]',
+    example: 'endpoint orders-prod mysql on for 2h',
+    summary: 'Request that the MySQL endpoint be switched on or off; on for 30m, 2h or 3d is switched off again then.',
   },
   {
     name: 'release-channel',
@@ -85,6 +85,12 @@ export const COMMAND_CATALOGUE = [
     usage: 'pending',
     example: 'pending',
     summary: "List this channel's change requests waiting for approval.",
+  },
+  {
+    name: 'temporary',
+    usage: 'temporary',
+    example: 'temporary',
+    summary: "List this channel's active temporary changes and when the bot reverts them.",
   },
   {
     name: 'history',

@@ -19,6 +19,7 @@ import {
 } from './arguments.js';
 import { exampleOf, usageForWords, usageOf, usagesOfGroup, type CommandName } from './catalogue.js';
 import { normalizeSlackText, tokenize, type Token } from './tokenize.js';
+import { durationProblem, readDuration, TEMPORARY_MIN_MS } from '../change/temporary.js';
 
 export type Command =
   | { kind: 'help' }
@@ -27,8 +28,9 @@ export type Command =
   | { kind: 'show'; service: string }
   | { kind: 'edit'; service: string }
   /** verb is the command that asked for the change, as the catalogue names it: "ip add", "rename"... */
-  | { kind: 'change'; service: string; intent: ChangeIntent; verb: string }
+  | { kind: 'change'; service: string; intent: ChangeIntent; verb: string; durationMs?: number }
   | { kind: 'pending' }
+  | { kind: 'temporary' }
   | { kind: 'history'; service?: string }
   | { kind: 'summary'; filters: string[] }
   | { kind: 'schedule-add'; cron: string; filters: string[]; timeZone?: string }
@@ -47,6 +49,7 @@ const KINDS: Record<CommandKind, true> = {
   edit: true,
   change: true,
   pending: true,
+  temporary: true,
   history: true,
   summary: true,
   'schedule-add': true,
@@ -139,6 +142,7 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ['show', (args) => ({ kind: 'show', service: onlyService('show', args) })],
   ['edit', (args) => ({ kind: 'edit', service: onlyService('edit', args) })],
   ['pending', parsePending],
+  ['temporary', parseTemporary],
   ['history', parseHistory],
   ['rename', parseRename],
   ['ip', parseIp],
@@ -197,12 +201,32 @@ function filtersOf(name: 'list' | 'summary', args: Token[]): string[] {
 
 type ChangeVerb = CommandName | 'private-endpoint attach' | 'private-endpoint detach';
 
-function change(verb: ChangeVerb, service: string, intent: ChangeIntent): Command {
-  return { kind: 'change', service, intent, verb };
+function change(verb: ChangeVerb, service: string, intent: ChangeIntent, durationMs?: number): Command {
+  return durationMs === undefined ? { kind: 'change', service, intent, verb } : { kind: 'change', service, intent, verb, durationMs };
+}
+
+/**
+ * A trailing unquoted `for DURATION` makes ip add and endpoint … on temporary. The words before
+ * it are returned; a `for` followed by something that is not a duration is refused, not guessed.
+ */
+function splitDuration(name: 'ip add' | 'endpoint', args: Token[]): { args: Token[]; durationMs?: number } {
+  const forAt = args.length - 2;
+  const word = args[forAt];
+  const duration = args[forAt + 1];
+  if (word === undefined || duration === undefined || word.quoted || word.text.toLowerCase() !== 'for') return { args };
+  const reading = readDuration(duration.text);
+  if (!reading.ok) fail(name, `${echo(duration.text)} is not a duration. ${reading.message}`);
+  if (reading.ms < TEMPORARY_MIN_MS) fail(name, durationProblem(reading.ms, Number.MAX_SAFE_INTEGER) ?? '');
+  return { args: args.slice(0, forAt), durationMs: reading.ms };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Commands that read
+
+function parseTemporary(args: Token[]): Command {
+  rejectExtra('temporary', args, 'nothing', '');
+  return { kind: 'temporary' };
+}
 
 function parsePending(args: Token[]): Command {
   rejectExtra('pending', args, 'nothing', '');
@@ -241,7 +265,8 @@ function parseIp(args: Token[]): Command {
   throw new UsageProblem(message, usagesOfGroup('ip'));
 }
 
-function parseIpAdd(args: Token[]): Command {
+function parseIpAdd(words: Token[]): Command {
+  const { args, durationMs } = splitDuration('ip add', words);
   const [service, source, ...descriptionWords] = args;
   const what = 'the service and the IP address or CIDR block';
   const value = serviceOf('ip add', service, what);
@@ -250,7 +275,7 @@ function parseIpAdd(args: Token[]): Command {
   if (descriptionWords.length > 0) {
     entry.description = must('ip add', checkIpDescription(textOf(descriptionWords).join(' ')));
   }
-  return change('ip add', value, { ipAdd: [entry] });
+  return change('ip add', value, { ipAdd: [entry] }, durationMs);
 }
 
 function parseIpRemove(args: Token[]): Command {
@@ -263,7 +288,8 @@ function parseIpRemove(args: Token[]): Command {
   return change('ip remove', value, { ipRemove: [checked] });
 }
 
-function parseEndpoint(args: Token[]): Command {
+function parseEndpoint(words: Token[]): Command {
+  const { args, durationMs } = splitDuration('endpoint', words);
   const [service, protocol, state, ...extra] = args;
   const what = 'the service, the endpoint (mysql) and on or off';
   const value = serviceOf('endpoint', service, what);
@@ -274,8 +300,9 @@ function parseEndpoint(args: Token[]): Command {
   must('endpoint', checkSwitchableProtocol(protocol.text));
   if (state === undefined) missing('endpoint', 'whether to switch it on or off');
   const enabled = must('endpoint', checkSwitch(state.text));
-  rejectExtra('endpoint', extra, 'a service, mysql and on or off');
-  return change('endpoint', value, { mysqlEndpoint: enabled });
+  rejectExtra('endpoint', extra, 'a service, mysql and on or off, then optionally for DURATION');
+  if (durationMs !== undefined && !enabled) fail('endpoint', 'Only switching MySQL on can be temporary: the bot switches it off again when the time is up.');
+  return change('endpoint', value, { mysqlEndpoint: enabled }, durationMs);
 }
 
 function parseReleaseChannel(args: Token[]): Command {

@@ -2,6 +2,7 @@
 import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest, ChangeStatus, FieldChange } from '../change/types.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
+import { offersUndo, temporaryNote, undoButton } from './temporary.js';
 
 export const ACTION_APPROVE = 'change_approve';
 export const ACTION_REJECT = 'change_reject';
@@ -25,14 +26,18 @@ export function changeRequestBlocks(request: ChangeRequest): Block[] {
     section(`${mention(request.requesterId)} asks to change ${bold(plan.serviceName)} ${code(plan.serviceId)}:`),
   ];
   const warnings = plan.warnings.map((w) => `:warning: *${esc(w)}*`);
-  const budget = LIMITS.messageBlocks - blocks.length - 3 - (warnings.length > 0 ? 1 : 0);
+  const note = temporaryNote(request);
+  const budget = LIMITS.messageBlocks - blocks.length - 3 - note.length - (warnings.length > 0 ? 1 : 0);
   blocks.push(...packLines(plan.changes.map(changeLine), budget, (n) => `_…and ${n} more changes_`));
   if (warnings.length > 0) blocks.push(section(warnings.join('\n')));
+  blocks.push(...note);
   blocks.push(...statusBlocks(request));
   return blocks;
 }
 
 function statusBlocks(request: ChangeRequest): Block[] {
+  // A revert is applied by the bot at once: nobody decides it, so it offers no buttons.
+  if (request.status === 'pending' && request.revertOf) return [context(`Request ${code(request.id)} · reverting now`)];
   if (request.status === 'pending') {
     return [
       context(`Request ${code(request.id)} · waiting for approval · expires ${slackDate(request.expiresAt)}`),
@@ -47,7 +52,7 @@ function statusBlocks(request: ChangeRequest): Block[] {
       },
     ];
   }
-  return [section(outcomeText(request)), context(`Request ${code(request.id)}`)];
+  return [section(outcomeText(request)), context(`Request ${code(request.id)}`), ...(offersUndo(request) ? [undoButton(request)] : [])];
 }
 
 const OUTCOME: Record<Exclude<ChangeStatus, 'pending'>, (r: ChangeRequest) => string> = {

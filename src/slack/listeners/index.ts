@@ -6,6 +6,7 @@ import type { App } from '@slack/bolt';
 import type { BotServices } from '../../commands/context.js';
 import type { Messenger } from '../../ports/index.js';
 import { registerDecisionButtons } from './actions/decision.js';
+import { registerTemporaryButtons } from './actions/temporary.js';
 import { registerSlashCommand } from './commands/clickhouse.js';
 import { refuseWhileDraining } from './draining.js';
 import { registerEditSubmission } from './views/edit-service.js';
@@ -21,5 +22,6 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.use(refuseWhileDraining(deps.accepting));
   registerSlashCommand(app, deps);
   registerDecisionButtons(app, deps);
+  registerTemporaryButtons(app, deps);
   registerEditSubmission(app, deps);
 }

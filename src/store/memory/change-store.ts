@@ -43,17 +43,25 @@ export class MemoryChangeStore implements ChangeStore {
   private readonly serviceLocks = new Map<string, { holder: string; until: number }>();
   /** The last fence handed out per request: it keeps growing after a lease is released. */
   private readonly fences = new Map<string, number>();
+  /** Applied temporary requests -> when they are reverted and reminded (app clock), like the Redis zsets. */
+  private readonly reverts = new Map<string, number>();
+  private readonly reminders = new Map<string, number>();
 
   constructor(options: MemoryChangeStoreOptions = {}) {
     this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
   }
 
   async create(request: ChangeRequest): Promise<void> {
+    if (!(await this.createIfAbsent(request))) throw duplicateRequestError(request.id);
+  }
+
+  async createIfAbsent(request: ChangeRequest): Promise<boolean> {
     assertCreatable(request);
     this.forgetRetired();
-    if (this.requests.has(request.id)) throw duplicateRequestError(request.id);
+    if (this.requests.has(request.id)) return false;
     this.requests.set(request.id, copyOf(request));
     this.appendAudit(requestedAuditEntry(request));
+    return true;
   }
 
   async get(id: string): Promise<ChangeRequest | undefined> {
@@ -92,8 +100,39 @@ export class MemoryChangeStore implements ChangeStore {
       stored.lease = { owner: claim.owner, fence: (stored.lease?.fence ?? this.fences.get(id) ?? 0) + 1, until: Date.now() + claim.ttlMs, sending: false };
       this.fences.set(id, stored.lease.fence);
     }
+    if (transition.to === 'applied') this.scheduleRevert(stored, transition.now);
     this.appendTransitionAudit(stored, transition, transition.audit);
     return { ok: true, request: copyOf(stored) };
+  }
+
+  /** As the transition script: a temporary request schedules its revert; an extension moves one still due. */
+  private scheduleRevert(applied: ChangeRequest, now: number): void {
+    if (!applied.temporary) return;
+    const target = applied.extendOf ?? applied.id;
+    if (target !== applied.id && !this.reverts.has(target)) return;
+    this.reverts.set(target, now + applied.temporary.durationMs);
+    this.reminders.set(target, now + applied.temporary.remindAfterMs);
+  }
+
+  async dueReverts(now: number, limit: number): Promise<string[]> {
+    return dueIds(this.reverts, now, limit);
+  }
+
+  async scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>> {
+    return [...this.reverts].map(([id, dueAt]) => ({ id, dueAt })).sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1));
+  }
+
+  async forgetRevert(id: string): Promise<void> {
+    this.reverts.delete(id);
+    this.reminders.delete(id);
+  }
+
+  async dueReminders(now: number, limit: number): Promise<string[]> {
+    return dueIds(this.reminders, now, limit);
+  }
+
+  async claimReminder(id: string): Promise<boolean> {
+    return this.reminders.delete(id);
   }
 
   async renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
@@ -229,3 +268,12 @@ export class MemoryChangeStore implements ChangeStore {
 }
 
 const lockValue = (token: LeaseToken) => `${token.requestId}:${token.fence}`;
+
+/** Ids scored at or before `now`, soonest first (ZRANGEBYSCORE -inf now LIMIT 0 limit). */
+function dueIds(scores: Map<string, number>, now: number, limit: number): string[] {
+  return [...scores]
+    .filter(([, at]) => at <= now)
+    .sort(([a, x], [b, y]) => x - y || (a < b ? -1 : 1))
+    .slice(0, limit)
+    .map(([id]) => id);
+}

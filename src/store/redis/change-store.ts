@@ -89,7 +89,7 @@ export class RedisChangeStore implements ChangeStore {
     const { onConnectionError } = options;
     if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
     this.createScript = defineScript(this.redis, CREATE_COMMAND, 3, CREATE_LUA);
-    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 4, TRANSITION_LUA);
+    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 6, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
     this.renewLeaseScript = defineScript(this.redis, RENEW_LEASE_COMMAND, 2, RENEW_LEASE_LUA);
     this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
@@ -100,6 +100,10 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async create(request: ChangeRequest): Promise<void> {
+    if (!(await this.createIfAbsent(request))) throw duplicateRequestError(request.id);
+  }
+
+  async createIfAbsent(request: ChangeRequest): Promise<boolean> {
     assertCreatable(request);
     const wallNow = Date.now();
     const deadline = retentionDeadline(request, this.retentionSeconds);
@@ -118,7 +122,7 @@ export class RedisChangeStore implements ChangeStore {
       ...hashArgs,
       ...auditToStreamArgs(requestedAuditEntry(request)),
     );
-    if (created === 0) throw duplicateRequestError(request.id);
+    return created === 1;
   }
 
   async get(id: string): Promise<ChangeRequest | undefined> {
@@ -138,6 +142,8 @@ export class RedisChangeStore implements ChangeStore {
       this.keys.audit,
       // A key of the same slot that no lock uses when the caller names no service.
       this.keys.serviceLock(holder?.serviceId ?? ''),
+      this.keys.reverts,
+      this.keys.reminders,
       id,
       transition.now,
       transition.to,
@@ -198,6 +204,29 @@ export class RedisChangeStore implements ChangeStore {
     await this.forgetVanished(ids, requests);
     // Transitions keep the set exact; the status check only guards against a stale read.
     return requests.filter((r) => r.status === 'applying').sort(byCreation);
+  }
+
+  async dueReverts(now: number, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.reverts, '-inf', now, 'LIMIT', 0, limit);
+  }
+
+  async scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>> {
+    const flat = await this.redis.zrange(this.keys.reverts, 0, -1, 'WITHSCORES');
+    const scheduled: Array<{ id: string; dueAt: number }> = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) scheduled.push({ id: flat[i] ?? '', dueAt: Number(flat[i + 1]) });
+    return scheduled;
+  }
+
+  async forgetRevert(id: string): Promise<void> {
+    await this.redis.multi().zrem(this.keys.reverts, id).zrem(this.keys.reminders, id).exec();
+  }
+
+  async dueReminders(now: number, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.reminders, '-inf', now, 'LIMIT', 0, limit);
+  }
+
+  async claimReminder(id: string): Promise<boolean> {
+    return (await this.redis.zrem(this.keys.reminders, id)) === 1;
   }
 
   async readAudit(options: { serviceId?: string; limit: number }): Promise<AuditEntry[]> {

@@ -12,7 +12,9 @@ import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../../core/change/types.js';
 import { isAuditAction, withoutEmptyOptionals } from '../rules.js';
 
-type ImmutablePart = Pick<ChangeRequest, 'id' | 'channelId' | 'requesterId' | 'plan' | 'createdAt' | 'expiresAt'>;
+type ImmutablePart = Pick<ChangeRequest, 'id' | 'channelId' | 'requesterId' | 'plan' | 'createdAt' | 'expiresAt' | TemporaryPart>;
+/** What makes a request time-boxed, a revert or an extension (core/change/temporary.ts). */
+type TemporaryPart = 'temporary' | 'revertOf' | 'extendOf' | 'threadTs';
 
 export class StoredDataError extends Error {
   constructor(what: string) {
@@ -29,6 +31,7 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     plan: request.plan,
     createdAt: request.createdAt,
     expiresAt: request.expiresAt,
+    ...temporaryPart(request),
   };
   const args = [
     'data', JSON.stringify(immutable),
@@ -38,11 +41,30 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     'serviceName', request.plan.serviceName,
     'expiresAt', String(request.expiresAt),
   ];
+  args.push(...revertScheduleArgs(request));
   if (request.messageTs !== undefined) args.push('messageTs', request.messageTs);
   if (request.decidedBy !== undefined) args.push('decidedBy', request.decidedBy);
   if (request.decidedAt !== undefined) args.push('decidedAt', String(request.decidedAt));
   if (request.outcome !== undefined) args.push('outcome', JSON.stringify(request.outcome));
   return args;
+}
+
+function temporaryPart(request: ChangeRequest): Pick<ChangeRequest, TemporaryPart> {
+  const { temporary, revertOf, extendOf, threadTs } = request;
+  return { ...(temporary ? { temporary } : {}), ...(revertOf ? { revertOf } : {}), ...(extendOf ? { extendOf } : {}), ...(threadTs ? { threadTs } : {}) };
+}
+
+/**
+ * Scalars the transition script reads when a time-boxed request (or an extension of one) is
+ * applied: which request's revert to schedule, and how long after now it and its reminder are due.
+ */
+function revertScheduleArgs(request: ChangeRequest): string[] {
+  if (!request.temporary) return [];
+  return [
+    'revertTarget', request.extendOf ?? request.id,
+    'revertAfterMs', String(request.temporary.durationMs),
+    'remindAfterMs', String(request.temporary.remindAfterMs),
+  ];
 }
 
 /** Rebuilds a request from HGETALL; undefined when the hash does not exist. */
@@ -124,7 +146,21 @@ function parseImmutablePart(json: string): ImmutablePart {
     throw new StoredDataError('request data lacks its fields');
   }
   // The plan was written by create() from a typed ChangePlan; only its presence is checked here.
-  return { id, channelId, requesterId, plan: plan as ChangeRequest['plan'], createdAt, expiresAt };
+  return { id, channelId, requesterId, plan: plan as ChangeRequest['plan'], createdAt, expiresAt, ...readTemporaryPart(value) };
+}
+
+function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, TemporaryPart> {
+  const { temporary, revertOf, extendOf, threadTs } = value;
+  const part: Pick<ChangeRequest, TemporaryPart> = {};
+  if (typeof temporary === 'object' && temporary !== null) {
+    const { durationMs, remindAfterMs } = temporary as Record<string, unknown>;
+    if (typeof durationMs !== 'number' || typeof remindAfterMs !== 'number') throw new StoredDataError('temporary terms');
+    part.temporary = { durationMs, remindAfterMs };
+  }
+  if (typeof revertOf === 'string') part.revertOf = revertOf;
+  if (typeof extendOf === 'string') part.extendOf = extendOf;
+  if (typeof threadTs === 'string') part.threadTs = threadTs;
+  return part;
 }
 
 function parseStatus(value: string | undefined): ChangeStatus {

@@ -9,6 +9,9 @@
  *   <prefix>{changes}:audit                  STREAM audit trail, trimmed to ~10000 entries
  *   <prefix>{changes}:svc-lock:<serviceId>   STRING "<requestId>:<fence>" of the request applying
  *                                            to that service now; expires with its lease
+ *   <prefix>{changes}:reverts                ZSET  ids of applied temporary requests, scored by
+ *                                            when the bot reverts them (app clock, ms)
+ *   <prefix>{changes}:reminders              ZSET  the same ids, scored by when to remind
  *
  *   <prefix>{schedules}:all                  HASH  id -> schedule JSON
  *   <prefix>{schedules}:lastrun              HASH  id -> last fire time claimed (ms)
@@ -22,6 +25,8 @@ export interface ChangeKeys {
   applying: string;
   audit: string;
   serviceLock(serviceId: string): string;
+  reverts: string;
+  reminders: string;
 }
 
 export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
@@ -34,6 +39,8 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     applying: `${base}applying`,
     audit: `${base}audit`,
     serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
+    reverts: `${base}reverts`,
+    reminders: `${base}reminders`,
   };
 }
 

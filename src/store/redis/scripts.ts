@@ -77,7 +77,8 @@ return 1
 `;
 
 /**
- * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 the service's lock
+ * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 the service's lock,
+ *       5 reverts due (zset), 6 reminders due (zset)
  * ARGV: 1 id, 2 now, 3 to, 4 actorId, 5 outcome JSON or '', 6 audit MAXLEN,
  *       7 audit action, 8 summary, 9 apiRequestId or '', 10 message or '',
  *       11 message of the automatic expiry entry,
@@ -88,7 +89,7 @@ return 1
  * 'ok', 'conflict', 'expired', 'lost' (the holder's fence is outdated).
  */
 export const TRANSITION_LUA = LEASE_PRELUDE + `
-local request, applying, audit, service_lock = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local request, applying, audit, service_lock, reverts, reminders = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local id, now, to, actor, outcome, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local claim_owner, claim_ttl, holder_owner, holder_fence = ARGV[12], ARGV[13], ARGV[14], ARGV[15]
 
@@ -158,6 +159,16 @@ if to == 'applying' and status ~= 'applying' then
     redis.call('HINCRBY', request, 'fence', 1)
     redis.call('HSET', request, 'leaseOwner', claim_owner, 'leaseUntil', now_ms() + tonumber(claim_ttl))
     redis.call('HDEL', request, 'sending')
+  end
+end
+-- A time-boxed request schedules its own revert when applied, in this same step, so an applied
+-- grant can never lack its revert; an approved extension moves the original's revert, if any is
+-- still due.
+if to == 'applied' then
+  local s = redis.call('HMGET', request, 'revertTarget', 'revertAfterMs', 'remindAfterMs')
+  if s[1] and (s[1] == id or redis.call('ZSCORE', reverts, s[1])) then
+    redis.call('ZADD', reverts, tonumber(now) + tonumber(s[2]), s[1])
+    redis.call('ZADD', reminders, tonumber(now) + tonumber(s[3]), s[1])
   end
 end
 append_audit(ARGV[7], ARGV[8], ARGV[9], ARGV[10])

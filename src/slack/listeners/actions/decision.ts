@@ -16,7 +16,7 @@ export function registerDecisionButtons(app: App, deps: ListenerDeps): void {
 }
 
 /** The parts of a block_actions payload we rely on. */
-const ButtonClick = z.object({
+export const ButtonClick = z.object({
   response_url: z.string().url(),
   user: z.object({ id: z.string().min(1) }),
   actions: z.array(z.object({ value: z.string().min(1).max(64) })).min(1),
@@ -29,7 +29,7 @@ export function whisperToClicker(body: unknown, respond: RespondFn): (text: stri
   return whisper(ButtonClick.safeParse(body), respond);
 }
 
-function whisper(click: ReturnType<typeof ButtonClick.safeParse>, respond: RespondFn): (text: string) => Promise<void> {
+export function whisper(click: ReturnType<typeof ButtonClick.safeParse>, respond: RespondFn): (text: string) => Promise<void> {
   const reply = click.success ? replyTo(click.data.response_url, { replaceOriginal: false }) : undefined;
   return async (text) => {
     if (reply) await reply({ text });

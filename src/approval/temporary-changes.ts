@@ -1,0 +1,266 @@
+/**
+ * Temporary changes that undo themselves, and Undo.
+ *
+ * An applied temporary request is scheduled for its revert by the store in the same step that
+ * records it applied. Every replica looks for due reverts (at start, then every tick); the revert
+ * of CR-X is the change request CR-X-R, planned against the service as it is now and created only
+ * if absent, so two replicas never file two. It needs no approval and is applied through the
+ * approval flow's exactly-once path (lease, service lock, fresh re-read, confirm before send,
+ * takeover after a crash). It lives in the original's thread, like the reminder before it.
+ */
+import { planChange } from '../core/change/plan.js';
+import { currentState } from '../core/change/state.js';
+import { formatDuration, intentIsEmpty, planRevert, planUndo } from '../core/change/temporary.js';
+import type { ChangePlan, ChangeRequest, FieldChange, TouchedState } from '../core/change/types.js';
+import { changeSummary } from '../core/change/summary.js';
+import { requestMessage } from '../core/render/change.js';
+import { code, esc } from '../core/render/mrkdwn.js';
+import { nothingToRevertMessage, reminderMessage, scheduledRevertMessage, temporaryListBlocks } from '../core/render/temporary.js';
+import type { ApprovalPolicy, ChangeStore, DecisionReply, Log, Messenger, RequestOutcome, ServiceDirectory } from '../ports/index.js';
+import type { ApprovalFlow } from './approval-flow.js';
+
+/** Who reverts at expiry, in the audit trail and the thread. */
+export const BOT_ACTOR = 'the bot';
+/** A revert waits this long for a replica to apply it (far beyond any outage worth surviving). */
+const REVERT_PENDING_MS = 7 * 24 * 3600 * 1000;
+/** Due reverts and reminders handled per tick; the rest wait for the next one. */
+const BATCH = 20;
+
+export interface TemporaryChangesOptions {
+  flow: Pick<ApprovalFlow, 'applyUnreviewed' | 'file' | 'request'>;
+  store: ChangeStore;
+  cloud: ServiceDirectory;
+  messenger: Messenger;
+  policy: ApprovalPolicy;
+  logger: Pick<Log, 'info' | 'warn'>;
+  /** The approval flow's clock: reverts are due on it (tests move it forward). */
+  now: () => number;
+}
+
+export class TemporaryChanges {
+  constructor(private readonly options: TemporaryChangesOptions) {}
+
+  /** One look: reminders that are due, then reverts that are due (also those missed while down). */
+  async tick(): Promise<void> {
+    const { store, now } = this.options;
+    for (const id of await store.dueReminders(now(), BATCH)) await this.logFailure(id, this.remind(id));
+    for (const id of await store.dueReverts(now(), BATCH)) await this.logFailure(id, this.revert(id, BOT_ACTOR));
+  }
+
+  /** The approval flow's follow-up after a request settled. */
+  async afterSettled(request: ChangeRequest): Promise<void> {
+    if (request.revertOf) return this.options.store.forgetRevert(request.revertOf);
+    if (request.status !== 'applied' || !request.temporary) return;
+    const target = request.extendOf ?? request.id;
+    const dueAt = (await this.options.store.scheduledReverts()).find((entry) => entry.id === target)?.dueAt;
+    const threadTs = request.threadTs ?? request.messageTs;
+    if (dueAt === undefined || !threadTs) return;
+    const original = request.extendOf ? await this.options.store.get(request.extendOf) : request;
+    if (original) await this.options.messenger.post(request.channelId, { ...scheduledRevertMessage(original, dueAt, Boolean(request.extendOf)), threadTs });
+  }
+
+  /**
+   * Files (if nobody did yet) and applies the revert of a temporary request. Idempotent: every
+   * replica may call it for the same request at the same time; one revert is filed and applied once.
+   */
+  async revert(originalId: string, actorId: string): Promise<DecisionReply> {
+    const { store } = this.options;
+    const original = await store.get(originalId);
+    if (!original?.temporary || original.status !== 'applied') {
+      await store.forgetRevert(originalId);
+      return { text: 'This temporary change is no longer active, so there is nothing to revert.' };
+    }
+    const revertId = `${originalId}-R`;
+    const revert = (await store.get(revertId)) ?? (await this.fileRevert(original, revertId, actorId));
+    if (!revert) return { text: 'The service of this change no longer exists, so there is nothing to revert.' };
+    if (revert.status !== 'pending') {
+      if (revert.status !== 'applying') await store.forgetRevert(originalId);
+      return { text: `This temporary change is already being reverted or was reverted: see ${revert.id} in its thread.` };
+    }
+    if (Object.keys(revert.plan.update).length === 0) return this.settleNothingLeft(revert, actorId);
+    return this.options.flow.applyUnreviewed(revert, actorId);
+  }
+
+  /** Creates CR-X-R against the service as it is now, only if absent; its creator posts it. */
+  private async fileRevert(original: ChangeRequest, revertId: string, actorId: string): Promise<ChangeRequest | undefined> {
+    const { store, cloud, now } = this.options;
+    const service = await cloud.getService(original.plan.serviceId, { fresh: true });
+    const { intent, leftAlone } = service ? planRevert(original.plan, service) : { intent: {}, leftAlone: ['The service no longer exists.'] };
+    const planned = service && !intentIsEmpty(intent) ? planChange(service, intent) : undefined;
+    const plan: ChangePlan = planned?.ok
+      ? { ...planned.plan, warnings: [...leftAlone, ...planned.plan.warnings] }
+      : { serviceId: original.plan.serviceId, serviceName: original.plan.serviceName, update: {}, changes: [], warnings: leftAlone, before: {} };
+    const createdAt = now();
+    const candidate: ChangeRequest = {
+      id: revertId,
+      channelId: original.channelId,
+      requesterId: actorId,
+      plan,
+      createdAt,
+      expiresAt: createdAt + REVERT_PENDING_MS,
+      status: 'pending',
+      revertOf: original.id,
+      ...(original.messageTs ? { threadTs: original.messageTs } : {}),
+    };
+    if (await store.createIfAbsent(candidate)) await this.postRevert(candidate);
+    return store.get(revertId);
+  }
+
+  private async postRevert(revert: ChangeRequest): Promise<void> {
+    const { messenger, store } = this.options;
+    const empty = Object.keys(revert.plan.update).length === 0;
+    const original = { ...revert, id: revert.revertOf ?? revert.id };
+    const message = empty ? nothingToRevertMessage(original, revert.plan.warnings) : requestMessage(revert);
+    try {
+      const ts = await messenger.post(revert.channelId, { ...message, ...(revert.threadTs ? { threadTs: revert.threadTs } : {}) });
+      if (!empty) await store.setMessageTs(revert.id, ts);
+    } catch (error) {
+      // The revert still happens; only its message is missing.
+      this.options.logger.warn(`change ${revert.id}: could not post the revert: ${String(error)}`);
+    }
+  }
+
+  /** Someone already took everything back: record that the bot found so, and leave the service. */
+  private async settleNothingLeft(revert: ChangeRequest, actorId: string): Promise<DecisionReply> {
+    const message = `Nothing to revert: ${revert.plan.warnings.join(' ')}`;
+    const settled = await this.options.store.transition(revert.id, {
+      from: ['pending'],
+      to: 'failed',
+      actorId,
+      now: this.options.now(),
+      outcome: { message },
+      audit: { action: 'stale', summary: `Revert of ${revert.revertOf ?? ''}`, message },
+    });
+    if (settled.ok && revert.revertOf) await this.options.store.forgetRevert(revert.revertOf);
+    return { text: message };
+  }
+
+  private async remind(id: string): Promise<void> {
+    const { store, messenger } = this.options;
+    if (!(await store.claimReminder(id))) return;
+    const request = await store.get(id);
+    const dueAt = (await store.scheduledReverts()).find((entry) => entry.id === id)?.dueAt;
+    if (!request?.messageTs || dueAt === undefined) return;
+    await messenger.post(request.channelId, { ...reminderMessage(request, dueAt), threadTs: request.messageTs });
+  }
+
+  /** Revert now: the requester or anyone who may approve it; no approval needed. */
+  async revertNow(originalId: string, userId: string): Promise<DecisionReply> {
+    const original = await this.options.store.get(originalId);
+    if (!original?.temporary) return { text: 'This is not a temporary change, so there is nothing to revert.' };
+    if (userId !== original.requesterId) {
+      const verdict = await this.options.policy.check('approve', userId, original);
+      if (!verdict.allowed) return { text: `:no_entry_sign: Only the requester or an approver can revert this change now. ${verdict.reason}` };
+    }
+    const reply = await this.revert(originalId, userId);
+    return reply ?? { text: `:rewind: Reverted ${originalId} now; the thread shows the outcome.` };
+  }
+
+  /** Extend: a new change request, approved like any other, moving the revert by the same duration. */
+  async extend(originalId: string, userId: string): Promise<DecisionReply> {
+    const { store, cloud } = this.options;
+    const original = await store.get(originalId);
+    const dueAt = (await store.scheduledReverts()).find((entry) => entry.id === originalId)?.dueAt;
+    if (!original?.temporary || dueAt === undefined) return { text: 'This temporary change is no longer active (it was reverted), so it cannot be extended. Ask for it again if it is still needed.' };
+    const service = await cloud.getService(original.plan.serviceId, { fresh: true });
+    if (!service) return { text: 'The service of this change no longer exists.' };
+    const outcome = await this.options.flow.file({
+      channelId: original.channelId,
+      userId,
+      plan: extensionPlan(original, currentState(service), dueAt),
+      temporary: original.temporary,
+      extendOf: original.id,
+      ...(original.messageTs ? { threadTs: original.messageTs } : {}),
+    });
+    return filedReply(outcome, 'in the thread');
+  }
+
+  /** Undo: the inverse of an applied change, planned against the service as it is now. */
+  async undo(requestId: string, userId: string): Promise<DecisionReply> {
+    const original = await this.options.store.get(requestId);
+    if (original?.status !== 'applied') return { text: 'Only an applied change can be undone.' };
+    const service = await this.options.cloud.getService(original.plan.serviceId, { fresh: true });
+    if (!service) return { text: 'The service of this change no longer exists, so there is nothing to undo.' };
+    const { intent, leftAlone } = planUndo(original.plan, service);
+    if (intentIsEmpty(intent)) {
+      return { text: `:information_source: Nothing is left to undo of ${code(original.id)}: ${esc(leftAlone.join(' ') || 'the service no longer shows it.')}` };
+    }
+    const outcome = await this.options.flow.request({ channelId: original.channelId, userId, service, intent });
+    const reply = filedReply(outcome, 'in the channel');
+    return reply && leftAlone.length > 0 ? { text: `${reply.text} Left out, already undone: ${esc(leftAlone.join(' '))}` } : reply;
+  }
+
+  /** `temporary`: this channel's active temporary changes, soonest revert first. */
+  async list(channelId: string) {
+    const entries: Array<{ request: ChangeRequest; dueAt: number }> = [];
+    for (const { id, dueAt } of await this.options.store.scheduledReverts()) {
+      const request = await this.options.store.get(id);
+      if (request?.channelId === channelId && request.status === 'applied') entries.push({ request, dueAt });
+    }
+    return { text: `${entries.length} temporary changes`, blocks: temporaryListBlocks(entries) };
+  }
+
+  private async logFailure(id: string, work: Promise<unknown>): Promise<void> {
+    await work.catch((error: unknown) => this.options.logger.warn(`temporary change ${id}: ${error instanceof Error ? error.message : String(error)}`));
+  }
+}
+
+/**
+ * An extension sends nothing; approving it moves the revert. Its stale check covers the granted
+ * fields, so an extension approved after the grant was taken back (or changed) is refused.
+ */
+function extensionPlan(original: ChangeRequest, now: Required<TouchedState>, dueAt: number): ChangePlan {
+  const fields = Object.keys(original.plan.before) as Array<keyof TouchedState>;
+  const before: TouchedState = {};
+  for (const field of fields) Object.assign(before, { [field]: now[field] });
+  const duration = formatDuration(original.temporary?.durationMs ?? 0);
+  const change: FieldChange = {
+    field: fields[0] ?? 'ipAccessList',
+    label: `Revert of ${original.id}`,
+    before: `at ${new Date(dueAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    after: `${duration} after approval`,
+  };
+  return {
+    serviceId: original.plan.serviceId,
+    serviceName: original.plan.serviceName,
+    update: {},
+    changes: [change],
+    warnings: [`Keeps ${changeSummary(original.plan.changes)} for ${duration} more.`],
+    before,
+  };
+}
+
+function filedReply(outcome: RequestOutcome, where: string): DecisionReply {
+  if (outcome.ok) return { text: `:memo: Change request ${code(outcome.request.id)} is posted ${where} and waits for a colleague's approval.` };
+  if ('text' in outcome) return { text: outcome.text };
+  return { text: `:warning: ${outcome.problems.map((p) => esc(p.message)).join('\n')}` };
+}
+
+export interface TemporaryTicks {
+  /** Settles when the look made at start (reverts missed while every replica was down) is done. */
+  firstPass: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Looks for due reminders and reverts at start and every `everyMs`, one look at a time. */
+export function startTemporaryTicks(temporary: Pick<TemporaryChanges, 'tick'>, everyMs: number, logger: Pick<Log, 'warn'>): TemporaryTicks {
+  let running: Promise<void> | undefined;
+  const look = () => {
+    running ??= temporary
+      .tick()
+      .catch((error: unknown) => logger.warn(`looking for due temporary changes failed: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+  const firstPass = look();
+  const timer = setInterval(() => void look(), everyMs).unref();
+  return {
+    firstPass,
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/** Block Kit for time-boxed changes, their reverts and reminders, and the Undo button. */
+import { formatDuration } from '../change/temporary.js';
+import type { ChangeRequest } from '../change/types.js';
+import { mention } from './change.js';
+import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
+
+export const ACTION_UNDO = 'change_undo';
+export const ACTION_EXTEND = 'temporary_extend';
+export const ACTION_REVERT_NOW = 'temporary_revert_now';
+
+/** The line a temporary request, a revert or an extension carries under its changes. */
+export function temporaryNote(request: ChangeRequest): Block[] {
+  if (request.revertOf) {
+    return [context(`:rewind: Revert of the temporary change ${code(request.revertOf)}, filed by the bot at its expiry; it needs no approval.`)];
+  }
+  if (!request.temporary) return [];
+  const duration = formatDuration(request.temporary.durationMs);
+  if (request.extendOf) {
+    return [context(`:stopwatch: Extends the temporary change ${code(request.extendOf)}: once approved, the bot reverts it ${esc(duration)} after the approval instead.`)];
+  }
+  return [context(`:stopwatch: *Temporary:* for ${esc(duration)}. The bot reverts it ${esc(duration)} after it is applied (if approved now, at ${slackDate(request.createdAt + request.temporary.durationMs)}), without approval.`)];
+}
+
+/** Whether an applied request's outcome offers Undo: reverts and extensions have nothing to undo. */
+export function offersUndo(request: ChangeRequest): boolean {
+  return request.status === 'applied' && !request.revertOf && !request.extendOf;
+}
+
+export function undoButton(request: ChangeRequest): Block {
+  return {
+    type: 'actions',
+    block_id: 'change_undo',
+    elements: [{ type: 'button', action_id: ACTION_UNDO, text: { type: 'plain_text', text: 'Undo' }, value: request.id }],
+  };
+}
+
+/** In the original's thread once it is applied: when the bot takes it back. */
+export function scheduledRevertMessage(request: ChangeRequest, dueAt: number, extended: boolean) {
+  const text = `${extended ? 'Extended: ' : ''}the bot reverts ${request.id} at ${slackDate(dueAt)}.`;
+  return {
+    text: esc(text),
+    blocks: [section(`:stopwatch: ${extended ? '*Extended.* ' : ''}The bot reverts ${code(request.id)} on ${bold(request.plan.serviceName)} at ${slackDate(dueAt)}, without approval.`)],
+  };
+}
+
+/** The reminder in the original's thread, with Extend and Revert now. */
+export function reminderMessage(request: ChangeRequest, dueAt: number): { text: string; blocks: Block[] } {
+  const duration = request.temporary ? formatDuration(request.temporary.durationMs) : '';
+  return {
+    text: esc(`The temporary change ${request.id} is reverted at ${slackDate(dueAt)}`),
+    blocks: [
+      section(
+        `:alarm_clock: ${mention(request.requesterId)} the temporary change ${code(request.id)} on ${bold(request.plan.serviceName)} is reverted at ${slackDate(dueAt)}. ` +
+          `*Extend* asks for ${esc(duration)} more (approved like any change); *Revert now* takes it back at once (you or an approver).`,
+      ),
+      {
+        type: 'actions',
+        block_id: 'temporary_actions',
+        elements: [
+          { type: 'button', action_id: ACTION_EXTEND, text: { type: 'plain_text', text: 'Extend' }, value: request.id },
+          { type: 'button', action_id: ACTION_REVERT_NOW, text: { type: 'plain_text', text: 'Revert now' }, style: 'danger', value: request.id },
+        ],
+      },
+    ],
+  };
+}
+
+/** In the thread when the revert found nothing of the change left to take back. */
+export function nothingToRevertMessage(request: ChangeRequest, found: string[]) {
+  const lines = found.map((sentence) => `• ${esc(sentence)}`).join('\n');
+  return {
+    text: esc(`Nothing to revert for ${request.id}: someone changed it meanwhile`),
+    blocks: [section(`:information_source: At its expiry the bot found that the temporary change ${code(request.id)} had already been changed by someone else, so it left the service as it is:\n${lines}`)],
+  };
+}
+
+/** `temporary`: a channel's temporary changes and when each is reverted. */
+export function temporaryListBlocks(entries: Array<{ request: ChangeRequest; dueAt: number }>): Block[] {
+  if (entries.length === 0) return [section('No temporary change is active in this channel.')];
+  const lines = entries.map(
+    ({ request, dueAt }) => `• ${code(request.id)} ${bold(request.plan.serviceName)} by ${mention(request.requesterId)}: ${esc(request.plan.changes.map((c) => c.after).join(', '))} · reverted ${slackDate(dueAt)}`,
+  );
+  return [header(`Temporary changes (${entries.length})`), ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} more_`)];
+}

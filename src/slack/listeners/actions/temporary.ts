@@ -1,0 +1,33 @@
+/** Undo (on applied changes), Extend and Revert now (on a temporary change's reminder). */
+import type { AllMiddlewareArgs, App, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../../core/render/temporary.js';
+import type { DecisionReply, TemporaryChangeService } from '../../../ports/index.js';
+import { isStoreUnavailable } from '../../../ports/store-errors.js';
+import type { ListenerDeps } from '../index.js';
+import { ButtonClick, whisper } from './decision.js';
+
+type Handler = (service: TemporaryChangeService, requestId: string, userId: string) => Promise<DecisionReply>;
+
+const BUTTONS: Record<string, Handler> = {
+  [ACTION_UNDO]: (service, id, user) => service.undo(id, user),
+  [ACTION_EXTEND]: (service, id, user) => service.extend(id, user),
+  [ACTION_REVERT_NOW]: (service, id, user) => service.revertNow(id, user),
+};
+
+export function registerTemporaryButtons(app: App, deps: ListenerDeps): void {
+  for (const [actionId, handle] of Object.entries(BUTTONS)) {
+    app.action(actionId, async ({ ack, body, respond }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
+      await ack();
+      const click = ButtonClick.safeParse(body);
+      const tell = whisper(click, respond);
+      const [action] = click.success ? click.data.actions : [];
+      if (!click.success || !action) return void (await tell('This button did not carry a change request id, so nothing was changed.'));
+      const reply = await handle(deps.services.temporary, action.value, click.data.user.id).catch((error: unknown) => {
+        deps.services.logger.error(`${actionId} of ${action.value} failed:`, error instanceof Error ? error.message : String(error));
+        const cause = isStoreUnavailable(error) ? 'its store (Redis) did not answer' : 'it hit an internal error';
+        return { text: `:x: The bot could not handle your click: ${cause}. Try again in a minute.` };
+      });
+      if (reply) await tell(reply.text);
+    });
+  }
+}
