@@ -67,15 +67,17 @@ export class TemporaryChanges {
     const { store } = this.options;
     const original = await store.get(originalId);
     if (!original?.temporary || original.status !== 'applied') {
+      // Not applied (yet, or ever): nothing was granted, so there is nothing to take back.
       await store.forgetRevert(originalId);
       return { text: 'This temporary change is no longer active, so there is nothing to revert.' };
     }
     const revertId = `${originalId}-R`;
     const revert = (await store.get(revertId)) ?? (await this.fileRevert(original, revertId, actorId));
     if (!revert) return { text: 'The service of this change no longer exists, so there is nothing to revert.' };
+    if (revert.status === 'applying') return { text: `This temporary change is being reverted right now: see ${revert.id} in its thread.` };
     if (revert.status !== 'pending') {
-      if (revert.status !== 'applying') await store.forgetRevert(originalId);
-      return { text: `This temporary change is already being reverted or was reverted: see ${revert.id} in its thread.` };
+      await store.forgetRevert(originalId);
+      return { text: `This temporary change was already reverted (or found changed by someone else): see ${revert.id} in its thread.` };
     }
     if (Object.keys(revert.plan.update).length === 0) return this.settleNothingLeft(revert, actorId);
     return this.options.flow.applyUnreviewed(revert, actorId);

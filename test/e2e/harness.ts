@@ -33,6 +33,8 @@ export interface HarnessOptions {
   simulator?: CloudSimulator;
   slack?: FakeSlack;
   clock?: () => number;
+  /** How often due reverts and reminders of temporary changes are looked for. */
+  temporaryTickMs?: number;
   /** Spacing of posts per channel; 0 in tests unless a test measures the pacing. */
   channelPostIntervalMs?: number;
   /** Wraps the bot's Redis schedule store, e.g. to record which replica claimed which fire time. */
@@ -111,6 +113,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     recheckDelaysMs: [20, 40],
     scheduleSyncMs: 200,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.temporaryTickMs ? { temporaryTickMs: options.temporaryTickMs } : {}),
     cloudClient: { throttle: false, backoffBaseMs: 5, backoffMaxMs: 20, rateLimitPaddingMs: 0, rateLimitBudgetMs: 5_000, ...options.cloudClient },
   });
   const url = `http://127.0.0.1:${bot.port}/slack/events`;

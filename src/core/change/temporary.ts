@@ -19,10 +19,9 @@ export type DurationReading = { ok: true; ms: number } | { ok: false; message: s
 /** "30m", "2h", "3d" (and the spelled-out units) as milliseconds; range is checked separately. */
 export function readDuration(text: string): DurationReading {
   const match = DURATION.exec(text.trim());
-  const unit = match?.[2]?.charAt(0).toLowerCase();
-  const ms = unit ? Number(match?.[1]) * (UNITS[unit] ?? 0) : 0;
-  if (!match || ms === 0) return { ok: false, message: 'Write the duration as minutes, hours or days, like 30m, 2h or 3d.' };
-  return { ok: true, ms };
+  const size = UNITS[match?.[2]?.charAt(0).toLowerCase() ?? ''];
+  if (!match || size === undefined) return { ok: false, message: 'Write the duration as minutes, hours or days, like 30m, 2h or 3d.' };
+  return { ok: true, ms: Number(match[1]) * size };
 }
 
 /** A sentence when the duration is outside 1 minute – `maxMs` (TEMPORARY_MAX_SECONDS). */

@@ -47,7 +47,7 @@ export const COMMAND_CATALOGUE = [
   {
     name: 'ip add',
     usage: 'ip add SERVICE SOURCE [DESCRIPTION...] [for DURATION]',
-    example: 'ip add orders-prod 203.0.113.0/24 office VPN for 2h',
+    example: 'ip add orders-prod 203.0.113.0/24 office VPN',
     summary: 'Request access for an IP address or CIDR block; with for 30m, 2h or 3d the bot takes it back then.',
   },
   {
@@ -59,7 +59,7 @@ export const COMMAND_CATALOGUE = [
   {
     name: 'endpoint',
     usage: 'endpoint SERVICE mysql on|off [for DURATION]',
-    example: 'endpoint orders-prod mysql on for 2h',
+    example: 'endpoint orders-prod mysql on',
     summary: 'Request that the MySQL endpoint be switched on or off; on for 30m, 2h or 3d is switched off again then.',
   },
   {

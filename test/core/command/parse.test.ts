@@ -169,7 +169,7 @@ describe('ip add and ip remove', () => {
   it('refuses a source that is not an IP address or CIDR block, saying how to write one', () => {
     const { message, usage } = refusal('ip add orders-prod 10.0.0.300/8');
     expect(message).toBe('"10.0.0.300/8" is not an IP address or CIDR block. Write it like 203.0.113.7 or 10.0.0.0/8.');
-    expect(usage).toBe('ip add SERVICE SOURCE [DESCRIPTION...]');
+    expect(usage).toBe('ip add SERVICE SOURCE [DESCRIPTION...] [for DURATION]');
   });
 
   it.each(['10.0.0.0/33', '::1/129', 'example.com', '1.2.3.4/8/8'])('refuses the source %j', (source) => {
@@ -200,7 +200,7 @@ describe('ip add and ip remove', () => {
   });
 
   it('shows both ip usages when the action is missing or unknown', () => {
-    const both = 'ip add SERVICE SOURCE [DESCRIPTION...]\nip remove SERVICE SOURCE';
+    const both = 'ip add SERVICE SOURCE [DESCRIPTION...] [for DURATION]\nip remove SERVICE SOURCE';
     expect(refusal('ip')).toStrictEqual({
       kind: 'invalid',
       message: 'Say whether to add or remove an IP access list entry: ip add or ip remove.',
@@ -229,7 +229,7 @@ describe('endpoint', () => {
     const { message, usage } = refusal('endpoint orders-prod https off');
     expect(message).toContain('Only the mysql endpoint can be switched on or off');
     expect(message).toContain('"https"');
-    expect(usage).toBe('endpoint SERVICE mysql on|off');
+    expect(usage).toBe('endpoint SERVICE mysql on|off [for DURATION]');
   });
 
   it('asks for the endpoint when on/off comes straight after the service', () => {

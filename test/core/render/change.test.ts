@@ -76,9 +76,13 @@ describe('changeRequestBlocks', () => {
     expect(mrkdwnTexts(changeRequestBlocks(changeRequest(renamePlan()))).join('\n')).not.toContain(':warning:');
   });
 
-  it('replaces the buttons with the outcome once decided', () => {
+  it('replaces the buttons with the outcome once decided, leaving only Undo', () => {
     const blocks = changeRequestBlocks(changeRequest(renamePlan(), { status: 'applied', decidedBy: 'U0APPROVER', decidedAt: NOW, outcome: { status: 200, apiRequestId: 'req-9' } }));
-    expect(blocks.some((b) => b.type === 'actions')).toBe(false);
+    const actions = blocks.filter((b) => b.type === 'actions');
+    expect(JSON.stringify(actions)).not.toMatch(/change_approve|change_reject|change_cancel/);
+    expect(JSON.stringify(actions)).toContain('"action_id":"change_undo"');
+    const failed = changeRequestBlocks(changeRequest(renamePlan(), { status: 'failed', decidedBy: 'U0APPROVER', decidedAt: NOW }));
+    expect(failed.some((b) => b.type === 'actions')).toBe(false);
     const text = mrkdwnTexts(blocks).join('\n');
     expect(text).toContain(':white_check_mark: *Applied.* Approved by <@U0APPROVER>');
     expect(text).toContain('(status 200, API request `req-9`)');
