@@ -13,6 +13,7 @@ import * as actions from './listeners/actions/index.js';
 import * as commands from './listeners/commands/index.js';
 import * as views from './listeners/views/index.js';
 import { slackErrorCode } from './messenger.js';
+import { serveAcksFirst, WorkQueue } from './acks-first.js';
 
 export interface SlackAppOptions {
   botToken: string;
@@ -73,6 +74,7 @@ export function createSlackApp(options: SlackAppOptions, wire: (app: App) => Lis
     convoStore: false,
     clientOptions: { slackApiUrl: options.apiUrl, retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2000 } },
   });
+  serveAcksFirst(app, new WorkQueue());
   const deps = wire(app);
   commands.register(app, deps);
   actions.register(app, deps);
