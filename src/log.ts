@@ -67,7 +67,8 @@ export function createLogger(options: LoggerOptions = {}): BotLogger {
       else message.push(typeof part === 'string' ? part : inspect(part, { depth: 4, breakLength: Infinity }));
     }
     const text = message.join(' ');
-    if (json) json(at, name, text, fields);
+    // Redacted before serializing too: JSON escaping would hide `"Authorization": "Bearer …"` from the pattern.
+    if (json) json(at, name, redact(text), Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, redact(String(value))])));
     else sink(redact(`${new Date().toISOString()} ${at.toUpperCase()} [${name}] ${text}${textFields(fields)}`));
   };
 

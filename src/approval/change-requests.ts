@@ -22,6 +22,8 @@ import {
   type ApprovalPolicy,
   type ChangeRequestService,
   type ChangeStore,
+  type ChangeEventOutcome,
+  type ChangeObserver,
   type Decision,
   type DecisionReply,
   type Log,
@@ -41,7 +43,11 @@ export interface ChangeRequestsOptions {
   now?: () => number;
   /** Pauses between re-reads when an update's outcome is unknown. */
   recheckDelaysMs?: number[];
+  /** Told of every outcome (requested, applied, failed, stale, rejected, cancelled, expired). */
+  observe?: ChangeObserver;
 }
+
+const OBSERVED: ReadonlySet<string> = new Set<ChangeEventOutcome>(['requested', 'applied', 'failed', 'stale', 'rejected', 'cancelled', 'expired']);
 
 export class ChangeRequests implements ChangeRequestService {
   private readonly now: () => number;
@@ -69,6 +75,7 @@ export class ChangeRequests implements ChangeRequestService {
       status: 'pending',
     };
     await this.options.store.create(request);
+    this.notify('requested', request, input.userId);
     let ts: string;
     try {
       ts = await this.options.messenger.post(request.channelId, requestMessage(request));
@@ -228,8 +235,8 @@ export class ChangeRequests implements ChangeRequestService {
     return this.options.cloud.getService(serviceId, { fresh: true });
   }
 
-  private transition(request: ChangeRequest, from: ChangeStatus[], to: ChangeStatus, actorId: string, action: AuditAction, outcome?: ChangeOutcome) {
-    return this.options.store.transition(request.id, {
+  private async transition(request: ChangeRequest, from: ChangeStatus[], to: ChangeStatus, actorId: string, action: AuditAction, outcome?: ChangeOutcome) {
+    const result = await this.options.store.transition(request.id, {
       from,
       to,
       actorId,
@@ -237,6 +244,15 @@ export class ChangeRequests implements ChangeRequestService {
       ...(outcome ? { outcome } : {}),
       audit: { action, ...(outcome?.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}), ...(outcome?.message ? { message: outcome.message } : {}), summary: changeSummary(request.plan.changes) },
     });
+    if (result.ok) this.notify(action, request, actorId, outcome?.apiRequestId);
+    else if (result.reason === 'expired') this.notify('expired', request, actorId);
+    return result;
+  }
+
+  private notify(outcome: string, request: ChangeRequest, userId: string, apiRequestId?: string): void {
+    if (!OBSERVED.has(outcome)) return;
+    const event = { outcome: outcome as ChangeEventOutcome, changeRequestId: request.id, serviceId: request.plan.serviceId, channelId: request.channelId, userId };
+    this.options.observe?.(apiRequestId ? { ...event, apiRequestId } : event);
   }
 
   private async lostRace(result: Exclude<Awaited<ReturnType<ChangeStore['transition']>>, { ok: true }>): Promise<DecisionReply> {
