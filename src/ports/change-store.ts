@@ -36,6 +36,8 @@ export interface ChangeStore {
   transition(id: string, transition: Transition): Promise<TransitionResult>;
   /** Pending requests of a channel that have not expired, oldest first. */
   listPending(channelId: string, now: number): Promise<ChangeRequest[]>;
+  /** Pending requests of every channel that have not expired (the pending gauge). */
+  countPending(now: number): Promise<number>;
   /** Requests left in "applying" (a replica died mid-update); for reconciliation at start. */
   listApplying(): Promise<ChangeRequest[]>;
   /** Newest first; filtered by service id when given. */

@@ -149,60 +149,77 @@ export function slackSender(url: string, slack: FakeSlack): SlackSender {
 
   return {
     command(text, user = USERS.requester, channel = CHANNEL) {
-      const responseUrlId = randomUUID();
-      const triggerId = `${Date.now()}.${randomUUID()}`;
-      slack.issueTrigger(triggerId);
-      const body = new URLSearchParams({
-        token: 'legacy-verification-token',
-        team_id: 'T0TEAM',
-        team_domain: 'test',
-        channel_id: channel,
-        channel_name: 'ops',
-        user_id: user,
-        user_name: user.toLowerCase(),
-        command: '/clickhouse',
-        text,
-        api_app_id: 'A0APP',
-        is_enterprise_install: 'false',
-        response_url: slack.responseUrl(responseUrlId),
-        trigger_id: triggerId,
-      }).toString();
-      return send(body, 'application/x-www-form-urlencoded', { responseUrlId, triggerId });
+      const { fields, responseUrlId, triggerId } = commandFields(slack, text, user, channel);
+      return send(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', { responseUrlId, triggerId });
     },
-    click(actionId, value, user, messageTs = '1700000000.000001') {
-      const responseUrlId = randomUUID();
-      const payload = {
-        type: 'block_actions',
-        user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
-        api_app_id: 'A0APP',
-        token: 'legacy-verification-token',
-        container: { type: 'message', message_ts: messageTs, channel_id: CHANNEL, is_ephemeral: false },
-        trigger_id: `${Date.now()}.${randomUUID()}`,
-        team: { id: 'T0TEAM', domain: 'test' },
-        channel: { id: CHANNEL, name: 'ops' },
-        message: { type: 'message', ts: messageTs, text: 'Change request' },
-        response_url: slack.responseUrl(responseUrlId),
-        actions: [{ action_id: actionId, block_id: 'change_actions', text: { type: 'plain_text', text: actionId }, value, type: 'button', action_ts: `${Date.now() / 1000}` }],
-      };
+    click(actionId, value, user, messageTs) {
+      const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs);
       const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
       return send(body, 'application/x-www-form-urlencoded', { responseUrlId, triggerId: payload.trigger_id });
     },
     submitView(view, values, user) {
-      const payload = {
-        type: 'view_submission',
-        team: { id: 'T0TEAM', domain: 'test' },
-        user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
-        api_app_id: 'A0APP',
-        token: 'legacy-verification-token',
-        trigger_id: `${Date.now()}.${randomUUID()}`,
-        view: { ...view, id: 'V1', team_id: 'T0TEAM', hash: 'hash-1', state: { values } },
-      };
+      const payload = viewSubmissionPayload(view, values, user);
       const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
       return send(body, 'application/x-www-form-urlencoded', { responseUrlId: '', triggerId: payload.trigger_id });
     },
     raw(body, headers) {
       return post(url, body, headers, { responseUrlId: '', triggerId: '' });
     },
+  };
+}
+
+/** A slash command's fields as Slack sends them (form fields over HTTP, an object in Socket Mode). */
+export function commandFields(slack: FakeSlack, text: string, user: string = USERS.requester, channel: string = CHANNEL) {
+  const responseUrlId = randomUUID();
+  const triggerId = `${Date.now()}.${randomUUID()}`;
+  slack.issueTrigger(triggerId);
+  const fields = {
+    token: 'legacy-verification-token',
+    team_id: 'T0TEAM',
+    team_domain: 'test',
+    channel_id: channel,
+    channel_name: 'ops',
+    user_id: user,
+    user_name: user.toLowerCase(),
+    command: '/clickhouse',
+    text,
+    api_app_id: 'A0APP',
+    is_enterprise_install: 'false',
+    response_url: slack.responseUrl(responseUrlId),
+    trigger_id: triggerId,
+  };
+  return { fields, responseUrlId, triggerId };
+}
+
+/** A block_actions payload: a button click on a message. */
+export function clickPayload(slack: FakeSlack, actionId: string, value: string, user: string, messageTs = '1700000000.000001') {
+  const responseUrlId = randomUUID();
+  const payload = {
+    type: 'block_actions',
+    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
+    api_app_id: 'A0APP',
+    token: 'legacy-verification-token',
+    container: { type: 'message', message_ts: messageTs, channel_id: CHANNEL, is_ephemeral: false },
+    trigger_id: `${Date.now()}.${randomUUID()}`,
+    team: { id: 'T0TEAM', domain: 'test' },
+    channel: { id: CHANNEL, name: 'ops' },
+    message: { type: 'message', ts: messageTs, text: 'Change request' },
+    response_url: slack.responseUrl(responseUrlId),
+    actions: [{ action_id: actionId, block_id: 'change_actions', text: { type: 'plain_text', text: actionId }, value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+  };
+  return { payload, responseUrlId };
+}
+
+/** A view_submission payload: the modal submitted with these state values. */
+export function viewSubmissionPayload(view: Record<string, unknown>, values: Record<string, unknown>, user: string) {
+  return {
+    type: 'view_submission',
+    team: { id: 'T0TEAM', domain: 'test' },
+    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
+    api_app_id: 'A0APP',
+    token: 'legacy-verification-token',
+    trigger_id: `${Date.now()}.${randomUUID()}`,
+    view: { ...view, id: 'V1', team_id: 'T0TEAM', hash: 'hash-1', state: { values } },
   };
 }
 

@@ -76,8 +76,8 @@ export class RedisChangeStore implements ChangeStore {
     this.redis = typeof connection === 'string' ? connectRedis(connection) : connection;
     const { onConnectionError } = options;
     if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
-    this.createScript = defineScript(this.redis, CREATE_COMMAND, 3, CREATE_LUA);
-    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 3, TRANSITION_LUA);
+    this.createScript = defineScript(this.redis, CREATE_COMMAND, 4, CREATE_LUA);
+    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 4, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
     return reportUnavailableAsStoreErrors(this);
@@ -92,6 +92,7 @@ export class RedisChangeStore implements ChangeStore {
       this.keys.request(request.id),
       this.keys.pending(request.channelId),
       this.keys.audit,
+      this.keys.open,
       request.id,
       request.expiresAt,
       deadline,
@@ -119,6 +120,7 @@ export class RedisChangeStore implements ChangeStore {
       this.keys.request(id),
       this.keys.applying,
       this.keys.audit,
+      this.keys.open,
       id,
       transition.now,
       transition.to,
@@ -139,6 +141,10 @@ export class RedisChangeStore implements ChangeStore {
     const ids = await this.redis.zrangebyscore(this.keys.pending(channelId), `(${now}`, '+inf');
     const requests = await this.getMany(ids);
     return requests.filter((r) => r.status === 'pending' && r.expiresAt > now).sort(byCreation);
+  }
+
+  async countPending(now: number): Promise<number> {
+    return this.redis.zcount(this.keys.open, `(${now}`, '+inf');
   }
 
   async listApplying(): Promise<ChangeRequest[]> {
