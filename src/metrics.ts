@@ -101,6 +101,11 @@ export function slackErrorLabel(code: string): string {
   return /^[a-z0-9_]{1,48}$/.test(code) ? code : 'other';
 }
 
+/** Web API method names (chat.postMessage, views.open...), from the bot's own code. */
+export function slackMethodLabel(method: string): string {
+  return /^[a-zA-Z.]{1,48}$/.test(method) ? method : 'other';
+}
+
 /** HTTP status as a label: the number for real answers, "error" for timeouts and dropped connections. */
 export function statusLabel(status: number | undefined): string {
   return status === undefined || !Number.isInteger(status) || status < 100 || status > 599 ? 'error' : String(status);

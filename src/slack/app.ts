@@ -1,16 +1,15 @@
 /**
- * The Bolt app: HTTP mode (POST /slack/events on PORT) or Socket Mode when an app token is set,
- * GET /healthz on both, and the listeners. Bolt verifies Slack's signatures (401 otherwise) and
- * sends the HTTP answer as soon as a listener acks, so work after ack() never delays Slack's 3 s.
+ * The Bolt app: HTTP mode (POST /slack/events on PORT) or Socket Mode when an app token is set;
+ * listeners are registered by listeners/index.ts. The operator's endpoints (/healthz, /livez,
+ * /readyz, /metrics unless it has a port of its own) share PORT with Slack's requests in HTTP
+ * mode and get a small server of their own on PORT in Socket Mode. Bolt verifies Slack's
+ * signatures (401 otherwise); acks-first.ts makes every ack go out before post-ack work runs.
  */
 import type { AddressInfo } from 'node:net';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver, type Logger, type Receiver } from '@slack/bolt';
-import type { BotServices } from '../commands/context.js';
-import type { ChangeRequestService, Messenger, Modals } from '../ports/index.js';
-import * as actions from './listeners/actions/index.js';
-import * as commands from './listeners/commands/index.js';
-import * as views from './listeners/views/index.js';
+import type { Registry } from 'prom-client';
+import { metricsRoute, probeRoutes, startOpsServer, type OpsServer } from '../http/ops-routes.js';
+import type { Modals } from '../ports/index.js';
 import { slackErrorCode } from './messenger.js';
 import { serveAcksFirst, WorkQueue } from './acks-first.js';
 
@@ -19,50 +18,40 @@ export interface SlackAppOptions {
   signingSecret: string;
   appToken?: string | undefined;
   apiUrl: string;
-  /** HTTP port for Slack's requests and /healthz (in Socket Mode, for /healthz only); 0 = any free port. */
+  /** HTTP port for Slack's requests and the probes (in Socket Mode, the probes only); 0 = any free port. */
   port: number;
   logger: Logger;
-  /** Answers GET /healthz: true -> 200, false -> 503. */
-  healthy: () => Promise<boolean>;
-}
-
-/** What listeners reach: the services, plus a switch that refuses new work while draining. */
-export interface ListenerDeps {
-  services: BotServices;
-  changes: ChangeRequestService;
-  messenger: Messenger;
-  accepting: () => boolean;
+  /** Whether the store answers (/healthz, /readyz). */
+  storeAnswers: () => Promise<boolean>;
+  /** Served at /metrics on `port`; leave out when metrics are off or have a port of their own. */
+  metrics?: Registry | undefined;
+  /** Each acknowledgement's latency, in seconds. */
+  onAck?: (seconds: number) => void;
+  /** A Web API call that failed: its method and Slack's error code. */
+  onSlackApiError?: (method: string, code: string) => void;
+  /** Socket Mode client tuning (tests shorten the reconnect pause, which is this times the failures). */
+  socketClientPingTimeoutMs?: number;
 }
 
 export interface SlackBot {
   app: App;
-  /** Starts listening; resolves with the HTTP port actually bound (0 in Socket Mode). */
+  /** Starts listening; resolves with the HTTP port actually bound (Slack's requests, or in Socket Mode the probes). */
   start(): Promise<number>;
   stop(): Promise<void>;
+  /** In Socket Mode, whether the connection to Slack is open now; undefined in HTTP mode. */
+  socketOpen: (() => boolean) | undefined;
 }
 
-export function createSlackApp(options: SlackAppOptions, wire: (app: App) => ListenerDeps): SlackBot {
-  const customRoutes = [{ path: '/healthz', method: ['GET'], handler: healthHandler(options.healthy) }];
-  let receiver: HTTPReceiver | SocketModeReceiver;
-  let startReceiver: () => Promise<number>;
-  if (options.appToken) {
-    const socket = new SocketModeReceiver({ appToken: options.appToken, logger: options.logger, customRoutes, installerOptions: { port: options.port } });
-    receiver = socket;
-    startReceiver = async () => {
-      await socket.start();
-      return 0;
-    };
-  } else {
-    const http = new HTTPReceiver({ signingSecret: options.signingSecret, logger: options.logger, customRoutes, processBeforeResponse: false });
-    receiver = http;
-    startReceiver = async () => {
-      const server = await http.start(options.port);
-      return (server.address() as AddressInfo).port;
-    };
-  }
+export function createSlackApp(options: SlackAppOptions): SlackBot {
+  const { appToken } = options;
+  const socket = appToken ? socketModeReceiver(appToken, options) : undefined;
+  const routes = [...probeRoutes({ storeAnswers: options.storeAnswers, ...(socket ? { socketOpen: socket.isOpen } : {}) }), ...(options.metrics ? [metricsRoute(options.metrics)] : [])];
+  const http = socket ? undefined : new HTTPReceiver({ signingSecret: options.signingSecret, logger: options.logger, customRoutes: routes, processBeforeResponse: false });
+  const receiver = (socket?.receiver ?? http) as Receiver;
+  let opsServer: OpsServer | undefined;
   const app = new App({
     token: options.botToken,
-    receiver: receiver as Receiver,
+    receiver,
     logger: options.logger,
     // Bolt resets the logger's level to its own default unless told.
     logLevel: options.logger.getLevel(),
@@ -73,25 +62,66 @@ export function createSlackApp(options: SlackAppOptions, wire: (app: App) => Lis
     convoStore: false,
     clientOptions: { slackApiUrl: options.apiUrl, retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2000 } },
   });
-  serveAcksFirst(app, new WorkQueue());
-  const deps = wire(app);
-  commands.register(app, deps);
-  actions.register(app, deps);
-  views.register(app, deps);
+  serveAcksFirst(app, new WorkQueue(), options.onAck);
+  if (options.onSlackApiError) reportApiErrors(app, options.onSlackApiError);
   app.error(async (error) => {
     options.logger.error('unhandled error in a listener:', error instanceof Error ? error.message : String(error));
   });
   return {
     app,
+    socketOpen: socket?.isOpen,
     start: async () => {
       try {
         await app.init();
       } catch (error) {
         throw new Error(`Slack did not accept SLACK_BOT_TOKEN (auth.test at ${options.apiUrl}): ${slackErrorCode(error)}. Check the token and that Slack is reachable.`);
       }
-      return startReceiver();
+      if (http) return ((await http.start(options.port)).address() as AddressInfo).port;
+      opsServer = await startOpsServer(options.port, routes);
+      await socket?.receiver.start();
+      return opsServer.port;
     },
-    stop: () => receiver.stop(),
+    stop: async () => {
+      await receiver.stop?.();
+      await opsServer?.close();
+    },
+  };
+}
+
+/**
+ * Socket Mode: the client asks apps.connections.open at SLACK_API_URL (so it can be pointed at a
+ * stand-in) and reconnects by itself after a `disconnect` message or a dropped connection.
+ */
+function socketModeReceiver(appToken: string, options: SlackAppOptions) {
+  const receiver = new SocketModeReceiver({
+    appToken,
+    logger: options.logger,
+    installerOptions: { clientOptions: { slackApiUrl: options.apiUrl } },
+    ...(options.socketClientPingTimeoutMs ? { clientPingTimeout: options.socketClientPingTimeoutMs } : {}),
+  });
+  let open = false;
+  receiver.client.on('connected', () => {
+    open = true;
+  });
+  for (const state of ['disconnecting', 'reconnecting', 'disconnected', 'close']) {
+    receiver.client.on(state, () => {
+      open = false;
+    });
+  }
+  return { receiver, isOpen: () => open };
+}
+
+/** Every Web API call goes through WebClient.apiCall; failures are reported with their method and code. */
+function reportApiErrors(app: App, onError: (method: string, code: string) => void): void {
+  const { client } = app;
+  const apiCall = client.apiCall.bind(client);
+  client.apiCall = async (method, options) => {
+    try {
+      return await apiCall(method, options);
+    } catch (error) {
+      onError(method, slackErrorCode(error));
+      throw error;
+    }
   };
 }
 
@@ -106,16 +136,5 @@ export function boltModals(app: App): Modals {
     async update(viewId, view, hash) {
       await app.client.views.update({ view_id: viewId, view, ...(hash ? { hash } : {}) });
     },
-  };
-}
-
-function healthHandler(healthy: () => Promise<boolean>) {
-  return (_req: IncomingMessage, res: ServerResponse) => {
-    healthy()
-      .catch(() => false)
-      .then((ok) => {
-        res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ok, store: ok ? 'ok' : 'unreachable' }));
-      });
   };
 }

@@ -16,16 +16,23 @@ import type { ServiceRecordLike } from '../../src/simulator/state.js';
 import type { ChangeStore, ScheduleStore } from '../../src/ports/index.js';
 import { connectRedis, RedisChangeStore, RedisScheduleStore } from '../../src/store/index.js';
 import { FakeSlack } from './fake-slack.js';
+import type { Envelope, SocketModeServer } from '../support/socket-mode-server.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
 export const KEY_ID = 'testKeyId';
 export const KEY_SECRET = 'test-key-secret-must-never-be-logged';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const CHANNEL = 'C0CHANNEL';
+export const SOCKET_APP_TOKEN = 'xapp-1-A0APP-test-app-level-token';
 export const USERS = { requester: 'U0REQUESTER', approver: 'U0APPROVER', second: 'U0SECOND', outsider: 'U0OUTSIDER' } as const;
 
 export interface HarnessOptions {
   env?: Record<string, string>;
+  /**
+   * Run the bot in Socket Mode against this server (the fake Web API hands out its URL); the
+   * harness's command/click/submitView then deliver envelopes instead of HTTP requests.
+   */
+  socketMode?: SocketModeServer;
   services?: ServiceRecordLike[];
   /** Share a Redis key prefix between bots (two replicas, restarts); random otherwise. */
   keyPrefix?: string;
@@ -85,7 +92,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const keyPrefix = options.keyPrefix ?? `test:${randomUUID().slice(0, 8)}:`;
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', sink: (line) => logs.push(line) });
+  if (options.socketMode) {
+    const server = options.socketMode;
+    slack.socketModeUrl = () => server.url;
+  }
   const config = loadConfig({
+    ...(options.socketMode ? { SLACK_APP_TOKEN: SOCKET_APP_TOKEN } : {}),
     SLACK_BOT_TOKEN: 'xoxb-test-token-never-logged',
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: slack.apiUrl,
@@ -103,7 +115,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const stores = options.storesFromConfig
     ? {}
     : {
-        store: new RedisChangeStore(shared ?? REDIS_URL, { keyPrefix }) as ChangeStore,
+        changeStore: new RedisChangeStore(shared ?? REDIS_URL, { keyPrefix }) as ChangeStore,
         scheduleStore: wrapScheduleStore(new RedisScheduleStore(shared ?? REDIS_URL, { keyPrefix })),
       };
   const bot = await startBot(config, {
@@ -112,6 +124,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     channelPostIntervalMs: options.channelPostIntervalMs ?? 0,
     recheckDelaysMs: [20, 40],
     scheduleSyncMs: 200,
+    processMetrics: false,
+    // Socket Mode reconnects after this times the failures in a row (5 s by default).
+    socketClientPingTimeoutMs: 2_000,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.stuckAfterMs === undefined ? {} : { stuckAfterMs: options.stuckAfterMs }),
     cloudClient: { throttle: false, backoffBaseMs: 5, backoffMaxMs: 20, rateLimitPaddingMs: 0, rateLimitBudgetMs: 5_000, ...options.cloudClient },
@@ -125,7 +140,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     keyPrefix,
     url,
     logs,
-    ...slackSender(url, slack),
+    ...(options.socketMode ? socketSender(options.socketMode, slack) : slackSender(url, slack)),
     async stop() {
       await bot.stop();
       // QUIT would wait in the offline queue while Redis is down.
@@ -220,6 +235,34 @@ export function viewSubmissionPayload(view: Record<string, unknown>, values: Rec
     token: 'legacy-verification-token',
     trigger_id: `${Date.now()}.${randomUUID()}`,
     view: { ...view, id: 'V1', team_id: 'T0TEAM', hash: 'hash-1', state: { values } },
+  };
+}
+
+/**
+ * The same interactions as envelopes over Socket Mode, on the first open connection unless one
+ * is named. An envelope not acknowledged within 3 s rejects (Slack would retry it).
+ */
+export function socketSender(server: SocketModeServer, slack: FakeSlack, connection?: () => number): SlackSender {
+  const deliver = async (type: Envelope['type'], payload: Record<string, unknown>, extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>): Promise<Ack> => {
+    const ack = await server.deliver(type, payload, connection ? { connection: connection() } : {});
+    return { status: 200, body: Object.keys(ack.payload).length === 0 ? '' : JSON.stringify(ack.payload), elapsedMs: ack.elapsedMs, ...extra };
+  };
+  return {
+    command(text, user, channel) {
+      const { fields, responseUrlId, triggerId } = commandFields(slack, text, user, channel);
+      return deliver('slash_commands', fields, { responseUrlId, triggerId });
+    },
+    click(actionId, value, user, messageTs) {
+      const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs);
+      return deliver('interactive', payload, { responseUrlId, triggerId: payload.trigger_id });
+    },
+    submitView(view, values, user) {
+      const payload = viewSubmissionPayload(view, values, user);
+      return deliver('interactive', payload, { responseUrlId: '', triggerId: payload.trigger_id });
+    },
+    raw() {
+      return Promise.reject(new Error('Socket Mode has no raw HTTP requests: Slack authenticates the connection, not each envelope'));
+    },
   };
 }
 
