@@ -99,13 +99,14 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     logger,
     storeAnswers: () => stores.changeStore.ping(),
     metrics: metricsOwnPort === undefined ? metrics?.registry : undefined,
-    ...(metrics ? { onAck: (seconds: number) => metrics.ackSeconds.observe(seconds), onSlackApiError: countSlackApiError(metrics) } : {}),
+    ...(metrics ? { onAck: (seconds: number) => metrics.ackSeconds.observe(seconds) } : {}),
     ...(overrides.socketClientPingTimeoutMs ? { socketClientPingTimeoutMs: overrides.socketClientPingTimeoutMs } : {}),
   });
-  const messenger = pacedMessenger(slackMessenger(slack.app.client), overrides.channelPostIntervalMs ?? 1_000);
+  const onSlackApiError = metrics ? countSlackApiError(metrics) : undefined;
+  const messenger = pacedMessenger(slackMessenger(slack.app.client, onSlackApiError), overrides.channelPostIntervalMs ?? 1_000);
 
   // 2. Services.
-  const { services, changeRequests, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app), logger, metrics });
+  const { services, changeRequests, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app, onSlackApiError), logger, metrics });
 
   // 3. Listeners.
   let accepting = true;

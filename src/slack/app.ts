@@ -10,7 +10,7 @@ import { App, HTTPReceiver, SocketModeReceiver, type Logger, type Receiver } fro
 import type { Registry } from 'prom-client';
 import { metricsRoute, probeRoutes, startOpsServer, type OpsServer } from '../http/ops-routes.js';
 import type { Modals } from '../ports/index.js';
-import { slackErrorCode } from './messenger.js';
+import { slackErrorCode, type ApiErrorListener } from './messenger.js';
 import { serveAcksFirst, WorkQueue } from './acks-first.js';
 
 export interface SlackAppOptions {
@@ -27,8 +27,6 @@ export interface SlackAppOptions {
   metrics?: Registry | undefined;
   /** Each acknowledgement's latency, in seconds. */
   onAck?: (seconds: number) => void;
-  /** A Web API call that failed: its method and Slack's error code. */
-  onSlackApiError?: (method: string, code: string) => void;
   /** Socket Mode client tuning (tests shorten the reconnect pause, which is this times the failures). */
   socketClientPingTimeoutMs?: number;
 }
@@ -63,7 +61,6 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
     clientOptions: { slackApiUrl: options.apiUrl, retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2000 } },
   });
   serveAcksFirst(app, new WorkQueue(), options.onAck);
-  if (options.onSlackApiError) reportApiErrors(app, options.onSlackApiError);
   app.error(async (error) => {
     options.logger.error('unhandled error in a listener:', error instanceof Error ? error.message : String(error));
   });
@@ -111,30 +108,25 @@ function socketModeReceiver(appToken: string, options: SlackAppOptions) {
   return { receiver, isOpen: () => open };
 }
 
-/** Every Web API call goes through WebClient.apiCall; failures are reported with their method and code. */
-function reportApiErrors(app: App, onError: (method: string, code: string) => void): void {
-  const { client } = app;
-  const apiCall = client.apiCall.bind(client);
-  client.apiCall = async (method, options) => {
+export function boltModals(app: App, onApiError: ApiErrorListener = () => undefined): Modals {
+  // Errors keep their Web API shape for the callers; the listener only hears of them.
+  const heard = async <T>(method: string, run: () => Promise<T>): Promise<T> => {
     try {
-      return await apiCall(method, options);
+      return await run();
     } catch (error) {
-      onError(method, slackErrorCode(error));
+      onApiError(method, slackErrorCode(error));
       throw error;
     }
   };
-}
-
-export function boltModals(app: App): Modals {
   return {
     async open(triggerId, view) {
-      const result = await app.client.views.open({ trigger_id: triggerId, view });
+      const result = await heard('views.open', () => app.client.views.open({ trigger_id: triggerId, view }));
       const id = result.view?.id;
       if (!id) throw new Error('views.open returned no view id');
       return { viewId: id, ...(result.view?.hash ? { hash: result.view.hash } : {}) };
     },
     async update(viewId, view, hash) {
-      await app.client.views.update({ view_id: viewId, view, ...(hash ? { hash } : {}) });
+      await heard('views.update', () => app.client.views.update({ view_id: viewId, view, ...(hash ? { hash } : {}) }));
     },
   };
 }

@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { startBot, type BotHandle } from '../../src/bot.js';
 import type { CloudClientOptions } from '../../src/cloud/client.js';
 import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type BotLogger } from '../../src/log.js';
 import { slackSignatureHeaders } from '../../src/playground/signing.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { demoServices, DEMO_ORG_ID } from '../../src/simulator/seed.js';
@@ -33,6 +33,8 @@ export interface HarnessOptions {
    * harness's command/click/submitView then deliver envelopes instead of HTTP requests.
    */
   socketMode?: SocketModeServer;
+  /** Log through this logger (a JSON one, say) instead of the harness's text lines in `logs`. */
+  logger?: BotLogger;
   services?: ServiceRecordLike[];
   /** Share a Redis key prefix between bots (two replicas, restarts); random otherwise. */
   keyPrefix?: string;
@@ -91,7 +93,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const slack = options.slack ?? (await FakeSlack.start());
   const keyPrefix = options.keyPrefix ?? `test:${randomUUID().slice(0, 8)}:`;
   const logs: string[] = [];
-  const logger = createLogger({ level: 'debug', sink: (line) => logs.push(line) });
+  const logger = options.logger ?? createLogger({ level: 'debug', sink: (line) => logs.push(line) });
   if (options.socketMode) {
     const server = options.socketMode;
     slack.socketModeUrl = () => server.url;
