@@ -59,8 +59,6 @@ export interface BotOverrides {
   channelPostIntervalMs?: number;
   /** How often schedules are re-read from the store. */
   scheduleSyncMs?: number;
-  /** A request in "applying" longer than this is taken for abandoned by a dead replica. */
-  stuckAfterMs?: number;
   /** Pauses between re-reads when an update's outcome is unknown. */
   recheckDelaysMs?: number[];
   /** Process metrics (CPU, memory, GC): off in tests, where many bots share a process. */
@@ -70,12 +68,6 @@ export interface BotOverrides {
 }
 
 const DRAIN_LIMIT_MS = 8_000;
-/**
- * Longer than any live approval can take: two reads and a PATCH, each with up to four attempts of
- * one request timeout and a 30 s rate-limit budget, plus the re-checks of an unknown outcome.
- */
-const stuckAfterMs = (timeoutMs: number) => 3 * (4 * timeoutMs + 30_000) + 30_000;
-const RECONCILE_EVERY_MS = 15_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
@@ -117,8 +109,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const metricsServer: OpsServer | undefined = metrics && metricsOwnPort !== undefined ? await startOpsServer(metricsOwnPort, [metricsRoute(metrics.registry)]) : undefined;
   await scheduler.start();
   const reconciler = startReconciler(changeRequests, {
-    stuckAfterMs: overrides.stuckAfterMs ?? stuckAfterMs(config.clickhouse.timeoutMs),
-    everyMs: RECONCILE_EVERY_MS,
+    everyMs: config.approvals.leaseMs / 4,
     logger,
   });
   const metricsAt = !metrics ? 'metrics off' : `metrics at /metrics on port ${metricsServer?.port ?? port}`;
@@ -170,6 +161,7 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     messenger,
     policy,
     ttlMs: config.approvals.changeTtlSeconds * 1000,
+    leaseMs: config.approvals.leaseMs,
     logger,
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),

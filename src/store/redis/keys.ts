@@ -8,6 +8,8 @@
  *   <prefix>{changes}:applying               SET   ids of requests in "applying"
  *   <prefix>{changes}:open                   ZSET  ids of all pending requests, scored by expiresAt (the metric)
  *   <prefix>{changes}:audit                  STREAM audit trail, trimmed to ~10000 entries
+ *   <prefix>{changes}:svc-lock:<serviceId>   STRING "<requestId>:<fence>" of the request applying
+ *                                            to that service now; expires with its lease
  *
  *   <prefix>{schedules}:all                  HASH  id -> schedule JSON
  *   <prefix>{schedules}:lastrun              HASH  id -> last fire time claimed (ms)
@@ -21,6 +23,7 @@ export interface ChangeKeys {
   applying: string;
   open: string;
   audit: string;
+  serviceLock(serviceId: string): string;
 }
 
 export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
@@ -33,6 +36,7 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     applying: `${base}applying`,
     open: `${base}open`,
     audit: `${base}audit`,
+    serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
   };
 }
 
