@@ -383,6 +383,61 @@ describe.each(STORES)('ChangeStore contract (%s)', (_name, open) => {
     });
   });
 
+  describe('temporary changes', () => {
+    const terms = { durationMs: 60_000, remindAfterMs: 30_000 };
+    async function applied(store: ChangeStore, overrides: Partial<ChangeRequest>, at: number): Promise<ChangeRequest> {
+      const request = await created(store, overrides);
+      await store.transition(request.id, approve('U-approver', at));
+      await store.transition(request.id, markApplied('U-approver', at));
+      return request;
+    }
+
+    it('schedules the revert and reminder of a temporary request when it is applied, not before', async () => {
+      const { store, sibling } = openHarness();
+      const at = Date.now();
+      const pending = await created(store, { temporary: terms });
+      await store.transition(pending.id, approve('U-approver', at));
+      expect(await store.scheduledReverts()).toStrictEqual([]);
+      await store.transition(pending.id, markApplied('U-approver', at));
+      expect(await sibling.scheduledReverts()).toStrictEqual([{ id: pending.id, dueAt: at + 60_000 }]);
+      expect(await sibling.get(pending.id)).toMatchObject({ temporary: terms });
+      expect(await store.dueReverts(at + 59_999, 10)).toStrictEqual([]);
+      expect(await store.dueReverts(at + 60_000, 10)).toStrictEqual([pending.id]);
+      expect(await store.dueReminders(at + 30_000, 10)).toStrictEqual([pending.id]);
+      await applied(store, {}, at);
+      expect(await store.scheduledReverts()).toHaveLength(1);
+    });
+
+    it('hands a reminder to exactly one of many claimers', async () => {
+      const { store, sibling } = openHarness();
+      const request = await applied(store, { temporary: terms }, Date.now());
+      const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? store : sibling).claimReminder(request.id)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await store.scheduledReverts()).toHaveLength(1);
+    });
+
+    it('moves a revert still due when an extension is applied, and not one already forgotten', async () => {
+      const { store } = openHarness();
+      const at = Date.now();
+      const original = await applied(store, { temporary: terms }, at);
+      await applied(store, { temporary: terms, extendOf: original.id, threadTs: '1.2' }, at + 40_000);
+      expect(await store.scheduledReverts()).toStrictEqual([{ id: original.id, dueAt: at + 100_000 }]);
+      await store.forgetRevert(original.id);
+      await applied(store, { temporary: terms, extendOf: original.id }, at + 50_000);
+      expect(await store.scheduledReverts()).toStrictEqual([]);
+      expect(await store.dueReminders(at + 1_000_000, 10)).toStrictEqual([]);
+    });
+
+    it('creates a revert only if absent, once among concurrent creators', async () => {
+      const { store, sibling } = openHarness();
+      const revert = buildChangeRequest({ id: 'CR-0000000001-R', revertOf: 'CR-0000000001', threadTs: '1.2' });
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? store : sibling).createIfAbsent({ ...revert, requesterId: `U${i}` })));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await store.get(revert.id)).toMatchObject({ revertOf: 'CR-0000000001', threadTs: '1.2' });
+      expect((await store.readAudit({ limit: 10 })).filter((e) => e.action === 'requested')).toHaveLength(1);
+    });
+  });
+
   it('answers ping', async () => {
     const { store } = openHarness();
     expect(await store.ping()).toBe(true);
