@@ -37,6 +37,9 @@ export interface PlaygroundOptions {
   /** Redis for the bot's stores; in memory when unset. */
   redisUrl?: string;
   logger?: BotLogger;
+  /** The bot's clock and how often it looks for due reverts: the browser test moves time forward. */
+  clock?: () => number;
+  temporaryTickMs?: number;
 }
 
 export async function startPlayground(options: PlaygroundOptions = {}): Promise<Playground> {
@@ -57,7 +60,12 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     LOG_LEVEL: 'info',
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
   });
-  const bot = await startBot(config, { ...(options.logger ? { logger: options.logger } : {}), channelPostIntervalMs: 300 });
+  const bot = await startBot(config, {
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.temporaryTickMs ? { temporaryTickMs: options.temporaryTickMs } : {}),
+    channelPostIntervalMs: 300,
+  });
   const forward = forwarder(`http://127.0.0.1:${bot.port}/slack/events`, signingSecret);
   slack.route(pageRoutes());
   slack.route(uiRoutes(slack, bot, forward));

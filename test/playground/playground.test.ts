@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { startPlayground, type Playground } from '../../src/playground/playground.js';
+import { startPlayground, type Playground, type PlaygroundOptions } from '../../src/playground/playground.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -28,8 +28,8 @@ afterEach(async () => {
   playground = undefined;
 });
 
-async function open(): Promise<Page> {
-  playground = await startPlayground({ port: 0, logger: createLogger({ level: 'warn', sink: () => undefined }) });
+async function open(options: Pick<PlaygroundOptions, 'clock' | 'temporaryTickMs'> = {}): Promise<Page> {
+  playground = await startPlayground({ port: 0, logger: createLogger({ level: 'warn', sink: () => undefined }), ...options });
   const page = await browser.newPage();
   await page.goto(`${playground.url}/`);
   await expect.poll(() => page.getByTestId('person').locator('option').count()).toBe(4);
@@ -107,4 +107,28 @@ describe('the playground page', () => {
     await second.getByTestId('thread').getByText('sandbox renamed').first().waitFor();
     expect(await second.getByTestId('thread').textContent()).toMatch(/elsewhere/);
   });
+
+  it('shows a temporary grant and, when its time is up, its revert in the thread', async () => {
+    let offset = 0;
+    const page = await open({ clock: () => Date.now() + offset, temporaryTickMs: 100 });
+    await type(page, '/clickhouse ip add orders-prod 192.0.2.99 load test for 1m');
+    const request = channelMessages(page).filter({ hasText: 'Change request: orders-prod' });
+    await request.waitFor();
+    expect(await request.textContent()).toContain('Temporary: for 1m');
+    await page.getByTestId('person').selectOption('U0BOB');
+    await request.getByRole('button', { name: 'Approve' }).click();
+    await request.getByText('Applied.').waitFor();
+    // The side panel counts the IP entries of each service: orders-prod has two, plus the grant.
+    const ipCount = page.locator(`[data-service="${DEMO_IDS.ordersProd}"] td`).nth(3);
+    await expect.poll(() => ipCount.textContent()).toBe('3');
+    await request.getByTestId('thread-toggle').click();
+    await request.getByTestId('thread').getByText('without approval').first().waitFor();
+
+    offset += 61_000;
+    await request.getByTestId('thread').getByText('Revert of the temporary change').waitFor();
+    await request.getByTestId('thread').getByText('Applied.').waitFor();
+    await expect.poll(() => ipCount.textContent()).toBe('2');
+    expect(playground?.bot.simulator?.service(DEMO_IDS.ordersProd)?.ipAccessList?.some((e) => e.source === '192.0.2.99')).toBe(false);
+    // Several paced posts and page refreshes: slower than the other page tests under load.
+  }, 60_000);
 });
