@@ -6,7 +6,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { planChange } from '../core/change/plan.js';
 import { cloudErrorText, STORE_DOWN_TEXT } from '../core/render/errors.js';
-import { intentFromSubmission, modalErrors, type EditMetadata, type ViewState } from '../core/render/modal.js';
+import { durationProblem, temporaryPlanProblem, temporaryTerms } from '../core/change/temporary.js';
+import { BLOCK, durationFromSubmission, intentFromSubmission, modalErrors, type EditMetadata, type ViewState } from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord } from '../core/service/schema.js';
@@ -27,11 +28,17 @@ export type SubmissionAck = (errors?: Record<string, string>) => Promise<void>;
 
 export async function submitEdit(submission: EditSubmission, ack: SubmissionAck, s: BotServices, messenger: Messenger): Promise<void> {
   const intent = intentFromSubmission(submission.values, submission.metadata.shown);
+  const chosen = durationFromSubmission(submission.values);
+  const durationError = chosen && ('problem' in chosen ? chosen.problem : durationProblem(chosen.ms, s.temporaryMaxMs));
+  if (durationError) return ack({ [BLOCK.duration]: durationError });
+  const temporary = chosen && 'ms' in chosen ? { temporary: temporaryTerms(chosen.ms) } : {};
   const reading = readService(s, submission.metadata.serviceId).catch((error: unknown): Read => ({ ok: false, text: failureText(error, s) }));
   const early = await Promise.race([reading, sleep(SUBMIT_DEADLINE_MS).then(() => undefined)]);
   if (early?.ok) {
     const plan = planChange(early.service, intent);
     if (!plan.ok) return ack(modalErrors(plan.problems));
+    const notTemporary = temporary.temporary && temporaryPlanProblem(intent, plan.plan);
+    if (notTemporary) return ack({ [BLOCK.duration]: notTemporary });
   }
   await ack();
   // The modal is closed now: every outcome from here on must reach the person as a message.
@@ -39,7 +46,7 @@ export async function submitEdit(submission: EditSubmission, ack: SubmissionAck,
   try {
     const read = early ?? (await reading);
     if (!read.ok) return await whisper(read.text);
-    const result = await s.changeRequests.request({ channelId: submission.metadata.channelId, userId: submission.userId, service: read.service, intent });
+    const result = await s.changeRequests.request({ channelId: submission.metadata.channelId, userId: submission.userId, service: read.service, intent, ...temporary });
     if (result.ok) return;
     await whisper('text' in result ? result.text : `:warning: Your change was not requested: ${result.problems.map((p) => esc(p.message)).join(' ')}`);
   } catch (error) {

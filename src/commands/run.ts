@@ -87,7 +87,7 @@ async function openEditModal(query: string, inv: Invocation, s: BotServices): Pr
   const opened = await s.modals.open(inv.triggerId, loadingView());
   try {
     const found = await lookupService(s, query);
-    const view = found.ok ? editView(found.service, editMetadata(found.service, inv.channelId)) : messageView(found.text);
+    const view = found.ok ? editView(found.service, editMetadata(found.service, inv.channelId), s.temporaryMaxMs) : messageView(found.text);
     await s.modals.update(opened.viewId, view, opened.hash);
   } catch (error) {
     const text = error instanceof CloudApiError ? cloudErrorText(error, 'Reading the service') : ':x: Something went wrong while reading the service.';

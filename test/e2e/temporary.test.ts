@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { BLOCK } from '../../src/core/render/modal.js';
 import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../src/core/render/temporary.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
@@ -207,6 +208,35 @@ describe('durations', () => {
     expect(await answerText(h, await h.command(`ip add orders-prod ${GRANT} for 2h`))).toContain('at most 1h');
     const { posted } = await requestChange(h, 'endpoint orders-prod mysql on for 1h');
     expect(textOf(posted.args.blocks)).toContain('Temporary:* for 1h');
+  });
+});
+
+describe('the edit modal', () => {
+  async function openedView(h: Harness) {
+    await h.command('edit orders-prod');
+    return (await h.slack.waitFor('views.update')).args.view as Record<string, unknown>;
+  }
+  const duration = (value: string) => ({ [BLOCK.duration]: { value: { type: 'static_select', selected_option: { value } } } });
+
+  it('makes IP additions temporary with "for how long"', async () => {
+    const h = await harness();
+    const view = await openedView(h);
+    const ack = await h.submitView(view, { [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: `${GRANT} partner` } }, ...duration('2h') }, USERS.requester);
+    expect(ack.body).toBe('');
+    const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'));
+    expect(textOf(posted.args.blocks)).toContain('Temporary:* for 2h');
+    const [pending] = await h.bot.changeStore.listPending('C0CHANNEL', Date.now());
+    expect(pending?.temporary?.durationMs).toBe(2 * 3600_000);
+  });
+
+  it('refuses a duration for a change that cannot be temporary, inline', async () => {
+    const h = await harness();
+    const view = await openedView(h);
+    const ack = await h.submitView(view, { [BLOCK.name]: { value: { type: 'plain_text_input', value: 'orders renamed' } }, ...duration('1h') }, USERS.requester);
+    expect((JSON.parse(ack.body) as { errors: Record<string, string> }).errors[BLOCK.duration]).toContain('Only ip add');
+    const forged = await h.submitView(view, { [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: GRANT } }, ...duration('30d') }, USERS.requester);
+    expect((JSON.parse(forged.body) as { errors: Record<string, string> }).errors[BLOCK.duration]).toContain('at most 7d');
+    expect(h.slack.callsOf('chat.postMessage')).toHaveLength(0);
   });
 });
 

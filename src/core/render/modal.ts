@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { RELEASE_CHANNELS, type ServiceRecord } from '../service/schema.js';
 import type { PlanProblem } from '../change/plan.js';
 import { isProductionOrUnknown, mysqlEnabled } from '../change/state.js';
+import { readDuration } from '../change/temporary.js';
 import type { ChangeIntent } from '../change/types.js';
 import { code, esc, LIMITS, truncate, type Block, type InputElement, type View } from './mrkdwn.js';
 
@@ -21,7 +22,11 @@ export const BLOCK = {
   attach: 'pe_attach',
   detach: 'pe_detach',
   tdeKey: 'tde_key',
+  duration: 'duration',
 } as const;
+
+/** The "for how long" choices of the edit modal, each kept only when TEMPORARY_MAX_SECONDS allows it. */
+const DURATION_CHOICES = ['30m', '1h', '2h', '4h', '8h', '1d', '3d', '7d'];
 
 /**
  * What the modal showed when it opened. Slack sends untouched inputs back with their initial
@@ -69,7 +74,7 @@ export function editMetadata(service: ServiceRecord, channelId: string): EditMet
   };
 }
 
-export function editView(service: ServiceRecord, metadata: EditMetadata): View {
+export function editView(service: ServiceRecord, metadata: EditMetadata, temporaryMaxMs = 7 * 24 * 3600 * 1000): View {
   const blocks: Block[] = [
     { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(`Changes become a request in the channel; a colleague approves it before anything is applied. Service ${code(service.id)}.`, LIMITS.sectionText) }] },
     input(BLOCK.name, 'Name', { type: 'plain_text_input', action_id: ACTION, initial_value: truncate(service.name, 150), max_length: Math.max(50, [...service.name].length) }, { optional: true, hint: 'Letters, digits, spaces, hyphens and underscores; up to 50.' }),
@@ -90,6 +95,7 @@ export function editView(service: ServiceRecord, metadata: EditMetadata): View {
     ...multiSelect(BLOCK.attach, 'Private endpoints to attach', attachable(service).map((id) => option(id, id))),
     ...multiSelect(BLOCK.detach, 'Private endpoints to detach', (service.privateEndpointIds ?? []).filter(fitsValue).map((id) => option(id, id))),
     ...tdeBlocks(service),
+    ...durationBlocks(temporaryMaxMs),
   ];
   return {
     type: 'modal',
@@ -100,6 +106,29 @@ export function editView(service: ServiceRecord, metadata: EditMetadata): View {
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: blocks.slice(0, LIMITS.modalBlocks),
   };
+}
+
+/** Optional: IP additions and MySQL switched on can be made temporary; the bot reverts them then. */
+function durationBlocks(maxMs: number): Block[] {
+  const options = DURATION_CHOICES.filter((text) => {
+    const reading = readDuration(text);
+    return reading.ok && reading.ms <= maxMs;
+  }).map((text) => option(text, text));
+  if (options.length === 0) return [];
+  return [
+    input(BLOCK.duration, 'For how long', { type: 'static_select', action_id: ACTION, placeholder: { type: 'plain_text', text: 'Permanent' }, options }, {
+      optional: true,
+      hint: 'Only for IP entries to add and MySQL switched on: the bot takes them back when the time is up.',
+    }),
+  ];
+}
+
+/** The chosen "for how long", in ms; undefined when the change is meant to stay. */
+export function durationFromSubmission(values: ViewState): { ms: number } | { problem: string } | undefined {
+  const chosen = values[BLOCK.duration]?.[ACTION]?.selected_option?.value;
+  if (chosen === undefined) return undefined;
+  const reading = readDuration(chosen);
+  return reading.ok ? { ms: reading.ms } : { problem: reading.message };
 }
 
 const fitsValue = (value: string) => value.length > 0 && value.length <= LIMITS.optionValue;

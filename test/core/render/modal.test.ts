@@ -92,7 +92,14 @@ describe('editView', () => {
   });
 
   it('offers every field of a production service with TDE', () => {
-    expect(blockIds(view)).toStrictEqual([BLOCK.name, BLOCK.releaseChannel, BLOCK.mysql, BLOCK.ipAdd, BLOCK.ipRemove, BLOCK.attach, BLOCK.detach, BLOCK.tdeKey]);
+    expect(blockIds(view)).toStrictEqual([BLOCK.name, BLOCK.releaseChannel, BLOCK.mysql, BLOCK.ipAdd, BLOCK.ipRemove, BLOCK.attach, BLOCK.detach, BLOCK.tdeKey, BLOCK.duration]);
+  });
+
+  it('offers "for how long" up to TEMPORARY_MAX_SECONDS, permanent unless chosen', () => {
+    expect(offered(elementOf(view, BLOCK.duration)).map((o) => o.value)).toStrictEqual(['30m', '1h', '2h', '4h', '8h', '1d', '3d', '7d']);
+    expect(elementOf(view, BLOCK.duration)).not.toHaveProperty('initial_option');
+    expect(offered(elementOf(editView(service(), metadata, 3 * 3600_000), BLOCK.duration)).map((o) => o.value)).toStrictEqual(['30m', '1h', '2h']);
+    expect(blockIds(editView(service(), metadata, 60_000))).not.toContain(BLOCK.duration);
   });
 
   it('starts from the service as it is', () => {
@@ -121,7 +128,7 @@ describe('editView', () => {
 
   it('leaves out selects with nothing to choose and the key field without TDE', () => {
     const plain = editView(service({ ipAccessList: [], privateEndpointIds: [], availablePrivateEndpointIds: [], hasTransparentDataEncryption: undefined }), metadata);
-    expect(blockIds(plain)).toStrictEqual([BLOCK.name, BLOCK.releaseChannel, BLOCK.mysql, BLOCK.ipAdd]);
+    expect(blockIds(plain)).toStrictEqual([BLOCK.name, BLOCK.releaseChannel, BLOCK.mysql, BLOCK.ipAdd, BLOCK.duration]);
   });
 
   it('keeps a service with 200 IP entries within modal limits and offers all 200 for removal', () => {
