@@ -51,6 +51,18 @@ async function grant(h: Harness, text = `ip add orders-prod ${GRANT} hotel for 1
   return { id, ts };
 }
 
+/** One simulator, one Slack and one Redis key prefix for several bots (replicas, restarts). */
+async function withSharedBackends(test: (shared: { clock: ReturnType<typeof movableClock>; simulator: CloudSimulator; slack: FakeSlack; keyPrefix: string }) => Promise<void>) {
+  const simulator = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+  const slack = await FakeSlack.start();
+  try {
+    await test({ clock: movableClock(), simulator, slack, keyPrefix: `test:${randomUUID().slice(0, 8)}:` });
+  } finally {
+    await slack.close();
+    await simulator.close();
+  }
+}
+
 describe('a temporary IP grant', () => {
   it('is removed when its minute is up, once, and the thread and the audit trail say so', async () => {
     const clock = movableClock();
@@ -79,6 +91,16 @@ describe('a temporary IP grant', () => {
     expect(patches(h)).toHaveLength(2);
   });
 
+  it('is removed after a real minute with the bot\'s own clock', async () => {
+    const h = await harness({ temporaryTickMs: 1_000 });
+    const { id, ts } = await grant(h);
+    const appliedAt = Date.now();
+    await threadPost(h, ts, 'Revert of the temporary change', 90_000);
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(`${id}-R`) && textOf(a.blocks).includes('Applied'), { timeoutMs: 30_000 });
+    expect(Date.now() - appliedAt).toBeGreaterThanOrEqual(MINUTE - 1_000);
+    expect(entryOf(h)).toBeUndefined();
+  }, 120_000);
+
   it('is left alone when someone removed it before expiry, and the thread says what the bot found', async () => {
     const clock = movableClock();
     const h = await harness({ clock: clock.now });
@@ -96,11 +118,7 @@ describe('a temporary IP grant', () => {
   });
 
   it('is reverted by exactly one of two replicas', async () => {
-    const clock = movableClock();
-    const simulator = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
-    const slack = await FakeSlack.start();
-    try {
-      const keyPrefix = `test:${randomUUID().slice(0, 8)}:`;
+    await withSharedBackends(async ({ clock, simulator, slack, keyPrefix }) => {
       const a = await harness({ clock: clock.now, simulator, slack, keyPrefix });
       const b = await harness({ clock: clock.now, simulator, slack, keyPrefix });
       const { id, ts } = await grant(a);
@@ -110,18 +128,11 @@ describe('a temporary IP grant', () => {
       expect(patches(a).filter((p) => JSON.stringify(p.body).includes('remove'))).toHaveLength(1);
       expect(slack.callsOf('chat.postMessage', (x) => x.thread_ts === ts && textOf(x.blocks).includes('Revert of the temporary change'))).toHaveLength(1);
       expect([...a.logs, ...b.logs].join('\n')).not.toMatch(/(WARN|ERROR).*(temporary change|CR-)/);
-    } finally {
-      await slack.close();
-      await simulator.close();
-    }
+    });
   });
 
   it('due while the bot was stopped, is reverted once when it starts again', async () => {
-    const clock = movableClock();
-    const simulator = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
-    const slack = await FakeSlack.start();
-    try {
-      const keyPrefix = `test:${randomUUID().slice(0, 8)}:`;
+    await withSharedBackends(async ({ clock, simulator, slack, keyPrefix }) => {
       // Started outside useHarnesses: it is stopped here, before the expiry.
       const first = await startHarness({ clock: clock.now, simulator, slack, keyPrefix, temporaryTickMs: 3_600_000 });
       const { id } = await grant(first);
@@ -132,10 +143,7 @@ describe('a temporary IP grant', () => {
       expect((await second.bot.changeStore.get(`${id}-R`))?.status).toBe('applied');
       expect(patches(second).filter((p) => JSON.stringify(p.body).includes('remove'))).toHaveLength(1);
       expect(entryOf(second)).toBeUndefined();
-    } finally {
-      await slack.close();
-      await simulator.close();
-    }
+    });
   });
 });
 
