@@ -19,7 +19,7 @@ describe('configuration', () => {
     expect(config.clickhouse).toEqual({ mode: 'demo', cacheSeconds: 10, timeoutMs: 15_000 });
     expect(config.slack).toMatchObject({ apiUrl: 'https://slack.com/api/', port: 3000, slashCommand: '/clickhouse', appToken: undefined });
     expect(config.redisUrl).toBeUndefined();
-    expect(config.approvals).toEqual({ approvers: [], allowSelfApproval: false, changeTtlSeconds: 3600, leaseMs: 20_000 });
+    expect(config.approvals).toEqual({ approvers: [], allowSelfApproval: false, changeTtlSeconds: 3600, leaseMs: 20_000, temporaryMaxMs: 7 * 24 * 3600 * 1000 });
     expect(config.summaryTimeZone).toBe('UTC');
     expect(config.logLevel).toBe('info');
   });
