@@ -10,6 +10,7 @@ import { startReconciler } from './approval/reconciler.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
 import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
+import { messageOf } from './core/render/errors.js';
 import { createLogger, type BotLogger } from './log.js';
 import type { ChangeStore, Messenger, Modals, ScheduleStore } from './ports/index.js';
 import { Scheduler } from './scheduler/scheduler.js';
@@ -110,7 +111,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       await reconciler.stop();
       const drained = Promise.all([changeRequests.drain(), scheduler.stop()]);
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
-      await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${String(error)}`));
+      await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${messageOf(error)}`));
       await stores.close();
       await cloud.close();
       await simulator?.close();

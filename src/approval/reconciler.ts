@@ -2,6 +2,7 @@
  * Settles, now and then, the requests a dead replica left in "applying" (ApprovalFlow's
  * reconcileStuck), one pass at a time: a slow API must not stack passes on top of each other.
  */
+import { messageOf } from '../core/render/errors.js';
 import type { Log } from '../ports/index.js';
 import type { ApprovalFlow } from './approval-flow.js';
 
@@ -25,7 +26,7 @@ export function startReconciler(flow: Pick<ApprovalFlow, 'reconcileStuck'>, opti
     running ??= flow
       .reconcileStuck(options.stuckAfterMs)
       .catch((error: unknown) => {
-        options.logger.warn(`reconciling abandoned approvals failed: ${error instanceof Error ? error.message : String(error)}`);
+        options.logger.warn(`reconciling abandoned approvals failed: ${messageOf(error)}`);
         return 0;
       })
       .finally(() => {

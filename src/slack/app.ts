@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver, type Logger, type Receiver } from '@slack/bolt';
+import { messageOf } from '../core/render/errors.js';
 import type { Modals } from '../ports/index.js';
 import { slackErrorCode } from './messenger.js';
 
@@ -61,7 +62,7 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
     clientOptions: { slackApiUrl: options.apiUrl, retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2000 } },
   });
   app.error(async (error) => {
-    options.logger.error('unhandled error in a listener:', error instanceof Error ? error.message : String(error));
+    options.logger.error('unhandled error in a listener:', messageOf(error));
   });
   return {
     app,

@@ -289,7 +289,7 @@ describe('release-channel, private-endpoint and rotate-key', () => {
 describe('schedules', () => {
   it('adds a schedule with a quoted cron expression, filters and a time zone', () => {
     expect(parseCommand('schedule add "0 9 * * 1-5" tag:env=prod tz:Europe/Berlin')).toStrictEqual({
-      kind: 'schedule-add',
+      kind: 'schedule add',
       cron: '0 9 * * 1-5',
       filters: ['tag:env=prod'],
       timeZone: 'Europe/Berlin',
@@ -297,9 +297,9 @@ describe('schedules', () => {
   });
 
   it('accepts curly quotes around the cron expression and leaves out an absent time zone', () => {
-    expect(parseCommand('Schedule Add “0 9 * * 1-5”')).toStrictEqual({ kind: 'schedule-add', cron: '0 9 * * 1-5', filters: [] });
+    expect(parseCommand('Schedule Add “0 9 * * 1-5”')).toStrictEqual({ kind: 'schedule add', cron: '0 9 * * 1-5', filters: [] });
     expect(parseCommand('schedule add ‘0 9 * * *’ TZ:UTC')).toStrictEqual({
-      kind: 'schedule-add',
+      kind: 'schedule add',
       cron: '0 9 * * *',
       filters: [],
       timeZone: 'UTC',
@@ -307,7 +307,7 @@ describe('schedules', () => {
   });
 
   it('accepts a cron nickname without quotes', () => {
-    expect(parseCommand('schedule add @daily')).toStrictEqual({ kind: 'schedule-add', cron: '@daily', filters: [] });
+    expect(parseCommand('schedule add @daily')).toStrictEqual({ kind: 'schedule add', cron: '@daily', filters: [] });
   });
 
   it('asks for quotes around an unquoted cron expression', () => {
@@ -335,8 +335,8 @@ describe('schedules', () => {
   });
 
   it('lists and removes schedules', () => {
-    expect(parseCommand('schedule list')).toStrictEqual({ kind: 'schedule-list' });
-    expect(parseCommand('schedule REMOVE Abc123')).toStrictEqual({ kind: 'schedule-remove', id: 'Abc123' });
+    expect(parseCommand('schedule list')).toStrictEqual({ kind: 'schedule list' });
+    expect(parseCommand('schedule REMOVE Abc123')).toStrictEqual({ kind: 'schedule remove', id: 'Abc123' });
     expect(refusal('schedule list everything').message).toContain('schedule list takes nothing');
     expect(refusal('schedule remove').message).toContain('its id is in schedule list');
     expect(refusal('schedule remove a b').usage).toBe('schedule remove ID');
