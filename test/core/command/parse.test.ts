@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COMMAND_CATALOGUE, usageOf, usagesOfGroup } from '../../../src/core/command/catalogue.js';
 import { COMMAND_KINDS, MAX_COMMAND_LENGTH, parseCommand, type Command } from '../../../src/core/command/parse.js';
+import { prng } from '../../support/random.js';
 
 type Invalid = Extract<Command, { kind: 'invalid' }>;
 
@@ -496,17 +497,6 @@ describe('catalogue', () => {
 });
 
 describe('any input', () => {
-  /** A small seeded generator (mulberry32), so a failure can be reproduced from the seed. */
-  function random(seed: number): () => number {
-    let state = seed;
-    return () => {
-      state = (state + 0x6d2b79f5) | 0;
-      let t = Math.imul(state ^ (state >>> 15), 1 | state);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   const FRAGMENTS = [
     ...COMMAND_CATALOGUE.map((spec) => spec.name),
     ...['orders-prod', 'on', 'mysql', 'slow', '203.0.113.0/24', 'tag:env=prod', 'tz:UTC', '@daily', '0 9 * * *'],
@@ -528,7 +518,7 @@ describe('any input', () => {
   }
 
   it('never throws and always answers a known kind, with a message and usage when refusing', () => {
-    const next = random(20240611);
+    const { next } = prng(20240611);
     const kinds = new Set<string>(COMMAND_KINDS);
     const usages = new Set<string>(COMMAND_CATALOGUE.map((spec) => spec.usage));
     for (let run = 0; run < 5000; run++) {
