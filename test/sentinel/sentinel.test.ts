@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runLeaseContract } from '../store/lease.contract.js';
 import type { ChangeRequest } from '../../src/core/change/types.js';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
@@ -124,6 +125,7 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
   /** Two Sentinel connections (two replicas) that every contract case shares, each on its own key prefix. */
   let contractConnections: [Redis, Redis] | undefined;
   const contractStores = redisStoreOpeners(() => (contractConnections ??= [connect(), connect()]));
+  runLeaseContract('Redis Sentinel, two connections', () => contractStores.changeStores({}));
 
   describe('the change store contract', () => runChangeStoreContract(contractStores.changeStores));
   describe('the schedule store contract', () => runScheduleStoreContract(contractStores.scheduleStores));
