@@ -428,21 +428,20 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /**
-   * Shows the request as the store has it now, not as the caller last saw it: a replica that was
-   * held up must never overwrite a newer outcome with "applying". An update that raced with a
-   * newer status is followed by one more, so the message ends on the latest status.
+   * Shows the request in its message. A replica that was held up must never leave "applying"
+   * over a newer outcome, so after showing a status that is not final it reads the request
+   * again and shows the newer status if it moved meanwhile (final statuses never change).
    */
   private async refreshMessage(request: ChangeRequest): Promise<void> {
-    let shown = request.status;
     try {
+      let shown = request;
       for (let round = 0; round < 3; round++) {
-        const latest = (await this.options.store.get(request.id)) ?? request;
-        const messageTs = latest.messageTs ?? request.messageTs;
-        if (!messageTs) return;
-        if (round > 0 && latest.status === shown) return;
-        await this.options.messenger.update(latest.channelId, messageTs, requestMessage(latest));
-        shown = latest.status;
-        if (FINAL_STATUSES.includes(shown)) return;
+        if (!shown.messageTs) return;
+        await this.options.messenger.update(shown.channelId, shown.messageTs, requestMessage(shown));
+        if (FINAL_STATUSES.includes(shown.status)) return;
+        const latest = await this.options.store.get(request.id);
+        if (!latest || latest.status === shown.status) return;
+        shown = { ...latest, messageTs: latest.messageTs ?? shown.messageTs };
       }
     } catch (error) {
       this.options.logger.warn(`change ${request.id}: could not update its message: ${String(error)}`);
