@@ -23,9 +23,9 @@ import {
   ErrorEnvelopeSchema,
   ListEnvelopeSchema,
   parseServiceList,
+  ServiceEnvelopeSchema,
   ServiceUpdateSchema,
   TagFilterSchema,
-  UpdateEnvelopeSchema,
   type ServiceRecord,
   type ServiceUpdate,
 } from './schemas.js';
@@ -61,10 +61,12 @@ export interface ServiceList {
   skipped: number;
 }
 
-export interface ServiceUpdateResult {
+/** One service record as the API answered it (GET of one service, or PATCH). */
+export interface ServiceResult {
   service: ServiceRecord;
   requestId: string;
 }
+export type ServiceUpdateResult = ServiceResult;
 
 interface RawResponse {
   status: number;
@@ -127,16 +129,30 @@ export class CloudClient {
     return options.fresh ? this.cache.refresh(key, load) : this.cache.get(key, load);
   }
 
+  /**
+   * One service, read now (never from the cache): GET /v1/organizations/{org}/services/{id}. It
+   * costs one request of the rate limit like a list but transfers one record, so it is the right
+   * call for a fresh re-read before applying a change. Retried like any read; an unknown id is a
+   * 404 error.
+   */
+  async getService(serviceId: string): Promise<ServiceResult> {
+    const path = this.servicePath(serviceId);
+    const response = await this.send('GET', path);
+    const parsed = ServiceEnvelopeSchema.safeParse(response.json);
+    if (!parsed.success) throw this.badResponse('GET', path, response.json);
+    return { service: parsed.data.result, requestId: parsed.data.requestId };
+  }
+
   async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {
     const body = ServiceUpdateSchema.safeParse(update);
     if (!body.success) {
       const problems = body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
       throw new CloudApiError('invalid-request', `The change breaks the API's rules: ${problems}`);
     }
-    const path = `${this.orgPath()}/services/${encodeURIComponent(serviceId)}`;
+    const path = this.servicePath(serviceId);
     try {
       const response = await this.send('PATCH', path, body.data);
-      const parsed = UpdateEnvelopeSchema.safeParse(response.json);
+      const parsed = ServiceEnvelopeSchema.safeParse(response.json);
       if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
       return { service: parsed.data.result, requestId: parsed.data.requestId };
     } finally {
@@ -151,6 +167,10 @@ export class CloudClient {
 
   private orgPath(): string {
     return `${this.basePath}/v1/organizations/${encodeURIComponent(this.orgId)}`;
+  }
+
+  private servicePath(serviceId: string): string {
+    return `${this.orgPath()}/services/${encodeURIComponent(serviceId)}`;
   }
 
   private async fetchList(filters: readonly string[]): Promise<ServiceList> {

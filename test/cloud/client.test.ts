@@ -155,6 +155,29 @@ describe('listing services', () => {
   });
 });
 
+describe('reading one service', () => {
+  it('GETs /services/{id} once and returns the record the list holds, never from the cache', async () => {
+    const c = client();
+    const listed = (await c.listServices()).services.find((s) => s.id === DEMO_IDS.ordersProd);
+    sim.changeOutsideBot(DEMO_IDS.ordersProd, { name: 'orders-renamed' });
+    sim.resetRequests();
+    const one = await c.getService(DEMO_IDS.ordersProd);
+    expect(one.service).toEqual({ ...listed, name: 'orders-renamed' });
+    expect(one.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sim.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /v1/organizations/${DEMO_ORG_ID}/services/${DEMO_IDS.ordersProd}`,
+    ]);
+  });
+
+  it('answers 404 for an unknown service and retries a read after a 5xx', async () => {
+    const c = client();
+    const unknown = await failure(c.getService('0b7c1e52-93d4-4a8e-b1f0-6c2d9e8a7f31'));
+    expect([unknown.kind, unknown.status]).toEqual(['http', 404]);
+    sim.faults.failNext(1, 503, { on: 'GET' });
+    expect((await c.getService(DEMO_IDS.mlDev)).service.id).toBe(DEMO_IDS.mlDev);
+  });
+});
+
 describe('updating a service', () => {
   it('sends the PATCH body and returns the updated record', async () => {
     const result = await client().updateService(DEMO_IDS.ordersProd, {
@@ -185,7 +208,7 @@ describe('updating a service', () => {
   it('answers 401 for a wrong key and 404 for an unknown service', async () => {
     const wrongKey = await failure(client({ keySecret: 'wrong-secret-value' }).listServices());
     expect(wrongKey.status).toBe(401);
-    const unknown = await failure(client().updateService('5e000000-0000-4000-8000-0000000000ff', { name: 'x' }));
+    const unknown = await failure(client().updateService('0b7c1e52-93d4-4a8e-b1f0-6c2d9e8a7f31', { name: 'x' }));
     expect(unknown.status).toBe(404);
   });
 
@@ -209,6 +232,27 @@ describe('updating a service', () => {
 });
 
 describe('on the wire', () => {
+  it('takes a success envelope without status or requestId as a success, as official clients do', async () => {
+    const record = { id: DEMO_IDS.ordersProd, name: 'orders-prod' };
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const result = req.url?.endsWith('/services') ? [record] : record;
+      res.end(JSON.stringify({ result }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const c = client({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+      const list = await c.listServices();
+      expect(list.services.map((s) => s.name)).toEqual(['orders-prod']);
+      expect(list.requestId).toBe('');
+      expect((await c.getService(record.id)).service.name).toBe('orders-prod');
+      expect((await c.updateService(record.id, { name: 'orders' })).service.id).toBe(record.id);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it('sends Basic auth and a User-Agent naming the bot, and logs neither the secret nor the header', async () => {
     const seen: Array<Record<string, string | string[] | undefined>> = [];
     const server = createServer((req, res) => {
