@@ -43,6 +43,16 @@ const lenientArray = <T extends z.ZodType>(item: T) =>
     ),
   );
 
+/** What is in effect right now while a scaling schedule entry is active (official document). */
+export const CurrentScalingSchema = z.looseObject({
+  effectiveAutoscalingMode: lenient(z.string()),
+  effectiveMinReplicaMemoryGb: lenient(z.number()),
+  effectiveMaxReplicaMemoryGb: lenient(z.number()),
+  effectiveMinReplicas: lenient(z.number()),
+  effectiveMaxReplicas: lenient(z.number()),
+});
+export type CurrentScaling = z.infer<typeof CurrentScalingSchema>;
+
 export const ServiceRecordSchema = z.looseObject({
   id: z.string().min(1),
   name: z.string().catch(''),
@@ -62,6 +72,7 @@ export const ServiceRecordSchema = z.looseObject({
   minReplicas: lenient(z.number()),
   maxReplicas: lenient(z.number()),
   autoscalingMode: lenient(z.string()),
+  currentScaling: lenient(CurrentScalingSchema),
   idleScaling: lenient(z.boolean()),
   idleTimeoutMinutes: lenient(z.number()),
   ipAccessList: lenientArray(AccessEntrySchema),
