@@ -181,7 +181,8 @@ const MYSQL_PORT = 3306;
 
 /** Rules that depend on the service, not just on the body; checked before anything changes. */
 function refusal(record: ServiceRecordLike, update: ServiceUpdateBody): string | undefined {
-  if (update.releaseChannel !== undefined && record.tier !== 'production') {
+  // As the official Terraform provider: only development services are held to the default channel.
+  if (update.releaseChannel !== undefined && update.releaseChannel !== 'default' && record.tier === 'development') {
     return 'releaseChannel is only available for production services';
   }
   if (update.transparentDataEncryptionKeyId !== undefined && record.hasTransparentDataEncryption !== true) {

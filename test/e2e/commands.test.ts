@@ -65,7 +65,7 @@ describe('slash commands', () => {
     ['endpoint orders-prod postgres on', 'mysql'],
     ['rename no-such-service new', 'No service is called'],
     ['release-channel ml-dev fastest', 'slow'],
-    ['release-channel orders-staging fast', 'only on production services'],
+    ['release-channel orders-staging fast', 'Development services stay on the default release channel'],
     ['endpoint billing-prod mysql on', 'changes nothing'],
   ])('refuses `%s` with a sentence and no request', async (text, expected) => {
     const h = await harness();

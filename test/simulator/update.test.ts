@@ -71,13 +71,20 @@ describe('releaseChannel', () => {
     expect((await patchOk(sim, DEMO_IDS.ordersProd, { releaseChannel: 'slow' })).releaseChannel).toBe('slow');
   });
 
-  it('refuses a non-production service with the real API message', async () => {
+  it('refuses a non-default channel on a development service with the real API message', async () => {
     const message = await expectRefused(DEMO_IDS.sandboxDev, { releaseChannel: 'fast' });
     expect(message).toBe('BAD_REQUEST: releaseChannel is only available for production services');
+    expect((await patchOk(sim, DEMO_IDS.sandboxDev, { releaseChannel: 'default' })).releaseChannel).toBe('default');
   });
 
-  it('refuses a service whose record has no tier', async () => {
-    await expectRefused(DEMO_IDS.mlDev, { releaseChannel: 'default' });
+  it('lets a service whose record has no tier, a null tier or a dedicated tier switch, like the Terraform provider', async () => {
+    expect(sim.service(DEMO_IDS.mlDev)).not.toHaveProperty('tier');
+    expect((await patchOk(sim, DEMO_IDS.mlDev, { releaseChannel: 'fast' })).releaseChannel).toBe('fast');
+    for (const tier of [null, 'dedicated_high_mem']) {
+      sim.changeOutsideBot(DEMO_IDS.analyticsStaging, { tier: tier as string });
+      expect((await patchOk(sim, DEMO_IDS.analyticsStaging, { releaseChannel: 'slow' })).releaseChannel).toBe('slow');
+      sim.changeOutsideBot(DEMO_IDS.analyticsStaging, { releaseChannel: 'default' });
+    }
   });
 
   it('refuses a channel outside slow, default and fast', async () => {

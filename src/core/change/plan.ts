@@ -11,7 +11,7 @@ import {
   type ServiceRecord,
   type ServiceUpdate,
 } from '../../cloud/schemas.js';
-import { currentState, isProductionOrUnknown, opensToWorld } from './state.js';
+import { currentState, mayLeaveDefaultChannel, opensToWorld } from './state.js';
 import type { ChangeIntent, ChangePlan, FieldChange, TouchedState } from './types.js';
 
 const TDE_KEY_ID_MAX = 256;
@@ -85,10 +85,10 @@ function nameProblem(wanted: string, reason: string | undefined): string {
 
 function planReleaseChannel(draft: Draft, service: ServiceRecord, wanted: ChangeIntent['releaseChannel']): void {
   if (wanted === undefined || wanted === service.releaseChannel) return;
-  if (!isProductionOrUnknown(service)) {
+  if (wanted !== 'default' && !mayLeaveDefaultChannel(service)) {
     draft.problems.push({
       field: 'releaseChannel',
-      message: `The release channel can be switched only on production services; this one is a ${service.tier} service.`,
+      message: `Development services stay on the default release channel; only production and dedicated services can switch to ${wanted}.`,
     });
     return;
   }

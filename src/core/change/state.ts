@@ -12,9 +12,13 @@ export function mysqlEnabled(service: ServiceRecord): boolean {
   return (service.endpoints ?? []).some((e) => e.protocol === 'mysql' && e.enabled !== false);
 }
 
-/** The tier field is deprecated and may be absent: then only the API can tell, so we let it. */
-export function isProductionOrUnknown(service: ServiceRecord): boolean {
-  return !service.tier || service.tier === 'production';
+/**
+ * Only development services are held to the default release channel. Production and dedicated
+ * tiers may switch, and so may a service whose (deprecated) tier is absent or null, which the
+ * official Terraform provider treats like production.
+ */
+export function mayLeaveDefaultChannel(service: ServiceRecord): boolean {
+  return service.tier !== 'development';
 }
 
 export function currentState(service: ServiceRecord): Required<TouchedState> {

@@ -5,9 +5,9 @@
 import { z } from 'zod';
 import { RELEASE_CHANNELS, type ServiceRecord } from '../../cloud/schemas.js';
 import type { PlanProblem } from '../change/plan.js';
-import { isProductionOrUnknown, mysqlEnabled } from '../change/state.js';
+import { mayLeaveDefaultChannel, mysqlEnabled } from '../change/state.js';
 import type { ChangeIntent } from '../change/types.js';
-import { code, esc, LIMITS, truncate, type Block, type InputElement, type View } from './mrkdwn.js';
+import { code, LIMITS, truncate, type Block, type InputElement, type View } from './mrkdwn.js';
 
 export const EDIT_CALLBACK = 'edit_service';
 const ACTION = 'value';
@@ -121,10 +121,12 @@ function input(blockId: string, label: string, element: InputElement, extra: { o
 }
 
 function releaseChannelBlocks(service: ServiceRecord): Block[] {
-  if (!isProductionOrUnknown(service)) {
-    return [{ type: 'context', elements: [{ type: 'mrkdwn', text: `Release channel: only production services can switch it (this one is ${esc(service.tier)}).` }] }];
+  // A development service already on the default channel has nothing to choose.
+  if (!mayLeaveDefaultChannel(service) && (service.releaseChannel ?? 'default') === 'default') {
+    return [{ type: 'context', elements: [{ type: 'mrkdwn', text: 'Release channel: default (development services stay on the default channel).' }] }];
   }
-  const options = RELEASE_CHANNELS.map((c) => option(c, c));
+  const channels = mayLeaveDefaultChannel(service) ? RELEASE_CHANNELS : (['default'] as const);
+  const options = channels.map((c) => option(c, c));
   const current = options.find((o) => o.value === service.releaseChannel);
   return [input(BLOCK.releaseChannel, 'Release channel', { type: 'static_select', action_id: ACTION, options, ...(current ? { initial_option: current } : {}) }, { optional: true })];
 }

@@ -204,11 +204,23 @@ describe('refusals', () => {
     expect(problem).toStrictEqual({ field: 'name', message: 'The new name must not be empty.' });
   });
 
-  it('refuses to switch the release channel of a development service', () => {
-    const [problem] = refused(service({ tier: 'development' }), { releaseChannel: 'fast' });
-    expect(problem?.field).toBe('releaseChannel');
-    expect(problem?.message).toMatch(/only on production services; this one is a development service/);
+  it('refuses a non-default release channel on a development service', () => {
+    for (const releaseChannel of ['fast', 'slow'] as const) {
+      const [problem] = refused(service({ tier: 'development' }), { releaseChannel });
+      expect(problem?.field).toBe('releaseChannel');
+      expect(problem?.message).toBe(
+        `Development services stay on the default release channel; only production and dedicated services can switch to ${releaseChannel}.`,
+      );
+    }
+    expect(mustPlan(service({ tier: 'development', releaseChannel: 'fast' }), { releaseChannel: 'default' }).update).toStrictEqual({ releaseChannel: 'default' });
   });
+
+  it.each([['production'], ['dedicated_high_mem'], [null], [undefined], ['']] as const)(
+    'lets a service of tier %j switch its release channel',
+    (tier) => {
+      expect(mustPlan(service({ tier }), { releaseChannel: 'fast' }).update).toStrictEqual({ releaseChannel: 'fast' });
+    },
+  );
 
   it('refuses to remove an IP entry that is not there', () => {
     const problems = refused(service(), { ipRemove: ['192.0.2.1/32'] });

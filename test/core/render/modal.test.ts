@@ -113,10 +113,26 @@ describe('editView', () => {
     expect(elementOf(on, BLOCK.mysql)).toMatchObject({ initial_option: { value: 'on' } });
   });
 
-  it('explains instead of offering the release channel on a non-production service', () => {
+  it('explains instead of offering the release channel on a development service', () => {
     const dev = editView(service({ tier: 'development' }), metadata);
     expect(blockIds(dev)).not.toContain(BLOCK.releaseChannel);
-    expect(JSON.stringify(dev.blocks)).toContain('only production services can switch it (this one is development)');
+    expect(JSON.stringify(dev.blocks)).toContain('Release channel: default (development services stay on the default channel).');
+  });
+
+  it.each([['production'], ['dedicated_high_mem'], [null], [undefined]] as const)(
+    'offers slow, default and fast on a service of tier %j',
+    (tier) => {
+      const view = editView(service({ tier }), metadata);
+      const select = view.blocks.find((b) => b.block_id === BLOCK.releaseChannel);
+      expect(JSON.stringify(select)).toMatch(/"value":"slow".*"value":"default".*"value":"fast"/);
+    },
+  );
+
+  it('lets a development service that is somehow off the default channel go back to it, and only there', () => {
+    const view = editView(service({ tier: 'development', releaseChannel: 'fast' }), metadata);
+    const select = JSON.stringify(view.blocks.find((b) => b.block_id === BLOCK.releaseChannel));
+    expect(select).toContain('"value":"default"');
+    expect(select).not.toContain('"value":"slow"');
   });
 
   it('leaves out selects with nothing to choose and the key field without TDE', () => {
