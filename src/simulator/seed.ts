@@ -226,8 +226,8 @@ function demoRecords(): ServiceRecordLike[] {
       ...baseService({
         id: DEMO_IDS.legacyReporting, name: 'legacy-reporting', provider: 'azure', region: 'westeurope',
         subdomain: 'w2e6r0t4wx', createdAt: '2022-09-19T12:00:00Z',
-        // No env tag; a value holding "=" and a tag without a value, to exercise filter parsing.
-        tags: [...tags(undefined, 'analytics'), { key: 'migration', value: 'phase=2' }, { key: 'keep' }],
+        // No env tag; a dotted value and a tag without a value, to exercise filter parsing.
+        tags: [...tags(undefined, 'analytics'), { key: 'migration', value: 'phase.2' }, { key: 'keep' }],
       }),
       clickhouseVersion: '24.8.4.13',
     },
