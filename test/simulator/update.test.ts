@@ -232,3 +232,27 @@ describe('state outside the API', () => {
     expect(() => sim.addService({ id: DEMO_IDS.ordersProd, name: 'dup' })).toThrow(/already/);
   });
 });
+
+describe('tags', () => {
+  it('removes before adding, removal by key, and adding a known key replaces its value', async () => {
+    const updated = await patchOk(sim, DEMO_IDS.legacyReporting, {
+      tags: { remove: [{ key: 'keep' }, { key: 'migration', value: 'some-other-value' }], add: [{ key: 'team', value: 'platform' }, { key: 'owner', value: 'ana' }] },
+    });
+    expect(updated.tags).toEqual([{ key: 'team', value: 'platform' }, { key: 'owner', value: 'ana' }]);
+    expect((await listServices(sim, ['tag:owner=ana'])).map((s) => s.name)).toEqual(['legacy-reporting']);
+  });
+
+  it('treats removing an absent tag as a silent no-op and keeps a tag without a value', async () => {
+    const before = sim.service(DEMO_IDS.ordersProd)?.tags;
+    expect((await patchOk(sim, DEMO_IDS.ordersProd, { tags: { remove: [{ key: 'nope' }] } })).tags).toEqual(before);
+    expect((await patchOk(sim, DEMO_IDS.ordersProd, { tags: { add: [{ key: 'pci' }] } })).tags).toContainEqual({ key: 'pci' });
+  });
+
+  it('refuses tags outside the official alphabet and more than 50 in one list', async () => {
+    expect(await expectRefused(DEMO_IDS.ordersProd, { tags: { add: [{ key: 'bad key' }] } })).toContain('request body.tags.add[0].key');
+    expect(await expectRefused(DEMO_IDS.ordersProd, { tags: { add: [{ key: 'env', value: 'a=b' }] } })).toContain('request body.tags.add[0].value');
+    const many = Array.from({ length: 51 }, (_, i) => ({ key: `k${i}` }));
+    expect(await expectRefused(DEMO_IDS.ordersProd, { tags: { remove: many } })).toContain('request body.tags.remove');
+    expect((await patchOk(sim, DEMO_IDS.ordersProd, { tags: { add: many.slice(0, 50) } })).tags).toHaveLength(52);
+  });
+});

@@ -81,6 +81,18 @@ export const COMMAND_CATALOGUE = [
     summary: 'Request a new transparent data encryption key.',
   },
   {
+    name: 'tag add',
+    usage: 'tag add SERVICE KEY[=VALUE] ...',
+    example: 'tag add orders-prod owner=payments tier.critical',
+    summary: "Request tags for a service (a new value replaces the key's old one).",
+  },
+  {
+    name: 'tag remove',
+    usage: 'tag remove SERVICE KEY[=VALUE] ...',
+    example: 'tag remove legacy-reporting keep',
+    summary: 'Request that tags be taken off a service.',
+  },
+  {
     name: 'pending',
     usage: 'pending',
     example: 'pending',

@@ -543,3 +543,34 @@ describe('any input', () => {
     }
   });
 });
+
+describe('tag add and tag remove', () => {
+  it('reads several KEY[=VALUE] words after the service', () => {
+    expect(parseCommand('tag add orders-prod owner=payments tier.critical env=')).toStrictEqual({
+      kind: 'change',
+      service: 'orders-prod',
+      intent: { tagAdd: [{ key: 'owner', value: 'payments' }, { key: 'tier.critical' }, { key: 'env', value: '' }] },
+      verb: 'tag add',
+    });
+    expect(parseCommand('TAG Remove "analytics staging" keep env=staging')).toStrictEqual({
+      kind: 'change',
+      service: 'analytics staging',
+      intent: { tagRemove: [{ key: 'keep' }, { key: 'env', value: 'staging' }] },
+      verb: 'tag remove',
+    });
+  });
+
+  it.each([
+    ['tag add orders-prod', 'Tell me the service and one or more tags'],
+    ['tag add orders-prod env=pr/od', '"pr/od" is not a tag value'],
+    ['tag add orders-prod a=b=c', '"b=c" is not a tag value'],
+    ['tag remove orders-prod =prod', '"" is not a tag key'],
+    ['tag add orders-prod "bad key"', '"bad key" is not a tag key'],
+    ['tag rename orders-prod a', 'tag can add or remove, not "rename"'],
+    ['tag', 'Say whether to add or remove tags'],
+  ])('answers %j with a sentence', (text, expected) => {
+    const command = parseCommand(text);
+    if (command.kind !== 'invalid') throw new Error(`expected invalid, got ${JSON.stringify(command)}`);
+    expect(command.message).toContain(expected);
+  });
+});
