@@ -184,7 +184,7 @@ describe('ip add and ip remove', () => {
 
   it('asks for the missing source', () => {
     expect(refusal('ip add orders-prod').message).toBe(
-      'Tell me the service and the IP address or CIDR block, like this: ip add orders-prod 203.0.113.0/24 office VPN',
+      'Tell me the service and the IP address or CIDR block, like this: ip add orders-prod 192.0.2.0/24 office VPN',
     );
   });
 
