@@ -16,19 +16,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { Logger } from '@slack/bolt';
 import { USER_AGENT } from '../version.js';
-import { CloudApiError } from './errors.js';
+import { CloudApiError } from '../core/service/api-error.js';
+import { ServiceUpdateSchema, TagFilterSchema, type ServiceRecord, type ServiceUpdate } from '../core/service/schema.js';
+import type { ReadOptions, ServiceDirectory, ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
+import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, ServiceEnvelopeSchema } from './envelopes.js';
 import { SlidingWindowLimiter } from './rate-limiter.js';
 import { ReadCache } from './read-cache.js';
-import {
-  ErrorEnvelopeSchema,
-  ListEnvelopeSchema,
-  parseServiceList,
-  ServiceEnvelopeSchema,
-  ServiceUpdateSchema,
-  TagFilterSchema,
-  type ServiceRecord,
-  type ServiceUpdate,
-} from './schemas.js';
+
+export type { ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
 
 export interface CloudClientOptions {
   baseUrl: string;
@@ -53,21 +48,6 @@ export interface CloudClientOptions {
   logger?: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 }
 
-export interface ServiceList {
-  services: ServiceRecord[];
-  requestId: string;
-  fetchedAt: number;
-  /** Records the API sent that lacked even an id; they are left out, not fatal. */
-  skipped: number;
-}
-
-/** One service record as the API answered it (GET of one service, or PATCH). */
-export interface ServiceResult {
-  service: ServiceRecord;
-  requestId: string;
-}
-export type ServiceUpdateResult = ServiceResult;
-
 interface RawResponse {
   status: number;
   json: unknown;
@@ -75,7 +55,7 @@ interface RawResponse {
 
 type Method = 'GET' | 'PATCH';
 
-export class CloudClient {
+export class CloudClient implements ServiceDirectory {
   readonly orgId: string;
   /** Requests sent on the wire (after cache and single flight); for tests and benchmarks. */
   requestsSent = 0;
@@ -116,7 +96,7 @@ export class CloudClient {
    * Reads are cached briefly and coalesced; `fresh` bypasses the cache (used before applying a
    * change, so a stale read can never approve a stale change).
    */
-  listServices(filters: readonly string[] = [], options: { fresh?: boolean } = {}): Promise<ServiceList> {
+  listServices(filters: readonly string[] = [], options: ReadOptions = {}): Promise<ServiceList> {
     for (const filter of filters) {
       if (!TagFilterSchema.safeParse(filter).success) {
         return Promise.reject(
@@ -130,17 +110,26 @@ export class CloudClient {
   }
 
   /**
-   * One service, read now (never from the cache): GET /v1/organizations/{org}/services/{id}. It
-   * costs one request of the rate limit like a list but transfers one record, so it is the right
-   * call for a fresh re-read before applying a change. Retried like any read; an unknown id is a
-   * 404 error.
+   * One service by id, or undefined when the organization has no such service. A fresh read is the
+   * API's GET /v1/organizations/{org}/services/{id}: one request of the rate limit like a list, but
+   * one record instead of the whole organization, and never from the cache (the re-read before
+   * applying a change). Otherwise it is served from the cached, single-flight list.
    */
-  async getService(serviceId: string): Promise<ServiceResult> {
+  async getService(serviceId: string, options: ReadOptions = {}): Promise<ServiceRecord | undefined> {
+    if (!options.fresh) {
+      const list = await this.listServices([], options);
+      return list.services.find((service) => service.id === serviceId);
+    }
     const path = this.servicePath(serviceId);
-    const response = await this.send('GET', path);
-    const parsed = ServiceEnvelopeSchema.safeParse(response.json);
-    if (!parsed.success) throw this.badResponse('GET', path, response.json);
-    return { service: parsed.data.result, requestId: parsed.data.requestId };
+    try {
+      const response = await this.send('GET', path);
+      const parsed = ServiceEnvelopeSchema.safeParse(response.json);
+      if (!parsed.success) throw this.badResponse('GET', path, response.json);
+      return parsed.data.result;
+    } catch (error) {
+      if (error instanceof CloudApiError && error.status === 404) return undefined;
+      throw error;
+    }
   }
 
   async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {

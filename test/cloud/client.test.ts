@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CloudClient, type CloudClientOptions } from '../../src/cloud/client.js';
-import { CloudApiError } from '../../src/cloud/errors.js';
+import { CloudApiError } from '../../src/core/service/api-error.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { DEMO_IDS, DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
 
@@ -156,25 +156,31 @@ describe('listing services', () => {
 });
 
 describe('reading one service', () => {
-  it('GETs /services/{id} once and returns the record the list holds, never from the cache', async () => {
+  it('reads fresh with GET /services/{id}: one record, never from the cache', async () => {
     const c = client();
     const listed = (await c.listServices()).services.find((s) => s.id === DEMO_IDS.ordersProd);
     sim.changeOutsideBot(DEMO_IDS.ordersProd, { name: 'orders-renamed' });
     sim.resetRequests();
-    const one = await c.getService(DEMO_IDS.ordersProd);
-    expect(one.service).toEqual({ ...listed, name: 'orders-renamed' });
-    expect(one.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await c.getService(DEMO_IDS.ordersProd, { fresh: true })).toEqual({ ...listed, name: 'orders-renamed' });
     expect(sim.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       `GET /v1/organizations/${DEMO_ORG_ID}/services/${DEMO_IDS.ordersProd}`,
     ]);
   });
 
-  it('answers 404 for an unknown service and retries a read after a 5xx', async () => {
+  it('serves a read that need not be fresh from the cached list, without a request', async () => {
     const c = client();
-    const unknown = await failure(c.getService('0b7c1e52-93d4-4a8e-b1f0-6c2d9e8a7f31'));
-    expect([unknown.kind, unknown.status]).toEqual(['http', 404]);
+    await c.listServices();
+    sim.resetRequests();
+    expect((await c.getService(DEMO_IDS.mlDev))?.name).toBe('ml-dev');
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('answers undefined for an unknown service, and retries a fresh read after a 5xx', async () => {
+    const c = client();
+    expect(await c.getService('0b7c1e52-93d4-4a8e-b1f0-6c2d9e8a7f31', { fresh: true })).toBeUndefined();
     sim.faults.failNext(1, 503, { on: 'GET' });
-    expect((await c.getService(DEMO_IDS.mlDev)).service.id).toBe(DEMO_IDS.mlDev);
+    expect((await c.getService(DEMO_IDS.mlDev, { fresh: true }))?.id).toBe(DEMO_IDS.mlDev);
+    expect(sim.requests.filter((r) => r.path.endsWith(DEMO_IDS.mlDev))).toHaveLength(2);
   });
 });
 
@@ -245,7 +251,7 @@ describe('on the wire', () => {
       const list = await c.listServices();
       expect(list.services.map((s) => s.name)).toEqual(['orders-prod']);
       expect(list.requestId).toBe('');
-      expect((await c.getService(record.id)).service.name).toBe('orders-prod');
+      expect((await c.getService(record.id, { fresh: true }))?.name).toBe('orders-prod');
       expect((await c.updateService(record.id, { name: 'orders' })).service.id).toBe(record.id);
     } finally {
       server.closeAllConnections();

@@ -14,7 +14,7 @@ import {
   type OutgoingTag,
   type ServiceRecord,
   type ServiceUpdate,
-} from '../../cloud/schemas.js';
+} from '../service/schema.js';
 import { currentState, mayLeaveDefaultChannel, opensToWorld } from './state.js';
 import type { ChangeIntent, ChangePlan, FieldChange, TouchedState } from './types.js';
 

@@ -16,7 +16,7 @@ import {
   TagFilterSchema,
   type OutgoingTag,
   type ReleaseChannel,
-} from '../../cloud/schemas.js';
+} from '../service/schema.js';
 import { exampleOf } from './catalogue.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };

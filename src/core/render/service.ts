@@ -1,5 +1,5 @@
 /** Block Kit for services: the compact list and the full record. */
-import type { ServiceRecord } from '../../cloud/schemas.js';
+import type { ServiceRecord } from '../service/schema.js';
 import { postureFindings } from '../posture/rules.js';
 import { baselineCapacity, capacityPhrase, capacityText, currentCapacity, rangeText, totalMemoryText } from '../service/capacity.js';
 import { stateInfo } from '../service/states.js';

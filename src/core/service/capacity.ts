@@ -3,7 +3,7 @@
  * `minTotalMemoryGb`/`maxTotalMemoryGb` always describe three workers, so they are wrong for any
  * other replica count: they are never read here. Total memory is per-replica memory x replicas.
  */
-import type { ServiceRecord } from '../../cloud/schemas.js';
+import type { ServiceRecord } from './schema.js';
 
 export interface Range {
   min: number;

@@ -3,7 +3,7 @@
  * exist there, and each change example plans against the demo service without a problem.
  */
 import { describe, expect, it } from 'vitest';
-import { ServiceRecordSchema } from '../../../src/cloud/schemas.js';
+import { ServiceRecordSchema } from '../../../src/core/service/schema.js';
 import { planChange } from '../../../src/core/change/plan.js';
 import { COMMAND_CATALOGUE } from '../../../src/core/command/catalogue.js';
 import { parseCommand } from '../../../src/core/command/parse.js';

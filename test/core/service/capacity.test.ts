@@ -5,7 +5,7 @@
  * records a currentScaling block.
  */
 import { describe, expect, it } from 'vitest';
-import { ServiceRecordSchema } from '../../../src/cloud/schemas.js';
+import { ServiceRecordSchema } from '../../../src/core/service/schema.js';
 import { serviceBlocks, serviceLine } from '../../../src/core/render/service.js';
 import { baselineCapacity, capacityPhrase, currentCapacity } from '../../../src/core/service/capacity.js';
 import { serviceSummaryLine, summaryMessages } from '../../../src/core/summary/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceRecordSchema } from '../../../src/cloud/schemas.js';
+import { ServiceRecordSchema } from '../../../src/core/service/schema.js';
 import { postureFindings } from '../../../src/core/posture/rules.js';
 import { serviceLine, stateText } from '../../../src/core/render/service.js';
 import { isDeletedState, SERVICE_STATES, stateInfo } from '../../../src/core/service/states.js';
