@@ -23,6 +23,13 @@ const integer = (fallback: number, min: number, max: number) =>
     z.coerce.number({ error: `must be a whole number from ${min} to ${max}` }).int({ error: `must be a whole number from ${min} to ${max}` }).min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }),
   );
 
+/** A duration in seconds that may be fractional (tests shorten leases to a second or less). */
+const seconds = (fallback: number, min: number, max: number) =>
+  z.preprocess(
+    (v) => (v === '' || v === undefined ? fallback : v),
+    z.coerce.number({ error: `must be a number of seconds from ${min} to ${max}` }).min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }),
+  );
+
 const url = (fallback: string) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.url({ protocol: /^https?$/ }));
 
@@ -106,6 +113,7 @@ const EnvSchema = z
     ),
     ALLOW_SELF_APPROVAL: flag(false),
     CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
+    APPROVAL_LEASE_SECONDS: seconds(20, 0.5, 600),
     SUMMARY_TZ: z.preprocess(
       (v) => (v === '' || v === undefined ? 'UTC' : v),
       z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
@@ -167,7 +175,13 @@ export interface Config {
   redisCluster: boolean;
   /** The master is found through these Sentinel nodes (REDIS_SENTINELS, REDIS_SENTINEL_NAME). */
   redisSentinel: { sentinels: HostPort[]; name: string } | undefined;
-  approvals: { approvers: string[]; allowSelfApproval: boolean; changeTtlSeconds: number };
+  approvals: {
+    approvers: string[];
+    allowSelfApproval: boolean;
+    changeTtlSeconds: number;
+    /** How long a replica owns a request it is applying without renewing (renewed every quarter). */
+    leaseMs: number;
+  };
   summaryTimeZone: string;
   logLevel: LogLevel;
 }
@@ -217,6 +231,7 @@ function toConfig(env: Env): Config {
       approvers: env.APPROVERS,
       allowSelfApproval: env.ALLOW_SELF_APPROVAL,
       changeTtlSeconds: env.CHANGE_TTL_SECONDS,
+      leaseMs: env.APPROVAL_LEASE_SECONDS * 1000,
     },
     summaryTimeZone: env.SUMMARY_TZ,
     logLevel: env.LOG_LEVEL,
