@@ -53,6 +53,8 @@ export interface BotOverrides {
   scheduleSyncMs?: number;
   /** Pauses between re-reads when an update's outcome is unknown. */
   recheckDelaysMs?: number[];
+  /** Interface the HTTP receiver listens on; every interface unless given (the playground: loopback). */
+  host?: string;
 }
 
 const DRAIN_LIMIT_MS = 8_000;
@@ -69,7 +71,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     changeStore: overrides.changeStore,
     scheduleStore: overrides.scheduleStore,
   });
-  const slack = createSlackApp({ ...config.slack, logger, healthy: () => stores.changeStore.ping() });
+  const slack = createSlackApp({ ...config.slack, host: overrides.host, logger, healthy: () => stores.changeStore.ping() });
   const messenger = pacedMessenger(slackMessenger(slack.app.client), overrides.channelPostIntervalMs ?? 1_000);
 
   // 2. Services.
@@ -80,8 +82,19 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   registerListeners(slack.app, { services, messenger, accepting: () => accepting });
 
   // 4. Start.
-  const port = await slack.start();
-  await scheduler.start();
+  let port: number;
+  try {
+    port = await slack.start();
+    // The first read of the store: a Redis that does not answer is said in a sentence here.
+    await scheduler.start();
+  } catch (error) {
+    // Leave nothing listening or connecting behind a start that failed.
+    await slack.stop().catch(() => undefined);
+    await stores.close().catch(() => undefined);
+    await cloud.close();
+    await simulator?.close();
+    throw stores.explainStartFailure(error);
+  }
   const reconciler = startReconciler(changeRequests, {
     everyMs: config.approvals.leaseMs / 4,
     logger,
@@ -161,6 +174,8 @@ async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<C
   if (config.clickhouse.mode === 'live') {
     const { apiUrl, keyId, keySecret, orgId } = config.clickhouse;
     logger.addSecrets(keySecret, Buffer.from(`${keyId}:${keySecret}`).toString('base64'));
+    // A wrong URL or organization is otherwise silent until the first command; never the secret.
+    logger.info(`ClickHouse Cloud API ${apiUrl}, organization ${orgId}`);
     return { cloud: new CloudClient({ baseUrl: apiUrl, keyId, keySecret, orgId, ...common }), simulator: undefined };
   }
   const simulator = await CloudSimulator.start({ keyId: DEMO_KEY_ID, keySecret: DEMO_KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });

@@ -58,7 +58,8 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     LOG_LEVEL: 'info',
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
   });
-  const bot = await startBot(config, { ...(options.logger ? { logger: options.logger } : {}), channelPostIntervalMs: 300 });
+  // Loopback only, like the page: the playground's bot is not for other machines to reach.
+  const bot = await startBot(config, { ...(options.logger ? { logger: options.logger } : {}), channelPostIntervalMs: 300, host: '127.0.0.1' });
   const forward = forwarder(`http://127.0.0.1:${bot.port}/slack/events`, signingSecret);
   slack.route(pageRoutes());
   slack.route(uiRoutes(slack, bot, forward));

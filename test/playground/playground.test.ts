@@ -2,7 +2,11 @@
  * The playground in a real browser: Debian's Chromium driven by playwright-core. `.ci/run`
  * installs Chromium when it is missing; locally: `apt-get install chromium`.
  */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
@@ -208,5 +212,56 @@ describe('first-run rough edges of the playground', () => {
     expect(layout.tableRight).toBeLessThanOrEqual(760);
     expect(layout.clipped).toStrictEqual([]);
     expect(layout.narrowest).toBeGreaterThan(40);
+  });
+});
+
+describe('the playground process', () => {
+  const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+  /** `npm run playground` as a child process; resolves with its exit code and output. */
+  function runPlayground(port: string): Promise<{ code: number | null; stderr: string }> {
+    return new Promise((resolve) => {
+      const env = { ...process.env, PORT: port, NODE_ENV: 'development', REDIS_URL: '' };
+      execFile(process.execPath, ['--import', 'tsx', 'src/playground/main.ts'], { cwd: ROOT, env, timeout: 30_000 }, (error, _stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr });
+      });
+    });
+  }
+
+  it('answers a busy port with one sentence, not a stack', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const address = busy.address();
+    const port = address !== null && typeof address === 'object' ? address.port : 0;
+    try {
+      const { code, stderr } = await runPlayground(String(port));
+      expect(code).toBe(1);
+      expect(stderr.trim()).toBe(`The playground could not start: Port ${port} on 127.0.0.1 is already in use: stop what uses it, or choose another port with PORT=${port + 1}.`);
+    } finally {
+      await new Promise<void>((resolve) => busy.close(() => resolve()));
+    }
+  }, 60_000);
+
+  it.each(['abc', '70000'])('answers PORT=%s with one sentence', async (port) => {
+    const { code, stderr } = await runPlayground(port);
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(`The playground could not start: PORT must be a whole number from 0 to 65535, not "${port}".`);
+  }, 60_000);
+
+  it('runs the embedded bot on loopback only', async () => {
+    playground = await startPlayground({ port: 0, logger: createLogger({ level: 'warn', sink: () => undefined }) });
+    const port = playground.bot.port;
+    const reach = (host: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect({ host, port });
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve('connected');
+        });
+        socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+      });
+    expect(await reach('127.0.0.1')).toBe('connected');
+    const outside = Object.values(networkInterfaces()).flat().find((i) => i !== undefined && !i.internal && i.family === 'IPv4');
+    if (outside === undefined) throw new Error('this machine has no non-loopback IPv4 address to test from');
+    expect(await reach(outside.address)).toBe('ECONNREFUSED');
   });
 });
