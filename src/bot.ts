@@ -10,7 +10,10 @@ import { startReconciler } from './approval/reconciler.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
 import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
+import { metricsRoute, startOpsServer, type OpsServer } from './http/ops-routes.js';
 import { createLogger, type BotLogger } from './log.js';
+import { createMetrics, type BotMetrics } from './metrics.js';
+import { changeObserver, cloudObserver, commandLabel, countedSummaries, countSlackApiError } from './observe.js';
 import type { ChangeStore, Messenger, Modals, ScheduleStore } from './ports/index.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { CloudSimulator } from './simulator/server.js';
@@ -23,8 +26,13 @@ import { openStores, type Stores } from './store/open.js';
 import { Summaries } from './summary/summaries.js';
 
 export interface BotHandle {
-  /** The HTTP port bound (Slack requests and /healthz). */
+  /** The HTTP port bound (Slack requests and the probes; in Socket Mode the probes only). */
   port: number;
+  /** Where /metrics is served when METRICS_PORT is set. */
+  metricsPort: number | undefined;
+  metrics: BotMetrics | undefined;
+  /** In Socket Mode, whether the connection to Slack is open now. */
+  socketOpen: (() => boolean) | undefined;
   services: BotServices;
   changeRequests: ApprovalFlow;
   changeStore: ChangeStore;
@@ -55,41 +63,62 @@ export interface BotOverrides {
   recheckDelaysMs?: number[];
   /** Interface the HTTP receiver listens on; every interface unless given (the playground: loopback). */
   host?: string;
+  /** Process metrics (CPU, memory, GC): off in tests, where many bots share a process. */
+  processMetrics?: boolean;
+  /** Socket Mode's reconnect pause is this times the failures in a row (tests shorten it). */
+  socketClientPingTimeoutMs?: number;
 }
 
 const DRAIN_LIMIT_MS = 8_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
-  const logger = overrides.logger ?? createLogger({ level: config.logLevel });
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
   logger.addSecrets(config.slack.botToken, config.slack.signingSecret, config.slack.appToken);
 
-  // 1. Adapters.
-  const { cloud, simulator } = await connectCloud(config, logger, overrides.cloudClient);
+  // 1. Adapters; metrics first, as the others report to them (the gauges read the store and the
+  // client at scrape time, when both exist).
+  const metrics = config.metrics.enabled
+    ? createMetrics({ processDefaults: overrides.processMetrics ?? true, countPending: () => stores.changeStore.countPending(Date.now()), throttleQueue: () => cloud.throttleQueueLength })
+    : undefined;
+  const { cloud, simulator } = await connectCloud(config, logger, { ...overrides.cloudClient, ...(metrics ? { observer: cloudObserver(metrics) } : {}) });
   const stores = openStores({
     redis: { url: config.redisUrl, cluster: config.redisCluster, sentinel: config.redisSentinel },
     logger,
     changeStore: overrides.changeStore,
     scheduleStore: overrides.scheduleStore,
   });
-  const slack = createSlackApp({ ...config.slack, host: overrides.host, logger, healthy: () => stores.changeStore.ping() });
-  const messenger = pacedMessenger(slackMessenger(slack.app.client), overrides.channelPostIntervalMs ?? 1_000);
+  const metricsOwnPort = config.metrics.enabled ? config.metrics.port : undefined;
+  const slack = createSlackApp({
+    ...config.slack,
+    host: overrides.host,
+    logger,
+    storeAnswers: () => stores.changeStore.ping(),
+    metrics: metricsOwnPort === undefined ? metrics?.registry : undefined,
+    ...(metrics ? { onAck: (seconds: number) => metrics.ackSeconds.observe(seconds) } : {}),
+    ...(overrides.socketClientPingTimeoutMs ? { socketClientPingTimeoutMs: overrides.socketClientPingTimeoutMs } : {}),
+  });
+  const onSlackApiError = metrics ? countSlackApiError(metrics) : undefined;
+  const messenger = pacedMessenger(slackMessenger(slack.app.client, onSlackApiError), overrides.channelPostIntervalMs ?? 1_000);
 
   // 2. Services.
-  const { services, changeRequests, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app), logger });
+  const { services, changeRequests, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app, onSlackApiError), logger, metrics });
 
   // 3. Listeners.
   let accepting = true;
-  registerListeners(slack.app, { services, messenger, accepting: () => accepting });
+  registerListeners(slack.app, { services, messenger, accepting: () => accepting, ...(metrics ? { onCommand: (command) => metrics.commands.inc({ command: commandLabel(command) }) } : {}) });
 
   // 4. Start.
   let port: number;
+  let metricsServer: OpsServer | undefined;
   try {
     port = await slack.start();
+    metricsServer = metrics && metricsOwnPort !== undefined ? await startOpsServer(metricsOwnPort, [metricsRoute(metrics.registry)]) : undefined;
     // The first read of the store: a Redis that does not answer is said in a sentence here.
     await scheduler.start();
   } catch (error) {
     // Leave nothing listening or connecting behind a start that failed.
     await slack.stop().catch(() => undefined);
+    await metricsServer?.close().catch(() => undefined);
     await stores.close().catch(() => undefined);
     await cloud.close();
     await simulator?.close();
@@ -99,10 +128,16 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     everyMs: config.approvals.leaseMs / 4,
     logger,
   });
-  logger.info(`bot listening: ${config.slack.appToken ? 'Socket Mode' : `HTTP on port ${port} (POST /slack/events)`}, health at /healthz, command ${config.slack.slashCommand}`);
+  const metricsAt = !metrics ? 'metrics off' : `metrics at /metrics on port ${metricsServer?.port ?? port}`;
+  logger.info(
+    `bot listening: ${config.slack.appToken ? `Socket Mode, probes on port ${port}` : `HTTP on port ${port} (POST /slack/events)`}, probes at /livez /readyz /healthz, ${metricsAt}, command ${config.slack.slashCommand}`,
+  );
 
   return {
     port,
+    metricsPort: metricsServer?.port,
+    metrics,
+    socketOpen: slack.socketOpen,
     services,
     changeRequests,
     changeStore: stores.changeStore,
@@ -115,6 +150,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       const drained = Promise.all([changeRequests.drain(), scheduler.stop()]);
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
       await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${String(error)}`));
+      await metricsServer?.close();
       await stores.close();
       await cloud.close();
       await simulator?.close();
@@ -128,10 +164,11 @@ interface Adapters {
   messenger: Messenger;
   modals: Modals;
   logger: BotLogger;
+  metrics: BotMetrics | undefined;
 }
 
 /** The middle layer: approvals, summaries and schedules, on top of the adapters. */
-function buildServices(config: Config, overrides: BotOverrides, { cloud, stores, messenger, modals, logger }: Adapters) {
+function buildServices(config: Config, overrides: BotOverrides, { cloud, stores, messenger, modals, logger, metrics }: Adapters) {
   const { changeStore, scheduleStore } = stores;
   const policy = new ApproverPolicy({ approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval, messenger });
   const changeRequests = new ApprovalFlow({
@@ -144,8 +181,9 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     logger,
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),
+    observe: changeObserver(logger, metrics),
   });
-  const summaries = new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger });
+  const summaries = countedSummaries(new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger }), metrics);
   const scheduler = new Scheduler({
     store: scheduleStore,
     logger,

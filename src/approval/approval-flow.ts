@@ -33,6 +33,8 @@ import {
   type ApprovalPolicy,
   type ChangeRequestService,
   type ChangeStore,
+  type ChangeEventOutcome,
+  type ChangeObserver,
   type Decision,
   type DecisionReply,
   type LeaseToken,
@@ -61,12 +63,15 @@ export interface ApprovalFlowOptions {
   owner?: string;
   /** How long an approval waits for another change to the same service to finish; default 2 min. */
   serviceLockWaitMs?: number;
+  /** Told of every outcome (requested, applied, failed, stale, rejected, cancelled, expired). */
+  observe?: ChangeObserver;
 }
 
 const DEFAULT_LEASE_MS = 20_000;
 const DEFAULT_SERVICE_LOCK_WAIT_MS = 120_000;
 /** Polling for a busy service lock: quick enough to follow a finished change at once. */
 const SERVICE_LOCK_POLL_MS = 100;
+const OBSERVED: ReadonlySet<string> = new Set<ChangeEventOutcome>(['requested', 'applied', 'failed', 'stale', 'rejected', 'cancelled', 'expired']);
 
 export class ApprovalFlow implements ChangeRequestService {
   private readonly now: () => number;
@@ -98,6 +103,7 @@ export class ApprovalFlow implements ChangeRequestService {
       status: 'pending',
     };
     await this.options.store.create(request);
+    this.notify('requested', request, input.userId);
     let ts: string;
     try {
       ts = await this.options.messenger.post(request.channelId, requestMessage(request));
@@ -325,7 +331,7 @@ export class ApprovalFlow implements ChangeRequestService {
     return this.options.cloud.getService(serviceId, { fresh: true });
   }
 
-  private transition(
+  private async transition(
     request: ChangeRequest,
     from: ChangeStatus[],
     to: ChangeStatus,
@@ -334,7 +340,7 @@ export class ApprovalFlow implements ChangeRequestService {
     outcome?: ChangeOutcome,
     lease: Pick<Transition, 'claim' | 'holder'> = {},
   ) {
-    return this.options.store.transition(request.id, {
+    const result = await this.options.store.transition(request.id, {
       from,
       to,
       actorId,
@@ -343,6 +349,15 @@ export class ApprovalFlow implements ChangeRequestService {
       ...(outcome ? { outcome } : {}),
       audit: { action, ...(outcome?.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}), ...(outcome?.message ? { message: outcome.message } : {}), summary: changeSummary(request.plan.changes) },
     });
+    if (result.ok) this.notify(action, request, actorId, outcome?.apiRequestId);
+    else if (result.reason === 'expired') this.notify('expired', request, actorId);
+    return result;
+  }
+
+  private notify(outcome: string, request: ChangeRequest, userId: string, apiRequestId?: string): void {
+    if (!OBSERVED.has(outcome)) return;
+    const event = { outcome: outcome as ChangeEventOutcome, changeRequestId: request.id, serviceId: request.plan.serviceId, channelId: request.channelId, userId };
+    this.options.observe?.(apiRequestId ? { ...event, apiRequestId } : event);
   }
 
   private async lostRace(result: Exclude<Awaited<ReturnType<ChangeStore['transition']>>, { ok: true }>): Promise<DecisionReply> {
