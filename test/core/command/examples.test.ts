@@ -27,10 +27,10 @@ describe('help examples in the demo organization', () => {
     if (command.kind === 'show' || command.kind === 'edit' || (command.kind === 'history' && command.service !== undefined)) {
       expect(byName(command.service ?? '')).toBeDefined();
     }
-    if (command.kind === 'list' || command.kind === 'summary' || command.kind === 'schedule-add') {
+    if (command.kind === 'list' || command.kind === 'summary' || command.kind === 'schedule add') {
       expect(demo.filter((service) => matchesTagFilters(service, command.filters)).length).toBeGreaterThan(0);
     }
-    if (command.kind === 'schedule-remove') expect(command.id).toMatch(/^sch-[0-9a-f]{6}$/);
+    if (command.kind === 'schedule remove') expect(command.id).toMatch(/^sch-[0-9a-f]{6}$/);
   });
 
   it('gives every demo service a distinct short id', () => {
