@@ -1,3 +1,4 @@
+import type { ServiceUpdate } from '../cloud/schemas.js';
 import type { ChangeOutcome, ChangeRequest, ChangeStatus } from '../core/change/types.js';
 
 export type AuditAction = 'requested' | 'approved' | 'applied' | 'failed' | 'rejected' | 'cancelled' | 'expired' | 'stale';
@@ -16,6 +17,11 @@ export interface AuditEntry {
   summary: string;
   apiRequestId?: string;
   message?: string;
+  /**
+   * The PATCH body of the request, on 'applied' entries: what drift attribution matches, entry
+   * by entry, so the bot is credited only for exactly what it did.
+   */
+  update?: ServiceUpdate;
 }
 export type NewAuditEntry = Omit<AuditEntry, 'id'>;
 

@@ -12,7 +12,7 @@ import { cloudErrorSentence } from '../core/render/errors.js';
 import { esc } from '../core/render/mrkdwn.js';
 import { attributeDrift, diffSnapshots, filterServices, parseSnapshot, summaryFailureMessage, summaryMessages, takeSnapshot } from '../core/summary/index.js';
 import type { ScheduleStore } from '../store/schedules.js';
-import type { ChangeStore } from '../store/types.js';
+import type { AuditEntry, ChangeStore } from '../store/types.js';
 
 export interface SummaryTarget {
   channelId: string;
@@ -59,7 +59,7 @@ export class Summaries {
     const previous = parseSnapshot(await snapshots.readSnapshot(target.snapshotKey));
     let drift;
     if (previous) {
-      const audit = await changes.readAudit({ limit: AUDIT_LOOKBACK });
+      const audit = await withUpdates(changes, await changes.readAudit({ limit: AUDIT_LOOKBACK }), previous.takenAt);
       drift = attributeDrift(diffSnapshots(previous, current), audit, { from: previous.takenAt, to: now });
     }
     const { headline, details } = summaryMessages({ services, filters: target.filters, drift, generatedAt: now, ...(target.title ? { title: target.title } : {}) });
@@ -83,6 +83,20 @@ export class Summaries {
     const invite = error instanceof SlackCallError && (error.code === 'not_in_channel' || error.code === 'channel_not_found') ? ' Invite the bot to this channel and try again.' : '';
     return { ok: false, text: `:x: The summary could not be posted: ${esc(reason)}${invite}` };
   }
+}
+
+/**
+ * Applied entries carry their PATCH body; one written without it (by an older version) gets it
+ * from its change request while that is still kept, so attribution stays exact either way.
+ */
+async function withUpdates(changes: ChangeStore, entries: AuditEntry[], since: number): Promise<AuditEntry[]> {
+  return Promise.all(
+    entries.map(async (entry) => {
+      if (entry.action !== 'applied' || entry.update || entry.at < since) return entry;
+      const request = await changes.get(entry.changeId);
+      return request ? { ...entry, update: request.plan.update } : entry;
+    }),
+  );
 }
 
 function plainReference(error: CloudApiError): string {

@@ -218,6 +218,23 @@ describe('/clickhouse summary', () => {
     expect(third.thread).not.toContain('Changes since the last summary');
   });
 
+  it('credits a console change that undid the bot\'s entry and opened 0.0.0.0/0 to "elsewhere", not to the bot', async () => {
+    const h = await harness({ env: { CLICKHOUSE_CACHE_SECONDS: '0' } });
+    await h.command('summary');
+    await summaryPosted(h);
+    const before = h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList ?? [];
+    await applyThroughBot(h, 'ip add orders-prod 10.20.30.0/24 vendor');
+    // The console then removes the bot's entry and opens the service to everyone.
+    h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, { ipAccessList: [...before, { source: '0.0.0.0/0', description: '' }] });
+
+    const after = h.slack.calls.length;
+    await h.command('summary');
+    const second = await summaryPosted(h, { after });
+    expect(second.thread).toContain('*Changes since the last summary* (1: 0 via this bot, 1 elsewhere)');
+    expect(second.thread).toContain('• *orders-prod*: IP access entry added: 0.0.0.0/0 — _elsewhere_');
+    expect(second.thread).not.toContain(':robot_face:');
+  });
+
   it('reports a failed read in the channel and to the person, clearly', async () => {
     const h = await harness();
     // The client tries a read four times (one try and three retries): all of them fail.
