@@ -97,7 +97,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
         logger,
         ...(overrides.scheduleSyncMs ? { syncIntervalMs: overrides.scheduleSyncMs } : {}),
         run: async (schedule) => {
-          await summaries.post({ channelId: schedule.channelId, filters: schedule.filters, snapshotKey: `schedule:${schedule.id}`, title: 'Scheduled ClickHouse Cloud summary', scheduled: true });
+          await summaries.post({ channelId: schedule.channelId, filters: schedule.filters, snapshotKey: `schedule:${schedule.id}`, title: 'Scheduled ClickHouse Cloud summary', scheduled: true, reader: `schedule:${schedule.id}` });
         },
       });
       const services: BotServices = {

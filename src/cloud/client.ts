@@ -17,7 +17,8 @@ import { Pool } from 'undici';
 import type { Logger } from '@slack/bolt';
 import { USER_AGENT } from '../version.js';
 import { CloudApiError } from './errors.js';
-import { SlidingWindowLimiter } from './rate-limiter.js';
+import { filterServices } from '../core/summary/tags.js';
+import { FairThrottle, ThrottleBusyError, type Priority, type ThrottleOptions, type ThrottleTicket } from './throttle.js';
 import { ReadCache } from './read-cache.js';
 import {
   ErrorEnvelopeSchema,
@@ -47,8 +48,8 @@ export interface CloudClientOptions {
   rateLimitBudgetMs?: number;
   /** Added to the API's X-RateLimit-Reset before retrying. */
   rateLimitPaddingMs?: number;
-  /** Client-side throttle matching the API's limit; false turns it off. */
-  throttle?: { limit: number; windowMs: number } | false;
+  /** Client-side throttle matching the API's limit (fair, bounded: see throttle.ts); false turns it off. */
+  throttle?: Omit<ThrottleOptions, 'now'> | false;
   connections?: number;
   logger?: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 }
@@ -59,6 +60,16 @@ export interface ServiceList {
   fetchedAt: number;
   /** Records the API sent that lacked even an id; they are left out, not fatal. */
   skipped: number;
+}
+
+/** Who a read is for, so the throttle can put approvals first and share the rest fairly. */
+export interface ReadOptions {
+  /** Bypass the cache (re-reads before applying a change): a stale read must never approve. */
+  fresh?: boolean;
+  /** 'approval' for the re-reads of an approval; default: 'approval' when fresh, 'read' otherwise. */
+  priority?: Priority;
+  /** The Slack user (or schedule) the read is for: reads are shared fairly between people. */
+  person?: string;
 }
 
 export interface ServiceUpdateResult {
@@ -82,7 +93,7 @@ export class CloudClient {
   private readonly basePath: string;
   private readonly authorization: string;
   private readonly cache: ReadCache<ServiceList>;
-  private readonly limiter: SlidingWindowLimiter | undefined;
+  private readonly throttle: FairThrottle | undefined;
   private readonly options: Required<Omit<CloudClientOptions, 'logger' | 'throttle'>>;
   private readonly logger: CloudClientOptions['logger'];
 
@@ -105,26 +116,26 @@ export class CloudClient {
     this.orgId = options.orgId;
     this.cache = new ReadCache(this.options.cacheSeconds * 1000);
     const throttle = options.throttle ?? { limit: 10, windowMs: 10_000 };
-    this.limiter = throttle ? new SlidingWindowLimiter(throttle.limit, throttle.windowMs) : undefined;
+    this.throttle = throttle ? new FairThrottle(throttle) : undefined;
     this.logger = options.logger;
   }
 
   /**
-   * The organization's services, filtered by tags (`tag:KEY` or `tag:KEY=VALUE`, AND-ed).
-   * Reads are cached briefly and coalesced; `fresh` bypasses the cache (used before applying a
-   * change, so a stale read can never approve a stale change).
+   * The organization's services, filtered by tags (`tag:KEY` or `tag:KEY=VALUE`, AND-ed). The
+   * organization is read unfiltered, once per cache window and coalesced, and filtered here with
+   * the API's meaning: any number of distinct filter lists cost one request and one cached list.
    */
-  listServices(filters: readonly string[] = [], options: { fresh?: boolean } = {}): Promise<ServiceList> {
+  async listServices(filters: readonly string[] = [], options: ReadOptions = {}): Promise<ServiceList> {
     for (const filter of filters) {
       if (!TagFilterSchema.safeParse(filter).success) {
-        return Promise.reject(
-          new CloudApiError('invalid-request', `"${filter}" is not a tag filter: write tag:KEY or tag:KEY=VALUE`),
-        );
+        throw new CloudApiError('invalid-request', `"${filter}" is not a tag filter: write tag:KEY or tag:KEY=VALUE`);
       }
     }
-    const key = [...filters].sort().join('&');
-    const load = () => this.fetchList(filters);
-    return options.fresh ? this.cache.refresh(key, load) : this.cache.get(key, load);
+    const ticket: ThrottleTicket = { priority: options.priority ?? (options.fresh ? 'approval' : 'read'), person: options.person ?? 'bot' };
+    const load = () => this.fetchList(ticket);
+    const all = await (options.fresh ? this.cache.refresh(WHOLE_ORGANIZATION, load) : this.cache.get(WHOLE_ORGANIZATION, load));
+    const wanted = normaliseFilters(filters);
+    return wanted.length === 0 ? all : { ...all, services: filterServices(all.services, wanted) };
   }
 
   async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {
@@ -135,7 +146,7 @@ export class CloudClient {
     }
     const path = `${this.orgPath()}/services/${encodeURIComponent(serviceId)}`;
     try {
-      const response = await this.send('PATCH', path, body.data);
+      const response = await this.send('PATCH', path, { priority: 'approval', person: 'approval' }, body.data);
       const parsed = UpdateEnvelopeSchema.safeParse(response.json);
       if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
       return { service: parsed.data.result, requestId: parsed.data.requestId };
@@ -153,12 +164,9 @@ export class CloudClient {
     return `${this.basePath}/v1/organizations/${encodeURIComponent(this.orgId)}`;
   }
 
-  private async fetchList(filters: readonly string[]): Promise<ServiceList> {
-    const query = new URLSearchParams();
-    for (const filter of filters) query.append('filter', filter);
-    const search = query.size > 0 ? `?${query.toString()}` : '';
-    const path = `${this.orgPath()}/services${search}`;
-    const response = await this.send('GET', path);
+  private async fetchList(ticket: ThrottleTicket): Promise<ServiceList> {
+    const path = `${this.orgPath()}/services`;
+    const response = await this.send('GET', path, ticket);
     const parsed = ListEnvelopeSchema.safeParse(response.json);
     if (!parsed.success) throw this.badResponse('GET', path, response.json);
     const { services, skipped } = parseServiceList(parsed.data.result);
@@ -166,10 +174,10 @@ export class CloudClient {
     return { services, skipped, requestId: parsed.data.requestId, fetchedAt: Date.now() };
   }
 
-  private async send(method: Method, path: string, body?: unknown): Promise<RawResponse> {
+  private async send(method: Method, path: string, ticket: ThrottleTicket, body?: unknown): Promise<RawResponse> {
     const deadline = Date.now() + this.options.rateLimitBudgetMs;
     for (let attempt = 0; ; attempt += 1) {
-      if (this.limiter) await this.limiter.acquire();
+      await this.acquire(ticket, method, path);
       let response: RawResponse & { retryAfterMs: number | undefined };
       try {
         response = await this.sendOnce(method, path, body);
@@ -198,6 +206,16 @@ export class CloudClient {
       }
       if (status >= 400 || status < 200) throw this.httpError(method, path, response);
       return response;
+    }
+  }
+
+  private async acquire(ticket: ThrottleTicket, method: Method, path: string): Promise<void> {
+    try {
+      await this.throttle?.acquire(ticket);
+    } catch (error) {
+      if (!(error instanceof ThrottleBusyError)) throw error;
+      this.logger?.info(`Cloud API budget busy: ${method} ${path} for ${ticket.person} not sent`);
+      throw new CloudApiError('busy', 'The Cloud API budget of the bot is taken by other requests', { method, path, retryAfterMs: error.retryAfterMs });
     }
   }
 
@@ -286,6 +304,14 @@ export class CloudClient {
       path,
     });
   }
+}
+
+/** The one cache key: the whole organization, filtered locally per caller. */
+const WHOLE_ORGANIZATION = 'organization';
+
+/** The same filter named twice is one filter; order does not matter. */
+export function normaliseFilters(filters: readonly string[]): string[] {
+  return [...new Set(filters)].sort();
 }
 
 function parseJson(text: string): unknown {

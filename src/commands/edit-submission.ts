@@ -27,7 +27,7 @@ export type SubmissionAck = (errors?: Record<string, string>) => Promise<void>;
 
 export async function submitEdit(submission: EditSubmission, ack: SubmissionAck, s: BotServices, messenger: Messenger): Promise<void> {
   const intent = intentFromSubmission(submission.values, submission.metadata.shown);
-  const reading = readService(s, submission.metadata.serviceId).catch((error: unknown): Read => ({ ok: false, text: failureText(error, s) }));
+  const reading = readService(s, submission.metadata.serviceId, submission.userId).catch((error: unknown): Read => ({ ok: false, text: failureText(error, s) }));
   const early = await Promise.race([reading, sleep(SUBMIT_DEADLINE_MS).then(() => undefined)]);
   if (early?.ok) {
     const plan = planChange(early.service, intent);
@@ -67,9 +67,9 @@ async function tell(messenger: Messenger, submission: EditSubmission, text: stri
 
 type Read = { ok: true; service: ServiceRecord } | { ok: false; text: string };
 
-async function readService(s: BotServices, serviceId: string): Promise<Read> {
+async function readService(s: BotServices, serviceId: string, person: string): Promise<Read> {
   try {
-    const list = await s.cloud.listServices();
+    const list = await s.cloud.listServices([], { person });
     const service = list.services.find((candidate) => candidate.id === serviceId);
     return service ? { ok: true, service } : { ok: false, text: `:grey_question: Service ${code(serviceId)} no longer exists, so nothing was requested.` };
   } catch (error) {

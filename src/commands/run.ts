@@ -42,18 +42,18 @@ async function dispatch(command: Command, inv: Invocation, s: BotServices): Prom
     case 'invalid':
       return inv.reply({ text: esc(command.message), blocks: invalidBlocks(s.slashCommand, command.message, command.usage) });
     case 'list': {
-      const list = await s.cloud.listServices(command.filters);
+      const list = await s.cloud.listServices(command.filters, { person: inv.userId });
       return inv.reply({ text: `${list.services.length} ClickHouse Cloud services`, blocks: listBlocks(list.services, command.filters, list.fetchedAt) });
     }
     case 'show': {
-      const found = await lookupService(s, command.service);
+      const found = await lookupService(s, command.service, inv.userId);
       if (!found.ok) return text(found.text);
       return inv.reply({ text: `Service ${esc(found.service.name)}`, blocks: serviceBlocks(found.service) });
     }
     case 'edit':
       return openEditModal(command.service, inv, s);
     case 'change': {
-      const found = await lookupService(s, command.service);
+      const found = await lookupService(s, command.service, inv.userId);
       if (!found.ok) return text(found.text);
       const result = await s.changes.request({ channelId: inv.channelId, userId: inv.userId, service: found.service, intent: command.intent });
       if (result.ok) return text(`:memo: Change request ${code(result.request.id)} is posted in the channel and waits for a colleague's approval.`);
@@ -80,7 +80,7 @@ async function dispatch(command: Command, inv: Invocation, s: BotServices): Prom
 async function openEditModal(query: string, inv: Invocation, s: BotServices): Promise<void> {
   const opened = await s.modals.open(inv.triggerId, loadingView());
   try {
-    const found = await lookupService(s, query);
+    const found = await lookupService(s, query, inv.userId);
     const view = found.ok ? editView(found.service, editMetadata(found.service, inv.channelId)) : messageView(found.text);
     await s.modals.update(opened.viewId, view, opened.hash);
   } catch (error) {
@@ -91,7 +91,7 @@ async function openEditModal(query: string, inv: Invocation, s: BotServices): Pr
 
 async function postSummaryNow(filters: string[], inv: Invocation, s: BotServices): Promise<void> {
   await inv.reply({ text: 'Preparing the summary…', blocks: [section(':hourglass: Preparing the summary for this channel…')] });
-  const outcome = await s.summaries.post({ channelId: inv.channelId, filters, snapshotKey: adHocSnapshotKey(inv.channelId, filters) });
+  const outcome = await s.summaries.post({ channelId: inv.channelId, filters, snapshotKey: adHocSnapshotKey(inv.channelId, filters), reader: inv.userId });
   if (!outcome.ok) await inv.reply({ text: outcome.text, blocks: [section(outcome.text)] });
 }
 
@@ -103,7 +103,7 @@ async function showHistory(query: string | undefined, inv: Invocation, s: BotSer
     const entries = await s.store.readAudit({ limit: HISTORY_LIMIT });
     return inv.reply({ text: 'Recent change history', blocks: historyBlocks(entries) });
   }
-  const found = await lookupService(s, query);
+  const found = await lookupService(s, query, inv.userId);
   if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
   const entries = await s.store.readAudit({ serviceId: found.service.id, limit: HISTORY_LIMIT });
   return inv.reply({ text: `History of ${esc(found.service.name)}`, blocks: historyBlocks(entries, found.service.name) });

@@ -22,6 +22,8 @@ export interface SummaryTarget {
   title?: string;
   /** Posted by a schedule rather than asked for; failure messages say which. */
   scheduled?: boolean;
+  /** Who the read is for (the person who asked, or the schedule): the API budget is shared fairly. */
+  reader: string;
 }
 
 export type SummaryOutcome = { ok: true } | { ok: false; text: string };
@@ -52,7 +54,7 @@ export class Summaries {
 
   private async postOrThrow(target: SummaryTarget): Promise<void> {
     const { cloud, changes, snapshots, messenger } = this.deps;
-    const list = await cloud.listServices();
+    const list = await cloud.listServices([], { person: target.reader });
     const services = filterServices(list.services, target.filters);
     const now = this.deps.now?.() ?? Date.now();
     const current = takeSnapshot(services, now);
