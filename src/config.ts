@@ -26,7 +26,8 @@ const integer = (fallback: number, min: number, max: number) =>
 const url = (fallback: string) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.url({ protocol: /^https?$/ }));
 
-const SLACK_ID_LIST = /^[US][A-Z0-9]{2,}$/;
+/** User ids (U..., or W... on Enterprise Grid) and user group ids (S...). */
+const SLACK_ID_LIST = /^[UWS][A-Z0-9]{2,}$/;
 
 export interface HostPort {
   host: string;
@@ -100,7 +101,7 @@ const EnvSchema = z
       z.array(z.string()).superRefine((ids, ctx) => {
         const bad = ids.filter((id) => !SLACK_ID_LIST.test(id));
         if (bad.length > 0) {
-          ctx.addIssue({ code: 'custom', message: `lists Slack user ids (U...) or user group ids (S...), not ${bad.map((b) => `"${b}"`).join(', ')}` });
+          ctx.addIssue({ code: 'custom', message: `lists Slack user ids (U... or W...) or user group ids (S...), not ${bad.map((b) => `"${b}"`).join(', ')}` });
         }
       }),
     ),

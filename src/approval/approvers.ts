@@ -1,7 +1,8 @@
 /**
- * Who may approve or reject a change request. APPROVERS lists user ids (U...) and user group ids
- * (S...); groups are resolved through Slack and cached, since membership changes rarely and a
- * click must be answered fast. With no APPROVERS, anyone in the channel but the requester may.
+ * Who may approve or reject a change request. APPROVERS lists user ids (U..., or W... on
+ * Enterprise Grid) and user group ids (S...). Groups are read from Slack at the moment of
+ * approval, so someone removed from a group cannot approve any more; rejections may use a recent
+ * read. With no APPROVERS, anyone in the channel but the requester may.
  */
 import type { ChangeRequest } from '../core/change/types.js';
 import { SlackCallError, type Messenger } from './messenger.js';
@@ -28,14 +29,14 @@ export class ApproverPolicy {
     if (userId === request.requesterId && !this.options.allowSelfApproval) {
       return { allowed: false, reason: 'You asked for this change, so someone else has to approve it.' };
     }
-    return this.mayDecide(userId, 'approve');
+    return this.mayDecide(userId, 'approve', { fresh: true });
   }
 
   async mayReject(userId: string, request: ChangeRequest): Promise<Verdict> {
     if (userId === request.requesterId) {
       return { allowed: false, reason: 'This is your own request: use Cancel to withdraw it.' };
     }
-    return this.mayDecide(userId, 'reject');
+    return this.mayDecide(userId, 'reject', { fresh: false });
   }
 
   mayCancel(userId: string, request: ChangeRequest): Verdict {
@@ -44,26 +45,28 @@ export class ApproverPolicy {
       : { allowed: false, reason: 'Only the person who asked for this change can cancel it. Approvers can Reject it.' };
   }
 
-  private async mayDecide(userId: string, verb: string): Promise<Verdict> {
+  /** One unreadable group does not stop the members of the groups that could be read. */
+  private async mayDecide(userId: string, verb: string, read: { fresh: boolean }): Promise<Verdict> {
     const { approvers } = this.options;
     if (approvers.length === 0 || approvers.includes(userId)) return { allowed: true };
-    for (const groupId of approvers.filter((id) => id.startsWith('S'))) {
-      let members: Set<string>;
-      try {
-        members = await this.members(groupId);
-      } catch (error) {
-        const code = error instanceof SlackCallError ? error.code : 'no answer';
-        return { allowed: false, reason: `The bot could not check the approver group <!subteam^${groupId}> (Slack said: ${code}). Whoever runs the bot should check its usergroups:read scope.` };
-      }
-      if (members.has(userId)) return { allowed: true };
+    const groups = approvers.filter((id) => id.startsWith('S'));
+    const reads = await Promise.allSettled(groups.map((groupId) => this.members(groupId, read.fresh)));
+    if (reads.some((r) => r.status === 'fulfilled' && r.value.has(userId))) return { allowed: true };
+    const unreadable = groups.flatMap((groupId, i) => {
+      const result = reads[i];
+      return result?.status === 'rejected' ? [{ groupId, code: result.reason instanceof SlackCallError ? result.reason.code : 'no answer' }] : [];
+    });
+    if (unreadable.length > 0) {
+      const which = unreadable.map((u) => `<!subteam^${u.groupId}> (Slack said: ${u.code})`).join(', ');
+      return { allowed: false, reason: `You are not in any approver group the bot could read, and it could not check ${which}. Whoever runs the bot should check its usergroups:read scope.` };
     }
     return { allowed: false, reason: `You are not on this bot's list of approvers, so you cannot ${verb} changes. Ask one of them: ${approvers.map(label).join(', ')}.` };
   }
 
-  private members(groupId: string): Promise<Set<string>> {
+  private members(groupId: string, fresh: boolean): Promise<Set<string>> {
     const ttl = this.options.groupCacheMs ?? 5 * 60_000;
     const cached = this.groups.get(groupId);
-    if (cached && this.now() - cached.fetchedAt < ttl) return cached.members;
+    if (!fresh && cached && this.now() - cached.fetchedAt < ttl) return cached.members;
     const members = this.options.messenger.groupMembers(groupId).then(
       (ids) => new Set(ids),
       (error: unknown) => {
