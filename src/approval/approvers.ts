@@ -5,9 +5,8 @@
  * read. With no APPROVERS, anyone in the channel but the requester may.
  */
 import type { ChangeRequest } from '../core/change/types.js';
-import { SlackCallError, type Messenger } from './messenger.js';
-
-export type Verdict = { allowed: true } | { allowed: false; reason: string };
+import type { ApprovalPolicy, Decision, Verdict } from '../ports/approval-policy.js';
+import { MessengerError, type Messenger } from '../ports/messenger.js';
 
 export interface ApproverPolicyOptions {
   approvers: readonly string[];
@@ -17,12 +16,18 @@ export interface ApproverPolicyOptions {
   now?: () => number;
 }
 
-export class ApproverPolicy {
+export class ApproverPolicy implements ApprovalPolicy {
   private readonly groups = new Map<string, { members: Promise<Set<string>>; fetchedAt: number }>();
   private readonly now: () => number;
 
   constructor(private readonly options: ApproverPolicyOptions) {
     this.now = options.now ?? Date.now;
+  }
+
+  async check(decision: Decision, userId: string, request: ChangeRequest): Promise<Verdict> {
+    if (decision === 'approve') return this.mayApprove(userId, request);
+    if (decision === 'reject') return this.mayReject(userId, request);
+    return this.mayCancel(userId, request);
   }
 
   async mayApprove(userId: string, request: ChangeRequest): Promise<Verdict> {
@@ -54,7 +59,7 @@ export class ApproverPolicy {
     if (reads.some((r) => r.status === 'fulfilled' && r.value.has(userId))) return { allowed: true };
     const unreadable = groups.flatMap((groupId, i) => {
       const result = reads[i];
-      return result?.status === 'rejected' ? [{ groupId, code: result.reason instanceof SlackCallError ? result.reason.code : 'no answer' }] : [];
+      return result?.status === 'rejected' ? [{ groupId, code: result.reason instanceof MessengerError ? result.reason.code : 'no answer' }] : [];
     });
     if (unreadable.length > 0) {
       const which = unreadable.map((u) => `<!subteam^${u.groupId}> (Slack said: ${u.code})`).join(', ');

@@ -16,20 +16,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { Logger } from '@slack/bolt';
 import { USER_AGENT } from '../version.js';
-import { CloudApiError } from './errors.js';
+import { CloudApiError } from '../core/service/api-error.js';
+import { ServiceUpdateSchema, TagFilterSchema, type ServiceRecord, type ServiceUpdate } from '../core/service/schema.js';
+import type { ReadOptions, ServiceDirectory, ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
+import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, UpdateEnvelopeSchema } from './envelopes.js';
+import { FairThrottle, ThrottleBusyError, type ThrottleOptions, type ThrottleTicket } from './throttle.js';
 import { filterServices } from '../core/summary/tags.js';
-import { FairThrottle, ThrottleBusyError, type Priority, type ThrottleOptions, type ThrottleTicket } from './throttle.js';
 import { ReadCache } from './read-cache.js';
-import {
-  ErrorEnvelopeSchema,
-  ListEnvelopeSchema,
-  parseServiceList,
-  ServiceUpdateSchema,
-  TagFilterSchema,
-  UpdateEnvelopeSchema,
-  type ServiceRecord,
-  type ServiceUpdate,
-} from './schemas.js';
+
+export type { ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
 
 export interface CloudClientOptions {
   baseUrl: string;
@@ -54,29 +49,6 @@ export interface CloudClientOptions {
   logger?: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 }
 
-export interface ServiceList {
-  services: ServiceRecord[];
-  requestId: string;
-  fetchedAt: number;
-  /** Records the API sent that lacked even an id; they are left out, not fatal. */
-  skipped: number;
-}
-
-/** Who a read is for, so the throttle can put approvals first and share the rest fairly. */
-export interface ReadOptions {
-  /** Bypass the cache (re-reads before applying a change): a stale read must never approve. */
-  fresh?: boolean;
-  /** 'approval' for the re-reads of an approval; default: 'approval' when fresh, 'read' otherwise. */
-  priority?: Priority;
-  /** The Slack user (or schedule) the read is for: reads are shared fairly between people. */
-  person?: string;
-}
-
-export interface ServiceUpdateResult {
-  service: ServiceRecord;
-  requestId: string;
-}
-
 interface RawResponse {
   status: number;
   json: unknown;
@@ -84,7 +56,7 @@ interface RawResponse {
 
 type Method = 'GET' | 'PATCH';
 
-export class CloudClient {
+export class CloudClient implements ServiceDirectory {
   readonly orgId: string;
   /** Requests sent on the wire (after cache and single flight); for tests and benchmarks. */
   requestsSent = 0;
@@ -136,6 +108,12 @@ export class CloudClient {
     const all = await (options.fresh ? this.cache.refresh(WHOLE_ORGANIZATION, load) : this.cache.get(WHOLE_ORGANIZATION, load));
     const wanted = normaliseFilters(filters);
     return wanted.length === 0 ? all : { ...all, services: filterServices(all.services, wanted) };
+  }
+
+  /** One service, read with the whole (unfiltered) list, so it shares the list's cache and single flight. */
+  async getService(serviceId: string, options: ReadOptions = {}): Promise<ServiceRecord | undefined> {
+    const list = await this.listServices([], options);
+    return list.services.find((service) => service.id === serviceId);
   }
 
   async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {

@@ -8,7 +8,9 @@
  * - a person can queue only a few reads, the queue as a whole is bounded, and a read that would
  *   wait longer than `maxWaitMs` is refused with the time to try again, never left hanging.
  */
-export type Priority = 'approval' | 'read';
+import type { ReadPriority } from '../ports/service-directory.js';
+
+export type Priority = ReadPriority;
 
 export interface ThrottleTicket {
   priority: Priority;

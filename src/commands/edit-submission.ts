@@ -4,14 +4,14 @@
  * modal; too slow, the modal closes and problems arrive as a private message in the channel.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Messenger } from '../approval/messenger.js';
-import { CloudApiError } from '../cloud/errors.js';
-import type { ServiceRecord } from '../cloud/schemas.js';
 import { planChange } from '../core/change/plan.js';
 import { cloudErrorText, STORE_DOWN_TEXT } from '../core/render/errors.js';
 import { intentFromSubmission, modalErrors, type EditMetadata, type ViewState } from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
-import { isStoreUnavailable } from '../store/errors.js';
+import { CloudApiError } from '../core/service/api-error.js';
+import type { ServiceRecord } from '../core/service/schema.js';
+import type { Messenger } from '../ports/messenger.js';
+import { isStoreUnavailable } from '../ports/store-errors.js';
 import type { BotServices } from './context.js';
 
 export const SUBMIT_DEADLINE_MS = 2_000;
@@ -39,7 +39,7 @@ export async function submitEdit(submission: EditSubmission, ack: SubmissionAck,
   try {
     const read = early ?? (await reading);
     if (!read.ok) return await whisper(read.text);
-    const result = await s.changes.request({ channelId: submission.metadata.channelId, userId: submission.userId, service: read.service, intent });
+    const result = await s.changeRequests.request({ channelId: submission.metadata.channelId, userId: submission.userId, service: read.service, intent });
     if (result.ok) return;
     await whisper('text' in result ? result.text : `:warning: Your change was not requested: ${result.problems.map((p) => esc(p.message)).join(' ')}`);
   } catch (error) {
@@ -69,8 +69,7 @@ type Read = { ok: true; service: ServiceRecord } | { ok: false; text: string };
 
 async function readService(s: BotServices, serviceId: string, person: string): Promise<Read> {
   try {
-    const list = await s.cloud.listServices([], { person });
-    const service = list.services.find((candidate) => candidate.id === serviceId);
+    const service = await s.cloud.getService(serviceId, { person });
     return service ? { ok: true, service } : { ok: false, text: `:grey_question: Service ${code(serviceId)} no longer exists, so nothing was requested.` };
   } catch (error) {
     if (error instanceof CloudApiError) return { ok: false, text: cloudErrorText(error, 'Reading the service') };

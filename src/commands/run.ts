@@ -3,7 +3,6 @@
  * person privately, and posts change requests publicly for approval.
  */
 import { randomUUID } from 'node:crypto';
-import { CloudApiError } from '../cloud/errors.js';
 import type { Command } from '../core/command/parse.js';
 import { pendingBlocks } from '../core/render/change.js';
 import { cloudErrorText, STORE_DOWN_TEXT } from '../core/render/errors.js';
@@ -12,9 +11,10 @@ import { historyBlocks } from '../core/render/history.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
+import { CloudApiError } from '../core/service/api-error.js';
+import { isStoreUnavailable } from '../ports/store-errors.js';
 import type { BotServices, Invocation } from './context.js';
 import { lookupService } from './lookup.js';
-import { isStoreUnavailable } from '../store/errors.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 
 const HISTORY_LIMIT = 20;
@@ -55,13 +55,13 @@ async function dispatch(command: Command, inv: Invocation, s: BotServices): Prom
     case 'change': {
       const found = await lookupService(s, command.service, inv.userId);
       if (!found.ok) return text(found.text);
-      const result = await s.changes.request({ channelId: inv.channelId, userId: inv.userId, service: found.service, intent: command.intent });
+      const result = await s.changeRequests.request({ channelId: inv.channelId, userId: inv.userId, service: found.service, intent: command.intent });
       if (result.ok) return text(`:memo: Change request ${code(result.request.id)} is posted in the channel and waits for a colleague's approval.`);
       if ('text' in result) return text(result.text);
       return text(`:warning: ${result.problems.map((p) => esc(p.message)).join('\n')}`);
     }
     case 'pending': {
-      const requests = await s.store.listPending(inv.channelId, Date.now());
+      const requests = await s.changeStore.listPending(inv.channelId, Date.now());
       return inv.reply({ text: `${requests.length} pending change requests`, blocks: pendingBlocks(requests) });
     }
     case 'history':
@@ -100,12 +100,12 @@ const adHocSnapshotKey = (channelId: string, filters: string[]) => `adhoc:${chan
 
 async function showHistory(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
   if (query === undefined) {
-    const entries = await s.store.readAudit({ limit: HISTORY_LIMIT });
+    const entries = await s.changeStore.readAudit({ limit: HISTORY_LIMIT });
     return inv.reply({ text: 'Recent change history', blocks: historyBlocks(entries) });
   }
   const found = await lookupService(s, query, inv.userId);
   if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
-  const entries = await s.store.readAudit({ serviceId: found.service.id, limit: HISTORY_LIMIT });
+  const entries = await s.changeStore.readAudit({ serviceId: found.service.id, limit: HISTORY_LIMIT });
   return inv.reply({ text: `History of ${esc(found.service.name)}`, blocks: historyBlocks(entries, found.service.name) });
 }
 

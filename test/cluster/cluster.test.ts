@@ -10,10 +10,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import type { ChangeRequest } from '../../src/core/change/types.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { changeKeys } from '../../src/store/redis-keys.js';
+import { changeKeys } from '../../src/store/redis/keys.js';
 import { RedisChangeStore, RedisScheduleStore, type RedisConnection } from '../../src/store/index.js';
-import { EXPIRED_BEFORE_DECISION } from '../../src/store/store-rules.js';
-import type { Schedule } from '../../src/store/schedules.js';
+import { EXPIRED_BEFORE_DECISION } from '../../src/store/rules.js';
+import type { Schedule } from '../../src/core/schedule/types.js';
 import { startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
 import { approve, buildChangeRequest, buildExpiredRequest, markApplied } from '../store/fixtures.js';
 import { clusterUnsupported, startLocalCluster, type LocalCluster } from './local-cluster.js';
@@ -267,8 +267,8 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
         if (!id) throw new Error('no request id');
         await a.slack.waitFor('response_url', (args) => args.responseUrlId === ack.responseUrlId);
         // The request written through replica A's connection is visible through replica B's.
-        expect((await b.bot.store.get(id))?.status).toBe('pending');
-        expect((await b.bot.store.listPending('C0CHANNEL', Date.now())).map((r) => r.id)).toContain(id);
+        expect((await b.bot.changeStore.get(id))?.status).toBe('pending');
+        expect((await b.bot.changeStore.listPending('C0CHANNEL', Date.now())).map((r) => r.id)).toContain(id);
 
         const clicks = await Promise.all([
           a.click(ACTION_APPROVE, id, USERS.approver),
@@ -284,7 +284,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
         const patches = a.simulator.requests.filter((r) => r.method === 'PATCH');
         expect(patches.length - before).toBe(1);
         expect(patches.at(-1)?.path).toContain(service);
-        const audit = await a.bot.store.readAudit({ serviceId: service, limit: 10 });
+        const audit = await a.bot.changeStore.readAudit({ serviceId: service, limit: 10 });
         expect(audit.map((e) => e.action)).toStrictEqual(['applied', 'approved', 'requested']);
       }
     });
@@ -297,7 +297,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
       // Record every claim each replica's scheduler makes, and what the Cluster answered.
       const claims: Array<{ replica: string; fireTime: number; won: boolean }> = [];
       for (const [replica, h] of [['a', a], ['b', b]] as const) {
-        const store = h.bot.services.schedules;
+        const store = h.bot.services.scheduleStore;
         const claim = store.claimRun.bind(store);
         vi.spyOn(store, 'claimRun').mockImplementation(async (scheduleId, fireTime) => {
           const won = await claim(scheduleId, fireTime);

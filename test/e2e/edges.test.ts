@@ -28,7 +28,7 @@ describe('approvers', () => {
     const refused = await answerText(h, await h.click(ACTION_APPROVE, second.id, USERS.second));
     expect(refused).toContain("You are not on this bot's list of approvers");
     expect(patches(h)).toHaveLength(1);
-    expect((await h.bot.store.get(second.id))?.status).toBe('pending');
+    expect((await h.bot.changeStore.get(second.id))?.status).toBe('pending');
   });
 
   it('lets members of a readable group approve when another approver group cannot be read', async () => {
@@ -115,6 +115,6 @@ describe('message text', () => {
     expect(String(posted.args.text)).toMatch(/…$/);
     expect(h.slack.callsOf('chat.postMessage', (a) => String(a.text).startsWith('Change request'))).toHaveLength(1);
     const id = /CR-[0-9A-F]{10}/.exec(String(posted.args.text))?.[0] ?? '';
-    expect((await h.bot.store.get(id))?.status).toBe('pending');
+    expect((await h.bot.changeStore.get(id))?.status).toBe('pending');
   });
 });

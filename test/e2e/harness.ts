@@ -13,7 +13,8 @@ import { slackSignatureHeaders } from '../../src/playground/signing.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { demoServices, DEMO_ORG_ID } from '../../src/simulator/seed.js';
 import type { ServiceRecordLike } from '../../src/simulator/state.js';
-import { connectRedis, RedisChangeStore, RedisScheduleStore, type ChangeStore, type ScheduleStore } from '../../src/store/index.js';
+import type { ChangeStore, ScheduleStore } from '../../src/ports/index.js';
+import { connectRedis, RedisChangeStore, RedisScheduleStore } from '../../src/store/index.js';
 import { FakeSlack } from './fake-slack.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
@@ -102,7 +103,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const stores = options.storesFromConfig
     ? {}
     : {
-        store: new RedisChangeStore(shared ?? REDIS_URL, { keyPrefix }) as ChangeStore,
+        changeStore: new RedisChangeStore(shared ?? REDIS_URL, { keyPrefix }) as ChangeStore,
         scheduleStore: wrapScheduleStore(new RedisScheduleStore(shared ?? REDIS_URL, { keyPrefix })),
       };
   const bot = await startBot(config, {

@@ -8,7 +8,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS, syntheticServices } from '../../src/simulator/seed.js';
-import { RedisScheduleStore, type Schedule, type ScheduleStore } from '../../src/store/index.js';
+import type { Schedule } from '../../src/core/schedule/types.js';
+import type { ScheduleStore } from '../../src/ports/schedule-store.js';
+import { RedisScheduleStore } from '../../src/store/index.js';
 import { messageViolations } from '../core/summary/limits.js';
 import type { FakeSlack, SlackCall } from './fake-slack.js';
 import { CHANNEL, REDIS_URL, textOf, useHarnesses, USERS, type Ack, type Harness } from './harness.js';
@@ -280,7 +282,7 @@ describe('/clickhouse schedule', () => {
     expect(runs[0]!).toBeLessThanOrEqual(Date.now() + 2_000);
     expect(text).toContain(`schedule remove ${id}`);
 
-    const stored = await h.bot.services.schedules.listSchedules(CHANNEL);
+    const stored = await h.bot.services.scheduleStore.listSchedules(CHANNEL);
     expect(stored).toMatchObject([{ id, channelId: CHANNEL, cron: EVERY_2S, timeZone: 'UTC', filters: [], createdBy: USERS.requester }]);
 
     // It fires on its own within one period (plus the time to post).
@@ -307,7 +309,7 @@ describe('/clickhouse schedule', () => {
       .then(() => 'posted after removal', () => 'nothing posted');
     expect(late).toBe('nothing posted');
     expect(await reply(h, await h.command('schedule list'))).toContain('No summary is scheduled in this channel');
-    expect(await h.bot.services.schedules.listSchedules()).toStrictEqual([]);
+    expect(await h.bot.services.scheduleStore.listSchedules()).toStrictEqual([]);
   });
 
   it('refuses an invalid cron expression or time zone clearly and stores nothing', async () => {
@@ -330,7 +332,7 @@ describe('/clickhouse schedule', () => {
     const unknown = await reply(h, await h.command('schedule remove sch-ffffff'));
     expect(unknown).toContain('This channel has no schedule `sch-ffffff`');
 
-    expect(await h.bot.services.schedules.listSchedules()).toStrictEqual([]);
+    expect(await h.bot.services.scheduleStore.listSchedules()).toStrictEqual([]);
     expect(await reply(h, await h.command('schedule list'))).toContain('No summary is scheduled in this channel');
 
     // A valid one takes SUMMARY_TZ unless tz: says otherwise, and shows its zone.
@@ -338,7 +340,7 @@ describe('/clickhouse schedule', () => {
     expect(defaulted).toContain('(`America/New_York`) for `tag:env=prod`');
     const berlin = await reply(h, await h.command('schedule add "0 9 * * 1-5" tz:Europe/Berlin'));
     expect(berlin).toContain('(`Europe/Berlin`) for every service');
-    const stored = await h.bot.services.schedules.listSchedules(CHANNEL);
+    const stored = await h.bot.services.scheduleStore.listSchedules(CHANNEL);
     expect(stored.map((s) => [s.timeZone, s.filters])).toStrictEqual([
       ['America/New_York', ['tag:env=prod']],
       ['Europe/Berlin', []],
@@ -347,7 +349,7 @@ describe('/clickhouse schedule', () => {
     // Another channel cannot remove them.
     const foreign = await reply(h, await h.command(`schedule remove ${stored[0]!.id}`, USERS.requester, OTHER_CHANNEL));
     expect(foreign).toContain('This channel has no schedule');
-    expect(await h.bot.services.schedules.listSchedules()).toHaveLength(2);
+    expect(await h.bot.services.scheduleStore.listSchedules()).toHaveLength(2);
   });
 });
 
@@ -367,7 +369,7 @@ describe('scheduled summaries across replicas and restarts', () => {
     await until('two fire times claimed by both replicas', () => contested().length >= 2, 10_000);
     await reply(a, await a.command(`schedule remove ${id}`));
     // Let runs in flight finish, and stop firing.
-    await Promise.all([a.bot.services.scheduler.stop(), b.bot.services.scheduler.stop()]);
+    await Promise.all([a.bot.scheduler.stop(), b.bot.scheduler.stop()]);
 
     const fireTimes = [...new Set(claims.map((c) => c.fireTime))];
     for (const fireTime of fireTimes) {
@@ -410,11 +412,11 @@ describe('scheduled summaries across replicas and restarts', () => {
     expect(a.logs.some((line) => line.includes(`schedule sch-missed: catching up the run of ${missedAt.toISOString()}`))).toBe(true);
     const posted = await summaryPosted(a, { title: SCHEDULED });
     expect(posted.head).toContain('12 services in the organization');
-    expect(await a.bot.services.schedules.lastRun('sch-missed')).toBe(missedAt.getTime());
+    expect(await a.bot.services.scheduleStore.lastRun('sch-missed')).toBe(missedAt.getTime());
 
     const b = await harness({ keyPrefix, simulator: a.simulator, slack: a.slack });
     expect(b.logs.filter((line) => line.includes('catching up'))).toHaveLength(0);
-    await Promise.all([a.bot.services.scheduler.stop(), b.bot.services.scheduler.stop()]);
+    await Promise.all([a.bot.scheduler.stop(), b.bot.scheduler.stop()]);
     expect(headlines(a.slack, SCHEDULED)).toHaveLength(1);
     expect(headlines(a.slack, SCHEDULED, 'C0NEWER')).toHaveLength(0);
     expect(headlines(a.slack, SCHEDULED, 'C0POSTED')).toHaveLength(0);
@@ -467,7 +469,7 @@ describe('cost and limits', () => {
     );
     const posted = await Promise.all(channels.map((channel) => summaryPosted(h, { title: SCHEDULED, channel, timeoutMs: 6_000 })));
     await Promise.all(channels.map((_, i) => h.bot.services.scheduler.remove(`sch-burst${i}`)));
-    await h.bot.services.scheduler.stop();
+    await h.bot.scheduler.stop();
 
     expect(posted.filter((p, i) => p.head.includes(i % 2 ? '6 services matching' : '12 services in the organization'))).toHaveLength(20);
     expect(listRequests(h).length).toBeGreaterThanOrEqual(1);

@@ -10,7 +10,7 @@ import {
   type AccessEntry,
   type ServiceRecord,
   type ServiceUpdate,
-} from '../../cloud/schemas.js';
+} from '../service/schema.js';
 import { BROAD_PREFIX, FAMILY_NAMES, isWholeFamily, parseBlock } from '../network/cidr.js';
 import { ipExposure } from '../posture/exposure.js';
 import { currentState, isProductionOrUnknown } from './state.js';

@@ -1,5 +1,5 @@
 /** The fields of a service record that changes touch, read the same way everywhere. */
-import type { AccessEntry, ServiceRecord } from '../../cloud/schemas.js';
+import type { AccessEntry, ServiceRecord } from '../service/schema.js';
 import type { TouchedField, TouchedState } from './types.js';
 
 /** The MySQL endpoint is on when the record lists it (and does not say it is disabled). */

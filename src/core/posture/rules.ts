@@ -1,5 +1,5 @@
 /** Risk rules over one service record. Pure: the same record always gives the same findings. */
-import type { ServiceRecord } from '../../cloud/schemas.js';
+import type { ServiceRecord } from '../service/schema.js';
 import { mysqlEnabled } from '../change/state.js';
 import { ipExposure, type OpenFamily } from './exposure.js';
 import { FAMILY_NAMES } from '../network/cidr.js';

@@ -1,11 +1,20 @@
-import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import type { Decision } from '../../../approval/change-requests.js';
-import type { ListenerDeps } from '../../app.js';
-import { isStoreUnavailable } from '../../../store/errors.js';
+import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../../core/render/change.js';
+import type { Decision } from '../../../ports/approval-policy.js';
+import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import { section } from '../../../core/render/mrkdwn.js';
 import { replyTo } from '../../respond.js';
-import { DRAINING_TEXT } from '../draining.js';
+import type { ListenerDeps } from '../index.js';
+
+/** The button of each decision; the compiler checks that every decision has one. */
+const DECISION_ACTIONS: Record<Decision, string> = { approve: ACTION_APPROVE, reject: ACTION_REJECT, cancel: ACTION_CANCEL };
+
+export function registerDecisionButtons(app: App, deps: ListenerDeps): void {
+  for (const [decision, actionId] of Object.entries(DECISION_ACTIONS) as Array<[Decision, string]>) {
+    app.action(actionId, decisionListener(decision, deps));
+  }
+}
 
 /** The parts of a block_actions payload we rely on. */
 const ButtonClick = z.object({
@@ -24,32 +33,12 @@ const AnswerTo = z.object({
 
 type ActionArgs = SlackActionMiddlewareArgs & AllMiddlewareArgs;
 
-/** Approve, Reject and Cancel differ only in the decision; each is acked before any work. */
-export function decisionListener(decision: Decision, deps: ListenerDeps) {
-  return async ({ ack, body }: ActionArgs): Promise<void> => {
-    await ack();
-    const click = ButtonClick.safeParse(body);
-    const whisper = whisperer(AnswerTo.safeParse(body).data, deps);
-    if (!deps.accepting()) return void (await whisper(DRAINING_TEXT));
-    const [action] = click.success ? click.data.actions : [];
-    if (!click.success || !action) return void (await whisper('This button did not carry a change request id, so nothing was changed.'));
-    const outcome = await deps.changes.decide(decision, action.value, click.data.user.id).catch((error: unknown) => {
-      deps.services.logger.error(`${decision} of ${action.value} failed:`, error instanceof Error ? error.message : String(error));
-      // The click may have been claimed (and the change sent) before the failure: say so honestly.
-      const cause = isStoreUnavailable(error) ? "its store (Redis) did not answer" : 'it hit an internal error';
-      return {
-        text: `:x: The bot could not finish handling your click: ${cause}. If the change had already been sent to ClickHouse Cloud, the bot checks the service and updates the request message once it can; otherwise click again in a minute.`,
-      };
-    });
-    if (outcome) await whisper(outcome.text);
-  };
-}
-
 /**
- * How the person who clicked is answered: through the click's response_url, or, when the payload
- * has none, as an ephemeral message in the channel; never an exception nobody sees.
+ * Answers only whoever clicked: through the click's response_url, or, when the payload has none,
+ * as an ephemeral message in the channel; never an exception nobody sees.
  */
-function whisperer(to: z.infer<typeof AnswerTo> | undefined, deps: ListenerDeps): (text: string) => Promise<void> {
+export function whisperToClicker(body: unknown, deps: Pick<ListenerDeps, 'messenger' | 'services'>): (text: string) => Promise<void> {
+  const to = AnswerTo.safeParse(body).data;
   const channelId = to?.channel?.id ?? to?.container?.channel_id;
   const userId = to?.user.id;
   const send = to?.response_url
@@ -60,5 +49,25 @@ function whisperer(to: z.infer<typeof AnswerTo> | undefined, deps: ListenerDeps)
   return async (text) => {
     if (!send) return void deps.services.logger.warn(`a click carried no way to answer its author: ${text}`);
     await send({ text }).catch((error: unknown) => deps.services.logger.warn(`could not answer a click by ${userId ?? 'someone'}: ${String(error)}`));
+  };
+}
+
+/** Approve, Reject and Cancel differ only in the decision; each is acked before any work. */
+export function decisionListener(decision: Decision, deps: ListenerDeps) {
+  return async ({ ack, body }: ActionArgs): Promise<void> => {
+    await ack();
+    const click = ButtonClick.safeParse(body);
+    const tell = whisperToClicker(body, deps);
+    const [action] = click.success ? click.data.actions : [];
+    if (!click.success || !action) return void (await tell('This button did not carry a change request id, so nothing was changed.'));
+    const outcome = await deps.services.changeRequests.decide(decision, action.value, click.data.user.id).catch((error: unknown) => {
+      deps.services.logger.error(`${decision} of ${action.value} failed:`, error instanceof Error ? error.message : String(error));
+      // The click may have been claimed (and the change sent) before the failure: say so honestly.
+      const cause = isStoreUnavailable(error) ? "its store (Redis) did not answer" : 'it hit an internal error';
+      return {
+        text: `:x: The bot could not finish handling your click: ${cause}. If the change had already been sent to ClickHouse Cloud, the bot checks the service and updates the request message once it can; otherwise click again in a minute.`,
+      };
+    });
+    if (outcome) await tell(outcome.text);
   };
 }

@@ -1,29 +1,5 @@
-import type { ServiceUpdate } from '../cloud/schemas.js';
+import type { AuditEntry, NewAuditEntry } from '../core/change/audit.js';
 import type { ChangeOutcome, ChangeRequest, ChangeStatus } from '../core/change/types.js';
-
-export type AuditAction = 'requested' | 'approved' | 'applied' | 'failed' | 'rejected' | 'cancelled' | 'expired' | 'stale';
-
-export interface AuditEntry {
-  /** Stream entry id (Redis) or a monotonic equivalent (memory). */
-  id: string;
-  at: number;
-  action: AuditAction;
-  changeId: string;
-  actorId: string;
-  channelId: string;
-  serviceId: string;
-  serviceName: string;
-  /** One line: what the change was, e.g. "name: a -> b; IP +1.2.3.4/32". */
-  summary: string;
-  apiRequestId?: string;
-  message?: string;
-  /**
-   * The PATCH body of the request, on 'applied' entries: what drift attribution matches, entry
-   * by entry, so the bot is credited only for exactly what it did.
-   */
-  update?: ServiceUpdate;
-}
-export type NewAuditEntry = Omit<AuditEntry, 'id'>;
 
 export type TransitionResult =
   | { ok: true; request: ChangeRequest }
@@ -67,3 +43,6 @@ export interface ChangeStore {
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** The audit trail as readers see it (history, drift attribution): the change store's readAudit. */
+export type AuditLog = Pick<ChangeStore, 'readAudit'>;

@@ -1,0 +1,238 @@
+/**
+ * ChangeStore over Redis (standalone, Sentinel or Cluster), for running more than one replica.
+ * Every change of state is one Lua script (see scripts.ts), so two approvers on two replicas can
+ * never both win a transition. Key layout: keys.ts; field layout: codec.ts.
+ */
+import type { AuditEntry } from '../../core/change/audit.js';
+import type { ChangeRequest } from '../../core/change/types.js';
+import type { ChangeStore, Transition, TransitionResult } from '../../ports/change-store.js';
+import {
+  AUDIT_MAX_ENTRIES,
+  AUDIT_SCAN_MAX,
+  DEFAULT_RETENTION_SECONDS,
+  EXPIRED_BEFORE_DECISION,
+  assertCreatable,
+  byCreation,
+  duplicateRequestError,
+  requestedAuditEntry,
+  retentionDeadline,
+} from '../rules.js';
+import {
+  auditFromStreamEntry,
+  auditToStreamArgs,
+  hashFromFlatReply,
+  requestFromHash,
+  requestToHashArgs,
+  StoredDataError,
+} from './codec.js';
+import { closeQuietly, connectRedis, type RedisConnection } from './connection.js';
+import { reportUnavailableAsStoreErrors } from './errors.js';
+import { changeKeys, type ChangeKeys } from './keys.js';
+import {
+  CREATE_COMMAND,
+  CREATE_LUA,
+  defineScript,
+  SET_MESSAGE_TS_COMMAND,
+  SET_MESSAGE_TS_LUA,
+  TRANSITION_COMMAND,
+  TRANSITION_LUA,
+  type ScriptCommand,
+} from './scripts.js';
+
+export interface RedisChangeStoreOptions {
+  /** Prepended to every key (default "chbot:"); must not contain braces. Tests use a random one. */
+  keyPrefix?: string;
+  /** Finished requests stay readable this long after expiresAt (default 7 days). */
+  retentionSeconds?: number;
+  /**
+   * Receives the connection's error events when the store opened the connection from a URL.
+   * Without it ioredis prints them to the console itself.
+   */
+  onConnectionError?: (error: Error) => void;
+}
+
+/** ping() answers false after this long rather than waiting for a reconnect. */
+const PING_TIMEOUT_MS = 2_000;
+/** Entries fetched per XREVRANGE when filtering by service. */
+const AUDIT_PAGE_SIZE = 500;
+
+export class RedisChangeStore implements ChangeStore {
+  private readonly redis: RedisConnection;
+  /**
+   * Only a connection the store opened (from a URL) is closed by close(); an instance passed in
+   * belongs to the caller, who may share it and closes it when it sees fit.
+   */
+  private readonly ownsConnection: boolean;
+  private readonly keys: ChangeKeys;
+  private readonly retentionSeconds: number;
+  private readonly createScript: ScriptCommand;
+  private readonly transitionScript: ScriptCommand;
+  private readonly setMessageTsScript: ScriptCommand;
+
+  constructor(connection: RedisConnection | string, options: RedisChangeStoreOptions = {}) {
+    this.keys = changeKeys(options.keyPrefix);
+    this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+    this.ownsConnection = typeof connection === 'string';
+    this.redis = typeof connection === 'string' ? connectRedis(connection) : connection;
+    const { onConnectionError } = options;
+    if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
+    this.createScript = defineScript(this.redis, CREATE_COMMAND, 3, CREATE_LUA);
+    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 3, TRANSITION_LUA);
+    this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
+    // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
+    return reportUnavailableAsStoreErrors(this);
+  }
+
+  async create(request: ChangeRequest): Promise<void> {
+    assertCreatable(request);
+    const wallNow = Date.now();
+    const deadline = retentionDeadline(request, this.retentionSeconds);
+    const hashArgs = requestToHashArgs(request);
+    const created = await this.createScript(
+      this.keys.request(request.id),
+      this.keys.pending(request.channelId),
+      this.keys.audit,
+      request.id,
+      request.expiresAt,
+      deadline,
+      deadline - wallNow,
+      wallNow - this.retentionSeconds * 1000,
+      AUDIT_MAX_ENTRIES,
+      hashArgs.length,
+      ...hashArgs,
+      ...auditToStreamArgs(requestedAuditEntry(request)),
+    );
+    if (created === 0) throw duplicateRequestError(request.id);
+  }
+
+  async get(id: string): Promise<ChangeRequest | undefined> {
+    return requestFromHash(await this.redis.hgetall(this.keys.request(id)));
+  }
+
+  async setMessageTs(id: string, messageTs: string): Promise<void> {
+    await this.setMessageTsScript(this.keys.request(id), messageTs);
+  }
+
+  async transition(id: string, transition: Transition): Promise<TransitionResult> {
+    const { audit } = transition;
+    const reply = await this.transitionScript(
+      this.keys.request(id),
+      this.keys.applying,
+      this.keys.audit,
+      id,
+      transition.now,
+      transition.to,
+      transition.actorId,
+      transition.outcome ? JSON.stringify(transition.outcome) : '',
+      AUDIT_MAX_ENTRIES,
+      audit.action,
+      audit.summary,
+      audit.apiRequestId ?? '',
+      audit.message ?? '',
+      EXPIRED_BEFORE_DECISION,
+      ...transition.from,
+    );
+    return transitionResultFromReply(reply);
+  }
+
+  async listPending(channelId: string, now: number): Promise<ChangeRequest[]> {
+    const ids = await this.redis.zrangebyscore(this.keys.pending(channelId), `(${now}`, '+inf');
+    const requests = await this.getMany(ids);
+    return requests.filter((r) => r.status === 'pending' && r.expiresAt > now).sort(byCreation);
+  }
+
+  async listApplying(): Promise<ChangeRequest[]> {
+    const ids = await this.redis.smembers(this.keys.applying);
+    const requests = await this.getMany(ids);
+    await this.forgetVanished(ids, requests);
+    // Transitions keep the set exact; the status check only guards against a stale read.
+    return requests.filter((r) => r.status === 'applying').sort(byCreation);
+  }
+
+  async readAudit(options: { serviceId?: string; limit: number }): Promise<AuditEntry[]> {
+    const found: AuditEntry[] = [];
+    let scanned = 0;
+    let end = '+';
+    while (found.length < options.limit && scanned < AUDIT_SCAN_MAX) {
+      const wanted = options.serviceId === undefined ? options.limit - found.length : AUDIT_PAGE_SIZE;
+      const count = Math.min(wanted, AUDIT_SCAN_MAX - scanned);
+      const page = await this.redis.xrevrange(this.keys.audit, end, '-', 'COUNT', count);
+      for (const [id, fields] of page) {
+        const entry = auditFromStreamEntry(id, fields);
+        if (entry && (options.serviceId === undefined || entry.serviceId === options.serviceId)) found.push(entry);
+        if (found.length === options.limit) break;
+      }
+      const last = page.at(-1);
+      if (!last || page.length < count) break;
+      scanned += page.length;
+      end = `(${last[0]}`;
+    }
+    return found;
+  }
+
+  /** False, never an exception, when Redis cannot be reached within PING_TIMEOUT_MS. */
+  async ping(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+    });
+    try {
+      const answered = this.redis.ping().then((reply) => reply === 'PONG');
+      return await Promise.race([answered, timedOut]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsConnection) await closeQuietly(this.redis);
+  }
+
+  /** HGETALL in one pipeline; ids whose hash is gone are left out. */
+  private async getMany(ids: string[]): Promise<ChangeRequest[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.request(id));
+    const replies = (await pipeline.exec()) ?? [];
+    const requests: ChangeRequest[] = [];
+    for (const [error, hash] of replies) {
+      if (error) throw error;
+      const request = requestFromHash(asStringRecord(hash));
+      if (request) requests.push(request);
+    }
+    return requests;
+  }
+
+  /**
+   * Drops from the applying set the ids whose request hash has expired (stuck in applying for
+   * longer than the retention). Ids never come back, so this cannot race with a transition.
+   */
+  private async forgetVanished(ids: string[], found: ChangeRequest[]): Promise<void> {
+    const present = new Set(found.map((r) => r.id));
+    const vanished = ids.filter((id) => !present.has(id));
+    if (vanished.length > 0) await this.redis.srem(this.keys.applying, ...vanished);
+  }
+}
+
+function asStringRecord(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null) throw new StoredDataError('HGETALL reply is not a map');
+  const record: Record<string, string> = {};
+  for (const [field, fieldValue] of Object.entries(value)) {
+    if (typeof fieldValue !== 'string') throw new StoredDataError(`hash field ${field} is not a string`);
+    record[field] = fieldValue;
+  }
+  return record;
+}
+
+function transitionResultFromReply(reply: unknown): TransitionResult {
+  if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw new StoredDataError('transition reply');
+  const reason: string = reply[0];
+  if (reason === 'missing') return { ok: false, reason };
+  const request = requestFromHash(hashFromFlatReply(reply[1]));
+  if (!request) throw new StoredDataError('transition reply lacks the request');
+  if (reason === 'ok') return { ok: true, request };
+  if (reason === 'conflict' || reason === 'expired') return { ok: false, reason, request };
+  throw new StoredDataError(`transition reason ${reason}`);
+}
