@@ -59,8 +59,8 @@ export class Summaries implements SummaryPublisher {
       drift = attributeDrift(diffSnapshots(previous, current), audit, { from: previous.takenAt, to: now });
     }
     const { headline, details } = summaryMessages({ services, filters: target.filters, drift, generatedAt: now, ...(target.title ? { title: target.title } : {}) });
-    const ts = await messenger.post(target.channelId, headline);
-    for (const message of details) await messenger.post(target.channelId, { ...message, threadTs: ts });
+    const ts = await messenger.post(target.channelId, { ...headline, bulk: true });
+    for (const message of details) await messenger.post(target.channelId, { ...message, threadTs: ts, bulk: true });
     // Only a summary that was posted becomes the next baseline, so no drift is ever skipped.
     await snapshots.writeSnapshot(target.snapshotKey, JSON.stringify(current));
   }
