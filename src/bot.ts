@@ -12,6 +12,7 @@ import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
 import { createLogger, type BotLogger } from './log.js';
 import type { ChangeStore, Messenger, Modals, ScheduleStore } from './ports/index.js';
+import { scheduleSnapshotKey } from './core/schedule/types.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { CloudSimulator } from './simulator/server.js';
 import { DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG_ID, demoServices } from './simulator/seed.js';
@@ -146,7 +147,7 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     logger,
     ...(overrides.scheduleSyncMs ? { syncIntervalMs: overrides.scheduleSyncMs } : {}),
     run: async (schedule) => {
-      await summaries.post({ channelId: schedule.channelId, filters: schedule.filters, snapshotKey: `schedule:${schedule.id}`, title: 'Scheduled ClickHouse Cloud summary', scheduled: true, reader: `schedule:${schedule.id}` });
+      await summaries.post({ channelId: schedule.channelId, filters: schedule.filters, snapshotKey: scheduleSnapshotKey(schedule.id), title: 'Scheduled ClickHouse Cloud summary', scheduled: true, reader: `schedule:${schedule.id}` });
     },
   });
   const services: BotServices = {
@@ -158,6 +159,7 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     scheduler,
     summaries,
     summaryTimeZone: config.summaryTimeZone,
+    scheduleLimits: config.schedules,
     logger,
     slashCommand: config.slack.slashCommand,
   };

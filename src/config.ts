@@ -111,6 +111,9 @@ const EnvSchema = z
       (v) => (v === '' || v === undefined ? 'UTC' : v),
       z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
     ),
+    SCHEDULE_MIN_INTERVAL_SECONDS: integer(900, 1, 7 * 24 * 3600),
+    SCHEDULE_MAX_PER_CHANNEL: integer(10, 1, 1000),
+    AUDIT_RETENTION_DAYS: integer(400, 1, 10 * 366),
     LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : String(v).toLowerCase()), z.enum(LOG_LEVELS)),
   })
 
@@ -170,6 +173,10 @@ export interface Config {
   redisSentinel: { sentinels: HostPort[]; name: string } | undefined;
   approvals: { approvers: string[]; allowSelfApproval: boolean; changeTtlSeconds: number };
   summaryTimeZone: string;
+  /** Schedules may fire at most once per `minIntervalSeconds`; a channel has at most `maxPerChannel`. */
+  schedules: { minIntervalSeconds: number; maxPerChannel: number };
+  /** Audit entries are kept this long (AUDIT_RETENTION_DAYS), whatever else is recorded. */
+  auditRetentionDays: number;
   logLevel: LogLevel;
 }
 
@@ -220,6 +227,8 @@ function toConfig(env: Env): Config {
       changeTtlSeconds: env.CHANGE_TTL_SECONDS,
     },
     summaryTimeZone: env.SUMMARY_TZ,
+    schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_SECONDS, maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL },
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     logLevel: env.LOG_LEVEL,
   };
 }

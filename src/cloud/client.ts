@@ -21,6 +21,7 @@ import { ServiceUpdateSchema, TagFilterSchema, type ServiceRecord, type ServiceU
 import type { ReadOptions, ServiceDirectory, ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
 import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, UpdateEnvelopeSchema } from './envelopes.js';
 import { FairThrottle, ThrottleBusyError, type ThrottleOptions, type ThrottleTicket } from './throttle.js';
+import { normaliseFilters } from '../core/schedule/types.js';
 import { filterServices } from '../core/summary/tags.js';
 import { ReadCache } from './read-cache.js';
 
@@ -286,11 +287,6 @@ export class CloudClient implements ServiceDirectory {
 
 /** The one cache key: the whole organization, filtered locally per caller. */
 const WHOLE_ORGANIZATION = 'organization';
-
-/** The same filter named twice is one filter; order does not matter. */
-export function normaliseFilters(filters: readonly string[]): string[] {
-  return [...new Set(filters)].sort();
-}
 
 function parseJson(text: string): unknown {
   if (text === '') return undefined;

@@ -22,6 +22,7 @@ export interface BotServices {
   scheduler: ScheduleRegistry;
   summaries: SummaryPublisher;
   summaryTimeZone: string;
+  scheduleLimits: { minIntervalSeconds: number; maxPerChannel: number };
   logger: Log;
   slashCommand: string;
 }

@@ -15,6 +15,7 @@ import { CloudApiError } from '../core/service/api-error.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
 import type { BotServices, Invocation } from './context.js';
 import { lookupService } from './lookup.js';
+import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 
 const HISTORY_LIMIT = 20;
@@ -94,9 +95,6 @@ async function postSummaryNow(filters: string[], inv: Invocation, s: BotServices
   const outcome = await s.summaries.post({ channelId: inv.channelId, filters, snapshotKey: adHocSnapshotKey(inv.channelId, filters), reader: inv.userId });
   if (!outcome.ok) await inv.reply({ text: outcome.text, blocks: [section(outcome.text)] });
 }
-
-/** Ad-hoc summaries of a channel compare against the previous one with the same filters. */
-const adHocSnapshotKey = (channelId: string, filters: string[]) => `adhoc:${channelId}:${[...filters].sort().join('&')}`;
 
 async function showHistory(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
   if (query === undefined) {

@@ -7,6 +7,7 @@ import type { ChangeIntent, ChangeRequest } from '../core/change/types.js';
 import type { Schedule } from '../core/schedule/types.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { Decision } from './approval-policy.js';
+import type { AddScheduleResult } from './schedule-store.js';
 
 /** What the person who clicked or typed should be told privately, if anything. */
 export type DecisionReply = { text: string } | undefined;
@@ -48,6 +49,7 @@ export interface SummaryPublisher {
 
 /** Adds and removes schedules so that every replica fires them (scheduler/scheduler.ts). */
 export interface ScheduleRegistry {
-  add(schedule: Schedule): Promise<void>;
+  /** Adds it only if its id is free and its channel is below `maxPerChannel` (see ScheduleStore). */
+  add(schedule: Schedule, limits: { maxPerChannel: number }): Promise<AddScheduleResult>;
   remove(id: string): Promise<boolean>;
 }

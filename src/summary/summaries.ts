@@ -4,6 +4,7 @@
  * Every summary reads the organization once, unfiltered, through the cached client and filters
  * locally, so a burst of schedules costs one API request, not one each.
  */
+import { AD_HOC_SNAPSHOTS_PER_CHANNEL } from '../core/schedule/types.js';
 import { cloudErrorSentence } from '../core/render/errors.js';
 import { esc } from '../core/render/mrkdwn.js';
 import { CloudApiError } from '../core/service/api-error.js';
@@ -62,7 +63,8 @@ export class Summaries implements SummaryPublisher {
     const ts = await messenger.post(target.channelId, { ...headline, bulk: true });
     for (const message of details) await messenger.post(target.channelId, { ...message, threadTs: ts, bulk: true });
     // Only a summary that was posted becomes the next baseline, so no drift is ever skipped.
-    await snapshots.writeSnapshot(target.snapshotKey, JSON.stringify(current));
+    const channel = target.scheduled ? undefined : { channelId: target.channelId, keep: AD_HOC_SNAPSHOTS_PER_CHANNEL };
+    await snapshots.writeSnapshot(target.snapshotKey, JSON.stringify(current), channel);
   }
 
   /** A failure is logged, and told to the channel when the channel can be reached at all. */

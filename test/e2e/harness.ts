@@ -95,6 +95,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     CLICKHOUSE_KEY_SECRET: KEY_SECRET,
     CLICKHOUSE_ORG_ID: DEMO_ORG_ID,
     LOG_LEVEL: 'debug',
+    // Tests fire schedules every second or two; production refuses more often than every 15 minutes.
+    SCHEDULE_MIN_INTERVAL_SECONDS: '1',
     ...options.env,
   });
   const shared = options.redisUrl === undefined ? undefined : connectRedis(options.redisUrl);

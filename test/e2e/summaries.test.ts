@@ -100,7 +100,7 @@ async function applyThroughBot(h: Harness, text: string): Promise<string> {
 const listRequests = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/services'));
 
 const scheduleIdIn = (text: string) => {
-  const id = /sch-[0-9a-f]{6}/.exec(text)?.[0];
+  const id = /sch-[0-9a-f]{16}/.exec(text)?.[0];
   if (!id) throw new Error(`no schedule id in: ${text}`);
   return id;
 };
@@ -115,7 +115,7 @@ interface Claim {
 
 function recordingClaims(replica: string, claims: Claim[]) {
   return (inner: ScheduleStore): ScheduleStore => ({
-    addSchedule: (schedule) => inner.addSchedule(schedule),
+    addSchedule: (schedule, limits) => inner.addSchedule(schedule, limits),
     listSchedules: (channelId) => inner.listSchedules(channelId),
     removeSchedule: (id) => inner.removeSchedule(id),
     claimRun: async (scheduleId, fireTime) => {
@@ -123,9 +123,11 @@ function recordingClaims(replica: string, claims: Claim[]) {
       claims.push({ replica, scheduleId, fireTime, won });
       return won;
     },
+    startRun: (scheduleId, now, until) => inner.startRun(scheduleId, now, until),
+    finishRun: (scheduleId) => inner.finishRun(scheduleId),
     lastRun: (scheduleId) => inner.lastRun(scheduleId),
     readSnapshot: (key) => inner.readSnapshot(key),
-    writeSnapshot: (key, json) => inner.writeSnapshot(key, json),
+    writeSnapshot: (key, json, channel) => inner.writeSnapshot(key, json, channel),
     close: () => inner.close(),
   });
 }
@@ -464,7 +466,7 @@ describe('cost and limits', () => {
     const createdAt = Date.now();
     await Promise.all(
       channels.map((channelId, i) =>
-        h.bot.services.scheduler.add({ id: `sch-burst${i}`, channelId, cron: EVERY_2S, timeZone: 'UTC', filters: i % 2 ? ['tag:env=prod'] : [], createdBy: USERS.requester, createdAt: createdAt + i }),
+        h.bot.services.scheduler.add({ id: `sch-burst${i}`, channelId, cron: EVERY_2S, timeZone: 'UTC', filters: i % 2 ? ['tag:env=prod'] : [], createdBy: USERS.requester, createdAt: createdAt + i }, { maxPerChannel: 10 }),
       ),
     );
     const posted = await Promise.all(channels.map((channel) => summaryPosted(h, { title: SCHEDULED, channel, timeoutMs: 6_000 })));

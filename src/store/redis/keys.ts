@@ -10,7 +10,9 @@
  *
  *   <prefix>{schedules}:all                  HASH  id -> schedule JSON
  *   <prefix>{schedules}:lastrun              HASH  id -> last fire time claimed (ms)
+ *   <prefix>{schedules}:running              HASH  id -> until when a replica is posting its run (ms)
  *   <prefix>{schedules}:snap:<key>           STRING drift baseline JSON (expires after 90 days)
+ *   <prefix>{schedules}:adhoc:<channelId>    ZSET  a channel's ad-hoc baseline keys, scored by last write
  */
 export const DEFAULT_KEY_PREFIX = 'chbot:';
 
@@ -39,10 +41,18 @@ export const SNAPSHOT_TTL_SECONDS = 90 * 24 * 3600;
 export interface ScheduleKeys {
   all: string;
   lastRun: string;
+  running: string;
   snapshot(key: string): string;
+  adHoc(channelId: string): string;
 }
 
 export function scheduleKeys(prefix: string = DEFAULT_KEY_PREFIX): ScheduleKeys {
   const base = `${prefix}{schedules}:`;
-  return { all: `${base}all`, lastRun: `${base}lastrun`, snapshot: (key) => `${base}snap:${key}` };
+  return {
+    all: `${base}all`,
+    lastRun: `${base}lastrun`,
+    running: `${base}running`,
+    snapshot: (key) => `${base}snap:${key}`,
+    adHoc: (channelId) => `${base}adhoc:${channelId}`,
+  };
 }

@@ -139,3 +139,38 @@ if fire <= last then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 `;
+
+export const ADD_SCHEDULE_COMMAND = 'chbotAddSchedule';
+
+/**
+ * Adds a schedule only if its id is free and its channel has fewer than the most allowed.
+ * KEYS: 1 schedules hash. ARGV: 1 id, 2 schedule JSON, 3 most per channel (0: no limit),
+ * 4 the JSON text `"channelId":"<id>"` every schedule of that channel contains.
+ * Returns 'ok', 'exists' or 'channel-full'.
+ */
+export const ADD_SCHEDULE_LUA = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'exists' end
+local most = tonumber(ARGV[3])
+if most > 0 then
+  local count = 0
+  for _, json in ipairs(redis.call('HVALS', KEYS[1])) do
+    if string.find(json, ARGV[4], 1, true) then count = count + 1 end
+  end
+  if count >= most then return 'channel-full' end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 'ok'
+`;
+
+export const START_RUN_COMMAND = 'chbotStartRun';
+
+/**
+ * Marks a schedule's run as posting until ARGV 3, unless a run of it is still posting.
+ * KEYS: 1 running hash. ARGV: 1 schedule id, 2 now (ms), 3 until (ms). Returns 1 or 0.
+ */
+export const START_RUN_LUA = `
+local until_ms = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if until_ms > tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+`;
