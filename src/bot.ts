@@ -77,6 +77,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     logger,
     changeStore: overrides.changeStore,
     scheduleStore: overrides.scheduleStore,
+    auditRetentionDays: config.auditRetentionDays,
   });
   const slack = createSlackApp({ ...config.slack, logger, healthy: () => stores.changeStore.ping() });
   const messenger = pacedMessenger(slackMessenger(slack.app.client), overrides.channelPostIntervalMs ?? 1_000);
@@ -160,6 +161,7 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     summaries,
     summaryTimeZone: config.summaryTimeZone,
     scheduleLimits: config.schedules,
+    auditRetentionDays: config.auditRetentionDays,
     logger,
     slashCommand: config.slack.slashCommand,
   };

@@ -23,6 +23,8 @@ export interface BotServices {
   summaries: SummaryPublisher;
   summaryTimeZone: string;
   scheduleLimits: { minIntervalSeconds: number; maxPerChannel: number };
+  /** AUDIT_RETENTION_DAYS: how far back `history` can ever look. */
+  auditRetentionDays: number;
   logger: Log;
   slashCommand: string;
 }

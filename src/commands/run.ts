@@ -96,15 +96,20 @@ async function postSummaryNow(filters: string[], inv: Invocation, s: BotServices
   if (!outcome.ok) await inv.reply({ text: outcome.text, blocks: [section(outcome.text)] });
 }
 
+/** Only the requests of the channel it is typed in: a private channel's changes stay there. */
 async function showHistory(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
+  const record = async (serviceId?: string) => ({
+    entries: await s.changeStore.readAudit({ channelId: inv.channelId, ...(serviceId ? { serviceId } : {}), limit: HISTORY_LIMIT }),
+    reach: { beginsAt: await s.changeStore.auditBeginsAt(), retentionDays: s.auditRetentionDays },
+  });
   if (query === undefined) {
-    const entries = await s.changeStore.readAudit({ limit: HISTORY_LIMIT });
-    return inv.reply({ text: 'Recent change history', blocks: historyBlocks(entries) });
+    const { entries, reach } = await record();
+    return inv.reply({ text: 'Recent change history of this channel', blocks: historyBlocks(entries, reach) });
   }
   const found = await lookupService(s, query, inv.userId);
   if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
-  const entries = await s.changeStore.readAudit({ serviceId: found.service.id, limit: HISTORY_LIMIT });
-  return inv.reply({ text: `History of ${esc(found.service.name)}`, blocks: historyBlocks(entries, found.service.name) });
+  const { entries, reach } = await record(found.service.id);
+  return inv.reply({ text: `History of ${esc(found.service.name)}`, blocks: historyBlocks(entries, reach, found.service.name) });
 }
 
 /** Known failures get their sentence; anything else a reference the operators can find in the log. */

@@ -38,11 +38,24 @@ export interface ChangeStore {
   listPending(channelId: string, now: number): Promise<ChangeRequest[]>;
   /** Requests left in "applying" (a replica died mid-update); for reconciliation at start. */
   listApplying(): Promise<ChangeRequest[]>;
-  /** Newest first; filtered by service id when given. */
-  readAudit(options: { serviceId?: string; limit: number }): Promise<AuditEntry[]>;
+  /**
+   * Newest first. With a channel, only that channel's requests (kept in their own index, so noise
+   * elsewhere never pushes them out); with a channel and a service, that service's in that channel.
+   */
+  readAudit(query: AuditQuery): Promise<AuditEntry[]>;
+  /** 'applied' entries written within the window (ms, inclusive), oldest first: drift attribution. */
+  readApplied(window: { from: number; to: number }): Promise<AuditEntry[]>;
+  /** When the oldest entry still kept was written (entries older than the retention are gone). */
+  auditBeginsAt(): Promise<number | undefined>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
 
-/** The audit trail as readers see it (history, drift attribution): the change store's readAudit. */
-export type AuditLog = Pick<ChangeStore, 'readAudit'>;
+export interface AuditQuery {
+  channelId?: string;
+  serviceId?: string;
+  limit: number;
+}
+
+/** The audit trail as readers see it (history, drift attribution). */
+export type AuditLog = Pick<ChangeStore, 'readAudit' | 'readApplied' | 'auditBeginsAt'>;

@@ -18,6 +18,8 @@ export interface OpenStoresOptions {
   /** Use this store instead of the one the settings name. */
   changeStore?: ChangeStore | undefined;
   scheduleStore?: ScheduleStore | undefined;
+  /** AUDIT_RETENTION_DAYS. */
+  auditRetentionDays?: number;
 }
 
 export interface Stores {
@@ -26,14 +28,15 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-export function openStores({ redis: settings, logger, changeStore, scheduleStore }: OpenStoresOptions): Stores {
+export function openStores({ redis: settings, logger, changeStore, scheduleStore, auditRetentionDays }: OpenStoresOptions): Stores {
+  const audit = auditRetentionDays === undefined ? {} : { auditRetentionDays };
   if (changeStore && scheduleStore) return storesOf(changeStore, scheduleStore);
   const redis = openRedis(settings, logger);
   if (!redis) {
     logger.warn('IN-MEMORY STORE: REDIS_URL is not set, so change requests and schedules live in this process only and are lost on restart. Set REDIS_URL for production.');
-    return storesOf(changeStore ?? new MemoryChangeStore(), scheduleStore ?? new MemoryScheduleStore());
+    return storesOf(changeStore ?? new MemoryChangeStore(audit), scheduleStore ?? new MemoryScheduleStore());
   }
-  return storesOf(changeStore ?? new RedisChangeStore(redis), scheduleStore ?? new RedisScheduleStore(redis), redis);
+  return storesOf(changeStore ?? new RedisChangeStore(redis, audit), scheduleStore ?? new RedisScheduleStore(redis), redis);
 }
 
 function storesOf(changeStore: ChangeStore, scheduleStore: ScheduleStore, shared?: RedisConnection): Stores {

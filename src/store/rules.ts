@@ -9,8 +9,11 @@ import type { ChangeRequest, ChangeStatus } from '../core/change/types.js';
 /** Finished requests stay readable this long after their expiry, to answer "already approved by X". */
 export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
-/** The audit trail keeps about this many entries (Redis trims approximately, memory exactly). */
-export const AUDIT_MAX_ENTRIES = 10_000;
+/** Audit entries are kept this long (AUDIT_RETENTION_DAYS), by age rather than by count. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
+
+/** The in-process store also caps its entries, since its memory is the bot's own. */
+export const MEMORY_AUDIT_MAX_ENTRIES = 100_000;
 
 /** readAudit looks at no more than this many of the newest entries, however few match. */
 export const AUDIT_SCAN_MAX = 5_000;

@@ -23,9 +23,6 @@ import {
 
 export type { SummaryOutcome, SummaryTarget } from '../ports/services.js';
 
-/** Applied changes older than the baseline cannot explain its drift; this many is plenty. */
-const AUDIT_LOOKBACK = 2_000;
-
 export class Summaries implements SummaryPublisher {
   constructor(
     private readonly deps: {
@@ -56,7 +53,7 @@ export class Summaries implements SummaryPublisher {
     const previous = parseSnapshot(await snapshots.readSnapshot(target.snapshotKey));
     let drift;
     if (previous) {
-      const audit = await auditLog.readAudit({ limit: AUDIT_LOOKBACK });
+      const audit = await auditLog.readApplied({ from: previous.takenAt, to: now });
       drift = attributeDrift(diffSnapshots(previous, current), audit, { from: previous.takenAt, to: now });
     }
     const { headline, details } = summaryMessages({ services, filters: target.filters, drift, generatedAt: now, ...(target.title ? { title: target.title } : {}) });

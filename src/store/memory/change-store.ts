@@ -5,10 +5,11 @@
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import type { ChangeRequest } from '../../core/change/types.js';
-import type { ChangeStore, Transition, TransitionResult } from '../../ports/change-store.js';
+import type { AuditQuery, ChangeStore, Transition, TransitionResult } from '../../ports/change-store.js';
 import {
-  AUDIT_MAX_ENTRIES,
   AUDIT_SCAN_MAX,
+  DEFAULT_AUDIT_RETENTION_DAYS,
+  MEMORY_AUDIT_MAX_ENTRIES,
   DEFAULT_RETENTION_SECONDS,
   EXPIRED_BEFORE_DECISION,
   assertCreatable,
@@ -23,6 +24,8 @@ import {
 export interface MemoryChangeStoreOptions {
   /** Finished requests are forgotten this long after expiresAt, like the Redis key TTL. */
   retentionSeconds?: number;
+  /** Audit entries are kept this many days (AUDIT_RETENTION_DAYS). */
+  auditRetentionDays?: number;
 }
 
 /**
@@ -35,13 +38,15 @@ function copyOf<T>(value: T): T {
 
 export class MemoryChangeStore implements ChangeStore {
   private readonly requests = new Map<string, ChangeRequest>();
-  /** Oldest first, capped at AUDIT_MAX_ENTRIES. */
-  private readonly audit: AuditEntry[] = [];
+  /** Oldest first, with the wall-clock time each was written; kept by age (and capped). */
+  private readonly audit: Array<{ entry: AuditEntry; writtenAt: number }> = [];
   private auditSequence = 0;
   private readonly retentionSeconds: number;
+  private readonly auditRetentionMs: number;
 
   constructor(options: MemoryChangeStoreOptions = {}) {
     this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+    this.auditRetentionMs = (options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400_000;
   }
 
   async create(request: ChangeRequest): Promise<void> {
@@ -97,15 +102,33 @@ export class MemoryChangeStore implements ChangeStore {
       .map(copyOf);
   }
 
-  /** Same window as the Redis store: at most AUDIT_SCAN_MAX newest entries are looked at. */
-  async readAudit(options: { serviceId?: string; limit: number }): Promise<AuditEntry[]> {
+  /** As the Redis store: a channel's entries all count; the whole trail is scanned AUDIT_SCAN_MAX deep. */
+  async readAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    this.forgetOldAudit();
     const found: AuditEntry[] = [];
-    const oldestScanned = Math.max(0, this.audit.length - AUDIT_SCAN_MAX);
-    for (let i = this.audit.length - 1; i >= oldestScanned && found.length < options.limit; i--) {
-      const entry = this.audit[i];
-      if (entry && (options.serviceId === undefined || entry.serviceId === options.serviceId)) found.push(copyOf(entry));
+    const oldestScanned = query.channelId === undefined ? Math.max(0, this.audit.length - AUDIT_SCAN_MAX) : 0;
+    for (let i = this.audit.length - 1; i >= oldestScanned && found.length < query.limit; i--) {
+      const entry = this.audit[i]?.entry;
+      if (!entry || (query.serviceId !== undefined && entry.serviceId !== query.serviceId)) continue;
+      if (query.channelId === undefined || entry.channelId === query.channelId) found.push(copyOf(entry));
     }
     return found;
+  }
+
+  async readApplied(window: { from: number; to: number }): Promise<AuditEntry[]> {
+    this.forgetOldAudit();
+    return this.audit.filter(({ entry }) => entry.action === 'applied' && entry.at >= window.from && entry.at <= window.to).map(({ entry }) => copyOf(entry));
+  }
+
+  async auditBeginsAt(): Promise<number | undefined> {
+    this.forgetOldAudit();
+    return this.audit[0]?.entry.at;
+  }
+
+  private forgetOldAudit(): void {
+    const cutoff = Date.now() - this.auditRetentionMs;
+    const old = this.audit.findIndex(({ writtenAt }) => writtenAt >= cutoff);
+    this.audit.splice(0, old === -1 ? this.audit.length : old);
   }
 
   async ping(): Promise<boolean> {
@@ -153,12 +176,15 @@ export class MemoryChangeStore implements ChangeStore {
       summary: details.summary ?? transition.audit.summary,
       apiRequestId: details.apiRequestId,
       message: details.message,
+      // An applied entry carries the exact PATCH body, for drift attribution.
+      ...(details.action === 'applied' ? { update: request.plan.update } : {}),
     });
   }
 
   private appendAudit(entry: NewAuditEntry): void {
     this.auditSequence += 1;
-    this.audit.push(withoutEmptyOptionals({ ...copyOf(entry), id: String(this.auditSequence) }));
-    if (this.audit.length > AUDIT_MAX_ENTRIES) this.audit.splice(0, this.audit.length - AUDIT_MAX_ENTRIES);
+    this.audit.push({ entry: withoutEmptyOptionals({ ...copyOf(entry), id: String(this.auditSequence) }), writtenAt: Date.now() });
+    this.forgetOldAudit();
+    if (this.audit.length > MEMORY_AUDIT_MAX_ENTRIES) this.audit.splice(0, this.audit.length - MEMORY_AUDIT_MAX_ENTRIES);
   }
 }

@@ -5,10 +5,10 @@
  */
 import type { AuditEntry } from '../../core/change/audit.js';
 import type { ChangeRequest } from '../../core/change/types.js';
-import type { ChangeStore, Transition, TransitionResult } from '../../ports/change-store.js';
+import type { AuditQuery, ChangeStore, Transition, TransitionResult } from '../../ports/change-store.js';
 import {
-  AUDIT_MAX_ENTRIES,
   AUDIT_SCAN_MAX,
+  DEFAULT_AUDIT_RETENTION_DAYS,
   DEFAULT_RETENTION_SECONDS,
   EXPIRED_BEFORE_DECISION,
   assertCreatable,
@@ -44,6 +44,8 @@ export interface RedisChangeStoreOptions {
   keyPrefix?: string;
   /** Finished requests stay readable this long after expiresAt (default 7 days). */
   retentionSeconds?: number;
+  /** Audit entries are kept this many days (AUDIT_RETENTION_DAYS, default 400). */
+  auditRetentionDays?: number;
   /**
    * Receives the connection's error events when the store opened the connection from a URL.
    * Without it ioredis prints them to the console itself.
@@ -53,6 +55,9 @@ export interface RedisChangeStoreOptions {
 
 /** ping() answers false after this long rather than waiting for a reconnect. */
 const PING_TIMEOUT_MS = 2_000;
+/** Applied entries read at most per summary, and how far their server times may run behind `at`. */
+const APPLIED_READ_MAX = 10_000;
+const APPLIED_CLOCK_SLACK_MS = 60_000;
 /** Entries fetched per XREVRANGE when filtering by service. */
 const AUDIT_PAGE_SIZE = 500;
 
@@ -65,6 +70,7 @@ export class RedisChangeStore implements ChangeStore {
   private readonly ownsConnection: boolean;
   private readonly keys: ChangeKeys;
   private readonly retentionSeconds: number;
+  private readonly auditRetentionMs: number;
   private readonly createScript: ScriptCommand;
   private readonly transitionScript: ScriptCommand;
   private readonly setMessageTsScript: ScriptCommand;
@@ -72,12 +78,13 @@ export class RedisChangeStore implements ChangeStore {
   constructor(connection: RedisConnection | string, options: RedisChangeStoreOptions = {}) {
     this.keys = changeKeys(options.keyPrefix);
     this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+    this.auditRetentionMs = (options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400_000;
     this.ownsConnection = typeof connection === 'string';
     this.redis = typeof connection === 'string' ? connectRedis(connection) : connection;
     const { onConnectionError } = options;
     if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
-    this.createScript = defineScript(this.redis, CREATE_COMMAND, 3, CREATE_LUA);
-    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 3, TRANSITION_LUA);
+    this.createScript = defineScript(this.redis, CREATE_COMMAND, 5, CREATE_LUA);
+    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 6, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
     return reportUnavailableAsStoreErrors(this);
@@ -92,12 +99,15 @@ export class RedisChangeStore implements ChangeStore {
       this.keys.request(request.id),
       this.keys.pending(request.channelId),
       this.keys.audit,
+      this.keys.auditOfChannel(request.channelId),
+      this.keys.auditOfService(request.channelId, request.plan.serviceId),
       request.id,
       request.expiresAt,
       deadline,
       deadline - wallNow,
       wallNow - this.retentionSeconds * 1000,
-      AUDIT_MAX_ENTRIES,
+      wallNow - this.auditRetentionMs,
+      this.auditRetentionMs,
       hashArgs.length,
       ...hashArgs,
       ...auditToStreamArgs(requestedAuditEntry(request)),
@@ -115,21 +125,28 @@ export class RedisChangeStore implements ChangeStore {
 
   async transition(id: string, transition: Transition): Promise<TransitionResult> {
     const { audit } = transition;
+    // Channel and service never change, so reading them first cannot race; the script needs
+    // their index keys up front (Redis Cluster wants every key a script touches in KEYS).
+    const [channelId, serviceId] = await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
     const reply = await this.transitionScript(
       this.keys.request(id),
       this.keys.applying,
       this.keys.audit,
+      this.keys.auditOfChannel(channelId ?? '-'),
+      this.keys.auditOfService(channelId ?? '-', serviceId ?? '-'),
+      this.keys.auditApplied,
       id,
       transition.now,
       transition.to,
       transition.actorId,
       transition.outcome ? JSON.stringify(transition.outcome) : '',
-      AUDIT_MAX_ENTRIES,
+      Date.now() - this.auditRetentionMs,
       audit.action,
       audit.summary,
       audit.apiRequestId ?? '',
       audit.message ?? '',
       EXPIRED_BEFORE_DECISION,
+      this.auditRetentionMs,
       ...transition.from,
     );
     return transitionResultFromReply(reply);
@@ -149,7 +166,27 @@ export class RedisChangeStore implements ChangeStore {
     return requests.filter((r) => r.status === 'applying').sort(byCreation);
   }
 
-  async readAudit(options: { serviceId?: string; limit: number }): Promise<AuditEntry[]> {
+  async readAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    if (query.channelId === undefined) return this.scanAudit(query);
+    if (query.limit <= 0) return [];
+    const stream = query.serviceId === undefined ? this.keys.auditOfChannel(query.channelId) : this.keys.auditOfService(query.channelId, query.serviceId);
+    const page = await this.redis.xrevrange(stream, '+', '-', 'COUNT', query.limit);
+    return page.flatMap(([id, fields]) => auditFromStreamEntry(id, fields) ?? []);
+  }
+
+  async readApplied(window: { from: number; to: number }): Promise<AuditEntry[]> {
+    // Stream ids are the server's clock; the entries' own time decides (core/summary/drift.ts).
+    const page = await this.redis.xrange(this.keys.auditApplied, String(Math.max(0, window.from - APPLIED_CLOCK_SLACK_MS)), '+', 'COUNT', APPLIED_READ_MAX);
+    return page.flatMap(([id, fields]) => auditFromStreamEntry(id, fields) ?? []).filter((e) => e.at >= window.from && e.at <= window.to);
+  }
+
+  async auditBeginsAt(): Promise<number | undefined> {
+    const [first] = await this.redis.xrange(this.keys.audit, '-', '+', 'COUNT', 1);
+    return first ? (auditFromStreamEntry(first[0], first[1])?.at ?? Number(first[0].split('-')[0])) : undefined;
+  }
+
+  /** The whole trail, newest first, optionally one service's: a bounded scan of the newest entries. */
+  private async scanAudit(options: AuditQuery): Promise<AuditEntry[]> {
     const found: AuditEntry[] = [];
     let scanned = 0;
     let end = '+';

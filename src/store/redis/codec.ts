@@ -6,9 +6,11 @@
  *   status, messageTs, decidedBy, decidedAt, outcome (JSON)  — what transitions change
  *   channelId, serviceId, serviceName, expiresAt             — copies of immutable scalars, so the
  *                                                              Lua scripts never parse `data`
+ *   update       JSON of the plan's PATCH body, copied into the 'applied' audit entry
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../../core/change/types.js';
+import { ServiceUpdateSchema, type ServiceUpdate } from '../../core/service/schema.js';
 import { isAuditAction, withoutEmptyOptionals } from '../rules.js';
 
 type ImmutablePart = Pick<ChangeRequest, 'id' | 'channelId' | 'requesterId' | 'plan' | 'createdAt' | 'expiresAt'>;
@@ -36,6 +38,7 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     'serviceId', request.plan.serviceId,
     'serviceName', request.plan.serviceName,
     'expiresAt', String(request.expiresAt),
+    'update', JSON.stringify(request.plan.update),
   ];
   if (request.messageTs !== undefined) args.push('messageTs', request.messageTs);
   if (request.decidedBy !== undefined) args.push('decidedBy', request.decidedBy);
@@ -81,6 +84,7 @@ export function auditToStreamArgs(entry: NewAuditEntry): string[] {
   ];
   if (entry.apiRequestId) args.push('apiRequestId', entry.apiRequestId);
   if (entry.message) args.push('message', entry.message);
+  if (entry.update) args.push('update', JSON.stringify(entry.update));
   return args;
 }
 
@@ -100,7 +104,20 @@ export function auditFromStreamEntry(id: string, flatFields: string[]): AuditEnt
   return withoutEmptyOptionals({
     id, at: atMs, action, changeId, actorId, channelId, serviceId, serviceName, summary,
     apiRequestId: fields.apiRequestId, message: fields.message,
+    ...(fields.update === undefined ? {} : storedUpdate(fields.update)),
   });
+}
+
+/** The PATCH body of an applied entry; one that cannot be read is left out (it then credits nothing). */
+function storedUpdate(json: string): { update?: ServiceUpdate } {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return {};
+  }
+  const parsed = ServiceUpdateSchema.safeParse(value);
+  return parsed.success ? { update: parsed.data } : {};
 }
 
 function parseImmutablePart(json: string): ImmutablePart {

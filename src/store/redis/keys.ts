@@ -6,7 +6,11 @@
  *   <prefix>{changes}:req:<id>               HASH  one request (expires at expiresAt + retention)
  *   <prefix>{changes}:pending:<channelId>    ZSET  ids of a channel's requests, scored by expiresAt
  *   <prefix>{changes}:applying               SET   ids of requests in "applying"
- *   <prefix>{changes}:audit                  STREAM audit trail, trimmed to ~10000 entries
+ *   <prefix>{changes}:audit                  STREAM audit trail, entries kept AUDIT_RETENTION_DAYS
+ *   <prefix>{changes}:audit:ch:<channelId>   STREAM the same entries of one channel's requests
+ *   <prefix>{changes}:audit:ch:<c>:svc:<s>   STREAM ... of one service's requests in that channel
+ *   <prefix>{changes}:audit:applied          STREAM the 'applied' entries (drift attribution)
+ *   (every index stream has the same entry ids and trimming as the main one, and expires when idle)
  *
  *   <prefix>{schedules}:all                  HASH  id -> schedule JSON
  *   <prefix>{schedules}:lastrun              HASH  id -> last fire time claimed (ms)
@@ -21,6 +25,9 @@ export interface ChangeKeys {
   pending(channelId: string): string;
   applying: string;
   audit: string;
+  auditOfChannel(channelId: string): string;
+  auditOfService(channelId: string, serviceId: string): string;
+  auditApplied: string;
 }
 
 export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
@@ -32,6 +39,9 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     pending: (channelId) => `${base}pending:${channelId}`,
     applying: `${base}applying`,
     audit: `${base}audit`,
+    auditOfChannel: (channelId) => `${base}audit:ch:${channelId}`,
+    auditOfService: (channelId, serviceId) => `${base}audit:ch:${channelId}:svc:${serviceId}`,
+    auditApplied: `${base}audit:applied`,
   };
 }
 

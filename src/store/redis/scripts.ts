@@ -28,18 +28,34 @@ export const TRANSITION_COMMAND = 'chbotTransitionChange';
 export const SET_MESSAGE_TS_COMMAND = 'chbotSetChangeMessageTs';
 
 /**
- * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream
+ * Appends one audit entry to the main stream and, with the same id, to each index stream; all are
+ * trimmed by age (MINID) and expire when nothing is written to them for the retention period.
+ */
+const APPEND_AUDIT_LUA = `
+local function append_entry(streams, minid, retention_ms, fields)
+  local entry_id = redis.call('XADD', streams[1], 'MINID', '~', minid, '*', unpack(fields))
+  redis.call('PEXPIRE', streams[1], retention_ms)
+  for i = 2, #streams do
+    redis.call('XADD', streams[i], 'MINID', '~', minid, entry_id, unpack(fields))
+    redis.call('PEXPIRE', streams[i], retention_ms)
+  end
+end
+`;
+
+/**
+ * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream, 4 channel's audit stream,
+ *       5 channel's audit stream of the service
  * ARGV: 1 id, 2 expiresAt, 3 retention deadline (unix ms), 4 ms until that deadline,
- *       5 prune pending members scored at or below this, 6 audit MAXLEN,
- *       7 n = count of hash arguments, 8..7+n hash field/value pairs, then audit field/value pairs
+ *       5 prune pending members scored at or below this, 6 audit MINID (unix ms), 7 audit retention (ms),
+ *       8 n = count of hash arguments, 9..8+n hash field/value pairs, then audit field/value pairs
  * Returns 1 when created, 0 when the id already exists.
  */
-export const CREATE_LUA = `
-local request, pending, audit = KEYS[1], KEYS[2], KEYS[3]
+export const CREATE_LUA = `${APPEND_AUDIT_LUA}
+local request, pending = KEYS[1], KEYS[2]
 if redis.call('EXISTS', request) == 1 then return 0 end
 
-local hashEnd = 7 + tonumber(ARGV[7])
-redis.call('HSET', request, unpack(ARGV, 8, hashEnd))
+local hashEnd = 8 + tonumber(ARGV[8])
+redis.call('HSET', request, unpack(ARGV, 9, hashEnd))
 redis.call('PEXPIREAT', request, ARGV[3])
 
 -- Members whose request hash has already expired can never be listed again.
@@ -51,24 +67,25 @@ if ttl > 0 then
   if redis.call('PTTL', pending) < ttl then redis.call('PEXPIRE', pending, ttl) end
 end
 
-redis.call('XADD', audit, 'MAXLEN', '~', ARGV[6], '*', unpack(ARGV, hashEnd + 1))
+append_entry({KEYS[3], KEYS[4], KEYS[5]}, ARGV[6], ARGV[7], {unpack(ARGV, hashEnd + 1)})
 return 1
 `;
 
 /**
- * KEYS: 1 request hash, 2 applying set, 3 audit stream
- * ARGV: 1 id, 2 now, 3 to, 4 actorId, 5 outcome JSON or '', 6 audit MAXLEN,
+ * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 channel's audit stream,
+ *       5 channel's audit stream of the service, 6 stream of applied entries
+ * ARGV: 1 id, 2 now, 3 to, 4 actorId, 5 outcome JSON or '', 6 audit MINID (unix ms),
  *       7 audit action, 8 summary, 9 apiRequestId or '', 10 message or '',
- *       11 message of the automatic expiry entry, 12.. statuses the transition starts from
+ *       11 message of the automatic expiry entry, 12 audit retention (ms), 13.. statuses the transition starts from
  * Returns {'missing'} or {reason, HGETALL of the request afterwards}, reason one of
  * 'ok', 'conflict', 'expired'.
  */
-export const TRANSITION_LUA = `
-local request, applying, audit = KEYS[1], KEYS[2], KEYS[3]
-local id, now, to, actor, outcome, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+export const TRANSITION_LUA = `${APPEND_AUDIT_LUA}
+local request, applying = KEYS[1], KEYS[2]
+local id, now, to, actor, outcome, minid = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 
 local function append_audit(action, summary, api_request_id, message)
-  local about = redis.call('HMGET', request, 'channelId', 'serviceId', 'serviceName')
+  local about = redis.call('HMGET', request, 'channelId', 'serviceId', 'serviceName', 'update')
   local fields = {
     'at', now, 'action', action, 'changeId', id, 'actorId', actor,
     'channelId', about[1], 'serviceId', about[2], 'serviceName', about[3], 'summary', summary,
@@ -81,7 +98,16 @@ local function append_audit(action, summary, api_request_id, message)
     fields[#fields + 1] = 'message'
     fields[#fields + 1] = message
   end
-  redis.call('XADD', audit, 'MAXLEN', '~', maxlen, '*', unpack(fields))
+  local streams = {KEYS[3], KEYS[4], KEYS[5]}
+  -- An applied entry carries the exact PATCH body, and is indexed for drift attribution.
+  if action == 'applied' then
+    if about[4] then
+      fields[#fields + 1] = 'update'
+      fields[#fields + 1] = about[4]
+    end
+    streams[#streams + 1] = KEYS[6]
+  end
+  append_entry(streams, minid, ARGV[12], fields)
 end
 
 local function reply(reason)
@@ -99,7 +125,7 @@ if status == 'pending' and to ~= 'expired' and tonumber(now) >= expires_at then
 end
 
 local allowed = false
-for i = 12, #ARGV do
+for i = 13, #ARGV do
   if ARGV[i] == status then allowed = true break end
 end
 if not allowed then return reply('conflict') end
