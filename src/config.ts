@@ -23,6 +23,13 @@ const integer = (fallback: number, min: number, max: number) =>
     z.coerce.number({ error: `must be a whole number from ${min} to ${max}` }).int({ error: `must be a whole number from ${min} to ${max}` }).min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }),
   );
 
+/** A duration in seconds that may be fractional (tests shorten leases to a second or less). */
+const seconds = (fallback: number, min: number, max: number) =>
+  z.preprocess(
+    (v) => (v === '' || v === undefined ? fallback : v),
+    z.coerce.number({ error: `must be a number of seconds from ${min} to ${max}` }).min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }),
+  );
+
 const url = (fallback: string) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.url({ protocol: /^https?$/ }));
 
@@ -107,6 +114,7 @@ const EnvSchema = z
     ),
     ALLOW_SELF_APPROVAL: flag(false),
     CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
+    APPROVAL_LEASE_SECONDS: seconds(20, 0.5, 600),
     SUMMARY_TZ: z.preprocess(
       (v) => (v === '' || v === undefined ? 'UTC' : v),
       z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
@@ -115,6 +123,15 @@ const EnvSchema = z
     SCHEDULE_MAX_PER_CHANNEL: integer(10, 1, 1000),
     AUDIT_RETENTION_DAYS: integer(400, 1, 10 * 366),
     LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : String(v).toLowerCase()), z.enum(LOG_LEVELS)),
+    LOG_FORMAT: z.preprocess(
+      (v) => (v === '' || v === undefined ? 'text' : String(v).toLowerCase()),
+      z.enum(['text', 'json'], { error: 'must be text (human-readable lines) or json (one JSON object per line)' }),
+    ),
+    METRICS: z.preprocess(
+      (v) => (v === '' || v === undefined ? 'on' : String(v).toLowerCase()),
+      z.enum(['on', 'off'], { error: 'must be on (GET /metrics) or off' }),
+    ),
+    METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), integer(0, 0, 65535).optional()),
   })
 
 /** Checks across settings, on the raw environment so they are reported with every other problem. */
@@ -171,13 +188,22 @@ export interface Config {
   redisCluster: boolean;
   /** The master is found through these Sentinel nodes (REDIS_SENTINELS, REDIS_SENTINEL_NAME). */
   redisSentinel: { sentinels: HostPort[]; name: string } | undefined;
-  approvals: { approvers: string[]; allowSelfApproval: boolean; changeTtlSeconds: number };
+  approvals: {
+    approvers: string[];
+    allowSelfApproval: boolean;
+    changeTtlSeconds: number;
+    /** How long a replica owns a request it is applying without renewing (renewed every quarter). */
+    leaseMs: number;
+  };
   summaryTimeZone: string;
   /** Schedules may fire at most once per `minIntervalSeconds`; a channel has at most `maxPerChannel`. */
   schedules: { minIntervalSeconds: number; maxPerChannel: number };
   /** Audit entries are kept this long (AUDIT_RETENTION_DAYS), whatever else is recorded. */
   auditRetentionDays: number;
   logLevel: LogLevel;
+  logFormat: 'text' | 'json';
+  /** GET /metrics: off, on the Slack port (PORT), or on a listener of its own (METRICS_PORT; 0 = any free port). */
+  metrics: { enabled: false } | { enabled: true; port: number | undefined };
 }
 
 export class ConfigError extends Error {
@@ -225,10 +251,13 @@ function toConfig(env: Env): Config {
       approvers: env.APPROVERS,
       allowSelfApproval: env.ALLOW_SELF_APPROVAL,
       changeTtlSeconds: env.CHANGE_TTL_SECONDS,
+      leaseMs: env.APPROVAL_LEASE_SECONDS * 1000,
     },
     summaryTimeZone: env.SUMMARY_TZ,
     schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_SECONDS, maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL },
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
+    metrics: env.METRICS === 'off' ? { enabled: false } : { enabled: true, port: env.METRICS_PORT },
   };
 }

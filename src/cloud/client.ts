@@ -18,7 +18,7 @@ import type { Logger } from '@slack/bolt';
 import { USER_AGENT } from '../version.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { ServiceUpdateSchema, TagFilterSchema, type ServiceRecord, type ServiceUpdate } from '../core/service/schema.js';
-import type { ReadOptions, ServiceDirectory, ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
+import type { ReadOptions, ServiceDirectory, ServiceList, ServiceUpdateResult, UpdateOptions } from '../ports/service-directory.js';
 import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, UpdateEnvelopeSchema } from './envelopes.js';
 import { FairThrottle, ThrottleBusyError, type ThrottleOptions, type ThrottleTicket } from './throttle.js';
 import { normaliseFilters } from '../core/schedule/types.js';
@@ -48,6 +48,13 @@ export interface CloudClientOptions {
   throttle?: Omit<ThrottleOptions, 'now'> | false;
   connections?: number;
   logger?: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Told about every request on the wire (metrics). */
+  observer?: CloudObserver;
+}
+
+export interface CloudObserver {
+  /** One attempt: its method, HTTP status (undefined when none came back) and duration. */
+  request(method: string, status: number | undefined, seconds: number): void;
 }
 
 interface RawResponse {
@@ -67,8 +74,9 @@ export class CloudClient implements ServiceDirectory {
   private readonly authorization: string;
   private readonly cache: ReadCache<ServiceList>;
   private readonly throttle: FairThrottle | undefined;
-  private readonly options: Required<Omit<CloudClientOptions, 'logger' | 'throttle'>>;
+  private readonly options: Required<Omit<CloudClientOptions, 'logger' | 'throttle' | 'observer'>>;
   private readonly logger: CloudClientOptions['logger'];
+  private readonly observer: CloudObserver | undefined;
 
   constructor(options: CloudClientOptions) {
     this.options = {
@@ -91,6 +99,7 @@ export class CloudClient implements ServiceDirectory {
     const throttle = options.throttle ?? { limit: 10, windowMs: 10_000 };
     this.throttle = throttle ? new FairThrottle(throttle) : undefined;
     this.logger = options.logger;
+    this.observer = options.observer;
   }
 
   /**
@@ -117,7 +126,8 @@ export class CloudClient implements ServiceDirectory {
     return list.services.find((service) => service.id === serviceId);
   }
 
-  async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {
+  /** See UpdateOptions for `beforeSend`, the approval flow's last ownership check. */
+  async updateService(serviceId: string, update: ServiceUpdate, options: UpdateOptions = {}): Promise<ServiceUpdateResult> {
     const body = ServiceUpdateSchema.safeParse(update);
     if (!body.success) {
       const problems = body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
@@ -125,7 +135,7 @@ export class CloudClient implements ServiceDirectory {
     }
     const path = `${this.orgPath()}/services/${encodeURIComponent(serviceId)}`;
     try {
-      const response = await this.send('PATCH', path, { priority: 'approval', person: 'approval' }, body.data);
+      const response = await this.send('PATCH', path, { priority: 'approval', person: 'approval' }, body.data, options.beforeSend);
       const parsed = UpdateEnvelopeSchema.safeParse(response.json);
       if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
       return { service: parsed.data.result, requestId: parsed.data.requestId };
@@ -133,6 +143,11 @@ export class CloudClient implements ServiceDirectory {
       // Whatever happened, the organization may have changed: the next read must be fresh.
       this.cache.invalidate();
     }
+  }
+
+  /** Requests waiting for the client-side throttle right now. */
+  get throttleQueueLength(): number {
+    return this.throttle?.waiting ?? 0;
   }
 
   async close(): Promise<void> {
@@ -153,10 +168,11 @@ export class CloudClient implements ServiceDirectory {
     return { services, skipped, requestId: parsed.data.requestId, fetchedAt: Date.now() };
   }
 
-  private async send(method: Method, path: string, ticket: ThrottleTicket, body?: unknown): Promise<RawResponse> {
+  private async send(method: Method, path: string, ticket: ThrottleTicket, body?: unknown, beforeSend?: () => Promise<void>): Promise<RawResponse> {
     const deadline = Date.now() + this.options.rateLimitBudgetMs;
     for (let attempt = 0; ; attempt += 1) {
       await this.acquire(ticket, method, path);
+      if (beforeSend) await beforeSend();
       let response: RawResponse & { retryAfterMs: number | undefined };
       try {
         response = await this.sendOnce(method, path, body);
@@ -199,6 +215,18 @@ export class CloudClient implements ServiceDirectory {
   }
 
   private async sendOnce(method: Method, path: string, body?: unknown) {
+    const started = performance.now();
+    let status: number | undefined;
+    try {
+      const response = await this.sendOnWire(method, path, body);
+      status = response.status;
+      return response;
+    } finally {
+      this.observer?.request(method, status, (performance.now() - started) / 1000);
+    }
+  }
+
+  private async sendOnWire(method: Method, path: string, body?: unknown) {
     this.requestsSent += 1;
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     const response = await this.pool.request({

@@ -57,6 +57,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
   readonly userGroups = new Map<string, string[]>();
   /** User groups whose usergroups.users.list fails with this error code (e.g. missing_scope). */
   readonly failingGroups = new Map<string, string>();
+  /** What apps.connections.open answers: a Socket Mode server's ws:// URL (tests), fresh for each call. */
+  socketModeUrl: (() => string) | undefined;
   url = '';
   private readonly triggers = new Map<string, { issuedAt: number; userId: string }>();
   private readonly interactions = new Map<string, Interaction>();
@@ -198,6 +200,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
         this.emit('change');
         return { ok: true, view: { id: args.view_id } };
       }
+      case 'apps.connections.open':
+        return this.socketModeUrl ? { ok: true, url: this.socketModeUrl() } : { ok: false, error: 'not_allowed_token_type' };
       case 'usergroups.users.list': {
         const failure = this.failingGroups.get(str(args.usergroup));
         return failure ? { ok: false, error: failure } : { ok: true, users: this.userGroups.get(str(args.usergroup)) ?? [] };

@@ -7,6 +7,8 @@ export type TransitionResult =
   | { ok: false; reason: 'conflict'; request: ChangeRequest }
   /** It was pending but past its expiry: the store marked it expired instead. */
   | { ok: false; reason: 'expired'; request: ChangeRequest }
+  /** The caller's lease was taken over (its fencing token is outdated): it may not record anything. */
+  | { ok: false; reason: 'lost'; request: ChangeRequest }
   | { ok: false; reason: 'missing' };
 
 export interface Transition {
@@ -16,8 +18,26 @@ export interface Transition {
   now: number;
   outcome?: ChangeOutcome;
   /** Written to the audit stream in the same atomic step as the status change. */
-  audit: Omit<NewAuditEntry, 'at' | 'changeId' | 'actorId' | 'channelId' | 'serviceId' | 'serviceName'>;
+  audit: Omit<NewAuditEntry, 'at' | 'changeId' | 'actorId' | 'channelId' | 'serviceId' | 'serviceName' | 'fence'>;
+  /** With `to: 'applying'`: the new owner's lease, granted in the same step (fence + 1). */
+  claim?: { owner: string; ttlMs: number };
+  /**
+   * Leaving "applying": the lease the caller holds. The transition is refused as `lost` when the
+   * fence moved on (another replica took over); the service lock it held is released with it.
+   */
+  holder?: LeaseToken;
 }
+
+/** Proof of ownership of a request in "applying" (see ApplyLease). */
+export interface LeaseToken {
+  requestId: string;
+  serviceId: string;
+  owner: string;
+  fence: number;
+}
+
+/** Result of asking for a service's lock: held now, held by another request, or our lease is gone. */
+export type ServiceLockAttempt = 'acquired' | 'busy' | 'lost';
 
 /**
  * Change requests and their audit trail. Every status change is one atomic compare-and-set
@@ -36,8 +56,24 @@ export interface ChangeStore {
   transition(id: string, transition: Transition): Promise<TransitionResult>;
   /** Pending requests of a channel that have not expired, oldest first. */
   listPending(channelId: string, now: number): Promise<ChangeRequest[]>;
-  /** Requests left in "applying" (a replica died mid-update); for reconciliation at start. */
+  /** Pending requests of every channel that have not expired (the pending gauge). */
+  countPending(now: number): Promise<number>;
+  /** Requests in "applying", with their leases; the reconciler takes over those whose lease expired. */
   listApplying(): Promise<ChangeRequest[]>;
+  /** Extends a held lease (and the service lock held with it); false once the lease is lost or expired. */
+  renewLease(token: LeaseToken, ttlMs: number): Promise<boolean>;
+  /**
+   * Takes the service's lock for this request, so that read -> stale check -> update -> outcome
+   * run for one request of a service at a time across replicas. The lock expires with the lease.
+   */
+  lockService(token: LeaseToken, ttlMs: number): Promise<ServiceLockAttempt>;
+  /**
+   * The last step before the update goes out: true, and the request is marked as sending, only if
+   * the lease and the service lock are held and the lease has at least `minRemainingMs` left.
+   */
+  confirmSending(token: LeaseToken, minRemainingMs: number): Promise<boolean>;
+  /** A request in "applying" whose lease has expired passes to `owner` (fence + 1); undefined otherwise. */
+  takeOver(request: Pick<ChangeRequest, 'id' | 'plan'>, owner: string, ttlMs: number): Promise<{ token: LeaseToken; request: ChangeRequest } | undefined>;
   /**
    * Newest first. With a channel, only that channel's requests (kept in their own index, so noise
    * elsewhere never pushes them out); with a channel and a service, that service's in that channel.

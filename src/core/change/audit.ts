@@ -22,5 +22,7 @@ export interface AuditEntry {
    * by entry, so the bot is credited only for exactly what it did.
    */
   update?: ServiceUpdate;
+  /** The lease's fencing token of the replica that claimed, applied or settled the request. */
+  fence?: number;
 }
 export type NewAuditEntry = Omit<AuditEntry, 'id'>;

@@ -7,6 +7,7 @@
  *   channelId, serviceId, serviceName, expiresAt             — copies of immutable scalars, so the
  *                                                              Lua scripts never parse `data`
  *   update       JSON of the plan's PATCH body, copied into the 'applied' audit entry
+ *   fence, leaseOwner, leaseUntil, sending                   — the apply lease (redis-scripts.ts)
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../../core/change/types.js';
@@ -55,6 +56,14 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   if (hash.decidedBy !== undefined) request.decidedBy = hash.decidedBy;
   if (hash.decidedAt !== undefined) request.decidedAt = parseNumber(hash.decidedAt, 'decidedAt');
   if (hash.outcome !== undefined) request.outcome = parseJsonObject(hash.outcome, 'outcome') as ChangeOutcome;
+  if (hash.leaseOwner !== undefined && hash.fence !== undefined) {
+    request.lease = {
+      owner: hash.leaseOwner,
+      fence: parseNumber(hash.fence, 'fence'),
+      until: parseNumber(hash.leaseUntil ?? '0', 'leaseUntil'),
+      sending: hash.sending === '1',
+    };
+  }
   return request;
 }
 
@@ -85,6 +94,7 @@ export function auditToStreamArgs(entry: NewAuditEntry): string[] {
   if (entry.apiRequestId) args.push('apiRequestId', entry.apiRequestId);
   if (entry.message) args.push('message', entry.message);
   if (entry.update) args.push('update', JSON.stringify(entry.update));
+  if (entry.fence !== undefined) args.push('fence', String(entry.fence));
   return args;
 }
 
@@ -105,6 +115,7 @@ export function auditFromStreamEntry(id: string, flatFields: string[]): AuditEnt
     id, at: atMs, action, changeId, actorId, channelId, serviceId, serviceName, summary,
     apiRequestId: fields.apiRequestId, message: fields.message,
     ...(fields.update === undefined ? {} : storedUpdate(fields.update)),
+    ...(fields.fence !== undefined && Number.isSafeInteger(Number(fields.fence)) ? { fence: Number(fields.fence) } : {}),
   });
 }
 

@@ -6,6 +6,9 @@
  *   <prefix>{changes}:req:<id>               HASH  one request (expires at expiresAt + retention)
  *   <prefix>{changes}:pending:<channelId>    ZSET  ids of a channel's requests, scored by expiresAt
  *   <prefix>{changes}:applying               SET   ids of requests in "applying"
+ *   <prefix>{changes}:open                   ZSET  ids of all pending requests, scored by expiresAt (the metric)
+ *   <prefix>{changes}:svc-lock:<serviceId>   STRING "<requestId>:<fence>" of the request applying
+ *                                            to that service now; expires with its lease
  *   <prefix>{changes}:audit                  STREAM audit trail, entries kept AUDIT_RETENTION_DAYS
  *   <prefix>{changes}:audit:ch:<channelId>   STREAM the same entries of one channel's requests
  *   <prefix>{changes}:audit:ch:<c>:svc:<s>   STREAM ... of one service's requests in that channel
@@ -24,10 +27,12 @@ export interface ChangeKeys {
   request(id: string): string;
   pending(channelId: string): string;
   applying: string;
+  open: string;
   audit: string;
   auditOfChannel(channelId: string): string;
   auditOfService(channelId: string, serviceId: string): string;
   auditApplied: string;
+  serviceLock(serviceId: string): string;
 }
 
 export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
@@ -38,10 +43,12 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     request: (id) => `${base}req:${id}`,
     pending: (channelId) => `${base}pending:${channelId}`,
     applying: `${base}applying`,
+    open: `${base}open`,
     audit: `${base}audit`,
     auditOfChannel: (channelId) => `${base}audit:ch:${channelId}`,
     auditOfService: (channelId, serviceId) => `${base}audit:ch:${channelId}:svc:${serviceId}`,
     auditApplied: `${base}audit:applied`,
+    serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
   };
 }
 
