@@ -23,7 +23,7 @@ import type { ChangeOutcome, ChangePlan, ChangeRequest, ChangeStatus } from '../
 import { planIsVisible } from '../core/change/verify.js';
 import { changeSummary } from '../core/change/summary.js';
 import { alreadyDecidedText, requestMessage } from '../core/render/change.js';
-import { cloudErrorSentence } from '../core/render/errors.js';
+import { cloudErrorSentence, messageOf, UNEXPECTED_IN_BOT } from '../core/render/errors.js';
 import { esc } from '../core/render/mrkdwn.js';
 import { serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
@@ -117,7 +117,7 @@ export class ApprovalFlow implements ChangeRequestService {
     } catch (error) {
       // The request is posted and approvable; without its ts stored the bot could not update the
       // message later, so withdraw it openly rather than leave live buttons it cannot follow up.
-      this.options.logger.error(`change ${request.id}: posted but its message could not be recorded: ${String(error)}`);
+      this.options.logger.error(`change ${request.id}: posted but its message could not be recorded: ${messageOf(error)}`);
       const withdrawn = await this.transition(request, ['pending'], 'cancelled', request.requesterId, 'cancelled', { message: 'The bot could not record this request, so it was withdrawn. Ask again in a minute.' }).catch(() => undefined);
       if (withdrawn?.ok) await this.refreshMessage({ ...withdrawn.request, messageTs: ts });
       return { ok: false, text: ':x: The request was posted but the bot could not record it, so it was withdrawn. Try again in a minute.' };
@@ -375,7 +375,7 @@ export class ApprovalFlow implements ChangeRequestService {
     try {
       await this.options.messenger.update(request.channelId, request.messageTs, requestMessage(request));
     } catch (error) {
-      this.options.logger.warn(`change ${request.id}: could not update its message: ${String(error)}`);
+      this.options.logger.warn(`change ${request.id}: could not update its message: ${messageOf(error)}`);
     }
   }
 
@@ -386,13 +386,13 @@ export class ApprovalFlow implements ChangeRequestService {
         blocks: serviceBlocks(service, `${service.name || service.id}: after change ${request.id}`),
       });
     } catch (error) {
-      this.options.logger.warn(`change ${request.id}: could not post the resulting service: ${String(error)}`);
+      this.options.logger.warn(`change ${request.id}: could not post the resulting service: ${messageOf(error)}`);
     }
   }
 
   /** A request nobody could see must not stay approvable. */
   private async withdrawUnposted(request: ChangeRequest, error: unknown): Promise<void> {
-    this.options.logger.warn(`change ${request.id}: could not post it in ${request.channelId}: ${String(error)}`);
+    this.options.logger.warn(`change ${request.id}: could not post it in ${request.channelId}: ${messageOf(error)}`);
     await this.transition(request, ['pending'], 'cancelled', request.requesterId, 'cancelled', {
       message: 'The request could not be posted in the channel.',
     }).catch(() => undefined);
@@ -430,7 +430,7 @@ function failed(error: unknown, what: string): AppliedOutcome {
       },
     };
   }
-  return { status: 'failed', audit: 'failed', outcome: { message: `${what}: an unexpected error happened in the bot.` } };
+  return { status: 'failed', audit: 'failed', outcome: { message: `${what}: ${UNEXPECTED_IN_BOT}` } };
 }
 
 function refused(message: string, audit: AuditAction): AppliedOutcome {

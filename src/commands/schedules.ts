@@ -1,16 +1,16 @@
 /** schedule add / list / remove, and the summary command. */
 import { randomBytes } from 'node:crypto';
 import { checkCron } from '../core/schedule/cron.js';
-import { code, esc, section } from '../core/render/mrkdwn.js';
+import { code, esc } from '../core/render/mrkdwn.js';
 import { scheduleAddedBlocks, scheduleListBlocks } from '../core/render/schedule.js';
 import type { Schedule } from '../core/schedule/types.js';
-import type { BotServices, Invocation } from './context.js';
+import { replyText, type BotServices, type Invocation } from './context.js';
 
 export async function addSchedule(input: { cron: string; filters: string[]; timeZone?: string }, inv: Invocation, s: BotServices): Promise<void> {
   const timeZone = input.timeZone ?? s.summaryTimeZone;
   const { minIntervalSeconds, maxPerChannel } = s.scheduleLimits;
   const check = checkCron(input.cron, timeZone, new Date(), minIntervalSeconds);
-  if (!check.ok) return reply(inv, `:warning: ${esc(check.message)}`);
+  if (!check.ok) return replyText(inv, `:warning: ${esc(check.message)}`);
   const schedule: Schedule = {
     // 64 random bits: ids never collide, and the store adds only if the id is free anyway.
     id: `sch-${randomBytes(8).toString('hex')}`,
@@ -23,9 +23,9 @@ export async function addSchedule(input: { cron: string; filters: string[]; time
   };
   const added = await s.scheduler.add(schedule, { maxPerChannel });
   if (!added.ok && added.reason === 'channel-full') {
-    return reply(inv, `:warning: This channel already has ${maxPerChannel} scheduled summaries, the most allowed (SCHEDULE_MAX_PER_CHANNEL=${maxPerChannel}). Remove one with \`schedule remove ID\` (\`schedule list\` shows them) and add this one again.`);
+    return replyText(inv, `:warning: This channel already has ${maxPerChannel} scheduled summaries, the most allowed (SCHEDULE_MAX_PER_CHANNEL=${maxPerChannel}). Remove one with \`schedule remove ID\` (\`schedule list\` shows them) and add this one again.`);
   }
-  if (!added.ok) return reply(inv, ':x: The schedule could not be added because its id was taken. Please run the command again.');
+  if (!added.ok) return replyText(inv, ':x: The schedule could not be added because its id was taken. Please run the command again.');
   await inv.reply({ text: `Scheduled summary ${schedule.id}`, blocks: scheduleAddedBlocks(schedule, new Date()) });
 }
 
@@ -36,11 +36,7 @@ export async function listSchedules(inv: Invocation, s: BotServices): Promise<vo
 
 export async function removeSchedule(id: string, inv: Invocation, s: BotServices): Promise<void> {
   const mine = (await s.scheduleStore.listSchedules(inv.channelId)).some((schedule) => schedule.id === id);
-  if (!mine) return reply(inv, `:grey_question: This channel has no schedule ${code(id)}. \`schedule list\` shows its schedules.`);
+  if (!mine) return replyText(inv, `:grey_question: This channel has no schedule ${code(id)}. \`schedule list\` shows its schedules.`);
   await s.scheduler.remove(id);
-  await reply(inv, `:wastebasket: Removed schedule ${code(id)}.`);
-}
-
-function reply(inv: Invocation, text: string): Promise<void> {
-  return inv.reply({ text, blocks: [section(text)] });
+  await replyText(inv, `:wastebasket: Removed schedule ${code(id)}.`);
 }

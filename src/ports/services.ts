@@ -37,7 +37,7 @@ export interface SummaryTarget {
   /** Posted by a schedule rather than asked for; failure messages say which. */
   scheduled?: boolean;
   /** Who the read is for (the person who asked, or the schedule): the API budget is shared fairly. */
-  reader: string;
+  reader?: string;
 }
 
 export type SummaryOutcome = { ok: true } | { ok: false; text: string };
@@ -50,6 +50,6 @@ export interface SummaryPublisher {
 /** Adds and removes schedules so that every replica fires them (scheduler/scheduler.ts). */
 export interface ScheduleRegistry {
   /** Adds it only if its id is free and its channel is below `maxPerChannel` (see ScheduleStore). */
-  add(schedule: Schedule, limits: { maxPerChannel: number }): Promise<AddScheduleResult>;
+  add(schedule: Schedule, limits?: { maxPerChannel: number }): Promise<AddScheduleResult>;
   remove(id: string): Promise<boolean>;
 }

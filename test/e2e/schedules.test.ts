@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { syntheticServices } from '../../src/simulator/seed.js';
-import { keysWithPrefix } from '../store/redis-harness.js';
+import { keysWithPrefix } from '../support/redis.js';
 import { answerText, CHANNEL, REDIS_URL, textOf, useHarnesses, type Harness } from './harness.js';
 
 const harness = useHarnesses();

@@ -8,7 +8,7 @@ import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { syntheticServices } from '../../src/simulator/seed.js';
 import type { FakeSlack } from '../e2e/fake-slack.js';
 import { CHANNEL, startHarness, textOf, USERS, type Ack, type Harness } from '../e2e/harness.js';
-import { deleteKeysWithPrefix } from '../store/redis-harness.js';
+import { deleteKeysWithPrefix } from '../support/redis.js';
 
 const TRIALS = 1_000;
 const BATCH = 20;
