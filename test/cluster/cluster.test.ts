@@ -204,7 +204,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
       const started = Date.now();
       const ack = await a.command('schedule add "*/1 * * * * *"');
       const added = await a.slack.waitFor('response_url', (args) => args.responseUrlId === ack.responseUrlId);
-      const id = /sch-[0-9a-f]{6}/.exec(textOf(added.args))?.[0];
+      const id = /sch-[0-9a-f]{16}/.exec(textOf(added.args))?.[0];
       if (!id) throw new Error(`no schedule id in ${textOf(added.args)}`);
       // Replica B learns of the schedule through its periodic sync (200 ms in the harness).
       const headline = (args: Record<string, unknown>) => String(args.text ?? '').startsWith('Scheduled ClickHouse Cloud summary') && args.thread_ts === undefined;
