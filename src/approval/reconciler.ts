@@ -40,7 +40,8 @@ export function startReconciler(flow: Pick<ApprovalFlow, 'reconcileAbandoned'>, 
     settledAtStart,
     async stop() {
       clearInterval(timer);
-      await settledAtStart;
+      // A pass in progress may be recording an outcome: let it finish before the stores close.
+      await Promise.all([settledAtStart, running]);
     },
   };
 }

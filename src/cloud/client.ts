@@ -18,8 +18,8 @@ import type { Logger } from '@slack/bolt';
 import { USER_AGENT } from '../version.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { ServiceUpdateSchema, TagFilterSchema, type ServiceRecord, type ServiceUpdate } from '../core/service/schema.js';
-import type { ReadOptions, ServiceDirectory, ServiceList, ServiceUpdateResult, UpdateOptions } from '../ports/service-directory.js';
-import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, UpdateEnvelopeSchema } from './envelopes.js';
+import { SendWindowClosedError, type ReadOptions, type ServiceDirectory, type ServiceList, type ServiceUpdateResult, type UpdateOptions } from '../ports/service-directory.js';
+import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, ServiceEnvelopeSchema } from './envelopes.js';
 import { FairThrottle, ThrottleBusyError, type ThrottleOptions, type ThrottleTicket } from './throttle.js';
 import { normaliseFilters } from '../core/schedule/types.js';
 import { filterServices } from '../core/summary/tags.js';
@@ -120,10 +120,28 @@ export class CloudClient implements ServiceDirectory {
     return wanted.length === 0 ? all : { ...all, services: filterServices(all.services, wanted) };
   }
 
-  /** One service, read with the whole (unfiltered) list, so it shares the list's cache and single flight. */
+  /**
+   * One service by id, or undefined when the organization has no such service. A fresh read is the
+   * API's GET /v1/organizations/{org}/services/{id}: one request of the rate limit like a list, but
+   * one record instead of the whole organization, and never from the cache (the re-read before
+   * applying a change). Otherwise it is served from the cached, single-flight list.
+   */
   async getService(serviceId: string, options: ReadOptions = {}): Promise<ServiceRecord | undefined> {
-    const list = await this.listServices([], options);
-    return list.services.find((service) => service.id === serviceId);
+    if (!options.fresh) {
+      const list = await this.listServices([], options);
+      return list.services.find((service) => service.id === serviceId);
+    }
+    const path = this.servicePath(serviceId);
+    const ticket: ThrottleTicket = { priority: options.priority ?? 'approval', person: options.person ?? 'bot' };
+    try {
+      const response = await this.send('GET', path, ticket);
+      const parsed = ServiceEnvelopeSchema.safeParse(response.json);
+      if (!parsed.success) throw this.badResponse('GET', path, response.json);
+      return parsed.data.result;
+    } catch (error) {
+      if (error instanceof CloudApiError && error.status === 404) return undefined;
+      throw error;
+    }
   }
 
   /** See UpdateOptions for `beforeSend`, the approval flow's last ownership check. */
@@ -133,10 +151,10 @@ export class CloudClient implements ServiceDirectory {
       const problems = body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
       throw new CloudApiError('invalid-request', `The change breaks the API's rules: ${problems}`);
     }
-    const path = `${this.orgPath()}/services/${encodeURIComponent(serviceId)}`;
+    const path = this.servicePath(serviceId);
     try {
       const response = await this.send('PATCH', path, { priority: 'approval', person: 'approval' }, body.data, options.beforeSend);
-      const parsed = UpdateEnvelopeSchema.safeParse(response.json);
+      const parsed = ServiceEnvelopeSchema.safeParse(response.json);
       if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
       return { service: parsed.data.result, requestId: parsed.data.requestId };
     } finally {
@@ -158,6 +176,10 @@ export class CloudClient implements ServiceDirectory {
     return `${this.basePath}/v1/organizations/${encodeURIComponent(this.orgId)}`;
   }
 
+  private servicePath(serviceId: string): string {
+    return `${this.orgPath()}/services/${encodeURIComponent(serviceId)}`;
+  }
+
   private async fetchList(ticket: ThrottleTicket): Promise<ServiceList> {
     const path = `${this.orgPath()}/services`;
     const response = await this.send('GET', path, ticket);
@@ -168,15 +190,16 @@ export class CloudClient implements ServiceDirectory {
     return { services, skipped, requestId: parsed.data.requestId, fetchedAt: Date.now() };
   }
 
-  private async send(method: Method, path: string, ticket: ThrottleTicket, body?: unknown, beforeSend?: () => Promise<void>): Promise<RawResponse> {
+  private async send(method: Method, path: string, ticket: ThrottleTicket, body?: unknown, beforeSend?: UpdateOptions['beforeSend']): Promise<RawResponse> {
     const deadline = Date.now() + this.options.rateLimitBudgetMs;
     for (let attempt = 0; ; attempt += 1) {
       await this.acquire(ticket, method, path);
-      if (beforeSend) await beforeSend();
+      const sendBy = beforeSend ? await beforeSend() : undefined;
       let response: RawResponse & { retryAfterMs: number | undefined };
       try {
-        response = await this.sendOnce(method, path, body);
+        response = await this.sendOnce(method, path, body, sendBy);
       } catch (error) {
+        if (error instanceof SendWindowClosedError) throw error;
         const transport = this.transportError(error, method, path);
         if (method === 'GET' && attempt < this.options.readRetries) {
           this.logger?.warn(`${transport.message}; retrying (${attempt + 1}/${this.options.readRetries})`);
@@ -214,7 +237,9 @@ export class CloudClient implements ServiceDirectory {
     }
   }
 
-  private async sendOnce(method: Method, path: string, body?: unknown) {
+  private async sendOnce(method: Method, path: string, body?: unknown, sendBy?: number) {
+    // Synchronous from here up to pool.request: nothing can run between this check and the dispatch.
+    if (sendBy !== undefined && Date.now() > sendBy) throw new SendWindowClosedError();
     const started = performance.now();
     let status: number | undefined;
     try {

@@ -4,6 +4,7 @@ import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CloudClient, type CloudClientOptions } from '../../src/cloud/client.js';
 import { CloudApiError } from '../../src/core/service/api-error.js';
+import { SendWindowClosedError } from '../../src/ports/service-directory.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { DEMO_IDS, DEMO_ORG_ID, demoServices, syntheticServices } from '../../src/simulator/seed.js';
 import { collectGarbage } from '../support/memory.js';
@@ -212,6 +213,35 @@ describe('listing services', () => {
   });
 });
 
+describe('reading one service', () => {
+  it('reads fresh with GET /services/{id}: one record, never from the cache', async () => {
+    const c = client();
+    const listed = (await c.listServices()).services.find((s) => s.id === DEMO_IDS.ordersProd);
+    sim.changeOutsideBot(DEMO_IDS.ordersProd, { name: 'orders-renamed' });
+    sim.resetRequests();
+    expect(await c.getService(DEMO_IDS.ordersProd, { fresh: true })).toEqual({ ...listed, name: 'orders-renamed' });
+    expect(sim.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /v1/organizations/${DEMO_ORG_ID}/services/${DEMO_IDS.ordersProd}`,
+    ]);
+  });
+
+  it('serves a read that need not be fresh from the cached list, without a request', async () => {
+    const c = client();
+    await c.listServices();
+    sim.resetRequests();
+    expect((await c.getService(DEMO_IDS.mlDev))?.name).toBe('ml-dev');
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('answers undefined for an unknown service, and retries a fresh read after a 5xx', async () => {
+    const c = client();
+    expect(await c.getService('0b7c1e52-93d4-4a8e-b1f0-6c2d9e8a7f31', { fresh: true })).toBeUndefined();
+    sim.faults.failNext(1, 503, { on: 'GET' });
+    expect((await c.getService(DEMO_IDS.mlDev, { fresh: true }))?.id).toBe(DEMO_IDS.mlDev);
+    expect(sim.requests.filter((r) => r.path.endsWith(DEMO_IDS.mlDev))).toHaveLength(2);
+  });
+});
+
 describe('updating a service', () => {
   it('sends the PATCH body and returns the updated record', async () => {
     const result = await client().updateService(DEMO_IDS.ordersProd, {
@@ -242,7 +272,7 @@ describe('updating a service', () => {
   it('answers 401 for a wrong key and 404 for an unknown service', async () => {
     const wrongKey = await failure(client({ keySecret: 'wrong-secret-value' }).listServices());
     expect(wrongKey.status).toBe(401);
-    const unknown = await failure(client().updateService('5e000000-0000-4000-8000-0000000000ff', { name: 'x' }));
+    const unknown = await failure(client().updateService('0b7c1e52-93d4-4a8e-b1f0-6c2d9e8a7f31', { name: 'x' }));
     expect(unknown.status).toBe(404);
   });
 
@@ -265,7 +295,61 @@ describe('updating a service', () => {
   });
 });
 
+describe('the last check before an update goes on the wire (beforeSend)', () => {
+  it('runs after the throttle wait and again before each 429 retry, and nothing is sent when it throws', async () => {
+    const c = client({ throttle: { limit: 1, windowMs: 1_500 } });
+    await c.listServices([], { fresh: true }); // uses the only slot: the update must wait for the next
+    const checks: number[] = [];
+    sim.faults.rateLimitNext(1, 0.05, { on: 'PATCH' });
+    const beforeSend = async () => {
+      checks.push(sim.requests.filter((r) => r.method === 'PATCH').length);
+      return undefined;
+    };
+    const update = c.updateService(DEMO_IDS.mlDev, { name: 'ml checked' }, { beforeSend });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(checks).toEqual([]); // still waiting for the throttle, not yet checked
+    await update;
+    expect(checks).toEqual([0, 1]); // once before the 429, once before the retry
+
+    const lost = new Error('lease lost');
+    const refused = await c.updateService(DEMO_IDS.mlDev, { name: 'ml never' }, { beforeSend: () => Promise.reject(lost) }).catch((error: unknown) => error);
+    expect(refused).toBe(lost);
+    expect(sim.requests.filter((r) => r.method === 'PATCH')).toHaveLength(2);
+    expect(sim.service(DEMO_IDS.mlDev)?.name).toBe('ml checked');
+  });
+
+  it('sends nothing once the time it answered has passed (a process held up after the check)', async () => {
+    const c = client();
+    const error = await c.updateService(DEMO_IDS.mlDev, { name: 'ml late' }, { beforeSend: async () => Date.now() - 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SendWindowClosedError);
+    expect(sim.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+    const sent = await c.updateService(DEMO_IDS.mlDev, { name: 'ml in time' }, { beforeSend: async () => Date.now() + 5_000 });
+    expect(sent.service.name).toBe('ml in time');
+  });
+});
+
 describe('on the wire', () => {
+  it('takes a success envelope without status or requestId as a success, as official clients do', async () => {
+    const record = { id: DEMO_IDS.ordersProd, name: 'orders-prod' };
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const result = req.url?.endsWith('/services') ? [record] : record;
+      res.end(JSON.stringify({ result }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const c = client({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+      const list = await c.listServices();
+      expect(list.services.map((s) => s.name)).toEqual(['orders-prod']);
+      expect(list.requestId).toBe('');
+      expect((await c.getService(record.id, { fresh: true }))?.name).toBe('orders-prod');
+      expect((await c.updateService(record.id, { name: 'orders' })).service.id).toBe(record.id);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it('sends Basic auth and a User-Agent naming the bot, and logs neither the secret nor the header', async () => {
     const seen: Array<Record<string, string | string[] | undefined>> = [];
     const server = createServer((req, res) => {

@@ -69,7 +69,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
   describe('key layout', () => {
     it('puts every key a change script touches in one slot, and every schedule key in one slot', async () => {
       const keys = changeKeys('chbot:');
-      const changeKeyNames = [keys.request('CR-0000000001'), keys.request(randomUUID()), keys.pending('C0CHANNEL'), keys.pending('C-other'), keys.applying, keys.audit];
+      const changeKeyNames = [keys.request('CR-0000000001'), keys.request(randomUUID()), keys.pending('C0CHANNEL'), keys.pending('C-other'), keys.applying, keys.audit, keys.serviceLock(randomUUID()), keys.serviceLock('')];
       const changeSlots = new Set(await Promise.all(changeKeyNames.map(keyslot)));
       expect(changeSlots.size).toBe(1);
       const scheduleKeyNames = ['chbot:{schedules}:all', 'chbot:{schedules}:lastrun', 'chbot:{schedules}:snap:schedule:sch-1', 'chbot:{schedules}:snap:adhoc:C1:'];
