@@ -9,15 +9,8 @@ import { serviceSide } from '../policy/facts.js';
 import { ANY_VALUE } from '../policy/match.js';
 import { ruleProgress, stillEligible, unmet, type RuleProgress } from '../policy/progress.js';
 import { CHANGE_KINDS, type ChangeKind, type Decision, type Policy, type PolicyDefaults, type Requirement, type Risk, type Rule } from '../policy/types.js';
-import { mention } from './change.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, type Block } from './mrkdwn.js';
-
-/** A user group as Slack renders it; a user as a mention; anything else as plain text. */
-export function approverLabel(id: string): string {
-  return /^S[A-Z0-9]{2,}$/.test(id) ? `<!subteam^${id}>` : mention(id);
-}
-
-const people = (ids: readonly string[]) => ids.map(approverLabel).join(', ');
+import { people } from './people.js';
 
 /** The request's requirements (the default one for requests made before policies). */
 export function requirementsOf(request: Pick<ChangeRequest, 'requirements'>, defaults: PolicyDefaults): readonly Requirement[] {
