@@ -12,12 +12,14 @@ import {
   assertCreatable,
   byCreation,
   duplicateRequestError,
+  approvalTally,
   leavesPending,
+  neededApprovals,
   requestedAuditEntry,
   retentionDeadline,
   withoutEmptyOptionals,
 } from './store-rules.js';
-import type { AuditEntry, ChangeStore, NewAuditEntry, Transition, TransitionResult } from './types.js';
+import type { ApprovalResult, ApprovalStep, AuditEntry, ChangeStore, NewAuditEntry, Transition, TransitionResult } from './types.js';
 
 export interface MemoryChangeStoreOptions {
   /** Finished requests are forgotten this long after expiresAt, like the Redis key TTL. */
@@ -80,6 +82,36 @@ export class MemoryChangeStore implements ChangeStore {
     if (transition.outcome) stored.outcome = copyOf(transition.outcome);
     this.appendTransitionAudit(stored, transition, transition.audit);
     return { ok: true, request: copyOf(stored) };
+  }
+
+  async addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult> {
+    const stored = this.live(id);
+    if (!stored) return { ok: false, reason: 'missing' };
+    const { approval } = step;
+    const about = { changeId: stored.id, channelId: stored.channelId, serviceId: stored.plan.serviceId, serviceName: stored.plan.serviceName, summary: step.audit.summary };
+    if (stored.status === 'pending' && approval.at >= stored.expiresAt) {
+      stored.status = 'expired';
+      this.appendAudit({ ...about, at: approval.at, action: 'expired', actorId: approval.userId, message: EXPIRED_BEFORE_DECISION });
+      return { ok: false, reason: 'expired', request: copyOf(stored) };
+    }
+    if (stored.status !== 'pending') return { ok: false, reason: 'conflict', request: copyOf(stored) };
+    const approvals = stored.approvals ?? [];
+    if (approvals.some((a) => a.userId === approval.userId)) return { ok: false, reason: 'already-approved', request: copyOf(stored) };
+    const needed = neededApprovals(stored);
+    const tally = approvalTally(needed, approvals);
+    if (!approval.counts.some((index) => (tally[index] ?? Infinity) < (needed[index] ?? 0))) return { ok: false, reason: 'not-needed', request: copyOf(stored) };
+
+    stored.approvals = [...approvals, copyOf(approval)];
+    const after = approvalTally(needed, stored.approvals);
+    const complete = needed.every((count, index) => (after[index] ?? 0) >= count);
+    if (complete) {
+      stored.status = 'applying';
+      stored.decidedBy = approval.userId;
+      stored.decidedAt = approval.at;
+    }
+    const message = [step.audit.message, complete ? step.completesMessage : undefined].filter(Boolean).join(' ');
+    this.appendAudit({ ...about, at: approval.at, action: 'approved', actorId: approval.userId, ...(message ? { message } : {}) });
+    return { ok: true, request: copyOf(stored), complete };
   }
 
   async listPending(channelId: string, now: number): Promise<ChangeRequest[]> {

@@ -8,10 +8,14 @@
  *                                                              Lua scripts never parse `data`
  */
 import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../core/change/types.js';
-import { isAuditAction, withoutEmptyOptionals } from './store-rules.js';
+import type { Approval, Requirement } from '../core/policy/types.js';
+import { isAuditAction, neededApprovals, withoutEmptyOptionals } from './store-rules.js';
 import type { AuditEntry, NewAuditEntry } from './types.js';
 
-type ImmutablePart = Pick<ChangeRequest, 'id' | 'channelId' | 'requesterId' | 'plan' | 'createdAt' | 'expiresAt'>;
+type ImmutablePart = Pick<ChangeRequest, 'id' | 'channelId' | 'requesterId' | 'plan' | 'createdAt' | 'expiresAt' | 'requirements' | 'policyDigest'>;
+
+/** Hash field of one approval: `approved:<user>` = "<at>|<requirement indices>". */
+const APPROVED_PREFIX = 'approved:';
 
 export class StoredDataError extends Error {
   constructor(what: string) {
@@ -28,6 +32,8 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     plan: request.plan,
     createdAt: request.createdAt,
     expiresAt: request.expiresAt,
+    ...(request.requirements ? { requirements: request.requirements } : {}),
+    ...(request.policyDigest ? { policyDigest: request.policyDigest } : {}),
   };
   const args = [
     'data', JSON.stringify(immutable),
@@ -36,7 +42,9 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     'serviceId', request.plan.serviceId,
     'serviceName', request.plan.serviceName,
     'expiresAt', String(request.expiresAt),
+    'need', neededApprovals(request).join(','),
   ];
+  for (const approval of request.approvals ?? []) args.push(`${APPROVED_PREFIX}${approval.userId}`, `${approval.at}|${approval.counts.join(',')}`);
   if (request.messageTs !== undefined) args.push('messageTs', request.messageTs);
   if (request.decidedBy !== undefined) args.push('decidedBy', request.decidedBy);
   if (request.decidedAt !== undefined) args.push('decidedAt', String(request.decidedAt));
@@ -52,7 +60,22 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   if (hash.decidedBy !== undefined) request.decidedBy = hash.decidedBy;
   if (hash.decidedAt !== undefined) request.decidedAt = parseNumber(hash.decidedAt, 'decidedAt');
   if (hash.outcome !== undefined) request.outcome = parseJsonObject(hash.outcome, 'outcome') as ChangeOutcome;
+  const approvals = approvalsFromHash(hash);
+  if (approvals.length > 0) request.approvals = approvals;
   return request;
+}
+
+/** Oldest first; the user id breaks ties so every reader lists them alike. */
+function approvalsFromHash(hash: Record<string, string>): Approval[] {
+  const approvals: Approval[] = [];
+  for (const [field, value] of Object.entries(hash)) {
+    if (!field.startsWith(APPROVED_PREFIX)) continue;
+    const match = /^(\d+)\|([\d,]*)$/.exec(value);
+    if (!match) throw new StoredDataError(`approval ${field}`);
+    const counts = (match[2] ?? '').split(',').filter(Boolean).map(Number);
+    approvals.push({ userId: field.slice(APPROVED_PREFIX.length), at: Number(match[1]), counts });
+  }
+  return approvals.sort((a, b) => a.at - b.at || (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
 }
 
 /** HGETALL as a Lua script returns it: a flat field, value, field, value list. */
@@ -105,7 +128,7 @@ export function auditFromStreamEntry(id: string, flatFields: string[]): AuditEnt
 
 function parseImmutablePart(json: string): ImmutablePart {
   const value = parseJsonObject(json, 'data');
-  const { id, channelId, requesterId, plan, createdAt, expiresAt } = value;
+  const { id, channelId, requesterId, plan, createdAt, expiresAt, requirements, policyDigest } = value;
   if (
     typeof id !== 'string' || typeof channelId !== 'string' || typeof requesterId !== 'string' ||
     typeof plan !== 'object' || plan === null || typeof createdAt !== 'number' || typeof expiresAt !== 'number'
@@ -113,7 +136,12 @@ function parseImmutablePart(json: string): ImmutablePart {
     throw new StoredDataError('request data lacks its fields');
   }
   // The plan was written by create() from a typed ChangePlan; only its presence is checked here.
-  return { id, channelId, requesterId, plan: plan as ChangeRequest['plan'], createdAt, expiresAt };
+  return {
+    id, channelId, requesterId, plan: plan as ChangeRequest['plan'], createdAt, expiresAt,
+    // Written by create() from typed requirements, like the plan.
+    ...(Array.isArray(requirements) ? { requirements: requirements as Requirement[] } : {}),
+    ...(typeof policyDigest === 'string' ? { policyDigest } : {}),
+  };
 }
 
 function parseStatus(value: string | undefined): ChangeStatus {

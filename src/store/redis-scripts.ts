@@ -9,6 +9,7 @@
 export const CREATE_COMMAND = 'chbotCreateChange';
 export const TRANSITION_COMMAND = 'chbotTransitionChange';
 export const SET_MESSAGE_TS_COMMAND = 'chbotSetChangeMessageTs';
+export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
 
 /**
  * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream
@@ -106,4 +107,88 @@ export const SET_MESSAGE_TS_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'messageTs', ARGV[1])
 return 1
+`;
+
+/**
+ * KEYS: 1 request hash, 2 applying set, 3 audit stream
+ * ARGV: 1 id, 2 now, 3 approver, 4 requirement indices it counts for ("0,2"), 5 audit MAXLEN,
+ *       6 summary, 7 audit message or '', 8 message appended when it completes the request,
+ *       9 message of the automatic expiry entry
+ * The request hash holds `need` ("2,1,0": approvals per requirement; absent = "1") and one field
+ * `approved:<user>` = "<at>|<indices>" per approval. Returns {'missing'} or {reason, complete,
+ * HGETALL afterwards}, reason one of 'ok', 'conflict', 'expired', 'already-approved', 'not-needed'.
+ */
+export const ADD_APPROVAL_LUA = `
+local request, applying, audit = KEYS[1], KEYS[2], KEYS[3]
+local id, now, user, counts, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+
+local function append_audit(action, message)
+  local about = redis.call('HMGET', request, 'channelId', 'serviceId', 'serviceName')
+  local fields = {
+    'at', now, 'action', action, 'changeId', id, 'actorId', user,
+    'channelId', about[1], 'serviceId', about[2], 'serviceName', about[3], 'summary', ARGV[6],
+  }
+  if message ~= '' then
+    fields[#fields + 1] = 'message'
+    fields[#fields + 1] = message
+  end
+  redis.call('XADD', audit, 'MAXLEN', '~', maxlen, '*', unpack(fields))
+end
+
+local function indices(text)
+  local list = {}
+  for index in string.gmatch(text, '%d+') do list[#list + 1] = tonumber(index) end
+  return list
+end
+
+-- Approvals counted per requirement (0-based index -> count), from every approved:<user> field.
+local function tally()
+  local counted = {}
+  local fields = redis.call('HGETALL', request)
+  for i = 1, #fields, 2 do
+    if string.sub(fields[i], 1, 9) == 'approved:' then
+      local given = string.match(fields[i + 1], '|(.*)$') or ''
+      for _, index in ipairs(indices(given)) do counted[index] = (counted[index] or 0) + 1 end
+    end
+  end
+  return counted
+end
+
+local function reply(reason, complete)
+  return {reason, complete, redis.call('HGETALL', request)}
+end
+
+local status = redis.call('HGET', request, 'status')
+if not status then return {'missing'} end
+if status == 'pending' and tonumber(now) >= tonumber(redis.call('HGET', request, 'expiresAt')) then
+  redis.call('HSET', request, 'status', 'expired')
+  append_audit('expired', ARGV[9])
+  return reply('expired', 0)
+end
+if status ~= 'pending' then return reply('conflict', 0) end
+if redis.call('HEXISTS', request, 'approved:' .. user) == 1 then return reply('already-approved', 0) end
+
+local need = indices(redis.call('HGET', request, 'need') or '1')
+local before = tally()
+local needed = false
+for _, index in ipairs(indices(counts)) do
+  local wanted = need[index + 1]
+  if wanted and (before[index] or 0) < wanted then needed = true end
+end
+if not needed then return reply('not-needed', 0) end
+
+redis.call('HSET', request, 'approved:' .. user, now .. '|' .. counts)
+local after = tally()
+local complete = 1
+for position, wanted in ipairs(need) do
+  if (after[position - 1] or 0) < wanted then complete = 0 end
+end
+local message = ARGV[7]
+if complete == 1 then
+  redis.call('HSET', request, 'status', 'applying', 'decidedBy', user, 'decidedAt', now)
+  redis.call('SADD', applying, id)
+  if ARGV[8] ~= '' then message = (message ~= '' and (message .. ' ') or '') .. ARGV[8] end
+end
+append_audit('approved', message)
+return reply('ok', complete)
 `;

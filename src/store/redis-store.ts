@@ -15,6 +15,8 @@ import {
   StoredDataError,
 } from './redis-codec.js';
 import {
+  ADD_APPROVAL_COMMAND,
+  ADD_APPROVAL_LUA,
   CREATE_COMMAND,
   CREATE_LUA,
   SET_MESSAGE_TS_COMMAND,
@@ -33,7 +35,7 @@ import {
   requestedAuditEntry,
   retentionDeadline,
 } from './store-rules.js';
-import type { AuditEntry, ChangeStore, Transition, TransitionResult } from './types.js';
+import type { ApprovalResult, ApprovalStep, AuditEntry, ChangeStore, Transition, TransitionResult } from './types.js';
 
 export type RedisConnection = Redis | Cluster;
 
@@ -215,6 +217,7 @@ export class RedisChangeStore implements ChangeStore {
   private readonly createScript: ScriptCommand;
   private readonly transitionScript: ScriptCommand;
   private readonly setMessageTsScript: ScriptCommand;
+  private readonly addApprovalScript: ScriptCommand;
 
   constructor(connection: RedisConnection | string, options: RedisChangeStoreOptions = {}) {
     this.keys = changeKeys(options.keyPrefix);
@@ -226,6 +229,7 @@ export class RedisChangeStore implements ChangeStore {
     this.createScript = defineScript(this.redis, CREATE_COMMAND, 3, CREATE_LUA);
     this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 3, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
+    this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 3, ADD_APPROVAL_LUA);
   }
 
   async create(request: ChangeRequest): Promise<void> {
@@ -278,6 +282,25 @@ export class RedisChangeStore implements ChangeStore {
       ...transition.from,
     );
     return transitionResultFromReply(reply);
+  }
+
+  async addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult> {
+    const { approval } = step;
+    const reply = await this.addApprovalScript(
+      this.keys.request(id),
+      this.keys.applying,
+      this.keys.audit,
+      id,
+      approval.at,
+      approval.userId,
+      approval.counts.join(','),
+      AUDIT_MAX_ENTRIES,
+      step.audit.summary,
+      step.audit.message ?? '',
+      step.completesMessage ?? '',
+      EXPIRED_BEFORE_DECISION,
+    );
+    return approvalResultFromReply(reply);
   }
 
   async listPending(channelId: string, now: number): Promise<ChangeRequest[]> {
@@ -390,4 +413,15 @@ function transitionResultFromReply(reply: unknown): TransitionResult {
   if (reason === 'ok') return { ok: true, request };
   if (reason === 'conflict' || reason === 'expired') return { ok: false, reason, request };
   throw new StoredDataError(`transition reason ${reason}`);
+}
+
+function approvalResultFromReply(reply: unknown): ApprovalResult {
+  if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw new StoredDataError('approval reply');
+  const reason: string = reply[0];
+  if (reason === 'missing') return { ok: false, reason };
+  const request = requestFromHash(hashFromFlatReply(reply[2]));
+  if (!request) throw new StoredDataError('approval reply lacks the request');
+  if (reason === 'ok') return { ok: true, request, complete: reply[1] === 1 };
+  if (reason === 'conflict' || reason === 'expired' || reason === 'already-approved' || reason === 'not-needed') return { ok: false, reason, request };
+  throw new StoredDataError(`approval reason ${reason}`);
 }

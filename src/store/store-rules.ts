@@ -4,6 +4,7 @@
  */
 import { changeSummary } from '../core/change/summary.js';
 import type { ChangeRequest, ChangeStatus } from '../core/change/types.js';
+import type { Approval } from '../core/policy/types.js';
 import type { AuditAction, NewAuditEntry } from './types.js';
 
 /** Finished requests stay readable this long after their expiry, to answer "already approved by X". */
@@ -77,6 +78,16 @@ export function withoutEmptyOptionals<T extends { apiRequestId?: string; message
 /** Oldest first; the id breaks ties so both stores list in the same order. */
 export function byCreation(a: ChangeRequest, b: ChangeRequest): number {
   return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** The approvals each requirement needs, as the Redis scripts read them ("2,1,0"); one for requests without requirements. */
+export function neededApprovals(request: Pick<ChangeRequest, 'requirements'>): number[] {
+  return request.requirements?.map((r) => r.approvals) ?? [1];
+}
+
+/** How many approvals count for each requirement. */
+export function approvalTally(needed: readonly number[], approvals: ReadonlyArray<Pick<Approval, 'counts'>>): number[] {
+  return needed.map((_, index) => approvals.filter((a) => a.counts.includes(index)).length);
 }
 
 export function leavesPending(from: ChangeStatus, to: ChangeStatus): boolean {

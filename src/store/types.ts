@@ -1,4 +1,5 @@
 import type { ChangeOutcome, ChangeRequest, ChangeStatus } from '../core/change/types.js';
+import type { Approval } from '../core/policy/types.js';
 
 export type AuditAction = 'requested' | 'approved' | 'applied' | 'failed' | 'rejected' | 'cancelled' | 'expired' | 'stale';
 
@@ -37,6 +38,23 @@ export interface Transition {
   audit: Omit<NewAuditEntry, 'at' | 'changeId' | 'actorId' | 'channelId' | 'serviceId' | 'serviceName'>;
 }
 
+/** One person's approval, recorded with its audit entry. */
+export interface ApprovalStep {
+  /** `at` is the time of the click; `counts` the requirements (indices) it counts for. */
+  approval: Approval;
+  audit: { summary: string; message?: string };
+  /** Appended to the audit message when this approval is the last one needed. */
+  completesMessage?: string;
+}
+
+export type ApprovalResult =
+  /** Recorded; `complete` means it was the last one needed and the request is now "applying". */
+  | { ok: true; request: ChangeRequest; complete: boolean }
+  /** Not recorded: this person already approved, or it counts only for rules already met. */
+  | { ok: false; reason: 'already-approved' | 'not-needed'; request: ChangeRequest }
+  | { ok: false; reason: 'conflict' | 'expired'; request: ChangeRequest }
+  | { ok: false; reason: 'missing' };
+
 /**
  * Change requests and their audit trail. Every status change is one atomic compare-and-set
  * (never read-then-write), so two clicks, two approvers or two replicas can never both win.
@@ -52,6 +70,13 @@ export interface ChangeStore {
    * Sets decidedBy/decidedAt when leaving pending, and outcome when given.
    */
   transition(id: string, transition: Transition): Promise<TransitionResult>;
+  /**
+   * Records an approval and, in the same atomic step, decides whether it was the last one needed:
+   * then the request moves to "applying" (decidedBy = this approver) and only this caller applies
+   * it. Refused when the request is not pending, past its expiry (marked expired), already
+   * approved by this person, or when the approval counts for no requirement still unmet.
+   */
+  addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult>;
   /** Pending requests of a channel that have not expired, oldest first. */
   listPending(channelId: string, now: number): Promise<ChangeRequest[]>;
   /** Requests left in "applying" (a replica died mid-update); for reconciliation at start. */

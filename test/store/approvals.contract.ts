@@ -1,0 +1,139 @@
+/**
+ * Several approvals per request, as every ChangeStore must keep them: adding one and deciding
+ * that it was the last one needed is one atomic step. Called by each backend with a way to open it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChangeRequest } from '../../src/core/change/types.js';
+import type { Requirement } from '../../src/core/policy/types.js';
+import { EXPIRED_BEFORE_DECISION } from '../../src/store/index.js';
+import type { ApprovalStep, ChangeStore } from '../../src/store/types.js';
+import { buildChangeRequest, buildExpiredRequest } from './fixtures.js';
+
+export interface ApprovalStores {
+  store: ChangeStore;
+  /** Another handle on the same data (another replica); the same object in memory. */
+  sibling: ChangeStore;
+  dispose(): Promise<void>;
+}
+
+const prodTwo: Requirement = { rule: 'prod two', approvals: 2, approvers: ['S0DBAS'], reasons: ['env=prod'] };
+const security: Requirement = { rule: 'security', approvals: 1, approvers: ['U-sec'], reasons: ['changes ip-access'] };
+const logged: Requirement = { rule: 'logged', approvals: 0, approvers: [], reasons: ['every request'] };
+
+function step(userId: string, counts: number[], at = Date.now()): ApprovalStep {
+  return { approval: { userId, at, counts }, audit: { summary: 'Name: analytics -> analytics-2', message: `Counts for ${counts.join(', ')}.` }, completesMessage: 'Last approval needed.' };
+}
+
+export function runApprovalContract(name: string, open: () => ApprovalStores): void {
+  describe(`several approvals per request (${name})`, () => {
+    const opened: ApprovalStores[] = [];
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((stores) => stores.dispose()));
+    });
+    function stores(): ApprovalStores {
+      const s = open();
+      opened.push(s);
+      return s;
+    }
+    async function created(store: ChangeStore, overrides: Partial<ChangeRequest> = {}): Promise<ChangeRequest> {
+      const request = buildChangeRequest({ requirements: [prodTwo, security, logged], policyDigest: 'ab'.repeat(32), ...overrides });
+      await store.create(request);
+      return request;
+    }
+
+    it('keeps the requirements and the digest with the request', async () => {
+      const { store } = stores();
+      const request = await created(store);
+      expect(await store.get(request.id)).toStrictEqual(request);
+    });
+
+    it('records approvals until the last one needed moves the request to applying', async () => {
+      const { store, sibling } = stores();
+      const request = await created(store);
+      const t = Date.now();
+      const first = await store.addApproval(request.id, step('U-bob', [0, 1], t));
+      expect(first).toStrictEqual({ ok: true, complete: false, request: { ...request, approvals: [{ userId: 'U-bob', at: t, counts: [0, 1] }] } });
+
+      const second = await sibling.addApproval(request.id, step('U-carol', [0], t + 1));
+      expect(second).toStrictEqual({
+        ok: true,
+        complete: true,
+        request: {
+          ...request,
+          status: 'applying',
+          decidedBy: 'U-carol',
+          decidedAt: t + 1,
+          approvals: [
+            { userId: 'U-bob', at: t, counts: [0, 1] },
+            { userId: 'U-carol', at: t + 1, counts: [0] },
+          ],
+        },
+      });
+      const audit = await store.readAudit({ limit: 5 });
+      expect(audit.map((e) => [e.action, e.actorId, e.message])).toStrictEqual([
+        ['approved', 'U-carol', 'Counts for 0. Last approval needed.'],
+        ['approved', 'U-bob', 'Counts for 0, 1.'],
+        ['requested', 'U-requester', undefined],
+      ]);
+      expect(await store.listApplying()).toMatchObject([{ id: request.id }]);
+      expect(await store.addApproval(request.id, step('U-dave', [0]))).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applying' } });
+    });
+
+    it('counts one person once', async () => {
+      const { store } = stores();
+      const request = await created(store);
+      await store.addApproval(request.id, step('U-bob', [0]));
+      expect(await store.addApproval(request.id, step('U-bob', [0, 1]))).toMatchObject({ ok: false, reason: 'already-approved', request: { status: 'pending', approvals: [{ userId: 'U-bob', counts: [0] }] } });
+    });
+
+    it('refuses an approval that counts only for rules already met, or for no rule at all', async () => {
+      const { store } = stores();
+      const request = await created(store);
+      await store.addApproval(request.id, step('U-sec', [1]));
+      expect(await store.addApproval(request.id, step('U-sec2', [1]))).toMatchObject({ ok: false, reason: 'not-needed' });
+      expect(await store.addApproval(request.id, step('U-x', [2]))).toMatchObject({ ok: false, reason: 'not-needed' });
+      expect(await store.addApproval(request.id, step('U-y', [7]))).toMatchObject({ ok: false, reason: 'not-needed' });
+      expect(await store.addApproval(request.id, step('U-z', []))).toMatchObject({ ok: false, reason: 'not-needed' });
+      expect((await store.get(request.id))?.approvals).toHaveLength(1);
+    });
+
+    it('a request made before policies needs one approval', async () => {
+      const { store } = stores();
+      const request = await created(store, { requirements: undefined, policyDigest: undefined });
+      expect(await store.addApproval(request.id, step('U-bob', [0]))).toMatchObject({ ok: true, complete: true, request: { status: 'applying', decidedBy: 'U-bob' } });
+    });
+
+    it('approvals before expiry count; after expiry nothing counts and the request expires', async () => {
+      const { store } = stores();
+      const request = await created(store);
+      await store.addApproval(request.id, step('U-bob', [0, 1], request.expiresAt - 1));
+      const late = await store.addApproval(request.id, step('U-carol', [0], request.expiresAt));
+      expect(late).toMatchObject({ ok: false, reason: 'expired', request: { status: 'expired', approvals: [{ userId: 'U-bob' }] } });
+      const [entry] = await store.readAudit({ limit: 1 });
+      expect(entry).toMatchObject({ action: 'expired', message: EXPIRED_BEFORE_DECISION });
+      const expired = buildExpiredRequest({ requirements: [prodTwo] });
+      await store.create(expired);
+      expect(await store.addApproval(expired.id, step('U-bob', [0]))).toMatchObject({ ok: false, reason: 'expired' });
+    });
+
+    it('answers missing for an unknown request', async () => {
+      const { store } = stores();
+      expect(await store.addApproval('no-such-change', step('U-bob', [0]))).toStrictEqual({ ok: false, reason: 'missing' });
+    });
+
+    it('many approvers at once on two handles: one completes, the list stays consistent', async () => {
+      const { store, sibling } = stores();
+      for (let round = 0; round < 20; round++) {
+        const request = await created(store, { requirements: [{ ...prodTwo, approvals: 3 }] });
+        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? store : sibling).addApproval(request.id, step(`U-${i}`, [0]))));
+        expect(results.filter((r) => r.ok && r.complete)).toHaveLength(1);
+        expect(results.filter((r) => r.ok)).toHaveLength(3);
+        const final = await store.get(request.id);
+        expect(final?.status).toBe('applying');
+        expect(final?.approvals).toHaveLength(3);
+        const completer = results.find((r) => r.ok && r.complete);
+        expect(completer?.ok && completer.request.decidedBy).toBe(final?.decidedBy);
+      }
+    });
+  });
+}
