@@ -105,6 +105,7 @@ const EnvSchema = z
       }),
     ),
     ALLOW_SELF_APPROVAL: flag(false),
+    POLICY_FILE: optionalText,
     CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
     SUMMARY_TZ: z.preprocess(
       (v) => (v === '' || v === undefined ? 'UTC' : v),
@@ -167,7 +168,8 @@ export interface Config {
   redisCluster: boolean;
   /** The master is found through these Sentinel nodes (REDIS_SENTINELS, REDIS_SENTINEL_NAME). */
   redisSentinel: { sentinels: HostPort[]; name: string } | undefined;
-  approvals: { approvers: string[]; allowSelfApproval: boolean; changeTtlSeconds: number };
+  /** policyFile: the YAML approval policy (POLICY_FILE); unset = one approval from `approvers`. */
+  approvals: { approvers: string[]; allowSelfApproval: boolean; changeTtlSeconds: number; policyFile: string | undefined };
   summaryTimeZone: string;
   logLevel: LogLevel;
 }
@@ -217,6 +219,7 @@ function toConfig(env: Env): Config {
       approvers: env.APPROVERS,
       allowSelfApproval: env.ALLOW_SELF_APPROVAL,
       changeTtlSeconds: env.CHANGE_TTL_SECONDS,
+      policyFile: env.POLICY_FILE,
     },
     summaryTimeZone: env.SUMMARY_TZ,
     logLevel: env.LOG_LEVEL,
