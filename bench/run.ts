@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { listBlocks } from '../src/core/render/service.js';
 import { summaryMessages } from '../src/core/summary/index.js';
-import { ServiceRecordSchema } from '../src/cloud/schemas.js';
+import { ServiceRecordSchema } from '../src/core/service/schema.js';
 import { CloudSimulator } from '../src/simulator/server.js';
 import { DEMO_ORG_ID, demoServices, syntheticServices } from '../src/simulator/seed.js';
 import { SlackStandIn as FakeSlack } from '../src/playground/slack-stand-in.js';

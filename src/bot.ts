@@ -15,15 +15,8 @@ import { boltModals, createSlackApp } from './slack/app.js';
 import { slackMessenger } from './slack/messenger.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { pacedMessenger } from './slack/pacing.js';
-import {
-  connectRedis,
-  MemoryChangeStore,
-  MemoryScheduleStore,
-  RedisChangeStore,
-  RedisScheduleStore,
-  type ChangeStore,
-  type ScheduleStore,
-} from './store/index.js';
+import type { ChangeStore, ScheduleStore } from './ports/index.js';
+import { closeQuietly, connectRedis, MemoryChangeStore, MemoryScheduleStore, RedisChangeStore, RedisScheduleStore } from './store/index.js';
 import { Summaries } from './summary/summaries.js';
 
 export interface BotHandle {
@@ -32,6 +25,7 @@ export interface BotHandle {
   services: BotServices;
   changes: ChangeRequests;
   store: ChangeStore;
+  scheduler: Scheduler;
   /** The embedded simulator in demo mode. */
   simulator: CloudSimulator | undefined;
   /** Settles when requests abandoned in "applying" by a dead replica have been reconciled. */
@@ -143,6 +137,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     services,
     changes,
     store,
+    scheduler,
     simulator,
     reconciledAtStart,
     async stop() {
@@ -228,7 +223,7 @@ function openStores(config: Config, logger: BotLogger, overrides: BotOverrides) 
     async close() {
       await store.close();
       await schedules.close();
-      await redis?.quit().catch(() => undefined);
+      if (redis) await closeQuietly(redis);
     },
   };
 }

@@ -4,9 +4,8 @@
  * click must be answered fast. With no APPROVERS, anyone in the channel but the requester may.
  */
 import type { ChangeRequest } from '../core/change/types.js';
-import { SlackCallError, type Messenger } from './messenger.js';
-
-export type Verdict = { allowed: true } | { allowed: false; reason: string };
+import type { ApprovalPolicy, Decision, Verdict } from '../ports/approval-policy.js';
+import { MessengerError, type Messenger } from '../ports/messenger.js';
 
 export interface ApproverPolicyOptions {
   approvers: readonly string[];
@@ -16,12 +15,18 @@ export interface ApproverPolicyOptions {
   now?: () => number;
 }
 
-export class ApproverPolicy {
+export class ApproverPolicy implements ApprovalPolicy {
   private readonly groups = new Map<string, { members: Promise<Set<string>>; fetchedAt: number }>();
   private readonly now: () => number;
 
   constructor(private readonly options: ApproverPolicyOptions) {
     this.now = options.now ?? Date.now;
+  }
+
+  async check(decision: Decision, userId: string, request: ChangeRequest): Promise<Verdict> {
+    if (decision === 'approve') return this.mayApprove(userId, request);
+    if (decision === 'reject') return this.mayReject(userId, request);
+    return this.mayCancel(userId, request);
   }
 
   async mayApprove(userId: string, request: ChangeRequest): Promise<Verdict> {
@@ -52,7 +57,7 @@ export class ApproverPolicy {
       try {
         members = await this.members(groupId);
       } catch (error) {
-        const code = error instanceof SlackCallError ? error.code : 'no answer';
+        const code = error instanceof MessengerError ? error.code : 'no answer';
         return { allowed: false, reason: `The bot could not check the approver group <!subteam^${groupId}> (Slack said: ${code}). Whoever runs the bot should check its usergroups:read scope.` };
       }
       if (members.has(userId)) return { allowed: true };

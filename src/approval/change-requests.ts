@@ -5,43 +5,45 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '@slack/bolt';
-import type { CloudClient } from '../cloud/client.js';
-import { CloudApiError } from '../cloud/errors.js';
-import type { ServiceRecord } from '../cloud/schemas.js';
-import { planChange, type PlanProblem } from '../core/change/plan.js';
+import type { AuditAction } from '../core/change/audit.js';
+import { planChange } from '../core/change/plan.js';
 import { staleFields } from '../core/change/state.js';
-import type { ChangeIntent, ChangeOutcome, ChangePlan, ChangeRequest, ChangeStatus } from '../core/change/types.js';
+import type { ChangeOutcome, ChangePlan, ChangeRequest, ChangeStatus } from '../core/change/types.js';
 import { planIsVisible } from '../core/change/verify.js';
 import { changeSummary } from '../core/change/summary.js';
-import { changeRequestBlocks, outcomeText } from '../core/render/change.js';
+import { alreadyDecidedText, requestMessage } from '../core/render/change.js';
 import { cloudErrorSentence } from '../core/render/errors.js';
 import { esc } from '../core/render/mrkdwn.js';
 import { serviceBlocks } from '../core/render/service.js';
-import type { AuditAction, ChangeStore } from '../store/types.js';
-import type { ApproverPolicy } from './approvers.js';
-import { SlackCallError, type Messenger } from './messenger.js';
+import { CloudApiError } from '../core/service/api-error.js';
+import type { ServiceRecord } from '../core/service/schema.js';
+import {
+  MessengerError,
+  type ApprovalPolicy,
+  type ChangeRequestService,
+  type ChangeStore,
+  type Decision,
+  type DecisionReply,
+  type Log,
+  type Messenger,
+  type NewChangeRequest,
+  type RequestOutcome,
+  type ServiceDirectory,
+} from '../ports/index.js';
 
 export interface ChangeRequestsOptions {
-  cloud: CloudClient;
+  cloud: ServiceDirectory;
   store: ChangeStore;
   messenger: Messenger;
-  policy: ApproverPolicy;
+  policy: ApprovalPolicy;
   ttlMs: number;
-  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  logger: Pick<Log, 'info' | 'warn' | 'error'>;
   now?: () => number;
   /** Pauses between re-reads when an update's outcome is unknown. */
   recheckDelaysMs?: number[];
 }
 
-export type Decision = 'approve' | 'reject' | 'cancel';
-
-/** What the person who clicked or typed should be told privately, if anything. */
-export type Reply = { text: string } | undefined;
-
-export type RequestOutcome = { ok: true; request: ChangeRequest } | { ok: false; problems: PlanProblem[] } | { ok: false; text: string };
-
-export class ChangeRequests {
+export class ChangeRequests implements ChangeRequestService {
   private readonly now: () => number;
   /** Approvals running in this process; shutdown waits for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -53,7 +55,7 @@ export class ChangeRequests {
   }
 
   /** Plans the change against the service, stores it and posts it in the channel for approval. */
-  async request(input: { channelId: string; userId: string; service: ServiceRecord; intent: ChangeIntent }): Promise<RequestOutcome> {
+  async request(input: NewChangeRequest): Promise<RequestOutcome> {
     const planned = planChange(input.service, input.intent);
     if (!planned.ok) return { ok: false, problems: planned.problems };
     const createdAt = this.now();
@@ -88,7 +90,7 @@ export class ChangeRequests {
     return { ok: true, request: posted };
   }
 
-  async decide(decision: Decision, id: string, userId: string): Promise<Reply> {
+  async decide(decision: Decision, id: string, userId: string): Promise<DecisionReply> {
     const work = this.decideNow(decision, id, userId);
     this.inFlight.add(work);
     try {
@@ -137,29 +139,24 @@ export class ChangeRequests {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private async decideNow(decision: Decision, id: string, userId: string): Promise<Reply> {
+  private async decideNow(decision: Decision, id: string, userId: string): Promise<DecisionReply> {
     const request = await this.options.store.get(id);
     if (!request) return { text: 'This change request no longer exists: it expired a long time ago. Ask again if it is still needed.' };
     if (request.status !== 'pending') return { text: alreadyDecidedText(request) };
-    const verdict =
-      decision === 'approve'
-        ? await this.options.policy.mayApprove(userId, request)
-        : decision === 'reject'
-          ? await this.options.policy.mayReject(userId, request)
-          : this.options.policy.mayCancel(userId, request);
+    const verdict = await this.options.policy.check(decision, userId, request);
     if (!verdict.allowed) return { text: `:no_entry_sign: ${verdict.reason} Nothing was changed.` };
     if (decision === 'approve') return this.approve(request, userId);
     return this.close(request, decision === 'reject' ? 'rejected' : 'cancelled', userId);
   }
 
-  private async close(request: ChangeRequest, to: 'rejected' | 'cancelled', userId: string): Promise<Reply> {
+  private async close(request: ChangeRequest, to: 'rejected' | 'cancelled', userId: string): Promise<DecisionReply> {
     const result = await this.transition(request, ['pending'], to, userId, to);
     if (!result.ok) return this.lostRace(result);
     await this.refreshMessage(result.request);
     return undefined;
   }
 
-  private async approve(request: ChangeRequest, approverId: string): Promise<Reply> {
+  private async approve(request: ChangeRequest, approverId: string): Promise<DecisionReply> {
     const claimed = await this.transition(request, ['pending'], 'applying', approverId, 'approved');
     if (!claimed.ok) return this.lostRace(claimed);
     this.applyingHere.add(request.id);
@@ -170,7 +167,7 @@ export class ChangeRequests {
     }
   }
 
-  private async applyClaimed(request: ChangeRequest, approverId: string): Promise<Reply> {
+  private async applyClaimed(request: ChangeRequest, approverId: string): Promise<DecisionReply> {
     await this.refreshMessage(request);
     const outcome = await this.apply(request);
     const finished = await this.transition(request, ['applying'], outcome.status, approverId, outcome.audit, outcome.outcome);
@@ -227,9 +224,8 @@ export class ChangeRequests {
     return failed(error, 'The change was not applied: the service still does not show it a few seconds later. Look at it with the show command before asking again');
   }
 
-  private async freshService(serviceId: string): Promise<ServiceRecord | undefined> {
-    const list = await this.options.cloud.listServices([], { fresh: true });
-    return list.services.find((s) => s.id === serviceId);
+  private freshService(serviceId: string): Promise<ServiceRecord | undefined> {
+    return this.options.cloud.getService(serviceId, { fresh: true });
   }
 
   private transition(request: ChangeRequest, from: ChangeStatus[], to: ChangeStatus, actorId: string, action: AuditAction, outcome?: ChangeOutcome) {
@@ -243,7 +239,7 @@ export class ChangeRequests {
     });
   }
 
-  private async lostRace(result: Exclude<Awaited<ReturnType<ChangeStore['transition']>>, { ok: true }>): Promise<Reply> {
+  private async lostRace(result: Exclude<Awaited<ReturnType<ChangeStore['transition']>>, { ok: true }>): Promise<DecisionReply> {
     if (result.reason === 'missing') return { text: 'This change request no longer exists.' };
     if (result.reason === 'expired') {
       await this.refreshMessage(result.request);
@@ -307,19 +303,8 @@ function refused(message: string, audit: AuditAction): AppliedOutcome {
   return { status: 'failed', audit, outcome: { message } };
 }
 
-export function requestMessage(request: ChangeRequest): { text: string; blocks: ReturnType<typeof changeRequestBlocks> } {
-  const text = `Change request ${request.id} for ${request.plan.serviceName}: ${changeSummary(request.plan.changes)} (${request.status})`;
-  return { text: esc(text), blocks: changeRequestBlocks(request) };
-}
-
-function alreadyDecidedText(request: ChangeRequest): string {
-  if (request.status === 'applying') return `This change request is being applied right now, so your click changed nothing. ${outcomeText(request)}`;
-  return `This change request is already settled, so your click changed nothing. ${outcomeText(request)}`;
-}
-
 function postFailureText(error: unknown): string {
-  const code = error instanceof SlackCallError ? error.code : '';
-  if (code === 'not_in_channel' || code === 'channel_not_found') {
+  if (error instanceof MessengerError && error.reason === 'not-in-channel') {
     return ':x: The bot cannot post in this channel, so the change request was not created. Invite it with `/invite @ClickHouse` (or use a public channel) and try again.';
   }
   return ':x: The change request could not be posted in the channel, so it was not created. Try again in a minute.';

@@ -16,19 +16,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { Logger } from '@slack/bolt';
 import { USER_AGENT } from '../version.js';
-import { CloudApiError } from './errors.js';
+import { CloudApiError } from '../core/service/api-error.js';
+import { ServiceUpdateSchema, TagFilterSchema, type ServiceRecord, type ServiceUpdate } from '../core/service/schema.js';
+import type { ReadOptions, ServiceDirectory, ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
+import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, UpdateEnvelopeSchema } from './envelopes.js';
 import { SlidingWindowLimiter } from './rate-limiter.js';
 import { ReadCache } from './read-cache.js';
-import {
-  ErrorEnvelopeSchema,
-  ListEnvelopeSchema,
-  parseServiceList,
-  ServiceUpdateSchema,
-  TagFilterSchema,
-  UpdateEnvelopeSchema,
-  type ServiceRecord,
-  type ServiceUpdate,
-} from './schemas.js';
+
+export type { ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
 
 export interface CloudClientOptions {
   baseUrl: string;
@@ -53,19 +48,6 @@ export interface CloudClientOptions {
   logger?: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 }
 
-export interface ServiceList {
-  services: ServiceRecord[];
-  requestId: string;
-  fetchedAt: number;
-  /** Records the API sent that lacked even an id; they are left out, not fatal. */
-  skipped: number;
-}
-
-export interface ServiceUpdateResult {
-  service: ServiceRecord;
-  requestId: string;
-}
-
 interface RawResponse {
   status: number;
   json: unknown;
@@ -73,7 +55,7 @@ interface RawResponse {
 
 type Method = 'GET' | 'PATCH';
 
-export class CloudClient {
+export class CloudClient implements ServiceDirectory {
   readonly orgId: string;
   /** Requests sent on the wire (after cache and single flight); for tests and benchmarks. */
   requestsSent = 0;
@@ -114,7 +96,7 @@ export class CloudClient {
    * Reads are cached briefly and coalesced; `fresh` bypasses the cache (used before applying a
    * change, so a stale read can never approve a stale change).
    */
-  listServices(filters: readonly string[] = [], options: { fresh?: boolean } = {}): Promise<ServiceList> {
+  listServices(filters: readonly string[] = [], options: ReadOptions = {}): Promise<ServiceList> {
     for (const filter of filters) {
       if (!TagFilterSchema.safeParse(filter).success) {
         return Promise.reject(
@@ -125,6 +107,12 @@ export class CloudClient {
     const key = [...filters].sort().join('&');
     const load = () => this.fetchList(filters);
     return options.fresh ? this.cache.refresh(key, load) : this.cache.get(key, load);
+  }
+
+  /** One service, read with the whole (unfiltered) list, so it shares the list's cache and single flight. */
+  async getService(serviceId: string, options: ReadOptions = {}): Promise<ServiceRecord | undefined> {
+    const list = await this.listServices([], options);
+    return list.services.find((service) => service.id === serviceId);
   }
 
   async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {

@@ -1,30 +1,28 @@
-import type { Logger } from '@slack/bolt';
-import type { ChangeRequests } from '../approval/change-requests.js';
-import type { Message } from '../approval/messenger.js';
-import type { CloudClient } from '../cloud/client.js';
-import type { View } from '../core/render/mrkdwn.js';
-import type { Scheduler } from '../scheduler/scheduler.js';
-import type { ScheduleStore } from '../store/schedules.js';
-import type { ChangeStore } from '../store/types.js';
-import type { Summaries } from '../summary/summaries.js';
+import type {
+  ChangeRequestService,
+  ChangeStore,
+  Log,
+  Message,
+  Modals,
+  ScheduleRegistry,
+  ScheduleStore,
+  ServiceDirectory,
+  SummaryPublisher,
+} from '../ports/index.js';
 
-/** Opening and filling modals; trigger ids expire 3 s after the command, so open comes first. */
-export interface Modals {
-  open(triggerId: string, view: View): Promise<{ viewId: string; hash?: string }>;
-  update(viewId: string, view: View, hash?: string): Promise<void>;
-}
+export type { Modals } from '../ports/modals.js';
 
 /** Everything command handlers use, wired once by the composition root. */
 export interface BotServices {
-  cloud: CloudClient;
+  cloud: ServiceDirectory;
   store: ChangeStore;
-  changes: ChangeRequests;
+  changes: ChangeRequestService;
   modals: Modals;
   schedules: ScheduleStore;
-  scheduler: Scheduler;
-  summaries: Summaries;
+  scheduler: ScheduleRegistry;
+  summaries: SummaryPublisher;
   summaryTimeZone: string;
-  logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  logger: Log;
   slashCommand: string;
 }
 

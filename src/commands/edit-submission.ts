@@ -4,14 +4,14 @@
  * modal; too slow, the modal closes and problems arrive as a private message in the channel.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Messenger } from '../approval/messenger.js';
-import { CloudApiError } from '../cloud/errors.js';
-import type { ServiceRecord } from '../cloud/schemas.js';
 import { planChange } from '../core/change/plan.js';
 import { cloudErrorText, STORE_DOWN_TEXT } from '../core/render/errors.js';
 import { intentFromSubmission, modalErrors, type EditMetadata, type ViewState } from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
-import { isStoreUnavailable } from '../store/errors.js';
+import { CloudApiError } from '../core/service/api-error.js';
+import type { ServiceRecord } from '../core/service/schema.js';
+import type { Messenger } from '../ports/messenger.js';
+import { isStoreUnavailable } from '../ports/store-errors.js';
 import type { BotServices } from './context.js';
 
 export const SUBMIT_DEADLINE_MS = 2_000;
@@ -69,8 +69,7 @@ type Read = { ok: true; service: ServiceRecord } | { ok: false; text: string };
 
 async function readService(s: BotServices, serviceId: string): Promise<Read> {
   try {
-    const list = await s.cloud.listServices();
-    const service = list.services.find((candidate) => candidate.id === serviceId);
+    const service = await s.cloud.getService(serviceId);
     return service ? { ok: true, service } : { ok: false, text: `:grey_question: Service ${code(serviceId)} no longer exists, so nothing was requested.` };
   } catch (error) {
     if (error instanceof CloudApiError) return { ok: false, text: cloudErrorText(error, 'Reading the service') };

@@ -1,6 +1,6 @@
-import type { ServiceRecord } from '../cloud/schemas.js';
 import { resolutionText } from '../core/render/errors.js';
 import { resolveService } from '../core/service/resolve.js';
+import type { ServiceRecord } from '../core/service/schema.js';
 import type { BotServices } from './context.js';
 
 export type Lookup = { ok: true; service: ServiceRecord } | { ok: false; text: string };

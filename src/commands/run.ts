@@ -3,7 +3,6 @@
  * person privately, and posts change requests publicly for approval.
  */
 import { randomUUID } from 'node:crypto';
-import { CloudApiError } from '../cloud/errors.js';
 import type { Command } from '../core/command/parse.js';
 import { pendingBlocks } from '../core/render/change.js';
 import { cloudErrorText, STORE_DOWN_TEXT } from '../core/render/errors.js';
@@ -12,9 +11,10 @@ import { historyBlocks } from '../core/render/history.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
+import { CloudApiError } from '../core/service/api-error.js';
+import { isStoreUnavailable } from '../ports/store-errors.js';
 import type { BotServices, Invocation } from './context.js';
 import { lookupService } from './lookup.js';
-import { isStoreUnavailable } from '../store/errors.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 
 const HISTORY_LIMIT = 20;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { checkCron } from '../core/schedule/cron.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
 import { scheduleAddedBlocks, scheduleListBlocks } from '../core/render/schedule.js';
-import type { Schedule } from '../store/schedules.js';
+import type { Schedule } from '../core/schedule/types.js';
 import type { BotServices, Invocation } from './context.js';
 
 export async function addSchedule(input: { cron: string; filters: string[]; timeZone?: string }, inv: Invocation, s: BotServices): Promise<void> {

@@ -4,22 +4,22 @@
  * Schedules added or removed on another replica are picked up by a periodic sync, and a run that
  * was missed while every replica was down is posted once at start if it is less than one period old.
  */
-import type { Logger } from '@slack/bolt';
 import { Cron } from 'croner';
 import { missedRun } from '../core/schedule/cron.js';
-import type { Schedule, ScheduleStore } from '../store/schedules.js';
+import type { Schedule } from '../core/schedule/types.js';
+import type { Log, ScheduleRegistry, ScheduleStore } from '../ports/index.js';
 
 export type RunSchedule = (schedule: Schedule, fireTime: Date) => Promise<void>;
 
 export interface SchedulerOptions {
   store: ScheduleStore;
   run: RunSchedule;
-  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  logger: Pick<Log, 'info' | 'warn' | 'error'>;
   /** How often schedules are re-read from the store (changes made on other replicas). */
   syncIntervalMs?: number;
 }
 
-export class Scheduler {
+export class Scheduler implements ScheduleRegistry {
   private readonly jobs = new Map<string, { job: Cron; schedule: Schedule }>();
   private readonly running = new Set<Promise<void>>();
   private syncTimer: NodeJS.Timeout | undefined;

@@ -4,7 +4,7 @@
  * server.ts only routes, authenticates and wraps these results in the API's envelopes.
  */
 import { z } from 'zod';
-import { isIpOrCidr, RELEASE_CHANNELS, SERVICE_NAME_MAX } from '../cloud/schemas.js';
+import { isIpOrCidr, RELEASE_CHANNELS, SERVICE_NAME_MAX } from '../core/service/schema.js';
 
 // ---------------------------------------------------------------------------------------------
 // Records

@@ -6,9 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver, type Logger, type Receiver } from '@slack/bolt';
-import type { ChangeRequests } from '../approval/change-requests.js';
-import type { Messenger } from '../approval/messenger.js';
-import type { BotServices, Modals } from '../commands/context.js';
+import type { BotServices } from '../commands/context.js';
+import type { ChangeRequestService, Messenger, Modals } from '../ports/index.js';
 import * as actions from './listeners/actions/index.js';
 import * as commands from './listeners/commands/index.js';
 import * as views from './listeners/views/index.js';
@@ -29,7 +28,7 @@ export interface SlackAppOptions {
 /** What listeners reach: the services, plus a switch that refuses new work while draining. */
 export interface ListenerDeps {
   services: BotServices;
-  changes: ChangeRequests;
+  changes: ChangeRequestService;
   messenger: Messenger;
   accepting: () => boolean;
 }

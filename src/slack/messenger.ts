@@ -1,6 +1,6 @@
-/** The Messenger the approval flow needs, on top of Bolt's Web API client. */
+/** The Messenger the middle layer needs, on top of Bolt's Web API client. */
 import type { webApi } from '@slack/bolt';
-import { SlackCallError, type Messenger } from '../approval/messenger.js';
+import { MessengerError, type Messenger, type MessengerFailure } from '../ports/messenger.js';
 
 type WebClient = webApi.WebClient;
 
@@ -10,7 +10,7 @@ export function slackMessenger(client: WebClient): Messenger {
       const result = await call('chat.postMessage', () =>
         client.chat.postMessage({ channel: channelId, text: message.text, blocks: message.blocks, ...(message.threadTs ? { thread_ts: message.threadTs } : {}) }),
       );
-      if (!result.ts) throw new SlackCallError('chat.postMessage', 'no_ts_returned');
+      if (!result.ts) throw slackCallError('chat.postMessage', 'no_ts_returned');
       return result.ts;
     },
     async update(channelId, ts, message) {
@@ -31,8 +31,19 @@ async function call<T>(method: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    throw new SlackCallError(method, slackErrorCode(error));
+    throw slackCallError(method, slackErrorCode(error));
   }
+}
+
+/** Slack's codes, in the middle layer's words (ports/messenger.ts). */
+function failureOf(code: string): MessengerFailure {
+  if (code === 'not_in_channel' || code === 'channel_not_found') return 'not-in-channel';
+  if (code === 'ratelimited' || code === 'rate_limited' || code === 'slack_webapi_rate_limited_error') return 'rate-limited';
+  return 'other';
+}
+
+function slackCallError(method: string, code: string): MessengerError {
+  return new MessengerError(method, failureOf(code), code);
 }
 
 export function slackErrorCode(error: unknown): string {

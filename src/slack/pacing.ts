@@ -3,7 +3,7 @@
  * same channel are queued and spaced; other channels are not held up.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Messenger } from '../approval/messenger.js';
+import type { Messenger } from '../ports/messenger.js';
 
 export function pacedMessenger(inner: Messenger, intervalMs: number): Messenger {
   const lanes = new Map<string, { tail: Promise<unknown>; lastPostAt: number }>();

@@ -4,7 +4,7 @@
  * of the command, and at hundreds of commands a second that CPU delays the next acks.
  */
 import { request } from 'undici';
-import type { Message } from '../approval/messenger.js';
+import type { Message } from '../ports/messenger.js';
 
 export interface ResponseOptions {
   responseType?: 'ephemeral' | 'in_channel';

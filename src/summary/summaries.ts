@@ -4,39 +4,35 @@
  * Every summary reads the organization once, unfiltered, through the cached client and filters
  * locally, so a burst of schedules costs one API request, not one each.
  */
-import type { Logger } from '@slack/bolt';
-import { SlackCallError, type Messenger } from '../approval/messenger.js';
-import type { CloudClient } from '../cloud/client.js';
-import { CloudApiError } from '../cloud/errors.js';
 import { cloudErrorSentence } from '../core/render/errors.js';
 import { esc } from '../core/render/mrkdwn.js';
+import { CloudApiError } from '../core/service/api-error.js';
 import { attributeDrift, diffSnapshots, filterServices, parseSnapshot, summaryFailureMessage, summaryMessages, takeSnapshot } from '../core/summary/index.js';
-import type { ScheduleStore } from '../store/schedules.js';
-import type { ChangeStore } from '../store/types.js';
+import {
+  MessengerError,
+  type ChangeStore,
+  type Log,
+  type Messenger,
+  type ScheduleStore,
+  type ServiceDirectory,
+  type SummaryOutcome,
+  type SummaryPublisher,
+  type SummaryTarget,
+} from '../ports/index.js';
 
-export interface SummaryTarget {
-  channelId: string;
-  filters: string[];
-  /** Where this summary's drift baseline lives. */
-  snapshotKey: string;
-  title?: string;
-  /** Posted by a schedule rather than asked for; failure messages say which. */
-  scheduled?: boolean;
-}
-
-export type SummaryOutcome = { ok: true } | { ok: false; text: string };
+export type { SummaryOutcome, SummaryTarget } from '../ports/services.js';
 
 /** Applied changes older than the baseline cannot explain its drift; this many is plenty. */
 const AUDIT_LOOKBACK = 2_000;
 
-export class Summaries {
+export class Summaries implements SummaryPublisher {
   constructor(
     private readonly deps: {
-      cloud: CloudClient;
-      changes: ChangeStore;
-      snapshots: ScheduleStore;
+      cloud: ServiceDirectory;
+      changes: Pick<ChangeStore, 'readAudit'>;
+      snapshots: Pick<ScheduleStore, 'readSnapshot' | 'writeSnapshot'>;
       messenger: Messenger;
-      logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+      logger: Pick<Log, 'info' | 'warn' | 'error'>;
       now?: () => number;
     },
   ) {}
@@ -71,16 +67,16 @@ export class Summaries {
 
   /** A failure is logged, and told to the channel when the channel can be reached at all. */
   private async report(target: SummaryTarget, error: unknown): Promise<SummaryOutcome> {
-    const reason = error instanceof CloudApiError ? `${cloudErrorSentence(error)}${plainReference(error)}` : error instanceof SlackCallError ? `Slack refused the post (${error.code}).` : 'the bot hit an internal error.';
+    const reason = error instanceof CloudApiError ? `${cloudErrorSentence(error)}${plainReference(error)}` : error instanceof MessengerError ? `Slack refused the post (${error.code}).` : 'the bot hit an internal error.';
     this.deps.logger.error(`summary for ${target.channelId} (${target.snapshotKey}) failed: ${error instanceof Error ? error.message : String(error)}`);
-    const reachable = !(error instanceof SlackCallError);
+    const reachable = !(error instanceof MessengerError);
     if (reachable) {
       const what = target.scheduled ? 'The scheduled ClickHouse Cloud summary' : 'The ClickHouse Cloud summary';
       await this.deps.messenger.post(target.channelId, summaryFailureMessage(reason, what)).catch((postError: unknown) => {
         this.deps.logger.warn(`could not tell ${target.channelId} that its summary failed: ${String(postError)}`);
       });
     }
-    const invite = error instanceof SlackCallError && (error.code === 'not_in_channel' || error.code === 'channel_not_found') ? ' Invite the bot to this channel and try again.' : '';
+    const invite = error instanceof MessengerError && error.reason === 'not-in-channel' ? ' Invite the bot to this channel and try again.' : '';
     return { ok: false, text: `:x: The summary could not be posted: ${esc(reason)}${invite}` };
   }
 }

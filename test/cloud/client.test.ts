@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CloudClient, type CloudClientOptions } from '../../src/cloud/client.js';
-import { CloudApiError } from '../../src/cloud/errors.js';
+import { CloudApiError } from '../../src/core/service/api-error.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { DEMO_IDS, DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
 

@@ -10,10 +10,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import type { ChangeRequest } from '../../src/core/change/types.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { changeKeys } from '../../src/store/redis-keys.js';
+import { changeKeys } from '../../src/store/redis/keys.js';
 import { RedisChangeStore, RedisScheduleStore, type RedisConnection } from '../../src/store/index.js';
-import { EXPIRED_BEFORE_DECISION } from '../../src/store/store-rules.js';
-import type { Schedule } from '../../src/store/schedules.js';
+import { EXPIRED_BEFORE_DECISION } from '../../src/store/rules.js';
+import type { Schedule } from '../../src/core/schedule/types.js';
 import { startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
 import { approve, buildChangeRequest, buildExpiredRequest, markApplied } from '../store/fixtures.js';
 import { clusterUnsupported, startLocalCluster, type LocalCluster } from './local-cluster.js';

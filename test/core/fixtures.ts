@@ -1,9 +1,9 @@
 /** Small builders for the pure-core tests: records go through the real schema, like the client's. */
-import { ServiceRecordSchema, type ServiceRecord } from '../../src/cloud/schemas.js';
+import { ServiceRecordSchema, type ServiceRecord } from '../../src/core/service/schema.js';
 import { planChange } from '../../src/core/change/plan.js';
 import type { PlanProblem } from '../../src/core/change/plan.js';
 import type { ChangeIntent, ChangePlan, ChangeRequest } from '../../src/core/change/types.js';
-import type { AuditEntry } from '../../src/store/types.js';
+import type { AuditEntry } from '../../src/core/change/audit.js';
 
 export const SERVICE_ID = 'a1b2c3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 

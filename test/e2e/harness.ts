@@ -13,7 +13,8 @@ import { slackSignatureHeaders } from '../../src/playground/signing.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { demoServices, DEMO_ORG_ID } from '../../src/simulator/seed.js';
 import type { ServiceRecordLike } from '../../src/simulator/state.js';
-import { connectRedis, RedisChangeStore, RedisScheduleStore, type ChangeStore, type ScheduleStore } from '../../src/store/index.js';
+import type { ChangeStore, ScheduleStore } from '../../src/ports/index.js';
+import { connectRedis, RedisChangeStore, RedisScheduleStore } from '../../src/store/index.js';
 import { FakeSlack } from './fake-slack.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';

@@ -8,7 +8,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS, syntheticServices } from '../../src/simulator/seed.js';
-import { RedisScheduleStore, type Schedule, type ScheduleStore } from '../../src/store/index.js';
+import type { Schedule } from '../../src/core/schedule/types.js';
+import type { ScheduleStore } from '../../src/ports/schedule-store.js';
+import { RedisScheduleStore } from '../../src/store/index.js';
 import { messageViolations } from '../core/summary/limits.js';
 import type { FakeSlack, SlackCall } from './fake-slack.js';
 import { CHANNEL, REDIS_URL, textOf, useHarnesses, USERS, type Ack, type Harness } from './harness.js';
@@ -350,7 +352,7 @@ describe('scheduled summaries across replicas and restarts', () => {
     await until('two fire times claimed by both replicas', () => contested().length >= 2, 10_000);
     await reply(a, await a.command(`schedule remove ${id}`));
     // Let runs in flight finish, and stop firing.
-    await Promise.all([a.bot.services.scheduler.stop(), b.bot.services.scheduler.stop()]);
+    await Promise.all([a.bot.scheduler.stop(), b.bot.scheduler.stop()]);
 
     const fireTimes = [...new Set(claims.map((c) => c.fireTime))];
     for (const fireTime of fireTimes) {
@@ -397,7 +399,7 @@ describe('scheduled summaries across replicas and restarts', () => {
 
     const b = await harness({ keyPrefix, simulator: a.simulator, slack: a.slack });
     expect(b.logs.filter((line) => line.includes('catching up'))).toHaveLength(0);
-    await Promise.all([a.bot.services.scheduler.stop(), b.bot.services.scheduler.stop()]);
+    await Promise.all([a.bot.scheduler.stop(), b.bot.scheduler.stop()]);
     expect(headlines(a.slack, SCHEDULED)).toHaveLength(1);
     expect(headlines(a.slack, SCHEDULED, 'C0NEWER')).toHaveLength(0);
     expect(headlines(a.slack, SCHEDULED, 'C0POSTED')).toHaveLength(0);
@@ -450,7 +452,7 @@ describe('cost and limits', () => {
     );
     const posted = await Promise.all(channels.map((channel) => summaryPosted(h, { title: SCHEDULED, channel, timeoutMs: 6_000 })));
     await Promise.all(channels.map((_, i) => h.bot.services.scheduler.remove(`sch-burst${i}`)));
-    await h.bot.services.scheduler.stop();
+    await h.bot.scheduler.stop();
 
     expect(posted.filter((p, i) => p.head.includes(i % 2 ? '6 services matching' : '12 services in the organization'))).toHaveLength(20);
     expect(listRequests(h).length).toBeGreaterThanOrEqual(1);

@@ -7,8 +7,8 @@
  * plan shows in the channel must not ping or link anything.
  */
 import { describe, expect, it } from 'vitest';
-import { requestMessage } from '../../src/approval/change-requests.js';
-import { ServiceRecordSchema, ServiceUpdateSchema, type ServiceRecord } from '../../src/cloud/schemas.js';
+import { requestMessage } from '../../src/core/render/change.js';
+import { ServiceRecordSchema, ServiceUpdateSchema, type ServiceRecord } from '../../src/core/service/schema.js';
 import { planChange } from '../../src/core/change/plan.js';
 import type { ChangeIntent } from '../../src/core/change/types.js';
 import { BLOCK, editMetadata, intentFromSubmission, modalErrors, ViewStateSchema, type ViewState } from '../../src/core/render/modal.js';

@@ -5,7 +5,7 @@
  * accepts, answer quickly even for 20,000 characters, and every answer must render safely.
  */
 import { describe, expect, it } from 'vitest';
-import { IpSourceSchema, IP_DESCRIPTION_MAX, RELEASE_CHANNELS, ServiceNameSchema } from '../../src/cloud/schemas.js';
+import { IpSourceSchema, IP_DESCRIPTION_MAX, RELEASE_CHANNELS, ServiceNameSchema } from '../../src/core/service/schema.js';
 import { COMMAND_CATALOGUE } from '../../src/core/command/catalogue.js';
 import { COMMAND_KINDS, parseCommand, type Command } from '../../src/core/command/parse.js';
 import { helpBlocks, invalidBlocks } from '../../src/core/render/help.js';

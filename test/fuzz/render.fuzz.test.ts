@@ -7,9 +7,9 @@
  * Slack's Block Kit limits so Slack does not refuse it.
  */
 import { describe, expect, it } from 'vitest';
-import { requestMessage } from '../../src/approval/change-requests.js';
-import { CloudApiError, type CloudErrorKind } from '../../src/cloud/errors.js';
-import { ServiceRecordSchema, type ServiceRecord } from '../../src/cloud/schemas.js';
+import { requestMessage } from '../../src/core/render/change.js';
+import { CloudApiError, type CloudErrorKind } from '../../src/core/service/api-error.js';
+import { ServiceRecordSchema, type ServiceRecord } from '../../src/core/service/schema.js';
 import { planChange } from '../../src/core/change/plan.js';
 import { CHANGE_STATUSES, type ChangePlan, type ChangeRequest } from '../../src/core/change/types.js';
 import { changeRequestBlocks, mention, outcomeText, pendingBlocks } from '../../src/core/render/change.js';
@@ -21,7 +21,7 @@ import { section } from '../../src/core/render/mrkdwn.js';
 import { scheduleAddedBlocks, scheduleListBlocks } from '../../src/core/render/schedule.js';
 import { listBlocks, serviceBlocks, serviceLine } from '../../src/core/render/service.js';
 import { attributeDrift, diffSnapshots, summaryFailureMessage, summaryMessages, takeSnapshot } from '../../src/core/summary/index.js';
-import type { AuditAction, AuditEntry } from '../../src/store/types.js';
+import type { AuditAction, AuditEntry } from '../../src/core/change/audit.js';
 import { blockKitViolations, modalViolations } from '../core/render/block-kit.js';
 import { hostileString, leaks, mrkdwnOf, prng, shown, type Rng } from './hostile.js';
 

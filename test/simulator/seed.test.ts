@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseServiceList } from '../../src/cloud/schemas.js';
+import { parseServiceList } from '../../src/cloud/envelopes.js';
 import { DEMO_IDS, DEMO_ORG_ID, demoServices, syntheticServices } from '../../src/simulator/seed.js';
 import type { CloudSimulator } from '../../src/simulator/server.js';
 import type { ServiceRecordLike } from '../../src/simulator/state.js';

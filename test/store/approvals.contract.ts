@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeRequest } from '../../src/core/change/types.js';
 import type { Requirement } from '../../src/core/policy/types.js';
 import { EXPIRED_BEFORE_DECISION } from '../../src/store/index.js';
-import type { ApprovalStep, ChangeStore } from '../../src/store/types.js';
+import type { ApprovalStep, ChangeStore } from '../../src/ports/change-store.js';
 import { buildChangeRequest, buildExpiredRequest } from './fixtures.js';
 
 export interface ApprovalStores {

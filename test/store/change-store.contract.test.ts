@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeRequest } from '../../src/core/change/types.js';
 import { EXPIRED_BEFORE_DECISION, MemoryChangeStore, RedisChangeStore } from '../../src/store/index.js';
-import type { ChangeStore, Transition } from '../../src/store/types.js';
+import type { ChangeStore, Transition } from '../../src/ports/change-store.js';
 import { HOUR_MS, approve, buildChangeRequest, buildExpiredRequest, buildPlan, markApplied } from './fixtures.js';
 import { REDIS_URL, deleteKeysWithPrefix, randomKeyPrefix } from './redis-harness.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ChangePlan, ChangeRequest } from '../../src/core/change/types.js';
-import type { Transition } from '../../src/store/types.js';
+import type { Transition } from '../../src/ports/change-store.js';
 
 export const HOUR_MS = 60 * 60 * 1000;
 

@@ -5,7 +5,9 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryScheduleStore, RedisScheduleStore } from '../../src/store/index.js';
-import { SNAPSHOT_TTL_SECONDS, type Schedule, type ScheduleStore } from '../../src/store/schedules.js';
+import type { Schedule } from '../../src/core/schedule/types.js';
+import type { ScheduleStore } from '../../src/ports/schedule-store.js';
+import { SNAPSHOT_TTL_SECONDS } from '../../src/store/redis/keys.js';
 import { REDIS_URL, deleteKeysWithPrefix, keysWithPrefix, randomKeyPrefix } from './redis-harness.js';
 
 interface Harness {

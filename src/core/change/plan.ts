@@ -10,7 +10,7 @@ import {
   type AccessEntry,
   type ServiceRecord,
   type ServiceUpdate,
-} from '../../cloud/schemas.js';
+} from '../service/schema.js';
 import { currentState, isProductionOrUnknown, opensToWorld } from './state.js';
 import type { ChangeIntent, ChangePlan, FieldChange, TouchedState } from './types.js';
 

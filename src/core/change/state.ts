@@ -1,5 +1,5 @@
 /** The fields of a service record that changes touch, read the same way everywhere. */
-import type { AccessEntry, ServiceRecord } from '../../cloud/schemas.js';
+import type { AccessEntry, ServiceRecord } from '../service/schema.js';
 import type { TouchedField, TouchedState } from './types.js';
 
 /** A /0 block admits every address of its family, however its address part is spelled. */

@@ -1,4 +1,4 @@
-import type { AccessEntry, ReleaseChannel, ServiceUpdate } from '../../cloud/schemas.js';
+import type { AccessEntry, ReleaseChannel, ServiceUpdate } from '../service/schema.js';
 import type { Approval, Requirement } from '../policy/types.js';
 
 /** What a person asked for, in their terms (from a command or the edit modal). */

@@ -3,7 +3,7 @@
  * timeout or a 5xx on PATCH, or a replica that died mid-update): re-read the service and decide
  * from what it shows, instead of guessing or replaying the change.
  */
-import type { ServiceRecord } from '../../cloud/schemas.js';
+import type { ServiceRecord } from '../service/schema.js';
 import { currentState } from './state.js';
 import type { ChangePlan } from './types.js';
 

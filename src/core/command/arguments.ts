@@ -11,7 +11,7 @@ import {
   ServiceNameSchema,
   TagFilterSchema,
   type ReleaseChannel,
-} from '../../cloud/schemas.js';
+} from '../service/schema.js';
 import { exampleOf } from './catalogue.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };

@@ -3,7 +3,7 @@
  * change it makes and the risks it carries. Derived from the plan, so the rules see exactly what
  * approval would send.
  */
-import type { ServiceRecord } from '../../cloud/schemas.js';
+import type { ServiceRecord } from '../service/schema.js';
 import { opensToWorld } from '../change/state.js';
 import type { ChangePlan, TouchedField } from '../change/types.js';
 import type { ChangeKind, RequestFacts, Risk, ServiceSide } from './types.js';

@@ -1,5 +1,5 @@
 /** Risk rules over one service record. Pure: the same record always gives the same findings. */
-import type { ServiceRecord } from '../../cloud/schemas.js';
+import type { ServiceRecord } from '../service/schema.js';
 import { mysqlEnabled, opensToWorld } from '../change/state.js';
 
 export type PostureCode = 'open-to-world' | 'empty-ip-list' | 'mysql-enabled' | 'no-private-endpoint' | 'no-tde';

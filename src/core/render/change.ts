@@ -93,3 +93,14 @@ export function pendingBlocks(requests: ChangeRequest[]): Block[] {
   );
   return [header(`Pending change requests (${requests.length})`), ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} more_`)];
 }
+
+/** The public message of a change request: its summary line as text, its blocks with buttons. */
+export function requestMessage(request: ChangeRequest): { text: string; blocks: Block[] } {
+  const text = `Change request ${request.id} for ${request.plan.serviceName}: ${changeSummary(request.plan.changes)} (${request.status})`;
+  return { text: esc(text), blocks: changeRequestBlocks(request) };
+}
+
+export function alreadyDecidedText(request: ChangeRequest): string {
+  if (request.status === 'applying') return `This change request is being applied right now, so your click changed nothing. ${outcomeText(request)}`;
+  return `This change request is already settled, so your click changed nothing. ${outcomeText(request)}`;
+}

@@ -1,5 +1,5 @@
 /** Sentences for people: what went wrong, what to do, and the API's status and requestId. */
-import type { CloudApiError } from '../../cloud/errors.js';
+import type { CloudApiError } from '../service/api-error.js';
 import type { Resolution } from '../service/resolve.js';
 import { bold, code, esc } from './mrkdwn.js';
 

@@ -1,4 +1,4 @@
-import type { AuditAction, AuditEntry } from '../../store/types.js';
+import type { AuditAction, AuditEntry } from '../change/audit.js';
 import { mention } from './change.js';
 import { bold, code, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
 

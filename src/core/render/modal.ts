@@ -3,7 +3,7 @@
  * contract between the two halves, and plan problems map back onto them as inline errors.
  */
 import { z } from 'zod';
-import { RELEASE_CHANNELS, type ServiceRecord } from '../../cloud/schemas.js';
+import { RELEASE_CHANNELS, type ServiceRecord } from '../service/schema.js';
 import type { PlanProblem } from '../change/plan.js';
 import { isProductionOrUnknown, mysqlEnabled } from '../change/state.js';
 import type { ChangeIntent } from '../change/types.js';

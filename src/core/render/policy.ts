@@ -2,7 +2,7 @@
  * Policies for people: which rules a request must satisfy and how far it is, the answers to
  * clicks that cannot count, and `/clickhouse policy [SERVICE]`.
  */
-import type { ServiceRecord } from '../../cloud/schemas.js';
+import type { ServiceRecord } from '../service/schema.js';
 import type { ChangeRequest } from '../change/types.js';
 import { defaultRequirement, evaluatePolicy } from '../policy/evaluate.js';
 import { serviceSide } from '../policy/facts.js';

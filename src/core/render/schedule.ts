@@ -1,4 +1,4 @@
-import type { Schedule } from '../../store/schedules.js';
+import type { Schedule } from '../schedule/types.js';
 import { checkCron } from '../schedule/cron.js';
 import { code, context, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
 

@@ -1,5 +1,5 @@
 /** Block Kit for services: the compact list and the full record. */
-import type { ServiceRecord } from '../../cloud/schemas.js';
+import type { ServiceRecord } from '../service/schema.js';
 import { postureFindings } from '../posture/rules.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, truncate, type Block } from './mrkdwn.js';
 

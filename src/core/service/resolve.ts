@@ -3,7 +3,7 @@
  * ambiguous name answers with candidates rather than guessing, since the next step may change
  * production.
  */
-import type { ServiceRecord } from '../../cloud/schemas.js';
+import type { ServiceRecord } from './schema.js';
 
 export type Resolution =
   | { ok: true; service: ServiceRecord }

@@ -2,7 +2,7 @@
  * What changed between two snapshots of the same summary, and which of those changes this bot
  * made (from the audit trail) rather than the console, Terraform or another tool.
  */
-import type { AuditEntry } from '../../store/types.js';
+import type { AuditEntry } from '../change/audit.js';
 import type { ServiceSnapshot, Snapshot, SnapshotProtocol } from './snapshot.js';
 
 export type DriftKind =

@@ -3,7 +3,7 @@
  * split into as many messages as Slack's limits need. Everything from data goes through esc, code
  * or bold, and is clipped before escaping so truncation never cuts an entity in half.
  */
-import type { ServiceRecord } from '../../cloud/schemas.js';
+import type { ServiceRecord } from '../service/schema.js';
 import { bold, code, context, esc, header, LIMITS, section, slackDate, truncate, type Block } from '../render/mrkdwn.js';
 import { enabledEndpoints, idleText, memoryText, replicasText, stateText } from '../render/service.js';
 import type { DriftItem } from './drift.js';

@@ -4,7 +4,7 @@
  * compares, omits what a record did not say, and stores IP entries as [source, description] pairs.
  */
 import { z } from 'zod';
-import type { ServiceRecord } from '../../cloud/schemas.js';
+import type { ServiceRecord } from '../service/schema.js';
 
 /** The endpoint protocols the API knows; switching any of them on or off is drift. */
 export const SNAPSHOT_PROTOCOLS = ['mysql', 'https', 'nativesecure'] as const;

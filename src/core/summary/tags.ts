@@ -3,7 +3,7 @@
  * unfiltered list read can then serve every scheduled summary, whatever its filters, which keeps
  * a burst of schedules under the API's 10 requests per 10 seconds.
  */
-import { parseTagFilter, type ServiceRecord } from '../../cloud/schemas.js';
+import { parseTagFilter, type ServiceRecord } from '../service/schema.js';
 
 /**
  * `tag:KEY` needs the tag to be present; `tag:KEY=VALUE` needs that exact value (a tag sent

@@ -1,5 +1,5 @@
 /** Organization-wide numbers for the summary's headline. */
-import type { ServiceRecord } from '../../cloud/schemas.js';
+import type { ServiceRecord } from '../service/schema.js';
 import { postureFindings, type PostureCode, type PostureFinding } from '../posture/rules.js';
 
 export type FindingsByService = ReadonlyMap<string, readonly PostureFinding[]>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceUpdateSchema } from '../../../src/cloud/schemas.js';
+import { ServiceUpdateSchema } from '../../../src/core/service/schema.js';
 import { planChange } from '../../../src/core/change/plan.js';
 import { mustPlan, refused, service, SERVICE_ID } from '../fixtures.js';
 

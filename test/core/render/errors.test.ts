@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CloudApiError, type CloudErrorKind } from '../../../src/cloud/errors.js';
+import { CloudApiError, type CloudErrorKind } from '../../../src/core/service/api-error.js';
 import { apiReference, cloudErrorSentence, cloudErrorText, resolutionText } from '../../../src/core/render/errors.js';
 import { service } from '../fixtures.js';
 import { unsafeMrkdwn } from './block-kit.js';

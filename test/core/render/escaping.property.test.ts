@@ -3,8 +3,8 @@
  * names, descriptions, tags and API messages, must never ping, link or break the bot's formatting.
  */
 import { describe, expect, it } from 'vitest';
-import { CloudApiError } from '../../../src/cloud/errors.js';
-import type { ServiceRecord } from '../../../src/cloud/schemas.js';
+import { CloudApiError } from '../../../src/core/service/api-error.js';
+import type { ServiceRecord } from '../../../src/core/service/schema.js';
 import type { ChangePlan } from '../../../src/core/change/types.js';
 import { changeRequestBlocks, outcomeText, pendingBlocks } from '../../../src/core/render/change.js';
 import { cloudErrorSentence, cloudErrorText, resolutionText } from '../../../src/core/render/errors.js';

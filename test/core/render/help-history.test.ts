@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { COMMAND_CATALOGUE } from '../../../src/core/command/catalogue.js';
 import { helpBlocks, invalidBlocks } from '../../../src/core/render/help.js';
 import { historyBlocks } from '../../../src/core/render/history.js';
-import type { AuditAction } from '../../../src/store/types.js';
+import type { AuditAction } from '../../../src/core/change/audit.js';
 import { auditEntry, NOW } from '../fixtures.js';
 import { allTexts, assertBlockKitLimits, assertSafeMrkdwn, mrkdwnTexts } from './block-kit.js';
 

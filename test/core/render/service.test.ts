@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ServiceRecord } from '../../../src/cloud/schemas.js';
+import type { ServiceRecord } from '../../../src/core/service/schema.js';
 import { idleText, listBlocks, memoryText, replicasText, serviceBlocks, serviceLine, stateText } from '../../../src/core/render/service.js';
 import { ipEntries, NOW, service, servicesNamed } from '../fixtures.js';
 import { allTexts, assertBlockKitLimits, assertSafeMrkdwn, mrkdwnTexts } from './block-kit.js';

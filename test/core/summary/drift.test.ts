@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ServiceRecord } from '../../../src/cloud/schemas.js';
+import type { ServiceRecord } from '../../../src/core/service/schema.js';
 import { attributeDrift, diffSnapshots, summaryParts, takeSnapshot, type DriftItem } from '../../../src/core/summary/index.js';
 import { auditEntry, NOW, service, SERVICE_ID } from '../fixtures.js';
 

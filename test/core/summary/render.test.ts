@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ServiceRecord } from '../../../src/cloud/schemas.js';
+import type { ServiceRecord } from '../../../src/core/service/schema.js';
 import {
   attributeDrift,
   diffSnapshots,

@@ -1,8 +1,8 @@
 import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import type { Decision } from '../../../approval/change-requests.js';
+import type { Decision } from '../../../ports/approval-policy.js';
+import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import type { ListenerDeps } from '../../app.js';
-import { isStoreUnavailable } from '../../../store/errors.js';
 import { replyTo } from '../../respond.js';
 import { DRAINING_TEXT } from '../draining.js';
 

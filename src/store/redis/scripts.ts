@@ -1,16 +1,31 @@
+import type { RedisConnection } from './connection.js';
+
 /**
- * Lua scripts of the Redis store. Each one is a single atomic step: nothing else runs on the
+ * Lua scripts of the Redis stores. Each one is a single atomic step: nothing else runs on the
  * server between its check and its writes. They never decode or re-encode the request JSON
  * (cjson would turn empty arrays into objects); they only read the scalar fields stored beside it.
  * Every key a script touches is passed in KEYS, as Redis Cluster requires.
  */
 
+type ScriptArg = string | number;
+export type ScriptCommand = (...args: ScriptArg[]) => Promise<unknown>;
+
+function isScriptCommand(value: unknown): value is ScriptCommand {
+  return typeof value === 'function';
+}
+
+/** A command registered with defineCommand (EVALSHA, falling back to EVAL when not cached). */
+export function defineScript(redis: RedisConnection, name: string, numberOfKeys: number, lua: string): ScriptCommand {
+  redis.defineCommand(name, { numberOfKeys, lua });
+  const command: unknown = Reflect.get(redis, name);
+  if (!isScriptCommand(command)) throw new Error(`ioredis did not define ${name}`);
+  return (...args) => command.apply(redis, args);
+}
+
 /** Registered names (ioredis defineCommand). Prefixed so they cannot clash with Redis commands. */
 export const CREATE_COMMAND = 'chbotCreateChange';
 export const TRANSITION_COMMAND = 'chbotTransitionChange';
 export const SET_MESSAGE_TS_COMMAND = 'chbotSetChangeMessageTs';
-export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
-
 /**
  * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream
  * ARGV: 1 id, 2 expiresAt, 3 retention deadline (unix ms), 4 ms until that deadline,
@@ -109,6 +124,23 @@ redis.call('HSET', KEYS[1], 'messageTs', ARGV[1])
 return 1
 `;
 
+export const CLAIM_RUN_COMMAND = 'chbotClaimRun';
+
+/**
+ * Compare-and-set of a schedule's last fire time: the first replica to claim a fire time wins
+ * it, and no replica can claim it (or an earlier one) again.
+ * KEYS: 1 last-run hash. ARGV: 1 schedule id, 2 fire time (ms). Returns 1 when claimed, else 0.
+ */
+export const CLAIM_RUN_LUA = `
+local last = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '-1')
+local fire = tonumber(ARGV[2])
+if fire <= last then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+`;
+
+export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
+
 /**
  * KEYS: 1 request hash, 2 applying set, 3 audit stream
  * ARGV: 1 id, 2 now, 3 approver, 4 requirement indices it counts for ("0,2"), 5 audit MAXLEN,
@@ -192,3 +224,4 @@ end
 append_audit('approved', message)
 return reply('ok', complete)
 `;
+

@@ -7,7 +7,7 @@ export interface Message {
   threadTs?: string;
 }
 
-/** What the approval flow needs from Slack's Web API; the Slack adapter implements it. */
+/** What the middle layer needs from the chat platform; slack/messenger.ts implements it. */
 export interface Messenger {
   /** Posts publicly in a channel and returns the message's ts. */
   post(channelId: string, message: Message): Promise<string>;
@@ -17,11 +17,19 @@ export interface Messenger {
   groupMembers(groupId: string): Promise<string[]>;
 }
 
-/** A Slack Web API failure, with Slack's error code (e.g. not_in_channel). */
-export class SlackCallError extends Error {
-  override readonly name = 'SlackCallError';
+/**
+ * Why a call to the chat platform failed, in the middle layer's words; the adapter maps its own
+ * codes to these (slack/messenger.ts). `not-in-channel`: the bot cannot post in that channel.
+ */
+export type MessengerFailure = 'not-in-channel' | 'rate-limited' | 'other';
+
+/** A chat platform call that failed, with the platform's own code for people and logs. */
+export class MessengerError extends Error {
+  override readonly name = 'MessengerError';
   constructor(
     readonly method: string,
+    readonly reason: MessengerFailure,
+    /** The platform's code as it said it (e.g. Slack's not_in_channel); never the request. */
     readonly code: string,
   ) {
     super(`Slack ${method} failed: ${code}`);

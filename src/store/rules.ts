@@ -2,10 +2,10 @@
  * The rules both stores follow, kept in one place so the memory store and the Redis store (whose
  * transition logic lives in Lua) cannot drift apart on anything that can be shared.
  */
+import type { AuditAction, NewAuditEntry } from '../core/change/audit.js';
 import { changeSummary } from '../core/change/summary.js';
 import type { ChangeRequest, ChangeStatus } from '../core/change/types.js';
 import type { Approval } from '../core/policy/types.js';
-import type { AuditAction, NewAuditEntry } from './types.js';
 
 /** Finished requests stay readable this long after their expiry, to answer "already approved by X". */
 export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 60 * 60;

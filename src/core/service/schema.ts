@@ -1,15 +1,16 @@
 /**
- * Wire schemas for the two ClickHouse Cloud API operations we drive (list services, update a
- * service). Records are parsed leniently: the real API adds fields at any time and leaves almost
- * every field optional, so an unknown field is kept and a missing or odd one becomes undefined.
- * What we send is parsed strictly, because the API silently ignores some mistakes (a malformed
- * tag filter returns the whole organization) and we would rather refuse than surprise.
+ * The service record and the update body: the domain's view of a ClickHouse Cloud service, as
+ * the two API operations we drive (list services, update a service) carry it. Records are parsed
+ * leniently: the real API adds fields at any time and leaves almost every field optional, so an
+ * unknown field is kept and a missing or odd one becomes undefined. What we send is parsed
+ * strictly, because the API silently ignores some mistakes (a malformed tag filter returns the
+ * whole organization) and we would rather refuse than surprise.
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** An optional field that never fails the record: a wrong type or null reads as "absent". */
-const lenient = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+export const lenient = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
 
 export const RELEASE_CHANNELS = ['slow', 'default', 'fast'] as const;
 export type ReleaseChannel = (typeof RELEASE_CHANNELS)[number];
@@ -81,26 +82,6 @@ export const ServiceRecordSchema = z.looseObject({
   tags: lenientArray(TagSchema),
 });
 export type ServiceRecord = z.infer<typeof ServiceRecordSchema>;
-
-const envelope = { status: z.number(), requestId: z.string().catch('') };
-
-/** The list result is parsed record by record, so one odd record never breaks a listing. */
-export const ListEnvelopeSchema = z.looseObject({ ...envelope, result: z.array(z.unknown()) });
-export const UpdateEnvelopeSchema = z.looseObject({ ...envelope, result: ServiceRecordSchema });
-export const ErrorEnvelopeSchema = z.looseObject({
-  status: lenient(z.number()),
-  error: lenient(z.string()),
-  requestId: lenient(z.string()),
-});
-
-export function parseServiceList(items: unknown[]): { services: ServiceRecord[]; skipped: number } {
-  const services: ServiceRecord[] = [];
-  for (const item of items) {
-    const parsed = ServiceRecordSchema.safeParse(item);
-    if (parsed.success) services.push(parsed.data);
-  }
-  return { services, skipped: items.length - services.length };
-}
 
 // ---------------------------------------------------------------------------------------------
 // What we send

@@ -7,10 +7,10 @@
  *   channelId, serviceId, serviceName, expiresAt             — copies of immutable scalars, so the
  *                                                              Lua scripts never parse `data`
  */
-import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../core/change/types.js';
-import type { Approval, Requirement } from '../core/policy/types.js';
-import { isAuditAction, neededApprovals, withoutEmptyOptionals } from './store-rules.js';
-import type { AuditEntry, NewAuditEntry } from './types.js';
+import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
+import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../../core/change/types.js';
+import type { Approval, Requirement } from '../../core/policy/types.js';
+import { isAuditAction, neededApprovals, withoutEmptyOptionals } from '../rules.js';
 
 type ImmutablePart = Pick<ChangeRequest, 'id' | 'channelId' | 'requesterId' | 'plan' | 'createdAt' | 'expiresAt' | 'requirements' | 'policyDigest'>;
 

@@ -1,4 +1,5 @@
-import type { Schedule, ScheduleStore } from './schedules.js';
+import type { Schedule } from '../../core/schedule/types.js';
+import type { ScheduleStore } from '../../ports/schedule-store.js';
 
 /** The single-process schedule store, with the same semantics as the Redis one. */
 export class MemoryScheduleStore implements ScheduleStore {

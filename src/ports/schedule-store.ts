@@ -1,16 +1,5 @@
 /** Scheduled summaries: the schedules themselves, who posts each fire time, and drift baselines. */
-import { z } from 'zod';
-
-export const ScheduleSchema = z.object({
-  id: z.string(),
-  channelId: z.string(),
-  cron: z.string(),
-  timeZone: z.string(),
-  filters: z.array(z.string()),
-  createdBy: z.string(),
-  createdAt: z.number(),
-});
-export type Schedule = z.infer<typeof ScheduleSchema>;
+import type { Schedule } from '../core/schedule/types.js';
 
 export interface ScheduleStore {
   addSchedule(schedule: Schedule): Promise<void>;
@@ -30,6 +19,3 @@ export interface ScheduleStore {
   writeSnapshot(key: string, json: string): Promise<void>;
   close(): Promise<void>;
 }
-
-/** Snapshots older than this are dropped: drift against a months-old baseline is noise. */
-export const SNAPSHOT_TTL_SECONDS = 90 * 24 * 3600;

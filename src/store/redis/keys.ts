@@ -1,11 +1,16 @@
 /**
- * Key layout of the Redis store. Every key carries the hash tag `{changes}`, so in Redis Cluster
- * they all hash to one slot and a Lua script may touch any of them together.
+ * Key layout of the Redis stores. Every key carries a hash tag (`{changes}` or `{schedules}`), so
+ * in Redis Cluster each store's keys hash to one slot and a Lua script may touch any of them
+ * together.
  *
  *   <prefix>{changes}:req:<id>               HASH  one request (expires at expiresAt + retention)
  *   <prefix>{changes}:pending:<channelId>    ZSET  ids of a channel's requests, scored by expiresAt
  *   <prefix>{changes}:applying               SET   ids of requests in "applying"
  *   <prefix>{changes}:audit                  STREAM audit trail, trimmed to ~10000 entries
+ *
+ *   <prefix>{schedules}:all                  HASH  id -> schedule JSON
+ *   <prefix>{schedules}:lastrun              HASH  id -> last fire time claimed (ms)
+ *   <prefix>{schedules}:snap:<key>           STRING drift baseline JSON (expires after 90 days)
  */
 export const DEFAULT_KEY_PREFIX = 'chbot:';
 
@@ -26,4 +31,18 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     applying: `${base}applying`,
     audit: `${base}audit`,
   };
+}
+
+/** Snapshots older than this are dropped: drift against a months-old baseline is noise. */
+export const SNAPSHOT_TTL_SECONDS = 90 * 24 * 3600;
+
+export interface ScheduleKeys {
+  all: string;
+  lastRun: string;
+  snapshot(key: string): string;
+}
+
+export function scheduleKeys(prefix: string = DEFAULT_KEY_PREFIX): ScheduleKeys {
+  const base = `${prefix}{schedules}:`;
+  return { all: `${base}all`, lastRun: `${base}lastrun`, snapshot: (key) => `${base}snap:${key}` };
 }

@@ -3,7 +3,9 @@
  * Redis store: every check-and-set runs synchronously (no await between reading a status and
  * writing the next one), which on one JS thread is as atomic as a Lua script.
  */
-import type { ChangeRequest } from '../core/change/types.js';
+import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
+import type { ChangeRequest } from '../../core/change/types.js';
+import type { ApprovalResult, ApprovalStep, ChangeStore, Transition, TransitionResult } from '../../ports/change-store.js';
 import {
   AUDIT_MAX_ENTRIES,
   AUDIT_SCAN_MAX,
@@ -18,8 +20,7 @@ import {
   requestedAuditEntry,
   retentionDeadline,
   withoutEmptyOptionals,
-} from './store-rules.js';
-import type { ApprovalResult, ApprovalStep, AuditEntry, ChangeStore, NewAuditEntry, Transition, TransitionResult } from './types.js';
+} from '../rules.js';
 
 export interface MemoryChangeStoreOptions {
   /** Finished requests are forgotten this long after expiresAt, like the Redis key TTL. */

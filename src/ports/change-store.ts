@@ -1,24 +1,6 @@
+import type { AuditEntry, NewAuditEntry } from '../core/change/audit.js';
 import type { ChangeOutcome, ChangeRequest, ChangeStatus } from '../core/change/types.js';
 import type { Approval } from '../core/policy/types.js';
-
-export type AuditAction = 'requested' | 'approved' | 'applied' | 'failed' | 'rejected' | 'cancelled' | 'expired' | 'stale';
-
-export interface AuditEntry {
-  /** Stream entry id (Redis) or a monotonic equivalent (memory). */
-  id: string;
-  at: number;
-  action: AuditAction;
-  changeId: string;
-  actorId: string;
-  channelId: string;
-  serviceId: string;
-  serviceName: string;
-  /** One line: what the change was, e.g. "name: a -> b; IP +1.2.3.4/32". */
-  summary: string;
-  apiRequestId?: string;
-  message?: string;
-}
-export type NewAuditEntry = Omit<AuditEntry, 'id'>;
 
 export type TransitionResult =
   | { ok: true; request: ChangeRequest }

@@ -1,0 +1,23 @@
+/** The API's response envelopes around service records (see core/service/schema.ts). */
+import { z } from 'zod';
+import { lenient, ServiceRecordSchema, type ServiceRecord } from '../core/service/schema.js';
+
+const envelope = { status: z.number(), requestId: z.string().catch('') };
+
+/** The list result is parsed record by record, so one odd record never breaks a listing. */
+export const ListEnvelopeSchema = z.looseObject({ ...envelope, result: z.array(z.unknown()) });
+export const UpdateEnvelopeSchema = z.looseObject({ ...envelope, result: ServiceRecordSchema });
+export const ErrorEnvelopeSchema = z.looseObject({
+  status: lenient(z.number()),
+  error: lenient(z.string()),
+  requestId: lenient(z.string()),
+});
+
+export function parseServiceList(items: unknown[]): { services: ServiceRecord[]; skipped: number } {
+  const services: ServiceRecord[] = [];
+  for (const item of items) {
+    const parsed = ServiceRecordSchema.safeParse(item);
+    if (parsed.success) services.push(parsed.data);
+  }
+  return { services, skipped: items.length - services.length };
+}

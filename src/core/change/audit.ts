@@ -1,0 +1,19 @@
+/** The audit trail: one entry per step in a change request's life. */
+export type AuditAction = 'requested' | 'approved' | 'applied' | 'failed' | 'rejected' | 'cancelled' | 'expired' | 'stale';
+
+export interface AuditEntry {
+  /** Stream entry id (Redis) or a monotonic equivalent (memory). */
+  id: string;
+  at: number;
+  action: AuditAction;
+  changeId: string;
+  actorId: string;
+  channelId: string;
+  serviceId: string;
+  serviceName: string;
+  /** One line: what the change was, e.g. "name: a -> b; IP +1.2.3.4/32". */
+  summary: string;
+  apiRequestId?: string;
+  message?: string;
+}
+export type NewAuditEntry = Omit<AuditEntry, 'id'>;

@@ -1,0 +1,14 @@
+/**
+ * Every seam of the middle layer in one place. approval/, commands/, summary/ and scheduler/
+ * depend on these and on core/, never on adapters (slack/, cloud/, store/) or on each other's
+ * classes; bot.ts plugs the adapters in.
+ */
+export type * from './approval-policy.js';
+export type * from './change-store.js';
+export type * from './log.js';
+export { MessengerError, type Message, type Messenger, type MessengerFailure } from './messenger.js';
+export type * from './modals.js';
+export type * from './schedule-store.js';
+export type * from './service-directory.js';
+export type * from './services.js';
+export { isStoreUnavailable, StoreUnavailableError } from './store-errors.js';

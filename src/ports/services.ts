@@ -1,0 +1,51 @@
+/**
+ * The middle layer's own services, as their callers see them: commands and listeners depend on
+ * these, never on the classes in approval/, summary/ or scheduler/ (bot.ts wires the classes in).
+ */
+import type { PlanProblem } from '../core/change/plan.js';
+import type { ChangeIntent, ChangeRequest } from '../core/change/types.js';
+import type { Schedule } from '../core/schedule/types.js';
+import type { ServiceRecord } from '../core/service/schema.js';
+import type { Decision } from './approval-policy.js';
+
+/** What the person who clicked or typed should be told privately, if anything. */
+export type DecisionReply = { text: string } | undefined;
+
+export type RequestOutcome = { ok: true; request: ChangeRequest } | { ok: false; problems: PlanProblem[] } | { ok: false; text: string };
+
+export interface NewChangeRequest {
+  channelId: string;
+  userId: string;
+  service: ServiceRecord;
+  intent: ChangeIntent;
+}
+
+/** Change requests: asked for, then decided by a click (approval/change-requests.ts). */
+export interface ChangeRequestService {
+  /** Plans the change against the service, stores it and posts it in the channel for approval. */
+  request(input: NewChangeRequest): Promise<RequestOutcome>;
+  decide(decision: Decision, id: string, userId: string): Promise<DecisionReply>;
+}
+
+export interface SummaryTarget {
+  channelId: string;
+  filters: string[];
+  /** Where this summary's drift baseline lives. */
+  snapshotKey: string;
+  title?: string;
+  /** Posted by a schedule rather than asked for; failure messages say which. */
+  scheduled?: boolean;
+}
+
+export type SummaryOutcome = { ok: true } | { ok: false; text: string };
+
+/** Posts a summary of the organization to a channel (summary/summaries.ts). */
+export interface SummaryPublisher {
+  post(target: SummaryTarget): Promise<SummaryOutcome>;
+}
+
+/** Adds and removes schedules so that every replica fires them (scheduler/scheduler.ts). */
+export interface ScheduleRegistry {
+  add(schedule: Schedule): Promise<void>;
+  remove(id: string): Promise<boolean>;
+}
