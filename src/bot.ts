@@ -4,6 +4,7 @@
  * own config (fake Slack, simulator, real Redis) so they run the very same wiring.
  */
 import { ApproverPolicy } from './approval/approvers.js';
+import { PolicyFile, type ReloadResult } from './approval/policy-file.js';
 import { ChangeRequests } from './approval/change-requests.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
 import type { BotServices } from './commands/context.js';
@@ -30,6 +31,8 @@ export interface BotHandle {
   simulator: CloudSimulator | undefined;
   /** Settles when requests abandoned in "applying" by a dead replica have been reconciled. */
   reconciledAtStart: Promise<number>;
+  /** Re-reads POLICY_FILE (SIGHUP); a bad file keeps the rules in force and is logged. */
+  reloadPolicy(): Promise<ReloadResult>;
   /** Graceful stop: refuse new work, let approvals in flight finish, close connections. */
   stop(): Promise<void>;
 }
@@ -65,6 +68,9 @@ const RECONCILE_EVERY_MS = 15_000;
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
   logger.addSecrets(config.slack.botToken, config.slack.signingSecret, config.slack.appToken);
+  // First: a bad policy file stops the bot before it opens any connection.
+  const rules = await PolicyFile.open(config.approvals.policyFile, logger);
+  const approvalRules = { current: () => rules.current(), defaults: { approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval } };
   const { cloud, simulator } = await connectCloud(config, logger, overrides.cloudClient);
   const stores = openStores(config, logger, overrides);
   const { store } = stores;
@@ -83,7 +89,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     },
     (app) => {
       const messenger = pacedMessenger(slackMessenger(app.client), overrides.channelPostIntervalMs ?? 1_000);
-      const policy = new ApproverPolicy({ approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval, messenger });
+      const policy = new ApproverPolicy({ ...approvalRules.defaults, messenger, policy: approvalRules.current });
       const changes = new ChangeRequests({ cloud, store, messenger, policy, ttlMs: config.approvals.changeTtlSeconds * 1000, logger, ...(overrides.clock ? { now: overrides.clock } : {}), ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}) });
       const summaries = new Summaries({ cloud, changes: store, snapshots: stores.schedules, messenger, logger });
       const scheduler = new Scheduler({
@@ -98,6 +104,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
         cloud,
         store,
         changes,
+        approvalRules,
         modals: boltModals(app),
         schedules: stores.schedules,
         scheduler,
@@ -140,6 +147,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     scheduler,
     simulator,
     reconciledAtStart,
+    reloadPolicy: () => rules.reload(),
     async stop() {
       accepting = false;
       clearInterval(reconcileTimer);

@@ -12,6 +12,7 @@ import type { ChangeOutcome, ChangePlan, ChangeRequest, ChangeStatus } from '../
 import { planIsVisible } from '../core/change/verify.js';
 import { changeSummary } from '../core/change/summary.js';
 import { alreadyDecidedText, requestMessage } from '../core/render/change.js';
+import { approvalNotCountedText, approvalRecordedText, countsForText, deniedText } from '../core/render/policy.js';
 import { cloudErrorSentence } from '../core/render/errors.js';
 import { esc } from '../core/render/mrkdwn.js';
 import { serviceBlocks } from '../core/render/service.js';
@@ -58,6 +59,8 @@ export class ChangeRequests implements ChangeRequestService {
   async request(input: NewChangeRequest): Promise<RequestOutcome> {
     const planned = planChange(input.service, input.intent);
     if (!planned.ok) return { ok: false, problems: planned.problems };
+    const ruling = this.options.policy.rulesFor(input.service, planned.plan);
+    if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
     const createdAt = this.now();
     const request: ChangeRequest = {
       id: newRequestId(),
@@ -67,6 +70,8 @@ export class ChangeRequests implements ChangeRequestService {
       createdAt,
       expiresAt: createdAt + this.options.ttlMs,
       status: 'pending',
+      requirements: [...ruling.decision.requirements],
+      ...(ruling.digest ? { policyDigest: ruling.digest } : {}),
     };
     await this.options.store.create(request);
     let ts: string;
@@ -87,11 +92,16 @@ export class ChangeRequests implements ChangeRequestService {
       if (withdrawn?.ok) await this.refreshMessage({ ...withdrawn.request, messageTs: ts });
       return { ok: false, text: ':x: The request was posted but the bot could not record it, so it was withdrawn. Try again in a minute.' };
     }
+    if (ruling.decision.kind === 'auto') await this.track(this.applyWithoutApproval(posted));
     return { ok: true, request: posted };
   }
 
-  async decide(decision: Decision, id: string, userId: string): Promise<DecisionReply> {
-    const work = this.decideNow(decision, id, userId);
+  decide(decision: Decision, id: string, userId: string): Promise<DecisionReply> {
+    return this.track(this.decideNow(decision, id, userId));
+  }
+
+  /** Work that shutdown waits for. */
+  private async track<T>(work: Promise<T>): Promise<T> {
     this.inFlight.add(work);
     try {
       return await work;
@@ -145,7 +155,7 @@ export class ChangeRequests implements ChangeRequestService {
     if (request.status !== 'pending') return { text: alreadyDecidedText(request) };
     const verdict = await this.options.policy.check(decision, userId, request);
     if (!verdict.allowed) return { text: `:no_entry_sign: ${verdict.reason} Nothing was changed.` };
-    if (decision === 'approve') return this.approve(request, userId);
+    if (decision === 'approve') return this.approve(request, userId, verdict.counts);
     return this.close(request, decision === 'reject' ? 'rejected' : 'cancelled', userId);
   }
 
@@ -156,12 +166,41 @@ export class ChangeRequests implements ChangeRequestService {
     return undefined;
   }
 
-  private async approve(request: ChangeRequest, approverId: string): Promise<DecisionReply> {
-    const claimed = await this.transition(request, ['pending'], 'applying', approverId, 'approved');
+  /**
+   * Records the approval; the store decides in the same atomic step whether it was the last one
+   * needed, and only the caller whose approval completed the request applies it.
+   */
+  private async approve(request: ChangeRequest, approverId: string, counts: readonly number[] | undefined): Promise<DecisionReply> {
+    const requirements = request.requirements ?? [];
+    const given = counts ?? requirements.map((_, index) => index);
+    const recorded = await this.options.store.addApproval(request.id, {
+      approval: { userId: approverId, at: this.now(), counts: [...(given.length > 0 ? given : [0])] },
+      audit: { summary: changeSummary(request.plan.changes), message: countsForText(requirements, given) },
+      completesMessage: 'The last approval needed: applying the change.',
+    });
+    if (!recorded.ok) {
+      if (recorded.reason === 'already-approved' || recorded.reason === 'not-needed') return { text: approvalNotCountedText(recorded.request, recorded.reason) };
+      return this.lostRace(recorded);
+    }
+    if (!recorded.complete) {
+      await this.refreshLatest(recorded.request);
+      return { text: approvalRecordedText(recorded.request) };
+    }
+    return this.applyAsClaimed(recorded.request, approverId);
+  }
+
+  /** Every matching rule asks for no approval: the same exactly-once path, with the requester as actor. */
+  private async applyWithoutApproval(request: ChangeRequest): Promise<DecisionReply> {
+    const rules = (request.requirements ?? []).map((r) => r.rule).join(', ');
+    const claimed = await this.transition(request, ['pending'], 'applying', request.requesterId, 'approved', undefined, `No approval needed under the policy rule(s): ${rules}.`);
     if (!claimed.ok) return this.lostRace(claimed);
+    return this.applyAsClaimed(claimed.request, request.requesterId);
+  }
+
+  private async applyAsClaimed(request: ChangeRequest, approverId: string): Promise<DecisionReply> {
     this.applyingHere.add(request.id);
     try {
-      return await this.applyClaimed(claimed.request, approverId);
+      return await this.applyClaimed(request, approverId);
     } finally {
       this.applyingHere.delete(request.id);
     }
@@ -228,24 +267,34 @@ export class ChangeRequests implements ChangeRequestService {
     return this.options.cloud.getService(serviceId, { fresh: true });
   }
 
-  private transition(request: ChangeRequest, from: ChangeStatus[], to: ChangeStatus, actorId: string, action: AuditAction, outcome?: ChangeOutcome) {
+  private transition(request: ChangeRequest, from: ChangeStatus[], to: ChangeStatus, actorId: string, action: AuditAction, outcome?: ChangeOutcome, auditMessage?: string) {
+    const message = auditMessage ?? outcome?.message;
     return this.options.store.transition(request.id, {
       from,
       to,
       actorId,
       now: this.now(),
       ...(outcome ? { outcome } : {}),
-      audit: { action, ...(outcome?.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}), ...(outcome?.message ? { message: outcome.message } : {}), summary: changeSummary(request.plan.changes) },
+      audit: { action, ...(outcome?.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}), ...(message ? { message } : {}), summary: changeSummary(request.plan.changes) },
     });
   }
 
-  private async lostRace(result: Exclude<Awaited<ReturnType<ChangeStore['transition']>>, { ok: true }>): Promise<DecisionReply> {
-    if (result.reason === 'missing') return { text: 'This change request no longer exists.' };
+  private async lostRace(result: { ok: false; reason: 'missing' } | { ok: false; reason: string; request: ChangeRequest }): Promise<DecisionReply> {
+    if (!('request' in result)) return { text: 'This change request no longer exists.' };
     if (result.reason === 'expired') {
       await this.refreshMessage(result.request);
       return { text: ':hourglass_flowing_sand: This change request has expired, so nothing was changed. Ask again if it is still needed.' };
     }
     return { text: alreadyDecidedText(result.request) };
+  }
+
+  /**
+   * After an approval that did not complete the request: another replica may have recorded a
+   * later one meanwhile, so the message shows the request as the store has it now.
+   */
+  private async refreshLatest(request: ChangeRequest): Promise<void> {
+    const latest = (await this.options.store.get(request.id).catch(() => undefined)) ?? request;
+    await this.refreshMessage({ ...latest, messageTs: latest.messageTs ?? request.messageTs });
   }
 
   private async refreshMessage(request: ChangeRequest): Promise<void> {

@@ -1,4 +1,5 @@
 import type {
+  ApprovalRules,
   ChangeRequestService,
   ChangeStore,
   Log,
@@ -17,6 +18,7 @@ export interface BotServices {
   cloud: ServiceDirectory;
   store: ChangeStore;
   changes: ChangeRequestService;
+  approvalRules: ApprovalRules;
   modals: Modals;
   schedules: ScheduleStore;
   scheduler: ScheduleRegistry;

@@ -8,6 +8,7 @@ import { pendingBlocks } from '../core/render/change.js';
 import { cloudErrorText, STORE_DOWN_TEXT } from '../core/render/errors.js';
 import { helpBlocks, invalidBlocks } from '../core/render/help.js';
 import { historyBlocks } from '../core/render/history.js';
+import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
@@ -66,6 +67,8 @@ async function dispatch(command: Command, inv: Invocation, s: BotServices): Prom
     }
     case 'history':
       return showHistory(command.service, inv, s);
+    case 'policy':
+      return showPolicy(command.service, inv, s);
     case 'summary':
       return postSummaryNow(command.filters, inv, s);
     case 'schedule-add':
@@ -97,6 +100,14 @@ async function postSummaryNow(filters: string[], inv: Invocation, s: BotServices
 
 /** Ad-hoc summaries of a channel compare against the previous one with the same filters. */
 const adHocSnapshotKey = (channelId: string, filters: string[]) => `adhoc:${channelId}:${[...filters].sort().join('&')}`;
+
+async function showPolicy(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
+  const { approvalRules } = s;
+  if (query === undefined) return inv.reply({ text: 'Approval policy', blocks: policyBlocks(approvalRules.current(), approvalRules.defaults) });
+  const found = await lookupService(s, query);
+  if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
+  return inv.reply({ text: `Approval rules for ${esc(found.service.name)}`, blocks: servicePolicyBlocks(approvalRules.current(), found.service, approvalRules.defaults) });
+}
 
 async function showHistory(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
   if (query === undefined) {

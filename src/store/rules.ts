@@ -4,6 +4,7 @@
  */
 import type { AuditAction, NewAuditEntry } from '../core/change/audit.js';
 import { changeSummary } from '../core/change/summary.js';
+import { requirementsAuditText } from '../core/policy/audit.js';
 import type { ChangeRequest, ChangeStatus } from '../core/change/types.js';
 import type { Approval } from '../core/policy/types.js';
 
@@ -61,6 +62,8 @@ export function requestedAuditEntry(request: ChangeRequest): NewAuditEntry {
     serviceId: request.plan.serviceId,
     serviceName: request.plan.serviceName,
     summary: changeSummary(request.plan.changes),
+    // The rules in force and the policy file's digest, so the trail says what the request needed.
+    ...(request.requirements ? { message: requirementsAuditText(request.requirements, request.policyDigest) } : {}),
   };
 }
 

@@ -73,7 +73,7 @@ export function runApprovalContract(name: string, open: () => ApprovalStores): v
       expect(audit.map((e) => [e.action, e.actorId, e.message])).toStrictEqual([
         ['approved', 'U-carol', 'Counts for 0. Last approval needed.'],
         ['approved', 'U-bob', 'Counts for 0, 1.'],
-        ['requested', 'U-requester', undefined],
+        ['requested', 'U-requester', `Rules: prod two: 2 approvals (env=prod); security: 1 approval (changes ip-access); logged: no approval (every request). Policy sha256 ${'ab'.repeat(32)}.`],
       ]);
       expect(await store.listApplying()).toMatchObject([{ id: request.id }]);
       expect(await store.addApproval(request.id, step('U-dave', [0]))).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applying' } });

@@ -5,7 +5,7 @@
  * matches, the default applies (one approval from APPROVERS).
  */
 import { matchReasons } from './match.js';
-import type { Decision, Policy, PolicyDefaults, RequestFacts, Requirement } from './types.js';
+import type { PolicyDecision, Policy, PolicyDefaults, RequestFacts, Requirement } from './types.js';
 
 export const DEFAULT_RULE_NAME = 'default: one approval';
 
@@ -20,7 +20,7 @@ export function defaultRequirement(defaults: PolicyDefaults): Requirement {
   };
 }
 
-export function evaluatePolicy(policy: Policy | undefined, facts: RequestFacts, defaults: PolicyDefaults): Decision {
+export function evaluatePolicy(policy: Policy | undefined, facts: RequestFacts, defaults: PolicyDefaults): PolicyDecision {
   const requirements: Requirement[] = [];
   for (const rule of policy?.rules ?? []) {
     const reasons = matchReasons(rule.match, facts);

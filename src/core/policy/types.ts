@@ -79,7 +79,7 @@ export interface Approval {
   counts: readonly number[];
 }
 
-export type Decision =
+export type PolicyDecision =
   | { kind: 'deny'; rule: string; text: string; reasons: readonly string[] }
   /** Every matching rule says approvals: 0 (and at least one matches). */
   | { kind: 'auto'; requirements: readonly Requirement[] }

@@ -8,7 +8,7 @@ import { defaultRequirement, evaluatePolicy } from '../policy/evaluate.js';
 import { serviceSide } from '../policy/facts.js';
 import { ANY_VALUE } from '../policy/match.js';
 import { ruleProgress, stillEligible, unmet, type RuleProgress } from '../policy/progress.js';
-import { CHANGE_KINDS, type ChangeKind, type Decision, type Policy, type PolicyDefaults, type Requirement, type Risk, type Rule } from '../policy/types.js';
+import { CHANGE_KINDS, type ChangeKind, type PolicyDecision, type Policy, type PolicyDefaults, type Requirement, type Risk, type Rule } from '../policy/types.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, type Block } from './mrkdwn.js';
 import { people } from './people.js';
 
@@ -51,22 +51,40 @@ export function progressSummary(request: ChangeRequest, requirements: readonly R
 
 /** Told privately to someone whose approval would count for no rule still missing approvals. */
 export function notEligibleText(request: ChangeRequest, requirements: readonly Requirement[], requester: boolean): string {
-  const lines = unmet(requirements, request.approvals ?? []).map((p) => `• ${bold(p.requirement.rule)}: ${p.missing} more from ${whoMayApprove(p, request.requesterId)}`);
   const lead = requester
-    ? 'You asked for this change, so your approval does not count.'
-    : 'Your approval would not count for any rule this request still needs.';
-  return `:no_entry_sign: ${lead} Who can approve:\n${lines.join('\n')}\nNothing was changed.`;
+    ? 'You asked for this change, so someone else has to approve it.'
+    : requirements.every((r) => r.isDefault)
+      ? "You are not on this bot's list of approvers, so you cannot approve changes."
+      : 'Your approval would not count for any rule this request still needs.';
+  return `${lead} ${stillNeededText(request, requirements)}`;
+}
+
+/** "1 more for *prod two* from <!subteam^S1>": what a pending request still needs. */
+export function stillNeededText(request: ChangeRequest, requirements: readonly Requirement[]): string {
+  const missing = unmet(requirements, request.approvals ?? []).map((p) => `${p.missing} more for ${bold(p.requirement.rule)} from ${whoMayApprove(p, request.requesterId)}`);
+  return missing.length > 0 ? `Still needed: ${missing.join('; ')}.` : 'Nothing more is needed.';
+}
+
+/** Told privately to whoever gave an approval that did not complete the request. */
+export function approvalRecordedText(request: ChangeRequest): string {
+  return `:thumbsup: Your approval of ${code(request.id)} is recorded. ${stillNeededText(request, request.requirements ?? [])}`;
+}
+
+/** The store refused to count an approval: given twice, or for rules met in the meantime. */
+export function approvalNotCountedText(request: ChangeRequest, reason: 'already-approved' | 'not-needed'): string {
+  const why = reason === 'already-approved' ? 'You already approved this request.' : 'The rules your approval counts for were met in the meantime.';
+  return `${why} ${stillNeededText(request, request.requirements ?? [])} Nothing was changed.`;
+}
+
+/** For the audit entry of an approval: which rules it counted for (plain text). */
+export function countsForText(requirements: readonly Requirement[], counts: readonly number[]): string {
+  const rules = counts.map((index) => requirements[index]?.rule).filter((rule) => rule !== undefined);
+  return rules.length > 0 ? `Counts for: ${rules.join('; ')}.` : '';
 }
 
 /** Told to the requester when a rule refuses the change. */
-export function deniedText(decision: Extract<Decision, { kind: 'deny' }>): string {
+export function deniedText(decision: Extract<PolicyDecision, { kind: 'deny' }>): string {
   return `:no_entry: ${esc(decision.text)}\n_Refused by the policy rule ${bold(decision.rule)} (${esc(decision.reasons.join(', '))}). Nothing was requested._`;
-}
-
-/** Which rules a request was made under, for the audit: "prod needs two: 2 approvals (env=prod)". */
-export function requirementsAuditText(requirements: readonly Requirement[], digest: string | undefined): string {
-  const rules = requirements.map((r) => `${r.rule}: ${r.approvals === 0 ? 'no approval' : `${r.approvals} approval${r.approvals === 1 ? '' : 's'}`} (${r.reasons.join(', ')})`).join('; ');
-  return `Rules: ${rules}.${digest ? ` Policy sha256 ${digest}.` : ''}`;
 }
 
 function matchText(rule: Rule): string {
@@ -132,7 +150,7 @@ export function servicePolicyBlocks(policy: Policy | undefined, service: Service
   ];
 }
 
-function decisionText(decision: Decision): string {
+function decisionText(decision: PolicyDecision): string {
   if (decision.kind === 'deny') return `refused by ${bold(decision.rule)}`;
   if (decision.kind === 'auto') return `no approval needed (${decision.requirements.map((r) => bold(r.rule)).join(', ')})`;
   return decision.requirements

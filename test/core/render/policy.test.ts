@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { evaluatePolicy } from '../../../src/core/policy/evaluate.js';
 import { requestFacts } from '../../../src/core/policy/facts.js';
-import type { Decision, Requirement } from '../../../src/core/policy/types.js';
+import type { PolicyDecision, Requirement } from '../../../src/core/policy/types.js';
 import { changeRequestBlocks, outcomeText, pendingBlocks } from '../../../src/core/render/change.js';
-import { deniedText, notEligibleText, policyBlocks, progressLines, requirementsAuditText, servicePolicyBlocks } from '../../../src/core/render/policy.js';
+import { requirementsAuditText } from '../../../src/core/policy/audit.js';
+import { deniedText, notEligibleText, policyBlocks, progressLines, servicePolicyBlocks } from '../../../src/core/render/policy.js';
 import { DEFAULTS, EXAMPLE_POLICY, mustParse } from '../policy/examples.js';
 import { changeRequest, mustPlan, NOW, service } from '../fixtures.js';
 import { assertBlockKitLimits, assertSafeMrkdwn, mrkdwnTexts } from './block-kit.js';
@@ -63,16 +64,16 @@ describe('the request message shows rules and progress', () => {
 
 describe('answers about policy decisions', () => {
   it('a deny shows the rule text, the rule and why', () => {
-    const decision: Extract<Decision, { kind: 'deny' }> = { kind: 'deny', rule: 'no world', text: 'Never <!everyone>.', reasons: ['env=prod', 'risk world-open'] };
+    const decision: Extract<PolicyDecision, { kind: 'deny' }> = { kind: 'deny', rule: 'no world', text: 'Never <!everyone>.', reasons: ['env=prod', 'risk world-open'] };
     expect(deniedText(decision)).toBe(':no_entry: Never &lt;!everyone&gt;.\n_Refused by the policy rule *no world* (env=prod, risk world-open). Nothing was requested._');
   });
 
   it('an ineligible click is told who can approve what is missing', () => {
     const request = changeRequest(renamePlan(), { requirements: [prodTwo, security], approvals: [{ userId: 'U0BOB', at: 1, counts: [0, 1] }] });
     expect(notEligibleText(request, [prodTwo, security], false)).toBe(
-      ':no_entry_sign: Your approval would not count for any rule this request still needs. Who can approve:\n• *production needs two DBAs*: 1 more from <!subteam^S0DBAS>, <@U0APP1>\nNothing was changed.',
+      'Your approval would not count for any rule this request still needs. Still needed: 1 more for *production needs two DBAs* from <!subteam^S0DBAS>, <@U0APP1>.',
     );
-    expect(notEligibleText(request, [prodTwo, security], true)).toContain('You asked for this change, so your approval does not count.');
+    expect(notEligibleText(request, [prodTwo, security], true)).toContain('You asked for this change, so someone else has to approve it.');
   });
 
   it('the audit text names the rules in force and the file digest', () => {
