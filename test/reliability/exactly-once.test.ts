@@ -6,8 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { syntheticServices } from '../../src/simulator/seed.js';
-import type { FakeSlack } from '../e2e/fake-slack.js';
-import { CHANNEL, startHarness, textOf, USERS, type Ack, type Harness } from '../e2e/harness.js';
+import { callCount, CHANNEL, startHarness, textOf, USERS, type Ack, type Harness } from '../e2e/harness.js';
 import { deleteKeysWithPrefix } from '../store/redis-harness.js';
 
 const TRIALS = 1_000;
@@ -36,25 +35,6 @@ interface Trial {
   id: string;
   serviceId: string;
   clicks: Ack[];
-}
-
-/** Resolves once Slack has received `count` calls of `method`; bounded by `timeoutMs`. */
-function callCount(slack: FakeSlack, method: string, count: number, timeoutMs: number): Promise<number> {
-  const now = () => slack.callsOf(method).length;
-  if (now() >= count) return Promise.resolve(now());
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      slack.off('call', onCall);
-      reject(new Error(`timed out: ${now()} of ${count} ${method} calls`));
-    }, timeoutMs);
-    const onCall = () => {
-      if (now() < count) return;
-      clearTimeout(timer);
-      slack.off('call', onCall);
-      resolve(now());
-    };
-    slack.on('call', onCall);
-  });
 }
 
 describe('exactly once across two replicas', () => {

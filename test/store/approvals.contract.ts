@@ -79,6 +79,16 @@ export function runApprovalContract(name: string, open: () => ApprovalStores): v
       expect(await store.addApproval(request.id, step('U-dave', [0]))).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applying' } });
     });
 
+    it('lists approvals in the order they were recorded, whatever the clicks\' clocks said', async () => {
+      const { store, sibling } = stores();
+      const request = await created(store);
+      const t = Date.now();
+      await store.addApproval(request.id, step('U-late-clock', [1], t + 5_000));
+      const done = await sibling.addApproval(request.id, step('U-early-clock', [0], t));
+      expect(done.ok && done.request.approvals?.map((a) => a.userId)).toEqual(['U-late-clock', 'U-early-clock']);
+      expect((await store.get(request.id))?.approvals?.map((a) => a.at)).toEqual([t + 5_000, t]);
+    });
+
     it('counts one person once', async () => {
       const { store } = stores();
       const request = await created(store);
@@ -133,6 +143,7 @@ export function runApprovalContract(name: string, open: () => ApprovalStores): v
         expect(final?.approvals).toHaveLength(3);
         const completer = results.find((r) => r.ok && r.complete);
         expect(completer?.ok && completer.request.decidedBy).toBe(final?.decidedBy);
+        expect(final?.approvals?.at(-1)?.userId).toBe(final?.decidedBy);
       }
     });
   });

@@ -30,16 +30,15 @@ export function groupsOf(requirements: readonly Requirement[]): string[] {
 export interface RuleProgress {
   index: number;
   requirement: Requirement;
-  /** Who approved for this rule, in the order they did. */
+  /** Who approved for this rule, in the order the store recorded them. */
   approvedBy: string[];
   /** How many more approvals the rule needs (0 when met). */
   missing: number;
 }
 
 export function ruleProgress(requirements: readonly Requirement[], approvals: readonly Approval[]): RuleProgress[] {
-  const ordered = [...approvals].sort((a, b) => a.at - b.at);
   return requirements.map((requirement, index) => {
-    const approvedBy = ordered.filter((a) => a.counts.includes(index)).map((a) => a.userId);
+    const approvedBy = approvals.filter((a) => a.counts.includes(index)).map((a) => a.userId);
     return { index, requirement, approvedBy, missing: Math.max(0, requirement.approvals - approvedBy.length) };
   });
 }

@@ -14,7 +14,7 @@ import { isAuditAction, neededApprovals, withoutEmptyOptionals } from '../rules.
 
 type ImmutablePart = Pick<ChangeRequest, 'id' | 'channelId' | 'requesterId' | 'plan' | 'createdAt' | 'expiresAt' | 'requirements' | 'policyDigest'>;
 
-/** Hash field of one approval: `approved:<user>` = "<at>|<requirement indices>". */
+/** Hash field of one approval: `approved:<user>` = "<seq>|<at>|<requirement indices>" (scripts.ts). */
 const APPROVED_PREFIX = 'approved:';
 
 export class StoredDataError extends Error {
@@ -44,7 +44,9 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     'expiresAt', String(request.expiresAt),
     'need', neededApprovals(request).join(','),
   ];
-  for (const approval of request.approvals ?? []) args.push(`${APPROVED_PREFIX}${approval.userId}`, `${approval.at}|${approval.counts.join(',')}`);
+  const approvals = request.approvals ?? [];
+  approvals.forEach((approval, index) => args.push(`${APPROVED_PREFIX}${approval.userId}`, `${index + 1}|${approval.at}|${approval.counts.join(',')}`));
+  if (approvals.length > 0) args.push('approvalSeq', String(approvals.length));
   if (request.messageTs !== undefined) args.push('messageTs', request.messageTs);
   if (request.decidedBy !== undefined) args.push('decidedBy', request.decidedBy);
   if (request.decidedAt !== undefined) args.push('decidedAt', String(request.decidedAt));
@@ -65,17 +67,17 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   return request;
 }
 
-/** Oldest first; the user id breaks ties so every reader lists them alike. */
+/** In the order the store recorded them, whatever the clocks of the replicas that clicked said. */
 function approvalsFromHash(hash: Record<string, string>): Approval[] {
-  const approvals: Approval[] = [];
+  const approvals: Array<Approval & { seq: number }> = [];
   for (const [field, value] of Object.entries(hash)) {
     if (!field.startsWith(APPROVED_PREFIX)) continue;
-    const match = /^(\d+)\|([\d,]*)$/.exec(value);
+    const match = /^(\d+)\|(\d+)\|([\d,]*)$/.exec(value);
     if (!match) throw new StoredDataError(`approval ${field}`);
-    const counts = (match[2] ?? '').split(',').filter(Boolean).map(Number);
-    approvals.push({ userId: field.slice(APPROVED_PREFIX.length), at: Number(match[1]), counts });
+    const counts = (match[3] ?? '').split(',').filter(Boolean).map(Number);
+    approvals.push({ seq: Number(match[1]), userId: field.slice(APPROVED_PREFIX.length), at: Number(match[2]), counts });
   }
-  return approvals.sort((a, b) => a.at - b.at || (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
+  return approvals.sort((a, b) => a.seq - b.seq).map(({ seq: _seq, ...approval }) => approval);
 }
 
 /** HGETALL as a Lua script returns it: a flat field, value, field, value list. */

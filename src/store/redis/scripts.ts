@@ -147,7 +147,8 @@ export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
  *       6 summary, 7 audit message or '', 8 message appended when it completes the request,
  *       9 message of the automatic expiry entry
  * The request hash holds `need` ("2,1,0": approvals per requirement; absent = "1") and one field
- * `approved:<user>` = "<at>|<indices>" per approval. Returns {'missing'} or {reason, complete,
+ * `approved:<user>` = "<seq>|<at>|<indices>" per approval, seq counting in the order the approvals
+ * were recorded here (clicks' own clocks may disagree across replicas). Returns {'missing'} or {reason, complete,
  * HGETALL afterwards}, reason one of 'ok', 'conflict', 'expired', 'already-approved', 'not-needed'.
  */
 export const ADD_APPROVAL_LUA = `
@@ -179,7 +180,7 @@ local function tally()
   local fields = redis.call('HGETALL', request)
   for i = 1, #fields, 2 do
     if string.sub(fields[i], 1, 9) == 'approved:' then
-      local given = string.match(fields[i + 1], '|(.*)$') or ''
+      local given = string.match(fields[i + 1], '|[^|]*|(.*)$') or ''
       for _, index in ipairs(indices(given)) do counted[index] = (counted[index] or 0) + 1 end
     end
   end
@@ -209,7 +210,8 @@ for _, index in ipairs(indices(counts)) do
 end
 if not needed then return reply('not-needed', 0) end
 
-redis.call('HSET', request, 'approved:' .. user, now .. '|' .. counts)
+local seq = redis.call('HINCRBY', request, 'approvalSeq', 1)
+redis.call('HSET', request, 'approved:' .. user, seq .. '|' .. now .. '|' .. counts)
 local after = tally()
 local complete = 1
 for position, wanted in ipairs(need) do
