@@ -16,11 +16,11 @@ export type { Modals } from '../ports/modals.js';
 /** Everything command handlers use, wired once by the composition root. */
 export interface BotServices {
   cloud: ServiceDirectory;
-  store: ChangeStore;
-  changes: ChangeRequestService;
+  changeStore: ChangeStore;
+  changeRequests: ChangeRequestService;
   approvalRules: ApprovalRules;
   modals: Modals;
-  schedules: ScheduleStore;
+  scheduleStore: ScheduleStore;
   scheduler: ScheduleRegistry;
   summaries: SummaryPublisher;
   summaryTimeZone: string;

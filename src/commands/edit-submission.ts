@@ -39,7 +39,7 @@ export async function submitEdit(submission: EditSubmission, ack: SubmissionAck,
   try {
     const read = early ?? (await reading);
     if (!read.ok) return await whisper(read.text);
-    const result = await s.changes.request({ channelId: submission.metadata.channelId, userId: submission.userId, service: read.service, intent });
+    const result = await s.changeRequests.request({ channelId: submission.metadata.channelId, userId: submission.userId, service: read.service, intent });
     if (result.ok) return;
     await whisper('text' in result ? result.text : `:warning: Your change was not requested: ${result.problems.map((p) => esc(p.message)).join(' ')}`);
   } catch (error) {

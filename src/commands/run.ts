@@ -56,13 +56,13 @@ async function dispatch(command: Command, inv: Invocation, s: BotServices): Prom
     case 'change': {
       const found = await lookupService(s, command.service);
       if (!found.ok) return text(found.text);
-      const result = await s.changes.request({ channelId: inv.channelId, userId: inv.userId, service: found.service, intent: command.intent });
+      const result = await s.changeRequests.request({ channelId: inv.channelId, userId: inv.userId, service: found.service, intent: command.intent });
       if (result.ok) return text(`:memo: Change request ${code(result.request.id)} is posted in the channel and waits for a colleague's approval.`);
       if ('text' in result) return text(result.text);
       return text(`:warning: ${result.problems.map((p) => esc(p.message)).join('\n')}`);
     }
     case 'pending': {
-      const requests = await s.store.listPending(inv.channelId, Date.now());
+      const requests = await s.changeStore.listPending(inv.channelId, Date.now());
       return inv.reply({ text: `${requests.length} pending change requests`, blocks: pendingBlocks(requests) });
     }
     case 'history':
@@ -111,12 +111,12 @@ async function showPolicy(query: string | undefined, inv: Invocation, s: BotServ
 
 async function showHistory(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
   if (query === undefined) {
-    const entries = await s.store.readAudit({ limit: HISTORY_LIMIT });
+    const entries = await s.changeStore.readAudit({ limit: HISTORY_LIMIT });
     return inv.reply({ text: 'Recent change history', blocks: historyBlocks(entries) });
   }
   const found = await lookupService(s, query);
   if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
-  const entries = await s.store.readAudit({ serviceId: found.service.id, limit: HISTORY_LIMIT });
+  const entries = await s.changeStore.readAudit({ serviceId: found.service.id, limit: HISTORY_LIMIT });
   return inv.reply({ text: `History of ${esc(found.service.name)}`, blocks: historyBlocks(entries, found.service.name) });
 }
 

@@ -24,12 +24,12 @@ export async function addSchedule(input: { cron: string; filters: string[]; time
 }
 
 export async function listSchedules(inv: Invocation, s: BotServices): Promise<void> {
-  const schedules = await s.schedules.listSchedules(inv.channelId);
+  const schedules = await s.scheduleStore.listSchedules(inv.channelId);
   await inv.reply({ text: `${schedules.length} scheduled summaries`, blocks: scheduleListBlocks(schedules, new Date()) });
 }
 
 export async function removeSchedule(id: string, inv: Invocation, s: BotServices): Promise<void> {
-  const mine = (await s.schedules.listSchedules(inv.channelId)).some((schedule) => schedule.id === id);
+  const mine = (await s.scheduleStore.listSchedules(inv.channelId)).some((schedule) => schedule.id === id);
   if (!mine) return reply(inv, `:grey_question: This channel has no schedule ${code(id)}. \`schedule list\` shows its schedules.`);
   await s.scheduler.remove(id);
   await reply(inv, `:wastebasket: Removed schedule ${code(id)}.`);

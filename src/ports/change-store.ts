@@ -68,3 +68,6 @@ export interface ChangeStore {
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** The audit trail as readers see it (history, drift attribution): the change store's readAudit. */
+export type AuditLog = Pick<ChangeStore, 'readAudit'>;

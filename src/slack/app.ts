@@ -1,16 +1,12 @@
 /**
  * The Bolt app: HTTP mode (POST /slack/events on PORT) or Socket Mode when an app token is set,
- * GET /healthz on both, and the listeners. Bolt verifies Slack's signatures (401 otherwise) and
+ * and GET /healthz on both; listeners are registered by listeners/index.ts. Bolt verifies Slack's signatures (401 otherwise) and
  * sends the HTTP answer as soon as a listener acks, so work after ack() never delays Slack's 3 s.
  */
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver, type Logger, type Receiver } from '@slack/bolt';
-import type { BotServices } from '../commands/context.js';
-import type { ChangeRequestService, Messenger, Modals } from '../ports/index.js';
-import * as actions from './listeners/actions/index.js';
-import * as commands from './listeners/commands/index.js';
-import * as views from './listeners/views/index.js';
+import type { Modals } from '../ports/index.js';
 import { slackErrorCode } from './messenger.js';
 
 export interface SlackAppOptions {
@@ -25,14 +21,6 @@ export interface SlackAppOptions {
   healthy: () => Promise<boolean>;
 }
 
-/** What listeners reach: the services, plus a switch that refuses new work while draining. */
-export interface ListenerDeps {
-  services: BotServices;
-  changes: ChangeRequestService;
-  messenger: Messenger;
-  accepting: () => boolean;
-}
-
 export interface SlackBot {
   app: App;
   /** Starts listening; resolves with the HTTP port actually bound (0 in Socket Mode). */
@@ -40,7 +28,7 @@ export interface SlackBot {
   stop(): Promise<void>;
 }
 
-export function createSlackApp(options: SlackAppOptions, wire: (app: App) => ListenerDeps): SlackBot {
+export function createSlackApp(options: SlackAppOptions): SlackBot {
   const customRoutes = [{ path: '/healthz', method: ['GET'], handler: healthHandler(options.healthy) }];
   let receiver: HTTPReceiver | SocketModeReceiver;
   let startReceiver: () => Promise<number>;
@@ -72,10 +60,6 @@ export function createSlackApp(options: SlackAppOptions, wire: (app: App) => Lis
     convoStore: false,
     clientOptions: { slackApiUrl: options.apiUrl, retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2000 } },
   });
-  const deps = wire(app);
-  commands.register(app, deps);
-  actions.register(app, deps);
-  views.register(app, deps);
   app.error(async (error) => {
     options.logger.error('unhandled error in a listener:', error instanceof Error ? error.message : String(error));
   });

@@ -10,7 +10,7 @@ import { CloudApiError } from '../core/service/api-error.js';
 import { attributeDrift, diffSnapshots, filterServices, parseSnapshot, summaryFailureMessage, summaryMessages, takeSnapshot } from '../core/summary/index.js';
 import {
   MessengerError,
-  type ChangeStore,
+  type AuditLog,
   type Log,
   type Messenger,
   type ScheduleStore,
@@ -29,7 +29,7 @@ export class Summaries implements SummaryPublisher {
   constructor(
     private readonly deps: {
       cloud: ServiceDirectory;
-      changes: Pick<ChangeStore, 'readAudit'>;
+      audit: AuditLog;
       snapshots: Pick<ScheduleStore, 'readSnapshot' | 'writeSnapshot'>;
       messenger: Messenger;
       logger: Pick<Log, 'info' | 'warn' | 'error'>;
@@ -47,7 +47,7 @@ export class Summaries implements SummaryPublisher {
   }
 
   private async postOrThrow(target: SummaryTarget): Promise<void> {
-    const { cloud, changes, snapshots, messenger } = this.deps;
+    const { cloud, audit: auditLog, snapshots, messenger } = this.deps;
     const list = await cloud.listServices();
     const services = filterServices(list.services, target.filters);
     const now = this.deps.now?.() ?? Date.now();
@@ -55,7 +55,7 @@ export class Summaries implements SummaryPublisher {
     const previous = parseSnapshot(await snapshots.readSnapshot(target.snapshotKey));
     let drift;
     if (previous) {
-      const audit = await changes.readAudit({ limit: AUDIT_LOOKBACK });
+      const audit = await auditLog.readAudit({ limit: AUDIT_LOOKBACK });
       drift = attributeDrift(diffSnapshots(previous, current), audit, { from: previous.takenAt, to: now });
     }
     const { headline, details } = summaryMessages({ services, filters: target.filters, drift, generatedAt: now, ...(target.title ? { title: target.title } : {}) });

@@ -267,8 +267,8 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
         if (!id) throw new Error('no request id');
         await a.slack.waitFor('response_url', (args) => args.responseUrlId === ack.responseUrlId);
         // The request written through replica A's connection is visible through replica B's.
-        expect((await b.bot.store.get(id))?.status).toBe('pending');
-        expect((await b.bot.store.listPending('C0CHANNEL', Date.now())).map((r) => r.id)).toContain(id);
+        expect((await b.bot.changeStore.get(id))?.status).toBe('pending');
+        expect((await b.bot.changeStore.listPending('C0CHANNEL', Date.now())).map((r) => r.id)).toContain(id);
 
         const clicks = await Promise.all([
           a.click(ACTION_APPROVE, id, USERS.approver),
@@ -284,7 +284,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
         const patches = a.simulator.requests.filter((r) => r.method === 'PATCH');
         expect(patches.length - before).toBe(1);
         expect(patches.at(-1)?.path).toContain(service);
-        const audit = await a.bot.store.readAudit({ serviceId: service, limit: 10 });
+        const audit = await a.bot.changeStore.readAudit({ serviceId: service, limit: 10 });
         expect(audit.map((e) => e.action)).toStrictEqual(['applied', 'approved', 'requested']);
       }
     });
@@ -297,7 +297,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
       // Record every claim each replica's scheduler makes, and what the Cluster answered.
       const claims: Array<{ replica: string; fireTime: number; won: boolean }> = [];
       for (const [replica, h] of [['a', a], ['b', b]] as const) {
-        const store = h.bot.services.schedules;
+        const store = h.bot.services.scheduleStore;
         const claim = store.claimRun.bind(store);
         vi.spyOn(store, 'claimRun').mockImplementation(async (scheduleId, fireTime) => {
           const won = await claim(scheduleId, fireTime);

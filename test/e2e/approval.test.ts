@@ -44,7 +44,7 @@ describe('change requests approved in the channel', () => {
     const click = await h.click(ACTION_APPROVE, id, USERS.requester);
     expect(await reply(h, click)).toContain('someone else has to approve');
     expect(patches(h)).toHaveLength(0);
-    expect((await h.bot.store.get(id))?.status).toBe('pending');
+    expect((await h.bot.changeStore.get(id))?.status).toBe('pending');
   });
 
   it('allows self-approval when ALLOW_SELF_APPROVAL=true', async () => {
@@ -123,7 +123,7 @@ describe('change requests approved in the channel', () => {
     const update = await outcomeUpdate(h, id, 'Not applied');
     expect(textOf(update.args.blocks)).toContain('changed since this request was made');
     expect(patches(h)).toHaveLength(0);
-    expect((await h.bot.store.readAudit({ serviceId: DEMO_IDS.searchProd, limit: 5 }))[0]?.action).toBe('stale');
+    expect((await h.bot.changeStore.readAudit({ serviceId: DEMO_IDS.searchProd, limit: 5 }))[0]?.action).toBe('stale');
   });
 
   it('answers a click on an expired request clearly and marks it expired', async () => {
@@ -144,7 +144,7 @@ describe('change requests approved in the channel', () => {
     await h.click(ACTION_APPROVE, id, USERS.approver);
     const update = await outcomeUpdate(h, id, 'Not applied');
     expect(textOf(update.args.blocks)).toMatch(/not allowed[\s\S]*status 403[\s\S]*API request `[0-9a-f-]{36}`/);
-    expect((await h.bot.store.get(id))?.status).toBe('failed');
+    expect((await h.bot.changeStore.get(id))?.status).toBe('failed');
   });
 
   it('confirms an update whose answer was lost after it applied, by re-reading instead of replaying', async () => {
@@ -186,7 +186,7 @@ describe('change requests approved in the channel', () => {
     h.slack.failingChannels.set(CHANNEL, 'not_in_channel');
     const ack = await h.command('rename ml-dev ml');
     expect(await reply(h, ack)).toContain('/invite');
-    expect(await h.bot.store.listPending(CHANNEL, Date.now())).toHaveLength(0);
+    expect(await h.bot.changeStore.listPending(CHANNEL, Date.now())).toHaveLength(0);
   });
 });
 

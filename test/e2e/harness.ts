@@ -103,7 +103,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const stores = options.storesFromConfig
     ? {}
     : {
-        store: new RedisChangeStore(shared ?? REDIS_URL, { keyPrefix }) as ChangeStore,
+        changeStore: new RedisChangeStore(shared ?? REDIS_URL, { keyPrefix }) as ChangeStore,
         scheduleStore: wrapScheduleStore(new RedisScheduleStore(shared ?? REDIS_URL, { keyPrefix })),
       };
   const bot = await startBot(config, {

@@ -61,9 +61,9 @@ describe('a production change needs two approvals', () => {
     expect(patches(h)).toHaveLength(1);
     expect(h.simulator.service(DEMO_IDS.ordersProd)?.name).toBe('orders-main');
 
-    const stored = await h.bot.store.get(id);
+    const stored = await h.bot.changeStore.get(id);
     expect(stored?.approvals?.map((a) => a.userId)).toEqual([USERS.approver, USERS.second]);
-    const audit = (await h.bot.store.readAudit({ serviceId: DEMO_IDS.ordersProd, limit: 10 })).filter((e) => e.changeId === id);
+    const audit = (await h.bot.changeStore.readAudit({ serviceId: DEMO_IDS.ordersProd, limit: 10 })).filter((e) => e.changeId === id);
     expect(audit.map((e) => [e.action, e.actorId])).toEqual([
       ['applied', USERS.second],
       ['approved', USERS.second],
@@ -92,7 +92,7 @@ describe('a production change needs two approvals', () => {
     await messageUpdate(h, id, '1 of 2 approvals');
     const again = await h.click(ACTION_APPROVE, id, USERS.second);
     expect(await answerText(h, again)).toContain('You already approved this request. Still needed: 1 more for *production needs two DBAs* from <!subteam^S0DBAS>, <@U0APPROVER>.');
-    expect((await h.bot.store.get(id))?.approvals).toHaveLength(1);
+    expect((await h.bot.changeStore.get(id))?.approvals).toHaveLength(1);
     expect(patches(h)).toHaveLength(0);
   });
 
@@ -107,7 +107,7 @@ describe('a production change needs two approvals', () => {
     await messageUpdate(h, id, '1 of 2 approvals');
     await h.click(ACTION_REJECT, id, USERS.second);
     await messageUpdate(h, id, 'Rejected');
-    expect((await h.bot.store.get(id))?.status).toBe('rejected');
+    expect((await h.bot.changeStore.get(id))?.status).toBe('rejected');
     expect(patches(h)).toHaveLength(0);
   });
 
@@ -121,7 +121,7 @@ describe('a production change needs two approvals', () => {
     const late = await h.click(ACTION_APPROVE, id, USERS.second);
     expect(await answerText(h, late)).toContain('expired');
     await messageUpdate(h, id, 'Expired');
-    const stored = await h.bot.store.get(id);
+    const stored = await h.bot.changeStore.get(id);
     expect(stored?.status).toBe('expired');
     expect(stored?.approvals?.map((a) => a.userId)).toEqual([USERS.approver]);
     expect(patches(h)).toHaveLength(0);
@@ -137,7 +137,7 @@ describe('deny and zero-approval rules', () => {
     expect(answer).toContain('Production is never opened to the whole internet; attach a private endpoint instead.');
     expect(answer).toContain('Refused by the policy rule *never open production to the internet* (env=prod, risk world-open)');
     expect(h.slack.callsOf('chat.postMessage').filter((c) => h.slack.calls.indexOf(c) >= before)).toHaveLength(0);
-    expect(await h.bot.store.listPending('C0CHANNEL', Date.now())).toEqual([]);
+    expect(await h.bot.changeStore.listPending('C0CHANNEL', Date.now())).toEqual([]);
     expect(patches(h)).toHaveLength(0);
   });
 
@@ -148,7 +148,7 @@ describe('deny and zero-approval rules', () => {
     expect(textOf(applied.args.blocks)).toContain('No approval needed (*developers add their own IPs to dev services*)');
     expect(patches(h)).toHaveLength(1);
     expect(patches(h)[0]?.body).toEqual({ ipAccessList: { add: [{ source: '192.0.2.55', description: 'my laptop' }] } });
-    const audit = (await h.bot.store.readAudit({ serviceId: DEMO_IDS.sandboxDev, limit: 10 })).filter((e) => e.changeId === id);
+    const audit = (await h.bot.changeStore.readAudit({ serviceId: DEMO_IDS.sandboxDev, limit: 10 })).filter((e) => e.changeId === id);
     expect(audit.map((e) => e.action)).toEqual(['applied', 'approved', 'requested']);
     expect(audit[1]).toMatchObject({ actorId: USERS.requester, message: 'No approval needed under the policy rule(s): developers add their own IPs to dev services.' });
     const late = await h.click(ACTION_APPROVE, id, USERS.approver);
@@ -197,7 +197,7 @@ describe('the policy command and reloading', () => {
     // The request made before the reload keeps the rules it was posted with.
     await h.click(ACTION_APPROVE, before.id, USERS.approver);
     await messageUpdate(h, before.id, '1 of 2 approvals');
-    expect((await h.bot.store.get(before.id))?.status).toBe('pending');
+    expect((await h.bot.changeStore.get(before.id))?.status).toBe('pending');
 
     writeFileSync(path, 'rules:\n  - name: broken\n    approvals: many\n  - nme: x\n');
     const bad = await h.bot.reloadPolicy();

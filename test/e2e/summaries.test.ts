@@ -265,7 +265,7 @@ describe('/clickhouse schedule', () => {
     expect(runs[0]!).toBeLessThanOrEqual(Date.now() + 2_000);
     expect(text).toContain(`schedule remove ${id}`);
 
-    const stored = await h.bot.services.schedules.listSchedules(CHANNEL);
+    const stored = await h.bot.services.scheduleStore.listSchedules(CHANNEL);
     expect(stored).toMatchObject([{ id, channelId: CHANNEL, cron: EVERY_2S, timeZone: 'UTC', filters: [], createdBy: USERS.requester }]);
 
     // It fires on its own within one period (plus the time to post).
@@ -292,7 +292,7 @@ describe('/clickhouse schedule', () => {
       .then(() => 'posted after removal', () => 'nothing posted');
     expect(late).toBe('nothing posted');
     expect(await reply(h, await h.command('schedule list'))).toContain('No summary is scheduled in this channel');
-    expect(await h.bot.services.schedules.listSchedules()).toStrictEqual([]);
+    expect(await h.bot.services.scheduleStore.listSchedules()).toStrictEqual([]);
   });
 
   it('refuses an invalid cron expression or time zone clearly and stores nothing', async () => {
@@ -315,7 +315,7 @@ describe('/clickhouse schedule', () => {
     const unknown = await reply(h, await h.command('schedule remove sch-ffffff'));
     expect(unknown).toContain('This channel has no schedule `sch-ffffff`');
 
-    expect(await h.bot.services.schedules.listSchedules()).toStrictEqual([]);
+    expect(await h.bot.services.scheduleStore.listSchedules()).toStrictEqual([]);
     expect(await reply(h, await h.command('schedule list'))).toContain('No summary is scheduled in this channel');
 
     // A valid one takes SUMMARY_TZ unless tz: says otherwise, and shows its zone.
@@ -323,7 +323,7 @@ describe('/clickhouse schedule', () => {
     expect(defaulted).toContain('(`America/New_York`) for `tag:env=prod`');
     const berlin = await reply(h, await h.command('schedule add "0 9 * * 1-5" tz:Europe/Berlin'));
     expect(berlin).toContain('(`Europe/Berlin`) for every service');
-    const stored = await h.bot.services.schedules.listSchedules(CHANNEL);
+    const stored = await h.bot.services.scheduleStore.listSchedules(CHANNEL);
     expect(stored.map((s) => [s.timeZone, s.filters])).toStrictEqual([
       ['America/New_York', ['tag:env=prod']],
       ['Europe/Berlin', []],
@@ -332,7 +332,7 @@ describe('/clickhouse schedule', () => {
     // Another channel cannot remove them.
     const foreign = await reply(h, await h.command(`schedule remove ${stored[0]!.id}`, USERS.requester, OTHER_CHANNEL));
     expect(foreign).toContain('This channel has no schedule');
-    expect(await h.bot.services.schedules.listSchedules()).toHaveLength(2);
+    expect(await h.bot.services.scheduleStore.listSchedules()).toHaveLength(2);
   });
 });
 
@@ -395,7 +395,7 @@ describe('scheduled summaries across replicas and restarts', () => {
     expect(a.logs.some((line) => line.includes(`schedule sch-missed: catching up the run of ${missedAt.toISOString()}`))).toBe(true);
     const posted = await summaryPosted(a, { title: SCHEDULED });
     expect(posted.head).toContain('12 services in the organization');
-    expect(await a.bot.services.schedules.lastRun('sch-missed')).toBe(missedAt.getTime());
+    expect(await a.bot.services.scheduleStore.lastRun('sch-missed')).toBe(missedAt.getTime());
 
     const b = await harness({ keyPrefix, simulator: a.simulator, slack: a.slack });
     expect(b.logs.filter((line) => line.includes('catching up'))).toHaveLength(0);

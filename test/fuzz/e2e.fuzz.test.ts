@@ -132,7 +132,7 @@ describe('a few hundred random commands over HTTP against hostile data', () => {
     expect(methods).toStrictEqual(new Set(['GET']));
     // The fuzz did reach the approval flow: requests were posted and wait for approval.
     expect(h.slack.callsOf('chat.postMessage', (args) => JSON.stringify(args.blocks ?? '').includes('change_approve')).length).toBeGreaterThan(5);
-    expect((await h.bot.store.listPending('C0CHANNEL', Date.now())).length).toBeGreaterThan(5);
+    expect((await h.bot.changeStore.listPending('C0CHANNEL', Date.now())).length).toBeGreaterThan(5);
   });
 
   it('never posts or updates a channel message that pings or links what the data or the command smuggled in', () => {

@@ -47,8 +47,8 @@ describe('exactly once across two replicas', () => {
     const replicas = [a, b];
     const trials: Trial[] = [];
 
-    const runTrial = async (n: number, service: Parameters<typeof a.bot.changes.request>[0]['service']): Promise<Trial> => {
-      const outcome = await a.bot.changes.request({ channelId: channelOf(n), userId: USERS.requester, service, intent: { name: `svc-trial-${n}` } });
+    const runTrial = async (n: number, service: Parameters<typeof a.bot.changeRequests.request>[0]['service']): Promise<Trial> => {
+      const outcome = await a.bot.changeRequests.request({ channelId: channelOf(n), userId: USERS.requester, service, intent: { name: `svc-trial-${n}` } });
       if (!outcome.ok) throw new Error(`trial ${n}: the request was refused: ${JSON.stringify(outcome)}`);
       const { id, messageTs } = outcome.request;
       const after = a.slack.calls.length;
@@ -96,7 +96,7 @@ describe('exactly once across two replicas', () => {
 
     // Every request ended applied, approved by exactly one of its clickers.
     for (let i = 0; i < trials.length; i += 100) {
-      const stored = await Promise.all(trials.slice(i, i + 100).map((t) => a.bot.store.get(t.id)));
+      const stored = await Promise.all(trials.slice(i, i + 100).map((t) => a.bot.changeStore.get(t.id)));
       const notApplied = stored.filter((r) => r?.status !== 'applied').map((r) => `${r?.id}: ${r?.status}`);
       expect(notApplied).toEqual([]);
     }

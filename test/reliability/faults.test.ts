@@ -50,7 +50,7 @@ async function approveAndSettle(h: Harness, id: string, word: 'Applied' | 'Not a
   const click = await h.click(ACTION_APPROVE, id, USERS.approver);
   expect(click.status).toBe(200);
   const update = await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(word), { after, timeoutMs });
-  const stored = await h.bot.store.get(id);
+  const stored = await h.bot.changeStore.get(id);
   expect(FINAL_STATUSES).toContain(stored?.status);
   expect(stored?.status).toBe(word === 'Applied' ? 'applied' : 'failed');
   // Nothing was said privately to the approver: the outcome is in the channel.

@@ -53,8 +53,8 @@ describe('exactly once with two approvers across two replicas', () => {
     a.slack.setMaxListeners(BATCH * 4);
     const replicas = [a, b];
 
-    const runTrial = async (n: number, service: Parameters<typeof a.bot.changes.request>[0]['service']): Promise<Trial> => {
-      const outcome = await a.bot.changes.request({ channelId: channelOf(n), userId: USERS.requester, service, intent: { name: `svc-trial-${n}` } });
+    const runTrial = async (n: number, service: Parameters<typeof a.bot.changeRequests.request>[0]['service']): Promise<Trial> => {
+      const outcome = await a.bot.changeRequests.request({ channelId: channelOf(n), userId: USERS.requester, service, intent: { name: `svc-trial-${n}` } });
       if (!outcome.ok) throw new Error(`trial ${n}: the request was refused: ${JSON.stringify(outcome)}`);
       const { id, messageTs } = outcome.request;
       const after = a.slack.calls.length;
@@ -96,7 +96,7 @@ describe('exactly once with two approvers across two replicas', () => {
 
     // Every request applied, with exactly the two approvers, the last of whom decided it.
     for (let i = 0; i < trials.length; i += 100) {
-      const stored = await Promise.all(trials.slice(i, i + 100).map((t) => a.bot.store.get(t.id)));
+      const stored = await Promise.all(trials.slice(i, i + 100).map((t) => a.bot.changeStore.get(t.id)));
       const odd = stored.filter((r) => {
         const users = (r?.approvals ?? []).map((x) => x.userId).sort();
         return r?.status !== 'applied' || users.join() !== [USERS.approver, USERS.second].sort().join() || r.decidedBy !== r.approvals?.at(-1)?.userId;

@@ -87,7 +87,7 @@ describe('Redis restarted in the middle of a flow', () => {
     await redis.restart();
     await healthBecomes(h, 200);
 
-    const stored = await h.bot.store.get(id);
+    const stored = await h.bot.changeStore.get(id);
     expect(stored?.status).toBe('pending');
     expect(stored?.plan.update).toEqual({ name: 'ml-after-restart' });
     expect(await answer(h, await h.command('pending'))).toContain(id);
@@ -97,7 +97,7 @@ describe('Redis restarted in the middle of a flow', () => {
     await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
     expect(h.simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
     expect(h.simulator.service(DEMO_IDS.mlDev)?.name).toBe('ml-after-restart');
-    expect((await h.bot.store.get(id))?.status).toBe('applied');
+    expect((await h.bot.changeStore.get(id))?.status).toBe('applied');
     expect(await answer(h, await h.command('list'))).toContain('ml-after-restart');
   });
 
@@ -126,15 +126,15 @@ describe('Redis restarted in the middle of a flow', () => {
     await redis.restart();
     await healthBecomes(h, 200);
     // Claimed and applied, but the outcome never reached Redis.
-    expect((await h.bot.store.get(id))?.status).toBe('applying');
+    expect((await h.bot.changeStore.get(id))?.status).toBe('applying');
     expect(h.simulator.service(DEMO_IDS.legacyReporting)?.name).toBe('legacy-cut-off');
 
     // What the periodic reconciliation does once the claim is older than the stuck threshold.
     const after = h.slack.calls.length;
-    expect(await h.bot.changes.reconcileStuck(0)).toBe(1);
+    expect(await h.bot.changeRequests.reconcileStuck(0)).toBe(1);
     const update = await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'), { after });
     expect(textOf(update.args.blocks)).toContain('checked against the service afterwards, which shows it');
-    expect((await h.bot.store.get(id))?.status).toBe('applied');
+    expect((await h.bot.changeStore.get(id))?.status).toBe('applied');
     expect(h.simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
   });
 });

@@ -120,8 +120,8 @@ describe('requests that Slack did not sign as sent', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(h.slack.calls.slice(slackCalls).map((c) => c.method)).toStrictEqual([]);
     expect(h.simulator.requests.slice(apiCalls).map((r) => `${r.method} ${r.path}`)).toStrictEqual([]);
-    expect((await h.bot.store.get(requestId))?.status).toBe('pending');
-    expect((await h.bot.store.listPending(CHANNEL, Date.now())).map((r) => r.id)).toStrictEqual([requestId]);
+    expect((await h.bot.changeStore.get(requestId))?.status).toBe('pending');
+    expect((await h.bot.changeStore.listPending(CHANNEL, Date.now())).map((r) => r.id)).toStrictEqual([requestId]);
   });
 
   it('ignores a payload smuggled into an unsigned ssl_check request', async () => {
@@ -132,11 +132,11 @@ describe('requests that Slack did not sign as sent', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(h.slack.calls.slice(slackCalls)).toStrictEqual([]);
     expect(h.simulator.requests.slice(apiCalls)).toStrictEqual([]);
-    expect((await h.bot.store.get(requestId))?.status).toBe('pending');
+    expect((await h.bot.changeStore.get(requestId))?.status).toBe('pending');
   });
 
   it('leaves nothing of the attacks in the audit trail, and the genuine click still works afterwards', async () => {
-    expect((await h.bot.store.readAudit({ limit: 50 })).map((e) => e.action)).toStrictEqual(['requested']);
+    expect((await h.bot.changeStore.readAudit({ limit: 50 })).map((e) => e.action)).toStrictEqual(['requested']);
     const body = clickBody();
     const ack = await h.raw(body, signed(body));
     expect(ack.status).toBe(200);

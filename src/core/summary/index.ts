@@ -37,7 +37,7 @@ export {
   serviceSummaryLine,
   summaryFailureMessage,
   summaryMessages,
-  type Message,
+  type SummaryMessage,
   type SummaryInput,
   type SummaryMessages,
 } from './render.js';

@@ -10,7 +10,7 @@ import type { DriftItem } from './drift.js';
 import { packParts, type DetailPart } from './pack.js';
 import { findingsByService, summaryTotals, type FindingsByService, type Range, type SummaryTotals } from './totals.js';
 
-export interface Message {
+export interface SummaryMessage {
   /** Notification text; Slack parses it as mrkdwn too, so it is escaped like the blocks. */
   text: string;
   blocks: Block[];
@@ -29,9 +29,9 @@ export interface SummaryInput {
 }
 
 export interface SummaryMessages {
-  headline: Message;
+  headline: SummaryMessage;
   /** In order, for the headline's thread; empty when there is nothing to detail. */
-  details: Message[];
+  details: SummaryMessage[];
 }
 
 export const DEFAULT_SUMMARY_TITLE = 'ClickHouse Cloud summary';
@@ -47,7 +47,7 @@ export function summaryMessages(input: SummaryInput): SummaryMessages {
 
 /** For a schedule that could not run: said in the channel, so nobody waits for a summary. */
 /** `what` names the summary as people know it: "The scheduled summary", "The summary". */
-export function summaryFailureMessage(reason: string, what = 'The ClickHouse Cloud summary'): Message {
+export function summaryFailureMessage(reason: string, what = 'The ClickHouse Cloud summary'): SummaryMessage {
   const clean = clip(reason, 2000);
   return {
     text: esc(`${what} failed: ${clean}`),
@@ -58,7 +58,7 @@ export function summaryFailureMessage(reason: string, what = 'The ClickHouse Clo
 // ---------------------------------------------------------------------------------------------
 // Headline
 
-function headlineMessage(input: SummaryInput, title: string, totals: SummaryTotals, detailCount: number): Message {
+function headlineMessage(input: SummaryInput, title: string, totals: SummaryTotals, detailCount: number): SummaryMessage {
   const blocks: Block[] = [
     header(title),
     context(`${scopeText(totals.services, input.filters)} · as of ${slackDate(input.generatedAt)}`),
@@ -200,7 +200,7 @@ function endpointsText(service: ServiceRecord): string | undefined {
   return enabled.length === 0 ? 'no endpoint enabled' : `endpoints ${enabled.map((p) => esc(clip(p, 30))).join(', ')}`;
 }
 
-function detailMessage(blocks: Block[], title: string, generatedAt: number, index: number, count: number): Message {
+function detailMessage(blocks: Block[], title: string, generatedAt: number, index: number, count: number): SummaryMessage {
   const label = `${title} · details ${index} of ${count}`;
   return { text: esc(label), blocks: [context(`${esc(label)} · as of ${slackDate(generatedAt)}`), ...blocks] };
 }

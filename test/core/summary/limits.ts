@@ -4,14 +4,14 @@
  * Slack cuts long messages short.
  */
 import { expect } from 'vitest';
-import type { Message } from '../../../src/core/summary/index.js';
+import type { SummaryMessage } from '../../../src/core/summary/index.js';
 import { allTexts, blockKitViolations } from '../render/block-kit.js';
 
 export const MESSAGE_TEXT_MAX = 12_000;
 
 const chars = (text: string) => [...text].length;
 
-export function messageViolations(message: Message, where: string): string[] {
+export function messageViolations(message: SummaryMessage, where: string): string[] {
   const problems = blockKitViolations(message.blocks, { max: 50 }).map((p) => `${where}: ${p}`);
   const total = chars(allTexts(message.blocks)) + chars(message.text);
   if (total > MESSAGE_TEXT_MAX) problems.push(`${where}: ${total} characters of text > ${MESSAGE_TEXT_MAX}`);
@@ -19,6 +19,6 @@ export function messageViolations(message: Message, where: string): string[] {
   return problems;
 }
 
-export function assertMessagesWithinLimits(messages: readonly Message[]): void {
+export function assertMessagesWithinLimits(messages: readonly SummaryMessage[]): void {
   expect(messages.flatMap((message, i) => messageViolations(message, `message ${i}`))).toStrictEqual([]);
 }

@@ -7,7 +7,7 @@ import {
   summaryMessages,
   takeSnapshot,
   type DriftItem,
-  type Message,
+  type SummaryMessage,
   type SummaryInput,
 } from '../../../src/core/summary/index.js';
 import { allTexts, mrkdwnTexts, unsafeMrkdwn } from '../render/block-kit.js';
@@ -15,7 +15,7 @@ import { auditEntry, NOW, service, servicesNamed } from '../fixtures.js';
 import { assertMessagesWithinLimits } from './limits.js';
 
 const input = (overrides: Partial<SummaryInput> = {}): SummaryInput => ({ services: [service()], filters: [], drift: [], generatedAt: NOW, ...overrides });
-const shown = (messages: readonly Message[]) => messages.map((m) => allTexts(m.blocks)).join('\n');
+const shown = (messages: readonly SummaryMessage[]) => messages.map((m) => allTexts(m.blocks)).join('\n');
 const detailsText = (overrides: Partial<SummaryInput>) => shown(summaryMessages(input(overrides)).details);
 const headlineText = (overrides: Partial<SummaryInput>) => shown([summaryMessages(input(overrides)).headline]);
 
@@ -144,7 +144,7 @@ describe('large organizations', () => {
 describe('escaping', () => {
   const EVIL = '<!channel> <@U1> <http://evil|x>';
 
-  function everyMrkdwn(messages: readonly Message[]): string[] {
+  function everyMrkdwn(messages: readonly SummaryMessage[]): string[] {
     return messages.flatMap((m) => [...mrkdwnTexts(m.blocks), m.text]);
   }
 

@@ -1,10 +1,19 @@
-import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, RespondFn, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
+import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../../core/render/change.js';
 import type { Decision } from '../../../ports/approval-policy.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
-import type { ListenerDeps } from '../../app.js';
 import { replyTo } from '../../respond.js';
-import { DRAINING_TEXT } from '../draining.js';
+import type { ListenerDeps } from '../index.js';
+
+/** The button of each decision; the compiler checks that every decision has one. */
+const DECISION_ACTIONS: Record<Decision, string> = { approve: ACTION_APPROVE, reject: ACTION_REJECT, cancel: ACTION_CANCEL };
+
+export function registerDecisionButtons(app: App, deps: ListenerDeps): void {
+  for (const [decision, actionId] of Object.entries(DECISION_ACTIONS) as Array<[Decision, string]>) {
+    app.action(actionId, decisionListener(decision, deps));
+  }
+}
 
 /** The parts of a block_actions payload we rely on. */
 const ButtonClick = z.object({
@@ -15,17 +24,28 @@ const ButtonClick = z.object({
 
 type ActionArgs = SlackActionMiddlewareArgs & AllMiddlewareArgs;
 
+/** Answers only whoever clicked: through the click's response_url, or Bolt's respond without one. */
+export function whisperToClicker(body: unknown, respond: RespondFn): (text: string) => Promise<void> {
+  return whisper(ButtonClick.safeParse(body), respond);
+}
+
+function whisper(click: ReturnType<typeof ButtonClick.safeParse>, respond: RespondFn): (text: string) => Promise<void> {
+  const reply = click.success ? replyTo(click.data.response_url, { replaceOriginal: false }) : undefined;
+  return async (text) => {
+    if (reply) await reply({ text });
+    else await respond({ response_type: 'ephemeral', replace_original: false, text });
+  };
+}
+
 /** Approve, Reject and Cancel differ only in the decision; each is acked before any work. */
 export function decisionListener(decision: Decision, deps: ListenerDeps) {
   return async ({ ack, body, respond }: ActionArgs): Promise<void> => {
     await ack();
     const click = ButtonClick.safeParse(body);
-    const reply = click.success ? replyTo(click.data.response_url, { replaceOriginal: false }) : undefined;
-    const whisper = (text: string) => (reply ? reply({ text }) : respond({ response_type: 'ephemeral', replace_original: false, text }));
-    if (!deps.accepting()) return void (await whisper(DRAINING_TEXT));
+    const tell = whisper(click, respond);
     const [action] = click.success ? click.data.actions : [];
-    if (!click.success || !action) return void (await whisper('This button did not carry a change request id, so nothing was changed.'));
-    const outcome = await deps.changes.decide(decision, action.value, click.data.user.id).catch((error: unknown) => {
+    if (!click.success || !action) return void (await tell('This button did not carry a change request id, so nothing was changed.'));
+    const outcome = await deps.services.changeRequests.decide(decision, action.value, click.data.user.id).catch((error: unknown) => {
       deps.services.logger.error(`${decision} of ${action.value} failed:`, error instanceof Error ? error.message : String(error));
       // The click may have been claimed (and the change sent) before the failure: say so honestly.
       const cause = isStoreUnavailable(error) ? "its store (Redis) did not answer" : 'it hit an internal error';
@@ -33,6 +53,6 @@ export function decisionListener(decision: Decision, deps: ListenerDeps) {
         text: `:x: The bot could not finish handling your click: ${cause}. If the change had already been sent to ClickHouse Cloud, the bot checks the service and updates the request message once it can; otherwise click again in a minute.`,
       };
     });
-    if (outcome) await whisper(outcome.text);
+    if (outcome) await tell(outcome.text);
   };
 }

@@ -1,17 +1,12 @@
 import type { App } from '@slack/bolt';
 import { runCommand } from '../../../commands/run.js';
 import { parseCommand } from '../../../core/command/parse.js';
-import type { ListenerDeps } from '../../app.js';
 import { replyTo } from '../../respond.js';
-import { DRAINING_TEXT } from '../draining.js';
+import type { ListenerDeps } from '../index.js';
 
 /** The slash command: ack at once (Slack's 3 s), then work and answer through response_url. */
-export function register(app: App, deps: ListenerDeps): void {
+export function registerSlashCommand(app: App, deps: ListenerDeps): void {
   app.command(deps.services.slashCommand, async ({ command, ack }) => {
-    if (!deps.accepting()) {
-      await ack({ response_type: 'ephemeral', text: DRAINING_TEXT });
-      return;
-    }
     await ack();
     await runCommand(
       parseCommand(command.text),

@@ -2,7 +2,7 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { submitEdit } from '../../../commands/edit-submission.js';
 import { EDIT_CALLBACK, EditMetadataSchema, ViewStateSchema } from '../../../core/render/modal.js';
-import type { ListenerDeps } from '../../app.js';
+import type { ListenerDeps } from '../index.js';
 
 /** The parts of a view_submission payload we rely on. */
 const Submission = z.object({
@@ -20,11 +20,11 @@ const Submission = z.object({
   }),
 });
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerEditSubmission(app: App, deps: ListenerDeps): void {
   app.view(EDIT_CALLBACK, async ({ ack, body }) => {
     const parsed = Submission.safeParse(body);
-    if (!parsed.success || !deps.accepting()) {
-      await ack({ response_action: 'errors', errors: { name: parsed.success ? 'The bot is restarting; submit again in a few seconds.' : 'This form is out of date. Close it and run the edit command again.' } });
+    if (!parsed.success) {
+      await ack({ response_action: 'errors', errors: { name: 'This form is out of date. Close it and run the edit command again.' } });
       return;
     }
     const { user, view } = parsed.data;

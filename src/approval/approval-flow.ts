@@ -32,7 +32,7 @@ import {
   type ServiceDirectory,
 } from '../ports/index.js';
 
-export interface ChangeRequestsOptions {
+export interface ApprovalFlowOptions {
   cloud: ServiceDirectory;
   store: ChangeStore;
   messenger: Messenger;
@@ -44,14 +44,14 @@ export interface ChangeRequestsOptions {
   recheckDelaysMs?: number[];
 }
 
-export class ChangeRequests implements ChangeRequestService {
+export class ApprovalFlow implements ChangeRequestService {
   private readonly now: () => number;
   /** Approvals running in this process; shutdown waits for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Ids of the requests this process is applying right now; never reconciled from here. */
   private readonly applyingHere = new Set<string>();
 
-  constructor(private readonly options: ChangeRequestsOptions) {
+  constructor(private readonly options: ApprovalFlowOptions) {
     this.now = options.now ?? Date.now;
   }
 

@@ -1,8 +1,0 @@
-import type { App } from '@slack/bolt';
-import { ACTION_CANCEL } from '../../../core/render/change.js';
-import type { ListenerDeps } from '../../app.js';
-import { decisionListener } from './decision.js';
-
-export function register(app: App, deps: ListenerDeps): void {
-  app.action(ACTION_CANCEL, decisionListener('cancel', deps));
-}

@@ -1,0 +1,25 @@
+/**
+ * Every listener of the Slack app, registered in one place. Work that applies to every listener
+ * is middleware (the drain check); each listener is a named function testable without an App.
+ */
+import type { App } from '@slack/bolt';
+import type { BotServices } from '../../commands/context.js';
+import type { Messenger } from '../../ports/index.js';
+import { registerDecisionButtons } from './actions/decision.js';
+import { registerSlashCommand } from './commands/clickhouse.js';
+import { refuseWhileDraining } from './draining.js';
+import { registerEditSubmission } from './views/edit-service.js';
+
+/** What listeners reach: the services, plus a switch that refuses new work while draining. */
+export interface ListenerDeps {
+  services: BotServices;
+  messenger: Messenger;
+  accepting: () => boolean;
+}
+
+export function registerListeners(app: App, deps: ListenerDeps): void {
+  app.use(refuseWhileDraining(deps.accepting));
+  registerSlashCommand(app, deps);
+  registerDecisionButtons(app, deps);
+  registerEditSubmission(app, deps);
+}
