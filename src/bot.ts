@@ -54,19 +54,11 @@ export interface BotOverrides {
   channelPostIntervalMs?: number;
   /** How often schedules are re-read from the store. */
   scheduleSyncMs?: number;
-  /** A request in "applying" longer than this is taken for abandoned by a dead replica. */
-  stuckAfterMs?: number;
   /** Pauses between re-reads when an update's outcome is unknown. */
   recheckDelaysMs?: number[];
 }
 
 const DRAIN_LIMIT_MS = 8_000;
-/**
- * Longer than any live approval can take: two reads and a PATCH, each with up to four attempts of
- * one request timeout and a 30 s rate-limit budget, plus the re-checks of an unknown outcome.
- */
-const stuckAfterMs = (timeoutMs: number) => 3 * (4 * timeoutMs + 30_000) + 30_000;
-const RECONCILE_EVERY_MS = 15_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
@@ -97,8 +89,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const port = await slack.start();
   await scheduler.start();
   const reconciler = startReconciler(changeRequests, {
-    stuckAfterMs: overrides.stuckAfterMs ?? stuckAfterMs(config.clickhouse.timeoutMs),
-    everyMs: RECONCILE_EVERY_MS,
+    everyMs: config.approvals.leaseMs / 4,
     logger,
   });
   logger.info(`bot listening: ${config.slack.appToken ? 'Socket Mode' : `HTTP on port ${port} (POST /slack/events)`}, health at /healthz, command ${config.slack.slashCommand}`);
@@ -146,6 +137,7 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     messenger,
     policy,
     ttlMs: config.approvals.changeTtlSeconds * 1000,
+    leaseMs: config.approvals.leaseMs,
     logger,
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),

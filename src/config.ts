@@ -23,6 +23,13 @@ const integer = (fallback: number, min: number, max: number) =>
     z.coerce.number({ error: `must be a whole number from ${min} to ${max}` }).int({ error: `must be a whole number from ${min} to ${max}` }).min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }),
   );
 
+/** A duration in seconds that may be fractional (tests shorten leases to a second or less). */
+const seconds = (fallback: number, min: number, max: number) =>
+  z.preprocess(
+    (v) => (v === '' || v === undefined ? fallback : v),
+    z.coerce.number({ error: `must be a number of seconds from ${min} to ${max}` }).min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }),
+  );
+
 const url = (fallback: string) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.url({ protocol: /^https?$/ }));
 
@@ -107,6 +114,7 @@ const EnvSchema = z
     ALLOW_SELF_APPROVAL: flag(false),
     POLICY_FILE: optionalText,
     CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
+    APPROVAL_LEASE_SECONDS: seconds(20, 0.5, 600),
     SUMMARY_TZ: z.preprocess(
       (v) => (v === '' || v === undefined ? 'UTC' : v),
       z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
@@ -168,8 +176,15 @@ export interface Config {
   redisCluster: boolean;
   /** The master is found through these Sentinel nodes (REDIS_SENTINELS, REDIS_SENTINEL_NAME). */
   redisSentinel: { sentinels: HostPort[]; name: string } | undefined;
-  /** policyFile: the YAML approval policy (POLICY_FILE); unset = one approval from `approvers`. */
-  approvals: { approvers: string[]; allowSelfApproval: boolean; changeTtlSeconds: number; policyFile: string | undefined };
+  approvals: {
+    approvers: string[];
+    allowSelfApproval: boolean;
+    changeTtlSeconds: number;
+    /** How long a replica owns a request it is applying without renewing (renewed every quarter). */
+    leaseMs: number;
+    /** The YAML approval policy (POLICY_FILE); unset = one approval from `approvers`. */
+    policyFile: string | undefined;
+  };
   summaryTimeZone: string;
   logLevel: LogLevel;
 }
@@ -219,6 +234,7 @@ function toConfig(env: Env): Config {
       approvers: env.APPROVERS,
       allowSelfApproval: env.ALLOW_SELF_APPROVAL,
       changeTtlSeconds: env.CHANGE_TTL_SECONDS,
+      leaseMs: env.APPROVAL_LEASE_SECONDS * 1000,
       policyFile: env.POLICY_FILE,
     },
     summaryTimeZone: env.SUMMARY_TZ,

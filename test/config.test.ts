@@ -19,9 +19,15 @@ describe('configuration', () => {
     expect(config.clickhouse).toEqual({ mode: 'demo', cacheSeconds: 10, timeoutMs: 15_000 });
     expect(config.slack).toMatchObject({ apiUrl: 'https://slack.com/api/', port: 3000, slashCommand: '/clickhouse', appToken: undefined });
     expect(config.redisUrl).toBeUndefined();
-    expect(config.approvals).toEqual({ approvers: [], allowSelfApproval: false, changeTtlSeconds: 3600, policyFile: undefined });
+    expect(config.approvals).toEqual({ approvers: [], allowSelfApproval: false, changeTtlSeconds: 3600, leaseMs: 20_000, policyFile: undefined });
     expect(config.summaryTimeZone).toBe('UTC');
     expect(config.logLevel).toBe('info');
+  });
+
+  it('takes the approval lease in seconds, fractions allowed, and refuses one too short to be safe', () => {
+    expect(loadConfig({ ...minimal, APPROVAL_LEASE_SECONDS: '1.5' }).approvals.leaseMs).toBe(1_500);
+    expect(() => loadConfig({ ...minimal, APPROVAL_LEASE_SECONDS: '0.1' })).toThrow(/APPROVAL_LEASE_SECONDS.*at least 0.5/);
+    expect(() => loadConfig({ ...minimal, APPROVAL_LEASE_SECONDS: 'soon' })).toThrow(/APPROVAL_LEASE_SECONDS.*number of seconds/);
   });
 
   it('uses the real API when key, secret and organization are set', () => {

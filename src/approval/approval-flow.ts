@@ -1,7 +1,18 @@
 /**
  * The life of a change request: planned and posted for approval, then approved (applied exactly
- * once), rejected, cancelled or expired. Exactly-once rests on the store's atomic transition
- * pending -> applying: whoever wins it is the only one that calls the API.
+ * once), rejected, cancelled or expired.
+ *
+ * Exactly once, across replicas, pauses and crashes:
+ * - The store's atomic pending -> applying transition has one winner, who gets a lease with a
+ *   fencing token and renews it while it works (lease.ts).
+ * - Read -> stale check -> update -> outcome runs for one request of a service at a time: the
+ *   winner takes the service's lock (held with the lease) before its fresh read, so a second
+ *   approval re-reads after the first finished and is refused as stale if a field it touches moved.
+ * - Right before the update goes on the wire (after any throttle wait) the store confirms the
+ *   lease and the lock are still held, in the same step that marks the request as sending. A
+ *   replica that lost its lease sends nothing; only the lease's holder records the outcome.
+ * - Any replica takes over a request whose lease expired and settles it: failed if its owner
+ *   never got to send, otherwise applied or failed as the service, re-read, shows.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,12 +36,15 @@ import {
   type ChangeStore,
   type Decision,
   type DecisionReply,
+  type LeaseToken,
   type Log,
   type Messenger,
   type NewChangeRequest,
   type RequestOutcome,
   type ServiceDirectory,
+  type Transition,
 } from '../ports/index.js';
+import { LeaseLostError, newLeaseOwner, whileHoldingLease, type HeldLease } from './lease.js';
 
 export interface ApprovalFlowOptions {
   cloud: ServiceDirectory;
@@ -42,7 +56,18 @@ export interface ApprovalFlowOptions {
   now?: () => number;
   /** Pauses between re-reads when an update's outcome is unknown. */
   recheckDelaysMs?: number[];
+  /** How long a claimed request stays ours without renewal (renewed every quarter); default 20 s. */
+  leaseMs?: number;
+  /** This replica's name in leases; default host:pid:random. */
+  owner?: string;
+  /** How long an approval waits for another change to the same service to finish; default 2 min. */
+  serviceLockWaitMs?: number;
 }
+
+const DEFAULT_LEASE_MS = 20_000;
+const DEFAULT_SERVICE_LOCK_WAIT_MS = 120_000;
+/** Polling for a busy service lock: quick enough to follow a finished change at once. */
+const SERVICE_LOCK_POLL_MS = 100;
 
 export class ApprovalFlow implements ChangeRequestService {
   private readonly now: () => number;
@@ -50,9 +75,13 @@ export class ApprovalFlow implements ChangeRequestService {
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Ids of the requests this process is applying right now; never reconciled from here. */
   private readonly applyingHere = new Set<string>();
+  private readonly owner: string;
+  readonly leaseMs: number;
 
   constructor(private readonly options: ApprovalFlowOptions) {
     this.now = options.now ?? Date.now;
+    this.owner = options.owner ?? newLeaseOwner();
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   }
 
   /** Plans the change against the service, stores it and posts it in the channel for approval. */
@@ -111,29 +140,48 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /**
-   * Settles requests left in "applying" by a replica that died between claiming and recording
-   * (SIGKILL, crash, lost Redis). Only requests claimed longer ago than `olderThanMs` are touched,
-   * so an approval still running on a live replica is left alone. The service as it is now
-   * decides: applied if it shows the change, failed otherwise; the channel sees the outcome.
+   * Settles requests in "applying" whose owner stopped renewing its lease (SIGKILL, crash, a
+   * frozen or cut-off process): takes each over with a new fencing token, so the old owner can no
+   * longer send or record anything, then decides. A live owner's lease is never taken.
    */
-  async reconcileStuck(olderThanMs: number): Promise<number> {
-    const cutoff = this.now() - olderThanMs;
-    const stuck = (await this.options.store.listApplying()).filter((r) => (r.decidedAt ?? r.createdAt) <= cutoff && !this.applyingHere.has(r.id));
-    for (const request of stuck) {
-      const outcome = await this.settleStuck(request);
-      const settled = await this.transition(request, ['applying'], outcome.status, request.decidedBy ?? request.requesterId, outcome.audit, outcome.outcome);
-      if (settled.ok) {
-        await this.refreshMessage(settled.request);
-        if (outcome.service) await this.postResult(settled.request, outcome.service);
+  async reconcileAbandoned(): Promise<number> {
+    let settled = 0;
+    for (const request of await this.options.store.listApplying()) {
+      if (this.applyingHere.has(request.id)) continue;
+      const taken = await this.options.store.takeOver(request, this.owner, this.leaseMs);
+      if (!taken) continue;
+      this.applyingHere.add(request.id);
+      try {
+        if (await this.holding(taken.token, (lease) => this.settleTaken(taken.request, lease))) settled += 1;
+      } finally {
+        this.applyingHere.delete(request.id);
       }
     }
-    if (stuck.length > 0) this.options.logger.info(`reconciled ${stuck.length} change request(s) left in "applying"`);
-    return stuck.length;
+    if (settled > 0) this.options.logger.info(`settled ${settled} change request(s) whose replica stopped while applying them`);
+    return settled;
   }
 
-  private async settleStuck(request: ChangeRequest): Promise<AppliedOutcome> {
-    const note = 'The bot stopped while applying this change; it was checked against the service afterwards';
+  private async settleTaken(request: ChangeRequest, lease: HeldLease): Promise<boolean> {
+    const outcome = await this.settleOutcome(request, lease);
+    const actor = request.decidedBy ?? request.requesterId;
+    const settled = await this.transition(request, ['applying'], outcome.status, actor, outcome.audit, outcome.outcome, { holder: lease.token });
+    if (!settled.ok) return false;
+    await this.refreshMessage(settled.request);
+    if (outcome.service) await this.postResult(settled.request, outcome.service);
+    return true;
+  }
+
+  private async settleOutcome(request: ChangeRequest, lease: HeldLease): Promise<AppliedOutcome> {
+    // Fence 1 after a takeover: nobody ever held a lease on it (stored before leases existed),
+    // so whether the update went out is unknown and only the service can tell.
+    const ownerNeverSent = request.lease?.sending === false && lease.token.fence > 1;
+    if (ownerNeverSent) {
+      return refused('The bot stopped while applying this change, before sending it to ClickHouse Cloud, so nothing was changed. Ask again if it is still needed.', 'failed');
+    }
+    const note = 'The bot stopped while applying this change, after sending it to ClickHouse Cloud; it was checked against the service afterwards';
     try {
+      const locked = await this.lockService(lease);
+      if (locked) return locked;
       const service = await this.freshService(request.plan.serviceId);
       if (service && planIsVisible(request.plan, service)) {
         return { status: 'applied', audit: 'applied', outcome: { message: `${note}, which shows it.` }, service };
@@ -177,6 +225,7 @@ export class ApprovalFlow implements ChangeRequestService {
       approval: { userId: approverId, at: this.now(), counts: [...(given.length > 0 ? given : [0])] },
       audit: { summary: changeSummary(request.plan.changes), message: countsForText(requirements, given) },
       completesMessage: 'The last approval needed: applying the change.',
+      claim: { owner: this.owner, ttlMs: this.leaseMs },
     });
     if (!recorded.ok) {
       if (recorded.reason === 'already-approved' || recorded.reason === 'not-needed') return { text: approvalNotCountedText(recorded.request, recorded.reason) };
@@ -192,7 +241,10 @@ export class ApprovalFlow implements ChangeRequestService {
   /** Every matching rule asks for no approval: the same exactly-once path, with the requester as actor. */
   private async applyWithoutApproval(request: ChangeRequest): Promise<DecisionReply> {
     const rules = (request.requirements ?? []).map((r) => r.rule).join(', ');
-    const claimed = await this.transition(request, ['pending'], 'applying', request.requesterId, 'approved', undefined, `No approval needed under the policy rule(s): ${rules}.`);
+    const claimed = await this.transition(request, ['pending'], 'applying', request.requesterId, 'approved', undefined, {
+      claim: { owner: this.owner, ttlMs: this.leaseMs },
+      auditMessage: `No approval needed under the policy rule(s): ${rules}.`,
+    });
     if (!claimed.ok) return this.lostRace(claimed);
     return this.applyAsClaimed(claimed.request, request.requesterId);
   }
@@ -200,17 +252,26 @@ export class ApprovalFlow implements ChangeRequestService {
   private async applyAsClaimed(request: ChangeRequest, approverId: string): Promise<DecisionReply> {
     this.applyingHere.add(request.id);
     try {
-      return await this.applyClaimed(request, approverId);
+      return await this.holding(leaseTokenOf(request), (lease) => this.applyClaimed(request, approverId, lease));
     } finally {
       this.applyingHere.delete(request.id);
     }
   }
 
-  private async applyClaimed(request: ChangeRequest, approverId: string): Promise<DecisionReply> {
+  private holding<T>(token: LeaseToken, work: (lease: HeldLease) => Promise<T>): Promise<T> {
+    return whileHoldingLease(this.options.store, token, this.leaseMs, this.options.logger, work);
+  }
+
+  private async applyClaimed(request: ChangeRequest, approverId: string, lease: HeldLease): Promise<DecisionReply> {
     await this.refreshMessage(request);
-    const outcome = await this.apply(request);
-    const finished = await this.transition(request, ['applying'], outcome.status, approverId, outcome.audit, outcome.outcome);
+    const outcome = await this.apply(request, lease);
+    if (outcome === LOST) return { text: LOST_BEFORE_SENDING_TEXT };
+    const finished = await this.transition(request, ['applying'], outcome.status, approverId, outcome.audit, outcome.outcome, { holder: lease.token });
     if (!finished.ok) {
+      if (finished.reason === 'lost') {
+        this.options.logger.warn(`change ${request.id}: another replica took it over before its outcome (${outcome.status}) was recorded`);
+        return { text: LOST_AFTER_SENDING_TEXT };
+      }
       this.options.logger.error(`change ${request.id}: could not record outcome ${outcome.status}`);
       return { text: 'The bot could not record the outcome of this request. Look at the service with the show command before doing anything else.' };
     }
@@ -219,13 +280,19 @@ export class ApprovalFlow implements ChangeRequestService {
     return undefined;
   }
 
-  /** Re-reads the service, refuses a stale change, applies it once, and decides what happened. */
-  private async apply(request: ChangeRequest): Promise<AppliedOutcome> {
+  /**
+   * Waits for the service's lock (another approval of the same service may be applying), then
+   * re-reads the service, refuses a stale change, applies it once, and decides what happened.
+   */
+  private async apply(request: ChangeRequest, lease: HeldLease): Promise<AppliedOutcome | typeof LOST> {
     const { plan } = request;
     let current: ServiceRecord | undefined;
     try {
+      const locked = await this.lockService(lease);
+      if (locked) return locked;
       current = await this.freshService(plan.serviceId);
     } catch (error) {
+      if (error instanceof LeaseLostError) return LOST;
       return failed(error, 'Could not re-read the service before applying, so nothing was changed');
     }
     if (!current) return refused('The service no longer exists, so nothing was changed.', 'failed');
@@ -238,11 +305,43 @@ export class ApprovalFlow implements ChangeRequestService {
       );
     }
     try {
-      const result = await this.options.cloud.updateService(plan.serviceId, plan.update);
+      const result = await this.options.cloud.updateService(plan.serviceId, plan.update, { beforeSend: () => this.confirmSending(lease) });
       return { status: 'applied', audit: 'applied', outcome: { apiRequestId: result.requestId }, service: result.service };
     } catch (error) {
+      if (error instanceof LeaseLostError) return LOST;
       if (error instanceof CloudApiError && !error.certainlyNotApplied) return this.reconcile(plan, error);
       return failed(error, 'ClickHouse Cloud did not apply the change');
+    }
+  }
+
+  /**
+   * Takes the service's lock for the lease's request, waiting while another request holds it.
+   * Undefined once held; an outcome when waiting took too long. Throws LeaseLostError.
+   */
+  private async lockService(lease: HeldLease): Promise<AppliedOutcome | undefined> {
+    const waitMs = this.options.serviceLockWaitMs ?? DEFAULT_SERVICE_LOCK_WAIT_MS;
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      if (lease.lost) throw new LeaseLostError(lease.token.requestId);
+      const attempt = await this.options.store.lockService(lease.token, this.leaseMs);
+      if (attempt === 'acquired') return undefined;
+      if (attempt === 'lost') throw new LeaseLostError(lease.token.requestId);
+      if (Date.now() >= deadline) {
+        return refused(
+          `Another change to this service was still being applied after ${Math.round(waitMs / 1000)} s, so this one was not applied. Look at the service with the show command, then ask again.`,
+          'failed',
+        );
+      }
+      await sleep(SERVICE_LOCK_POLL_MS * (0.5 + Math.random()));
+    }
+  }
+
+  /** The fence check right before the update goes on the wire (see the header). */
+  private async confirmSending(lease: HeldLease): Promise<void> {
+    // Half a lease left at least: a lease renewed every quarter has three quarters after a renewal,
+    // so less means the renewals stopped (a pause) and another replica may be about to take over.
+    if (lease.lost || !(await this.options.store.confirmSending(lease.token, this.leaseMs / 2))) {
+      throw new LeaseLostError(lease.token.requestId);
     }
   }
 
@@ -267,20 +366,31 @@ export class ApprovalFlow implements ChangeRequestService {
     return this.options.cloud.getService(serviceId, { fresh: true });
   }
 
-  private transition(request: ChangeRequest, from: ChangeStatus[], to: ChangeStatus, actorId: string, action: AuditAction, outcome?: ChangeOutcome, auditMessage?: string) {
+  private transition(
+    request: ChangeRequest,
+    from: ChangeStatus[],
+    to: ChangeStatus,
+    actorId: string,
+    action: AuditAction,
+    outcome?: ChangeOutcome,
+    extra: Pick<Transition, 'claim' | 'holder'> & { auditMessage?: string } = {},
+  ) {
+    const { auditMessage, ...lease } = extra;
     const message = auditMessage ?? outcome?.message;
     return this.options.store.transition(request.id, {
       from,
       to,
       actorId,
       now: this.now(),
+      ...lease,
       ...(outcome ? { outcome } : {}),
       audit: { action, ...(outcome?.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}), ...(message ? { message } : {}), summary: changeSummary(request.plan.changes) },
     });
   }
 
-  private async lostRace(result: { ok: false; reason: 'missing' } | { ok: false; reason: string; request: ChangeRequest }): Promise<DecisionReply> {
-    if (!('request' in result)) return { text: 'This change request no longer exists.' };
+  private async lostRace(result: Exclude<Awaited<ReturnType<ChangeStore['transition']>>, { ok: true }>): Promise<DecisionReply> {
+    if (result.reason === 'missing') return { text: 'This change request no longer exists.' };
+    if (result.reason === 'lost') return { text: LOST_AFTER_SENDING_TEXT };
     if (result.reason === 'expired') {
       await this.refreshMessage(result.request);
       return { text: ':hourglass_flowing_sand: This change request has expired, so nothing was changed. Ask again if it is still needed.' };
@@ -324,6 +434,18 @@ export class ApprovalFlow implements ChangeRequestService {
       message: 'The request could not be posted in the channel.',
     }).catch(() => undefined);
   }
+}
+
+/** The lease was lost before anything was sent: this replica stops, the owner now settles it. */
+const LOST = Symbol('lease lost');
+const LOST_BEFORE_SENDING_TEXT =
+  'This bot replica was held up long enough to lose its hold on the request (it was paused or cut off from its store), so it sent nothing to ClickHouse Cloud. Another replica settles the request and updates its message; look there.';
+const LOST_AFTER_SENDING_TEXT =
+  'Another bot replica took this request over while it was being applied; it checks the service and updates the request message with the outcome.';
+
+function leaseTokenOf(request: ChangeRequest): LeaseToken {
+  if (!request.lease) throw new Error(`change ${request.id}: claimed without a lease`);
+  return { requestId: request.id, serviceId: request.plan.serviceId, owner: request.lease.owner, fence: request.lease.fence };
 }
 
 interface AppliedOutcome {

@@ -1,13 +1,13 @@
 /**
- * Settles, now and then, the requests a dead replica left in "applying" (ApprovalFlow's
- * reconcileStuck), one pass at a time: a slow API must not stack passes on top of each other.
+ * Settles, every quarter lease, the requests whose replica stopped renewing its lease while
+ * applying them (ApprovalFlow's reconcileAbandoned), one pass at a time: a slow API must not
+ * stack passes on top of each other. A lease not renewed for its whole length is so taken over
+ * within another quarter of it.
  */
 import type { Log } from '../ports/index.js';
 import type { ApprovalFlow } from './approval-flow.js';
 
 export interface ReconcilerOptions {
-  /** A request in "applying" longer than this is taken for abandoned by a dead replica. */
-  stuckAfterMs: number;
   everyMs: number;
   logger: Pick<Log, 'warn'>;
 }
@@ -19,11 +19,11 @@ export interface Reconciler {
   stop(): Promise<void>;
 }
 
-export function startReconciler(flow: Pick<ApprovalFlow, 'reconcileStuck'>, options: ReconcilerOptions): Reconciler {
+export function startReconciler(flow: Pick<ApprovalFlow, 'reconcileAbandoned'>, options: ReconcilerOptions): Reconciler {
   let running: Promise<number> | undefined;
   const reconcile = () => {
     running ??= flow
-      .reconcileStuck(options.stuckAfterMs)
+      .reconcileAbandoned()
       .catch((error: unknown) => {
         options.logger.warn(`reconciling abandoned approvals failed: ${error instanceof Error ? error.message : String(error)}`);
         return 0;

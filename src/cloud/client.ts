@@ -18,7 +18,7 @@ import type { Logger } from '@slack/bolt';
 import { USER_AGENT } from '../version.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { ServiceUpdateSchema, TagFilterSchema, type ServiceRecord, type ServiceUpdate } from '../core/service/schema.js';
-import type { ReadOptions, ServiceDirectory, ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
+import type { ReadOptions, ServiceDirectory, ServiceList, ServiceUpdateResult, UpdateOptions } from '../ports/service-directory.js';
 import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, UpdateEnvelopeSchema } from './envelopes.js';
 import { SlidingWindowLimiter } from './rate-limiter.js';
 import { ReadCache } from './read-cache.js';
@@ -115,7 +115,8 @@ export class CloudClient implements ServiceDirectory {
     return list.services.find((service) => service.id === serviceId);
   }
 
-  async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {
+  /** See UpdateOptions for `beforeSend`, the approval flow's last ownership check. */
+  async updateService(serviceId: string, update: ServiceUpdate, options: UpdateOptions = {}): Promise<ServiceUpdateResult> {
     const body = ServiceUpdateSchema.safeParse(update);
     if (!body.success) {
       const problems = body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
@@ -123,7 +124,7 @@ export class CloudClient implements ServiceDirectory {
     }
     const path = `${this.orgPath()}/services/${encodeURIComponent(serviceId)}`;
     try {
-      const response = await this.send('PATCH', path, body.data);
+      const response = await this.send('PATCH', path, body.data, options.beforeSend);
       const parsed = UpdateEnvelopeSchema.safeParse(response.json);
       if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
       return { service: parsed.data.result, requestId: parsed.data.requestId };
@@ -154,10 +155,11 @@ export class CloudClient implements ServiceDirectory {
     return { services, skipped, requestId: parsed.data.requestId, fetchedAt: Date.now() };
   }
 
-  private async send(method: Method, path: string, body?: unknown): Promise<RawResponse> {
+  private async send(method: Method, path: string, body?: unknown, beforeSend?: () => Promise<void>): Promise<RawResponse> {
     const deadline = Date.now() + this.options.rateLimitBudgetMs;
     for (let attempt = 0; ; attempt += 1) {
       if (this.limiter) await this.limiter.acquire();
+      if (beforeSend) await beforeSend();
       let response: RawResponse & { retryAfterMs: number | undefined };
       try {
         response = await this.sendOnce(method, path, body);

@@ -8,6 +8,8 @@ export type TransitionResult =
   | { ok: false; reason: 'conflict'; request: ChangeRequest }
   /** It was pending but past its expiry: the store marked it expired instead. */
   | { ok: false; reason: 'expired'; request: ChangeRequest }
+  /** The caller's lease was taken over (its fencing token is outdated): it may not record anything. */
+  | { ok: false; reason: 'lost'; request: ChangeRequest }
   | { ok: false; reason: 'missing' };
 
 export interface Transition {
@@ -17,7 +19,14 @@ export interface Transition {
   now: number;
   outcome?: ChangeOutcome;
   /** Written to the audit stream in the same atomic step as the status change. */
-  audit: Omit<NewAuditEntry, 'at' | 'changeId' | 'actorId' | 'channelId' | 'serviceId' | 'serviceName'>;
+  audit: Omit<NewAuditEntry, 'at' | 'changeId' | 'actorId' | 'channelId' | 'serviceId' | 'serviceName' | 'fence'>;
+  /** With `to: 'applying'`: the new owner's lease, granted in the same step (fence + 1). */
+  claim?: { owner: string; ttlMs: number };
+  /**
+   * Leaving "applying": the lease the caller holds. The transition is refused as `lost` when the
+   * fence moved on (another replica took over); the service lock it held is released with it.
+   */
+  holder?: LeaseToken;
 }
 
 /** One person's approval, recorded with its audit entry. */
@@ -27,15 +36,30 @@ export interface ApprovalStep {
   audit: { summary: string; message?: string };
   /** Appended to the audit message when this approval is the last one needed. */
   completesMessage?: string;
+  /** When this approval completes the request: the approver's lease, granted in the same step (see Transition). */
+  claim?: { owner: string; ttlMs: number };
 }
 
 export type ApprovalResult =
   /** Recorded; `complete` means it was the last one needed and the request is now "applying". */
   | { ok: true; request: ChangeRequest; complete: boolean }
   /** Not recorded: this person already approved, or it counts only for rules already met. */
-  | { ok: false; reason: 'already-approved' | 'not-needed'; request: ChangeRequest }
-  | { ok: false; reason: 'conflict' | 'expired'; request: ChangeRequest }
+  | { ok: false; reason: 'already-approved'; request: ChangeRequest }
+  | { ok: false; reason: 'not-needed'; request: ChangeRequest }
+  | { ok: false; reason: 'conflict'; request: ChangeRequest }
+  | { ok: false; reason: 'expired'; request: ChangeRequest }
   | { ok: false; reason: 'missing' };
+
+/** Proof of ownership of a request in "applying" (see ApplyLease). */
+export interface LeaseToken {
+  requestId: string;
+  serviceId: string;
+  owner: string;
+  fence: number;
+}
+
+/** Result of asking for a service's lock: held now, held by another request, or our lease is gone. */
+export type ServiceLockAttempt = 'acquired' | 'busy' | 'lost';
 
 /**
  * Change requests and their audit trail. Every status change is one atomic compare-and-set
@@ -61,8 +85,22 @@ export interface ChangeStore {
   addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult>;
   /** Pending requests of a channel that have not expired, oldest first. */
   listPending(channelId: string, now: number): Promise<ChangeRequest[]>;
-  /** Requests left in "applying" (a replica died mid-update); for reconciliation at start. */
+  /** Requests in "applying", with their leases; the reconciler takes over those whose lease expired. */
   listApplying(): Promise<ChangeRequest[]>;
+  /** Extends a held lease (and the service lock held with it); false once the lease is lost or expired. */
+  renewLease(token: LeaseToken, ttlMs: number): Promise<boolean>;
+  /**
+   * Takes the service's lock for this request, so that read -> stale check -> update -> outcome
+   * run for one request of a service at a time across replicas. The lock expires with the lease.
+   */
+  lockService(token: LeaseToken, ttlMs: number): Promise<ServiceLockAttempt>;
+  /**
+   * The last step before the update goes out: true, and the request is marked as sending, only if
+   * the lease and the service lock are held and the lease has at least `minRemainingMs` left.
+   */
+  confirmSending(token: LeaseToken, minRemainingMs: number): Promise<boolean>;
+  /** A request in "applying" whose lease has expired passes to `owner` (fence + 1); undefined otherwise. */
+  takeOver(request: Pick<ChangeRequest, 'id' | 'plan'>, owner: string, ttlMs: number): Promise<{ token: LeaseToken; request: ChangeRequest } | undefined>;
   /** Newest first; filtered by service id when given. */
   readAudit(options: { serviceId?: string; limit: number }): Promise<AuditEntry[]>;
   ping(): Promise<boolean>;

@@ -23,10 +23,19 @@ export interface ReadOptions {
   fresh?: boolean;
 }
 
+export interface UpdateOptions {
+  /**
+   * Runs right before each attempt goes on the wire (after any throttle or 429 wait); if it
+   * throws, nothing is sent and its error is thrown. The approval flow proves there that it still
+   * owns the request, so a replica that lost it while waiting can never send.
+   */
+  beforeSend?: () => Promise<void>;
+}
+
 export interface ServiceDirectory {
   /** The organization's services, narrowed by tag filters ("key" or "key=value"). */
   listServices(filters?: readonly string[], options?: ReadOptions): Promise<ServiceList>;
   /** One service by id, or undefined when the organization has no such service. */
   getService(serviceId: string, options?: ReadOptions): Promise<ServiceRecord | undefined>;
-  updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult>;
+  updateService(serviceId: string, update: ServiceUpdate, options?: UpdateOptions): Promise<ServiceUpdateResult>;
 }

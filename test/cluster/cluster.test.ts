@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runLeaseContract } from '../store/lease.contract.js';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import type { ChangeRequest } from '../../src/core/change/types.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
@@ -14,7 +15,7 @@ import { changeKeys } from '../../src/store/redis/keys.js';
 import { RedisChangeStore, RedisScheduleStore, type RedisConnection } from '../../src/store/index.js';
 import { EXPIRED_BEFORE_DECISION } from '../../src/store/rules.js';
 import type { Schedule } from '../../src/core/schedule/types.js';
-import { startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
+import { requestChange, startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
 import { approve, buildChangeRequest, buildExpiredRequest, markApplied } from '../store/fixtures.js';
 import { clusterUnsupported, startLocalCluster, type LocalCluster } from './local-cluster.js';
 
@@ -198,6 +199,11 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
     });
   });
 
+  runLeaseContract('Redis Cluster, two connections seeded from different nodes', () => {
+    const keyPrefix = `cl-${randomUUID().slice(0, 8)}:`;
+    return { store: new RedisChangeStore(connect(0), { keyPrefix }), sibling: new RedisChangeStore(connect(2), { keyPrefix }), dispose: async () => undefined };
+  });
+
   describe('RedisScheduleStore', () => {
     const openPair = () => {
       const keyPrefix = `cl-${randomUUID().slice(0, 8)}:`;
@@ -287,6 +293,24 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
         const audit = await a.bot.changeStore.readAudit({ serviceId: service, limit: 10 });
         expect(audit.map((e) => e.action)).toStrictEqual(['applied', 'approved', 'requested']);
       }
+    });
+
+    it('serialises two approvals of one service across replicas: the second is refused as stale', async () => {
+      const a = await startHarness({ storesFromConfig: true, env: { REDIS_URL: cluster.seedUrl(0), REDIS_CLUSTER: 'true' } });
+      running.push(a);
+      const b = await startHarness({ storesFromConfig: true, simulator: a.simulator, slack: a.slack, env: { REDIS_URL: cluster.seedUrl(1), REDIS_CLUSTER: 'true' } });
+      running.push(b);
+      a.simulator.faults.latencyMs = 150;
+      const first = await requestChange(a, 'rename sandbox-dev sandbox-first');
+      const second = await requestChange(b, 'rename sandbox-dev sandbox-second');
+      await Promise.all([a.click(ACTION_APPROVE, first.id, USERS.approver), b.click(ACTION_APPROVE, second.id, USERS.second)]);
+      for (const id of [first.id, second.id]) {
+        await a.slack.waitFor('chat.update', (args) => textOf(args.blocks).includes(id) && /Applied|Not applied/.test(textOf(args.blocks)));
+      }
+      const outcomes = await Promise.all([first.id, second.id].map((id) => a.bot.changeStore.get(id)));
+      expect(outcomes.map((r) => r?.status).sort()).toStrictEqual(['applied', 'failed']);
+      expect(outcomes.find((r) => r?.status === 'failed')?.outcome?.message).toContain('The service changed since this request was made (Name)');
+      expect(a.simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
     });
 
     it('posts each fire time of a schedule once, though both replicas fire it', async () => {

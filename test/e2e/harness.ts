@@ -42,8 +42,6 @@ export interface HarnessOptions {
    * as in production, whose errors go to the harness log instead of the console.
    */
   redisUrl?: string;
-  /** Passed to startBot: requests in "applying" longer than this are reconciled at start. */
-  stuckAfterMs?: number;
   /** Client tuning on top of the harness's fast defaults. */
   cloudClient?: Partial<CloudClientOptions>;
   /**
@@ -113,7 +111,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     recheckDelaysMs: [20, 40],
     scheduleSyncMs: 200,
     ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.stuckAfterMs === undefined ? {} : { stuckAfterMs: options.stuckAfterMs }),
     cloudClient: { throttle: false, backoffBaseMs: 5, backoffMaxMs: 20, rateLimitPaddingMs: 0, rateLimitBudgetMs: 5_000, ...options.cloudClient },
   });
   const url = `http://127.0.0.1:${bot.port}/slack/events`;

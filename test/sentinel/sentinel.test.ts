@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runLeaseContract } from '../store/lease.contract.js';
 import type { ChangeRequest } from '../../src/core/change/types.js';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
@@ -117,6 +118,11 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
     connections.push(anonymous);
     const refused = await anonymous.get('x').then(() => 'answered', (error: unknown) => String(error));
     expect(refused).toMatch(/NOAUTH/);
+  });
+
+  runLeaseContract('Redis Sentinel, two connections', () => {
+    const { a, b } = openPair();
+    return { store: a, sibling: b, dispose: async () => undefined };
   });
 
   describe('the change store contract, essentials', () => {

@@ -89,6 +89,22 @@ export function runApprovalContract(name: string, open: () => ApprovalStores): v
       expect((await store.get(request.id))?.approvals?.map((a) => a.at)).toEqual([t + 5_000, t]);
     });
 
+    it('the approval that completes the request claims its lease in the same step, like a transition to applying', async () => {
+      const { store, sibling } = stores();
+      const request = await created(store, { requirements: [prodTwo] });
+      const claim = { owner: 'replica-b', ttlMs: 60_000 };
+      const partial = await store.addApproval(request.id, { ...step('U-bob', [0]), claim: { owner: 'replica-a', ttlMs: 60_000 } });
+      expect(partial.ok && partial.request.lease).toBeUndefined();
+      const done = await sibling.addApproval(request.id, { ...step('U-carol', [0]), claim });
+      if (!done.ok || !done.complete) throw new Error(`expected completion, got ${JSON.stringify(done)}`);
+      expect(done.request.lease).toMatchObject({ owner: 'replica-b', fence: 1, sending: false });
+      const token = { requestId: request.id, serviceId: request.plan.serviceId, owner: 'replica-b', fence: 1 };
+      expect(await store.lockService(token, 60_000)).toBe('acquired');
+      expect(await store.lockService({ ...token, owner: 'replica-a' }, 60_000)).toBe('lost');
+      const [entry] = await store.readAudit({ limit: 1 });
+      expect(entry).toMatchObject({ action: 'approved', actorId: 'U-carol', fence: 1 });
+    });
+
     it('counts one person once', async () => {
       const { store } = stores();
       const request = await created(store);

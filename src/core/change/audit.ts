@@ -15,5 +15,7 @@ export interface AuditEntry {
   summary: string;
   apiRequestId?: string;
   message?: string;
+  /** The lease's fencing token of the replica that claimed, applied or settled the request. */
+  fence?: number;
 }
 export type NewAuditEntry = Omit<AuditEntry, 'id'>;

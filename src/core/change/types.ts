@@ -78,4 +78,19 @@ export interface ChangeRequest {
   policyDigest?: string;
   /** Approvals so far, oldest first; each counts for the requirements it names. */
   approvals?: Approval[];
+  /** While applying: which replica holds the request, until when, and whether it sent the update. */
+  lease?: ApplyLease;
+}
+
+/**
+ * Ownership of a request in "applying". `fence` grows by one at every claim or takeover, so an
+ * owner that lost the lease (paused, partitioned) can no longer send or record anything.
+ * `until` is on the store's clock (Redis server time, or this process's in memory).
+ */
+export interface ApplyLease {
+  owner: string;
+  fence: number;
+  until: number;
+  /** The owner proved it held the lease and went on to send the update to ClickHouse Cloud. */
+  sending: boolean;
 }

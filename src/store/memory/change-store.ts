@@ -5,7 +5,7 @@
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import type { ChangeRequest } from '../../core/change/types.js';
-import type { ApprovalResult, ApprovalStep, ChangeStore, Transition, TransitionResult } from '../../ports/change-store.js';
+import type { ApprovalResult, ApprovalStep, ChangeStore, LeaseToken, ServiceLockAttempt, Transition, TransitionResult } from '../../ports/change-store.js';
 import {
   AUDIT_MAX_ENTRIES,
   AUDIT_SCAN_MAX,
@@ -41,6 +41,10 @@ export class MemoryChangeStore implements ChangeStore {
   private readonly audit: AuditEntry[] = [];
   private auditSequence = 0;
   private readonly retentionSeconds: number;
+  /** serviceId -> "<requestId>:<fence>" and when it expires, like the Redis lock key. */
+  private readonly serviceLocks = new Map<string, { holder: string; until: number }>();
+  /** The last fence handed out per request: it keeps growing after a lease is released. */
+  private readonly fences = new Map<string, number>();
 
   constructor(options: MemoryChangeStoreOptions = {}) {
     this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
@@ -73,6 +77,10 @@ export class MemoryChangeStore implements ChangeStore {
       return { ok: false, reason: 'expired', request: copyOf(stored) };
     }
     if (!transition.from.includes(stored.status)) return { ok: false, reason: 'conflict', request: copyOf(stored) };
+    const { holder, claim } = transition;
+    if (stored.status === 'applying' && holder && (stored.lease?.owner !== holder.owner || stored.lease.fence !== holder.fence)) {
+      return { ok: false, reason: 'lost', request: copyOf(stored) };
+    }
 
     const previous = stored.status;
     stored.status = transition.to;
@@ -81,6 +89,8 @@ export class MemoryChangeStore implements ChangeStore {
       stored.decidedAt = transition.now;
     }
     if (transition.outcome) stored.outcome = copyOf(transition.outcome);
+    if (previous === 'applying' && transition.to !== 'applying') this.releaseLease(stored, holder?.serviceId);
+    if (previous !== 'applying' && transition.to === 'applying' && claim) this.grantLease(stored, claim);
     this.appendTransitionAudit(stored, transition, transition.audit);
     return { ok: true, request: copyOf(stored) };
   }
@@ -109,10 +119,63 @@ export class MemoryChangeStore implements ChangeStore {
       stored.status = 'applying';
       stored.decidedBy = approval.userId;
       stored.decidedAt = approval.at;
+      if (step.claim) this.grantLease(stored, step.claim);
     }
     const message = [step.audit.message, complete ? step.completesMessage : undefined].filter(Boolean).join(' ');
-    this.appendAudit({ ...about, at: approval.at, action: 'approved', actorId: approval.userId, ...(message ? { message } : {}) });
+    const fence = this.fences.get(stored.id);
+    this.appendAudit({ ...about, at: approval.at, action: 'approved', actorId: approval.userId, ...(message ? { message } : {}), ...(fence === undefined ? {} : { fence }) });
     return { ok: true, request: copyOf(stored), complete };
+  }
+
+  async renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
+    const stored = this.heldBy(token, Date.now());
+    if (!stored?.lease) return false;
+    stored.lease.until = Date.now() + ttlMs;
+    const lock = this.serviceLocks.get(token.serviceId);
+    if (lock && lock.holder === lockValue(token)) lock.until = Date.now() + ttlMs;
+    return true;
+  }
+
+  async lockService(token: LeaseToken, ttlMs: number): Promise<ServiceLockAttempt> {
+    const now = Date.now();
+    if (!this.heldBy(token, now)) return 'lost';
+    const lock = this.serviceLocks.get(token.serviceId);
+    if (lock && lock.until > now) return lock.holder === lockValue(token) ? 'acquired' : 'busy';
+    this.serviceLocks.set(token.serviceId, { holder: lockValue(token), until: now + ttlMs });
+    return 'acquired';
+  }
+
+  async confirmSending(token: LeaseToken, minRemainingMs: number): Promise<boolean> {
+    const now = Date.now();
+    const stored = this.heldBy(token, now + minRemainingMs);
+    const lock = this.serviceLocks.get(token.serviceId);
+    if (!stored?.lease || !lock || lock.until <= now || lock.holder !== lockValue(token)) return false;
+    stored.lease.sending = true;
+    return true;
+  }
+
+  async takeOver(request: Pick<ChangeRequest, 'id' | 'plan'>, owner: string, ttlMs: number) {
+    const stored = this.live(request.id);
+    const now = Date.now();
+    if (!stored || stored.status !== 'applying' || (stored.lease && stored.lease.until > now)) return undefined;
+    const fence = (stored.lease?.fence ?? this.fences.get(request.id) ?? 0) + 1;
+    stored.lease = { owner, fence, until: now + ttlMs, sending: stored.lease?.sending ?? false };
+    this.fences.set(request.id, fence);
+    return { request: copyOf(stored), token: { requestId: stored.id, serviceId: stored.plan.serviceId, owner, fence } };
+  }
+
+  /** The request if `token` holds its lease and the lease lasts beyond `atLeastUntil`. */
+  private heldBy(token: LeaseToken, atLeastUntil: number): ChangeRequest | undefined {
+    const stored = this.live(token.requestId);
+    const lease = stored?.status === 'applying' ? stored.lease : undefined;
+    if (!lease || lease.owner !== token.owner || lease.fence !== token.fence || lease.until <= atLeastUntil) return undefined;
+    return stored;
+  }
+
+  private releaseLease(stored: ChangeRequest, serviceId: string | undefined): void {
+    const lock = serviceId === undefined ? undefined : this.serviceLocks.get(serviceId);
+    if (serviceId !== undefined && stored.lease && lock?.holder === `${stored.id}:${stored.lease.fence}`) this.serviceLocks.delete(serviceId);
+    delete stored.lease;
   }
 
   async listPending(channelId: string, now: number): Promise<ChangeRequest[]> {
@@ -169,6 +232,12 @@ export class MemoryChangeStore implements ChangeStore {
     return retentionDeadline(request, this.retentionSeconds) <= Date.now();
   }
 
+  /** The claimant owns the request from now on: fence + 1, a fresh lease, nothing sent yet. */
+  private grantLease(stored: ChangeRequest, claim: { owner: string; ttlMs: number }): void {
+    stored.lease = { owner: claim.owner, fence: (stored.lease?.fence ?? this.fences.get(stored.id) ?? 0) + 1, until: Date.now() + claim.ttlMs, sending: false };
+    this.fences.set(stored.id, stored.lease.fence);
+  }
+
   private appendTransitionAudit(
     request: ChangeRequest,
     transition: Transition,
@@ -185,6 +254,7 @@ export class MemoryChangeStore implements ChangeStore {
       summary: details.summary ?? transition.audit.summary,
       apiRequestId: details.apiRequestId,
       message: details.message,
+      ...(this.fences.has(request.id) ? { fence: this.fences.get(request.id) } : {}),
     });
   }
 
@@ -194,3 +264,5 @@ export class MemoryChangeStore implements ChangeStore {
     if (this.audit.length > AUDIT_MAX_ENTRIES) this.audit.splice(0, this.audit.length - AUDIT_MAX_ENTRIES);
   }
 }
+
+const lockValue = (token: LeaseToken) => `${token.requestId}:${token.fence}`;

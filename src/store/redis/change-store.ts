@@ -5,7 +5,7 @@
  */
 import type { AuditEntry } from '../../core/change/audit.js';
 import type { ChangeRequest } from '../../core/change/types.js';
-import type { ApprovalResult, ApprovalStep, ChangeStore, Transition, TransitionResult } from '../../ports/change-store.js';
+import type { ApprovalResult, ApprovalStep, ChangeStore, LeaseToken, ServiceLockAttempt, Transition, TransitionResult } from '../../ports/change-store.js';
 import {
   AUDIT_MAX_ENTRIES,
   AUDIT_SCAN_MAX,
@@ -31,11 +31,19 @@ import { changeKeys, type ChangeKeys } from './keys.js';
 import {
   ADD_APPROVAL_COMMAND,
   ADD_APPROVAL_LUA,
+  CONFIRM_SENDING_COMMAND,
+  CONFIRM_SENDING_LUA,
   CREATE_COMMAND,
   CREATE_LUA,
   defineScript,
+  LOCK_SERVICE_COMMAND,
+  LOCK_SERVICE_LUA,
+  RENEW_LEASE_COMMAND,
+  RENEW_LEASE_LUA,
   SET_MESSAGE_TS_COMMAND,
   SET_MESSAGE_TS_LUA,
+  TAKE_OVER_COMMAND,
+  TAKE_OVER_LUA,
   TRANSITION_COMMAND,
   TRANSITION_LUA,
   type ScriptCommand,
@@ -71,6 +79,10 @@ export class RedisChangeStore implements ChangeStore {
   private readonly transitionScript: ScriptCommand;
   private readonly setMessageTsScript: ScriptCommand;
   private readonly addApprovalScript: ScriptCommand;
+  private readonly renewLeaseScript: ScriptCommand;
+  private readonly lockServiceScript: ScriptCommand;
+  private readonly confirmSendingScript: ScriptCommand;
+  private readonly takeOverScript: ScriptCommand;
 
   constructor(connection: RedisConnection | string, options: RedisChangeStoreOptions = {}) {
     this.keys = changeKeys(options.keyPrefix);
@@ -80,9 +92,13 @@ export class RedisChangeStore implements ChangeStore {
     const { onConnectionError } = options;
     if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
     this.createScript = defineScript(this.redis, CREATE_COMMAND, 3, CREATE_LUA);
-    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 3, TRANSITION_LUA);
+    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 4, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
     this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 3, ADD_APPROVAL_LUA);
+    this.renewLeaseScript = defineScript(this.redis, RENEW_LEASE_COMMAND, 2, RENEW_LEASE_LUA);
+    this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
+    this.confirmSendingScript = defineScript(this.redis, CONFIRM_SENDING_COMMAND, 2, CONFIRM_SENDING_LUA);
+    this.takeOverScript = defineScript(this.redis, TAKE_OVER_COMMAND, 1, TAKE_OVER_LUA);
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
     return reportUnavailableAsStoreErrors(this);
   }
@@ -119,10 +135,13 @@ export class RedisChangeStore implements ChangeStore {
 
   async transition(id: string, transition: Transition): Promise<TransitionResult> {
     const { audit } = transition;
+    const { claim, holder } = transition;
     const reply = await this.transitionScript(
       this.keys.request(id),
       this.keys.applying,
       this.keys.audit,
+      // A key of the same slot that no lock uses when the caller names no service.
+      this.keys.serviceLock(holder?.serviceId ?? ''),
       id,
       transition.now,
       transition.to,
@@ -134,6 +153,10 @@ export class RedisChangeStore implements ChangeStore {
       audit.apiRequestId ?? '',
       audit.message ?? '',
       EXPIRED_BEFORE_DECISION,
+      claim?.owner ?? '',
+      claim?.ttlMs ?? 0,
+      holder?.owner ?? '',
+      holder?.fence ?? '',
       ...transition.from,
     );
     return transitionResultFromReply(reply);
@@ -154,8 +177,38 @@ export class RedisChangeStore implements ChangeStore {
       step.audit.message ?? '',
       step.completesMessage ?? '',
       EXPIRED_BEFORE_DECISION,
+      step.claim?.owner ?? '',
+      step.claim ? Math.ceil(step.claim.ttlMs) : 0,
     );
     return approvalResultFromReply(reply);
+  }
+
+  async renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
+    const reply = await this.renewLeaseScript(...this.leaseKeys(token), token.requestId, token.owner, token.fence, Math.ceil(ttlMs));
+    return reply === 1;
+  }
+
+  async lockService(token: LeaseToken, ttlMs: number): Promise<ServiceLockAttempt> {
+    const reply = await this.lockServiceScript(...this.leaseKeys(token), token.requestId, token.owner, token.fence, Math.ceil(ttlMs));
+    if (reply === 'acquired' || reply === 'busy' || reply === 'lost') return reply;
+    throw new StoredDataError(`lock reply ${String(reply)}`);
+  }
+
+  async confirmSending(token: LeaseToken, minRemainingMs: number): Promise<boolean> {
+    const reply = await this.confirmSendingScript(...this.leaseKeys(token), token.requestId, token.owner, token.fence, Math.ceil(minRemainingMs));
+    return reply === 1;
+  }
+
+  async takeOver(request: Pick<ChangeRequest, 'id' | 'plan'>, owner: string, ttlMs: number) {
+    const reply = await this.takeOverScript(this.keys.request(request.id), owner, Math.ceil(ttlMs));
+    if (reply === null) return undefined;
+    const taken = requestFromHash(hashFromFlatReply(reply));
+    if (!taken?.lease) throw new StoredDataError('takeover reply lacks the lease');
+    return { request: taken, token: { requestId: taken.id, serviceId: taken.plan.serviceId, owner, fence: taken.lease.fence } };
+  }
+
+  private leaseKeys(token: LeaseToken): [string, string] {
+    return [this.keys.request(token.requestId), this.keys.serviceLock(token.serviceId)];
   }
 
   async listPending(channelId: string, now: number): Promise<ChangeRequest[]> {
@@ -256,7 +309,7 @@ function transitionResultFromReply(reply: unknown): TransitionResult {
   const request = requestFromHash(hashFromFlatReply(reply[1]));
   if (!request) throw new StoredDataError('transition reply lacks the request');
   if (reason === 'ok') return { ok: true, request };
-  if (reason === 'conflict' || reason === 'expired') return { ok: false, reason, request };
+  if (reason === 'conflict' || reason === 'expired' || reason === 'lost') return { ok: false, reason, request };
   throw new StoredDataError(`transition reason ${reason}`);
 }
 

@@ -6,6 +6,7 @@
  *   status, messageTs, decidedBy, decidedAt, outcome (JSON)  — what transitions change
  *   channelId, serviceId, serviceName, expiresAt             — copies of immutable scalars, so the
  *                                                              Lua scripts never parse `data`
+ *   fence, leaseOwner, leaseUntil, sending                   — the apply lease (redis-scripts.ts)
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../../core/change/types.js';
@@ -64,6 +65,14 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   if (hash.outcome !== undefined) request.outcome = parseJsonObject(hash.outcome, 'outcome') as ChangeOutcome;
   const approvals = approvalsFromHash(hash);
   if (approvals.length > 0) request.approvals = approvals;
+  if (hash.leaseOwner !== undefined && hash.fence !== undefined) {
+    request.lease = {
+      owner: hash.leaseOwner,
+      fence: parseNumber(hash.fence, 'fence'),
+      until: parseNumber(hash.leaseUntil ?? '0', 'leaseUntil'),
+      sending: hash.sending === '1',
+    };
+  }
   return request;
 }
 
@@ -106,6 +115,7 @@ export function auditToStreamArgs(entry: NewAuditEntry): string[] {
   ];
   if (entry.apiRequestId) args.push('apiRequestId', entry.apiRequestId);
   if (entry.message) args.push('message', entry.message);
+  if (entry.fence !== undefined) args.push('fence', String(entry.fence));
   return args;
 }
 
@@ -125,6 +135,7 @@ export function auditFromStreamEntry(id: string, flatFields: string[]): AuditEnt
   return withoutEmptyOptionals({
     id, at: atMs, action, changeId, actorId, channelId, serviceId, serviceName, summary,
     apiRequestId: fields.apiRequestId, message: fields.message,
+    ...(fields.fence !== undefined && Number.isSafeInteger(Number(fields.fence)) ? { fence: Number(fields.fence) } : {}),
   });
 }
 

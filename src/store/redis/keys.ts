@@ -7,6 +7,8 @@
  *   <prefix>{changes}:pending:<channelId>    ZSET  ids of a channel's requests, scored by expiresAt
  *   <prefix>{changes}:applying               SET   ids of requests in "applying"
  *   <prefix>{changes}:audit                  STREAM audit trail, trimmed to ~10000 entries
+ *   <prefix>{changes}:svc-lock:<serviceId>   STRING "<requestId>:<fence>" of the request applying
+ *                                            to that service now; expires with its lease
  *
  *   <prefix>{schedules}:all                  HASH  id -> schedule JSON
  *   <prefix>{schedules}:lastrun              HASH  id -> last fire time claimed (ms)
@@ -19,6 +21,7 @@ export interface ChangeKeys {
   pending(channelId: string): string;
   applying: string;
   audit: string;
+  serviceLock(serviceId: string): string;
 }
 
 export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
@@ -30,6 +33,7 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     pending: (channelId) => `${base}pending:${channelId}`,
     applying: `${base}applying`,
     audit: `${base}audit`,
+    serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
   };
 }
 

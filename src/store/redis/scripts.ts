@@ -26,6 +26,57 @@ export function defineScript(redis: RedisConnection, name: string, numberOfKeys:
 export const CREATE_COMMAND = 'chbotCreateChange';
 export const TRANSITION_COMMAND = 'chbotTransitionChange';
 export const SET_MESSAGE_TS_COMMAND = 'chbotSetChangeMessageTs';
+export const RENEW_LEASE_COMMAND = 'chbotRenewLease';
+export const LOCK_SERVICE_COMMAND = 'chbotLockService';
+export const CONFIRM_SENDING_COMMAND = 'chbotConfirmSending';
+export const TAKE_OVER_COMMAND = 'chbotTakeOver';
+
+/**
+ * Shared by the lease scripts. Lease times are on the Redis server's clock (TIME), so replicas
+ * whose clocks disagree still agree on when a lease has expired.
+ */
+const LEASE_PRELUDE = `
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- The claimant owns the request from now on: fence + 1, a fresh lease, nothing sent yet.
+local function grant_lease(request, owner, ttl)
+  redis.call('HINCRBY', request, 'fence', 1)
+  redis.call('HSET', request, 'leaseOwner', owner, 'leaseUntil', now_ms() + tonumber(ttl))
+  redis.call('HDEL', request, 'sending')
+end
+
+-- One audit entry about the request, with its current fence when it has one.
+local function append_request_audit(audit, maxlen, request, id, now, actor, action, summary, api_request_id, message)
+  local about = redis.call('HMGET', request, 'channelId', 'serviceId', 'serviceName', 'fence')
+  local fields = {
+    'at', now, 'action', action, 'changeId', id, 'actorId', actor,
+    'channelId', about[1], 'serviceId', about[2], 'serviceName', about[3], 'summary', summary,
+  }
+  if about[4] then
+    fields[#fields + 1] = 'fence'
+    fields[#fields + 1] = about[4]
+  end
+  if api_request_id ~= '' then
+    fields[#fields + 1] = 'apiRequestId'
+    fields[#fields + 1] = api_request_id
+  end
+  if message ~= '' then
+    fields[#fields + 1] = 'message'
+    fields[#fields + 1] = message
+  end
+  redis.call('XADD', audit, 'MAXLEN', '~', maxlen, '*', unpack(fields))
+end
+
+-- The lease fields of a request, and whether the given owner and fence hold it unexpired.
+local function lease_held(request, owner, fence, now)
+  local f = redis.call('HMGET', request, 'status', 'leaseOwner', 'fence', 'leaseUntil')
+  return f[1] == 'applying' and f[2] == owner and f[3] == fence and tonumber(f[4] or '0') > now
+end
+`;
+
 /**
  * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream
  * ARGV: 1 id, 2 expiresAt, 3 retention deadline (unix ms), 4 ms until that deadline,
@@ -55,32 +106,23 @@ return 1
 `;
 
 /**
- * KEYS: 1 request hash, 2 applying set, 3 audit stream
+ * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 the service's lock
  * ARGV: 1 id, 2 now, 3 to, 4 actorId, 5 outcome JSON or '', 6 audit MAXLEN,
  *       7 audit action, 8 summary, 9 apiRequestId or '', 10 message or '',
- *       11 message of the automatic expiry entry, 12.. statuses the transition starts from
+ *       11 message of the automatic expiry entry,
+ *       12 owner claiming a lease (to = applying) or '', 13 its lease in ms,
+ *       14 owner holding the lease (leaving applying) or '', 15 its fence,
+ *       16.. statuses the transition starts from
  * Returns {'missing'} or {reason, HGETALL of the request afterwards}, reason one of
- * 'ok', 'conflict', 'expired'.
+ * 'ok', 'conflict', 'expired', 'lost' (the holder's fence is outdated).
  */
-export const TRANSITION_LUA = `
-local request, applying, audit = KEYS[1], KEYS[2], KEYS[3]
+export const TRANSITION_LUA = LEASE_PRELUDE + `
+local request, applying, audit, service_lock = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, now, to, actor, outcome, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local claim_owner, claim_ttl, holder_owner, holder_fence = ARGV[12], ARGV[13], ARGV[14], ARGV[15]
 
 local function append_audit(action, summary, api_request_id, message)
-  local about = redis.call('HMGET', request, 'channelId', 'serviceId', 'serviceName')
-  local fields = {
-    'at', now, 'action', action, 'changeId', id, 'actorId', actor,
-    'channelId', about[1], 'serviceId', about[2], 'serviceName', about[3], 'summary', summary,
-  }
-  if api_request_id ~= '' then
-    fields[#fields + 1] = 'apiRequestId'
-    fields[#fields + 1] = api_request_id
-  end
-  if message ~= '' then
-    fields[#fields + 1] = 'message'
-    fields[#fields + 1] = message
-  end
-  redis.call('XADD', audit, 'MAXLEN', '~', maxlen, '*', unpack(fields))
+  append_request_audit(audit, maxlen, request, id, now, actor, action, summary, api_request_id, message)
 end
 
 local function reply(reason)
@@ -98,20 +140,97 @@ if status == 'pending' and to ~= 'expired' and tonumber(now) >= expires_at then
 end
 
 local allowed = false
-for i = 12, #ARGV do
+for i = 16, #ARGV do
   if ARGV[i] == status then allowed = true break end
 end
 if not allowed then return reply('conflict') end
+
+-- Only the lease's current holder records an outcome: expiry alone does not take it away, a
+-- takeover (which moves the fence on) does.
+if status == 'applying' and holder_owner ~= '' then
+  local held = redis.call('HMGET', request, 'leaseOwner', 'fence')
+  if held[1] ~= holder_owner or held[2] ~= holder_fence then return reply('lost') end
+end
 
 redis.call('HSET', request, 'status', to)
 if status == 'pending' and to ~= 'pending' then
   redis.call('HSET', request, 'decidedBy', actor, 'decidedAt', now)
 end
 if outcome ~= '' then redis.call('HSET', request, 'outcome', outcome) end
-if status == 'applying' then redis.call('SREM', applying, id) end
-if to == 'applying' then redis.call('SADD', applying, id) end
+if status == 'applying' and to ~= 'applying' then
+  redis.call('SREM', applying, id)
+  local fence = redis.call('HGET', request, 'fence')
+  if fence and redis.call('GET', service_lock) == id .. ':' .. fence then redis.call('DEL', service_lock) end
+  redis.call('HDEL', request, 'leaseOwner', 'leaseUntil', 'sending')
+end
+if to == 'applying' and status ~= 'applying' then
+  redis.call('SADD', applying, id)
+  if claim_owner ~= '' then grant_lease(request, claim_owner, claim_ttl) end
+end
 append_audit(ARGV[7], ARGV[8], ARGV[9], ARGV[10])
 return reply('ok')
+`;
+
+/**
+ * KEYS: 1 request hash, 2 the service's lock. ARGV: 1 id, 2 owner, 3 fence, 4 lease ms.
+ * Returns 1 when the lease (and the service lock, if this request holds it) now last another
+ * lease from now; 0 when the lease was lost or had already expired.
+ */
+export const RENEW_LEASE_LUA = LEASE_PRELUDE + `
+local request, service_lock = KEYS[1], KEYS[2]
+local id, owner, fence, ttl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local now = now_ms()
+if not lease_held(request, owner, fence, now) then return 0 end
+redis.call('HSET', request, 'leaseUntil', now + ttl)
+if redis.call('GET', service_lock) == id .. ':' .. fence then redis.call('PEXPIRE', service_lock, ttl) end
+return 1
+`;
+
+/**
+ * KEYS: 1 request hash, 2 the service's lock. ARGV: 1 id, 2 owner, 3 fence, 4 lease ms.
+ * Returns 'acquired' (now or already), 'busy' (another request holds it) or 'lost' (our lease is gone).
+ */
+export const LOCK_SERVICE_LUA = LEASE_PRELUDE + `
+local request, service_lock = KEYS[1], KEYS[2]
+local id, owner, fence, ttl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+if not lease_held(request, owner, fence, now_ms()) then return 'lost' end
+local mine = id .. ':' .. fence
+local holder = redis.call('GET', service_lock)
+if holder == mine then return 'acquired' end
+if holder then return 'busy' end
+redis.call('SET', service_lock, mine, 'PX', ttl)
+return 'acquired'
+`;
+
+/**
+ * KEYS: 1 request hash, 2 the service's lock. ARGV: 1 id, 2 owner, 3 fence, 4 minimum ms of lease left.
+ * Returns 1 and marks the request as sending when the lease and the lock are held; 0 otherwise.
+ */
+export const CONFIRM_SENDING_LUA = LEASE_PRELUDE + `
+local request, service_lock = KEYS[1], KEYS[2]
+local id, owner, fence, min_left = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local now = now_ms()
+if not lease_held(request, owner, fence, now + min_left) then return 0 end
+if redis.call('GET', service_lock) ~= id .. ':' .. fence then return 0 end
+redis.call('HSET', request, 'sending', '1')
+return 1
+`;
+
+/**
+ * KEYS: 1 request hash. ARGV: 1 new owner, 2 lease ms.
+ * A request in "applying" whose lease has expired (or that has none: written before leases
+ * existed) passes to the new owner with fence + 1. Returns the HGETALL afterwards, or nil.
+ */
+export const TAKE_OVER_LUA = LEASE_PRELUDE + `
+local request = KEYS[1]
+local owner, ttl = ARGV[1], tonumber(ARGV[2])
+local now = now_ms()
+local f = redis.call('HMGET', request, 'status', 'leaseUntil')
+if f[1] ~= 'applying' then return false end
+if tonumber(f[2] or '0') > now then return false end
+redis.call('HINCRBY', request, 'fence', 1)
+redis.call('HSET', request, 'leaseOwner', owner, 'leaseUntil', now + ttl)
+return redis.call('HGETALL', request)
 `;
 
 /**
@@ -145,27 +264,20 @@ export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
  * KEYS: 1 request hash, 2 applying set, 3 audit stream
  * ARGV: 1 id, 2 now, 3 approver, 4 requirement indices it counts for ("0,2"), 5 audit MAXLEN,
  *       6 summary, 7 audit message or '', 8 message appended when it completes the request,
- *       9 message of the automatic expiry entry
+ *       9 message of the automatic expiry entry, 10 owner claiming the lease when this approval
+ *       completes the request (as a transition to applying does) or '', 11 its lease in ms
  * The request hash holds `need` ("2,1,0": approvals per requirement; absent = "1") and one field
  * `approved:<user>` = "<seq>|<at>|<indices>" per approval, seq counting in the order the approvals
  * were recorded here (clicks' own clocks may disagree across replicas). Returns {'missing'} or {reason, complete,
  * HGETALL afterwards}, reason one of 'ok', 'conflict', 'expired', 'already-approved', 'not-needed'.
  */
-export const ADD_APPROVAL_LUA = `
+export const ADD_APPROVAL_LUA = LEASE_PRELUDE + `
 local request, applying, audit = KEYS[1], KEYS[2], KEYS[3]
 local id, now, user, counts, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local claim_owner, claim_ttl = ARGV[10], ARGV[11]
 
 local function append_audit(action, message)
-  local about = redis.call('HMGET', request, 'channelId', 'serviceId', 'serviceName')
-  local fields = {
-    'at', now, 'action', action, 'changeId', id, 'actorId', user,
-    'channelId', about[1], 'serviceId', about[2], 'serviceName', about[3], 'summary', ARGV[6],
-  }
-  if message ~= '' then
-    fields[#fields + 1] = 'message'
-    fields[#fields + 1] = message
-  end
-  redis.call('XADD', audit, 'MAXLEN', '~', maxlen, '*', unpack(fields))
+  append_request_audit(audit, maxlen, request, id, now, user, action, ARGV[6], '', message)
 end
 
 local function indices(text)
@@ -221,6 +333,7 @@ local message = ARGV[7]
 if complete == 1 then
   redis.call('HSET', request, 'status', 'applying', 'decidedBy', user, 'decidedAt', now)
   redis.call('SADD', applying, id)
+  if claim_owner ~= '' then grant_lease(request, claim_owner, claim_ttl) end
   if ARGV[8] ~= '' then message = (message ~= '' and (message .. ' ') or '') .. ARGV[8] end
 end
 append_audit('approved', message)
