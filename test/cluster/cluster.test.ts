@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runApprovalContract } from '../store/approvals.contract.js';
 import { runLeaseContract } from '../store/lease.contract.js';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import type { ChangeRequest } from '../../src/core/change/types.js';
@@ -199,10 +200,12 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
     });
   });
 
-  runLeaseContract('Redis Cluster, two connections seeded from different nodes', () => {
+  const clusterStores = () => {
     const keyPrefix = `cl-${randomUUID().slice(0, 8)}:`;
     return { store: new RedisChangeStore(connect(0), { keyPrefix }), sibling: new RedisChangeStore(connect(2), { keyPrefix }), dispose: async () => undefined };
-  });
+  };
+  runLeaseContract('Redis Cluster, two connections seeded from different nodes', clusterStores);
+  runApprovalContract('Redis Cluster, two connections seeded from different nodes', clusterStores);
 
   describe('RedisScheduleStore', () => {
     const openPair = () => {

@@ -7,25 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { answerText, requestChange, startHarness, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import { EXAMPLE_POLICY } from '../core/policy/examples.js';
 import { usePolicyFiles } from './policy-files.js';
 
 const harness = useHarnesses();
 const policyFile = usePolicyFiles();
 
 const DBAS = 'S0DBAS';
-const POLICY = `rules:
-  - name: production needs two DBAs
-    match:
-      tags: { env: prod }
-    approvals: 2
-    approvers: [${DBAS}, ${USERS.approver}]
-  - name: never open production to the internet
-    match: { tags: { env: prod }, risks: [world-open] }
-    deny: Production is never opened to the whole internet; attach a private endpoint instead.
-  - name: developers add their own IPs to dev services
-    match: { tags: { env: dev }, changes: [ip-access] }
-    approvals: 0
-`;
+/** The issue's example, with U0APPROVER as the listed user. */
+const POLICY = EXAMPLE_POLICY.replace('U0APP1', USERS.approver);
 
 const patches = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'PATCH');
 

@@ -12,6 +12,7 @@ import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { syntheticServices } from '../../src/simulator/seed.js';
 import { callCount, CHANNEL, startHarness, textOf, USERS, type Ack, type Harness } from '../e2e/harness.js';
 import { deleteKeysWithPrefix } from '../store/redis-harness.js';
+import { expectOnePatchPerTrial } from './trials.js';
 
 const TRIALS = 1_000;
 const BATCH = 20;
@@ -81,18 +82,7 @@ describe('exactly once with two approvers across two replicas', () => {
     const elapsed = performance.now() - started;
 
     // Exactly one PATCH per request, to its service.
-    const patches = a.simulator.requests.filter((r) => r.method === 'PATCH');
-    const byName = new Map<string, string[]>();
-    for (const patch of patches) {
-      const name = String((patch.body as { name?: unknown } | undefined)?.name);
-      byName.set(name, [...(byName.get(name) ?? []), patch.path]);
-    }
-    const wrong = trials.filter((t) => {
-      const paths = byName.get(`svc-trial-${t.n}`) ?? [];
-      return paths.length !== 1 || !paths[0]?.endsWith(`/services/${t.serviceId}`);
-    });
-    expect(wrong.map((t) => ({ n: t.n, id: t.id, patches: byName.get(`svc-trial-${t.n}`) ?? [] }))).toEqual([]);
-    expect(patches).toHaveLength(TRIALS);
+    expectOnePatchPerTrial(a.simulator, trials);
 
     // Every request applied, with exactly the two approvers, the last of whom decided it.
     for (let i = 0; i < trials.length; i += 100) {

@@ -2,19 +2,14 @@
  * Several approvals per request, as every ChangeStore must keep them: adding one and deciding
  * that it was the last one needed is one atomic step. Called by each backend with a way to open it.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChangeRequest } from '../../src/core/change/types.js';
 import type { Requirement } from '../../src/core/policy/types.js';
 import { EXPIRED_BEFORE_DECISION } from '../../src/store/index.js';
 import type { ApprovalStep, ChangeStore } from '../../src/ports/change-store.js';
 import { buildChangeRequest, buildExpiredRequest } from './fixtures.js';
+import { storesPerTest, type LeaseStores } from './lease.contract.js';
 
-export interface ApprovalStores {
-  store: ChangeStore;
-  /** Another handle on the same data (another replica); the same object in memory. */
-  sibling: ChangeStore;
-  dispose(): Promise<void>;
-}
 
 const prodTwo: Requirement = { rule: 'prod two', approvals: 2, approvers: ['S0DBAS'], reasons: ['env=prod'] };
 const security: Requirement = { rule: 'security', approvals: 1, approvers: ['U-sec'], reasons: ['changes ip-access'] };
@@ -24,17 +19,9 @@ function step(userId: string, counts: number[], at = Date.now()): ApprovalStep {
   return { approval: { userId, at, counts }, audit: { summary: 'Name: analytics -> analytics-2', message: `Counts for ${counts.join(', ')}.` }, completesMessage: 'Last approval needed.' };
 }
 
-export function runApprovalContract(name: string, open: () => ApprovalStores): void {
+export function runApprovalContract(name: string, open: () => Promise<LeaseStores> | LeaseStores): void {
   describe(`several approvals per request (${name})`, () => {
-    const opened: ApprovalStores[] = [];
-    afterEach(async () => {
-      await Promise.all(opened.splice(0).map((stores) => stores.dispose()));
-    });
-    function stores(): ApprovalStores {
-      const s = open();
-      opened.push(s);
-      return s;
-    }
+    const stores = storesPerTest(open);
     async function created(store: ChangeStore, overrides: Partial<ChangeRequest> = {}): Promise<ChangeRequest> {
       const request = buildChangeRequest({ requirements: [prodTwo, security, logged], policyDigest: 'ab'.repeat(32), ...overrides });
       await store.create(request);
@@ -42,13 +29,13 @@ export function runApprovalContract(name: string, open: () => ApprovalStores): v
     }
 
     it('keeps the requirements and the digest with the request', async () => {
-      const { store } = stores();
+      const { store } = await stores();
       const request = await created(store);
       expect(await store.get(request.id)).toStrictEqual(request);
     });
 
     it('records approvals until the last one needed moves the request to applying', async () => {
-      const { store, sibling } = stores();
+      const { store, sibling } = await stores();
       const request = await created(store);
       const t = Date.now();
       const first = await store.addApproval(request.id, step('U-bob', [0, 1], t));
@@ -80,7 +67,7 @@ export function runApprovalContract(name: string, open: () => ApprovalStores): v
     });
 
     it('lists approvals in the order they were recorded, whatever the clicks\' clocks said', async () => {
-      const { store, sibling } = stores();
+      const { store, sibling } = await stores();
       const request = await created(store);
       const t = Date.now();
       await store.addApproval(request.id, step('U-late-clock', [1], t + 5_000));
@@ -90,7 +77,7 @@ export function runApprovalContract(name: string, open: () => ApprovalStores): v
     });
 
     it('the approval that completes the request claims its lease in the same step, like a transition to applying', async () => {
-      const { store, sibling } = stores();
+      const { store, sibling } = await stores();
       const request = await created(store, { requirements: [prodTwo] });
       const claim = { owner: 'replica-b', ttlMs: 60_000 };
       const partial = await store.addApproval(request.id, { ...step('U-bob', [0]), claim: { owner: 'replica-a', ttlMs: 60_000 } });
@@ -106,14 +93,14 @@ export function runApprovalContract(name: string, open: () => ApprovalStores): v
     });
 
     it('counts one person once', async () => {
-      const { store } = stores();
+      const { store } = await stores();
       const request = await created(store);
       await store.addApproval(request.id, step('U-bob', [0]));
       expect(await store.addApproval(request.id, step('U-bob', [0, 1]))).toMatchObject({ ok: false, reason: 'already-approved', request: { status: 'pending', approvals: [{ userId: 'U-bob', counts: [0] }] } });
     });
 
     it('refuses an approval that counts only for rules already met, or for no rule at all', async () => {
-      const { store } = stores();
+      const { store } = await stores();
       const request = await created(store);
       await store.addApproval(request.id, step('U-sec', [1]));
       expect(await store.addApproval(request.id, step('U-sec2', [1]))).toMatchObject({ ok: false, reason: 'not-needed' });
@@ -124,13 +111,13 @@ export function runApprovalContract(name: string, open: () => ApprovalStores): v
     });
 
     it('a request made before policies needs one approval', async () => {
-      const { store } = stores();
+      const { store } = await stores();
       const request = await created(store, { requirements: undefined, policyDigest: undefined });
       expect(await store.addApproval(request.id, step('U-bob', [0]))).toMatchObject({ ok: true, complete: true, request: { status: 'applying', decidedBy: 'U-bob' } });
     });
 
     it('approvals before expiry count; after expiry nothing counts and the request expires', async () => {
-      const { store } = stores();
+      const { store } = await stores();
       const request = await created(store);
       await store.addApproval(request.id, step('U-bob', [0, 1], request.expiresAt - 1));
       const late = await store.addApproval(request.id, step('U-carol', [0], request.expiresAt));
@@ -143,12 +130,12 @@ export function runApprovalContract(name: string, open: () => ApprovalStores): v
     });
 
     it('answers missing for an unknown request', async () => {
-      const { store } = stores();
+      const { store } = await stores();
       expect(await store.addApproval('no-such-change', step('U-bob', [0]))).toStrictEqual({ ok: false, reason: 'missing' });
     });
 
     it('many approvers at once on two handles: one completes, the list stays consistent', async () => {
-      const { store, sibling } = stores();
+      const { store, sibling } = await stores();
       for (let round = 0; round < 20; round++) {
         const request = await created(store, { requirements: [{ ...prodTwo, approvals: 3 }] });
         const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? store : sibling).addApproval(request.id, step(`U-${i}`, [0]))));

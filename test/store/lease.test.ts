@@ -1,13 +1,14 @@
 import { MemoryChangeStore, RedisChangeStore } from '../../src/store/index.js';
-import { runLeaseContract } from './lease.contract.js';
+import { runApprovalContract } from './approvals.contract.js';
+import { runLeaseContract, type LeaseStores } from './lease.contract.js';
 import { REDIS_URL, deleteKeysWithPrefix, randomKeyPrefix } from './redis-harness.js';
 
-runLeaseContract('memory', () => {
+function openMemory(): LeaseStores {
   const store = new MemoryChangeStore();
   return { store, sibling: store, dispose: () => store.close() };
-});
+}
 
-runLeaseContract('redis', () => {
+function openRedis(): LeaseStores {
   const keyPrefix = randomKeyPrefix();
   const store = new RedisChangeStore(REDIS_URL, { keyPrefix });
   const sibling = new RedisChangeStore(REDIS_URL, { keyPrefix });
@@ -19,4 +20,9 @@ runLeaseContract('redis', () => {
       await Promise.all([store.close(), sibling.close()]);
     },
   };
-});
+}
+
+runLeaseContract('memory', openMemory);
+runLeaseContract('redis', openRedis);
+runApprovalContract('memory', openMemory);
+runApprovalContract('redis', openRedis);
