@@ -1,7 +1,11 @@
 /**
- * The baseline: a Bolt app on the same receiver that acknowledges the same requests and does
- * nothing else. The bot's acknowledgement latency is compared with this one, measured in the
- * same run on the same machine.
+ * The baseline: Bolt configured as the bot configures it (same receiver, same App options, one
+ * auth.test at start), whose listeners acknowledge and do nothing else. run.ts starts it exactly
+ * as it starts the bot: compiled JavaScript in its own process, no loader.
+ *
+ * Why it calls init(): with `tokenVerificationEnabled: false` Bolt's single-workspace authorize
+ * calls auth.test on EVERY request (its "cache" is overwritten on each call), so an earlier
+ * baseline built that way waited for a Web API round trip before each acknowledgement.
  */
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 import type { AddressInfo } from 'node:net';
@@ -9,14 +13,16 @@ import type { AddressInfo } from 'node:net';
 const receiver = new HTTPReceiver({ signingSecret: process.env.SLACK_SIGNING_SECRET ?? '', processBeforeResponse: false, logLevel: LogLevel.ERROR });
 const app = new App({
   receiver,
-  token: 'xoxb-bare',
-  tokenVerificationEnabled: false,
+  token: process.env.SLACK_BOT_TOKEN ?? 'xoxb-bare',
   logLevel: LogLevel.ERROR,
+  deferInitialization: true,
+  convoStore: false,
   clientOptions: { slackApiUrl: process.env.SLACK_API_URL ?? 'http://127.0.0.1:9/api/' },
 });
 app.command(process.env.SLASH_COMMAND ?? '/clickhouse', async ({ ack }) => ack());
 app.action(/.*/, async ({ ack }) => ack());
 
+await app.init();
 const server = await receiver.start(Number(process.env.PORT ?? 0));
 process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`);
 process.on('SIGTERM', () => void receiver.stop().then(() => process.exit(0)));

@@ -1,13 +1,17 @@
 /**
  * `npm run bench`: acknowledgement latency of the built bot against a bare Bolt app under load,
- * Cloud API calls saved by the cache and single flight, rendering cost, and peak memory.
- * Everything runs on this machine over loopback: the simulator, a fake Slack Web API, a real
- * Redis (REDIS_URL), the bot (node dist/main.js) and the baseline in their own processes.
+ * the bot's time from command to answer, Cloud API calls saved by the cache and single flight,
+ * rendering cost, and peak memory. Everything runs on this machine over loopback: this process
+ * (the simulator and a fake Slack Web API), a real Redis (REDIS_URL), and in processes of their
+ * own the load generator, the bot (node dist/main.js) and the baseline (node
+ * dist-bench/bench/bare-bolt.js): both targets are compiled JavaScript started the same way,
+ * loaded by the same generator, in alternating rounds.
  * Load is open-loop: requests start on schedule whether or not earlier ones have answered.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
@@ -17,7 +21,7 @@ import { ServiceRecordSchema } from '../src/core/service/schema.js';
 import { CloudSimulator } from '../src/simulator/server.js';
 import { DEMO_ORG_ID, demoServices, syntheticServices } from '../src/simulator/seed.js';
 import { SlackStandIn as FakeSlack } from '../src/playground/slack-stand-in.js';
-import type { Latency, LoadStep } from './load.js';
+import { epochMs, percentiles, type Latency, type LoadStep, type StepResult } from './load.js';
 import { BENCH_SECRET, commandBody, signed } from './slack-requests.js';
 
 const KEY_ID = 'benchKey';
@@ -27,6 +31,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Each step runs this many times, alternating which target goes first; medians are reported. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+// BENCH_ACKS_ONLY=1 stops after the acknowledgement table (quicker runs while tuning).
 
 interface Target {
   name: string;
@@ -52,12 +57,13 @@ async function main(): Promise<void> {
   };
   const botArgs = [...(process.env.BENCH_BOT_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js'];
   const bot = await startTarget('bot', botArgs, env, /HTTP on port (\d+)/);
-  const bare = await startTarget('bare Bolt', ['--import', 'tsx', 'bench/bare-bolt.ts'], env, /listening (\d+)/);
+  const bare = await startTarget('bare Bolt', [besideThisFile('bare-bolt.js')], env, /listening (\d+)/);
   try {
     const rows: string[][] = [];
     const requestId = await createChangeRequest(bot, slack);
+    const answeredAt = recordAnswers(slack);
     const load = (target: Target, rate: number, kind: LoadStep['kind'], seconds = SECONDS) =>
-      runLoadStep({ port: target.port, rate, seconds, kind, requestId, responseUrlBase: slack.url });
+      runLoadStep({ port: target.port, rate, seconds, kind, requestId, responseUrlBase: slack.url }, target === bot ? answeredAt : undefined);
     // Warm both up (JIT, connection pools, caches) before anything is recorded.
     for (const target of [bare, bot]) {
       await load(target, 100, 'list', 2);
@@ -65,20 +71,34 @@ async function main(): Promise<void> {
     }
     for (const rate of RATES) {
       for (const kind of ['list', 'approve'] as const) {
-        const bots: Latency[] = [];
-        const bares: Latency[] = [];
+        const bots: MeasuredStep[] = [];
+        const bares: MeasuredStep[] = [];
         for (let round = 0; round < ROUNDS; round += 1) {
           // Alternate the order, so neither target always runs right after the other's load.
           const order = round % 2 === 0 ? [bare, bot] : [bot, bare];
-          for (const target of order) (target === bot ? bots : bares).push(await load(target, rate, kind));
+          for (const target of order) {
+            const cpuBefore = cpuMs(target.process);
+            const step = await load(target, rate, kind);
+            step.cpuPerRequestMs = (cpuMs(target.process) - cpuBefore) / step.sentAt.length;
+            (target === bot ? bots : bares).push(step);
+            process.stderr.write(`${kind} @ ${rate}/s round ${round + 1} ${target.name}: ack p50 ${step.p50.toFixed(1)} p99 ${step.p99.toFixed(1)} ms, CPU ${step.cpuPerRequestMs.toFixed(2)} ms/request\n`);
+          }
         }
         const measured = medianLatency(bots);
         const baseline = medianLatency(bares);
-        rows.push([`${kind} @ ${rate}/s`, ...fmt(measured), ...fmt(baseline), (measured.p99 / baseline.p99).toFixed(2), String(measured.errors + baseline.errors)]);
+        const ratios = bots.map((b, i) => b.p99 / (bares[i]?.p99 ?? NaN)).sort((a, b) => a - b);
+        const answers = medianLatency(bots.map((b) => b.answers));
+        const cpu = (steps: MeasuredStep[]) => median3(steps.map((s) => s.cpuPerRequestMs)).toFixed(2);
+        rows.push([
+          `${kind} @ ${rate}/s`, ...fmt(measured), ...fmt(baseline),
+          (measured.p99 / baseline.p99).toFixed(2), `${ratios[0]?.toFixed(2)}-${ratios[ratios.length - 1]?.toFixed(2)}`,
+          ...fmt(answers).slice(0, 2), cpu(bots), cpu(bares), String(measured.errors + baseline.errors + answers.errors),
+        ]);
       }
     }
-    printTable(['load', 'bot p50', 'bot p99', 'bot max', 'bare p50', 'bare p99', 'bare max', 'p99 ratio', 'errors'], rows);
+    printTable(['load', 'bot ack p50', 'bot ack p99', 'bot ack max', 'bare p50', 'bare p99', 'bare max', 'p99 ratio', 'round ratios', 'answer p50', 'answer p99', 'bot CPU ms/req', 'bare CPU ms/req', 'errors'], rows);
 
+    if (process.env.BENCH_ACKS_ONLY === '1') return;
     const apiCalls = await countApiCalls(bot, simulator, slack);
     printTable(['Cloud API calls', 'count'], apiCalls);
     printTable(['rendering', 'median ms', 'blocks'], renderingCost());
@@ -118,18 +138,53 @@ function freePort(): Promise<number> {
   });
 }
 
+const besideThisFile = (name: string) => fileURLToPath(new URL(name, import.meta.url));
+
 let loader: ChildProcess | undefined;
 
-/** Runs one load step in the load generator's process, then lets the bot finish the work behind the acks. */
-async function runLoadStep(step: LoadStep): Promise<Latency> {
-  loader ??= fork('bench/load.ts', { execArgv: ['--import', 'tsx'] });
+interface MeasuredStep extends StepResult {
+  /** CPU time (user + system) the target used during the step and its answers, per request. */
+  cpuPerRequestMs: number;
+  /** Command (or click) sent to its answer received on the response_url; errors = answers missing. */
+  answers: Latency;
+}
+
+/** When each response_url answer reached the fake Slack, by response_url id. */
+function recordAnswers(slack: FakeSlack): Map<string, number> {
+  const answeredAt = new Map<string, number>();
+  slack.on('call', (call) => {
+    if (call.method === 'response_url' && typeof call.args.responseUrlId === 'string') answeredAt.set(call.args.responseUrlId, epochMs());
+  });
+  return answeredAt;
+}
+
+/**
+ * Runs one load step in the load generator's process; for the bot, waits for every answer to be
+ * posted (so the next step starts on an idle bot), then pauses as long for either target.
+ */
+async function runLoadStep(step: LoadStep, answeredAt?: Map<string, number>): Promise<MeasuredStep> {
+  loader ??= fork(besideThisFile('load.js'));
   const child = loader;
-  const latency = await new Promise<Latency>((resolve) => {
-    child.once('message', (message) => resolve(message as Latency));
+  const result = await new Promise<StepResult>((resolve) => {
+    child.once('message', (message) => resolve(message as StepResult));
     child.send(step);
   });
-  await sleep(1_500);
-  return latency;
+  const deadline = Date.now() + 30_000;
+  while (answeredAt && Date.now() < deadline && result.sentAt.some(([id]) => !answeredAt.has(id))) await sleep(50);
+  await sleep(1_000);
+  const times = answeredAt ? result.sentAt.flatMap(([id, sent]) => { const at = answeredAt.get(id); return at === undefined ? [] : [at - sent]; }) : [];
+  const answers = { ...percentiles(times), errors: answeredAt ? result.sentAt.length - times.length : 0 };
+  return { ...result, answers, cpuPerRequestMs: NaN };
+}
+
+/** User + system CPU time of a process so far, from /proc (clock ticks of 10 ms). */
+function cpuMs(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function median3(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 }
 
 async function createChangeRequest(bot: Target, slack: FakeSlack): Promise<string> {

@@ -8,18 +8,19 @@ export function signed(body: string): Record<string, string> {
   return { 'content-type': 'application/x-www-form-urlencoded', ...slackSignatureHeaders(body, BENCH_SECRET) };
 }
 
-export function commandBody(responseUrlBase: string, text: string, user = 'UBENCH1', channel = 'CBENCH'): string {
+/** `responseUrl` defaults to a fresh one under `responseUrlBase`. */
+export function commandBody(responseUrlBase: string, text: string, user = 'UBENCH1', channel = 'CBENCH', responseUrl = `${responseUrlBase}/respond/${randomUUID()}`): string {
   return new URLSearchParams({
     team_id: 'T1', channel_id: channel, user_id: user, command: '/clickhouse', text,
-    response_url: `${responseUrlBase}/respond/${randomUUID()}`, trigger_id: randomUUID(), api_app_id: 'A1',
+    response_url: responseUrl, trigger_id: randomUUID(), api_app_id: 'A1',
   }).toString();
 }
 
-export function clickBody(responseUrlBase: string, requestId: string): string {
+export function clickBody(responseUrlBase: string, requestId: string, responseUrl = `${responseUrlBase}/respond/${randomUUID()}`): string {
   const payload = {
     type: 'block_actions', user: { id: 'UBENCH2' }, team: { id: 'T1' }, channel: { id: 'CBENCH' }, api_app_id: 'A1',
     container: { type: 'message', message_ts: '1.1', channel_id: 'CBENCH' }, trigger_id: randomUUID(),
-    response_url: `${responseUrlBase}/respond/${randomUUID()}`,
+    response_url: responseUrl,
     actions: [{ action_id: 'change_approve', block_id: 'change_actions', value: requestId, type: 'button' }],
   };
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();

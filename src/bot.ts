@@ -11,7 +11,10 @@ import { startReconciler } from './approval/reconciler.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
 import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
+import { metricsRoute, startOpsServer, type OpsServer } from './http/ops-routes.js';
 import { createLogger, type BotLogger } from './log.js';
+import { createMetrics, type BotMetrics } from './metrics.js';
+import { changeObserver, cloudObserver, commandLabel, countedSummaries, countSlackApiError } from './observe.js';
 import type { ChangeStore, Messenger, Modals, ScheduleStore } from './ports/index.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { CloudSimulator } from './simulator/server.js';
@@ -24,8 +27,13 @@ import { openStores, type Stores } from './store/open.js';
 import { Summaries } from './summary/summaries.js';
 
 export interface BotHandle {
-  /** The HTTP port bound (Slack requests and /healthz). */
+  /** The HTTP port bound (Slack requests and the probes; in Socket Mode the probes only). */
   port: number;
+  /** Where /metrics is served when METRICS_PORT is set. */
+  metricsPort: number | undefined;
+  metrics: BotMetrics | undefined;
+  /** In Socket Mode, whether the connection to Slack is open now. */
+  socketOpen: (() => boolean) | undefined;
   services: BotServices;
   changeRequests: ApprovalFlow;
   changeStore: ChangeStore;
@@ -56,46 +64,70 @@ export interface BotOverrides {
   scheduleSyncMs?: number;
   /** Pauses between re-reads when an update's outcome is unknown. */
   recheckDelaysMs?: number[];
+  /** Process metrics (CPU, memory, GC): off in tests, where many bots share a process. */
+  processMetrics?: boolean;
+  /** Socket Mode's reconnect pause is this times the failures in a row (tests shorten it). */
+  socketClientPingTimeoutMs?: number;
 }
 
 const DRAIN_LIMIT_MS = 8_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
-  const logger = overrides.logger ?? createLogger({ level: config.logLevel });
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
   logger.addSecrets(config.slack.botToken, config.slack.signingSecret, config.slack.appToken);
 
   // First: a bad policy file stops the bot before it opens any connection.
   const rules = await PolicyFile.open(config.approvals.policyFile, logger);
 
-  // 1. Adapters.
-  const { cloud, simulator } = await connectCloud(config, logger, overrides.cloudClient);
+  // 1. Adapters; metrics first, as the others report to them (the gauges read the store and the
+  // client at scrape time, when both exist).
+  const metrics = config.metrics.enabled
+    ? createMetrics({ processDefaults: overrides.processMetrics ?? true, countPending: () => stores.changeStore.countPending(Date.now()), throttleQueue: () => cloud.throttleQueueLength })
+    : undefined;
+  const { cloud, simulator } = await connectCloud(config, logger, { ...overrides.cloudClient, ...(metrics ? { observer: cloudObserver(metrics) } : {}) });
   const stores = openStores({
     redis: { url: config.redisUrl, cluster: config.redisCluster, sentinel: config.redisSentinel },
     logger,
     changeStore: overrides.changeStore,
     scheduleStore: overrides.scheduleStore,
   });
-  const slack = createSlackApp({ ...config.slack, logger, healthy: () => stores.changeStore.ping() });
-  const messenger = pacedMessenger(slackMessenger(slack.app.client), overrides.channelPostIntervalMs ?? 1_000);
+  const metricsOwnPort = config.metrics.enabled ? config.metrics.port : undefined;
+  const slack = createSlackApp({
+    ...config.slack,
+    logger,
+    storeAnswers: () => stores.changeStore.ping(),
+    metrics: metricsOwnPort === undefined ? metrics?.registry : undefined,
+    ...(metrics ? { onAck: (seconds: number) => metrics.ackSeconds.observe(seconds) } : {}),
+    ...(overrides.socketClientPingTimeoutMs ? { socketClientPingTimeoutMs: overrides.socketClientPingTimeoutMs } : {}),
+  });
+  const onSlackApiError = metrics ? countSlackApiError(metrics) : undefined;
+  const messenger = pacedMessenger(slackMessenger(slack.app.client, onSlackApiError), overrides.channelPostIntervalMs ?? 1_000);
 
   // 2. Services.
-  const { services, changeRequests, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app), logger, rules });
+  const { services, changeRequests, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app, onSlackApiError), logger, metrics, rules });
 
   // 3. Listeners.
   let accepting = true;
-  registerListeners(slack.app, { services, messenger, accepting: () => accepting });
+  registerListeners(slack.app, { services, messenger, accepting: () => accepting, ...(metrics ? { onCommand: (command) => metrics.commands.inc({ command: commandLabel(command) }) } : {}) });
 
   // 4. Start.
   const port = await slack.start();
+  const metricsServer: OpsServer | undefined = metrics && metricsOwnPort !== undefined ? await startOpsServer(metricsOwnPort, [metricsRoute(metrics.registry)]) : undefined;
   await scheduler.start();
   const reconciler = startReconciler(changeRequests, {
     everyMs: config.approvals.leaseMs / 4,
     logger,
   });
-  logger.info(`bot listening: ${config.slack.appToken ? 'Socket Mode' : `HTTP on port ${port} (POST /slack/events)`}, health at /healthz, command ${config.slack.slashCommand}`);
+  const metricsAt = !metrics ? 'metrics off' : `metrics at /metrics on port ${metricsServer?.port ?? port}`;
+  logger.info(
+    `bot listening: ${config.slack.appToken ? `Socket Mode, probes on port ${port}` : `HTTP on port ${port} (POST /slack/events)`}, probes at /livez /readyz /healthz, ${metricsAt}, command ${config.slack.slashCommand}`,
+  );
 
   return {
     port,
+    metricsPort: metricsServer?.port,
+    metrics,
+    socketOpen: slack.socketOpen,
     services,
     changeRequests,
     changeStore: stores.changeStore,
@@ -109,6 +141,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       const drained = Promise.all([changeRequests.drain(), scheduler.stop()]);
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
       await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${String(error)}`));
+      await metricsServer?.close();
       await stores.close();
       await cloud.close();
       await simulator?.close();
@@ -122,12 +155,13 @@ interface Adapters {
   messenger: Messenger;
   modals: Modals;
   logger: BotLogger;
+  metrics: BotMetrics | undefined;
   /** The approval rules in force (POLICY_FILE), reloaded on SIGHUP. */
   rules: PolicyFile;
 }
 
 /** The middle layer: approvals, summaries and schedules, on top of the adapters. */
-function buildServices(config: Config, overrides: BotOverrides, { cloud, stores, messenger, modals, logger, rules }: Adapters) {
+function buildServices(config: Config, overrides: BotOverrides, { cloud, stores, messenger, modals, logger, metrics, rules }: Adapters) {
   const { changeStore, scheduleStore } = stores;
   const approvalRules = { current: () => rules.current(), defaults: { approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval } };
   const policy = new ApproverPolicy({ ...approvalRules.defaults, messenger, policy: approvalRules.current });
@@ -141,8 +175,9 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     logger,
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),
+    observe: changeObserver(logger, metrics),
   });
-  const summaries = new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger });
+  const summaries = countedSummaries(new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger }), metrics);
   const scheduler = new Scheduler({
     store: scheduleStore,
     logger,

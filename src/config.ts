@@ -120,6 +120,15 @@ const EnvSchema = z
       z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
     ),
     LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : String(v).toLowerCase()), z.enum(LOG_LEVELS)),
+    LOG_FORMAT: z.preprocess(
+      (v) => (v === '' || v === undefined ? 'text' : String(v).toLowerCase()),
+      z.enum(['text', 'json'], { error: 'must be text (human-readable lines) or json (one JSON object per line)' }),
+    ),
+    METRICS: z.preprocess(
+      (v) => (v === '' || v === undefined ? 'on' : String(v).toLowerCase()),
+      z.enum(['on', 'off'], { error: 'must be on (GET /metrics) or off' }),
+    ),
+    METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), integer(0, 0, 65535).optional()),
   })
 
 /** Checks across settings, on the raw environment so they are reported with every other problem. */
@@ -187,6 +196,9 @@ export interface Config {
   };
   summaryTimeZone: string;
   logLevel: LogLevel;
+  logFormat: 'text' | 'json';
+  /** GET /metrics: off, on the Slack port (PORT), or on a listener of its own (METRICS_PORT; 0 = any free port). */
+  metrics: { enabled: false } | { enabled: true; port: number | undefined };
 }
 
 export class ConfigError extends Error {
@@ -239,5 +251,7 @@ function toConfig(env: Env): Config {
     },
     summaryTimeZone: env.SUMMARY_TZ,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
+    metrics: env.METRICS === 'off' ? { enabled: false } : { enabled: true, port: env.METRICS_PORT },
   };
 }

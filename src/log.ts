@@ -1,21 +1,51 @@
 /**
- * One logger for the bot and for Bolt (it implements Bolt's Logger interface). Every line passes
- * through redaction of the secrets the process knows, so a token or the API key secret can never
- * reach a log, even through an error message a library built.
+ * One logger for the bot and for Bolt (it implements Bolt's Logger interface), in two formats:
+ * human-readable text (the default) or, with LOG_FORMAT=json, one JSON object per line written by
+ * pino (time, level, msg, and the fields a call passes with `logFields`). Every line, in both
+ * formats, passes through redaction of the secrets the process knows, so a token or the API key
+ * secret can never reach a log, even through an error message a library built.
  */
 import { inspect } from 'node:util';
 import { LogLevel, type Logger } from '@slack/bolt';
+import { pino } from 'pino';
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export type LogSink = (line: string) => void;
+export type LogFormat = 'text' | 'json';
+
+/** Structured context a log line may carry; names are fixed so log pipelines can index them. */
+export interface LogFieldValues {
+  changeRequestId?: string;
+  userId?: string;
+  serviceId?: string;
+  channelId?: string;
+  apiRequestId?: string;
+  outcome?: string;
+  command?: string;
+  scheduleId?: string;
+}
+
+/** Fields passed among a log call's arguments: `logger.info('applied', logFields({ changeRequestId }))`. */
+export class LogFields {
+  constructor(readonly values: LogFieldValues) {}
+}
+
+export const logFields = (values: LogFieldValues): LogFields => new LogFields(values);
 
 export interface BotLogger extends Logger {
   /** Adds values that must never be written (tokens, key secret, derived Basic credentials). */
   addSecrets(...secrets: Array<string | undefined>): void;
 }
 
-export function createLogger(options: { level?: `${LogLevel}`; sink?: LogSink; name?: string } = {}): BotLogger {
+export interface LoggerOptions {
+  level?: `${LogLevel}`;
+  format?: LogFormat;
+  sink?: LogSink;
+  name?: string;
+}
+
+export function createLogger(options: LoggerOptions = {}): BotLogger {
   let level = (options.level ?? 'info') as LogLevel;
   let name = options.name ?? 'clickhouse-bot';
   const sink: LogSink = options.sink ?? ((line) => process.stderr.write(`${line}\n`));
@@ -24,12 +54,22 @@ export function createLogger(options: { level?: `${LogLevel}`; sink?: LogSink; n
   const redact = (text: string): string => {
     let out = text;
     for (const secret of secrets) out = out.split(secret).join('[redacted]');
-    return out.replace(/(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[^\s"',}]+/gi, '$1$2 [redacted]');
+    return out.replace(/(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[^\s"',}\\]+/gi, '$1$2 [redacted]');
   };
+  const json = options.format === 'json' ? jsonWriter((line) => sink(redact(line))) : undefined;
+
   const write = (at: LogLevel, parts: unknown[]) => {
     if (ORDER[at] < ORDER[level]) return;
-    const text = parts.map((p) => (typeof p === 'string' ? p : inspect(p, { depth: 4, breakLength: Infinity }))).join(' ');
-    sink(redact(`${new Date().toISOString()} ${at.toUpperCase()} [${name}] ${text}`));
+    const fields: LogFieldValues = {};
+    const message: string[] = [];
+    for (const part of parts) {
+      if (part instanceof LogFields) Object.assign(fields, part.values);
+      else message.push(typeof part === 'string' ? part : inspect(part, { depth: 4, breakLength: Infinity }));
+    }
+    const text = message.join(' ');
+    // Redacted before serializing too: JSON escaping would hide `"Authorization": "Bearer …"` from the pattern.
+    if (json) json(at, name, redact(text), Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, redact(String(value))])));
+    else sink(redact(`${new Date().toISOString()} ${at.toUpperCase()} [${name}] ${text}${textFields(fields)}`));
   };
 
   return {
@@ -46,7 +86,40 @@ export function createLogger(options: { level?: `${LogLevel}`; sink?: LogSink; n
     },
     addSecrets: (...values: Array<string | undefined>) => {
       // Very short values would redact ordinary words; real secrets are long.
-      for (const value of values) if (value && value.length >= 6) secrets.add(value);
+      for (const value of values) {
+        if (!value || value.length < 6) continue;
+        secrets.add(value);
+        // In JSON a secret with quotes or backslashes appears escaped.
+        secrets.add(JSON.stringify(value).slice(1, -1));
+      }
     },
+  };
+}
+
+/** ` key=value` pairs after a text line; values quoted when they hold spaces. */
+function textFields(fields: LogFieldValues): string {
+  return Object.entries(fields)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => ` ${key}=${/[\s"=]/.test(String(value)) ? JSON.stringify(value) : String(value)}`)
+    .join('');
+}
+
+/**
+ * pino writes the JSON (escaping, one line per entry); the level filter stays ours, so Bolt's
+ * setLevel/getLevel keep working, and every line still goes through the redacting sink.
+ */
+function jsonWriter(sink: LogSink) {
+  const logger = pino(
+    {
+      level: 'debug',
+      base: null,
+      messageKey: 'msg',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    { write: (line: string) => sink(line.endsWith('\n') ? line.slice(0, -1) : line) },
+  );
+  return (at: LogLevel, name: string, msg: string, fields: LogFieldValues) => {
+    logger[at]({ name, ...fields }, msg);
   };
 }

@@ -34,6 +34,8 @@ import {
   type ApprovalPolicy,
   type ChangeRequestService,
   type ChangeStore,
+  type ChangeEventOutcome,
+  type ChangeObserver,
   type Decision,
   type DecisionReply,
   type LeaseToken,
@@ -62,12 +64,15 @@ export interface ApprovalFlowOptions {
   owner?: string;
   /** How long an approval waits for another change to the same service to finish; default 2 min. */
   serviceLockWaitMs?: number;
+  /** Told of every outcome (requested, applied, failed, stale, rejected, cancelled, expired). */
+  observe?: ChangeObserver;
 }
 
 const DEFAULT_LEASE_MS = 20_000;
 const DEFAULT_SERVICE_LOCK_WAIT_MS = 120_000;
 /** Polling for a busy service lock: quick enough to follow a finished change at once. */
 const SERVICE_LOCK_POLL_MS = 100;
+const OBSERVED: ReadonlySet<string> = new Set<ChangeEventOutcome>(['requested', 'applied', 'failed', 'stale', 'rejected', 'cancelled', 'expired']);
 
 export class ApprovalFlow implements ChangeRequestService {
   private readonly now: () => number;
@@ -103,6 +108,7 @@ export class ApprovalFlow implements ChangeRequestService {
       ...(ruling.digest ? { policyDigest: ruling.digest } : {}),
     };
     await this.options.store.create(request);
+    this.notify('requested', request, input.userId);
     let ts: string;
     try {
       ts = await this.options.messenger.post(request.channelId, requestMessage(request));
@@ -229,6 +235,7 @@ export class ApprovalFlow implements ChangeRequestService {
     });
     if (!recorded.ok) {
       if (recorded.reason === 'already-approved' || recorded.reason === 'not-needed') return { text: approvalNotCountedText(recorded.request, recorded.reason) };
+      if (recorded.reason === 'expired') this.notify('expired', request, approverId);
       return this.lostRace(recorded);
     }
     if (!recorded.complete) {
@@ -366,7 +373,7 @@ export class ApprovalFlow implements ChangeRequestService {
     return this.options.cloud.getService(serviceId, { fresh: true });
   }
 
-  private transition(
+  private async transition(
     request: ChangeRequest,
     from: ChangeStatus[],
     to: ChangeStatus,
@@ -377,7 +384,7 @@ export class ApprovalFlow implements ChangeRequestService {
   ) {
     const { auditMessage, ...lease } = extra;
     const message = auditMessage ?? outcome?.message;
-    return this.options.store.transition(request.id, {
+    const result = await this.options.store.transition(request.id, {
       from,
       to,
       actorId,
@@ -386,6 +393,15 @@ export class ApprovalFlow implements ChangeRequestService {
       ...(outcome ? { outcome } : {}),
       audit: { action, ...(outcome?.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}), ...(message ? { message } : {}), summary: changeSummary(request.plan.changes) },
     });
+    if (result.ok) this.notify(action, request, actorId, outcome?.apiRequestId);
+    else if (result.reason === 'expired') this.notify('expired', request, actorId);
+    return result;
+  }
+
+  private notify(outcome: string, request: ChangeRequest, userId: string, apiRequestId?: string): void {
+    if (!OBSERVED.has(outcome)) return;
+    const event = { outcome: outcome as ChangeEventOutcome, changeRequestId: request.id, serviceId: request.plan.serviceId, channelId: request.channelId, userId };
+    this.options.observe?.(apiRequestId ? { ...event, apiRequestId } : event);
   }
 
   private async lostRace(result: Exclude<Awaited<ReturnType<ChangeStore['transition']>>, { ok: true }>): Promise<DecisionReply> {

@@ -46,6 +46,13 @@ export interface CloudClientOptions {
   throttle?: { limit: number; windowMs: number } | false;
   connections?: number;
   logger?: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Told about every request on the wire (metrics). */
+  observer?: CloudObserver;
+}
+
+export interface CloudObserver {
+  /** One attempt: its method, HTTP status (undefined when none came back) and duration. */
+  request(method: string, status: number | undefined, seconds: number): void;
 }
 
 interface RawResponse {
@@ -65,8 +72,9 @@ export class CloudClient implements ServiceDirectory {
   private readonly authorization: string;
   private readonly cache: ReadCache<ServiceList>;
   private readonly limiter: SlidingWindowLimiter | undefined;
-  private readonly options: Required<Omit<CloudClientOptions, 'logger' | 'throttle'>>;
+  private readonly options: Required<Omit<CloudClientOptions, 'logger' | 'throttle' | 'observer'>>;
   private readonly logger: CloudClientOptions['logger'];
+  private readonly observer: CloudObserver | undefined;
 
   constructor(options: CloudClientOptions) {
     this.options = {
@@ -89,6 +97,7 @@ export class CloudClient implements ServiceDirectory {
     const throttle = options.throttle ?? { limit: 10, windowMs: 10_000 };
     this.limiter = throttle ? new SlidingWindowLimiter(throttle.limit, throttle.windowMs) : undefined;
     this.logger = options.logger;
+    this.observer = options.observer;
   }
 
   /**
@@ -132,6 +141,11 @@ export class CloudClient implements ServiceDirectory {
       // Whatever happened, the organization may have changed: the next read must be fresh.
       this.cache.invalidate();
     }
+  }
+
+  /** Requests waiting for the client-side throttle right now. */
+  get throttleQueueLength(): number {
+    return this.limiter?.waiting ?? 0;
   }
 
   async close(): Promise<void> {
@@ -192,6 +206,18 @@ export class CloudClient implements ServiceDirectory {
   }
 
   private async sendOnce(method: Method, path: string, body?: unknown) {
+    const started = performance.now();
+    let status: number | undefined;
+    try {
+      const response = await this.sendOnWire(method, path, body);
+      status = response.status;
+      return response;
+    } finally {
+      this.observer?.request(method, status, (performance.now() - started) / 1000);
+    }
+  }
+
+  private async sendOnWire(method: Method, path: string, body?: unknown) {
     this.requestsSent += 1;
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     const response = await this.pool.request({

@@ -8,6 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export class SlidingWindowLimiter {
   private readonly starts: number[] = [];
   private queue: Promise<void> = Promise.resolve();
+  /** Callers waiting for their turn (the throttle queue's length, for metrics). */
+  waiting = 0;
 
   constructor(
     private readonly limit: number,
@@ -15,7 +17,10 @@ export class SlidingWindowLimiter {
   ) {}
 
   acquire(): Promise<void> {
-    const turn = this.queue.then(() => this.waitForSlot());
+    this.waiting += 1;
+    const turn = this.queue.then(() => this.waitForSlot()).finally(() => {
+      this.waiting -= 1;
+    });
     this.queue = turn;
     return turn;
   }

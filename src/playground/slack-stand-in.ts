@@ -55,6 +55,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
   /** Channels where chat.postMessage fails with this error code (e.g. not_in_channel). */
   readonly failingChannels = new Map<string, string>();
   readonly userGroups = new Map<string, string[]>();
+  /** What apps.connections.open answers: a Socket Mode server's ws:// URL (tests), fresh for each call. */
+  socketModeUrl: (() => string) | undefined;
   url = '';
   private readonly triggers = new Map<string, { issuedAt: number; userId: string }>();
   private readonly interactions = new Map<string, Interaction>();
@@ -194,6 +196,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
         this.emit('change');
         return { ok: true, view: { id: args.view_id } };
       }
+      case 'apps.connections.open':
+        return this.socketModeUrl ? { ok: true, url: this.socketModeUrl() } : { ok: false, error: 'not_allowed_token_type' };
       case 'usergroups.users.list':
         return { ok: true, users: this.userGroups.get(str(args.usergroup)) ?? [] };
       default:

@@ -85,6 +85,8 @@ export interface ChangeStore {
   addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult>;
   /** Pending requests of a channel that have not expired, oldest first. */
   listPending(channelId: string, now: number): Promise<ChangeRequest[]>;
+  /** Pending requests of every channel that have not expired (the pending gauge). */
+  countPending(now: number): Promise<number>;
   /** Requests in "applying", with their leases; the reconciler takes over those whose lease expired. */
   listApplying(): Promise<ChangeRequest[]>;
   /** Extends a held lease (and the service lock held with it); false once the lease is lost or expired. */

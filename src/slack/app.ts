@@ -1,55 +1,55 @@
 /**
- * The Bolt app: HTTP mode (POST /slack/events on PORT) or Socket Mode when an app token is set,
- * and GET /healthz on both; listeners are registered by listeners/index.ts. Bolt verifies Slack's signatures (401 otherwise) and
- * sends the HTTP answer as soon as a listener acks, so work after ack() never delays Slack's 3 s.
+ * The Bolt app: HTTP mode (POST /slack/events on PORT) or Socket Mode when an app token is set;
+ * listeners are registered by listeners/index.ts. The operator's endpoints (/healthz, /livez,
+ * /readyz, /metrics unless it has a port of its own) share PORT with Slack's requests in HTTP
+ * mode and get a small server of their own on PORT in Socket Mode. Bolt verifies Slack's
+ * signatures (401 otherwise); acks-first.ts makes every ack go out before post-ack work runs.
  */
 import type { AddressInfo } from 'node:net';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver, type Logger, type Receiver } from '@slack/bolt';
+import type { Registry } from 'prom-client';
+import { metricsRoute, probeRoutes, startOpsServer, type OpsServer } from '../http/ops-routes.js';
 import type { Modals } from '../ports/index.js';
-import { slackErrorCode } from './messenger.js';
+import { slackErrorCode, type ApiErrorListener } from './messenger.js';
+import { serveAcksFirst, WorkQueue } from './acks-first.js';
 
 export interface SlackAppOptions {
   botToken: string;
   signingSecret: string;
   appToken?: string | undefined;
   apiUrl: string;
-  /** HTTP port for Slack's requests and /healthz (in Socket Mode, for /healthz only); 0 = any free port. */
+  /** HTTP port for Slack's requests and the probes (in Socket Mode, the probes only); 0 = any free port. */
   port: number;
   logger: Logger;
-  /** Answers GET /healthz: true -> 200, false -> 503. */
-  healthy: () => Promise<boolean>;
+  /** Whether the store answers (/healthz, /readyz). */
+  storeAnswers: () => Promise<boolean>;
+  /** Served at /metrics on `port`; leave out when metrics are off or have a port of their own. */
+  metrics?: Registry | undefined;
+  /** Each acknowledgement's latency, in seconds. */
+  onAck?: (seconds: number) => void;
+  /** Socket Mode client tuning (tests shorten the reconnect pause, which is this times the failures). */
+  socketClientPingTimeoutMs?: number;
 }
 
 export interface SlackBot {
   app: App;
-  /** Starts listening; resolves with the HTTP port actually bound (0 in Socket Mode). */
+  /** Starts listening; resolves with the HTTP port actually bound (Slack's requests, or in Socket Mode the probes). */
   start(): Promise<number>;
   stop(): Promise<void>;
+  /** In Socket Mode, whether the connection to Slack is open now; undefined in HTTP mode. */
+  socketOpen: (() => boolean) | undefined;
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackBot {
-  const customRoutes = [{ path: '/healthz', method: ['GET'], handler: healthHandler(options.healthy) }];
-  let receiver: HTTPReceiver | SocketModeReceiver;
-  let startReceiver: () => Promise<number>;
-  if (options.appToken) {
-    const socket = new SocketModeReceiver({ appToken: options.appToken, logger: options.logger, customRoutes, installerOptions: { port: options.port } });
-    receiver = socket;
-    startReceiver = async () => {
-      await socket.start();
-      return 0;
-    };
-  } else {
-    const http = new HTTPReceiver({ signingSecret: options.signingSecret, logger: options.logger, customRoutes, processBeforeResponse: false });
-    receiver = http;
-    startReceiver = async () => {
-      const server = await http.start(options.port);
-      return (server.address() as AddressInfo).port;
-    };
-  }
+  const { appToken } = options;
+  const socket = appToken ? socketModeReceiver(appToken, options) : undefined;
+  const routes = [...probeRoutes({ storeAnswers: options.storeAnswers, ...(socket ? { socketOpen: socket.isOpen } : {}) }), ...(options.metrics ? [metricsRoute(options.metrics)] : [])];
+  const http = socket ? undefined : new HTTPReceiver({ signingSecret: options.signingSecret, logger: options.logger, customRoutes: routes, processBeforeResponse: false });
+  const receiver = (socket?.receiver ?? http) as Receiver;
+  let opsServer: OpsServer | undefined;
   const app = new App({
     token: options.botToken,
-    receiver: receiver as Receiver,
+    receiver,
     logger: options.logger,
     // Bolt resets the logger's level to its own default unless told.
     logLevel: options.logger.getLevel(),
@@ -60,44 +60,73 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
     convoStore: false,
     clientOptions: { slackApiUrl: options.apiUrl, retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2000 } },
   });
+  serveAcksFirst(app, new WorkQueue(), options.onAck);
   app.error(async (error) => {
     options.logger.error('unhandled error in a listener:', error instanceof Error ? error.message : String(error));
   });
   return {
     app,
+    socketOpen: socket?.isOpen,
     start: async () => {
       try {
         await app.init();
       } catch (error) {
         throw new Error(`Slack did not accept SLACK_BOT_TOKEN (auth.test at ${options.apiUrl}): ${slackErrorCode(error)}. Check the token and that Slack is reachable.`);
       }
-      return startReceiver();
+      if (http) return ((await http.start(options.port)).address() as AddressInfo).port;
+      opsServer = await startOpsServer(options.port, routes);
+      await socket?.receiver.start();
+      return opsServer.port;
     },
-    stop: () => receiver.stop(),
+    stop: async () => {
+      await receiver.stop?.();
+      await opsServer?.close();
+    },
   };
 }
 
-export function boltModals(app: App): Modals {
+/**
+ * Socket Mode: the client asks apps.connections.open at SLACK_API_URL (so it can be pointed at a
+ * stand-in) and reconnects by itself after a `disconnect` message or a dropped connection.
+ */
+function socketModeReceiver(appToken: string, options: SlackAppOptions) {
+  const receiver = new SocketModeReceiver({
+    appToken,
+    logger: options.logger,
+    installerOptions: { clientOptions: { slackApiUrl: options.apiUrl } },
+    ...(options.socketClientPingTimeoutMs ? { clientPingTimeout: options.socketClientPingTimeoutMs } : {}),
+  });
+  let open = false;
+  receiver.client.on('connected', () => {
+    open = true;
+  });
+  for (const state of ['disconnecting', 'reconnecting', 'disconnected', 'close']) {
+    receiver.client.on(state, () => {
+      open = false;
+    });
+  }
+  return { receiver, isOpen: () => open };
+}
+
+export function boltModals(app: App, onApiError: ApiErrorListener = () => undefined): Modals {
+  // Errors keep their Web API shape for the callers; the listener only hears of them.
+  const heard = async <T>(method: string, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      onApiError(method, slackErrorCode(error));
+      throw error;
+    }
+  };
   return {
     async open(triggerId, view) {
-      const result = await app.client.views.open({ trigger_id: triggerId, view });
+      const result = await heard('views.open', () => app.client.views.open({ trigger_id: triggerId, view }));
       const id = result.view?.id;
       if (!id) throw new Error('views.open returned no view id');
       return { viewId: id, ...(result.view?.hash ? { hash: result.view.hash } : {}) };
     },
     async update(viewId, view, hash) {
-      await app.client.views.update({ view_id: viewId, view, ...(hash ? { hash } : {}) });
+      await heard('views.update', () => app.client.views.update({ view_id: viewId, view, ...(hash ? { hash } : {}) }));
     },
-  };
-}
-
-function healthHandler(healthy: () => Promise<boolean>) {
-  return (_req: IncomingMessage, res: ServerResponse) => {
-    healthy()
-      .catch(() => false)
-      .then((ok) => {
-        res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ok, store: ok ? 'ok' : 'unreachable' }));
-      });
   };
 }

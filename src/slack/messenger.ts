@@ -4,7 +4,9 @@ import { MessengerError, type Messenger, type MessengerFailure } from '../ports/
 
 type WebClient = webApi.WebClient;
 
-export function slackMessenger(client: WebClient): Messenger {
+/** `onApiError` hears of every failed Web API call (metrics): its method and Slack's error code. */
+export function slackMessenger(client: WebClient, onApiError: ApiErrorListener = () => undefined): Messenger {
+  const call = <T>(method: string, run: () => Promise<T>) => callSlack(method, run, onApiError);
   return {
     async post(channelId, message) {
       const result = await call('chat.postMessage', () =>
@@ -26,12 +28,16 @@ export function slackMessenger(client: WebClient): Messenger {
   };
 }
 
+export type ApiErrorListener = (method: string, code: string) => void;
+
 /** Web API errors carry Slack's error code in data.error; keep just that (never the request). */
-async function call<T>(method: string, run: () => Promise<T>): Promise<T> {
+export async function callSlack<T>(method: string, run: () => Promise<T>, onApiError: ApiErrorListener): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    throw slackCallError(method, slackErrorCode(error));
+    const code = slackErrorCode(error);
+    onApiError(method, code);
+    throw slackCallError(method, code);
   }
 }
 

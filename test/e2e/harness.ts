@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { startBot, type BotHandle } from '../../src/bot.js';
 import type { CloudClientOptions } from '../../src/cloud/client.js';
 import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type BotLogger } from '../../src/log.js';
 import { slackSignatureHeaders } from '../../src/playground/signing.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { demoServices, DEMO_ORG_ID } from '../../src/simulator/seed.js';
@@ -16,16 +16,25 @@ import type { ServiceRecordLike } from '../../src/simulator/state.js';
 import type { ChangeStore, ScheduleStore } from '../../src/ports/index.js';
 import { connectRedis, RedisChangeStore, RedisScheduleStore } from '../../src/store/index.js';
 import { FakeSlack } from './fake-slack.js';
+import type { Envelope, SocketModeServer } from '../support/socket-mode-server.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
 export const KEY_ID = 'testKeyId';
 export const KEY_SECRET = 'test-key-secret-must-never-be-logged';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const CHANNEL = 'C0CHANNEL';
+export const SOCKET_APP_TOKEN = 'xapp-1-A0APP-test-app-level-token';
 export const USERS = { requester: 'U0REQUESTER', approver: 'U0APPROVER', second: 'U0SECOND', outsider: 'U0OUTSIDER' } as const;
 
 export interface HarnessOptions {
   env?: Record<string, string>;
+  /**
+   * Run the bot in Socket Mode against this server (the fake Web API hands out its URL); the
+   * harness's command/click/submitView then deliver envelopes instead of HTTP requests.
+   */
+  socketMode?: SocketModeServer;
+  /** Log through this logger (a JSON one, say) instead of the harness's text lines in `logs`. */
+  logger?: BotLogger;
   services?: ServiceRecordLike[];
   /** Share a Redis key prefix between bots (two replicas, restarts); random otherwise. */
   keyPrefix?: string;
@@ -82,8 +91,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const slack = options.slack ?? (await FakeSlack.start());
   const keyPrefix = options.keyPrefix ?? `test:${randomUUID().slice(0, 8)}:`;
   const logs: string[] = [];
-  const logger = createLogger({ level: 'debug', sink: (line) => logs.push(line) });
+  const logger = options.logger ?? createLogger({ level: 'debug', sink: (line) => logs.push(line) });
+  if (options.socketMode) {
+    const server = options.socketMode;
+    slack.socketModeUrl = () => server.url;
+  }
   const config = loadConfig({
+    ...(options.socketMode ? { SLACK_APP_TOKEN: SOCKET_APP_TOKEN } : {}),
     SLACK_BOT_TOKEN: 'xoxb-test-token-never-logged',
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: slack.apiUrl,
@@ -110,6 +124,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     channelPostIntervalMs: options.channelPostIntervalMs ?? 0,
     recheckDelaysMs: [20, 40],
     scheduleSyncMs: 200,
+    processMetrics: false,
+    // Socket Mode reconnects after this times the failures in a row (5 s by default).
+    socketClientPingTimeoutMs: 2_000,
     ...(options.clock ? { clock: options.clock } : {}),
     cloudClient: { throttle: false, backoffBaseMs: 5, backoffMaxMs: 20, rateLimitPaddingMs: 0, rateLimitBudgetMs: 5_000, ...options.cloudClient },
   });
@@ -122,7 +139,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     keyPrefix,
     url,
     logs,
-    ...slackSender(url, slack),
+    ...(options.socketMode ? socketSender(options.socketMode, slack) : slackSender(url, slack)),
     async stop() {
       await bot.stop();
       // QUIT would wait in the offline queue while Redis is down.
@@ -146,59 +163,104 @@ export function slackSender(url: string, slack: FakeSlack): SlackSender {
 
   return {
     command(text, user = USERS.requester, channel = CHANNEL) {
-      const responseUrlId = randomUUID();
-      const triggerId = `${Date.now()}.${randomUUID()}`;
-      slack.issueTrigger(triggerId);
-      const body = new URLSearchParams({
-        token: 'legacy-verification-token',
-        team_id: 'T0TEAM',
-        team_domain: 'test',
-        channel_id: channel,
-        channel_name: 'ops',
-        user_id: user,
-        user_name: user.toLowerCase(),
-        command: '/clickhouse',
-        text,
-        api_app_id: 'A0APP',
-        is_enterprise_install: 'false',
-        response_url: slack.responseUrl(responseUrlId),
-        trigger_id: triggerId,
-      }).toString();
-      return send(body, 'application/x-www-form-urlencoded', { responseUrlId, triggerId });
+      const { fields, responseUrlId, triggerId } = commandFields(slack, text, user, channel);
+      return send(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', { responseUrlId, triggerId });
     },
-    click(actionId, value, user, messageTs = '1700000000.000001') {
-      const responseUrlId = randomUUID();
-      const payload = {
-        type: 'block_actions',
-        user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
-        api_app_id: 'A0APP',
-        token: 'legacy-verification-token',
-        container: { type: 'message', message_ts: messageTs, channel_id: CHANNEL, is_ephemeral: false },
-        trigger_id: `${Date.now()}.${randomUUID()}`,
-        team: { id: 'T0TEAM', domain: 'test' },
-        channel: { id: CHANNEL, name: 'ops' },
-        message: { type: 'message', ts: messageTs, text: 'Change request' },
-        response_url: slack.responseUrl(responseUrlId),
-        actions: [{ action_id: actionId, block_id: 'change_actions', text: { type: 'plain_text', text: actionId }, value, type: 'button', action_ts: `${Date.now() / 1000}` }],
-      };
+    click(actionId, value, user, messageTs) {
+      const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs);
       const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
       return send(body, 'application/x-www-form-urlencoded', { responseUrlId, triggerId: payload.trigger_id });
     },
     submitView(view, values, user) {
-      const payload = {
-        type: 'view_submission',
-        team: { id: 'T0TEAM', domain: 'test' },
-        user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
-        api_app_id: 'A0APP',
-        token: 'legacy-verification-token',
-        trigger_id: `${Date.now()}.${randomUUID()}`,
-        view: { ...view, id: 'V1', team_id: 'T0TEAM', hash: 'hash-1', state: { values } },
-      };
+      const payload = viewSubmissionPayload(view, values, user);
       const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
       return send(body, 'application/x-www-form-urlencoded', { responseUrlId: '', triggerId: payload.trigger_id });
     },
     raw(body, headers) {
       return post(url, body, headers, { responseUrlId: '', triggerId: '' });
+    },
+  };
+}
+
+/** A slash command's fields as Slack sends them (form fields over HTTP, an object in Socket Mode). */
+export function commandFields(slack: FakeSlack, text: string, user: string = USERS.requester, channel: string = CHANNEL) {
+  const responseUrlId = randomUUID();
+  const triggerId = `${Date.now()}.${randomUUID()}`;
+  slack.issueTrigger(triggerId);
+  const fields = {
+    token: 'legacy-verification-token',
+    team_id: 'T0TEAM',
+    team_domain: 'test',
+    channel_id: channel,
+    channel_name: 'ops',
+    user_id: user,
+    user_name: user.toLowerCase(),
+    command: '/clickhouse',
+    text,
+    api_app_id: 'A0APP',
+    is_enterprise_install: 'false',
+    response_url: slack.responseUrl(responseUrlId),
+    trigger_id: triggerId,
+  };
+  return { fields, responseUrlId, triggerId };
+}
+
+/** A block_actions payload: a button click on a message. */
+export function clickPayload(slack: FakeSlack, actionId: string, value: string, user: string, messageTs = '1700000000.000001') {
+  const responseUrlId = randomUUID();
+  const payload = {
+    type: 'block_actions',
+    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
+    api_app_id: 'A0APP',
+    token: 'legacy-verification-token',
+    container: { type: 'message', message_ts: messageTs, channel_id: CHANNEL, is_ephemeral: false },
+    trigger_id: `${Date.now()}.${randomUUID()}`,
+    team: { id: 'T0TEAM', domain: 'test' },
+    channel: { id: CHANNEL, name: 'ops' },
+    message: { type: 'message', ts: messageTs, text: 'Change request' },
+    response_url: slack.responseUrl(responseUrlId),
+    actions: [{ action_id: actionId, block_id: 'change_actions', text: { type: 'plain_text', text: actionId }, value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+  };
+  return { payload, responseUrlId };
+}
+
+/** A view_submission payload: the modal submitted with these state values. */
+export function viewSubmissionPayload(view: Record<string, unknown>, values: Record<string, unknown>, user: string) {
+  return {
+    type: 'view_submission',
+    team: { id: 'T0TEAM', domain: 'test' },
+    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
+    api_app_id: 'A0APP',
+    token: 'legacy-verification-token',
+    trigger_id: `${Date.now()}.${randomUUID()}`,
+    view: { ...view, id: 'V1', team_id: 'T0TEAM', hash: 'hash-1', state: { values } },
+  };
+}
+
+/**
+ * The same interactions as envelopes over Socket Mode, on the first open connection unless one
+ * is named. An envelope not acknowledged within 3 s rejects (Slack would retry it).
+ */
+export function socketSender(server: SocketModeServer, slack: FakeSlack, connection?: () => number): SlackSender {
+  const deliver = async (type: Envelope['type'], payload: Record<string, unknown>, extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>): Promise<Ack> => {
+    const ack = await server.deliver(type, payload, connection ? { connection: connection() } : {});
+    return { status: 200, body: Object.keys(ack.payload).length === 0 ? '' : JSON.stringify(ack.payload), elapsedMs: ack.elapsedMs, ...extra };
+  };
+  return {
+    command(text, user, channel) {
+      const { fields, responseUrlId, triggerId } = commandFields(slack, text, user, channel);
+      return deliver('slash_commands', fields, { responseUrlId, triggerId });
+    },
+    click(actionId, value, user, messageTs) {
+      const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs);
+      return deliver('interactive', payload, { responseUrlId, triggerId: payload.trigger_id });
+    },
+    submitView(view, values, user) {
+      const payload = viewSubmissionPayload(view, values, user);
+      return deliver('interactive', payload, { responseUrlId: '', triggerId: payload.trigger_id });
+    },
+    raw() {
+      return Promise.reject(new Error('Socket Mode has no raw HTTP requests: Slack authenticates the connection, not each envelope'));
     },
   };
 }

@@ -41,6 +41,7 @@ export function runApprovalContract(name: string, open: () => Promise<LeaseStore
       const first = await store.addApproval(request.id, step('U-bob', [0, 1], t));
       expect(first).toStrictEqual({ ok: true, complete: false, request: { ...request, approvals: [{ userId: 'U-bob', at: t, counts: [0, 1] }] } });
 
+      expect(await store.countPending(t)).toBe(1);
       const second = await sibling.addApproval(request.id, step('U-carol', [0], t + 1));
       expect(second).toStrictEqual({
         ok: true,
@@ -63,6 +64,7 @@ export function runApprovalContract(name: string, open: () => Promise<LeaseStore
         ['requested', 'U-requester', `Rules: prod two: 2 approvals (env=prod); security: 1 approval (changes ip-access); logged: no approval (every request). Policy sha256 ${'ab'.repeat(32)}.`],
       ]);
       expect(await store.listApplying()).toMatchObject([{ id: request.id }]);
+      expect(await store.countPending(t)).toBe(0);
       expect(await store.addApproval(request.id, step('U-dave', [0]))).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applying' } });
     });
 
@@ -124,6 +126,7 @@ export function runApprovalContract(name: string, open: () => Promise<LeaseStore
       expect(late).toMatchObject({ ok: false, reason: 'expired', request: { status: 'expired', approvals: [{ userId: 'U-bob' }] } });
       const [entry] = await store.readAudit({ limit: 1 });
       expect(entry).toMatchObject({ action: 'expired', message: EXPIRED_BEFORE_DECISION });
+      expect(await store.countPending(request.expiresAt - 10)).toBe(0);
       const expired = buildExpiredRequest({ requirements: [prodTwo] });
       await store.create(expired);
       expect(await store.addApproval(expired.id, step('U-bob', [0]))).toMatchObject({ ok: false, reason: 'expired' });

@@ -256,6 +256,27 @@ describe.each(STORES)('ChangeStore contract (%s)', (_name, open) => {
     });
   });
 
+  describe('countPending', () => {
+    it('counts pending requests of every channel, not those decided or past their expiry', async () => {
+      const { store, sibling } = openHarness();
+      const now = Date.now();
+      await created(store);
+      await created(store, { channelId: 'C-elsewhere' });
+      const approved = await created(store, { channelId: 'C-third' });
+      const rejected = await created(store);
+      const expiring = await created(store, { expiresAt: now + 1_000 });
+      expect(await sibling.countPending(now)).toBe(5);
+
+      await store.transition(approved.id, approve());
+      await store.transition(rejected.id, { ...approve(), to: 'rejected', audit: { action: 'rejected', summary: 'x' } });
+      expect(await sibling.countPending(now)).toBe(3);
+      // Past its expiry it is no longer pending, clicked or not.
+      expect(await sibling.countPending(now + 2_000)).toBe(2);
+      await store.transition(expiring.id, approve('U-late', now + 2_000));
+      expect(await sibling.countPending(now)).toBe(2);
+    });
+  });
+
   describe('listApplying', () => {
     it('lists requests in applying across channels, and forgets them once they finish', async () => {
       const { store } = openHarness();

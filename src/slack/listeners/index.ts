@@ -4,6 +4,7 @@
  */
 import type { App } from '@slack/bolt';
 import type { BotServices } from '../../commands/context.js';
+import type { Command } from '../../core/command/parse.js';
 import type { Messenger } from '../../ports/index.js';
 import { registerDecisionButtons } from './actions/decision.js';
 import { registerSlashCommand } from './commands/clickhouse.js';
@@ -15,6 +16,8 @@ export interface ListenerDeps {
   services: BotServices;
   messenger: Messenger;
   accepting: () => boolean;
+  /** Told of every slash command, parsed (metrics). */
+  onCommand?: (command: Command) => void;
 }
 
 export function registerListeners(app: App, deps: ListenerDeps): void {

@@ -185,6 +185,10 @@ export class MemoryChangeStore implements ChangeStore {
       .map(copyOf);
   }
 
+  async countPending(now: number): Promise<number> {
+    return this.liveRequests().filter((r) => r.status === 'pending' && r.expiresAt > now).length;
+  }
+
   async listApplying(): Promise<ChangeRequest[]> {
     return this.liveRequests()
       .filter((r) => r.status === 'applying')

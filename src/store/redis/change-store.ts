@@ -91,10 +91,10 @@ export class RedisChangeStore implements ChangeStore {
     this.redis = typeof connection === 'string' ? connectRedis(connection) : connection;
     const { onConnectionError } = options;
     if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
-    this.createScript = defineScript(this.redis, CREATE_COMMAND, 3, CREATE_LUA);
-    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 4, TRANSITION_LUA);
+    this.createScript = defineScript(this.redis, CREATE_COMMAND, 4, CREATE_LUA);
+    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 5, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
-    this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 3, ADD_APPROVAL_LUA);
+    this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 4, ADD_APPROVAL_LUA);
     this.renewLeaseScript = defineScript(this.redis, RENEW_LEASE_COMMAND, 2, RENEW_LEASE_LUA);
     this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
     this.confirmSendingScript = defineScript(this.redis, CONFIRM_SENDING_COMMAND, 2, CONFIRM_SENDING_LUA);
@@ -112,6 +112,7 @@ export class RedisChangeStore implements ChangeStore {
       this.keys.request(request.id),
       this.keys.pending(request.channelId),
       this.keys.audit,
+      this.keys.open,
       request.id,
       request.expiresAt,
       deadline,
@@ -142,6 +143,7 @@ export class RedisChangeStore implements ChangeStore {
       this.keys.audit,
       // A key of the same slot that no lock uses when the caller names no service.
       this.keys.serviceLock(holder?.serviceId ?? ''),
+      this.keys.open,
       id,
       transition.now,
       transition.to,
@@ -168,6 +170,7 @@ export class RedisChangeStore implements ChangeStore {
       this.keys.request(id),
       this.keys.applying,
       this.keys.audit,
+      this.keys.open,
       id,
       approval.at,
       approval.userId,
@@ -215,6 +218,10 @@ export class RedisChangeStore implements ChangeStore {
     const ids = await this.redis.zrangebyscore(this.keys.pending(channelId), `(${now}`, '+inf');
     const requests = await this.getMany(ids);
     return requests.filter((r) => r.status === 'pending' && r.expiresAt > now).sort(byCreation);
+  }
+
+  async countPending(now: number): Promise<number> {
+    return this.redis.zcount(this.keys.open, `(${now}`, '+inf');
   }
 
   async listApplying(): Promise<ChangeRequest[]> {

@@ -6,6 +6,7 @@
  *   <prefix>{changes}:req:<id>               HASH  one request (expires at expiresAt + retention)
  *   <prefix>{changes}:pending:<channelId>    ZSET  ids of a channel's requests, scored by expiresAt
  *   <prefix>{changes}:applying               SET   ids of requests in "applying"
+ *   <prefix>{changes}:open                   ZSET  ids of all pending requests, scored by expiresAt (the metric)
  *   <prefix>{changes}:audit                  STREAM audit trail, trimmed to ~10000 entries
  *   <prefix>{changes}:svc-lock:<serviceId>   STRING "<requestId>:<fence>" of the request applying
  *                                            to that service now; expires with its lease
@@ -20,6 +21,7 @@ export interface ChangeKeys {
   request(id: string): string;
   pending(channelId: string): string;
   applying: string;
+  open: string;
   audit: string;
   serviceLock(serviceId: string): string;
 }
@@ -32,6 +34,7 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     request: (id) => `${base}req:${id}`,
     pending: (channelId) => `${base}pending:${channelId}`,
     applying: `${base}applying`,
+    open: `${base}open`,
     audit: `${base}audit`,
     serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
   };

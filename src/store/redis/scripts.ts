@@ -78,14 +78,14 @@ end
 `;
 
 /**
- * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream
+ * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream, 4 index of all pending requests
  * ARGV: 1 id, 2 expiresAt, 3 retention deadline (unix ms), 4 ms until that deadline,
  *       5 prune pending members scored at or below this, 6 audit MAXLEN,
  *       7 n = count of hash arguments, 8..7+n hash field/value pairs, then audit field/value pairs
  * Returns 1 when created, 0 when the id already exists.
  */
 export const CREATE_LUA = `
-local request, pending, audit = KEYS[1], KEYS[2], KEYS[3]
+local request, pending, audit, open = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 if redis.call('EXISTS', request) == 1 then return 0 end
 
 local hashEnd = 7 + tonumber(ARGV[7])
@@ -94,9 +94,11 @@ redis.call('PEXPIREAT', request, ARGV[3])
 
 -- Members whose request hash has already expired can never be listed again.
 redis.call('ZREMRANGEBYSCORE', pending, '-inf', ARGV[5])
+redis.call('ZREMRANGEBYSCORE', open, '-inf', ARGV[5])
 local ttl = tonumber(ARGV[4])
 if ttl > 0 then
   redis.call('ZADD', pending, ARGV[2], ARGV[1])
+  redis.call('ZADD', open, ARGV[2], ARGV[1])
   -- The index lives as long as its longest-lived request (PTTL is -1 on a fresh key).
   if redis.call('PTTL', pending) < ttl then redis.call('PEXPIRE', pending, ttl) end
 end
@@ -106,7 +108,8 @@ return 1
 `;
 
 /**
- * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 the service's lock
+ * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 the service's lock,
+ *       5 index of all pending requests
  * ARGV: 1 id, 2 now, 3 to, 4 actorId, 5 outcome JSON or '', 6 audit MAXLEN,
  *       7 audit action, 8 summary, 9 apiRequestId or '', 10 message or '',
  *       11 message of the automatic expiry entry,
@@ -117,7 +120,7 @@ return 1
  * 'ok', 'conflict', 'expired', 'lost' (the holder's fence is outdated).
  */
 export const TRANSITION_LUA = LEASE_PRELUDE + `
-local request, applying, audit, service_lock = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local request, applying, audit, service_lock, open = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local id, now, to, actor, outcome, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local claim_owner, claim_ttl, holder_owner, holder_fence = ARGV[12], ARGV[13], ARGV[14], ARGV[15]
 
@@ -135,6 +138,7 @@ if not status then return {'missing'} end
 local expires_at = tonumber(redis.call('HGET', request, 'expiresAt'))
 if status == 'pending' and to ~= 'expired' and tonumber(now) >= expires_at then
   redis.call('HSET', request, 'status', 'expired')
+  redis.call('ZREM', open, id)
   append_audit('expired', ARGV[8], '', ARGV[11])
   return reply('expired')
 end
@@ -155,6 +159,7 @@ end
 redis.call('HSET', request, 'status', to)
 if status == 'pending' and to ~= 'pending' then
   redis.call('HSET', request, 'decidedBy', actor, 'decidedAt', now)
+  redis.call('ZREM', open, id)
 end
 if outcome ~= '' then redis.call('HSET', request, 'outcome', outcome) end
 if status == 'applying' and to ~= 'applying' then
@@ -261,7 +266,7 @@ return 1
 export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
 
 /**
- * KEYS: 1 request hash, 2 applying set, 3 audit stream
+ * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 index of all pending requests
  * ARGV: 1 id, 2 now, 3 approver, 4 requirement indices it counts for ("0,2"), 5 audit MAXLEN,
  *       6 summary, 7 audit message or '', 8 message appended when it completes the request,
  *       9 message of the automatic expiry entry, 10 owner claiming the lease when this approval
@@ -272,7 +277,7 @@ export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
  * HGETALL afterwards}, reason one of 'ok', 'conflict', 'expired', 'already-approved', 'not-needed'.
  */
 export const ADD_APPROVAL_LUA = LEASE_PRELUDE + `
-local request, applying, audit = KEYS[1], KEYS[2], KEYS[3]
+local request, applying, audit, open = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, now, user, counts, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local claim_owner, claim_ttl = ARGV[10], ARGV[11]
 
@@ -307,6 +312,7 @@ local status = redis.call('HGET', request, 'status')
 if not status then return {'missing'} end
 if status == 'pending' and tonumber(now) >= tonumber(redis.call('HGET', request, 'expiresAt')) then
   redis.call('HSET', request, 'status', 'expired')
+  redis.call('ZREM', open, id)
   append_audit('expired', ARGV[9])
   return reply('expired', 0)
 end
@@ -333,6 +339,7 @@ local message = ARGV[7]
 if complete == 1 then
   redis.call('HSET', request, 'status', 'applying', 'decidedBy', user, 'decidedAt', now)
   redis.call('SADD', applying, id)
+  redis.call('ZREM', open, id)
   if claim_owner ~= '' then grant_lease(request, claim_owner, claim_ttl) end
   if ARGV[8] ~= '' then message = (message ~= '' and (message .. ' ') or '') .. ARGV[8] end
 end

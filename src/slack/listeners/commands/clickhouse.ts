@@ -8,8 +8,10 @@ import type { ListenerDeps } from '../index.js';
 export function registerSlashCommand(app: App, deps: ListenerDeps): void {
   app.command(deps.services.slashCommand, async ({ command, ack }) => {
     await ack();
+    const parsed = parseCommand(command.text);
+    deps.onCommand?.(parsed);
     await runCommand(
-      parseCommand(command.text),
+      parsed,
       {
         channelId: command.channel_id,
         userId: command.user_id,

@@ -1,0 +1,55 @@
+/**
+ * The hooks bot.ts hands to the adapters and services: each turns an event into a metric (when
+ * metrics are on) and, for change requests, a structured log line. Kept here so the approval
+ * flow, the Cloud client and the listeners only ever call one small observer.
+ */
+import type { CloudObserver } from './cloud/client.js';
+import type { Command } from './core/command/parse.js';
+import { logFields, type BotLogger } from './log.js';
+import { slackErrorLabel, slackMethodLabel, statusLabel, type BotMetrics } from './metrics.js';
+import type { ChangeObserver, SummaryOutcome, SummaryPublisher, SummaryTarget } from './ports/index.js';
+
+export function cloudObserver(metrics: BotMetrics): CloudObserver {
+  return {
+    request(method, status, seconds) {
+      metrics.cloudRequests.inc({ method, status: statusLabel(status) });
+      metrics.cloudRequestSeconds.observe({ method }, seconds);
+      if (status === 429) metrics.cloudRateLimited.inc();
+    },
+  };
+}
+
+/** Every outcome is counted and logged with its ids as fields (JSON logs make them searchable). */
+export function changeObserver(logger: BotLogger, metrics: BotMetrics | undefined): ChangeObserver {
+  return (event) => {
+    metrics?.changeRequests.inc({ outcome: event.outcome });
+    const { outcome, changeRequestId, userId, serviceId, channelId, apiRequestId } = event;
+    logger.info(`change request ${changeRequestId}: ${outcome}`, logFields({ changeRequestId, outcome, userId, serviceId, channelId, ...(apiRequestId ? { apiRequestId } : {}) }));
+  };
+}
+
+/** The command label: its kind, or for changes the verb (rename, ip add...): a fixed set either way. */
+export function commandLabel(command: Command): string {
+  return command.kind === 'change' ? command.verb : command.kind;
+}
+
+export function countSlackApiError(metrics: BotMetrics) {
+  return (method: string, code: string) => metrics.slackApiErrors.inc({ method: slackMethodLabel(method), error: slackErrorLabel(code) });
+}
+
+/** Summaries counted by result, whoever asked (a command or a schedule). */
+export function countedSummaries(inner: SummaryPublisher, metrics: BotMetrics | undefined): SummaryPublisher {
+  if (!metrics) return inner;
+  return {
+    async post(target: SummaryTarget): Promise<SummaryOutcome> {
+      try {
+        const outcome = await inner.post(target);
+        metrics.summaries.inc({ result: outcome.ok ? 'posted' : 'failed' });
+        return outcome;
+      } catch (error) {
+        metrics.summaries.inc({ result: 'failed' });
+        throw error;
+      }
+    },
+  };
+}
