@@ -65,24 +65,31 @@ const RuleSchema = z
     },
     { error: 'must be a map with name, match and either approvals or deny' },
   )
-  .superRefine((rule, ctx) => {
-    if (rule.deny !== undefined && rule.approvals !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['deny'], message: 'and approvals cannot be in one rule: a rule either refuses (deny) or asks for approvals' });
-    } else if (rule.deny === undefined && rule.approvals === undefined) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'needs either approvals (0 or more) or deny (the sentence shown when it refuses)' });
-    }
-    if (rule.approvers !== undefined && rule.approvals === undefined && rule.deny !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['approvers'], message: 'has no effect in a deny rule' });
-    }
-    if (rule.approvers !== undefined && rule.approvals === 0) {
-      ctx.addIssue({ code: 'custom', path: ['approvers'], message: 'has no effect with approvals: 0' });
-    }
-    const approvers = new Set(rule.approvers ?? []);
-    const onlyPeople = approvers.size > 0 && [...approvers].every((id) => id.startsWith('U'));
-    if (onlyPeople && (rule.approvals ?? 0) > approvers.size) {
-      ctx.addIssue({ code: 'custom', path: ['approvals'], message: `asks for ${rule.approvals} approvals but approvers lists only ${approvers.size} ${approvers.size === 1 ? 'person' : 'different people'}, so no request could ever be approved` });
-    }
-  });
+  // Runs even when a field of the rule failed, so that a file's every problem is listed at once.
+  .superRefine((rule, ctx) => ruleShapeProblems(rule, ctx), { when: (payload) => isRecord(payload.value) });
+
+/** Checks across a rule's keys, on values that may themselves be invalid. */
+function ruleShapeProblems(rule: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const { deny, approvals, approvers } = rule;
+  if (deny !== undefined && approvals !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['deny'], message: 'and approvals cannot be in one rule: a rule either refuses (deny) or asks for approvals' });
+  } else if (deny === undefined && approvals === undefined) {
+    ctx.addIssue({ code: 'custom', path: [], message: 'needs either approvals (0 or more) or deny (the sentence shown when it refuses)' });
+  }
+  if (approvers !== undefined && approvals === undefined && deny !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['approvers'], message: 'has no effect in a deny rule' });
+  }
+  if (approvers !== undefined && approvals === 0) {
+    ctx.addIssue({ code: 'custom', path: ['approvers'], message: 'has no effect with approvals: 0' });
+  }
+  const people = new Set(Array.isArray(approvers) ? approvers.filter((id): id is string => typeof id === 'string') : []);
+  const onlyPeople = people.size > 0 && [...people].every((id) => id.startsWith('U'));
+  if (onlyPeople && typeof approvals === 'number' && approvals > people.size) {
+    ctx.addIssue({ code: 'custom', path: ['approvals'], message: `asks for ${approvals} approvals but approvers lists only ${people.size} ${people.size === 1 ? 'person' : 'different people'}, so no request could ever be approved` });
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const FileSchema = z.strictObject({ rules: z.array(RuleSchema, { error: 'must be a list of rules (each starting with "- name: …")' }) }, { error: 'must be a map with a rules: list' });
 

@@ -120,6 +120,22 @@ describe('parsePolicy: every problem, with its line', () => {
     expect(problemsOf(rule('match: all\napprovals: 1'))).toEqual(['line 3: rule 1 ("r"): match must be a map with tags, services, changes or risks (use {} to match every request)']);
   });
 
+  it('checks across keys even when a field of the same rule is wrong', () => {
+    expect(problemsOf(rule('match: { risks: [open-world] }\napprovals: 1\ndeny: no'))).toEqual([
+      'line 3: rule 1 ("r"): match.risks[0] must be one of world-open, broad-ip, last-ip-removed, mysql-on',
+      'line 5: rule 1 ("r"): deny and approvals cannot be in one rule: a rule either refuses (deny) or asks for approvals',
+    ]);
+    expect(problemsOf(rule('match: { changes: [x] }\napprovals: 3\napprovers: [U0A, 5]'))).toEqual([
+      'line 3: rule 1 ("r"): match.changes[0] must be one of name, ip-access, private-endpoints, release-channel, mysql-endpoint, encryption-key, tags',
+      'line 4: rule 1 ("r"): approvals asks for 3 approvals but approvers lists only 1 person, so no request could ever be approved',
+      'line 5: rule 1 ("r"): approvers[1] must be a Slack user id (U…) or user group id (S…)',
+    ]);
+    expect(problemsOf(rule('match: 7'))).toEqual([
+      'line 3: rule 1 ("r"): match must be a map with tags, services, changes or risks (use {} to match every request)',
+      'line 2: rule 1 ("r"): the rule needs either approvals (0 or more) or deny (the sentence shown when it refuses)',
+    ].sort((x, y) => Number(/line (\d+)/.exec(x)?.[1]) - Number(/line (\d+)/.exec(y)?.[1])));
+  });
+
   it('unknown rule keys point at the key', () => {
     expect(problemsOf(rule('match: {}\napprovals: 1\n\napprover: [U0A]'))).toEqual(['line 6: rule 1 ("r"): unknown key "approver" (allowed here: name, match, approvals, approvers, deny)']);
   });
