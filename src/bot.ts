@@ -11,6 +11,7 @@ import { startReconciler } from './approval/reconciler.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
 import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
+import { messageOf } from './core/render/errors.js';
 import { metricsRoute, startOpsServer, type OpsServer } from './http/ops-routes.js';
 import { createLogger, type BotLogger } from './log.js';
 import { createMetrics, type BotMetrics } from './metrics.js';
@@ -140,7 +141,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       await reconciler.stop();
       const drained = Promise.all([changeRequests.drain(), scheduler.stop()]);
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
-      await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${String(error)}`));
+      await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${messageOf(error)}`));
       await metricsServer?.close();
       await stores.close();
       await cloud.close();
@@ -172,6 +173,7 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     policy,
     ttlMs: config.approvals.changeTtlSeconds * 1000,
     leaseMs: config.approvals.leaseMs,
+    updateTimeoutMs: config.clickhouse.timeoutMs,
     logger,
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),

@@ -2,6 +2,7 @@
 import dotenv from 'dotenv';
 import { startBot } from './bot.js';
 import { ConfigError, loadConfig } from './config.js';
+import { messageOf } from './core/render/errors.js';
 import { createLogger } from './log.js';
 
 const EXIT_DEADLINE_MS = 10_000;
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
     bot = await startBot(config, { logger });
   } catch (error) {
     // Through the logger, which by now redacts every configured secret an error could quote.
-    logger.error(`The bot could not start: ${error instanceof Error ? error.message : String(error)}`);
+    logger.error(`The bot could not start: ${messageOf(error)}`);
     process.exit(1);
   }
   let stopping = false;
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
     bot.stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        logger.error(`shutdown failed: ${String(error)}`);
+        logger.error(`shutdown failed: ${messageOf(error)}`);
         process.exit(1);
       },
     );
@@ -54,6 +55,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`The bot could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`The bot could not start: ${messageOf(error)}\n`);
   process.exit(1);
 });

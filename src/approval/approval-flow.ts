@@ -19,13 +19,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditAction } from '../core/change/audit.js';
 import { planChange } from '../core/change/plan.js';
 import { staleFields } from '../core/change/state.js';
-import type { ChangeOutcome, ChangePlan, ChangeRequest, ChangeStatus } from '../core/change/types.js';
+import { FINAL_STATUSES, type ChangeOutcome, type ChangePlan, type ChangeRequest, type ChangeStatus } from '../core/change/types.js';
 import { planIsVisible } from '../core/change/verify.js';
 import { changeSummary } from '../core/change/summary.js';
 import { alreadyDecidedText, requestMessage } from '../core/render/change.js';
 import { approvalNotCountedText, approvalRecordedText, countsForText, deniedText } from '../core/render/policy.js';
-import { cloudErrorSentence } from '../core/render/errors.js';
-import { esc } from '../core/render/mrkdwn.js';
+import { cloudErrorSentence, messageOf, UNEXPECTED_IN_BOT } from '../core/render/errors.js';
+import { esc, section } from '../core/render/mrkdwn.js';
 import { serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord } from '../core/service/schema.js';
@@ -43,6 +43,7 @@ import {
   type Messenger,
   type NewChangeRequest,
   type RequestOutcome,
+  SendWindowClosedError,
   type ServiceDirectory,
   type Transition,
 } from '../ports/index.js';
@@ -64,12 +65,15 @@ export interface ApprovalFlowOptions {
   owner?: string;
   /** How long an approval waits for another change to the same service to finish; default 2 min. */
   serviceLockWaitMs?: number;
+  /** The Cloud client's timeout of one request (CLICKHOUSE_TIMEOUT_SECONDS); default 15 s. */
+  updateTimeoutMs?: number;
   /** Told of every outcome (requested, applied, failed, stale, rejected, cancelled, expired). */
   observe?: ChangeObserver;
 }
 
 const DEFAULT_LEASE_MS = 20_000;
 const DEFAULT_SERVICE_LOCK_WAIT_MS = 120_000;
+const DEFAULT_UPDATE_TIMEOUT_MS = 15_000;
 /** Polling for a busy service lock: quick enough to follow a finished change at once. */
 const SERVICE_LOCK_POLL_MS = 100;
 const OBSERVED: ReadonlySet<string> = new Set<ChangeEventOutcome>(['requested', 'applied', 'failed', 'stale', 'rejected', 'cancelled', 'expired']);
@@ -82,11 +86,14 @@ export class ApprovalFlow implements ChangeRequestService {
   private readonly applyingHere = new Set<string>();
   private readonly owner: string;
   readonly leaseMs: number;
+  /** The API timeout of one update: how long an update sent by a stopped replica may still land. */
+  private readonly updateTimeoutMs: number;
 
   constructor(private readonly options: ApprovalFlowOptions) {
     this.now = options.now ?? Date.now;
     this.owner = options.owner ?? newLeaseOwner();
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.updateTimeoutMs = options.updateTimeoutMs ?? DEFAULT_UPDATE_TIMEOUT_MS;
   }
 
   /** Plans the change against the service, stores it and posts it in the channel for approval. */
@@ -122,7 +129,7 @@ export class ApprovalFlow implements ChangeRequestService {
     } catch (error) {
       // The request is posted and approvable; without its ts stored the bot could not update the
       // message later, so withdraw it openly rather than leave live buttons it cannot follow up.
-      this.options.logger.error(`change ${request.id}: posted but its message could not be recorded: ${String(error)}`);
+      this.options.logger.error(`change ${request.id}: posted but its message could not be recorded: ${messageOf(error)}`);
       const withdrawn = await this.transition(request, ['pending'], 'cancelled', request.requesterId, 'cancelled', { message: 'The bot could not record this request, so it was withdrawn. Ask again in a minute.' }).catch(() => undefined);
       if (withdrawn?.ok) await this.refreshMessage({ ...withdrawn.request, messageTs: ts });
       return { ok: false, text: ':x: The request was posted but the bot could not record it, so it was withdrawn. Try again in a minute.' };
@@ -158,7 +165,10 @@ export class ApprovalFlow implements ChangeRequestService {
       if (!taken) continue;
       this.applyingHere.add(request.id);
       try {
-        if (await this.holding(taken.token, (lease) => this.settleTaken(taken.request, lease))) settled += 1;
+        const recorded = await this.holding(taken.token, (lease) => this.settleTaken(taken.request, lease));
+        if (!recorded) continue;
+        settled += 1;
+        await this.announce(recorded.request, recorded.service);
       } finally {
         this.applyingHere.delete(request.id);
       }
@@ -167,35 +177,48 @@ export class ApprovalFlow implements ChangeRequestService {
     return settled;
   }
 
-  private async settleTaken(request: ChangeRequest, lease: HeldLease): Promise<boolean> {
+  private async settleTaken(request: ChangeRequest, lease: HeldLease): Promise<Recorded | undefined> {
     const outcome = await this.settleOutcome(request, lease);
+    if (outcome === LOST) return undefined;
     const actor = request.decidedBy ?? request.requesterId;
     const settled = await this.transition(request, ['applying'], outcome.status, actor, outcome.audit, outcome.outcome, { holder: lease.token });
-    if (!settled.ok) return false;
-    await this.refreshMessage(settled.request);
-    if (outcome.service) await this.postResult(settled.request, outcome.service);
-    return true;
+    return settled.ok ? { request: settled.request, service: outcome.service } : undefined;
   }
 
-  private async settleOutcome(request: ChangeRequest, lease: HeldLease): Promise<AppliedOutcome> {
-    // Fence 1 after a takeover: nobody ever held a lease on it (stored before leases existed),
-    // so whether the update went out is unknown and only the service can tell.
-    const ownerNeverSent = request.lease?.sending === false && lease.token.fence > 1;
-    if (ownerNeverSent) {
-      return refused('The bot stopped while applying this change, before sending it to ClickHouse Cloud, so nothing was changed. Ask again if it is still needed.', 'failed');
+  private async settleOutcome(request: ChangeRequest, lease: HeldLease): Promise<AppliedOutcome | typeof LOST> {
+    // Fence 1 after a takeover: nobody ever held a lease on it (claimed by a replica older than
+    // leases), so whether the update went out is unknown and only the service can tell.
+    const previous = request.lease;
+    if (previous?.sending === false && lease.token.fence > 1) {
+      return refused(
+        'The bot replica applying this change stopped (or lost its hold on it) before sending it to ClickHouse Cloud, so nothing was changed. Ask again if it is still needed.',
+        'failed',
+      );
     }
-    const note = 'The bot stopped while applying this change, after sending it to ClickHouse Cloud; it was checked against the service afterwards';
+    // An update sent by the old owner may still be on its way: it left within a quarter lease of
+    // being confirmed (or never), and its request times out after the API timeout.
+    const lateBy = (previous?.sentAt ?? 0) + this.leaseMs / 4 + this.updateTimeoutMs + 1_000 - (previous?.takenAt ?? 0);
+    if (previous?.sentAt !== undefined && lateBy > 0) await sleep(lateBy);
+    // The service's lock passed to us with the takeover; 'busy' only if its day-long backstop ran out.
+    if ((await this.options.store.lockService(lease.token, this.leaseMs)) === 'lost' || lease.lost) return LOST;
+    const note = 'The bot replica applying this change stopped after sending it to ClickHouse Cloud; it was checked against the service afterwards';
     try {
-      const locked = await this.lockService(lease);
-      if (locked) return locked;
-      const service = await this.freshService(request.plan.serviceId);
-      if (service && planIsVisible(request.plan, service)) {
-        return { status: 'applied', audit: 'applied', outcome: { message: `${note}, which shows it.` }, service };
-      }
+      const service = await this.lookForPlan(request.plan);
+      if (service) return { status: 'applied', audit: 'applied', outcome: { message: `${note}, which shows it.` }, service };
       return refused(`${note}, which does not show it. Ask again if it is still needed.`, 'failed');
     } catch (error) {
       return failed(error, `${note}, but the service could not be read; look at it with the show command`);
     }
+  }
+
+  /** The service if it shows the plan within the re-check delays (an update may land late). */
+  private async lookForPlan(plan: ChangePlan): Promise<ServiceRecord | undefined> {
+    for (const delay of [0, ...(this.options.recheckDelaysMs ?? [2_000, 4_000])]) {
+      if (delay > 0) await sleep(delay);
+      const now = await this.freshService(plan.serviceId);
+      if (now && planIsVisible(plan, now)) return now;
+    }
+    return undefined;
   }
 
   /** Resolves when every approval this process started has finished (for graceful shutdown). */
@@ -239,7 +262,7 @@ export class ApprovalFlow implements ChangeRequestService {
       return this.lostRace(recorded);
     }
     if (!recorded.complete) {
-      await this.refreshLatest(recorded.request);
+      await this.refreshMessage(recorded.request);
       return { text: approvalRecordedText(recorded.request) };
     }
     return this.applyAsClaimed(recorded.request, approverId);
@@ -258,33 +281,59 @@ export class ApprovalFlow implements ChangeRequestService {
 
   private async applyAsClaimed(request: ChangeRequest, approverId: string): Promise<DecisionReply> {
     this.applyingHere.add(request.id);
+    let result: Recorded | { reply: DecisionReply };
     try {
-      return await this.holding(leaseTokenOf(request), (lease) => this.applyClaimed(request, approverId, lease));
+      result = await this.holding(leaseTokenOf(request), (lease) => this.applyClaimed(request, approverId, lease));
     } finally {
       this.applyingHere.delete(request.id);
     }
+    if ('reply' in result) return result.reply;
+    await this.announce(result.request, result.service);
+    return undefined;
+  }
+
+  /** Shows a recorded outcome in the channel: the request's message, then the resulting service. */
+  private async announce(request: ChangeRequest, service: ServiceRecord | undefined): Promise<void> {
+    await this.refreshMessage(request);
+    if (service) await this.postResult(request, service);
   }
 
   private holding<T>(token: LeaseToken, work: (lease: HeldLease) => Promise<T>): Promise<T> {
     return whileHoldingLease(this.options.store, token, this.leaseMs, this.options.logger, work);
   }
 
-  private async applyClaimed(request: ChangeRequest, approverId: string, lease: HeldLease): Promise<DecisionReply> {
+  /** Applies a claimed request and records its outcome, all while holding its lease. */
+  private async applyClaimed(request: ChangeRequest, approverId: string, lease: HeldLease): Promise<Recorded | { reply: DecisionReply }> {
     await this.refreshMessage(request);
     const outcome = await this.apply(request, lease);
-    if (outcome === LOST) return { text: LOST_BEFORE_SENDING_TEXT };
+    if (outcome === LOST) return { reply: { text: LOST_BEFORE_SENDING_TEXT } };
     const finished = await this.transition(request, ['applying'], outcome.status, approverId, outcome.audit, outcome.outcome, { holder: lease.token });
-    if (!finished.ok) {
-      if (finished.reason === 'lost') {
-        this.options.logger.warn(`change ${request.id}: another replica took it over before its outcome (${outcome.status}) was recorded`);
-        return { text: LOST_AFTER_SENDING_TEXT };
-      }
-      this.options.logger.error(`change ${request.id}: could not record outcome ${outcome.status}`);
-      return { text: 'The bot could not record the outcome of this request. Look at the service with the show command before doing anything else.' };
+    if (finished.ok) return { request: finished.request, service: outcome.service };
+    if (finished.reason === 'lost' || finished.reason === 'conflict') {
+      // Another replica took the request over and decides (or decided) from the service itself.
+      this.options.logger.warn(
+        `change ${request.id}: taken over by another replica before its outcome was recorded here (${outcome.status}${outcome.outcome.apiRequestId ? `, API request ${outcome.outcome.apiRequestId}` : ''})`,
+      );
+      if (outcome.status === 'applied' && finished.reason === 'conflict') await this.correctIfSettledOtherwise(request, outcome);
+      return { reply: { text: LOST_AFTER_SENDING_TEXT } };
     }
-    await this.refreshMessage(finished.request);
-    if (outcome.service) await this.postResult(finished.request, outcome.service);
-    return undefined;
+    this.options.logger.error(`change ${request.id}: could not record outcome ${outcome.status}`);
+    return { reply: { text: 'The bot could not record the outcome of this request. Look at the service with the show command before doing anything else.' } };
+  }
+
+  /**
+   * ClickHouse Cloud confirmed an update after another replica had settled the request: if that
+   * replica concluded otherwise, say so in the request's thread rather than leave a wrong record.
+   */
+  private async correctIfSettledOtherwise(request: ChangeRequest, outcome: AppliedOutcome): Promise<void> {
+    const settled = await this.options.store.get(request.id);
+    if (!settled || settled.status === 'applied' || !settled.messageTs) return;
+    const text = `:warning: Correction for change ${request.id}: ClickHouse Cloud confirmed it was applied${outcome.outcome.apiRequestId ? ` (API request ${outcome.outcome.apiRequestId})` : ''}, after another bot replica had recorded it as not applied. Look at the service with the show command.`;
+    try {
+      await this.options.messenger.post(request.channelId, { text: esc(text), blocks: [section(esc(text))], threadTs: settled.messageTs });
+    } catch (error) {
+      this.options.logger.warn(`change ${request.id}: could not post the correction: ${messageOf(error)}`);
+    }
   }
 
   /**
@@ -315,7 +364,7 @@ export class ApprovalFlow implements ChangeRequestService {
       const result = await this.options.cloud.updateService(plan.serviceId, plan.update, { beforeSend: () => this.confirmSending(lease) });
       return { status: 'applied', audit: 'applied', outcome: { apiRequestId: result.requestId }, service: result.service };
     } catch (error) {
-      if (error instanceof LeaseLostError) return LOST;
+      if (error instanceof LeaseLostError || error instanceof SendWindowClosedError) return LOST;
       if (error instanceof CloudApiError && !error.certainlyNotApplied) return this.reconcile(plan, error);
       return failed(error, 'ClickHouse Cloud did not apply the change');
     }
@@ -343,13 +392,21 @@ export class ApprovalFlow implements ChangeRequestService {
     }
   }
 
-  /** The fence check right before the update goes on the wire (see the header). */
-  private async confirmSending(lease: HeldLease): Promise<void> {
+  /**
+   * The fence check right before the update goes on the wire (see the header). Answers the time
+   * by which the update must have left: a process frozen after the check for longer than a
+   * quarter lease sends nothing when it wakes (the client checks the clock right before sending).
+   */
+  private async confirmSending(lease: HeldLease): Promise<number> {
     // Half a lease left at least: a lease renewed every quarter has three quarters after a renewal,
     // so less means the renewals stopped (a pause) and another replica may be about to take over.
-    if (lease.lost || !(await this.options.store.confirmSending(lease.token, this.leaseMs / 2))) {
+    // One slow renewal is forgiven: renew once, then ask again.
+    const confirm = () => this.options.store.confirmSending(lease.token, this.leaseMs / 2);
+    if (lease.lost) throw new LeaseLostError(lease.token.requestId);
+    if (!(await confirm()) && !((await this.options.store.renewLease(lease.token, this.leaseMs)) && (await confirm()))) {
       throw new LeaseLostError(lease.token.requestId);
     }
+    return Date.now() + this.leaseMs / 4;
   }
 
   /** The update's outcome is unknown (timeout, 5xx, dropped connection): look, do not replay. */
@@ -415,20 +472,23 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /**
-   * After an approval that did not complete the request: another replica may have recorded a
-   * later one meanwhile, so the message shows the request as the store has it now.
+   * Shows the request in its message. A replica that was held up must never leave "applying"
+   * over a newer outcome, so after showing a status that is not final it reads the request
+   * again and shows the newer status if it moved meanwhile (final statuses never change).
    */
-  private async refreshLatest(request: ChangeRequest): Promise<void> {
-    const latest = (await this.options.store.get(request.id).catch(() => undefined)) ?? request;
-    await this.refreshMessage({ ...latest, messageTs: latest.messageTs ?? request.messageTs });
-  }
-
   private async refreshMessage(request: ChangeRequest): Promise<void> {
-    if (!request.messageTs) return;
     try {
-      await this.options.messenger.update(request.channelId, request.messageTs, requestMessage(request));
+      let shown = request;
+      for (let round = 0; round < 3; round++) {
+        if (!shown.messageTs) return;
+        await this.options.messenger.update(shown.channelId, shown.messageTs, requestMessage(shown));
+        if (FINAL_STATUSES.includes(shown.status)) return;
+        const latest = await this.options.store.get(request.id);
+        if (!latest || latest.status === shown.status) return;
+        shown = { ...latest, messageTs: latest.messageTs ?? shown.messageTs };
+      }
     } catch (error) {
-      this.options.logger.warn(`change ${request.id}: could not update its message: ${String(error)}`);
+      this.options.logger.warn(`change ${request.id}: could not update its message: ${messageOf(error)}`);
     }
   }
 
@@ -439,13 +499,13 @@ export class ApprovalFlow implements ChangeRequestService {
         blocks: serviceBlocks(service, `${service.name || service.id}: after change ${request.id}`),
       });
     } catch (error) {
-      this.options.logger.warn(`change ${request.id}: could not post the resulting service: ${String(error)}`);
+      this.options.logger.warn(`change ${request.id}: could not post the resulting service: ${messageOf(error)}`);
     }
   }
 
   /** A request nobody could see must not stay approvable. */
   private async withdrawUnposted(request: ChangeRequest, error: unknown): Promise<void> {
-    this.options.logger.warn(`change ${request.id}: could not post it in ${request.channelId}: ${String(error)}`);
+    this.options.logger.warn(`change ${request.id}: could not post it in ${request.channelId}: ${messageOf(error)}`);
     await this.transition(request, ['pending'], 'cancelled', request.requesterId, 'cancelled', {
       message: 'The request could not be posted in the channel.',
     }).catch(() => undefined);
@@ -454,6 +514,12 @@ export class ApprovalFlow implements ChangeRequestService {
 
 /** The lease was lost before anything was sent: this replica stops, the owner now settles it. */
 const LOST = Symbol('lease lost');
+/** What approving or settling a request recorded: the request afterwards and the service it left. */
+interface Recorded {
+  request: ChangeRequest;
+  service: ServiceRecord | undefined;
+}
+
 const LOST_BEFORE_SENDING_TEXT =
   'This bot replica was held up long enough to lose its hold on the request (it was paused or cut off from its store), so it sent nothing to ClickHouse Cloud. Another replica settles the request and updates its message; look there.';
 const LOST_AFTER_SENDING_TEXT =
@@ -483,7 +549,7 @@ function failed(error: unknown, what: string): AppliedOutcome {
       },
     };
   }
-  return { status: 'failed', audit: 'failed', outcome: { message: `${what}: an unexpected error happened in the bot.` } };
+  return { status: 'failed', audit: 'failed', outcome: { message: `${what}: ${UNEXPECTED_IN_BOT}` } };
 }
 
 function refused(message: string, audit: AuditAction): AppliedOutcome {

@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 
+import { messageOf } from '../core/render/errors.js';
 import type { ChangeStore, LeaseToken, Log } from '../ports/index.js';
 
 /** Thrown before sending when the lease is no longer ours: nothing went to ClickHouse Cloud. */
@@ -46,7 +47,7 @@ export async function whileHoldingLease<T>(
           logger.warn(`change ${token.requestId}: lease ${token.fence} was lost; this replica will send and record nothing more for it`);
         }
       })
-      .catch((error: unknown) => logger.warn(`change ${token.requestId}: could not renew its lease: ${String(error)}`))
+      .catch((error: unknown) => logger.warn(`change ${token.requestId}: could not renew its lease: ${messageOf(error)}`))
       .finally(() => {
         renewing = undefined;
       });

@@ -4,6 +4,7 @@
  * stack passes on top of each other. A lease not renewed for its whole length is so taken over
  * within another quarter of it.
  */
+import { messageOf } from '../core/render/errors.js';
 import type { Log } from '../ports/index.js';
 import type { ApprovalFlow } from './approval-flow.js';
 
@@ -25,7 +26,7 @@ export function startReconciler(flow: Pick<ApprovalFlow, 'reconcileAbandoned'>, 
     running ??= flow
       .reconcileAbandoned()
       .catch((error: unknown) => {
-        options.logger.warn(`reconciling abandoned approvals failed: ${error instanceof Error ? error.message : String(error)}`);
+        options.logger.warn(`reconciling abandoned approvals failed: ${messageOf(error)}`);
         return 0;
       })
       .finally(() => {
@@ -39,7 +40,8 @@ export function startReconciler(flow: Pick<ApprovalFlow, 'reconcileAbandoned'>, 
     settledAtStart,
     async stop() {
       clearInterval(timer);
-      await settledAtStart;
+      // A pass in progress may be recording an outcome: let it finish before the stores close.
+      await Promise.all([settledAtStart, running]);
     },
   };
 }

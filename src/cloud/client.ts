@@ -18,7 +18,7 @@ import type { Logger } from '@slack/bolt';
 import { USER_AGENT } from '../version.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { ServiceUpdateSchema, TagFilterSchema, type ServiceRecord, type ServiceUpdate } from '../core/service/schema.js';
-import type { ReadOptions, ServiceDirectory, ServiceList, ServiceUpdateResult, UpdateOptions } from '../ports/service-directory.js';
+import { SendWindowClosedError, type ReadOptions, type ServiceDirectory, type ServiceList, type ServiceUpdateResult, type UpdateOptions } from '../ports/service-directory.js';
 import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, UpdateEnvelopeSchema } from './envelopes.js';
 import { SlidingWindowLimiter } from './rate-limiter.js';
 import { ReadCache } from './read-cache.js';
@@ -169,15 +169,16 @@ export class CloudClient implements ServiceDirectory {
     return { services, skipped, requestId: parsed.data.requestId, fetchedAt: Date.now() };
   }
 
-  private async send(method: Method, path: string, body?: unknown, beforeSend?: () => Promise<void>): Promise<RawResponse> {
+  private async send(method: Method, path: string, body?: unknown, beforeSend?: UpdateOptions['beforeSend']): Promise<RawResponse> {
     const deadline = Date.now() + this.options.rateLimitBudgetMs;
     for (let attempt = 0; ; attempt += 1) {
       if (this.limiter) await this.limiter.acquire();
-      if (beforeSend) await beforeSend();
+      const sendBy = beforeSend ? await beforeSend() : undefined;
       let response: RawResponse & { retryAfterMs: number | undefined };
       try {
-        response = await this.sendOnce(method, path, body);
+        response = await this.sendOnce(method, path, body, sendBy);
       } catch (error) {
+        if (error instanceof SendWindowClosedError) throw error;
         const transport = this.transportError(error, method, path);
         if (method === 'GET' && attempt < this.options.readRetries) {
           this.logger?.warn(`${transport.message}; retrying (${attempt + 1}/${this.options.readRetries})`);
@@ -205,7 +206,9 @@ export class CloudClient implements ServiceDirectory {
     }
   }
 
-  private async sendOnce(method: Method, path: string, body?: unknown) {
+  private async sendOnce(method: Method, path: string, body?: unknown, sendBy?: number) {
+    // Synchronous from here up to pool.request: nothing can run between this check and the dispatch.
+    if (sendBy !== undefined && Date.now() > sendBy) throw new SendWindowClosedError();
     const started = performance.now();
     let status: number | undefined;
     try {

@@ -1,3 +1,4 @@
+import { section } from '../core/render/mrkdwn.js';
 import type {
   ApprovalRules,
   ChangeRequestService,
@@ -35,4 +36,9 @@ export interface Invocation {
   triggerId: string;
   /** Answers only the person who typed the command (Slack's response_url). */
   reply(message: Message): Promise<void>;
+}
+
+/** Answers with one paragraph of mrkdwn. */
+export function replyText(inv: Invocation, text: string): Promise<void> {
+  return inv.reply({ text, blocks: [section(text)] });
 }

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { planChange } from '../core/change/plan.js';
-import { cloudErrorText, STORE_DOWN_TEXT } from '../core/render/errors.js';
+import { cloudErrorText, EDIT_FAILED_TEXT, messageOf, STORE_DOWN_TEXT } from '../core/render/errors.js';
 import { intentFromSubmission, modalErrors, type EditMetadata, type ViewState } from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
 import { CloudApiError } from '../core/service/api-error.js';
@@ -49,8 +49,8 @@ export async function submitEdit(submission: EditSubmission, ack: SubmissionAck,
 
 function failureText(error: unknown, s: BotServices): string {
   if (error instanceof CloudApiError) return cloudErrorText(error, 'Reading the service');
-  s.logger.error(`edit submission failed: ${error instanceof Error ? error.message : String(error)}`);
-  return isStoreUnavailable(error) ? STORE_DOWN_TEXT : ':x: Something went wrong on the bot\'s side, so your change was not requested. Try again in a minute.';
+  s.logger.error(`edit submission failed: ${messageOf(error)}`);
+  return isStoreUnavailable(error) ? STORE_DOWN_TEXT : EDIT_FAILED_TEXT;
 }
 
 /** Privately in the channel; where the bot cannot post there, in its direct messages instead. */
@@ -60,7 +60,7 @@ async function tell(messenger: Messenger, submission: EditSubmission, text: stri
     await messenger.ephemeral(submission.metadata.channelId, submission.userId, message);
   } catch {
     await messenger.post(submission.userId, message).catch((error: unknown) => {
-      s.logger.error(`could not tell ${submission.userId} about their edit: ${String(error)}`);
+      s.logger.error(`could not tell ${submission.userId} about their edit: ${messageOf(error)}`);
     });
   }
 }

@@ -3,9 +3,9 @@
  * person privately, and posts change requests publicly for approval.
  */
 import { randomUUID } from 'node:crypto';
-import type { Command } from '../core/command/parse.js';
+import type { Command, CommandKind } from '../core/command/parse.js';
 import { pendingBlocks } from '../core/render/change.js';
-import { cloudErrorText, STORE_DOWN_TEXT } from '../core/render/errors.js';
+import { cloudErrorText, internalErrorText, messageOf, READ_FAILED_TEXT, STORE_DOWN_TEXT } from '../core/render/errors.js';
 import { helpBlocks, invalidBlocks } from '../core/render/help.js';
 import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
@@ -14,7 +14,7 @@ import { code, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
-import type { BotServices, Invocation } from './context.js';
+import { replyText, type BotServices, type Invocation } from './context.js';
 import { lookupService } from './lookup.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 
@@ -25,59 +25,55 @@ export async function runCommand(command: Command, inv: Invocation, services: Bo
     await dispatch(command, inv, services);
   } catch (error) {
     await inv.reply(failureMessage(error, command, services)).catch((replyError: unknown) => {
-      services.logger.error(`could not answer ${command.kind}: ${String(replyError)}`);
+      services.logger.error(`could not answer ${command.kind}: ${messageOf(replyError)}`);
     });
   }
 }
 
-async function dispatch(command: Command, inv: Invocation, s: BotServices): Promise<void> {
-  const text = (blocksText: string, blocks = [section(blocksText)]) => inv.reply({ text: blocksText, blocks });
-  switch (command.kind) {
-    case 'help':
-      return inv.reply({ text: 'ClickHouse Cloud bot commands', blocks: helpBlocks(s.slashCommand) });
-    case 'unknown':
-      return inv.reply({
-        text: `Unknown command ${esc(command.word)}`,
-        blocks: helpBlocks(s.slashCommand, `:grey_question: ${code(command.word)} is not a command I know. Here is what I can do:`),
-      });
-    case 'invalid':
-      return inv.reply({ text: esc(command.message), blocks: invalidBlocks(s.slashCommand, command.message, command.usage) });
-    case 'list': {
-      const list = await s.cloud.listServices(command.filters);
-      return inv.reply({ text: `${list.services.length} ClickHouse Cloud services`, blocks: listBlocks(list.services, command.filters, list.fetchedAt) });
-    }
-    case 'show': {
-      const found = await lookupService(s, command.service);
-      if (!found.ok) return text(found.text);
-      return inv.reply({ text: `Service ${esc(found.service.name)}`, blocks: serviceBlocks(found.service) });
-    }
-    case 'edit':
-      return openEditModal(command.service, inv, s);
-    case 'change': {
-      const found = await lookupService(s, command.service);
-      if (!found.ok) return text(found.text);
-      const result = await s.changeRequests.request({ channelId: inv.channelId, userId: inv.userId, service: found.service, intent: command.intent });
-      if (result.ok) return text(`:memo: Change request ${code(result.request.id)} is posted in the channel and waits for a colleague's approval.`);
-      if ('text' in result) return text(result.text);
-      return text(`:warning: ${result.problems.map((p) => esc(p.message)).join('\n')}`);
-    }
-    case 'pending': {
-      const requests = await s.changeStore.listPending(inv.channelId, Date.now());
-      return inv.reply({ text: `${requests.length} pending change requests`, blocks: pendingBlocks(requests) });
-    }
-    case 'history':
-      return showHistory(command.service, inv, s);
-    case 'policy':
-      return showPolicy(command.service, inv, s);
-    case 'summary':
-      return postSummaryNow(command.filters, inv, s);
-    case 'schedule-add':
-      return addSchedule(command, inv, s);
-    case 'schedule-list':
-      return listSchedules(inv, s);
-    case 'schedule-remove':
-      return removeSchedule(command.id, inv, s);
-  }
+type Runner<K extends CommandKind> = (command: Extract<Command, { kind: K }>, inv: Invocation, s: BotServices) => Promise<void>;
+
+/** One runner per command kind: a kind without one is a type error, not a silent no-op. */
+const RUNNERS: { [K in CommandKind]: Runner<K> } = {
+  help: (_command, inv, s) => inv.reply({ text: 'ClickHouse Cloud bot commands', blocks: helpBlocks(s.slashCommand) }),
+  unknown: (command, inv, s) =>
+    inv.reply({
+      text: `Unknown command ${esc(command.word)}`,
+      blocks: helpBlocks(s.slashCommand, `:grey_question: ${code(command.word)} is not a command I know. Here is what I can do:`),
+    }),
+  invalid: (command, inv, s) => inv.reply({ text: esc(command.message), blocks: invalidBlocks(s.slashCommand, command.message, command.usage) }),
+  list: async (command, inv, s) => {
+    const list = await s.cloud.listServices(command.filters);
+    return inv.reply({ text: `${list.services.length} ClickHouse Cloud services`, blocks: listBlocks(list.services, command.filters, list.fetchedAt) });
+  },
+  show: async (command, inv, s) => {
+    const found = await lookupService(s, command.service);
+    if (!found.ok) return replyText(inv, found.text);
+    return inv.reply({ text: `Service ${esc(found.service.name)}`, blocks: serviceBlocks(found.service) });
+  },
+  edit: (command, inv, s) => openEditModal(command.service, inv, s),
+  change: async (command, inv, s) => {
+    const found = await lookupService(s, command.service);
+    if (!found.ok) return replyText(inv, found.text);
+    const result = await s.changeRequests.request({ channelId: inv.channelId, userId: inv.userId, service: found.service, intent: command.intent });
+    if (result.ok) return replyText(inv, `:memo: Change request ${code(result.request.id)} is posted in the channel and waits for a colleague's approval.`);
+    if ('text' in result) return replyText(inv, result.text);
+    return replyText(inv, `:warning: ${result.problems.map((p) => esc(p.message)).join('\n')}`);
+  },
+  pending: async (_command, inv, s) => {
+    const requests = await s.changeStore.listPending(inv.channelId, Date.now());
+    return inv.reply({ text: `${requests.length} pending change requests`, blocks: pendingBlocks(requests) });
+  },
+  history: (command, inv, s) => showHistory(command.service, inv, s),
+  policy: (command, inv, s) => showPolicy(command.service, inv, s),
+  summary: (command, inv, s) => postSummaryNow(command.filters, inv, s),
+  'schedule add': (command, inv, s) => addSchedule(command, inv, s),
+  'schedule list': (_command, inv, s) => listSchedules(inv, s),
+  'schedule remove': (command, inv, s) => removeSchedule(command.id, inv, s),
+};
+
+function dispatch<K extends CommandKind>(command: Extract<Command, { kind: K }>, inv: Invocation, s: BotServices): Promise<void> {
+  const run: Runner<K> = RUNNERS[command.kind as K];
+  return run(command, inv, s);
 }
 
 async function openEditModal(query: string, inv: Invocation, s: BotServices): Promise<void> {
@@ -87,7 +83,7 @@ async function openEditModal(query: string, inv: Invocation, s: BotServices): Pr
     const view = found.ok ? editView(found.service, editMetadata(found.service, inv.channelId)) : messageView(found.text);
     await s.modals.update(opened.viewId, view, opened.hash);
   } catch (error) {
-    const text = error instanceof CloudApiError ? cloudErrorText(error, 'Reading the service') : ':x: Something went wrong while reading the service.';
+    const text = error instanceof CloudApiError ? cloudErrorText(error, 'Reading the service') : READ_FAILED_TEXT;
     await s.modals.update(opened.viewId, messageView(text), opened.hash);
   }
 }
@@ -95,7 +91,7 @@ async function openEditModal(query: string, inv: Invocation, s: BotServices): Pr
 async function postSummaryNow(filters: string[], inv: Invocation, s: BotServices): Promise<void> {
   await inv.reply({ text: 'Preparing the summary…', blocks: [section(':hourglass: Preparing the summary for this channel…')] });
   const outcome = await s.summaries.post({ channelId: inv.channelId, filters, snapshotKey: adHocSnapshotKey(inv.channelId, filters) });
-  if (!outcome.ok) await inv.reply({ text: outcome.text, blocks: [section(outcome.text)] });
+  if (!outcome.ok) await replyText(inv, outcome.text);
 }
 
 /** Ad-hoc summaries of a channel compare against the previous one with the same filters. */
@@ -115,7 +111,7 @@ async function showHistory(query: string | undefined, inv: Invocation, s: BotSer
     return inv.reply({ text: 'Recent change history', blocks: historyBlocks(entries) });
   }
   const found = await lookupService(s, query);
-  if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
+  if (!found.ok) return replyText(inv, found.text);
   const entries = await s.changeStore.readAudit({ serviceId: found.service.id, limit: HISTORY_LIMIT });
   return inv.reply({ text: `History of ${esc(found.service.name)}`, blocks: historyBlocks(entries, found.service.name) });
 }
@@ -127,11 +123,11 @@ function failureMessage(error: unknown, command: Command, s: BotServices) {
     return { text, blocks: [section(text)] };
   }
   if (isStoreUnavailable(error)) {
-    s.logger.error(`command ${command.kind}: store unavailable: ${error instanceof Error ? error.message : String(error)}`);
+    s.logger.error(`command ${command.kind}: store unavailable: ${messageOf(error)}`);
     return { text: STORE_DOWN_TEXT, blocks: [section(STORE_DOWN_TEXT)] };
   }
   const ref = randomUUID().slice(0, 8);
   s.logger.error(`command ${command.kind} failed (ref ${ref}):`, error);
-  const text = `:x: Something went wrong on the bot's side, so nothing was changed. Try again; if it keeps happening, give whoever runs the bot this reference: ${code(ref)}.`;
+  const text = internalErrorText(ref);
   return { text, blocks: [section(text)] };
 }

@@ -1,15 +1,15 @@
 /** schedule add / list / remove, and the summary command. */
 import { randomBytes } from 'node:crypto';
 import { checkCron } from '../core/schedule/cron.js';
-import { code, esc, section } from '../core/render/mrkdwn.js';
+import { code, esc } from '../core/render/mrkdwn.js';
 import { scheduleAddedBlocks, scheduleListBlocks } from '../core/render/schedule.js';
 import type { Schedule } from '../core/schedule/types.js';
-import type { BotServices, Invocation } from './context.js';
+import { replyText, type BotServices, type Invocation } from './context.js';
 
 export async function addSchedule(input: { cron: string; filters: string[]; timeZone?: string }, inv: Invocation, s: BotServices): Promise<void> {
   const timeZone = input.timeZone ?? s.summaryTimeZone;
   const check = checkCron(input.cron, timeZone);
-  if (!check.ok) return reply(inv, `:warning: ${esc(check.message)}`);
+  if (!check.ok) return replyText(inv, `:warning: ${esc(check.message)}`);
   const schedule: Schedule = {
     id: `sch-${randomBytes(3).toString('hex')}`,
     channelId: inv.channelId,
@@ -30,11 +30,7 @@ export async function listSchedules(inv: Invocation, s: BotServices): Promise<vo
 
 export async function removeSchedule(id: string, inv: Invocation, s: BotServices): Promise<void> {
   const mine = (await s.scheduleStore.listSchedules(inv.channelId)).some((schedule) => schedule.id === id);
-  if (!mine) return reply(inv, `:grey_question: This channel has no schedule ${code(id)}. \`schedule list\` shows its schedules.`);
+  if (!mine) return replyText(inv, `:grey_question: This channel has no schedule ${code(id)}. \`schedule list\` shows its schedules.`);
   await s.scheduler.remove(id);
-  await reply(inv, `:wastebasket: Removed schedule ${code(id)}.`);
-}
-
-function reply(inv: Invocation, text: string): Promise<void> {
-  return inv.reply({ text, blocks: [section(text)] });
+  await replyText(inv, `:wastebasket: Removed schedule ${code(id)}.`);
 }

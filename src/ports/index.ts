@@ -11,5 +11,6 @@ export { MessengerError, type Message, type Messenger, type MessengerFailure } f
 export type * from './modals.js';
 export type * from './schedule-store.js';
 export type * from './service-directory.js';
+export { SendWindowClosedError } from './service-directory.js';
 export type * from './services.js';
 export { isStoreUnavailable, StoreUnavailableError } from './store-errors.js';

@@ -27,9 +27,19 @@ export interface UpdateOptions {
   /**
    * Runs right before each attempt goes on the wire (after any throttle or 429 wait); if it
    * throws, nothing is sent and its error is thrown. The approval flow proves there that it still
-   * owns the request, so a replica that lost it while waiting can never send.
+   * owns the request, so a replica that lost it while waiting can never send. It may answer a
+   * time (epoch ms) by which the bytes must leave: checked synchronously right before sending,
+   * and past it nothing is sent and SendWindowClosedError is thrown.
    */
-  beforeSend?: () => Promise<void>;
+  beforeSend?: () => Promise<number | undefined>;
+}
+
+/** The update was not sent: too much time passed between the last check and sending (a pause). */
+export class SendWindowClosedError extends Error {
+  override readonly name = 'SendWindowClosedError';
+  constructor() {
+    super('the update was not sent: its send window closed (the process was held up after the last ownership check)');
+  }
 }
 
 export interface ServiceDirectory {

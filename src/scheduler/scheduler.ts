@@ -5,6 +5,7 @@
  * was missed while every replica was down is posted once at start if it is less than one period old.
  */
 import { Cron } from 'croner';
+import { messageOf } from '../core/render/errors.js';
 import { missedRun } from '../core/schedule/cron.js';
 import type { Schedule } from '../core/schedule/types.js';
 import type { Log, ScheduleRegistry, ScheduleStore } from '../ports/index.js';
@@ -31,7 +32,7 @@ export class Scheduler implements ScheduleRegistry {
     await this.sync();
     await this.catchUp();
     this.syncTimer = setInterval(() => {
-      this.sync().catch((error: unknown) => this.options.logger.warn(`schedule sync failed: ${String(error)}`));
+      this.sync().catch((error: unknown) => this.options.logger.warn(`schedule sync failed: ${messageOf(error)}`));
     }, this.options.syncIntervalMs ?? 15_000);
     this.syncTimer.unref();
   }
@@ -96,7 +97,7 @@ export class Scheduler implements ScheduleRegistry {
       if (!(await this.options.store.claimRun(schedule.id, fireTime.getTime()))) return;
       await this.options.run(schedule, fireTime);
     } catch (error) {
-      this.options.logger.error(`schedule ${schedule.id} (${fireTime.toISOString()}) failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.logger.error(`schedule ${schedule.id} (${fireTime.toISOString()}) failed: ${messageOf(error)}`);
     }
   }
 

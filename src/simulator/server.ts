@@ -8,13 +8,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  applyServiceUpdate,
-  filterServices,
-  OrganizationState,
-  validateUpdateBody,
-  type ServiceRecordLike,
-} from './state.js';
+import { filterServices, OrganizationState, serviceNotFound, updateService, type ServiceRecordLike } from './state.js';
 
 export type SimulatedMethod = 'GET' | 'PATCH';
 
@@ -489,15 +483,10 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   }
 
   private updateService(serviceId: string, rawBody: string): Reply {
-    const current = this.state.get(serviceId);
-    if (current === undefined) return failure(404, `service ${serviceId} not found`);
+    if (this.state.get(serviceId) === undefined) return failure(404, serviceNotFound(serviceId));
     const body = parseJson(rawBody);
     if (!body.ok) return failure(400, 'request body is not valid JSON');
-    const update = validateUpdateBody(body.value);
-    if (!update.ok) return failure(400, update.message);
-    const outcome = applyServiceUpdate(current, update.value);
-    if (!outcome.ok) return failure(400, outcome.message);
-    this.state.put(outcome.value);
-    return success(outcome.value);
+    const outcome = updateService(this.state, serviceId, body.value);
+    return outcome.ok ? success(outcome.value) : failure(outcome.status, outcome.message);
   }
 }

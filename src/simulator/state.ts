@@ -268,3 +268,20 @@ export function applyServiceUpdate(record: ServiceRecordLike, update: ServiceUpd
   }
   return { ok: true, value: next };
 }
+
+/** What a PATCH of one service did: the record after it, or the HTTP status and message of the refusal. */
+export type UpdateResult = { ok: true; value: ServiceRecordLike } | { ok: false; status: 400 | 404; message: string };
+
+export const serviceNotFound = (serviceId: string) => `service ${serviceId} not found`;
+
+/** Validates and applies an update to one service of the organization (the HTTP simulator's PATCH, and the in-process directory). */
+export function updateService(state: OrganizationState, serviceId: string, body: unknown): UpdateResult {
+  const current = state.get(serviceId);
+  if (current === undefined) return { ok: false, status: 404, message: serviceNotFound(serviceId) };
+  const update = validateUpdateBody(body);
+  if (!update.ok) return { ok: false, status: 400, message: update.message };
+  const outcome = applyServiceUpdate(current, update.value);
+  if (!outcome.ok) return { ok: false, status: 400, message: outcome.message };
+  state.put(outcome.value);
+  return { ok: true, value: outcome.value };
+}

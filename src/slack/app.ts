@@ -8,6 +8,7 @@
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, SocketModeReceiver, type Logger, type Receiver } from '@slack/bolt';
 import type { Registry } from 'prom-client';
+import { messageOf } from '../core/render/errors.js';
 import { metricsRoute, probeRoutes, startOpsServer, type OpsServer } from '../http/ops-routes.js';
 import type { Modals } from '../ports/index.js';
 import { slackErrorCode, type ApiErrorListener } from './messenger.js';
@@ -62,7 +63,7 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
   });
   serveAcksFirst(app, new WorkQueue(), options.onAck);
   app.error(async (error) => {
-    options.logger.error('unhandled error in a listener:', error instanceof Error ? error.message : String(error));
+    options.logger.error('unhandled error in a listener:', messageOf(error));
   });
   return {
     app,

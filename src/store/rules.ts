@@ -8,6 +8,18 @@ import { requirementsAuditText } from '../core/policy/audit.js';
 import type { ChangeRequest, ChangeStatus } from '../core/change/types.js';
 import type { Approval } from '../core/policy/types.js';
 
+/**
+ * Once an update is on its way, the service's lock lasts until the request is settled; this long
+ * expiry is only a backstop against a lock left behind for good.
+ */
+export const SENT_LOCK_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A request in "applying" without any lease was claimed by a replica older than leases, which
+ * still follows the age rule: it is taken over only after this long, never under its feet.
+ */
+export const LEASELESS_TAKEOVER_AFTER_MS = 5 * 60 * 1000;
+
 /** Finished requests stay readable this long after their expiry, to answer "already approved by X". */
 export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 

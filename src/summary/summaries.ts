@@ -4,9 +4,8 @@
  * Every summary reads the organization once, unfiltered, through the cached client and filters
  * locally, so a burst of schedules costs one API request, not one each.
  */
-import { cloudErrorSentence } from '../core/render/errors.js';
+import { messageOf, summaryFailureReason } from '../core/render/errors.js';
 import { esc } from '../core/render/mrkdwn.js';
-import { CloudApiError } from '../core/service/api-error.js';
 import { attributeDrift, diffSnapshots, filterServices, parseSnapshot, summaryFailureMessage, summaryMessages, takeSnapshot } from '../core/summary/index.js';
 import {
   MessengerError,
@@ -67,21 +66,16 @@ export class Summaries implements SummaryPublisher {
 
   /** A failure is logged, and told to the channel when the channel can be reached at all. */
   private async report(target: SummaryTarget, error: unknown): Promise<SummaryOutcome> {
-    const reason = error instanceof CloudApiError ? `${cloudErrorSentence(error)}${plainReference(error)}` : error instanceof MessengerError ? `Slack refused the post (${error.code}).` : 'the bot hit an internal error.';
-    this.deps.logger.error(`summary for ${target.channelId} (${target.snapshotKey}) failed: ${error instanceof Error ? error.message : String(error)}`);
+    const reason = summaryFailureReason(error, error instanceof MessengerError ? error.code : undefined);
+    this.deps.logger.error(`summary for ${target.channelId} (${target.snapshotKey}) failed: ${messageOf(error)}`);
     const reachable = !(error instanceof MessengerError);
     if (reachable) {
       const what = target.scheduled ? 'The scheduled ClickHouse Cloud summary' : 'The ClickHouse Cloud summary';
       await this.deps.messenger.post(target.channelId, summaryFailureMessage(reason, what)).catch((postError: unknown) => {
-        this.deps.logger.warn(`could not tell ${target.channelId} that its summary failed: ${String(postError)}`);
+        this.deps.logger.warn(`could not tell ${target.channelId} that its summary failed: ${messageOf(postError)}`);
       });
     }
     const invite = error instanceof MessengerError && error.reason === 'not-in-channel' ? ' Invite the bot to this channel and try again.' : '';
     return { ok: false, text: `:x: The summary could not be posted: ${esc(reason)}${invite}` };
   }
-}
-
-function plainReference(error: CloudApiError): string {
-  const parts = [error.status === undefined ? '' : `status ${error.status}`, error.requestId ? `request id ${error.requestId}` : ''].filter(Boolean);
-  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CloudClient, type CloudClientOptions } from '../../src/cloud/client.js';
 import { CloudApiError } from '../../src/core/service/api-error.js';
+import { SendWindowClosedError } from '../../src/ports/service-directory.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { DEMO_IDS, DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
 
@@ -205,6 +206,39 @@ describe('updating a service', () => {
     const result = await client().updateService(DEMO_IDS.mlDev, { name: 'ml three' });
     expect(result.service.name).toBe('ml three');
     expect(sim.requests.filter((r) => r.method === 'PATCH')).toHaveLength(2);
+  });
+});
+
+describe('the last check before an update goes on the wire (beforeSend)', () => {
+  it('runs after the throttle wait and again before each 429 retry, and nothing is sent when it throws', async () => {
+    const c = client({ throttle: { limit: 1, windowMs: 1_500 } });
+    await c.listServices([], { fresh: true }); // uses the only slot: the update must wait for the next
+    const checks: number[] = [];
+    sim.faults.rateLimitNext(1, 0.05, { on: 'PATCH' });
+    const beforeSend = async () => {
+      checks.push(sim.requests.filter((r) => r.method === 'PATCH').length);
+      return undefined;
+    };
+    const update = c.updateService(DEMO_IDS.mlDev, { name: 'ml checked' }, { beforeSend });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(checks).toEqual([]); // still waiting for the throttle, not yet checked
+    await update;
+    expect(checks).toEqual([0, 1]); // once before the 429, once before the retry
+
+    const lost = new Error('lease lost');
+    const refused = await c.updateService(DEMO_IDS.mlDev, { name: 'ml never' }, { beforeSend: () => Promise.reject(lost) }).catch((error: unknown) => error);
+    expect(refused).toBe(lost);
+    expect(sim.requests.filter((r) => r.method === 'PATCH')).toHaveLength(2);
+    expect(sim.service(DEMO_IDS.mlDev)?.name).toBe('ml checked');
+  });
+
+  it('sends nothing once the time it answered has passed (a process held up after the check)', async () => {
+    const c = client();
+    const error = await c.updateService(DEMO_IDS.mlDev, { name: 'ml late' }, { beforeSend: async () => Date.now() - 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SendWindowClosedError);
+    expect(sim.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+    const sent = await c.updateService(DEMO_IDS.mlDev, { name: 'ml in time' }, { beforeSend: async () => Date.now() + 5_000 });
+    expect(sent.service.name).toBe('ml in time');
   });
 });
 

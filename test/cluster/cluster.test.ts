@@ -10,14 +10,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { runApprovalContract } from '../store/approvals.contract.js';
 import { runLeaseContract } from '../store/lease.contract.js';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import type { ChangeRequest } from '../../src/core/change/types.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { changeKeys } from '../../src/store/redis/keys.js';
 import { RedisChangeStore, RedisScheduleStore, type RedisConnection } from '../../src/store/index.js';
-import { EXPIRED_BEFORE_DECISION } from '../../src/store/rules.js';
 import type { Schedule } from '../../src/core/schedule/types.js';
 import { requestChange, startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
-import { approve, buildChangeRequest, buildExpiredRequest, markApplied } from '../store/fixtures.js';
+import { runChangeStoreContract } from '../store/change-store.contract.js';
+import { redisStoreOpeners } from '../support/stores.js';
+import { approve, buildChangeRequest } from '../store/fixtures.js';
+import { runScheduleStoreContract } from '../store/schedule-store.contract.js';
 import { clusterUnsupported, startLocalCluster, type LocalCluster } from './local-cluster.js';
 
 const unsupported = clusterUnsupported();
@@ -69,7 +70,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
   describe('key layout', () => {
     it('puts every key a change script touches in one slot, and every schedule key in one slot', async () => {
       const keys = changeKeys('chbot:');
-      const changeKeyNames = [keys.request('CR-0000000001'), keys.request(randomUUID()), keys.pending('C0CHANNEL'), keys.pending('C-other'), keys.applying, keys.audit];
+      const changeKeyNames = [keys.request('CR-0000000001'), keys.request(randomUUID()), keys.pending('C0CHANNEL'), keys.pending('C-other'), keys.applying, keys.audit, keys.serviceLock(randomUUID()), keys.serviceLock('')];
       const changeSlots = new Set(await Promise.all(changeKeyNames.map(keyslot)));
       expect(changeSlots.size).toBe(1);
       const scheduleKeyNames = ['chbot:{schedules}:all', 'chbot:{schedules}:lastrun', 'chbot:{schedules}:snap:schedule:sch-1', 'chbot:{schedules}:snap:adhoc:C1:'];
@@ -108,147 +109,17 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
     });
   });
 
-  describe('RedisChangeStore', () => {
-    const open = (seed = 0) => new RedisChangeStore(connect(seed), { keyPrefix: `cl-${randomUUID().slice(0, 8)}:` });
-    /** Two stores on one key prefix over two separate Cluster connections (two replicas). */
-    const openPair = () => {
-      const keyPrefix = `cl-${randomUUID().slice(0, 8)}:`;
-      return [new RedisChangeStore(connect(0), { keyPrefix }), new RedisChangeStore(connect(2), { keyPrefix })] as const;
-    };
-    const created = async (store: RedisChangeStore, overrides: Partial<ChangeRequest> = {}) => {
-      const request = buildChangeRequest(overrides);
-      await store.create(request);
-      return request;
-    };
+  /**
+   * Two Cluster connections seeded from different nodes (two replicas) that every contract case
+   * shares, each on its own key prefix.
+   */
+  let contractConnections: [RedisConnection, RedisConnection] | undefined;
+  const contractStores = redisStoreOpeners(() => (contractConnections ??= [connect(0), connect(2)]));
 
-    it('creates and reads back a request, refusing a duplicate id', async () => {
-      const store = open();
-      const request = await created(store);
-      expect(await store.get(request.id)).toStrictEqual(request);
-      expect(await store.get('no-such-change')).toBeUndefined();
-      await expect(store.create(request)).rejects.toThrow();
-      await store.setMessageTs(request.id, '1700000000.000100');
-      expect((await store.get(request.id))?.messageTs).toBe('1700000000.000100');
-      expect(await store.ping()).toBe(true);
-    });
-
-    it('transitions pending -> applying -> applied, reports conflicts, and expires a late decision', async () => {
-      const store = open();
-      const request = await created(store);
-      const claimed = await store.transition(request.id, approve('U-approver'));
-      expect(claimed).toMatchObject({ ok: true, request: { status: 'applying', decidedBy: 'U-approver' } });
-      expect((await store.listApplying()).map((r) => r.id)).toStrictEqual([request.id]);
-      expect(await store.transition(request.id, approve('U-late'))).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applying' } });
-      expect(await store.transition(request.id, markApplied())).toMatchObject({ ok: true, request: { status: 'applied', outcome: { apiRequestId: 'req-42' } } });
-      expect(await store.listApplying()).toStrictEqual([]);
-      expect(await store.transition('no-such-change', approve())).toStrictEqual({ ok: false, reason: 'missing' });
-
-      const late = await created(store, { expiresAt: Date.now() + 50 });
-      const result = await store.transition(late.id, approve('U-approver', late.expiresAt));
-      expect(result).toMatchObject({ ok: false, reason: 'expired', request: { status: 'expired' } });
-    });
-
-    it('lists the channel pending requests, oldest first, without expired or decided ones', async () => {
-      const store = open();
-      const now = Date.now();
-      const newest = await created(store, { createdAt: now - 1_000 });
-      const oldest = await created(store, { createdAt: now - 60_000, expiresAt: now + 10 * 60_000 });
-      await created(store, { channelId: 'C-elsewhere' });
-      const decided = await created(store);
-      await store.transition(decided.id, approve());
-      await store.create(buildExpiredRequest());
-      const pending = await store.listPending('C-ops', now);
-      expect(pending.map((r) => r.id)).toStrictEqual([oldest.id, newest.id]);
-      expect(pending[0]).toStrictEqual(oldest);
-      expect(await store.listPending('C-quiet', now)).toStrictEqual([]);
-    });
-
-    it('writes the audit trail in the same step, newest first, filtered by service', async () => {
-      const store = open();
-      const first = await created(store);
-      const other = await created(store, { plan: { ...buildChangeRequest().plan, serviceId: 'svc-2' } });
-      await store.transition(first.id, approve());
-      await store.transition(first.id, markApplied());
-      const late = await created(store, { expiresAt: Date.now() + 20 });
-      await store.transition(late.id, approve('U-x', late.expiresAt + 1));
-
-      const entries = await store.readAudit({ limit: 10 });
-      expect(entries.map((e) => [e.changeId, e.action])).toStrictEqual([
-        [late.id, 'expired'],
-        [late.id, 'requested'],
-        [first.id, 'applied'],
-        [first.id, 'approved'],
-        [other.id, 'requested'],
-        [first.id, 'requested'],
-      ]);
-      expect(entries[0]?.message).toBe(EXPIRED_BEFORE_DECISION);
-      expect(entries[2]).toMatchObject({ apiRequestId: 'req-42', serviceName: 'analytics', channelId: 'C-ops' });
-      expect((await store.readAudit({ serviceId: 'svc-2', limit: 10 })).map((e) => e.changeId)).toStrictEqual([other.id]);
-    });
-
-    it('lets exactly one of 200 concurrent approvals over two Cluster connections win', async () => {
-      const [a, b] = openPair();
-      for (let round = 0; round < 5; round++) {
-        const request = await created(a);
-        const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).transition(request.id, approve(`U-${i}`))));
-        expect(results.filter((r) => r.ok)).toHaveLength(1);
-        expect(results.filter((r) => !r.ok && r.reason === 'conflict')).toHaveLength(199);
-        const audit = await b.readAudit({ limit: 1000 });
-        expect(audit.filter((e) => e.changeId === request.id && e.action === 'approved')).toHaveLength(1);
-        expect((await b.get(request.id))?.status).toBe('applying');
-      }
-    });
-  });
-
-  const clusterStores = () => {
-    const keyPrefix = `cl-${randomUUID().slice(0, 8)}:`;
-    return { store: new RedisChangeStore(connect(0), { keyPrefix }), sibling: new RedisChangeStore(connect(2), { keyPrefix }), dispose: async () => undefined };
-  };
-  runLeaseContract('Redis Cluster, two connections seeded from different nodes', clusterStores);
-  runApprovalContract('Redis Cluster, two connections seeded from different nodes', clusterStores);
-
-  describe('RedisScheduleStore', () => {
-    const openPair = () => {
-      const keyPrefix = `cl-${randomUUID().slice(0, 8)}:`;
-      return [new RedisScheduleStore(connect(1), { keyPrefix }), new RedisScheduleStore(connect(2), { keyPrefix })] as const;
-    };
-
-    it('stores schedules and snapshots, and forgets the last run with the schedule', async () => {
-      const [store, sibling] = openPair();
-      await store.addSchedule(schedule({ id: 'sch-a', createdAt: 2 }));
-      await store.addSchedule(schedule({ id: 'sch-b', channelId: 'C-other', createdAt: 1 }));
-      expect((await sibling.listSchedules()).map((s) => s.id)).toStrictEqual(['sch-b', 'sch-a']);
-      expect((await sibling.listSchedules('C-ops')).map((s) => s.id)).toStrictEqual(['sch-a']);
-      expect(await sibling.claimRun('sch-a', 1_000)).toBe(true);
-      expect(await store.lastRun('sch-a')).toBe(1_000);
-      await sibling.writeSnapshot('schedule:sch-a', '{"v":1}');
-      expect(await store.readSnapshot('schedule:sch-a')).toBe('{"v":1}');
-      expect(await store.removeSchedule('sch-a')).toBe(true);
-      expect(await sibling.lastRun('sch-a')).toBeUndefined();
-    });
-
-    it('claims each fire time exactly once across two Cluster connections, never an earlier one', async () => {
-      const [a, b] = openPair();
-      const fireTimes = Array.from({ length: 20 }, (_, i) => 1_700_000_000_000 + i * 60_000);
-      for (const fireTime of fireTimes) {
-        const claims = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).claimRun('sch-race', fireTime)));
-        expect(claims.filter(Boolean)).toHaveLength(1);
-      }
-      expect(await a.lastRun('sch-race')).toBe(fireTimes.at(-1));
-      expect(await b.claimRun('sch-race', fireTimes[3] ?? 0)).toBe(false);
-      // Replicas racing over interleaved fire times: still one winner each.
-      const later = Array.from({ length: 10 }, (_, i) => 1_800_000_000_000 + i * 1_000);
-      const wins = new Map<number, number>();
-      await Promise.all(
-        later.flatMap((fireTime) =>
-          [a, b, a, b].map(async (store) => {
-            if (await store.claimRun('sch-interleaved', fireTime)) wins.set(fireTime, (wins.get(fireTime) ?? 0) + 1);
-          }),
-        ),
-      );
-      expect([...wins.values()].every((count) => count === 1)).toBe(true);
-    });
-  });
+  describe('the change store contract', () => runChangeStoreContract(contractStores.changeStores));
+  runLeaseContract('Redis Cluster, two connections seeded from different nodes', () => contractStores.changeStores({}));
+  runApprovalContract('Redis Cluster, two connections seeded from different nodes', () => contractStores.changeStores({}));
+  describe('the schedule store contract', () => runScheduleStoreContract(contractStores.scheduleStores));
 
   describe('two bot replicas sharing the Cluster (REDIS_URL of a different node each, REDIS_CLUSTER=true)', () => {
     const running: Harness[] = [];

@@ -28,7 +28,7 @@ describe('change requests approved in the channel', () => {
     expect(click.status).toBe(200);
     const applied = await outcomeUpdate(h, id, 'Applied');
     expect(textOf(applied.args.blocks)).toContain(`<@${USERS.approver}>`);
-    expect(textOf(applied.args.blocks)).toMatch(/API request `[0-9a-f-]{36}`/);
+    expect(textOf(applied.args.blocks)).toMatch(/request id `[0-9a-f-]{36}`/);
     const actionsLeft = (applied.args.blocks as Array<{ type: string }>).filter((b) => b.type === 'actions');
     expect(actionsLeft).toHaveLength(0);
     const result = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes(`after change ${id}`));
@@ -143,7 +143,7 @@ describe('change requests approved in the channel', () => {
     h.simulator.faults.failNext(1, 403, { on: 'PATCH' });
     await h.click(ACTION_APPROVE, id, USERS.approver);
     const update = await outcomeUpdate(h, id, 'Not applied');
-    expect(textOf(update.args.blocks)).toMatch(/not allowed[\s\S]*status 403[\s\S]*API request `[0-9a-f-]{36}`/);
+    expect(textOf(update.args.blocks)).toMatch(/not allowed[\s\S]*status 403[\s\S]*request id `[0-9a-f-]{36}`/);
     expect((await h.bot.changeStore.get(id))?.status).toBe('failed');
   });
 

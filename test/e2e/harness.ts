@@ -21,7 +21,9 @@ import type { Envelope, SocketModeServer } from '../support/socket-mode-server.j
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
 export const KEY_ID = 'testKeyId';
 export const KEY_SECRET = 'test-key-secret-must-never-be-logged';
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+import { REDIS_URL } from '../support/redis.js';
+
+export { REDIS_URL };
 export const CHANNEL = 'C0CHANNEL';
 export const SOCKET_APP_TOKEN = 'xapp-1-A0APP-test-app-level-token';
 export const USERS = { requester: 'U0REQUESTER', approver: 'U0APPROVER', second: 'U0SECOND', outsider: 'U0OUTSIDER' } as const;

@@ -10,7 +10,7 @@ import { demoServices, demoServiceId } from '../../src/simulator/seed.js';
 import type { ServiceRecordLike } from '../../src/simulator/state.js';
 import { startHarness, USERS, type Ack, type Harness } from '../e2e/harness.js';
 import type { SlackCall } from '../e2e/fake-slack.js';
-import { deleteKeysWithPrefix } from '../store/redis-harness.js';
+import { deleteKeysWithPrefix } from '../support/redis.js';
 import { hostileString, INJECTIONS, leaks, mrkdwnOf, prng, shown, WORDS, type Rng } from './hostile.js';
 
 const SEED = 0xe2e_f022;

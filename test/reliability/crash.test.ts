@@ -50,11 +50,14 @@ afterEach(async () => {
   await slack.close();
 });
 
-/** Short leases, so that a killed bot's request is taken over within about a second. */
-const SHORT_LEASE = { APPROVAL_LEASE_SECONDS: '1' };
+/**
+ * Short leases, so that a killed bot's request is taken over within about a second, and a short
+ * API timeout, which bounds how long the settler waits for an update the dead bot may have sent.
+ */
+const SHORT_LEASE = { APPROVAL_LEASE_SECONDS: '1', CLICKHOUSE_TIMEOUT_SECONDS: '2' };
 
-async function child(): Promise<{ bot: ChildBot; send: SlackSender }> {
-  const bot = await startChildBot({ simulator, slack, redisUrl: redis.url, env: SHORT_LEASE });
+async function child(env: Record<string, string> = SHORT_LEASE): Promise<{ bot: ChildBot; send: SlackSender }> {
+  const bot = await startChildBot({ simulator, slack, redisUrl: redis.url, env });
   children.push(bot);
   return { bot, send: slackSender(bot.url, slack) };
 }
@@ -113,7 +116,7 @@ describe('a bot killed (SIGKILL) between claiming a request and recording its ou
     const update = await outcomeUpdate(id, word, after);
     const stored = await store.get(id);
     expect(stored?.status).toBe(status);
-    expect(stored?.outcome?.message).toContain('The bot stopped while applying this change');
+    expect(stored?.outcome?.message).toContain('The bot replica applying this change stopped after sending it');
     expect(stored?.outcome?.message).toContain(says);
     expect(textOf(update.args.blocks)).toContain(says);
     expect(await store.listApplying()).toHaveLength(0);
@@ -129,7 +132,8 @@ describe('a bot killed (SIGKILL) between claiming a request and recording its ou
 
 describe('a bot stopped with SIGTERM', () => {
   it('finishes the approval in flight, refuses new work, closes and exits 0 within 10 s', async () => {
-    const { bot, send } = await child();
+    // The default API timeout: the update in flight takes 3 s to answer.
+    const { bot, send } = await child({});
     const inFlight = await requestRename(send, 'events-staging', 'events-drained');
     const waiting = await requestRename(send, 'sandbox-dev', 'sandbox-not-now');
 

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { syntheticServices } from '../../src/simulator/seed.js';
 import { callCount, CHANNEL, startHarness, textOf, USERS, type Ack, type Harness } from '../e2e/harness.js';
-import { deleteKeysWithPrefix } from '../store/redis-harness.js';
+import { deleteKeysWithPrefix } from '../support/redis.js';
 import { expectOnePatchPerTrial } from './trials.js';
 
 const TRIALS = 1_000;

@@ -20,7 +20,8 @@ import { startChildBot, startRedisServer, type ChildBot, type RedisServer } from
 
 /** One-second leases: a replica that stops renewing loses its request within about 1.25 s. */
 const LEASE_SECONDS = 1;
-const SHORT_LEASE = { APPROVAL_LEASE_SECONDS: String(LEASE_SECONDS) };
+/** A short API timeout too: it bounds how long a settler waits for an update a dead replica sent. */
+const SHORT_LEASE = { APPROVAL_LEASE_SECONDS: String(LEASE_SECONDS), CLICKHOUSE_TIMEOUT_SECONDS: '2' };
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -79,6 +80,9 @@ function nextRequest(method: 'GET' | 'PATCH'): Promise<RecordedRequest> {
 /** chat.update calls showing this request with this outcome word. */
 const outcomeUpdates = (id: string, word: string) => slack.calls.filter((c) => c.method === 'chat.update' && textOf(c.args.blocks).includes(id) && textOf(c.args.blocks).includes(word));
 
+/** The text of the last chat.update of this request's message: what the channel shows now. */
+const lastUpdateOf = (id: string) => textOf(slack.calls.filter((c) => c.method === 'chat.update' && textOf(c.args.blocks).includes(id)).at(-1)?.args.blocks);
+
 async function settled(id: string, timeoutMs = 20_000): Promise<ChangeRequest> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -91,8 +95,9 @@ async function settled(id: string, timeoutMs = 20_000): Promise<ChangeRequest> {
 
 describe('a live approval slower than its lease', () => {
   it('is never settled by the other replica, which reconciles every quarter lease; its owner applies it once', async () => {
-    const a = await replica();
-    const b = await replica();
+    // The default API timeout: each answer takes longer than a lease but not than the timeout.
+    const a = await replica({ APPROVAL_LEASE_SECONDS: String(LEASE_SECONDS) });
+    const b = await replica({ APPROVAL_LEASE_SECONDS: String(LEASE_SECONDS) });
     const { id } = await requestChange(a, 'ip add orders-prod 192.0.2.10/32 partner');
     // Every answer of the API now takes four leases: the fresh read, then the update.
     simulator.faults.latencyMs = 4 * LEASE_SECONDS * 1000;
@@ -225,6 +230,8 @@ describe('a replica paused (SIGSTOP) past its lease, then resumed', () => {
     expect(simulator.service(DEMO_IDS.ordersStaging)?.name).toBe('orders-staging');
     expect((await store.get(id))?.status).toBe('failed');
     expect(outcomeUpdates(id, 'Not applied')).toHaveLength(1);
+    // The resumed replica's own "applying" refresh never has the last word.
+    expect(lastUpdateOf(id)).toContain('Not applied');
     expect(other.logs.join('\n')).toMatch(/settled 1 change request/);
   }, 40_000);
 });
@@ -255,12 +262,57 @@ describe('a replica killed (SIGKILL) mid-apply while another replica runs', () =
     expect(Date.now() - killedAt).toBeLessThan(60_000);
     expect(request.status).toBe(status);
     await slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(word));
-    expect(outcomeUpdates(id, word)).toHaveLength(1);
     expect(patches()).toHaveLength(1);
-    const results = slack.calls.filter((c) => c.method === 'chat.postMessage' && String(c.args.text).startsWith(`Applied change ${id} `));
     if (afterApply) await slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith(`Applied change ${id} `));
-    expect(results.length).toBeLessThanOrEqual(1);
+    // Told once: one outcome update, one resulting record, and the message ends on the outcome.
+    expect(outcomeUpdates(id, word)).toHaveLength(1);
+    const results = slack.calls.filter((c) => c.method === 'chat.postMessage' && String(c.args.text).startsWith(`Applied change ${id} `));
+    expect(results).toHaveLength(afterApply ? 1 : 0);
+    expect(lastUpdateOf(id)).toContain(word);
     expect(await answerText(live, await live.click(ACTION_APPROVE, id, USERS.second))).toContain('already settled');
     expect(await store.listApplying()).toHaveLength(0);
+  }, 60_000);
+});
+
+describe('a replica killed after sending, while another approval of the same service waits', () => {
+  it('is settled from the service first (the sent update counts), and the waiting approval goes on after it', async () => {
+    const doomed = await childReplica();
+    const live = await replica();
+    const send = slackSender(doomed.url, slack);
+    const after = slack.calls.length;
+    const ack = await send.command('ip add orders-staging 0.0.0.0/0 partner load test');
+    const posted = await slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
+    const sent = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
+    await slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId);
+    const waiting = await requestChange(live, 'rename orders-staging orders-after-crash');
+
+    simulator.faults.hangNext(1, { on: 'PATCH', afterApply: true });
+    const patch = nextRequest('PATCH');
+    // What the store says of the dead replica's request when the waiting approval's PATCH arrives.
+    const firstWhenSecondSent = new Promise<string | undefined>((resolve) => {
+      simulator.on('request', (r) => {
+        if (r.method === 'PATCH' && JSON.stringify(r.body).includes('orders-after-crash')) void store.get(sent).then((x) => resolve(x?.status));
+      });
+    });
+    await send.click(ACTION_APPROVE, sent, USERS.approver);
+    await patch;
+    doomed.signal('SIGKILL');
+    await doomed.exited;
+    // Approved while the dead replica's update is unresolved: it must wait, not read and PATCH.
+    await live.click(ACTION_APPROVE, waiting.id, USERS.second);
+
+    const first = await settled(sent, 30_000);
+    expect(first.status).toBe('applied');
+    expect(first.outcome?.message).toContain('which shows it');
+    const second = await settled(waiting.id, 30_000);
+    expect(second.status).toBe('applied');
+    const sentPatches = patches();
+    expect(sentPatches).toHaveLength(2);
+    expect(sentPatches[1]?.body).toEqual({ name: 'orders-after-crash' });
+    const service = simulator.service(DEMO_IDS.ordersStaging);
+    expect(service?.name).toBe('orders-after-crash');
+    expect(service?.ipAccessList?.map((e) => e.source)).toContain('0.0.0.0/0');
+    // The waiting approval's PATCH went out only after the dead one was settled.
+    expect(await firstWhenSecondSent).toBe('applied');
   }, 60_000);
 });

@@ -102,7 +102,7 @@ describe('Redis restarted in the middle of a flow', () => {
   });
 
   it('settles an approval whose outcome could not be recorded because Redis went down while it ran', async () => {
-    const h = await startHarness({ redisUrl: redis.url, env: { APPROVAL_LEASE_SECONDS: '1' } });
+    const h = await startHarness({ redisUrl: redis.url, env: { APPROVAL_LEASE_SECONDS: '1', CLICKHOUSE_TIMEOUT_SECONDS: '2' } });
     running.push(h);
     const id = await requestRename(h, 'legacy-reporting', 'legacy-cut-off');
 

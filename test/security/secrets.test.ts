@@ -18,7 +18,7 @@ import { createLogger } from '../../src/log.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { demoServices, DEMO_IDS, DEMO_ORG_ID } from '../../src/simulator/seed.js';
 import { CHANNEL, KEY_ID, KEY_SECRET, SIGNING_SECRET, startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
-import { deleteKeysWithPrefix } from '../store/redis-harness.js';
+import { deleteKeysWithPrefix } from '../support/redis.js';
 
 const BOT_TOKEN = 'xoxb-test-token-never-logged';
 const BASIC = Buffer.from(`${KEY_ID}:${KEY_SECRET}`).toString('base64');

@@ -11,7 +11,7 @@ import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { CHANNEL, signatureHeaders, SIGNING_SECRET, startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
-import { deleteKeysWithPrefix } from '../store/redis-harness.js';
+import { deleteKeysWithPrefix } from '../support/redis.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const now = () => Math.floor(Date.now() / 1000);

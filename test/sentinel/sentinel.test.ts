@@ -9,15 +9,18 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runApprovalContract } from '../store/approvals.contract.js';
 import { runLeaseContract } from '../store/lease.contract.js';
 import type { ChangeRequest } from '../../src/core/change/types.js';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { connectRedis, RedisChangeStore, RedisScheduleStore } from '../../src/store/index.js';
+import { connectRedis, RedisChangeStore } from '../../src/store/index.js';
 import { changeKeys } from '../../src/store/redis/keys.js';
-import { EXPIRED_BEFORE_DECISION } from '../../src/store/rules.js';
 import { startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
-import { approve, buildChangeRequest, buildExpiredRequest, markApplied } from '../store/fixtures.js';
+import { runChangeStoreContract } from '../store/change-store.contract.js';
+import { redisStoreOpeners } from '../support/stores.js';
+import { approve, buildChangeRequest } from '../store/fixtures.js';
+import { runScheduleStoreContract } from '../store/schedule-store.contract.js';
 import { fields, MASTER_NAME, PASSWORD, sentinelUnsupported, startLocalSentinel, until, type LocalSentinel } from './local-sentinel.js';
 
 const unsupported = sentinelUnsupported();
@@ -120,75 +123,14 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
     expect(refused).toMatch(/NOAUTH/);
   });
 
-  runLeaseContract('Redis Sentinel, two connections', () => {
-    const { a, b } = openPair();
-    return { store: a, sibling: b, dispose: async () => undefined };
-  });
+  /** Two Sentinel connections (two replicas) that every contract case shares, each on its own key prefix. */
+  let contractConnections: [Redis, Redis] | undefined;
+  const contractStores = redisStoreOpeners(() => (contractConnections ??= [connect(), connect()]));
+  runLeaseContract('Redis Sentinel, two connections', () => contractStores.changeStores({}));
+  runApprovalContract('Redis Sentinel, two connections', () => contractStores.changeStores({}));
 
-  describe('the change store contract, essentials', () => {
-    it('creates and reads back a request, refusing a duplicate id', async () => {
-      const { a: store, b: sibling } = openPair();
-      const request = await created(store);
-      expect(await sibling.get(request.id)).toStrictEqual(request);
-      expect(await store.get('no-such-change')).toBeUndefined();
-      await expect(store.create({ ...request, requesterId: 'U-other' })).rejects.toThrow(/already exists/);
-      await store.setMessageTs(request.id, '1700000000.000100');
-      expect((await sibling.get(request.id))?.messageTs).toBe('1700000000.000100');
-      expect(await store.ping()).toBe(true);
-    });
-
-    it('transitions pending -> applying -> applied, reports conflicts, and expires a late decision', async () => {
-      const { a: store } = openPair();
-      const request = await created(store);
-      expect(await store.transition(request.id, approve('U-approver'))).toMatchObject({ ok: true, request: { status: 'applying', decidedBy: 'U-approver' } });
-      expect((await store.listApplying()).map((r) => r.id)).toStrictEqual([request.id]);
-      expect(await store.transition(request.id, approve('U-late'))).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applying' } });
-      expect(await store.transition(request.id, markApplied())).toMatchObject({ ok: true, request: { status: 'applied', outcome: { apiRequestId: 'req-42' } } });
-      expect(await store.listApplying()).toStrictEqual([]);
-      expect(await store.transition('no-such-change', approve())).toStrictEqual({ ok: false, reason: 'missing' });
-
-      const late = await created(store, { expiresAt: Date.now() + 50 });
-      expect(await store.transition(late.id, approve('U-approver', late.expiresAt))).toMatchObject({ ok: false, reason: 'expired', request: { status: 'expired' } });
-      const audit = await store.readAudit({ limit: 10 });
-      expect(audit.map((e) => [e.changeId, e.action])).toStrictEqual([
-        [late.id, 'expired'],
-        [late.id, 'requested'],
-        [request.id, 'applied'],
-        [request.id, 'approved'],
-        [request.id, 'requested'],
-      ]);
-      expect(audit[0]?.message).toBe(EXPIRED_BEFORE_DECISION);
-    });
-
-    it('lists the pending requests of a channel without expired or decided ones', async () => {
-      const { a: store } = openPair();
-      const now = Date.now();
-      const newest = await created(store, { createdAt: now - 1_000 });
-      const oldest = await created(store, { createdAt: now - 60_000 });
-      const decided = await created(store);
-      await store.transition(decided.id, approve());
-      await store.create(buildExpiredRequest());
-      expect((await store.listPending('C-ops', now)).map((r) => r.id)).toStrictEqual([oldest.id, newest.id]);
-    });
-
-    it('lets exactly one of 200 concurrent approvals over two Sentinel connections win', async () => {
-      const { a, b } = openPair();
-      for (let round = 0; round < 5; round++) {
-        const request = await created(a);
-        await approveRace(a, b, request.id);
-        expect((await b.get(request.id))?.status).toBe('applying');
-      }
-    });
-
-    it('claims a schedule fire time exactly once over two Sentinel connections', async () => {
-      const keyPrefix = prefix();
-      const [a, b] = [new RedisScheduleStore(connect(), { keyPrefix }), new RedisScheduleStore(connect(), { keyPrefix })];
-      for (const fireTime of [1_700_000_000_000, 1_700_000_060_000]) {
-        const claims = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).claimRun('sch-race', fireTime)));
-        expect(claims.filter(Boolean)).toHaveLength(1);
-      }
-    });
-  });
+  describe('the change store contract', () => runChangeStoreContract(contractStores.changeStores));
+  describe('the schedule store contract', () => runScheduleStoreContract(contractStores.scheduleStores));
 
   describe('a bot started from REDIS_URL and REDIS_SENTINELS', () => {
     let h: Harness | undefined;

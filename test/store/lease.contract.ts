@@ -154,14 +154,45 @@ export function runLeaseContract(name: string, open: () => Promise<LeaseStores> 
       expect((await sibling.get(token.requestId))?.lease?.sending).toBe(true);
     });
 
-    it('takes over at once a request left in applying without any lease', async () => {
+    it('leaves a request claimed without any lease (by an older replica) to the age rule: not taken over at once', async () => {
       const { store, sibling } = await stores();
       const request = buildChangeRequest();
       await store.create(request);
       const { claim: _none, ...withoutLease } = claim('ignored');
       expect((await store.transition(request.id, withoutLease)).ok).toBe(true);
-      const taken = await sibling.takeOver(request, 'replica-b', LONG_MS);
-      expect(taken?.token.owner).toBe('replica-b');
+      expect(await sibling.takeOver(request, 'replica-b', LONG_MS)).toBeUndefined();
+      const old = buildChangeRequest();
+      await store.create(old);
+      expect((await store.transition(old.id, { ...withoutLease, now: Date.now() - 10 * 60_000 })).ok).toBe(true);
+      const taken = await sibling.takeOver(old, 'replica-b', LONG_MS);
+      expect(taken?.token).toMatchObject({ owner: 'replica-b', fence: 1 });
+    });
+
+    it('hands the service lock to whoever takes the request over, so the settler never waits behind itself', async () => {
+      const { store, sibling } = await stores();
+      const old = await claimed(store, 'replica-a', SHORT_MS, 'svc-shared');
+      expect(await store.lockService(old, SHORT_MS)).toBe('acquired');
+      expect(await store.confirmSending(old, 0)).toBe(true);
+      const taken = await takeOverWhenExpired(sibling, old, 'replica-b');
+      expect(taken.request.lease).toMatchObject({ sending: true });
+      expect(taken.request.lease?.sentAt).toBeGreaterThan(0);
+      expect(taken.request.lease?.takenAt).toBeGreaterThanOrEqual(taken.request.lease?.sentAt ?? 0);
+      expect(await sibling.lockService(taken.token, LONG_MS)).toBe('acquired');
+    });
+
+    it('keeps the service locked once an update was sent, though its owner stopped renewing, until the request is settled', async () => {
+      const { store, sibling } = await stores();
+      const sent = await claimed(store, 'replica-a', SHORT_MS, 'svc-shared');
+      expect(await store.lockService(sent, SHORT_MS)).toBe('acquired');
+      expect(await store.confirmSending(sent, 0)).toBe(true);
+      const next = await claimed(sibling, 'replica-b', LONG_MS, 'svc-shared');
+      // Well past the sender's lease: its request is unsettled, so the service stays locked.
+      await until('the sender lease to expire', 5_000, async () => ((await store.get(sent.requestId))?.lease?.until ?? 0) < Date.now() - 3 * SHORT_MS || undefined);
+      expect(await sibling.lockService(next, LONG_MS)).toBe('busy');
+      const taken = await sibling.takeOver({ id: sent.requestId, plan: buildPlan({ serviceId: 'svc-shared' }) }, 'replica-c', LONG_MS);
+      if (!taken) throw new Error('not taken over');
+      expect((await sibling.transition(sent.requestId, { ...markApplied(), holder: taken.token })).ok).toBe(true);
+      expect(await sibling.lockService(next, LONG_MS)).toBe('acquired');
     });
   });
 }

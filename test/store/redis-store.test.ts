@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RETENTION_SECONDS, RedisChangeStore } from '../../src/store/index.js';
 import { approve, buildChangeRequest, markApplied } from './fixtures.js';
-import { REDIS_URL, deleteKeysWithPrefix, keysWithPrefix, randomKeyPrefix } from './redis-harness.js';
+import { REDIS_URL, deleteKeysWithPrefix, keysWithPrefix, randomKeyPrefix } from '../support/redis.js';
 
 describe('RedisChangeStore', () => {
   let admin: Redis;

@@ -93,4 +93,8 @@ export interface ApplyLease {
   until: number;
   /** The owner proved it held the lease and went on to send the update to ClickHouse Cloud. */
   sending: boolean;
+  /** When it did (store clock). */
+  sentAt?: number;
+  /** When the current owner took the request over from a replica that stopped (store clock). */
+  takenAt?: number;
 }

@@ -32,12 +32,20 @@ export type Command =
   | { kind: 'history'; service?: string }
   | { kind: 'policy'; service?: string }
   | { kind: 'summary'; filters: string[] }
-  | { kind: 'schedule-add'; cron: string; filters: string[]; timeZone?: string }
-  | { kind: 'schedule-list' }
-  | { kind: 'schedule-remove'; id: string }
+  | { kind: 'schedule add'; cron: string; filters: string[]; timeZone?: string }
+  | { kind: 'schedule list' }
+  | { kind: 'schedule remove'; id: string }
   | { kind: 'invalid'; message: string; usage: string };
 
 export type CommandKind = Command['kind'];
+
+/**
+ * A command has one spelling: every kind but the three that stand for many commands or none
+ * (change, unknown, invalid) is the catalogue's name, and the compiler holds them together.
+ */
+type NamedKind = Exclude<CommandKind, 'change' | 'unknown' | 'invalid'>;
+const KINDS_ARE_CATALOGUE_NAMES: NamedKind extends CommandName ? true : never = true;
+void KINDS_ARE_CATALOGUE_NAMES;
 
 // A record rather than an array so that adding a kind to Command without listing it fails to compile.
 const KINDS: Record<CommandKind, true> = {
@@ -51,9 +59,9 @@ const KINDS: Record<CommandKind, true> = {
   history: true,
   policy: true,
   summary: true,
-  'schedule-add': true,
-  'schedule-list': true,
-  'schedule-remove': true,
+  'schedule add': true,
+  'schedule list': true,
+  'schedule remove': true,
   invalid: true,
 };
 export const COMMAND_KINDS = Object.keys(KINDS) as readonly CommandKind[];
@@ -133,24 +141,30 @@ function unclosedQuote(rest: string, before: Token[]): UsageProblem {
 
 type Handler = (args: Token[]) => Command;
 
-// A Map, not an object literal, so that words like "constructor" or "__proto__" are just unknown.
-const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
-  ['help', () => ({ kind: 'help' })],
-  ['list', (args) => ({ kind: 'list', filters: filtersOf('list', args) })],
-  ['summary', (args) => ({ kind: 'summary', filters: filtersOf('summary', args) })],
-  ['show', (args) => ({ kind: 'show', service: onlyService('show', args) })],
-  ['edit', (args) => ({ kind: 'edit', service: onlyService('edit', args) })],
-  ['pending', parsePending],
-  ['history', (args) => ({ kind: 'history', ...optionalService('history', args) })],
-  ['policy', (args) => ({ kind: 'policy', ...optionalService('policy', args) })],
-  ['rename', parseRename],
-  ['ip', parseIp],
-  ['endpoint', parseEndpoint],
-  ['release-channel', parseReleaseChannel],
-  ['private-endpoint', parsePrivateEndpoint],
-  ['rotate-key', parseRotateKey],
-  ['schedule', parseSchedule],
-]);
+/** The word a command starts with: "ip" for "ip add". */
+type FirstWord<Name extends string> = Name extends `${infer Word} ${string}` ? Word : Name;
+
+/** One parser per first word of the catalogue: a catalogue entry without one does not compile. */
+const PARSERS: Record<FirstWord<CommandName>, Handler> = {
+  help: () => ({ kind: 'help' }),
+  list: (args) => ({ kind: 'list', filters: filtersOf('list', args) }),
+  summary: (args) => ({ kind: 'summary', filters: filtersOf('summary', args) }),
+  show: (args) => ({ kind: 'show', service: onlyService('show', args) }),
+  edit: (args) => ({ kind: 'edit', service: onlyService('edit', args) }),
+  pending: parsePending,
+  history: (args) => ({ kind: 'history', ...optionalService('history', args) }),
+  policy: (args) => ({ kind: 'policy', ...optionalService('policy', args) }),
+  rename: parseRename,
+  ip: parseIp,
+  endpoint: parseEndpoint,
+  'release-channel': parseReleaseChannel,
+  'private-endpoint': parsePrivateEndpoint,
+  'rotate-key': parseRotateKey,
+  schedule: parseSchedule,
+};
+
+// A Map, not the object itself, so that words like "constructor" or "__proto__" are just unknown.
+const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>(Object.entries(PARSERS));
 
 // ---------------------------------------------------------------------------------------------
 // Shared argument handling
@@ -325,7 +339,7 @@ function parseSchedule(args: Token[]): Command {
   if (word === 'add') return parseScheduleAdd(rest);
   if (word === 'list') {
     rejectExtra('schedule list', rest, 'nothing', '');
-    return { kind: 'schedule-list' };
+    return { kind: 'schedule list' };
   }
   if (word === 'remove') return parseScheduleRemove(rest);
   const message =
@@ -342,8 +356,8 @@ function parseScheduleAdd(args: Token[]): Command {
   const words = checkFilterWords(textOf(filterTokens), { timeZoneAllowed: true });
   const { filters, timeZone } = must('schedule add', words);
   // Left out rather than undefined when absent, so stored schedules carry no empty field.
-  if (timeZone === undefined) return { kind: 'schedule-add', cron, filters };
-  return { kind: 'schedule-add', cron, filters, timeZone };
+  if (timeZone === undefined) return { kind: 'schedule add', cron, filters };
+  return { kind: 'schedule add', cron, filters, timeZone };
 }
 
 /**
@@ -364,5 +378,5 @@ function parseScheduleRemove(args: Token[]): Command {
   const [id, ...extra] = args;
   const value = idOf('schedule remove', id, 'which schedule to remove (its id is in schedule list)');
   rejectExtra('schedule remove', extra, 'one schedule id', '');
-  return { kind: 'schedule-remove', id: value };
+  return { kind: 'schedule remove', id: value };
 }

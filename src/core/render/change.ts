@@ -1,6 +1,7 @@
 /** Block Kit for change requests: the message people approve, and what it becomes afterwards. */
 import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest, ChangeStatus, FieldChange } from '../change/types.js';
+import { apiReference } from './errors.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
 import { mention, people } from './people.js';
 import { progressLines, progressSummary } from './policy.js';
@@ -76,13 +77,7 @@ function approvedBy(r: ChangeRequest): string {
 
 const when = (r: ChangeRequest) => (r.decidedAt ? ` at ${slackDate(r.decidedAt)}` : '');
 
-function apiRef(r: ChangeRequest): string {
-  const parts = [
-    r.outcome?.status === undefined ? undefined : `status ${r.outcome.status}`,
-    r.outcome?.apiRequestId ? `API request ${code(r.outcome.apiRequestId)}` : undefined,
-  ].filter(Boolean);
-  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
-}
+const apiRef = (r: ChangeRequest) => apiReference({ status: r.outcome?.status, requestId: r.outcome?.apiRequestId });
 
 /** The pending requests of a channel, for `pending`. */
 export function pendingBlocks(requests: ChangeRequest[]): Block[] {

@@ -1,7 +1,15 @@
-/** Sentences for people: what went wrong, what to do, and the API's status and requestId. */
-import type { CloudApiError } from '../service/api-error.js';
+/**
+ * Every failure told to people is worded here: what went wrong, what to do, and the API's status
+ * and request id when there is one, always in the same format (apiReference).
+ */
+import { CloudApiError } from '../service/api-error.js';
 import type { Resolution } from '../service/resolve.js';
 import { bold, code, esc } from './mrkdwn.js';
+
+/** The message of anything thrown, for logs: an Error's message, anything else as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 export const STORE_DOWN_TEXT =
   ":x: The bot's store (Redis) is not answering, so nothing was read or changed. Try again in a minute; if it persists, tell whoever runs the bot.";
@@ -40,12 +48,45 @@ function httpSentence(status: number): string {
   return `ClickHouse Cloud answered with an error.`;
 }
 
-export function apiReference(error: CloudApiError): string {
-  const parts = [
-    error.status === undefined ? undefined : `status ${error.status}`,
-    error.requestId ? `request id ${code(error.requestId)}` : undefined,
-  ].filter(Boolean);
+/** The API call a sentence is about (a CloudApiError, or a stored outcome). */
+export interface ApiCall {
+  status?: number | undefined;
+  requestId?: string | undefined;
+}
+
+/** " (status 500, request id `abc`)"; plain text (no code span) for sentences escaped later. */
+export function apiReference(call: ApiCall, format: 'mrkdwn' | 'plain' = 'mrkdwn'): string {
+  const id = (text: string) => (format === 'mrkdwn' ? code(text) : text);
+  const parts = [call.status === undefined ? undefined : `status ${call.status}`, call.requestId ? `request id ${id(call.requestId)}` : undefined].filter(Boolean);
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}
+
+/** A command failed in a way nobody foresaw: `ref` finds it in the log. */
+export function internalErrorText(ref: string): string {
+  return `:x: Something went wrong on the bot's side, so nothing was changed. Try again; if it keeps happening, give whoever runs the bot this reference: ${code(ref)}.`;
+}
+
+export const EDIT_FAILED_TEXT = ":x: Something went wrong on the bot's side, so your change was not requested. Try again in a minute.";
+
+export const READ_FAILED_TEXT = ':x: Something went wrong while reading the service.';
+
+/** Plain text: why an approval failed when the error is none of the API's. */
+export const UNEXPECTED_IN_BOT = 'an unexpected error happened in the bot.';
+
+/** A click whose handling broke off: the change may already have been sent, so say so honestly. */
+export function clickFailureText(storeDown: boolean): string {
+  const cause = storeDown ? 'its store (Redis) did not answer' : 'it hit an internal error';
+  return `:x: The bot could not finish handling your click: ${cause}. If the change had already been sent to ClickHouse Cloud, the bot checks the service and updates the request message once it can; otherwise click again in a minute.`;
+}
+
+/**
+ * Plain text: why a summary could not be posted (escape it before it enters mrkdwn).
+ * `refusedBySlack` is Slack's code when Slack refused the post.
+ */
+export function summaryFailureReason(error: unknown, refusedBySlack?: string): string {
+  if (refusedBySlack !== undefined) return `Slack refused the post (${refusedBySlack}).`;
+  if (error instanceof CloudApiError) return `${cloudErrorSentence(error)}${apiReference(error, 'plain')}`;
+  return 'the bot hit an internal error.';
 }
 
 export function resolutionText(resolution: Exclude<Resolution, { ok: true }>): string {

@@ -11,6 +11,8 @@ import {
   AUDIT_SCAN_MAX,
   DEFAULT_RETENTION_SECONDS,
   EXPIRED_BEFORE_DECISION,
+  LEASELESS_TAKEOVER_AFTER_MS,
+  SENT_LOCK_MS,
   assertCreatable,
   byCreation,
   duplicateRequestError,
@@ -132,7 +134,7 @@ export class MemoryChangeStore implements ChangeStore {
     if (!stored?.lease) return false;
     stored.lease.until = Date.now() + ttlMs;
     const lock = this.serviceLocks.get(token.serviceId);
-    if (lock && lock.holder === lockValue(token)) lock.until = Date.now() + ttlMs;
+    if (lock && lock.holder === lockValue(token) && !stored.lease.sending) lock.until = Date.now() + ttlMs;
     return true;
   }
 
@@ -151,16 +153,24 @@ export class MemoryChangeStore implements ChangeStore {
     const lock = this.serviceLocks.get(token.serviceId);
     if (!stored?.lease || !lock || lock.until <= now || lock.holder !== lockValue(token)) return false;
     stored.lease.sending = true;
+    stored.lease.sentAt = now;
+    lock.until = now + SENT_LOCK_MS;
     return true;
   }
 
   async takeOver(request: Pick<ChangeRequest, 'id' | 'plan'>, owner: string, ttlMs: number) {
     const stored = this.live(request.id);
     const now = Date.now();
-    if (!stored || stored.status !== 'applying' || (stored.lease && stored.lease.until > now)) return undefined;
-    const fence = (stored.lease?.fence ?? this.fences.get(request.id) ?? 0) + 1;
-    stored.lease = { owner, fence, until: now + ttlMs, sending: stored.lease?.sending ?? false };
+    if (!stored || stored.status !== 'applying') return undefined;
+    if (stored.lease ? stored.lease.until > now : (stored.decidedAt ?? 0) + LEASELESS_TAKEOVER_AFTER_MS > now) return undefined;
+    const oldFence = stored.lease?.fence ?? this.fences.get(request.id) ?? 0;
+    const fence = oldFence + 1;
+    const { sending = false, sentAt } = stored.lease ?? {};
+    stored.lease = { owner, fence, until: now + ttlMs, sending, ...(sentAt === undefined ? {} : { sentAt }), takenAt: now };
     this.fences.set(request.id, fence);
+    // The settler inherits the lock its predecessor held, rather than waiting behind itself.
+    const lock = this.serviceLocks.get(stored.plan.serviceId);
+    if (lock?.holder === `${stored.id}:${oldFence}`) lock.holder = `${stored.id}:${fence}`;
     return { request: copyOf(stored), token: { requestId: stored.id, serviceId: stored.plan.serviceId, owner, fence } };
   }
 
@@ -229,7 +239,11 @@ export class MemoryChangeStore implements ChangeStore {
   }
 
   private forgetRetired(): void {
-    for (const [id, request] of this.requests) if (this.isRetired(request)) this.requests.delete(id);
+    for (const [id, request] of this.requests) {
+      if (!this.isRetired(request)) continue;
+      this.requests.delete(id);
+      this.fences.delete(id);
+    }
   }
 
   private isRetired(request: ChangeRequest): boolean {

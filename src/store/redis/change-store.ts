@@ -11,6 +11,8 @@ import {
   AUDIT_SCAN_MAX,
   DEFAULT_RETENTION_SECONDS,
   EXPIRED_BEFORE_DECISION,
+  LEASELESS_TAKEOVER_AFTER_MS,
+  SENT_LOCK_MS,
   assertCreatable,
   byCreation,
   duplicateRequestError,
@@ -98,7 +100,7 @@ export class RedisChangeStore implements ChangeStore {
     this.renewLeaseScript = defineScript(this.redis, RENEW_LEASE_COMMAND, 2, RENEW_LEASE_LUA);
     this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
     this.confirmSendingScript = defineScript(this.redis, CONFIRM_SENDING_COMMAND, 2, CONFIRM_SENDING_LUA);
-    this.takeOverScript = defineScript(this.redis, TAKE_OVER_COMMAND, 1, TAKE_OVER_LUA);
+    this.takeOverScript = defineScript(this.redis, TAKE_OVER_COMMAND, 2, TAKE_OVER_LUA);
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
     return reportUnavailableAsStoreErrors(this);
   }
@@ -198,12 +200,19 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async confirmSending(token: LeaseToken, minRemainingMs: number): Promise<boolean> {
-    const reply = await this.confirmSendingScript(...this.leaseKeys(token), token.requestId, token.owner, token.fence, Math.ceil(minRemainingMs));
+    const reply = await this.confirmSendingScript(...this.leaseKeys(token), token.requestId, token.owner, token.fence, Math.ceil(minRemainingMs), SENT_LOCK_MS);
     return reply === 1;
   }
 
   async takeOver(request: Pick<ChangeRequest, 'id' | 'plan'>, owner: string, ttlMs: number) {
-    const reply = await this.takeOverScript(this.keys.request(request.id), owner, Math.ceil(ttlMs));
+    const reply = await this.takeOverScript(
+      this.keys.request(request.id),
+      this.keys.serviceLock(request.plan.serviceId),
+      owner,
+      Math.ceil(ttlMs),
+      LEASELESS_TAKEOVER_AFTER_MS,
+      request.id,
+    );
     if (reply === null) return undefined;
     const taken = requestFromHash(hashFromFlatReply(reply));
     if (!taken?.lease) throw new StoredDataError('takeover reply lacks the lease');

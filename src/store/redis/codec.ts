@@ -6,7 +6,7 @@
  *   status, messageTs, decidedBy, decidedAt, outcome (JSON)  — what transitions change
  *   channelId, serviceId, serviceName, expiresAt             — copies of immutable scalars, so the
  *                                                              Lua scripts never parse `data`
- *   fence, leaseOwner, leaseUntil, sending                   — the apply lease (redis-scripts.ts)
+ *   fence, leaseOwner, leaseUntil, sending, sentAt, takenAt  — the apply lease (scripts.ts)
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../../core/change/types.js';
@@ -71,6 +71,8 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
       fence: parseNumber(hash.fence, 'fence'),
       until: parseNumber(hash.leaseUntil ?? '0', 'leaseUntil'),
       sending: hash.sending === '1',
+      ...(hash.sentAt === undefined ? {} : { sentAt: parseNumber(hash.sentAt, 'sentAt') }),
+      ...(hash.takenAt === undefined ? {} : { takenAt: parseNumber(hash.takenAt, 'takenAt') }),
     };
   }
   return request;

@@ -178,8 +178,9 @@ return reply('ok')
 
 /**
  * KEYS: 1 request hash, 2 the service's lock. ARGV: 1 id, 2 owner, 3 fence, 4 lease ms.
- * Returns 1 when the lease (and the service lock, if this request holds it) now last another
- * lease from now; 0 when the lease was lost or had already expired.
+ * Returns 1 when the lease (and the service lock, if this request holds it and has not sent yet)
+ * now last another lease from now; 0 when the lease was lost or had already expired. Once sent,
+ * the lock keeps the long expiry CONFIRM_SENDING gave it.
  */
 export const RENEW_LEASE_LUA = LEASE_PRELUDE + `
 local request, service_lock = KEYS[1], KEYS[2]
@@ -187,7 +188,8 @@ local id, owner, fence, ttl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local now = now_ms()
 if not lease_held(request, owner, fence, now) then return 0 end
 redis.call('HSET', request, 'leaseUntil', now + ttl)
-if redis.call('GET', service_lock) == id .. ':' .. fence then redis.call('PEXPIRE', service_lock, ttl) end
+local sent = redis.call('HGET', request, 'sending') == '1'
+if not sent and redis.call('GET', service_lock) == id .. ':' .. fence then redis.call('PEXPIRE', service_lock, ttl) end
 return 1
 `;
 
@@ -208,33 +210,48 @@ return 'acquired'
 `;
 
 /**
- * KEYS: 1 request hash, 2 the service's lock. ARGV: 1 id, 2 owner, 3 fence, 4 minimum ms of lease left.
- * Returns 1 and marks the request as sending when the lease and the lock are held; 0 otherwise.
+ * KEYS: 1 request hash, 2 the service's lock. ARGV: 1 id, 2 owner, 3 fence, 4 minimum ms of
+ * lease left, 5 how long the lock then lasts (ms).
+ * Returns 1 and marks the request as sending (with the server time) when the lease and the lock
+ * are held; 0 otherwise. From then on the service stays locked until the request is settled (the
+ * long expiry is only a backstop): no other request of the service may read and PATCH while this
+ * update's outcome is unknown, even if its owner dies or is cut off.
  */
 export const CONFIRM_SENDING_LUA = LEASE_PRELUDE + `
 local request, service_lock = KEYS[1], KEYS[2]
-local id, owner, fence, min_left = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local id, owner, fence, min_left, sent_lock_ms = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local now = now_ms()
 if not lease_held(request, owner, fence, now + min_left) then return 0 end
 if redis.call('GET', service_lock) ~= id .. ':' .. fence then return 0 end
-redis.call('HSET', request, 'sending', '1')
+redis.call('HSET', request, 'sending', '1', 'sentAt', now)
+redis.call('PEXPIRE', service_lock, sent_lock_ms)
 return 1
 `;
 
 /**
- * KEYS: 1 request hash. ARGV: 1 new owner, 2 lease ms.
- * A request in "applying" whose lease has expired (or that has none: written before leases
- * existed) passes to the new owner with fence + 1. Returns the HGETALL afterwards, or nil.
+ * KEYS: 1 request hash, 2 the service's lock. ARGV: 1 new owner, 2 lease ms, 3 how long a request
+ * claimed without any lease (by a replica older than leases) must have been applying first, 4 id.
+ * A request in "applying" whose lease has expired passes to the new owner with fence + 1, and so
+ * does the service lock if the old fence held it (the settler must not wait behind itself).
+ * Returns the HGETALL afterwards (with takenAt, the server time), or nil.
  */
 export const TAKE_OVER_LUA = LEASE_PRELUDE + `
-local request = KEYS[1]
-local owner, ttl = ARGV[1], tonumber(ARGV[2])
+local request, service_lock = KEYS[1], KEYS[2]
+local owner, ttl, legacy_ms, id = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local now = now_ms()
-local f = redis.call('HMGET', request, 'status', 'leaseUntil')
+local f = redis.call('HMGET', request, 'status', 'leaseUntil', 'fence', 'decidedAt')
 if f[1] ~= 'applying' then return false end
-if tonumber(f[2] or '0') > now then return false end
-redis.call('HINCRBY', request, 'fence', 1)
-redis.call('HSET', request, 'leaseOwner', owner, 'leaseUntil', now + ttl)
+if f[2] then
+  if tonumber(f[2]) > now then return false end
+elseif tonumber(f[4] or '0') + legacy_ms > now then
+  return false
+end
+local old_fence = f[3] or '0'
+local fence = redis.call('HINCRBY', request, 'fence', 1)
+redis.call('HSET', request, 'leaseOwner', owner, 'leaseUntil', now + ttl, 'takenAt', now)
+if redis.call('GET', service_lock) == id .. ':' .. old_fence then
+  redis.call('SET', service_lock, id .. ':' .. fence, 'KEEPTTL')
+end
 return redis.call('HGETALL', request)
 `;
 

@@ -81,7 +81,7 @@ describe('changeRequestBlocks', () => {
     expect(blocks.some((b) => b.type === 'actions')).toBe(false);
     const text = mrkdwnTexts(blocks).join('\n');
     expect(text).toContain(':white_check_mark: *Applied.* Approved by <@U0APPROVER>');
-    expect(text).toContain('(status 200, API request `req-9`)');
+    expect(text).toContain('(status 200, request id `req-9`)');
     expect(text).toContain('Request `cr-0001`');
   });
 
@@ -125,7 +125,7 @@ describe('outcomeText', () => {
   it('explains a failure with the API status and request id, escaped', () => {
     const text = outcomeText(request({ status: 'failed', outcome: { message: 'Refused: <!channel> & co', status: 400, apiRequestId: 'req-1' } }));
     expect(text).toContain(':x: *Not applied.* Refused: &lt;!channel&gt; &amp; co Approved by <@U0APPROVER>');
-    expect(text).toContain('(status 400, API request `req-1`)');
+    expect(text).toContain('(status 400, request id `req-1`)');
   });
 
   it('gives a failure without details a generic sentence', () => {

@@ -10,6 +10,7 @@ import { changeRequestBlocks, outcomeText, pendingBlocks } from '../../../src/co
 import { cloudErrorSentence, cloudErrorText, resolutionText } from '../../../src/core/render/errors.js';
 import { historyBlocks } from '../../../src/core/render/history.js';
 import { listBlocks, serviceBlocks, serviceLine } from '../../../src/core/render/service.js';
+import { prng } from '../../support/random.js';
 import { auditEntry, changeRequest, mustPlan, NOW, service } from '../fixtures.js';
 import { mrkdwnTexts, unsafeMrkdwn } from './block-kit.js';
 
@@ -17,20 +18,8 @@ const FRAGMENTS = ['<!channel>', '<!here>', '<!everyone>', '@channel', '@here', 
 const REQUESTER = 'U0REQUESTER';
 const APPROVER = 'U0APPROVER';
 
-/** mulberry32: a small seeded generator, so a failure names a string that can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function hostileStrings(count: number, seed: number): string[] {
-  const next = random(seed);
+  const { next } = prng(seed);
   return Array.from({ length: count }, () => {
     const parts = 1 + Math.floor(next() * 6);
     return Array.from({ length: parts }, () => FRAGMENTS[Math.floor(next() * FRAGMENTS.length)] ?? '').join('');

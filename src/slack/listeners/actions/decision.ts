@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, App, RespondFn, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../../core/render/change.js';
+import { clickFailureText, messageOf } from '../../../core/render/errors.js';
 import type { Decision } from '../../../ports/approval-policy.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import { replyTo } from '../../respond.js';
@@ -46,12 +47,9 @@ export function decisionListener(decision: Decision, deps: ListenerDeps) {
     const [action] = click.success ? click.data.actions : [];
     if (!click.success || !action) return void (await tell('This button did not carry a change request id, so nothing was changed.'));
     const outcome = await deps.services.changeRequests.decide(decision, action.value, click.data.user.id).catch((error: unknown) => {
-      deps.services.logger.error(`${decision} of ${action.value} failed:`, error instanceof Error ? error.message : String(error));
+      deps.services.logger.error(`${decision} of ${action.value} failed:`, messageOf(error));
       // The click may have been claimed (and the change sent) before the failure: say so honestly.
-      const cause = isStoreUnavailable(error) ? "its store (Redis) did not answer" : 'it hit an internal error';
-      return {
-        text: `:x: The bot could not finish handling your click: ${cause}. If the change had already been sent to ClickHouse Cloud, the bot checks the service and updates the request message once it can; otherwise click again in a minute.`,
-      };
+      return { text: clickFailureText(isStoreUnavailable(error)) };
     });
     if (outcome) await tell(outcome.text);
   };

@@ -1,55 +1,34 @@
 /**
- * One behaviour, two stores: every test here runs against the memory store and the Redis store.
+ * The ChangeStore contract: one behaviour for every store. Each backend's test file calls
+ * runChangeStoreContract with a way to open its store (memory and Redis in change-store.test.ts,
+ * Redis Cluster and Redis Sentinel in their own folders, which start those servers).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeRequest } from '../../src/core/change/types.js';
-import { EXPIRED_BEFORE_DECISION, MemoryChangeStore, RedisChangeStore } from '../../src/store/index.js';
 import type { ChangeStore, Transition } from '../../src/ports/change-store.js';
+import { EXPIRED_BEFORE_DECISION } from '../../src/store/index.js';
 import { HOUR_MS, approve, buildChangeRequest, buildExpiredRequest, buildPlan, markApplied } from './fixtures.js';
-import { REDIS_URL, deleteKeysWithPrefix, randomKeyPrefix } from './redis-harness.js';
 
-interface StoreOptions {
+export interface ChangeStoreOptions {
   retentionSeconds?: number;
 }
 
-interface Harness {
+export interface OpenedChangeStore {
   store: ChangeStore;
   /** Another handle on the same data; for Redis a second connection. */
   sibling: ChangeStore;
   dispose(): Promise<void>;
 }
 
-function openMemory(options: StoreOptions): Harness {
-  const store = new MemoryChangeStore(options);
-  return { store, sibling: store, dispose: () => store.close() };
-}
+export type OpenChangeStore = (options: ChangeStoreOptions) => OpenedChangeStore;
 
-function openRedis(options: StoreOptions): Harness {
-  const keyPrefix = randomKeyPrefix();
-  const store = new RedisChangeStore(REDIS_URL, { ...options, keyPrefix });
-  const sibling = new RedisChangeStore(REDIS_URL, { ...options, keyPrefix });
-  return {
-    store,
-    sibling,
-    dispose: async () => {
-      await deleteKeysWithPrefix(keyPrefix);
-      await Promise.all([store.close(), sibling.close()]);
-    },
-  };
-}
-
-const STORES: Array<[string, (options: StoreOptions) => Harness]> = [
-  ['memory', openMemory],
-  ['redis', openRedis],
-];
-
-describe.each(STORES)('ChangeStore contract (%s)', (_name, open) => {
-  const opened: Harness[] = [];
+export function runChangeStoreContract(open: OpenChangeStore): void {
+  const opened: OpenedChangeStore[] = [];
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((harness) => harness.dispose()));
   });
 
-  function openHarness(options: StoreOptions = {}): Harness {
+  function openHarness(options: ChangeStoreOptions = {}): OpenedChangeStore {
     const harness = open(options);
     opened.push(harness);
     return harness;
@@ -387,4 +366,4 @@ describe.each(STORES)('ChangeStore contract (%s)', (_name, open) => {
     const { store } = openHarness();
     expect(await store.ping()).toBe(true);
   });
-});
+}

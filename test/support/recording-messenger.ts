@@ -1,0 +1,56 @@
+/**
+ * A Messenger that keeps what the middle layer sent, for fast in-process tests: posts (with the
+ * ts it handed out), updates and ephemeral messages, per channel. Channels can be made to refuse
+ * posts as Slack does for a channel the bot is not in, and user groups can be given members.
+ */
+import type { Message, Messenger } from '../../src/ports/index.js';
+import { MessengerError } from '../../src/ports/index.js';
+
+export interface Sent {
+  kind: 'post' | 'update' | 'ephemeral';
+  channelId: string;
+  ts: string;
+  /** Ephemeral messages only: who sees it. */
+  userId?: string;
+  message: Message;
+}
+
+export class RecordingMessenger implements Messenger {
+  readonly sent: Sent[] = [];
+  /** Channels where the bot is not a member: posts there fail with reason not-in-channel. */
+  readonly outside = new Set<string>();
+  readonly groups = new Map<string, string[]>();
+  private counter = 0;
+
+  async post(channelId: string, message: Message): Promise<string> {
+    if (this.outside.has(channelId)) throw new MessengerError('chat.postMessage', 'not-in-channel', 'not_in_channel');
+    const ts = `1700000000.${String(++this.counter).padStart(6, '0')}`;
+    this.sent.push({ kind: 'post', channelId, ts, message: structuredClone(message) });
+    return ts;
+  }
+
+  async update(channelId: string, ts: string, message: Message): Promise<void> {
+    this.sent.push({ kind: 'update', channelId, ts, message: structuredClone(message) });
+  }
+
+  async ephemeral(channelId: string, userId: string, message: Message): Promise<void> {
+    if (this.outside.has(channelId)) throw new MessengerError('chat.postEphemeral', 'not-in-channel', 'not_in_channel');
+    this.sent.push({ kind: 'ephemeral', channelId, ts: '', userId, message: structuredClone(message) });
+  }
+
+  async groupMembers(groupId: string): Promise<string[]> {
+    const members = this.groups.get(groupId);
+    if (!members) throw new MessengerError('usergroups.users.list', 'other', 'no_such_subteam');
+    return [...members];
+  }
+
+  /** What was sent of one kind, optionally to one channel. */
+  of(kind: Sent['kind'], channelId?: string): Sent[] {
+    return this.sent.filter((s) => s.kind === kind && (channelId === undefined || s.channelId === channelId));
+  }
+
+  /** The last version of the message posted with `ts` (its post, or its latest update). */
+  latest(ts: string): Message | undefined {
+    return this.sent.filter((s) => s.ts === ts && s.kind !== 'ephemeral').at(-1)?.message;
+  }
+}
