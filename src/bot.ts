@@ -65,6 +65,8 @@ export interface BotOverrides {
   scheduleSyncMs?: number;
   /** Pauses between re-reads when an update's outcome is unknown. */
   recheckDelaysMs?: number[];
+  /** Interface the HTTP receiver listens on; every interface unless given (the playground: loopback). */
+  host?: string;
   /** Process metrics (CPU, memory, GC): off in tests, where many bots share a process. */
   processMetrics?: boolean;
   /** Socket Mode's reconnect pause is this times the failures in a row (tests shorten it). */
@@ -95,6 +97,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const metricsOwnPort = config.metrics.enabled ? config.metrics.port : undefined;
   const slack = createSlackApp({
     ...config.slack,
+    host: overrides.host,
     logger,
     storeAnswers: () => stores.changeStore.ping(),
     metrics: metricsOwnPort === undefined ? metrics?.registry : undefined,
@@ -112,9 +115,22 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   registerListeners(slack.app, { services, messenger, accepting: () => accepting, ...(metrics ? { onCommand: (command) => metrics.commands.inc({ command: commandLabel(command) }) } : {}) });
 
   // 4. Start.
-  const port = await slack.start();
-  const metricsServer: OpsServer | undefined = metrics && metricsOwnPort !== undefined ? await startOpsServer(metricsOwnPort, [metricsRoute(metrics.registry)]) : undefined;
-  await scheduler.start();
+  let port: number;
+  let metricsServer: OpsServer | undefined;
+  try {
+    port = await slack.start();
+    metricsServer = metrics && metricsOwnPort !== undefined ? await startOpsServer(metricsOwnPort, [metricsRoute(metrics.registry)]) : undefined;
+    // The first read of the store: a Redis that does not answer is said in a sentence here.
+    await scheduler.start();
+  } catch (error) {
+    // Leave nothing listening or connecting behind a start that failed.
+    await slack.stop().catch(() => undefined);
+    await metricsServer?.close().catch(() => undefined);
+    await stores.close().catch(() => undefined);
+    await cloud.close();
+    await simulator?.close();
+    throw stores.explainStartFailure(error);
+  }
   const reconciler = startReconciler(changeRequests, {
     everyMs: config.approvals.leaseMs / 4,
     logger,
@@ -209,6 +225,8 @@ async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<C
   if (config.clickhouse.mode === 'live') {
     const { apiUrl, keyId, keySecret, orgId } = config.clickhouse;
     logger.addSecrets(keySecret, Buffer.from(`${keyId}:${keySecret}`).toString('base64'));
+    // A wrong URL or organization is otherwise silent until the first command; never the secret.
+    logger.info(`ClickHouse Cloud API ${apiUrl}, organization ${orgId}`);
     return { cloud: new CloudClient({ baseUrl: apiUrl, keyId, keySecret, orgId, ...common }), simulator: undefined };
   }
   const simulator = await CloudSimulator.start({ keyId: DEMO_KEY_ID, keySecret: DEMO_KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });

@@ -19,7 +19,7 @@ import { USER_AGENT } from '../version.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { ServiceUpdateSchema, TagFilterSchema, type ServiceRecord, type ServiceUpdate } from '../core/service/schema.js';
 import { SendWindowClosedError, type ReadOptions, type ServiceDirectory, type ServiceList, type ServiceUpdateResult, type UpdateOptions } from '../ports/service-directory.js';
-import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, UpdateEnvelopeSchema } from './envelopes.js';
+import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, ServiceEnvelopeSchema } from './envelopes.js';
 import { SlidingWindowLimiter } from './rate-limiter.js';
 import { ReadCache } from './read-cache.js';
 
@@ -118,10 +118,27 @@ export class CloudClient implements ServiceDirectory {
     return options.fresh ? this.cache.refresh(key, load) : this.cache.get(key, load);
   }
 
-  /** One service, read with the whole (unfiltered) list, so it shares the list's cache and single flight. */
+  /**
+   * One service by id, or undefined when the organization has no such service. A fresh read is the
+   * API's GET /v1/organizations/{org}/services/{id}: one request of the rate limit like a list, but
+   * one record instead of the whole organization, and never from the cache (the re-read before
+   * applying a change). Otherwise it is served from the cached, single-flight list.
+   */
   async getService(serviceId: string, options: ReadOptions = {}): Promise<ServiceRecord | undefined> {
-    const list = await this.listServices([], options);
-    return list.services.find((service) => service.id === serviceId);
+    if (!options.fresh) {
+      const list = await this.listServices([], options);
+      return list.services.find((service) => service.id === serviceId);
+    }
+    const path = this.servicePath(serviceId);
+    try {
+      const response = await this.send('GET', path);
+      const parsed = ServiceEnvelopeSchema.safeParse(response.json);
+      if (!parsed.success) throw this.badResponse('GET', path, response.json);
+      return parsed.data.result;
+    } catch (error) {
+      if (error instanceof CloudApiError && error.status === 404) return undefined;
+      throw error;
+    }
   }
 
   /** See UpdateOptions for `beforeSend`, the approval flow's last ownership check. */
@@ -131,10 +148,10 @@ export class CloudClient implements ServiceDirectory {
       const problems = body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
       throw new CloudApiError('invalid-request', `The change breaks the API's rules: ${problems}`);
     }
-    const path = `${this.orgPath()}/services/${encodeURIComponent(serviceId)}`;
+    const path = this.servicePath(serviceId);
     try {
       const response = await this.send('PATCH', path, body.data, options.beforeSend);
-      const parsed = UpdateEnvelopeSchema.safeParse(response.json);
+      const parsed = ServiceEnvelopeSchema.safeParse(response.json);
       if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
       return { service: parsed.data.result, requestId: parsed.data.requestId };
     } finally {
@@ -154,6 +171,10 @@ export class CloudClient implements ServiceDirectory {
 
   private orgPath(): string {
     return `${this.basePath}/v1/organizations/${encodeURIComponent(this.orgId)}`;
+  }
+
+  private servicePath(serviceId: string): string {
+    return `${this.orgPath()}/services/${encodeURIComponent(serviceId)}`;
   }
 
   private async fetchList(filters: readonly string[]): Promise<ServiceList> {

@@ -2,11 +2,16 @@
 import { z } from 'zod';
 import { lenient, ServiceRecordSchema, type ServiceRecord } from '../core/service/schema.js';
 
-const envelope = { status: z.number(), requestId: z.string().catch('') };
+/**
+ * Official clients read only `result`: a success without `status` or `requestId` is still a
+ * success (the HTTP status already said so).
+ */
+const envelope = { status: lenient(z.number()), requestId: z.string().catch('') };
 
 /** The list result is parsed record by record, so one odd record never breaks a listing. */
 export const ListEnvelopeSchema = z.looseObject({ ...envelope, result: z.array(z.unknown()) });
-export const UpdateEnvelopeSchema = z.looseObject({ ...envelope, result: ServiceRecordSchema });
+/** One service: the answer to GET of one service and to PATCH. */
+export const ServiceEnvelopeSchema = z.looseObject({ ...envelope, result: ServiceRecordSchema });
 export const ErrorEnvelopeSchema = z.looseObject({
   status: lenient(z.number()),
   error: lenient(z.string()),

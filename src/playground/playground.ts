@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { startBot, type BotHandle } from '../bot.js';
 import { loadConfig } from '../config.js';
 import type { BotLogger } from '../log.js';
+import { applyServiceUpdate, validateUpdateBody } from '../simulator/state.js';
 import { slackSignatureHeaders } from './signing.js';
 import { json, SlackStandIn } from './slack-stand-in.js';
 
@@ -60,7 +61,8 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     LOG_LEVEL: 'info',
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
   });
-  const bot = await startBot(config, { ...(options.logger ? { logger: options.logger } : {}), channelPostIntervalMs: 300 });
+  // Loopback only, like the page: the playground's bot is not for other machines to reach.
+  const bot = await startBot(config, { ...(options.logger ? { logger: options.logger } : {}), channelPostIntervalMs: 300, host: '127.0.0.1' });
   const forward = forwarder(`http://127.0.0.1:${bot.port}/slack/events`, signingSecret);
   slack.route(pageRoutes());
   slack.route(uiRoutes(slack, bot, forward));
@@ -137,8 +139,8 @@ const SubmitInput = z.object({ userId: PersonId, viewId: z.string(), values: z.r
 const CloseInput = z.object({ viewId: z.string() });
 const OutsideInput = z.object({
   serviceId: z.string(),
-  name: z.string().trim().min(1).max(50).optional(),
-  ipAdd: z.string().trim().min(1).optional(),
+  name: z.string().optional(),
+  ipAdd: z.string().optional(),
   mysql: z.boolean().optional(),
 });
 
@@ -237,25 +239,34 @@ function streamChanges(slack: SlackStandIn, bot: BotHandle, req: IncomingMessage
   slack.on('change', send);
   const simulator = bot.simulator;
   simulator?.on('request', send);
-  req.on('close', () => {
+  // The response's close, not the request's: the request closed when its (empty) body was read,
+  // before this listener existed, so listening there kept every reloaded page's listeners.
+  res.on('close', () => {
     slack.off('change', send);
     simulator?.off('request', send);
   });
 }
 
-function changeOutsideBot(bot: BotHandle, input: z.infer<typeof OutsideInput>): { ok: boolean } {
+/**
+ * A change "in the console": it goes through the simulator's own PATCH rules (so the form accepts
+ * exactly what the API would), but not through the API, so the bot's request log never sees it.
+ */
+function changeOutsideBot(bot: BotHandle, input: z.infer<typeof OutsideInput>): { ok: true } | { ok: false; error: string } {
   const simulator = bot.simulator;
   const service = simulator?.service(input.serviceId);
-  if (!simulator || !service) return { ok: false };
-  const patch: Record<string, unknown> = {};
-  if (input.name) patch.name = input.name;
-  if (input.ipAdd) patch.ipAccessList = [...(service.ipAccessList ?? []), { source: input.ipAdd, description: 'added outside the bot' }];
-  if (input.mysql !== undefined) {
-    const others = (service.endpoints ?? []).filter((e) => e.protocol !== 'mysql');
-    const host = service.endpoints?.[0]?.host ?? 'playground.clickhouse.cloud';
-    patch.endpoints = input.mysql ? [...others, { protocol: 'mysql', host, port: 3306, username: 'mysql' }] : others;
+  if (!simulator || !service) return { ok: false, error: 'That service is gone from the simulator.' };
+  const body: Record<string, unknown> = {};
+  if (input.name !== undefined && input.name !== '') body.name = input.name;
+  if (input.ipAdd !== undefined && input.ipAdd.trim() !== '') {
+    body.ipAccessList = { add: [{ source: input.ipAdd.trim(), description: 'added outside the bot' }] };
   }
-  simulator.changeOutsideBot(input.serviceId, patch);
+  if (input.mysql !== undefined) body.endpoints = [{ protocol: 'mysql', enabled: input.mysql }];
+  if (Object.keys(body).length === 0) return { ok: false, error: 'Nothing to change: fill in a name, an IP or a MySQL choice.' };
+  const update = validateUpdateBody(body);
+  if (!update.ok) return { ok: false, error: `The API would refuse this: ${update.message}` };
+  const next = applyServiceUpdate(service, update.value);
+  if (!next.ok) return { ok: false, error: `The API would refuse this: ${next.message}` };
+  simulator.changeOutsideBot(input.serviceId, next.value);
   return { ok: true };
 }
 

@@ -145,8 +145,12 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
   }
 
   private async listen(port: number, host: string): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server?.listen(port, host, resolve));
+    const server = createServer((req, res) => void this.handle(req, res));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) => reject(new Error(listenProblem(error, host, port))));
+      server.listen(port, host, () => resolve());
+    });
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
@@ -228,6 +232,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
     if (!trigger || Date.now() - trigger.issuedAt > TRIGGER_LIFETIME_MS) return { ok: false, error: 'expired_trigger_id' };
     this.counter += 1;
     const id = `V${this.counter}`;
+    // A person sees one modal at a time: a new one replaces whatever was left open before.
+    for (const [openId, open] of this.views) if (open.userId === trigger.userId) this.views.delete(openId);
     this.views.set(id, { id, userId: trigger.userId, view: args.view as Record<string, unknown>, errors: {} });
     this.emit('change');
     return { ok: true, view: { id, hash: `hash-${this.counter}` } };
@@ -282,4 +288,11 @@ function decodeArgs(contentType: string, body: string): Record<string, unknown> 
 export function json(res: ServerResponse, body: unknown, status = 200): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
+}
+
+/** A sentence for a port that cannot be used, instead of a stack trace. */
+export function listenProblem(error: NodeJS.ErrnoException, host: string, port: number): string {
+  if (error.code === 'EADDRINUSE') return `Port ${port} on ${host} is already in use: stop what uses it, or choose another port with PORT=${port === 65535 ? 3001 : port + 1}.`;
+  if (error.code === 'EACCES') return `Port ${port} on ${host} needs privileges this process lacks: choose a port above 1023 with PORT.`;
+  return `Could not listen on ${host}:${port} (${error.code ?? error.message}).`;
 }

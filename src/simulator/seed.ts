@@ -1,7 +1,8 @@
 /**
  * The demo organization (what `npm run simulator` serves and what tests and docs refer to) and a
- * generator of synthetic services for scale tests. Everything is deterministic: fixed ids, fixed
- * timestamps, no randomness, so a test or a screenshot can name a service by its id.
+ * generator of synthetic services for scale tests. Everything is deterministic: fixed ids (random
+ * looking, as real ones are, so their short forms differ), fixed timestamps, no randomness at run
+ * time, so a test or a screenshot can name a service by its id.
  */
 import type { AccessEntryRecord, EndpointRecord, ServiceRecordLike, TagRecord } from './state.js';
 
@@ -10,23 +11,29 @@ export const DEMO_ORG_ID = '11111111-2222-4333-8444-555555555555';
 export const DEMO_KEY_ID = 'simKeyDemo0000000001';
 export const DEMO_KEY_SECRET = '4b1dSimulatorDemoSecretNotARealKey000001';
 
-/** Demo service n (1-based) has the id 5e000000-0000-4000-8000-0000000000nn (nn in hex). */
+/**
+ * An id for a service a test adds next to the demo ones (n is 1-based): 5e000000-0000-4000-8000-
+ * followed by n in hex. No demo service uses this prefix.
+ */
 export const demoServiceId = (n: number): string => `5e000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 
-/** Ids of the demo services by name, so tests read `DEMO_IDS.eventsProd` rather than a UUID. */
+/**
+ * Ids of the demo services by name, so tests read `DEMO_IDS.eventsProd` rather than a UUID. Drawn
+ * once at random (version 4) and fixed here, so every 8-character short id is distinct.
+ */
 export const DEMO_IDS = {
-  ordersProd: demoServiceId(1),
-  ordersProdReadonly: demoServiceId(2),
-  eventsProd: demoServiceId(3),
-  billingProd: demoServiceId(4),
-  searchProd: demoServiceId(5),
-  metricsProd: demoServiceId(6),
-  analyticsStaging: demoServiceId(7),
-  ordersStaging: demoServiceId(8),
-  eventsStaging: demoServiceId(9),
-  sandboxDev: demoServiceId(10),
-  mlDev: demoServiceId(11),
-  legacyReporting: demoServiceId(12),
+  ordersProd: '3f9c2a71-8d4e-4b6a-9e15-7c0d2f8a4b63',
+  ordersProdReadonly: 'a84e1d0c-52f7-4c39-8b2e-1f6a9d3c7e05',
+  eventsProd: 'c2d75b9e-1a36-4f8c-a4d0-93e6b7f21c8a',
+  billingProd: '6b1f8e24-7c9a-4d53-b6e1-0a2c5f9d8e37',
+  searchProd: 'e7a3c6f0-94b2-4e1d-8c7a-5d2f0b8e6a19',
+  metricsProd: '19d4b7e2-6f0a-4c85-9a3e-c1b8d5f7e260',
+  analyticsStaging: '8e6c0f3a-2b5d-4a97-b1c4-e9d7a2f5c038',
+  ordersStaging: 'd05a9b81-3e7c-4f26-a8d9-6b4e1c0f7a52',
+  eventsStaging: '4a2e7d9c-b1f6-4835-9c0e-8f3d6a1b5e74',
+  sandboxDev: 'f6b8d1a4-0c3e-4d72-85f9-2a7e4c9b1d06',
+  mlDev: '2c7f5e08-9a1d-4b6e-b3c2-d8f0a6e4c791',
+  legacyReporting: 'b93d0e6f-5a8c-4e14-a7b2-3c9f1d6e8a45',
 } as const;
 
 const OFFICE: AccessEntryRecord = { source: '203.0.113.0/24', description: 'Office network' };
@@ -158,7 +165,8 @@ function demoRecords(): ServiceRecordLike[] {
           subdomain: 'm6h3j8d2ij', createdAt: '2024-08-09T11:00:00Z', tags: tags('prod', 'platform'),
         }),
       ),
-      tier: 'production',
+      // A dedicated tier: like production, it may switch release channels.
+      tier: 'dedicated_high_mem',
       idleScaling: false,
       profile: 'v1-highmem-xs',
       // Private endpoints exist for this service but none is attached: traffic goes over the internet.
@@ -170,6 +178,14 @@ function demoRecords(): ServiceRecordLike[] {
         subdomain: 'q1w5e9r3kl', createdAt: '2024-02-14T06:30:12Z', tags: tags('prod', 'analytics'),
       }),
       tier: 'production',
+      // A scaling schedule is active: 4 x 16–64 GB now, against a baseline of 3 x 8–32 GB.
+      currentScaling: {
+        effectiveAutoscalingMode: 'vertical',
+        effectiveMinReplicaMemoryGb: 16,
+        effectiveMaxReplicaMemoryGb: 64,
+        effectiveMinReplicas: 4,
+        effectiveMaxReplicas: 4,
+      },
       privateEndpointIds: ['vpce-0a1b2c3d4e5f60001'],
       availablePrivateEndpointIds: ['vpce-0a1b2c3d4e5f60001', 'vpce-0a1b2c3d4e5f60002'],
     },
@@ -226,12 +242,36 @@ function demoRecords(): ServiceRecordLike[] {
       ...baseService({
         id: DEMO_IDS.legacyReporting, name: 'legacy-reporting', provider: 'azure', region: 'westeurope',
         subdomain: 'w2e6r0t4wx', createdAt: '2022-09-19T12:00:00Z',
-        // No env tag; a value holding "=" and a tag without a value, to exercise filter parsing.
-        tags: [...tags(undefined, 'analytics'), { key: 'migration', value: 'phase=2' }, { key: 'keep' }],
+        // No env tag; a dotted value and a tag without a value, to exercise filter parsing.
+        tags: [...tags(undefined, 'analytics'), { key: 'migration', value: 'phase.2' }, { key: 'keep' }],
       }),
       clickhouseVersion: '24.8.4.13',
     },
   ];
+}
+
+/**
+ * Current records carry `currentScaling`: what is in effect now. It equals the baseline unless a
+ * scaling schedule entry is active (metrics-prod has one in the demo organization).
+ */
+function withCurrentScaling(record: ServiceRecordLike): ServiceRecordLike {
+  if (record['currentScaling'] !== undefined) return record;
+  const num = (field: string): number | undefined => {
+    const value = record[field];
+    return typeof value === 'number' ? value : undefined;
+  };
+  const horizontalMode = record['autoscalingMode'] === 'horizontal';
+  const replicaMemory = num('replicaMemoryGb');
+  return {
+    ...record,
+    currentScaling: {
+      effectiveAutoscalingMode: horizontalMode ? 'horizontal' : 'vertical',
+      effectiveMinReplicaMemoryGb: num('minReplicaMemoryGb') ?? replicaMemory,
+      effectiveMaxReplicaMemoryGb: num('maxReplicaMemoryGb') ?? replicaMemory,
+      effectiveMinReplicas: horizontalMode ? num('minReplicas') : num('numReplicas'),
+      effectiveMaxReplicas: horizontalMode ? num('maxReplicas') : num('numReplicas'),
+    },
+  };
 }
 
 function withoutFields(record: ServiceRecordLike, fields: readonly string[]): ServiceRecordLike {
@@ -242,7 +282,7 @@ function withoutFields(record: ServiceRecordLike, fields: readonly string[]): Se
 
 /** Fresh copies of the 12 demo services, safe to mutate (no object is shared between calls). */
 export function demoServices(): ServiceRecordLike[] {
-  return structuredClone(demoRecords());
+  return structuredClone(demoRecords().map(withCurrentScaling));
 }
 
 // ---------------------------------------------------------------------------------------------

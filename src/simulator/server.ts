@@ -1,5 +1,6 @@
 /**
- * A local stand-in for the two ClickHouse Cloud API operations the bot drives, over real HTTP
+ * A local stand-in for the ClickHouse Cloud API operations the bot drives (list services, read one,
+ * update one), over real HTTP
  * (node:http), with the real API's envelopes, Basic auth, tag filters and PATCH rules, plus fault
  * switches so tests can make it slow, failing, rate-limited, rude (dropped sockets) or silent.
  */
@@ -247,9 +248,10 @@ function bodyForLog(rawBody: string): unknown {
   return parsed.ok ? parsed.value : rawBody;
 }
 
-type Route = { kind: 'list'; orgId: string } | { kind: 'update'; orgId: string; serviceId: string };
+type Route = { kind: 'list'; orgId: string } | { kind: 'service'; orgId: string; serviceId: string };
 
-const METHOD_OF: Record<Route['kind'], SimulatedMethod> = { list: 'GET', update: 'PATCH' };
+/** The methods each route answers: one service can be read (GET) or updated (PATCH). */
+const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = { list: ['GET'], service: ['GET', 'PATCH'] };
 
 function decodeSegment(segment: string | undefined): string | undefined {
   if (segment === undefined || segment === '') return undefined;
@@ -268,7 +270,7 @@ function matchRoute(pathname: string): Route | undefined {
   if (!shapeOk || orgId === undefined || rest.length > 0) return undefined;
   if (rawServiceId === undefined) return { kind: 'list', orgId };
   const serviceId = decodeSegment(rawServiceId);
-  return serviceId === undefined ? undefined : { kind: 'update', orgId, serviceId };
+  return serviceId === undefined ? undefined : { kind: 'service', orgId, serviceId };
 }
 
 interface Credentials {
@@ -458,10 +460,14 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     const { method, url } = incoming;
     const route = matchRoute(url.pathname);
     if (route === undefined) return failure(404, `no such endpoint: ${method} ${url.pathname}`);
-    const allowed = METHOD_OF[route.kind];
-    if (method !== allowed) return failure(405, `${method} is not allowed here, use ${allowed}`, { allow: allowed });
+    const allowed = METHODS_OF[route.kind];
+    if (!allowed.some((candidate) => candidate === method)) {
+      const allow = allowed.join(', ');
+      return failure(405, `${method} is not allowed here, use ${allowed.join(' or ')}`, { allow });
+    }
     if (route.orgId !== this.orgId) return failure(404, `organization ${route.orgId} not found`);
     if (route.kind === 'list') return this.listServices(url.searchParams);
+    if (method === 'GET') return this.getService(route.serviceId);
     return this.updateService(route.serviceId, incoming.rawBody);
   }
 
@@ -480,6 +486,11 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   private listServices(query: URLSearchParams): Reply {
     return success(filterServices(this.state.list(), query.getAll('filter')));
+  }
+
+  private getService(serviceId: string): Reply {
+    const record = this.state.get(serviceId);
+    return record === undefined ? failure(404, `service ${serviceId} not found`) : success(record);
   }
 
   private updateService(serviceId: string, rawBody: string): Reply {

@@ -4,7 +4,7 @@
  * server.ts only routes, authenticates and wraps these results in the API's envelopes.
  */
 import { z } from 'zod';
-import { isIpOrCidr, RELEASE_CHANNELS, SERVICE_NAME_MAX } from '../core/service/schema.js';
+import { isIpOrCidr, isTagKey, isTagValue, RELEASE_CHANNELS, SERVICE_NAME_MAX, TAG_EDITS_MAX } from '../core/service/schema.js';
 
 // ---------------------------------------------------------------------------------------------
 // Records
@@ -130,6 +130,12 @@ const AddedAccessEntry = z.strictObject({
 // Removal matches on source only, so the source is not checked: an odd one simply matches nothing.
 const RemovedAccessEntry = z.strictObject({ source: z.string(), description: z.string().optional() });
 
+const TagBody = z.strictObject({
+  key: z.string().refine(isTagKey, { error: 'must match pattern "^[a-zA-Z0-9._-]{1,128}$"' }),
+  value: z.string().refine(isTagValue, { error: 'must match pattern "^[a-zA-Z0-9._-]{0,256}$"' }).optional(),
+});
+const TagList = z.array(TagBody).max(TAG_EDITS_MAX, { error: `must NOT have more than ${TAG_EDITS_MAX} items` });
+
 const UpdateBodySchema = z.strictObject({
   name: z
     .string()
@@ -151,6 +157,7 @@ const UpdateBodySchema = z.strictObject({
     }),
   ),
   transparentDataEncryptionKeyId: z.string().min(1),
+  tags: z.strictObject({ add: TagList.optional(), remove: TagList.optional() }),
 }).partial();
 
 export type ServiceUpdateBody = z.infer<typeof UpdateBodySchema>;
@@ -181,7 +188,8 @@ const MYSQL_PORT = 3306;
 
 /** Rules that depend on the service, not just on the body; checked before anything changes. */
 function refusal(record: ServiceRecordLike, update: ServiceUpdateBody): string | undefined {
-  if (update.releaseChannel !== undefined && record.tier !== 'production') {
+  // As the official Terraform provider: only development services are held to the default channel.
+  if (update.releaseChannel !== undefined && update.releaseChannel !== 'default' && record.tier === 'development') {
     return 'releaseChannel is only available for production services';
   }
   if (update.transparentDataEncryptionKeyId !== undefined && record.hasTransparentDataEncryption !== true) {
@@ -219,6 +227,23 @@ export function patchPrivateEndpoints(
   const removed = new Set(change.remove ?? []);
   const next = current.filter((id) => !removed.has(id));
   for (const id of change.add ?? []) if (!next.includes(id)) next.push(id);
+  return next;
+}
+
+/**
+ * Tags are keyed, and handled like IP entries: remove before add; removal matches on the key
+ * (whatever value the request carries; an absent key is a silent no-op); adding a known key
+ * replaces its value.
+ */
+export function patchTags(current: readonly TagRecord[], change: NonNullable<ServiceUpdateBody['tags']>): TagRecord[] {
+  const removed = new Set((change.remove ?? []).map((tag) => tag.key));
+  const next = current.filter((tag) => !removed.has(tag.key)).map(copy);
+  for (const added of change.add ?? []) {
+    const tag: TagRecord = added.value === undefined ? { key: added.key } : { key: added.key, value: added.value };
+    const at = next.findIndex((existing) => existing.key === added.key);
+    if (at === -1) next.push(tag);
+    else next[at] = tag;
+  }
   return next;
 }
 
@@ -266,6 +291,7 @@ export function applyServiceUpdate(record: ServiceRecordLike, update: ServiceUpd
   if (update.transparentDataEncryptionKeyId !== undefined) {
     next.transparentDataEncryptionKeyId = update.transparentDataEncryptionKeyId;
   }
+  if (update.tags) next.tags = patchTags(record.tags ?? [], update.tags);
   return { ok: true, value: next };
 }
 

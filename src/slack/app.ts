@@ -21,6 +21,8 @@ export interface SlackAppOptions {
   apiUrl: string;
   /** HTTP port for Slack's requests and the probes (in Socket Mode, the probes only); 0 = any free port. */
   port: number;
+  /** Interface to listen on; every interface when unset (the playground passes loopback). */
+  host?: string | undefined;
   logger: Logger;
   /** Whether the store answers (/healthz, /readyz). */
   storeAnswers: () => Promise<boolean>;
@@ -72,9 +74,12 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
       try {
         await app.init();
       } catch (error) {
-        throw new Error(`Slack did not accept SLACK_BOT_TOKEN (auth.test at ${options.apiUrl}): ${slackErrorCode(error)}. Check the token and that Slack is reachable.`);
+        throw new Error(slackStartProblem(error, options.apiUrl));
       }
-      if (http) return ((await http.start(options.port)).address() as AddressInfo).port;
+      if (http) {
+        const server = await http.start(options.host === undefined ? options.port : { port: options.port, host: options.host });
+        return (server.address() as AddressInfo).port;
+      }
       opsServer = await startOpsServer(options.port, routes);
       await socket?.receiver.start();
       return opsServer.port;
@@ -84,6 +89,25 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
       await opsServer?.close();
     },
   };
+}
+
+/**
+ * Why auth.test at start failed, in words that point at the fix: Slack unreachable (network,
+ * proxy, SLACK_API_URL) is not the same as a token Slack refused.
+ */
+export function slackStartProblem(error: unknown, apiUrl: string): string {
+  const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+  if (code === 'slack_webapi_request_error') {
+    const original: unknown = Reflect.get(error as object, 'original');
+    const cause = typeof original === 'object' && original !== null ? (Reflect.get(original, 'cause') ?? original) : undefined;
+    const reason = typeof cause === 'object' && cause !== null ? String(Reflect.get(cause, 'code') ?? Reflect.get(cause, 'message') ?? '') : '';
+    return `Could not reach Slack at ${apiUrl} (${reason || 'no answer'}): check the network, any proxy, and SLACK_API_URL. SLACK_BOT_TOKEN has not been checked yet.`;
+  }
+  if (code === 'slack_webapi_http_error') {
+    const status = Reflect.get(error as object, 'statusCode');
+    return `Slack at ${apiUrl} answered HTTP ${String(status)} to auth.test: check SLACK_API_URL.`;
+  }
+  return `Slack refused SLACK_BOT_TOKEN (auth.test at ${apiUrl} answered ${slackErrorCode(error)}): check the bot token (xoxb-…) and that the app is installed in the workspace.`;
 }
 
 /**

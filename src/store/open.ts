@@ -5,6 +5,7 @@
  */
 import type { BotLogger } from '../log.js';
 import type { ChangeStore, ScheduleStore } from '../ports/index.js';
+import { isStoreUnavailable } from '../ports/store-errors.js';
 import { MemoryChangeStore } from './memory/change-store.js';
 import { MemoryScheduleStore } from './memory/schedule-store.js';
 import { RedisChangeStore } from './redis/change-store.js';
@@ -23,23 +24,37 @@ export interface OpenStoresOptions {
 export interface Stores {
   changeStore: ChangeStore;
   scheduleStore: ScheduleStore;
+  /** A sentence for a store that does not answer at start (where, and how to run without it); other errors as they are. */
+  explainStartFailure(error: unknown): unknown;
   close(): Promise<void>;
 }
 
 export function openStores({ redis: settings, logger, changeStore, scheduleStore }: OpenStoresOptions): Stores {
   if (changeStore && scheduleStore) return storesOf(changeStore, scheduleStore);
-  const redis = openRedis(settings, logger);
-  if (!redis) {
+  const opened = openRedis(settings, logger);
+  if (!opened) {
     logger.warn('IN-MEMORY STORE: REDIS_URL is not set, so change requests and schedules live in this process only and are lost on restart. Set REDIS_URL for production.');
     return storesOf(changeStore ?? new MemoryChangeStore(), scheduleStore ?? new MemoryScheduleStore());
   }
-  return storesOf(changeStore ?? new RedisChangeStore(redis), scheduleStore ?? new RedisScheduleStore(redis), redis);
+  const { redis, target } = opened;
+  const stores = storesOf(changeStore ?? new RedisChangeStore(redis), scheduleStore ?? new RedisScheduleStore(redis), redis);
+  return {
+    ...stores,
+    explainStartFailure: (error) =>
+      isStoreUnavailable(error)
+        ? new Error(
+            `${target} is not answering. Start it or point REDIS_URL at one that answers; ` +
+              'or leave REDIS_URL unset to keep change requests in this process only (one replica, lost on restart).',
+          )
+        : error,
+  };
 }
 
 function storesOf(changeStore: ChangeStore, scheduleStore: ScheduleStore, shared?: RedisConnection): Stores {
   return {
     changeStore,
     scheduleStore,
+    explainStartFailure: (error) => error,
     async close() {
       await changeStore.close();
       await scheduleStore.close();

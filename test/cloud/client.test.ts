@@ -156,6 +156,35 @@ describe('listing services', () => {
   });
 });
 
+describe('reading one service', () => {
+  it('reads fresh with GET /services/{id}: one record, never from the cache', async () => {
+    const c = client();
+    const listed = (await c.listServices()).services.find((s) => s.id === DEMO_IDS.ordersProd);
+    sim.changeOutsideBot(DEMO_IDS.ordersProd, { name: 'orders-renamed' });
+    sim.resetRequests();
+    expect(await c.getService(DEMO_IDS.ordersProd, { fresh: true })).toEqual({ ...listed, name: 'orders-renamed' });
+    expect(sim.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /v1/organizations/${DEMO_ORG_ID}/services/${DEMO_IDS.ordersProd}`,
+    ]);
+  });
+
+  it('serves a read that need not be fresh from the cached list, without a request', async () => {
+    const c = client();
+    await c.listServices();
+    sim.resetRequests();
+    expect((await c.getService(DEMO_IDS.mlDev))?.name).toBe('ml-dev');
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('answers undefined for an unknown service, and retries a fresh read after a 5xx', async () => {
+    const c = client();
+    expect(await c.getService('0b7c1e52-93d4-4a8e-b1f0-6c2d9e8a7f31', { fresh: true })).toBeUndefined();
+    sim.faults.failNext(1, 503, { on: 'GET' });
+    expect((await c.getService(DEMO_IDS.mlDev, { fresh: true }))?.id).toBe(DEMO_IDS.mlDev);
+    expect(sim.requests.filter((r) => r.path.endsWith(DEMO_IDS.mlDev))).toHaveLength(2);
+  });
+});
+
 describe('updating a service', () => {
   it('sends the PATCH body and returns the updated record', async () => {
     const result = await client().updateService(DEMO_IDS.ordersProd, {
@@ -186,7 +215,7 @@ describe('updating a service', () => {
   it('answers 401 for a wrong key and 404 for an unknown service', async () => {
     const wrongKey = await failure(client({ keySecret: 'wrong-secret-value' }).listServices());
     expect(wrongKey.status).toBe(401);
-    const unknown = await failure(client().updateService('5e000000-0000-4000-8000-0000000000ff', { name: 'x' }));
+    const unknown = await failure(client().updateService('0b7c1e52-93d4-4a8e-b1f0-6c2d9e8a7f31', { name: 'x' }));
     expect(unknown.status).toBe(404);
   });
 
@@ -243,6 +272,27 @@ describe('the last check before an update goes on the wire (beforeSend)', () => 
 });
 
 describe('on the wire', () => {
+  it('takes a success envelope without status or requestId as a success, as official clients do', async () => {
+    const record = { id: DEMO_IDS.ordersProd, name: 'orders-prod' };
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const result = req.url?.endsWith('/services') ? [record] : record;
+      res.end(JSON.stringify({ result }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const c = client({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+      const list = await c.listServices();
+      expect(list.services.map((s) => s.name)).toEqual(['orders-prod']);
+      expect(list.requestId).toBe('');
+      expect((await c.getService(record.id, { fresh: true }))?.name).toBe('orders-prod');
+      expect((await c.updateService(record.id, { name: 'orders' })).service.id).toBe(record.id);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it('sends Basic auth and a User-Agent naming the bot, and logs neither the secret nor the header', async () => {
     const seen: Array<Record<string, string | string[] | undefined>> = [];
     const server = createServer((req, res) => {

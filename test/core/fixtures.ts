@@ -22,6 +22,10 @@ export function service(overrides: Record<string, unknown> = {}): ServiceRecord 
       { protocol: 'https', host: 'abc.eu-west-1.aws.clickhouse.cloud', port: 8443, username: 'default' },
       { protocol: 'nativesecure', host: 'abc.eu-west-1.aws.clickhouse.cloud', port: 9440, username: 'default' },
     ],
+    autoscalingMode: 'vertical',
+    minReplicaMemoryGb: 8,
+    maxReplicaMemoryGb: 16,
+    // Deprecated (always three workers); kept here because current records still carry them.
     minTotalMemoryGb: 24,
     maxTotalMemoryGb: 48,
     numReplicas: 3,

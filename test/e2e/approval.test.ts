@@ -201,6 +201,12 @@ describe('every direct change command, approved, sends exactly its PATCH body', 
     ['private-endpoint attach search-prod pe-azure-search-eastus2-a', DEMO_IDS.searchProd, { privateEndpointIds: { add: ['pe-azure-search-eastus2-a'] } }],
     ['private-endpoint detach metrics-prod vpce-0a1b2c3d4e5f60001', DEMO_IDS.metricsProd, { privateEndpointIds: { remove: ['vpce-0a1b2c3d4e5f60001'] } }],
     ['rotate-key orders-prod tde-key-2026-11', DEMO_IDS.ordersProd, { transparentDataEncryptionKeyId: 'tde-key-2026-11' }],
+    // A dedicated tier and a record without a tier may switch channels, as the Terraform provider allows.
+    ['release-channel search-prod slow', DEMO_IDS.searchProd, { releaseChannel: 'slow' }],
+    ['release-channel ml-dev fast', DEMO_IDS.mlDev, { releaseChannel: 'fast' }],
+    ['tag add orders-prod owner=payments tier.critical', DEMO_IDS.ordersProd, { tags: { add: [{ key: 'owner', value: 'payments' }, { key: 'tier.critical' }] } }],
+    ['tag add orders-prod team=platform', DEMO_IDS.ordersProd, { tags: { remove: [{ key: 'team', value: 'data' }], add: [{ key: 'team', value: 'platform' }] } }],
+    ['tag remove legacy-reporting keep migration=phase.2', DEMO_IDS.legacyReporting, { tags: { remove: [{ key: 'keep' }, { key: 'migration', value: 'phase.2' }] } }],
   ])('%s', async (text, serviceId, body) => {
     const h = await harnessForCommands();
     const { id } = await requestChange(h, text);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
+import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
 import { DEMO_IDS, demoServices, syntheticServices } from '../../src/simulator/seed.js';
 import { answerText, CHANNEL, signatureHeaders, textOf, useHarnesses, USERS, type Ack, type Harness } from './harness.js';
@@ -65,7 +66,7 @@ describe('slash commands', () => {
     ['endpoint orders-prod postgres on', 'mysql'],
     ['rename no-such-service new', 'No service is called'],
     ['release-channel ml-dev fastest', 'slow'],
-    ['release-channel orders-staging fast', 'only on production services'],
+    ['release-channel orders-staging fast', 'Development services stay on the default release channel'],
     ['endpoint billing-prod mysql on', 'changes nothing'],
   ])('refuses `%s` with a sentence and no request', async (text, expected) => {
     const h = await harness();
@@ -151,6 +152,37 @@ describe('edit modal', () => {
     expect(posted.args.channel).toBe(CHANNEL);
     expect(textOf(posted.args.blocks)).toContain('metrics primary');
     expect(textOf(posted.args.blocks)).toContain('vpce-0a1b2c3d4e5f60002');
+  });
+
+  it('edits tags through the modal, before -> after per tag, and applies them as tags {remove, add} on approval', async () => {
+    const h = await harness();
+    const view = await openedView(h, 'legacy-reporting');
+    const tagsBlock = (view.blocks as Array<Record<string, unknown>>).find((b) => b.block_id === BLOCK.tags);
+    expect(JSON.stringify(tagsBlock)).toContain('"initial_value":"team=analytics migration=phase.2 keep"');
+    const ack = await h.submitView(view, { [BLOCK.tags]: { value: { type: 'plain_text_input', value: 'team=platform keep owner=ana' } } }, USERS.requester);
+    expect(ack.body).toBe('');
+    const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'));
+    const text = textOf(posted.args.blocks);
+    expect(text).toContain('*Tag*: `migration=phase.2` → `removed`');
+    expect(text).toContain('*Tag*: `team=analytics` → `team=platform`');
+    expect(text).toContain('*Tag*: `absent` → `owner=ana`');
+    const id = /CR-[0-9A-F]{10}/.exec(text)?.[0] ?? '';
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+    const patched = h.simulator.requests.filter((r) => r.method === 'PATCH');
+    expect(patched.map((r) => r.body)).toStrictEqual([
+      { tags: { remove: [{ key: 'migration', value: 'phase.2' }, { key: 'team', value: 'analytics' }], add: [{ key: 'team', value: 'platform' }, { key: 'owner', value: 'ana' }] } },
+    ]);
+    expect(h.simulator.service(DEMO_IDS.legacyReporting)?.tags).toStrictEqual([{ key: 'keep' }, { key: 'team', value: 'platform' }, { key: 'owner', value: 'ana' }]);
+  });
+
+  it('refuses a tag outside the official alphabet inline under the tags field', async () => {
+    const h = await harness();
+    const view = await openedView(h, 'orders-prod');
+    const ack = await h.submitView(view, { [BLOCK.tags]: { value: { type: 'plain_text_input', value: 'env=prod team=data owner=a/b' } } }, USERS.requester);
+    const body = JSON.parse(ack.body) as { response_action: string; errors: Record<string, string> };
+    expect(body.errors[BLOCK.tags]).toContain('"owner=a/b" is not a tag');
+    expect(h.slack.callsOf('chat.postMessage')).toHaveLength(0);
   });
 });
 

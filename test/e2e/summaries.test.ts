@@ -141,32 +141,40 @@ describe('/clickhouse summary', () => {
     const { headline, ts, details, head, thread } = await summaryPosted(h);
 
     expect(headline.args.channel).toBe(CHANNEL);
-    expect(String(headline.args.text)).toBe(`${AD_HOC}: 12 services, 15 posture warnings. Details in the thread.`);
+    expect(String(headline.args.text)).toBe(`${AD_HOC}: 12 services, 5 posture warnings. Details in the thread.`);
     expect(head).toContain('12 services in the organization');
     expect(head).toMatch(/running 7[\s\S]*idle 2[\s\S]*stopped 2[\s\S]*degraded 1/);
     expect(head).toContain('default 9 · fast 1 · slow 1');
-    expect(head).toContain(':warning: 15 warnings on 11 services');
+    expect(head).toContain(':warning: 5 warnings on 4 services');
     expect(head).toContain('First summary: changes are reported from the next one');
     expect(head).toContain('open to the internet 1');
     expect(head).toContain('no IP allowed 1');
     expect(head).toContain('MySQL endpoint on 1');
     expect(head).toContain('no private endpoint 1');
-    expect(head).toContain('no TDE 11');
+    expect(head).toContain('degraded 1');
+    expect(head).not.toContain('TDE');
+    // Per-replica memory x replicas over every service, horizontal ones included; what runs now beside it.
+    // 3+2+3+3+(2–6)+3+3+1+3+1+3+3 replicas; 8–32 GB each, search-prod 16 GB; metrics-prod now 4 x 16–64 GB.
+    expect(head).toContain('*Replicas*\n30–34\n:arrows_counterclockwise: now 31–35 _(1 scaling schedule active)_');
+    expect(head).toContain('*Memory*\n256–992 GB\n:arrows_counterclockwise: now 296–1,152 GB _(1 scaling schedule active)_');
+    expect(head).not.toContain('not reporting');
 
     // Every detail message is a reply in the headline's thread.
     expect(details.length).toBeGreaterThan(0);
     expect(details.every((d) => d.args.thread_ts === ts && d.args.channel === CHANNEL)).toBe(true);
     expect(thread).toContain('*events-prod*: IP access list allows 0.0.0.0/0: anyone on the internet can try to connect.');
     expect(thread).toContain('*events-staging*: IP access list is empty: no client can connect.');
-    expect(thread).toContain('*billing-prod*: MySQL endpoint is enabled.');
+    expect(thread).toContain('*billing-prod*: The service is degraded. MySQL endpoint is enabled.');
     expect(thread).toContain('*search-prod*: No private endpoint attached, though 2 are available.');
-    expect(thread).toMatch(/\*metrics-prod\*: Transparent data encryption is off\./);
+    expect(thread).not.toMatch(/Transparent data encryption is off/);
     // orders-prod has TDE and nothing else to warn about.
     expect(thread).not.toMatch(/:warning: \*orders-prod\*/);
 
     // One compact line per service: name, version, state, replicas, memory, idle scaling, endpoints.
-    expect(thread).toContain('• *billing-prod* · v25.6.2.5983 · :large_orange_circle: degraded · 3 replicas · 24–96 GB total · idle scaling off · endpoints https, nativesecure, mysql');
-    expect(thread).toContain('• *search-prod* · v25.6.2.5983 · :large_green_circle: running · 2–6 replicas · 16 GB per replica · idle scaling off · endpoints https, nativesecure');
+    expect(thread).toContain('• *billing-prod* · v25.6.2.5983 · :large_orange_circle: degraded · 3 x 8–32 GB · idle scaling off · endpoints https, nativesecure, mysql');
+    expect(thread).toContain('• *search-prod* · v25.6.2.5983 · :large_green_circle: running · 2–6 x 16 GB · idle scaling off · endpoints https, nativesecure');
+    expect(thread).toContain('• *orders-staging* · v25.6.2.5983 · :black_circle: stopped · 1 x 8–32 GB ·');
+    expect(thread).toContain('• *metrics-prod* · v25.6.2.5983 · :large_green_circle: running · now 4 x 16–64 GB, baseline 3 x 8–32 GB ·');
     expect(thread).toContain('• *legacy-reporting* · v24.8.4.13 ·');
     for (const name of h.simulator.services().map((s) => String(s.name))) expect(thread).toContain(`• *${name}* ·`);
     // A summary reads the organization once.

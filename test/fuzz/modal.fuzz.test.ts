@@ -56,6 +56,9 @@ function submission(rng: Rng, service: ServiceRecord, wild: boolean): ViewState 
   put(BLOCK.attach, { type: 'multi_static_select', selected_options: touch() ? selected(rng, service.availablePrivateEndpointIds ?? [], wild) : [] });
   put(BLOCK.detach, { type: 'multi_static_select', selected_options: touch() ? selected(rng, service.privateEndpointIds ?? [], wild) : [] });
   put(BLOCK.tdeKey, { type: 'plain_text_input', value: touch() ? rng.pick(wild ? [text(rng), 'k'.repeat(257)] : ['key-2', 'arn:aws:kms:eu-west-1:111122223333:key/2']) : null });
+  const shownTags = (service.tags ?? []).map((t) => (t.value === undefined ? t.key : `${t.key}=${t.value}`)).join(' ');
+  const tagWords = () => Array.from({ length: rng.int(wild && rng.chance(0.05) ? 60 : 4) }, () => rng.pick(wild ? [text(rng), 'env=prod', 'owner=ana', `k=${'v'.repeat(257)}`, 'a=b=c'] : ['env=prod', 'owner=ana', 'keep', 'team=data'])).join(' ');
+  put(BLOCK.tags, { type: 'plain_text_input', value: touch() ? rng.pick([tagWords(), `${shownTags} ${tagWords()}`, '']) : shownTags });
   if (wild && rng.chance(0.1)) values[text(rng)] = { [text(rng)]: { type: 'plain_text_input', value: text(rng) } };
   return values;
 }
@@ -70,6 +73,8 @@ const UPDATE_FIELD: Record<keyof ChangeIntent, string> = {
   privateEndpointAttach: 'privateEndpointIds',
   privateEndpointDetach: 'privateEndpointIds',
   tdeKeyId: 'transparentDataEncryptionKeyId',
+  tagAdd: 'tags',
+  tagRemove: 'tags',
 };
 
 describe('edit modal submissions under random input', () => {

@@ -5,14 +5,14 @@
  * accepts, answer quickly even for 20,000 characters, and every answer must render safely.
  */
 import { describe, expect, it } from 'vitest';
-import { IpSourceSchema, IP_DESCRIPTION_MAX, RELEASE_CHANNELS, ServiceNameSchema } from '../../src/core/service/schema.js';
+import { IpSourceSchema, IP_DESCRIPTION_MAX, RELEASE_CHANNELS, ServiceNameSchema, isTagKey, isTagValue } from '../../src/core/service/schema.js';
 import { COMMAND_CATALOGUE } from '../../src/core/command/catalogue.js';
 import { COMMAND_KINDS, parseCommand, type Command } from '../../src/core/command/parse.js';
 import { helpBlocks, invalidBlocks } from '../../src/core/render/help.js';
 import { code } from '../../src/core/render/mrkdwn.js';
 import { hostileString, INJECTIONS, leaks, mrkdwnOf, prng, QUOTES, shown, UNICODE, WORDS, type Rng } from './hostile.js';
 
-const CHANGE_VERBS = new Set(['rename', 'ip', 'endpoint', 'release-channel', 'private-endpoint', 'rotate-key']);
+const CHANGE_VERBS = new Set(['rename', 'ip', 'endpoint', 'release-channel', 'private-endpoint', 'rotate-key', 'tag']);
 const KINDS = new Set<string>(COMMAND_KINDS);
 
 /** What Slack does to typed text: &, < and > escaped; mentions and links become control sequences. */
@@ -66,6 +66,9 @@ function intentProblems(command: Extract<Command, { kind: 'change' }>): string[]
   if (intent.releaseChannel !== undefined && !RELEASE_CHANNELS.includes(intent.releaseChannel)) problems.push('release channel');
   for (const id of [...(intent.privateEndpointAttach ?? []), ...(intent.privateEndpointDetach ?? []), ...(intent.tdeKeyId === undefined ? [] : [intent.tdeKeyId])]) {
     if (id.trim() === '') problems.push('empty id');
+  }
+  for (const tag of [...(intent.tagAdd ?? []), ...(intent.tagRemove ?? [])]) {
+    if (!isTagKey(tag.key) || (tag.value !== undefined && !isTagValue(tag.value))) problems.push(`tag ${shown(JSON.stringify(tag))}`);
   }
   if (command.service.trim() === '') problems.push('empty service');
   if (Object.keys(intent).length === 0) problems.push('empty intent');

@@ -2,7 +2,11 @@
  * The playground in a real browser: Debian's Chromium driven by playwright-core. `.ci/run`
  * installs Chromium when it is missing; locally: `apt-get install chromium`.
  */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
@@ -125,5 +129,159 @@ describe('the playground page', () => {
     await second.getByTestId('thread-toggle').click();
     await second.getByTestId('thread').getByText('sandbox renamed').first().waitFor();
     expect(await second.getByTestId('thread').textContent()).toMatch(/elsewhere/);
+  });
+});
+
+describe('first-run rough edges of the playground', () => {
+  it('keeps what was typed in the modal when it shows inline errors, as Slack does', async () => {
+    const page = await open();
+    await type(page, '/clickhouse edit orders-prod');
+    const modal = page.getByTestId('modal');
+    await modal.waitFor();
+    await modal.getByLabel('Name').fill('orders renamed');
+    await modal.getByLabel('IP access entries to add').fill('10.0.0.0/33 bad mask');
+    await modal.getByLabel('Tags').fill('env=prod team=data owner=ana');
+    await modal.getByRole('button', { name: 'Request change' }).click();
+    await modal.getByTestId('field-error').filter({ hasText: '10.0.0.0/33' }).waitFor();
+    expect(await modal.getByLabel('Name').inputValue()).toBe('orders renamed');
+    expect(await modal.getByLabel('IP access entries to add').inputValue()).toBe('10.0.0.0/33 bad mask');
+    expect(await modal.getByLabel('Tags').inputValue()).toBe('env=prod team=data owner=ana');
+  });
+
+  it('shows *, _ and ~ literally in a typed command and inside code spans', async () => {
+    const page = await open();
+    await type(page, '/clickhouse schedule add "*/1 * * * *" tag:env=prod');
+    const typed = messages(page).locator('.typed').filter({ hasText: 'schedule add' });
+    await typed.waitFor();
+    expect(await typed.textContent()).toBe('/clickhouse schedule add "*/1 * * * *" tag:env=prod');
+    const reply = channelMessages(page).filter({ hasText: 'Next runs' });
+    await reply.waitFor();
+    expect(await reply.locator('code').filter({ hasText: '*/1 * * * *' }).count()).toBeGreaterThan(0);
+    expect(await reply.locator('strong').filter({ hasText: '/1' }).count()).toBe(0);
+    expect(await page.locator('strong, em, del').filter({ hasText: /\/1|\* \*/ }).count()).toBe(0);
+  });
+
+  it('does not keep live-update listeners of pages that were reloaded', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const page = await open();
+      const slack = playground?.slack;
+      if (slack === undefined) throw new Error('no playground');
+      await expect.poll(() => slack.listenerCount('change')).toBe(1);
+      // A dozen reloads: more than the 10 listeners Node warns about.
+      for (let i = 0; i < 12; i += 1) {
+        await page.reload();
+        await expect.poll(() => page.getByTestId('person').locator('option').count()).toBe(4);
+      }
+      await expect.poll(() => slack.listenerCount('change')).toBe(1);
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  }, 90_000);
+
+  it('replaces a stale modal with the new one', async () => {
+    const page = await open();
+    const command = (text: string) => page.evaluate((body) => fetch('/ui/command', { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.status), JSON.stringify({ userId: 'U0ALICE', text }));
+    expect(await command('edit orders-prod')).toBe(200);
+    await page.getByTestId('modal').getByText(DEMO_IDS.ordersProd).waitFor();
+    expect(await command('edit sandbox-dev')).toBe(200);
+    await page.getByTestId('modal').getByText(DEMO_IDS.sandboxDev).waitFor();
+    expect([...(playground?.slack.views.values() ?? [])].map((v) => v.userId)).toStrictEqual(['U0ALICE']);
+  });
+
+  it('validates a change outside the bot like the API does', async () => {
+    const page = await open();
+    const row = page.locator(`[data-service="${DEMO_IDS.sandboxDev}"]`);
+    const entries = async () => row.locator('td').nth(3).textContent();
+    const before = await entries();
+    await page.locator('#outside-service').selectOption(DEMO_IDS.sandboxDev);
+    await page.locator('#outside-ip').fill('not-an-ip');
+    await page.getByRole('button', { name: 'Change outside the bot' }).click();
+    await page.getByTestId('outside-status').getByText('The API would refuse this: request body.ipAccessList.add[0].source').waitFor();
+    await page.locator('#outside-ip').fill('');
+    await page.locator('#outside-name').fill('n'.repeat(51));
+    await page.getByRole('button', { name: 'Change outside the bot' }).click();
+    await page.getByTestId('outside-status').getByText('request body.name').waitFor();
+    expect(await entries()).toBe(before);
+    expect(playground?.bot.simulator?.service(DEMO_IDS.sandboxDev)?.name).toBe('sandbox-dev');
+    await page.locator('#outside-name').fill('');
+    await page.locator('#outside-ip').fill('192.0.2.9/32');
+    await page.getByRole('button', { name: 'Change outside the bot' }).click();
+    await page.getByTestId('outside-status').getByText('Changed.').waitFor();
+    await expect.poll(entries).toBe(String(Number(before) + 1));
+  });
+
+  it('keeps the services table readable in a 760 px window', async () => {
+    const page = await open();
+    await page.setViewportSize({ width: 760, height: 900 });
+    await page.locator(`[data-service="${DEMO_IDS.ordersProdReadonly}"]`).waitFor();
+    const layout = await page.evaluate(() => {
+      const table = document.querySelector('[data-testid="services"]');
+      const cells = [...document.querySelectorAll('#services td, [data-testid="services"] th')];
+      return {
+        tableRight: table?.getBoundingClientRect().right ?? Infinity,
+        pageWidth: document.documentElement.scrollWidth,
+        clipped: cells.filter((cell) => cell.scrollWidth > cell.clientWidth + 1).map((cell) => cell.textContent),
+        narrowest: Math.min(...cells.map((cell) => cell.getBoundingClientRect().width)),
+      };
+    });
+    expect(layout.pageWidth).toBeLessThanOrEqual(760);
+    expect(layout.tableRight).toBeLessThanOrEqual(760);
+    expect(layout.clipped).toStrictEqual([]);
+    expect(layout.narrowest).toBeGreaterThan(40);
+  });
+});
+
+describe('the playground process', () => {
+  const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+  /** `npm run playground` as a child process; resolves with its exit code and output. */
+  function runPlayground(port: string): Promise<{ code: number | null; stderr: string }> {
+    return new Promise((resolve) => {
+      const env = { ...process.env, PORT: port, NODE_ENV: 'development', REDIS_URL: '' };
+      execFile(process.execPath, ['--import', 'tsx', 'src/playground/main.ts'], { cwd: ROOT, env, timeout: 30_000 }, (error, _stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr });
+      });
+    });
+  }
+
+  it('answers a busy port with one sentence, not a stack', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const address = busy.address();
+    const port = address !== null && typeof address === 'object' ? address.port : 0;
+    try {
+      const { code, stderr } = await runPlayground(String(port));
+      expect(code).toBe(1);
+      expect(stderr.trim()).toBe(`The playground could not start: Port ${port} on 127.0.0.1 is already in use: stop what uses it, or choose another port with PORT=${port + 1}.`);
+    } finally {
+      await new Promise<void>((resolve) => busy.close(() => resolve()));
+    }
+  }, 60_000);
+
+  it.each(['abc', '70000'])('answers PORT=%s with one sentence', async (port) => {
+    const { code, stderr } = await runPlayground(port);
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(`The playground could not start: PORT must be a whole number from 0 to 65535, not "${port}".`);
+  }, 60_000);
+
+  it('runs the embedded bot on loopback only', async () => {
+    playground = await startPlayground({ port: 0, logger: createLogger({ level: 'warn', sink: () => undefined }) });
+    const port = playground.bot.port;
+    const reach = (host: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect({ host, port });
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve('connected');
+        });
+        socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+      });
+    expect(await reach('127.0.0.1')).toBe('connected');
+    const outside = Object.values(networkInterfaces()).flat().find((i) => i !== undefined && !i.internal && i.family === 'IPv4');
+    if (outside === undefined) throw new Error('this machine has no non-loopback IPv4 address to test from');
+    expect(await reach(outside.address)).toBe('ECONNREFUSED');
   });
 });

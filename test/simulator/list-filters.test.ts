@@ -47,8 +47,8 @@ describe('tag filters', () => {
     expect(withEnv).not.toContain('legacy-reporting');
   });
 
-  it('splits on the first "=", so a value may contain "="', async () => {
-    expect(await listNames(sim, ['tag:migration=phase=2'])).toEqual(['legacy-reporting']);
+  it('matches the whole value, dots included', async () => {
+    expect(await listNames(sim, ['tag:migration=phase.2'])).toEqual(['legacy-reporting']);
     expect(await listNames(sim, ['tag:migration=phase'])).toEqual([]);
   });
 

@@ -69,7 +69,7 @@ describe('routes', () => {
   });
 
   it('answers 404 for an unknown service', async () => {
-    const unknown = '5e000000-0000-4000-8000-0000000000ff';
+    const unknown = '0b7c1e52-93d4-4a8e-b1f0-6c2d9e8a7f31';
     const response = await call(sim, 'PATCH', servicePath(unknown), { body: { name: 'x' } });
     expect(expectError(response, 404, 'NOT_FOUND')).toContain(unknown);
   });
@@ -84,10 +84,23 @@ describe('routes', () => {
     const posted = await call(sim, 'POST', listPath(), { body: { name: 'new' } });
     expectError(posted, 405, 'METHOD_NOT_ALLOWED');
     expect(posted.headers.get('allow')).toBe('GET');
-    const fetched = await call(sim, 'GET', servicePath(DEMO_IDS.ordersProd));
-    expectError(fetched, 405, 'METHOD_NOT_ALLOWED');
-    expect(fetched.headers.get('allow')).toBe('PATCH');
+    const deleted = await call(sim, 'DELETE', servicePath(DEMO_IDS.ordersProd));
+    expectError(deleted, 405, 'METHOD_NOT_ALLOWED');
+    expect(deleted.headers.get('allow')).toBe('GET, PATCH');
     expect(sim.services()).toHaveLength(12);
+  });
+
+  it('answers GET of one service with the same record the list holds', async () => {
+    const listed = expectSuccess<ServiceRecordLike[]>(await call(sim, 'GET', listPath()));
+    const one = expectSuccess<ServiceRecordLike>(await call(sim, 'GET', servicePath(DEMO_IDS.ordersProd)));
+    expect(one).toEqual(listed.find((service) => service.id === DEMO_IDS.ordersProd));
+  });
+
+  it('answers GET of an unknown service or organization with 404', async () => {
+    const unknown = '0b7c1e52-93d4-4a8e-b1f0-6c2d9e8a7f31';
+    expect(expectError(await call(sim, 'GET', servicePath(unknown)), 404, 'NOT_FOUND')).toContain(unknown);
+    const otherOrg = '99999999-9999-4999-8999-999999999999';
+    expectError(await call(sim, 'GET', servicePath(DEMO_IDS.ordersProd, otherOrg)), 404, 'NOT_FOUND');
   });
 
   it('answers 400 to a body that is not JSON', async () => {

@@ -42,6 +42,16 @@ describe('demo organization', () => {
     expect(new Set(services.map((service) => service.state))).toEqual(new Set(['running', 'idle', 'stopped', 'degraded']));
   });
 
+  it('carries currentScaling on every record, differing from the baseline only on metrics-prod', () => {
+    const services = demoServices();
+    for (const service of services) expect(service, service.name).toHaveProperty('currentScaling');
+    const metrics = services.find((service) => service.id === DEMO_IDS.metricsProd);
+    expect(metrics?.currentScaling).toMatchObject({ effectiveMinReplicas: 4, effectiveMinReplicaMemoryGb: 16 });
+    expect(metrics).toMatchObject({ numReplicas: 3, minReplicaMemoryGb: 8 });
+    const staging = services.find((service) => service.id === DEMO_IDS.ordersStaging);
+    expect(staging?.currentScaling).toMatchObject({ effectiveMinReplicas: 1, effectiveMaxReplicas: 1 });
+  });
+
   it('hands out fresh copies each time', () => {
     const first = demoServices();
     first[0]?.ipAccessList?.push({ source: '0.0.0.0/0', description: 'leak' });

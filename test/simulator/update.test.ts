@@ -71,13 +71,20 @@ describe('releaseChannel', () => {
     expect((await patchOk(sim, DEMO_IDS.ordersProd, { releaseChannel: 'slow' })).releaseChannel).toBe('slow');
   });
 
-  it('refuses a non-production service with the real API message', async () => {
+  it('refuses a non-default channel on a development service with the real API message', async () => {
     const message = await expectRefused(DEMO_IDS.sandboxDev, { releaseChannel: 'fast' });
     expect(message).toBe('BAD_REQUEST: releaseChannel is only available for production services');
+    expect((await patchOk(sim, DEMO_IDS.sandboxDev, { releaseChannel: 'default' })).releaseChannel).toBe('default');
   });
 
-  it('refuses a service whose record has no tier', async () => {
-    await expectRefused(DEMO_IDS.mlDev, { releaseChannel: 'default' });
+  it('lets a service whose record has no tier, a null tier or a dedicated tier switch, like the Terraform provider', async () => {
+    expect(sim.service(DEMO_IDS.mlDev)).not.toHaveProperty('tier');
+    expect((await patchOk(sim, DEMO_IDS.mlDev, { releaseChannel: 'fast' })).releaseChannel).toBe('fast');
+    for (const tier of [null, 'dedicated_high_mem']) {
+      sim.changeOutsideBot(DEMO_IDS.analyticsStaging, { tier: tier as string });
+      expect((await patchOk(sim, DEMO_IDS.analyticsStaging, { releaseChannel: 'slow' })).releaseChannel).toBe('slow');
+      sim.changeOutsideBot(DEMO_IDS.analyticsStaging, { releaseChannel: 'default' });
+    }
   });
 
   it('refuses a channel outside slow, default and fast', async () => {
@@ -223,5 +230,29 @@ describe('state outside the API', () => {
   it('refuses to edit or add services that do not fit, so test mistakes surface', () => {
     expect(() => sim.changeOutsideBot('no-such-id', { name: 'x' })).toThrow(/no service/);
     expect(() => sim.addService({ id: DEMO_IDS.ordersProd, name: 'dup' })).toThrow(/already/);
+  });
+});
+
+describe('tags', () => {
+  it('removes before adding, removal by key, and adding a known key replaces its value', async () => {
+    const updated = await patchOk(sim, DEMO_IDS.legacyReporting, {
+      tags: { remove: [{ key: 'keep' }, { key: 'migration', value: 'some-other-value' }], add: [{ key: 'team', value: 'platform' }, { key: 'owner', value: 'ana' }] },
+    });
+    expect(updated.tags).toEqual([{ key: 'team', value: 'platform' }, { key: 'owner', value: 'ana' }]);
+    expect((await listServices(sim, ['tag:owner=ana'])).map((s) => s.name)).toEqual(['legacy-reporting']);
+  });
+
+  it('treats removing an absent tag as a silent no-op and keeps a tag without a value', async () => {
+    const before = sim.service(DEMO_IDS.ordersProd)?.tags;
+    expect((await patchOk(sim, DEMO_IDS.ordersProd, { tags: { remove: [{ key: 'nope' }] } })).tags).toEqual(before);
+    expect((await patchOk(sim, DEMO_IDS.ordersProd, { tags: { add: [{ key: 'pci' }] } })).tags).toContainEqual({ key: 'pci' });
+  });
+
+  it('refuses tags outside the official alphabet and more than 50 in one list', async () => {
+    expect(await expectRefused(DEMO_IDS.ordersProd, { tags: { add: [{ key: 'bad key' }] } })).toContain('request body.tags.add[0].key');
+    expect(await expectRefused(DEMO_IDS.ordersProd, { tags: { add: [{ key: 'env', value: 'a=b' }] } })).toContain('request body.tags.add[0].value');
+    const many = Array.from({ length: 51 }, (_, i) => ({ key: `k${i}` }));
+    expect(await expectRefused(DEMO_IDS.ordersProd, { tags: { remove: many } })).toContain('request body.tags.remove');
+    expect((await patchOk(sim, DEMO_IDS.ordersProd, { tags: { add: many.slice(0, 50) } })).tags).toHaveLength(52);
   });
 });

@@ -6,12 +6,16 @@
 import {
   IP_DESCRIPTION_MAX,
   IpSourceSchema,
+  isTagKey,
+  isTagValue,
   ServiceNameSchema,
+  TAG_EDITS_MAX,
   type AccessEntry,
+  type OutgoingTag,
   type ServiceRecord,
   type ServiceUpdate,
 } from '../service/schema.js';
-import { currentState, isProductionOrUnknown, opensToWorld } from './state.js';
+import { currentState, mayLeaveDefaultChannel, opensToWorld } from './state.js';
 import type { ChangeIntent, ChangePlan, FieldChange, TouchedState } from './types.js';
 
 const TDE_KEY_ID_MAX = 256;
@@ -41,6 +45,7 @@ export function planChange(service: ServiceRecord, intent: ChangeIntent): PlanRe
   planIpAccess(draft, now.ipAccessList ?? [], intent);
   planPrivateEndpoints(draft, service, intent);
   planTdeKey(draft, service, intent.tdeKeyId);
+  planTags(draft, now.tags ?? [], intent);
 
   if (draft.problems.length > 0) return { ok: false, problems: draft.problems };
   if (draft.changes.length === 0) {
@@ -85,10 +90,10 @@ function nameProblem(wanted: string, reason: string | undefined): string {
 
 function planReleaseChannel(draft: Draft, service: ServiceRecord, wanted: ChangeIntent['releaseChannel']): void {
   if (wanted === undefined || wanted === service.releaseChannel) return;
-  if (!isProductionOrUnknown(service)) {
+  if (wanted !== 'default' && !mayLeaveDefaultChannel(service)) {
     draft.problems.push({
       field: 'releaseChannel',
-      message: `The release channel can be switched only on production services; this one is a ${service.tier} service.`,
+      message: `Development services stay on the default release channel; only production and dedicated services can switch to ${wanted}.`,
     });
     return;
   }
@@ -233,4 +238,76 @@ function planTdeKey(draft: Draft, service: ServiceRecord, wanted: string | undef
   draft.update.transparentDataEncryptionKeyId = keyId;
   draft.touched.add('tdeKeyId');
   draft.changes.push({ field: 'tdeKeyId', label: 'Encryption key', before: service.transparentDataEncryptionKeyId ?? 'unknown', after: keyId });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tags
+
+/** "env=prod", or just "keep" for a tag without a value. */
+export const tagText = (tag: OutgoingTag): string => (tag.value === undefined ? tag.key : `${tag.key}=${tag.value}`);
+
+const sameTagValue = (a: string | undefined, b: string | undefined) => (a ?? '') === (b ?? '');
+
+/**
+ * Tags are keyed: adding a known key with another value replaces it. That is sent as remove of the
+ * old tag plus add of the new one (the API removes first), so it does not rely on add replacing.
+ */
+function planTags(draft: Draft, current: OutgoingTag[], intent: ChangeIntent): void {
+  const adds = validTags(draft, 'tagAdd', intent.tagAdd ?? []);
+  const removes = validTags(draft, 'tagRemove', intent.tagRemove ?? []);
+  if (adds === undefined || removes === undefined) return;
+  const both = adds.find((tag) => removes.some((r) => r.key === tag.key));
+  if (both) {
+    draft.problems.push({ field: 'tagAdd', message: `Tag ${both.key} is both added and removed; choose one.` });
+    return;
+  }
+  const byKey = new Map(current.map((tag) => [tag.key, tag]));
+  const bodyRemove: OutgoingTag[] = [];
+  const bodyAdd: OutgoingTag[] = [];
+  for (const wanted of removes) {
+    const existing = byKey.get(wanted.key);
+    if (existing === undefined) {
+      draft.problems.push({ field: 'tagRemove', message: `The service has no tag ${wanted.key}, so there is nothing to remove.` });
+    } else if (wanted.value !== undefined && !sameTagValue(existing.value, wanted.value)) {
+      draft.problems.push({ field: 'tagRemove', message: `Tag ${wanted.key} is ${tagText(existing)}, not ${tagText(wanted)}; nothing was removed.` });
+    } else {
+      bodyRemove.push(existing);
+      draft.changes.push({ field: 'tags', label: 'Tag', before: tagText(existing), after: 'removed' });
+    }
+  }
+  for (const wanted of adds) {
+    const existing = byKey.get(wanted.key);
+    if (existing !== undefined && sameTagValue(existing.value, wanted.value)) continue;
+    if (existing !== undefined) bodyRemove.push(existing);
+    bodyAdd.push(wanted);
+    draft.changes.push({ field: 'tags', label: 'Tag', before: existing === undefined ? 'absent' : tagText(existing), after: tagText(wanted) });
+  }
+  for (const [list, verb] of [[bodyRemove, 'removes'], [bodyAdd, 'adds']] as const) {
+    if (list.length > TAG_EDITS_MAX) {
+      draft.problems.push({ field: verb === 'adds' ? 'tagAdd' : 'tagRemove', message: `This request ${verb} ${list.length} tags; the API takes at most ${TAG_EDITS_MAX} at once. Split it.` });
+    }
+  }
+  if (bodyRemove.length === 0 && bodyAdd.length === 0) return;
+  draft.update.tags = {
+    ...(bodyRemove.length > 0 ? { remove: bodyRemove } : {}),
+    ...(bodyAdd.length > 0 ? { add: bodyAdd } : {}),
+  };
+  draft.touched.add('tags');
+}
+
+/** Checks the alphabet (parsed input may come from the modal) and refuses a key given twice. */
+function validTags(draft: Draft, field: 'tagAdd' | 'tagRemove', wanted: OutgoingTag[]): OutgoingTag[] | undefined {
+  const seen = new Set<string>();
+  let valid = true;
+  for (const tag of wanted) {
+    if (!isTagKey(tag.key) || (tag.value !== undefined && !isTagValue(tag.value))) {
+      draft.problems.push({ field, message: `"${tagText(tag)}" is not a tag: keys (1-128) and values (up to 256) may contain only letters, digits, dots, hyphens and underscores.` });
+      valid = false;
+    } else if (seen.has(tag.key)) {
+      draft.problems.push({ field, message: `Tag ${tag.key} is given twice; give each key once.` });
+      valid = false;
+    }
+    seen.add(tag.key);
+  }
+  return valid ? wanted : undefined;
 }

@@ -1,5 +1,5 @@
 /** The fields of a service record that changes touch, read the same way everywhere. */
-import type { AccessEntry, ServiceRecord } from '../service/schema.js';
+import type { AccessEntry, OutgoingTag, ServiceRecord } from '../service/schema.js';
 import type { TouchedField, TouchedState } from './types.js';
 
 /** A /0 block admits every address of its family, however its address part is spelled. */
@@ -12,9 +12,13 @@ export function mysqlEnabled(service: ServiceRecord): boolean {
   return (service.endpoints ?? []).some((e) => e.protocol === 'mysql' && e.enabled !== false);
 }
 
-/** The tier field is deprecated and may be absent: then only the API can tell, so we let it. */
-export function isProductionOrUnknown(service: ServiceRecord): boolean {
-  return !service.tier || service.tier === 'production';
+/**
+ * Only development services are held to the default release channel. Production and dedicated
+ * tiers may switch, and so may a service whose (deprecated) tier is absent or null, which the
+ * official Terraform provider treats like production.
+ */
+export function mayLeaveDefaultChannel(service: ServiceRecord): boolean {
+  return service.tier !== 'development';
 }
 
 export function currentState(service: ServiceRecord): Required<TouchedState> {
@@ -25,6 +29,7 @@ export function currentState(service: ServiceRecord): Required<TouchedState> {
     ipAccessList: (service.ipAccessList ?? []).map((e) => ({ source: e.source, description: e.description ?? '' })),
     privateEndpointIds: [...(service.privateEndpointIds ?? [])],
     tdeKeyId: service.transparentDataEncryptionKeyId ?? null,
+    tags: (service.tags ?? []).map((t) => (t.value === undefined ? { key: t.key } : { key: t.key, value: t.value })),
   };
 }
 
@@ -40,7 +45,16 @@ export function staleFields(before: TouchedState, service: ServiceRecord): Touch
 function sameValue(field: TouchedField, a: TouchedState[TouchedField], b: TouchedState[TouchedField]): boolean {
   if (field === 'ipAccessList') return accessKey(a as AccessEntry[]) === accessKey(b as AccessEntry[]);
   if (field === 'privateEndpointIds') return [...(a as string[])].sort().join(',') === [...(b as string[])].sort().join(',');
+  if (field === 'tags') return tagsKey(a as OutgoingTag[]) === tagsKey(b as OutgoingTag[]);
   return (a ?? null) === (b ?? null);
+}
+
+/** A tag without a value and one with an empty value read the same, as tag filters treat them. */
+function tagsKey(tags: OutgoingTag[] | undefined): string {
+  return (tags ?? [])
+    .map((t) => `${t.key}\u0000${t.value ?? ''}`)
+    .sort()
+    .join('\u0001');
 }
 
 function accessKey(entries: AccessEntry[] | undefined): string {

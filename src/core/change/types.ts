@@ -1,4 +1,4 @@
-import type { AccessEntry, ReleaseChannel, ServiceUpdate } from '../service/schema.js';
+import type { AccessEntry, OutgoingTag, ReleaseChannel, ServiceUpdate } from '../service/schema.js';
 import type { Approval, Requirement } from '../policy/types.js';
 
 /** What a person asked for, in their terms (from a command or the edit modal). */
@@ -12,6 +12,10 @@ export interface ChangeIntent {
   privateEndpointAttach?: string[];
   privateEndpointDetach?: string[];
   tdeKeyId?: string;
+  /** Tags to set: a new key is added, a known key with another value gets the new value. */
+  tagAdd?: OutgoingTag[];
+  /** Tags to take off, by key; with a value, only if the tag still has that value. */
+  tagRemove?: OutgoingTag[];
 }
 
 /** The fields of a service a change can touch, as they were when the request was made. */
@@ -22,6 +26,7 @@ export interface TouchedState {
   ipAccessList?: AccessEntry[];
   privateEndpointIds?: string[];
   tdeKeyId?: string | null;
+  tags?: OutgoingTag[];
 }
 export type TouchedField = keyof TouchedState;
 

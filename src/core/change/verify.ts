@@ -12,6 +12,8 @@ export function planIsVisible(plan: ChangePlan, service: ServiceRecord): boolean
   const { update } = plan;
   const sources = new Map(now.ipAccessList.map((e) => [e.source, e.description ?? '']));
   const attached = new Set(now.privateEndpointIds);
+  const tags = new Map(now.tags.map((t) => [t.key, t.value ?? '']));
+  const tagsAdded = update.tags?.add ?? [];
   const checks = [
     update.name === undefined || now.name === update.name,
     update.releaseChannel === undefined || now.releaseChannel === update.releaseChannel,
@@ -21,6 +23,8 @@ export function planIsVisible(plan: ChangePlan, service: ServiceRecord): boolean
     (update.ipAccessList?.add ?? []).every((e) => sources.get(e.source) === (e.description ?? '')),
     (update.privateEndpointIds?.remove ?? []).every((id) => !attached.has(id)),
     (update.privateEndpointIds?.add ?? []).every((id) => attached.has(id)),
+    (update.tags?.remove ?? []).every((t) => !tags.has(t.key) || tagsAdded.some((a) => a.key === t.key)),
+    tagsAdded.every((t) => tags.get(t.key) === (t.value ?? '')),
   ];
   return checks.every(Boolean);
 }

@@ -9,7 +9,12 @@ import {
   RELEASE_CHANNELS,
   SERVICE_NAME_MAX,
   ServiceNameSchema,
+  isTagKey,
+  isTagValue,
+  TAG_KEY_MAX,
+  TAG_VALUE_MAX,
   TagFilterSchema,
+  type OutgoingTag,
   type ReleaseChannel,
 } from '../service/schema.js';
 import { exampleOf } from './catalogue.js';
@@ -83,6 +88,25 @@ function checkTimeZoneWord(word: string, earlier: string | undefined, allowed: b
   if (zone === '') return problem('The time zone after tz: is missing. Write it like tz:Europe/Berlin.');
   if (earlier !== undefined) return problem(`Give one time zone, not two (${echo(earlier)} and ${echo(zone)}).`);
   return ok(zone);
+}
+
+/** One KEY or KEY=VALUE word of `tag add` / `tag remove`, split on the first "=". */
+export function checkTagWord(word: string): Checked<OutgoingTag> {
+  const eq = word.indexOf('=');
+  const key = eq === -1 ? word : word.slice(0, eq);
+  const value = eq === -1 ? undefined : word.slice(eq + 1);
+  if (!isTagKey(key)) {
+    return problem(
+      `${echo(key)} is not a tag key: a key has 1 to ${TAG_KEY_MAX} letters, digits, dots, hyphens or underscores. Write KEY or KEY=VALUE, e.g. env=prod.`,
+    );
+  }
+  if (value === undefined) return ok({ key });
+  if (!isTagValue(value)) {
+    return problem(
+      `${echo(value)} is not a tag value: a value has up to ${TAG_VALUE_MAX} letters, digits, dots, hyphens or underscores. Write KEY=VALUE, e.g. env=prod.`,
+    );
+  }
+  return ok({ key, value });
 }
 
 export function checkIpSource(word: string): Checked<string> {

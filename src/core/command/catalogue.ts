@@ -47,7 +47,7 @@ export const COMMAND_CATALOGUE = [
   {
     name: 'ip add',
     usage: 'ip add SERVICE SOURCE [DESCRIPTION...]',
-    example: 'ip add orders-prod 203.0.113.0/24 office VPN',
+    example: 'ip add orders-prod 192.0.2.0/24 office VPN',
     summary: 'Request access for an IP address or CIDR block.',
   },
   {
@@ -71,7 +71,7 @@ export const COMMAND_CATALOGUE = [
   {
     name: 'private-endpoint',
     usage: 'private-endpoint attach|detach SERVICE ENDPOINT_ID',
-    example: 'private-endpoint attach orders-prod vpce-0a1b2c3d4e5f67890',
+    example: 'private-endpoint attach metrics-prod vpce-0a1b2c3d4e5f60002',
     summary: 'Request that a private endpoint be attached to or detached from a service.',
   },
   {
@@ -79,6 +79,18 @@ export const COMMAND_CATALOGUE = [
     usage: 'rotate-key SERVICE KEY_ID',
     example: 'rotate-key orders-prod 7c9e6679-7425-40de-944b-e07fc1f90ae7',
     summary: 'Request a new transparent data encryption key.',
+  },
+  {
+    name: 'tag add',
+    usage: 'tag add SERVICE KEY[=VALUE] ...',
+    example: 'tag add orders-prod owner=payments tier.critical',
+    summary: "Request tags for a service (a new value replaces the key's old one).",
+  },
+  {
+    name: 'tag remove',
+    usage: 'tag remove SERVICE KEY[=VALUE] ...',
+    example: 'tag remove legacy-reporting keep',
+    summary: 'Request that tags be taken off a service.',
   },
   {
     name: 'pending',
@@ -101,7 +113,7 @@ export const COMMAND_CATALOGUE = [
   {
     name: 'summary',
     usage: 'summary [tag:KEY[=VALUE] ...]',
-    example: 'summary tag:team=payments',
+    example: 'summary tag:team=data',
     summary: 'Summarise the services, optionally only those carrying the given tags.',
   },
   {
@@ -119,7 +131,7 @@ export const COMMAND_CATALOGUE = [
   {
     name: 'schedule remove',
     usage: 'schedule remove ID',
-    example: 'schedule remove 3',
+    example: 'schedule remove sch-3fa9c1',
     summary: 'Stop a scheduled summary (the ID is in schedule list).',
   },
 ] as const satisfies readonly CommandSpec[];

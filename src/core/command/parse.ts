@@ -13,6 +13,7 @@ import {
   checkServiceName,
   checkSwitch,
   checkSwitchableProtocol,
+  checkTagWord,
   echo,
   isSwitchWord,
   type Checked,
@@ -160,6 +161,7 @@ const PARSERS: Record<FirstWord<CommandName>, Handler> = {
   'release-channel': parseReleaseChannel,
   'private-endpoint': parsePrivateEndpoint,
   'rotate-key': parseRotateKey,
+  tag: parseTag,
   schedule: parseSchedule,
 };
 
@@ -328,6 +330,26 @@ function parseRotateKey(args: Token[]): Command {
   const tdeKeyId = idOf('rotate-key', key, what);
   rejectExtra('rotate-key', extra, 'a service and one key id');
   return change('rotate-key', value, { tdeKeyId });
+}
+
+function parseTag(args: Token[]): Command {
+  const [action, ...rest] = args;
+  const word = action?.text.toLowerCase();
+  if (word === 'add' || word === 'remove') return parseTagEdit(`tag ${word}`, rest);
+  const message =
+    action === undefined
+      ? 'Say whether to add or remove tags: tag add or tag remove.'
+      : `tag can add or remove, not ${echo(action.text)}. Write tag add or tag remove.`;
+  throw new UsageProblem(message, usagesOfGroup('tag'));
+}
+
+function parseTagEdit(name: 'tag add' | 'tag remove', args: Token[]): Command {
+  const [service, ...tagWords] = args;
+  const what = name === 'tag add' ? 'the service and one or more tags (KEY or KEY=VALUE)' : 'the service and the tags to remove';
+  const value = serviceOf(name, service, what);
+  if (tagWords.length === 0) missing(name, what);
+  const tags = tagWords.map((token) => must(name, checkTagWord(token.text.trim())));
+  return change(name, value, name === 'tag add' ? { tagAdd: tags } : { tagRemove: tags });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ const KIND_OF_FIELD: Record<TouchedField, ChangeKind> = {
   releaseChannel: 'release-channel',
   mysqlEndpoint: 'mysql-endpoint',
   tdeKeyId: 'encryption-key',
+  tags: 'tags',
 };
 
 export function serviceSide(service: Pick<ServiceRecord, 'id' | 'name' | 'tags'>): ServiceSide {
@@ -24,13 +25,23 @@ export function serviceSide(service: Pick<ServiceRecord, 'id' | 'name' | 'tags'>
 
 export function requestFacts(service: ServiceRecord, plan: ChangePlan): RequestFacts {
   const before = serviceSide(service);
-  const after: ServiceSide = { ...before, name: plan.update.name ?? before.name };
+  const after: ServiceSide = { ...before, name: plan.update.name ?? before.name, tags: tagsAfter(before.tags, plan) };
   return {
     before,
     after,
     changes: [...new Set(plan.changes.map((change) => KIND_OF_FIELD[change.field]))],
     risks: planRisks(plan),
   };
+}
+
+/** The API removes before it adds (remove matches the key). */
+function tagsAfter(tags: ReadonlyMap<string, string>, plan: ChangePlan): ReadonlyMap<string, string> {
+  const edits = plan.update.tags;
+  if (!edits) return tags;
+  const after = new Map(tags);
+  for (const tag of edits.remove ?? []) after.delete(tag.key);
+  for (const tag of edits.add ?? []) after.set(tag.key, tag.value ?? '');
+  return after;
 }
 
 export function planRisks(plan: ChangePlan): Risk[] {

@@ -2,7 +2,25 @@
 import type { ServiceRecord } from '../service/schema.js';
 import { mysqlEnabled, opensToWorld } from '../change/state.js';
 
-export type PostureCode = 'open-to-world' | 'empty-ip-list' | 'mysql-enabled' | 'no-private-endpoint' | 'no-tde';
+export type PostureCode =
+  | 'open-to-world'
+  | 'empty-ip-list'
+  | 'mysql-enabled'
+  | 'no-private-endpoint'
+  | 'state-degraded'
+  | 'state-failed'
+  | 'state-partially-running';
+
+/** The states that deserve attention, each its own finding so summaries count them apart. */
+const STATE_FINDINGS: Record<string, PostureFinding> = {
+  degraded: { code: 'state-degraded', label: 'degraded', detail: 'The service is degraded.' },
+  failed: { code: 'state-failed', label: 'failed', detail: 'The service is in a failed state.' },
+  partially_running: {
+    code: 'state-partially-running',
+    label: 'partially running',
+    detail: 'The service is only partially running.',
+  },
+};
 
 export interface PostureFinding {
   code: PostureCode;
@@ -12,8 +30,15 @@ export interface PostureFinding {
   detail: string;
 }
 
+/**
+ * Transparent data encryption off is not a finding: it can only be chosen when a service is
+ * created, in Enterprise organizations, so nobody could act on it.
+ */
 export function postureFindings(service: ServiceRecord): PostureFinding[] {
   const findings: PostureFinding[] = [];
+  const { state } = service;
+  const stateFinding = state !== undefined && Object.hasOwn(STATE_FINDINGS, state) ? STATE_FINDINGS[state] : undefined;
+  if (stateFinding !== undefined) findings.push({ ...stateFinding });
   const ipList = service.ipAccessList;
   const open = (ipList ?? []).filter((entry) => opensToWorld(entry.source));
   if (open.length > 0) {
@@ -38,9 +63,6 @@ export function postureFindings(service: ServiceRecord): PostureFinding[] {
       label: 'no private endpoint',
       detail: `No private endpoint attached, though ${available.length} ${available.length === 1 ? 'is' : 'are'} available.`,
     });
-  }
-  if (service.hasTransparentDataEncryption === false) {
-    findings.push({ code: 'no-tde', label: 'no TDE', detail: 'Transparent data encryption is off.' });
   }
   return findings;
 }

@@ -3,11 +3,11 @@
  * contract between the two halves, and plan problems map back onto them as inline errors.
  */
 import { z } from 'zod';
-import { RELEASE_CHANNELS, type ServiceRecord } from '../service/schema.js';
-import type { PlanProblem } from '../change/plan.js';
-import { isProductionOrUnknown, mysqlEnabled } from '../change/state.js';
+import { RELEASE_CHANNELS, type OutgoingTag, type ServiceRecord } from '../service/schema.js';
+import { tagText, type PlanProblem } from '../change/plan.js';
+import { currentState, mayLeaveDefaultChannel, mysqlEnabled } from '../change/state.js';
 import type { ChangeIntent } from '../change/types.js';
-import { code, esc, LIMITS, truncate, type Block, type InputElement, type View } from './mrkdwn.js';
+import { code, LIMITS, truncate, type Block, type InputElement, type View } from './mrkdwn.js';
 
 export const EDIT_CALLBACK = 'edit_service';
 const ACTION = 'value';
@@ -21,7 +21,11 @@ export const BLOCK = {
   attach: 'pe_attach',
   detach: 'pe_detach',
   tdeKey: 'tde_key',
+  tags: 'tags',
 } as const;
+
+/** Beyond this much tag text the modal would not fit its metadata; the tag commands remain. */
+const TAGS_TEXT_MAX = 1500;
 
 /**
  * What the modal showed when it opened. Slack sends untouched inputs back with their initial
@@ -31,7 +35,13 @@ export const BLOCK = {
 export const EditMetadataSchema = z.object({
   channelId: z.string().min(1),
   serviceId: z.string().min(1),
-  shown: z.object({ name: z.string(), releaseChannel: z.string().optional(), mysql: z.boolean() }),
+  shown: z.object({
+    name: z.string(),
+    releaseChannel: z.string().optional(),
+    mysql: z.boolean(),
+    /** Absent when the modal had no tags field (too many tags to fit). */
+    tags: z.array(z.object({ key: z.string(), value: z.string().optional() })).optional(),
+  }),
 });
 export type EditMetadata = z.infer<typeof EditMetadataSchema>;
 
@@ -62,12 +72,21 @@ export function messageView(text: string, title = 'Edit service'): View {
 }
 
 export function editMetadata(service: ServiceRecord, channelId: string): EditMetadata {
+  const tags = currentState(service).tags;
   return {
     channelId,
     serviceId: service.id,
-    shown: { name: service.name, mysql: mysqlEnabled(service), ...(service.releaseChannel ? { releaseChannel: service.releaseChannel } : {}) },
+    shown: {
+      name: service.name,
+      mysql: mysqlEnabled(service),
+      ...(service.releaseChannel ? { releaseChannel: service.releaseChannel } : {}),
+      ...(tagsText(tags).length <= TAGS_TEXT_MAX ? { tags } : {}),
+    },
   };
 }
+
+/** The tags as people type them: "env=prod team=data keep". */
+const tagsText = (tags: readonly OutgoingTag[]): string => tags.map(tagText).join(' ');
 
 export function editView(service: ServiceRecord, metadata: EditMetadata): View {
   const blocks: Block[] = [
@@ -90,6 +109,7 @@ export function editView(service: ServiceRecord, metadata: EditMetadata): View {
     ...multiSelect(BLOCK.attach, 'Private endpoints to attach', attachable(service).map((id) => option(id, id))),
     ...multiSelect(BLOCK.detach, 'Private endpoints to detach', (service.privateEndpointIds ?? []).filter(fitsValue).map((id) => option(id, id))),
     ...tdeBlocks(service),
+    ...tagBlocks(metadata.shown.tags),
   ];
   return {
     type: 'modal',
@@ -121,10 +141,12 @@ function input(blockId: string, label: string, element: InputElement, extra: { o
 }
 
 function releaseChannelBlocks(service: ServiceRecord): Block[] {
-  if (!isProductionOrUnknown(service)) {
-    return [{ type: 'context', elements: [{ type: 'mrkdwn', text: `Release channel: only production services can switch it (this one is ${esc(service.tier)}).` }] }];
+  // A development service already on the default channel has nothing to choose.
+  if (!mayLeaveDefaultChannel(service) && (service.releaseChannel ?? 'default') === 'default') {
+    return [{ type: 'context', elements: [{ type: 'mrkdwn', text: 'Release channel: default (development services stay on the default channel).' }] }];
   }
-  const options = RELEASE_CHANNELS.map((c) => option(c, c));
+  const channels = mayLeaveDefaultChannel(service) ? RELEASE_CHANNELS : (['default'] as const);
+  const options = channels.map((c) => option(c, c));
   const current = options.find((o) => o.value === service.releaseChannel);
   return [input(BLOCK.releaseChannel, 'Release channel', { type: 'static_select', action_id: ACTION, options, ...(current ? { initial_option: current } : {}) }, { optional: true })];
 }
@@ -149,6 +171,23 @@ function tdeBlocks(service: ServiceRecord): Block[] {
   if (service.hasTransparentDataEncryption !== true) return [];
   return [
     input(BLOCK.tdeKey, 'Rotate encryption key to', { type: 'plain_text_input', action_id: ACTION, ...(service.transparentDataEncryptionKeyId ? { placeholder: { type: 'plain_text', text: truncate(`now ${service.transparentDataEncryptionKeyId}`, 150) } } : {}) }, { optional: true, hint: 'The id of the new key; leave empty to keep the current one.' }),
+  ];
+}
+
+function tagBlocks(shown: EditMetadata['shown']['tags']): Block[] {
+  if (shown === undefined) {
+    const text = 'Tags: too many to edit here; use the tag add and tag remove commands.';
+    return [{ type: 'context', elements: [{ type: 'mrkdwn', text }] }];
+  }
+  const initial = tagsText(shown);
+  return [
+    input(BLOCK.tags, 'Tags', {
+      type: 'plain_text_input',
+      action_id: ACTION,
+      multiline: true,
+      ...(initial ? { initial_value: initial } : {}),
+      placeholder: { type: 'plain_text', text: 'env=prod team=data' },
+    }, { optional: true, hint: 'KEY or KEY=VALUE, separated by spaces: letters, digits, dots, hyphens and underscores. Delete a tag to remove it.' }),
   ];
 }
 
@@ -182,7 +221,34 @@ export function intentFromSubmission(values: ViewState, shown: EditMetadata['sho
   if (many(BLOCK.detach).length > 0) intent.privateEndpointDetach = many(BLOCK.detach);
   const key = text(BLOCK.tdeKey);
   if (key) intent.tdeKeyId = key;
+  if (shown.tags !== undefined && values[BLOCK.tags] !== undefined) {
+    Object.assign(intent, tagEdits(shown.tags, parseTagWords(text(BLOCK.tags) ?? '')));
+  }
   return intent;
+}
+
+/** Words of the tags field, split on the first "="; the plan checks the alphabet. */
+export function parseTagWords(text: string): OutgoingTag[] {
+  return text
+    .split(/[\s,]+/u)
+    .filter(Boolean)
+    .map((word) => {
+      const eq = word.indexOf('=');
+      return eq === -1 ? { key: word } : { key: word.slice(0, eq), value: word.slice(eq + 1) };
+    });
+}
+
+/**
+ * The difference between the tags the modal showed and the ones submitted: a deleted tag is
+ * removed, a new or changed one added. A key typed twice is passed on so the plan refuses it.
+ */
+function tagEdits(shown: readonly OutgoingTag[], submitted: OutgoingTag[]): Pick<ChangeIntent, 'tagAdd' | 'tagRemove'> {
+  const before = new Map(shown.map((tag) => [tag.key, tag.value ?? '']));
+  const keys = submitted.map((tag) => tag.key);
+  const twice = new Set(keys.filter((key, i) => keys.indexOf(key) !== i));
+  const tagAdd = submitted.filter((tag) => twice.has(tag.key) || before.get(tag.key) !== (tag.value ?? ''));
+  const tagRemove = shown.filter((tag) => !keys.includes(tag.key));
+  return { ...(tagAdd.length > 0 ? { tagAdd } : {}), ...(tagRemove.length > 0 ? { tagRemove } : {}) };
 }
 
 export function parseIpLines(text: string): Array<{ source: string; description?: string }> {
@@ -207,6 +273,8 @@ const FIELD_BLOCK: Record<PlanProblem['field'], string> = {
   privateEndpointAttach: BLOCK.attach,
   privateEndpointDetach: BLOCK.detach,
   tdeKeyId: BLOCK.tdeKey,
+  tagAdd: BLOCK.tags,
+  tagRemove: BLOCK.tags,
 };
 
 /** response_action errors: one message per block (Slack shows it under the input). */

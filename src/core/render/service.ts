@@ -1,34 +1,32 @@
 /** Block Kit for services: the compact list and the full record. */
 import type { ServiceRecord } from '../service/schema.js';
 import { postureFindings } from '../posture/rules.js';
+import { baselineCapacity, capacityPhrase, capacityText, currentCapacity, rangeText, totalMemoryText } from '../service/capacity.js';
+import { stateInfo } from '../service/states.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, truncate, type Block } from './mrkdwn.js';
 
-const gb = (value: number) => `${Number.isInteger(value) ? value : value.toFixed(1)} GB`;
-
-export function memoryText(s: ServiceRecord): string | undefined {
-  if (s.minTotalMemoryGb !== undefined || s.maxTotalMemoryGb !== undefined) {
-    return range(s.minTotalMemoryGb, s.maxTotalMemoryGb, gb, 'total');
-  }
-  if (s.minReplicaMemoryGb !== undefined || s.maxReplicaMemoryGb !== undefined) {
-    return range(s.minReplicaMemoryGb, s.maxReplicaMemoryGb, gb, 'per replica');
-  }
-  return s.replicaMemoryGb === undefined ? undefined : `${gb(s.replicaMemoryGb)} per replica`;
+/** Replicas of the baseline, with the autoscaling mode: "3 (vertical autoscaling)", "2–6". */
+function replicasField(s: ServiceRecord): string | undefined {
+  const { replicas } = baselineCapacity(s);
+  const mode = s.autoscalingMode ? ` (${esc(s.autoscalingMode)} autoscaling)` : '';
+  return replicas === undefined ? undefined : `${rangeText(replicas)}${mode}`;
 }
 
-export function replicasText(s: ServiceRecord): string | undefined {
-  if (s.numReplicas !== undefined) return `${s.numReplicas} replica${s.numReplicas === 1 ? '' : 's'}`;
-  if (s.minReplicas !== undefined || s.maxReplicas !== undefined) {
-    const only = s.minReplicas === s.maxReplicas || s.minReplicas === undefined || s.maxReplicas === undefined;
-    const count = s.minReplicas ?? s.maxReplicas ?? 0;
-    return only ? `${count} replica${count === 1 ? '' : 's'}` : range(s.minReplicas, s.maxReplicas, String, 'replicas');
-  }
-  return undefined;
+/** "8–32 GB per replica, 24–96 GB in total". */
+function memoryField(s: ServiceRecord): string | undefined {
+  const baseline = baselineCapacity(s);
+  if (baseline.replicaMemoryGb === undefined) return undefined;
+  const total = totalMemoryText(baseline);
+  return `${rangeText(baseline.replicaMemoryGb)} GB per replica${total ? `, ${total}` : ''}`;
 }
 
-function range(min: number | undefined, max: number | undefined, unit: (n: number) => string, suffix: string): string {
-  if (min !== undefined && max !== undefined && min !== max) return `${unit(min).replace(/ GB$/, '')}–${unit(max)} ${suffix}`;
-  const only = min ?? max;
-  return only === undefined ? '' : `${unit(only)} ${suffix}`;
+/** While a scaling schedule is active: what runs now next to the baseline. */
+function scalingNowField(s: ServiceRecord): string | undefined {
+  const current = currentCapacity(s);
+  if (current === undefined) return undefined;
+  const total = totalMemoryText(current);
+  const baseline = capacityText(baselineCapacity(s));
+  return `:arrows_counterclockwise: ${capacityText(current) ?? 'unknown'}${total ? ` (${total})` : ''}${baseline ? `; baseline ${baseline}` : ''}`;
 }
 
 export function idleText(s: ServiceRecord): string | undefined {
@@ -41,17 +39,11 @@ export function enabledEndpoints(s: ServiceRecord): string[] {
   return (s.endpoints ?? []).filter((e) => e.enabled !== false).map((e) => e.protocol);
 }
 
-const STATE_ICONS: Record<string, string> = {
-  running: ':large_green_circle:',
-  idle: ':white_circle:',
-  stopped: ':black_circle:',
-  degraded: ':large_orange_circle:',
-  failed: ':red_circle:',
-};
-
+/** Icon and readable label of any of the 14 states; an unknown state shows its own text. */
 export function stateText(state: string | undefined): string {
   if (!state) return 'state unknown';
-  return `${STATE_ICONS[state] ?? ':large_blue_circle:'} ${esc(state)}`;
+  const { icon, label } = stateInfo(state);
+  return `${icon} ${esc(label)}`;
 }
 
 /** One line of the list: enough to spot a service and its risks at a glance. */
@@ -59,8 +51,7 @@ export function serviceLine(s: ServiceRecord): string {
   const parts = [
     stateText(s.state),
     s.clickhouseVersion ? `v${esc(s.clickhouseVersion)}` : undefined,
-    replicasText(s),
-    memoryText(s),
+    capacityPhrase(s),
   ].filter((p): p is string => Boolean(p));
   const risks = postureFindings(s).filter((f) => f.code === 'open-to-world' || f.code === 'empty-ip-list');
   const riskText = risks.length > 0 ? `  :warning: ${risks.map((r) => r.label).join(', ')}` : '';
@@ -107,11 +98,11 @@ function overviewFields(s: ServiceRecord): Array<{ type: 'mrkdwn'; text: string 
     ['Version', s.clickhouseVersion ? esc(s.clickhouseVersion) : undefined],
     ['Release channel', s.releaseChannel ? esc(s.releaseChannel) : undefined],
     ['Tier', s.tier ? esc(s.tier) : undefined],
-    ['Replicas', replicasText(s)],
-    ['Memory', memoryText(s)],
+    ['Replicas', replicasField(s)],
+    ['Memory', memoryField(s)],
+    ['Scaling now', scalingNowField(s)],
     ['Idle scaling', idleText(s)],
     ['Cloud', where || undefined],
-    ['Autoscaling', s.autoscalingMode ? esc(s.autoscalingMode) : undefined],
     ['Read-only', s.isReadonly === undefined ? undefined : s.isReadonly ? 'yes' : 'no'],
   ];
   const present = rows.filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '');
@@ -151,7 +142,10 @@ function privateEndpointText(s: ServiceRecord): string {
 
 function encryptionText(s: ServiceRecord): string {
   if (s.hasTransparentDataEncryption === undefined) return '*Encryption*\n_not in the record_';
-  if (!s.hasTransparentDataEncryption) return '*Encryption*\ntransparent data encryption off';
+  // Not a warning: it can only be chosen when a service is created, in Enterprise organizations.
+  if (!s.hasTransparentDataEncryption) {
+    return '*Encryption*\ntransparent data encryption off _(it can only be turned on when a service is created, in Enterprise organizations)_';
+  }
   const key = s.transparentDataEncryptionKeyId ? ` · key ${code(s.transparentDataEncryptionKeyId)}` : '';
   return `*Encryption*\ntransparent data encryption on${key}`;
 }

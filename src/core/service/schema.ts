@@ -44,6 +44,16 @@ const lenientArray = <T extends z.ZodType>(item: T) =>
     ),
   );
 
+/** What is in effect right now while a scaling schedule entry is active (official document). */
+export const CurrentScalingSchema = z.looseObject({
+  effectiveAutoscalingMode: lenient(z.string()),
+  effectiveMinReplicaMemoryGb: lenient(z.number()),
+  effectiveMaxReplicaMemoryGb: lenient(z.number()),
+  effectiveMinReplicas: lenient(z.number()),
+  effectiveMaxReplicas: lenient(z.number()),
+});
+export type CurrentScaling = z.infer<typeof CurrentScalingSchema>;
+
 export const ServiceRecordSchema = z.looseObject({
   id: z.string().min(1),
   name: z.string().catch(''),
@@ -63,6 +73,7 @@ export const ServiceRecordSchema = z.looseObject({
   minReplicas: lenient(z.number()),
   maxReplicas: lenient(z.number()),
   autoscalingMode: lenient(z.string()),
+  currentScaling: lenient(CurrentScalingSchema),
   idleScaling: lenient(z.boolean()),
   idleTimeoutMinutes: lenient(z.number()),
   ipAccessList: lenientArray(AccessEntrySchema),
@@ -85,6 +96,16 @@ export type ServiceRecord = z.infer<typeof ServiceRecordSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // What we send
+
+/** The official tag alphabet: key 1-128 and value up to 256 characters of [a-zA-Z0-9._-]. */
+export const TAG_KEY_MAX = 128;
+export const TAG_VALUE_MAX = 256;
+/** At most this many tags in each of `tags.add` and `tags.remove` of one update. */
+export const TAG_EDITS_MAX = 50;
+const TAG_KEY = new RegExp(`^[A-Za-z0-9._-]{1,${TAG_KEY_MAX}}$`);
+const TAG_VALUE = new RegExp(`^[A-Za-z0-9._-]{0,${TAG_VALUE_MAX}}$`);
+export const isTagKey = (text: string): boolean => TAG_KEY.test(text);
+export const isTagValue = (text: string): boolean => TAG_VALUE.test(text);
 
 /** True for an IPv4/IPv6 address or a CIDR block with a prefix length that fits the family. */
 export function isIpOrCidr(text: string): boolean {
@@ -121,6 +142,15 @@ export type OutgoingAccessEntry = z.infer<typeof OutgoingAccessEntrySchema>;
 
 const IdSchema = z.string().trim().min(1).max(256);
 
+export const OutgoingTagSchema = z.strictObject({
+  key: z.string().refine(isTagKey, { message: `a tag key has 1-${TAG_KEY_MAX} letters, digits, dots, hyphens or underscores` }),
+  value: z
+    .string()
+    .refine(isTagValue, { message: `a tag value has up to ${TAG_VALUE_MAX} letters, digits, dots, hyphens or underscores` })
+    .optional(),
+});
+export type OutgoingTag = z.infer<typeof OutgoingTagSchema>;
+
 export const ServiceUpdateSchema = z.strictObject({
   name: ServiceNameSchema.optional(),
   ipAccessList: z
@@ -135,21 +165,28 @@ export const ServiceUpdateSchema = z.strictObject({
   releaseChannel: z.enum(RELEASE_CHANNELS).optional(),
   endpoints: z.array(z.strictObject({ protocol: z.literal('mysql'), enabled: z.boolean() })).optional(),
   transparentDataEncryptionKeyId: IdSchema.optional(),
+  /** The API runs remove before add; at most 50 of each. */
+  tags: z
+    .strictObject({
+      add: z.array(OutgoingTagSchema).max(TAG_EDITS_MAX).optional(),
+      remove: z.array(OutgoingTagSchema).max(TAG_EDITS_MAX).optional(),
+    })
+    .optional(),
 });
 export type ServiceUpdate = z.infer<typeof ServiceUpdateSchema>;
 
-const TAG_KEY = /^[A-Za-z0-9._-]{1,128}$/;
-// The value may be empty or contain "=" (the first "=" separates key from value).
-const TAG_VALUE = /^[A-Za-z0-9._=-]{0,256}$/;
 
-/** `tag:KEY` (tag present) or `tag:KEY=VALUE` (equality), as the real API understands them. */
+/**
+ * `tag:KEY` (tag present) or `tag:KEY=VALUE` (equality), as the real API understands them. A value
+ * outside the tag alphabet (an "=" included) can never match a tag, so it is refused too.
+ */
 export const TagFilterSchema = z.string().refine(
   (text) => {
     if (!text.startsWith('tag:')) return false;
     const body = text.slice(4);
     const eq = body.indexOf('=');
-    if (eq === -1) return TAG_KEY.test(body);
-    return TAG_KEY.test(body.slice(0, eq)) && TAG_VALUE.test(body.slice(eq + 1));
+    if (eq === -1) return isTagKey(body);
+    return isTagKey(body.slice(0, eq)) && isTagValue(body.slice(eq + 1));
   },
   { message: 'a tag filter reads tag:KEY or tag:KEY=VALUE (letters, digits, . _ -)' },
 );

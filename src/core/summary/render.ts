@@ -5,7 +5,8 @@
  */
 import type { ServiceRecord } from '../service/schema.js';
 import { bold, code, context, esc, header, LIMITS, section, slackDate, truncate, type Block } from '../render/mrkdwn.js';
-import { enabledEndpoints, idleText, memoryText, replicasText, stateText } from '../render/service.js';
+import { enabledEndpoints, idleText, stateText } from '../render/service.js';
+import { capacityPhrase } from '../service/capacity.js';
 import type { DriftItem } from './drift.js';
 import { packParts, type DetailPart } from './pack.js';
 import { findingsByService, summaryTotals, type FindingsByService, type Range, type SummaryTotals } from './totals.js';
@@ -82,8 +83,8 @@ function headlineFields(totals: SummaryTotals, drift: readonly DriftItem[] | und
     ['Services', formatNumber(totals.services)],
     ['State', countsText(totals.byState, (state) => stateText(clip(state, 40)), '\n')],
     ['Release channel', countsText(totals.byReleaseChannel, (channel) => esc(clip(channel, 40)), ' · ')],
-    ['Replicas', rangeText(totals.replicas, '', totals.servicesWithoutReplicas)],
-    ['Memory', rangeText(totals.memoryGb, ' GB', totals.servicesWithoutMemory)],
+    ['Replicas', withNow(rangeText(totals.replicas, '', totals.servicesWithoutReplicas), totals.replicasNow, '', totals)],
+    ['Memory', withNow(rangeText(totals.memoryGb, ' GB', totals.servicesWithoutMemory), totals.memoryGbNow, ' GB', totals)],
     ['Posture', postureHeadline(totals)],
     ['Changes', driftHeadline(drift)],
   ];
@@ -106,6 +107,13 @@ function rangeText(range: Range | undefined, unit: string, unknown: number): str
   if (range === undefined) return unknown > 0 ? '_not reported_' : undefined;
   const value = range.min === range.max ? formatNumber(range.min) : `${formatNumber(range.min)}–${formatNumber(range.max)}`;
   return `${value}${unit}${unknown > 0 ? ` _(${plural(unknown, 'service')} not reporting)_` : ''}`;
+}
+
+/** While scaling schedules are active, the figure in force now follows the baseline. */
+function withNow(baseline: string | undefined, now: Range | undefined, unit: string, totals: SummaryTotals): string | undefined {
+  if (baseline === undefined || totals.servicesScaledNow === 0 || now === undefined) return baseline;
+  const value = now.min === now.max ? formatNumber(now.min) : `${formatNumber(now.min)}–${formatNumber(now.max)}`;
+  return `${baseline}\n:arrows_counterclockwise: now ${value}${unit} _(${plural(totals.servicesScaledNow, 'scaling schedule')} active)_`;
 }
 
 function postureHeadline(totals: SummaryTotals): string {
@@ -186,8 +194,7 @@ export function serviceSummaryLine(service: ServiceRecord): string {
   const parts = [
     service.clickhouseVersion ? `v${esc(clip(service.clickhouseVersion, 40))}` : undefined,
     stateText(service.state === undefined ? undefined : clip(service.state, 40)),
-    replicasText(service),
-    memoryText(service),
+    capacityPhrase(service),
     idleText(service),
     endpointsText(service),
   ].filter((part): part is string => Boolean(part));

@@ -1,17 +1,15 @@
 /** Organization-wide numbers for the summary's headline. */
 import type { ServiceRecord } from '../service/schema.js';
 import { postureFindings, type PostureCode, type PostureFinding } from '../posture/rules.js';
+import { baselineCapacity, currentCapacity, effectiveCapacity, type Range } from '../service/capacity.js';
+
+export type { Range } from '../service/capacity.js';
 
 export type FindingsByService = ReadonlyMap<string, readonly PostureFinding[]>;
 
 /** Posture findings of every service, by service id, computed once for totals and details. */
 export function findingsByService(services: readonly ServiceRecord[]): Map<string, PostureFinding[]> {
   return new Map(services.map((service) => [service.id, postureFindings(service)]));
-}
-
-export interface Range {
-  min: number;
-  max: number;
 }
 
 export interface SummaryTotals {
@@ -23,9 +21,17 @@ export interface SummaryTotals {
   /** Sum over services that report replicas; undefined when none does. */
   replicas: Range | undefined;
   servicesWithoutReplicas: number;
-  /** Sum of total memory (GB) over services that report it; undefined when none does. */
+  /**
+   * Sum of total memory (GB: per-replica memory x replicas, never the deprecated totals) over
+   * services that report both; undefined when none does.
+   */
   memoryGb: Range | undefined;
   servicesWithoutMemory: number;
+  /** Services whose scaling schedule makes what runs now differ from the baseline. */
+  servicesScaledNow: number;
+  /** Replicas and memory in force now (the current scaling where active, else the baseline). */
+  replicasNow: Range | undefined;
+  memoryGbNow: Range | undefined;
   /** Findings per posture code, with the rule's short label. */
   findings: Map<PostureCode, { label: string; count: number }>;
   findingCount: number;
@@ -35,6 +41,7 @@ export interface SummaryTotals {
 export function summaryTotals(services: readonly ServiceRecord[], findings: FindingsByService = findingsByService(services)): SummaryTotals {
   const replicas = sumRanges(services.map(replicaRange));
   const memory = sumRanges(services.map(memoryRange));
+  const now = services.map(effectiveCapacity);
   const posture = countFindings(services, findings);
   return {
     services: services.length,
@@ -44,6 +51,9 @@ export function summaryTotals(services: readonly ServiceRecord[], findings: Find
     servicesWithoutReplicas: replicas.missing,
     memoryGb: memory.total,
     servicesWithoutMemory: memory.missing,
+    servicesScaledNow: services.filter((s) => currentCapacity(s) !== undefined).length,
+    replicasNow: sumRanges(now.map((c) => c.replicas)).total,
+    memoryGbNow: sumRanges(now.map((c) => c.totalMemoryGb)).total,
     ...posture,
   };
 }
@@ -57,20 +67,14 @@ function countBy(services: readonly ServiceRecord[], key: (s: ServiceRecord) => 
   return counts;
 }
 
-/** numReplicas (vertical autoscaling) is exact; otherwise minReplicas..maxReplicas. */
+/** numReplicas (vertical autoscaling) is exact; horizontal services give minReplicas..maxReplicas. */
 export function replicaRange(s: ServiceRecord): Range | undefined {
-  if (s.numReplicas !== undefined) return { min: s.numReplicas, max: s.numReplicas };
-  return rangeOf(s.minReplicas, s.maxReplicas);
+  return baselineCapacity(s).replicas;
 }
 
-/** Total memory is absent for horizontally autoscaled services; those count as unknown. */
+/** Per-replica memory x replicas; the deprecated total fields (always three workers) are ignored. */
 export function memoryRange(s: ServiceRecord): Range | undefined {
-  return rangeOf(s.minTotalMemoryGb, s.maxTotalMemoryGb);
-}
-
-function rangeOf(min: number | undefined, max: number | undefined): Range | undefined {
-  if (min === undefined && max === undefined) return undefined;
-  return { min: min ?? max ?? 0, max: max ?? min ?? 0 };
+  return baselineCapacity(s).totalMemoryGb;
 }
 
 function sumRanges(ranges: Array<Range | undefined>): { total: Range | undefined; missing: number } {

@@ -97,6 +97,18 @@ function mrkdwn(text: string): string {
     .replace(/\n/g, '<br>');
 }
 
+/**
+ * Emphasis as Slack reads it: a marker opens only at the start or after a space or punctuation and
+ * closes only before the end, a space or punctuation, with no space just inside. So a cron text
+ * such as "*&#47;1 * * * *" stays as typed. Code spans are never formatted inside.
+ */
+const BEFORE = String.raw`(^|[\s(\[{"'.,;:!?-])`;
+const AFTER = String.raw`(?=$|[\s)\]}"'.,;:!?-])`;
+const markerRule = (marker: string) => new RegExp(`${BEFORE}\\${marker}([^\\${marker}\\s](?:[^\\${marker}\\n]*[^\\${marker}\\s])?)\\${marker}${AFTER}`, 'g');
+const BOLD = markerRule('*');
+const ITALIC = markerRule('_');
+const STRIKE = markerRule('~');
+
 function emphasis(html: string): string {
   return html
     .split(/(`[^`]*`)/)
@@ -105,9 +117,9 @@ function emphasis(html: string): string {
         ? `<code>${part.slice(1, -1)}</code>`
         : part
             .replace(/:([a-z0-9_+-]+):/g, (whole, name: string) => EMOJI[name] ?? whole)
-            .replace(/\*([^*\n]+)\*/g, '<strong>$1</strong>')
-            .replace(/(^|[\s(])_([^_\n]+)_(?=$|[\s).,])/g, '$1<em>$2</em>')
-            .replace(/~([^~\n]+)~/g, '<del>$1</del>'),
+            .replace(BOLD, '$1<strong>$2</strong>')
+            .replace(ITALIC, '$1<em>$2</em>')
+            .replace(STRIKE, '$1<del>$2</del>'),
     )
     .join('');
 }
@@ -163,7 +175,11 @@ function renderMessage(message: ChatMessage, replies: ChatMessage[]): HTMLElemen
   const node = el('div', { class: `message${message.visibleTo ? ' ephemeral' : ''}`, 'data-ts': message.ts, 'data-testid': 'message' });
   const head = el('div', {}, el('span', { class: 'author' }, author), el('span', { class: 'badge' }, message.userId ? '' : 'APP'));
   if (message.visibleTo) head.append(el('span', { class: 'badge' }, ' · Only visible to you'));
-  node.append(head, message.blocks.length > 0 ? renderBlocks(message.blocks, message) : el('div', {}, textNode({ type: 'mrkdwn', text: message.text })));
+  // What a person typed is shown as typed (a command is not formatted), the bot's text as mrkdwn.
+  const body = message.blocks.length > 0
+    ? renderBlocks(message.blocks, message)
+    : el('div', { class: message.userId ? 'typed' : '' }, message.userId ? message.text : textNode({ type: 'mrkdwn', text: message.text }));
+  node.append(head, body);
   if (replies.length > 0) node.append(threadOf(message, replies));
   return node;
 }
@@ -186,8 +202,11 @@ function threadOf(parent: ChatMessage, replies: ChatMessage[]): HTMLElement {
 
 function renderModal(open: OpenView | undefined): void {
   const root = $('modal-root');
-  const key = open ? `${open.id}:${JSON.stringify(open.view).length}:${JSON.stringify(open.errors)}` : '';
+  const viewKey = open ? `${open.id}:${JSON.stringify(open.view)}` : '';
+  const key = open ? `${viewKey}:${JSON.stringify(open.errors)}` : '';
   if (key === shownModal) return;
+  // Slack keeps what the person typed when it shows inline errors on the same view.
+  const typed = shownModal.startsWith(`${viewKey}:`) && viewKey !== '' ? typedValues(root) : undefined;
   shownModal = key;
   root.replaceChildren();
   if (!open) return;
@@ -204,6 +223,34 @@ function renderModal(open: OpenView | undefined): void {
     void post('/ui/submit', { userId: me, viewId: open.id, values: readValues(form, open.view.blocks ?? []) });
   });
   root.append(el('div', { class: 'modal-backdrop' }, form));
+  if (typed) restoreValues(form, typed);
+}
+
+type Typed = Map<string, string | string[] | boolean>;
+
+/** Every field's current value by element id (radio buttons by id and value). */
+function typedValues(root: HTMLElement): Typed {
+  const typed: Typed = new Map();
+  for (const field of root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>('input, textarea, select')) {
+    if (field instanceof HTMLInputElement && field.type === 'radio') typed.set(`${field.name}=${field.value}`, field.checked);
+    else if (field instanceof HTMLSelectElement && field.multiple) typed.set(field.id, [...field.selectedOptions].map((o) => o.value));
+    else typed.set(field.id, field.value);
+  }
+  return typed;
+}
+
+function restoreValues(root: HTMLElement, typed: Typed): void {
+  for (const field of root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>('input, textarea, select')) {
+    if (field instanceof HTMLInputElement && field.type === 'radio') {
+      const checked = typed.get(`${field.name}=${field.value}`);
+      if (typeof checked === 'boolean') field.checked = checked;
+      continue;
+    }
+    const value = typed.get(field.id);
+    if (field instanceof HTMLSelectElement && field.multiple && Array.isArray(value)) {
+      for (const option of field.options) option.selected = value.includes(option.value);
+    } else if (typeof value === 'string') field.value = value;
+  }
 }
 
 function inputBlock(block: Block, error: string | undefined): HTMLElement {
@@ -289,7 +336,7 @@ function render(): void {
   list.replaceChildren(...visible.filter((m) => !m.threadTs).map((m) => renderMessage(m, replies(m.ts))));
   if (atBottom) list.scrollTop = list.scrollHeight;
   renderServices(state.services);
-  renderModal(state.views.find((v) => v.userId === me));
+  renderModal(state.views.filter((v) => v.userId === me).at(-1));
 }
 
 function renderServices(services: Service[]): void {
@@ -325,12 +372,23 @@ function setUp(initial: State): void {
   $('outside').addEventListener('submit', (event) => {
     event.preventDefault();
     const mysql = $<HTMLSelectElement>('outside-mysql').value;
-    void post('/ui/outside', {
-      serviceId: $<HTMLSelectElement>('outside-service').value,
-      ...($<HTMLInputElement>('outside-name').value ? { name: $<HTMLInputElement>('outside-name').value } : {}),
-      ...($<HTMLInputElement>('outside-ip').value ? { ipAdd: $<HTMLInputElement>('outside-ip').value } : {}),
-      ...(mysql ? { mysql: mysql === 'on' } : {}),
-    });
+    const status = $('outside-status');
+    status.textContent = '';
+    void fetch('/ui/outside', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        serviceId: $<HTMLSelectElement>('outside-service').value,
+        ...($<HTMLInputElement>('outside-name').value ? { name: $<HTMLInputElement>('outside-name').value } : {}),
+        ...($<HTMLInputElement>('outside-ip').value ? { ipAdd: $<HTMLInputElement>('outside-ip').value } : {}),
+        ...(mysql ? { mysql: mysql === 'on' } : {}),
+      }),
+    })
+      .then((response) => response.json() as Promise<{ ok?: boolean; error?: string }>)
+      .then((answer) => {
+        status.className = answer.ok ? 'outside-ok' : 'outside-error';
+        status.textContent = answer.ok ? 'Changed.' : (answer.error ?? 'Not changed.');
+      });
   });
 }
 

@@ -11,14 +11,69 @@ export interface RedisSettings {
 
 export type RedisLogger = Pick<BotLogger, 'addSecrets' | 'info' | 'error'>;
 
+/** While Redis is down, its errors are logged once, then at most this often. */
+export const OUTAGE_LOG_INTERVAL_MS = 60_000;
+
+export interface OpenedRedis {
+  redis: RedisConnection;
+  /** "Redis at 127.0.0.1:6379", for sentences about it. */
+  target: string;
+}
+
 /** The connection the settings name, or undefined when they name no Redis at all. */
-export function openRedis(settings: RedisSettings, logger: RedisLogger): RedisConnection | undefined {
+export function openRedis(settings: RedisSettings, logger: RedisLogger, now: () => number = Date.now): OpenedRedis | undefined {
   if (settings.url === undefined && settings.sentinel === undefined) return undefined;
   if (settings.url) logger.addSecrets(decodeURIComponent(new URL(settings.url).password));
   const redis = connectRedis(settings.url, { cluster: settings.cluster, ...(settings.sentinel ? { sentinel: settings.sentinel } : {}) });
-  redis.on('error', (error: Error) => logger.error(`Redis: ${error.message}`));
+  const target = redisTarget(settings);
+  watchOutages(redis, target, logger, now);
   logger.info(redisMode(settings));
-  return redis;
+  return { redis, target };
+}
+
+/**
+ * ioredis reports every failed reconnect (several a second): the log gets the first error of an
+ * outage, then one line a minute while it lasts, and a line when Redis answers again.
+ */
+/** The two events of a connection that outage logging needs (any EventEmitter in tests). */
+export interface ConnectionEvents {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'ready', listener: () => void): unknown;
+}
+
+export function watchOutages(redis: ConnectionEvents, target: string, logger: Pick<RedisLogger, 'info' | 'error'>, now: () => number = Date.now): void {
+  let downSince: number | undefined;
+  let lastLogged = 0;
+  let suppressed = 0;
+  redis.on('error', (error: Error) => {
+    const at = now();
+    if (downSince === undefined) {
+      downSince = at;
+      lastLogged = at;
+      suppressed = 0;
+      logger.error(`${target} is not answering: ${error.message}. Retrying; the bot answers "store not answering" until it is back.`);
+      return;
+    }
+    if (at - lastLogged < OUTAGE_LOG_INTERVAL_MS) {
+      suppressed += 1;
+      return;
+    }
+    lastLogged = at;
+    logger.error(`${target} is still not answering after ${Math.round((at - downSince) / 1000)}s (${suppressed + 1} failed attempts since the last report): ${error.message}`);
+    suppressed = 0;
+  });
+  redis.on('ready', () => {
+    if (downSince === undefined) return;
+    logger.info(`${target} answers again, after ${Math.round((now() - downSince) / 1000)}s.`);
+    downSince = undefined;
+  });
+}
+
+function redisTarget({ url, sentinel }: RedisSettings): string {
+  if (sentinel) return `The Redis master "${sentinel.name}" (through its Sentinels)`;
+  if (!url) return 'Redis';
+  const parsed = new URL(url);
+  return `Redis at ${parsed.hostname}:${parsed.port || '6379'}`;
 }
 
 /** The URL without its credentials (nor a query string, which could hold some), for logs. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceUpdateSchema } from '../../../src/core/service/schema.js';
 import { planChange } from '../../../src/core/change/plan.js';
+import { staleFields } from '../../../src/core/change/state.js';
+import { planIsVisible } from '../../../src/core/change/verify.js';
 import { mustPlan, refused, service, SERVICE_ID } from '../fixtures.js';
 
 describe('planning one field at a time', () => {
@@ -204,11 +206,23 @@ describe('refusals', () => {
     expect(problem).toStrictEqual({ field: 'name', message: 'The new name must not be empty.' });
   });
 
-  it('refuses to switch the release channel of a development service', () => {
-    const [problem] = refused(service({ tier: 'development' }), { releaseChannel: 'fast' });
-    expect(problem?.field).toBe('releaseChannel');
-    expect(problem?.message).toMatch(/only on production services; this one is a development service/);
+  it('refuses a non-default release channel on a development service', () => {
+    for (const releaseChannel of ['fast', 'slow'] as const) {
+      const [problem] = refused(service({ tier: 'development' }), { releaseChannel });
+      expect(problem?.field).toBe('releaseChannel');
+      expect(problem?.message).toBe(
+        `Development services stay on the default release channel; only production and dedicated services can switch to ${releaseChannel}.`,
+      );
+    }
+    expect(mustPlan(service({ tier: 'development', releaseChannel: 'fast' }), { releaseChannel: 'default' }).update).toStrictEqual({ releaseChannel: 'default' });
   });
+
+  it.each([['production'], ['dedicated_high_mem'], [null], [undefined], ['']] as const)(
+    'lets a service of tier %j switch its release channel',
+    (tier) => {
+      expect(mustPlan(service({ tier }), { releaseChannel: 'fast' }).update).toStrictEqual({ releaseChannel: 'fast' });
+    },
+  );
 
   it('refuses to remove an IP entry that is not there', () => {
     const problems = refused(service(), { ipRemove: ['192.0.2.1/32'] });
@@ -347,5 +361,59 @@ describe('no-op parts are dropped, the rest remains', () => {
     const plan = mustPlan(service(), { ipRemove: ['10.0.0.0/8', ' 10.0.0.0/8 '] });
     expect(plan.update).toStrictEqual({ ipAccessList: { remove: [{ source: '10.0.0.0/8' }] } });
     expect(plan.changes).toHaveLength(1);
+  });
+});
+
+describe('tags', () => {
+  const tagged = service({ tags: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }, { key: 'keep' }] });
+
+  it('adds new tags and replaces a changed value as remove + add, remove first', () => {
+    const plan = mustPlan(tagged, { tagAdd: [{ key: 'env', value: 'staging' }, { key: 'owner', value: 'ana' }, { key: 'flag' }] });
+    expect(plan.update).toStrictEqual({
+      tags: { remove: [{ key: 'env', value: 'prod' }], add: [{ key: 'env', value: 'staging' }, { key: 'owner', value: 'ana' }, { key: 'flag' }] },
+    });
+    expect(plan.changes).toStrictEqual([
+      { field: 'tags', label: 'Tag', before: 'env=prod', after: 'env=staging' },
+      { field: 'tags', label: 'Tag', before: 'absent', after: 'owner=ana' },
+      { field: 'tags', label: 'Tag', before: 'absent', after: 'flag' },
+    ]);
+    expect(plan.before.tags).toStrictEqual([{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }, { key: 'keep' }]);
+  });
+
+  it('drops a tag that is already there with that value, and refuses a request that changes nothing', () => {
+    expect(mustPlan(tagged, { tagAdd: [{ key: 'env', value: 'prod' }, { key: 'owner', value: 'ana' }] }).update).toStrictEqual({
+      tags: { add: [{ key: 'owner', value: 'ana' }] },
+    });
+    expect(refused(tagged, { tagAdd: [{ key: 'env', value: 'prod' }] })[0]?.message).toMatch(/changes nothing/);
+  });
+
+  it('removes by key, sending the tag as it is, and refuses one that is absent or has another value', () => {
+    expect(mustPlan(tagged, { tagRemove: [{ key: 'team' }, { key: 'keep' }] }).update).toStrictEqual({
+      tags: { remove: [{ key: 'team', value: 'data' }, { key: 'keep' }] },
+    });
+    expect(refused(tagged, { tagRemove: [{ key: 'owner' }] })[0]?.message).toBe('The service has no tag owner, so there is nothing to remove.');
+    expect(refused(tagged, { tagRemove: [{ key: 'env', value: 'dev' }] })[0]?.message).toBe('Tag env is env=prod, not env=dev; nothing was removed.');
+  });
+
+  it('refuses tags outside the official alphabet, keys given twice, and a key both added and removed', () => {
+    expect(refused(tagged, { tagAdd: [{ key: 'bad key' }] })[0]?.field).toBe('tagAdd');
+    expect(refused(tagged, { tagAdd: [{ key: 'env', value: 'a=b' }] })[0]?.message).toMatch(/only letters, digits, dots, hyphens and underscores/);
+    expect(refused(tagged, { tagAdd: [{ key: 'k'.repeat(129) }] })[0]?.field).toBe('tagAdd');
+    expect(refused(tagged, { tagAdd: [{ key: 'a', value: '1' }, { key: 'a', value: '2' }] })[0]?.message).toBe('Tag a is given twice; give each key once.');
+    expect(refused(tagged, { tagAdd: [{ key: 'env', value: 'dev' }], tagRemove: [{ key: 'env' }] })[0]?.message).toBe('Tag env is both added and removed; choose one.');
+  });
+
+  it('takes 50 tags at once and refuses 51 with a sentence, since the API takes at most 50 each', () => {
+    const tags = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: 'v' }));
+    expect(mustPlan(tagged, { tagAdd: tags(50) }).update.tags?.add).toHaveLength(50);
+    expect(refused(tagged, { tagAdd: tags(51) })[0]?.message).toBe('This request adds 51 tags; the API takes at most 50 at once. Split it.');
+  });
+
+  it('is stale when the tags changed meanwhile, and visible once the service shows the edit', () => {
+    const plan = mustPlan(tagged, { tagAdd: [{ key: 'env', value: 'staging' }], tagRemove: [{ key: 'keep' }] });
+    expect(staleFields(plan.before, service({ tags: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }, { key: 'keep', value: '' }] }))).toStrictEqual([]);
+    expect(staleFields(plan.before, service({ tags: [{ key: 'env', value: 'prod' }] }))).toStrictEqual(['tags']);
+    expect(planIsVisible(plan, tagged)).toBe(false);
+    expect(planIsVisible(plan, service({ tags: [{ key: 'team', value: 'data' }, { key: 'env', value: 'staging' }] }))).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currentState, isProductionOrUnknown, mysqlEnabled, staleFields } from '../../../src/core/change/state.js';
+import { currentState, mayLeaveDefaultChannel, mysqlEnabled, staleFields } from '../../../src/core/change/state.js';
 import type { ChangeIntent, TouchedField } from '../../../src/core/change/types.js';
 import { mustPlan, service } from '../fixtures.js';
 
@@ -18,15 +18,23 @@ describe('mysqlEnabled', () => {
   });
 });
 
-describe('isProductionOrUnknown', () => {
+describe('mayLeaveDefaultChannel', () => {
   it.each([
     ['production', true],
     [undefined, true],
+    [null, true],
     ['', true],
+    ['dedicated_high_mem', true],
+    ['dedicated_standard', true],
     ['development', false],
-    ['dedicated_high_mem', false],
   ] as const)('tier %j → %s', (tier, expected) => {
-    expect(isProductionOrUnknown(service({ tier }))).toBe(expected);
+    expect(mayLeaveDefaultChannel(service({ tier }))).toBe(expected);
+  });
+
+  it('treats a record without a tier field like production, as the Terraform provider does', () => {
+    const record = service();
+    delete record.tier;
+    expect(mayLeaveDefaultChannel(record)).toBe(true);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COMMAND_CATALOGUE, usageOf, usagesOfGroup } from '../../../src/core/command/catalogue.js';
 import { COMMAND_KINDS, MAX_COMMAND_LENGTH, parseCommand, type Command } from '../../../src/core/command/parse.js';
+import { echo } from '../../../src/core/command/arguments.js';
 import { prng } from '../../support/random.js';
 
 type Invalid = Extract<Command, { kind: 'invalid' }>;
@@ -40,9 +41,9 @@ describe('list and summary', () => {
   });
 
   it.each(['list', 'summary'] as const)('%s keeps its tag filters in order', (kind) => {
-    expect(parseCommand(`${kind} tag:env=prod tag:team tag:a.b_c-d=x=y`)).toStrictEqual({
+    expect(parseCommand(`${kind} tag:env=prod tag:team tag:a.b_c-d=x.y`)).toStrictEqual({
       kind,
-      filters: ['tag:env=prod', 'tag:team', 'tag:a.b_c-d=x=y'],
+      filters: ['tag:env=prod', 'tag:team', 'tag:a.b_c-d=x.y'],
     });
   });
 
@@ -58,9 +59,9 @@ describe('list and summary', () => {
     expect(usage).toBe(usageOf('list'));
   });
 
-  it.each(['tag:', 'tag:env=pr/od', 'tag:=prod', 'tag:bad key'])('refuses the malformed tag filter %j', (filter) => {
+  it.each(['tag:', 'tag:env=pr/od', 'tag:=prod', 'tag:bad key', 'tag:migration=phase=2', 'tag:env=prod!', `tag:${'k'.repeat(129)}`, `tag:k=${'v'.repeat(257)}`])('refuses the tag filter %j, which could never match, with a sentence', (filter) => {
     const { message, usage } = refusal(`summary "${filter}"`);
-    expect(message).toContain(`"${filter}" is not a tag filter I can use`);
+    expect(message).toContain(`${echo(filter)} is not a tag filter I can use`);
     expect(message).toContain('letters, digits, dots, hyphens and underscores');
     expect(usage).toBe(usageOf('summary'));
   });
@@ -192,7 +193,7 @@ describe('ip add and ip remove', () => {
 
   it('asks for the missing source', () => {
     expect(refusal('ip add orders-prod').message).toBe(
-      'Tell me the service and the IP address or CIDR block, like this: ip add orders-prod 203.0.113.0/24 office VPN',
+      'Tell me the service and the IP address or CIDR block, like this: ip add orders-prod 192.0.2.0/24 office VPN',
     );
   });
 
@@ -538,5 +539,36 @@ describe('any input', () => {
       for (const line of command.usage.split('\n')) expect(usages.has(line), JSON.stringify(text)).toBe(true);
       expect(command.message, JSON.stringify(text)).not.toContain('I could not read that command');
     }
+  });
+});
+
+describe('tag add and tag remove', () => {
+  it('reads several KEY[=VALUE] words after the service', () => {
+    expect(parseCommand('tag add orders-prod owner=payments tier.critical env=')).toStrictEqual({
+      kind: 'change',
+      service: 'orders-prod',
+      intent: { tagAdd: [{ key: 'owner', value: 'payments' }, { key: 'tier.critical' }, { key: 'env', value: '' }] },
+      verb: 'tag add',
+    });
+    expect(parseCommand('TAG Remove "analytics staging" keep env=staging')).toStrictEqual({
+      kind: 'change',
+      service: 'analytics staging',
+      intent: { tagRemove: [{ key: 'keep' }, { key: 'env', value: 'staging' }] },
+      verb: 'tag remove',
+    });
+  });
+
+  it.each([
+    ['tag add orders-prod', 'Tell me the service and one or more tags'],
+    ['tag add orders-prod env=pr/od', '"pr/od" is not a tag value'],
+    ['tag add orders-prod a=b=c', '"b=c" is not a tag value'],
+    ['tag remove orders-prod =prod', '"" is not a tag key'],
+    ['tag add orders-prod "bad key"', '"bad key" is not a tag key'],
+    ['tag rename orders-prod a', 'tag can add or remove, not "rename"'],
+    ['tag', 'Say whether to add or remove tags'],
+  ])('answers %j with a sentence', (text, expected) => {
+    const command = parseCommand(text);
+    if (command.kind !== 'invalid') throw new Error(`expected invalid, got ${JSON.stringify(command)}`);
+    expect(command.message).toContain(expected);
   });
 });

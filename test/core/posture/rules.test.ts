@@ -61,14 +61,29 @@ describe('postureFindings', () => {
     expect(codes({ privateEndpointIds: undefined, availablePrivateEndpointIds: undefined })).toStrictEqual([]);
   });
 
-  it('flags TDE explicitly off, but not TDE unknown', () => {
-    expect(codes({ hasTransparentDataEncryption: false })).toStrictEqual(['no-tde']);
+  it('does not flag TDE off: it can only be chosen at creation, in Enterprise organizations', () => {
+    expect(codes({ hasTransparentDataEncryption: false })).toStrictEqual([]);
     expect(codes({ hasTransparentDataEncryption: undefined })).toStrictEqual([]);
   });
 
+  it.each([
+    ['degraded', 'state-degraded'],
+    ['failed', 'state-failed'],
+    ['partially_running', 'state-partially-running'],
+  ])('flags the state %s', (state, code) => {
+    expect(codes({ state })).toStrictEqual([code]);
+  });
+
+  it.each(['starting', 'stopping', 'terminating', 'softdeleting', 'awaking', 'provisioning', 'running', 'stopped', 'terminated', 'softdeleted', 'idle', 'hasOwnProperty', 'constructor'])(
+    'does not flag the state %s',
+    (state) => {
+      expect(codes({ state })).toStrictEqual([]);
+    },
+  );
+
   it('reports every finding of a risky service', () => {
     expect(
-      codes({ ipAccessList: [{ source: '0.0.0.0/0' }], endpoints: [{ protocol: 'mysql' }], privateEndpointIds: [], hasTransparentDataEncryption: false }),
-    ).toStrictEqual(['open-to-world', 'mysql-enabled', 'no-private-endpoint', 'no-tde']);
+      codes({ state: 'failed', ipAccessList: [{ source: '0.0.0.0/0' }], endpoints: [{ protocol: 'mysql' }], privateEndpointIds: [], hasTransparentDataEncryption: false }),
+    ).toStrictEqual(['state-failed', 'open-to-world', 'mysql-enabled', 'no-private-endpoint']);
   });
 });

@@ -92,7 +92,7 @@ describe('editView', () => {
   });
 
   it('offers every field of a production service with TDE', () => {
-    expect(blockIds(view)).toStrictEqual([BLOCK.name, BLOCK.releaseChannel, BLOCK.mysql, BLOCK.ipAdd, BLOCK.ipRemove, BLOCK.attach, BLOCK.detach, BLOCK.tdeKey]);
+    expect(blockIds(view)).toStrictEqual([BLOCK.name, BLOCK.releaseChannel, BLOCK.mysql, BLOCK.ipAdd, BLOCK.ipRemove, BLOCK.attach, BLOCK.detach, BLOCK.tdeKey, BLOCK.tags]);
   });
 
   it('starts from the service as it is', () => {
@@ -113,15 +113,31 @@ describe('editView', () => {
     expect(elementOf(on, BLOCK.mysql)).toMatchObject({ initial_option: { value: 'on' } });
   });
 
-  it('explains instead of offering the release channel on a non-production service', () => {
+  it('explains instead of offering the release channel on a development service', () => {
     const dev = editView(service({ tier: 'development' }), metadata);
     expect(blockIds(dev)).not.toContain(BLOCK.releaseChannel);
-    expect(JSON.stringify(dev.blocks)).toContain('only production services can switch it (this one is development)');
+    expect(JSON.stringify(dev.blocks)).toContain('Release channel: default (development services stay on the default channel).');
+  });
+
+  it.each([['production'], ['dedicated_high_mem'], [null], [undefined]] as const)(
+    'offers slow, default and fast on a service of tier %j',
+    (tier) => {
+      const view = editView(service({ tier }), metadata);
+      const select = view.blocks.find((b) => b.block_id === BLOCK.releaseChannel);
+      expect(JSON.stringify(select)).toMatch(/"value":"slow".*"value":"default".*"value":"fast"/);
+    },
+  );
+
+  it('lets a development service that is somehow off the default channel go back to it, and only there', () => {
+    const view = editView(service({ tier: 'development', releaseChannel: 'fast' }), metadata);
+    const select = JSON.stringify(view.blocks.find((b) => b.block_id === BLOCK.releaseChannel));
+    expect(select).toContain('"value":"default"');
+    expect(select).not.toContain('"value":"slow"');
   });
 
   it('leaves out selects with nothing to choose and the key field without TDE', () => {
     const plain = editView(service({ ipAccessList: [], privateEndpointIds: [], availablePrivateEndpointIds: [], hasTransparentDataEncryption: undefined }), metadata);
-    expect(blockIds(plain)).toStrictEqual([BLOCK.name, BLOCK.releaseChannel, BLOCK.mysql, BLOCK.ipAdd]);
+    expect(blockIds(plain)).toStrictEqual([BLOCK.name, BLOCK.releaseChannel, BLOCK.mysql, BLOCK.ipAdd, BLOCK.tags]);
   });
 
   it('keeps a service with 200 IP entries within modal limits and offers all 200 for removal', () => {
@@ -254,6 +270,61 @@ describe('parseIpLines', () => {
   it('returns nothing for empty text', () => {
     expect(parseIpLines('')).toStrictEqual([]);
     expect(parseIpLines('  \n ')).toStrictEqual([]);
+  });
+});
+
+describe('the tags field', () => {
+  const tagged = service({ tags: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }, { key: 'keep' }] });
+  const shown = editMetadata(tagged, 'C0123');
+  const view = editView(tagged, shown);
+  const submitTags = (value: string | null) =>
+    intentFromSubmission(submission(view, { [BLOCK.tags]: { type: 'plain_text_input', value } }), shown.shown);
+
+  it('starts from the tags as people type them', () => {
+    expect(elementOf(view, BLOCK.tags)).toMatchObject({ type: 'plain_text_input', initial_value: 'env=prod team=data keep' });
+  });
+
+  it('asks for nothing when the tags are left as shown', () => {
+    expect(intentFromSubmission(ViewStateSchema.parse(untouchedSubmission(view)), shown.shown)).toStrictEqual({});
+    expect(submitTags('  keep\nteam=data,env=prod ')).toStrictEqual({});
+  });
+
+  it('reads a deleted tag as a removal and a new or changed one as an addition', () => {
+    expect(submitTags('env=staging keep owner=ana')).toStrictEqual({
+      tagAdd: [{ key: 'env', value: 'staging' }, { key: 'owner', value: 'ana' }],
+      tagRemove: [{ key: 'team', value: 'data' }],
+    });
+    expect(submitTags(null)).toStrictEqual({ tagRemove: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }, { key: 'keep' }] });
+  });
+
+  it('plans the edits as one tags body, remove first, with before -> after per tag', () => {
+    const result = planChange(tagged, submitTags('env=staging keep owner=ana'));
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    expect(result.plan.update).toStrictEqual({
+      tags: { remove: [{ key: 'team', value: 'data' }, { key: 'env', value: 'prod' }], add: [{ key: 'env', value: 'staging' }, { key: 'owner', value: 'ana' }] },
+    });
+    expect(result.plan.changes.map((c) => `${c.label}: ${c.before} -> ${c.after}`)).toStrictEqual([
+      'Tag: team=data -> removed',
+      'Tag: env=prod -> env=staging',
+      'Tag: absent -> owner=ana',
+    ]);
+  });
+
+  it('shows a bad tag or a key typed twice under the tags field', () => {
+    for (const text of ['env=prod team=da/ta keep', 'env=prod env=dev team=data keep']) {
+      const result = planChange(tagged, submitTags(text));
+      if (result.ok) throw new Error(`expected a refusal for ${text}`);
+      expect(Object.keys(modalErrors(result.problems))).toStrictEqual([BLOCK.tags]);
+    }
+  });
+
+  it('gives way to the tag commands when the tags would not fit the modal', () => {
+    const many = service({ tags: Array.from({ length: 12 }, (_, i) => ({ key: `k${i}`, value: 'v'.repeat(200) })) });
+    const bigView = editView(many, editMetadata(many, 'C0123'));
+    expect(blockIds(bigView)).not.toContain(BLOCK.tags);
+    expect(JSON.stringify(bigView.blocks)).toContain('use the tag add and tag remove commands');
+    expect((bigView.private_metadata ?? '').length).toBeLessThanOrEqual(3000);
+    assertModalLimits(bigView);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceRecord } from '../../../src/core/service/schema.js';
-import { idleText, listBlocks, memoryText, replicasText, serviceBlocks, serviceLine, stateText } from '../../../src/core/render/service.js';
+import { idleText, listBlocks, serviceBlocks, serviceLine, stateText } from '../../../src/core/render/service.js';
 import { ipEntries, NOW, service, servicesNamed } from '../fixtures.js';
 import { allTexts, assertBlockKitLimits, assertSafeMrkdwn, mrkdwnTexts } from './block-kit.js';
 
@@ -8,35 +8,11 @@ import { allTexts, assertBlockKitLimits, assertSafeMrkdwn, mrkdwnTexts } from '.
 const bare = (fields: Record<string, unknown>): ServiceRecord => service({
   provider: undefined, region: undefined, state: undefined, tier: undefined, releaseChannel: undefined, clickhouseVersion: undefined,
   minTotalMemoryGb: undefined, maxTotalMemoryGb: undefined, numReplicas: undefined, idleScaling: undefined, idleTimeoutMinutes: undefined,
+  minReplicaMemoryGb: undefined, maxReplicaMemoryGb: undefined, autoscalingMode: undefined,
   ...fields,
 });
 
-describe('memory and replica text', () => {
-  it.each([
-    [{ minTotalMemoryGb: 24, maxTotalMemoryGb: 48 }, '24–48 GB total'],
-    [{ minTotalMemoryGb: 16, maxTotalMemoryGb: 16 }, '16 GB total'],
-    [{ maxTotalMemoryGb: 8.25 }, '8.3 GB total'],
-    [{ minReplicaMemoryGb: 8, maxReplicaMemoryGb: 16 }, '8–16 GB per replica'],
-    [{ replicaMemoryGb: 12 }, '12 GB per replica'],
-    [{}, undefined],
-  ] as const)('memory %j reads %j', (fields, expected) => {
-    expect(memoryText(bare(fields))).toBe(expected);
-  });
-
-  it('prefers total memory over per-replica memory', () => {
-    expect(memoryText(bare({ minTotalMemoryGb: 24, maxTotalMemoryGb: 48, replicaMemoryGb: 8 }))).toBe('24–48 GB total');
-  });
-
-  it.each([
-    [{ numReplicas: 1 }, '1 replica'],
-    [{ numReplicas: 3 }, '3 replicas'],
-    [{ minReplicas: 2, maxReplicas: 6 }, '2–6 replicas'],
-    [{ maxReplicas: 4 }, '4 replicas'],
-    [{}, undefined],
-  ] as const)('replicas %j reads %j', (fields, expected) => {
-    expect(replicasText(bare(fields))).toBe(expected);
-  });
-
+describe('idle and state text', () => {
   it.each([
     [{ idleScaling: true, idleTimeoutMinutes: 15 }, 'idles after 15 min'],
     [{ idleScaling: true }, 'idle scaling on'],
@@ -49,13 +25,15 @@ describe('memory and replica text', () => {
   it('shows an unknown state plainly and a known one with its icon', () => {
     expect(stateText(undefined)).toBe('state unknown');
     expect(stateText('running')).toBe(':large_green_circle: running');
-    expect(stateText('awaking')).toBe(':large_blue_circle: awaking');
+    expect(stateText('awaking')).toBe(':large_blue_circle: waking up');
+    expect(stateText('hibernating')).toBe(':grey_question: hibernating');
+    expect(stateText('<!channel>')).toBe(':grey_question: &lt;!channel&gt;');
   });
 });
 
 describe('serviceLine', () => {
   it('shows the name, a short id, state, version, replicas and memory', () => {
-    expect(serviceLine(service())).toBe('*orders-prod*  `a1b2c3d4`  :large_green_circle: running · v24.3.1.2672 · 3 replicas · 24–48 GB total');
+    expect(serviceLine(service())).toBe('*orders-prod*  `a1b2c3d4`  :large_green_circle: running · v24.3.1.2672 · 3 x 8–16 GB');
   });
 
   it('warns about a service open to the internet or with an empty IP list', () => {
@@ -130,8 +108,8 @@ describe('serviceBlocks', () => {
       '*State*\n:large_green_circle: running',
       '*Release channel*\ndefault',
       '*Tier*\nproduction',
-      '*Replicas*\n3 replicas',
-      '*Memory*\n24–48 GB total',
+      '*Replicas*\n3 (vertical autoscaling)',
+      '*Memory*\n8–16 GB per replica, 24–48 GB in total',
       '*Idle scaling*\nidles after 15 min',
       '*Cloud*\naws eu-west-1',
       '• https `abc.eu-west-1.aws.clickhouse.cloud:8443` as `default`',
@@ -146,13 +124,20 @@ describe('serviceBlocks', () => {
       expect(text).toContain(expected);
     }
     expect(text).not.toContain('*Posture*');
+    expect(text).not.toContain('*Scaling now*');
   });
 
   it('lists posture findings when there are some', () => {
     const text = mrkdwnTexts(serviceBlocks(service({ ipAccessList: [{ source: '0.0.0.0/0' }], hasTransparentDataEncryption: false }))).join('\n');
     expect(text).toContain(':warning: *Posture*');
     expect(text).toContain('anyone on the internet can try to connect');
-    expect(text).toContain('Transparent data encryption is off.');
+    expect(text).not.toContain('Transparent data encryption is off.');
+  });
+
+  it('shows encryption off as information that nobody can act on, not as a posture warning', () => {
+    const text = mrkdwnTexts(serviceBlocks(service({ hasTransparentDataEncryption: false, transparentDataEncryptionKeyId: undefined }))).join('\n');
+    expect(text).toContain('transparent data encryption off _(it can only be turned on when a service is created, in Enterprise organizations)_');
+    expect(text).not.toContain('*Posture*');
   });
 
   it('tells an absent IP list from an empty one', () => {

@@ -24,9 +24,10 @@ describe('matchesTagFilters', () => {
     expect(matchesTagFilters(prodData, ['tag:team=prod'])).toBe(false);
   });
 
-  it('splits on the first "=", so a value may itself contain "="', () => {
+  it('matches nothing with a filter outside the official tag alphabet, which no tag can carry', () => {
     const service = tagged([{ key: 'expr', value: 'a=b=c' }]);
-    expect(matchesTagFilters(service, ['tag:expr=a=b=c'])).toBe(true);
+    expect(matchesTagFilters(service, ['tag:expr=a=b=c'])).toBe(false);
+    expect(matchesTagFilters(tagged([{ key: 'expr', value: 'a.b-c' }]), ['tag:expr=a.b-c'])).toBe(true);
     expect(matchesTagFilters(service, ['tag:expr=a'])).toBe(false);
   });
 

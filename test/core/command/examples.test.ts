@@ -1,0 +1,39 @@
+/**
+ * Every example in help works as written in the demo organization: the services and tags it names
+ * exist there, and each change example plans against the demo service without a problem.
+ */
+import { describe, expect, it } from 'vitest';
+import { ServiceRecordSchema } from '../../../src/core/service/schema.js';
+import { planChange } from '../../../src/core/change/plan.js';
+import { COMMAND_CATALOGUE } from '../../../src/core/command/catalogue.js';
+import { parseCommand } from '../../../src/core/command/parse.js';
+import { matchesTagFilters } from '../../../src/core/summary/tags.js';
+import { demoServices } from '../../../src/simulator/seed.js';
+
+const demo = demoServices().map((record) => ServiceRecordSchema.parse(record));
+const byName = (name: string) => demo.find((service) => service.name === name);
+
+describe('help examples in the demo organization', () => {
+  it.each(COMMAND_CATALOGUE.map((spec) => [spec.example]))('%s works as written', (example) => {
+    const command = parseCommand(example);
+    expect(command.kind).not.toBe('invalid');
+    if (command.kind === 'change') {
+      const service = byName(command.service);
+      expect(service, command.service).toBeDefined();
+      if (service === undefined) return;
+      const plan = planChange(service, command.intent);
+      expect(plan.ok ? [] : plan.problems).toStrictEqual([]);
+    }
+    if (command.kind === 'show' || command.kind === 'edit' || (command.kind === 'history' && command.service !== undefined)) {
+      expect(byName(command.service ?? '')).toBeDefined();
+    }
+    if (command.kind === 'list' || command.kind === 'summary' || command.kind === 'schedule add') {
+      expect(demo.filter((service) => matchesTagFilters(service, command.filters)).length).toBeGreaterThan(0);
+    }
+    if (command.kind === 'schedule remove') expect(command.id).toMatch(/^sch-[0-9a-f]{6}$/);
+  });
+
+  it('gives every demo service a distinct short id', () => {
+    expect(new Set(demo.map((service) => service.id.slice(0, 8))).size).toBe(demo.length);
+  });
+});
