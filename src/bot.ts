@@ -6,6 +6,7 @@
  */
 import { ApprovalFlow } from './approval/approval-flow.js';
 import { ApproverPolicy } from './approval/approvers.js';
+import { PolicyFile, type ReloadResult } from './approval/policy-file.js';
 import { startReconciler } from './approval/reconciler.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
 import type { BotServices } from './commands/context.js';
@@ -43,6 +44,8 @@ export interface BotHandle {
   simulator: CloudSimulator | undefined;
   /** Settles when requests abandoned in "applying" by a dead replica have been reconciled. */
   reconciledAtStart: Promise<number>;
+  /** Re-reads POLICY_FILE (SIGHUP); a bad file keeps the rules in force and is logged. */
+  reloadPolicy(): Promise<ReloadResult>;
   /** Graceful stop: refuse new work, let approvals in flight finish, close connections. */
   stop(): Promise<void>;
 }
@@ -77,6 +80,9 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
   logger.addSecrets(config.slack.botToken, config.slack.signingSecret, config.slack.appToken);
 
+  // First: a bad policy file stops the bot before it opens any connection.
+  const rules = await PolicyFile.open(config.approvals.policyFile, logger);
+
   // 1. Adapters; metrics first, as the others report to them (the gauges read the store and the
   // client at scrape time, when both exist).
   const metrics = config.metrics.enabled
@@ -104,7 +110,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const messenger = pacedMessenger(slackMessenger(slack.app.client, onSlackApiError), overrides.channelPostIntervalMs ?? 1_000);
 
   // 2. Services.
-  const { services, changeRequests, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app, onSlackApiError), logger, metrics });
+  const { services, changeRequests, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app, onSlackApiError), logger, metrics, rules });
 
   // 3. Listeners.
   let accepting = true;
@@ -147,6 +153,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     scheduler,
     simulator,
     reconciledAtStart: reconciler.settledAtStart,
+    reloadPolicy: () => rules.reload(),
     async stop() {
       accepting = false;
       await reconciler.stop();
@@ -168,12 +175,15 @@ interface Adapters {
   modals: Modals;
   logger: BotLogger;
   metrics: BotMetrics | undefined;
+  /** The approval rules in force (POLICY_FILE), reloaded on SIGHUP. */
+  rules: PolicyFile;
 }
 
 /** The middle layer: approvals, summaries and schedules, on top of the adapters. */
-function buildServices(config: Config, overrides: BotOverrides, { cloud, stores, messenger, modals, logger, metrics }: Adapters) {
+function buildServices(config: Config, overrides: BotOverrides, { cloud, stores, messenger, modals, logger, metrics, rules }: Adapters) {
   const { changeStore, scheduleStore } = stores;
-  const policy = new ApproverPolicy({ approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval, messenger });
+  const approvalRules = { current: () => rules.current(), defaults: { approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval } };
+  const policy = new ApproverPolicy({ ...approvalRules.defaults, messenger, policy: approvalRules.current });
   const changeRequests = new ApprovalFlow({
     cloud,
     store: changeStore,
@@ -200,6 +210,7 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     cloud,
     changeStore,
     changeRequests,
+    approvalRules,
     modals,
     scheduleStore,
     scheduler,

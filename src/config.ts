@@ -113,6 +113,7 @@ const EnvSchema = z
       }),
     ),
     ALLOW_SELF_APPROVAL: flag(false),
+    POLICY_FILE: optionalText,
     CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
     APPROVAL_LEASE_SECONDS: seconds(20, 0.5, 600),
     SUMMARY_TZ: z.preprocess(
@@ -194,6 +195,8 @@ export interface Config {
     changeTtlSeconds: number;
     /** How long a replica owns a request it is applying without renewing (renewed every quarter). */
     leaseMs: number;
+    /** The YAML approval policy (POLICY_FILE); unset = one approval from `approvers`. */
+    policyFile: string | undefined;
   };
   summaryTimeZone: string;
   /** Schedules may fire at most once per `minIntervalSeconds`; a channel has at most `maxPerChannel`. */
@@ -252,6 +255,7 @@ function toConfig(env: Env): Config {
       allowSelfApproval: env.ALLOW_SELF_APPROVAL,
       changeTtlSeconds: env.CHANGE_TTL_SECONDS,
       leaseMs: env.APPROVAL_LEASE_SECONDS * 1000,
+      policyFile: env.POLICY_FILE,
     },
     summaryTimeZone: env.SUMMARY_TZ,
     schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_SECONDS, maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL },

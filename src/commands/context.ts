@@ -1,5 +1,6 @@
 import { section } from '../core/render/mrkdwn.js';
 import type {
+  ApprovalRules,
   ChangeRequestService,
   ChangeStore,
   Log,
@@ -18,6 +19,7 @@ export interface BotServices {
   cloud: ServiceDirectory;
   changeStore: ChangeStore;
   changeRequests: ChangeRequestService;
+  approvalRules: ApprovalRules;
   modals: Modals;
   scheduleStore: ScheduleStore;
   scheduler: ScheduleRegistry;

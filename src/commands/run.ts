@@ -8,6 +8,7 @@ import { pendingBlocks } from '../core/render/change.js';
 import { cloudErrorText, internalErrorText, messageOf, READ_FAILED_TEXT, STORE_DOWN_TEXT } from '../core/render/errors.js';
 import { helpBlocks, invalidBlocks } from '../core/render/help.js';
 import { historyBlocks } from '../core/render/history.js';
+import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
@@ -64,6 +65,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     return inv.reply({ text: `${requests.length} pending change requests`, blocks: pendingBlocks(requests) });
   },
   history: (command, inv, s) => showHistory(command.service, inv, s),
+  policy: (command, inv, s) => showPolicy(command.service, inv, s),
   summary: (command, inv, s) => postSummaryNow(command.filters, inv, s),
   'schedule add': (command, inv, s) => addSchedule(command, inv, s),
   'schedule list': (_command, inv, s) => listSchedules(inv, s),
@@ -91,6 +93,14 @@ async function postSummaryNow(filters: string[], inv: Invocation, s: BotServices
   await inv.reply({ text: 'Preparing the summary…', blocks: [section(':hourglass: Preparing the summary for this channel…')] });
   const outcome = await s.summaries.post({ channelId: inv.channelId, filters, snapshotKey: adHocSnapshotKey(inv.channelId, filters), reader: inv.userId });
   if (!outcome.ok) await replyText(inv, outcome.text);
+}
+
+async function showPolicy(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
+  const { approvalRules } = s;
+  if (query === undefined) return inv.reply({ text: 'Approval policy', blocks: policyBlocks(approvalRules.current(), approvalRules.defaults) });
+  const found = await lookupService(s, query, inv.userId);
+  if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
+  return inv.reply({ text: `Approval rules for ${esc(found.service.name)}`, blocks: servicePolicyBlocks(approvalRules.current(), found.service, approvalRules.defaults) });
 }
 
 /** Only the requests of the channel it is typed in: a private channel's changes stay there. */

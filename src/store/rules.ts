@@ -4,7 +4,9 @@
  */
 import type { AuditAction, NewAuditEntry } from '../core/change/audit.js';
 import { changeSummary } from '../core/change/summary.js';
+import { requirementsAuditText } from '../core/policy/audit.js';
 import type { ChangeRequest, ChangeStatus } from '../core/change/types.js';
+import type { Approval } from '../core/policy/types.js';
 
 /**
  * Once an update is on its way, the service's lock lasts until the request is settled; this long
@@ -75,6 +77,8 @@ export function requestedAuditEntry(request: ChangeRequest): NewAuditEntry {
     serviceId: request.plan.serviceId,
     serviceName: request.plan.serviceName,
     summary: changeSummary(request.plan.changes),
+    // The rules in force and the policy file's digest, so the trail says what the request needed.
+    ...(request.requirements ? { message: requirementsAuditText(request.requirements, request.policyDigest) } : {}),
   };
 }
 
@@ -92,6 +96,16 @@ export function withoutEmptyOptionals<T extends { apiRequestId?: string; message
 /** Oldest first; the id breaks ties so both stores list in the same order. */
 export function byCreation(a: ChangeRequest, b: ChangeRequest): number {
   return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** The approvals each requirement needs, as the Redis scripts read them ("2,1,0"); one for requests without requirements. */
+export function neededApprovals(request: Pick<ChangeRequest, 'requirements'>): number[] {
+  return request.requirements?.map((r) => r.approvals) ?? [1];
+}
+
+/** How many approvals count for each requirement. */
+export function approvalTally(needed: readonly number[], approvals: ReadonlyArray<Pick<Approval, 'counts'>>): number[] {
+  return needed.map((_, index) => approvals.filter((a) => a.counts.includes(index)).length);
 }
 
 export function leavesPending(from: ChangeStatus, to: ChangeStatus): boolean {

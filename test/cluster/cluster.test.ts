@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runApprovalContract } from '../store/approvals.contract.js';
 import { runLeaseContract } from '../store/lease.contract.js';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
@@ -117,6 +118,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
 
   describe('the change store contract', () => runChangeStoreContract(contractStores.changeStores));
   runLeaseContract('Redis Cluster, two connections seeded from different nodes', () => contractStores.changeStores({}));
+  runApprovalContract('Redis Cluster, two connections seeded from different nodes', () => contractStores.changeStores({}));
   describe('the schedule store contract', () => runScheduleStoreContract(contractStores.scheduleStores));
 
   describe('two bot replicas sharing the Cluster (REDIS_URL of a different node each, REDIS_CLUSTER=true)', () => {

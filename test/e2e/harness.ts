@@ -323,3 +323,22 @@ export async function requestChange(h: Harness, text: string, user: string = USE
   if (!confirmation.includes(id)) throw new Error(`the requester was not told about ${id}: ${confirmation}`);
   return { id, posted, ack };
 }
+
+/** Resolves once Slack has received `count` calls of `method`; bounded by `timeoutMs`. */
+export function callCount(slack: FakeSlack, method: string, count: number, timeoutMs: number): Promise<number> {
+  const now = () => slack.callsOf(method).length;
+  if (now() >= count) return Promise.resolve(now());
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      slack.off('call', onCall);
+      reject(new Error(`timed out: ${now()} of ${count} ${method} calls`));
+    }, timeoutMs);
+    const onCall = () => {
+      if (now() < count) return;
+      clearTimeout(timer);
+      slack.off('call', onCall);
+      resolve(now());
+    };
+    slack.on('call', onCall);
+  });
+}

@@ -70,6 +70,7 @@ export function inProcess(options: InProcessOptions = {}) {
     cloud: directory,
     changeStore,
     changeRequests: flow,
+    approvalRules: { current: () => undefined, defaults: { approvers: options.approvers ?? [], allowSelfApproval: options.allowSelfApproval ?? false } },
     modals,
     scheduleStore,
     scheduler,

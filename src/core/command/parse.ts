@@ -31,6 +31,7 @@ export type Command =
   | { kind: 'change'; service: string; intent: ChangeIntent; verb: string }
   | { kind: 'pending' }
   | { kind: 'history'; service?: string }
+  | { kind: 'policy'; service?: string }
   | { kind: 'summary'; filters: string[] }
   | { kind: 'schedule add'; cron: string; filters: string[]; timeZone?: string }
   | { kind: 'schedule list' }
@@ -57,6 +58,7 @@ const KINDS: Record<CommandKind, true> = {
   change: true,
   pending: true,
   history: true,
+  policy: true,
   summary: true,
   'schedule add': true,
   'schedule list': true,
@@ -151,7 +153,8 @@ const PARSERS: Record<FirstWord<CommandName>, Handler> = {
   show: (args) => ({ kind: 'show', service: onlyService('show', args) }),
   edit: (args) => ({ kind: 'edit', service: onlyService('edit', args) }),
   pending: parsePending,
-  history: parseHistory,
+  history: (args) => ({ kind: 'history', ...optionalService('history', args) }),
+  policy: (args) => ({ kind: 'policy', ...optionalService('policy', args) }),
   rename: parseRename,
   ip: parseIp,
   endpoint: parseEndpoint,
@@ -225,12 +228,12 @@ function parsePending(args: Token[]): Command {
   return { kind: 'pending' };
 }
 
-function parseHistory(args: Token[]): Command {
+function optionalService(name: 'history' | 'policy', args: Token[]): { service?: string } {
   const [service, ...extra] = args;
-  if (service === undefined) return { kind: 'history' };
-  const value = serviceOf('history', service, 'which service');
-  rejectExtra('history', extra, 'at most one service');
-  return { kind: 'history', service: value };
+  if (service === undefined) return {};
+  const value = serviceOf(name, service, 'which service');
+  rejectExtra(name, extra, 'at most one service');
+  return { service: value };
 }
 
 // ---------------------------------------------------------------------------------------------

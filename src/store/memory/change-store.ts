@@ -5,7 +5,7 @@
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import type { ChangeRequest } from '../../core/change/types.js';
-import type { AuditQuery, ChangeStore, LeaseToken, ServiceLockAttempt, Transition, TransitionResult } from '../../ports/change-store.js';
+import type { ApprovalResult, ApprovalStep, AuditQuery, ChangeStore, LeaseToken, ServiceLockAttempt, Transition, TransitionResult } from '../../ports/change-store.js';
 import {
   AUDIT_SCAN_MAX,
   DEFAULT_AUDIT_RETENTION_DAYS,
@@ -17,7 +17,9 @@ import {
   assertCreatable,
   byCreation,
   duplicateRequestError,
+  approvalTally,
   leavesPending,
+  neededApprovals,
   requestedAuditEntry,
   retentionDeadline,
   withoutEmptyOptionals,
@@ -95,12 +97,41 @@ export class MemoryChangeStore implements ChangeStore {
     }
     if (transition.outcome) stored.outcome = copyOf(transition.outcome);
     if (previous === 'applying' && transition.to !== 'applying') this.releaseLease(stored, holder?.serviceId);
-    if (previous !== 'applying' && transition.to === 'applying' && claim) {
-      stored.lease = { owner: claim.owner, fence: (stored.lease?.fence ?? this.fences.get(id) ?? 0) + 1, until: Date.now() + claim.ttlMs, sending: false };
-      this.fences.set(id, stored.lease.fence);
-    }
+    if (previous !== 'applying' && transition.to === 'applying' && claim) this.grantLease(stored, claim);
     this.appendTransitionAudit(stored, transition, transition.audit);
     return { ok: true, request: copyOf(stored) };
+  }
+
+  async addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult> {
+    const stored = this.live(id);
+    if (!stored) return { ok: false, reason: 'missing' };
+    const { approval } = step;
+    const about = { changeId: stored.id, channelId: stored.channelId, serviceId: stored.plan.serviceId, serviceName: stored.plan.serviceName, summary: step.audit.summary };
+    if (stored.status === 'pending' && approval.at >= stored.expiresAt) {
+      stored.status = 'expired';
+      this.appendAudit({ ...about, at: approval.at, action: 'expired', actorId: approval.userId, message: EXPIRED_BEFORE_DECISION });
+      return { ok: false, reason: 'expired', request: copyOf(stored) };
+    }
+    if (stored.status !== 'pending') return { ok: false, reason: 'conflict', request: copyOf(stored) };
+    const approvals = stored.approvals ?? [];
+    if (approvals.some((a) => a.userId === approval.userId)) return { ok: false, reason: 'already-approved', request: copyOf(stored) };
+    const needed = neededApprovals(stored);
+    const tally = approvalTally(needed, approvals);
+    if (!approval.counts.some((index) => (tally[index] ?? Infinity) < (needed[index] ?? 0))) return { ok: false, reason: 'not-needed', request: copyOf(stored) };
+
+    stored.approvals = [...approvals, copyOf(approval)];
+    const after = approvalTally(needed, stored.approvals);
+    const complete = needed.every((count, index) => (after[index] ?? 0) >= count);
+    if (complete) {
+      stored.status = 'applying';
+      stored.decidedBy = approval.userId;
+      stored.decidedAt = approval.at;
+      if (step.claim) this.grantLease(stored, step.claim);
+    }
+    const message = [step.audit.message, complete ? step.completesMessage : undefined].filter(Boolean).join(' ');
+    const fence = this.fences.get(stored.id);
+    this.appendAudit({ ...about, at: approval.at, action: 'approved', actorId: approval.userId, ...(message ? { message } : {}), ...(fence === undefined ? {} : { fence }) });
+    return { ok: true, request: copyOf(stored), complete };
   }
 
   async renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
@@ -240,6 +271,12 @@ export class MemoryChangeStore implements ChangeStore {
 
   private isRetired(request: ChangeRequest): boolean {
     return retentionDeadline(request, this.retentionSeconds) <= Date.now();
+  }
+
+  /** The claimant owns the request from now on: fence + 1, a fresh lease, nothing sent yet. */
+  private grantLease(stored: ChangeRequest, claim: { owner: string; ttlMs: number }): void {
+    stored.lease = { owner: claim.owner, fence: (stored.lease?.fence ?? this.fences.get(stored.id) ?? 0) + 1, until: Date.now() + claim.ttlMs, sending: false };
+    this.fences.set(stored.id, stored.lease.fence);
   }
 
   private appendTransitionAudit(

@@ -5,7 +5,7 @@
  */
 import type { AuditEntry } from '../../core/change/audit.js';
 import type { ChangeRequest } from '../../core/change/types.js';
-import type { AuditQuery, ChangeStore, LeaseToken, ServiceLockAttempt, Transition, TransitionResult } from '../../ports/change-store.js';
+import type { ApprovalResult, ApprovalStep, AuditQuery, ChangeStore, LeaseToken, ServiceLockAttempt, Transition, TransitionResult } from '../../ports/change-store.js';
 import {
   AUDIT_SCAN_MAX,
   DEFAULT_AUDIT_RETENTION_DAYS,
@@ -31,6 +31,8 @@ import { closeQuietly, connectRedis, type RedisConnection } from './connection.j
 import { reportUnavailableAsStoreErrors } from './errors.js';
 import { changeKeys, type ChangeKeys } from './keys.js';
 import {
+  ADD_APPROVAL_COMMAND,
+  ADD_APPROVAL_LUA,
   CONFIRM_SENDING_COMMAND,
   CONFIRM_SENDING_LUA,
   CREATE_COMMAND,
@@ -84,6 +86,7 @@ export class RedisChangeStore implements ChangeStore {
   private readonly createScript: ScriptCommand;
   private readonly transitionScript: ScriptCommand;
   private readonly setMessageTsScript: ScriptCommand;
+  private readonly addApprovalScript: ScriptCommand;
   private readonly renewLeaseScript: ScriptCommand;
   private readonly lockServiceScript: ScriptCommand;
   private readonly confirmSendingScript: ScriptCommand;
@@ -100,6 +103,7 @@ export class RedisChangeStore implements ChangeStore {
     this.createScript = defineScript(this.redis, CREATE_COMMAND, 6, CREATE_LUA);
     this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 8, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
+    this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 7, ADD_APPROVAL_LUA);
     this.renewLeaseScript = defineScript(this.redis, RENEW_LEASE_COMMAND, 2, RENEW_LEASE_LUA);
     this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
     this.confirmSendingScript = defineScript(this.redis, CONFIRM_SENDING_COMMAND, 2, CONFIRM_SENDING_LUA);
@@ -177,6 +181,34 @@ export class RedisChangeStore implements ChangeStore {
       ...transition.from,
     );
     return transitionResultFromReply(reply);
+  }
+
+  async addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult> {
+    const { approval } = step;
+    // Channel and service never change: read first for the index keys the script writes.
+    const [channelId, serviceId] = await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
+    const reply = await this.addApprovalScript(
+      this.keys.request(id),
+      this.keys.applying,
+      this.keys.audit,
+      this.keys.open,
+      this.keys.auditOfChannel(channelId ?? '-'),
+      this.keys.auditOfService(channelId ?? '-', serviceId ?? '-'),
+      this.keys.auditApplied,
+      id,
+      approval.at,
+      approval.userId,
+      approval.counts.join(','),
+      Date.now() - this.auditRetentionMs,
+      step.audit.summary,
+      step.audit.message ?? '',
+      step.completesMessage ?? '',
+      EXPIRED_BEFORE_DECISION,
+      step.claim?.owner ?? '',
+      step.claim ? Math.ceil(step.claim.ttlMs) : 0,
+      this.auditRetentionMs,
+    );
+    return approvalResultFromReply(reply);
   }
 
   async renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
@@ -338,4 +370,15 @@ function transitionResultFromReply(reply: unknown): TransitionResult {
   if (reason === 'ok') return { ok: true, request };
   if (reason === 'conflict' || reason === 'expired' || reason === 'lost') return { ok: false, reason, request };
   throw new StoredDataError(`transition reason ${reason}`);
+}
+
+function approvalResultFromReply(reply: unknown): ApprovalResult {
+  if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw new StoredDataError('approval reply');
+  const reason: string = reply[0];
+  if (reason === 'missing') return { ok: false, reason };
+  const request = requestFromHash(hashFromFlatReply(reply[2]));
+  if (!request) throw new StoredDataError('approval reply lacks the request');
+  if (reason === 'ok') return { ok: true, request, complete: reply[1] === 1 };
+  if (reason === 'conflict' || reason === 'expired' || reason === 'already-approved' || reason === 'not-needed') return { ok: false, reason, request };
+  throw new StoredDataError(`approval reason ${reason}`);
 }
