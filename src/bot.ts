@@ -6,6 +6,7 @@
  */
 import { ApprovalFlow } from './approval/approval-flow.js';
 import { ApproverPolicy } from './approval/approvers.js';
+import { PolicyFile, type ReloadResult } from './approval/policy-file.js';
 import { startReconciler } from './approval/reconciler.js';
 import { startTemporaryTicks, TemporaryChanges } from './approval/temporary-changes.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
@@ -17,6 +18,7 @@ import { createLogger, type BotLogger } from './log.js';
 import { createMetrics, type BotMetrics } from './metrics.js';
 import { changeObserver, cloudObserver, commandLabel, countedSummaries, countSlackApiError } from './observe.js';
 import type { ChangeStore, Messenger, Modals, ScheduleStore } from './ports/index.js';
+import { scheduleSnapshotKey } from './core/schedule/types.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { CloudSimulator } from './simulator/server.js';
 import { DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG_ID, demoServices } from './simulator/seed.js';
@@ -46,6 +48,8 @@ export interface BotHandle {
   reconciledAtStart: Promise<number>;
   /** Settles when reverts that fell due while the bot was down have been looked at once. */
   revertedAtStart: Promise<void>;
+  /** Re-reads POLICY_FILE (SIGHUP); a bad file keeps the rules in force and is logged. */
+  reloadPolicy(): Promise<ReloadResult>;
   /** Graceful stop: refuse new work, let approvals in flight finish, close connections. */
   stop(): Promise<void>;
 }
@@ -82,6 +86,9 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
   logger.addSecrets(config.slack.botToken, config.slack.signingSecret, config.slack.appToken);
 
+  // First: a bad policy file stops the bot before it opens any connection.
+  const rules = await PolicyFile.open(config.approvals.policyFile, logger);
+
   // 1. Adapters; metrics first, as the others report to them (the gauges read the store and the
   // client at scrape time, when both exist).
   const metrics = config.metrics.enabled
@@ -93,6 +100,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     logger,
     changeStore: overrides.changeStore,
     scheduleStore: overrides.scheduleStore,
+    auditRetentionDays: config.auditRetentionDays,
   });
   const metricsOwnPort = config.metrics.enabled ? config.metrics.port : undefined;
   const slack = createSlackApp({
@@ -108,7 +116,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const messenger = pacedMessenger(slackMessenger(slack.app.client, onSlackApiError), overrides.channelPostIntervalMs ?? 1_000);
 
   // 2. Services.
-  const { services, changeRequests, temporary, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app, onSlackApiError), logger, metrics });
+  const { services, changeRequests, temporary, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app, onSlackApiError), logger, metrics, rules });
 
   // 3. Listeners.
   let accepting = true;
@@ -154,6 +162,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     simulator,
     reconciledAtStart: reconciler.settledAtStart,
     revertedAtStart: temporaryTicks.firstPass,
+    reloadPolicy: () => rules.reload(),
     async stop() {
       accepting = false;
       await reconciler.stop();
@@ -176,12 +185,15 @@ interface Adapters {
   modals: Modals;
   logger: BotLogger;
   metrics: BotMetrics | undefined;
+  /** The approval rules in force (POLICY_FILE), reloaded on SIGHUP. */
+  rules: PolicyFile;
 }
 
 /** The middle layer: approvals, summaries and schedules, on top of the adapters. */
-function buildServices(config: Config, overrides: BotOverrides, { cloud, stores, messenger, modals, logger, metrics }: Adapters) {
+function buildServices(config: Config, overrides: BotOverrides, { cloud, stores, messenger, modals, logger, metrics, rules }: Adapters) {
   const { changeStore, scheduleStore } = stores;
-  const policy = new ApproverPolicy({ approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval, messenger });
+  const approvalRules = { current: () => rules.current(), defaults: { approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval } };
+  const policy = new ApproverPolicy({ ...approvalRules.defaults, messenger, policy: approvalRules.current });
   const changeRequests = new ApprovalFlow({
     cloud,
     store: changeStore,
@@ -203,7 +215,7 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     logger,
     ...(overrides.scheduleSyncMs ? { syncIntervalMs: overrides.scheduleSyncMs } : {}),
     run: async (schedule) => {
-      await summaries.post({ channelId: schedule.channelId, filters: schedule.filters, snapshotKey: `schedule:${schedule.id}`, title: 'Scheduled ClickHouse Cloud summary', scheduled: true });
+      await summaries.post({ channelId: schedule.channelId, filters: schedule.filters, snapshotKey: scheduleSnapshotKey(schedule.id), title: 'Scheduled ClickHouse Cloud summary', scheduled: true, reader: `schedule:${schedule.id}` });
     },
   });
   const services: BotServices = {
@@ -212,11 +224,14 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     changeRequests,
     temporary,
     temporaryMaxMs: config.approvals.temporaryMaxMs,
+    approvalRules,
     modals,
     scheduleStore,
     scheduler,
     summaries,
     summaryTimeZone: config.summaryTimeZone,
+    scheduleLimits: config.schedules,
+    auditRetentionDays: config.auditRetentionDays,
     logger,
     slashCommand: config.slack.slashCommand,
   };

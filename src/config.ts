@@ -33,7 +33,8 @@ const seconds = (fallback: number, min: number, max: number) =>
 const url = (fallback: string) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.url({ protocol: /^https?$/ }));
 
-const SLACK_ID_LIST = /^[US][A-Z0-9]{2,}$/;
+/** User ids (U..., or W... on Enterprise Grid) and user group ids (S...). */
+const SLACK_ID_LIST = /^[UWS][A-Z0-9]{2,}$/;
 
 export interface HostPort {
   host: string;
@@ -107,11 +108,12 @@ const EnvSchema = z
       z.array(z.string()).superRefine((ids, ctx) => {
         const bad = ids.filter((id) => !SLACK_ID_LIST.test(id));
         if (bad.length > 0) {
-          ctx.addIssue({ code: 'custom', message: `lists Slack user ids (U...) or user group ids (S...), not ${bad.map((b) => `"${b}"`).join(', ')}` });
+          ctx.addIssue({ code: 'custom', message: `lists Slack user ids (U... or W...) or user group ids (S...), not ${bad.map((b) => `"${b}"`).join(', ')}` });
         }
       }),
     ),
     ALLOW_SELF_APPROVAL: flag(false),
+    POLICY_FILE: optionalText,
     CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
     APPROVAL_LEASE_SECONDS: seconds(20, 0.5, 600),
     TEMPORARY_MAX_SECONDS: integer(7 * 24 * 3600, 60, 90 * 24 * 3600),
@@ -119,6 +121,9 @@ const EnvSchema = z
       (v) => (v === '' || v === undefined ? 'UTC' : v),
       z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
     ),
+    SCHEDULE_MIN_INTERVAL_SECONDS: integer(900, 1, 7 * 24 * 3600),
+    SCHEDULE_MAX_PER_CHANNEL: integer(10, 1, 1000),
+    AUDIT_RETENTION_DAYS: integer(400, 1, 10 * 366),
     LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : String(v).toLowerCase()), z.enum(LOG_LEVELS)),
     LOG_FORMAT: z.preprocess(
       (v) => (v === '' || v === undefined ? 'text' : String(v).toLowerCase()),
@@ -193,8 +198,14 @@ export interface Config {
     leaseMs: number;
     /** The longest a temporary change (`... for DURATION`) may last before the bot reverts it. */
     temporaryMaxMs: number;
+    /** The YAML approval policy (POLICY_FILE); unset = one approval from `approvers`. */
+    policyFile: string | undefined;
   };
   summaryTimeZone: string;
+  /** Schedules may fire at most once per `minIntervalSeconds`; a channel has at most `maxPerChannel`. */
+  schedules: { minIntervalSeconds: number; maxPerChannel: number };
+  /** Audit entries are kept this long (AUDIT_RETENTION_DAYS), whatever else is recorded. */
+  auditRetentionDays: number;
   logLevel: LogLevel;
   logFormat: 'text' | 'json';
   /** GET /metrics: off, on the Slack port (PORT), or on a listener of its own (METRICS_PORT; 0 = any free port). */
@@ -248,8 +259,11 @@ function toConfig(env: Env): Config {
       changeTtlSeconds: env.CHANGE_TTL_SECONDS,
       leaseMs: env.APPROVAL_LEASE_SECONDS * 1000,
       temporaryMaxMs: env.TEMPORARY_MAX_SECONDS * 1000,
+      policyFile: env.POLICY_FILE,
     },
     summaryTimeZone: env.SUMMARY_TZ,
+    schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_SECONDS, maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL },
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
     metrics: env.METRICS === 'off' ? { enabled: false } : { enabled: true, port: env.METRICS_PORT },

@@ -45,6 +45,11 @@ async function main(): Promise<void> {
       },
     );
   };
+  // SIGHUP re-reads POLICY_FILE; a bad file keeps the rules in force (the reload logs why).
+  process.on('SIGHUP', () => {
+    logger.info('SIGHUP received: reloading the approval policy');
+    void bot.reloadPolicy();
+  });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }

@@ -19,7 +19,7 @@ describe('configuration', () => {
     expect(config.clickhouse).toEqual({ mode: 'demo', cacheSeconds: 10, timeoutMs: 15_000 });
     expect(config.slack).toMatchObject({ apiUrl: 'https://slack.com/api/', port: 3000, slashCommand: '/clickhouse', appToken: undefined });
     expect(config.redisUrl).toBeUndefined();
-    expect(config.approvals).toEqual({ approvers: [], allowSelfApproval: false, changeTtlSeconds: 3600, leaseMs: 20_000, temporaryMaxMs: 7 * 24 * 3600 * 1000 });
+    expect(config.approvals).toEqual({ approvers: [], allowSelfApproval: false, changeTtlSeconds: 3600, leaseMs: 20_000, temporaryMaxMs: 7 * 24 * 3600 * 1000, policyFile: undefined });
     expect(config.summaryTimeZone).toBe('UTC');
     expect(config.logLevel).toBe('info');
   });
@@ -39,9 +39,10 @@ describe('configuration', () => {
       CLICKHOUSE_CACHE_SECONDS: '0',
       APPROVERS: 'U123ABC, S456DEF',
       ALLOW_SELF_APPROVAL: 'true',
+      POLICY_FILE: ' /etc/chbot/policy.yaml ',
     });
     expect(config.clickhouse).toMatchObject({ mode: 'live', apiUrl: 'https://api.clickhouse.cloud', orgId: '11111111-2222-4333-8444-555555555555', cacheSeconds: 0 });
-    expect(config.approvals).toMatchObject({ approvers: ['U123ABC', 'S456DEF'], allowSelfApproval: true });
+    expect(config.approvals).toMatchObject({ approvers: ['U123ABC', 'S456DEF'], allowSelfApproval: true, policyFile: '/etc/chbot/policy.yaml' });
   });
 
   it('names every problem at once, with how to fix it', () => {

@@ -24,6 +24,7 @@ import { FINAL_STATUSES, type ChangeOutcome, type ChangePlan, type ChangeRequest
 import { planIsVisible } from '../core/change/verify.js';
 import { changeSummary } from '../core/change/summary.js';
 import { alreadyDecidedText, requestMessage } from '../core/render/change.js';
+import { approvalNotCountedText, approvalRecordedText, countsForText, deniedText } from '../core/render/policy.js';
 import { cloudErrorSentence, messageOf, UNEXPECTED_IN_BOT } from '../core/render/errors.js';
 import { esc, section } from '../core/render/mrkdwn.js';
 import { serviceBlocks } from '../core/render/service.js';
@@ -107,8 +108,13 @@ export class ApprovalFlow implements ChangeRequestService {
     return this.file({ plan: planned.plan, ...input });
   }
 
-  /** Stores a planned request and posts it for approval (in `threadTs`'s thread when given). */
-  async file(input: Omit<NewChangeRequest, 'service' | 'intent'> & Pick<ChangeRequest, 'plan' | 'extendOf' | 'threadTs'>): Promise<RequestOutcome> {
+  /**
+   * Stores a planned request under the rules in force for it and posts it for approval (in
+   * `threadTs`'s thread when given); a request no rule asks approval for is applied at once.
+   */
+  async file(input: Omit<NewChangeRequest, 'intent'> & Pick<ChangeRequest, 'plan' | 'extendOf' | 'threadTs'>): Promise<RequestOutcome> {
+    const ruling = this.options.policy.rulesFor(input.service, input.plan);
+    if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
     const createdAt = this.now();
     const request: ChangeRequest = {
       id: newRequestId(),
@@ -118,6 +124,8 @@ export class ApprovalFlow implements ChangeRequestService {
       createdAt,
       expiresAt: createdAt + this.options.ttlMs,
       status: 'pending',
+      requirements: [...ruling.decision.requirements],
+      ...(ruling.digest ? { policyDigest: ruling.digest } : {}),
       ...(input.temporary ? { temporary: input.temporary } : {}),
       ...(input.extendOf ? { extendOf: input.extendOf } : {}),
       ...(input.threadTs ? { threadTs: input.threadTs } : {}),
@@ -142,22 +150,27 @@ export class ApprovalFlow implements ChangeRequestService {
       if (withdrawn?.ok) await this.refreshMessage({ ...withdrawn.request, messageTs: ts });
       return { ok: false, text: ':x: The request was posted but the bot could not record it, so it was withdrawn. Try again in a minute.' };
     }
+    if (ruling.decision.kind === 'auto') {
+      const rules = (request.requirements ?? []).map((r) => r.rule).join(', ');
+      await this.track(this.applyWithoutApproval(posted, request.requesterId, `No approval needed under the policy rule(s): ${rules}.`));
+    }
     return { ok: true, request: posted };
   }
 
-  async decide(decision: Decision, id: string, userId: string): Promise<DecisionReply> {
-    return this.tracked(this.decideNow(decision, id, userId));
+  decide(decision: Decision, id: string, userId: string): Promise<DecisionReply> {
+    return this.track(this.decideNow(decision, id, userId));
   }
 
   /**
    * Applies a pending request that needs no approval (a revert: it only takes access back) through
    * the same exactly-once path as an approval; `actorId` is recorded as its approver.
    */
-  async applyUnreviewed(request: ChangeRequest, actorId: string): Promise<DecisionReply> {
-    return this.tracked(this.approve(request, actorId));
+  applyUnreviewed(request: ChangeRequest, actorId: string): Promise<DecisionReply> {
+    return this.track(this.applyWithoutApproval(request, actorId));
   }
 
-  private async tracked(work: Promise<DecisionReply>): Promise<DecisionReply> {
+  /** Work that shutdown waits for. */
+  private async track<T>(work: Promise<T>): Promise<T> {
     this.inFlight.add(work);
     try {
       return await work;
@@ -247,7 +260,7 @@ export class ApprovalFlow implements ChangeRequestService {
     if (request.revertOf) return { text: 'This is a revert the bot applies by itself: it needs no decision, so your click changed nothing.' };
     const verdict = await this.options.policy.check(decision, userId, request);
     if (!verdict.allowed) return { text: `:no_entry_sign: ${verdict.reason} Nothing was changed.` };
-    if (decision === 'approve') return this.approve(request, userId);
+    if (decision === 'approve') return this.approve(request, userId, verdict.counts);
     return this.close(request, decision === 'reject' ? 'rejected' : 'cancelled', userId);
   }
 
@@ -258,15 +271,46 @@ export class ApprovalFlow implements ChangeRequestService {
     return undefined;
   }
 
-  private async approve(request: ChangeRequest, approverId: string): Promise<DecisionReply> {
-    const claimed = await this.transition(request, ['pending'], 'applying', approverId, 'approved', undefined, {
+  /**
+   * Records the approval; the store decides in the same atomic step whether it was the last one
+   * needed, and only the caller whose approval completed the request applies it.
+   */
+  private async approve(request: ChangeRequest, approverId: string, counts: readonly number[] | undefined): Promise<DecisionReply> {
+    const requirements = request.requirements ?? [];
+    const given = counts ?? requirements.map((_, index) => index);
+    const recorded = await this.options.store.addApproval(request.id, {
+      approval: { userId: approverId, at: this.now(), counts: [...(given.length > 0 ? given : [0])] },
+      audit: { summary: changeSummary(request.plan.changes), message: countsForText(requirements, given) },
+      completesMessage: 'The last approval needed: applying the change.',
       claim: { owner: this.owner, ttlMs: this.leaseMs },
     });
+    if (!recorded.ok) {
+      if (recorded.reason === 'already-approved' || recorded.reason === 'not-needed') return { text: approvalNotCountedText(recorded.request, recorded.reason) };
+      if (recorded.reason === 'expired') this.notify('expired', request, approverId);
+      return this.lostRace(recorded);
+    }
+    if (!recorded.complete) {
+      await this.refreshMessage(recorded.request);
+      return { text: approvalRecordedText(recorded.request) };
+    }
+    return this.applyAsClaimed(recorded.request, approverId);
+  }
+
+  /** A request that needs no approval (by the policy, or a revert): the same exactly-once path, `actorId` as approver. */
+  private async applyWithoutApproval(request: ChangeRequest, actorId: string, auditMessage?: string): Promise<DecisionReply> {
+    const claimed = await this.transition(request, ['pending'], 'applying', actorId, 'approved', undefined, {
+      claim: { owner: this.owner, ttlMs: this.leaseMs },
+      ...(auditMessage ? { auditMessage } : {}),
+    });
     if (!claimed.ok) return this.lostRace(claimed);
+    return this.applyAsClaimed(claimed.request, actorId);
+  }
+
+  private async applyAsClaimed(request: ChangeRequest, approverId: string): Promise<DecisionReply> {
     this.applyingHere.add(request.id);
     let result: Recorded | { reply: DecisionReply };
     try {
-      result = await this.holding(leaseTokenOf(claimed.request), (lease) => this.applyClaimed(claimed.request, approverId, lease));
+      result = await this.holding(leaseTokenOf(request), (lease) => this.applyClaimed(request, approverId, lease));
     } finally {
       this.applyingHere.delete(request.id);
     }
@@ -427,8 +471,10 @@ export class ApprovalFlow implements ChangeRequestService {
     actorId: string,
     action: AuditAction,
     outcome?: ChangeOutcome,
-    lease: Pick<Transition, 'claim' | 'holder'> = {},
+    extra: Pick<Transition, 'claim' | 'holder'> & { auditMessage?: string } = {},
   ) {
+    const { auditMessage, ...lease } = extra;
+    const message = auditMessage ?? outcome?.message;
     const result = await this.options.store.transition(request.id, {
       from,
       to,
@@ -436,7 +482,7 @@ export class ApprovalFlow implements ChangeRequestService {
       now: this.now(),
       ...lease,
       ...(outcome ? { outcome } : {}),
-      audit: { action, ...(outcome?.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}), ...(outcome?.message ? { message: outcome.message } : {}), summary: changeSummary(request.plan.changes) },
+      audit: { action, ...(outcome?.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}), ...(message ? { message } : {}), summary: changeSummary(request.plan.changes) },
     });
     if (result.ok) this.notify(action, request, actorId, outcome?.apiRequestId);
     else if (result.reason === 'expired') this.notify('expired', request, actorId);

@@ -1,46 +1,68 @@
 /**
- * Who may approve or reject a change request. APPROVERS lists user ids (U...) and user group ids
- * (S...); groups are resolved through Slack and cached, since membership changes rarely and a
- * click must be answered fast. With no APPROVERS, anyone in the channel but the requester may.
+ * Who may approve or reject a change request. The request carries its requirements (the
+ * POLICY_FILE rules that matched when it was made, or the default: one approval from APPROVERS);
+ * approvers are user ids (U...) and user group ids (S...). Groups are resolved through Slack and
+ * cached, since membership changes rarely and a click must be answered fast.
  */
-import type { ChangeRequest } from '../core/change/types.js';
-import type { ApprovalPolicy, Decision, Verdict } from '../ports/approval-policy.js';
+import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
+import { evaluatePolicy } from '../core/policy/evaluate.js';
+import { requestFacts } from '../core/policy/facts.js';
+import { groupsOf, judgeApproval, mayReject } from '../core/policy/progress.js';
+import type { Policy, PolicyDefaults, Requirement } from '../core/policy/types.js';
+import { approverLabel } from '../core/render/people.js';
+import { notEligibleText, requirementsOf, stillNeededText } from '../core/render/policy.js';
+import type { ServiceRecord } from '../core/service/schema.js';
+import type { ApprovalPolicy, Decision, Ruling, Verdict } from '../ports/approval-policy.js';
 import { MessengerError, type Messenger } from '../ports/messenger.js';
 
 export interface ApproverPolicyOptions {
   approvers: readonly string[];
   allowSelfApproval: boolean;
   messenger: Pick<Messenger, 'groupMembers'>;
+  /** The rules in force (POLICY_FILE, reloaded on SIGHUP); none = the default for every request. */
+  policy?: () => Policy | undefined;
   groupCacheMs?: number;
   now?: () => number;
+}
+
+/** Membership of the groups a click depends on; groups Slack would not tell about are listed. */
+interface Membership {
+  inGroup(groupId: string): boolean;
+  unknown: string[];
 }
 
 export class ApproverPolicy implements ApprovalPolicy {
   private readonly groups = new Map<string, { members: Promise<Set<string>>; fetchedAt: number }>();
   private readonly now: () => number;
+  private readonly defaults: PolicyDefaults;
 
   constructor(private readonly options: ApproverPolicyOptions) {
     this.now = options.now ?? Date.now;
+    this.defaults = { approvers: options.approvers, allowSelfApproval: options.allowSelfApproval };
+  }
+
+  rulesFor(service: ServiceRecord, plan: ChangePlan): Ruling {
+    const policy = this.options.policy?.();
+    const decision = evaluatePolicy(policy, requestFacts(service, plan), this.defaults);
+    return { decision, ...(policy ? { digest: policy.digest } : {}) };
   }
 
   async check(decision: Decision, userId: string, request: ChangeRequest): Promise<Verdict> {
-    if (decision === 'approve') return this.mayApprove(userId, request);
-    if (decision === 'reject') return this.mayReject(userId, request);
-    return this.mayCancel(userId, request);
-  }
-
-  async mayApprove(userId: string, request: ChangeRequest): Promise<Verdict> {
-    if (userId === request.requesterId && !this.options.allowSelfApproval) {
-      return { allowed: false, reason: 'You asked for this change, so someone else has to approve it.' };
-    }
-    return this.mayDecide(userId, 'approve');
-  }
-
-  async mayReject(userId: string, request: ChangeRequest): Promise<Verdict> {
-    if (userId === request.requesterId) {
+    if (decision === 'cancel') return this.mayCancel(userId, request);
+    const requirements = requirementsOf(request, this.defaults);
+    if (decision === 'reject' && userId === request.requesterId) {
       return { allowed: false, reason: 'This is your own request: use Cancel to withdraw it.' };
     }
-    return this.mayDecide(userId, 'reject');
+    // An approval reads the groups afresh: someone just removed from a group must not approve.
+    const membership = await this.membership(userId, requirements, { fresh: decision === 'approve' });
+    if (decision === 'reject') {
+      if (mayReject(requirements, userId, request.requesterId, membership.inGroup)) return { allowed: true };
+      return refusal(membership, `Only people who can approve this request can reject it: ${whoCanApprove(requirements)}.`);
+    }
+    const click = judgeApproval(requirements, request.approvals ?? [], userId, request.requesterId, membership.inGroup);
+    if (click.kind === 'counts') return { allowed: true, counts: click.counts };
+    if (click.kind === 'already-approved') return { allowed: false, reason: `You already approved this request. ${stillNeededText(request, requirements)}` };
+    return refusal(membership, notEligibleText(request, requirements, click.requester));
   }
 
   mayCancel(userId: string, request: ChangeRequest): Verdict {
@@ -49,26 +71,26 @@ export class ApproverPolicy implements ApprovalPolicy {
       : { allowed: false, reason: 'Only the person who asked for this change can cancel it. Approvers can Reject it.' };
   }
 
-  private async mayDecide(userId: string, verb: string): Promise<Verdict> {
-    const { approvers } = this.options;
-    if (approvers.length === 0 || approvers.includes(userId)) return { allowed: true };
-    for (const groupId of approvers.filter((id) => id.startsWith('S'))) {
-      let members: Set<string>;
-      try {
-        members = await this.members(groupId);
-      } catch (error) {
-        const code = error instanceof MessengerError ? error.code : 'no answer';
-        return { allowed: false, reason: `The bot could not check the approver group <!subteam^${groupId}> (Slack said: ${code}). Whoever runs the bot should check its usergroups:read scope.` };
-      }
-      if (members.has(userId)) return { allowed: true };
-    }
-    return { allowed: false, reason: `You are not on this bot's list of approvers, so you cannot ${verb} changes. Ask one of them: ${approvers.map(label).join(', ')}.` };
+  /** Looks up only the groups that could change the answer: those of rules the user is not listed in directly. */
+  private async membership(userId: string, requirements: readonly Requirement[], read: { fresh: boolean }): Promise<Membership> {
+    const members = new Map<string, Set<string>>();
+    const unknown: string[] = [];
+    await Promise.all(
+      groupsOf(requirements).map(async (groupId) => {
+        try {
+          members.set(groupId, await this.members(groupId, read.fresh));
+        } catch (error) {
+          unknown.push(`${approverLabel(groupId)} (Slack said: ${error instanceof MessengerError ? error.code : 'no answer'})`);
+        }
+      }),
+    );
+    return { inGroup: (groupId) => members.get(groupId)?.has(userId) ?? false, unknown };
   }
 
-  private members(groupId: string): Promise<Set<string>> {
+  private members(groupId: string, fresh: boolean): Promise<Set<string>> {
     const ttl = this.options.groupCacheMs ?? 5 * 60_000;
     const cached = this.groups.get(groupId);
-    if (cached && this.now() - cached.fetchedAt < ttl) return cached.members;
+    if (!fresh && cached && this.now() - cached.fetchedAt < ttl) return cached.members;
     const members = this.options.messenger.groupMembers(groupId).then(
       (ids) => new Set(ids),
       (error: unknown) => {
@@ -81,4 +103,16 @@ export class ApproverPolicy implements ApprovalPolicy {
   }
 }
 
-const label = (id: string) => (id.startsWith('S') ? `<!subteam^${id}>` : `<@${id}>`);
+/** A refusal that may come from a group Slack would not list says so, for whoever runs the bot. */
+function refusal(membership: Membership, reason: string): Verdict {
+  if (membership.unknown.length === 0) return { allowed: false, reason };
+  return {
+    allowed: false,
+    reason: `${reason} The bot could not check the approver group ${membership.unknown.join(', ')}; whoever runs the bot should check its usergroups:read scope.`,
+  };
+}
+
+function whoCanApprove(requirements: readonly Requirement[]): string {
+  const lists = requirements.filter((r) => r.approvals > 0).map((r) => (r.approvers.length > 0 ? r.approvers.map(approverLabel).join(', ') : 'anyone in the channel but the requester'));
+  return [...new Set(lists)].join('; ');
+}

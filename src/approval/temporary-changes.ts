@@ -169,6 +169,7 @@ export class TemporaryChanges {
     const outcome = await this.options.flow.file({
       channelId: original.channelId,
       userId,
+      service,
       plan: extensionPlan(original, currentState(service), dueAt),
       temporary: original.temporary,
       extendOf: original.id,

@@ -20,7 +20,9 @@ import { CloudApiError } from '../core/service/api-error.js';
 import { ServiceUpdateSchema, TagFilterSchema, type ServiceRecord, type ServiceUpdate } from '../core/service/schema.js';
 import { SendWindowClosedError, type ReadOptions, type ServiceDirectory, type ServiceList, type ServiceUpdateResult, type UpdateOptions } from '../ports/service-directory.js';
 import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, ServiceEnvelopeSchema } from './envelopes.js';
-import { SlidingWindowLimiter } from './rate-limiter.js';
+import { FairThrottle, ThrottleBusyError, type ThrottleOptions, type ThrottleTicket } from './throttle.js';
+import { normaliseFilters } from '../core/schedule/types.js';
+import { filterServices } from '../core/summary/tags.js';
 import { ReadCache } from './read-cache.js';
 
 export type { ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
@@ -42,8 +44,8 @@ export interface CloudClientOptions {
   rateLimitBudgetMs?: number;
   /** Added to the API's X-RateLimit-Reset before retrying. */
   rateLimitPaddingMs?: number;
-  /** Client-side throttle matching the API's limit; false turns it off. */
-  throttle?: { limit: number; windowMs: number } | false;
+  /** Client-side throttle matching the API's limit (fair, bounded: see throttle.ts); false turns it off. */
+  throttle?: Omit<ThrottleOptions, 'now'> | false;
   connections?: number;
   logger?: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Told about every request on the wire (metrics). */
@@ -71,7 +73,7 @@ export class CloudClient implements ServiceDirectory {
   private readonly basePath: string;
   private readonly authorization: string;
   private readonly cache: ReadCache<ServiceList>;
-  private readonly limiter: SlidingWindowLimiter | undefined;
+  private readonly throttle: FairThrottle | undefined;
   private readonly options: Required<Omit<CloudClientOptions, 'logger' | 'throttle' | 'observer'>>;
   private readonly logger: CloudClientOptions['logger'];
   private readonly observer: CloudObserver | undefined;
@@ -95,27 +97,27 @@ export class CloudClient implements ServiceDirectory {
     this.orgId = options.orgId;
     this.cache = new ReadCache(this.options.cacheSeconds * 1000);
     const throttle = options.throttle ?? { limit: 10, windowMs: 10_000 };
-    this.limiter = throttle ? new SlidingWindowLimiter(throttle.limit, throttle.windowMs) : undefined;
+    this.throttle = throttle ? new FairThrottle(throttle) : undefined;
     this.logger = options.logger;
     this.observer = options.observer;
   }
 
   /**
-   * The organization's services, filtered by tags (`tag:KEY` or `tag:KEY=VALUE`, AND-ed).
-   * Reads are cached briefly and coalesced; `fresh` bypasses the cache (used before applying a
-   * change, so a stale read can never approve a stale change).
+   * The organization's services, filtered by tags (`tag:KEY` or `tag:KEY=VALUE`, AND-ed). The
+   * organization is read unfiltered, once per cache window and coalesced, and filtered here with
+   * the API's meaning: any number of distinct filter lists cost one request and one cached list.
    */
-  listServices(filters: readonly string[] = [], options: ReadOptions = {}): Promise<ServiceList> {
+  async listServices(filters: readonly string[] = [], options: ReadOptions = {}): Promise<ServiceList> {
     for (const filter of filters) {
       if (!TagFilterSchema.safeParse(filter).success) {
-        return Promise.reject(
-          new CloudApiError('invalid-request', `"${filter}" is not a tag filter: write tag:KEY or tag:KEY=VALUE`),
-        );
+        throw new CloudApiError('invalid-request', `"${filter}" is not a tag filter: write tag:KEY or tag:KEY=VALUE`);
       }
     }
-    const key = [...filters].sort().join('&');
-    const load = () => this.fetchList(filters);
-    return options.fresh ? this.cache.refresh(key, load) : this.cache.get(key, load);
+    const ticket: ThrottleTicket = { priority: options.priority ?? (options.fresh ? 'approval' : 'read'), person: options.person ?? 'bot' };
+    const load = () => this.fetchList(ticket);
+    const all = await (options.fresh ? this.cache.refresh(WHOLE_ORGANIZATION, load) : this.cache.get(WHOLE_ORGANIZATION, load));
+    const wanted = normaliseFilters(filters);
+    return wanted.length === 0 ? all : { ...all, services: filterServices(all.services, wanted) };
   }
 
   /**
@@ -130,8 +132,9 @@ export class CloudClient implements ServiceDirectory {
       return list.services.find((service) => service.id === serviceId);
     }
     const path = this.servicePath(serviceId);
+    const ticket: ThrottleTicket = { priority: options.priority ?? 'approval', person: options.person ?? 'bot' };
     try {
-      const response = await this.send('GET', path);
+      const response = await this.send('GET', path, ticket);
       const parsed = ServiceEnvelopeSchema.safeParse(response.json);
       if (!parsed.success) throw this.badResponse('GET', path, response.json);
       return parsed.data.result;
@@ -150,7 +153,7 @@ export class CloudClient implements ServiceDirectory {
     }
     const path = this.servicePath(serviceId);
     try {
-      const response = await this.send('PATCH', path, body.data, options.beforeSend);
+      const response = await this.send('PATCH', path, { priority: 'approval', person: 'approval' }, body.data, options.beforeSend);
       const parsed = ServiceEnvelopeSchema.safeParse(response.json);
       if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
       return { service: parsed.data.result, requestId: parsed.data.requestId };
@@ -162,7 +165,7 @@ export class CloudClient implements ServiceDirectory {
 
   /** Requests waiting for the client-side throttle right now. */
   get throttleQueueLength(): number {
-    return this.limiter?.waiting ?? 0;
+    return this.throttle?.waiting ?? 0;
   }
 
   async close(): Promise<void> {
@@ -177,12 +180,9 @@ export class CloudClient implements ServiceDirectory {
     return `${this.orgPath()}/services/${encodeURIComponent(serviceId)}`;
   }
 
-  private async fetchList(filters: readonly string[]): Promise<ServiceList> {
-    const query = new URLSearchParams();
-    for (const filter of filters) query.append('filter', filter);
-    const search = query.size > 0 ? `?${query.toString()}` : '';
-    const path = `${this.orgPath()}/services${search}`;
-    const response = await this.send('GET', path);
+  private async fetchList(ticket: ThrottleTicket): Promise<ServiceList> {
+    const path = `${this.orgPath()}/services`;
+    const response = await this.send('GET', path, ticket);
     const parsed = ListEnvelopeSchema.safeParse(response.json);
     if (!parsed.success) throw this.badResponse('GET', path, response.json);
     const { services, skipped } = parseServiceList(parsed.data.result);
@@ -190,10 +190,10 @@ export class CloudClient implements ServiceDirectory {
     return { services, skipped, requestId: parsed.data.requestId, fetchedAt: Date.now() };
   }
 
-  private async send(method: Method, path: string, body?: unknown, beforeSend?: UpdateOptions['beforeSend']): Promise<RawResponse> {
+  private async send(method: Method, path: string, ticket: ThrottleTicket, body?: unknown, beforeSend?: UpdateOptions['beforeSend']): Promise<RawResponse> {
     const deadline = Date.now() + this.options.rateLimitBudgetMs;
     for (let attempt = 0; ; attempt += 1) {
-      if (this.limiter) await this.limiter.acquire();
+      await this.acquire(ticket, method, path);
       const sendBy = beforeSend ? await beforeSend() : undefined;
       let response: RawResponse & { retryAfterMs: number | undefined };
       try {
@@ -224,6 +224,16 @@ export class CloudClient implements ServiceDirectory {
       }
       if (status >= 400 || status < 200) throw this.httpError(method, path, response);
       return response;
+    }
+  }
+
+  private async acquire(ticket: ThrottleTicket, method: Method, path: string): Promise<void> {
+    try {
+      await this.throttle?.acquire(ticket);
+    } catch (error) {
+      if (!(error instanceof ThrottleBusyError)) throw error;
+      this.logger?.info(`Cloud API budget busy: ${method} ${path} for ${ticket.person} not sent`);
+      throw new CloudApiError('busy', 'The Cloud API budget of the bot is taken by other requests', { method, path, retryAfterMs: error.retryAfterMs });
     }
   }
 
@@ -327,6 +337,9 @@ export class CloudClient implements ServiceDirectory {
     });
   }
 }
+
+/** The one cache key: the whole organization, filtered locally per caller. */
+const WHOLE_ORGANIZATION = 'organization';
 
 function parseJson(text: string): unknown {
   if (text === '') return undefined;

@@ -1,5 +1,6 @@
 import { section } from '../core/render/mrkdwn.js';
 import type {
+  ApprovalRules,
   ChangeRequestService,
   ChangeStore,
   Log,
@@ -22,11 +23,15 @@ export interface BotServices {
   temporary: TemporaryChangeService;
   /** TEMPORARY_MAX_SECONDS in ms. */
   temporaryMaxMs: number;
+  approvalRules: ApprovalRules;
   modals: Modals;
   scheduleStore: ScheduleStore;
   scheduler: ScheduleRegistry;
   summaries: SummaryPublisher;
   summaryTimeZone: string;
+  scheduleLimits: { minIntervalSeconds: number; maxPerChannel: number };
+  /** AUDIT_RETENTION_DAYS: how far back `history` can ever look. */
+  auditRetentionDays: number;
   logger: Log;
   slashCommand: string;
 }

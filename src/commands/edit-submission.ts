@@ -32,7 +32,7 @@ export async function submitEdit(submission: EditSubmission, ack: SubmissionAck,
   const durationError = chosen && ('problem' in chosen ? chosen.problem : durationProblem(chosen.ms, s.temporaryMaxMs));
   if (durationError) return ack({ [BLOCK.duration]: durationError });
   const temporary = chosen && 'ms' in chosen ? { temporary: temporaryTerms(chosen.ms) } : {};
-  const reading = readService(s, submission.metadata.serviceId).catch((error: unknown): Read => ({ ok: false, text: failureText(error, s) }));
+  const reading = readService(s, submission.metadata.serviceId, submission.userId).catch((error: unknown): Read => ({ ok: false, text: failureText(error, s) }));
   const early = await Promise.race([reading, sleep(SUBMIT_DEADLINE_MS).then(() => undefined)]);
   if (early?.ok) {
     const plan = planChange(early.service, intent);
@@ -74,9 +74,9 @@ async function tell(messenger: Messenger, submission: EditSubmission, text: stri
 
 type Read = { ok: true; service: ServiceRecord } | { ok: false; text: string };
 
-async function readService(s: BotServices, serviceId: string): Promise<Read> {
+async function readService(s: BotServices, serviceId: string, person: string): Promise<Read> {
   try {
-    const service = await s.cloud.getService(serviceId);
+    const service = await s.cloud.getService(serviceId, { person });
     return service ? { ok: true, service } : { ok: false, text: `:grey_question: Service ${code(serviceId)} no longer exists, so nothing was requested.` };
   } catch (error) {
     if (error instanceof CloudApiError) return { ok: false, text: cloudErrorText(error, 'Reading the service') };

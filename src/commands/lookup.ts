@@ -5,9 +5,9 @@ import type { BotServices } from './context.js';
 
 export type Lookup = { ok: true; service: ServiceRecord } | { ok: false; text: string };
 
-/** Finds SERVICE among the organization's services (a cached read is fine for this). */
-export async function lookupService(services: BotServices, query: string): Promise<Lookup> {
-  const list = await services.cloud.listServices();
+/** Finds SERVICE among the organization's services (a cached read is fine for this), for `person`. */
+export async function lookupService(services: BotServices, query: string, person: string): Promise<Lookup> {
+  const list = await services.cloud.listServices([], { person });
   const resolution = resolveService(list.services, query);
   return resolution.ok ? resolution : { ok: false, text: resolutionText(resolution) };
 }

@@ -9,6 +9,7 @@ import { pendingBlocks } from '../core/render/change.js';
 import { cloudErrorText, internalErrorText, messageOf, READ_FAILED_TEXT, STORE_DOWN_TEXT } from '../core/render/errors.js';
 import { helpBlocks, invalidBlocks } from '../core/render/help.js';
 import { historyBlocks } from '../core/render/history.js';
+import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
@@ -16,6 +17,7 @@ import { CloudApiError } from '../core/service/api-error.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
 import { replyText, type BotServices, type Invocation } from './context.js';
 import { lookupService } from './lookup.js';
+import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 
 const HISTORY_LIMIT = 20;
@@ -42,11 +44,11 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     }),
   invalid: (command, inv, s) => inv.reply({ text: esc(command.message), blocks: invalidBlocks(s.slashCommand, command.message, command.usage) }),
   list: async (command, inv, s) => {
-    const list = await s.cloud.listServices(command.filters);
+    const list = await s.cloud.listServices(command.filters, { person: inv.userId });
     return inv.reply({ text: `${list.services.length} ClickHouse Cloud services`, blocks: listBlocks(list.services, command.filters, list.fetchedAt) });
   },
   show: async (command, inv, s) => {
-    const found = await lookupService(s, command.service);
+    const found = await lookupService(s, command.service, inv.userId);
     if (!found.ok) return replyText(inv, found.text);
     return inv.reply({ text: `Service ${esc(found.service.name)}`, blocks: serviceBlocks(found.service) });
   },
@@ -54,7 +56,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   change: async (command, inv, s) => {
     const tooLong = command.durationMs === undefined ? undefined : durationProblem(command.durationMs, s.temporaryMaxMs);
     if (tooLong) return replyText(inv, `:warning: ${esc(tooLong)}`);
-    const found = await lookupService(s, command.service);
+    const found = await lookupService(s, command.service, inv.userId);
     if (!found.ok) return replyText(inv, found.text);
     const temporary = command.durationMs === undefined ? {} : { temporary: temporaryTerms(command.durationMs) };
     const result = await s.changeRequests.request({ channelId: inv.channelId, userId: inv.userId, service: found.service, intent: command.intent, ...temporary });
@@ -68,6 +70,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   },
   temporary: async (_command, inv, s) => inv.reply(await s.temporary.list(inv.channelId)),
   history: (command, inv, s) => showHistory(command.service, inv, s),
+  policy: (command, inv, s) => showPolicy(command.service, inv, s),
   summary: (command, inv, s) => postSummaryNow(command.filters, inv, s),
   'schedule add': (command, inv, s) => addSchedule(command, inv, s),
   'schedule list': (_command, inv, s) => listSchedules(inv, s),
@@ -82,7 +85,7 @@ function dispatch<K extends CommandKind>(command: Extract<Command, { kind: K }>,
 async function openEditModal(query: string, inv: Invocation, s: BotServices): Promise<void> {
   const opened = await s.modals.open(inv.triggerId, loadingView());
   try {
-    const found = await lookupService(s, query);
+    const found = await lookupService(s, query, inv.userId);
     const view = found.ok ? editView(found.service, editMetadata(found.service, inv.channelId), s.temporaryMaxMs) : messageView(found.text);
     await s.modals.update(opened.viewId, view, opened.hash);
   } catch (error) {
@@ -93,22 +96,32 @@ async function openEditModal(query: string, inv: Invocation, s: BotServices): Pr
 
 async function postSummaryNow(filters: string[], inv: Invocation, s: BotServices): Promise<void> {
   await inv.reply({ text: 'Preparing the summary…', blocks: [section(':hourglass: Preparing the summary for this channel…')] });
-  const outcome = await s.summaries.post({ channelId: inv.channelId, filters, snapshotKey: adHocSnapshotKey(inv.channelId, filters) });
+  const outcome = await s.summaries.post({ channelId: inv.channelId, filters, snapshotKey: adHocSnapshotKey(inv.channelId, filters), reader: inv.userId });
   if (!outcome.ok) await replyText(inv, outcome.text);
 }
 
-/** Ad-hoc summaries of a channel compare against the previous one with the same filters. */
-const adHocSnapshotKey = (channelId: string, filters: string[]) => `adhoc:${channelId}:${[...filters].sort().join('&')}`;
+async function showPolicy(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
+  const { approvalRules } = s;
+  if (query === undefined) return inv.reply({ text: 'Approval policy', blocks: policyBlocks(approvalRules.current(), approvalRules.defaults) });
+  const found = await lookupService(s, query, inv.userId);
+  if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
+  return inv.reply({ text: `Approval rules for ${esc(found.service.name)}`, blocks: servicePolicyBlocks(approvalRules.current(), found.service, approvalRules.defaults) });
+}
 
+/** Only the requests of the channel it is typed in: a private channel's changes stay there. */
 async function showHistory(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
+  const record = async (serviceId?: string) => ({
+    entries: await s.changeStore.readAudit({ channelId: inv.channelId, ...(serviceId ? { serviceId } : {}), limit: HISTORY_LIMIT }),
+    reach: { beginsAt: await s.changeStore.auditBeginsAt(), retentionDays: s.auditRetentionDays },
+  });
   if (query === undefined) {
-    const entries = await s.changeStore.readAudit({ limit: HISTORY_LIMIT });
-    return inv.reply({ text: 'Recent change history', blocks: historyBlocks(entries) });
+    const { entries, reach } = await record();
+    return inv.reply({ text: 'Recent change history of this channel', blocks: historyBlocks(entries, reach) });
   }
-  const found = await lookupService(s, query);
+  const found = await lookupService(s, query, inv.userId);
   if (!found.ok) return replyText(inv, found.text);
-  const entries = await s.changeStore.readAudit({ serviceId: found.service.id, limit: HISTORY_LIMIT });
-  return inv.reply({ text: `History of ${esc(found.service.name)}`, blocks: historyBlocks(entries, found.service.name) });
+  const { entries, reach } = await record(found.service.id);
+  return inv.reply({ text: `History of ${esc(found.service.name)}`, blocks: historyBlocks(entries, reach, found.service.name) });
 }
 
 /** Known failures get their sentence; anything else a reference the operators can find in the log. */

@@ -8,10 +8,12 @@ import { replyText, type BotServices, type Invocation } from './context.js';
 
 export async function addSchedule(input: { cron: string; filters: string[]; timeZone?: string }, inv: Invocation, s: BotServices): Promise<void> {
   const timeZone = input.timeZone ?? s.summaryTimeZone;
-  const check = checkCron(input.cron, timeZone);
+  const { minIntervalSeconds, maxPerChannel } = s.scheduleLimits;
+  const check = checkCron(input.cron, timeZone, new Date(), minIntervalSeconds);
   if (!check.ok) return replyText(inv, `:warning: ${esc(check.message)}`);
   const schedule: Schedule = {
-    id: `sch-${randomBytes(3).toString('hex')}`,
+    // 64 random bits: ids never collide, and the store adds only if the id is free anyway.
+    id: `sch-${randomBytes(8).toString('hex')}`,
     channelId: inv.channelId,
     cron: input.cron,
     timeZone,
@@ -19,7 +21,11 @@ export async function addSchedule(input: { cron: string; filters: string[]; time
     createdBy: inv.userId,
     createdAt: Date.now(),
   };
-  await s.scheduler.add(schedule);
+  const added = await s.scheduler.add(schedule, { maxPerChannel });
+  if (!added.ok && added.reason === 'channel-full') {
+    return replyText(inv, `:warning: This channel already has ${maxPerChannel} scheduled summaries, the most allowed (SCHEDULE_MAX_PER_CHANNEL=${maxPerChannel}). Remove one with \`schedule remove ID\` (\`schedule list\` shows them) and add this one again.`);
+  }
+  if (!added.ok) return replyText(inv, ':x: The schedule could not be added because its id was taken. Please run the command again.');
   await inv.reply({ text: `Scheduled summary ${schedule.id}`, blocks: scheduleAddedBlocks(schedule, new Date()) });
 }
 

@@ -25,6 +25,8 @@ export const PEOPLE = [
   { id: 'U0DAVE', name: 'Dave', role: 'not an approver' },
 ] as const;
 export const CHANNEL = { id: 'C0PLAYGROUND', name: 'data-platform' } as const;
+/** Production needs Bob and Carol, dev IP adds need nobody, production is never opened to the world. */
+export const DEMO_POLICY_FILE = fileURLToPath(new URL('./demo-policy.yaml', import.meta.url));
 
 export interface Playground {
   url: string;
@@ -55,6 +57,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     SLACK_API_URL: slack.apiUrl,
     PORT: '0',
     APPROVERS: PEOPLE.filter((p) => p.role === 'approver').map((p) => p.id).join(','),
+    POLICY_FILE: DEMO_POLICY_FILE,
     CHANGE_TTL_SECONDS: '3600',
     // Changes made "outside the bot" from the side panel should show at once, not after 10 s.
     CLICKHOUSE_CACHE_SECONDS: '0',

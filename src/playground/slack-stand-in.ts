@@ -55,6 +55,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
   /** Channels where chat.postMessage fails with this error code (e.g. not_in_channel). */
   readonly failingChannels = new Map<string, string>();
   readonly userGroups = new Map<string, string[]>();
+  /** User groups whose usergroups.users.list fails with this error code (e.g. missing_scope). */
+  readonly failingGroups = new Map<string, string>();
   /** What apps.connections.open answers: a Socket Mode server's ws:// URL (tests), fresh for each call. */
   socketModeUrl: (() => string) | undefined;
   url = '';
@@ -181,6 +183,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
   }
 
   private answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
+    // As Slack does: a message whose text reaches 40,000 characters is refused.
+    if (method.startsWith('chat.') && [...str(args.text)].length >= 40_000) return { ok: false, error: 'msg_too_long' };
     switch (method) {
       case 'auth.test':
         return { ok: true, user_id: 'UBOT', bot_id: 'BBOT', team_id: 'T0TEAM', user: 'clickhouse', team: 'Playground', url: 'https://playground.slack.invalid/' };
@@ -202,8 +206,10 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
       }
       case 'apps.connections.open':
         return this.socketModeUrl ? { ok: true, url: this.socketModeUrl() } : { ok: false, error: 'not_allowed_token_type' };
-      case 'usergroups.users.list':
-        return { ok: true, users: this.userGroups.get(str(args.usergroup)) ?? [] };
+      case 'usergroups.users.list': {
+        const failure = this.failingGroups.get(str(args.usergroup));
+        return failure ? { ok: false, error: failure } : { ok: true, users: this.userGroups.get(str(args.usergroup)) ?? [] };
+      }
       default:
         return { ok: false, error: 'unknown_method' };
     }

@@ -1,14 +1,35 @@
-import type { ChangeRequest } from '../core/change/types.js';
+import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
+import type { Policy, PolicyDecision, PolicyDefaults } from '../core/policy/types.js';
+import type { ServiceRecord } from '../core/service/schema.js';
 
 export type Decision = 'approve' | 'reject' | 'cancel';
 
-export type Verdict = { allowed: true } | { allowed: false; reason: string };
+/**
+ * An allowed approval says which of the request's requirements (indices) it counts for; the
+ * store records it with them and decides atomically whether it was the last one needed.
+ */
+export type Verdict = { allowed: true; counts?: readonly number[] } | { allowed: false; reason: string };
+
+/** What the rules in force demand of a new request, and the digest of the file they came from. */
+export interface Ruling {
+  decision: PolicyDecision;
+  digest?: string;
+}
 
 /**
  * Who may decide a change request. It sees the whole request (service, fields, requester), so
  * rules per service, per tag or per field fit here without touching the approval flow.
- * approval/approvers.ts (APPROVERS, user groups, self-approval) is the first implementation.
+ * approval/approvers.ts (POLICY_FILE rules, else APPROVERS, user groups, self-approval) implements it.
  */
 export interface ApprovalPolicy {
+  /** The rules a new request must satisfy (fixed with the request), or the rule that refuses it. */
+  rulesFor(service: ServiceRecord, plan: ChangePlan): Ruling;
   check(decision: Decision, userId: string, request: ChangeRequest): Promise<Verdict>;
+}
+
+/** The rules in force, for `/clickhouse policy` (approval/policy-file.ts reloads them on SIGHUP). */
+export interface ApprovalRules {
+  current(): Policy | undefined;
+  /** What a request needs when no rule matches (APPROVERS, ALLOW_SELF_APPROVAL). */
+  defaults: PolicyDefaults;
 }

@@ -1,5 +1,6 @@
 import type { AuditEntry, NewAuditEntry } from '../core/change/audit.js';
 import type { ChangeOutcome, ChangeRequest, ChangeStatus } from '../core/change/types.js';
+import type { Approval } from '../core/policy/types.js';
 
 export type TransitionResult =
   | { ok: true; request: ChangeRequest }
@@ -28,6 +29,27 @@ export interface Transition {
   holder?: LeaseToken;
 }
 
+/** One person's approval, recorded with its audit entry. */
+export interface ApprovalStep {
+  /** `at` is the time of the click; `counts` the requirements (indices) it counts for. */
+  approval: Approval;
+  audit: { summary: string; message?: string };
+  /** Appended to the audit message when this approval is the last one needed. */
+  completesMessage?: string;
+  /** When this approval completes the request: the approver's lease, granted in the same step (see Transition). */
+  claim?: { owner: string; ttlMs: number };
+}
+
+export type ApprovalResult =
+  /** Recorded; `complete` means it was the last one needed and the request is now "applying". */
+  | { ok: true; request: ChangeRequest; complete: boolean }
+  /** Not recorded: this person already approved, or it counts only for rules already met. */
+  | { ok: false; reason: 'already-approved'; request: ChangeRequest }
+  | { ok: false; reason: 'not-needed'; request: ChangeRequest }
+  | { ok: false; reason: 'conflict'; request: ChangeRequest }
+  | { ok: false; reason: 'expired'; request: ChangeRequest }
+  | { ok: false; reason: 'missing' };
+
 /** Proof of ownership of a request in "applying" (see ApplyLease). */
 export interface LeaseToken {
   requestId: string;
@@ -54,6 +76,13 @@ export interface ChangeStore {
    * Sets decidedBy/decidedAt when leaving pending, and outcome when given.
    */
   transition(id: string, transition: Transition): Promise<TransitionResult>;
+  /**
+   * Records an approval and, in the same atomic step, decides whether it was the last one needed:
+   * then the request moves to "applying" (decidedBy = this approver) and only this caller applies
+   * it. Refused when the request is not pending, past its expiry (marked expired), already
+   * approved by this person, or when the approval counts for no requirement still unmet.
+   */
+  addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult>;
   /** Pending requests of a channel that have not expired, oldest first. */
   listPending(channelId: string, now: number): Promise<ChangeRequest[]>;
   /** Pending requests of every channel that have not expired (the pending gauge). */
@@ -89,11 +118,24 @@ export interface ChangeStore {
   dueReminders(now: number, limit: number): Promise<string[]>;
   /** True for exactly one caller across replicas: that one posts the reminder. */
   claimReminder(id: string): Promise<boolean>;
-  /** Newest first; filtered by service id when given. */
-  readAudit(options: { serviceId?: string; limit: number }): Promise<AuditEntry[]>;
+  /**
+   * Newest first. With a channel, only that channel's requests (kept in their own index, so noise
+   * elsewhere never pushes them out); with a channel and a service, that service's in that channel.
+   */
+  readAudit(query: AuditQuery): Promise<AuditEntry[]>;
+  /** 'applied' entries written within the window (ms, inclusive), oldest first: drift attribution. */
+  readApplied(window: { from: number; to: number }): Promise<AuditEntry[]>;
+  /** When the oldest entry still kept was written (entries older than the retention are gone). */
+  auditBeginsAt(): Promise<number | undefined>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
 
-/** The audit trail as readers see it (history, drift attribution): the change store's readAudit. */
-export type AuditLog = Pick<ChangeStore, 'readAudit'>;
+export interface AuditQuery {
+  channelId?: string;
+  serviceId?: string;
+  limit: number;
+}
+
+/** The audit trail as readers see it (history, drift attribution). */
+export type AuditLog = Pick<ChangeStore, 'readAudit' | 'readApplied' | 'auditBeginsAt'>;

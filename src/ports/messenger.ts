@@ -5,6 +5,8 @@ export interface Message {
   text: string;
   blocks: Block[];
   threadTs?: string;
+  /** One of many (a summary's messages): it yields to other posts in the same channel. */
+  bulk?: boolean;
 }
 
 /** What the middle layer needs from the chat platform; slack/messenger.ts implements it. */

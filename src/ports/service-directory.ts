@@ -18,9 +18,16 @@ export interface ServiceUpdateResult {
   requestId: string;
 }
 
+/** Approvals (their re-reads and the update) go first; other reads share the rest fairly. */
+export type ReadPriority = 'approval' | 'read';
+
 export interface ReadOptions {
-  /** Skip the read cache (still single flight): for re-reads right before or after a change. */
+  /** Skip the read cache: for re-reads right before or after a change. */
   fresh?: boolean;
+  /** Default: 'approval' when fresh, 'read' otherwise. */
+  priority?: ReadPriority;
+  /** The Slack user (or schedule) the read is for: reads are shared fairly between people. */
+  person?: string;
 }
 
 export interface UpdateOptions {

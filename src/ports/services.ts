@@ -8,6 +8,7 @@ import type { Schedule } from '../core/schedule/types.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { Decision } from './approval-policy.js';
 import type { Message } from './messenger.js';
+import type { AddScheduleResult } from './schedule-store.js';
 
 /** What the person who clicked or typed should be told privately, if anything. */
 export type DecisionReply = { text: string } | undefined;
@@ -47,6 +48,8 @@ export interface SummaryTarget {
   title?: string;
   /** Posted by a schedule rather than asked for; failure messages say which. */
   scheduled?: boolean;
+  /** Who the read is for (the person who asked, or the schedule): the API budget is shared fairly. */
+  reader?: string;
 }
 
 export type SummaryOutcome = { ok: true } | { ok: false; text: string };
@@ -58,6 +61,7 @@ export interface SummaryPublisher {
 
 /** Adds and removes schedules so that every replica fires them (scheduler/scheduler.ts). */
 export interface ScheduleRegistry {
-  add(schedule: Schedule): Promise<void>;
+  /** Adds it only if its id is free and its channel is below `maxPerChannel` (see ScheduleStore). */
+  add(schedule: Schedule, limits?: { maxPerChannel: number }): Promise<AddScheduleResult>;
   remove(id: string): Promise<boolean>;
 }

@@ -8,7 +8,7 @@ import { Cron } from 'croner';
 import { messageOf } from '../core/render/errors.js';
 import { missedRun } from '../core/schedule/cron.js';
 import type { Schedule } from '../core/schedule/types.js';
-import type { Log, ScheduleRegistry, ScheduleStore } from '../ports/index.js';
+import type { AddScheduleResult, Log, ScheduleRegistry, ScheduleStore } from '../ports/index.js';
 
 export type RunSchedule = (schedule: Schedule, fireTime: Date) => Promise<void>;
 
@@ -18,6 +18,8 @@ export interface SchedulerOptions {
   logger: Pick<Log, 'info' | 'warn' | 'error'>;
   /** How often schedules are re-read from the store (changes made on other replicas). */
   syncIntervalMs?: number;
+  /** How long a run may hold its schedule before another replica takes it for dead (default 30 min). */
+  runLeaseMs?: number;
 }
 
 export class Scheduler implements ScheduleRegistry {
@@ -26,7 +28,11 @@ export class Scheduler implements ScheduleRegistry {
   private syncTimer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(private readonly options: SchedulerOptions) {}
+  private readonly runLeaseMs: number;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.runLeaseMs = options.runLeaseMs ?? 30 * 60_000;
+  }
 
   async start(): Promise<void> {
     await this.sync();
@@ -37,9 +43,10 @@ export class Scheduler implements ScheduleRegistry {
     this.syncTimer.unref();
   }
 
-  async add(schedule: Schedule): Promise<void> {
-    await this.options.store.addSchedule(schedule);
-    this.startJob(schedule);
+  async add(schedule: Schedule, limits?: { maxPerChannel: number }): Promise<AddScheduleResult> {
+    const added = await this.options.store.addSchedule(schedule, limits);
+    if (added.ok) this.startJob(schedule);
+    return added;
   }
 
   async remove(id: string): Promise<boolean> {
@@ -95,7 +102,16 @@ export class Scheduler implements ScheduleRegistry {
       const current = (await this.options.store.listSchedules(schedule.channelId)).some((s) => s.id === schedule.id);
       if (!current) return this.stopJob(schedule.id);
       if (!(await this.options.store.claimRun(schedule.id, fireTime.getTime()))) return;
-      await this.options.run(schedule, fireTime);
+      const now = Date.now();
+      if (!(await this.options.store.startRun(schedule.id, now, now + this.runLeaseMs))) {
+        this.options.logger.warn(`schedule ${schedule.id}: the previous run is still posting at ${fireTime.toISOString()}, so this run is skipped`);
+        return;
+      }
+      try {
+        await this.options.run(schedule, fireTime);
+      } finally {
+        await this.options.store.finishRun(schedule.id);
+      }
     } catch (error) {
       this.options.logger.error(`schedule ${schedule.id} (${fireTime.toISOString()}) failed: ${messageOf(error)}`);
     }

@@ -1,6 +1,7 @@
 /** The Messenger the middle layer needs, on top of Bolt's Web API client. */
 import type { webApi } from '@slack/bolt';
 import { MessengerError, type Messenger, type MessengerFailure } from '../ports/messenger.js';
+import { messageText } from '../core/render/mrkdwn.js';
 
 type WebClient = webApi.WebClient;
 
@@ -10,16 +11,16 @@ export function slackMessenger(client: WebClient, onApiError: ApiErrorListener =
   return {
     async post(channelId, message) {
       const result = await call('chat.postMessage', () =>
-        client.chat.postMessage({ channel: channelId, text: message.text, blocks: message.blocks, ...(message.threadTs ? { thread_ts: message.threadTs } : {}) }),
+        client.chat.postMessage({ channel: channelId, text: messageText(message.text), blocks: message.blocks, ...(message.threadTs ? { thread_ts: message.threadTs } : {}) }),
       );
       if (!result.ts) throw slackCallError('chat.postMessage', 'no_ts_returned');
       return result.ts;
     },
     async update(channelId, ts, message) {
-      await call('chat.update', () => client.chat.update({ channel: channelId, ts, text: message.text, blocks: message.blocks }));
+      await call('chat.update', () => client.chat.update({ channel: channelId, ts, text: messageText(message.text), blocks: message.blocks }));
     },
     async ephemeral(channelId, userId, message) {
-      await call('chat.postEphemeral', () => client.chat.postEphemeral({ channel: channelId, user: userId, text: message.text, blocks: message.blocks }));
+      await call('chat.postEphemeral', () => client.chat.postEphemeral({ channel: channelId, user: userId, text: messageText(message.text), blocks: message.blocks }));
     },
     async groupMembers(groupId) {
       const result = await call('usergroups.users.list', () => client.usergroups.users.list({ usergroup: groupId }));

@@ -5,6 +5,7 @@
  */
 import { request } from 'undici';
 import type { Message } from '../ports/messenger.js';
+import { messageText } from '../core/render/mrkdwn.js';
 
 export interface ResponseOptions {
   responseType?: 'ephemeral' | 'in_channel';
@@ -18,7 +19,7 @@ export function replyTo(responseUrl: string, options: ResponseOptions = {}): Rep
     const body = JSON.stringify({
       response_type: options.responseType ?? 'ephemeral',
       ...(options.replaceOriginal === undefined ? {} : { replace_original: options.replaceOriginal }),
-      text: message.text,
+      text: messageText(message.text),
       ...(message.blocks ? { blocks: message.blocks } : {}),
     });
     const response = await request(responseUrl, { method: 'POST', body, headers: { 'content-type': 'application/json' } });

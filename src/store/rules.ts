@@ -4,7 +4,9 @@
  */
 import type { AuditAction, NewAuditEntry } from '../core/change/audit.js';
 import { changeSummary } from '../core/change/summary.js';
+import { requirementsAuditText } from '../core/policy/audit.js';
 import type { ChangeRequest, ChangeStatus } from '../core/change/types.js';
+import type { Approval } from '../core/policy/types.js';
 
 /**
  * Once an update is on its way, the service's lock lasts until the request is settled; this long
@@ -21,8 +23,11 @@ export const LEASELESS_TAKEOVER_AFTER_MS = 5 * 60 * 1000;
 /** Finished requests stay readable this long after their expiry, to answer "already approved by X". */
 export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
-/** The audit trail keeps about this many entries (Redis trims approximately, memory exactly). */
-export const AUDIT_MAX_ENTRIES = 10_000;
+/** Audit entries are kept this long (AUDIT_RETENTION_DAYS), by age rather than by count. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
+
+/** The in-process store also caps its entries, since its memory is the bot's own. */
+export const MEMORY_AUDIT_MAX_ENTRIES = 100_000;
 
 /** readAudit looks at no more than this many of the newest entries, however few match. */
 export const AUDIT_SCAN_MAX = 5_000;
@@ -72,6 +77,8 @@ export function requestedAuditEntry(request: ChangeRequest): NewAuditEntry {
     serviceId: request.plan.serviceId,
     serviceName: request.plan.serviceName,
     summary: changeSummary(request.plan.changes),
+    // The rules in force and the policy file's digest, so the trail says what the request needed.
+    ...(request.requirements ? { message: requirementsAuditText(request.requirements, request.policyDigest) } : {}),
   };
 }
 
@@ -89,6 +96,16 @@ export function withoutEmptyOptionals<T extends { apiRequestId?: string; message
 /** Oldest first; the id breaks ties so both stores list in the same order. */
 export function byCreation(a: ChangeRequest, b: ChangeRequest): number {
   return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** The approvals each requirement needs, as the Redis scripts read them ("2,1,0"); one for requests without requirements. */
+export function neededApprovals(request: Pick<ChangeRequest, 'requirements'>): number[] {
+  return request.requirements?.map((r) => r.approvals) ?? [1];
+}
+
+/** How many approvals count for each requirement. */
+export function approvalTally(needed: readonly number[], approvals: ReadonlyArray<Pick<Approval, 'counts'>>): number[] {
+  return needed.map((_, index) => approvals.filter((a) => a.counts.includes(index)).length);
 }
 
 export function leavesPending(from: ChangeStatus, to: ChangeStatus): boolean {

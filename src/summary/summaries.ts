@@ -4,6 +4,7 @@
  * Every summary reads the organization once, unfiltered, through the cached client and filters
  * locally, so a burst of schedules costs one API request, not one each.
  */
+import { AD_HOC_SNAPSHOTS_PER_CHANNEL } from '../core/schedule/types.js';
 import { messageOf, summaryFailureReason } from '../core/render/errors.js';
 import { esc } from '../core/render/mrkdwn.js';
 import { attributeDrift, diffSnapshots, filterServices, parseSnapshot, summaryFailureMessage, summaryMessages, takeSnapshot } from '../core/summary/index.js';
@@ -20,9 +21,6 @@ import {
 } from '../ports/index.js';
 
 export type { SummaryOutcome, SummaryTarget } from '../ports/services.js';
-
-/** Applied changes older than the baseline cannot explain its drift; this many is plenty. */
-const AUDIT_LOOKBACK = 2_000;
 
 export class Summaries implements SummaryPublisher {
   constructor(
@@ -47,21 +45,22 @@ export class Summaries implements SummaryPublisher {
 
   private async postOrThrow(target: SummaryTarget): Promise<void> {
     const { cloud, audit: auditLog, snapshots, messenger } = this.deps;
-    const list = await cloud.listServices();
+    const list = await cloud.listServices([], { person: target.reader ?? 'summaries' });
     const services = filterServices(list.services, target.filters);
     const now = this.deps.now?.() ?? Date.now();
     const current = takeSnapshot(services, now);
     const previous = parseSnapshot(await snapshots.readSnapshot(target.snapshotKey));
     let drift;
     if (previous) {
-      const audit = await auditLog.readAudit({ limit: AUDIT_LOOKBACK });
+      const audit = await auditLog.readApplied({ from: previous.takenAt, to: now });
       drift = attributeDrift(diffSnapshots(previous, current), audit, { from: previous.takenAt, to: now });
     }
     const { headline, details } = summaryMessages({ services, filters: target.filters, drift, generatedAt: now, ...(target.title ? { title: target.title } : {}) });
-    const ts = await messenger.post(target.channelId, headline);
-    for (const message of details) await messenger.post(target.channelId, { ...message, threadTs: ts });
+    const ts = await messenger.post(target.channelId, { ...headline, bulk: true });
+    for (const message of details) await messenger.post(target.channelId, { ...message, threadTs: ts, bulk: true });
     // Only a summary that was posted becomes the next baseline, so no drift is ever skipped.
-    await snapshots.writeSnapshot(target.snapshotKey, JSON.stringify(current));
+    const channel = target.scheduled ? undefined : { channelId: target.channelId, keep: AD_HOC_SNAPSHOTS_PER_CHANNEL };
+    await snapshots.writeSnapshot(target.snapshotKey, JSON.stringify(current), channel);
   }
 
   /** A failure is logged, and told to the channel when the channel can be reached at all. */

@@ -3,6 +3,7 @@
  * messenger): the same promises as the end-to-end tests, in milliseconds.
  */
 import { describe, expect, it } from 'vitest';
+import { defaultRequirement } from '../../src/core/policy/evaluate.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { allTexts } from '../core/render/block-kit.js';
 import { ALICE, BOB, CAROL, CHANNEL, inProcess } from '../support/in-process.js';
@@ -92,6 +93,7 @@ describe('ApprovalFlow, in process', () => {
     const seen: string[] = [];
     const h = inProcess({
       policy: {
+        rulesFor: () => ({ decision: { kind: 'approve', requirements: [defaultRequirement({ approvers: [], allowSelfApproval: false })] } }),
         async check(decision, userId, request) {
           seen.push(`${decision} ${userId} ${request.plan.serviceName}`);
           return request.plan.serviceName.endsWith('-prod') && decision === 'approve' ? { allowed: false, reason: 'Production needs the on-call lead.' } : { allowed: true };

@@ -1,11 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CloudClient, type CloudClientOptions } from '../../src/cloud/client.js';
 import { CloudApiError } from '../../src/core/service/api-error.js';
 import { SendWindowClosedError } from '../../src/ports/service-directory.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
-import { DEMO_IDS, DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
+import { DEMO_IDS, DEMO_ORG_ID, demoServices, syntheticServices } from '../../src/simulator/seed.js';
+import { collectGarbage } from '../support/memory.js';
 
 const KEY_ID = 'clientTestKey';
 const KEY_SECRET = 'client-test-secret-value';
@@ -64,10 +66,55 @@ describe('listing services', () => {
     expect((orders as Record<string, unknown>).complianceType).toBe('pci');
   });
 
-  it('sends tag filters as repeated, URL-encoded filter parameters (AND)', async () => {
+  it('filters locally with AND of tag filters, reading the organization unfiltered', async () => {
     const list = await client().listServices(['tag:env=prod', 'tag:team=data']);
     expect(list.services.map((s) => s.name).sort()).toEqual(['billing-prod', 'orders-prod', 'orders-prod-readonly']);
-    expect(sim.requests[0]?.query.getAll('filter')).toEqual(['tag:env=prod', 'tag:team=data']);
+    expect(sim.requests[0]?.query.getAll('filter')).toEqual([]);
+  });
+
+  it.each([
+    [['tag:env=prod']],
+    [['tag:env']],
+    [['tag:env=prod', 'tag:team=data']],
+    [['tag:team=data', 'tag:team=data']],
+    [['tag:env=']],
+    [['tag:nothing']],
+    [['tag:env=prod', 'tag:env=staging']],
+  ])('gives for %j exactly what the API gives for the same filters', async (filters) => {
+    const local = await client().listServices(filters);
+    const query = new URLSearchParams(filters.map((f) => ['filter', f])).toString();
+    const response = await request(`${sim.url}/v1/organizations/${DEMO_ORG_ID}/services?${query}`, {
+      headers: { authorization: `Basic ${Buffer.from(`${KEY_ID}:${KEY_SECRET}`).toString('base64')}` },
+    });
+    const remote = (await response.body.json()) as { result: Array<{ id: string }> };
+    expect(local.services.map((s) => s.id).sort()).toEqual(remote.result.map((s) => s.id).sort());
+  });
+
+  it('keeps memory bounded while 1,000 distinct filter lists are listed against 1,000 services', async () => {
+    const big = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: syntheticServices(1_000) });
+    try {
+      const c = client({ baseUrl: big.url, cacheSeconds: 600 });
+      await c.listServices();
+      collectGarbage();
+      const before = process.memoryUsage().heapUsed;
+      // 30 × 34 spellings of "tag:env tag:team", each matching all 1,000 services: cached per
+      // spelling, that was about 1 MB each.
+      const variant = (i: number) => [...Array<string>((i % 30) + 1).fill('tag:env'), ...Array<string>(Math.floor(i / 30) + 1).fill('tag:team')];
+      for (let i = 0; i < 1_000; i += 1) expect((await c.listServices(variant(i))).services).toHaveLength(1_000);
+      collectGarbage();
+      expect((process.memoryUsage().heapUsed - before) / 2 ** 20).toBeLessThan(16);
+      expect(big.requests).toHaveLength(1);
+    } finally {
+      await big.close();
+    }
+  });
+
+  it('reads the organization once for any number of distinct filter lists', async () => {
+    const c = client({ cacheSeconds: 60 });
+    const lists = Array.from({ length: 200 }, (_, i) => [`tag:env=v${i}`, 'tag:env']);
+    await Promise.all(lists.map((filters) => c.listServices(filters)));
+    for (const filters of lists) await c.listServices(filters);
+    expect(sim.requests).toHaveLength(1);
   });
 
   it('refuses a malformed filter before sending it, since the API would ignore it silently', async () => {
@@ -145,6 +192,16 @@ describe('listing services', () => {
     const list = await client({ timeoutMs: 300 }).listServices();
     expect(list.services).toHaveLength(12);
     expect(sim.requests).toHaveLength(2);
+  });
+
+  it('tells a reader the budget is busy, with when to try again, instead of queueing without end', async () => {
+    const c = client({ cacheSeconds: 0, throttle: { limit: 1, windowMs: 60_000, maxWaitMs: 50 } });
+    await c.listServices([], { fresh: true, priority: 'read', person: 'U1' });
+    const error = await failure(c.listServices([], { priority: 'read', person: 'U2' }));
+    expect(error.kind).toBe('busy');
+    expect(error.details.retryAfterMs).toBeGreaterThan(50_000);
+    expect(error.certainlyNotApplied).toBe(true);
+    expect(sim.requests).toHaveLength(1);
   });
 
   it('throttles itself to the API limit instead of collecting 429s', async () => {

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runApprovalContract } from '../store/approvals.contract.js';
 import { runLeaseContract } from '../store/lease.contract.js';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
@@ -117,6 +118,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
 
   describe('the change store contract', () => runChangeStoreContract(contractStores.changeStores));
   runLeaseContract('Redis Cluster, two connections seeded from different nodes', () => contractStores.changeStores({}));
+  runApprovalContract('Redis Cluster, two connections seeded from different nodes', () => contractStores.changeStores({}));
   describe('the schedule store contract', () => runScheduleStoreContract(contractStores.scheduleStores));
 
   describe('two bot replicas sharing the Cluster (REDIS_URL of a different node each, REDIS_CLUSTER=true)', () => {
@@ -204,7 +206,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
       const started = Date.now();
       const ack = await a.command('schedule add "*/1 * * * * *"');
       const added = await a.slack.waitFor('response_url', (args) => args.responseUrlId === ack.responseUrlId);
-      const id = /sch-[0-9a-f]{6}/.exec(textOf(added.args))?.[0];
+      const id = /sch-[0-9a-f]{16}/.exec(textOf(added.args))?.[0];
       if (!id) throw new Error(`no schedule id in ${textOf(added.args)}`);
       // Replica B learns of the schedule through its periodic sync (200 ms in the harness).
       const headline = (args: Record<string, unknown>) => String(args.text ?? '').startsWith('Scheduled ClickHouse Cloud summary') && args.thread_ts === undefined;

@@ -111,6 +111,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     CLICKHOUSE_KEY_SECRET: KEY_SECRET,
     CLICKHOUSE_ORG_ID: DEMO_ORG_ID,
     LOG_LEVEL: 'debug',
+    // Tests fire schedules every second or two; production refuses more often than every 15 minutes.
+    SCHEDULE_MIN_INTERVAL_SECONDS: '1',
     ...options.env,
   });
   const shared = options.redisUrl === undefined ? undefined : connectRedis(options.redisUrl);
@@ -323,4 +325,23 @@ export async function requestChange(h: Harness, text: string, user: string = USE
   const confirmation = await answerText(h, ack);
   if (!confirmation.includes(id)) throw new Error(`the requester was not told about ${id}: ${confirmation}`);
   return { id, posted, ack };
+}
+
+/** Resolves once Slack has received `count` calls of `method`; bounded by `timeoutMs`. */
+export function callCount(slack: FakeSlack, method: string, count: number, timeoutMs: number): Promise<number> {
+  const now = () => slack.callsOf(method).length;
+  if (now() >= count) return Promise.resolve(now());
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      slack.off('call', onCall);
+      reject(new Error(`timed out: ${now()} of ${count} ${method} calls`));
+    }, timeoutMs);
+    const onCall = () => {
+      if (now() < count) return;
+      clearTimeout(timer);
+      slack.off('call', onCall);
+      resolve(now());
+    };
+    slack.on('call', onCall);
+  });
 }

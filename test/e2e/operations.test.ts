@@ -70,7 +70,8 @@ describe('GET /metrics', () => {
   });
 
   it('counts the throttle queue, Slack API errors and failed summaries', async () => {
-    const h = await harness({ cloudClient: { throttle: { limit: 1, windowMs: 60_000 }, rateLimitBudgetMs: 100 } });
+    // No read cache: every read needs a request of its own (filters never do: they apply locally).
+    const h = await harness({ env: { CLICKHOUSE_CACHE_SECONDS: '0' }, cloudClient: { throttle: { limit: 1, windowMs: 60_000 }, rateLimitBudgetMs: 100 } });
     h.slack.failingChannels.set('C0GONE', 'channel_not_found');
     await h.command('summary', USERS.requester, 'C0GONE');
     // The summary is posted after the answer: its outcome is counted when the post has failed.

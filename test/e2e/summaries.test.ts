@@ -100,7 +100,7 @@ async function applyThroughBot(h: Harness, text: string): Promise<string> {
 const listRequests = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/services'));
 
 const scheduleIdIn = (text: string) => {
-  const id = /sch-[0-9a-f]{6}/.exec(text)?.[0];
+  const id = /sch-[0-9a-f]{16}/.exec(text)?.[0];
   if (!id) throw new Error(`no schedule id in: ${text}`);
   return id;
 };
@@ -115,7 +115,7 @@ interface Claim {
 
 function recordingClaims(replica: string, claims: Claim[]) {
   return (inner: ScheduleStore): ScheduleStore => ({
-    addSchedule: (schedule) => inner.addSchedule(schedule),
+    addSchedule: (schedule, limits) => inner.addSchedule(schedule, limits),
     listSchedules: (channelId) => inner.listSchedules(channelId),
     removeSchedule: (id) => inner.removeSchedule(id),
     claimRun: async (scheduleId, fireTime) => {
@@ -123,9 +123,11 @@ function recordingClaims(replica: string, claims: Claim[]) {
       claims.push({ replica, scheduleId, fireTime, won });
       return won;
     },
+    startRun: (scheduleId, now, until) => inner.startRun(scheduleId, now, until),
+    finishRun: (scheduleId) => inner.finishRun(scheduleId),
     lastRun: (scheduleId) => inner.lastRun(scheduleId),
     readSnapshot: (key) => inner.readSnapshot(key),
-    writeSnapshot: (key, json) => inner.writeSnapshot(key, json),
+    writeSnapshot: (key, json, channel) => inner.writeSnapshot(key, json, channel),
     close: () => inner.close(),
   });
 }
@@ -226,6 +228,23 @@ describe('/clickhouse summary', () => {
     const third = await summaryPosted(h, { after: later });
     expect(third.head).toContain('No changes since the last summary');
     expect(third.thread).not.toContain('Changes since the last summary');
+  });
+
+  it('credits a console change that undid the bot\'s entry and opened 0.0.0.0/0 to "elsewhere", not to the bot', async () => {
+    const h = await harness({ env: { CLICKHOUSE_CACHE_SECONDS: '0' } });
+    await h.command('summary');
+    await summaryPosted(h);
+    const before = h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList ?? [];
+    await applyThroughBot(h, 'ip add orders-prod 10.20.30.0/24 vendor');
+    // The console then removes the bot's entry and opens the service to everyone.
+    h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, { ipAccessList: [...before, { source: '0.0.0.0/0', description: '' }] });
+
+    const after = h.slack.calls.length;
+    await h.command('summary');
+    const second = await summaryPosted(h, { after });
+    expect(second.thread).toContain('*Changes since the last summary* (1: 0 via this bot, 1 elsewhere)');
+    expect(second.thread).toContain('• *orders-prod*: IP access entry added: 0.0.0.0/0 — _elsewhere_');
+    expect(second.thread).not.toContain(':robot_face:');
   });
 
   it('reports a failed read in the channel and to the person, clearly', async () => {
@@ -455,7 +474,7 @@ describe('cost and limits', () => {
     const createdAt = Date.now();
     await Promise.all(
       channels.map((channelId, i) =>
-        h.bot.services.scheduler.add({ id: `sch-burst${i}`, channelId, cron: EVERY_2S, timeZone: 'UTC', filters: i % 2 ? ['tag:env=prod'] : [], createdBy: USERS.requester, createdAt: createdAt + i }),
+        h.bot.services.scheduler.add({ id: `sch-burst${i}`, channelId, cron: EVERY_2S, timeZone: 'UTC', filters: i % 2 ? ['tag:env=prod'] : [], createdBy: USERS.requester, createdAt: createdAt + i }, { maxPerChannel: 10 }),
       ),
     );
     const posted = await Promise.all(channels.map((channel) => summaryPosted(h, { title: SCHEDULED, channel, timeoutMs: 6_000 })));

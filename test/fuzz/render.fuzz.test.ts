@@ -187,8 +187,8 @@ function renderAll(rng: Rng, i: number): Rendered[] {
     { what: `changeRequestBlocks ${request.status}`, blocks: changeRequestBlocks({ ...request, status: rng.pick(CHANGE_STATUSES) }) },
     { what: 'outcomeText', blocks: [section(outcomeText(request))] },
     { what: 'pendingBlocks', blocks: pendingBlocks([request, hostileRequest(rng, plan)]) },
-    { what: 'historyBlocks', blocks: historyBlocks(audit, rng.chance(0.5) ? service.name : undefined) },
-    { what: 'historyBlocks empty', blocks: historyBlocks([], service.name) },
+    { what: 'historyBlocks', blocks: historyBlocks(audit, { beginsAt: rng.chance(0.5) ? NOW - 86_400_000 : undefined, retentionDays: 400 }, rng.chance(0.5) ? service.name : undefined) },
+    { what: 'historyBlocks empty', blocks: historyBlocks([], { beginsAt: NOW, retentionDays: 400 }, service.name) },
     { what: 'cloudErrorText', blocks: [section(cloudErrorText(error, data(rng)))] },
     {
       what: 'failed outcome with the API sentence',

@@ -76,6 +76,25 @@ describe('the playground page', () => {
     expect(await request.getByRole('button', { name: 'Approve' }).count()).toBe(0);
   });
 
+  it('runs the demo policy: production needs Bob and Carol, dev IP adds need nobody', async () => {
+    const page = await open();
+    await type(page, '/clickhouse release-channel orders-prod fast');
+    const request = channelMessages(page).filter({ hasText: 'Change request: orders-prod' });
+    await request.getByText('production needs Bob and Carol').waitFor();
+    await page.getByTestId('person').selectOption('U0BOB');
+    await request.getByRole('button', { name: 'Approve' }).click();
+    await request.getByText('1 of 2 approvals').waitFor();
+    await page.getByTestId('person').selectOption('U0CAROL');
+    await request.getByRole('button', { name: 'Approve' }).click();
+    await request.getByText('Applied.').waitFor();
+
+    await page.getByTestId('person').selectOption('U0ALICE');
+    await type(page, '/clickhouse ip add sandbox-dev 192.0.2.44 laptop');
+    const free = channelMessages(page).filter({ hasText: 'Change request: sandbox-dev' });
+    await free.getByText('Applied.').waitFor();
+    expect(await free.textContent()).toContain('No approval needed');
+  });
+
   it('shows an invalid modal input inline and keeps the modal open', async () => {
     const page = await open();
     await type(page, '/clickhouse edit orders-prod');

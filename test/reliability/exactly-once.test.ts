@@ -6,9 +6,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { syntheticServices } from '../../src/simulator/seed.js';
-import type { FakeSlack } from '../e2e/fake-slack.js';
-import { CHANNEL, startHarness, textOf, USERS, type Ack, type Harness } from '../e2e/harness.js';
+import { callCount, CHANNEL, startHarness, textOf, USERS, type Ack, type Harness } from '../e2e/harness.js';
 import { deleteKeysWithPrefix } from '../support/redis.js';
+import { expectOnePatchPerTrial } from './trials.js';
 
 const TRIALS = 1_000;
 const BATCH = 20;
@@ -36,25 +36,6 @@ interface Trial {
   id: string;
   serviceId: string;
   clicks: Ack[];
-}
-
-/** Resolves once Slack has received `count` calls of `method`; bounded by `timeoutMs`. */
-function callCount(slack: FakeSlack, method: string, count: number, timeoutMs: number): Promise<number> {
-  const now = () => slack.callsOf(method).length;
-  if (now() >= count) return Promise.resolve(now());
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      slack.off('call', onCall);
-      reject(new Error(`timed out: ${now()} of ${count} ${method} calls`));
-    }, timeoutMs);
-    const onCall = () => {
-      if (now() < count) return;
-      clearTimeout(timer);
-      slack.off('call', onCall);
-      resolve(now());
-    };
-    slack.on('call', onCall);
-  });
 }
 
 describe('exactly once across two replicas', () => {
@@ -100,19 +81,7 @@ describe('exactly once across two replicas', () => {
     const elapsed = performance.now() - started;
 
     // Exactly one PATCH per request, carrying that request's name, to that request's service.
-    const patches = a.simulator.requests.filter((r) => r.method === 'PATCH');
-    const byName = new Map<string, string[]>();
-    for (const patch of patches) {
-      const name = (patch.body as { name?: unknown } | undefined)?.name;
-      const key = typeof name === 'string' ? name : JSON.stringify(patch.body);
-      byName.set(key, [...(byName.get(key) ?? []), patch.path]);
-    }
-    const wrong = trials.filter((t) => {
-      const paths = byName.get(`svc-trial-${t.n}`) ?? [];
-      return paths.length !== 1 || !paths[0]?.endsWith(`/services/${t.serviceId}`);
-    });
-    expect(wrong.map((t) => ({ n: t.n, id: t.id, patches: byName.get(`svc-trial-${t.n}`) ?? [] }))).toEqual([]);
-    expect(patches).toHaveLength(TRIALS);
+    expectOnePatchPerTrial(a.simulator, trials);
 
     // Every request ended applied, approved by exactly one of its clickers.
     for (let i = 0; i < trials.length; i += 100) {

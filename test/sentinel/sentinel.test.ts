@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runApprovalContract } from '../store/approvals.contract.js';
 import { runLeaseContract } from '../store/lease.contract.js';
 import type { ChangeRequest } from '../../src/core/change/types.js';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
@@ -126,6 +127,7 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
   let contractConnections: [Redis, Redis] | undefined;
   const contractStores = redisStoreOpeners(() => (contractConnections ??= [connect(), connect()]));
   runLeaseContract('Redis Sentinel, two connections', () => contractStores.changeStores({}));
+  runApprovalContract('Redis Sentinel, two connections', () => contractStores.changeStores({}));
 
   describe('the change store contract', () => runChangeStoreContract(contractStores.changeStores));
   describe('the schedule store contract', () => runScheduleStoreContract(contractStores.scheduleStores));

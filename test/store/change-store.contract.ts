@@ -311,8 +311,27 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
         serviceName: 'analytics',
         summary: 'Name: analytics -> analytics-2',
         apiRequestId: 'req-42',
+        // The exact PATCH body, for drift attribution.
+        update: request.plan.update,
       });
       expect(new Set(entries.map((e) => e.id)).size).toBe(3);
+      expect((await store.readApplied({ from: approvedAt, to: approvedAt + 1 })).map((e) => e.action)).toStrictEqual(['applied']);
+      expect(await store.readApplied({ from: approvedAt + 2, to: approvedAt + 9 })).toStrictEqual([]);
+    });
+
+    it('keeps a channel\'s and a service\'s entries whatever is recorded elsewhere, and never shows one channel\'s in another', async () => {
+      const { store } = openHarness();
+      const mine = await created(store);
+      // Noise: many requests in another channel, on the same and on another service.
+      for (let i = 0; i < 30; i += 1) {
+        await store.create(buildChangeRequest({ id: `CR-NOISE${String(i).padStart(5, '0')}`, channelId: 'C-public' }));
+      }
+      const inMine = await store.readAudit({ channelId: 'C-ops', limit: 5 });
+      expect(inMine.map((e) => e.changeId)).toStrictEqual([mine.id]);
+      expect((await store.readAudit({ channelId: 'C-ops', serviceId: 'svc-1', limit: 5 })).map((e) => e.changeId)).toStrictEqual([mine.id]);
+      expect(await store.readAudit({ channelId: 'C-ops', serviceId: 'svc-other', limit: 5 })).toStrictEqual([]);
+      expect((await store.readAudit({ channelId: 'C-public', limit: 100 })).every((e) => e.channelId === 'C-public')).toBe(true);
+      expect(await store.auditBeginsAt()).toBe(mine.createdAt);
     });
 
     it('writes the automatic "expired" entry', async () => {

@@ -28,17 +28,22 @@ function tokenOf(request: ChangeRequest): LeaseToken {
   return { requestId: request.id, serviceId: request.plan.serviceId, owner: request.lease.owner, fence: request.lease.fence };
 }
 
+/** Opens stores for a test and disposes of them after it (call inside a describe). */
+export function storesPerTest(open: () => Promise<LeaseStores> | LeaseStores): () => Promise<LeaseStores> {
+  const opened: LeaseStores[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((stores) => stores.dispose()));
+  });
+  return async () => {
+    const s = await open();
+    opened.push(s);
+    return s;
+  };
+}
+
 export function runLeaseContract(name: string, open: () => Promise<LeaseStores> | LeaseStores): void {
   describe(`apply lease and service lock (${name})`, () => {
-    const opened: LeaseStores[] = [];
-    afterEach(async () => {
-      await Promise.all(opened.splice(0).map((stores) => stores.dispose()));
-    });
-    async function stores(): Promise<LeaseStores> {
-      const s = await open();
-      opened.push(s);
-      return s;
-    }
+    const stores = storesPerTest(open);
     async function claimed(store: ChangeStore, owner = 'replica-a', ttlMs = LONG_MS, serviceId = 'svc-1'): Promise<LeaseToken> {
       const request = buildChangeRequest({ plan: buildPlan({ serviceId }) });
       await store.create(request);

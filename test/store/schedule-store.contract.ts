@@ -43,6 +43,48 @@ export function runScheduleStoreContract(open: OpenScheduleStore): void {
     harness = undefined;
   });
 
+  it('adds a schedule only if its id is free, and never more than the channel may have, even at once', async () => {
+    const { store, sibling } = start();
+    expect(await store.addSchedule(schedule({ id: 'sch-a' }), { maxPerChannel: 3 })).toStrictEqual({ ok: true });
+    expect(await sibling.addSchedule(schedule({ id: 'sch-a', cron: '0 10 * * *' }), { maxPerChannel: 3 })).toStrictEqual({ ok: false, reason: 'exists' });
+    expect((await store.listSchedules())[0]?.cron).toBe('0 9 * * 1-5');
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 ? store : sibling).addSchedule(schedule({ id: `sch-r${i}`, createdAt: T0 + i }), { maxPerChannel: 3 })),
+    );
+    expect(racing.filter((r) => r.ok)).toHaveLength(2);
+    expect(racing.filter((r) => !r.ok && r.reason === 'channel-full')).toHaveLength(4);
+    expect(await store.listSchedules('C-ops')).toHaveLength(3);
+    expect(await store.addSchedule(schedule({ id: 'sch-other', channelId: 'C-other' }), { maxPerChannel: 3 })).toStrictEqual({ ok: true });
+  });
+
+  it('lets one run of a schedule post at a time, on any replica, until it finishes or its lease ends', async () => {
+    const { store, sibling } = start();
+    expect(await store.startRun('sch-a', T0, T0 + 60_000)).toBe(true);
+    expect(await sibling.startRun('sch-a', T0 + 1_000, T0 + 61_000)).toBe(false);
+    expect(await sibling.startRun('sch-b', T0 + 1_000, T0 + 61_000)).toBe(true);
+    await store.finishRun('sch-a');
+    expect(await sibling.startRun('sch-a', T0 + 2_000, T0 + 62_000)).toBe(true);
+    // A replica that died mid-run holds it only until its lease ends.
+    expect(await store.startRun('sch-a', T0 + 62_001, T0 + 122_001)).toBe(true);
+  });
+
+  it('removes a schedule with its drift baseline', async () => {
+    const { store, sibling } = start();
+    await store.addSchedule(schedule({ id: 'sch-a' }));
+    await store.writeSnapshot('schedule:sch-a', '{"v":1}');
+    expect(await sibling.removeSchedule('sch-a')).toBe(true);
+    expect(await store.readSnapshot('schedule:sch-a')).toBeUndefined();
+  });
+
+  it('keeps only the newest ad-hoc baselines of a channel', async () => {
+    const { store } = start();
+    for (let i = 0; i < 8; i += 1) await store.writeSnapshot(`adhoc:C-ops:f${i}`, `{"v":${i}}`, { channelId: 'C-ops', keep: 3 });
+    await store.writeSnapshot('adhoc:C-other:f0', '{"v":0}', { channelId: 'C-other', keep: 3 });
+    const kept = await Promise.all(Array.from({ length: 8 }, (_, i) => store.readSnapshot(`adhoc:C-ops:f${i}`)));
+    expect(kept.map((k) => k !== undefined)).toStrictEqual([false, false, false, false, false, true, true, true]);
+    expect(await store.readSnapshot('adhoc:C-other:f0')).toBe('{"v":0}');
+  });
+
   it('lists what was added, every field intact, and nothing before', async () => {
     const { store, sibling } = start();
     expect(await store.listSchedules()).toStrictEqual([]);

@@ -1,4 +1,6 @@
 /** The audit trail: one entry per step in a change request's life. */
+import type { ServiceUpdate } from '../service/schema.js';
+
 export type AuditAction = 'requested' | 'approved' | 'applied' | 'failed' | 'rejected' | 'cancelled' | 'expired' | 'stale';
 
 export interface AuditEntry {
@@ -15,6 +17,11 @@ export interface AuditEntry {
   summary: string;
   apiRequestId?: string;
   message?: string;
+  /**
+   * The PATCH body of the request, on 'applied' entries: what drift attribution matches, entry
+   * by entry, so the bot is credited only for exactly what it did.
+   */
+  update?: ServiceUpdate;
   /** The lease's fencing token of the replica that claimed, applied or settled the request. */
   fence?: number;
 }

@@ -15,7 +15,9 @@ import {
   type ServiceRecord,
   type ServiceUpdate,
 } from '../service/schema.js';
-import { currentState, mayLeaveDefaultChannel, opensToWorld } from './state.js';
+import { BROAD_PREFIX, FAMILY_NAMES, isWholeFamily, parseBlock } from '../network/cidr.js';
+import { ipExposure } from '../posture/exposure.js';
+import { currentState, mayLeaveDefaultChannel } from './state.js';
 import type { ChangeIntent, ChangePlan, FieldChange, TouchedState } from './types.js';
 
 const TDE_KEY_ID_MAX = 256;
@@ -180,7 +182,7 @@ function validIpRemoves(draft: Draft, current: AccessEntry[], wanted: string[]):
 
 function ipWarnings(draft: Draft, current: AccessEntry[], adds: Array<{ source: string }>, removes: string[]): void {
   for (const entry of adds) {
-    if (opensToWorld(entry.source)) {
+    if (isWholeFamily(entry.source)) {
       draft.warnings.push(`${entry.source} opens the service to the whole internet.`);
     }
   }
@@ -190,6 +192,24 @@ function ipWarnings(draft: Draft, current: AccessEntry[], adds: Array<{ source: 
   if (remaining.size === 0) {
     draft.warnings.push('This removes the last IP access entry: no client will be able to connect to the service.');
   }
+  draft.warnings.push(...unionWarnings([...remaining], adds.map((entry) => entry.source)));
+}
+
+/**
+ * A /0 split into pieces (0.0.0.0/1 + 128.0.0.0/1, four /2s...) opens the service just the same,
+ * and a single very broad entry nearly does: both are judged on the list as it will be.
+ */
+function unionWarnings(resulting: string[], added: string[]): string[] {
+  const exposure = ipExposure(resulting);
+  const addedFamilies = new Set(added.map((source) => parseBlock(source)?.family));
+  const explainedByAddedWhole = new Set(added.filter(isWholeFamily).map((source) => parseBlock(source)?.family));
+  const open = exposure.open
+    .filter((o) => addedFamilies.has(o.family) && !explainedByAddedWhole.has(o.family))
+    .map((o) => `The IP access list will admit every ${FAMILY_NAMES[o.family]} address (${o.named}): this opens the service to the whole internet.`);
+  const broad = exposure.broad
+    .filter((b) => added.includes(b.source))
+    .map((b) => `${b.source} admits millions of addresses (${FAMILY_NAMES[b.family]} blocks shorter than /${BROAD_PREFIX[b.family]} are very broad).`);
+  return [...open, ...broad];
 }
 
 function describeEntry(source: string, description: string | undefined): string {

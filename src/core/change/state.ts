@@ -2,11 +2,6 @@
 import type { AccessEntry, OutgoingTag, ServiceRecord } from '../service/schema.js';
 import type { TouchedField, TouchedState } from './types.js';
 
-/** A /0 block admits every address of its family, however its address part is spelled. */
-export function opensToWorld(source: string): boolean {
-  return /\/0+$/.test(source.trim());
-}
-
 /** The MySQL endpoint is on when the record lists it (and does not say it is disabled). */
 export function mysqlEnabled(service: ServiceRecord): boolean {
   return (service.endpoints ?? []).some((e) => e.protocol === 'mysql' && e.enabled !== false);

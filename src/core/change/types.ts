@@ -1,4 +1,5 @@
 import type { AccessEntry, OutgoingTag, ReleaseChannel, ServiceUpdate } from '../service/schema.js';
+import type { Approval, Requirement } from '../policy/types.js';
 
 /** What a person asked for, in their terms (from a command or the edit modal). */
 export interface ChangeIntent {
@@ -73,6 +74,15 @@ export interface ChangeRequest {
   decidedBy?: string;
   decidedAt?: number;
   outcome?: ChangeOutcome;
+  /**
+   * The rules this request must satisfy, fixed when it was made. Absent on requests stored before
+   * policies existed: they need the default (one approval from APPROVERS).
+   */
+  requirements?: Requirement[];
+  /** sha256 of the policy file in force when the request was made; absent without POLICY_FILE. */
+  policyDigest?: string;
+  /** Approvals so far, oldest first; each counts for the requirements it names. */
+  approvals?: Approval[];
   /** While applying: which replica holds the request, until when, and whether it sent the update. */
   lease?: ApplyLease;
   /** A time-boxed change: the bot reverts it this long after it is applied (core/change/temporary.ts). */

@@ -111,6 +111,12 @@ export const COMMAND_CATALOGUE = [
     summary: 'Show recent changes, for all services or one.',
   },
   {
+    name: 'policy',
+    usage: 'policy [SERVICE]',
+    example: 'policy orders-prod',
+    summary: 'Show the approval rules: all of them, or what each kind of change to one service needs.',
+  },
+  {
     name: 'summary',
     usage: 'summary [tag:KEY[=VALUE] ...]',
     example: 'summary tag:team=data',

@@ -33,6 +33,7 @@ export type Command =
   | { kind: 'pending' }
   | { kind: 'temporary' }
   | { kind: 'history'; service?: string }
+  | { kind: 'policy'; service?: string }
   | { kind: 'summary'; filters: string[] }
   | { kind: 'schedule add'; cron: string; filters: string[]; timeZone?: string }
   | { kind: 'schedule list' }
@@ -60,6 +61,7 @@ const KINDS: Record<CommandKind, true> = {
   pending: true,
   temporary: true,
   history: true,
+  policy: true,
   summary: true,
   'schedule add': true,
   'schedule list': true,
@@ -155,7 +157,8 @@ const PARSERS: Record<FirstWord<CommandName>, Handler> = {
   edit: (args) => ({ kind: 'edit', service: onlyService('edit', args) }),
   pending: parsePending,
   temporary: parseTemporary,
-  history: parseHistory,
+  history: (args) => ({ kind: 'history', ...optionalService('history', args) }),
+  policy: (args) => ({ kind: 'policy', ...optionalService('policy', args) }),
   rename: parseRename,
   ip: parseIp,
   endpoint: parseEndpoint,
@@ -249,12 +252,12 @@ function parsePending(args: Token[]): Command {
   return { kind: 'pending' };
 }
 
-function parseHistory(args: Token[]): Command {
+function optionalService(name: 'history' | 'policy', args: Token[]): { service?: string } {
   const [service, ...extra] = args;
-  if (service === undefined) return { kind: 'history' };
-  const value = serviceOf('history', service, 'which service');
-  rejectExtra('history', extra, 'at most one service');
-  return { kind: 'history', service: value };
+  if (service === undefined) return {};
+  const value = serviceOf(name, service, 'which service');
+  rejectExtra(name, extra, 'at most one service');
+  return { service: value };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,9 +1,12 @@
 /** Risk rules over one service record. Pure: the same record always gives the same findings. */
 import type { ServiceRecord } from '../service/schema.js';
-import { mysqlEnabled, opensToWorld } from '../change/state.js';
+import { mysqlEnabled } from '../change/state.js';
+import { ipExposure, type OpenFamily } from './exposure.js';
+import { FAMILY_NAMES } from '../network/cidr.js';
 
 export type PostureCode =
   | 'open-to-world'
+  | 'broad-ip-entry'
   | 'empty-ip-list'
   | 'mysql-enabled'
   | 'no-private-endpoint'
@@ -40,12 +43,19 @@ export function postureFindings(service: ServiceRecord): PostureFinding[] {
   const stateFinding = state !== undefined && Object.hasOwn(STATE_FINDINGS, state) ? STATE_FINDINGS[state] : undefined;
   if (stateFinding !== undefined) findings.push({ ...stateFinding });
   const ipList = service.ipAccessList;
-  const open = (ipList ?? []).filter((entry) => opensToWorld(entry.source));
-  if (open.length > 0) {
+  const exposure = ipExposure((ipList ?? []).map((entry) => entry.source));
+  if (exposure.open.length > 0) {
     findings.push({
       code: 'open-to-world',
       label: 'open to the internet',
-      detail: `IP access list allows ${open.map((e) => e.source).join(' and ')}: anyone on the internet can try to connect.`,
+      detail: `IP access list allows ${exposure.open.map(allowsText).join(' and ')}: anyone on the internet can try to connect.`,
+    });
+  }
+  if (exposure.broad.length > 0) {
+    findings.push({
+      code: 'broad-ip-entry',
+      label: 'very broad IP entry',
+      detail: `IP access list allows ${exposure.broad.map((b) => b.source).join(', ')}: ${exposure.broad.length === 1 ? 'a block' : 'blocks'} of millions of addresses (IPv4 shorter than /8, IPv6 shorter than /16).`,
     });
   }
   // An absent list means the record did not say; only an explicit empty list is a finding.
@@ -66,3 +76,6 @@ export function postureFindings(service: ServiceRecord): PostureFinding[] {
   }
   return findings;
 }
+
+const allowsText = (open: OpenFamily) =>
+  open.whole ? open.named : `${open.named}, which together cover every ${FAMILY_NAMES[open.family]} address`;

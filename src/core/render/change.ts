@@ -3,17 +3,15 @@ import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest, ChangeStatus, FieldChange } from '../change/types.js';
 import { apiReference } from './errors.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
+import { mention, people } from './people.js';
+import { progressLines, progressSummary } from './policy.js';
 import { offersUndo, temporaryNote, undoButton } from './temporary.js';
+
+export { mention };
 
 export const ACTION_APPROVE = 'change_approve';
 export const ACTION_REJECT = 'change_reject';
 export const ACTION_CANCEL = 'change_cancel';
-
-/** A user id from Slack, rendered as a mention; anything else is shown as text, never parsed. */
-export function mention(userId: string | undefined): string {
-  if (!userId) return 'someone';
-  return /^[UWB][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : esc(userId);
-}
 
 export function changeLine(change: FieldChange): string {
   return `• *${change.label}*: ${code(change.before)} → ${code(change.after)}`;
@@ -28,9 +26,11 @@ export function changeRequestBlocks(request: ChangeRequest): Block[] {
   ];
   const warnings = plan.warnings.map((w) => `:warning: *${esc(w)}*`);
   const note = temporaryNote(request);
-  const budget = LIMITS.messageBlocks - blocks.length - 3 - note.length - (warnings.length > 0 ? 1 : 0);
+  const rules = request.requirements ? progressLines(request, request.requirements) : [];
+  const budget = LIMITS.messageBlocks - blocks.length - 3 - note.length - (warnings.length > 0 ? 1 : 0) - (rules.length > 0 ? 1 : 0);
   blocks.push(...packLines(plan.changes.map(changeLine), budget, (n) => `_…and ${n} more changes_`));
   if (warnings.length > 0) blocks.push(section(warnings.join('\n')));
+  if (rules.length > 0) blocks.push(section(`*Approval rules*\n${rules.join('\n')}`));
   blocks.push(...note);
   blocks.push(...statusBlocks(request));
   return blocks;
@@ -57,9 +57,9 @@ function statusBlocks(request: ChangeRequest): Block[] {
 }
 
 const OUTCOME: Record<Exclude<ChangeStatus, 'pending'>, (r: ChangeRequest) => string> = {
-  applying: (r) => `:hourglass: Approved by ${mention(r.decidedBy)}; applying the change…`,
-  applied: (r) => `:white_check_mark: *Applied.* Approved by ${mention(r.decidedBy)}${when(r)}${apiRef(r)}${r.outcome?.message ? ` ${esc(r.outcome.message)}` : ''}`,
-  failed: (r) => `:x: *Not applied.* ${esc(r.outcome?.message ?? 'The update failed.')} Approved by ${mention(r.decidedBy)}${when(r)}${apiRef(r)}`,
+  applying: (r) => `:hourglass: ${approvedBy(r)}; applying the change…`,
+  applied: (r) => `:white_check_mark: *Applied.* ${approvedBy(r)}${when(r)}${apiRef(r)}${r.outcome?.message ? ` ${esc(r.outcome.message)}` : ''}`,
+  failed: (r) => `:x: *Not applied.* ${esc(r.outcome?.message ?? 'The update failed.')} ${approvedBy(r)}${when(r)}${apiRef(r)}`,
   rejected: (r) => `:no_entry: *Rejected* by ${mention(r.decidedBy)}${when(r)}`,
   cancelled: (r) => `:heavy_multiplication_x: *Cancelled* by ${mention(r.decidedBy)}${when(r)}`,
   expired: (r) => `:hourglass_flowing_sand: *Expired* without approval at ${slackDate(r.expiresAt)}. Ask again if it is still needed.`,
@@ -67,6 +67,17 @@ const OUTCOME: Record<Exclude<ChangeStatus, 'pending'>, (r: ChangeRequest) => st
 
 export function outcomeText(request: ChangeRequest): string {
   return request.status === 'pending' ? 'Waiting for approval.' : OUTCOME[request.status](request);
+}
+
+/** Everyone whose approval counted, or the rules that needed none. */
+function approvedBy(r: ChangeRequest): string {
+  const approvals = r.approvals ?? [];
+  if (approvals.length > 0) return `Approved by ${people(approvals.map((a) => a.userId))}`;
+  const requirements = r.requirements ?? [];
+  if (requirements.length > 0 && requirements.every((q) => q.approvals === 0)) {
+    return `No approval needed (${requirements.map((q) => bold(q.rule)).join(', ')})`;
+  }
+  return `Approved by ${mention(r.decidedBy)}`;
 }
 
 const when = (r: ChangeRequest) => (r.decidedAt ? ` at ${slackDate(r.decidedAt)}` : '');
@@ -78,7 +89,7 @@ export function pendingBlocks(requests: ChangeRequest[]): Block[] {
   if (requests.length === 0) return [section('No change request is waiting for approval in this channel.')];
   const lines = requests.map(
     (r) =>
-      `• ${code(r.id)} ${bold(r.plan.serviceName)} by ${mention(r.requesterId)}: ${esc(changeSummary(r.plan.changes))} · expires ${slackDate(r.expiresAt)}`,
+      `• ${code(r.id)} ${bold(r.plan.serviceName)} by ${mention(r.requesterId)}: ${esc(changeSummary(r.plan.changes))}${r.requirements ? ` · ${progressSummary(r, r.requirements)}` : ''} · expires ${slackDate(r.expiresAt)}`,
   );
   return [header(`Pending change requests (${requests.length})`), ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} more_`)];
 }

@@ -31,6 +31,8 @@ export function cloudErrorSentence(error: CloudApiError): string {
       return `ClickHouse Cloud's rate limit (10 requests per 10 seconds for the bot's key) is used up. Try again in a minute.`;
     case 'bad-response':
       return `ClickHouse Cloud sent an answer the bot could not read. Try again; if it persists, tell whoever runs the bot.`;
+    case 'busy':
+      return `the bot's share of the ClickHouse Cloud API (10 requests per 10 seconds, for everyone using the bot) is taken by other requests right now, so nothing was sent. Try again in about ${Math.max(1, Math.ceil((error.details.retryAfterMs ?? 10_000) / 1000))} seconds.`;
     case 'invalid-request':
       return /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
     case 'http':

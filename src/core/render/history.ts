@@ -1,6 +1,6 @@
 import type { AuditAction, AuditEntry } from '../change/audit.js';
 import { mention } from './change.js';
-import { bold, code, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
+import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
 
 const ICON: Record<AuditAction, string> = {
   requested: ':memo:',
@@ -13,9 +13,16 @@ const ICON: Record<AuditAction, string> = {
   expired: ':hourglass_flowing_sand:',
 };
 
-export function historyBlocks(entries: AuditEntry[], serviceLabel?: string): Block[] {
+/** How far back the audit trail reaches: its oldest kept entry, and how long entries are kept. */
+export interface AuditReach {
+  beginsAt: number | undefined;
+  retentionDays: number;
+}
+
+export function historyBlocks(entries: AuditEntry[], reach: AuditReach, serviceLabel?: string): Block[] {
   const title = serviceLabel ? `History of ${serviceLabel}` : 'Recent change history';
-  if (entries.length === 0) return [section(`${esc(title)}: nothing recorded yet.`)];
+  const scope = serviceLabel ? `No change request for ${esc(serviceLabel)} was made in this channel` : 'No change request was made in this channel';
+  if (entries.length === 0) return [section(`${bold(title)}\n${scope} within the record, which ${reachText(reach)}.`)];
   const lines = entries.map((e) => {
     const detail = [e.summary ? esc(e.summary) : '', e.message ? `_${esc(e.message)}_` : '', e.apiRequestId ? `API request ${code(e.apiRequestId)}` : '']
       .filter(Boolean)
@@ -24,5 +31,16 @@ export function historyBlocks(entries: AuditEntry[], serviceLabel?: string): Blo
     const actor = e.action === 'expired' ? '' : ` by ${mention(e.actorId)}`;
     return `${ICON[e.action]} ${slackDate(e.at)} ${bold(e.serviceName)} ${esc(e.action)}${actor} ${code(e.changeId)}${detail ? `\n      ${detail}` : ''}`;
   });
-  return [header(title), ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} older entries_`)];
+  return [
+    header(title),
+    ...packLines(lines, LIMITS.messageBlocks - 2, (n) => `_…and ${n} older entries_`),
+    context(`Requests made in this channel. The record ${reachText(reach)}.`),
+  ];
+}
+
+/** Never "nothing recorded": what the record covers, so an empty answer is read for what it is. */
+function reachText({ beginsAt, retentionDays }: AuditReach): string {
+  const kept = `entries are kept ${retentionDays} days`;
+  if (beginsAt === undefined) return `is empty so far (${kept})`;
+  return `goes back to ${slackDate(beginsAt)} (${kept})`;
 }

@@ -238,7 +238,8 @@ export function intentFromSubmission(values: ViewState, shown: EditMetadata['sho
   const many = (block: string) => (values[block]?.[ACTION]?.selected_options ?? []).map((o) => o.value);
   const intent: ChangeIntent = {};
   const name = text(BLOCK.name);
-  if (name !== undefined && name !== shown.name) intent.name = name;
+  // The field comes back trimmed; a name with outer spaces left alone is not a rename.
+  if (name !== undefined && name !== shown.name.trim()) intent.name = name;
   const channel = RELEASE_CHANNELS.find((c) => c === selected(BLOCK.releaseChannel));
   if (channel && channel !== shown.releaseChannel) intent.releaseChannel = channel;
   const mysql = selected(BLOCK.mysql);

@@ -44,6 +44,8 @@ export const LIMITS = {
   privateMetadata: 3000,
   staticSelectOptions: 100,
   contextElements: 10,
+  /** A message's top-level `text` (the notification fallback): Slack refuses 40,000 characters and more. */
+  messageText: 39_000,
 } as const;
 
 export function truncate(text: string, max: number): string {
@@ -53,6 +55,9 @@ export function truncate(text: string, max: number): string {
   const cut = chars.slice(0, max - 1).join('').replace(/&[a-z]*$/i, '').replace(/<[^<>]*$/, '');
   return `${cut}…`;
 }
+
+/** The top-level `text` of a message, cut (cleanly) below Slack's 40,000 characters. */
+export const messageText = (text: string): string => truncate(text, LIMITS.messageText);
 
 export const section = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } });
 export const context = (text: string): Block => ({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) }] });

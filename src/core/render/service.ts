@@ -1,6 +1,6 @@
 /** Block Kit for services: the compact list and the full record. */
 import type { ServiceRecord } from '../service/schema.js';
-import { postureFindings } from '../posture/rules.js';
+import { postureFindings, type PostureCode } from '../posture/rules.js';
 import { baselineCapacity, capacityPhrase, capacityText, currentCapacity, rangeText, totalMemoryText } from '../service/capacity.js';
 import { stateInfo } from '../service/states.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, truncate, type Block } from './mrkdwn.js';
@@ -46,6 +46,9 @@ export function stateText(state: string | undefined): string {
   return `${icon} ${esc(label)}`;
 }
 
+/** The findings worth a mark in a one-line listing: who can connect at all. */
+const LIST_RISKS = new Set<PostureCode>(['open-to-world', 'broad-ip-entry', 'empty-ip-list']);
+
 /** One line of the list: enough to spot a service and its risks at a glance. */
 export function serviceLine(s: ServiceRecord): string {
   const parts = [
@@ -53,7 +56,7 @@ export function serviceLine(s: ServiceRecord): string {
     s.clickhouseVersion ? `v${esc(s.clickhouseVersion)}` : undefined,
     capacityPhrase(s),
   ].filter((p): p is string => Boolean(p));
-  const risks = postureFindings(s).filter((f) => f.code === 'open-to-world' || f.code === 'empty-ip-list');
+  const risks = postureFindings(s).filter((f) => LIST_RISKS.has(f.code));
   const riskText = risks.length > 0 ? `  :warning: ${risks.map((r) => r.label).join(', ')}` : '';
   return `${bold(s.name || s.id)}  ${code(shortId(s.id))}  ${parts.join(' · ')}${riskText}`;
 }

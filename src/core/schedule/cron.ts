@@ -9,7 +9,14 @@ export type CronCheck = { ok: true; nextRuns: Date[] } | { ok: false; message: s
 const CRON_OPTIONS = { mode: '5-or-6-parts', paused: true } as const;
 const CRON_HINT = 'Write 5 fields (minute hour day month weekday), e.g. "0 9 * * 1-5", or 6 with seconds first.';
 
-export function checkCron(expression: string, timeZone: string, from: Date = new Date()): CronCheck {
+/** How many fire times are looked at for the shortest gap between two of them. */
+const GAP_SAMPLE = 100;
+
+/**
+ * Checks a schedule's cron expression and time zone; with `minIntervalSeconds`, also refuses one
+ * that fires more often than that at its busiest (two runs closer together than the limit).
+ */
+export function checkCron(expression: string, timeZone: string, from: Date = new Date(), minIntervalSeconds = 0): CronCheck {
   if (!isTimeZone(timeZone)) return { ok: false, message: `"${timeZone}" is not a time zone. Use an IANA name such as Europe/Berlin or America/New_York.` };
   const fields = expression.trim().split(/\s+/).length;
   if (!expression.trim().startsWith('@') && fields !== 5 && fields !== 6) return { ok: false, message: `"${expression}" has ${fields} field${fields === 1 ? '' : 's'}. ${CRON_HINT}` };
@@ -22,7 +29,31 @@ export function checkCron(expression: string, timeZone: string, from: Date = new
   }
   const nextRuns = cron.nextRuns(3, from);
   if (nextRuns.length === 0) return { ok: false, message: `"${expression}" never fires.` };
+  const gap = shortestGapSeconds(cron.nextRuns(GAP_SAMPLE, from));
+  if (gap !== undefined && gap < minIntervalSeconds) {
+    return {
+      ok: false,
+      message: `"${expression}" fires every ${duration(gap)} at its busiest, and summaries may be scheduled at most once every ${duration(minIntervalSeconds)} (SCHEDULE_MIN_INTERVAL_SECONDS=${minIntervalSeconds}). Choose a sparser time, e.g. "0 9 * * 1-5".`,
+    };
+  }
   return { ok: true, nextRuns };
+}
+
+function shortestGapSeconds(runs: readonly Date[]): number | undefined {
+  let shortest: number | undefined;
+  for (let i = 1; i < runs.length; i += 1) {
+    const gap = ((runs[i]?.getTime() ?? 0) - (runs[i - 1]?.getTime() ?? 0)) / 1000;
+    if (shortest === undefined || gap < shortest) shortest = gap;
+  }
+  return shortest;
+}
+
+/** 1 second, 90 seconds, 15 minutes, 2 hours, 3 days: the largest unit that divides evenly. */
+export function duration(seconds: number): string {
+  const units: Array<[string, number]> = [['day', 86_400], ['hour', 3_600], ['minute', 60]];
+  const [name, size] = units.find(([, size]) => seconds >= size && seconds % size === 0) ?? ['second', 1];
+  const count = seconds / size;
+  return `${count} ${name}${count === 1 ? '' : 's'}`;
 }
 
 export function cronFor(expression: string, timeZone: string): Cron {

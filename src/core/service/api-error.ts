@@ -5,7 +5,8 @@ export type CloudErrorKind =
   | 'timeout' // no answer within the per-request timeout
   | 'network' // connection refused, reset or dropped
   | 'bad-response' // the API answered 2xx with a body we could not understand
-  | 'invalid-request'; // refused before sending: the filter or update body breaks the API's rules
+  | 'invalid-request' // refused before sending: the filter or update body breaks the API's rules
+  | 'busy'; // not sent: the bot's share of the API budget is taken and the wait would be too long
 
 export class CloudApiError extends Error {
   override readonly name = 'CloudApiError';
@@ -21,6 +22,8 @@ export class CloudApiError extends Error {
       method?: string;
       /** Path without host; never carries credentials. */
       path?: string;
+      /** For 'busy': when the budget should have room again. */
+      retryAfterMs?: number;
     } = {},
   ) {
     super(message);
@@ -40,7 +43,7 @@ export class CloudApiError extends Error {
    */
   get certainlyNotApplied(): boolean {
     const status = this.details.status;
-    if (this.kind === 'rate-limited' || this.kind === 'invalid-request') return true;
+    if (this.kind === 'rate-limited' || this.kind === 'invalid-request' || this.kind === 'busy') return true;
     if (this.kind === 'http' && status !== undefined) return status >= 400 && status < 500;
     return false;
   }

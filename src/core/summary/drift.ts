@@ -3,6 +3,8 @@
  * made (from the audit trail) rather than the console, Terraform or another tool.
  */
 import type { AuditEntry } from '../change/audit.js';
+import { parseBlock } from '../network/cidr.js';
+import type { ServiceUpdate } from '../service/schema.js';
 import type { ServiceSnapshot, Snapshot, SnapshotProtocol } from './snapshot.js';
 
 export type DriftKind =
@@ -19,10 +21,7 @@ export type DriftKind =
   | 'private-endpoint-detached'
   | 'encryption-key-rotated';
 
-/**
- * The labels change requests use for their fields (src/core/change/plan.ts), which is how an
- * applied audit entry's summary names what it changed; 'Service' is for what the bot never does.
- */
+/** The labels change requests use for their fields (src/core/change/plan.ts); 'Service' is for what the bot never does. */
 export const CHANGE_LABELS = ['Name', 'Release channel', 'MySQL endpoint', 'IP access', 'Private endpoint', 'Encryption key'] as const;
 export type ChangeLabel = (typeof CHANGE_LABELS)[number];
 export type DriftLabel = ChangeLabel | 'Service';
@@ -40,6 +39,8 @@ export interface DriftItem {
    * two changes of the same kind on one service are matched to the right change request.
    */
   subject: string;
+  /** IP entries added or re-described: the description they have now. */
+  ipDescription?: string;
   /** Set when the change was applied through this bot. */
   via?: { changeId: string };
 }
@@ -120,9 +121,9 @@ function ipDrift(before: ServiceSnapshot, now: ServiceSnapshot, make: MakeItem):
   const items: DriftItem[] = [];
   for (const [source, description] of is) {
     const old = was.get(source);
-    if (old === undefined) items.push(make('ip-added', 'IP access', `IP access entry added: ${entryText(source, description)}`, source));
+    if (old === undefined) items.push({ ...make('ip-added', 'IP access', `IP access entry added: ${entryText(source, description)}`, source), ipDescription: description });
     else if (old !== description) {
-      items.push(make('ip-description-changed', 'IP access', `IP access entry ${source}: description "${old}" → "${description}"`, source));
+      items.push({ ...make('ip-description-changed', 'IP access', `IP access entry ${source}: description "${old}" → "${description}"`, source), ipDescription: description });
     }
   }
   for (const [source, description] of was) {
@@ -164,65 +165,89 @@ function sortByService(items: DriftItem[]): DriftItem[] {
 // ---------------------------------------------------------------------------------------------
 // Attribution
 
-/** One "Label: before → after" part of an applied change's summary. */
-interface AppliedPart {
+/** One thing an applied request's PATCH body did: the drift it explains, exactly. */
+interface AppliedEffect {
   changeId: string;
-  label: ChangeLabel;
-  text: string;
+  kind: DriftKind;
+  subject: string;
+  /** For IP entries added or re-described: the description the request set. */
+  ipDescription?: string;
 }
 
 /**
  * Marks the items this bot made: an 'applied' audit entry for the same service, inside the window,
- * whose summary has a part with the item's label. Each part explains one item at most, and a part
- * that names the item's subject is preferred, so a console change next to a bot change of the
- * same kind on the same service still reads "elsewhere", and each item names its own request.
+ * whose PATCH body (the structured plan, never its text) did exactly that: the same kind of change
+ * to the same entry with the same value. Each effect explains one item at most, so a console
+ * change next to a bot change, or one that undid the bot's entry and added another, reads
+ * "elsewhere". Entries without their body (written by older versions) explain nothing.
  */
 export function attributeDrift(items: readonly DriftItem[], auditEntries: readonly AuditEntry[], window: TimeWindow): DriftItem[] {
-  const partsByService = appliedParts(auditEntries, window);
-  const used = new Set<AppliedPart>();
-  const claim = (item: DriftItem, accept: (part: AppliedPart) => boolean): AppliedPart | undefined => {
-    const part = (partsByService.get(item.serviceId) ?? []).find((p) => !used.has(p) && p.label === item.label && accept(p));
-    if (part) used.add(part);
-    return part;
-  };
-  // Every exact match is claimed before any item falls back to a part of the right label alone.
-  const exact = items.map((item) => claim(item, (part) => mentions(part.text, item.subject)));
-  return items.map((item, i) => withVia(item, exact[i] ?? claim(item, () => true)));
+  const effectsByService = appliedEffects(auditEntries, window);
+  const used = new Set<AppliedEffect>();
+  return items.map((item) => {
+    const effect = (effectsByService.get(item.serviceId) ?? []).find((e) => !used.has(e) && explains(e, item));
+    if (effect) used.add(effect);
+    return withVia(item, effect);
+  });
 }
 
-function withVia(item: DriftItem, part: AppliedPart | undefined): DriftItem {
+function withVia(item: DriftItem, effect: AppliedEffect | undefined): DriftItem {
   const { via: _previous, ...rest } = item;
-  return part ? { ...rest, via: { changeId: part.changeId } } : rest;
+  return effect ? { ...rest, via: { changeId: effect.changeId } } : rest;
 }
 
-/** Parts of applied entries in the window, per service, newest first. */
-function appliedParts(entries: readonly AuditEntry[], window: TimeWindow): Map<string, AppliedPart[]> {
+function explains(effect: AppliedEffect, item: DriftItem): boolean {
+  if (effect.kind !== item.kind) return false;
+  if (item.label === 'Service') return false; // HTTPS and native endpoints: never through the bot
+  const isIp = item.kind === 'ip-added' || item.kind === 'ip-removed' || item.kind === 'ip-description-changed';
+  if (!isIp) return effect.subject === item.subject;
+  if (!sameBlock(effect.subject, item.subject)) return false;
+  return item.kind === 'ip-removed' || (effect.ipDescription ?? '') === (item.ipDescription ?? '');
+}
+
+/** The API may write 198.51.100.7 back as 198.51.100.7/32: the same block either way. */
+function sameBlock(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [x, y] = [parseBlock(a), parseBlock(b)];
+  return x !== undefined && y !== undefined && x.family === y.family && x.first === y.first && x.prefix === y.prefix;
+}
+
+/** Effects of applied entries in the window, per service, newest first. */
+function appliedEffects(entries: readonly AuditEntry[], window: TimeWindow): Map<string, AppliedEffect[]> {
   const applied = entries
     .filter((e) => e.action === 'applied' && e.at >= window.from && e.at <= window.to)
     .sort((a, b) => b.at - a.at);
-  const byService = new Map<string, AppliedPart[]>();
+  const byService = new Map<string, AppliedEffect[]>();
   for (const entry of applied) {
-    const parts = byService.get(entry.serviceId) ?? [];
-    for (const part of summaryParts(entry.summary)) parts.push({ ...part, changeId: entry.changeId });
-    byService.set(entry.serviceId, parts);
+    if (!entry.update) continue;
+    const effects = byService.get(entry.serviceId) ?? [];
+    for (const effect of updateEffects(entry.update)) effects.push({ ...effect, changeId: entry.changeId });
+    byService.set(entry.serviceId, effects);
   }
   return byService;
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-// Split only before a known label, so a description containing "; " does not split a part.
-const PART_BOUNDARY = new RegExp(`; (?=(?:${CHANGE_LABELS.map(escapeRegExp).join('|')}): )`);
-
-/** "Name: a → b; IP access: absent → 10.0.0.0/8" becomes its labelled parts. */
-export function summaryParts(summary: string): Array<{ label: ChangeLabel; text: string }> {
-  return summary.split(PART_BOUNDARY).flatMap((part) => {
-    const label = CHANGE_LABELS.find((candidate) => part.startsWith(`${candidate}: `));
-    return label ? [{ label, text: part.slice(label.length + 2) }] : [];
-  });
-}
-
-/** The subject as a whole word of the part (so 10.0.0.0/8 does not match 110.0.0.0/8). */
-function mentions(text: string, subject: string): boolean {
-  if (subject === '') return false;
-  return new RegExp(`(^|[\\s(])${escapeRegExp(subject)}($|[\\s)])`).test(text);
+/** What a PATCH body does, as the drift a snapshot diff would show for it. */
+export function updateEffects(update: ServiceUpdate): Array<Omit<AppliedEffect, 'changeId'>> {
+  const effects: Array<Omit<AppliedEffect, 'changeId'>> = [];
+  if (update.name !== undefined) effects.push({ kind: 'renamed', subject: update.name });
+  if (update.releaseChannel !== undefined) effects.push({ kind: 'release-channel-changed', subject: update.releaseChannel });
+  for (const endpoint of update.endpoints ?? []) {
+    effects.push(endpoint.enabled ? { kind: 'endpoint-enabled', subject: 'on' } : { kind: 'endpoint-disabled', subject: 'off' });
+  }
+  const added = update.ipAccessList?.add ?? [];
+  const addedSources = new Set(added.map((entry) => entry.source));
+  for (const entry of update.ipAccessList?.remove ?? []) {
+    // remove + add of one source is how the bot re-describes an entry: not a removal.
+    if (!addedSources.has(entry.source)) effects.push({ kind: 'ip-removed', subject: entry.source });
+  }
+  const removedSources = new Set((update.ipAccessList?.remove ?? []).map((entry) => entry.source));
+  for (const entry of added) {
+    const kind = removedSources.has(entry.source) ? 'ip-description-changed' : 'ip-added';
+    effects.push({ kind, subject: entry.source, ipDescription: entry.description ?? '' });
+  }
+  for (const id of update.privateEndpointIds?.add ?? []) effects.push({ kind: 'private-endpoint-attached', subject: id });
+  for (const id of update.privateEndpointIds?.remove ?? []) effects.push({ kind: 'private-endpoint-detached', subject: id });
+  if (update.transparentDataEncryptionKeyId !== undefined) effects.push({ kind: 'encryption-key-rotated', subject: update.transparentDataEncryptionKeyId });
+  return effects;
 }

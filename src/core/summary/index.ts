@@ -16,7 +16,7 @@ export {
   attributeDrift,
   CHANGE_LABELS,
   diffSnapshots,
-  summaryParts,
+  updateEffects,
   type ChangeLabel,
   type DriftItem,
   type DriftKind,

@@ -4,20 +4,21 @@
  */
 import type { AllMiddlewareArgs, AnyMiddlewareArgs } from '@slack/bolt';
 import { whisperToClicker } from './actions/decision.js';
+import type { ListenerDeps } from './index.js';
 
 export const DRAINING_TEXT = ':arrows_counterclockwise: The bot is restarting and takes no new work for a moment. Try again in a few seconds.';
 
 /** The edit modal shows it inline, next to its first input. */
 const DRAINING_SUBMISSION = { response_action: 'errors', errors: { name: 'The bot is restarting; submit again in a few seconds.' } } as const;
 
-export function refuseWhileDraining(accepting: () => boolean) {
+export function refuseWhileDraining(deps: ListenerDeps) {
   return async (args: AnyMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
-    if (accepting()) return args.next();
+    if (deps.accepting()) return args.next();
     if ('command' in args) return args.ack({ response_type: 'ephemeral', text: DRAINING_TEXT });
     if ('view' in args) return args.ack(DRAINING_SUBMISSION);
     if ('action' in args && args.body.type === 'block_actions') {
       await args.ack();
-      return whisperToClicker(args.body, args.respond)(DRAINING_TEXT);
+      return whisperToClicker(args.body, deps)(DRAINING_TEXT);
     }
     return args.next();
   };

@@ -22,7 +22,7 @@ export interface ListenerDeps {
 }
 
 export function registerListeners(app: App, deps: ListenerDeps): void {
-  app.use(refuseWhileDraining(deps.accepting));
+  app.use(refuseWhileDraining(deps));
   registerSlashCommand(app, deps);
   registerDecisionButtons(app, deps);
   registerTemporaryButtons(app, deps);

@@ -5,10 +5,11 @@
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import type { ChangeRequest } from '../../core/change/types.js';
-import type { ChangeStore, LeaseToken, ServiceLockAttempt, Transition, TransitionResult } from '../../ports/change-store.js';
+import type { ApprovalResult, ApprovalStep, AuditQuery, ChangeStore, LeaseToken, ServiceLockAttempt, Transition, TransitionResult } from '../../ports/change-store.js';
 import {
-  AUDIT_MAX_ENTRIES,
   AUDIT_SCAN_MAX,
+  DEFAULT_AUDIT_RETENTION_DAYS,
+  MEMORY_AUDIT_MAX_ENTRIES,
   DEFAULT_RETENTION_SECONDS,
   EXPIRED_BEFORE_DECISION,
   LEASELESS_TAKEOVER_AFTER_MS,
@@ -16,7 +17,9 @@ import {
   assertCreatable,
   byCreation,
   duplicateRequestError,
+  approvalTally,
   leavesPending,
+  neededApprovals,
   requestedAuditEntry,
   retentionDeadline,
   withoutEmptyOptionals,
@@ -25,6 +28,8 @@ import {
 export interface MemoryChangeStoreOptions {
   /** Finished requests are forgotten this long after expiresAt, like the Redis key TTL. */
   retentionSeconds?: number;
+  /** Audit entries are kept this many days (AUDIT_RETENTION_DAYS). */
+  auditRetentionDays?: number;
 }
 
 /**
@@ -37,10 +42,11 @@ function copyOf<T>(value: T): T {
 
 export class MemoryChangeStore implements ChangeStore {
   private readonly requests = new Map<string, ChangeRequest>();
-  /** Oldest first, capped at AUDIT_MAX_ENTRIES. */
-  private readonly audit: AuditEntry[] = [];
+  /** Oldest first, with the wall-clock time each was written; kept by age (and capped). */
+  private readonly audit: Array<{ entry: AuditEntry; writtenAt: number }> = [];
   private auditSequence = 0;
   private readonly retentionSeconds: number;
+  private readonly auditRetentionMs: number;
   /** serviceId -> "<requestId>:<fence>" and when it expires, like the Redis lock key. */
   private readonly serviceLocks = new Map<string, { holder: string; until: number }>();
   /** The last fence handed out per request: it keeps growing after a lease is released. */
@@ -51,6 +57,7 @@ export class MemoryChangeStore implements ChangeStore {
 
   constructor(options: MemoryChangeStoreOptions = {}) {
     this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+    this.auditRetentionMs = (options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400_000;
   }
 
   async create(request: ChangeRequest): Promise<void> {
@@ -98,10 +105,7 @@ export class MemoryChangeStore implements ChangeStore {
     }
     if (transition.outcome) stored.outcome = copyOf(transition.outcome);
     if (previous === 'applying' && transition.to !== 'applying') this.releaseLease(stored, holder?.serviceId);
-    if (previous !== 'applying' && transition.to === 'applying' && claim) {
-      stored.lease = { owner: claim.owner, fence: (stored.lease?.fence ?? this.fences.get(id) ?? 0) + 1, until: Date.now() + claim.ttlMs, sending: false };
-      this.fences.set(id, stored.lease.fence);
-    }
+    if (previous !== 'applying' && transition.to === 'applying' && claim) this.grantLease(stored, claim);
     if (transition.to === 'applied') this.scheduleRevert(stored, transition.now);
     this.appendTransitionAudit(stored, transition, transition.audit);
     return { ok: true, request: copyOf(stored) };
@@ -135,6 +139,38 @@ export class MemoryChangeStore implements ChangeStore {
 
   async claimReminder(id: string): Promise<boolean> {
     return this.reminders.delete(id);
+  }
+
+  async addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult> {
+    const stored = this.live(id);
+    if (!stored) return { ok: false, reason: 'missing' };
+    const { approval } = step;
+    const about = { changeId: stored.id, channelId: stored.channelId, serviceId: stored.plan.serviceId, serviceName: stored.plan.serviceName, summary: step.audit.summary };
+    if (stored.status === 'pending' && approval.at >= stored.expiresAt) {
+      stored.status = 'expired';
+      this.appendAudit({ ...about, at: approval.at, action: 'expired', actorId: approval.userId, message: EXPIRED_BEFORE_DECISION });
+      return { ok: false, reason: 'expired', request: copyOf(stored) };
+    }
+    if (stored.status !== 'pending') return { ok: false, reason: 'conflict', request: copyOf(stored) };
+    const approvals = stored.approvals ?? [];
+    if (approvals.some((a) => a.userId === approval.userId)) return { ok: false, reason: 'already-approved', request: copyOf(stored) };
+    const needed = neededApprovals(stored);
+    const tally = approvalTally(needed, approvals);
+    if (!approval.counts.some((index) => (tally[index] ?? Infinity) < (needed[index] ?? 0))) return { ok: false, reason: 'not-needed', request: copyOf(stored) };
+
+    stored.approvals = [...approvals, copyOf(approval)];
+    const after = approvalTally(needed, stored.approvals);
+    const complete = needed.every((count, index) => (after[index] ?? 0) >= count);
+    if (complete) {
+      stored.status = 'applying';
+      stored.decidedBy = approval.userId;
+      stored.decidedAt = approval.at;
+      if (step.claim) this.grantLease(stored, step.claim);
+    }
+    const message = [step.audit.message, complete ? step.completesMessage : undefined].filter(Boolean).join(' ');
+    const fence = this.fences.get(stored.id);
+    this.appendAudit({ ...about, at: approval.at, action: 'approved', actorId: approval.userId, ...(message ? { message } : {}), ...(fence === undefined ? {} : { fence }) });
+    return { ok: true, request: copyOf(stored), complete };
   }
 
   async renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
@@ -214,15 +250,33 @@ export class MemoryChangeStore implements ChangeStore {
       .map(copyOf);
   }
 
-  /** Same window as the Redis store: at most AUDIT_SCAN_MAX newest entries are looked at. */
-  async readAudit(options: { serviceId?: string; limit: number }): Promise<AuditEntry[]> {
+  /** As the Redis store: a channel's entries all count; the whole trail is scanned AUDIT_SCAN_MAX deep. */
+  async readAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    this.forgetOldAudit();
     const found: AuditEntry[] = [];
-    const oldestScanned = Math.max(0, this.audit.length - AUDIT_SCAN_MAX);
-    for (let i = this.audit.length - 1; i >= oldestScanned && found.length < options.limit; i--) {
-      const entry = this.audit[i];
-      if (entry && (options.serviceId === undefined || entry.serviceId === options.serviceId)) found.push(copyOf(entry));
+    const oldestScanned = query.channelId === undefined ? Math.max(0, this.audit.length - AUDIT_SCAN_MAX) : 0;
+    for (let i = this.audit.length - 1; i >= oldestScanned && found.length < query.limit; i--) {
+      const entry = this.audit[i]?.entry;
+      if (!entry || (query.serviceId !== undefined && entry.serviceId !== query.serviceId)) continue;
+      if (query.channelId === undefined || entry.channelId === query.channelId) found.push(copyOf(entry));
     }
     return found;
+  }
+
+  async readApplied(window: { from: number; to: number }): Promise<AuditEntry[]> {
+    this.forgetOldAudit();
+    return this.audit.filter(({ entry }) => entry.action === 'applied' && entry.at >= window.from && entry.at <= window.to).map(({ entry }) => copyOf(entry));
+  }
+
+  async auditBeginsAt(): Promise<number | undefined> {
+    this.forgetOldAudit();
+    return this.audit[0]?.entry.at;
+  }
+
+  private forgetOldAudit(): void {
+    const cutoff = Date.now() - this.auditRetentionMs;
+    const old = this.audit.findIndex(({ writtenAt }) => writtenAt >= cutoff);
+    this.audit.splice(0, old === -1 ? this.audit.length : old);
   }
 
   async ping(): Promise<boolean> {
@@ -258,6 +312,12 @@ export class MemoryChangeStore implements ChangeStore {
     return retentionDeadline(request, this.retentionSeconds) <= Date.now();
   }
 
+  /** The claimant owns the request from now on: fence + 1, a fresh lease, nothing sent yet. */
+  private grantLease(stored: ChangeRequest, claim: { owner: string; ttlMs: number }): void {
+    stored.lease = { owner: claim.owner, fence: (stored.lease?.fence ?? this.fences.get(stored.id) ?? 0) + 1, until: Date.now() + claim.ttlMs, sending: false };
+    this.fences.set(stored.id, stored.lease.fence);
+  }
+
   private appendTransitionAudit(
     request: ChangeRequest,
     transition: Transition,
@@ -274,14 +334,17 @@ export class MemoryChangeStore implements ChangeStore {
       summary: details.summary ?? transition.audit.summary,
       apiRequestId: details.apiRequestId,
       message: details.message,
+      // An applied entry carries the exact PATCH body, for drift attribution.
+      ...(details.action === 'applied' ? { update: request.plan.update } : {}),
       ...(this.fences.has(request.id) ? { fence: this.fences.get(request.id) } : {}),
     });
   }
 
   private appendAudit(entry: NewAuditEntry): void {
     this.auditSequence += 1;
-    this.audit.push(withoutEmptyOptionals({ ...copyOf(entry), id: String(this.auditSequence) }));
-    if (this.audit.length > AUDIT_MAX_ENTRIES) this.audit.splice(0, this.audit.length - AUDIT_MAX_ENTRIES);
+    this.audit.push({ entry: withoutEmptyOptionals({ ...copyOf(entry), id: String(this.auditSequence) }), writtenAt: Date.now() });
+    this.forgetOldAudit();
+    if (this.audit.length > MEMORY_AUDIT_MAX_ENTRIES) this.audit.splice(0, this.audit.length - MEMORY_AUDIT_MAX_ENTRIES);
   }
 }
 

@@ -5,10 +5,10 @@
  */
 import type { AuditEntry } from '../../core/change/audit.js';
 import type { ChangeRequest } from '../../core/change/types.js';
-import type { ChangeStore, LeaseToken, ServiceLockAttempt, Transition, TransitionResult } from '../../ports/change-store.js';
+import type { ApprovalResult, ApprovalStep, AuditQuery, ChangeStore, LeaseToken, ServiceLockAttempt, Transition, TransitionResult } from '../../ports/change-store.js';
 import {
-  AUDIT_MAX_ENTRIES,
   AUDIT_SCAN_MAX,
+  DEFAULT_AUDIT_RETENTION_DAYS,
   DEFAULT_RETENTION_SECONDS,
   EXPIRED_BEFORE_DECISION,
   LEASELESS_TAKEOVER_AFTER_MS,
@@ -31,6 +31,8 @@ import { closeQuietly, connectRedis, type RedisConnection } from './connection.j
 import { reportUnavailableAsStoreErrors } from './errors.js';
 import { changeKeys, type ChangeKeys } from './keys.js';
 import {
+  ADD_APPROVAL_COMMAND,
+  ADD_APPROVAL_LUA,
   CONFIRM_SENDING_COMMAND,
   CONFIRM_SENDING_LUA,
   CREATE_COMMAND,
@@ -54,6 +56,8 @@ export interface RedisChangeStoreOptions {
   keyPrefix?: string;
   /** Finished requests stay readable this long after expiresAt (default 7 days). */
   retentionSeconds?: number;
+  /** Audit entries are kept this many days (AUDIT_RETENTION_DAYS, default 400). */
+  auditRetentionDays?: number;
   /**
    * Receives the connection's error events when the store opened the connection from a URL.
    * Without it ioredis prints them to the console itself.
@@ -63,6 +67,9 @@ export interface RedisChangeStoreOptions {
 
 /** ping() answers false after this long rather than waiting for a reconnect. */
 const PING_TIMEOUT_MS = 2_000;
+/** Applied entries read at most per summary, and how far their server times may run behind `at`. */
+const APPLIED_READ_MAX = 10_000;
+const APPLIED_CLOCK_SLACK_MS = 60_000;
 /** Entries fetched per XREVRANGE when filtering by service. */
 const AUDIT_PAGE_SIZE = 500;
 
@@ -75,9 +82,11 @@ export class RedisChangeStore implements ChangeStore {
   private readonly ownsConnection: boolean;
   private readonly keys: ChangeKeys;
   private readonly retentionSeconds: number;
+  private readonly auditRetentionMs: number;
   private readonly createScript: ScriptCommand;
   private readonly transitionScript: ScriptCommand;
   private readonly setMessageTsScript: ScriptCommand;
+  private readonly addApprovalScript: ScriptCommand;
   private readonly renewLeaseScript: ScriptCommand;
   private readonly lockServiceScript: ScriptCommand;
   private readonly confirmSendingScript: ScriptCommand;
@@ -86,13 +95,15 @@ export class RedisChangeStore implements ChangeStore {
   constructor(connection: RedisConnection | string, options: RedisChangeStoreOptions = {}) {
     this.keys = changeKeys(options.keyPrefix);
     this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+    this.auditRetentionMs = (options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400_000;
     this.ownsConnection = typeof connection === 'string';
     this.redis = typeof connection === 'string' ? connectRedis(connection) : connection;
     const { onConnectionError } = options;
     if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
-    this.createScript = defineScript(this.redis, CREATE_COMMAND, 4, CREATE_LUA);
-    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 7, TRANSITION_LUA);
+    this.createScript = defineScript(this.redis, CREATE_COMMAND, 6, CREATE_LUA);
+    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 10, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
+    this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 7, ADD_APPROVAL_LUA);
     this.renewLeaseScript = defineScript(this.redis, RENEW_LEASE_COMMAND, 2, RENEW_LEASE_LUA);
     this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
     this.confirmSendingScript = defineScript(this.redis, CONFIRM_SENDING_COMMAND, 2, CONFIRM_SENDING_LUA);
@@ -115,12 +126,15 @@ export class RedisChangeStore implements ChangeStore {
       this.keys.pending(request.channelId),
       this.keys.audit,
       this.keys.open,
+      this.keys.auditOfChannel(request.channelId),
+      this.keys.auditOfService(request.channelId, request.plan.serviceId),
       request.id,
       request.expiresAt,
       deadline,
       deadline - wallNow,
       wallNow - this.retentionSeconds * 1000,
-      AUDIT_MAX_ENTRIES,
+      wallNow - this.auditRetentionMs,
+      this.auditRetentionMs,
       hashArgs.length,
       ...hashArgs,
       ...auditToStreamArgs(requestedAuditEntry(request)),
@@ -138,6 +152,9 @@ export class RedisChangeStore implements ChangeStore {
 
   async transition(id: string, transition: Transition): Promise<TransitionResult> {
     const { audit } = transition;
+    // Channel and service never change, so reading them first cannot race; the script needs
+    // their index keys up front (Redis Cluster wants every key a script touches in KEYS).
+    const [channelId, serviceId] = await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
     const { claim, holder } = transition;
     const reply = await this.transitionScript(
       this.keys.request(id),
@@ -146,6 +163,9 @@ export class RedisChangeStore implements ChangeStore {
       // A key of the same slot that no lock uses when the caller names no service.
       this.keys.serviceLock(holder?.serviceId ?? ''),
       this.keys.open,
+      this.keys.auditOfChannel(channelId ?? '-'),
+      this.keys.auditOfService(channelId ?? '-', serviceId ?? '-'),
+      this.keys.auditApplied,
       this.keys.reverts,
       this.keys.reminders,
       id,
@@ -153,7 +173,7 @@ export class RedisChangeStore implements ChangeStore {
       transition.to,
       transition.actorId,
       transition.outcome ? JSON.stringify(transition.outcome) : '',
-      AUDIT_MAX_ENTRIES,
+      Date.now() - this.auditRetentionMs,
       audit.action,
       audit.summary,
       audit.apiRequestId ?? '',
@@ -163,9 +183,38 @@ export class RedisChangeStore implements ChangeStore {
       claim?.ttlMs ?? 0,
       holder?.owner ?? '',
       holder?.fence ?? '',
+      this.auditRetentionMs,
       ...transition.from,
     );
     return transitionResultFromReply(reply);
+  }
+
+  async addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult> {
+    const { approval } = step;
+    // Channel and service never change: read first for the index keys the script writes.
+    const [channelId, serviceId] = await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
+    const reply = await this.addApprovalScript(
+      this.keys.request(id),
+      this.keys.applying,
+      this.keys.audit,
+      this.keys.open,
+      this.keys.auditOfChannel(channelId ?? '-'),
+      this.keys.auditOfService(channelId ?? '-', serviceId ?? '-'),
+      this.keys.auditApplied,
+      id,
+      approval.at,
+      approval.userId,
+      approval.counts.join(','),
+      Date.now() - this.auditRetentionMs,
+      step.audit.summary,
+      step.audit.message ?? '',
+      step.completesMessage ?? '',
+      EXPIRED_BEFORE_DECISION,
+      step.claim?.owner ?? '',
+      step.claim ? Math.ceil(step.claim.ttlMs) : 0,
+      this.auditRetentionMs,
+    );
+    return approvalResultFromReply(reply);
   }
 
   async renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
@@ -244,7 +293,27 @@ export class RedisChangeStore implements ChangeStore {
     return (await this.redis.zrem(this.keys.reminders, id)) === 1;
   }
 
-  async readAudit(options: { serviceId?: string; limit: number }): Promise<AuditEntry[]> {
+  async readAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    if (query.channelId === undefined) return this.scanAudit(query);
+    if (query.limit <= 0) return [];
+    const stream = query.serviceId === undefined ? this.keys.auditOfChannel(query.channelId) : this.keys.auditOfService(query.channelId, query.serviceId);
+    const page = await this.redis.xrevrange(stream, '+', '-', 'COUNT', query.limit);
+    return page.flatMap(([id, fields]) => auditFromStreamEntry(id, fields) ?? []);
+  }
+
+  async readApplied(window: { from: number; to: number }): Promise<AuditEntry[]> {
+    // Stream ids are the server's clock; the entries' own time decides (core/summary/drift.ts).
+    const page = await this.redis.xrange(this.keys.auditApplied, String(Math.max(0, window.from - APPLIED_CLOCK_SLACK_MS)), '+', 'COUNT', APPLIED_READ_MAX);
+    return page.flatMap(([id, fields]) => auditFromStreamEntry(id, fields) ?? []).filter((e) => e.at >= window.from && e.at <= window.to);
+  }
+
+  async auditBeginsAt(): Promise<number | undefined> {
+    const [first] = await this.redis.xrange(this.keys.audit, '-', '+', 'COUNT', 1);
+    return first ? (auditFromStreamEntry(first[0], first[1])?.at ?? Number(first[0].split('-')[0])) : undefined;
+  }
+
+  /** The whole trail, newest first, optionally one service's: a bounded scan of the newest entries. */
+  private async scanAudit(options: AuditQuery): Promise<AuditEntry[]> {
     const found: AuditEntry[] = [];
     let scanned = 0;
     let end = '+';
@@ -330,4 +399,15 @@ function transitionResultFromReply(reply: unknown): TransitionResult {
   if (reason === 'ok') return { ok: true, request };
   if (reason === 'conflict' || reason === 'expired' || reason === 'lost') return { ok: false, reason, request };
   throw new StoredDataError(`transition reason ${reason}`);
+}
+
+function approvalResultFromReply(reply: unknown): ApprovalResult {
+  if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw new StoredDataError('approval reply');
+  const reason: string = reply[0];
+  if (reason === 'missing') return { ok: false, reason };
+  const request = requestFromHash(hashFromFlatReply(reply[2]));
+  if (!request) throw new StoredDataError('approval reply lacks the request');
+  if (reason === 'ok') return { ok: true, request, complete: reply[1] === 1 };
+  if (reason === 'conflict' || reason === 'expired' || reason === 'already-approved' || reason === 'not-needed') return { ok: false, reason, request };
+  throw new StoredDataError(`approval reason ${reason}`);
 }

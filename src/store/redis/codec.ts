@@ -6,15 +6,21 @@
  *   status, messageTs, decidedBy, decidedAt, outcome (JSON)  — what transitions change
  *   channelId, serviceId, serviceName, expiresAt             — copies of immutable scalars, so the
  *                                                              Lua scripts never parse `data`
+ *   update       JSON of the plan's PATCH body, copied into the 'applied' audit entry
  *   fence, leaseOwner, leaseUntil, sending, sentAt, takenAt  — the apply lease (scripts.ts)
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../../core/change/types.js';
-import { isAuditAction, withoutEmptyOptionals } from '../rules.js';
+import { ServiceUpdateSchema, type ServiceUpdate } from '../../core/service/schema.js';
+import type { Approval, Requirement } from '../../core/policy/types.js';
+import { isAuditAction, neededApprovals, withoutEmptyOptionals } from '../rules.js';
 
-type ImmutablePart = Pick<ChangeRequest, 'id' | 'channelId' | 'requesterId' | 'plan' | 'createdAt' | 'expiresAt' | TemporaryPart>;
+type ImmutablePart = Pick<ChangeRequest, 'id' | 'channelId' | 'requesterId' | 'plan' | 'createdAt' | 'expiresAt' | 'requirements' | 'policyDigest' | TemporaryPart>;
 /** What makes a request time-boxed, a revert or an extension (core/change/temporary.ts). */
 type TemporaryPart = 'temporary' | 'revertOf' | 'extendOf' | 'threadTs';
+
+/** Hash field of one approval: `approved:<user>` = "<seq>|<at>|<requirement indices>" (scripts.ts). */
+const APPROVED_PREFIX = 'approved:';
 
 export class StoredDataError extends Error {
   constructor(what: string) {
@@ -31,6 +37,8 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     plan: request.plan,
     createdAt: request.createdAt,
     expiresAt: request.expiresAt,
+    ...(request.requirements ? { requirements: request.requirements } : {}),
+    ...(request.policyDigest ? { policyDigest: request.policyDigest } : {}),
     ...temporaryPart(request),
   };
   const args = [
@@ -40,8 +48,13 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     'serviceId', request.plan.serviceId,
     'serviceName', request.plan.serviceName,
     'expiresAt', String(request.expiresAt),
+    'update', JSON.stringify(request.plan.update),
+    'need', neededApprovals(request).join(','),
   ];
   args.push(...revertScheduleArgs(request));
+  const approvals = request.approvals ?? [];
+  approvals.forEach((approval, index) => args.push(`${APPROVED_PREFIX}${approval.userId}`, `${index + 1}|${approval.at}|${approval.counts.join(',')}`));
+  if (approvals.length > 0) args.push('approvalSeq', String(approvals.length));
   if (request.messageTs !== undefined) args.push('messageTs', request.messageTs);
   if (request.decidedBy !== undefined) args.push('decidedBy', request.decidedBy);
   if (request.decidedAt !== undefined) args.push('decidedAt', String(request.decidedAt));
@@ -75,6 +88,8 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   if (hash.decidedBy !== undefined) request.decidedBy = hash.decidedBy;
   if (hash.decidedAt !== undefined) request.decidedAt = parseNumber(hash.decidedAt, 'decidedAt');
   if (hash.outcome !== undefined) request.outcome = parseJsonObject(hash.outcome, 'outcome') as ChangeOutcome;
+  const approvals = approvalsFromHash(hash);
+  if (approvals.length > 0) request.approvals = approvals;
   if (hash.leaseOwner !== undefined && hash.fence !== undefined) {
     request.lease = {
       owner: hash.leaseOwner,
@@ -86,6 +101,19 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
     };
   }
   return request;
+}
+
+/** In the order the store recorded them, whatever the clocks of the replicas that clicked said. */
+function approvalsFromHash(hash: Record<string, string>): Approval[] {
+  const approvals: Array<Approval & { seq: number }> = [];
+  for (const [field, value] of Object.entries(hash)) {
+    if (!field.startsWith(APPROVED_PREFIX)) continue;
+    const match = /^(\d+)\|(\d+)\|([\d,]*)$/.exec(value);
+    if (!match) throw new StoredDataError(`approval ${field}`);
+    const counts = (match[3] ?? '').split(',').filter(Boolean).map(Number);
+    approvals.push({ seq: Number(match[1]), userId: field.slice(APPROVED_PREFIX.length), at: Number(match[2]), counts });
+  }
+  return approvals.sort((a, b) => a.seq - b.seq).map(({ seq: _seq, ...approval }) => approval);
 }
 
 /** HGETALL as a Lua script returns it: a flat field, value, field, value list. */
@@ -114,6 +142,7 @@ export function auditToStreamArgs(entry: NewAuditEntry): string[] {
   ];
   if (entry.apiRequestId) args.push('apiRequestId', entry.apiRequestId);
   if (entry.message) args.push('message', entry.message);
+  if (entry.update) args.push('update', JSON.stringify(entry.update));
   if (entry.fence !== undefined) args.push('fence', String(entry.fence));
   return args;
 }
@@ -134,13 +163,26 @@ export function auditFromStreamEntry(id: string, flatFields: string[]): AuditEnt
   return withoutEmptyOptionals({
     id, at: atMs, action, changeId, actorId, channelId, serviceId, serviceName, summary,
     apiRequestId: fields.apiRequestId, message: fields.message,
+    ...(fields.update === undefined ? {} : storedUpdate(fields.update)),
     ...(fields.fence !== undefined && Number.isSafeInteger(Number(fields.fence)) ? { fence: Number(fields.fence) } : {}),
   });
 }
 
+/** The PATCH body of an applied entry; one that cannot be read is left out (it then credits nothing). */
+function storedUpdate(json: string): { update?: ServiceUpdate } {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return {};
+  }
+  const parsed = ServiceUpdateSchema.safeParse(value);
+  return parsed.success ? { update: parsed.data } : {};
+}
+
 function parseImmutablePart(json: string): ImmutablePart {
   const value = parseJsonObject(json, 'data');
-  const { id, channelId, requesterId, plan, createdAt, expiresAt } = value;
+  const { id, channelId, requesterId, plan, createdAt, expiresAt, requirements, policyDigest } = value;
   if (
     typeof id !== 'string' || typeof channelId !== 'string' || typeof requesterId !== 'string' ||
     typeof plan !== 'object' || plan === null || typeof createdAt !== 'number' || typeof expiresAt !== 'number'
@@ -148,7 +190,13 @@ function parseImmutablePart(json: string): ImmutablePart {
     throw new StoredDataError('request data lacks its fields');
   }
   // The plan was written by create() from a typed ChangePlan; only its presence is checked here.
-  return { id, channelId, requesterId, plan: plan as ChangeRequest['plan'], createdAt, expiresAt, ...readTemporaryPart(value) };
+  return {
+    id, channelId, requesterId, plan: plan as ChangeRequest['plan'], createdAt, expiresAt,
+    // Written by create() from typed requirements, like the plan.
+    ...(Array.isArray(requirements) ? { requirements: requirements as Requirement[] } : {}),
+    ...(typeof policyDigest === 'string' ? { policyDigest } : {}),
+    ...readTemporaryPart(value),
+  };
 }
 
 function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, TemporaryPart> {

@@ -7,16 +7,22 @@
  *   <prefix>{changes}:pending:<channelId>    ZSET  ids of a channel's requests, scored by expiresAt
  *   <prefix>{changes}:applying               SET   ids of requests in "applying"
  *   <prefix>{changes}:open                   ZSET  ids of all pending requests, scored by expiresAt (the metric)
- *   <prefix>{changes}:audit                  STREAM audit trail, trimmed to ~10000 entries
  *   <prefix>{changes}:svc-lock:<serviceId>   STRING "<requestId>:<fence>" of the request applying
  *                                            to that service now; expires with its lease
+ *   <prefix>{changes}:audit                  STREAM audit trail, entries kept AUDIT_RETENTION_DAYS
+ *   <prefix>{changes}:audit:ch:<channelId>   STREAM the same entries of one channel's requests
+ *   <prefix>{changes}:audit:ch:<c>:svc:<s>   STREAM ... of one service's requests in that channel
+ *   <prefix>{changes}:audit:applied          STREAM the 'applied' entries (drift attribution)
+ *   (every index stream has the same entry ids and trimming as the main one, and expires when idle)
  *   <prefix>{changes}:reverts                ZSET  ids of applied temporary requests, scored by
  *                                            when the bot reverts them (app clock, ms)
  *   <prefix>{changes}:reminders              ZSET  the same ids, scored by when to remind
  *
  *   <prefix>{schedules}:all                  HASH  id -> schedule JSON
  *   <prefix>{schedules}:lastrun              HASH  id -> last fire time claimed (ms)
+ *   <prefix>{schedules}:running              HASH  id -> until when a replica is posting its run (ms)
  *   <prefix>{schedules}:snap:<key>           STRING drift baseline JSON (expires after 90 days)
+ *   <prefix>{schedules}:adhoc:<channelId>    ZSET  a channel's ad-hoc baseline keys, scored by last write
  */
 export const DEFAULT_KEY_PREFIX = 'chbot:';
 
@@ -26,6 +32,9 @@ export interface ChangeKeys {
   applying: string;
   open: string;
   audit: string;
+  auditOfChannel(channelId: string): string;
+  auditOfService(channelId: string, serviceId: string): string;
+  auditApplied: string;
   serviceLock(serviceId: string): string;
   reverts: string;
   reminders: string;
@@ -41,6 +50,9 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     applying: `${base}applying`,
     open: `${base}open`,
     audit: `${base}audit`,
+    auditOfChannel: (channelId) => `${base}audit:ch:${channelId}`,
+    auditOfService: (channelId, serviceId) => `${base}audit:ch:${channelId}:svc:${serviceId}`,
+    auditApplied: `${base}audit:applied`,
     serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
     reverts: `${base}reverts`,
     reminders: `${base}reminders`,
@@ -53,10 +65,18 @@ export const SNAPSHOT_TTL_SECONDS = 90 * 24 * 3600;
 export interface ScheduleKeys {
   all: string;
   lastRun: string;
+  running: string;
   snapshot(key: string): string;
+  adHoc(channelId: string): string;
 }
 
 export function scheduleKeys(prefix: string = DEFAULT_KEY_PREFIX): ScheduleKeys {
   const base = `${prefix}{schedules}:`;
-  return { all: `${base}all`, lastRun: `${base}lastrun`, snapshot: (key) => `${base}snap:${key}` };
+  return {
+    all: `${base}all`,
+    lastRun: `${base}lastrun`,
+    running: `${base}running`,
+    snapshot: (key) => `${base}snap:${key}`,
+    adHoc: (channelId) => `${base}adhoc:${channelId}`,
+  };
 }

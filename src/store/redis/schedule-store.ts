@@ -1,10 +1,19 @@
 /** ScheduleStore over Redis (standalone, Sentinel or Cluster). Key layout: keys.ts. */
-import { ScheduleSchema, type Schedule } from '../../core/schedule/types.js';
-import type { ScheduleStore } from '../../ports/schedule-store.js';
+import { ScheduleSchema, scheduleSnapshotKey, type Schedule } from '../../core/schedule/types.js';
+import type { AddScheduleResult, ScheduleStore } from '../../ports/schedule-store.js';
 import { closeQuietly, connectRedis, type RedisConnection } from './connection.js';
 import { reportUnavailableAsStoreErrors } from './errors.js';
 import { scheduleKeys, SNAPSHOT_TTL_SECONDS, type ScheduleKeys } from './keys.js';
-import { CLAIM_RUN_COMMAND, CLAIM_RUN_LUA, defineScript, type ScriptCommand } from './scripts.js';
+import {
+  ADD_SCHEDULE_COMMAND,
+  ADD_SCHEDULE_LUA,
+  CLAIM_RUN_COMMAND,
+  CLAIM_RUN_LUA,
+  defineScript,
+  START_RUN_COMMAND,
+  START_RUN_LUA,
+  type ScriptCommand,
+} from './scripts.js';
 
 function parseJson(text: string): unknown {
   try {
@@ -19,18 +28,25 @@ export class RedisScheduleStore implements ScheduleStore {
   private readonly ownsConnection: boolean;
   private readonly keys: ScheduleKeys;
   private readonly claimScript: ScriptCommand;
+  private readonly addScript: ScriptCommand;
+  private readonly startRunScript: ScriptCommand;
 
   constructor(connection: RedisConnection | string, options: { keyPrefix?: string } = {}) {
     this.ownsConnection = typeof connection === 'string';
     this.redis = typeof connection === 'string' ? connectRedis(connection) : connection;
     this.keys = scheduleKeys(options.keyPrefix);
     this.claimScript = defineScript(this.redis, CLAIM_RUN_COMMAND, 1, CLAIM_RUN_LUA);
+    this.addScript = defineScript(this.redis, ADD_SCHEDULE_COMMAND, 1, ADD_SCHEDULE_LUA);
+    this.startRunScript = defineScript(this.redis, START_RUN_COMMAND, 1, START_RUN_LUA);
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
     return reportUnavailableAsStoreErrors(this);
   }
 
-  async addSchedule(schedule: Schedule): Promise<void> {
-    await this.redis.hset(this.keys.all, schedule.id, JSON.stringify(schedule));
+  async addSchedule(schedule: Schedule, limits?: { maxPerChannel: number }): Promise<AddScheduleResult> {
+    const json = JSON.stringify(schedule);
+    const channelNeedle = `"channelId":${JSON.stringify(schedule.channelId)}`;
+    const result = await this.addScript(this.keys.all, schedule.id, json, limits?.maxPerChannel ?? 0, channelNeedle);
+    return result === 'ok' ? { ok: true } : { ok: false, reason: result === 'exists' ? 'exists' : 'channel-full' };
   }
 
   async listSchedules(channelId?: string): Promise<Schedule[]> {
@@ -48,7 +64,17 @@ export class RedisScheduleStore implements ScheduleStore {
   async removeSchedule(id: string): Promise<boolean> {
     const removed = await this.redis.hdel(this.keys.all, id);
     await this.redis.hdel(this.keys.lastRun, id);
+    await this.redis.hdel(this.keys.running, id);
+    await this.redis.del(this.keys.snapshot(scheduleSnapshotKey(id)));
     return removed > 0;
+  }
+
+  async startRun(scheduleId: string, now: number, until: number): Promise<boolean> {
+    return (await this.startRunScript(this.keys.running, scheduleId, String(now), String(until))) === 1;
+  }
+
+  async finishRun(scheduleId: string): Promise<void> {
+    await this.redis.hdel(this.keys.running, scheduleId);
   }
 
   async claimRun(scheduleId: string, fireTime: number): Promise<boolean> {
@@ -65,8 +91,15 @@ export class RedisScheduleStore implements ScheduleStore {
     return (await this.redis.get(this.keys.snapshot(key))) ?? undefined;
   }
 
-  async writeSnapshot(key: string, json: string): Promise<void> {
+  async writeSnapshot(key: string, json: string, channel?: { channelId: string; keep: number }): Promise<void> {
     await this.redis.set(this.keys.snapshot(key), json, 'EX', SNAPSHOT_TTL_SECONDS);
+    if (!channel) return;
+    const index = this.keys.adHoc(channel.channelId);
+    await this.redis.multi().zadd(index, Date.now(), key).expire(index, SNAPSHOT_TTL_SECONDS).exec();
+    // Beyond the newest `keep`, a channel's ad-hoc baselines are dropped: filters cannot grow Redis.
+    const stale = await this.redis.zrevrange(index, channel.keep, -1);
+    if (stale.length === 0) return;
+    await this.redis.multi().del(...stale.map((k) => this.keys.snapshot(k))).zrem(index, ...stale).exec();
   }
 
   async close(): Promise<void> {

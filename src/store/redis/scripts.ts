@@ -32,13 +32,63 @@ export const CONFIRM_SENDING_COMMAND = 'chbotConfirmSending';
 export const TAKE_OVER_COMMAND = 'chbotTakeOver';
 
 /**
- * Shared by the lease scripts. Lease times are on the Redis server's clock (TIME), so replicas
- * whose clocks disagree still agree on when a lease has expired.
+ * Shared by the change scripts: leases and audit entries. Lease times are on the Redis server's
+ * clock (TIME), so replicas whose clocks disagree still agree on when a lease has expired.
  */
 const LEASE_PRELUDE = `
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- The claimant owns the request from now on: fence + 1, a fresh lease, nothing sent yet.
+local function grant_lease(request, owner, ttl)
+  redis.call('HINCRBY', request, 'fence', 1)
+  redis.call('HSET', request, 'leaseOwner', owner, 'leaseUntil', now_ms() + tonumber(ttl))
+  redis.call('HDEL', request, 'sending')
+end
+
+-- Appends one audit entry to the main stream and, with the same id, to each index stream; all are
+-- trimmed by age (MINID) and expire when nothing is written to them for the retention period.
+local function append_entry(streams, minid, retention_ms, fields)
+  local entry_id = redis.call('XADD', streams[1], 'MINID', '~', minid, '*', unpack(fields))
+  redis.call('PEXPIRE', streams[1], retention_ms)
+  for i = 2, #streams do
+    redis.call('XADD', streams[i], 'MINID', '~', minid, entry_id, unpack(fields))
+    redis.call('PEXPIRE', streams[i], retention_ms)
+  end
+end
+
+-- One audit entry about the request, with its current fence when it has one, in the main stream
+-- and the channel's indexes; an applied entry also carries the exact PATCH body and goes to the
+-- stream of applied entries (drift attribution).
+local function append_request_audit(streams, applied_stream, minid, retention_ms, request, id, now, actor, action, summary, api_request_id, message)
+  local about = redis.call('HMGET', request, 'channelId', 'serviceId', 'serviceName', 'fence', 'update')
+  local fields = {
+    'at', now, 'action', action, 'changeId', id, 'actorId', actor,
+    'channelId', about[1], 'serviceId', about[2], 'serviceName', about[3], 'summary', summary,
+  }
+  if about[4] then
+    fields[#fields + 1] = 'fence'
+    fields[#fields + 1] = about[4]
+  end
+  if api_request_id ~= '' then
+    fields[#fields + 1] = 'apiRequestId'
+    fields[#fields + 1] = api_request_id
+  end
+  if message ~= '' then
+    fields[#fields + 1] = 'message'
+    fields[#fields + 1] = message
+  end
+  local all = {unpack(streams)}
+  if action == 'applied' then
+    if about[5] then
+      fields[#fields + 1] = 'update'
+      fields[#fields + 1] = about[5]
+    end
+    all[#all + 1] = applied_stream
+  end
+  append_entry(all, minid, retention_ms, fields)
 end
 
 -- The lease fields of a request, and whether the given owner and fence hold it unexpired.
@@ -48,19 +98,21 @@ local function lease_held(request, owner, fence, now)
 end
 `;
 
+
 /**
- * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream, 4 index of all pending requests
+ * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream, 4 index of all pending requests,
+ *       5 channel's audit stream, 6 channel's audit stream of the service
  * ARGV: 1 id, 2 expiresAt, 3 retention deadline (unix ms), 4 ms until that deadline,
- *       5 prune pending members scored at or below this, 6 audit MAXLEN,
- *       7 n = count of hash arguments, 8..7+n hash field/value pairs, then audit field/value pairs
+ *       5 prune pending members scored at or below this, 6 audit MINID (unix ms), 7 audit retention (ms),
+ *       8 n = count of hash arguments, 9..8+n hash field/value pairs, then audit field/value pairs
  * Returns 1 when created, 0 when the id already exists.
  */
-export const CREATE_LUA = `
+export const CREATE_LUA = `${LEASE_PRELUDE}
 local request, pending, audit, open = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 if redis.call('EXISTS', request) == 1 then return 0 end
 
-local hashEnd = 7 + tonumber(ARGV[7])
-redis.call('HSET', request, unpack(ARGV, 8, hashEnd))
+local hashEnd = 8 + tonumber(ARGV[8])
+redis.call('HSET', request, unpack(ARGV, 9, hashEnd))
 redis.call('PEXPIREAT', request, ARGV[3])
 
 -- Members whose request hash has already expired can never be listed again.
@@ -74,48 +126,31 @@ if ttl > 0 then
   if redis.call('PTTL', pending) < ttl then redis.call('PEXPIRE', pending, ttl) end
 end
 
-redis.call('XADD', audit, 'MAXLEN', '~', ARGV[6], '*', unpack(ARGV, hashEnd + 1))
+append_entry({audit, KEYS[5], KEYS[6]}, ARGV[6], ARGV[7], {unpack(ARGV, hashEnd + 1)})
 return 1
 `;
 
 /**
  * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 the service's lock,
- *       5 index of all pending requests, 6 reverts due (zset), 7 reminders due (zset)
- * ARGV: 1 id, 2 now, 3 to, 4 actorId, 5 outcome JSON or '', 6 audit MAXLEN,
+ *       5 index of all pending requests, 6 channel's audit stream, 7 channel's audit stream of
+ *       the service, 8 stream of applied entries, 9 reverts due (zset), 10 reminders due (zset)
+ * ARGV: 1 id, 2 now, 3 to, 4 actorId, 5 outcome JSON or '', 6 audit MINID (unix ms),
  *       7 audit action, 8 summary, 9 apiRequestId or '', 10 message or '',
  *       11 message of the automatic expiry entry,
  *       12 owner claiming a lease (to = applying) or '', 13 its lease in ms,
  *       14 owner holding the lease (leaving applying) or '', 15 its fence,
- *       16.. statuses the transition starts from
+ *       16 audit retention (ms), 17.. statuses the transition starts from
  * Returns {'missing'} or {reason, HGETALL of the request afterwards}, reason one of
  * 'ok', 'conflict', 'expired', 'lost' (the holder's fence is outdated).
  */
 export const TRANSITION_LUA = LEASE_PRELUDE + `
 local request, applying, audit, service_lock, open = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local reverts, reminders = KEYS[6], KEYS[7]
-local id, now, to, actor, outcome, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local reverts, reminders = KEYS[9], KEYS[10]
+local id, now, to, actor, outcome, minid = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local claim_owner, claim_ttl, holder_owner, holder_fence = ARGV[12], ARGV[13], ARGV[14], ARGV[15]
 
 local function append_audit(action, summary, api_request_id, message)
-  local about = redis.call('HMGET', request, 'channelId', 'serviceId', 'serviceName')
-  local fields = {
-    'at', now, 'action', action, 'changeId', id, 'actorId', actor,
-    'channelId', about[1], 'serviceId', about[2], 'serviceName', about[3], 'summary', summary,
-  }
-  local fence = redis.call('HGET', request, 'fence')
-  if fence then
-    fields[#fields + 1] = 'fence'
-    fields[#fields + 1] = fence
-  end
-  if api_request_id ~= '' then
-    fields[#fields + 1] = 'apiRequestId'
-    fields[#fields + 1] = api_request_id
-  end
-  if message ~= '' then
-    fields[#fields + 1] = 'message'
-    fields[#fields + 1] = message
-  end
-  redis.call('XADD', audit, 'MAXLEN', '~', maxlen, '*', unpack(fields))
+  append_request_audit({audit, KEYS[6], KEYS[7]}, KEYS[8], minid, ARGV[16], request, id, now, actor, action, summary, api_request_id, message)
 end
 
 local function reply(reason)
@@ -134,7 +169,7 @@ if status == 'pending' and to ~= 'expired' and tonumber(now) >= expires_at then
 end
 
 local allowed = false
-for i = 16, #ARGV do
+for i = 17, #ARGV do
   if ARGV[i] == status then allowed = true break end
 end
 if not allowed then return reply('conflict') end
@@ -160,11 +195,7 @@ if status == 'applying' and to ~= 'applying' then
 end
 if to == 'applying' and status ~= 'applying' then
   redis.call('SADD', applying, id)
-  if claim_owner ~= '' then
-    redis.call('HINCRBY', request, 'fence', 1)
-    redis.call('HSET', request, 'leaseOwner', claim_owner, 'leaseUntil', now_ms() + tonumber(claim_ttl))
-    redis.call('HDEL', request, 'sending')
-  end
+  if claim_owner ~= '' then grant_lease(request, claim_owner, claim_ttl) end
 end
 -- A time-boxed request schedules its own revert when applied, in this same step, so an applied
 -- grant can never lack its revert; an approved extension moves the original's revert, if any is
@@ -283,3 +314,125 @@ if fire <= last then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 `;
+
+export const ADD_SCHEDULE_COMMAND = 'chbotAddSchedule';
+
+/**
+ * Adds a schedule only if its id is free and its channel has fewer than the most allowed.
+ * KEYS: 1 schedules hash. ARGV: 1 id, 2 schedule JSON, 3 most per channel (0: no limit),
+ * 4 the JSON text `"channelId":"<id>"` every schedule of that channel contains.
+ * Returns 'ok', 'exists' or 'channel-full'.
+ */
+export const ADD_SCHEDULE_LUA = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'exists' end
+local most = tonumber(ARGV[3])
+if most > 0 then
+  local count = 0
+  for _, json in ipairs(redis.call('HVALS', KEYS[1])) do
+    if string.find(json, ARGV[4], 1, true) then count = count + 1 end
+  end
+  if count >= most then return 'channel-full' end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 'ok'
+`;
+
+export const START_RUN_COMMAND = 'chbotStartRun';
+
+/**
+ * Marks a schedule's run as posting until ARGV 3, unless a run of it is still posting.
+ * KEYS: 1 running hash. ARGV: 1 schedule id, 2 now (ms), 3 until (ms). Returns 1 or 0.
+ */
+export const START_RUN_LUA = `
+local until_ms = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if until_ms > tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+`;
+
+export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
+
+/**
+ * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 index of all pending requests,
+ *       5 channel's audit stream, 6 channel's audit stream of the service, 7 stream of applied entries
+ * ARGV: 1 id, 2 now, 3 approver, 4 requirement indices it counts for ("0,2"), 5 audit MINID (unix ms),
+ *       6 summary, 7 audit message or '', 8 message appended when it completes the request,
+ *       9 message of the automatic expiry entry, 10 owner claiming the lease when this approval
+ *       completes the request (as a transition to applying does) or '', 11 its lease in ms,
+ *       12 audit retention (ms)
+ * The request hash holds `need` ("2,1,0": approvals per requirement; absent = "1") and one field
+ * `approved:<user>` = "<seq>|<at>|<indices>" per approval, seq counting in the order the approvals
+ * were recorded here (clicks' own clocks may disagree across replicas). Returns {'missing'} or {reason, complete,
+ * HGETALL afterwards}, reason one of 'ok', 'conflict', 'expired', 'already-approved', 'not-needed'.
+ */
+export const ADD_APPROVAL_LUA = LEASE_PRELUDE + `
+local request, applying, audit, open = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local id, now, user, counts, minid = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local claim_owner, claim_ttl = ARGV[10], ARGV[11]
+
+local function append_audit(action, message)
+  append_request_audit({audit, KEYS[5], KEYS[6]}, KEYS[7], minid, ARGV[12], request, id, now, user, action, ARGV[6], '', message)
+end
+
+local function indices(text)
+  local list = {}
+  for index in string.gmatch(text, '%d+') do list[#list + 1] = tonumber(index) end
+  return list
+end
+
+-- Approvals counted per requirement (0-based index -> count), from every approved:<user> field.
+local function tally()
+  local counted = {}
+  local fields = redis.call('HGETALL', request)
+  for i = 1, #fields, 2 do
+    if string.sub(fields[i], 1, 9) == 'approved:' then
+      local given = string.match(fields[i + 1], '|[^|]*|(.*)$') or ''
+      for _, index in ipairs(indices(given)) do counted[index] = (counted[index] or 0) + 1 end
+    end
+  end
+  return counted
+end
+
+local function reply(reason, complete)
+  return {reason, complete, redis.call('HGETALL', request)}
+end
+
+local status = redis.call('HGET', request, 'status')
+if not status then return {'missing'} end
+if status == 'pending' and tonumber(now) >= tonumber(redis.call('HGET', request, 'expiresAt')) then
+  redis.call('HSET', request, 'status', 'expired')
+  redis.call('ZREM', open, id)
+  append_audit('expired', ARGV[9])
+  return reply('expired', 0)
+end
+if status ~= 'pending' then return reply('conflict', 0) end
+if redis.call('HEXISTS', request, 'approved:' .. user) == 1 then return reply('already-approved', 0) end
+
+local need = indices(redis.call('HGET', request, 'need') or '1')
+local before = tally()
+local needed = false
+for _, index in ipairs(indices(counts)) do
+  local wanted = need[index + 1]
+  if wanted and (before[index] or 0) < wanted then needed = true end
+end
+if not needed then return reply('not-needed', 0) end
+
+local seq = redis.call('HINCRBY', request, 'approvalSeq', 1)
+redis.call('HSET', request, 'approved:' .. user, seq .. '|' .. now .. '|' .. counts)
+local after = tally()
+local complete = 1
+for position, wanted in ipairs(need) do
+  if (after[position - 1] or 0) < wanted then complete = 0 end
+end
+local message = ARGV[7]
+if complete == 1 then
+  redis.call('HSET', request, 'status', 'applying', 'decidedBy', user, 'decidedAt', now)
+  redis.call('SADD', applying, id)
+  redis.call('ZREM', open, id)
+  if claim_owner ~= '' then grant_lease(request, claim_owner, claim_ttl) end
+  if ARGV[8] ~= '' then message = (message ~= '' and (message .. ' ') or '') .. ARGV[8] end
+end
+append_audit('approved', message)
+return reply('ok', complete)
+`;
+

@@ -167,6 +167,34 @@ describe('warnings', () => {
     expect(plan.warnings).toStrictEqual([`${source} opens the service to the whole internet.`]);
   });
 
+  it.each([
+    [['0.0.0.0/1', '128.0.0.0/1'], 'IPv4'],
+    [['::/1', '8000::/1'], 'IPv6'],
+    [['0.0.0.0/2', '64.0.0.0/2', '128.0.0.0/2', '192.0.0.0/2'], 'IPv4'],
+  ])('warns that %j together open the service to the internet', (sources, family) => {
+    const plan = mustPlan(service(), { ipAdd: sources.map((source) => ({ source })) });
+    expect(plan.warnings).toStrictEqual([
+      `The IP access list will admit every ${family} address (${sources.join(' + ')}): this opens the service to the whole internet.`,
+    ]);
+  });
+
+  it('warns when one added half completes a half already listed', () => {
+    const plan = mustPlan(service({ ipAccessList: [{ source: '0.0.0.0/1' }] }), { ipAdd: [{ source: '128.0.0.0/1' }] });
+    expect(plan.warnings).toStrictEqual(['The IP access list will admit every IPv4 address (0.0.0.0/1 + 128.0.0.0/1): this opens the service to the whole internet.']);
+  });
+
+  it.each([
+    ['1.0.0.0/7', 'IPv4', 8],
+    ['2000::/3', 'IPv6', 16],
+  ])('warns that the single entry %s is very broad', (source, family, prefix) => {
+    const plan = mustPlan(service(), { ipAdd: [{ source }] });
+    expect(plan.warnings).toStrictEqual([`${source} admits millions of addresses (${family} blocks shorter than /${prefix} are very broad).`]);
+  });
+
+  it('does not warn about a /8 or a /16', () => {
+    expect(mustPlan(service(), { ipAdd: [{ source: '11.0.0.0/8' }, { source: '2001:db8::/16' }] }).warnings).toStrictEqual([]);
+  });
+
   it('collects several warnings in one plan', () => {
     const plan = mustPlan(service(), { mysqlEndpoint: true, ipAdd: [{ source: '0.0.0.0/0' }, { source: '::/0' }] });
     expect(plan.warnings).toHaveLength(3);

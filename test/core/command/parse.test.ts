@@ -103,6 +103,14 @@ describe('show, edit, history and pending', () => {
     expect(refusal('history orders prod').message).toContain('history takes at most one service');
   });
 
+  it('reads policy for all rules or for one service', () => {
+    expect(parseCommand('policy')).toStrictEqual({ kind: 'policy' });
+    expect(parseCommand('POLICY "orders prod"')).toStrictEqual({ kind: 'policy', service: 'orders prod' });
+    const { message, usage } = refusal('policy orders prod');
+    expect(message).toContain('policy takes at most one service');
+    expect(usage).toBe('policy [SERVICE]');
+  });
+
   it('reads pending and refuses arguments to it', () => {
     expect(parseCommand('Pending')).toStrictEqual({ kind: 'pending' });
     const { message, usage } = refusal('pending orders-prod');

@@ -25,8 +25,24 @@ describe('postureFindings', () => {
     expect(finding?.detail).toContain('0.0.0.0/0 and ::/0');
   });
 
-  it('does not flag a wide but not open block', () => {
-    expect(codes({ ipAccessList: [{ source: '0.0.0.0/1' }] })).toStrictEqual([]);
+  it('flags a very broad but not open block, naming it', () => {
+    const findings = postureFindings(service({ ipAccessList: [{ source: '0.0.0.0/1' }, { source: '2000::/3' }] }));
+    expect(findings.map((f) => f.code)).toStrictEqual(['broad-ip-entry']);
+    expect(findings[0]?.detail).toContain('0.0.0.0/1, 2000::/3');
+  });
+
+  it('does not flag a /8 or a /16', () => {
+    expect(codes({ ipAccessList: [{ source: '10.0.0.0/8' }, { source: '2001:db8::/16' }] })).toStrictEqual([]);
+  });
+
+  it.each([
+    [['0.0.0.0/1', '128.0.0.0/1'], 'IPv4'],
+    [['::/1', '8000::/1'], 'IPv6'],
+    [['0.0.0.0/2', '64.0.0.0/2', '128.0.0.0/2', '192.0.0.0/2'], 'IPv4'],
+  ])('flags %j, which together admit every address, as open to the internet', (sources, family) => {
+    const findings = postureFindings(service({ ipAccessList: sources.map((source) => ({ source })) }));
+    expect(findings.map((f) => f.code)).toStrictEqual(['open-to-world']);
+    expect(findings[0]?.detail).toBe(`IP access list allows ${sources.join(' + ')}, which together cover every ${family} address: anyone on the internet can try to connect.`);
   });
 
   it('flags an explicitly empty IP access list', () => {

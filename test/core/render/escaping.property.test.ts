@@ -14,6 +14,8 @@ import { prng } from '../../support/random.js';
 import { auditEntry, changeRequest, mustPlan, NOW, service } from '../fixtures.js';
 import { mrkdwnTexts, unsafeMrkdwn } from './block-kit.js';
 
+const REACH = { beginsAt: Date.parse('2025-10-20T00:00:00Z'), retentionDays: 400 };
+
 const FRAGMENTS = ['<!channel>', '<!here>', '<!everyone>', '@channel', '@here', '@everyone', '<@U123>', '<#C123>', '<http://evil|click>', '<https://x.y>', '&', '&amp;', '&lt;', '`', '```', '*', '_', '~', '>', '<', '|', ' ', 'orders', 'prod', '-', '🚀', '\n'];
 const REQUESTER = 'U0REQUESTER';
 const APPROVER = 'U0APPROVER';
@@ -69,7 +71,7 @@ describe.each(STRINGS.map((text, i) => ({ text, i })))('hostile string #$i', ({ 
       ...problemsIn(mrkdwnTexts(changeRequestBlocks(pending)), 'changeRequestBlocks pending'),
       ...problemsIn(mrkdwnTexts(changeRequestBlocks(failed)), 'changeRequestBlocks failed'),
       ...problemsIn(mrkdwnTexts(pendingBlocks([pending])), 'pendingBlocks'),
-      ...problemsIn(mrkdwnTexts(historyBlocks([auditEntry({ serviceName: text, summary: text, message: text, apiRequestId: text, changeId: text, actorId: APPROVER })], text)), 'historyBlocks'),
+      ...problemsIn(mrkdwnTexts(historyBlocks([auditEntry({ serviceName: text, summary: text, message: text, apiRequestId: text, changeId: text, actorId: APPROVER })], REACH, text)), 'historyBlocks'),
       ...problemsIn([cloudErrorText(error, text)], 'cloudErrorText'),
       ...problemsIn([resolutionText({ ok: false, reason: 'not-found', query: text, candidates: [record] })], 'resolutionText not-found'),
       ...problemsIn([resolutionText({ ok: false, reason: 'ambiguous', query: text, candidates: [record, record] })], 'resolutionText ambiguous'),
@@ -86,7 +88,7 @@ describe.each(STRINGS.map((text, i) => ({ text, i })))('hostile string #$i', ({ 
       ...mrkdwnTexts(listBlocks([record], [], NOW)),
       ...mrkdwnTexts(serviceBlocks(record)),
       ...mrkdwnTexts(changeRequestBlocks(changeRequest({ ...mustPlan(service(), { name: 'clean' }), serviceName: text, serviceId: text || 'id' }))),
-      ...mrkdwnTexts(historyBlocks([auditEntry({ serviceName: text, changeId: text })])),
+      ...mrkdwnTexts(historyBlocks([auditEntry({ serviceName: text, changeId: text })], REACH)),
       resolutionText({ ok: false, reason: 'ambiguous', query: text, candidates: [record, record] }),
     ];
     expect(texts.filter((t) => !backticksBalanced(t))).toStrictEqual([]);

@@ -6,6 +6,8 @@ import type { AuditAction } from '../../../src/core/change/audit.js';
 import { auditEntry, NOW } from '../fixtures.js';
 import { allTexts, assertBlockKitLimits, assertSafeMrkdwn, mrkdwnTexts } from './block-kit.js';
 
+const REACH = { beginsAt: Date.parse('2025-10-20T00:00:00Z'), retentionDays: 400 };
+
 describe('helpBlocks', () => {
   it('lists every command with the configured slash command, within limits', () => {
     const blocks = helpBlocks('/ch');
@@ -41,20 +43,21 @@ describe('invalidBlocks', () => {
 
 describe('historyBlocks', () => {
   it('does not name whoever noticed an expiry as the one who expired the request', () => {
-    const [expired] = mrkdwnTexts(historyBlocks([auditEntry({ action: 'expired', actorId: 'U0CLICKER' })]));
+    const [expired] = mrkdwnTexts(historyBlocks([auditEntry({ action: 'expired', actorId: 'U0CLICKER' })], REACH));
     expect(expired).toContain('expired');
     expect(expired).not.toContain('U0CLICKER');
-    const [rejected] = mrkdwnTexts(historyBlocks([auditEntry({ action: 'rejected', actorId: 'U0APPROVER' })]));
+    const [rejected] = mrkdwnTexts(historyBlocks([auditEntry({ action: 'rejected', actorId: 'U0APPROVER' })], REACH));
     expect(rejected).toContain('rejected by <@U0APPROVER>');
   });
 
   it('says nothing is recorded yet, naming the service', () => {
-    expect(mrkdwnTexts(historyBlocks([], 'orders-prod'))).toStrictEqual(['History of orders-prod: nothing recorded yet.']);
-    expect(mrkdwnTexts(historyBlocks([]))).toStrictEqual(['Recent change history: nothing recorded yet.']);
+    const since = '<!date^1760918400^{date_short_pretty} at {time}|2025-10-20T00:00:00.000Z>';
+    expect(mrkdwnTexts(historyBlocks([], REACH, 'orders-prod'))).toStrictEqual([`*History of orders-prod*\nNo change request for orders-prod was made in this channel within the record, which goes back to ${since} (entries are kept 400 days).`]);
+    expect(mrkdwnTexts(historyBlocks([], { beginsAt: undefined, retentionDays: 30 }))).toStrictEqual(['*Recent change history*\nNo change request was made in this channel within the record, which is empty so far (entries are kept 30 days).']);
   });
 
   it('shows each entry with icon, time, service, action, actor, change id and details', () => {
-    const blocks = historyBlocks([auditEntry({ action: 'failed', message: 'It broke', apiRequestId: 'req-7', actorId: 'U0APPROVER' })], 'orders-prod');
+    const blocks = historyBlocks([auditEntry({ action: 'failed', message: 'It broke', apiRequestId: 'req-7', actorId: 'U0APPROVER' })], REACH, 'orders-prod');
     expect(allTexts(blocks)).toContain('History of orders-prod');
     const text = mrkdwnTexts(blocks).join('\n');
     expect(text).toMatch(/^:x: <!date\^\d+\^[^|]+\|2025-01-15T12:00:00.000Z> \*orders-prod\* failed by <@U0APPROVER> `cr-0001`/);
@@ -71,16 +74,16 @@ describe('historyBlocks', () => {
     ['cancelled', ':heavy_multiplication_x:'],
     ['expired', ':hourglass_flowing_sand:'],
   ] as const satisfies ReadonlyArray<readonly [AuditAction, string]>)('marks %s with %s', (action, icon) => {
-    expect(mrkdwnTexts(historyBlocks([auditEntry({ action })]))[0]?.startsWith(icon)).toBe(true);
+    expect(mrkdwnTexts(historyBlocks([auditEntry({ action })], REACH))[0]?.startsWith(icon)).toBe(true);
   });
 
   it('leaves out the detail line when there is no detail', () => {
-    expect(mrkdwnTexts(historyBlocks([auditEntry({ summary: '' })]))[0]).not.toContain('\n');
+    expect(mrkdwnTexts(historyBlocks([auditEntry({ summary: '' })], REACH))[0]).not.toContain('\n');
   });
 
   it('keeps 1,000 long entries within Slack limits and counts the older ones', () => {
     const entries = Array.from({ length: 1000 }, (_, i) => auditEntry({ id: `${i}-0`, at: NOW - i * 60_000, changeId: `cr-${i}`, summary: 's'.repeat(400), message: 'm'.repeat(200) }));
-    const blocks = historyBlocks(entries, 'orders-prod');
+    const blocks = historyBlocks(entries, REACH, 'orders-prod');
     assertBlockKitLimits(blocks, { max: 50 });
     const text = mrkdwnTexts(blocks).join('\n');
     const shown = (text.match(/^:memo:/gm) ?? []).length;
@@ -90,8 +93,8 @@ describe('historyBlocks', () => {
 
   it('never lets names, summaries or messages ping or link', () => {
     const hostile = '<!channel> @here <@U123> <http://evil|click> & `tick` *star*';
-    const blocks = historyBlocks([auditEntry({ serviceName: hostile, summary: hostile, message: hostile, apiRequestId: hostile, changeId: hostile, actorId: hostile })], hostile);
+    const blocks = historyBlocks([auditEntry({ serviceName: hostile, summary: hostile, message: hostile, apiRequestId: hostile, changeId: hostile, actorId: hostile })], REACH, hostile);
     assertSafeMrkdwn(blocks);
-    assertSafeMrkdwn(historyBlocks([], hostile));
+    assertSafeMrkdwn(historyBlocks([], REACH, hostile));
   });
 });

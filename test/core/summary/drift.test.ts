@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ServiceRecord } from '../../../src/core/service/schema.js';
-import { attributeDrift, diffSnapshots, summaryParts, takeSnapshot, type DriftItem } from '../../../src/core/summary/index.js';
+import type { ServiceRecord, ServiceUpdate } from '../../../src/core/service/schema.js';
+import { attributeDrift, diffSnapshots, takeSnapshot, type DriftItem } from '../../../src/core/summary/index.js';
 import { auditEntry, NOW, service, SERVICE_ID } from '../fixtures.js';
 
 const HOUR = 3_600_000;
@@ -106,12 +106,12 @@ describe('diffSnapshots', () => {
 
 describe('attributeDrift', () => {
   const window = { from: NOW - HOUR, to: NOW };
-  const applied = (summary: string, overrides: Parameters<typeof auditEntry>[0] = {}) =>
-    auditEntry({ action: 'applied', at: NOW - HOUR / 2, summary, ...overrides });
+  const applied = (update: ServiceUpdate, overrides: Parameters<typeof auditEntry>[0] = {}) =>
+    auditEntry({ action: 'applied', at: NOW - HOUR / 2, update, ...overrides });
 
   it('marks a change applied through the bot with its change request, and leaves others "elsewhere"', () => {
     const items = driftTo({ name: 'orders-main', releaseChannel: 'fast' });
-    const attributed = attributeDrift(items, [applied('Name: orders-prod → orders-main', { changeId: 'CR-7' })], window);
+    const attributed = attributeDrift(items, [applied({ name: 'orders-main' }, { changeId: 'CR-7' })], window);
     expect(attributed.map((i) => [i.kind, i.via])).toStrictEqual([
       ['renamed', { changeId: 'CR-7' }],
       ['release-channel-changed', undefined],
@@ -120,52 +120,80 @@ describe('attributeDrift', () => {
 
   it('ignores applied entries outside the window', () => {
     const items = driftTo({ name: 'orders-main' });
-    const tooEarly = applied('Name: orders-prod → orders-main', { at: NOW - 2 * HOUR });
-    const tooLate = applied('Name: orders-prod → orders-main', { at: NOW + 1 });
+    const tooEarly = applied({ name: 'orders-main' }, { at: NOW - 2 * HOUR });
+    const tooLate = applied({ name: 'orders-main' }, { at: NOW + 1 });
     expect(attributeDrift(items, [tooEarly, tooLate], window)[0]?.via).toBeUndefined();
   });
 
-  it('needs the same label: an applied IP change does not explain a rename', () => {
+  it('needs the same field: an applied IP change does not explain a rename', () => {
     const items = driftTo({ name: 'orders-main' });
-    expect(attributeDrift(items, [applied('IP access: absent → 1.2.3.4/32')], window)[0]?.via).toBeUndefined();
+    expect(attributeDrift(items, [applied({ ipAccessList: { add: [{ source: '1.2.3.4/32' }] } })], window)[0]?.via).toBeUndefined();
+  });
+
+  it('needs the same value: a rename to another name does not explain this one', () => {
+    const items = driftTo({ name: 'orders-main' });
+    expect(attributeDrift(items, [applied({ name: 'orders-next' })], window)[0]?.via).toBeUndefined();
   });
 
   it('needs an applied entry of the same service', () => {
     const items = driftTo({ name: 'orders-main' });
-    expect(attributeDrift(items, [applied('Name: orders-prod → orders-main', { serviceId: 'someone-else' })], window)[0]?.via).toBeUndefined();
+    expect(attributeDrift(items, [applied({ name: 'orders-main' }, { serviceId: 'someone-else' })], window)[0]?.via).toBeUndefined();
   });
 
   it('needs the change to have been applied, not merely requested or approved', () => {
     const items = driftTo({ name: 'orders-main' });
-    const entries = [auditEntry({ action: 'requested', at: NOW - 10 }), auditEntry({ action: 'approved', at: NOW - 5 })];
+    const entries = [auditEntry({ action: 'requested', at: NOW - 10, update: { name: 'orders-main' } }), auditEntry({ action: 'approved', at: NOW - 5, update: { name: 'orders-main' } })];
     expect(attributeDrift(items, entries, window)[0]?.via).toBeUndefined();
+  });
+
+  it('never credits the bot on the text of a summary line alone', () => {
+    const items = driftTo({ name: 'orders-main' });
+    expect(attributeDrift(items, [auditEntry({ action: 'applied', at: NOW - 10, summary: 'Name: orders-prod → orders-main' })], window)[0]?.via).toBeUndefined();
   });
 
   it('never credits the bot with a service added or removed', () => {
     const items = diff([], [before]);
-    expect(attributeDrift(items, [applied('Name: a → orders-prod')], window)[0]?.via).toBeUndefined();
+    expect(attributeDrift(items, [applied({ name: 'orders-prod' })], window)[0]?.via).toBeUndefined();
   });
 
-  it('reads the label from any part of a multi-change summary', () => {
-    const items = driftTo({ ipAccessList: [...(before.ipAccessList ?? []), { source: '198.51.100.0/24' }] });
-    const entry = applied('Release channel: default → slow; IP access: absent → 198.51.100.0/24', { changeId: 'CR-9' });
-    expect(attributeDrift(items, [entry], window)[0]?.via).toStrictEqual({ changeId: 'CR-9' });
+  it('reads every part of a multi-field body', () => {
+    const items = driftTo({ releaseChannel: 'slow', ipAccessList: [...(before.ipAccessList ?? []), { source: '198.51.100.0/24' }] });
+    const entry = applied({ releaseChannel: 'slow', ipAccessList: { add: [{ source: '198.51.100.0/24' }] } }, { changeId: 'CR-9' });
+    expect(attributeDrift(items, [entry], window).map((i) => i.via)).toStrictEqual([{ changeId: 'CR-9' }, { changeId: 'CR-9' }]);
   });
 
   it('tells a bot IP change from a console IP change on the same service', () => {
     const items = driftTo({ ipAccessList: [...(before.ipAccessList ?? []), { source: '198.51.100.0/24' }, { source: '192.0.2.1/32' }] });
-    const attributed = attributeDrift(items, [applied('IP access: absent → 198.51.100.0/24', { changeId: 'CR-1' })], window);
+    const attributed = attributeDrift(items, [applied({ ipAccessList: { add: [{ source: '198.51.100.0/24' }] } }, { changeId: 'CR-1' })], window);
     expect(attributed.map((i) => [i.text, i.via?.changeId])).toStrictEqual([
       ['IP access entry added: 192.0.2.1/32', undefined],
       ['IP access entry added: 198.51.100.0/24', 'CR-1'],
     ]);
   });
 
+  it('credits a console change that removed the bot\'s entry and added 0.0.0.0/0 to nobody', () => {
+    // Between two summaries the bot added 198.51.100.0/24; then the console removed it and opened 0.0.0.0/0.
+    const items = driftTo({ ipAccessList: [...(before.ipAccessList ?? []), { source: '0.0.0.0/0' }] });
+    const attributed = attributeDrift(items, [applied({ ipAccessList: { add: [{ source: '198.51.100.0/24' }] } }, { changeId: 'CR-5' })], window);
+    expect(attributed.map((i) => [i.text, i.via])).toStrictEqual([['IP access entry added: 0.0.0.0/0', undefined]]);
+  });
+
+  it('needs the description the request set', () => {
+    const items = driftTo({ ipAccessList: [...(before.ipAccessList ?? []), { source: '198.51.100.0/24', description: 'console' }] });
+    expect(attributeDrift(items, [applied({ ipAccessList: { add: [{ source: '198.51.100.0/24', description: 'bot' }] } })], window)[0]?.via).toBeUndefined();
+  });
+
+  it('reads remove + add of one source as the re-description it is', () => {
+    const items = driftTo({ ipAccessList: [{ source: '10.0.0.0/8', description: 'hq' }, { source: '203.0.113.7/32', description: 'vpn' }] });
+    const entry = applied({ ipAccessList: { remove: [{ source: '10.0.0.0/8' }], add: [{ source: '10.0.0.0/8', description: 'hq' }] } }, { changeId: 'CR-6' });
+    expect(attributeDrift(items, [entry], window).map((i) => [i.kind, i.via?.changeId])).toStrictEqual([['ip-description-changed', 'CR-6']]);
+  });
+
   it('names the right request when two bot changes of the same kind hit one service', () => {
     const items = driftTo({ privateEndpointIds: ['pe-attached', 'pe-free', 'pe-third'] });
     const entries = [
-      applied('Private endpoint: not attached → pe-third', { changeId: 'CR-3', at: NOW - 100 }),
-      applied('Private endpoint: not attached → pe-free', { changeId: 'CR-2', at: NOW - 200 }),
+      applied({ privateEndpointIds: { add: ['pe-third'] } }, { changeId: 'CR-3', at: NOW - 100 }),
+      applied({ privateEndpointIds: { add: ['pe-free'] } }, { changeId: 'CR-2', at: NOW - 200 }),
     ];
     expect(attributeDrift(items, entries, window).map((i) => [i.text, i.via?.changeId])).toStrictEqual([
       ['Private endpoint attached: pe-free', 'CR-2'],
@@ -176,15 +204,15 @@ describe('attributeDrift', () => {
   it('still credits the bot when the API wrote the value differently than the request', () => {
     // The bot asked for 198.51.100.7; the API may store it as 198.51.100.7/32.
     const items = driftTo({ ipAccessList: [...(before.ipAccessList ?? []), { source: '198.51.100.7/32' }] });
-    expect(attributeDrift(items, [applied('IP access: absent → 198.51.100.7', { changeId: 'CR-4' })], window)[0]?.via).toStrictEqual({ changeId: 'CR-4' });
+    expect(attributeDrift(items, [applied({ ipAccessList: { add: [{ source: '198.51.100.7' }] } }, { changeId: 'CR-4' })], window)[0]?.via).toStrictEqual({ changeId: 'CR-4' });
   });
-});
 
-describe('summaryParts', () => {
-  it('splits only before known labels, so a description with "; " stays whole', () => {
-    expect(summaryParts('Name: a → b; IP access: absent → 10.0.0.0/8 (lab; main)')).toStrictEqual([
-      { label: 'Name', text: 'a → b' },
-      { label: 'IP access', text: 'absent → 10.0.0.0/8 (lab; main)' },
+  it('credits a MySQL switch, never an HTTPS one', () => {
+    const items = driftTo({ endpoints: [{ protocol: 'mysql', host: 'h', port: 3306 }] });
+    expect(attributeDrift(items, [applied({ endpoints: [{ protocol: 'mysql', enabled: true }] }, { changeId: 'CR-8' })], window).map((i) => [i.label, i.via?.changeId]).sort()).toStrictEqual([
+      ['MySQL endpoint', 'CR-8'],
+      ['Service', undefined],
+      ['Service', undefined],
     ]);
   });
 });

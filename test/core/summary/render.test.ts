@@ -92,7 +92,7 @@ describe('details', () => {
     const before = [service()];
     const after = [service({ name: 'orders-main', releaseChannel: 'fast' })];
     const raw = diffSnapshots(takeSnapshot(before, NOW - 1000), takeSnapshot(after, NOW));
-    const drift = attributeDrift(raw, [auditEntry({ action: 'applied', at: NOW - 500, changeId: 'CR-12', summary: 'Name: orders-prod → orders-main' })], { from: NOW - 1000, to: NOW });
+    const drift = attributeDrift(raw, [auditEntry({ action: 'applied', at: NOW - 500, changeId: 'CR-12', summary: 'Name: orders-prod → orders-main', update: { name: 'orders-main' } })], { from: NOW - 1000, to: NOW });
     const text = detailsText({ services: after, drift });
     expect(text).toContain('*Changes since the last summary* (2: 1 via this bot, 1 elsewhere)');
     expect(text).toContain('• *orders-main*: Renamed: orders-prod → orders-main — :robot_face: via this bot (`CR-12`)');

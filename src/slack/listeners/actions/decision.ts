@@ -1,9 +1,10 @@
-import type { AllMiddlewareArgs, App, RespondFn, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../../core/render/change.js';
 import { clickFailureText, messageOf } from '../../../core/render/errors.js';
 import type { Decision } from '../../../ports/approval-policy.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
+import { section } from '../../../core/render/mrkdwn.js';
 import { replyTo } from '../../respond.js';
 import type { ListenerDeps } from '../index.js';
 
@@ -18,32 +19,46 @@ export function registerDecisionButtons(app: App, deps: ListenerDeps): void {
 
 /** The parts of a block_actions payload we rely on. */
 export const ButtonClick = z.object({
-  response_url: z.string().url(),
   user: z.object({ id: z.string().min(1) }),
   actions: z.array(z.object({ value: z.string().min(1).max(64) })).min(1),
 });
 
+/** Where the person who clicked can be answered, read apart so that a broken click is still answered. */
+const AnswerTo = z.object({
+  // Absent from some payloads (Slack promises it for message buttons only): then an ephemeral message.
+  response_url: z.string().url().optional(),
+  user: z.object({ id: z.string().min(1) }),
+  channel: z.object({ id: z.string().min(1) }).optional(),
+  container: z.object({ channel_id: z.string().min(1).optional() }).optional(),
+});
+
 type ActionArgs = SlackActionMiddlewareArgs & AllMiddlewareArgs;
 
-/** Answers only whoever clicked: through the click's response_url, or Bolt's respond without one. */
-export function whisperToClicker(body: unknown, respond: RespondFn): (text: string) => Promise<void> {
-  return whisper(ButtonClick.safeParse(body), respond);
-}
-
-export function whisper(click: ReturnType<typeof ButtonClick.safeParse>, respond: RespondFn): (text: string) => Promise<void> {
-  const reply = click.success ? replyTo(click.data.response_url, { replaceOriginal: false }) : undefined;
+/**
+ * Answers only whoever clicked: through the click's response_url, or, when the payload has none,
+ * as an ephemeral message in the channel; never an exception nobody sees.
+ */
+export function whisperToClicker(body: unknown, deps: Pick<ListenerDeps, 'messenger' | 'services'>): (text: string) => Promise<void> {
+  const to = AnswerTo.safeParse(body).data;
+  const channelId = to?.channel?.id ?? to?.container?.channel_id;
+  const userId = to?.user.id;
+  const send = to?.response_url
+    ? replyTo(to.response_url, { replaceOriginal: false })
+    : channelId && userId
+      ? (message: { text: string }) => deps.messenger.ephemeral(channelId, userId, { text: message.text, blocks: [section(message.text)] })
+      : undefined;
   return async (text) => {
-    if (reply) await reply({ text });
-    else await respond({ response_type: 'ephemeral', replace_original: false, text });
+    if (!send) return void deps.services.logger.warn(`a click carried no way to answer its author: ${text}`);
+    await send({ text }).catch((error: unknown) => deps.services.logger.warn(`could not answer a click by ${userId ?? 'someone'}: ${String(error)}`));
   };
 }
 
 /** Approve, Reject and Cancel differ only in the decision; each is acked before any work. */
 export function decisionListener(decision: Decision, deps: ListenerDeps) {
-  return async ({ ack, body, respond }: ActionArgs): Promise<void> => {
+  return async ({ ack, body }: ActionArgs): Promise<void> => {
     await ack();
     const click = ButtonClick.safeParse(body);
-    const tell = whisper(click, respond);
+    const tell = whisperToClicker(body, deps);
     const [action] = click.success ? click.data.actions : [];
     if (!click.success || !action) return void (await tell('This button did not carry a change request id, so nothing was changed.'));
     const outcome = await deps.services.changeRequests.decide(decision, action.value, click.data.user.id).catch((error: unknown) => {

@@ -4,7 +4,7 @@ import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../../core/ren
 import type { DecisionReply, TemporaryChangeService } from '../../../ports/index.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import type { ListenerDeps } from '../index.js';
-import { ButtonClick, whisper } from './decision.js';
+import { ButtonClick, whisperToClicker } from './decision.js';
 
 type Handler = (service: TemporaryChangeService, requestId: string, userId: string) => Promise<DecisionReply>;
 
@@ -16,10 +16,10 @@ const BUTTONS: Record<string, Handler> = {
 
 export function registerTemporaryButtons(app: App, deps: ListenerDeps): void {
   for (const [actionId, handle] of Object.entries(BUTTONS)) {
-    app.action(actionId, async ({ ack, body, respond }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
+    app.action(actionId, async ({ ack, body }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
       await ack();
       const click = ButtonClick.safeParse(body);
-      const tell = whisper(click, respond);
+      const tell = whisperToClicker(body, deps);
       const [action] = click.success ? click.data.actions : [];
       if (!click.success || !action) return void (await tell('This button did not carry a change request id, so nothing was changed.'));
       const reply = await handle(deps.services.temporary, action.value, click.data.user.id).catch((error: unknown) => {

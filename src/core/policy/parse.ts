@@ -1,0 +1,233 @@
+/**
+ * Reads a policy file (YAML) into rules. Total: whatever the text, the answer is either a policy
+ * or every problem found, each a sentence with the line it is on when YAML can tell, so a person
+ * fixes the whole file in one go instead of one error per restart.
+ */
+import { createHash } from 'node:crypto';
+import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { z } from 'zod';
+import { CHANGE_KINDS, RISKS, type Policy, type Rule, type RuleMatch } from './types.js';
+
+/** More would be a typo, and no Slack channel has that many reviewers awake. */
+export const MAX_APPROVALS = 10;
+/** A policy file is a few dozen rules; anything far larger is not one. */
+export const MAX_POLICY_BYTES = 256 * 1024;
+
+const SLACK_ID = /^[US][A-Z0-9]{2,}$/;
+const TAG_KEY = /^[A-Za-z0-9._-]{1,128}$/;
+
+export type PolicyParse = { ok: true; policy: Policy } | { ok: false; problems: string[] };
+
+const KEYS_OF = {
+  file: ['rules'],
+  rule: ['name', 'match', 'approvals', 'approvers', 'deny'],
+  match: ['tags', 'services', 'changes', 'risks'],
+} as const;
+
+const nonEmptyList = <T extends z.ZodType>(item: T, what: string, example: string, ifLeftOut = 'to match any') =>
+  z.array(item, { error: `must be a list of ${what}, like ${example}` }).min(1, { error: `must not be empty (leave the key out ${ifLeftOut})` });
+
+const TagValueSchema = z
+  .union([z.string(), z.number(), z.boolean()], { error: 'must be a value, or "*" for any value' })
+  .transform(String);
+
+const MatchSchema = z.strictObject(
+  {
+    tags: z
+      .record(z.string().regex(TAG_KEY, { error: 'is not a tag key (letters, digits, . _ -)' }), TagValueSchema, { error: 'must map tag keys to values, like { env: prod }' })
+      .refine((tags) => Object.keys(tags).length > 0, { error: 'must name at least one tag (leave the key out to match any)' })
+      .optional(),
+    services: nonEmptyList(z.string({ error: 'must be a service name or id' }).trim().min(1, { error: 'must be a service name or id' }), 'service names or ids', '[orders-prod]').optional(),
+    changes: nonEmptyList(z.enum(CHANGE_KINDS, { error: `must be one of ${CHANGE_KINDS.join(', ')}` }), 'change kinds', '[ip-access]').optional(),
+    risks: nonEmptyList(z.enum(RISKS, { error: `must be one of ${RISKS.join(', ')}` }), 'risks', '[world-open]').optional(),
+  },
+  { error: 'must be a map with tags, services, changes or risks (use {} to match every request)' },
+);
+
+const RuleSchema = z
+  .strictObject(
+    {
+      name: z.string({ error: 'is required: a short name people will see in requests and the audit' }).trim().min(1, { error: 'must not be empty' }).max(200, { error: 'must be at most 200 characters' }),
+      match: MatchSchema,
+      approvals: z
+        .number({ error: `must be a whole number from 0 to ${MAX_APPROVALS}` })
+        .int({ error: `must be a whole number from 0 to ${MAX_APPROVALS}` })
+        .min(0, { error: `must be a whole number from 0 to ${MAX_APPROVALS}` })
+        .max(MAX_APPROVALS, { error: `must be at most ${MAX_APPROVALS}` })
+        .optional(),
+      approvers: nonEmptyList(
+        z.string({ error: 'must be a Slack user id (U…) or user group id (S…)' }).regex(SLACK_ID, { error: 'must be a Slack user id (U…) or user group id (S…)' }),
+        'Slack user or user group ids',
+        '[S0DBAS, U0APP1]',
+        'to use APPROVERS',
+      ).optional(),
+      deny: z.string({ error: 'must be the sentence shown to the requester' }).trim().min(1, { error: 'must be the sentence shown to the requester' }).max(1000, { error: 'must be at most 1000 characters' }).optional(),
+    },
+    { error: 'must be a map with name, match and either approvals or deny' },
+  )
+  // Runs even when a field of the rule failed, so that a file's every problem is listed at once.
+  .superRefine((rule, ctx) => ruleShapeProblems(rule, ctx), { when: (payload) => isRecord(payload.value) });
+
+/** Checks across a rule's keys, on values that may themselves be invalid. */
+function ruleShapeProblems(rule: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const { deny, approvals, approvers } = rule;
+  if (deny !== undefined && approvals !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['deny'], message: 'and approvals cannot be in one rule: a rule either refuses (deny) or asks for approvals' });
+  } else if (deny === undefined && approvals === undefined) {
+    ctx.addIssue({ code: 'custom', path: [], message: 'needs either approvals (0 or more) or deny (the sentence shown when it refuses)' });
+  }
+  if (approvers !== undefined && approvals === undefined && deny !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['approvers'], message: 'has no effect in a deny rule' });
+  }
+  if (approvers !== undefined && approvals === 0) {
+    ctx.addIssue({ code: 'custom', path: ['approvers'], message: 'has no effect with approvals: 0' });
+  }
+  const people = new Set(Array.isArray(approvers) ? approvers.filter((id): id is string => typeof id === 'string') : []);
+  const onlyPeople = people.size > 0 && [...people].every((id) => id.startsWith('U'));
+  if (onlyPeople && typeof approvals === 'number' && approvals > people.size) {
+    ctx.addIssue({ code: 'custom', path: ['approvals'], message: `asks for ${approvals} approvals but approvers lists only ${people.size} ${people.size === 1 ? 'person' : 'different people'}, so no request could ever be approved` });
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const FileSchema = z.strictObject({ rules: z.array(RuleSchema, { error: 'must be a list of rules (each starting with "- name: …")' }) }, { error: 'must be a map with a rules: list' });
+
+type ParsedRule = z.infer<typeof RuleSchema>;
+
+export function parsePolicy(text: string): PolicyParse {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_POLICY_BYTES) return { ok: false, problems: [`The policy file has ${bytes} bytes; the limit is ${MAX_POLICY_BYTES}.`] };
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const lineOf = (offset: number | undefined) => (offset === undefined ? undefined : lines.linePos(offset).line);
+  const yamlProblems = [...doc.errors, ...doc.warnings].map((e) => located(lineOf(e.pos[0]), `${firstLine(e.message)}`));
+  if (doc.errors.length > 0) return { ok: false, problems: yamlProblems };
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    return { ok: false, problems: [...yamlProblems, `The policy file could not be read: ${error instanceof Error ? error.message : String(error)}.`] };
+  }
+  if (data === null || data === undefined) return { ok: false, problems: ['The policy file is empty: it needs a rules: list (see the README).'] };
+  const parsed = FileSchema.safeParse(data);
+  const problems = [...yamlProblems];
+  if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => issueProblem(issue, doc, lineOf, data)));
+  else problems.push(...duplicateNames(parsed.data.rules, doc, lineOf));
+  if (problems.length > 0 || !parsed.success) return { ok: false, problems: problems.sort(byLine) };
+
+  const rules = parsed.data.rules.map((rule, index) => toRule(rule, lineOf(nodeOffset(doc, ['rules', index]))));
+  return { ok: true, policy: { rules, digest: createHash('sha256').update(text, 'utf8').digest('hex') } };
+}
+
+function toRule(rule: ParsedRule, line: number | undefined): Rule {
+  const match: RuleMatch = {
+    ...(rule.match.tags ? { tags: rule.match.tags } : {}),
+    ...(rule.match.services ? { services: rule.match.services } : {}),
+    ...(rule.match.changes ? { changes: [...new Set(rule.match.changes)] } : {}),
+    ...(rule.match.risks ? { risks: [...new Set(rule.match.risks)] } : {}),
+  };
+  const base = { name: rule.name, match, ...(line === undefined ? {} : { line }) };
+  if (rule.deny !== undefined) return { ...base, effect: 'deny', deny: rule.deny };
+  return { ...base, effect: 'approve', approvals: rule.approvals ?? 0, ...(rule.approvers ? { approvers: [...new Set(rule.approvers)] } : {}) };
+}
+
+function duplicateNames(rules: ParsedRule[], doc: Document, lineOf: (offset: number | undefined) => number | undefined): string[] {
+  const seen = new Map<string, number>();
+  const problems: string[] = [];
+  rules.forEach((rule, index) => {
+    const first = seen.get(rule.name);
+    if (first === undefined) seen.set(rule.name, index);
+    else problems.push(located(lineOf(nodeOffset(doc, ['rules', index, 'name'])), `${ruleLabel(index, rule.name)}: name is already used by rule ${first + 1}; each rule needs its own name, as requests and the audit name rules`));
+  });
+  return problems;
+}
+
+function issueProblem(issue: z.core.$ZodIssue, doc: Document, lineOf: (offset: number | undefined) => number | undefined, data: unknown): string {
+  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+  if (issue.code === 'unrecognized_keys') {
+    const offset = keyOffset(doc, path, issue.keys[0]) ?? nodeOffset(doc, path);
+    const allowed = KEYS_OF[context(path)];
+    const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+    return located(lineOf(offset), `${where(path, data)}unknown key${issue.keys.length === 1 ? '' : 's'} ${keys} (allowed here: ${allowed.join(', ')})`);
+  }
+  const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : valueAt(data, path) === undefined && path.length > 0 ? missingMessage(path) : issue.message;
+  return located(lineOf(nodeOffset(doc, path)), `${where(path, data)}${fieldName(path)} ${message}`);
+}
+
+const MISSING: Record<string, string> = {
+  rules: 'is missing: the file needs a rules: list',
+  name: 'is required: a short name people will see in requests and the audit',
+  match: 'is missing (use match: {} to match every request)',
+};
+
+function missingMessage(path: Array<string | number>): string {
+  return MISSING[String(path.at(-1))] ?? 'is missing';
+}
+
+function valueAt(data: unknown, path: Array<string | number>): unknown {
+  let value = data;
+  for (const part of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = Reflect.get(value, part);
+  }
+  return value;
+}
+
+function context(path: Array<string | number>): keyof typeof KEYS_OF {
+  if (path.length === 0) return 'file';
+  return path.at(-1) === 'match' ? 'match' : 'rule';
+}
+
+/** "rule 2 "prod needs two": " for problems inside a rule, '' at the top. */
+function where(path: Array<string | number>, data: unknown): string {
+  if (path[0] !== 'rules' || typeof path[1] !== 'number') return '';
+  return `${ruleLabel(path[1], nameAt(data, path[1]))}: `;
+}
+
+function ruleLabel(index: number, name: string | undefined): string {
+  return name?.trim() ? `rule ${index + 1} ("${firstLine(name.trim()).slice(0, 80)}")` : `rule ${index + 1}`;
+}
+
+function nameAt(data: unknown, index: number): string | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const rules: unknown = Reflect.get(data, 'rules');
+  const rule: unknown = Array.isArray(rules) ? rules[index] : undefined;
+  const name: unknown = typeof rule === 'object' && rule !== null ? Reflect.get(rule, 'name') : undefined;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/** The key path inside a rule, as written in the file: "match.tags.env", "approvers[2]". */
+function fieldName(path: Array<string | number>): string {
+  const inner = path[0] === 'rules' && typeof path[1] === 'number' ? path.slice(2) : path;
+  if (inner.length === 0) return path.length === 0 ? 'The policy file' : 'the rule';
+  return inner.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : part), '');
+}
+
+function nodeOffset(doc: Document, path: Array<string | number>): number | undefined {
+  for (let end = path.length; end >= 0; end--) {
+    const node: unknown = end === 0 ? doc.contents : doc.getIn(path.slice(0, end), true);
+    const range: unknown = typeof node === 'object' && node !== null ? Reflect.get(node, 'range') : undefined;
+    if (Array.isArray(range) && typeof range[0] === 'number') return range[0];
+  }
+  return undefined;
+}
+
+function keyOffset(doc: Document, path: Array<string | number>, key: string | undefined): number | undefined {
+  const node: unknown = path.length === 0 ? doc.contents : doc.getIn(path, true);
+  if (!isMap(node)) return undefined;
+  const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === key);
+  return pair && isScalar(pair.key) ? pair.key.range?.[0] : undefined;
+}
+
+function located(line: number | undefined, message: string): string {
+  return line === undefined ? message : `line ${line}: ${message}`;
+}
+
+const firstLine = (text: string) => text.split('\n')[0] ?? '';
+
+function byLine(a: string, b: string): number {
+  const line = (text: string) => Number(/^line (\d+):/.exec(text)?.[1] ?? 0);
+  return line(a) - line(b);
+}

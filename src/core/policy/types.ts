@@ -1,0 +1,92 @@
+/**
+ * Approval policies as code: the rules of a POLICY_FILE, what a change request is matched on,
+ * and what the rules demand of it. Everything here is data; the functions live beside it.
+ */
+
+/** Kinds of change a request can touch; the names are the policy file's `changes` values. */
+export const CHANGE_KINDS = ['name', 'ip-access', 'private-endpoints', 'release-channel', 'mysql-endpoint', 'encryption-key', 'tags'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** Warnings a change can carry; the names are the policy file's `risks` values. */
+export const RISKS = ['world-open', 'broad-ip', 'last-ip-removed', 'mysql-on'] as const;
+export type Risk = (typeof RISKS)[number];
+
+export interface RuleMatch {
+  /** Every listed tag present with that value; "*" accepts any value. */
+  tags?: Readonly<Record<string, string>>;
+  /** Service names or ids. */
+  services?: readonly string[];
+  changes?: readonly ChangeKind[];
+  risks?: readonly Risk[];
+}
+
+interface RuleBase {
+  name: string;
+  match: RuleMatch;
+  /** 1-based line of the rule in the file, for messages that point at it. */
+  line?: number;
+}
+
+/** A rule refuses the request outright, or asks for a number of approvals (0 = none needed). */
+export type Rule =
+  | (RuleBase & { effect: 'deny'; deny: string })
+  | (RuleBase & { effect: 'approve'; approvals: number; approvers?: readonly string[] });
+
+export interface Policy {
+  rules: readonly Rule[];
+  /** sha256 of the file's bytes (hex), recorded with every request made under it. */
+  digest: string;
+}
+
+/** The service as one side of the change shows it (before, or as it would be after). */
+export interface ServiceSide {
+  id: string;
+  name: string;
+  tags: ReadonlyMap<string, string>;
+}
+
+/** What rules are matched against: the service on both sides of the change, its kinds and risks. */
+export interface RequestFacts {
+  before: ServiceSide;
+  after: ServiceSide;
+  changes: readonly ChangeKind[];
+  risks: readonly Risk[];
+}
+
+/**
+ * One rule a request must satisfy, fixed when the request is made (a reload later does not move
+ * the goalposts of a request people are already approving).
+ */
+export interface Requirement {
+  /** The rule's name, or the default's. */
+  rule: string;
+  /** Distinct approvals needed; 0 for a matching rule that asks for none. */
+  approvals: number;
+  /** User (U…) and user group (S…) ids who count; empty = anyone in the channel but the requester. */
+  approvers: readonly string[];
+  /** Why the rule applies, for people: "env=prod", "changes ip-access"… */
+  reasons: readonly string[];
+  /** The rule used when no rule of the policy matches (or without a policy file). */
+  isDefault?: boolean;
+  /** Only the default rule may let the requester approve (ALLOW_SELF_APPROVAL). */
+  selfApproval?: boolean;
+}
+
+/** One person's approval, and the requirements (indices) it counts for. */
+export interface Approval {
+  userId: string;
+  at: number;
+  counts: readonly number[];
+}
+
+export type PolicyDecision =
+  | { kind: 'deny'; rule: string; text: string; reasons: readonly string[] }
+  /** Every matching rule says approvals: 0 (and at least one matches). */
+  | { kind: 'auto'; requirements: readonly Requirement[] }
+  | { kind: 'approve'; requirements: readonly Requirement[] };
+
+/** The default requirement: one approval from APPROVERS (today's behaviour without a policy file). */
+export interface PolicyDefaults {
+  approvers: readonly string[];
+  allowSelfApproval: boolean;
+}

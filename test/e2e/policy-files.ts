@@ -1,0 +1,19 @@
+/** Policy files for tests: each in a temp directory of its own, removed after the test file. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+
+export function usePolicyFiles(): (text: string) => string {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  return (text) => {
+    const dir = mkdtempSync(join(tmpdir(), 'chbot-policy-'));
+    dirs.push(dir);
+    const path = join(dir, 'policy.yaml');
+    writeFileSync(path, text);
+    return path;
+  };
+}
