@@ -30,6 +30,19 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...minimal, APPROVAL_LEASE_SECONDS: 'soon' })).toThrow(/APPROVAL_LEASE_SECONDS.*number of seconds/);
   });
 
+  it('reads the log format and the metrics switches, and refuses values it does not know', () => {
+    expect(loadConfig(minimal)).toMatchObject({ logFormat: 'text', metrics: { enabled: true, port: undefined } });
+    expect(loadConfig({ ...minimal, LOG_FORMAT: 'JSON', METRICS_PORT: '9464' })).toMatchObject({ logFormat: 'json', metrics: { enabled: true, port: 9464 } });
+    expect(loadConfig({ ...minimal, METRICS: 'off', METRICS_PORT: '9464' }).metrics).toEqual({ enabled: false });
+    expect(loadConfig({ ...minimal, METRICS_PORT: '' }).metrics).toEqual({ enabled: true, port: undefined });
+    const refused = problems({ ...minimal, LOG_FORMAT: 'yaml', METRICS: 'maybe', METRICS_PORT: '70000' });
+    expect(refused).toEqual([
+      expect.stringMatching(/^LOG_FORMAT must be text .* or json/),
+      expect.stringMatching(/^METRICS must be on .* or off/),
+      expect.stringMatching(/^METRICS_PORT must be at most 65535/),
+    ]);
+  });
+
   it('uses the real API when key, secret and organization are set', () => {
     const config = loadConfig({
       ...minimal,

@@ -37,7 +37,7 @@ describe('approvers', () => {
     h.slack.userGroups.set('S0DBAS', [USERS.second]);
     const { id } = await requestChange(h, 'endpoint sandbox-dev mysql on');
     const outsider = await answerText(h, await h.click(ACTION_APPROVE, id, USERS.outsider));
-    expect(outsider).toContain('it could not check <!subteam^S0BROKEN> (Slack said: missing_scope)');
+    expect(outsider).toContain('could not check the approver group <!subteam^S0BROKEN> (Slack said: missing_scope)');
     await h.click(ACTION_APPROVE, id, USERS.second);
     await applied(h, id);
     expect(patches(h)).toHaveLength(1);

@@ -110,7 +110,7 @@ describe('Socket Mode', () => {
     const first = server.openSockets()[0]!.id;
     server.requestRefresh(first);
     await server.waitForConnectionAfter(first);
-    await waitFor(() => h.bot.socketOpen?.() === true);
+    await expect.poll(() => h.bot.socketOpen?.(), { timeout: 10_000 }).toBe(true);
     expect(h.slack.callsOf('apps.connections.open').length).toBeGreaterThanOrEqual(2);
     const click = await h.click(ACTION_APPROVE, id, USERS.approver);
     expect(click.status).toBe(200);
@@ -121,11 +121,11 @@ describe('Socket Mode', () => {
     const second = await requestChange(h, 'ip add orders-prod 10.9.0.0/16 after drop');
     const current = server.openSockets()[0]!.id;
     server.drop(current);
-    await waitFor(() => h.bot.socketOpen?.() === false);
+    await expect.poll(() => h.bot.socketOpen?.(), { timeout: 10_000 }).toBe(false);
     expect((await probe(h, '/readyz')).status).toBe(503);
     expect((await probe(h, '/livez')).status).toBe(200);
     await server.waitForConnectionAfter(current);
-    await waitFor(() => h.bot.socketOpen?.() === true);
+    await expect.poll(() => h.bot.socketOpen?.(), { timeout: 10_000 }).toBe(true);
     expect((await probe(h, '/readyz')).status).toBe(200);
     await h.click(ACTION_APPROVE, second.id, USERS.approver);
     await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(second.id) && textOf(a.blocks).includes('Applied'));
@@ -186,12 +186,3 @@ describe('Socket Mode', () => {
     }
   });
 });
-
-/** Polls a condition the bot exposes no event for (its connection state), a few times a second. */
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

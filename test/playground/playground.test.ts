@@ -174,15 +174,16 @@ describe('first-run rough edges of the playground', () => {
 
   it('shows *, _ and ~ literally in a typed command and inside code spans', async () => {
     const page = await open();
-    await type(page, '/clickhouse schedule add "*/1 * * * *" tag:env=prod');
+    // Every 30 minutes: within the default SCHEDULE_MIN_INTERVAL_SECONDS (15 minutes).
+    await type(page, '/clickhouse schedule add "*/30 * * * *" tag:env=prod');
     const typed = messages(page).locator('.typed').filter({ hasText: 'schedule add' });
     await typed.waitFor();
-    expect(await typed.textContent()).toBe('/clickhouse schedule add "*/1 * * * *" tag:env=prod');
+    expect(await typed.textContent()).toBe('/clickhouse schedule add "*/30 * * * *" tag:env=prod');
     const reply = channelMessages(page).filter({ hasText: 'Next runs' });
     await reply.waitFor();
-    expect(await reply.locator('code').filter({ hasText: '*/1 * * * *' }).count()).toBeGreaterThan(0);
-    expect(await reply.locator('strong').filter({ hasText: '/1' }).count()).toBe(0);
-    expect(await page.locator('strong, em, del').filter({ hasText: /\/1|\* \*/ }).count()).toBe(0);
+    expect(await reply.locator('code').filter({ hasText: '*/30 * * * *' }).count()).toBeGreaterThan(0);
+    expect(await reply.locator('strong').filter({ hasText: '/30' }).count()).toBe(0);
+    expect(await page.locator('strong, em, del').filter({ hasText: /\/30|\* \*/ }).count()).toBe(0);
   });
 
   it('does not keep live-update listeners of pages that were reloaded', async () => {

@@ -56,9 +56,17 @@ export function planRisks(plan: ChangePlan): Risk[] {
     const exposure = ipExposure([...remaining]);
     const added = new Set(adds.map((entry) => entry.source));
     if (exposure.open.some((open) => open.sources.some((source) => added.has(source)))) risks.add('world-open');
-    if (exposure.broad.some((entry) => added.has(entry.source))) risks.add('broad-ip');
+    if (adds.some((entry) => isBroad(entry.source))) risks.add('broad-ip');
     if (plan.before.ipAccessList !== undefined && remaining.size === 0) risks.add('last-ip-removed');
   }
   if ((plan.update.endpoints ?? []).some((endpoint) => endpoint.protocol === 'mysql' && endpoint.enabled)) risks.add('mysql-on');
   return [...risks];
+}
+
+/** IPv4 shorter than /8 or IPv6 shorter than /16 (a /0 included) admits a large part of the internet. */
+function isBroad(source: string): boolean {
+  const match = /\/(\d+)$/.exec(source.trim());
+  if (!match) return false;
+  const prefix = Number(match[1]);
+  return source.includes(':') ? prefix < 16 : prefix < 8;
 }

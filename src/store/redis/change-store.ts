@@ -152,9 +152,7 @@ export class RedisChangeStore implements ChangeStore {
 
   async transition(id: string, transition: Transition): Promise<TransitionResult> {
     const { audit } = transition;
-    // Channel and service never change, so reading them first cannot race; the script needs
-    // their index keys up front (Redis Cluster wants every key a script touches in KEYS).
-    const [channelId, serviceId] = await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
+    const indexes = await this.auditIndexKeys(id);
     const { claim, holder } = transition;
     const reply = await this.transitionScript(
       this.keys.request(id),
@@ -163,9 +161,7 @@ export class RedisChangeStore implements ChangeStore {
       // A key of the same slot that no lock uses when the caller names no service.
       this.keys.serviceLock(holder?.serviceId ?? ''),
       this.keys.open,
-      this.keys.auditOfChannel(channelId ?? '-'),
-      this.keys.auditOfService(channelId ?? '-', serviceId ?? '-'),
-      this.keys.auditApplied,
+      ...indexes,
       this.keys.reverts,
       this.keys.reminders,
       id,
@@ -191,16 +187,12 @@ export class RedisChangeStore implements ChangeStore {
 
   async addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult> {
     const { approval } = step;
-    // Channel and service never change: read first for the index keys the script writes.
-    const [channelId, serviceId] = await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
     const reply = await this.addApprovalScript(
       this.keys.request(id),
       this.keys.applying,
       this.keys.audit,
       this.keys.open,
-      this.keys.auditOfChannel(channelId ?? '-'),
-      this.keys.auditOfService(channelId ?? '-', serviceId ?? '-'),
-      this.keys.auditApplied,
+      ...(await this.auditIndexKeys(id)),
       id,
       approval.at,
       approval.userId,
@@ -215,6 +207,16 @@ export class RedisChangeStore implements ChangeStore {
       this.auditRetentionMs,
     );
     return approvalResultFromReply(reply);
+  }
+
+  /**
+   * The audit index streams a script about this request writes besides the main stream: the
+   * channel's, the channel's for the service, and the applied entries'. Channel and service never
+   * change, so reading them first cannot race; Redis Cluster wants every key in KEYS up front.
+   */
+  private async auditIndexKeys(id: string): Promise<[string, string, string]> {
+    const [channelId, serviceId] = await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
+    return [this.keys.auditOfChannel(channelId ?? '-'), this.keys.auditOfService(channelId ?? '-', serviceId ?? '-'), this.keys.auditApplied];
   }
 
   async renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
