@@ -138,7 +138,11 @@ describe('the playground page', () => {
     const request = channelMessages(page).filter({ hasText: 'Change request: orders-prod' });
     await request.waitFor();
     expect(await request.textContent()).toContain('Temporary: for 1m');
+    // The demo policy: production needs Bob and Carol; the revert needs nobody.
     await page.getByTestId('person').selectOption('U0BOB');
+    await request.getByRole('button', { name: 'Approve' }).click();
+    await request.getByText('1 of 2 approvals').waitFor();
+    await page.getByTestId('person').selectOption('U0CAROL');
     await request.getByRole('button', { name: 'Approve' }).click();
     await request.getByText('Applied.').waitFor();
     // The side panel counts the IP entries of each service: orders-prod has two, plus the grant.
