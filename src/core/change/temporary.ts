@@ -2,7 +2,8 @@
  * Time-boxed changes and undo, decided against the service as it is now: what a revert removes,
  * what an undo files, and which durations are acceptable. Pure: no clock, no I/O.
  */
-import type { ServiceRecord } from '../service/schema.js';
+import type { OutgoingTag, ServiceRecord } from '../service/schema.js';
+import { tagText } from './plan.js';
 import { currentState } from './state.js';
 import type { ChangeIntent, ChangePlan, TemporaryTerms } from './types.js';
 
@@ -121,7 +122,32 @@ export function planUndo(plan: ChangePlan, service: ServiceRecord): PlannedRever
   }
   undoIpAccess(plan, now.ipAccessList, intent, leftAlone);
   undoPrivateEndpoints(plan, now.privateEndpointIds, intent, leftAlone);
+  undoTags(plan, now.tags, intent, leftAlone);
   return { intent, leftAlone };
+}
+
+/** Added tags come off (or get their old value back), removed ones go back on, while the service still shows the change. */
+function undoTags(plan: ChangePlan, current: OutgoingTag[], intent: ChangeIntent, leftAlone: string[]): void {
+  const edits = plan.update.tags;
+  if (!edits) return;
+  const valueNow = new Map(current.map((t) => [t.key, t.value ?? '']));
+  const before = new Map((plan.before.tags ?? []).map((t) => [t.key, t]));
+  const addedKeys = new Set((edits.add ?? []).map((t) => t.key));
+  const tagAdd: OutgoingTag[] = [];
+  const tagRemove: OutgoingTag[] = [];
+  for (const tag of edits.add ?? []) {
+    const previous = before.get(tag.key);
+    if (valueNow.get(tag.key) !== (tag.value ?? '')) leftAlone.push(`Tag ${tagText(tag)} is no longer set as the change left it.`);
+    else if (previous) tagAdd.push(previous);
+    else tagRemove.push(tag);
+  }
+  for (const tag of edits.remove ?? []) {
+    if (addedKeys.has(tag.key)) continue;
+    if (valueNow.has(tag.key)) leftAlone.push(`Tag ${tag.key} is already set again.`);
+    else tagAdd.push(tag);
+  }
+  if (tagAdd.length > 0) intent.tagAdd = tagAdd;
+  if (tagRemove.length > 0) intent.tagRemove = tagRemove;
 }
 
 function undoIpAccess(plan: ChangePlan, current: Array<{ source: string; description?: string }>, intent: ChangeIntent, leftAlone: string[]): void {

@@ -109,6 +109,24 @@ describe('planUndo', () => {
     expect(back.ok).toBe(true);
   });
 
+  it('takes added tags off, gives replaced ones their old value and puts removed ones back', () => {
+    const tagged = service({ ...record, tags: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }] });
+    const plan = mustPlan(tagged, { tagAdd: [{ key: 'env', value: 'staging' }, { key: 'owner', value: 'ana' }], tagRemove: [{ key: 'team' }] });
+    const now = appliedTo(tagged, { tags: [{ key: 'env', value: 'staging' }, { key: 'owner', value: 'ana' }] });
+    const undo = planUndo(plan, now);
+    expect(undo).toEqual({ intent: { tagAdd: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }], tagRemove: [{ key: 'owner', value: 'ana' }] }, leftAlone: [] });
+    const back = planChange(now, undo.intent);
+    expect(back.ok && back.plan.update.tags).toEqual({ remove: [{ key: 'owner', value: 'ana' }, { key: 'env', value: 'staging' }], add: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }] });
+  });
+
+  it('leaves tags alone that someone already changed back, and says so', () => {
+    const tagged = service({ ...record, tags: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }] });
+    const plan = mustPlan(tagged, { tagAdd: [{ key: 'owner', value: 'ana' }], tagRemove: [{ key: 'team' }] });
+    const undo = planUndo(plan, appliedTo(tagged, { tags: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'ops' }] }));
+    expect(undo.intent).toEqual({});
+    expect(undo.leftAlone).toEqual(['Tag owner=ana is no longer set as the change left it.', 'Tag team is already set again.']);
+  });
+
   it('drops parts already undone and keeps the rest', () => {
     const plan = mustPlan(record, { name: 'orders-2', mysqlEndpoint: true });
     const undo = planUndo(plan, appliedTo(record, { name: 'orders-2' }));
