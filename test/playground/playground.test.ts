@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startPlayground, type Playground, type PlaygroundOptions } from '../../src/playground/playground.js';
@@ -81,12 +81,7 @@ describe('the playground page', () => {
     await type(page, '/clickhouse release-channel orders-prod fast');
     const request = channelMessages(page).filter({ hasText: 'Change request: orders-prod' });
     await request.getByText('production needs Bob and Carol').waitFor();
-    await page.getByTestId('person').selectOption('U0BOB');
-    await request.getByRole('button', { name: 'Approve' }).click();
-    await request.getByText('1 of 2 approvals').waitFor();
-    await page.getByTestId('person').selectOption('U0CAROL');
-    await request.getByRole('button', { name: 'Approve' }).click();
-    await request.getByText('Applied.').waitFor();
+    await approveAsBobThenCarol(page, request);
 
     await page.getByTestId('person').selectOption('U0ALICE');
     await type(page, '/clickhouse ip add sandbox-dev 192.0.2.44 laptop');
@@ -139,12 +134,7 @@ describe('the playground page', () => {
     await request.waitFor();
     expect(await request.textContent()).toContain('Temporary: for 1m');
     // The demo policy: production needs Bob and Carol; the revert needs nobody.
-    await page.getByTestId('person').selectOption('U0BOB');
-    await request.getByRole('button', { name: 'Approve' }).click();
-    await request.getByText('1 of 2 approvals').waitFor();
-    await page.getByTestId('person').selectOption('U0CAROL');
-    await request.getByRole('button', { name: 'Approve' }).click();
-    await request.getByText('Applied.').waitFor();
+    await approveAsBobThenCarol(page, request);
     // The side panel counts the IP entries of each service: orders-prod has two, plus the grant.
     const ipCount = page.locator(`[data-service="${DEMO_IDS.ordersProd}"] td`).nth(3);
     await expect.poll(() => ipCount.textContent()).toBe('3');
@@ -314,3 +304,13 @@ describe('the playground process', () => {
     expect(await reach(outside.address)).toBe('ECONNREFUSED');
   });
 });
+
+/** The demo policy's production rule: Bob approves (1 of 2), then Carol, and the change applies. */
+async function approveAsBobThenCarol(page: Page, request: Locator): Promise<void> {
+  await page.getByTestId('person').selectOption('U0BOB');
+  await request.getByRole('button', { name: 'Approve' }).click();
+  await request.getByText('1 of 2 approvals').waitFor();
+  await page.getByTestId('person').selectOption('U0CAROL');
+  await request.getByRole('button', { name: 'Approve' }).click();
+  await request.getByText('Applied.').waitFor();
+}
