@@ -1,6 +1,7 @@
 /**
  * The operator's HTTP endpoints: probes and metrics. In HTTP mode they share PORT with
- * POST /slack/events (as Bolt custom routes); in Socket Mode, where Slack needs no port, they get
+ * POST /slack/events (the acknowledging thread owns that socket and asks the main thread for
+ * these answers, so /livez still means the main event loop answers); in Socket Mode, where Slack needs no port, they get
  * a small server of their own on PORT; METRICS_PORT moves /metrics to a listener of its own.
  *
  * - /livez: the process and its event loop answer. For a liveness probe: a Redis outage must not
@@ -9,7 +10,7 @@
  *   readiness probe.
  * - /healthz: unchanged: 200 when the store answers, 503 otherwise (the Dockerfile's HEALTHCHECK).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 
@@ -19,10 +20,17 @@ export interface OpsChecks {
   socketOpen?: () => boolean;
 }
 
+/** What a route answers, as plain data: the acknowledging thread carries it across to its socket. */
+export interface OpsAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
 export interface OpsRoute {
   path: string;
   method: string[];
-  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  answer: () => Promise<OpsAnswer>;
 }
 
 export function probeRoutes(checks: OpsChecks): OpsRoute[] {
@@ -31,18 +39,21 @@ export function probeRoutes(checks: OpsChecks): OpsRoute[] {
     {
       path: '/healthz',
       method: ['GET'],
-      handler: (_req, res) => void storeAnswers().then((ok) => json(res, ok ? 200 : 503, { ok, store: ok ? 'ok' : 'unreachable' })),
+      answer: async () => {
+        const ok = await storeAnswers();
+        return json(ok ? 200 : 503, { ok, store: ok ? 'ok' : 'unreachable' });
+      },
     },
-    { path: '/livez', method: ['GET'], handler: (_req, res) => json(res, 200, { ok: true }) },
+    { path: '/livez', method: ['GET'], answer: async () => json(200, { ok: true }) },
     {
       path: '/readyz',
       method: ['GET'],
-      handler: (_req, res) =>
-        void storeAnswers().then((store) => {
-          const socket = checks.socketOpen?.();
-          const ok = store && socket !== false;
-          json(res, ok ? 200 : 503, { ok, store: store ? 'ok' : 'unreachable', ...(socket === undefined ? {} : { slack: socket ? 'connected' : 'disconnected' }) });
-        }),
+      answer: async () => {
+        const store = await storeAnswers();
+        const socket = checks.socketOpen?.();
+        const ok = store && socket !== false;
+        return json(ok ? 200 : 503, { ok, store: store ? 'ok' : 'unreachable', ...(socket === undefined ? {} : { slack: socket ? 'connected' : 'disconnected' }) });
+      },
     },
   ];
 }
@@ -51,15 +62,18 @@ export function metricsRoute(registry: Registry): OpsRoute {
   return {
     path: '/metrics',
     method: ['GET'],
-    handler: (_req, res) =>
-      void registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { 'content-type': registry.contentType });
-          res.end(text);
-        },
-        (error: unknown) => json(res, 500, { ok: false, error: error instanceof Error ? error.message : String(error) }),
+    answer: () =>
+      registry.metrics().then(
+        (text): OpsAnswer => ({ status: 200, contentType: registry.contentType, body: text }),
+        (error: unknown) => json(500, { ok: false, error: error instanceof Error ? error.message : String(error) }),
       ),
   };
+}
+
+/** The answer of the route for `method` and `path`; a 404 sentence when there is none. */
+export function answerRoute(routes: OpsRoute[], method: string, path: string): Promise<OpsAnswer> {
+  const route = routes.find((r) => r.path === path && r.method.includes(method));
+  return route ? route.answer() : Promise.resolve(json(404, { ok: false, error: `no ${method} ${path} here` }));
 }
 
 export interface OpsServer {
@@ -71,9 +85,10 @@ export interface OpsServer {
 export async function startOpsServer(port: number, routes: OpsRoute[]): Promise<OpsServer> {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const route = routes.find((r) => r.path === path && r.method.includes(req.method ?? ''));
-    if (route) route.handler(req, res);
-    else json(res, 404, { ok: false, error: `no ${req.method} ${path} here` });
+    void answerRoute(routes, req.method ?? '', path).then(({ status, contentType, body }) => {
+      res.writeHead(status, { 'content-type': contentType });
+      res.end(body);
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -89,7 +104,6 @@ export async function startOpsServer(port: number, routes: OpsRoute[]): Promise<
   };
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+function json(status: number, body: unknown): OpsAnswer {
+  return { status, contentType: 'application/json', body: JSON.stringify(body) };
 }

@@ -2,17 +2,18 @@
  * The Bolt app: HTTP mode (POST /slack/events on PORT) or Socket Mode when an app token is set;
  * listeners are registered by listeners/index.ts. The operator's endpoints (/healthz, /livez,
  * /readyz, /metrics unless it has a port of its own) share PORT with Slack's requests in HTTP
- * mode and get a small server of their own on PORT in Socket Mode. Bolt verifies Slack's
- * signatures (401 otherwise); acks-first.ts makes every ack go out before post-ack work runs.
+ * mode and get a small server of their own on PORT in Socket Mode. In HTTP mode a thread of its
+ * own verifies Slack's signatures (401 otherwise) and acknowledges (ack-thread/); in both modes
+ * acks-first.ts hands out post-ack work in arrival order, a bounded number at a time.
  */
-import type { AddressInfo } from 'node:net';
-import { App, HTTPReceiver, SocketModeReceiver, type Logger, type Receiver } from '@slack/bolt';
+import { App, SocketModeReceiver, type Logger, type Receiver } from '@slack/bolt';
 import type { Registry } from 'prom-client';
 import { messageOf } from '../core/render/errors.js';
 import { metricsRoute, probeRoutes, startOpsServer, type OpsServer } from '../http/ops-routes.js';
 import type { Modals } from '../ports/index.js';
 import { slackErrorCode, type ApiErrorListener } from './messenger.js';
 import { serveAcksFirst, WorkQueue } from './acks-first.js';
+import { AckThreadReceiver } from './ack-thread/receiver.js';
 
 export interface SlackAppOptions {
   botToken: string;
@@ -47,7 +48,9 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
   const { appToken } = options;
   const socket = appToken ? socketModeReceiver(appToken, options) : undefined;
   const routes = [...probeRoutes({ storeAnswers: options.storeAnswers, ...(socket ? { socketOpen: socket.isOpen } : {}) }), ...(options.metrics ? [metricsRoute(options.metrics)] : [])];
-  const http = socket ? undefined : new HTTPReceiver({ signingSecret: options.signingSecret, logger: options.logger, customRoutes: routes, processBeforeResponse: false });
+  const http = socket
+    ? undefined
+    : new AckThreadReceiver({ signingSecret: options.signingSecret, port: options.port, host: options.host, logger: options.logger, routes, ...(options.onAck ? { onAck: options.onAck } : {}) });
   const receiver = (socket?.receiver ?? http) as Receiver;
   let opsServer: OpsServer | undefined;
   const app = new App({
@@ -63,7 +66,8 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
     convoStore: false,
     clientOptions: { slackApiUrl: options.apiUrl, retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2000 } },
   });
-  serveAcksFirst(app, new WorkQueue(), options.onAck);
+  // Over HTTP the thread times the acks; in Socket Mode they happen here.
+  serveAcksFirst(app, new WorkQueue(), socket ? options.onAck : undefined);
   app.error(async (error) => {
     options.logger.error('unhandled error in a listener:', messageOf(error));
   });
@@ -76,10 +80,7 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
       } catch (error) {
         throw new Error(slackStartProblem(error, options.apiUrl));
       }
-      if (http) {
-        const server = await http.start(options.host === undefined ? options.port : { port: options.port, host: options.host });
-        return (server.address() as AddressInfo).port;
-      }
+      if (http) return http.start();
       opsServer = await startOpsServer(options.port, routes);
       await socket?.receiver.start();
       return opsServer.port;

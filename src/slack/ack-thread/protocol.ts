@@ -1,0 +1,46 @@
+/**
+ * Messages between the main thread and the acknowledging thread (thread.js). Plain data only:
+ * they cross by structured clone.
+ */
+import type { OpsAnswer } from '../../http/ops-routes.js';
+
+export interface ThreadSettings {
+  signingSecret: string;
+  port: number;
+  /** Interface to listen on; every interface when undefined. */
+  host: string | undefined;
+  /** Where Slack posts commands and interactions (Bolt's default endpoint). */
+  eventsPath: string;
+  /** The operator's routes the main thread answers (probes, metrics), by method and path. */
+  routes: Array<{ method: string[]; path: string }>;
+  /** A submission the main thread has not answered by then gets Bolt's 404 (Slack shows an error). */
+  unhandledTimeoutMs: number;
+}
+
+/** A request Slack signed, as the main thread's App receives it. */
+export interface ThreadEvent {
+  type: 'event';
+  /** 0 when the thread has acknowledged already; otherwise the id the main thread's ack answers. */
+  id: number;
+  body: Record<string, unknown>;
+  retryNum: number | undefined;
+  retryReason: string | undefined;
+  /** The acknowledgement's latency, when the thread has acknowledged already. */
+  ackSeconds: number | undefined;
+}
+
+export type FromThread =
+  | { type: 'listening'; port: number }
+  | { type: 'failed'; message: string }
+  | ThreadEvent
+  /** A submission's acknowledgement, answered by the main thread, has gone out. */
+  | { type: 'acked'; seconds: number }
+  | { type: 'route'; id: number; method: string; path: string }
+  | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string }
+  | { type: 'stopped' };
+
+export type ToThread =
+  /** The listener's ack of a request the thread waits on; `status` 500 when the listener failed first. */
+  | { type: 'ack'; id: number; response: unknown; status?: number }
+  | { type: 'route-answer'; id: number; answer: OpsAnswer }
+  | { type: 'stop' };

@@ -1,0 +1,144 @@
+/**
+ * Bolt's receiver for HTTP mode, with the socket on a thread of its own (thread.js): that thread
+ * verifies and acknowledges each request and passes it here, where the App and its listeners
+ * run. The listeners still call `ack()`; for a request the thread has acknowledged already, an
+ * ack with content (the draining sentence of a slash command) is delivered to the command's
+ * response_url instead, which the person sees the same way.
+ */
+import { Worker } from 'node:worker_threads';
+import type { App, Logger, Receiver } from '@slack/bolt';
+import { request } from 'undici';
+import { messageOf } from '../../core/render/errors.js';
+import { answerRoute, type OpsRoute } from '../../http/ops-routes.js';
+import type { FromThread, ThreadEvent, ThreadSettings, ToThread } from './protocol.js';
+
+export interface AckThreadOptions {
+  signingSecret: string;
+  port: number;
+  host?: string | undefined;
+  logger: Logger;
+  routes: OpsRoute[];
+  /** Each acknowledgement's latency, in seconds. */
+  onAck?: (seconds: number) => void;
+}
+
+const EVENTS_PATH = '/slack/events';
+/** As Bolt's HTTPReceiver: Slack gives up at 3 s. */
+const UNHANDLED_TIMEOUT_MS = 3_001;
+const THREAD_FILE = new URL('./thread.js', import.meta.url);
+
+export class AckThreadReceiver implements Receiver {
+  private app: App | undefined;
+  private thread: Worker | undefined;
+  private stopping = false;
+  private boundPort: number | undefined;
+
+  constructor(private readonly options: AckThreadOptions) {}
+
+  init(app: App): void {
+    this.app = app;
+  }
+
+  /** Starts the thread; resolves with the port it listens on. */
+  async start(): Promise<number> {
+    this.stopping = false;
+    this.boundPort = await this.startThread(this.options.port);
+    return this.boundPort;
+  }
+
+  async stop(): Promise<void> {
+    const thread = this.thread;
+    if (!thread) return;
+    this.stopping = true;
+    this.thread = undefined;
+    const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+    this.send(thread, { type: 'stop' });
+    await exited;
+  }
+
+  private startThread(port: number): Promise<number> {
+    const settings: ThreadSettings = {
+      signingSecret: this.options.signingSecret,
+      port,
+      host: this.options.host,
+      eventsPath: EVENTS_PATH,
+      routes: this.options.routes.map(({ method, path }) => ({ method, path })),
+      unhandledTimeoutMs: UNHANDLED_TIMEOUT_MS,
+    };
+    // No execArgv: a loader the main thread runs under (tsx) would cost the thread its fast start.
+    const thread = new Worker(THREAD_FILE, { workerData: settings, execArgv: [] });
+    this.thread = thread;
+    return new Promise<number>((resolve, reject) => {
+      thread.on('message', (message: FromThread) => {
+        if (message.type === 'listening') resolve(message.port);
+        else if (message.type === 'failed') reject(new Error(`Could not listen on port ${port}: ${message.message}`));
+        else this.onMessage(thread, message);
+      });
+      thread.on('error', (error) => {
+        this.options.logger.error(`the acknowledging thread failed: ${messageOf(error)}`);
+        reject(error);
+      });
+      thread.on('exit', (code) => this.onExit(thread, code));
+    });
+  }
+
+  /** A thread that dies while the bot runs is started again on the same port. */
+  private onExit(thread: Worker, code: number): void {
+    if (this.stopping || this.thread !== thread || this.boundPort === undefined) return;
+    this.options.logger.error(`the acknowledging thread exited (code ${code}); starting it again on port ${this.boundPort}`);
+    this.startThread(this.boundPort).catch((error: unknown) => this.options.logger.error(`restarting the acknowledging thread: ${messageOf(error)}`));
+  }
+
+  private onMessage(thread: Worker, message: Exclude<FromThread, { type: 'listening' | 'failed' }>): void {
+    switch (message.type) {
+      case 'event':
+        return this.dispatch(thread, message);
+      case 'acked':
+        return this.options.onAck?.(message.seconds);
+      case 'route':
+        void answerRoute(this.options.routes, message.method, message.path).then((answer) => this.send(thread, { type: 'route-answer', id: message.id, answer }));
+        return;
+      case 'log':
+        return this.options.logger[message.level](message.message);
+      case 'stopped':
+        return;
+    }
+  }
+
+  private dispatch(thread: Worker, event: ThreadEvent): void {
+    const app = this.app;
+    if (!app) return;
+    if (event.ackSeconds !== undefined) this.options.onAck?.(event.ackSeconds);
+    let acked = event.id === 0;
+    const ack = event.id === 0 ? this.lateAck(event.body) : async (response?: unknown) => {
+      acked = true;
+      this.send(thread, { type: 'ack', id: event.id, response });
+    };
+    app
+      .processEvent({ body: event.body, ack, ...(event.retryNum === undefined ? {} : { retryNum: event.retryNum }), ...(event.retryReason === undefined ? {} : { retryReason: event.retryReason }), customProperties: {} })
+      .catch((error: unknown) => {
+        this.options.logger.error(`An unhandled error occurred while Bolt processed an event: ${messageOf(error)}`);
+        // As Bolt's HTTPReceiver: a request nobody acknowledged before failing gets a 500.
+        if (!acked) this.send(thread, { type: 'ack', id: event.id, response: undefined, status: 500 });
+      });
+  }
+
+  /** An ack with content after the thread's empty one: a slash command's goes to its response_url. */
+  private lateAck(body: Record<string, unknown>) {
+    return async (response?: unknown): Promise<void> => {
+      const responseUrl = body.response_url;
+      if (response === undefined || typeof body.command !== 'string' || typeof responseUrl !== 'string') return;
+      const message = typeof response === 'string' ? { text: response } : response;
+      try {
+        const answer = await request(responseUrl, { method: 'POST', body: JSON.stringify(message), headers: { 'content-type': 'application/json' } });
+        await answer.body.dump();
+      } catch (error) {
+        this.options.logger.warn(`answering a command through its response_url: ${messageOf(error)}`);
+      }
+    };
+  }
+
+  private send(thread: Worker, message: ToThread): void {
+    thread.postMessage(message);
+  }
+}
