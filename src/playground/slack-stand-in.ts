@@ -8,6 +8,7 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listenProblem } from '../http/listen-problem.js';
 
 export interface SlackCall {
   /** Web API method (chat.postMessage...) or "response_url". */
@@ -294,11 +295,4 @@ function decodeArgs(contentType: string, body: string): Record<string, unknown> 
 export function json(res: ServerResponse, body: unknown, status = 200): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
-}
-
-/** A sentence for a port that cannot be used, instead of a stack trace. */
-export function listenProblem(error: NodeJS.ErrnoException, host: string, port: number): string {
-  if (error.code === 'EADDRINUSE') return `Port ${port} on ${host} is already in use: stop what uses it, or choose another port with PORT=${port === 65535 ? 3001 : port + 1}.`;
-  if (error.code === 'EACCES') return `Port ${port} on ${host} needs privileges this process lacks: choose a port above 1023 with PORT.`;
-  return `Could not listen on ${host}:${port} (${error.code ?? error.message}).`;
 }

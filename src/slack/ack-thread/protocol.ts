@@ -31,7 +31,8 @@ export interface ThreadEvent {
 
 export type FromThread =
   | { type: 'listening'; port: number }
-  | { type: 'failed'; message: string }
+  /** The socket could not listen: Node's error code (EADDRINUSE…) and message. */
+  | { type: 'failed'; code: string | undefined; message: string }
   | ThreadEvent
   /** A submission's acknowledgement, answered by the main thread, has gone out. */
   | { type: 'acked'; seconds: number }

@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { App, Logger, Receiver } from '@slack/bolt';
 import { request } from 'undici';
 import { messageOf } from '../../core/render/errors.js';
+import { listenProblem } from '../../http/listen-problem.js';
 import { answerRoute, type OpsRoute } from '../../http/ops-routes.js';
 import type { FromThread, ThreadEvent, ThreadSettings, ToThread } from './protocol.js';
 
@@ -34,6 +35,11 @@ export class AckThreadReceiver implements Receiver {
   private boundPort: number | undefined;
 
   constructor(private readonly options: AckThreadOptions) {}
+
+  /** The thread serving now (tests stop it to see it started again). */
+  get serving(): Worker | undefined {
+    return this.thread;
+  }
 
   init(app: App): void {
     this.app = app;
@@ -71,7 +77,7 @@ export class AckThreadReceiver implements Receiver {
     return new Promise<number>((resolve, reject) => {
       thread.on('message', (message: FromThread) => {
         if (message.type === 'listening') resolve(message.port);
-        else if (message.type === 'failed') reject(new Error(`Could not listen on port ${port}: ${message.message}`));
+        else if (message.type === 'failed') reject(new Error(listenProblem(message, this.options.host ?? 'every interface', port)));
         else this.onMessage(thread, message);
       });
       thread.on('error', (error) => {

@@ -120,7 +120,7 @@ function stop() {
   });
 }
 
-server.on('error', (error) => tell({ type: 'failed', message: error.message }));
+server.on('error', (/** @type {NodeJS.ErrnoException} */ error) => tell({ type: 'failed', code: error.code, message: error.message }));
 server.listen(settings.host === undefined ? { port: settings.port } : { port: settings.port, host: settings.host }, () => {
   const address = server.address();
   tell({ type: 'listening', port: typeof address === 'object' && address ? address.port : settings.port });

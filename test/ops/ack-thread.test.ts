@@ -1,0 +1,204 @@
+/**
+ * The acknowledging thread (HTTP mode), against a real Bolt App on a real socket: requests are
+ * acknowledged while the main thread is busy with other work, a modal submission's
+ * acknowledgement still carries what its listener answered, a listener's late content reaches the
+ * command's response_url, and a thread that dies is started again on the same port.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
+import { App, LogLevel, type Logger } from '@slack/bolt';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { slackSignatureHeaders } from '../../src/playground/signing.js';
+import { AckThreadReceiver } from '../../src/slack/ack-thread/receiver.js';
+
+const SECRET = 'ack-thread-test-secret';
+const FORM = 'application/x-www-form-urlencoded';
+
+interface Running {
+  app: App;
+  receiver: AckThreadReceiver;
+  port: number;
+  logs: string[];
+}
+
+const running: Running[] = [];
+const servers: Server[] = [];
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.receiver.stop()));
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+function recordingLogger(logs: string[]): Logger {
+  const record = (...parts: unknown[]) => void logs.push(parts.map(String).join(' '));
+  return { debug: record, info: record, warn: record, error: record, setLevel: () => undefined, getLevel: () => LogLevel.DEBUG, setName: () => undefined };
+}
+
+async function start(register: (app: App) => void): Promise<Running> {
+  const logs: string[] = [];
+  const logger = recordingLogger(logs);
+  const routes = [{ path: '/livez', method: ['GET'], answer: async () => ({ status: 200, contentType: 'application/json', body: '{"ok":true}' }) }];
+  const receiver = new AckThreadReceiver({ signingSecret: SECRET, port: 0, host: '127.0.0.1', logger, routes });
+  // A fixed authorization: these tests need no Web API.
+  const app = new App({ receiver, logger, authorize: async () => ({ botToken: 'xoxb-ack-thread', botId: 'B0', botUserId: 'U0BOT' }) });
+  register(app);
+  const port = await receiver.start();
+  const r = { app, receiver, port, logs };
+  running.push(r);
+  return r;
+}
+
+const commandBody = (text: string, responseUrl = 'http://127.0.0.1:9/unused') =>
+  new URLSearchParams({ command: '/clickhouse', text, user_id: 'U1', channel_id: 'C1', team_id: 'T1', response_url: responseUrl, trigger_id: '1.2' }).toString();
+
+async function post(port: number, body: string, signed = true) {
+  const headers = { 'content-type': FORM, ...(signed ? slackSignatureHeaders(body, SECRET) : {}) };
+  const response = await request(`http://127.0.0.1:${port}/slack/events`, { method: 'POST', body, headers });
+  return { status: response.statusCode, body: await response.body.text() };
+}
+
+/** A server standing in for Slack's response_url; resolves with the first body it receives. */
+async function responseUrl(): Promise<{ url: string; received: Promise<unknown> }> {
+  let deliver: (body: unknown) => void = () => undefined;
+  const received = new Promise<unknown>((resolve) => (deliver = resolve));
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      res.end();
+      deliver(JSON.parse(text));
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/respond`, received };
+}
+
+/**
+ * Sends `count` signed commands from a thread of its own (so this thread can be kept busy), one
+ * every `everyMs` after it has said it is ready; resolves with each acknowledgement's status and
+ * latency in ms.
+ */
+function sendFromAnotherThread(port: number, count: number, everyMs: number): { ready: Promise<void>; results: Promise<Array<{ status: number; ms: number }>> } {
+  const bodies = Array.from({ length: count }, (_, i) => commandBody(`help ${i}`));
+  const requests = bodies.map((body) => ({ body, headers: { 'content-type': FORM, ...slackSignatureHeaders(body, SECRET) } }));
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { setTimeout: sleep } = require('node:timers/promises');
+    (async () => {
+      parentPort.postMessage('ready');
+      const results = [];
+      for (const r of workerData.requests) {
+        const started = performance.now();
+        const response = await fetch(workerData.url, { method: 'POST', body: r.body, headers: r.headers });
+        await response.text();
+        results.push({ status: response.status, ms: performance.now() - started });
+        await sleep(workerData.everyMs);
+      }
+      parentPort.postMessage(results);
+    })();`;
+  const worker = new Worker(code, { eval: true, workerData: { url: `http://127.0.0.1:${port}/slack/events`, requests, everyMs } });
+  let isReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (isReady = resolve));
+  const results = new Promise<Array<{ status: number; ms: number }>>((resolve, reject) => {
+    worker.on('message', (message: unknown) => (message === 'ready' ? isReady() : resolve(message as Array<{ status: number; ms: number }>)));
+    worker.on('error', reject);
+  });
+  return { ready, results };
+}
+
+function busyFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // The main thread does nothing else: as if rendering or parsing held it.
+  }
+}
+
+describe('the acknowledging thread', () => {
+  it('acknowledges every command within a fraction of a second while the main thread is busy for 3 s', async () => {
+    const handled: string[] = [];
+    const { port } = await start((app) =>
+      app.command('/clickhouse', async ({ ack, command }) => {
+        await ack();
+        handled.push(command.text);
+      }),
+    );
+    const sender = sendFromAnotherThread(port, 10, 250);
+    await sender.ready;
+    busyFor(3_000);
+    const results = await sender.results;
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
+    // Acknowledged by the main thread, the first would have waited out the 3 s.
+    expect(Math.max(...results.map((r) => r.ms))).toBeLessThan(1_000);
+    await expect.poll(() => handled.length).toBe(10);
+  });
+
+  it("answers a modal submission with what its listener acknowledged (the form's inline errors)", async () => {
+    const { port } = await start((app) => app.view('edit', async ({ ack }) => ack({ response_action: 'errors', errors: { name: 'Too long.' } })));
+    const payload = { type: 'view_submission', user: { id: 'U1' }, team: { id: 'T1' }, view: { id: 'V1', callback_id: 'edit', state: { values: {} } } };
+    const answer = await post(port, new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ response_action: 'errors', errors: { name: 'Too long.' } });
+  });
+
+  it('answers 500 to a submission whose listener fails before acknowledging, as Bolt does', async () => {
+    const { port, logs } = await start((app) => {
+      app.view('edit', async () => {
+        throw new Error('the listener broke');
+      });
+      app.error(async (error) => {
+        throw error;
+      });
+    });
+    const payload = { type: 'view_submission', user: { id: 'U1' }, team: { id: 'T1' }, view: { id: 'V1', callback_id: 'edit', state: { values: {} } } };
+    const answer = await post(port, new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+    expect(answer.status).toBe(500);
+    expect(logs.join('\n')).toContain('the listener broke');
+  });
+
+  it("delivers a slash command's acknowledgement content to its response_url", async () => {
+    const target = await responseUrl();
+    const { port } = await start((app) => app.command('/clickhouse', async ({ ack }) => ack({ response_type: 'ephemeral', text: 'The bot is restarting.' })));
+    const answer = await post(port, commandBody('list', target.url));
+    expect(answer).toEqual({ status: 200, body: '' });
+    expect(await target.received).toEqual({ response_type: 'ephemeral', text: 'The bot is restarting.' });
+  });
+
+  it('refuses an unsigned request with 401, answers unknown paths 404 and the probes from the main thread', async () => {
+    let handled = 0;
+    const { port } = await start((app) => app.command('/clickhouse', async ({ ack }) => ((handled += 1), ack())));
+    expect((await post(port, commandBody('list'), false)).status).toBe(401);
+    const probe = await request(`http://127.0.0.1:${port}/livez`);
+    expect({ status: probe.statusCode, body: await probe.body.text() }).toEqual({ status: 200, body: '{"ok":true}' });
+    const nowhere = await request(`http://127.0.0.1:${port}/nowhere`);
+    await nowhere.body.dump();
+    expect(nowhere.statusCode).toBe(404);
+    expect(handled).toBe(0);
+  });
+
+  it('says in a sentence that the port is taken, and leaves no thread behind', async () => {
+    const busy = createServer();
+    servers.push(busy);
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    const receiver = new AckThreadReceiver({ signingSecret: SECRET, port, host: '127.0.0.1', logger: recordingLogger([]), routes: [] });
+    await expect(receiver.start()).rejects.toThrow(`Port ${port} on 127.0.0.1 is already in use: stop what uses it, or choose another port with PORT=${port + 1}.`);
+    const thread = receiver.serving;
+    const exited = new Promise((resolve) => thread?.once('exit', resolve));
+    await receiver.stop();
+    await exited;
+    expect(receiver.serving).toBeUndefined();
+  });
+
+  it('starts a thread that died again, on the same port', async () => {
+    const { port, receiver, logs } = await start((app) => app.command('/clickhouse', async ({ ack }) => ack()));
+    const first = receiver.serving;
+    await first?.terminate();
+    await expect.poll(() => logs.some((line) => line.includes(`starting it again on port ${port}`))).toBe(true);
+    await expect.poll(() => receiver.serving !== first).toBe(true);
+    // The new thread listens as soon as it has started; a refused connection before that is retried.
+    await expect.poll(async () => (await post(port, commandBody('list')).catch(() => ({ status: 0 }))).status, { timeout: 5_000 }).toBe(200);
+  });
+});
