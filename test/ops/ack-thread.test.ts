@@ -11,7 +11,7 @@ import { App, LogLevel, type Logger } from '@slack/bolt';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { slackSignatureHeaders } from '../../src/playground/signing.js';
-import { AckThreadReceiver } from '../../src/slack/ack-thread/receiver.js';
+import { AckThreadReceiver, BUSY_TEXT } from '../../src/slack/ack-thread/receiver.js';
 
 const SECRET = 'ack-thread-test-secret';
 const FORM = 'application/x-www-form-urlencoded';
@@ -36,11 +36,11 @@ function recordingLogger(logs: string[]): Logger {
   return { debug: record, info: record, warn: record, error: record, setLevel: () => undefined, getLevel: () => LogLevel.DEBUG, setName: () => undefined };
 }
 
-async function start(register: (app: App) => void): Promise<Running> {
+async function start(register: (app: App) => void, maxPending?: number): Promise<Running> {
   const logs: string[] = [];
   const logger = recordingLogger(logs);
   const routes = [{ path: '/livez', method: ['GET'], answer: async () => ({ status: 200, contentType: 'application/json', body: '{"ok":true}' }) }];
-  const receiver = new AckThreadReceiver({ signingSecret: SECRET, port: 0, host: '127.0.0.1', logger, routes });
+  const receiver = new AckThreadReceiver({ signingSecret: SECRET, port: 0, host: '127.0.0.1', logger, routes, ...(maxPending ? { maxPending } : {}) });
   // A fixed authorization: these tests need no Web API.
   const app = new App({ receiver, logger, authorize: async () => ({ botToken: 'xoxb-ack-thread', botId: 'B0', botUserId: 'U0BOT' }) });
   register(app);
@@ -76,48 +76,47 @@ async function responseUrl(): Promise<{ url: string; received: Promise<unknown> 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/respond`, received };
 }
 
+interface Sent {
+  status: number;
+  ms: number;
+  body: string;
+}
+
 /**
- * Sends `count` signed commands from a thread of its own (so this thread can be kept busy), one
- * every `everyMs` after it has said it is ready; resolves with each acknowledgement's status and
- * latency in ms.
+ * Sends `count` signed commands from a thread of its own, one every `everyMs`, and resolves with
+ * each acknowledgement's status, latency in ms and body. `blockUntilSent` holds this thread (no
+ * turn of its event loop at all, as if rendering or parsing held it) until the last is answered.
  */
-function sendFromAnotherThread(port: number, count: number, everyMs: number): { ready: Promise<void>; results: Promise<Array<{ status: number; ms: number }>> } {
+function sendFromAnotherThread(port: number, count: number, everyMs: number): { blockUntilSent: () => void; results: Promise<Sent[]> } {
   const bodies = Array.from({ length: count }, (_, i) => commandBody(`help ${i}`));
   const requests = bodies.map((body) => ({ body, headers: { 'content-type': FORM, ...slackSignatureHeaders(body, SECRET) } }));
+  const sent = new Int32Array(new SharedArrayBuffer(4));
   const code = `
     const { parentPort, workerData } = require('node:worker_threads');
     const { setTimeout: sleep } = require('node:timers/promises');
     (async () => {
-      parentPort.postMessage('ready');
       const results = [];
       for (const r of workerData.requests) {
         const started = performance.now();
         const response = await fetch(workerData.url, { method: 'POST', body: r.body, headers: r.headers });
-        await response.text();
-        results.push({ status: response.status, ms: performance.now() - started });
+        const body = await response.text();
+        results.push({ status: response.status, ms: performance.now() - started, body });
         await sleep(workerData.everyMs);
       }
+      Atomics.store(workerData.sent, 0, 1);
+      Atomics.notify(workerData.sent, 0);
       parentPort.postMessage(results);
     })();`;
-  const worker = new Worker(code, { eval: true, workerData: { url: `http://127.0.0.1:${port}/slack/events`, requests, everyMs } });
-  let isReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (isReady = resolve));
-  const results = new Promise<Array<{ status: number; ms: number }>>((resolve, reject) => {
-    worker.on('message', (message: unknown) => (message === 'ready' ? isReady() : resolve(message as Array<{ status: number; ms: number }>)));
+  const worker = new Worker(code, { eval: true, workerData: { url: `http://127.0.0.1:${port}/slack/events`, requests, everyMs, sent } });
+  const results = new Promise<Sent[]>((resolve, reject) => {
+    worker.on('message', (message: unknown) => resolve(message as Sent[]));
     worker.on('error', reject);
   });
-  return { ready, results };
-}
-
-function busyFor(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // The main thread does nothing else: as if rendering or parsing held it.
-  }
+  return { blockUntilSent: () => void Atomics.wait(sent, 0, 0, 30_000), results };
 }
 
 describe('the acknowledging thread', () => {
-  it('acknowledges every command within a fraction of a second while the main thread is busy for 3 s', async () => {
+  it('acknowledges every command within a fraction of a second while the main thread is held for seconds', async () => {
     const handled: string[] = [];
     const { port } = await start((app) =>
       app.command('/clickhouse', async ({ ack, command }) => {
@@ -126,13 +125,59 @@ describe('the acknowledging thread', () => {
       }),
     );
     const sender = sendFromAnotherThread(port, 10, 250);
-    await sender.ready;
-    busyFor(3_000);
+    const heldFrom = performance.now();
+    sender.blockUntilSent();
+    expect(performance.now() - heldFrom).toBeGreaterThan(2_000);
     const results = await sender.results;
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
-    // Acknowledged by the main thread, the first would have waited out the 3 s.
+    // Acknowledged by the main thread, the first would have waited until the last was sent.
     expect(Math.max(...results.map((r) => r.ms))).toBeLessThan(1_000);
     await expect.poll(() => handled.length).toBe(10);
+  });
+
+  it('refuses commands past the bound of requests handed over and not finished, with a sentence, and takes them again once the backlog is done', async () => {
+    const handled: string[] = [];
+    const { port } = await start(
+      (app) =>
+        app.command('/clickhouse', async ({ ack, command }) => {
+          await ack();
+          handled.push(command.text);
+        }),
+      5,
+    );
+    const sender = sendFromAnotherThread(port, 12, 0);
+    // The main thread takes nothing off the thread's hands meanwhile.
+    sender.blockUntilSent();
+    const results = await sender.results;
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
+    expect(results.slice(0, 5).map((r) => r.body)).toEqual(Array(5).fill(''));
+    for (const refused of results.slice(5)) expect(JSON.parse(refused.body)).toEqual({ response_type: 'ephemeral', text: BUSY_TEXT });
+    await expect.poll(() => handled.length).toBe(5);
+    await expect.poll(async () => (await post(port, commandBody('after'))).body).toBe('');
+    await expect.poll(() => handled).toContain('after');
+  });
+
+  it('answers a click past the bound privately, through its response_url', async () => {
+    let finish: () => void = () => undefined;
+    const unfinished = new Promise<void>((resolve) => (finish = resolve));
+    const clicked: string[] = [];
+    const { port } = await start((app) => {
+      app.command('/clickhouse', async ({ ack }) => {
+        await ack();
+        await unfinished;
+      });
+      app.action('approve', async ({ ack }) => {
+        await ack();
+        clicked.push('approve');
+      });
+    }, 1);
+    expect(await post(port, commandBody('slow'))).toEqual({ status: 200, body: '' });
+    const target = await responseUrl();
+    const click = { type: 'block_actions', user: { id: 'U1' }, team: { id: 'T1' }, response_url: target.url, actions: [{ action_id: 'approve', type: 'button', value: 'CR-1' }] };
+    expect(await post(port, new URLSearchParams({ payload: JSON.stringify(click) }).toString())).toEqual({ status: 200, body: '' });
+    expect(await target.received).toEqual({ response_type: 'ephemeral', text: BUSY_TEXT, replace_original: false });
+    finish();
+    expect(clicked).toEqual([]);
   });
 
   it("answers a modal submission with what its listener acknowledged (the form's inline errors)", async () => {

@@ -15,6 +15,12 @@ export interface ThreadSettings {
   routes: Array<{ method: string[]; path: string }>;
   /** A submission the main thread has not answered by then gets Bolt's 404 (Slack shows an error). */
   unhandledTimeoutMs: number;
+  /**
+   * Requests handed over and not yet finished by the main thread, past which commands and clicks
+   * are answered with `busyText` instead of queued (a flood must not grow memory without bound).
+   */
+  maxPending: number;
+  busyText: string;
 }
 
 /** A request Slack signed, as the main thread's App receives it. */
@@ -44,4 +50,6 @@ export type ToThread =
   /** The listener's ack of a request the thread waits on; `status` 500 when the listener failed first. */
   | { type: 'ack'; id: number; response: unknown; status?: number }
   | { type: 'route-answer'; id: number; answer: OpsAnswer }
+  /** This many handed-over requests have finished (sent once per turn of the main event loop). */
+  | { type: 'done'; count: number }
   | { type: 'stop' };

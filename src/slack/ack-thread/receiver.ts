@@ -21,18 +21,25 @@ export interface AckThreadOptions {
   routes: OpsRoute[];
   /** Each acknowledgement's latency, in seconds. */
   onAck?: (seconds: number) => void;
+  /** Requests handed over and not finished, past which new ones are refused with a sentence. */
+  maxPending?: number;
 }
 
 const EVENTS_PATH = '/slack/events';
 /** As Bolt's HTTPReceiver: Slack gives up at 3 s. */
 const UNHANDLED_TIMEOUT_MS = 3_001;
 const THREAD_FILE = new URL('./thread.js', import.meta.url);
+/** Far above what a team types (hundreds a second for seconds on end), far below a memory problem. */
+const MAX_PENDING = 2_000;
+export const BUSY_TEXT = ':hourglass_flowing_sand: The bot has more requests waiting than it takes at once. Nothing was done; try again in a few seconds.';
 
 export class AckThreadReceiver implements Receiver {
   private app: App | undefined;
   private thread: Worker | undefined;
   private stopping = false;
   private boundPort: number | undefined;
+  /** Handed-over requests finished since the thread was last told. */
+  private finished = 0;
 
   constructor(private readonly options: AckThreadOptions) {}
 
@@ -70,6 +77,8 @@ export class AckThreadReceiver implements Receiver {
       eventsPath: EVENTS_PATH,
       routes: this.options.routes.map(({ method, path }) => ({ method, path })),
       unhandledTimeoutMs: UNHANDLED_TIMEOUT_MS,
+      maxPending: this.options.maxPending ?? MAX_PENDING,
+      busyText: BUSY_TEXT,
     };
     // No execArgv: a loader the main thread runs under (tsx) would cost the thread its fast start.
     const thread = new Worker(THREAD_FILE, { workerData: settings, execArgv: [] });
@@ -126,7 +135,18 @@ export class AckThreadReceiver implements Receiver {
         this.options.logger.error(`An unhandled error occurred while Bolt processed an event: ${messageOf(error)}`);
         // As Bolt's HTTPReceiver: a request nobody acknowledged before failing gets a 500.
         if (!acked) this.send(thread, { type: 'ack', id: event.id, response: undefined, status: 500 });
-      });
+      })
+      .finally(() => this.finish(thread));
+  }
+
+  /** Tells the thread of finished requests once per turn of the event loop, not once each. */
+  private finish(thread: Worker): void {
+    this.finished += 1;
+    if (this.finished > 1) return;
+    setImmediate(() => {
+      if (this.thread === thread) this.send(thread, { type: 'done', count: this.finished });
+      this.finished = 0;
+    });
   }
 
   /** An ack with content after the thread's empty one: a slash command's goes to its response_url. */

@@ -27,6 +27,8 @@ const main = parentPort;
 if (!main) throw new Error('thread.js runs as a worker thread of the bot');
 
 let lastId = 0;
+/** Requests handed to the main thread that it has not finished. */
+let pending = 0;
 /** Answers the main thread owes, by id: a submission's ack or a route's answer. */
 const owed = /** @type {Map<number, (message: ToThread) => void>} */ (new Map());
 
@@ -38,6 +40,7 @@ const secondsSince = (/** @type {number} */ start) => (performance.now() - start
 
 main.on('message', (/** @type {ToThread} */ message) => {
   if (message.type === 'stop') return stop();
+  if (message.type === 'done') return void (pending -= message.count);
   const answer = owed.get(message.id);
   owed.delete(message.id);
   answer?.(message);
@@ -81,6 +84,8 @@ async function receive(req, res) {
   if (body.type === 'url_verification') return slackHttp.buildUrlVerificationResponse(res, body);
   const retryNum = slackHttp.extractRetryNumFromHTTPRequest(req);
   const retryReason = slackHttp.extractRetryReasonFromHTTPRequest(req);
+  if (body.type !== 'view_submission' && pending >= settings.maxPending) return refuseBusy(body, res);
+  pending += 1;
   if (body.type !== 'view_submission') {
     slackHttp.buildContentResponse(res, undefined);
     return tell({ type: 'event', id: 0, body, retryNum, retryReason, ackSeconds: secondsSince(received) });
@@ -99,6 +104,20 @@ async function receive(req, res) {
     tell({ type: 'acked', seconds: secondsSince(received) });
   });
   tell({ type: 'event', id, body, retryNum, retryReason, ackSeconds: undefined });
+}
+
+/**
+ * Too much handed over already: a command gets the sentence in its acknowledgement, a click
+ * privately through its response_url. (A submission is always handed over: its answer is the form's.)
+ * @param {Record<string, unknown>} body @param {import('node:http').ServerResponse} res
+ */
+function refuseBusy(body, res) {
+  const busy = { response_type: 'ephemeral', text: settings.busyText };
+  if (typeof body.command === 'string') return slackHttp.buildContentResponse(res, busy);
+  slackHttp.buildContentResponse(res, undefined);
+  if (typeof body.response_url !== 'string') return;
+  const post = fetch(body.response_url, { method: 'POST', body: JSON.stringify({ ...busy, replace_original: false }), headers: { 'content-type': 'application/json' } });
+  post.then((answer) => answer.body?.cancel()).catch((error) => log('warn', `answering a click while busy: ${error instanceof Error ? error.message : String(error)}`));
 }
 
 /** @param {string} method @param {string} path @param {import('node:http').ServerResponse} res */
