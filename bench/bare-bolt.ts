@@ -1,6 +1,7 @@
 /**
- * The baseline: Bolt configured as the bot configures it (same receiver, same App options, one
- * auth.test at start), whose listeners acknowledge and do nothing else. run.ts starts it exactly
+ * The baseline: plain Bolt (its own HTTPReceiver, on the main thread, where the bot has its
+ * acknowledging thread) with the bot's App options (one auth.test at start), whose listeners
+ * acknowledge and do nothing else. run.ts starts it exactly
  * as it starts the bot: compiled JavaScript in its own process, no loader.
  *
  * Why it calls init(): with `tokenVerificationEnabled: false` Bolt's single-workspace authorize
