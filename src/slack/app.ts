@@ -78,7 +78,7 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
       try {
         await app.init();
       } catch (error) {
-        throw new Error(slackStartProblem(error, options.apiUrl));
+        throw new Error(slackStartProblem(error, options.apiUrl), { cause: error });
       }
       if (http) return http.start();
       opsServer = await startOpsServer(options.port, routes);

@@ -81,7 +81,7 @@ function check(text: string, seed: number): { kind: string; ms: number } {
   try {
     command = parseCommand(text);
   } catch (error) {
-    throw new Error(`seed ${seed}: parseCommand threw ${String(error)} for ${shown(text)}`);
+    throw new Error(`seed ${seed}: parseCommand threw ${String(error)} for ${shown(text)}`, { cause: error });
   }
   const ms = performance.now() - started;
   const where = `seed ${seed}, input ${shown(text)} -> ${JSON.stringify(command).slice(0, 300)}`;
