@@ -11,7 +11,11 @@
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 import type { AddressInfo } from 'node:net';
 
-const receiver = new HTTPReceiver({ signingSecret: process.env.SLACK_SIGNING_SECRET ?? '', processBeforeResponse: false, logLevel: LogLevel.ERROR });
+const receiver = new HTTPReceiver({
+  signingSecret: process.env.SLACK_SIGNING_SECRET ?? '',
+  processBeforeResponse: false,
+  logLevel: LogLevel.ERROR,
+});
 const app = new App({
   receiver,
   token: process.env.SLACK_BOT_TOKEN ?? 'xoxb-bare',

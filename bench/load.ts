@@ -43,7 +43,9 @@ export function percentiles(samples: number[]): Pick<Latency, 'p50' | 'p99' | 'm
 async function run(step: LoadStep): Promise<StepResult> {
   const pool = new Pool(`http://127.0.0.1:${step.port}`, { connections: 256, pipelining: 1 });
   const make = (responseUrl: string) =>
-    step.kind === 'list' ? commandBody(step.responseUrlBase, 'list', undefined, undefined, responseUrl) : clickBody(step.responseUrlBase, step.requestId, responseUrl);
+    step.kind === 'list'
+      ? commandBody(step.responseUrlBase, 'list', undefined, undefined, responseUrl)
+      : clickBody(step.responseUrlBase, step.requestId, responseUrl);
   const latencies: number[] = [];
   const sentAt: StepResult['sentAt'] = [];
   let errors = 0;

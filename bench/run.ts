@@ -41,7 +41,12 @@ interface Target {
 
 async function main(): Promise<void> {
   const slack = await FakeSlack.start();
-  const simulator = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+  const simulator = await CloudSimulator.start({
+    keyId: KEY_ID,
+    keySecret: KEY_SECRET,
+    orgId: DEMO_ORG_ID,
+    services: demoServices(),
+  });
   const env = {
     ...process.env,
     SLACK_BOT_TOKEN: 'xoxb-bench',
@@ -63,7 +68,10 @@ async function main(): Promise<void> {
     const requestId = await createChangeRequest(bot, slack);
     const answeredAt = recordAnswers(slack);
     const load = (target: Target, rate: number, kind: LoadStep['kind'], seconds = SECONDS) =>
-      runLoadStep({ port: target.port, rate, seconds, kind, requestId, responseUrlBase: slack.url }, target === bot ? answeredAt : undefined);
+      runLoadStep(
+        { port: target.port, rate, seconds, kind, requestId, responseUrlBase: slack.url },
+        target === bot ? answeredAt : undefined,
+      );
     // Warm both up (JIT, connection pools, caches) before anything is recorded.
     for (const target of [bare, bot]) {
       await load(target, 100, 'list', 2);
@@ -81,7 +89,9 @@ async function main(): Promise<void> {
             const step = await load(target, rate, kind);
             step.cpuPerRequestMs = (cpuMs(target.process) - cpuBefore) / step.sentAt.length;
             (target === bot ? bots : bares).push(step);
-            process.stderr.write(`${kind} @ ${rate}/s round ${round + 1} ${target.name}: ack p50 ${step.p50.toFixed(1)} p99 ${step.p99.toFixed(1)} ms, CPU ${step.cpuPerRequestMs.toFixed(2)} ms/request\n`);
+            process.stderr.write(
+              `${kind} @ ${rate}/s round ${round + 1} ${target.name}: ack p50 ${step.p50.toFixed(1)} p99 ${step.p99.toFixed(1)} ms, CPU ${step.cpuPerRequestMs.toFixed(2)} ms/request\n`,
+            );
           }
         }
         const measured = medianLatency(bots);
@@ -90,20 +100,49 @@ async function main(): Promise<void> {
         const answers = medianLatency(bots.map((b) => b.answers));
         const cpu = (steps: MeasuredStep[]) => median3(steps.map((s) => s.cpuPerRequestMs)).toFixed(2);
         rows.push([
-          `${kind} @ ${rate}/s`, ...fmt(measured), ...fmt(baseline),
-          (measured.p99 / baseline.p99).toFixed(2), `${ratios[0]?.toFixed(2)}-${ratios[ratios.length - 1]?.toFixed(2)}`,
-          ...fmt(answers).slice(0, 2), cpu(bots), cpu(bares), String(measured.errors + baseline.errors + answers.errors),
+          `${kind} @ ${rate}/s`,
+          ...fmt(measured),
+          ...fmt(baseline),
+          (measured.p99 / baseline.p99).toFixed(2),
+          `${ratios[0]?.toFixed(2)}-${ratios[ratios.length - 1]?.toFixed(2)}`,
+          ...fmt(answers).slice(0, 2),
+          cpu(bots),
+          cpu(bares),
+          String(measured.errors + baseline.errors + answers.errors),
         ]);
       }
     }
-    printTable(['load', 'bot ack p50', 'bot ack p99', 'bot ack max', 'bare p50', 'bare p99', 'bare max', 'p99 ratio', 'round ratios', 'answer p50', 'answer p99', 'bot CPU ms/req', 'bare CPU ms/req', 'errors'], rows);
+    printTable(
+      [
+        'load',
+        'bot ack p50',
+        'bot ack p99',
+        'bot ack max',
+        'bare p50',
+        'bare p99',
+        'bare max',
+        'p99 ratio',
+        'round ratios',
+        'answer p50',
+        'answer p99',
+        'bot CPU ms/req',
+        'bare CPU ms/req',
+        'errors',
+      ],
+      rows,
+    );
 
     if (process.env.BENCH_ACKS_ONLY === '1') return;
     const apiCalls = await countApiCalls(bot, simulator, slack);
     printTable(['Cloud API calls', 'count'], apiCalls);
     printTable(['rendering', 'median ms', 'blocks'], renderingCost());
-    printTable(['bot memory', 'MiB'], [['peak RSS (VmHWM) after the load', (peakRssKiB(bot.process) / 1024).toFixed(0)]]);
-    process.stdout.write(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}; ${SECONDS} s per load step, median of ${ROUNDS} rounds\n`);
+    printTable(
+      ['bot memory', 'MiB'],
+      [['peak RSS (VmHWM) after the load', (peakRssKiB(bot.process) / 1024).toFixed(0)]],
+    );
+    process.stdout.write(
+      `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}; ${SECONDS} s per load step, median of ${ROUNDS} rounds\n`,
+    );
   } finally {
     bot.process.kill('SIGTERM');
     bare.process.kill('SIGTERM');
@@ -115,7 +154,10 @@ async function main(): Promise<void> {
 
 async function startTarget(name: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<Target> {
   const port = await freePort();
-  const child = spawn(process.execPath, args, { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let seen = '';
     const onData = (chunk: Buffer) => {
@@ -153,7 +195,8 @@ interface MeasuredStep extends StepResult {
 function recordAnswers(slack: FakeSlack): Map<string, number> {
   const answeredAt = new Map<string, number>();
   slack.on('call', (call) => {
-    if (call.method === 'response_url' && typeof call.args.responseUrlId === 'string') answeredAt.set(call.args.responseUrlId, epochMs());
+    if (call.method === 'response_url' && typeof call.args.responseUrlId === 'string')
+      answeredAt.set(call.args.responseUrlId, epochMs());
   });
   return answeredAt;
 }
@@ -172,7 +215,12 @@ async function runLoadStep(step: LoadStep, answeredAt?: Map<string, number>): Pr
   const deadline = Date.now() + 30_000;
   while (answeredAt && Date.now() < deadline && result.sentAt.some(([id]) => !answeredAt.has(id))) await sleep(50);
   await sleep(1_000);
-  const times = answeredAt ? result.sentAt.flatMap(([id, sent]) => { const at = answeredAt.get(id); return at === undefined ? [] : [at - sent]; }) : [];
+  const times = answeredAt
+    ? result.sentAt.flatMap(([id, sent]) => {
+        const at = answeredAt.get(id);
+        return at === undefined ? [] : [at - sent];
+      })
+    : [];
   const answers = { ...percentiles(times), errors: answeredAt ? result.sentAt.length - times.length : 0 };
   return { ...result, answers, cpuPerRequestMs: NaN };
 }
@@ -199,8 +247,14 @@ async function createChangeRequest(bot: Target, slack: FakeSlack): Promise<strin
 }
 
 function medianLatency(runs: Latency[]): Latency {
-  const mid = (pick: (l: Latency) => number) => runs.map(pick).sort((a, b) => a - b)[Math.floor(runs.length / 2)] ?? NaN;
-  return { p50: mid((l) => l.p50), p99: mid((l) => l.p99), max: mid((l) => l.max), errors: runs.reduce((n, l) => n + l.errors, 0) };
+  const mid = (pick: (l: Latency) => number) =>
+    runs.map(pick).sort((a, b) => a - b)[Math.floor(runs.length / 2)] ?? NaN;
+  return {
+    p50: mid((l) => l.p50),
+    p99: mid((l) => l.p99),
+    max: mid((l) => l.max),
+    errors: runs.reduce((n, l) => n + l.errors, 0),
+  };
 }
 
 const fmt = (l: Latency) => [l.p50, l.p99, l.max].map((v) => `${v.toFixed(1)} ms`);
@@ -232,7 +286,10 @@ async function countApiCalls(bot: Target, simulator: CloudSimulator, slack: Fake
 async function waitForCalls(slack: FakeSlack, method: string, after: number, count: number): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (slack.calls.slice(after).filter((c) => c.method === method).length < count) {
-    if (Date.now() > deadline) throw new Error(`only ${slack.calls.slice(after).filter((c) => c.method === method).length} of ${count} ${method} calls`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `only ${slack.calls.slice(after).filter((c) => c.method === method).length} of ${count} ${method} calls`,
+      );
     await new Promise((resolve) => slack.once('call', resolve));
   }
 }
@@ -245,7 +302,11 @@ function renderingCost(): string[][] {
     const summary = median(() => summaryMessages({ services, filters: [], drift: [], generatedAt: Date.now() }));
     const summaryBlocks = [summary.value.headline, ...summary.value.details].reduce((n, m) => n + m.blocks.length, 0);
     rows.push([`list of ${count} services`, list.ms.toFixed(1), String(list.value.length)]);
-    rows.push([`summary of ${count} services (${summary.value.details.length + 1} messages)`, summary.ms.toFixed(1), String(summaryBlocks)]);
+    rows.push([
+      `summary of ${count} services (${summary.value.details.length + 1} messages)`,
+      summary.ms.toFixed(1),
+      String(summaryBlocks),
+    ]);
   }
   return rows;
 }
@@ -270,7 +331,9 @@ function peakRssKiB(child: ChildProcess): number {
 function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  process.stdout.write(`\n${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.map(line).join('\n')}\n`);
+  process.stdout.write(
+    `\n${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.map(line).join('\n')}\n`,
+  );
 }
 
 await main();

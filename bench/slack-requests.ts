@@ -9,17 +9,38 @@ export function signed(body: string): Record<string, string> {
 }
 
 /** `responseUrl` defaults to a fresh one under `responseUrlBase`. */
-export function commandBody(responseUrlBase: string, text: string, user = 'UBENCH1', channel = 'CBENCH', responseUrl = `${responseUrlBase}/respond/${randomUUID()}`): string {
+export function commandBody(
+  responseUrlBase: string,
+  text: string,
+  user = 'UBENCH1',
+  channel = 'CBENCH',
+  responseUrl = `${responseUrlBase}/respond/${randomUUID()}`,
+): string {
   return new URLSearchParams({
-    team_id: 'T1', channel_id: channel, user_id: user, command: '/clickhouse', text,
-    response_url: responseUrl, trigger_id: randomUUID(), api_app_id: 'A1',
+    team_id: 'T1',
+    channel_id: channel,
+    user_id: user,
+    command: '/clickhouse',
+    text,
+    response_url: responseUrl,
+    trigger_id: randomUUID(),
+    api_app_id: 'A1',
   }).toString();
 }
 
-export function clickBody(responseUrlBase: string, requestId: string, responseUrl = `${responseUrlBase}/respond/${randomUUID()}`): string {
+export function clickBody(
+  responseUrlBase: string,
+  requestId: string,
+  responseUrl = `${responseUrlBase}/respond/${randomUUID()}`,
+): string {
   const payload = {
-    type: 'block_actions', user: { id: 'UBENCH2' }, team: { id: 'T1' }, channel: { id: 'CBENCH' }, api_app_id: 'A1',
-    container: { type: 'message', message_ts: '1.1', channel_id: 'CBENCH' }, trigger_id: randomUUID(),
+    type: 'block_actions',
+    user: { id: 'UBENCH2' },
+    team: { id: 'T1' },
+    channel: { id: 'CBENCH' },
+    api_app_id: 'A1',
+    container: { type: 'message', message_ts: '1.1', channel_id: 'CBENCH' },
+    trigger_id: randomUUID(),
     response_url: responseUrl,
     actions: [{ action_id: 'change_approve', block_id: 'change_actions', value: requestId, type: 'button' }],
   };

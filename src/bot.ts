@@ -92,9 +92,16 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   // 1. Adapters; metrics first, as the others report to them (the gauges read the store and the
   // client at scrape time, when both exist).
   const metrics = config.metrics.enabled
-    ? createMetrics({ processDefaults: overrides.processMetrics ?? true, countPending: () => stores.changeStore.countPending(Date.now()), throttleQueue: () => cloud.throttleQueueLength })
+    ? createMetrics({
+        processDefaults: overrides.processMetrics ?? true,
+        countPending: () => stores.changeStore.countPending(Date.now()),
+        throttleQueue: () => cloud.throttleQueueLength,
+      })
     : undefined;
-  const { cloud, simulator } = await connectCloud(config, logger, { ...overrides.cloudClient, ...(metrics ? { observer: cloudObserver(metrics) } : {}) });
+  const { cloud, simulator } = await connectCloud(config, logger, {
+    ...overrides.cloudClient,
+    ...(metrics ? { observer: cloudObserver(metrics) } : {}),
+  });
   const stores = openStores({
     redis: { url: config.redisUrl, cluster: config.redisCluster, sentinel: config.redisSentinel },
     logger,
@@ -113,21 +120,40 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     ...(overrides.socketClientPingTimeoutMs ? { socketClientPingTimeoutMs: overrides.socketClientPingTimeoutMs } : {}),
   });
   const onSlackApiError = metrics ? countSlackApiError(metrics) : undefined;
-  const messenger = pacedMessenger(slackMessenger(slack.app.client, onSlackApiError), overrides.channelPostIntervalMs ?? 1_000);
+  const messenger = pacedMessenger(
+    slackMessenger(slack.app.client, onSlackApiError),
+    overrides.channelPostIntervalMs ?? 1_000,
+  );
 
   // 2. Services.
-  const { services, changeRequests, temporary, scheduler } = buildServices(config, overrides, { cloud, stores, messenger, modals: boltModals(slack.app, onSlackApiError), logger, metrics, rules });
+  const { services, changeRequests, temporary, scheduler } = buildServices(config, overrides, {
+    cloud,
+    stores,
+    messenger,
+    modals: boltModals(slack.app, onSlackApiError),
+    logger,
+    metrics,
+    rules,
+  });
 
   // 3. Listeners.
   let accepting = true;
-  registerListeners(slack.app, { services, messenger, accepting: () => accepting, ...(metrics ? { onCommand: (command) => metrics.commands.inc({ command: commandLabel(command) }) } : {}) });
+  registerListeners(slack.app, {
+    services,
+    messenger,
+    accepting: () => accepting,
+    ...(metrics ? { onCommand: (command) => metrics.commands.inc({ command: commandLabel(command) }) } : {}),
+  });
 
   // 4. Start.
   let port: number;
   let metricsServer: OpsServer | undefined;
   try {
     port = await slack.start();
-    metricsServer = metrics && metricsOwnPort !== undefined ? await startOpsServer(metricsOwnPort, [metricsRoute(metrics.registry)]) : undefined;
+    metricsServer =
+      metrics && metricsOwnPort !== undefined
+        ? await startOpsServer(metricsOwnPort, [metricsRoute(metrics.registry)])
+        : undefined;
     // The first read of the store: a Redis that does not answer is said in a sentence here.
     await scheduler.start();
   } catch (error) {
@@ -143,7 +169,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     everyMs: config.approvals.leaseMs / 4,
     logger,
   });
-  const temporaryTicks = startTemporaryTicks(temporary, overrides.temporaryTickMs ?? config.approvals.leaseMs / 4, logger);
+  const temporaryTicks = startTemporaryTicks(
+    temporary,
+    overrides.temporaryTickMs ?? config.approvals.leaseMs / 4,
+    logger,
+  );
   const metricsAt = !metrics ? 'metrics off' : `metrics at /metrics on port ${metricsServer?.port ?? port}`;
   logger.info(
     `bot listening: ${config.slack.appToken ? `Socket Mode, probes on port ${port}` : `HTTP on port ${port} (POST /slack/events)`}, probes at /livez /readyz /healthz, ${metricsAt}, command ${config.slack.slashCommand}`,
@@ -190,9 +220,16 @@ interface Adapters {
 }
 
 /** The middle layer: approvals, summaries and schedules, on top of the adapters. */
-function buildServices(config: Config, overrides: BotOverrides, { cloud, stores, messenger, modals, logger, metrics, rules }: Adapters) {
+function buildServices(
+  config: Config,
+  overrides: BotOverrides,
+  { cloud, stores, messenger, modals, logger, metrics, rules }: Adapters,
+) {
   const { changeStore, scheduleStore } = stores;
-  const approvalRules = { current: () => rules.current(), defaults: { approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval } };
+  const approvalRules = {
+    current: () => rules.current(),
+    defaults: { approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval },
+  };
   const policy = new ApproverPolicy({ ...approvalRules.defaults, messenger, policy: approvalRules.current });
   const changeRequests = new ApprovalFlow({
     cloud,
@@ -208,14 +245,32 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
     observe: changeObserver(logger, metrics),
     afterSettled: (request): Promise<void> => temporary.afterSettled(request),
   });
-  const temporary: TemporaryChanges = new TemporaryChanges({ flow: changeRequests, store: changeStore, cloud, messenger, policy, logger, now: overrides.clock ?? Date.now });
-  const summaries = countedSummaries(new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger }), metrics);
+  const temporary: TemporaryChanges = new TemporaryChanges({
+    flow: changeRequests,
+    store: changeStore,
+    cloud,
+    messenger,
+    policy,
+    logger,
+    now: overrides.clock ?? Date.now,
+  });
+  const summaries = countedSummaries(
+    new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger }),
+    metrics,
+  );
   const scheduler = new Scheduler({
     store: scheduleStore,
     logger,
     ...(overrides.scheduleSyncMs ? { syncIntervalMs: overrides.scheduleSyncMs } : {}),
     run: async (schedule) => {
-      await summaries.post({ channelId: schedule.channelId, filters: schedule.filters, snapshotKey: scheduleSnapshotKey(schedule.id), title: 'Scheduled ClickHouse Cloud summary', scheduled: true, reader: `schedule:${schedule.id}` });
+      await summaries.post({
+        channelId: schedule.channelId,
+        filters: schedule.filters,
+        snapshotKey: scheduleSnapshotKey(schedule.id),
+        title: 'Scheduled ClickHouse Cloud summary',
+        scheduled: true,
+        reader: `schedule:${schedule.id}`,
+      });
     },
   });
   const services: BotServices = {
@@ -239,7 +294,12 @@ function buildServices(config: Config, overrides: BotOverrides, { cloud, stores,
 }
 
 async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<CloudClientOptions> = {}) {
-  const common = { cacheSeconds: config.clickhouse.cacheSeconds, timeoutMs: config.clickhouse.timeoutMs, logger, ...tuning };
+  const common = {
+    cacheSeconds: config.clickhouse.cacheSeconds,
+    timeoutMs: config.clickhouse.timeoutMs,
+    logger,
+    ...tuning,
+  };
   if (config.clickhouse.mode === 'live') {
     const { apiUrl, keyId, keySecret, orgId } = config.clickhouse;
     logger.addSecrets(keySecret, Buffer.from(`${keyId}:${keySecret}`).toString('base64'));
@@ -247,12 +307,23 @@ async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<C
     logger.info(`ClickHouse Cloud API ${apiUrl}, organization ${orgId}`);
     return { cloud: new CloudClient({ baseUrl: apiUrl, keyId, keySecret, orgId, ...common }), simulator: undefined };
   }
-  const simulator = await CloudSimulator.start({ keyId: DEMO_KEY_ID, keySecret: DEMO_KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+  const simulator = await CloudSimulator.start({
+    keyId: DEMO_KEY_ID,
+    keySecret: DEMO_KEY_SECRET,
+    orgId: DEMO_ORG_ID,
+    services: demoServices(),
+  });
   logger.warn(
     `DEMO MODE: CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET are not set, so the bot manages a simulated organization (${simulator.url}), not ClickHouse Cloud.`,
   );
   return {
-    cloud: new CloudClient({ baseUrl: simulator.url, keyId: DEMO_KEY_ID, keySecret: DEMO_KEY_SECRET, orgId: DEMO_ORG_ID, ...common }),
+    cloud: new CloudClient({
+      baseUrl: simulator.url,
+      keyId: DEMO_KEY_ID,
+      keySecret: DEMO_KEY_SECRET,
+      orgId: DEMO_ORG_ID,
+      ...common,
+    }),
     simulator,
   };
 }

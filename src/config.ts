@@ -14,20 +14,30 @@ const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().
 const flag = (fallback: boolean) =>
   z.preprocess(
     (v) => (v === '' || v === undefined ? fallback : v),
-    z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v))]),
+    z.union([
+      z.boolean(),
+      z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v)),
+    ]),
   );
 
 const integer = (fallback: number, min: number, max: number) =>
   z.preprocess(
     (v) => (v === '' || v === undefined ? fallback : v),
-    z.coerce.number({ error: `must be a whole number from ${min} to ${max}` }).int({ error: `must be a whole number from ${min} to ${max}` }).min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }),
+    z.coerce
+      .number({ error: `must be a whole number from ${min} to ${max}` })
+      .int({ error: `must be a whole number from ${min} to ${max}` })
+      .min(min, { error: `must be at least ${min}` })
+      .max(max, { error: `must be at most ${max}` }),
   );
 
 /** A duration in seconds that may be fractional (tests shorten leases to a second or less). */
 const seconds = (fallback: number, min: number, max: number) =>
   z.preprocess(
     (v) => (v === '' || v === undefined ? fallback : v),
-    z.coerce.number({ error: `must be a number of seconds from ${min} to ${max}` }).min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }),
+    z.coerce
+      .number({ error: `must be a number of seconds from ${min} to ${max}` })
+      .min(min, { error: `must be at least ${min}` })
+      .max(max, { error: `must be at most ${max}` }),
   );
 
 const url = (fallback: string) =>
@@ -54,7 +64,10 @@ const hostPortList = (example: string) =>
   z.preprocess(
     (v) => {
       if (typeof v !== 'string') return v;
-      const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+      const items = v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       return items.length === 0 ? undefined : items;
     },
     z
@@ -62,79 +75,94 @@ const hostPortList = (example: string) =>
       .superRefine((items, ctx) => {
         const bad = items.filter((item) => parseHostPort(item) === undefined);
         if (bad.length > 0) {
-          ctx.addIssue({ code: 'custom', message: `lists nodes as host:port, comma separated (e.g. ${example}), not ${bad.map((b) => `"${b}"`).join(', ')}` });
+          ctx.addIssue({
+            code: 'custom',
+            message: `lists nodes as host:port, comma separated (e.g. ${example}), not ${bad.map((b) => `"${b}"`).join(', ')}`,
+          });
         }
       })
       .transform((items) => items.map((item) => parseHostPort(item)).filter((node) => node !== undefined))
       .optional(),
   );
 
-const EnvSchema = z
-  .object({
-    SLACK_BOT_TOKEN: z.string({ error: 'is required: the bot token (xoxb-...) from your Slack app' }).startsWith('xoxb-', {
+const EnvSchema = z.object({
+  SLACK_BOT_TOKEN: z
+    .string({ error: 'is required: the bot token (xoxb-...) from your Slack app' })
+    .startsWith('xoxb-', {
       error: 'must be a bot token starting with xoxb-',
     }),
-    SLACK_SIGNING_SECRET: z
-      .string({ error: "is required: the signing secret from your Slack app's Basic Information page" })
-      .min(1),
-    SLACK_APP_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xapp-'), {
-      error: 'must be an app-level token starting with xapp- (or unset for HTTP mode)',
+  SLACK_SIGNING_SECRET: z
+    .string({ error: "is required: the signing secret from your Slack app's Basic Information page" })
+    .min(1),
+  SLACK_APP_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xapp-'), {
+    error: 'must be an app-level token starting with xapp- (or unset for HTTP mode)',
+  }),
+  SLACK_API_URL: url('https://slack.com/api/'),
+  SLASH_COMMAND: z.preprocess(
+    (v) => (v === '' || v === undefined ? '/clickhouse' : v),
+    z.string().regex(/^\/[a-z0-9_-]{1,31}$/, { error: 'must look like /clickhouse' }),
+  ),
+  PORT: integer(3000, 0, 65535),
+  CLICKHOUSE_API_URL: url('https://api.clickhouse.cloud'),
+  CLICKHOUSE_KEY_ID: optionalText,
+  CLICKHOUSE_KEY_SECRET: optionalText,
+  CLICKHOUSE_ORG_ID: optionalText.refine((v) => v === undefined || z.uuid().safeParse(v).success, {
+    error: 'must be the organization UUID shown in the ClickHouse Cloud console',
+  }),
+  CLICKHOUSE_CACHE_SECONDS: integer(10, 0, 3600),
+  CLICKHOUSE_TIMEOUT_SECONDS: integer(15, 1, 300),
+  REDIS_URL: optionalText.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
+    error: 'must start with redis:// or rediss://',
+  }),
+  REDIS_CLUSTER: flag(false),
+  REDIS_SENTINELS: hostPortList('10.0.0.5:26379,10.0.0.6:26379,10.0.0.7:26379'),
+  REDIS_SENTINEL_NAME: z.preprocess(
+    (v) => (v === '' || v === undefined ? 'mymaster' : v),
+    z
+      .string()
+      .regex(/^[^\s]+$/, { error: 'must be the master group name from `sentinel monitor <name> ...` (no spaces)' }),
+  ),
+  APPROVERS: z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
+    z.array(z.string()).superRefine((ids, ctx) => {
+      const bad = ids.filter((id) => !SLACK_ID_LIST.test(id));
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `lists Slack user ids (U... or W...) or user group ids (S...), not ${bad.map((b) => `"${b}"`).join(', ')}`,
+        });
+      }
     }),
-    SLACK_API_URL: url('https://slack.com/api/'),
-    SLASH_COMMAND: z.preprocess(
-      (v) => (v === '' || v === undefined ? '/clickhouse' : v),
-      z.string().regex(/^\/[a-z0-9_-]{1,31}$/, { error: 'must look like /clickhouse' }),
-    ),
-    PORT: integer(3000, 0, 65535),
-    CLICKHOUSE_API_URL: url('https://api.clickhouse.cloud'),
-    CLICKHOUSE_KEY_ID: optionalText,
-    CLICKHOUSE_KEY_SECRET: optionalText,
-    CLICKHOUSE_ORG_ID: optionalText.refine((v) => v === undefined || z.uuid().safeParse(v).success, {
-      error: 'must be the organization UUID shown in the ClickHouse Cloud console',
-    }),
-    CLICKHOUSE_CACHE_SECONDS: integer(10, 0, 3600),
-    CLICKHOUSE_TIMEOUT_SECONDS: integer(15, 1, 300),
-    REDIS_URL: optionalText.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
-      error: 'must start with redis:// or rediss://',
-    }),
-    REDIS_CLUSTER: flag(false),
-    REDIS_SENTINELS: hostPortList('10.0.0.5:26379,10.0.0.6:26379,10.0.0.7:26379'),
-    REDIS_SENTINEL_NAME: z.preprocess(
-      (v) => (v === '' || v === undefined ? 'mymaster' : v),
-      z.string().regex(/^[^\s]+$/, { error: 'must be the master group name from `sentinel monitor <name> ...` (no spaces)' }),
-    ),
-    APPROVERS: z.preprocess(
-      (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : []),
-      z.array(z.string()).superRefine((ids, ctx) => {
-        const bad = ids.filter((id) => !SLACK_ID_LIST.test(id));
-        if (bad.length > 0) {
-          ctx.addIssue({ code: 'custom', message: `lists Slack user ids (U... or W...) or user group ids (S...), not ${bad.map((b) => `"${b}"`).join(', ')}` });
-        }
-      }),
-    ),
-    ALLOW_SELF_APPROVAL: flag(false),
-    POLICY_FILE: optionalText,
-    CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
-    APPROVAL_LEASE_SECONDS: seconds(20, 0.5, 600),
-    TEMPORARY_MAX_SECONDS: integer(7 * 24 * 3600, 60, 90 * 24 * 3600),
-    SUMMARY_TZ: z.preprocess(
-      (v) => (v === '' || v === undefined ? 'UTC' : v),
-      z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
-    ),
-    SCHEDULE_MIN_INTERVAL_SECONDS: integer(900, 1, 7 * 24 * 3600),
-    SCHEDULE_MAX_PER_CHANNEL: integer(10, 1, 1000),
-    AUDIT_RETENTION_DAYS: integer(400, 1, 10 * 366),
-    LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : String(v).toLowerCase()), z.enum(LOG_LEVELS)),
-    LOG_FORMAT: z.preprocess(
-      (v) => (v === '' || v === undefined ? 'text' : String(v).toLowerCase()),
-      z.enum(['text', 'json'], { error: 'must be text (human-readable lines) or json (one JSON object per line)' }),
-    ),
-    METRICS: z.preprocess(
-      (v) => (v === '' || v === undefined ? 'on' : String(v).toLowerCase()),
-      z.enum(['on', 'off'], { error: 'must be on (GET /metrics) or off' }),
-    ),
-    METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), integer(0, 0, 65535).optional()),
-  })
+  ),
+  ALLOW_SELF_APPROVAL: flag(false),
+  POLICY_FILE: optionalText,
+  CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
+  APPROVAL_LEASE_SECONDS: seconds(20, 0.5, 600),
+  TEMPORARY_MAX_SECONDS: integer(7 * 24 * 3600, 60, 90 * 24 * 3600),
+  SUMMARY_TZ: z.preprocess(
+    (v) => (v === '' || v === undefined ? 'UTC' : v),
+    z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
+  ),
+  SCHEDULE_MIN_INTERVAL_SECONDS: integer(900, 1, 7 * 24 * 3600),
+  SCHEDULE_MAX_PER_CHANNEL: integer(10, 1, 1000),
+  AUDIT_RETENTION_DAYS: integer(400, 1, 10 * 366),
+  LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : String(v).toLowerCase()), z.enum(LOG_LEVELS)),
+  LOG_FORMAT: z.preprocess(
+    (v) => (v === '' || v === undefined ? 'text' : String(v).toLowerCase()),
+    z.enum(['text', 'json'], { error: 'must be text (human-readable lines) or json (one JSON object per line)' }),
+  ),
+  METRICS: z.preprocess(
+    (v) => (v === '' || v === undefined ? 'on' : String(v).toLowerCase()),
+    z.enum(['on', 'off'], { error: 'must be on (GET /metrics) or off' }),
+  ),
+  METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), integer(0, 0, 65535).optional()),
+});
 
 /** Checks across settings, on the raw environment so they are reported with every other problem. */
 function keyProblems(env: NodeJS.ProcessEnv): string[] {
@@ -161,10 +189,14 @@ function redisProblems(env: NodeJS.ProcessEnv): string[] {
   }
   const path = /^rediss?:\/\/[^/]*(\/[^?#]*)?/.exec((env.REDIS_URL ?? '').trim())?.[1] ?? '';
   if (sentinel && !/^\/?\d*$/.test(path)) {
-    return [`REDIS_URL names database "${path.slice(1)}": with REDIS_SENTINELS only its user, password and database number (redis://:password@any-host/0) are used`];
+    return [
+      `REDIS_URL names database "${path.slice(1)}": with REDIS_SENTINELS only its user, password and database number (redis://:password@any-host/0) are used`,
+    ];
   }
   if (cluster && (env.REDIS_URL ?? '').trim() === '') {
-    return ['REDIS_URL is required when REDIS_CLUSTER is true: set it to any one node of the cluster, e.g. redis://10.0.0.5:6379'];
+    return [
+      'REDIS_URL is required when REDIS_CLUSTER is true: set it to any one node of the cluster, e.g. redis://10.0.0.5:6379',
+    ];
   }
   return [];
 }
@@ -182,7 +214,15 @@ export interface Config {
   };
   /** `demo` when no key is configured: the bot runs against its built-in simulator. */
   clickhouse:
-    | { mode: 'live'; apiUrl: string; keyId: string; keySecret: string; orgId: string; cacheSeconds: number; timeoutMs: number }
+    | {
+        mode: 'live';
+        apiUrl: string;
+        keyId: string;
+        keySecret: string;
+        orgId: string;
+        cacheSeconds: number;
+        timeoutMs: number;
+      }
     | { mode: 'demo'; cacheSeconds: number; timeoutMs: number };
   /** With redisSentinel, only its credentials, database and TLS setting are used (may be unset). */
   redisUrl: string | undefined;
@@ -226,7 +266,9 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
   const problems = [
-    ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'} ${issue.message}`)),
+    ...(parsed.success
+      ? []
+      : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'} ${issue.message}`)),
     ...keyProblems(env),
     ...redisProblems(env),
   ];

@@ -68,7 +68,13 @@ export function createLogger(options: LoggerOptions = {}): BotLogger {
     }
     const text = message.join(' ');
     // Redacted before serializing too: JSON escaping would hide `"Authorization": "Bearer …"` from the pattern.
-    if (json) json(at, name, redact(text), Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, redact(String(value))])));
+    if (json)
+      json(
+        at,
+        name,
+        redact(text),
+        Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, redact(String(value))])),
+      );
     else sink(redact(`${new Date().toISOString()} ${at.toUpperCase()} [${name}] ${text}${textFields(fields)}`));
   };
 

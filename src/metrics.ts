@@ -39,7 +39,12 @@ export function createMetrics(options: MetricsOptions = {}): BotMetrics {
   const { countPending, throttleQueue } = options;
   return {
     registry,
-    commands: new Counter({ name: 'clickhouse_bot_commands_total', help: 'Slash commands received, by command', labelNames: ['command'], registers }),
+    commands: new Counter({
+      name: 'clickhouse_bot_commands_total',
+      help: 'Slash commands received, by command',
+      labelNames: ['command'],
+      registers,
+    }),
     changeRequests: new Counter({
       name: 'clickhouse_bot_change_requests_total',
       help: 'Change requests by outcome: requested, applied, failed, stale, rejected, cancelled, expired',
@@ -59,12 +64,22 @@ export function createMetrics(options: MetricsOptions = {}): BotMetrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
       registers,
     }),
-    cloudRateLimited: new Counter({ name: 'clickhouse_bot_cloud_rate_limited_total', help: 'ClickHouse Cloud API answers 429 (rate limited)', registers }),
+    cloudRateLimited: new Counter({
+      name: 'clickhouse_bot_cloud_rate_limited_total',
+      help: 'ClickHouse Cloud API answers 429 (rate limited)',
+      registers,
+    }),
     throttleQueueLength: new Gauge({
       name: 'clickhouse_bot_throttle_queue_length',
       help: 'Requests waiting for the client-side API throttle (10 per 10 s per key)',
       registers,
-      ...(throttleQueue ? { collect(this: Gauge) { this.set(throttleQueue()); } } : {}),
+      ...(throttleQueue
+        ? {
+            collect(this: Gauge) {
+              this.set(throttleQueue());
+            },
+          }
+        : {}),
     }),
     slackApiErrors: new Counter({
       name: 'clickhouse_bot_slack_api_errors_total',
@@ -78,7 +93,12 @@ export function createMetrics(options: MetricsOptions = {}): BotMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     }),
-    summaries: new Counter({ name: 'clickhouse_bot_summaries_total', help: 'Summaries by result (posted, failed)', labelNames: ['result'], registers }),
+    summaries: new Counter({
+      name: 'clickhouse_bot_summaries_total',
+      help: 'Summaries by result (posted, failed)',
+      labelNames: ['result'],
+      registers,
+    }),
     pendingChangeRequests: new Gauge({
       name: 'clickhouse_bot_pending_change_requests',
       help: 'Change requests waiting for approval (all replicas; read from the store at scrape time)',

@@ -24,7 +24,10 @@ export function changeObserver(logger: BotLogger, metrics: BotMetrics | undefine
   return (event) => {
     metrics?.changeRequests.inc({ outcome: event.outcome });
     const { outcome, changeRequestId, userId, serviceId, channelId, apiRequestId } = event;
-    logger.info(`change request ${changeRequestId}: ${outcome}`, logFields({ changeRequestId, outcome, userId, serviceId, channelId, ...(apiRequestId ? { apiRequestId } : {}) }));
+    logger.info(
+      `change request ${changeRequestId}: ${outcome}`,
+      logFields({ changeRequestId, outcome, userId, serviceId, channelId, ...(apiRequestId ? { apiRequestId } : {}) }),
+    );
   };
 }
 
@@ -34,7 +37,8 @@ export function commandLabel(command: Command): string {
 }
 
 export function countSlackApiError(metrics: BotMetrics) {
-  return (method: string, code: string) => metrics.slackApiErrors.inc({ method: slackMethodLabel(method), error: slackErrorLabel(code) });
+  return (method: string, code: string) =>
+    metrics.slackApiErrors.inc({ method: slackMethodLabel(method), error: slackErrorLabel(code) });
 }
 
 /** Summaries counted by result, whoever asked (a command or a schedule). */

@@ -17,22 +17,41 @@ describe('configuration', () => {
   it('starts in demo mode with the documented defaults when only Slack is configured', () => {
     const config = loadConfig(minimal);
     expect(config.clickhouse).toEqual({ mode: 'demo', cacheSeconds: 10, timeoutMs: 15_000 });
-    expect(config.slack).toMatchObject({ apiUrl: 'https://slack.com/api/', port: 3000, slashCommand: '/clickhouse', appToken: undefined });
+    expect(config.slack).toMatchObject({
+      apiUrl: 'https://slack.com/api/',
+      port: 3000,
+      slashCommand: '/clickhouse',
+      appToken: undefined,
+    });
     expect(config.redisUrl).toBeUndefined();
-    expect(config.approvals).toEqual({ approvers: [], allowSelfApproval: false, changeTtlSeconds: 3600, leaseMs: 20_000, temporaryMaxMs: 7 * 24 * 3600 * 1000, policyFile: undefined });
+    expect(config.approvals).toEqual({
+      approvers: [],
+      allowSelfApproval: false,
+      changeTtlSeconds: 3600,
+      leaseMs: 20_000,
+      temporaryMaxMs: 7 * 24 * 3600 * 1000,
+      policyFile: undefined,
+    });
     expect(config.summaryTimeZone).toBe('UTC');
     expect(config.logLevel).toBe('info');
   });
 
   it('takes the approval lease in seconds, fractions allowed, and refuses one too short to be safe', () => {
     expect(loadConfig({ ...minimal, APPROVAL_LEASE_SECONDS: '1.5' }).approvals.leaseMs).toBe(1_500);
-    expect(() => loadConfig({ ...minimal, APPROVAL_LEASE_SECONDS: '0.1' })).toThrow(/APPROVAL_LEASE_SECONDS.*at least 0.5/);
-    expect(() => loadConfig({ ...minimal, APPROVAL_LEASE_SECONDS: 'soon' })).toThrow(/APPROVAL_LEASE_SECONDS.*number of seconds/);
+    expect(() => loadConfig({ ...minimal, APPROVAL_LEASE_SECONDS: '0.1' })).toThrow(
+      /APPROVAL_LEASE_SECONDS.*at least 0.5/,
+    );
+    expect(() => loadConfig({ ...minimal, APPROVAL_LEASE_SECONDS: 'soon' })).toThrow(
+      /APPROVAL_LEASE_SECONDS.*number of seconds/,
+    );
   });
 
   it('reads the log format and the metrics switches, and refuses values it does not know', () => {
     expect(loadConfig(minimal)).toMatchObject({ logFormat: 'text', metrics: { enabled: true, port: undefined } });
-    expect(loadConfig({ ...minimal, LOG_FORMAT: 'JSON', METRICS_PORT: '9464' })).toMatchObject({ logFormat: 'json', metrics: { enabled: true, port: 9464 } });
+    expect(loadConfig({ ...minimal, LOG_FORMAT: 'JSON', METRICS_PORT: '9464' })).toMatchObject({
+      logFormat: 'json',
+      metrics: { enabled: true, port: 9464 },
+    });
     expect(loadConfig({ ...minimal, METRICS: 'off', METRICS_PORT: '9464' }).metrics).toEqual({ enabled: false });
     expect(loadConfig({ ...minimal, METRICS_PORT: '' }).metrics).toEqual({ enabled: true, port: undefined });
     const refused = problems({ ...minimal, LOG_FORMAT: 'yaml', METRICS: 'maybe', METRICS_PORT: '70000' });
@@ -54,12 +73,28 @@ describe('configuration', () => {
       ALLOW_SELF_APPROVAL: 'true',
       POLICY_FILE: ' /etc/chbot/policy.yaml ',
     });
-    expect(config.clickhouse).toMatchObject({ mode: 'live', apiUrl: 'https://api.clickhouse.cloud', orgId: '11111111-2222-4333-8444-555555555555', cacheSeconds: 0 });
-    expect(config.approvals).toMatchObject({ approvers: ['U123ABC', 'S456DEF'], allowSelfApproval: true, policyFile: '/etc/chbot/policy.yaml' });
+    expect(config.clickhouse).toMatchObject({
+      mode: 'live',
+      apiUrl: 'https://api.clickhouse.cloud',
+      orgId: '11111111-2222-4333-8444-555555555555',
+      cacheSeconds: 0,
+    });
+    expect(config.approvals).toMatchObject({
+      approvers: ['U123ABC', 'S456DEF'],
+      allowSelfApproval: true,
+      policyFile: '/etc/chbot/policy.yaml',
+    });
   });
 
   it('names every problem at once, with how to fix it', () => {
-    const found = problems({ SLACK_BOT_TOKEN: 'xoxp-user', CLICKHOUSE_KEY_ID: 'id', PORT: 'eighty', APPROVERS: 'bob', SUMMARY_TZ: 'Mars/Base', REDIS_URL: 'localhost:6379' });
+    const found = problems({
+      SLACK_BOT_TOKEN: 'xoxp-user',
+      CLICKHOUSE_KEY_ID: 'id',
+      PORT: 'eighty',
+      APPROVERS: 'bob',
+      SUMMARY_TZ: 'Mars/Base',
+      REDIS_URL: 'localhost:6379',
+    });
     expect(found).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^SLACK_BOT_TOKEN .*xoxb-/),
@@ -78,11 +113,20 @@ describe('configuration', () => {
     expect(problems({ ...minimal, CLICKHOUSE_KEY_ID: 'id', CLICKHOUSE_KEY_SECRET: 's' })).toEqual([
       'CLICKHOUSE_ORG_ID is required when CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET are set',
     ]);
-    expect(problems({ ...minimal, CLICKHOUSE_ORG_ID: 'my-org' })[0]).toMatch(/^CLICKHOUSE_ORG_ID must be the organization UUID/);
+    expect(problems({ ...minimal, CLICKHOUSE_ORG_ID: 'my-org' })[0]).toMatch(
+      /^CLICKHOUSE_ORG_ID must be the organization UUID/,
+    );
   });
 
   it('treats empty lines in .env as unset', () => {
-    const config = loadConfig({ ...minimal, SLACK_APP_TOKEN: '', REDIS_URL: '', PORT: '', CLICKHOUSE_KEY_ID: '', CLICKHOUSE_KEY_SECRET: '' });
+    const config = loadConfig({
+      ...minimal,
+      SLACK_APP_TOKEN: '',
+      REDIS_URL: '',
+      PORT: '',
+      CLICKHOUSE_KEY_ID: '',
+      CLICKHOUSE_KEY_SECRET: '',
+    });
     expect(config.slack.appToken).toBeUndefined();
     expect(config.redisUrl).toBeUndefined();
     expect(config.clickhouse.mode).toBe('demo');

@@ -20,7 +20,13 @@ import type { AuditAction } from '../core/change/audit.js';
 import { planChange } from '../core/change/plan.js';
 import { temporaryPlanProblem } from '../core/change/temporary.js';
 import { staleFields } from '../core/change/state.js';
-import { FINAL_STATUSES, type ChangeOutcome, type ChangePlan, type ChangeRequest, type ChangeStatus } from '../core/change/types.js';
+import {
+  FINAL_STATUSES,
+  type ChangeOutcome,
+  type ChangePlan,
+  type ChangeRequest,
+  type ChangeStatus,
+} from '../core/change/types.js';
 import { planIsVisible } from '../core/change/verify.js';
 import { changeSummary } from '../core/change/summary.js';
 import { alreadyDecidedText, requestMessage } from '../core/render/change.js';
@@ -79,7 +85,15 @@ const DEFAULT_SERVICE_LOCK_WAIT_MS = 120_000;
 const DEFAULT_UPDATE_TIMEOUT_MS = 15_000;
 /** Polling for a busy service lock: quick enough to follow a finished change at once. */
 const SERVICE_LOCK_POLL_MS = 100;
-const OBSERVED: ReadonlySet<string> = new Set<ChangeEventOutcome>(['requested', 'applied', 'failed', 'stale', 'rejected', 'cancelled', 'expired']);
+const OBSERVED: ReadonlySet<string> = new Set<ChangeEventOutcome>([
+  'requested',
+  'applied',
+  'failed',
+  'stale',
+  'rejected',
+  'cancelled',
+  'expired',
+]);
 
 export class ApprovalFlow implements ChangeRequestService {
   private readonly now: () => number;
@@ -112,7 +126,9 @@ export class ApprovalFlow implements ChangeRequestService {
    * Stores a planned request under the rules in force for it and posts it for approval (in
    * `threadTs`'s thread when given); a request no rule asks approval for is applied at once.
    */
-  async file(input: Omit<NewChangeRequest, 'intent'> & Pick<ChangeRequest, 'plan' | 'extendOf' | 'threadTs'>): Promise<RequestOutcome> {
+  async file(
+    input: Omit<NewChangeRequest, 'intent'> & Pick<ChangeRequest, 'plan' | 'extendOf' | 'threadTs'>,
+  ): Promise<RequestOutcome> {
     const ruling = this.options.policy.rulesFor(input.service, input.plan);
     if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
     const createdAt = this.now();
@@ -145,14 +161,27 @@ export class ApprovalFlow implements ChangeRequestService {
     } catch (error) {
       // The request is posted and approvable; without its ts stored the bot could not update the
       // message later, so withdraw it openly rather than leave live buttons it cannot follow up.
-      this.options.logger.error(`change ${request.id}: posted but its message could not be recorded: ${messageOf(error)}`);
-      const withdrawn = await this.transition(request, ['pending'], 'cancelled', request.requesterId, 'cancelled', { message: 'The bot could not record this request, so it was withdrawn. Ask again in a minute.' }).catch(() => undefined);
+      this.options.logger.error(
+        `change ${request.id}: posted but its message could not be recorded: ${messageOf(error)}`,
+      );
+      const withdrawn = await this.transition(request, ['pending'], 'cancelled', request.requesterId, 'cancelled', {
+        message: 'The bot could not record this request, so it was withdrawn. Ask again in a minute.',
+      }).catch(() => undefined);
       if (withdrawn?.ok) await this.refreshMessage({ ...withdrawn.request, messageTs: ts });
-      return { ok: false, text: ':x: The request was posted but the bot could not record it, so it was withdrawn. Try again in a minute.' };
+      return {
+        ok: false,
+        text: ':x: The request was posted but the bot could not record it, so it was withdrawn. Try again in a minute.',
+      };
     }
     if (ruling.decision.kind === 'auto') {
       const rules = (request.requirements ?? []).map((r) => r.rule).join(', ');
-      await this.track(this.applyWithoutApproval(posted, request.requesterId, `No approval needed under the policy rule(s): ${rules}.`));
+      await this.track(
+        this.applyWithoutApproval(
+          posted,
+          request.requesterId,
+          `No approval needed under the policy rule(s): ${rules}.`,
+        ),
+      );
     }
     return { ok: true, request: posted };
   }
@@ -200,7 +229,8 @@ export class ApprovalFlow implements ChangeRequestService {
         this.applyingHere.delete(request.id);
       }
     }
-    if (settled > 0) this.options.logger.info(`settled ${settled} change request(s) whose replica stopped while applying them`);
+    if (settled > 0)
+      this.options.logger.info(`settled ${settled} change request(s) whose replica stopped while applying them`);
     return settled;
   }
 
@@ -208,7 +238,15 @@ export class ApprovalFlow implements ChangeRequestService {
     const outcome = await this.settleOutcome(request, lease);
     if (outcome === LOST) return undefined;
     const actor = request.decidedBy ?? request.requesterId;
-    const settled = await this.transition(request, ['applying'], outcome.status, actor, outcome.audit, outcome.outcome, { holder: lease.token });
+    const settled = await this.transition(
+      request,
+      ['applying'],
+      outcome.status,
+      actor,
+      outcome.audit,
+      outcome.outcome,
+      { holder: lease.token },
+    );
     return settled.ok ? { request: settled.request, service: outcome.service } : undefined;
   }
 
@@ -228,10 +266,12 @@ export class ApprovalFlow implements ChangeRequestService {
     if (previous?.sentAt !== undefined && lateBy > 0) await sleep(lateBy);
     // The service's lock passed to us with the takeover; 'busy' only if its day-long backstop ran out.
     if ((await this.options.store.lockService(lease.token, this.leaseMs)) === 'lost' || lease.lost) return LOST;
-    const note = 'The bot replica applying this change stopped after sending it to ClickHouse Cloud; it was checked against the service afterwards';
+    const note =
+      'The bot replica applying this change stopped after sending it to ClickHouse Cloud; it was checked against the service afterwards';
     try {
       const service = await this.lookForPlan(request.plan);
-      if (service) return { status: 'applied', audit: 'applied', outcome: { message: `${note}, which shows it.` }, service };
+      if (service)
+        return { status: 'applied', audit: 'applied', outcome: { message: `${note}, which shows it.` }, service };
       return refused(`${note}, which does not show it. Ask again if it is still needed.`, 'failed');
     } catch (error) {
       return failed(error, `${note}, but the service could not be read; look at it with the show command`);
@@ -255,9 +295,15 @@ export class ApprovalFlow implements ChangeRequestService {
 
   private async decideNow(decision: Decision, id: string, userId: string): Promise<DecisionReply> {
     const request = await this.options.store.get(id);
-    if (!request) return { text: 'This change request no longer exists: it expired a long time ago. Ask again if it is still needed.' };
+    if (!request)
+      return {
+        text: 'This change request no longer exists: it expired a long time ago. Ask again if it is still needed.',
+      };
     if (request.status !== 'pending') return { text: alreadyDecidedText(request) };
-    if (request.revertOf) return { text: 'This is a revert the bot applies by itself: it needs no decision, so your click changed nothing.' };
+    if (request.revertOf)
+      return {
+        text: 'This is a revert the bot applies by itself: it needs no decision, so your click changed nothing.',
+      };
     const verdict = await this.options.policy.check(decision, userId, request);
     if (!verdict.allowed) return { text: `:no_entry_sign: ${verdict.reason} Nothing was changed.` };
     if (decision === 'approve') return this.approve(request, userId, verdict.counts);
@@ -275,7 +321,11 @@ export class ApprovalFlow implements ChangeRequestService {
    * Records the approval; the store decides in the same atomic step whether it was the last one
    * needed, and only the caller whose approval completed the request applies it.
    */
-  private async approve(request: ChangeRequest, approverId: string, counts: readonly number[] | undefined): Promise<DecisionReply> {
+  private async approve(
+    request: ChangeRequest,
+    approverId: string,
+    counts: readonly number[] | undefined,
+  ): Promise<DecisionReply> {
     const requirements = request.requirements ?? [];
     const given = counts ?? requirements.map((_, index) => index);
     const recorded = await this.options.store.addApproval(request.id, {
@@ -285,7 +335,8 @@ export class ApprovalFlow implements ChangeRequestService {
       claim: { owner: this.owner, ttlMs: this.leaseMs },
     });
     if (!recorded.ok) {
-      if (recorded.reason === 'already-approved' || recorded.reason === 'not-needed') return { text: approvalNotCountedText(recorded.request, recorded.reason) };
+      if (recorded.reason === 'already-approved' || recorded.reason === 'not-needed')
+        return { text: approvalNotCountedText(recorded.request, recorded.reason) };
       if (recorded.reason === 'expired') this.notify('expired', request, approverId);
       return this.lostRace(recorded);
     }
@@ -297,7 +348,11 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** A request that needs no approval (by the policy, or a revert): the same exactly-once path, `actorId` as approver. */
-  private async applyWithoutApproval(request: ChangeRequest, actorId: string, auditMessage?: string): Promise<DecisionReply> {
+  private async applyWithoutApproval(
+    request: ChangeRequest,
+    actorId: string,
+    auditMessage?: string,
+  ): Promise<DecisionReply> {
     const claimed = await this.transition(request, ['pending'], 'applying', actorId, 'approved', undefined, {
       claim: { owner: this.owner, ttlMs: this.leaseMs },
       ...(auditMessage ? { auditMessage } : {}),
@@ -331,22 +386,39 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** Applies a claimed request and records its outcome, all while holding its lease. */
-  private async applyClaimed(request: ChangeRequest, approverId: string, lease: HeldLease): Promise<Recorded | { reply: DecisionReply }> {
+  private async applyClaimed(
+    request: ChangeRequest,
+    approverId: string,
+    lease: HeldLease,
+  ): Promise<Recorded | { reply: DecisionReply }> {
     await this.refreshMessage(request);
     const outcome = await this.apply(request, lease);
     if (outcome === LOST) return { reply: { text: LOST_BEFORE_SENDING_TEXT } };
-    const finished = await this.transition(request, ['applying'], outcome.status, approverId, outcome.audit, outcome.outcome, { holder: lease.token });
+    const finished = await this.transition(
+      request,
+      ['applying'],
+      outcome.status,
+      approverId,
+      outcome.audit,
+      outcome.outcome,
+      { holder: lease.token },
+    );
     if (finished.ok) return { request: finished.request, service: outcome.service };
     if (finished.reason === 'lost' || finished.reason === 'conflict') {
       // Another replica took the request over and decides (or decided) from the service itself.
       this.options.logger.warn(
         `change ${request.id}: taken over by another replica before its outcome was recorded here (${outcome.status}${outcome.outcome.apiRequestId ? `, API request ${outcome.outcome.apiRequestId}` : ''})`,
       );
-      if (outcome.status === 'applied' && finished.reason === 'conflict') await this.correctIfSettledOtherwise(request, outcome);
+      if (outcome.status === 'applied' && finished.reason === 'conflict')
+        await this.correctIfSettledOtherwise(request, outcome);
       return { reply: { text: LOST_AFTER_SENDING_TEXT } };
     }
     this.options.logger.error(`change ${request.id}: could not record outcome ${outcome.status}`);
-    return { reply: { text: 'The bot could not record the outcome of this request. Look at the service with the show command before doing anything else.' } };
+    return {
+      reply: {
+        text: 'The bot could not record the outcome of this request. Look at the service with the show command before doing anything else.',
+      },
+    };
   }
 
   /**
@@ -358,14 +430,22 @@ export class ApprovalFlow implements ChangeRequestService {
     if (!settled || settled.status === 'applied' || !settled.messageTs) return;
     const text = `:warning: Correction for change ${request.id}: ClickHouse Cloud confirmed it was applied${outcome.outcome.apiRequestId ? ` (API request ${outcome.outcome.apiRequestId})` : ''}, after another bot replica had recorded it as not applied. Look at the service with the show command.`;
     try {
-      await this.options.messenger.post(request.channelId, { text: esc(text), blocks: [section(esc(text))], threadTs: settled.messageTs });
+      await this.options.messenger.post(request.channelId, {
+        text: esc(text),
+        blocks: [section(esc(text))],
+        threadTs: settled.messageTs,
+      });
     } catch (error) {
       this.options.logger.warn(`change ${request.id}: could not post the correction: ${messageOf(error)}`);
     }
   }
 
   private async followUp(request: ChangeRequest): Promise<void> {
-    await this.options.afterSettled?.(request).catch((error: unknown) => this.options.logger.warn(`change ${request.id}: follow-up failed: ${messageOf(error)}`));
+    await this.options
+      .afterSettled?.(request)
+      .catch((error: unknown) =>
+        this.options.logger.warn(`change ${request.id}: follow-up failed: ${messageOf(error)}`),
+      );
   }
 
   /**
@@ -395,8 +475,15 @@ export class ApprovalFlow implements ChangeRequestService {
     // An extension of a temporary change sends nothing: approving it moves the revert (in the store).
     if (Object.keys(plan.update).length === 0) return { status: 'applied', audit: 'applied', outcome: {} };
     try {
-      const result = await this.options.cloud.updateService(plan.serviceId, plan.update, { beforeSend: () => this.confirmSending(lease) });
-      return { status: 'applied', audit: 'applied', outcome: { apiRequestId: result.requestId }, service: result.service };
+      const result = await this.options.cloud.updateService(plan.serviceId, plan.update, {
+        beforeSend: () => this.confirmSending(lease),
+      });
+      return {
+        status: 'applied',
+        audit: 'applied',
+        outcome: { apiRequestId: result.requestId },
+        service: result.service,
+      };
     } catch (error) {
       if (error instanceof LeaseLostError || error instanceof SendWindowClosedError) return LOST;
       if (error instanceof CloudApiError && !error.certainlyNotApplied) return this.reconcile(plan, error);
@@ -437,7 +524,10 @@ export class ApprovalFlow implements ChangeRequestService {
     // One slow renewal is forgiven: renew once, then ask again.
     const confirm = () => this.options.store.confirmSending(lease.token, this.leaseMs / 2);
     if (lease.lost) throw new LeaseLostError(lease.token.requestId);
-    if (!(await confirm()) && !((await this.options.store.renewLease(lease.token, this.leaseMs)) && (await confirm()))) {
+    if (
+      !(await confirm()) &&
+      !((await this.options.store.renewLease(lease.token, this.leaseMs)) && (await confirm()))
+    ) {
       throw new LeaseLostError(lease.token.requestId);
     }
     return Date.now() + this.leaseMs / 4;
@@ -451,13 +541,24 @@ export class ApprovalFlow implements ChangeRequestService {
       try {
         const now = await this.freshService(plan.serviceId);
         if (now && planIsVisible(plan, now)) {
-          return { status: 'applied', audit: 'applied', outcome: { message: 'Confirmed by re-reading the service after the API call did not answer cleanly.', apiRequestId: error.requestId }, service: now };
+          return {
+            status: 'applied',
+            audit: 'applied',
+            outcome: {
+              message: 'Confirmed by re-reading the service after the API call did not answer cleanly.',
+              apiRequestId: error.requestId,
+            },
+            service: now,
+          };
         }
       } catch {
         return failed(error, 'The outcome is unknown: look at the service with the show command before asking again');
       }
     }
-    return failed(error, 'The change was not applied: the service still does not show it a few seconds later. Look at it with the show command before asking again');
+    return failed(
+      error,
+      'The change was not applied: the service still does not show it a few seconds later. Look at it with the show command before asking again',
+    );
   }
 
   private freshService(serviceId: string): Promise<ServiceRecord | undefined> {
@@ -482,7 +583,12 @@ export class ApprovalFlow implements ChangeRequestService {
       now: this.now(),
       ...lease,
       ...(outcome ? { outcome } : {}),
-      audit: { action, ...(outcome?.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}), ...(message ? { message } : {}), summary: changeSummary(request.plan.changes) },
+      audit: {
+        action,
+        ...(outcome?.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}),
+        ...(message ? { message } : {}),
+        summary: changeSummary(request.plan.changes),
+      },
     });
     if (result.ok) this.notify(action, request, actorId, outcome?.apiRequestId);
     else if (result.reason === 'expired') this.notify('expired', request, actorId);
@@ -491,16 +597,26 @@ export class ApprovalFlow implements ChangeRequestService {
 
   private notify(outcome: string, request: ChangeRequest, userId: string, apiRequestId?: string): void {
     if (!OBSERVED.has(outcome)) return;
-    const event = { outcome: outcome as ChangeEventOutcome, changeRequestId: request.id, serviceId: request.plan.serviceId, channelId: request.channelId, userId };
+    const event = {
+      outcome: outcome as ChangeEventOutcome,
+      changeRequestId: request.id,
+      serviceId: request.plan.serviceId,
+      channelId: request.channelId,
+      userId,
+    };
     this.options.observe?.(apiRequestId ? { ...event, apiRequestId } : event);
   }
 
-  private async lostRace(result: Exclude<Awaited<ReturnType<ChangeStore['transition']>>, { ok: true }>): Promise<DecisionReply> {
+  private async lostRace(
+    result: Exclude<Awaited<ReturnType<ChangeStore['transition']>>, { ok: true }>,
+  ): Promise<DecisionReply> {
     if (result.reason === 'missing') return { text: 'This change request no longer exists.' };
     if (result.reason === 'lost') return { text: LOST_AFTER_SENDING_TEXT };
     if (result.reason === 'expired') {
       await this.refreshMessage(result.request);
-      return { text: ':hourglass_flowing_sand: This change request has expired, so nothing was changed. Ask again if it is still needed.' };
+      return {
+        text: ':hourglass_flowing_sand: This change request has expired, so nothing was changed. Ask again if it is still needed.',
+      };
     }
     return { text: alreadyDecidedText(result.request) };
   }
@@ -562,7 +678,12 @@ const LOST_AFTER_SENDING_TEXT =
 
 function leaseTokenOf(request: ChangeRequest): LeaseToken {
   if (!request.lease) throw new Error(`change ${request.id}: claimed without a lease`);
-  return { requestId: request.id, serviceId: request.plan.serviceId, owner: request.lease.owner, fence: request.lease.fence };
+  return {
+    requestId: request.id,
+    serviceId: request.plan.serviceId,
+    owner: request.lease.owner,
+    fence: request.lease.fence,
+  };
 }
 
 interface AppliedOutcome {
@@ -605,4 +726,3 @@ function inThread(request: ChangeRequest): { threadTs?: string } {
 function newRequestId(): string {
   return `CR-${randomBytes(5).toString('hex').toUpperCase()}`;
 }
-

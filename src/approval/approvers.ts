@@ -57,11 +57,15 @@ export class ApproverPolicy implements ApprovalPolicy {
     const membership = await this.membership(userId, requirements, { fresh: decision === 'approve' });
     if (decision === 'reject') {
       if (mayReject(requirements, userId, request.requesterId, membership.inGroup)) return { allowed: true };
-      return refusal(membership, `Only people who can approve this request can reject it: ${whoCanApprove(requirements)}.`);
+      return refusal(
+        membership,
+        `Only people who can approve this request can reject it: ${whoCanApprove(requirements)}.`,
+      );
     }
     const click = judgeApproval(requirements, request.approvals ?? [], userId, request.requesterId, membership.inGroup);
     if (click.kind === 'counts') return { allowed: true, counts: click.counts };
-    if (click.kind === 'already-approved') return { allowed: false, reason: `You already approved this request. ${stillNeededText(request, requirements)}` };
+    if (click.kind === 'already-approved')
+      return { allowed: false, reason: `You already approved this request. ${stillNeededText(request, requirements)}` };
     return refusal(membership, notEligibleText(request, requirements, click.requester));
   }
 
@@ -72,7 +76,11 @@ export class ApproverPolicy implements ApprovalPolicy {
   }
 
   /** Looks up only the groups that could change the answer: those of rules the user is not listed in directly. */
-  private async membership(userId: string, requirements: readonly Requirement[], read: { fresh: boolean }): Promise<Membership> {
+  private async membership(
+    userId: string,
+    requirements: readonly Requirement[],
+    read: { fresh: boolean },
+  ): Promise<Membership> {
     const members = new Map<string, Set<string>>();
     const unknown: string[] = [];
     await Promise.all(
@@ -80,7 +88,9 @@ export class ApproverPolicy implements ApprovalPolicy {
         try {
           members.set(groupId, await this.members(groupId, read.fresh));
         } catch (error) {
-          unknown.push(`${approverLabel(groupId)} (Slack said: ${error instanceof MessengerError ? error.code : 'no answer'})`);
+          unknown.push(
+            `${approverLabel(groupId)} (Slack said: ${error instanceof MessengerError ? error.code : 'no answer'})`,
+          );
         }
       }),
     );
@@ -113,6 +123,10 @@ function refusal(membership: Membership, reason: string): Verdict {
 }
 
 function whoCanApprove(requirements: readonly Requirement[]): string {
-  const lists = requirements.filter((r) => r.approvals > 0).map((r) => (r.approvers.length > 0 ? r.approvers.map(approverLabel).join(', ') : 'anyone in the channel but the requester'));
+  const lists = requirements
+    .filter((r) => r.approvals > 0)
+    .map((r) =>
+      r.approvers.length > 0 ? r.approvers.map(approverLabel).join(', ') : 'anyone in the channel but the requester',
+    );
   return [...new Set(lists)].join('; ');
 }

@@ -44,10 +44,14 @@ export async function whileHoldingLease<T>(
       .then((held) => {
         if (!held && !lease.lost) {
           lease.lost = true;
-          logger.warn(`change ${token.requestId}: lease ${token.fence} was lost; this replica will send and record nothing more for it`);
+          logger.warn(
+            `change ${token.requestId}: lease ${token.fence} was lost; this replica will send and record nothing more for it`,
+          );
         }
       })
-      .catch((error: unknown) => logger.warn(`change ${token.requestId}: could not renew its lease: ${messageOf(error)}`))
+      .catch((error: unknown) =>
+        logger.warn(`change ${token.requestId}: could not renew its lease: ${messageOf(error)}`),
+      )
       .finally(() => {
         renewing = undefined;
       });

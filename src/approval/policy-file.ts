@@ -12,12 +12,15 @@ export class PolicyFileError extends Error {
     readonly path: string,
     readonly problems: readonly string[],
   ) {
-    super(`POLICY_FILE ${path} has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(
+      `POLICY_FILE ${path} has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
     this.name = 'PolicyFileError';
   }
 }
 
-export type ReloadResult = { ok: true; policy: Policy | undefined; changed: boolean } | { ok: false; problems: readonly string[] };
+export type ReloadResult =
+  { ok: true; policy: Policy | undefined; changed: boolean } | { ok: false; problems: readonly string[] };
 
 /** Reads and checks the file; throws PolicyFileError naming every problem. */
 export async function readPolicyFile(path: string): Promise<Policy> {
@@ -25,7 +28,8 @@ export async function readPolicyFile(path: string): Promise<Policy> {
   try {
     const info = await stat(path);
     if (!info.isFile()) throw new PolicyFileError(path, ['it is not a file']);
-    if (info.size > MAX_POLICY_BYTES) throw new PolicyFileError(path, [`it has ${info.size} bytes; the limit is ${MAX_POLICY_BYTES}`]);
+    if (info.size > MAX_POLICY_BYTES)
+      throw new PolicyFileError(path, [`it has ${info.size} bytes; the limit is ${MAX_POLICY_BYTES}`]);
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (error instanceof PolicyFileError) throw error;
@@ -74,7 +78,9 @@ export class PolicyFile {
 
   private async reloadNow(): Promise<ReloadResult> {
     if (this.path === undefined) {
-      this.logger.info('policy reload asked, but POLICY_FILE is not set: every request still needs one approval from APPROVERS');
+      this.logger.info(
+        'policy reload asked, but POLICY_FILE is not set: every request still needs one approval from APPROVERS',
+      );
       return { ok: true, policy: undefined, changed: false };
     }
     try {
@@ -86,7 +92,9 @@ export class PolicyFile {
     } catch (error) {
       const problems = error instanceof PolicyFileError ? error.problems : [String(error)];
       const kept = this.policy ? describe(this.policy) : 'no rules';
-      this.logger.error(`approval policy ${this.path} NOT reloaded, the rules in force stay (${kept}):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+      this.logger.error(
+        `approval policy ${this.path} NOT reloaded, the rules in force stay (${kept}):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      );
       return { ok: false, problems };
     }
   }

@@ -20,7 +20,10 @@ export interface Reconciler {
   stop(): Promise<void>;
 }
 
-export function startReconciler(flow: Pick<ApprovalFlow, 'reconcileAbandoned'>, options: ReconcilerOptions): Reconciler {
+export function startReconciler(
+  flow: Pick<ApprovalFlow, 'reconcileAbandoned'>,
+  options: ReconcilerOptions,
+): Reconciler {
   let running: Promise<number> | undefined;
   const reconcile = () => {
     running ??= flow

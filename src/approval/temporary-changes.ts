@@ -15,8 +15,21 @@ import type { ChangePlan, ChangeRequest, FieldChange, TouchedState } from '../co
 import { changeSummary } from '../core/change/summary.js';
 import { requestMessage } from '../core/render/change.js';
 import { code, esc } from '../core/render/mrkdwn.js';
-import { nothingToRevertMessage, reminderMessage, scheduledRevertMessage, temporaryListBlocks } from '../core/render/temporary.js';
-import type { ApprovalPolicy, ChangeStore, DecisionReply, Log, Messenger, RequestOutcome, ServiceDirectory } from '../ports/index.js';
+import {
+  nothingToRevertMessage,
+  reminderMessage,
+  scheduledRevertMessage,
+  temporaryListBlocks,
+} from '../core/render/temporary.js';
+import type {
+  ApprovalPolicy,
+  ChangeStore,
+  DecisionReply,
+  Log,
+  Messenger,
+  RequestOutcome,
+  ServiceDirectory,
+} from '../ports/index.js';
 import type { ApprovalFlow } from './approval-flow.js';
 
 /** Who reverts at expiry, in the audit trail and the thread. */
@@ -56,7 +69,11 @@ export class TemporaryChanges {
     const threadTs = request.threadTs ?? request.messageTs;
     if (dueAt === undefined || !threadTs) return;
     const original = request.extendOf ? await this.options.store.get(request.extendOf) : request;
-    if (original) await this.options.messenger.post(request.channelId, { ...scheduledRevertMessage(original, dueAt, Boolean(request.extendOf)), threadTs });
+    if (original)
+      await this.options.messenger.post(request.channelId, {
+        ...scheduledRevertMessage(original, dueAt, Boolean(request.extendOf)),
+        threadTs,
+      });
   }
 
   /**
@@ -74,24 +91,40 @@ export class TemporaryChanges {
     const revertId = `${originalId}-R`;
     const revert = (await store.get(revertId)) ?? (await this.fileRevert(original, revertId, actorId));
     if (!revert) return { text: 'The service of this change no longer exists, so there is nothing to revert.' };
-    if (revert.status === 'applying') return { text: `This temporary change is being reverted right now: see ${revert.id} in its thread.` };
+    if (revert.status === 'applying')
+      return { text: `This temporary change is being reverted right now: see ${revert.id} in its thread.` };
     if (revert.status !== 'pending') {
       await store.forgetRevert(originalId);
-      return { text: `This temporary change was already reverted (or found changed by someone else): see ${revert.id} in its thread.` };
+      return {
+        text: `This temporary change was already reverted (or found changed by someone else): see ${revert.id} in its thread.`,
+      };
     }
     if (Object.keys(revert.plan.update).length === 0) return this.settleNothingLeft(revert, actorId);
     return this.options.flow.applyUnreviewed(revert, actorId);
   }
 
   /** Creates CR-X-R against the service as it is now, only if absent; its creator posts it. */
-  private async fileRevert(original: ChangeRequest, revertId: string, actorId: string): Promise<ChangeRequest | undefined> {
+  private async fileRevert(
+    original: ChangeRequest,
+    revertId: string,
+    actorId: string,
+  ): Promise<ChangeRequest | undefined> {
     const { store, cloud, now } = this.options;
     const service = await cloud.getService(original.plan.serviceId, { fresh: true });
-    const { intent, leftAlone } = service ? planRevert(original.plan, service) : { intent: {}, leftAlone: ['The service no longer exists.'] };
+    const { intent, leftAlone } = service
+      ? planRevert(original.plan, service)
+      : { intent: {}, leftAlone: ['The service no longer exists.'] };
     const planned = service && !intentIsEmpty(intent) ? planChange(service, intent) : undefined;
     const plan: ChangePlan = planned?.ok
       ? { ...planned.plan, warnings: [...leftAlone, ...planned.plan.warnings] }
-      : { serviceId: original.plan.serviceId, serviceName: original.plan.serviceName, update: {}, changes: [], warnings: leftAlone, before: {} };
+      : {
+          serviceId: original.plan.serviceId,
+          serviceName: original.plan.serviceName,
+          update: {},
+          changes: [],
+          warnings: leftAlone,
+          before: {},
+        };
     const createdAt = now();
     const candidate: ChangeRequest = {
       id: revertId,
@@ -114,7 +147,10 @@ export class TemporaryChanges {
     const original = { ...revert, id: revert.revertOf ?? revert.id };
     const message = empty ? nothingToRevertMessage(original, revert.plan.warnings) : requestMessage(revert);
     try {
-      const ts = await messenger.post(revert.channelId, { ...message, ...(revert.threadTs ? { threadTs: revert.threadTs } : {}) });
+      const ts = await messenger.post(revert.channelId, {
+        ...message,
+        ...(revert.threadTs ? { threadTs: revert.threadTs } : {}),
+      });
       if (!empty) await store.setMessageTs(revert.id, ts);
     } catch (error) {
       // The revert still happens; only its message is missing.
@@ -152,7 +188,10 @@ export class TemporaryChanges {
     if (!original?.temporary) return { text: 'This is not a temporary change, so there is nothing to revert.' };
     if (userId !== original.requesterId) {
       const verdict = await this.options.policy.check('approve', userId, original);
-      if (!verdict.allowed) return { text: `:no_entry_sign: Only the requester or an approver can revert this change now. ${verdict.reason}` };
+      if (!verdict.allowed)
+        return {
+          text: `:no_entry_sign: Only the requester or an approver can revert this change now. ${verdict.reason}`,
+        };
     }
     const reply = await this.revert(originalId, userId);
     return reply ?? { text: `:rewind: Reverted ${originalId} now; the thread shows the outcome.` };
@@ -163,7 +202,10 @@ export class TemporaryChanges {
     const { store, cloud } = this.options;
     const original = await store.get(originalId);
     const dueAt = (await store.scheduledReverts()).find((entry) => entry.id === originalId)?.dueAt;
-    if (!original?.temporary || dueAt === undefined) return { text: 'This temporary change is no longer active (it was reverted), so it cannot be extended. Ask for it again if it is still needed.' };
+    if (!original?.temporary || dueAt === undefined)
+      return {
+        text: 'This temporary change is no longer active (it was reverted), so it cannot be extended. Ask for it again if it is still needed.',
+      };
     const service = await cloud.getService(original.plan.serviceId, { fresh: true });
     if (!service) return { text: 'The service of this change no longer exists.' };
     const outcome = await this.options.flow.file({
@@ -186,11 +228,15 @@ export class TemporaryChanges {
     if (!service) return { text: 'The service of this change no longer exists, so there is nothing to undo.' };
     const { intent, leftAlone } = planUndo(original.plan, service);
     if (intentIsEmpty(intent)) {
-      return { text: `:information_source: Nothing is left to undo of ${code(original.id)}: ${esc(leftAlone.join(' ') || 'the service no longer shows it.')}` };
+      return {
+        text: `:information_source: Nothing is left to undo of ${code(original.id)}: ${esc(leftAlone.join(' ') || 'the service no longer shows it.')}`,
+      };
     }
     const outcome = await this.options.flow.request({ channelId: original.channelId, userId, service, intent });
     const reply = filedReply(outcome, 'in the channel');
-    return reply && leftAlone.length > 0 ? { text: `${reply.text} Left out, already undone: ${esc(leftAlone.join(' '))}` } : reply;
+    return reply && leftAlone.length > 0
+      ? { text: `${reply.text} Left out, already undone: ${esc(leftAlone.join(' '))}` }
+      : reply;
   }
 
   /** `temporary`: this channel's active temporary changes, soonest revert first. */
@@ -204,7 +250,9 @@ export class TemporaryChanges {
   }
 
   private async logFailure(id: string, work: Promise<unknown>): Promise<void> {
-    await work.catch((error: unknown) => this.options.logger.warn(`temporary change ${id}: ${error instanceof Error ? error.message : String(error)}`));
+    await work.catch((error: unknown) =>
+      this.options.logger.warn(`temporary change ${id}: ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
 }
 
@@ -234,7 +282,10 @@ function extensionPlan(original: ChangeRequest, now: Required<TouchedState>, due
 }
 
 function filedReply(outcome: RequestOutcome, where: string): DecisionReply {
-  if (outcome.ok) return { text: `:memo: Change request ${code(outcome.request.id)} is posted ${where} and waits for a colleague's approval.` };
+  if (outcome.ok)
+    return {
+      text: `:memo: Change request ${code(outcome.request.id)} is posted ${where} and waits for a colleague's approval.`,
+    };
   if ('text' in outcome) return { text: outcome.text };
   return { text: `:warning: ${outcome.problems.map((p) => esc(p.message)).join('\n')}` };
 }
@@ -246,12 +297,20 @@ export interface TemporaryTicks {
 }
 
 /** Looks for due reminders and reverts at start and every `everyMs`, one look at a time. */
-export function startTemporaryTicks(temporary: Pick<TemporaryChanges, 'tick'>, everyMs: number, logger: Pick<Log, 'warn'>): TemporaryTicks {
+export function startTemporaryTicks(
+  temporary: Pick<TemporaryChanges, 'tick'>,
+  everyMs: number,
+  logger: Pick<Log, 'warn'>,
+): TemporaryTicks {
   let running: Promise<void> | undefined;
   const look = () => {
     running ??= temporary
       .tick()
-      .catch((error: unknown) => logger.warn(`looking for due temporary changes failed: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) =>
+        logger.warn(
+          `looking for due temporary changes failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      )
       .finally(() => {
         running = undefined;
       });

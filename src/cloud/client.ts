@@ -17,8 +17,20 @@ import { Pool } from 'undici';
 import type { Logger } from '@slack/bolt';
 import { USER_AGENT } from '../version.js';
 import { CloudApiError } from '../core/service/api-error.js';
-import { ServiceUpdateSchema, TagFilterSchema, type ServiceRecord, type ServiceUpdate } from '../core/service/schema.js';
-import { SendWindowClosedError, type ReadOptions, type ServiceDirectory, type ServiceList, type ServiceUpdateResult, type UpdateOptions } from '../ports/service-directory.js';
+import {
+  ServiceUpdateSchema,
+  TagFilterSchema,
+  type ServiceRecord,
+  type ServiceUpdate,
+} from '../core/service/schema.js';
+import {
+  SendWindowClosedError,
+  type ReadOptions,
+  type ServiceDirectory,
+  type ServiceList,
+  type ServiceUpdateResult,
+  type UpdateOptions,
+} from '../ports/service-directory.js';
 import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, ServiceEnvelopeSchema } from './envelopes.js';
 import { FairThrottle, ThrottleBusyError, type ThrottleOptions, type ThrottleTicket } from './throttle.js';
 import { normaliseFilters } from '../core/schedule/types.js';
@@ -113,9 +125,14 @@ export class CloudClient implements ServiceDirectory {
         throw new CloudApiError('invalid-request', `"${filter}" is not a tag filter: write tag:KEY or tag:KEY=VALUE`);
       }
     }
-    const ticket: ThrottleTicket = { priority: options.priority ?? (options.fresh ? 'approval' : 'read'), person: options.person ?? 'bot' };
+    const ticket: ThrottleTicket = {
+      priority: options.priority ?? (options.fresh ? 'approval' : 'read'),
+      person: options.person ?? 'bot',
+    };
     const load = () => this.fetchList(ticket);
-    const all = await (options.fresh ? this.cache.refresh(WHOLE_ORGANIZATION, load) : this.cache.get(WHOLE_ORGANIZATION, load));
+    const all = await (options.fresh
+      ? this.cache.refresh(WHOLE_ORGANIZATION, load)
+      : this.cache.get(WHOLE_ORGANIZATION, load));
     const wanted = normaliseFilters(filters);
     return wanted.length === 0 ? all : { ...all, services: filterServices(all.services, wanted) };
   }
@@ -145,7 +162,11 @@ export class CloudClient implements ServiceDirectory {
   }
 
   /** See UpdateOptions for `beforeSend`, the approval flow's last ownership check. */
-  async updateService(serviceId: string, update: ServiceUpdate, options: UpdateOptions = {}): Promise<ServiceUpdateResult> {
+  async updateService(
+    serviceId: string,
+    update: ServiceUpdate,
+    options: UpdateOptions = {},
+  ): Promise<ServiceUpdateResult> {
     const body = ServiceUpdateSchema.safeParse(update);
     if (!body.success) {
       const problems = body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
@@ -153,7 +174,13 @@ export class CloudClient implements ServiceDirectory {
     }
     const path = this.servicePath(serviceId);
     try {
-      const response = await this.send('PATCH', path, { priority: 'approval', person: 'approval' }, body.data, options.beforeSend);
+      const response = await this.send(
+        'PATCH',
+        path,
+        { priority: 'approval', person: 'approval' },
+        body.data,
+        options.beforeSend,
+      );
       const parsed = ServiceEnvelopeSchema.safeParse(response.json);
       if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
       return { service: parsed.data.result, requestId: parsed.data.requestId };
@@ -190,7 +217,13 @@ export class CloudClient implements ServiceDirectory {
     return { services, skipped, requestId: parsed.data.requestId, fetchedAt: Date.now() };
   }
 
-  private async send(method: Method, path: string, ticket: ThrottleTicket, body?: unknown, beforeSend?: UpdateOptions['beforeSend']): Promise<RawResponse> {
+  private async send(
+    method: Method,
+    path: string,
+    ticket: ThrottleTicket,
+    body?: unknown,
+    beforeSend?: UpdateOptions['beforeSend'],
+  ): Promise<RawResponse> {
     const deadline = Date.now() + this.options.rateLimitBudgetMs;
     for (let attempt = 0; ; attempt += 1) {
       await this.acquire(ticket, method, path);
@@ -212,13 +245,17 @@ export class CloudClient implements ServiceDirectory {
       if (status === 429) {
         const wait = (response.retryAfterMs ?? 1_000) + this.options.rateLimitPaddingMs;
         if (Date.now() + wait > deadline) throw this.rateLimited(method, path, response.json);
-        this.logger?.info(`Cloud API rate limit reached; waiting ${Math.ceil(wait / 100) / 10}s before ${method} ${path}`);
+        this.logger?.info(
+          `Cloud API rate limit reached; waiting ${Math.ceil(wait / 100) / 10}s before ${method} ${path}`,
+        );
         await sleep(wait);
         attempt -= 1; // a rate-limit wait is not a failed attempt
         continue;
       }
       if (status >= 500 && method === 'GET' && attempt < this.options.readRetries) {
-        this.logger?.warn(`Cloud API ${method} ${path} answered ${status}; retrying (${attempt + 1}/${this.options.readRetries})`);
+        this.logger?.warn(
+          `Cloud API ${method} ${path} answered ${status}; retrying (${attempt + 1}/${this.options.readRetries})`,
+        );
         await sleep(this.backoff(attempt));
         continue;
       }
@@ -233,7 +270,11 @@ export class CloudClient implements ServiceDirectory {
     } catch (error) {
       if (!(error instanceof ThrottleBusyError)) throw error;
       this.logger?.info(`Cloud API budget busy: ${method} ${path} for ${ticket.person} not sent`);
-      throw new CloudApiError('busy', 'The Cloud API budget of the bot is taken by other requests', { method, path, retryAfterMs: error.retryAfterMs });
+      throw new CloudApiError('busy', 'The Cloud API budget of the bot is taken by other requests', {
+        method,
+        path,
+        retryAfterMs: error.retryAfterMs,
+      });
     }
   }
 
@@ -302,13 +343,17 @@ export class CloudClient implements ServiceDirectory {
 
   private rateLimited(method: Method, path: string, json: unknown): CloudApiError {
     const envelope = ErrorEnvelopeSchema.safeParse(json);
-    return new CloudApiError('rate-limited', 'ClickHouse Cloud API rate limit (10 requests per 10 s) is still exhausted', {
-      status: 429,
-      apiMessage: this.scrub(envelope.success ? envelope.data.error : undefined),
-      requestId: envelope.success ? envelope.data.requestId : undefined,
-      method,
-      path,
-    });
+    return new CloudApiError(
+      'rate-limited',
+      'ClickHouse Cloud API rate limit (10 requests per 10 s) is still exhausted',
+      {
+        status: 429,
+        apiMessage: this.scrub(envelope.success ? envelope.data.error : undefined),
+        requestId: envelope.success ? envelope.data.requestId : undefined,
+        method,
+        path,
+      },
+    );
   }
 
   private badResponse(method: Method, path: string, json: unknown): CloudApiError {
@@ -326,15 +371,23 @@ export class CloudClient implements ServiceDirectory {
     const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
     const timedOut = name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
     if (timedOut) {
-      return new CloudApiError('timeout', `ClickHouse Cloud API did not answer within ${this.options.timeoutMs / 1000}s`, {
+      return new CloudApiError(
+        'timeout',
+        `ClickHouse Cloud API did not answer within ${this.options.timeoutMs / 1000}s`,
+        {
+          method,
+          path,
+        },
+      );
+    }
+    return new CloudApiError(
+      'network',
+      `Could not reach the ClickHouse Cloud API (${code || name || 'connection error'})`,
+      {
         method,
         path,
-      });
-    }
-    return new CloudApiError('network', `Could not reach the ClickHouse Cloud API (${code || name || 'connection error'})`, {
-      method,
-      path,
-    });
+      },
+    );
   }
 }
 

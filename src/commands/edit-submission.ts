@@ -7,7 +7,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { planChange } from '../core/change/plan.js';
 import { durationProblem, temporaryPlanProblem, temporaryTerms } from '../core/change/temporary.js';
 import { cloudErrorText, EDIT_FAILED_TEXT, messageOf, STORE_DOWN_TEXT } from '../core/render/errors.js';
-import { BLOCK, durationFromSubmission, intentFromSubmission, modalErrors, type EditMetadata, type ViewState } from '../core/render/modal.js';
+import {
+  BLOCK,
+  durationFromSubmission,
+  intentFromSubmission,
+  modalErrors,
+  type EditMetadata,
+  type ViewState,
+} from '../core/render/modal.js';
 import { code, esc, section } from '../core/render/mrkdwn.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord } from '../core/service/schema.js';
@@ -26,13 +33,21 @@ export interface EditSubmission {
 /** ack(errors) shows inline errors; ack() closes the modal. It must be called exactly once. */
 export type SubmissionAck = (errors?: Record<string, string>) => Promise<void>;
 
-export async function submitEdit(submission: EditSubmission, ack: SubmissionAck, s: BotServices, messenger: Messenger): Promise<void> {
+export async function submitEdit(
+  submission: EditSubmission,
+  ack: SubmissionAck,
+  s: BotServices,
+  messenger: Messenger,
+): Promise<void> {
   const intent = intentFromSubmission(submission.values, submission.metadata.shown);
   const chosen = durationFromSubmission(submission.values);
   const durationError = chosen && ('problem' in chosen ? chosen.problem : durationProblem(chosen.ms, s.temporaryMaxMs));
   if (durationError) return ack({ [BLOCK.duration]: durationError });
   const temporary = chosen && 'ms' in chosen ? { temporary: temporaryTerms(chosen.ms) } : {};
-  const reading = readService(s, submission.metadata.serviceId, submission.userId).catch((error: unknown): Read => ({ ok: false, text: failureText(error, s) }));
+  const reading = readService(s, submission.metadata.serviceId, submission.userId).catch((error: unknown): Read => ({
+    ok: false,
+    text: failureText(error, s),
+  }));
   const early = await Promise.race([reading, sleep(SUBMIT_DEADLINE_MS).then(() => undefined)]);
   if (early?.ok) {
     const plan = planChange(early.service, intent);
@@ -46,9 +61,19 @@ export async function submitEdit(submission: EditSubmission, ack: SubmissionAck,
   try {
     const read = early ?? (await reading);
     if (!read.ok) return await whisper(read.text);
-    const result = await s.changeRequests.request({ channelId: submission.metadata.channelId, userId: submission.userId, service: read.service, intent, ...temporary });
+    const result = await s.changeRequests.request({
+      channelId: submission.metadata.channelId,
+      userId: submission.userId,
+      service: read.service,
+      intent,
+      ...temporary,
+    });
     if (result.ok) return;
-    await whisper('text' in result ? result.text : `:warning: Your change was not requested: ${result.problems.map((p) => esc(p.message)).join(' ')}`);
+    await whisper(
+      'text' in result
+        ? result.text
+        : `:warning: Your change was not requested: ${result.problems.map((p) => esc(p.message)).join(' ')}`,
+    );
   } catch (error) {
     await whisper(failureText(error, s));
   }
@@ -77,7 +102,9 @@ type Read = { ok: true; service: ServiceRecord } | { ok: false; text: string };
 async function readService(s: BotServices, serviceId: string, person: string): Promise<Read> {
   try {
     const service = await s.cloud.getService(serviceId, { person });
-    return service ? { ok: true, service } : { ok: false, text: `:grey_question: Service ${code(serviceId)} no longer exists, so nothing was requested.` };
+    return service
+      ? { ok: true, service }
+      : { ok: false, text: `:grey_question: Service ${code(serviceId)} no longer exists, so nothing was requested.` };
   } catch (error) {
     if (error instanceof CloudApiError) return { ok: false, text: cloudErrorText(error, 'Reading the service') };
     throw error;

@@ -6,7 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { durationProblem, temporaryTerms } from '../core/change/temporary.js';
 import type { Command, CommandKind } from '../core/command/parse.js';
 import { pendingBlocks } from '../core/render/change.js';
-import { cloudErrorText, internalErrorText, messageOf, READ_FAILED_TEXT, STORE_DOWN_TEXT } from '../core/render/errors.js';
+import {
+  cloudErrorText,
+  internalErrorText,
+  messageOf,
+  READ_FAILED_TEXT,
+  STORE_DOWN_TEXT,
+} from '../core/render/errors.js';
 import { helpBlocks, invalidBlocks } from '../core/render/help.js';
 import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
@@ -32,7 +38,11 @@ export async function runCommand(command: Command, inv: Invocation, services: Bo
   }
 }
 
-type Runner<K extends CommandKind> = (command: Extract<Command, { kind: K }>, inv: Invocation, s: BotServices) => Promise<void>;
+type Runner<K extends CommandKind> = (
+  command: Extract<Command, { kind: K }>,
+  inv: Invocation,
+  s: BotServices,
+) => Promise<void>;
 
 /** One runner per command kind: a kind without one is a type error, not a silent no-op. */
 const RUNNERS: { [K in CommandKind]: Runner<K> } = {
@@ -40,12 +50,19 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   unknown: (command, inv, s) =>
     inv.reply({
       text: `Unknown command ${esc(command.word)}`,
-      blocks: helpBlocks(s.slashCommand, `:grey_question: ${code(command.word)} is not a command I know. Here is what I can do:`),
+      blocks: helpBlocks(
+        s.slashCommand,
+        `:grey_question: ${code(command.word)} is not a command I know. Here is what I can do:`,
+      ),
     }),
-  invalid: (command, inv, s) => inv.reply({ text: esc(command.message), blocks: invalidBlocks(s.slashCommand, command.message, command.usage) }),
+  invalid: (command, inv, s) =>
+    inv.reply({ text: esc(command.message), blocks: invalidBlocks(s.slashCommand, command.message, command.usage) }),
   list: async (command, inv, s) => {
     const list = await s.cloud.listServices(command.filters, { person: inv.userId });
-    return inv.reply({ text: `${list.services.length} ClickHouse Cloud services`, blocks: listBlocks(list.services, command.filters, list.fetchedAt) });
+    return inv.reply({
+      text: `${list.services.length} ClickHouse Cloud services`,
+      blocks: listBlocks(list.services, command.filters, list.fetchedAt),
+    });
   },
   show: async (command, inv, s) => {
     const found = await lookupService(s, command.service, inv.userId);
@@ -54,13 +71,24 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   },
   edit: (command, inv, s) => openEditModal(command.service, inv, s),
   change: async (command, inv, s) => {
-    const tooLong = command.durationMs === undefined ? undefined : durationProblem(command.durationMs, s.temporaryMaxMs);
+    const tooLong =
+      command.durationMs === undefined ? undefined : durationProblem(command.durationMs, s.temporaryMaxMs);
     if (tooLong) return replyText(inv, `:warning: ${esc(tooLong)}`);
     const found = await lookupService(s, command.service, inv.userId);
     if (!found.ok) return replyText(inv, found.text);
     const temporary = command.durationMs === undefined ? {} : { temporary: temporaryTerms(command.durationMs) };
-    const result = await s.changeRequests.request({ channelId: inv.channelId, userId: inv.userId, service: found.service, intent: command.intent, ...temporary });
-    if (result.ok) return replyText(inv, `:memo: Change request ${code(result.request.id)} is posted in the channel and waits for a colleague's approval.`);
+    const result = await s.changeRequests.request({
+      channelId: inv.channelId,
+      userId: inv.userId,
+      service: found.service,
+      intent: command.intent,
+      ...temporary,
+    });
+    if (result.ok)
+      return replyText(
+        inv,
+        `:memo: Change request ${code(result.request.id)} is posted in the channel and waits for a colleague's approval.`,
+      );
     if ('text' in result) return replyText(inv, result.text);
     return replyText(inv, `:warning: ${result.problems.map((p) => esc(p.message)).join('\n')}`);
   },
@@ -77,7 +105,11 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   'schedule remove': (command, inv, s) => removeSchedule(command.id, inv, s),
 };
 
-function dispatch<K extends CommandKind>(command: Extract<Command, { kind: K }>, inv: Invocation, s: BotServices): Promise<void> {
+function dispatch<K extends CommandKind>(
+  command: Extract<Command, { kind: K }>,
+  inv: Invocation,
+  s: BotServices,
+): Promise<void> {
   const run: Runner<K> = RUNNERS[command.kind as K];
   return run(command, inv, s);
 }
@@ -86,7 +118,9 @@ async function openEditModal(query: string, inv: Invocation, s: BotServices): Pr
   const opened = await s.modals.open(inv.triggerId, loadingView());
   try {
     const found = await lookupService(s, query, inv.userId);
-    const view = found.ok ? editView(found.service, editMetadata(found.service, inv.channelId), s.temporaryMaxMs) : messageView(found.text);
+    const view = found.ok
+      ? editView(found.service, editMetadata(found.service, inv.channelId), s.temporaryMaxMs)
+      : messageView(found.text);
     await s.modals.update(opened.viewId, view, opened.hash);
   } catch (error) {
     const text = error instanceof CloudApiError ? cloudErrorText(error, 'Reading the service') : READ_FAILED_TEXT;
@@ -95,23 +129,42 @@ async function openEditModal(query: string, inv: Invocation, s: BotServices): Pr
 }
 
 async function postSummaryNow(filters: string[], inv: Invocation, s: BotServices): Promise<void> {
-  await inv.reply({ text: 'Preparing the summary…', blocks: [section(':hourglass: Preparing the summary for this channel…')] });
-  const outcome = await s.summaries.post({ channelId: inv.channelId, filters, snapshotKey: adHocSnapshotKey(inv.channelId, filters), reader: inv.userId });
+  await inv.reply({
+    text: 'Preparing the summary…',
+    blocks: [section(':hourglass: Preparing the summary for this channel…')],
+  });
+  const outcome = await s.summaries.post({
+    channelId: inv.channelId,
+    filters,
+    snapshotKey: adHocSnapshotKey(inv.channelId, filters),
+    reader: inv.userId,
+  });
   if (!outcome.ok) await replyText(inv, outcome.text);
 }
 
 async function showPolicy(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
   const { approvalRules } = s;
-  if (query === undefined) return inv.reply({ text: 'Approval policy', blocks: policyBlocks(approvalRules.current(), approvalRules.defaults) });
+  if (query === undefined)
+    return inv.reply({
+      text: 'Approval policy',
+      blocks: policyBlocks(approvalRules.current(), approvalRules.defaults),
+    });
   const found = await lookupService(s, query, inv.userId);
   if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
-  return inv.reply({ text: `Approval rules for ${esc(found.service.name)}`, blocks: servicePolicyBlocks(approvalRules.current(), found.service, approvalRules.defaults) });
+  return inv.reply({
+    text: `Approval rules for ${esc(found.service.name)}`,
+    blocks: servicePolicyBlocks(approvalRules.current(), found.service, approvalRules.defaults),
+  });
 }
 
 /** Only the requests of the channel it is typed in: a private channel's changes stay there. */
 async function showHistory(query: string | undefined, inv: Invocation, s: BotServices): Promise<void> {
   const record = async (serviceId?: string) => ({
-    entries: await s.changeStore.readAudit({ channelId: inv.channelId, ...(serviceId ? { serviceId } : {}), limit: HISTORY_LIMIT }),
+    entries: await s.changeStore.readAudit({
+      channelId: inv.channelId,
+      ...(serviceId ? { serviceId } : {}),
+      limit: HISTORY_LIMIT,
+    }),
     reach: { beginsAt: await s.changeStore.auditBeginsAt(), retentionDays: s.auditRetentionDays },
   });
   if (query === undefined) {
@@ -121,7 +174,10 @@ async function showHistory(query: string | undefined, inv: Invocation, s: BotSer
   const found = await lookupService(s, query, inv.userId);
   if (!found.ok) return replyText(inv, found.text);
   const { entries, reach } = await record(found.service.id);
-  return inv.reply({ text: `History of ${esc(found.service.name)}`, blocks: historyBlocks(entries, reach, found.service.name) });
+  return inv.reply({
+    text: `History of ${esc(found.service.name)}`,
+    blocks: historyBlocks(entries, reach, found.service.name),
+  });
 }
 
 /** Known failures get their sentence; anything else a reference the operators can find in the log. */

@@ -6,7 +6,11 @@ import { scheduleAddedBlocks, scheduleListBlocks } from '../core/render/schedule
 import type { Schedule } from '../core/schedule/types.js';
 import { replyText, type BotServices, type Invocation } from './context.js';
 
-export async function addSchedule(input: { cron: string; filters: string[]; timeZone?: string }, inv: Invocation, s: BotServices): Promise<void> {
+export async function addSchedule(
+  input: { cron: string; filters: string[]; timeZone?: string },
+  inv: Invocation,
+  s: BotServices,
+): Promise<void> {
   const timeZone = input.timeZone ?? s.summaryTimeZone;
   const { minIntervalSeconds, maxPerChannel } = s.scheduleLimits;
   const check = checkCron(input.cron, timeZone, new Date(), minIntervalSeconds);
@@ -23,20 +27,34 @@ export async function addSchedule(input: { cron: string; filters: string[]; time
   };
   const added = await s.scheduler.add(schedule, { maxPerChannel });
   if (!added.ok && added.reason === 'channel-full') {
-    return replyText(inv, `:warning: This channel already has ${maxPerChannel} scheduled summaries, the most allowed (SCHEDULE_MAX_PER_CHANNEL=${maxPerChannel}). Remove one with \`schedule remove ID\` (\`schedule list\` shows them) and add this one again.`);
+    return replyText(
+      inv,
+      `:warning: This channel already has ${maxPerChannel} scheduled summaries, the most allowed (SCHEDULE_MAX_PER_CHANNEL=${maxPerChannel}). Remove one with \`schedule remove ID\` (\`schedule list\` shows them) and add this one again.`,
+    );
   }
-  if (!added.ok) return replyText(inv, ':x: The schedule could not be added because its id was taken. Please run the command again.');
+  if (!added.ok)
+    return replyText(
+      inv,
+      ':x: The schedule could not be added because its id was taken. Please run the command again.',
+    );
   await inv.reply({ text: `Scheduled summary ${schedule.id}`, blocks: scheduleAddedBlocks(schedule, new Date()) });
 }
 
 export async function listSchedules(inv: Invocation, s: BotServices): Promise<void> {
   const schedules = await s.scheduleStore.listSchedules(inv.channelId);
-  await inv.reply({ text: `${schedules.length} scheduled summaries`, blocks: scheduleListBlocks(schedules, new Date()) });
+  await inv.reply({
+    text: `${schedules.length} scheduled summaries`,
+    blocks: scheduleListBlocks(schedules, new Date()),
+  });
 }
 
 export async function removeSchedule(id: string, inv: Invocation, s: BotServices): Promise<void> {
   const mine = (await s.scheduleStore.listSchedules(inv.channelId)).some((schedule) => schedule.id === id);
-  if (!mine) return replyText(inv, `:grey_question: This channel has no schedule ${code(id)}. \`schedule list\` shows its schedules.`);
+  if (!mine)
+    return replyText(
+      inv,
+      `:grey_question: This channel has no schedule ${code(id)}. \`schedule list\` shows its schedules.`,
+    );
   await s.scheduler.remove(id);
   await replyText(inv, `:wastebasket: Removed schedule ${code(id)}.`);
 }

@@ -52,7 +52,11 @@ export function probeRoutes(checks: OpsChecks): OpsRoute[] {
         const store = await storeAnswers();
         const socket = checks.socketOpen?.();
         const ok = store && socket !== false;
-        return json(ok ? 200 : 503, { ok, store: store ? 'ok' : 'unreachable', ...(socket === undefined ? {} : { slack: socket ? 'connected' : 'disconnected' }) });
+        return json(ok ? 200 : 503, {
+          ok,
+          store: store ? 'ok' : 'unreachable',
+          ...(socket === undefined ? {} : { slack: socket ? 'connected' : 'disconnected' }),
+        });
       },
     },
   ];

@@ -56,7 +56,9 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     SLACK_SIGNING_SECRET: signingSecret,
     SLACK_API_URL: slack.apiUrl,
     PORT: '0',
-    APPROVERS: PEOPLE.filter((p) => p.role === 'approver').map((p) => p.id).join(','),
+    APPROVERS: PEOPLE.filter((p) => p.role === 'approver')
+      .map((p) => p.id)
+      .join(','),
     POLICY_FILE: DEMO_POLICY_FILE,
     CHANGE_TTL_SECONDS: '3600',
     // Changes made "outside the bot" from the side panel should show at once, not after 10 s.
@@ -135,7 +137,9 @@ function pageRoutes() {
 async function compilePageScript(): Promise<string> {
   const ts = await import('typescript');
   const source = await readFile(`${PAGE_DIR}app.ts`, 'utf8');
-  return ts.default.transpileModule(source, { compilerOptions: { target: ts.default.ScriptTarget.ES2022, module: ts.default.ModuleKind.ESNext } }).outputText;
+  return ts.default.transpileModule(source, {
+    compilerOptions: { target: ts.default.ScriptTarget.ES2022, module: ts.default.ModuleKind.ESNext },
+  }).outputText;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,8 +147,18 @@ async function compilePageScript(): Promise<string> {
 
 const PersonId = z.enum(PEOPLE.map((p) => p.id) as [string, ...string[]]);
 const CommandInput = z.object({ userId: PersonId, text: z.string().max(4000) });
-const ClickInput = z.object({ userId: PersonId, messageTs: z.string(), actionId: z.string(), blockId: z.string(), value: z.string() });
-const SubmitInput = z.object({ userId: PersonId, viewId: z.string(), values: z.record(z.string(), z.record(z.string(), z.unknown())) });
+const ClickInput = z.object({
+  userId: PersonId,
+  messageTs: z.string(),
+  actionId: z.string(),
+  blockId: z.string(),
+  value: z.string(),
+});
+const SubmitInput = z.object({
+  userId: PersonId,
+  viewId: z.string(),
+  values: z.record(z.string(), z.record(z.string(), z.unknown())),
+});
 const CloseInput = z.object({ viewId: z.string() });
 const OutsideInput = z.object({
   serviceId: z.string(),
@@ -164,21 +178,49 @@ function uiRoutes(slack: SlackStandIn, bot: BotHandle, forward: Forward) {
       slack.issueTrigger(triggerId, input.userId);
       return forward(
         new URLSearchParams({
-          token: 'playground', team_id: 'T0TEAM', team_domain: 'playground', channel_id: CHANNEL.id, channel_name: CHANNEL.name,
-          user_id: input.userId, user_name: nameOf(input.userId), command: '/clickhouse', text, api_app_id: 'A0PLAYGROUND',
-          is_enterprise_install: 'false', response_url: slack.openInteraction(responseId, { channel: CHANNEL.id, userId: input.userId }), trigger_id: triggerId,
+          token: 'playground',
+          team_id: 'T0TEAM',
+          team_domain: 'playground',
+          channel_id: CHANNEL.id,
+          channel_name: CHANNEL.name,
+          user_id: input.userId,
+          user_name: nameOf(input.userId),
+          command: '/clickhouse',
+          text,
+          api_app_id: 'A0PLAYGROUND',
+          is_enterprise_install: 'false',
+          response_url: slack.openInteraction(responseId, { channel: CHANNEL.id, userId: input.userId }),
+          trigger_id: triggerId,
         }),
       );
     },
     '/ui/click': async (body) => {
       const input = ClickInput.parse(body);
-      const responseUrl = slack.openInteraction(randomUUID(), { channel: CHANNEL.id, userId: input.userId, messageTs: input.messageTs });
+      const responseUrl = slack.openInteraction(randomUUID(), {
+        channel: CHANNEL.id,
+        userId: input.userId,
+        messageTs: input.messageTs,
+      });
       const payload = {
-        type: 'block_actions', user: { id: input.userId, username: nameOf(input.userId), name: nameOf(input.userId), team_id: 'T0TEAM' },
-        api_app_id: 'A0PLAYGROUND', token: 'playground', container: { type: 'message', message_ts: input.messageTs, channel_id: CHANNEL.id, is_ephemeral: false },
-        trigger_id: `${Date.now()}.${randomUUID()}`, team: { id: 'T0TEAM', domain: 'playground' }, channel: CHANNEL,
-        message: { type: 'message', ts: input.messageTs }, response_url: responseUrl,
-        actions: [{ action_id: input.actionId, block_id: input.blockId, value: input.value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+        type: 'block_actions',
+        user: { id: input.userId, username: nameOf(input.userId), name: nameOf(input.userId), team_id: 'T0TEAM' },
+        api_app_id: 'A0PLAYGROUND',
+        token: 'playground',
+        container: { type: 'message', message_ts: input.messageTs, channel_id: CHANNEL.id, is_ephemeral: false },
+        trigger_id: `${Date.now()}.${randomUUID()}`,
+        team: { id: 'T0TEAM', domain: 'playground' },
+        channel: CHANNEL,
+        message: { type: 'message', ts: input.messageTs },
+        response_url: responseUrl,
+        actions: [
+          {
+            action_id: input.actionId,
+            block_id: input.blockId,
+            value: input.value,
+            type: 'button',
+            action_ts: `${Date.now() / 1000}`,
+          },
+        ],
       };
       return forward(new URLSearchParams({ payload: JSON.stringify(payload) }));
     },
@@ -187,13 +229,18 @@ function uiRoutes(slack: SlackStandIn, bot: BotHandle, forward: Forward) {
       const open = slack.views.get(input.viewId);
       if (!open) return { status: 404, body: '' };
       const payload = {
-        type: 'view_submission', team: { id: 'T0TEAM', domain: 'playground' },
+        type: 'view_submission',
+        team: { id: 'T0TEAM', domain: 'playground' },
         user: { id: input.userId, username: nameOf(input.userId), name: nameOf(input.userId), team_id: 'T0TEAM' },
-        api_app_id: 'A0PLAYGROUND', token: 'playground', trigger_id: `${Date.now()}.${randomUUID()}`,
+        api_app_id: 'A0PLAYGROUND',
+        token: 'playground',
+        trigger_id: `${Date.now()}.${randomUUID()}`,
         view: { ...open.view, id: open.id, team_id: 'T0TEAM', state: { values: input.values } },
       };
       const answer = await forward(new URLSearchParams({ payload: JSON.stringify(payload) }));
-      const errors = answer.body ? (JSON.parse(answer.body) as { response_action?: string; errors?: Record<string, string> }) : {};
+      const errors = answer.body
+        ? (JSON.parse(answer.body) as { response_action?: string; errors?: Record<string, string> })
+        : {};
       if (errors.response_action === 'errors' && errors.errors) slack.setViewErrors(open.id, errors.errors);
       else slack.closeView(open.id);
       return answer;
@@ -260,7 +307,10 @@ function streamChanges(slack: SlackStandIn, bot: BotHandle, req: IncomingMessage
  * A change "in the console": it goes through the simulator's own PATCH rules (so the form accepts
  * exactly what the API would), but not through the API, so the bot's request log never sees it.
  */
-function changeOutsideBot(bot: BotHandle, input: z.infer<typeof OutsideInput>): { ok: true } | { ok: false; error: string } {
+function changeOutsideBot(
+  bot: BotHandle,
+  input: z.infer<typeof OutsideInput>,
+): { ok: true } | { ok: false; error: string } {
   const simulator = bot.simulator;
   const service = simulator?.service(input.serviceId);
   if (!simulator || !service) return { ok: false, error: 'That service is gone from the simulator.' };
@@ -270,7 +320,8 @@ function changeOutsideBot(bot: BotHandle, input: z.infer<typeof OutsideInput>): 
     body.ipAccessList = { add: [{ source: input.ipAdd.trim(), description: 'added outside the bot' }] };
   }
   if (input.mysql !== undefined) body.endpoints = [{ protocol: 'mysql', enabled: input.mysql }];
-  if (Object.keys(body).length === 0) return { ok: false, error: 'Nothing to change: fill in a name, an IP or a MySQL choice.' };
+  if (Object.keys(body).length === 0)
+    return { ok: false, error: 'Nothing to change: fill in a name, an IP or a MySQL choice.' };
   const update = validateUpdateBody(body);
   if (!update.ok) return { ok: false, error: `The API would refuse this: ${update.message}` };
   const next = applyServiceUpdate(service, update.value);
@@ -278,4 +329,3 @@ function changeOutsideBot(bot: BotHandle, input: z.infer<typeof OutsideInput>): 
   simulator.changeOutsideBot(input.serviceId, next.value);
   return { ok: true };
 }
-

@@ -117,7 +117,9 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.off('call', onCall);
-        reject(new Error(`timed out waiting for ${method}; calls so far: ${this.calls.map((c) => c.method).join(', ')}`));
+        reject(
+          new Error(`timed out waiting for ${method}; calls so far: ${this.calls.map((c) => c.method).join(', ')}`),
+        );
       }, timeoutMs);
       const onCall = (call: SlackCall) => {
         if (call.method !== method || !match(call.args)) return;
@@ -188,13 +190,26 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
     if (method.startsWith('chat.') && [...str(args.text)].length >= 40_000) return { ok: false, error: 'msg_too_long' };
     switch (method) {
       case 'auth.test':
-        return { ok: true, user_id: 'UBOT', bot_id: 'BBOT', team_id: 'T0TEAM', user: 'clickhouse', team: 'Playground', url: 'https://playground.slack.invalid/' };
+        return {
+          ok: true,
+          user_id: 'UBOT',
+          bot_id: 'BBOT',
+          team_id: 'T0TEAM',
+          user: 'clickhouse',
+          team: 'Playground',
+          url: 'https://playground.slack.invalid/',
+        };
       case 'chat.postMessage':
         return this.postMessage(args);
       case 'chat.update':
         return this.updateMessage(args);
       case 'chat.postEphemeral': {
-        const message = this.addMessage({ channel: str(args.channel), text: str(args.text), blocks: blocksOf(args), visibleTo: str(args.user) });
+        const message = this.addMessage({
+          channel: str(args.channel),
+          text: str(args.text),
+          blocks: blocksOf(args),
+          visibleTo: str(args.user),
+        });
         return { ok: true, message_ts: message.ts };
       }
       case 'views.open':
@@ -206,10 +221,14 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
         return { ok: true, view: { id: args.view_id } };
       }
       case 'apps.connections.open':
-        return this.socketModeUrl ? { ok: true, url: this.socketModeUrl() } : { ok: false, error: 'not_allowed_token_type' };
+        return this.socketModeUrl
+          ? { ok: true, url: this.socketModeUrl() }
+          : { ok: false, error: 'not_allowed_token_type' };
       case 'usergroups.users.list': {
         const failure = this.failingGroups.get(str(args.usergroup));
-        return failure ? { ok: false, error: failure } : { ok: true, users: this.userGroups.get(str(args.usergroup)) ?? [] };
+        return failure
+          ? { ok: false, error: failure }
+          : { ok: true, users: this.userGroups.get(str(args.usergroup)) ?? [] };
       }
       default:
         return { ok: false, error: 'unknown_method' };
@@ -221,7 +240,12 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
     const failure = this.failingChannels.get(channel);
     if (failure) return { ok: false, error: failure };
     const threadTs = typeof args.thread_ts === 'string' ? args.thread_ts : undefined;
-    const message = this.addMessage({ channel, text: str(args.text), blocks: blocksOf(args), ...(threadTs ? { threadTs } : {}) });
+    const message = this.addMessage({
+      channel,
+      text: str(args.text),
+      blocks: blocksOf(args),
+      ...(threadTs ? { threadTs } : {}),
+    });
     return { ok: true, channel, ts: message.ts };
   }
 
@@ -236,7 +260,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
 
   private openView(args: Record<string, unknown>): Record<string, unknown> {
     const trigger = this.triggers.get(str(args.trigger_id));
-    if (!trigger || Date.now() - trigger.issuedAt > TRIGGER_LIFETIME_MS) return { ok: false, error: 'expired_trigger_id' };
+    if (!trigger || Date.now() - trigger.issuedAt > TRIGGER_LIFETIME_MS)
+      return { ok: false, error: 'expired_trigger_id' };
     this.counter += 1;
     const id = `V${this.counter}`;
     // A person sees one modal at a time: a new one replaces whatever was left open before.
@@ -258,7 +283,12 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
       return;
     }
     const inChannel = args.response_type === 'in_channel';
-    this.addMessage({ channel: interaction.channel, text: str(args.text), blocks: blocksOf(args), ...(inChannel ? {} : { visibleTo: interaction.userId }) });
+    this.addMessage({
+      channel: interaction.channel,
+      text: str(args.text),
+      blocks: blocksOf(args),
+      ...(inChannel ? {} : { visibleTo: interaction.userId }),
+    });
   }
 
   private addMessage(message: Omit<ChatMessage, 'ts'>): ChatMessage {

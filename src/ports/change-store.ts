@@ -102,7 +102,11 @@ export interface ChangeStore {
    */
   confirmSending(token: LeaseToken, minRemainingMs: number): Promise<boolean>;
   /** A request in "applying" whose lease has expired passes to `owner` (fence + 1); undefined otherwise. */
-  takeOver(request: Pick<ChangeRequest, 'id' | 'plan'>, owner: string, ttlMs: number): Promise<{ token: LeaseToken; request: ChangeRequest } | undefined>;
+  takeOver(
+    request: Pick<ChangeRequest, 'id' | 'plan'>,
+    owner: string,
+    ttlMs: number,
+  ): Promise<{ token: LeaseToken; request: ChangeRequest } | undefined>;
   /** Like create, but false (and nothing written) when the id exists: reverts are filed, once, by whichever replica sees them due first. */
   createIfAbsent(request: ChangeRequest): Promise<boolean>;
   /**

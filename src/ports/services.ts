@@ -13,7 +13,8 @@ import type { AddScheduleResult } from './schedule-store.js';
 /** What the person who clicked or typed should be told privately, if anything. */
 export type DecisionReply = { text: string } | undefined;
 
-export type RequestOutcome = { ok: true; request: ChangeRequest } | { ok: false; problems: PlanProblem[] } | { ok: false; text: string };
+export type RequestOutcome =
+  { ok: true; request: ChangeRequest } | { ok: false; problems: PlanProblem[] } | { ok: false; text: string };
 
 export interface NewChangeRequest {
   channelId: string;

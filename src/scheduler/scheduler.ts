@@ -90,7 +90,9 @@ export class Scheduler implements ScheduleRegistry {
       const lastRun = await this.options.store.lastRun(schedule.id);
       const missed = missedRun(schedule.cron, schedule.timeZone, now, lastRun, schedule.createdAt);
       if (missed) {
-        this.options.logger.info(`schedule ${schedule.id}: catching up the run of ${missed.toISOString()} missed while the bot was down`);
+        this.options.logger.info(
+          `schedule ${schedule.id}: catching up the run of ${missed.toISOString()} missed while the bot was down`,
+        );
         this.track(this.fire(schedule, missed));
       }
     }
@@ -104,7 +106,9 @@ export class Scheduler implements ScheduleRegistry {
       if (!(await this.options.store.claimRun(schedule.id, fireTime.getTime()))) return;
       const now = Date.now();
       if (!(await this.options.store.startRun(schedule.id, now, now + this.runLeaseMs))) {
-        this.options.logger.warn(`schedule ${schedule.id}: the previous run is still posting at ${fireTime.toISOString()}, so this run is skipped`);
+        this.options.logger.warn(
+          `schedule ${schedule.id}: the previous run is still posting at ${fireTime.toISOString()}, so this run is skipped`,
+        );
         return;
       }
       try {
@@ -122,4 +126,3 @@ export class Scheduler implements ScheduleRegistry {
     void run.finally(() => this.running.delete(run));
   }
 }
-

@@ -31,10 +31,17 @@ export class InProcessDirectory implements ServiceDirectory {
   async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {
     const requestId = randomUUID();
     const outcome = updateService(this.state, serviceId, update);
-    if (!outcome.ok) throw new CloudApiError('http', outcome.message, { status: outcome.status, apiMessage: outcome.message, requestId, method: 'PATCH' });
+    if (!outcome.ok)
+      throw new CloudApiError('http', outcome.message, {
+        status: outcome.status,
+        apiMessage: outcome.message,
+        requestId,
+        method: 'PATCH',
+      });
     this.updates.push({ serviceId, update: structuredClone(update) });
     const [service] = parseServiceList([structuredClone(outcome.value)]).services;
-    if (!service) throw new CloudApiError('bad-response', 'the simulator returned a record without an id', { requestId });
+    if (!service)
+      throw new CloudApiError('bad-response', 'the simulator returned a record without an id', { requestId });
     return { service, requestId };
   }
 }

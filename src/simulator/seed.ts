@@ -98,15 +98,26 @@ const tags = (env: string | undefined, team: string): TagRecord[] => [
 /** Horizontal autoscaling: fixed replica size, a replica count range, and no total-memory fields. */
 function horizontal(record: ServiceRecordLike): ServiceRecordLike {
   const vertical = ['numReplicas', 'minTotalMemoryGb', 'maxTotalMemoryGb', 'minReplicaMemoryGb', 'maxReplicaMemoryGb'];
-  return { ...withoutFields(record, vertical), autoscalingMode: 'horizontal', minReplicas: 2, maxReplicas: 6, replicaMemoryGb: 16 };
+  return {
+    ...withoutFields(record, vertical),
+    autoscalingMode: 'horizontal',
+    minReplicas: 2,
+    maxReplicas: 6,
+    replicaMemoryGb: 16,
+  };
 }
 
 function demoRecords(): ServiceRecordLike[] {
   return [
     {
       ...baseService({
-        id: DEMO_IDS.ordersProd, name: 'orders-prod', provider: 'aws', region: 'us-east-1',
-        subdomain: 'k7q2m9x4ab', createdAt: '2024-03-04T09:12:44Z', tags: tags('prod', 'data'),
+        id: DEMO_IDS.ordersProd,
+        name: 'orders-prod',
+        provider: 'aws',
+        region: 'us-east-1',
+        subdomain: 'k7q2m9x4ab',
+        createdAt: '2024-03-04T09:12:44Z',
+        tags: tags('prod', 'data'),
       }),
       tier: 'production',
       idleScaling: false,
@@ -120,8 +131,13 @@ function demoRecords(): ServiceRecordLike[] {
     },
     {
       ...baseService({
-        id: DEMO_IDS.ordersProdReadonly, name: 'orders-prod-readonly', provider: 'aws', region: 'us-east-1',
-        subdomain: 'p3n8w1z6cd', createdAt: '2024-06-18T14:03:10Z', tags: tags('prod', 'data'),
+        id: DEMO_IDS.ordersProdReadonly,
+        name: 'orders-prod-readonly',
+        provider: 'aws',
+        region: 'us-east-1',
+        subdomain: 'p3n8w1z6cd',
+        createdAt: '2024-06-18T14:03:10Z',
+        tags: tags('prod', 'data'),
       }),
       tier: 'production',
       // A read-only compute that shares orders-prod's data warehouse.
@@ -133,8 +149,13 @@ function demoRecords(): ServiceRecordLike[] {
     },
     {
       ...baseService({
-        id: DEMO_IDS.eventsProd, name: 'events-prod', provider: 'aws', region: 'eu-west-1',
-        subdomain: 'f9t4r2k8ef', createdAt: '2024-01-22T08:45:00Z', tags: tags('prod', 'platform'),
+        id: DEMO_IDS.eventsProd,
+        name: 'events-prod',
+        provider: 'aws',
+        region: 'eu-west-1',
+        subdomain: 'f9t4r2k8ef',
+        createdAt: '2024-01-22T08:45:00Z',
+        tags: tags('prod', 'platform'),
       }),
       tier: 'production',
       releaseChannel: 'fast',
@@ -144,8 +165,13 @@ function demoRecords(): ServiceRecordLike[] {
     },
     {
       ...baseService({
-        id: DEMO_IDS.billingProd, name: 'billing-prod', provider: 'gcp', region: 'us-central1',
-        subdomain: 'b2v7c5n1gh', createdAt: '2023-11-30T17:20:31Z', tags: tags('prod', 'data'),
+        id: DEMO_IDS.billingProd,
+        name: 'billing-prod',
+        provider: 'gcp',
+        region: 'us-central1',
+        subdomain: 'b2v7c5n1gh',
+        createdAt: '2023-11-30T17:20:31Z',
+        tags: tags('prod', 'data'),
       }),
       state: 'degraded',
       tier: 'production',
@@ -155,14 +181,24 @@ function demoRecords(): ServiceRecordLike[] {
       // Risky: the MySQL interface is switched on.
       endpoints: [
         ...standardEndpoints('b2v7c5n1gh.us-central1.gcp.clickhouse.cloud'),
-        { protocol: 'mysql', host: 'b2v7c5n1gh.us-central1.gcp.clickhouse.cloud', port: 3306, username: 'mysql4b2v7c5n1gh' },
+        {
+          protocol: 'mysql',
+          host: 'b2v7c5n1gh.us-central1.gcp.clickhouse.cloud',
+          port: 3306,
+          username: 'mysql4b2v7c5n1gh',
+        },
       ],
     },
     {
       ...horizontal(
         baseService({
-          id: DEMO_IDS.searchProd, name: 'search-prod', provider: 'azure', region: 'eastus2',
-          subdomain: 'm6h3j8d2ij', createdAt: '2024-08-09T11:00:00Z', tags: tags('prod', 'platform'),
+          id: DEMO_IDS.searchProd,
+          name: 'search-prod',
+          provider: 'azure',
+          region: 'eastus2',
+          subdomain: 'm6h3j8d2ij',
+          createdAt: '2024-08-09T11:00:00Z',
+          tags: tags('prod', 'platform'),
         }),
       ),
       // A dedicated tier: like production, it may switch release channels.
@@ -174,8 +210,13 @@ function demoRecords(): ServiceRecordLike[] {
     },
     {
       ...baseService({
-        id: DEMO_IDS.metricsProd, name: 'metrics-prod', provider: 'aws', region: 'us-west-2',
-        subdomain: 'q1w5e9r3kl', createdAt: '2024-02-14T06:30:12Z', tags: tags('prod', 'analytics'),
+        id: DEMO_IDS.metricsProd,
+        name: 'metrics-prod',
+        provider: 'aws',
+        region: 'us-west-2',
+        subdomain: 'q1w5e9r3kl',
+        createdAt: '2024-02-14T06:30:12Z',
+        tags: tags('prod', 'analytics'),
       }),
       tier: 'production',
       // A scaling schedule is active: 4 x 16–64 GB now, against a baseline of 3 x 8–32 GB.
@@ -191,23 +232,38 @@ function demoRecords(): ServiceRecordLike[] {
     },
     {
       ...baseService({
-        id: DEMO_IDS.analyticsStaging, name: 'analytics staging', provider: 'gcp', region: 'europe-west4',
-        subdomain: 'z8x2c6v4mn', createdAt: '2024-05-02T13:14:15Z', tags: tags('staging', 'analytics'),
+        id: DEMO_IDS.analyticsStaging,
+        name: 'analytics staging',
+        provider: 'gcp',
+        region: 'europe-west4',
+        subdomain: 'z8x2c6v4mn',
+        createdAt: '2024-05-02T13:14:15Z',
+        tags: tags('staging', 'analytics'),
       }),
       state: 'idle',
     },
     {
       ...baseService({
-        id: DEMO_IDS.ordersStaging, name: 'orders-staging', provider: 'aws', region: 'us-east-1',
-        subdomain: 'a4s8d2f6op', createdAt: '2024-03-04T09:40:02Z', tags: tags('staging', 'data'),
+        id: DEMO_IDS.ordersStaging,
+        name: 'orders-staging',
+        provider: 'aws',
+        region: 'us-east-1',
+        subdomain: 'a4s8d2f6op',
+        createdAt: '2024-03-04T09:40:02Z',
+        tags: tags('staging', 'data'),
       }),
       state: 'stopped',
       numReplicas: 1,
     },
     {
       ...baseService({
-        id: DEMO_IDS.eventsStaging, name: 'events-staging', provider: 'aws', region: 'eu-west-1',
-        subdomain: 'g7h1j5k9qr', createdAt: '2024-01-25T10:05:55Z', tags: tags('staging', 'platform'),
+        id: DEMO_IDS.eventsStaging,
+        name: 'events-staging',
+        provider: 'aws',
+        region: 'eu-west-1',
+        subdomain: 'g7h1j5k9qr',
+        createdAt: '2024-01-25T10:05:55Z',
+        tags: tags('staging', 'platform'),
       }),
       tier: 'production',
       // Risky: no entry at all, so no client can reach the service.
@@ -215,8 +271,13 @@ function demoRecords(): ServiceRecordLike[] {
     },
     {
       ...baseService({
-        id: DEMO_IDS.sandboxDev, name: 'sandbox-dev', provider: 'aws', region: 'us-east-1',
-        subdomain: 'l3k7j1h5st', createdAt: '2025-01-07T15:45:30Z', tags: tags('dev', 'data'),
+        id: DEMO_IDS.sandboxDev,
+        name: 'sandbox-dev',
+        provider: 'aws',
+        region: 'us-east-1',
+        subdomain: 'l3k7j1h5st',
+        createdAt: '2025-01-07T15:45:30Z',
+        tags: tags('dev', 'data'),
       }),
       state: 'idle',
       numReplicas: 1,
@@ -230,8 +291,13 @@ function demoRecords(): ServiceRecordLike[] {
     withoutFields(
       {
         ...baseService({
-          id: DEMO_IDS.mlDev, name: 'ml-dev', provider: 'gcp', region: 'us-east1',
-          subdomain: 'u9y3t7r1uv', createdAt: '2025-02-11T09:00:00Z', tags: tags('dev', 'analytics'),
+          id: DEMO_IDS.mlDev,
+          name: 'ml-dev',
+          provider: 'gcp',
+          region: 'us-east1',
+          subdomain: 'u9y3t7r1uv',
+          createdAt: '2025-02-11T09:00:00Z',
+          tags: tags('dev', 'analytics'),
         }),
         state: 'stopped',
       },
@@ -240,8 +306,12 @@ function demoRecords(): ServiceRecordLike[] {
     ),
     {
       ...baseService({
-        id: DEMO_IDS.legacyReporting, name: 'legacy-reporting', provider: 'azure', region: 'westeurope',
-        subdomain: 'w2e6r0t4wx', createdAt: '2022-09-19T12:00:00Z',
+        id: DEMO_IDS.legacyReporting,
+        name: 'legacy-reporting',
+        provider: 'azure',
+        region: 'westeurope',
+        subdomain: 'w2e6r0t4wx',
+        createdAt: '2022-09-19T12:00:00Z',
         // No env tag; a dotted value and a tag without a value, to exercise filter parsing.
         tags: [...tags(undefined, 'analytics'), { key: 'migration', value: 'phase.2' }, { key: 'keep' }],
       }),
@@ -307,8 +377,7 @@ const PLACES = [
 ] as const;
 
 /** Synthetic service n (1-based) has the id a0000000-0000-4000-8000-<n in hex, 12 digits>. */
-export const syntheticServiceId = (n: number): string =>
-  `a0000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+export const syntheticServiceId = (n: number): string => `a0000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 
 /** Distinct /32 sources 10.x.y.z, enough for any list size a test asks for. */
 function syntheticIpList(count: number): AccessEntryRecord[] {

@@ -130,7 +130,8 @@ interface ArmedFault {
 }
 
 function assertCount(count: number): void {
-  if (!Number.isInteger(count) || count < 1) throw new RangeError(`fault count must be a positive integer, got ${count}`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new RangeError(`fault count must be a positive integer, got ${count}`);
 }
 
 /**
@@ -146,7 +147,8 @@ export class FaultSwitches {
 
   /** The next `count` matching requests get `status` with an error envelope. */
   failNext(count: number, status = 500, options: FaultOptions = {}): void {
-    if (!Number.isInteger(status) || status < 400 || status > 599) throw new RangeError(`not an error status: ${status}`);
+    if (!Number.isInteger(status) || status < 400 || status > 599)
+      throw new RangeError(`not an error status: ${status}`);
     this.arm({ kind: 'fail', status }, count, options);
   }
 

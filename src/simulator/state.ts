@@ -4,7 +4,14 @@
  * server.ts only routes, authenticates and wraps these results in the API's envelopes.
  */
 import { z } from 'zod';
-import { isIpOrCidr, isTagKey, isTagValue, RELEASE_CHANNELS, SERVICE_NAME_MAX, TAG_EDITS_MAX } from '../core/service/schema.js';
+import {
+  isIpOrCidr,
+  isTagKey,
+  isTagValue,
+  RELEASE_CHANNELS,
+  SERVICE_NAME_MAX,
+  TAG_EDITS_MAX,
+} from '../core/service/schema.js';
 
 // ---------------------------------------------------------------------------------------------
 // Records
@@ -112,10 +119,7 @@ function hasTag(record: ServiceRecordLike, condition: TagCondition): boolean {
 }
 
 /** The records that satisfy every well-formed filter (AND); malformed filters are dropped. */
-export function filterServices(
-  records: readonly ServiceRecordLike[],
-  filters: readonly string[],
-): ServiceRecordLike[] {
+export function filterServices(records: readonly ServiceRecordLike[], filters: readonly string[]): ServiceRecordLike[] {
   const conditions = filters.flatMap((text) => parseFilter(text) ?? []);
   return records.filter((record) => conditions.every((condition) => hasTag(record, condition)));
 }
@@ -136,29 +140,31 @@ const TagBody = z.strictObject({
 });
 const TagList = z.array(TagBody).max(TAG_EDITS_MAX, { error: `must NOT have more than ${TAG_EDITS_MAX} items` });
 
-const UpdateBodySchema = z.strictObject({
-  name: z
-    .string()
-    .min(1, { error: 'must NOT have fewer than 1 characters' })
-    .max(SERVICE_NAME_MAX, { error: `must NOT have more than ${SERVICE_NAME_MAX} characters` }),
-  ipAccessList: z.strictObject({
-    add: z.array(AddedAccessEntry).optional(),
-    remove: z.array(RemovedAccessEntry).optional(),
-  }),
-  privateEndpointIds: z.strictObject({
-    add: z.array(z.string().min(1)).optional(),
-    remove: z.array(z.string()).optional(),
-  }),
-  releaseChannel: z.enum(RELEASE_CHANNELS, { error: `must be one of: ${RELEASE_CHANNELS.join(', ')}` }),
-  endpoints: z.array(
-    z.strictObject({
-      protocol: z.literal('mysql', { error: 'only the mysql endpoint can be switched' }),
-      enabled: z.boolean(),
+const UpdateBodySchema = z
+  .strictObject({
+    name: z
+      .string()
+      .min(1, { error: 'must NOT have fewer than 1 characters' })
+      .max(SERVICE_NAME_MAX, { error: `must NOT have more than ${SERVICE_NAME_MAX} characters` }),
+    ipAccessList: z.strictObject({
+      add: z.array(AddedAccessEntry).optional(),
+      remove: z.array(RemovedAccessEntry).optional(),
     }),
-  ),
-  transparentDataEncryptionKeyId: z.string().min(1),
-  tags: z.strictObject({ add: TagList.optional(), remove: TagList.optional() }),
-}).partial();
+    privateEndpointIds: z.strictObject({
+      add: z.array(z.string().min(1)).optional(),
+      remove: z.array(z.string()).optional(),
+    }),
+    releaseChannel: z.enum(RELEASE_CHANNELS, { error: `must be one of: ${RELEASE_CHANNELS.join(', ')}` }),
+    endpoints: z.array(
+      z.strictObject({
+        protocol: z.literal('mysql', { error: 'only the mysql endpoint can be switched' }),
+        enabled: z.boolean(),
+      }),
+    ),
+    transparentDataEncryptionKeyId: z.string().min(1),
+    tags: z.strictObject({ add: TagList.optional(), remove: TagList.optional() }),
+  })
+  .partial();
 
 export type ServiceUpdateBody = z.infer<typeof UpdateBodySchema>;
 
@@ -250,7 +256,9 @@ export function patchTags(current: readonly TagRecord[], change: NonNullable<Ser
 /** The service's own host, as the mysql endpoint shares it with https and nativesecure. */
 function serviceHost(record: ServiceRecordLike): string {
   const known = (record.endpoints ?? []).find((endpoint) => typeof endpoint.host === 'string')?.host;
-  return known ?? `${record.id.split('-')[0]}.${record.region ?? 'us-east-1'}.${record.provider ?? 'aws'}.clickhouse.cloud`;
+  return (
+    known ?? `${record.id.split('-')[0]}.${record.region ?? 'us-east-1'}.${record.provider ?? 'aws'}.clickhouse.cloud`
+  );
 }
 
 function mysqlEndpoint(record: ServiceRecordLike): EndpointRecord {

@@ -47,10 +47,20 @@ export interface SlackBot {
 export function createSlackApp(options: SlackAppOptions): SlackBot {
   const { appToken } = options;
   const socket = appToken ? socketModeReceiver(appToken, options) : undefined;
-  const routes = [...probeRoutes({ storeAnswers: options.storeAnswers, ...(socket ? { socketOpen: socket.isOpen } : {}) }), ...(options.metrics ? [metricsRoute(options.metrics)] : [])];
+  const routes = [
+    ...probeRoutes({ storeAnswers: options.storeAnswers, ...(socket ? { socketOpen: socket.isOpen } : {}) }),
+    ...(options.metrics ? [metricsRoute(options.metrics)] : []),
+  ];
   const http = socket
     ? undefined
-    : new AckThreadReceiver({ signingSecret: options.signingSecret, port: options.port, host: options.host, logger: options.logger, routes, ...(options.onAck ? { onAck: options.onAck } : {}) });
+    : new AckThreadReceiver({
+        signingSecret: options.signingSecret,
+        port: options.port,
+        host: options.host,
+        logger: options.logger,
+        routes,
+        ...(options.onAck ? { onAck: options.onAck } : {}),
+      });
   const receiver = (socket?.receiver ?? http) as Receiver;
   let opsServer: OpsServer | undefined;
   const app = new App({
@@ -64,7 +74,10 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
     deferInitialization: true,
     // Bolt's default conversation store keeps per-conversation state we never use; it costs CPU on every request.
     convoStore: false,
-    clientOptions: { slackApiUrl: options.apiUrl, retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2000 } },
+    clientOptions: {
+      slackApiUrl: options.apiUrl,
+      retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2000 },
+    },
   });
   // Over HTTP the thread times the acks; in Socket Mode they happen here.
   serveAcksFirst(app, new WorkQueue(), socket ? options.onAck : undefined);
@@ -100,8 +113,12 @@ export function slackStartProblem(error: unknown, apiUrl: string): string {
   const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
   if (code === 'slack_webapi_request_error') {
     const original: unknown = Reflect.get(error as object, 'original');
-    const cause = typeof original === 'object' && original !== null ? (Reflect.get(original, 'cause') ?? original) : undefined;
-    const reason = typeof cause === 'object' && cause !== null ? String(Reflect.get(cause, 'code') ?? Reflect.get(cause, 'message') ?? '') : '';
+    const cause =
+      typeof original === 'object' && original !== null ? (Reflect.get(original, 'cause') ?? original) : undefined;
+    const reason =
+      typeof cause === 'object' && cause !== null
+        ? String(Reflect.get(cause, 'code') ?? Reflect.get(cause, 'message') ?? '')
+        : '';
     return `Could not reach Slack at ${apiUrl} (${reason || 'no answer'}): check the network, any proxy, and SLACK_API_URL. SLACK_BOT_TOKEN has not been checked yet.`;
   }
   if (code === 'slack_webapi_http_error') {

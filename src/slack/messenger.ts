@@ -11,16 +11,30 @@ export function slackMessenger(client: WebClient, onApiError: ApiErrorListener =
   return {
     async post(channelId, message) {
       const result = await call('chat.postMessage', () =>
-        client.chat.postMessage({ channel: channelId, text: messageText(message.text), blocks: message.blocks, ...(message.threadTs ? { thread_ts: message.threadTs } : {}) }),
+        client.chat.postMessage({
+          channel: channelId,
+          text: messageText(message.text),
+          blocks: message.blocks,
+          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+        }),
       );
       if (!result.ts) throw slackCallError('chat.postMessage', 'no_ts_returned');
       return result.ts;
     },
     async update(channelId, ts, message) {
-      await call('chat.update', () => client.chat.update({ channel: channelId, ts, text: messageText(message.text), blocks: message.blocks }));
+      await call('chat.update', () =>
+        client.chat.update({ channel: channelId, ts, text: messageText(message.text), blocks: message.blocks }),
+      );
     },
     async ephemeral(channelId, userId, message) {
-      await call('chat.postEphemeral', () => client.chat.postEphemeral({ channel: channelId, user: userId, text: messageText(message.text), blocks: message.blocks }));
+      await call('chat.postEphemeral', () =>
+        client.chat.postEphemeral({
+          channel: channelId,
+          user: userId,
+          text: messageText(message.text),
+          blocks: message.blocks,
+        }),
+      );
     },
     async groupMembers(groupId) {
       const result = await call('usergroups.users.list', () => client.usergroups.users.list({ usergroup: groupId }));
@@ -45,7 +59,8 @@ export async function callSlack<T>(method: string, run: () => Promise<T>, onApiE
 /** Slack's codes, in the middle layer's words (ports/messenger.ts). */
 function failureOf(code: string): MessengerFailure {
   if (code === 'not_in_channel' || code === 'channel_not_found') return 'not-in-channel';
-  if (code === 'ratelimited' || code === 'rate_limited' || code === 'slack_webapi_rate_limited_error') return 'rate-limited';
+  if (code === 'ratelimited' || code === 'rate_limited' || code === 'slack_webapi_rate_limited_error')
+    return 'rate-limited';
   return 'other';
 }
 

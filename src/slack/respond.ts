@@ -22,7 +22,11 @@ export function replyTo(responseUrl: string, options: ResponseOptions = {}): Rep
       text: messageText(message.text),
       ...(message.blocks ? { blocks: message.blocks } : {}),
     });
-    const response = await request(responseUrl, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    const response = await request(responseUrl, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
     await response.body.dump();
     if (response.statusCode >= 400) throw new Error(`Slack refused the response_url answer (${response.statusCode})`);
   };

@@ -31,16 +31,28 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-export function openStores({ redis: settings, logger, changeStore, scheduleStore, auditRetentionDays }: OpenStoresOptions): Stores {
+export function openStores({
+  redis: settings,
+  logger,
+  changeStore,
+  scheduleStore,
+  auditRetentionDays,
+}: OpenStoresOptions): Stores {
   const audit = auditRetentionDays === undefined ? {} : { auditRetentionDays };
   if (changeStore && scheduleStore) return storesOf(changeStore, scheduleStore);
   const opened = openRedis(settings, logger);
   if (!opened) {
-    logger.warn('IN-MEMORY STORE: REDIS_URL is not set, so change requests and schedules live in this process only and are lost on restart. Set REDIS_URL for production.');
+    logger.warn(
+      'IN-MEMORY STORE: REDIS_URL is not set, so change requests and schedules live in this process only and are lost on restart. Set REDIS_URL for production.',
+    );
     return storesOf(changeStore ?? new MemoryChangeStore(audit), scheduleStore ?? new MemoryScheduleStore());
   }
   const { redis, target } = opened;
-  const stores = storesOf(changeStore ?? new RedisChangeStore(redis, audit), scheduleStore ?? new RedisScheduleStore(redis), redis);
+  const stores = storesOf(
+    changeStore ?? new RedisChangeStore(redis, audit),
+    scheduleStore ?? new RedisScheduleStore(redis),
+    redis,
+  );
   return {
     ...stores,
     explainStartFailure: (error) =>

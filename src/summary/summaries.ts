@@ -7,7 +7,15 @@
 import { AD_HOC_SNAPSHOTS_PER_CHANNEL } from '../core/schedule/types.js';
 import { messageOf, summaryFailureReason } from '../core/render/errors.js';
 import { esc } from '../core/render/mrkdwn.js';
-import { attributeDrift, diffSnapshots, filterServices, parseSnapshot, summaryFailureMessage, summaryMessages, takeSnapshot } from '../core/summary/index.js';
+import {
+  attributeDrift,
+  diffSnapshots,
+  filterServices,
+  parseSnapshot,
+  summaryFailureMessage,
+  summaryMessages,
+  takeSnapshot,
+} from '../core/summary/index.js';
 import {
   MessengerError,
   type AuditLog,
@@ -55,7 +63,13 @@ export class Summaries implements SummaryPublisher {
       const audit = await auditLog.readApplied({ from: previous.takenAt, to: now });
       drift = attributeDrift(diffSnapshots(previous, current), audit, { from: previous.takenAt, to: now });
     }
-    const { headline, details } = summaryMessages({ services, filters: target.filters, drift, generatedAt: now, ...(target.title ? { title: target.title } : {}) });
+    const { headline, details } = summaryMessages({
+      services,
+      filters: target.filters,
+      drift,
+      generatedAt: now,
+      ...(target.title ? { title: target.title } : {}),
+    });
     const ts = await messenger.post(target.channelId, { ...headline, bulk: true });
     for (const message of details) await messenger.post(target.channelId, { ...message, threadTs: ts, bulk: true });
     // Only a summary that was posted becomes the next baseline, so no drift is ever skipped.
@@ -70,11 +84,16 @@ export class Summaries implements SummaryPublisher {
     const reachable = !(error instanceof MessengerError);
     if (reachable) {
       const what = target.scheduled ? 'The scheduled ClickHouse Cloud summary' : 'The ClickHouse Cloud summary';
-      await this.deps.messenger.post(target.channelId, summaryFailureMessage(reason, what)).catch((postError: unknown) => {
-        this.deps.logger.warn(`could not tell ${target.channelId} that its summary failed: ${messageOf(postError)}`);
-      });
+      await this.deps.messenger
+        .post(target.channelId, summaryFailureMessage(reason, what))
+        .catch((postError: unknown) => {
+          this.deps.logger.warn(`could not tell ${target.channelId} that its summary failed: ${messageOf(postError)}`);
+        });
     }
-    const invite = error instanceof MessengerError && error.reason === 'not-in-channel' ? ' Invite the bot to this channel and try again.' : '';
+    const invite =
+      error instanceof MessengerError && error.reason === 'not-in-channel'
+        ? ' Invite the bot to this channel and try again.'
+        : '';
     return { ok: false, text: `:x: The summary could not be posted: ${esc(reason)}${invite}` };
   }
 }

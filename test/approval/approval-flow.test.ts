@@ -38,18 +38,25 @@ describe('ApprovalFlow, in process', () => {
     expect(h.directory.updates).toHaveLength(1);
     expect(replies.filter((reply) => reply === undefined)).toHaveLength(1);
     for (const reply of replies.filter((r) => r !== undefined)) expect(reply?.text).toMatch(/changed nothing/);
-    expect((await h.changeStore.readAudit({ limit: 20 })).filter((e) => e.changeId === id && e.action === 'approved')).toHaveLength(1);
+    expect(
+      (await h.changeStore.readAudit({ limit: 20 })).filter((e) => e.changeId === id && e.action === 'approved'),
+    ).toHaveLength(1);
   });
 
   it('lets only the requester cancel and only a colleague reject', async () => {
     const h = inProcess();
     const first = await h.requestChange('rename orders-prod orders-main');
-    expect((await h.flow.decide('cancel', first, BOB))?.text).toContain('Only the person who asked for this change can cancel it');
+    expect((await h.flow.decide('cancel', first, BOB))?.text).toContain(
+      'Only the person who asked for this change can cancel it',
+    );
     expect((await h.flow.decide('reject', first, ALICE))?.text).toContain('use Cancel to withdraw it');
     expect(await h.flow.decide('cancel', first, ALICE)).toBeUndefined();
     const second = await h.requestChange('rename orders-prod orders-main');
     expect(await h.flow.decide('reject', second, BOB)).toBeUndefined();
-    expect([(await h.changeStore.get(first))?.status, (await h.changeStore.get(second))?.status]).toStrictEqual(['cancelled', 'rejected']);
+    expect([(await h.changeStore.get(first))?.status, (await h.changeStore.get(second))?.status]).toStrictEqual([
+      'cancelled',
+      'rejected',
+    ]);
     expect(h.directory.updates).toHaveLength(0);
   });
 
@@ -61,7 +68,10 @@ describe('ApprovalFlow, in process', () => {
     h.directory.state.put({ ...service, name: 'renamed-in-console' });
     await h.flow.decide('approve', id, BOB);
     expect(h.directory.updates).toHaveLength(0);
-    expect(await h.changeStore.get(id)).toMatchObject({ status: 'failed', outcome: { message: expect.stringContaining('The service changed since this request was made (Name)') } });
+    expect(await h.changeStore.get(id)).toMatchObject({
+      status: 'failed',
+      outcome: { message: expect.stringContaining('The service changed since this request was made (Name)') },
+    });
   });
 
   it('tells the requester to invite the bot when it cannot post, and leaves nothing approvable', async () => {
@@ -93,15 +103,24 @@ describe('ApprovalFlow, in process', () => {
     const seen: string[] = [];
     const h = inProcess({
       policy: {
-        rulesFor: () => ({ decision: { kind: 'approve', requirements: [defaultRequirement({ approvers: [], allowSelfApproval: false })] } }),
+        rulesFor: () => ({
+          decision: {
+            kind: 'approve',
+            requirements: [defaultRequirement({ approvers: [], allowSelfApproval: false })],
+          },
+        }),
         async check(decision, userId, request) {
           seen.push(`${decision} ${userId} ${request.plan.serviceName}`);
-          return request.plan.serviceName.endsWith('-prod') && decision === 'approve' ? { allowed: false, reason: 'Production needs the on-call lead.' } : { allowed: true };
+          return request.plan.serviceName.endsWith('-prod') && decision === 'approve'
+            ? { allowed: false, reason: 'Production needs the on-call lead.' }
+            : { allowed: true };
         },
       },
     });
     const id = await h.requestChange('rename orders-prod orders-main');
-    expect((await h.flow.decide('approve', id, BOB))?.text).toBe(':no_entry_sign: Production needs the on-call lead. Nothing was changed.');
+    expect((await h.flow.decide('approve', id, BOB))?.text).toBe(
+      ':no_entry_sign: Production needs the on-call lead. Nothing was changed.',
+    );
     expect(seen).toStrictEqual([`approve ${BOB} orders-prod`]);
     expect(h.directory.updates).toHaveLength(0);
   });

@@ -47,7 +47,12 @@ async function failure(promise: Promise<unknown>): Promise<CloudApiError> {
 }
 
 beforeEach(async () => {
-  sim = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+  sim = await CloudSimulator.start({
+    keyId: KEY_ID,
+    keySecret: KEY_SECRET,
+    orgId: DEMO_ORG_ID,
+    services: demoServices(),
+  });
   logLines.length = 0;
 });
 afterEach(async () => {
@@ -91,7 +96,12 @@ describe('listing services', () => {
   });
 
   it('keeps memory bounded while 1,000 distinct filter lists are listed against 1,000 services', async () => {
-    const big = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: syntheticServices(1_000) });
+    const big = await CloudSimulator.start({
+      keyId: KEY_ID,
+      keySecret: KEY_SECRET,
+      orgId: DEMO_ORG_ID,
+      services: syntheticServices(1_000),
+    });
     try {
       const c = client({ baseUrl: big.url, cacheSeconds: 600 });
       await c.listServices();
@@ -99,7 +109,10 @@ describe('listing services', () => {
       const before = process.memoryUsage().heapUsed;
       // 30 × 34 spellings of "tag:env tag:team", each matching all 1,000 services: cached per
       // spelling, that was about 1 MB each.
-      const variant = (i: number) => [...Array<string>((i % 30) + 1).fill('tag:env'), ...Array<string>(Math.floor(i / 30) + 1).fill('tag:team')];
+      const variant = (i: number) => [
+        ...Array<string>((i % 30) + 1).fill('tag:env'),
+        ...Array<string>(Math.floor(i / 30) + 1).fill('tag:team'),
+      ];
       for (let i = 0; i < 1_000; i += 1) expect((await c.listServices(variant(i))).services).toHaveLength(1_000);
       collectGarbage();
       expect((process.memoryUsage().heapUsed - before) / 2 ** 20).toBeLessThan(16);
@@ -249,13 +262,17 @@ describe('updating a service', () => {
     });
     expect(result.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(result.service.ipAccessList).toContainEqual({ source: '192.0.2.0/24', description: 'new office' });
-    expect(sim.requests[0]?.body).toEqual({ ipAccessList: { add: [{ source: '192.0.2.0/24', description: 'new office' }] } });
+    expect(sim.requests[0]?.body).toEqual({
+      ipAccessList: { add: [{ source: '192.0.2.0/24', description: 'new office' }] },
+    });
   });
 
   it('refuses a body that breaks the API rules without sending it', async () => {
     const c = client();
     const tooLong = await failure(c.updateService(DEMO_IDS.ordersProd, { name: 'x'.repeat(51) }));
-    const badCidr = await failure(c.updateService(DEMO_IDS.ordersProd, { ipAccessList: { add: [{ source: '10.0.0.0/33' }] } }));
+    const badCidr = await failure(
+      c.updateService(DEMO_IDS.ordersProd, { ipAccessList: { add: [{ source: '10.0.0.0/33' }] } }),
+    );
     expect([tooLong.kind, badCidr.kind]).toEqual(['invalid-request', 'invalid-request']);
     expect(sim.requests).toHaveLength(0);
   });
@@ -312,7 +329,9 @@ describe('the last check before an update goes on the wire (beforeSend)', () => 
     expect(checks).toEqual([0, 1]); // once before the 429, once before the retry
 
     const lost = new Error('lease lost');
-    const refused = await c.updateService(DEMO_IDS.mlDev, { name: 'ml never' }, { beforeSend: () => Promise.reject(lost) }).catch((error: unknown) => error);
+    const refused = await c
+      .updateService(DEMO_IDS.mlDev, { name: 'ml never' }, { beforeSend: () => Promise.reject(lost) })
+      .catch((error: unknown) => error);
     expect(refused).toBe(lost);
     expect(sim.requests.filter((r) => r.method === 'PATCH')).toHaveLength(2);
     expect(sim.service(DEMO_IDS.mlDev)?.name).toBe('ml checked');
@@ -320,10 +339,16 @@ describe('the last check before an update goes on the wire (beforeSend)', () => 
 
   it('sends nothing once the time it answered has passed (a process held up after the check)', async () => {
     const c = client();
-    const error = await c.updateService(DEMO_IDS.mlDev, { name: 'ml late' }, { beforeSend: async () => Date.now() - 1 }).catch((e: unknown) => e);
+    const error = await c
+      .updateService(DEMO_IDS.mlDev, { name: 'ml late' }, { beforeSend: async () => Date.now() - 1 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SendWindowClosedError);
     expect(sim.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
-    const sent = await c.updateService(DEMO_IDS.mlDev, { name: 'ml in time' }, { beforeSend: async () => Date.now() + 5_000 });
+    const sent = await c.updateService(
+      DEMO_IDS.mlDev,
+      { name: 'ml in time' },
+      { beforeSend: async () => Date.now() + 5_000 },
+    );
     expect(sent.service.name).toBe('ml in time');
   });
 });
@@ -355,7 +380,9 @@ describe('on the wire', () => {
     const server = createServer((req, res) => {
       seen.push(req.headers);
       res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ status: 500, error: 'INTERNAL_ERROR', requestId: '00000000-0000-4000-8000-000000000000' }));
+      res.end(
+        JSON.stringify({ status: 500, error: 'INTERNAL_ERROR', requestId: '00000000-0000-4000-8000-000000000000' }),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

@@ -24,7 +24,7 @@ function oneASecond(options: { maxQueue?: number; maxPerPerson?: number; maxWait
 }
 
 describe('FairThrottle', () => {
-  it('serves a colleague right after the flooder\'s current turn, not after the whole flood', async () => {
+  it("serves a colleague right after the flooder's current turn, not after the whole flood", async () => {
     const { order, take } = oneASecond();
     const all = [0, 1, 2, 3, 4].map((i) => take(read('flooder'), `f${i}`));
     all.push(take(read('colleague'), 'c1'));
@@ -76,7 +76,9 @@ describe('FairThrottle', () => {
   it('keeps part of every window for approvals, so a click does not wait for the window to turn', async () => {
     const throttle = new FairThrottle({ limit: 10, windowMs: 10_000, approvalReserve: 3, maxWaitMs: 60_000 });
     const order: string[] = [];
-    const reads = Array.from({ length: 9 }, (_, i) => throttle.acquire(read('flooder')).then(() => void order.push(`r${i}`)));
+    const reads = Array.from({ length: 9 }, (_, i) =>
+      throttle.acquire(read('flooder')).then(() => void order.push(`r${i}`)),
+    );
     await vi.advanceTimersByTimeAsync(0);
     expect(order).toHaveLength(7);
     await throttle.acquire(approval);

@@ -64,16 +64,32 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
     const redis = connect();
     const [a, b] = ['chbot:{changes}:x', 'chbot:{schedules}:x'];
     expect(await keyslot(a)).not.toBe(await keyslot(b));
-    await expect(redis.eval("return redis.call('EXISTS', KEYS[1], KEYS[2])", 2, a, b)).rejects.toThrow(/CROSSSLOT|same slot/i);
+    await expect(redis.eval("return redis.call('EXISTS', KEYS[1], KEYS[2])", 2, a, b)).rejects.toThrow(
+      /CROSSSLOT|same slot/i,
+    );
   });
 
   describe('key layout', () => {
     it('puts every key a change script touches in one slot, and every schedule key in one slot', async () => {
       const keys = changeKeys('chbot:');
-      const changeKeyNames = [keys.request('CR-0000000001'), keys.request(randomUUID()), keys.pending('C0CHANNEL'), keys.pending('C-other'), keys.applying, keys.audit, keys.serviceLock(randomUUID()), keys.serviceLock('')];
+      const changeKeyNames = [
+        keys.request('CR-0000000001'),
+        keys.request(randomUUID()),
+        keys.pending('C0CHANNEL'),
+        keys.pending('C-other'),
+        keys.applying,
+        keys.audit,
+        keys.serviceLock(randomUUID()),
+        keys.serviceLock(''),
+      ];
       const changeSlots = new Set(await Promise.all(changeKeyNames.map(keyslot)));
       expect(changeSlots.size).toBe(1);
-      const scheduleKeyNames = ['chbot:{schedules}:all', 'chbot:{schedules}:lastrun', 'chbot:{schedules}:snap:schedule:sch-1', 'chbot:{schedules}:snap:adhoc:C1:'];
+      const scheduleKeyNames = [
+        'chbot:{schedules}:all',
+        'chbot:{schedules}:lastrun',
+        'chbot:{schedules}:snap:schedule:sch-1',
+        'chbot:{schedules}:snap:adhoc:C1:',
+      ];
       const scheduleSlots = new Set(await Promise.all(scheduleKeyNames.map(keyslot)));
       expect(scheduleSlots.size).toBe(1);
     });
@@ -118,7 +134,9 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
 
   describe('the change store contract', () => runChangeStoreContract(contractStores.changeStores));
   runLeaseContract('Redis Cluster, two connections seeded from different nodes', () => contractStores.changeStores({}));
-  runApprovalContract('Redis Cluster, two connections seeded from different nodes', () => contractStores.changeStores({}));
+  runApprovalContract('Redis Cluster, two connections seeded from different nodes', () =>
+    contractStores.changeStores({}),
+  );
   describe('the schedule store contract', () => runScheduleStoreContract(contractStores.scheduleStores));
 
   describe('two bot replicas sharing the Cluster (REDIS_URL of a different node each, REDIS_CLUSTER=true)', () => {
@@ -128,9 +146,17 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
     });
 
     it('applies an approval exactly once when both replicas receive clicks at the same moment', async () => {
-      const a = await startHarness({ storesFromConfig: true, env: { REDIS_URL: cluster.seedUrl(0), REDIS_CLUSTER: 'true' } });
+      const a = await startHarness({
+        storesFromConfig: true,
+        env: { REDIS_URL: cluster.seedUrl(0), REDIS_CLUSTER: 'true' },
+      });
       running.push(a);
-      const b = await startHarness({ storesFromConfig: true, simulator: a.simulator, slack: a.slack, env: { REDIS_URL: cluster.seedUrl(2), REDIS_CLUSTER: 'true' } });
+      const b = await startHarness({
+        storesFromConfig: true,
+        simulator: a.simulator,
+        slack: a.slack,
+        env: { REDIS_URL: cluster.seedUrl(2), REDIS_CLUSTER: 'true' },
+      });
       running.push(b);
       expect(a.logs.join('\n')).toContain('Redis Cluster');
 
@@ -142,7 +168,11 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
         const after = a.slack.calls.length;
         const ack = await a.command(text);
         expect(ack.status).toBe(200);
-        const posted = await a.slack.waitFor('chat.postMessage', (args) => textOf(args.blocks).includes('Change request'), { after });
+        const posted = await a.slack.waitFor(
+          'chat.postMessage',
+          (args) => textOf(args.blocks).includes('Change request'),
+          { after },
+        );
         const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
         if (!id) throw new Error('no request id');
         await a.slack.waitFor('response_url', (args) => args.responseUrlId === ack.responseUrlId);
@@ -157,7 +187,10 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
           a.click(ACTION_APPROVE, id, USERS.second),
         ]);
         expect(clicks.every((c) => c.status === 200)).toBe(true);
-        await a.slack.waitFor('chat.update', (args) => textOf(args.blocks).includes(id) && textOf(args.blocks).includes('Applied'));
+        await a.slack.waitFor(
+          'chat.update',
+          (args) => textOf(args.blocks).includes(id) && textOf(args.blocks).includes('Applied'),
+        );
         await a.slack.waitFor('chat.postMessage', (args) => textOf(args.blocks).includes(`after change ${id}`));
         // Give a losing replica time to misbehave, if it were going to.
         await new Promise((resolve) => setTimeout(resolve, 200));
@@ -170,31 +203,58 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
     });
 
     it('serialises two approvals of one service across replicas: the second is refused as stale', async () => {
-      const a = await startHarness({ storesFromConfig: true, env: { REDIS_URL: cluster.seedUrl(0), REDIS_CLUSTER: 'true' } });
+      const a = await startHarness({
+        storesFromConfig: true,
+        env: { REDIS_URL: cluster.seedUrl(0), REDIS_CLUSTER: 'true' },
+      });
       running.push(a);
-      const b = await startHarness({ storesFromConfig: true, simulator: a.simulator, slack: a.slack, env: { REDIS_URL: cluster.seedUrl(1), REDIS_CLUSTER: 'true' } });
+      const b = await startHarness({
+        storesFromConfig: true,
+        simulator: a.simulator,
+        slack: a.slack,
+        env: { REDIS_URL: cluster.seedUrl(1), REDIS_CLUSTER: 'true' },
+      });
       running.push(b);
       a.simulator.faults.latencyMs = 150;
       const first = await requestChange(a, 'rename sandbox-dev sandbox-first');
       const second = await requestChange(b, 'rename sandbox-dev sandbox-second');
-      await Promise.all([a.click(ACTION_APPROVE, first.id, USERS.approver), b.click(ACTION_APPROVE, second.id, USERS.second)]);
+      await Promise.all([
+        a.click(ACTION_APPROVE, first.id, USERS.approver),
+        b.click(ACTION_APPROVE, second.id, USERS.second),
+      ]);
       for (const id of [first.id, second.id]) {
-        await a.slack.waitFor('chat.update', (args) => textOf(args.blocks).includes(id) && /Applied|Not applied/.test(textOf(args.blocks)));
+        await a.slack.waitFor(
+          'chat.update',
+          (args) => textOf(args.blocks).includes(id) && /Applied|Not applied/.test(textOf(args.blocks)),
+        );
       }
       const outcomes = await Promise.all([first.id, second.id].map((id) => a.bot.changeStore.get(id)));
       expect(outcomes.map((r) => r?.status).sort()).toStrictEqual(['applied', 'failed']);
-      expect(outcomes.find((r) => r?.status === 'failed')?.outcome?.message).toContain('The service changed since this request was made (Name)');
+      expect(outcomes.find((r) => r?.status === 'failed')?.outcome?.message).toContain(
+        'The service changed since this request was made (Name)',
+      );
       expect(a.simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
     });
 
     it('posts each fire time of a schedule once, though both replicas fire it', async () => {
-      const a = await startHarness({ storesFromConfig: true, env: { REDIS_URL: cluster.seedUrl(1), REDIS_CLUSTER: 'true' } });
+      const a = await startHarness({
+        storesFromConfig: true,
+        env: { REDIS_URL: cluster.seedUrl(1), REDIS_CLUSTER: 'true' },
+      });
       running.push(a);
-      const b = await startHarness({ storesFromConfig: true, simulator: a.simulator, slack: a.slack, env: { REDIS_URL: cluster.seedUrl(0), REDIS_CLUSTER: 'true' } });
+      const b = await startHarness({
+        storesFromConfig: true,
+        simulator: a.simulator,
+        slack: a.slack,
+        env: { REDIS_URL: cluster.seedUrl(0), REDIS_CLUSTER: 'true' },
+      });
       running.push(b);
       // Record every claim each replica's scheduler makes, and what the Cluster answered.
       const claims: Array<{ replica: string; fireTime: number; won: boolean }> = [];
-      for (const [replica, h] of [['a', a], ['b', b]] as const) {
+      for (const [replica, h] of [
+        ['a', a],
+        ['b', b],
+      ] as const) {
         const store = h.bot.services.scheduleStore;
         const claim = store.claimRun.bind(store);
         vi.spyOn(store, 'claimRun').mockImplementation(async (scheduleId, fireTime) => {
@@ -209,7 +269,8 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
       const id = /sch-[0-9a-f]{16}/.exec(textOf(added.args))?.[0];
       if (!id) throw new Error(`no schedule id in ${textOf(added.args)}`);
       // Replica B learns of the schedule through its periodic sync (200 ms in the harness).
-      const headline = (args: Record<string, unknown>) => String(args.text ?? '').startsWith('Scheduled ClickHouse Cloud summary') && args.thread_ts === undefined;
+      const headline = (args: Record<string, unknown>) =>
+        String(args.text ?? '').startsWith('Scheduled ClickHouse Cloud summary') && args.thread_ts === undefined;
       await new Promise((resolve) => setTimeout(resolve, 3_300));
       const removed = await a.command(`schedule remove ${id}`);
       await a.slack.waitFor('response_url', (args) => args.responseUrlId === removed.responseUrlId);
@@ -221,7 +282,8 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
       for (const list of byFireTime.values()) expect(list.filter((c) => c.won)).toHaveLength(1);
       // One headline per fire time (a summary still being posted gets a moment to land).
       const posts = () => a.slack.callsOf('chat.postMessage', headline).filter((c) => c.at >= started);
-      for (let waited = 0; posts().length < byFireTime.size && waited < 3_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let waited = 0; posts().length < byFireTime.size && waited < 3_000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(posts().length).toBe(byFireTime.size);
       expect(posts().length).toBeGreaterThanOrEqual(2);
@@ -241,4 +303,3 @@ function schedule(overrides: Partial<Schedule> = {}): Schedule {
     ...overrides,
   };
 }
-

@@ -21,13 +21,27 @@ describe('REDIS_CLUSTER', () => {
   });
 
   it('reads the usual flag words', () => {
-    for (const [value, expected] of [['true', true], ['1', true], ['yes', true], ['false', false], ['0', false], ['no', false]] as const) {
-      expect(loadConfig({ ...minimal, REDIS_URL: 'rediss://:pw@cache.example:6380', REDIS_CLUSTER: value }).redisCluster, value).toBe(expected);
+    for (const [value, expected] of [
+      ['true', true],
+      ['1', true],
+      ['yes', true],
+      ['false', false],
+      ['0', false],
+      ['no', false],
+    ] as const) {
+      expect(
+        loadConfig({ ...minimal, REDIS_URL: 'rediss://:pw@cache.example:6380', REDIS_CLUSTER: value }).redisCluster,
+        value,
+      ).toBe(expected);
     }
   });
 
   it('refuses other words, and a cluster without a seed node, naming the fix', () => {
-    expect(problems({ ...minimal, REDIS_URL: 'redis://10.0.0.5:6379', REDIS_CLUSTER: 'cluster' })).toEqual([expect.stringMatching(/^REDIS_CLUSTER /)]);
-    expect(problems({ ...minimal, REDIS_CLUSTER: 'true' })).toEqual([expect.stringMatching(/REDIS_URL is required when REDIS_CLUSTER is true.*redis:\/\//)]);
+    expect(problems({ ...minimal, REDIS_URL: 'redis://10.0.0.5:6379', REDIS_CLUSTER: 'cluster' })).toEqual([
+      expect.stringMatching(/^REDIS_CLUSTER /),
+    ]);
+    expect(problems({ ...minimal, REDIS_CLUSTER: 'true' })).toEqual([
+      expect.stringMatching(/REDIS_URL is required when REDIS_CLUSTER is true.*redis:\/\//),
+    ]);
   });
 });

@@ -25,12 +25,14 @@ export interface LocalCluster {
 /** Why the cluster cannot be started here, or undefined when redis-server and redis-cli can. */
 export function clusterUnsupported(): string | undefined {
   const server = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  if (server.error || server.status !== 0) return `redis-server is not installed (${server.error?.message ?? server.stderr})`;
+  if (server.error || server.status !== 0)
+    return `redis-server is not installed (${server.error?.message ?? server.stderr})`;
   const cli = spawnSync('redis-cli', ['--version'], { encoding: 'utf8' });
   if (cli.error || cli.status !== 0) return `redis-cli is not installed (${cli.error?.message ?? cli.stderr})`;
   const major = Number(/v=(\d+)\./.exec(server.stdout)?.[1] ?? 0);
   // `redis-cli --cluster create` arrived in Redis 5.
-  if (major < 5) return `redis-server ${server.stdout.trim()} is older than 5 and cannot be set up with redis-cli --cluster`;
+  if (major < 5)
+    return `redis-server ${server.stdout.trim()} is older than 5 and cannot be set up with redis-cli --cluster`;
   return undefined;
 }
 
@@ -79,8 +81,26 @@ export async function startLocalCluster(size = 3): Promise<LocalCluster> {
     for (const port of ports) {
       const child = spawn(
         'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`,
-          '--cluster-node-timeout', '5000', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'],
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          '--cluster-node-timeout',
+          '5000',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--dir',
+          dir,
+          '--daemonize',
+          'no',
+        ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
       logs.set(port, '');
@@ -90,7 +110,13 @@ export async function startLocalCluster(size = 3): Promise<LocalCluster> {
       children.push(child);
     }
     const nodes = ports.map((port) => {
-      const admin = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+      const admin = new Redis({
+        host: '127.0.0.1',
+        port,
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => 50,
+      });
       admin.on('error', () => undefined);
       admins.push(admin);
       return admin;
@@ -99,13 +125,18 @@ export async function startLocalCluster(size = 3): Promise<LocalCluster> {
       nodes.map((node, i) =>
         until(`redis-server on port ${ports[i]} (log: ${logs.get(ports[i] ?? 0)})`, 10_000, async () => {
           const exited = children[i]?.exitCode;
-          if (exited !== null && exited !== undefined) throw new Error(`redis-server exited with ${exited}: ${logs.get(ports[i] ?? 0)}`);
+          if (exited !== null && exited !== undefined)
+            throw new Error(`redis-server exited with ${exited}: ${logs.get(ports[i] ?? 0)}`);
           if (node.status === 'wait') await node.connect();
           return (await node.ping()) === 'PONG' ? true : undefined;
         }),
       ),
     );
-    const created = await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], 30_000);
+    const created = await run(
+      'redis-cli',
+      ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'],
+      30_000,
+    );
     if (created.code !== 0) throw new Error(`redis-cli --cluster create failed (${created.code}):\n${created.output}`);
     // Every node must see every slot served before a client can rely on the slot map.
     await Promise.all(

@@ -11,13 +11,19 @@ import { allTexts } from '../core/render/block-kit.js';
 import { CHANNEL, inProcess } from '../support/in-process.js';
 
 describe('runCommand, in process', () => {
-  it.each(COMMAND_CATALOGUE.map((spec) => [spec.name, spec.example] as const))('answers the example of %s without an internal error', async (_name, example) => {
-    const h = inProcess();
-    const replies = await h.command(example);
-    const answers = [...replies.map((r) => `${r.text}\n${allTexts(r.blocks)}`), ...h.modals.views.map((v) => JSON.stringify(v))];
-    expect(answers.length).toBeGreaterThan(0);
-    for (const answer of answers) expect(answer).not.toMatch(/went wrong|internal error|could not be posted/);
-  });
+  it.each(COMMAND_CATALOGUE.map((spec) => [spec.name, spec.example] as const))(
+    'answers the example of %s without an internal error',
+    async (_name, example) => {
+      const h = inProcess();
+      const replies = await h.command(example);
+      const answers = [
+        ...replies.map((r) => `${r.text}\n${allTexts(r.blocks)}`),
+        ...h.modals.views.map((v) => JSON.stringify(v)),
+      ];
+      expect(answers.length).toBeGreaterThan(0);
+      for (const answer of answers) expect(answer).not.toMatch(/went wrong|internal error|could not be posted/);
+    },
+  );
 
   it('answers an unknown word with help', async () => {
     const [answer] = await inProcess().command('frobnicate orders-prod');
@@ -30,7 +36,9 @@ describe('runCommand, in process', () => {
       throw new CloudApiError('http', 'unavailable', { status: 503, requestId: 'req-503' });
     };
     const [answer] = await h.command('list');
-    expect(answer?.text).toBe(':x: /clickhouse list failed: ClickHouse Cloud had an internal error. Try again in a few minutes. (status 503, request id `req-503`)');
+    expect(answer?.text).toBe(
+      ':x: /clickhouse list failed: ClickHouse Cloud had an internal error. Try again in a few minutes. (status 503, request id `req-503`)',
+    );
   });
 
   it('says the store is not answering when it is not', async () => {
@@ -56,7 +64,9 @@ describe('runCommand, in process', () => {
     const [schedule] = await h.scheduleStore.listSchedules(CHANNEL);
     expect(schedule).toMatchObject({ cron: '0 9 * * 1-5', filters: ['tag:env=prod'], timeZone: 'UTC' });
     expect((await h.command('schedule remove sch-elsewhere'))[0]?.text).toContain('This channel has no schedule');
-    expect((await h.command(`schedule remove ${schedule?.id}`, undefined, 'C0OTHER'))[0]?.text).toContain('This channel has no schedule');
+    expect((await h.command(`schedule remove ${schedule?.id}`, undefined, 'C0OTHER'))[0]?.text).toContain(
+      'This channel has no schedule',
+    );
     expect((await h.command(`schedule remove ${schedule?.id}`))[0]?.text).toContain('Removed schedule');
     expect(await h.scheduleStore.listSchedules()).toStrictEqual([]);
     await h.scheduler.stop();

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { answerText, CHANNEL, requestChange, startHarness, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import {
+  answerText,
+  CHANNEL,
+  requestChange,
+  startHarness,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Harness,
+} from './harness.js';
 
 const harness = useHarnesses();
 
@@ -35,8 +44,13 @@ describe('change requests approved in the channel', () => {
     const result = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes(`after change ${id}`));
     expect(textOf(result.args.blocks)).toContain('0.0.0.0/0');
     expect(patches(h)).toHaveLength(1);
-    expect(patches(h)[0]?.body).toEqual({ ipAccessList: { add: [{ source: '0.0.0.0/0', description: 'partner test' }] } });
-    expect(h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList).toContainEqual({ source: '0.0.0.0/0', description: 'partner test' });
+    expect(patches(h)[0]?.body).toEqual({
+      ipAccessList: { add: [{ source: '0.0.0.0/0', description: 'partner test' }] },
+    });
+    expect(h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList).toContainEqual({
+      source: '0.0.0.0/0',
+      description: 'partner test',
+    });
   });
 
   it('refuses self-approval with a private explanation and changes nothing', async () => {
@@ -97,7 +111,11 @@ describe('change requests approved in the channel', () => {
     const a = await harness();
     const b = await harness({ simulator: a.simulator, slack: a.slack, keyPrefix: a.keyPrefix });
     const { id } = await requestChange(a, 'ip remove orders-prod 198.51.100.7');
-    await Promise.all([a.click(ACTION_APPROVE, id, USERS.approver), b.click(ACTION_APPROVE, id, USERS.second), a.click(ACTION_APPROVE, id, USERS.second)]);
+    await Promise.all([
+      a.click(ACTION_APPROVE, id, USERS.approver),
+      b.click(ACTION_APPROVE, id, USERS.second),
+      a.click(ACTION_APPROVE, id, USERS.second),
+    ]);
     await outcomeUpdate(a, id, 'Applied');
     expect(patches(a)).toHaveLength(1);
   });
@@ -195,19 +213,51 @@ describe('every direct change command, approved, sends exactly its PATCH body', 
   const harnessForCommands = useHarnesses();
   it.each([
     ['rename orders-staging "orders stage"', DEMO_IDS.ordersStaging, { name: 'orders stage' }],
-    ['ip add sandbox-dev 192.0.2.0/24 lab network', DEMO_IDS.sandboxDev, { ipAccessList: { add: [{ source: '192.0.2.0/24', description: 'lab network' }] } }],
-    ['ip remove sandbox-dev 203.0.113.0/24', DEMO_IDS.sandboxDev, { ipAccessList: { remove: [{ source: '203.0.113.0/24' }] } }],
+    [
+      'ip add sandbox-dev 192.0.2.0/24 lab network',
+      DEMO_IDS.sandboxDev,
+      { ipAccessList: { add: [{ source: '192.0.2.0/24', description: 'lab network' }] } },
+    ],
+    [
+      'ip remove sandbox-dev 203.0.113.0/24',
+      DEMO_IDS.sandboxDev,
+      { ipAccessList: { remove: [{ source: '203.0.113.0/24' }] } },
+    ],
     ['endpoint sandbox-dev mysql on', DEMO_IDS.sandboxDev, { endpoints: [{ protocol: 'mysql', enabled: true }] }],
     ['release-channel orders-prod fast', DEMO_IDS.ordersProd, { releaseChannel: 'fast' }],
-    ['private-endpoint attach search-prod pe-azure-search-eastus2-a', DEMO_IDS.searchProd, { privateEndpointIds: { add: ['pe-azure-search-eastus2-a'] } }],
-    ['private-endpoint detach metrics-prod vpce-0a1b2c3d4e5f60001', DEMO_IDS.metricsProd, { privateEndpointIds: { remove: ['vpce-0a1b2c3d4e5f60001'] } }],
-    ['rotate-key orders-prod tde-key-2026-11', DEMO_IDS.ordersProd, { transparentDataEncryptionKeyId: 'tde-key-2026-11' }],
+    [
+      'private-endpoint attach search-prod pe-azure-search-eastus2-a',
+      DEMO_IDS.searchProd,
+      { privateEndpointIds: { add: ['pe-azure-search-eastus2-a'] } },
+    ],
+    [
+      'private-endpoint detach metrics-prod vpce-0a1b2c3d4e5f60001',
+      DEMO_IDS.metricsProd,
+      { privateEndpointIds: { remove: ['vpce-0a1b2c3d4e5f60001'] } },
+    ],
+    [
+      'rotate-key orders-prod tde-key-2026-11',
+      DEMO_IDS.ordersProd,
+      { transparentDataEncryptionKeyId: 'tde-key-2026-11' },
+    ],
     // A dedicated tier and a record without a tier may switch channels, as the Terraform provider allows.
     ['release-channel search-prod slow', DEMO_IDS.searchProd, { releaseChannel: 'slow' }],
     ['release-channel ml-dev fast', DEMO_IDS.mlDev, { releaseChannel: 'fast' }],
-    ['tag add orders-prod owner=payments tier.critical', DEMO_IDS.ordersProd, { tags: { add: [{ key: 'owner', value: 'payments' }, { key: 'tier.critical' }] } }],
-    ['tag add orders-prod team=platform', DEMO_IDS.ordersProd, { tags: { remove: [{ key: 'team', value: 'data' }], add: [{ key: 'team', value: 'platform' }] } }],
-    ['tag remove legacy-reporting keep migration=phase.2', DEMO_IDS.legacyReporting, { tags: { remove: [{ key: 'keep' }, { key: 'migration', value: 'phase.2' }] } }],
+    [
+      'tag add orders-prod owner=payments tier.critical',
+      DEMO_IDS.ordersProd,
+      { tags: { add: [{ key: 'owner', value: 'payments' }, { key: 'tier.critical' }] } },
+    ],
+    [
+      'tag add orders-prod team=platform',
+      DEMO_IDS.ordersProd,
+      { tags: { remove: [{ key: 'team', value: 'data' }], add: [{ key: 'team', value: 'platform' }] } },
+    ],
+    [
+      'tag remove legacy-reporting keep migration=phase.2',
+      DEMO_IDS.legacyReporting,
+      { tags: { remove: [{ key: 'keep' }, { key: 'migration', value: 'phase.2' }] } },
+    ],
   ])('%s', async (text, serviceId, body) => {
     const h = await harnessForCommands();
     const { id } = await requestChange(h, text);

@@ -3,7 +3,16 @@ import { request } from 'undici';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
 import { DEMO_IDS, demoServices, syntheticServices } from '../../src/simulator/seed.js';
-import { answerText, CHANNEL, signatureHeaders, textOf, useHarnesses, USERS, type Ack, type Harness } from './harness.js';
+import {
+  answerText,
+  CHANNEL,
+  signatureHeaders,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Ack,
+  type Harness,
+} from './harness.js';
 
 const harness = useHarnesses();
 
@@ -51,7 +60,9 @@ describe('slash commands', () => {
 
   it('answers an unknown or ambiguous service with candidates', async () => {
     const h = await harness();
-    expect(await answerText(h, await h.command('show orders'))).toMatch(/No service is called `orders`[\s\S]*orders-prod/);
+    expect(await answerText(h, await h.command('show orders'))).toMatch(
+      /No service is called `orders`[\s\S]*orders-prod/,
+    );
     const twins = demoServices();
     twins.push({ ...twins[0]!, id: '5e000000-0000-4000-8000-0000000000aa', name: 'Orders-Prod' });
     const h2 = await harness({ services: twins });
@@ -82,7 +93,9 @@ describe('slash commands', () => {
     const ack = await h.command('list');
     expect(ack.status).toBe(200);
     expect(ack.elapsedMs).toBeLessThan(3_000);
-    const reply = await h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId, { timeoutMs: 15_000 });
+    const reply = await h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId, {
+      timeoutMs: 15_000,
+    });
     expect(textOf(reply.args)).toContain('orders-prod');
   });
 
@@ -115,7 +128,11 @@ describe('edit modal', () => {
     const filled = await h.slack.waitFor('views.update', undefined, { timeoutMs: 15_000 });
     const view = filled.args.view as { callback_id: string; private_metadata: string };
     expect(view.callback_id).toBe(EDIT_CALLBACK);
-    expect(JSON.parse(view.private_metadata)).toMatchObject({ channelId: CHANNEL, serviceId: DEMO_IDS.ordersProd, shown: { name: 'orders-prod', mysql: false } });
+    expect(JSON.parse(view.private_metadata)).toMatchObject({
+      channelId: CHANNEL,
+      serviceId: DEMO_IDS.ordersProd,
+      shown: { name: 'orders-prod', mysql: false },
+    });
     expect(textOf(view)).toContain('Office network');
   });
 
@@ -128,7 +145,11 @@ describe('edit modal', () => {
   it('shows invalid input inline and creates nothing', async () => {
     const h = await harness();
     const view = await openedView(h, 'orders-prod');
-    const ack = await h.submitView(view, { [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: '10.0.0.0/33 bad mask' } } }, USERS.requester);
+    const ack = await h.submitView(
+      view,
+      { [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: '10.0.0.0/33 bad mask' } } },
+      USERS.requester,
+    );
     expect(ack.status).toBe(200);
     const body = JSON.parse(ack.body) as { response_action: string; errors: Record<string, string> };
     expect(body.response_action).toBe('errors');
@@ -143,7 +164,9 @@ describe('edit modal', () => {
       view,
       {
         [BLOCK.name]: { value: { type: 'plain_text_input', value: 'metrics primary' } },
-        [BLOCK.attach]: { value: { type: 'multi_static_select', selected_options: [{ value: 'vpce-0a1b2c3d4e5f60002' }] } },
+        [BLOCK.attach]: {
+          value: { type: 'multi_static_select', selected_options: [{ value: 'vpce-0a1b2c3d4e5f60002' }] },
+        },
       },
       USERS.requester,
     );
@@ -159,7 +182,11 @@ describe('edit modal', () => {
     const view = await openedView(h, 'legacy-reporting');
     const tagsBlock = (view.blocks as Array<Record<string, unknown>>).find((b) => b.block_id === BLOCK.tags);
     expect(JSON.stringify(tagsBlock)).toContain('"initial_value":"team=analytics migration=phase.2 keep"');
-    const ack = await h.submitView(view, { [BLOCK.tags]: { value: { type: 'plain_text_input', value: 'team=platform keep owner=ana' } } }, USERS.requester);
+    const ack = await h.submitView(
+      view,
+      { [BLOCK.tags]: { value: { type: 'plain_text_input', value: 'team=platform keep owner=ana' } } },
+      USERS.requester,
+    );
     expect(ack.body).toBe('');
     const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'));
     const text = textOf(posted.args.blocks);
@@ -171,15 +198,34 @@ describe('edit modal', () => {
     await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
     const patched = h.simulator.requests.filter((r) => r.method === 'PATCH');
     expect(patched.map((r) => r.body)).toStrictEqual([
-      { tags: { remove: [{ key: 'migration', value: 'phase.2' }, { key: 'team', value: 'analytics' }], add: [{ key: 'team', value: 'platform' }, { key: 'owner', value: 'ana' }] } },
+      {
+        tags: {
+          remove: [
+            { key: 'migration', value: 'phase.2' },
+            { key: 'team', value: 'analytics' },
+          ],
+          add: [
+            { key: 'team', value: 'platform' },
+            { key: 'owner', value: 'ana' },
+          ],
+        },
+      },
     ]);
-    expect(h.simulator.service(DEMO_IDS.legacyReporting)?.tags).toStrictEqual([{ key: 'keep' }, { key: 'team', value: 'platform' }, { key: 'owner', value: 'ana' }]);
+    expect(h.simulator.service(DEMO_IDS.legacyReporting)?.tags).toStrictEqual([
+      { key: 'keep' },
+      { key: 'team', value: 'platform' },
+      { key: 'owner', value: 'ana' },
+    ]);
   });
 
   it('refuses a tag outside the official alphabet inline under the tags field', async () => {
     const h = await harness();
     const view = await openedView(h, 'orders-prod');
-    const ack = await h.submitView(view, { [BLOCK.tags]: { value: { type: 'plain_text_input', value: 'env=prod team=data owner=a/b' } } }, USERS.requester);
+    const ack = await h.submitView(
+      view,
+      { [BLOCK.tags]: { value: { type: 'plain_text_input', value: 'env=prod team=data owner=a/b' } } },
+      USERS.requester,
+    );
     const body = JSON.parse(ack.body) as { response_action: string; errors: Record<string, string> };
     expect(body.errors[BLOCK.tags]).toContain('"owner=a/b" is not a tag');
     expect(h.slack.callsOf('chat.postMessage')).toHaveLength(0);
@@ -189,7 +235,14 @@ describe('edit modal', () => {
 describe('the HTTP surface', () => {
   it('rejects a bad signature, a stale timestamp and an altered body with 401, doing nothing', async () => {
     const h = await harness();
-    const body = new URLSearchParams({ command: '/clickhouse', text: 'list', user_id: USERS.requester, channel_id: CHANNEL, response_url: h.slack.responseUrl('x'), trigger_id: '1' }).toString();
+    const body = new URLSearchParams({
+      command: '/clickhouse',
+      text: 'list',
+      user_id: USERS.requester,
+      channel_id: CHANNEL,
+      response_url: h.slack.responseUrl('x'),
+      trigger_id: '1',
+    }).toString();
     const now = Math.floor(Date.now() / 1000).toString();
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const forged = await h.raw(body, { ...form, ...signatureHeaders(body, now, 'not-the-secret') });

@@ -8,11 +8,21 @@ import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { BLOCK } from '../../src/core/render/modal.js';
 import { DEMO_IDS, demoServices } from '../../src/simulator/seed.js';
-import { answerText, CHANNEL, requestChange, signatureHeaders, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import {
+  answerText,
+  CHANNEL,
+  requestChange,
+  signatureHeaders,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Harness,
+} from './harness.js';
 
 const harness = useHarnesses();
 
-const applied = (h: Harness, id: string) => h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+const applied = (h: Harness, id: string) =>
+  h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
 const patches = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'PATCH');
 
 describe('approvers', () => {
@@ -58,10 +68,14 @@ describe('the edit modal', () => {
     await h.command(`edit ${DEMO_IDS.sandboxDev}`);
     const view = (await h.slack.waitFor('views.update')).args.view as Record<string, unknown>;
     // Slack sends the untouched field back as it was shown.
-    await h.submitView(view, {
-      [BLOCK.name]: { value: { type: 'plain_text_input', value: ' sandbox dev ' } },
-      [BLOCK.mysql]: { value: { type: 'radio_buttons', selected_option: { value: 'on' } } },
-    }, USERS.requester);
+    await h.submitView(
+      view,
+      {
+        [BLOCK.name]: { value: { type: 'plain_text_input', value: ' sandbox dev ' } },
+        [BLOCK.mysql]: { value: { type: 'radio_buttons', selected_option: { value: 'on' } } },
+      },
+      USERS.requester,
+    );
     const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'));
     expect(textOf(posted.args.blocks)).toContain('MySQL endpoint');
     expect(textOf(posted.args.blocks)).not.toMatch(/Name/);
@@ -79,10 +93,21 @@ describe('a click without response_url', () => {
       trigger_id: `${Date.now()}.${randomUUID()}`,
       team: { id: 'T0TEAM', domain: 'test' },
       channel: { id: CHANNEL, name: 'ops' },
-      actions: [{ action_id: ACTION_APPROVE, block_id: 'change_actions', value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+      actions: [
+        {
+          action_id: ACTION_APPROVE,
+          block_id: 'change_actions',
+          value,
+          type: 'button',
+          action_ts: `${Date.now() / 1000}`,
+        },
+      ],
     };
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-    return h.raw(body, { 'content-type': 'application/x-www-form-urlencoded', ...signatureHeaders(body, Math.floor(Date.now() / 1000).toString()) });
+    return h.raw(body, {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...signatureHeaders(body, Math.floor(Date.now() / 1000).toString()),
+    });
   }
 
   it('answers the person privately in the channel, and still handles the click', async () => {
@@ -101,15 +126,24 @@ describe('a click without response_url', () => {
 });
 
 describe('message text', () => {
-  it('keeps the notification text of a huge request below Slack\'s 40,000 characters, so it is posted', async () => {
-    const entries = Array.from({ length: 1_000 }, (_, i) => ({ source: `10.${i >> 8}.${i & 255}.0/24`, description: `network of team number ${i} in building` }));
+  it("keeps the notification text of a huge request below Slack's 40,000 characters, so it is posted", async () => {
+    const entries = Array.from({ length: 1_000 }, (_, i) => ({
+      source: `10.${i >> 8}.${i & 255}.0/24`,
+      description: `network of team number ${i} in building`,
+    }));
     const services = demoServices().map((s) => (s.id === DEMO_IDS.sandboxDev ? { ...s, ipAccessList: entries } : s));
     const h = await harness({ services });
     await h.command(`edit ${DEMO_IDS.sandboxDev}`);
     const view = (await h.slack.waitFor('views.update')).args.view as Record<string, unknown>;
-    await h.submitView(view, {
-      [BLOCK.ipRemove]: { value: { type: 'multi_static_select', selected_options: entries.map((e) => ({ value: e.source })) } },
-    }, USERS.requester);
+    await h.submitView(
+      view,
+      {
+        [BLOCK.ipRemove]: {
+          value: { type: 'multi_static_select', selected_options: entries.map((e) => ({ value: e.source })) },
+        },
+      },
+      USERS.requester,
+    );
     const posted = await h.slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith('Change request'));
     expect([...String(posted.args.text)].length).toBeLessThan(40_000);
     expect(String(posted.args.text)).toMatch(/…$/);

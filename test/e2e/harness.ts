@@ -26,7 +26,12 @@ import { REDIS_URL } from '../support/redis.js';
 export { REDIS_URL };
 export const CHANNEL = 'C0CHANNEL';
 export const SOCKET_APP_TOKEN = 'xapp-1-A0APP-test-app-level-token';
-export const USERS = { requester: 'U0REQUESTER', approver: 'U0APPROVER', second: 'U0SECOND', outsider: 'U0OUTSIDER' } as const;
+export const USERS = {
+  requester: 'U0REQUESTER',
+  approver: 'U0APPROVER',
+  second: 'U0SECOND',
+  outsider: 'U0OUTSIDER',
+} as const;
 
 export interface HarnessOptions {
   env?: Record<string, string>;
@@ -91,7 +96,12 @@ export interface Ack {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const simulator =
     options.simulator ??
-    (await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: options.services ?? demoServices() }));
+    (await CloudSimulator.start({
+      keyId: KEY_ID,
+      keySecret: KEY_SECRET,
+      orgId: DEMO_ORG_ID,
+      services: options.services ?? demoServices(),
+    }));
   const slack = options.slack ?? (await FakeSlack.start());
   const keyPrefix = options.keyPrefix ?? `test:${randomUUID().slice(0, 8)}:`;
   const logs: string[] = [];
@@ -135,7 +145,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     socketClientPingTimeoutMs: 2_000,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.temporaryTickMs ? { temporaryTickMs: options.temporaryTickMs } : {}),
-    cloudClient: { throttle: false, backoffBaseMs: 5, backoffMaxMs: 20, rateLimitPaddingMs: 0, rateLimitBudgetMs: 5_000, ...options.cloudClient },
+    cloudClient: {
+      throttle: false,
+      backoffBaseMs: 5,
+      backoffMaxMs: 20,
+      rateLimitPaddingMs: 0,
+      rateLimitBudgetMs: 5_000,
+      ...options.cloudClient,
+    },
   });
   const url = `http://127.0.0.1:${bot.port}/slack/events`;
 
@@ -162,7 +179,11 @@ export type SlackSender = Pick<Harness, 'command' | 'click' | 'submitView' | 'ra
 
 /** Requests signed and shaped as Slack sends them, to any bot URL (also a bot in a child process). */
 export function slackSender(url: string, slack: FakeSlack): SlackSender {
-  const send = async (body: string, contentType: string, extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>): Promise<Ack> => {
+  const send = async (
+    body: string,
+    contentType: string,
+    extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>,
+  ): Promise<Ack> => {
     const timestamp = Math.floor(Date.now() / 1000).toString();
     const headers = { 'content-type': contentType, ...signatureHeaders(body, timestamp) };
     return post(url, body, headers, extra);
@@ -171,7 +192,10 @@ export function slackSender(url: string, slack: FakeSlack): SlackSender {
   return {
     command(text, user = USERS.requester, channel = CHANNEL) {
       const { fields, responseUrlId, triggerId } = commandFields(slack, text, user, channel);
-      return send(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', { responseUrlId, triggerId });
+      return send(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', {
+        responseUrlId,
+        triggerId,
+      });
     },
     click(actionId, value, user, messageTs) {
       const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs);
@@ -190,7 +214,12 @@ export function slackSender(url: string, slack: FakeSlack): SlackSender {
 }
 
 /** A slash command's fields as Slack sends them (form fields over HTTP, an object in Socket Mode). */
-export function commandFields(slack: FakeSlack, text: string, user: string = USERS.requester, channel: string = CHANNEL) {
+export function commandFields(
+  slack: FakeSlack,
+  text: string,
+  user: string = USERS.requester,
+  channel: string = CHANNEL,
+) {
   const responseUrlId = randomUUID();
   const triggerId = `${Date.now()}.${randomUUID()}`;
   slack.issueTrigger(triggerId);
@@ -213,7 +242,13 @@ export function commandFields(slack: FakeSlack, text: string, user: string = USE
 }
 
 /** A block_actions payload: a button click on a message. */
-export function clickPayload(slack: FakeSlack, actionId: string, value: string, user: string, messageTs = '1700000000.000001') {
+export function clickPayload(
+  slack: FakeSlack,
+  actionId: string,
+  value: string,
+  user: string,
+  messageTs = '1700000000.000001',
+) {
   const responseUrlId = randomUUID();
   const payload = {
     type: 'block_actions',
@@ -226,7 +261,16 @@ export function clickPayload(slack: FakeSlack, actionId: string, value: string, 
     channel: { id: CHANNEL, name: 'ops' },
     message: { type: 'message', ts: messageTs, text: 'Change request' },
     response_url: slack.responseUrl(responseUrlId),
-    actions: [{ action_id: actionId, block_id: 'change_actions', text: { type: 'plain_text', text: actionId }, value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+    actions: [
+      {
+        action_id: actionId,
+        block_id: 'change_actions',
+        text: { type: 'plain_text', text: actionId },
+        value,
+        type: 'button',
+        action_ts: `${Date.now() / 1000}`,
+      },
+    ],
   };
   return { payload, responseUrlId };
 }
@@ -249,9 +293,18 @@ export function viewSubmissionPayload(view: Record<string, unknown>, values: Rec
  * is named. An envelope not acknowledged within 3 s rejects (Slack would retry it).
  */
 export function socketSender(server: SocketModeServer, slack: FakeSlack, connection?: () => number): SlackSender {
-  const deliver = async (type: Envelope['type'], payload: Record<string, unknown>, extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>): Promise<Ack> => {
+  const deliver = async (
+    type: Envelope['type'],
+    payload: Record<string, unknown>,
+    extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>,
+  ): Promise<Ack> => {
     const ack = await server.deliver(type, payload, connection ? { connection: connection() } : {});
-    return { status: 200, body: Object.keys(ack.payload).length === 0 ? '' : JSON.stringify(ack.payload), elapsedMs: ack.elapsedMs, ...extra };
+    return {
+      status: 200,
+      body: Object.keys(ack.payload).length === 0 ? '' : JSON.stringify(ack.payload),
+      elapsedMs: ack.elapsedMs,
+      ...extra,
+    };
   };
   return {
     command(text, user, channel) {
@@ -267,7 +320,9 @@ export function socketSender(server: SocketModeServer, slack: FakeSlack, connect
       return deliver('interactive', payload, { responseUrlId: '', triggerId: payload.trigger_id });
     },
     raw() {
-      return Promise.reject(new Error('Socket Mode has no raw HTTP requests: Slack authenticates the connection, not each envelope'));
+      return Promise.reject(
+        new Error('Socket Mode has no raw HTTP requests: Slack authenticates the connection, not each envelope'),
+      );
     },
   };
 }
@@ -276,7 +331,12 @@ export function signatureHeaders(body: string, timestamp: string, secret = SIGNI
   return slackSignatureHeaders(body, secret, timestamp);
 }
 
-async function post(url: string, body: string, headers: Record<string, string>, extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>): Promise<Ack> {
+async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  extra: Omit<Ack, 'status' | 'body' | 'elapsedMs'>,
+): Promise<Ack> {
   const started = performance.now();
   const response = await request(url, { method: 'POST', body, headers });
   const text = await response.body.text();
@@ -309,7 +369,9 @@ export function useHarnesses(defaults: HarnessOptions = {}): (options?: HarnessO
 
 /** The private answer to a command or click (its response_url post), as text. */
 export function answerText(h: Harness, ack: Ack, timeoutMs = 10_000): Promise<string> {
-  return h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId, { timeoutMs }).then((c) => textOf(c.args));
+  return h.slack
+    .waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId, { timeoutMs })
+    .then((c) => textOf(c.args));
 }
 
 /**
@@ -319,7 +381,9 @@ export function answerText(h: Harness, ack: Ack, timeoutMs = 10_000): Promise<st
 export async function requestChange(h: Harness, text: string, user: string = USERS.requester) {
   const after = h.slack.calls.length;
   const ack = await h.command(text, user);
-  const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
+  const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), {
+    after,
+  });
   const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
   if (!id) throw new Error(`no request id in ${textOf(posted.args.blocks)}`);
   const confirmation = await answerText(h, ack);

@@ -22,7 +22,13 @@ describe('history', () => {
     for (let i = 0; i < 2_600; i += 1) {
       const noise = buildChangeRequest({ id: `CR-N${String(i).padStart(9, '0')}`, channelId: CHANNEL });
       await store.create(noise);
-      await store.transition(noise.id, { from: ['pending'], to: 'cancelled', actorId: USERS.outsider, now: Date.now(), audit: { action: 'cancelled', summary: 'noise' } });
+      await store.transition(noise.id, {
+        from: ['pending'],
+        to: 'cancelled',
+        actorId: USERS.outsider,
+        now: Date.now(),
+        audit: { action: 'cancelled', summary: 'noise' },
+      });
     }
     const history = await answerText(h, await h.command('history orders-prod'));
     expect(history).toContain(id);
@@ -34,7 +40,10 @@ describe('history', () => {
   it('shows only the requests of the channel it is typed in', async () => {
     const h = await harness();
     const privately = await h.command('rename orders-staging secret-project', USERS.requester, 'G0PRIVATE');
-    await h.slack.waitFor('chat.postMessage', (a) => a.channel === 'G0PRIVATE' && textOf(a.blocks).includes('Change request'));
+    await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === 'G0PRIVATE' && textOf(a.blocks).includes('Change request'),
+    );
     await answerText(h, privately);
 
     const everything = await answerText(h, await h.command('history'));
@@ -42,14 +51,18 @@ describe('history', () => {
     const ofService = await answerText(h, await h.command('history orders-staging'));
     expect(ofService).not.toContain('secret-project');
     // Where it was typed, it is there.
-    expect(await answerText(h, await h.command('history orders-staging', USERS.requester, 'G0PRIVATE'))).toContain('secret-project');
+    expect(await answerText(h, await h.command('history orders-staging', USERS.requester, 'G0PRIVATE'))).toContain(
+      'secret-project',
+    );
   });
 
   it('never answers "nothing recorded": it says how far back the record goes', async () => {
     const h = await harness();
     await requestChange(h, 'endpoint sandbox-dev mysql on');
     const empty = await answerText(h, await h.command(`history ${DEMO_IDS.eventsProd}`));
-    expect(empty).toMatch(/No change request for events-prod was made in this channel within the record, which goes back to <!date\^\d+\^[^|]*\|[^>]+> \(entries are kept 400 days\)\./);
+    expect(empty).toMatch(
+      /No change request for events-prod was made in this channel within the record, which goes back to <!date\^\d+\^[^|]*\|[^>]+> \(entries are kept 400 days\)\./,
+    );
     const some = await answerText(h, await h.command('history sandbox-dev'));
     expect(some).toContain('The record goes back to');
   });

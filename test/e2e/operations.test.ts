@@ -7,13 +7,26 @@ import { request } from 'undici';
 import { ACTION_APPROVE, ACTION_REJECT } from '../../src/core/render/change.js';
 import { createLogger } from '../../src/log.js';
 import { startRedisServer } from '../reliability/processes.js';
-import { answerText, CHANNEL, KEY_SECRET, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import {
+  answerText,
+  CHANNEL,
+  KEY_SECRET,
+  requestChange,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Harness,
+} from './harness.js';
 
 const harness = useHarnesses();
 
 async function get(port: number, path: string) {
   const response = await request(`http://127.0.0.1:${port}${path}`);
-  return { status: response.statusCode, text: await response.body.text(), type: String(response.headers['content-type']) };
+  return {
+    status: response.statusCode,
+    text: await response.body.text(),
+    type: String(response.headers['content-type']),
+  };
 }
 
 /** The value of one sample line of the Prometheus text format, 0 when absent. */
@@ -42,9 +55,15 @@ describe('GET /metrics', () => {
     const rejected = await requestChange(h, 'rename metrics-prod metrics-other');
     expect(sample(await scrape(h), 'clickhouse_bot_pending_change_requests')).toBe(2);
     await h.click(ACTION_APPROVE, applied.id, USERS.approver);
-    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(applied.id) && textOf(a.blocks).includes('Applied'));
+    await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(applied.id) && textOf(a.blocks).includes('Applied'),
+    );
     await h.click(ACTION_REJECT, rejected.id, USERS.approver);
-    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(rejected.id) && textOf(a.blocks).includes('Rejected'));
+    await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(rejected.id) && textOf(a.blocks).includes('Rejected'),
+    );
     await h.bot.changeRequests.drain();
 
     const after = await scrape(h);
@@ -56,27 +75,36 @@ describe('GET /metrics', () => {
       'clickhouse_bot_change_requests_total{outcome="requested"}': 2,
       'clickhouse_bot_change_requests_total{outcome="applied"}': 1,
       'clickhouse_bot_change_requests_total{outcome="rejected"}': 1,
-      'clickhouse_bot_pending_change_requests': 0,
+      clickhouse_bot_pending_change_requests: 0,
       'clickhouse_bot_cloud_requests_total{method="PATCH",status="200"}': 1,
       // Every command and click was acknowledged once.
-      'clickhouse_bot_ack_seconds_count': 7,
+      clickhouse_bot_ack_seconds_count: 7,
     };
     expect(Object.fromEntries(Object.keys(exactly).map((series) => [series, sample(after, series)]))).toEqual(exactly);
     expect(sample(after, 'clickhouse_bot_cloud_requests_total{method="GET",status="200"}')).toBeGreaterThanOrEqual(2);
     expect(sample(after, 'clickhouse_bot_cloud_request_seconds_count{method="GET"}')).toBeGreaterThanOrEqual(2);
     // No service, user, channel or request id became a label.
-    for (const value of [applied.id, USERS.requester, USERS.approver, CHANNEL, 'orders-prod']) expect(after).not.toContain(value);
+    for (const value of [applied.id, USERS.requester, USERS.approver, CHANNEL, 'orders-prod'])
+      expect(after).not.toContain(value);
     expect(after).not.toContain(KEY_SECRET);
   });
 
   it('counts the throttle queue, Slack API errors and failed summaries', async () => {
     // No read cache: every read needs a request of its own (filters never do: they apply locally).
-    const h = await harness({ env: { CLICKHOUSE_CACHE_SECONDS: '0' }, cloudClient: { throttle: { limit: 1, windowMs: 60_000 }, rateLimitBudgetMs: 100 } });
+    const h = await harness({
+      env: { CLICKHOUSE_CACHE_SECONDS: '0' },
+      cloudClient: { throttle: { limit: 1, windowMs: 60_000 }, rateLimitBudgetMs: 100 },
+    });
     h.slack.failingChannels.set('C0GONE', 'channel_not_found');
     await h.command('summary', USERS.requester, 'C0GONE');
     // The summary is posted after the answer: its outcome is counted when the post has failed.
     await expect.poll(async () => sample(await scrape(h), 'clickhouse_bot_summaries_total{result="failed"}')).toBe(1);
-    expect(sample(await scrape(h), 'clickhouse_bot_slack_api_errors_total{method="chat.postMessage",error="channel_not_found"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(
+        await scrape(h),
+        'clickhouse_bot_slack_api_errors_total{method="chat.postMessage",error="channel_not_found"}',
+      ),
+    ).toBeGreaterThanOrEqual(1);
     // The throttle admits one request a minute and the summary used it: the next read waits in its queue.
     await h.command('list tag:env=staging');
     await expect.poll(async () => sample(await scrape(h), 'clickhouse_bot_throttle_queue_length')).toBe(1);
@@ -138,10 +166,19 @@ describe('LOG_FORMAT=json', () => {
     await h.bot.changeRequests.drain();
 
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    for (const entry of entries) expect(entry).toMatchObject({ time: expect.any(String), level: expect.any(String), msg: expect.any(String) });
+    for (const entry of entries)
+      expect(entry).toMatchObject({ time: expect.any(String), level: expect.any(String), msg: expect.any(String) });
     const applied = entries.find((e) => e.changeRequestId === id && e.outcome === 'applied');
-    expect(applied).toMatchObject({ level: 'info', userId: USERS.approver, channelId: CHANNEL, serviceId: expect.any(String), apiRequestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    expect(entries.find((e) => e.changeRequestId === id && e.outcome === 'requested')).toMatchObject({ userId: USERS.requester });
+    expect(applied).toMatchObject({
+      level: 'info',
+      userId: USERS.approver,
+      channelId: CHANNEL,
+      serviceId: expect.any(String),
+      apiRequestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    expect(entries.find((e) => e.changeRequestId === id && e.outcome === 'requested')).toMatchObject({
+      userId: USERS.requester,
+    });
     const joined = lines.join('\n');
     for (const secret of [KEY_SECRET, 'xoxb-test-token-never-logged']) expect(joined).not.toContain(secret);
   });

@@ -15,19 +15,32 @@ describe('pacing', () => {
     const h = await harness({ services, channelPostIntervalMs: 1_000 });
     const filters = ['', 'tag:env', 'tag:team', 'tag:env tag:team'];
     for (const filter of filters) await h.command(`summary ${filter}`);
-    const headlines = () => h.slack.callsOf('chat.postMessage', (a) => a.channel === CHANNEL && String(a.text).startsWith('ClickHouse Cloud summary:'));
+    const headlines = () =>
+      h.slack.callsOf(
+        'chat.postMessage',
+        (a) => a.channel === CHANNEL && String(a.text).startsWith('ClickHouse Cloud summary:'),
+      );
     while (headlines().length < filters.length) {
-      await h.slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith('ClickHouse Cloud summary:'), { after: h.slack.calls.length, timeoutMs: 30_000 });
+      await h.slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith('ClickHouse Cloud summary:'), {
+        after: h.slack.calls.length,
+        timeoutMs: 30_000,
+      });
     }
     // Each summary of 5,000 services has a long thread (61 messages since real figures; 91 before).
-    const threadSizes = headlines().map((c) => Number(/Details in the thread \((\d+) messages\)/.exec(textOf(c.args.blocks))?.[1]));
+    const threadSizes = headlines().map((c) =>
+      Number(/Details in the thread \((\d+) messages\)/.exec(textOf(c.args.blocks))?.[1]),
+    );
     const [threadSize = 0] = threadSizes;
     expect(threadSize).toBeGreaterThanOrEqual(50);
     expect(threadSizes).toStrictEqual(filters.map(() => threadSize));
 
     await h.command(`rename ${services[0]?.id ?? ''} renamed-one`, USERS.requester);
-    const request = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { timeoutMs: 60_000 });
-    const detailsBefore = h.slack.callsOf('chat.postMessage', (a) => String(a.text).startsWith('ClickHouse Cloud summary · details')).filter((c) => c.at <= request.at).length;
+    const request = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), {
+      timeoutMs: 60_000,
+    });
+    const detailsBefore = h.slack
+      .callsOf('chat.postMessage', (a) => String(a.text).startsWith('ClickHouse Cloud summary · details'))
+      .filter((c) => c.at <= request.at).length;
     // From the moment the request was stored (ready to post) to its post in the channel.
     const id = /CR-[0-9A-F]{10}/.exec(textOf(request.args.blocks))?.[0] ?? '';
     const stored = await h.bot.changeStore.get(id);

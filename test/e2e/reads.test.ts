@@ -11,7 +11,8 @@ import { answerText, requestChange, textOf, useHarnesses, USERS, type Harness } 
 
 const harness = useHarnesses();
 
-const listReads = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/services'));
+const listReads = (h: Harness) =>
+  h.simulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/services'));
 
 /** Runs `count` tasks with at most `width` at a time. */
 async function inWaves<T>(count: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
@@ -27,7 +28,6 @@ async function inWaves<T>(count: number, width: number, task: (i: number) => Pro
   return results;
 }
 
-
 describe('reads', () => {
   it('answers 1,000 distinct filter lists against 1,000 services with one API read and bounded memory', async () => {
     const h = await harness({ services: syntheticServices(1_000), env: { CLICKHOUSE_CACHE_SECONDS: '600' } });
@@ -36,7 +36,9 @@ describe('reads', () => {
     const before = process.memoryUsage().heapUsed;
 
     // Distinct lists, each with its own answer; small answers, so the fake Slack's record of them stays small.
-    const answers = await inWaves(1_000, 20, async (i) => answerText(h, await h.command(`list tag:env tag:team tag:owner=n${i}`, USERS.outsider)));
+    const answers = await inWaves(1_000, 20, async (i) =>
+      answerText(h, await h.command(`list tag:env tag:team tag:owner=n${i}`, USERS.outsider)),
+    );
     expect(answers.every((a) => a.includes('No service has these tags'))).toBe(true);
     collectGarbage();
     expect((process.memoryUsage().heapUsed - before) / 2 ** 20).toBeLessThan(64);
@@ -45,7 +47,10 @@ describe('reads', () => {
 
   it('completes an approval within 5 s while another user floods reads', async () => {
     // The real budget (10 per 10 s) and no cache, so every read the flood makes costs a request.
-    const h = await harness({ env: { CLICKHOUSE_CACHE_SECONDS: '0' }, cloudClient: { throttle: { limit: 10, windowMs: 10_000, maxWaitMs: 3_000 } } });
+    const h = await harness({
+      env: { CLICKHOUSE_CACHE_SECONDS: '0' },
+      cloudClient: { throttle: { limit: 10, windowMs: 10_000, maxWaitMs: 3_000 } },
+    });
     const { id } = await requestChange(h, 'rename orders-staging orders stage');
     let flooding = true;
     const flood = inWaves(200, 8, async (i) => {
@@ -56,14 +61,17 @@ describe('reads', () => {
     await h.simulator.waitForRequests(8);
     const started = performance.now();
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'), { timeoutMs: 30_000 });
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'), {
+      timeoutMs: 30_000,
+    });
     const elapsed = performance.now() - started;
     flooding = false;
     expect(elapsed).toBeLessThan(5_000);
     expect(h.simulator.service(DEMO_IDS.ordersStaging)?.name).toBe('orders stage');
     const answers = await flood;
     // The flooder is served or told to wait; never left without an answer.
-    for (const answer of answers.filter(Boolean)) expect(answer).toMatch(/ClickHouse Cloud services|Try again in about \d+ seconds/);
+    for (const answer of answers.filter(Boolean))
+      expect(answer).toMatch(/ClickHouse Cloud services|Try again in about \d+ seconds/);
     expect(h.logs.filter((line) => line.includes('rate limit reached'))).toStrictEqual([]);
   }, 120_000);
 
@@ -75,7 +83,9 @@ describe('reads', () => {
     expect(await answerText(h, await h.command('list', USERS.outsider))).toContain('ClickHouse Cloud services');
     expect(await answerText(h, await h.command('list', USERS.outsider))).toContain('ClickHouse Cloud services');
     const busy = await answerText(h, await h.command('list', USERS.second));
-    expect(busy).toMatch(/:x: \/clickhouse list failed: the bot's share of the ClickHouse Cloud API \(10 requests per 10 seconds, for everyone using the bot\) is taken by other requests right now, so nothing was sent\. Try again in about (\d+) seconds\./);
+    expect(busy).toMatch(
+      /:x: \/clickhouse list failed: the bot's share of the ClickHouse Cloud API \(10 requests per 10 seconds, for everyone using the bot\) is taken by other requests right now, so nothing was sent\. Try again in about (\d+) seconds\./,
+    );
     expect(Number(/about (\d+) seconds/.exec(busy)?.[1])).toBeGreaterThan(50);
     expect(listReads(h)).toHaveLength(2);
   });

@@ -11,7 +11,11 @@ import { answerText, CHANNEL, REDIS_URL, textOf, useHarnesses, type Harness } fr
 
 const harness = useHarnesses();
 
-const headlines = (h: Harness, title: string) => h.slack.callsOf('chat.postMessage', (a) => a.channel === CHANNEL && a.thread_ts === undefined && String(a.text).startsWith(`${title}:`));
+const headlines = (h: Harness, title: string) =>
+  h.slack.callsOf(
+    'chat.postMessage',
+    (a) => a.channel === CHANNEL && a.thread_ts === undefined && String(a.text).startsWith(`${title}:`),
+  );
 
 async function snapshotKeys(h: Harness): Promise<string[]> {
   const redis = new Redis(REDIS_URL);
@@ -26,20 +30,29 @@ describe('schedules within reason', () => {
   it('refuses a schedule that fires more often than SCHEDULE_MIN_INTERVAL_SECONDS, naming the limit', async () => {
     const h = await harness({ env: { SCHEDULE_MIN_INTERVAL_SECONDS: '' } });
     const every = await answerText(h, await h.command('schedule add "* * * * * *"'));
-    expect(every).toContain('fires every 1 second at its busiest, and summaries may be scheduled at most once every 15 minutes (SCHEDULE_MIN_INTERVAL_SECONDS=900)');
+    expect(every).toContain(
+      'fires every 1 second at its busiest, and summaries may be scheduled at most once every 15 minutes (SCHEDULE_MIN_INTERVAL_SECONDS=900)',
+    );
     const twice = await answerText(h, await h.command('schedule add "0,5 9 * * *"'));
     expect(twice).toContain('fires every 5 minutes at its busiest');
     expect(await h.bot.services.scheduleStore.listSchedules()).toStrictEqual([]);
-    expect(await answerText(h, await h.command('schedule add "*/15 * * * *"'))).toContain('Scheduled a summary in this channel');
+    expect(await answerText(h, await h.command('schedule add "*/15 * * * *"'))).toContain(
+      'Scheduled a summary in this channel',
+    );
   });
 
   it('refuses more than SCHEDULE_MAX_PER_CHANNEL schedules in a channel, naming the limit', async () => {
     const h = await harness({ env: { SCHEDULE_MAX_PER_CHANNEL: '2' } });
-    for (const hour of [9, 10]) expect(await answerText(h, await h.command(`schedule add "0 ${hour} * * *"`))).toContain('Scheduled a summary');
+    for (const hour of [9, 10])
+      expect(await answerText(h, await h.command(`schedule add "0 ${hour} * * *"`))).toContain('Scheduled a summary');
     const third = await answerText(h, await h.command('schedule add "0 11 * * *"'));
-    expect(third).toContain('This channel already has 2 scheduled summaries, the most allowed (SCHEDULE_MAX_PER_CHANNEL=2)');
+    expect(third).toContain(
+      'This channel already has 2 scheduled summaries, the most allowed (SCHEDULE_MAX_PER_CHANNEL=2)',
+    );
     expect(await h.bot.services.scheduleStore.listSchedules(CHANNEL)).toHaveLength(2);
-    expect(await answerText(h, await h.command('schedule add "0 11 * * *"', undefined, 'C0ELSEWHERE'))).toContain('Scheduled a summary');
+    expect(await answerText(h, await h.command('schedule add "0 11 * * *"', undefined, 'C0ELSEWHERE'))).toContain(
+      'Scheduled a summary',
+    );
   });
 
   it('gives schedules ids of 64 random bits', async () => {
@@ -52,7 +65,9 @@ describe('schedules within reason', () => {
     // 1,000 services and 500 ms between posts: one run takes several seconds; the schedule fires every second.
     const h = await harness({ services: syntheticServices(1_000), channelPostIntervalMs: 500 });
     await h.command('schedule add "* * * * * *"');
-    await h.slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith('Scheduled ClickHouse Cloud summary:'), { timeoutMs: 10_000 });
+    await h.slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith('Scheduled ClickHouse Cloud summary:'), {
+      timeoutMs: 10_000,
+    });
     const skipped = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no skip logged')), 10_000);
       const look = setInterval(() => {
@@ -64,24 +79,32 @@ describe('schedules within reason', () => {
         }
       }, 50);
     });
-    expect(skipped).toMatch(/schedule sch-[0-9a-f]{16}: the previous run is still posting at .*, so this run is skipped/);
+    expect(skipped).toMatch(
+      /schedule sch-[0-9a-f]{16}: the previous run is still posting at .*, so this run is skipped/,
+    );
     // Still a single run going out: no second headline while its details post.
     expect(headlines(h, 'Scheduled ClickHouse Cloud summary')).toHaveLength(1);
   }, 30_000);
 
-  it('normalises ad-hoc filters, keeps a few baselines per channel, and removes a schedule\'s baseline with it', async () => {
+  it("normalises ad-hoc filters, keeps a few baselines per channel, and removes a schedule's baseline with it", async () => {
     const h = await harness({ env: { CLICKHOUSE_CACHE_SECONDS: '0' } });
     await h.command('summary tag:env tag:team');
     await h.slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith('ClickHouse Cloud summary:'));
     const after = h.slack.calls.length;
     await h.command('summary tag:team tag:env tag:team');
-    const second = await h.slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith('ClickHouse Cloud summary:'), { after });
+    const second = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => String(a.text).startsWith('ClickHouse Cloud summary:'),
+      { after },
+    );
     expect(textOf(second.args.blocks)).not.toContain('First summary');
 
     for (let i = 0; i < 8; i += 1) {
       const before = h.slack.calls.length;
       await h.command(`summary tag:env=v${i}`);
-      await h.slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith('ClickHouse Cloud summary:'), { after: before });
+      await h.slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith('ClickHouse Cloud summary:'), {
+        after: before,
+      });
     }
     // The last baseline is written just after its summary's last post: wait for it, then count.
     const adHoc = async () => (await snapshotKeys(h)).filter((k) => k.includes(':snap:adhoc:'));
@@ -92,7 +115,9 @@ describe('schedules within reason', () => {
 
     const added = await answerText(h, await h.command('schedule add "* * * * * *"'));
     const id = /sch-[0-9a-f]{16}/.exec(added)?.[0] ?? '';
-    await h.slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith('Scheduled ClickHouse Cloud summary:'), { timeoutMs: 10_000 });
+    await h.slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith('Scheduled ClickHouse Cloud summary:'), {
+      timeoutMs: 10_000,
+    });
     await h.bot.scheduler.stop();
     expect((await snapshotKeys(h)).some((k) => k.endsWith(`:snap:schedule:${id}`))).toBe(true);
     await answerText(h, await h.command(`schedule remove ${id}`));

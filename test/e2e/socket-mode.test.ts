@@ -8,7 +8,18 @@ import { request } from 'undici';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../src/core/render/change.js';
 import { BLOCK } from '../../src/core/render/modal.js';
 import { SocketModeServer } from '../support/socket-mode-server.js';
-import { answerText, CHANNEL, clickPayload, commandFields, requestChange, textOf, useHarnesses, USERS, type Harness, type HarnessOptions } from './harness.js';
+import {
+  answerText,
+  CHANNEL,
+  clickPayload,
+  commandFields,
+  requestChange,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Harness,
+  type HarnessOptions,
+} from './harness.js';
 
 const servers: SocketModeServer[] = [];
 afterEach(async () => {
@@ -16,7 +27,10 @@ afterEach(async () => {
 });
 const harness = useHarnesses();
 
-async function socketBot(options: HarnessOptions = {}, server?: SocketModeServer): Promise<{ h: Harness; server: SocketModeServer }> {
+async function socketBot(
+  options: HarnessOptions = {},
+  server?: SocketModeServer,
+): Promise<{ h: Harness; server: SocketModeServer }> {
   const socket = server ?? (await SocketModeServer.start());
   if (!server) servers.push(socket);
   const open = socket.openSockets().length;
@@ -46,7 +60,17 @@ describe('Socket Mode', () => {
 
   it('answers every command, each envelope acknowledged with its id within 3 s', async () => {
     const { h, server } = await socketBot();
-    const commands = ['help', 'list', 'list tag:env=prod', 'show orders-prod', 'pending', 'history', 'schedule list', 'nonsense', 'summary'];
+    const commands = [
+      'help',
+      'list',
+      'list tag:env=prod',
+      'show orders-prod',
+      'pending',
+      'history',
+      'schedule list',
+      'nonsense',
+      'summary',
+    ];
     for (const text of commands) {
       const ack = await h.command(text);
       expect(ack.status).toBe(200);
@@ -54,7 +78,10 @@ describe('Socket Mode', () => {
     }
     expect(server.missed).toEqual([]);
     expect(server.acks.length).toBeGreaterThanOrEqual(commands.length);
-    const posted = await h.slack.waitFor('chat.postMessage', (a) => a.channel === CHANNEL && textOf(a.blocks).includes('services in the organization'));
+    const posted = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === CHANNEL && textOf(a.blocks).includes('services in the organization'),
+    );
     expect(posted).toBeDefined();
     const { id } = await requestChange(h, 'rename metrics-prod metrics-main');
     expect(await answerText(h, await h.command('pending'))).toContain(id);
@@ -66,13 +93,21 @@ describe('Socket Mode', () => {
     const filled = await h.slack.waitFor('views.update');
     const view = filled.args.view as Record<string, unknown>;
 
-    const invalid = await h.submitView(view, { [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: '10.0.0.0/33 bad mask' } } }, USERS.requester);
+    const invalid = await h.submitView(
+      view,
+      { [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: '10.0.0.0/33 bad mask' } } },
+      USERS.requester,
+    );
     const body = JSON.parse(invalid.body) as { response_action: string; errors: Record<string, string> };
     expect(body.response_action).toBe('errors');
     expect(body.errors[BLOCK.ipAdd]).toContain('10.0.0.0/33');
     expect(h.slack.callsOf('chat.postMessage')).toHaveLength(0);
 
-    const valid = await h.submitView(view, { [BLOCK.name]: { value: { type: 'plain_text_input', value: 'orders primary' } } }, USERS.requester);
+    const valid = await h.submitView(
+      view,
+      { [BLOCK.name]: { value: { type: 'plain_text_input', value: 'orders primary' } } },
+      USERS.requester,
+    );
     expect(valid.body).toBe('');
     const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('orders primary'));
     expect(posted.args.channel).toBe(CHANNEL);
@@ -83,22 +118,35 @@ describe('Socket Mode', () => {
     const approved = await requestChange(h, 'ip add orders-prod 10.1.0.0/16 office');
     const click = await h.click(ACTION_APPROVE, approved.id, USERS.approver);
     expect(click.status).toBe(200);
-    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(approved.id) && textOf(a.blocks).includes('Applied'));
+    await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(approved.id) && textOf(a.blocks).includes('Applied'),
+    );
     expect(patches(h)).toHaveLength(1);
 
     const rejected = await requestChange(h, 'rename metrics-prod metrics-x');
     await h.click(ACTION_REJECT, rejected.id, USERS.approver);
-    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(rejected.id) && textOf(a.blocks).includes('Rejected'));
+    await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(rejected.id) && textOf(a.blocks).includes('Rejected'),
+    );
     const cancelled = await requestChange(h, 'endpoint orders-prod mysql on');
     await h.click(ACTION_CANCEL, cancelled.id, USERS.requester);
-    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(cancelled.id) && textOf(a.blocks).includes('Cancelled'));
+    await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(cancelled.id) && textOf(a.blocks).includes('Cancelled'),
+    );
     expect(patches(h)).toHaveLength(1);
   });
 
   it('posts a scheduled summary', async () => {
     const { h } = await socketBot();
     expect(await answerText(h, await h.command(`schedule add "${EVERY_2S}"`))).toContain('Scheduled a summary');
-    const headline = await h.slack.waitFor('chat.postMessage', (a) => a.channel === CHANNEL && textOf(a.blocks).includes('Scheduled ClickHouse Cloud summary'), { timeoutMs: 6_000 });
+    const headline = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === CHANNEL && textOf(a.blocks).includes('Scheduled ClickHouse Cloud summary'),
+      { timeoutMs: 6_000 },
+    );
     expect(textOf(headline.args.blocks)).toContain('12 services');
   });
 
@@ -128,7 +176,10 @@ describe('Socket Mode', () => {
     await expect.poll(() => h.bot.socketOpen?.(), { timeout: 10_000 }).toBe(true);
     expect((await probe(h, '/readyz')).status).toBe(200);
     await h.click(ACTION_APPROVE, second.id, USERS.approver);
-    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(second.id) && textOf(a.blocks).includes('Applied'));
+    await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(second.id) && textOf(a.blocks).includes('Applied'),
+    );
     expect(patches(h)).toHaveLength(2);
     expect(await h.bot.changeStore.listPending(CHANNEL, Date.now())).toEqual([]);
   });
@@ -139,12 +190,18 @@ describe('Socket Mode', () => {
     const connection = server.openSockets()[0]!.id;
     const { payload } = clickPayload(h.slack, ACTION_APPROVE, id, USERS.approver);
     // The connection dies right after the envelope is sent: the ack, if any, is lost with it.
-    const lost = server.deliver('interactive', payload, { connection, envelopeId: 'env-approve-1' }).catch((error: unknown) => error);
+    const lost = server
+      .deliver('interactive', payload, { connection, envelopeId: 'env-approve-1' })
+      .catch((error: unknown) => error);
     server.drop(connection);
     await lost;
     const reconnected = await server.waitForConnectionAfter(connection);
     // Slack re-delivers the same envelope on the new connection, marked as a retry.
-    const retry = await server.deliver('interactive', payload, { connection: reconnected, envelopeId: 'env-approve-1', retryAttempt: 1 });
+    const retry = await server.deliver('interactive', payload, {
+      connection: reconnected,
+      envelopeId: 'env-approve-1',
+      retryAttempt: 1,
+    });
     expect(retry.envelopeId).toBe('env-approve-1');
     await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
     await h.bot.changeRequests.drain();
@@ -160,14 +217,25 @@ describe('Socket Mode', () => {
     expect(first && second).toBeTruthy();
     const ids: string[] = [];
     // Different services, so no request goes stale because of another.
-    for (const service of ['orders-prod', 'events-prod', 'billing-prod', 'metrics-prod']) ids.push((await requestChange(a, `ip add ${service} 10.20.0.0/16 replica test`)).id);
+    for (const service of ['orders-prod', 'events-prod', 'billing-prod', 'metrics-prod'])
+      ids.push((await requestChange(a, `ip add ${service} 10.20.0.0/16 replica test`)).id);
     // Every request gets approve clicks on both connections at once.
     const clicks = ids.flatMap((id) =>
-      [first!.id, second!.id, first!.id].map((connection, n) => server.deliver('interactive', clickPayload(a.slack, ACTION_APPROVE, id, n === 1 ? USERS.second : USERS.approver).payload, { connection })),
+      [first!.id, second!.id, first!.id].map((connection, n) =>
+        server.deliver(
+          'interactive',
+          clickPayload(a.slack, ACTION_APPROVE, id, n === 1 ? USERS.second : USERS.approver).payload,
+          { connection },
+        ),
+      ),
     );
     const acks = await Promise.all(clicks);
     expect(new Set(acks.map((ack) => ack.connection))).toEqual(new Set([first!.id, second!.id]));
-    for (const id of ids) await a.slack.waitFor('chat.update', (args) => textOf(args.blocks).includes(id) && textOf(args.blocks).includes('Applied'));
+    for (const id of ids)
+      await a.slack.waitFor(
+        'chat.update',
+        (args) => textOf(args.blocks).includes(id) && textOf(args.blocks).includes('Applied'),
+      );
     await Promise.all([a.bot.changeRequests.drain(), b.bot.changeRequests.drain()]);
     expect(patches(a)).toHaveLength(ids.length);
     expect(server.missed).toEqual([]);

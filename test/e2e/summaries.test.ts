@@ -26,7 +26,9 @@ const EVERY_2S = '*/2 * * * * *';
 // Helpers
 
 const reply = (h: Harness, ack: Ack, match: (text: string) => boolean = () => true) =>
-  h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId && match(textOf(a))).then((c) => textOf(c.args));
+  h.slack
+    .waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId && match(textOf(a)))
+    .then((c) => textOf(c.args));
 
 /** Polls a condition that no Slack call announces (a claim in Redis, a log line), with a bound. */
 async function until(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -42,7 +44,9 @@ async function until(what: string, condition: () => boolean, timeoutMs = 10_000)
  * .000002... in the order it receives (and records) them, across every channel.
  */
 function tsOf(slack: FakeSlack, call: SlackCall): string {
-  const posts = slack.calls.filter((c) => c.method === 'chat.postMessage' && !slack.failingChannels.has(String(c.args.channel)));
+  const posts = slack.calls.filter(
+    (c) => c.method === 'chat.postMessage' && !slack.failingChannels.has(String(c.args.channel)),
+  );
   const n = posts.indexOf(call) + 1;
   if (n === 0) throw new Error('not a successful chat.postMessage');
   return `1700000000.${String(n).padStart(6, '0')}`;
@@ -51,7 +55,8 @@ function tsOf(slack: FakeSlack, call: SlackCall): string {
 const isHeadline = (title: string, channel: string) => (a: Record<string, unknown>) =>
   a.channel === channel && a.thread_ts === undefined && String(a.text).startsWith(`${title}:`);
 
-const headlines = (slack: FakeSlack, title: string, channel = CHANNEL) => slack.callsOf('chat.postMessage', isHeadline(title, channel));
+const headlines = (slack: FakeSlack, title: string, channel = CHANNEL) =>
+  slack.callsOf('chat.postMessage', isHeadline(title, channel));
 
 function detailCount(headline: SlackCall): number {
   const match = /Details in the thread \(([\d,]+) messages?\)/.exec(textOf(headline.args.blocks));
@@ -71,7 +76,12 @@ interface Posted {
 /** Waits for a summary's headline and then for every details message it announces in its thread. */
 async function summaryPosted(
   h: Harness,
-  { title = AD_HOC, channel = CHANNEL, after = 0, timeoutMs = 10_000 }: { title?: string; channel?: string; after?: number; timeoutMs?: number } = {},
+  {
+    title = AD_HOC,
+    channel = CHANNEL,
+    after = 0,
+    timeoutMs = 10_000,
+  }: { title?: string; channel?: string; after?: number; timeoutMs?: number } = {},
 ): Promise<Posted> {
   const headline = await h.slack.waitFor('chat.postMessage', isHeadline(title, channel), { after, timeoutMs });
   const ts = tsOf(h.slack, headline);
@@ -79,25 +89,42 @@ async function summaryPosted(
   const details: SlackCall[] = [];
   for (let i = 1; i <= count; i += 1) {
     const label = `${title} · details ${i} of ${count}`;
-    details.push(await h.slack.waitFor('chat.postMessage', (a) => a.channel === channel && a.thread_ts === ts && a.text === label, { after, timeoutMs }));
+    details.push(
+      await h.slack.waitFor(
+        'chat.postMessage',
+        (a) => a.channel === channel && a.thread_ts === ts && a.text === label,
+        { after, timeoutMs },
+      ),
+    );
   }
-  return { headline, ts, details, head: textOf(headline.args.blocks), thread: details.map((d) => textOf(d.args.blocks)).join('\n') };
+  return {
+    headline,
+    ts,
+    details,
+    head: textOf(headline.args.blocks),
+    thread: details.map((d) => textOf(d.args.blocks)).join('\n'),
+  };
 }
 
 /** Asks for a change by command, approves it as a colleague, and waits until it is applied. */
 async function applyThroughBot(h: Harness, text: string): Promise<string> {
   const after = h.slack.calls.length;
   const ack = await h.command(text, USERS.requester);
-  const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
+  const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), {
+    after,
+  });
   const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
   if (!id) throw new Error(`no request id in ${textOf(posted.args.blocks)}`);
   expect(await reply(h, ack)).toContain(id);
   await h.click(ACTION_APPROVE, id, USERS.approver);
-  await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'), { after });
+  await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'), {
+    after,
+  });
   return id;
 }
 
-const listRequests = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/services'));
+const listRequests = (h: Harness) =>
+  h.simulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/services'));
 
 const scheduleIdIn = (text: string) => {
   const id = /sch-[0-9a-f]{16}/.exec(text)?.[0];
@@ -158,13 +185,17 @@ describe('/clickhouse summary', () => {
     // Per-replica memory x replicas over every service, horizontal ones included; what runs now beside it.
     // 3+2+3+3+(2–6)+3+3+1+3+1+3+3 replicas; 8–32 GB each, search-prod 16 GB; metrics-prod now 4 x 16–64 GB.
     expect(head).toContain('*Replicas*\n30–34\n:arrows_counterclockwise: now 31–35 _(1 scaling schedule active)_');
-    expect(head).toContain('*Memory*\n256–992 GB\n:arrows_counterclockwise: now 296–1,152 GB _(1 scaling schedule active)_');
+    expect(head).toContain(
+      '*Memory*\n256–992 GB\n:arrows_counterclockwise: now 296–1,152 GB _(1 scaling schedule active)_',
+    );
     expect(head).not.toContain('not reporting');
 
     // Every detail message is a reply in the headline's thread.
     expect(details.length).toBeGreaterThan(0);
     expect(details.every((d) => d.args.thread_ts === ts && d.args.channel === CHANNEL)).toBe(true);
-    expect(thread).toContain('*events-prod*: IP access list allows 0.0.0.0/0: anyone on the internet can try to connect.');
+    expect(thread).toContain(
+      '*events-prod*: IP access list allows 0.0.0.0/0: anyone on the internet can try to connect.',
+    );
     expect(thread).toContain('*events-staging*: IP access list is empty: no client can connect.');
     expect(thread).toContain('*billing-prod*: The service is degraded. MySQL endpoint is enabled.');
     expect(thread).toContain('*search-prod*: No private endpoint attached, though 2 are available.');
@@ -173,10 +204,16 @@ describe('/clickhouse summary', () => {
     expect(thread).not.toMatch(/:warning: \*orders-prod\*/);
 
     // One compact line per service: name, version, state, replicas, memory, idle scaling, endpoints.
-    expect(thread).toContain('• *billing-prod* · v25.6.2.5983 · :large_orange_circle: degraded · 3 x 8–32 GB · idle scaling off · endpoints https, nativesecure, mysql');
-    expect(thread).toContain('• *search-prod* · v25.6.2.5983 · :large_green_circle: running · 2–6 x 16 GB · idle scaling off · endpoints https, nativesecure');
+    expect(thread).toContain(
+      '• *billing-prod* · v25.6.2.5983 · :large_orange_circle: degraded · 3 x 8–32 GB · idle scaling off · endpoints https, nativesecure, mysql',
+    );
+    expect(thread).toContain(
+      '• *search-prod* · v25.6.2.5983 · :large_green_circle: running · 2–6 x 16 GB · idle scaling off · endpoints https, nativesecure',
+    );
     expect(thread).toContain('• *orders-staging* · v25.6.2.5983 · :black_circle: stopped · 1 x 8–32 GB ·');
-    expect(thread).toContain('• *metrics-prod* · v25.6.2.5983 · :large_green_circle: running · now 4 x 16–64 GB, baseline 3 x 8–32 GB ·');
+    expect(thread).toContain(
+      '• *metrics-prod* · v25.6.2.5983 · :large_green_circle: running · now 4 x 16–64 GB, baseline 3 x 8–32 GB ·',
+    );
     expect(thread).toContain('• *legacy-reporting* · v24.8.4.13 ·');
     for (const name of h.simulator.services().map((s) => String(s.name))) expect(thread).toContain(`• *${name}* ·`);
     // A summary reads the organization once.
@@ -188,10 +225,24 @@ describe('/clickhouse summary', () => {
     await h.command('summary tag:env=prod');
     const { head, thread } = await summaryPosted(h);
     expect(head).toContain('6 services matching `tag:env=prod`');
-    for (const name of ['orders-prod', 'orders-prod-readonly', 'events-prod', 'billing-prod', 'search-prod', 'metrics-prod']) {
+    for (const name of [
+      'orders-prod',
+      'orders-prod-readonly',
+      'events-prod',
+      'billing-prod',
+      'search-prod',
+      'metrics-prod',
+    ]) {
       expect(thread).toContain(`• *${name}* ·`);
     }
-    for (const name of ['analytics staging', 'orders-staging', 'events-staging', 'sandbox-dev', 'ml-dev', 'legacy-reporting']) {
+    for (const name of [
+      'analytics staging',
+      'orders-staging',
+      'events-staging',
+      'sandbox-dev',
+      'ml-dev',
+      'legacy-reporting',
+    ]) {
       expect(thread).not.toContain(`*${name}*`);
     }
     // events-staging's empty IP list is not a prod problem.
@@ -211,7 +262,9 @@ describe('/clickhouse summary', () => {
     // Elsewhere (the console): a rename, and an IP entry on the very service the bot changed.
     h.simulator.changeOutsideBot(DEMO_IDS.legacyReporting, { name: 'legacy-reports' });
     const ordersIps = h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList ?? [];
-    h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, { ipAccessList: [...ordersIps, { source: '192.0.2.10', description: 'added in console' }] });
+    h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, {
+      ipAccessList: [...ordersIps, { source: '192.0.2.10', description: 'added in console' }],
+    });
 
     const after = h.slack.calls.length;
     await h.command('summary');
@@ -219,8 +272,12 @@ describe('/clickhouse summary', () => {
     expect(String(second.headline.args.text)).toContain('3 changes since the last summary');
     expect(second.head).toContain('3 changes since the last summary: 1 via this bot, 2 elsewhere');
     expect(second.thread).toContain('*Changes since the last summary* (3: 1 via this bot, 2 elsewhere)');
-    expect(second.thread).toContain(`• *orders-prod*: IP access entry added: 10.20.30.0/24 (vendor) — :robot_face: via this bot (\`${changeId}\`)`);
-    expect(second.thread).toContain('• *orders-prod*: IP access entry added: 192.0.2.10 (added in console) — _elsewhere_');
+    expect(second.thread).toContain(
+      `• *orders-prod*: IP access entry added: 10.20.30.0/24 (vendor) — :robot_face: via this bot (\`${changeId}\`)`,
+    );
+    expect(second.thread).toContain(
+      '• *orders-prod*: IP access entry added: 192.0.2.10 (added in console) — _elsewhere_',
+    );
     expect(second.thread).toContain('• *legacy-reports*: Renamed: legacy-reporting → legacy-reports — _elsewhere_');
 
     const later = h.slack.calls.length;
@@ -237,7 +294,9 @@ describe('/clickhouse summary', () => {
     const before = h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList ?? [];
     await applyThroughBot(h, 'ip add orders-prod 10.20.30.0/24 vendor');
     // The console then removes the bot's entry and opens the service to everyone.
-    h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, { ipAccessList: [...before, { source: '0.0.0.0/0', description: '' }] });
+    h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, {
+      ipAccessList: [...before, { source: '0.0.0.0/0', description: '' }],
+    });
 
     const after = h.slack.calls.length;
     await h.command('summary');
@@ -253,9 +312,17 @@ describe('/clickhouse summary', () => {
     h.simulator.faults.failNext(4, 500, { on: 'GET' });
     const after = h.slack.calls.length;
     const ack = await h.command('summary');
-    const failure = await h.slack.waitFor('chat.postMessage', (a) => a.channel === CHANNEL && String(a.text).includes('summary failed'), { after });
-    expect(textOf(failure.args.blocks)).toMatch(/could not be produced[\s\S]*ClickHouse Cloud had an internal error\. Try again in a few minutes\.[\s\S]*\(status 500, request id [0-9a-f-]{36}\)/);
-    expect(await reply(h, ack, (t) => t.includes(':x:'))).toMatch(/The summary could not be posted: ClickHouse Cloud had an internal error/);
+    const failure = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === CHANNEL && String(a.text).includes('summary failed'),
+      { after },
+    );
+    expect(textOf(failure.args.blocks)).toMatch(
+      /could not be produced[\s\S]*ClickHouse Cloud had an internal error\. Try again in a few minutes\.[\s\S]*\(status 500, request id [0-9a-f-]{36}\)/,
+    );
+    expect(await reply(h, ack, (t) => t.includes(':x:'))).toMatch(
+      /The summary could not be posted: ClickHouse Cloud had an internal error/,
+    );
     expect(headlines(h.slack, AD_HOC)).toHaveLength(0);
     expect(h.logs.some((line) => line.includes(`summary for ${CHANNEL}`) && line.includes('failed'))).toBe(true);
 
@@ -269,7 +336,10 @@ describe('/clickhouse summary', () => {
     const h = await harness();
     h.simulator.faults.failNext(4, 500, { on: 'GET' });
     await h.command('summary');
-    const failure = await h.slack.waitFor('chat.postMessage', (a) => a.channel === CHANNEL && textOf(a.blocks).includes('could not be produced'));
+    const failure = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === CHANNEL && textOf(a.blocks).includes('could not be produced'),
+    );
     expect(textOf(failure.args.blocks)).not.toMatch(/scheduled/i);
     expect(String(failure.args.text)).not.toMatch(/scheduled/i);
   });
@@ -282,7 +352,9 @@ describe('/clickhouse schedule', () => {
     const ack = await h.command(`schedule add "${EVERY_2S}"`);
     const text = await reply(h, ack);
     const id = scheduleIdIn(text);
-    expect(text).toContain(`Scheduled a summary in this channel: \`${id}\` \`${EVERY_2S}\` (\`UTC\`) for every service.`);
+    expect(text).toContain(
+      `Scheduled a summary in this channel: \`${id}\` \`${EVERY_2S}\` (\`UTC\`) for every service.`,
+    );
     // The next three runs, as Slack dates with an ISO fallback: two seconds apart, from now on.
     const runs = [...text.matchAll(/\|(\d{4}-\d\d-\d\dT[\d:.]+Z)>/g)].map((m) => Date.parse(m[1] ?? ''));
     expect(runs).toHaveLength(3);
@@ -293,7 +365,9 @@ describe('/clickhouse schedule', () => {
     expect(text).toContain(`schedule remove ${id}`);
 
     const stored = await h.bot.services.scheduleStore.listSchedules(CHANNEL);
-    expect(stored).toMatchObject([{ id, channelId: CHANNEL, cron: EVERY_2S, timeZone: 'UTC', filters: [], createdBy: USERS.requester }]);
+    expect(stored).toMatchObject([
+      { id, channelId: CHANNEL, cron: EVERY_2S, timeZone: 'UTC', filters: [], createdBy: USERS.requester },
+    ]);
 
     // It fires on its own within one period (plus the time to post).
     const first = await summaryPosted(h, { title: SCHEDULED, timeoutMs: 4_000 });
@@ -301,14 +375,20 @@ describe('/clickhouse schedule', () => {
     expect(first.head).toContain('First summary');
     expect(first.details.every((d) => d.args.thread_ts === first.ts)).toBe(true);
     // The next run compares against this schedule's own previous summary.
-    const second = await summaryPosted(h, { title: SCHEDULED, after: h.slack.calls.indexOf(first.details.at(-1)!) + 1, timeoutMs: 4_000 });
+    const second = await summaryPosted(h, {
+      title: SCHEDULED,
+      after: h.slack.calls.indexOf(first.details.at(-1)!) + 1,
+      timeoutMs: 4_000,
+    });
     expect(second.head).toContain('No changes since the last summary');
 
     const list = await reply(h, await h.command('schedule list'));
     expect(list).toContain('Scheduled summaries (1)');
     expect(list).toContain(`\`${id}\` \`${EVERY_2S}\` (\`UTC\`) for every service`);
     expect(list).toContain('next:');
-    expect(await reply(h, await h.command('schedule list', USERS.requester, OTHER_CHANNEL))).toContain('No summary is scheduled in this channel');
+    expect(await reply(h, await h.command('schedule list', USERS.requester, OTHER_CHANNEL))).toContain(
+      'No summary is scheduled in this channel',
+    );
 
     // Removal lands right after a run has posted (a few list commands later), so no run is in flight.
     expect(await reply(h, await h.command(`schedule remove ${id}`))).toContain(`Removed schedule \`${id}\``);
@@ -316,7 +396,10 @@ describe('/clickhouse schedule', () => {
     // Proving a negative takes waiting: nothing may be posted during two periods and a margin.
     const late = await h.slack
       .waitFor('chat.postMessage', isHeadline(SCHEDULED, CHANNEL), { after: removedAt, timeoutMs: 4_500 })
-      .then(() => 'posted after removal', () => 'nothing posted');
+      .then(
+        () => 'posted after removal',
+        () => 'nothing posted',
+      );
     expect(late).toBe('nothing posted');
     expect(await reply(h, await h.command('schedule list'))).toContain('No summary is scheduled in this channel');
     expect(await h.bot.services.scheduleStore.listSchedules()).toStrictEqual([]);
@@ -334,7 +417,9 @@ describe('/clickhouse schedule', () => {
     expect(fourFields).toContain('5 fields');
 
     const badZone = await reply(h, await h.command('schedule add "0 9 * * 1-5" tz:Mars/Olympus'));
-    expect(badZone).toContain('"Mars/Olympus" is not a time zone. Use an IANA name such as Europe/Berlin or America/New_York.');
+    expect(badZone).toContain(
+      '"Mars/Olympus" is not a time zone. Use an IANA name such as Europe/Berlin or America/New_York.',
+    );
 
     const unquoted = await reply(h, await h.command('schedule add 0 9 * * 1-5'));
     expect(unquoted).toContain('Put the cron expression in quotes');
@@ -367,13 +452,19 @@ describe('scheduled summaries across replicas and restarts', () => {
   it('posts each fire time exactly once when two bots share one Redis', async () => {
     const claims: Claim[] = [];
     const a = await harness({ wrapScheduleStore: recordingClaims('a', claims) });
-    const b = await harness({ simulator: a.simulator, slack: a.slack, keyPrefix: a.keyPrefix, wrapScheduleStore: recordingClaims('b', claims) });
+    const b = await harness({
+      simulator: a.simulator,
+      slack: a.slack,
+      keyPrefix: a.keyPrefix,
+      wrapScheduleStore: recordingClaims('b', claims),
+    });
     const id = scheduleIdIn(await reply(a, await a.command(`schedule add "${EVERY_2S}"`)));
 
     // Replica b learns of the schedule from Redis; wait for two fire times both replicas claimed.
     const contested = () => {
       const byFire = new Map<number, Set<string>>();
-      for (const c of claims.filter((c) => c.scheduleId === id)) byFire.set(c.fireTime, (byFire.get(c.fireTime) ?? new Set()).add(c.replica));
+      for (const c of claims.filter((c) => c.scheduleId === id))
+        byFire.set(c.fireTime, (byFire.get(c.fireTime) ?? new Set()).add(c.replica));
       return [...byFire].filter(([, replicas]) => replicas.size === 2).map(([fireTime]) => fireTime);
     };
     await until('two fire times claimed by both replicas', () => contested().length >= 2, 10_000);
@@ -386,7 +477,13 @@ describe('scheduled summaries across replicas and restarts', () => {
       const won = claims.filter((c) => c.fireTime === fireTime && c.won);
       expect(won, `winners of ${new Date(fireTime).toISOString()}`).toHaveLength(1);
     }
-    for (const fireTime of contested()) expect(claims.filter((c) => c.fireTime === fireTime).map((c) => c.replica).sort()).toStrictEqual(['a', 'b']);
+    for (const fireTime of contested())
+      expect(
+        claims
+          .filter((c) => c.fireTime === fireTime)
+          .map((c) => c.replica)
+          .sort(),
+      ).toStrictEqual(['a', 'b']);
     // Fire times are whole seconds two apart, as the cron says.
     expect(fireTimes.every((t) => t % 2_000 === 0)).toBe(true);
     // One headline per fire time, no more.
@@ -403,7 +500,12 @@ describe('scheduled summaries across replicas and restarts', () => {
     const cron = `${ago.getUTCMinutes()} ${ago.getUTCHours()} * * *`;
     const missedAt = new Date(ago);
     missedAt.setUTCSeconds(0, 0);
-    const base: Omit<Schedule, 'id' | 'channelId' | 'createdAt'> = { cron, timeZone: 'UTC', filters: [], createdBy: USERS.requester };
+    const base: Omit<Schedule, 'id' | 'channelId' | 'createdAt'> = {
+      cron,
+      timeZone: 'UTC',
+      filters: [],
+      createdBy: USERS.requester,
+    };
     const seed = new RedisScheduleStore(REDIS_URL, { keyPrefix });
     try {
       await seed.addSchedule({ ...base, id: 'sch-missed', channelId: CHANNEL, createdAt: now - 2 * 86_400_000 });
@@ -419,7 +521,9 @@ describe('scheduled summaries across replicas and restarts', () => {
     const a = await harness({ keyPrefix });
     // startBot awaited the catch-up decision; the post itself follows.
     expect(a.logs.filter((line) => line.includes('catching up'))).toHaveLength(1);
-    expect(a.logs.some((line) => line.includes(`schedule sch-missed: catching up the run of ${missedAt.toISOString()}`))).toBe(true);
+    expect(
+      a.logs.some((line) => line.includes(`schedule sch-missed: catching up the run of ${missedAt.toISOString()}`)),
+    ).toBe(true);
     const posted = await summaryPosted(a, { title: SCHEDULED });
     expect(posted.head).toContain('12 services in the organization');
     expect(await a.bot.services.scheduleStore.lastRun('sch-missed')).toBe(missedAt.getTime());
@@ -438,17 +542,31 @@ describe('scheduled summaries across replicas and restarts', () => {
     // The API fails every read until the faults are reset.
     h.simulator.faults.failNext(1_000, 500, { on: 'GET' });
     for (const channel of [CHANNEL, OTHER_CHANNEL, 'C0GONE']) {
-      expect(await reply(h, await h.command(`schedule add "${EVERY_2S}"`, USERS.requester, channel))).toContain('Scheduled a summary');
+      expect(await reply(h, await h.command(`schedule add "${EVERY_2S}"`, USERS.requester, channel))).toContain(
+        'Scheduled a summary',
+      );
     }
-    const failed = (channel: string) => (a: Record<string, unknown>) => a.channel === channel && String(a.text).includes('summary failed');
+    const failed = (channel: string) => (a: Record<string, unknown>) =>
+      a.channel === channel && String(a.text).includes('summary failed');
     const [here, there] = await Promise.all([
       h.slack.waitFor('chat.postMessage', failed(CHANNEL), { timeoutMs: 5_000 }),
       h.slack.waitFor('chat.postMessage', failed(OTHER_CHANNEL), { timeoutMs: 5_000 }),
     ]);
-    for (const message of [here, there]) expect(textOf(message.args.blocks)).toMatch(/could not be produced[\s\S]*ClickHouse Cloud had an internal error[\s\S]*status 500/);
+    for (const message of [here, there])
+      expect(textOf(message.args.blocks)).toMatch(
+        /could not be produced[\s\S]*ClickHouse Cloud had an internal error[\s\S]*status 500/,
+      );
     // The unreachable channel's failure is logged, and so is the failed attempt to tell it.
-    await until('the failure of the unreachable channel in the log', () => h.logs.some((l) => l.includes('summary for C0GONE') && l.includes('failed')), 5_000);
-    await until('the failed report to the unreachable channel in the log', () => h.logs.some((l) => l.includes('could not tell C0GONE that its summary failed')), 5_000);
+    await until(
+      'the failure of the unreachable channel in the log',
+      () => h.logs.some((l) => l.includes('summary for C0GONE') && l.includes('failed')),
+      5_000,
+    );
+    await until(
+      'the failed report to the unreachable channel in the log',
+      () => h.logs.some((l) => l.includes('could not tell C0GONE that its summary failed')),
+      5_000,
+    );
 
     // The API recovers: the schedules that can post, post, while C0GONE keeps failing on Slack's side.
     h.simulator.faults.reset();
@@ -458,7 +576,11 @@ describe('scheduled summaries across replicas and restarts', () => {
       summaryPosted(h, { title: SCHEDULED, channel: CHANNEL, after: recovered, timeoutMs: 5_000 }),
       summaryPosted(h, { title: SCHEDULED, channel: OTHER_CHANNEL, after: recovered, timeoutMs: 5_000 }),
     ]);
-    await until('C0GONE failing again after the recovery', () => h.logs.slice(logLines).some((l) => l.includes('summary for C0GONE') && l.includes('channel_not_found')), 5_000);
+    await until(
+      'C0GONE failing again after the recovery',
+      () => h.logs.slice(logLines).some((l) => l.includes('summary for C0GONE') && l.includes('channel_not_found')),
+      5_000,
+    );
     const afterGone = h.slack.calls.length;
     await summaryPosted(h, { title: SCHEDULED, channel: CHANNEL, after: afterGone, timeoutMs: 5_000 });
     expect(h.slack.callsOf('chat.postMessage', (a) => a.channel === 'C0GONE').length).toBeGreaterThanOrEqual(2);
@@ -474,14 +596,29 @@ describe('cost and limits', () => {
     const createdAt = Date.now();
     await Promise.all(
       channels.map((channelId, i) =>
-        h.bot.services.scheduler.add({ id: `sch-burst${i}`, channelId, cron: EVERY_2S, timeZone: 'UTC', filters: i % 2 ? ['tag:env=prod'] : [], createdBy: USERS.requester, createdAt: createdAt + i }, { maxPerChannel: 10 }),
+        h.bot.services.scheduler.add(
+          {
+            id: `sch-burst${i}`,
+            channelId,
+            cron: EVERY_2S,
+            timeZone: 'UTC',
+            filters: i % 2 ? ['tag:env=prod'] : [],
+            createdBy: USERS.requester,
+            createdAt: createdAt + i,
+          },
+          { maxPerChannel: 10 },
+        ),
       ),
     );
-    const posted = await Promise.all(channels.map((channel) => summaryPosted(h, { title: SCHEDULED, channel, timeoutMs: 6_000 })));
+    const posted = await Promise.all(
+      channels.map((channel) => summaryPosted(h, { title: SCHEDULED, channel, timeoutMs: 6_000 })),
+    );
     await Promise.all(channels.map((_, i) => h.bot.services.scheduler.remove(`sch-burst${i}`)));
     await h.bot.scheduler.stop();
 
-    expect(posted.filter((p, i) => p.head.includes(i % 2 ? '6 services matching' : '12 services in the organization'))).toHaveLength(20);
+    expect(
+      posted.filter((p, i) => p.head.includes(i % 2 ? '6 services matching' : '12 services in the organization')),
+    ).toHaveLength(20);
     expect(listRequests(h).length).toBeGreaterThanOrEqual(1);
     expect(listRequests(h).length).toBeLessThanOrEqual(2);
     expect(h.slack.callsOf('chat.postMessage', (a) => String(a.text).includes('summary failed'))).toHaveLength(0);
@@ -500,7 +637,11 @@ describe('cost and limits', () => {
 
   it('spaces posts to one channel by the pacing interval, without holding up other channels', async () => {
     const h = await harness({ channelPostIntervalMs: 300 });
-    await Promise.all([h.command('summary'), h.command('summary tag:env=prod'), h.command('summary', USERS.requester, OTHER_CHANNEL)]);
+    await Promise.all([
+      h.command('summary'),
+      h.command('summary tag:env=prod'),
+      h.command('summary', USERS.requester, OTHER_CHANNEL),
+    ]);
     const other = await summaryPosted(h, { channel: OTHER_CHANNEL, timeoutMs: 5_000 });
     await until('both summaries in the channel', () => headlines(h.slack, AD_HOC).length >= 2, 5_000);
     const [one, two] = headlines(h.slack, AD_HOC).map((call) => h.slack.calls.indexOf(call));
@@ -523,14 +664,19 @@ describe('cost and limits', () => {
     expect(details.length).toBeGreaterThan(1);
     const messages = [headline, ...details];
     // Slack's limits: 50 blocks, 3,000-character sections, 10 fields... and 12,000 characters in all.
-    const problems = messages.flatMap((m, i) => messageViolations({ text: String(m.args.text), blocks: m.args.blocks as never }, `message ${i}`));
+    const problems = messages.flatMap((m, i) =>
+      messageViolations({ text: String(m.args.text), blocks: m.args.blocks as never }, `message ${i}`),
+    );
     expect(problems).toStrictEqual([]);
     for (const m of messages) {
       const blocks = m.args.blocks as Array<{ type: string; text?: { text: string } }>;
       expect(blocks.length).toBeLessThanOrEqual(50);
-      for (const block of blocks) if (block.type === 'section' && block.text) expect(block.text.text.length).toBeLessThanOrEqual(3_000);
+      for (const block of blocks)
+        if (block.type === 'section' && block.text) expect(block.text.text.length).toBeLessThanOrEqual(3_000);
     }
-    const missing = Array.from({ length: 1_000 }, (_, i) => `svc-${String(i + 1).padStart(4, '0')}`).filter((name) => !thread.includes(`• *${name}* ·`));
+    const missing = Array.from({ length: 1_000 }, (_, i) => `svc-${String(i + 1).padStart(4, '0')}`).filter(
+      (name) => !thread.includes(`• *${name}* ·`),
+    );
     expect(missing).toStrictEqual([]);
   });
 });

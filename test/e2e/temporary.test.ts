@@ -13,7 +13,17 @@ import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
 import { FakeSlack } from './fake-slack.js';
-import { answerText, startHarness, KEY_ID, KEY_SECRET, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import {
+  answerText,
+  startHarness,
+  KEY_ID,
+  KEY_SECRET,
+  requestChange,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Harness,
+} from './harness.js';
 
 const MINUTE = 60_000;
 const GRANT = '192.0.2.44/32';
@@ -27,7 +37,8 @@ function movableClock() {
 const harness = useHarnesses({ temporaryTickMs: 50 });
 
 const patches = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'PATCH');
-const entryOf = (h: Harness, source = GRANT) => h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList?.find((e) => e.source === source);
+const entryOf = (h: Harness, source = GRANT) =>
+  h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList?.find((e) => e.source === source);
 
 async function messageTsOf(h: Harness, id: string): Promise<string> {
   const ts = (await h.bot.changeStore.get(id))?.messageTs;
@@ -37,7 +48,9 @@ async function messageTsOf(h: Harness, id: string): Promise<string> {
 
 /** The next post in the thread whose text contains `word`. */
 function threadPost(h: Harness, threadTs: string, word: string, timeoutMs = 10_000) {
-  return h.slack.waitFor('chat.postMessage', (a) => a.thread_ts === threadTs && textOf(a.blocks).includes(word), { timeoutMs });
+  return h.slack.waitFor('chat.postMessage', (a) => a.thread_ts === threadTs && textOf(a.blocks).includes(word), {
+    timeoutMs,
+  });
 }
 
 /** Requests a temporary grant and approves it; resolves once its revert is scheduled in the thread. */
@@ -52,8 +65,20 @@ async function grant(h: Harness, text = `ip add orders-prod ${GRANT} hotel for 1
 }
 
 /** One simulator, one Slack and one Redis key prefix for several bots (replicas, restarts). */
-async function withSharedBackends(test: (shared: { clock: ReturnType<typeof movableClock>; simulator: CloudSimulator; slack: FakeSlack; keyPrefix: string }) => Promise<void>) {
-  const simulator = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+async function withSharedBackends(
+  test: (shared: {
+    clock: ReturnType<typeof movableClock>;
+    simulator: CloudSimulator;
+    slack: FakeSlack;
+    keyPrefix: string;
+  }) => Promise<void>,
+) {
+  const simulator = await CloudSimulator.start({
+    keyId: KEY_ID,
+    keySecret: KEY_SECRET,
+    orgId: DEMO_ORG_ID,
+    services: demoServices(),
+  });
   const slack = await FakeSlack.start();
   try {
     await test({ clock: movableClock(), simulator, slack, keyPrefix: `test:${randomUUID().slice(0, 8)}:` });
@@ -75,7 +100,10 @@ describe('a temporary IP grant', () => {
     clock.advance(MINUTE + 1_000);
     const revertPost = await threadPost(h, ts, 'Revert of the temporary change');
     expect(textOf(revertPost.args.blocks)).toContain(`${id}-R`);
-    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(`${id}-R`) && textOf(a.blocks).includes('Applied'));
+    await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(`${id}-R`) && textOf(a.blocks).includes('Applied'),
+    );
     expect(entryOf(h)).toBeUndefined();
     expect(patches(h).map((p) => p.body)).toEqual([
       { ipAccessList: { add: [{ source: GRANT, description: 'hotel' }] } },
@@ -84,19 +112,27 @@ describe('a temporary IP grant', () => {
     const revert = await h.bot.changeStore.get(`${id}-R`);
     expect(revert).toMatchObject({ status: 'applied', decidedBy: 'the bot', threadTs: ts, revertOf: id });
     const audit = await h.bot.changeStore.readAudit({ serviceId: DEMO_IDS.ordersProd, limit: 20 });
-    expect(audit.filter((e) => e.changeId === `${id}-R`).map((e) => e.action)).toEqual(['applied', 'approved', 'requested']);
+    expect(audit.filter((e) => e.changeId === `${id}-R`).map((e) => e.action)).toEqual([
+      'applied',
+      'approved',
+      'requested',
+    ]);
     expect(await answerText(h, await h.command('temporary'))).toContain('No temporary change is active');
     // Later looks find nothing more to do.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(patches(h)).toHaveLength(2);
   });
 
-  it('is removed after a real minute with the bot\'s own clock', async () => {
+  it("is removed after a real minute with the bot's own clock", async () => {
     const h = await harness({ temporaryTickMs: 1_000 });
     const { id, ts } = await grant(h);
     const appliedAt = Date.now();
     await threadPost(h, ts, 'Revert of the temporary change', 90_000);
-    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(`${id}-R`) && textOf(a.blocks).includes('Applied'), { timeoutMs: 30_000 });
+    await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(`${id}-R`) && textOf(a.blocks).includes('Applied'),
+      { timeoutMs: 30_000 },
+    );
     expect(Date.now() - appliedAt).toBeGreaterThanOrEqual(MINUTE - 1_000);
     expect(entryOf(h)).toBeUndefined();
   }, 120_000);
@@ -114,7 +150,9 @@ describe('a temporary IP grant', () => {
     expect(patches(h)).toHaveLength(1);
     await expect.poll(async () => (await h.bot.changeStore.get(`${id}-R`))?.status).toBe('failed');
     const audit = await h.bot.changeStore.readAudit({ serviceId: DEMO_IDS.ordersProd, limit: 20 });
-    expect(audit.find((e) => e.changeId === `${id}-R` && e.action === 'stale')?.message).toContain('no longer in the IP access list');
+    expect(audit.find((e) => e.changeId === `${id}-R` && e.action === 'stale')?.message).toContain(
+      'no longer in the IP access list',
+    );
   });
 
   it('is reverted by exactly one of two replicas', async () => {
@@ -123,10 +161,18 @@ describe('a temporary IP grant', () => {
       const b = await harness({ clock: clock.now, simulator, slack, keyPrefix });
       const { id, ts } = await grant(a);
       clock.advance(MINUTE + 1_000);
-      await a.slack.waitFor('chat.update', (x) => textOf(x.blocks).includes(`${id}-R`) && textOf(x.blocks).includes('Applied'));
+      await a.slack.waitFor(
+        'chat.update',
+        (x) => textOf(x.blocks).includes(`${id}-R`) && textOf(x.blocks).includes('Applied'),
+      );
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(patches(a).filter((p) => JSON.stringify(p.body).includes('remove'))).toHaveLength(1);
-      expect(slack.callsOf('chat.postMessage', (x) => x.thread_ts === ts && textOf(x.blocks).includes('Revert of the temporary change'))).toHaveLength(1);
+      expect(
+        slack.callsOf(
+          'chat.postMessage',
+          (x) => x.thread_ts === ts && textOf(x.blocks).includes('Revert of the temporary change'),
+        ),
+      ).toHaveLength(1);
       expect([...a.logs, ...b.logs].join('\n')).not.toMatch(/(WARN|ERROR).*(temporary change|CR-)/);
     });
   });
@@ -159,7 +205,7 @@ describe('reminder, Extend and Revert now', () => {
     const click = await h.click(ACTION_REVERT_NOW, id, USERS.requester);
     expect(await answerText(h, click)).toContain('Reverted');
     expect(entryOf(h)).toBeUndefined();
-    expect((await h.bot.changeStore.get(`${id}-R`))).toMatchObject({ status: 'applied', decidedBy: USERS.requester });
+    expect(await h.bot.changeStore.get(`${id}-R`)).toMatchObject({ status: 'applied', decidedBy: USERS.requester });
     const again = await h.click(ACTION_REVERT_NOW, id, USERS.requester);
     expect(await answerText(h, again)).toContain('already reverted');
     expect(patches(h)).toHaveLength(2);
@@ -224,12 +270,18 @@ describe('the edit modal', () => {
     await h.command('edit orders-prod');
     return (await h.slack.waitFor('views.update')).args.view as Record<string, unknown>;
   }
-  const duration = (value: string) => ({ [BLOCK.duration]: { value: { type: 'static_select', selected_option: { value } } } });
+  const duration = (value: string) => ({
+    [BLOCK.duration]: { value: { type: 'static_select', selected_option: { value } } },
+  });
 
   it('makes IP additions temporary with "for how long"', async () => {
     const h = await harness();
     const view = await openedView(h);
-    const ack = await h.submitView(view, { [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: `${GRANT} partner` } }, ...duration('2h') }, USERS.requester);
+    const ack = await h.submitView(
+      view,
+      { [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: `${GRANT} partner` } }, ...duration('2h') },
+      USERS.requester,
+    );
     expect(ack.body).toBe('');
     const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'));
     expect(textOf(posted.args.blocks)).toContain('Temporary:* for 2h');
@@ -240,10 +292,22 @@ describe('the edit modal', () => {
   it('refuses a duration for a change that cannot be temporary, inline', async () => {
     const h = await harness();
     const view = await openedView(h);
-    const ack = await h.submitView(view, { [BLOCK.name]: { value: { type: 'plain_text_input', value: 'orders renamed' } }, ...duration('1h') }, USERS.requester);
-    expect((JSON.parse(ack.body) as { errors: Record<string, string> }).errors[BLOCK.duration]).toContain('Only ip add');
-    const forged = await h.submitView(view, { [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: GRANT } }, ...duration('30d') }, USERS.requester);
-    expect((JSON.parse(forged.body) as { errors: Record<string, string> }).errors[BLOCK.duration]).toContain('at most 7d');
+    const ack = await h.submitView(
+      view,
+      { [BLOCK.name]: { value: { type: 'plain_text_input', value: 'orders renamed' } }, ...duration('1h') },
+      USERS.requester,
+    );
+    expect((JSON.parse(ack.body) as { errors: Record<string, string> }).errors[BLOCK.duration]).toContain(
+      'Only ip add',
+    );
+    const forged = await h.submitView(
+      view,
+      { [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: GRANT } }, ...duration('30d') },
+      USERS.requester,
+    );
+    expect((JSON.parse(forged.body) as { errors: Record<string, string> }).errors[BLOCK.duration]).toContain(
+      'at most 7d',
+    );
     expect(h.slack.callsOf('chat.postMessage')).toHaveLength(0);
   });
 });
@@ -263,18 +327,33 @@ describe('Undo', () => {
     const before = structuredClone(h.simulator.service(serviceId));
     const { id } = await requestChange(h, text);
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    const applied = await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+    const applied = await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'),
+    );
     expect(JSON.stringify(applied.args.blocks)).toContain(ACTION_UNDO);
 
     const after = h.slack.calls.length;
     const undo = await h.click(ACTION_UNDO, id, USERS.second);
     expect(await answerText(h, undo)).toContain('is posted in the channel');
-    const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
+    const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), {
+      after,
+    });
     const undoId = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
     await h.click(ACTION_APPROVE, undoId, USERS.approver);
-    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(undoId) && textOf(a.blocks).includes('Applied'));
+    await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(undoId) && textOf(a.blocks).includes('Applied'),
+    );
     const now = h.simulator.service(serviceId);
-    for (const field of ['name', 'ipAccessList', 'endpoints', 'releaseChannel', 'privateEndpointIds', 'transparentDataEncryptionKeyId'] as const) {
+    for (const field of [
+      'name',
+      'ipAccessList',
+      'endpoints',
+      'releaseChannel',
+      'privateEndpointIds',
+      'transparentDataEncryptionKeyId',
+    ] as const) {
       expect(normalized(now?.[field])).toEqual(normalized(before?.[field]));
     }
   });

@@ -42,8 +42,16 @@ describe('starting the bot', () => {
   it('tells an unreachable Slack (with the URL tried) from a refused token', async () => {
     const port = await closedPort();
     const apiUrl = `http://127.0.0.1:${port}/api/`;
-    const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-first-run', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: apiUrl, PORT: '0' });
-    const failure = await startBot(config, { logger: quietLogger([]) }).then(() => undefined, (error: unknown) => error);
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-first-run',
+      SLACK_SIGNING_SECRET: 'secret',
+      SLACK_API_URL: apiUrl,
+      PORT: '0',
+    });
+    const failure = await startBot(config, { logger: quietLogger([]) }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(String(failure)).toContain(`Could not reach Slack at ${apiUrl} (ECONNREFUSED)`);
     expect(String(failure)).not.toContain('did not accept');
     expect(String(failure)).not.toContain('refused SLACK_BOT_TOKEN');
@@ -52,9 +60,18 @@ describe('starting the bot', () => {
   it('says Redis at HOST:PORT is not answering, and how to run without it', async () => {
     const slack = await slackStandIn();
     const port = await closedPort();
-    const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-first-run', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: slack.apiUrl, PORT: '0', REDIS_URL: `redis://127.0.0.1:${port}` });
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-first-run',
+      SLACK_SIGNING_SECRET: 'secret',
+      SLACK_API_URL: slack.apiUrl,
+      PORT: '0',
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+    });
     const lines: string[] = [];
-    const failure = await startBot(config, { logger: quietLogger(lines) }).then(() => undefined, (error: unknown) => error);
+    const failure = await startBot(config, { logger: quietLogger(lines) }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     const message = String(failure);
     expect(message).toContain(`Redis at 127.0.0.1:${port} is not answering`);
     expect(message).toContain('leave REDIS_URL unset');
@@ -63,11 +80,22 @@ describe('starting the bot', () => {
 
   it('logs the API URL and organization it uses, never the secret', async () => {
     const slack = await slackStandIn();
-    const simulator = await CloudSimulator.start({ keyId: 'firstRunKey', keySecret: 'first-run-secret-value', orgId: DEMO_ORG_ID, services: demoServices() });
+    const simulator = await CloudSimulator.start({
+      keyId: 'firstRunKey',
+      keySecret: 'first-run-secret-value',
+      orgId: DEMO_ORG_ID,
+      services: demoServices(),
+    });
     cleanups.push(() => simulator.close());
     const config = loadConfig({
-      SLACK_BOT_TOKEN: 'xoxb-first-run', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: slack.apiUrl, PORT: '0',
-      CLICKHOUSE_API_URL: simulator.url, CLICKHOUSE_KEY_ID: 'firstRunKey', CLICKHOUSE_KEY_SECRET: 'first-run-secret-value', CLICKHOUSE_ORG_ID: DEMO_ORG_ID,
+      SLACK_BOT_TOKEN: 'xoxb-first-run',
+      SLACK_SIGNING_SECRET: 'secret',
+      SLACK_API_URL: slack.apiUrl,
+      PORT: '0',
+      CLICKHOUSE_API_URL: simulator.url,
+      CLICKHOUSE_KEY_ID: 'firstRunKey',
+      CLICKHOUSE_KEY_SECRET: 'first-run-secret-value',
+      CLICKHOUSE_ORG_ID: DEMO_ORG_ID,
     });
     const lines: string[] = [];
     const bot = await startBot(config, { logger: quietLogger(lines) });
@@ -83,7 +111,12 @@ describe('while Redis is down', () => {
     const redis = new EventEmitter();
     let now = 1_000_000;
     const lines: string[] = [];
-    watchOutages(redis, 'Redis at 127.0.0.1:6390', { info: (line) => lines.push(`INFO ${line}`), error: (line) => lines.push(`ERROR ${line}`) }, () => now);
+    watchOutages(
+      redis,
+      'Redis at 127.0.0.1:6390',
+      { info: (line) => lines.push(`INFO ${line}`), error: (line) => lines.push(`ERROR ${line}`) },
+      () => now,
+    );
     const refused = new Error('connect ECONNREFUSED 127.0.0.1:6390');
     // Ten failed reconnects a second for 2.5 minutes.
     for (let i = 0; i < 1_500; i += 1) {
@@ -91,8 +124,12 @@ describe('while Redis is down', () => {
       now += 100;
     }
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toBe('ERROR Redis at 127.0.0.1:6390 is not answering: connect ECONNREFUSED 127.0.0.1:6390. Retrying; the bot answers "store not answering" until it is back.');
-    expect(lines[1]).toMatch(/^ERROR Redis at 127\.0\.0\.1:6390 is still not answering after 60s \(600 failed attempts since the last report\)/);
+    expect(lines[0]).toBe(
+      'ERROR Redis at 127.0.0.1:6390 is not answering: connect ECONNREFUSED 127.0.0.1:6390. Retrying; the bot answers "store not answering" until it is back.',
+    );
+    expect(lines[1]).toMatch(
+      /^ERROR Redis at 127\.0\.0\.1:6390 is still not answering after 60s \(600 failed attempts since the last report\)/,
+    );
     expect(lines[2]).toMatch(/still not answering after 120s/);
     redis.emit('ready');
     expect(lines[3]).toBe('INFO Redis at 127.0.0.1:6390 answers again, after 150s.');

@@ -20,7 +20,16 @@ const CONCURRENCY = 8;
 /** Services whose data (as the API returns it) is built to ping, link and break formatting. */
 function hostileServices(): ServiceRecordLike[] {
   const base = demoServices()[0] as ServiceRecordLike;
-  const names = ['<!channel> outage', '<!here>', '<@U0ATTACKER> db', '<http://evil.example|orders-prod>', '*bold* `code` _x_', '&lt;!everyone&gt;', 'ops @channel 🚀', 'שלום\u202Eprod'];
+  const names = [
+    '<!channel> outage',
+    '<!here>',
+    '<@U0ATTACKER> db',
+    '<http://evil.example|orders-prod>',
+    '*bold* `code` _x_',
+    '&lt;!everyone&gt;',
+    'ops @channel 🚀',
+    'שלום\u202Eprod',
+  ];
   return names.map((name, i) => ({
     ...structuredClone(base),
     id: demoServiceId(0xe00 + i),
@@ -35,7 +44,10 @@ function hostileServices(): ServiceRecordLike[] {
     availablePrivateEndpointIds: ['<@U0ATTACKER>', 'vpce-<!here>'],
     hasTransparentDataEncryption: true,
     transparentDataEncryptionKeyId: '<#C123|general>',
-    tags: [{ key: 'env', value: 'prod' }, { key: '<!channel>', value: '<http://x|y>' }],
+    tags: [
+      { key: 'env', value: 'prod' },
+      { key: '<!channel>', value: '<http://x|y>' },
+    ],
   }));
 }
 
@@ -54,21 +66,35 @@ function serviceWord(rng: Rng): string {
 
 function randomCommand(rng: Rng): string {
   const roll = rng.next();
-  const arg = () => (rng.chance(0.6) ? rng.pick(WORDS) : rng.chance(0.5) ? hostileString(rng, 200) : rng.pick(INJECTIONS));
+  const arg = () =>
+    rng.chance(0.6) ? rng.pick(WORDS) : rng.chance(0.5) ? hostileString(rng, 200) : rng.pick(INJECTIONS);
   let typed: string;
   if (roll < 0.1) typed = hostileString(rng, 3_000);
-  else if (roll < 0.25) typed = `${rng.pick(['list', 'summary'])} ${Array.from({ length: rng.int(3) }, () => rng.pick(['tag:env=prod', 'tag:team', 'tag:<!channel>', arg()])).join(' ')}`;
+  else if (roll < 0.25)
+    typed = `${rng.pick(['list', 'summary'])} ${Array.from({ length: rng.int(3) }, () => rng.pick(['tag:env=prod', 'tag:team', 'tag:<!channel>', arg()])).join(' ')}`;
   else if (roll < 0.4) typed = `${rng.pick(['show', 'history', 'edit'])} ${serviceWord(rng)}`;
-  else if (roll < 0.5) typed = rng.pick(['pending', 'history', 'help', 'schedule list', `schedule remove ${arg()}`, 'schedule add "0 9 * * 1-5" tag:env=prod', `schedule add ${arg()}`]);
+  else if (roll < 0.5)
+    typed = rng.pick([
+      'pending',
+      'history',
+      'help',
+      'schedule list',
+      `schedule remove ${arg()}`,
+      'schedule add "0 9 * * 1-5" tag:env=prod',
+      `schedule add ${arg()}`,
+    ]);
   else if (roll < 0.6) typed = `rename ${serviceWord(rng)} ${rng.pick(['new-name', 'a b c', arg()])}`;
-  else if (roll < 0.72) typed = `ip ${rng.pick(['add', 'remove'])} ${serviceWord(rng)} ${rng.pick(['203.0.113.99', '0.0.0.0/0', '10.0.0.0/8', arg()])} ${rng.chance(0.6) ? arg() : ''}`;
+  else if (roll < 0.72)
+    typed = `ip ${rng.pick(['add', 'remove'])} ${serviceWord(rng)} ${rng.pick(['203.0.113.99', '0.0.0.0/0', '10.0.0.0/8', arg()])} ${rng.chance(0.6) ? arg() : ''}`;
   else if (roll < 0.8) typed = `endpoint ${serviceWord(rng)} mysql ${rng.pick(['on', 'off', arg()])}`;
   else if (roll < 0.86) typed = `release-channel ${serviceWord(rng)} ${rng.pick(['slow', 'fast', 'default', arg()])}`;
-  else if (roll < 0.93) typed = `private-endpoint ${rng.pick(['attach', 'detach', arg()])} ${serviceWord(rng)} ${rng.pick(['<@U0ATTACKER>', 'vpce-0a1b2c3d4e5f67890', arg()])}`;
+  else if (roll < 0.93)
+    typed = `private-endpoint ${rng.pick(['attach', 'detach', arg()])} ${serviceWord(rng)} ${rng.pick(['<@U0ATTACKER>', 'vpce-0a1b2c3d4e5f67890', arg()])}`;
   else typed = `rotate-key ${serviceWord(rng)} ${arg()}`;
   let text = slackEscaped(typed);
   // Slack turns typed mentions and links into control sequences.
-  if (rng.chance(0.3)) text = `${text} ${rng.pick(['<!channel>', '<!here>', '<@U123>', '<http://evil.example|click>', '<mailto:a@b.c|mail>', '<#C123|general>'])}`;
+  if (rng.chance(0.3))
+    text = `${text} ${rng.pick(['<!channel>', '<!here>', '<@U123>', '<http://evil.example|click>', '<mailto:a@b.c|mail>', '<#C123|general>'])}`;
   return text;
 }
 
@@ -110,7 +136,9 @@ describe('a few hundred random commands over HTTP against hostile data', () => {
 
   it('acknowledges every command with 200 and answers every one', async () => {
     expect(acks).toHaveLength(COMMANDS);
-    expect(acks.filter(({ ack }) => ack.status !== 200).map(({ text, ack }) => `${ack.status} for ${shown(text)}`)).toStrictEqual([]);
+    expect(
+      acks.filter(({ ack }) => ack.status !== 200).map(({ text, ack }) => `${ack.status} for ${shown(text)}`),
+    ).toStrictEqual([]);
     const unanswered: string[] = [];
     await Promise.all(
       acks.map(async ({ text, ack }) => {
@@ -131,14 +159,19 @@ describe('a few hundred random commands over HTTP against hostile data', () => {
     expect(h.simulator.requests.filter((r) => r.method !== 'GET')).toStrictEqual([]);
     expect(methods).toStrictEqual(new Set(['GET']));
     // The fuzz did reach the approval flow: requests were posted and wait for approval.
-    expect(h.slack.callsOf('chat.postMessage', (args) => JSON.stringify(args.blocks ?? '').includes('change_approve')).length).toBeGreaterThan(5);
+    expect(
+      h.slack.callsOf('chat.postMessage', (args) => JSON.stringify(args.blocks ?? '').includes('change_approve'))
+        .length,
+    ).toBeGreaterThan(5);
     expect((await h.bot.changeStore.listPending('C0CHANNEL', Date.now())).length).toBeGreaterThan(5);
   });
 
   it('never posts or updates a channel message that pings or links what the data or the command smuggled in', () => {
     const publicCalls = h.slack.calls.filter((c) => PUBLIC.has(c.method));
     expect(publicCalls.length).toBeGreaterThan(10);
-    const found = publicCalls.flatMap((call) => shownTexts(call).flatMap((text) => leaks(text, [USERS.requester]).map((leak) => `${call.method}: ${leak}`)));
+    const found = publicCalls.flatMap((call) =>
+      shownTexts(call).flatMap((text) => leaks(text, [USERS.requester]).map((leak) => `${call.method}: ${leak}`)),
+    );
     expect(found).toStrictEqual([]);
   });
 
@@ -147,7 +180,9 @@ describe('a few hundred random commands over HTTP against hostile data', () => {
     const found = answers.flatMap((call) => {
       const blocks = Array.isArray(call.args.blocks) ? call.args.blocks : [];
       const view = call.args.view as { blocks?: unknown[] } | undefined;
-      return [...mrkdwnOf(blocks), ...mrkdwnOf(view?.blocks ?? [])].flatMap((text) => leaks(text, [USERS.requester]).map((leak) => `${call.method}: ${leak}`));
+      return [...mrkdwnOf(blocks), ...mrkdwnOf(view?.blocks ?? [])].flatMap((text) =>
+        leaks(text, [USERS.requester]).map((leak) => `${call.method}: ${leak}`),
+      );
     });
     expect(found).toStrictEqual([]);
   });

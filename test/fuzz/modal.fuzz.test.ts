@@ -11,7 +11,14 @@ import { requestMessage } from '../../src/core/render/change.js';
 import { ServiceRecordSchema, ServiceUpdateSchema, type ServiceRecord } from '../../src/core/service/schema.js';
 import { planChange } from '../../src/core/change/plan.js';
 import type { ChangeIntent } from '../../src/core/change/types.js';
-import { BLOCK, editMetadata, intentFromSubmission, modalErrors, ViewStateSchema, type ViewState } from '../../src/core/render/modal.js';
+import {
+  BLOCK,
+  editMetadata,
+  intentFromSubmission,
+  modalErrors,
+  ViewStateSchema,
+  type ViewState,
+} from '../../src/core/render/modal.js';
 import { demoServices } from '../../src/simulator/seed.js';
 import { blockKitViolations } from '../core/render/block-kit.js';
 import { hostileString, leaks, mrkdwnOf, prng, shown, type Rng } from './hostile.js';
@@ -24,15 +31,26 @@ const text = (rng: Rng) => hostileString(rng, rng.chance(0.05) ? 20_000 : 400);
 
 /** One IP line as a person might type it: a real source or junk, then maybe a description. */
 function ipLine(rng: Rng, service: ServiceRecord, wild: boolean): string {
-  const sane = ['203.0.113.7', '0.0.0.0/0', '10.0.0.0/8', '2001:db8::/32', '192.0.2.0/24', ...(service.ipAccessList ?? []).map((e) => e.source)];
+  const sane = [
+    '203.0.113.7',
+    '0.0.0.0/0',
+    '10.0.0.0/8',
+    '2001:db8::/32',
+    '192.0.2.0/24',
+    ...(service.ipAccessList ?? []).map((e) => e.source),
+  ];
   const source = wild ? rng.pick([...sane, '::1', '300.1.1.1', '10.0.0.0/33', text(rng)]) : rng.pick(sane);
-  const description = rng.chance(0.5) ? ` ${wild && rng.chance(0.1) ? 'x'.repeat(300) : text(rng).slice(0, wild ? undefined : 200)}` : '';
+  const description = rng.chance(0.5)
+    ? ` ${wild && rng.chance(0.1) ? 'x'.repeat(300) : text(rng).slice(0, wild ? undefined : 200)}`
+    : '';
   return `${rng.pick(['', ' ', '\t'])}${source}${description}`;
 }
 
 function selected(rng: Rng, offered: string[], wild: boolean): Array<{ value: string }> {
   const count = wild ? rng.int(4) : rng.int(2);
-  return Array.from({ length: count }, () => ({ value: (!wild || rng.chance(0.7)) && offered.length > 0 ? rng.pick(offered) : text(rng) }));
+  return Array.from({ length: count }, () => ({
+    value: (!wild || rng.chance(0.7)) && offered.length > 0 ? rng.pick(offered) : text(rng),
+  }));
 }
 
 /**
@@ -48,17 +66,75 @@ function submission(rng: Rng, service: ServiceRecord, wild: boolean): ViewState 
     if (!wild || rng.chance(0.85)) values[block] = { value: state };
   };
   const touch = () => rng.chance(wild ? 0.7 : 0.3);
-  put(BLOCK.name, { type: 'plain_text_input', value: touch() ? rng.pick(wild ? [null, 'orders-prod-2', text(rng), ` ${shownName} `, 'x'.repeat(51)] : ['orders-prod-2', 'a b_c-d', `${shownName}-2`]) : shownName });
-  put(BLOCK.releaseChannel, { type: 'static_select', selected_option: touch() ? { value: rng.pick(wild ? ['slow', 'fast', text(rng)] : ['slow', 'default', 'fast']) } : service.releaseChannel ? { value: service.releaseChannel } : null });
-  put(BLOCK.mysql, { type: 'radio_buttons', selected_option: touch() ? { value: rng.pick(wild ? ['on', 'off', text(rng)] : ['on', 'off']) } : { value: mysqlNow ? 'on' : 'off' } });
-  put(BLOCK.ipAdd, { type: 'plain_text_input', value: touch() ? Array.from({ length: 1 + rng.int(wild && rng.chance(0.05) ? 200 : 4) }, () => ipLine(rng, service, wild)).join(rng.pick(['\n', '\r\n', '\n\n'])) : null });
-  put(BLOCK.ipRemove, { type: 'multi_static_select', selected_options: touch() ? selected(rng, (service.ipAccessList ?? []).map((e) => e.source), wild) : [] });
-  put(BLOCK.attach, { type: 'multi_static_select', selected_options: touch() ? selected(rng, service.availablePrivateEndpointIds ?? [], wild) : [] });
-  put(BLOCK.detach, { type: 'multi_static_select', selected_options: touch() ? selected(rng, service.privateEndpointIds ?? [], wild) : [] });
-  put(BLOCK.tdeKey, { type: 'plain_text_input', value: touch() ? rng.pick(wild ? [text(rng), 'k'.repeat(257)] : ['key-2', 'arn:aws:kms:eu-west-1:111122223333:key/2']) : null });
+  put(BLOCK.name, {
+    type: 'plain_text_input',
+    value: touch()
+      ? rng.pick(
+          wild
+            ? [null, 'orders-prod-2', text(rng), ` ${shownName} `, 'x'.repeat(51)]
+            : ['orders-prod-2', 'a b_c-d', `${shownName}-2`],
+        )
+      : shownName,
+  });
+  put(BLOCK.releaseChannel, {
+    type: 'static_select',
+    selected_option: touch()
+      ? { value: rng.pick(wild ? ['slow', 'fast', text(rng)] : ['slow', 'default', 'fast']) }
+      : service.releaseChannel
+        ? { value: service.releaseChannel }
+        : null,
+  });
+  put(BLOCK.mysql, {
+    type: 'radio_buttons',
+    selected_option: touch()
+      ? { value: rng.pick(wild ? ['on', 'off', text(rng)] : ['on', 'off']) }
+      : { value: mysqlNow ? 'on' : 'off' },
+  });
+  put(BLOCK.ipAdd, {
+    type: 'plain_text_input',
+    value: touch()
+      ? Array.from({ length: 1 + rng.int(wild && rng.chance(0.05) ? 200 : 4) }, () => ipLine(rng, service, wild)).join(
+          rng.pick(['\n', '\r\n', '\n\n']),
+        )
+      : null,
+  });
+  put(BLOCK.ipRemove, {
+    type: 'multi_static_select',
+    selected_options: touch()
+      ? selected(
+          rng,
+          (service.ipAccessList ?? []).map((e) => e.source),
+          wild,
+        )
+      : [],
+  });
+  put(BLOCK.attach, {
+    type: 'multi_static_select',
+    selected_options: touch() ? selected(rng, service.availablePrivateEndpointIds ?? [], wild) : [],
+  });
+  put(BLOCK.detach, {
+    type: 'multi_static_select',
+    selected_options: touch() ? selected(rng, service.privateEndpointIds ?? [], wild) : [],
+  });
+  put(BLOCK.tdeKey, {
+    type: 'plain_text_input',
+    value: touch()
+      ? rng.pick(wild ? [text(rng), 'k'.repeat(257)] : ['key-2', 'arn:aws:kms:eu-west-1:111122223333:key/2'])
+      : null,
+  });
   const shownTags = (service.tags ?? []).map((t) => (t.value === undefined ? t.key : `${t.key}=${t.value}`)).join(' ');
-  const tagWords = () => Array.from({ length: rng.int(wild && rng.chance(0.05) ? 60 : 4) }, () => rng.pick(wild ? [text(rng), 'env=prod', 'owner=ana', `k=${'v'.repeat(257)}`, 'a=b=c'] : ['env=prod', 'owner=ana', 'keep', 'team=data'])).join(' ');
-  put(BLOCK.tags, { type: 'plain_text_input', value: touch() ? rng.pick([tagWords(), `${shownTags} ${tagWords()}`, '']) : shownTags });
+  const tagWords = () =>
+    Array.from({ length: rng.int(wild && rng.chance(0.05) ? 60 : 4) }, () =>
+      rng.pick(
+        wild
+          ? [text(rng), 'env=prod', 'owner=ana', `k=${'v'.repeat(257)}`, 'a=b=c']
+          : ['env=prod', 'owner=ana', 'keep', 'team=data'],
+      ),
+    ).join(' ');
+  put(BLOCK.tags, {
+    type: 'plain_text_input',
+    value: touch() ? rng.pick([tagWords(), `${shownTags} ${tagWords()}`, '']) : shownTags,
+  });
   if (wild && rng.chance(0.1)) values[text(rng)] = { [text(rng)]: { type: 'plain_text_input', value: text(rng) } };
   return values;
 }
@@ -78,60 +154,86 @@ const UPDATE_FIELD: Record<keyof ChangeIntent, string> = {
 };
 
 describe('edit modal submissions under random input', () => {
-  it.each([0x0d_a1_0001, 0x0d_a1_0002])('never throw, plan only valid and asked-for updates, and answer inline (seed %i)', (seed) => {
-    const rng = prng(seed);
-    const problems: string[] = [];
-    let accepted = 0;
-    let refused = 0;
-    for (let i = 0; i < 1_500 && problems.length < 20; i++) {
-      const service = rng.pick(SERVICES);
-      const wild = rng.chance(0.5);
-      const values = submission(rng, service, wild);
-      const where = `seed ${seed} round ${i} (${wild ? 'wild' : 'calm'}) on ${service.name}: ${shown(JSON.stringify(values), 300)}`;
-      try {
-        expect(ViewStateSchema.safeParse(values).success, where).toBe(true);
-        // The modal may have been opened before a colleague changed the service: shown differs at times.
-        const shown = rng.chance(0.8) ? editMetadata(service, 'C0CHANNEL').shown : editMetadata(rng.pick(SERVICES), 'C0CHANNEL').shown;
-        const intent = intentFromSubmission(values, shown);
-        const result = planChange(service, intent);
-        if (result.ok) {
-          accepted += 1;
-          const body = ServiceUpdateSchema.safeParse(result.plan.update);
-          if (!body.success) problems.push(`${where}: update the API would refuse: ${body.error.message.slice(0, 300)}`);
-          const asked = new Set(Object.keys(intent).map((field) => UPDATE_FIELD[field as keyof ChangeIntent]));
-          for (const field of Object.keys(result.plan.update)) if (!asked.has(field)) problems.push(`${where}: updates ${field}, which was not asked for`);
-          if (result.plan.changes.length === 0) problems.push(`${where}: an accepted plan that changes nothing`);
-          if (result.plan.serviceId !== service.id) problems.push(`${where}: plan for another service`);
-          const message = requestMessage({ id: 'CR-00000000AB', channelId: 'C0CHANNEL', requesterId: REQUESTER, plan: result.plan, createdAt: 0, expiresAt: 3_600_000, status: 'pending' });
-          for (const t of [message.text, ...mrkdwnOf(message.blocks)]) for (const leak of leaks(t, [REQUESTER])) problems.push(`${where}: ${leak}`);
-          for (const violation of blockKitViolations(message.blocks, { max: 50 })) problems.push(`${where}: ${violation.slice(0, 200)}`);
-        } else {
-          refused += 1;
-          if (result.problems.length === 0) problems.push(`${where}: refused without a reason`);
-          const errors = modalErrors(result.problems);
-          for (const [block, message] of Object.entries(errors)) {
-            if (!BLOCK_IDS.has(block)) problems.push(`${where}: error on unknown block ${block}`);
-            if (message.trim() === '' || [...message].length > 2_000) problems.push(`${where}: error message of ${message.length} characters on ${block}`);
+  it.each([0x0d_a1_0001, 0x0d_a1_0002])(
+    'never throw, plan only valid and asked-for updates, and answer inline (seed %i)',
+    (seed) => {
+      const rng = prng(seed);
+      const problems: string[] = [];
+      let accepted = 0;
+      let refused = 0;
+      for (let i = 0; i < 1_500 && problems.length < 20; i++) {
+        const service = rng.pick(SERVICES);
+        const wild = rng.chance(0.5);
+        const values = submission(rng, service, wild);
+        const where = `seed ${seed} round ${i} (${wild ? 'wild' : 'calm'}) on ${service.name}: ${shown(JSON.stringify(values), 300)}`;
+        try {
+          expect(ViewStateSchema.safeParse(values).success, where).toBe(true);
+          // The modal may have been opened before a colleague changed the service: shown differs at times.
+          const shown = rng.chance(0.8)
+            ? editMetadata(service, 'C0CHANNEL').shown
+            : editMetadata(rng.pick(SERVICES), 'C0CHANNEL').shown;
+          const intent = intentFromSubmission(values, shown);
+          const result = planChange(service, intent);
+          if (result.ok) {
+            accepted += 1;
+            const body = ServiceUpdateSchema.safeParse(result.plan.update);
+            if (!body.success)
+              problems.push(`${where}: update the API would refuse: ${body.error.message.slice(0, 300)}`);
+            const asked = new Set(Object.keys(intent).map((field) => UPDATE_FIELD[field as keyof ChangeIntent]));
+            for (const field of Object.keys(result.plan.update))
+              if (!asked.has(field)) problems.push(`${where}: updates ${field}, which was not asked for`);
+            if (result.plan.changes.length === 0) problems.push(`${where}: an accepted plan that changes nothing`);
+            if (result.plan.serviceId !== service.id) problems.push(`${where}: plan for another service`);
+            const message = requestMessage({
+              id: 'CR-00000000AB',
+              channelId: 'C0CHANNEL',
+              requesterId: REQUESTER,
+              plan: result.plan,
+              createdAt: 0,
+              expiresAt: 3_600_000,
+              status: 'pending',
+            });
+            for (const t of [message.text, ...mrkdwnOf(message.blocks)])
+              for (const leak of leaks(t, [REQUESTER])) problems.push(`${where}: ${leak}`);
+            for (const violation of blockKitViolations(message.blocks, { max: 50 }))
+              problems.push(`${where}: ${violation.slice(0, 200)}`);
+          } else {
+            refused += 1;
+            if (result.problems.length === 0) problems.push(`${where}: refused without a reason`);
+            const errors = modalErrors(result.problems);
+            for (const [block, message] of Object.entries(errors)) {
+              if (!BLOCK_IDS.has(block)) problems.push(`${where}: error on unknown block ${block}`);
+              if (message.trim() === '' || [...message].length > 2_000)
+                problems.push(`${where}: error message of ${message.length} characters on ${block}`);
+            }
           }
+        } catch (error) {
+          problems.push(`${where}: threw ${error instanceof Error ? error.stack : String(error)}`);
         }
-      } catch (error) {
-        problems.push(`${where}: threw ${error instanceof Error ? error.stack : String(error)}`);
       }
-    }
-    expect(problems).toStrictEqual([]);
-    expect(accepted).toBeGreaterThan(100);
-    expect(refused).toBeGreaterThan(100);
-  });
+      expect(problems).toStrictEqual([]);
+      expect(accepted).toBeGreaterThan(100);
+      expect(refused).toBeGreaterThan(100);
+    },
+  );
 
   it('never plans anything from a submission that leaves every input as the modal showed it', () => {
     for (const service of SERVICES) {
       const metadata = editMetadata(service, 'C0CHANNEL');
       const untouched: ViewState = {
         [BLOCK.name]: { value: { type: 'plain_text_input', value: service.name } },
-        [BLOCK.mysql]: { value: { type: 'radio_buttons', selected_option: { value: metadata.shown.mysql ? 'on' : 'off' } } },
+        [BLOCK.mysql]: {
+          value: { type: 'radio_buttons', selected_option: { value: metadata.shown.mysql ? 'on' : 'off' } },
+        },
         [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: null } },
         [BLOCK.ipRemove]: { value: { type: 'multi_static_select', selected_options: [] } },
-        ...(service.releaseChannel ? { [BLOCK.releaseChannel]: { value: { type: 'static_select', selected_option: { value: service.releaseChannel } } } } : {}),
+        ...(service.releaseChannel
+          ? {
+              [BLOCK.releaseChannel]: {
+                value: { type: 'static_select', selected_option: { value: service.releaseChannel } },
+              },
+            }
+          : {}),
       };
       const intent = intentFromSubmission(untouched, metadata.shown);
       expect(intent, service.name).toStrictEqual({});

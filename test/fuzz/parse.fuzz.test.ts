@@ -5,12 +5,30 @@
  * accepts, answer quickly even for 20,000 characters, and every answer must render safely.
  */
 import { describe, expect, it } from 'vitest';
-import { IpSourceSchema, IP_DESCRIPTION_MAX, RELEASE_CHANNELS, ServiceNameSchema, isTagKey, isTagValue } from '../../src/core/service/schema.js';
+import {
+  IpSourceSchema,
+  IP_DESCRIPTION_MAX,
+  RELEASE_CHANNELS,
+  ServiceNameSchema,
+  isTagKey,
+  isTagValue,
+} from '../../src/core/service/schema.js';
 import { COMMAND_CATALOGUE } from '../../src/core/command/catalogue.js';
 import { COMMAND_KINDS, parseCommand, type Command } from '../../src/core/command/parse.js';
 import { helpBlocks, invalidBlocks } from '../../src/core/render/help.js';
 import { code } from '../../src/core/render/mrkdwn.js';
-import { hostileString, INJECTIONS, leaks, mrkdwnOf, prng, QUOTES, shown, UNICODE, WORDS, type Rng } from './hostile.js';
+import {
+  hostileString,
+  INJECTIONS,
+  leaks,
+  mrkdwnOf,
+  prng,
+  QUOTES,
+  shown,
+  UNICODE,
+  WORDS,
+  type Rng,
+} from './hostile.js';
 
 const CHANGE_VERBS = new Set(['rename', 'ip', 'endpoint', 'release-channel', 'private-endpoint', 'rotate-key', 'tag']);
 const KINDS = new Set<string>(COMMAND_KINDS);
@@ -19,7 +37,17 @@ const KINDS = new Set<string>(COMMAND_KINDS);
 function asSlackSends(rng: Rng, typed: string): string {
   const escaped = typed.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   if (!rng.chance(0.5)) return escaped;
-  const control = rng.pick(['<!channel>', '<!here>', '<@U123>', '<@U0ATTACKER|mallory>', '<#C123|general>', '<http://x|y>', '<https://evil.example>', '<mailto:a@b.c|a@b.c>', '<!subteam^S1|@ops>']);
+  const control = rng.pick([
+    '<!channel>',
+    '<!here>',
+    '<@U123>',
+    '<@U0ATTACKER|mallory>',
+    '<#C123|general>',
+    '<http://x|y>',
+    '<https://evil.example>',
+    '<mailto:a@b.c|a@b.c>',
+    '<!subteam^S1|@ops>',
+  ]);
   const words = escaped.split(' ');
   words.splice(rng.int(words.length + 1), 0, control);
   return words.join(' ');
@@ -49,7 +77,11 @@ function commandText(rng: Rng): string {
 /** The blocks the bot answers a command with when it needs no service (see commands/run.ts). */
 function answerBlocks(command: Command): unknown[] {
   if (command.kind === 'invalid') return invalidBlocks('/clickhouse', command.message, command.usage);
-  if (command.kind === 'unknown') return helpBlocks('/clickhouse', `:grey_question: ${code(command.word)} is not a command I know. Here is what I can do:`);
+  if (command.kind === 'unknown')
+    return helpBlocks(
+      '/clickhouse',
+      `:grey_question: ${code(command.word)} is not a command I know. Here is what I can do:`,
+    );
   return [];
 }
 
@@ -57,18 +89,26 @@ function answerBlocks(command: Command): unknown[] {
 function intentProblems(command: Extract<Command, { kind: 'change' }>): string[] {
   const { intent } = command;
   const problems: string[] = [];
-  if (intent.name !== undefined && !ServiceNameSchema.safeParse(intent.name).success) problems.push(`name ${shown(intent.name)}`);
+  if (intent.name !== undefined && !ServiceNameSchema.safeParse(intent.name).success)
+    problems.push(`name ${shown(intent.name)}`);
   for (const entry of intent.ipAdd ?? []) {
     if (!IpSourceSchema.safeParse(entry.source).success) problems.push(`ip source ${shown(entry.source)}`);
     if ((entry.description?.length ?? 0) > IP_DESCRIPTION_MAX) problems.push('ip description too long');
   }
-  for (const source of intent.ipRemove ?? []) if (!IpSourceSchema.safeParse(source).success) problems.push(`ip remove ${shown(source)}`);
-  if (intent.releaseChannel !== undefined && !RELEASE_CHANNELS.includes(intent.releaseChannel)) problems.push('release channel');
-  for (const id of [...(intent.privateEndpointAttach ?? []), ...(intent.privateEndpointDetach ?? []), ...(intent.tdeKeyId === undefined ? [] : [intent.tdeKeyId])]) {
+  for (const source of intent.ipRemove ?? [])
+    if (!IpSourceSchema.safeParse(source).success) problems.push(`ip remove ${shown(source)}`);
+  if (intent.releaseChannel !== undefined && !RELEASE_CHANNELS.includes(intent.releaseChannel))
+    problems.push('release channel');
+  for (const id of [
+    ...(intent.privateEndpointAttach ?? []),
+    ...(intent.privateEndpointDetach ?? []),
+    ...(intent.tdeKeyId === undefined ? [] : [intent.tdeKeyId]),
+  ]) {
     if (id.trim() === '') problems.push('empty id');
   }
   for (const tag of [...(intent.tagAdd ?? []), ...(intent.tagRemove ?? [])]) {
-    if (!isTagKey(tag.key) || (tag.value !== undefined && !isTagValue(tag.value))) problems.push(`tag ${shown(JSON.stringify(tag))}`);
+    if (!isTagKey(tag.key) || (tag.value !== undefined && !isTagValue(tag.value)))
+      problems.push(`tag ${shown(JSON.stringify(tag))}`);
   }
   if (command.service.trim() === '') problems.push('empty service');
   if (Object.keys(intent).length === 0) problems.push('empty intent');
@@ -92,7 +132,12 @@ function check(text: string, seed: number): { kind: string; ms: number } {
     expect(command.message.length, where).toBeLessThan(1_000);
   }
   if (command.kind === 'change') {
-    const first = text.replace(/<[^<>]*>/g, ' ').trim().split(/\s+/u)[0]?.toLowerCase() ?? '';
+    const first =
+      text
+        .replace(/<[^<>]*>/g, ' ')
+        .trim()
+        .split(/\s+/u)[0]
+        ?.toLowerCase() ?? '';
     expect(CHANGE_VERBS.has(first), where).toBe(true);
     expect(intentProblems(command), where).toStrictEqual([]);
   }
@@ -122,7 +167,8 @@ describe('parseCommand under random input', () => {
     }
     expect(slowest).toBeLessThan(250);
     // The generator reaches the interesting outcomes, not only refusals.
-    for (const kind of ['change', 'invalid', 'list', 'show', 'history', 'help']) expect(kinds.get(kind) ?? 0, kind).toBeGreaterThan(10);
+    for (const kind of ['change', 'invalid', 'list', 'show', 'history', 'help'])
+      expect(kinds.get(kind) ?? 0, kind).toBeGreaterThan(10);
   });
 
   it('never reads a change from a text whose first word is not a change verb, whatever follows', () => {

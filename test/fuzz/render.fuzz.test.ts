@@ -20,7 +20,13 @@ import { editMetadata, editView } from '../../src/core/render/modal.js';
 import { section } from '../../src/core/render/mrkdwn.js';
 import { scheduleAddedBlocks, scheduleListBlocks } from '../../src/core/render/schedule.js';
 import { listBlocks, serviceBlocks, serviceLine } from '../../src/core/render/service.js';
-import { attributeDrift, diffSnapshots, summaryFailureMessage, summaryMessages, takeSnapshot } from '../../src/core/summary/index.js';
+import {
+  attributeDrift,
+  diffSnapshots,
+  summaryFailureMessage,
+  summaryMessages,
+  takeSnapshot,
+} from '../../src/core/summary/index.js';
 import type { AuditAction, AuditEntry } from '../../src/core/change/audit.js';
 import { blockKitViolations, modalViolations } from '../core/render/block-kit.js';
 import { hostileString, leaks, mrkdwnOf, prng, shown, type Rng } from './hostile.js';
@@ -29,7 +35,16 @@ const REQUESTER = 'U0REQUESTER';
 const APPROVER = 'U0APPROVER';
 const ALLOWED = [REQUESTER, APPROVER];
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
-const ACTIONS: AuditAction[] = ['requested', 'approved', 'applied', 'failed', 'rejected', 'cancelled', 'expired', 'stale'];
+const ACTIONS: AuditAction[] = [
+  'requested',
+  'approved',
+  'applied',
+  'failed',
+  'rejected',
+  'cancelled',
+  'expired',
+  'stale',
+];
 const ERROR_KINDS: CloudErrorKind[] = ['http', 'rate-limited', 'timeout', 'network', 'bad-response', 'invalid-request'];
 
 /** Mostly short hostile strings, sometimes huge ones. */
@@ -49,7 +64,13 @@ function hostileService(rng: Rng, i: number): ServiceRecord {
     releaseChannel: maybe(rng, () => rng.pick(['slow', 'default', 'fast', text()])),
     clickhouseVersion: maybe(rng, text),
     endpoints: maybe(rng, () => [
-      { protocol: rng.pick(['https', 'mysql', text()]), host: text(), port: rng.int(70_000), username: text(), enabled: rng.chance(0.7) },
+      {
+        protocol: rng.pick(['https', 'mysql', text()]),
+        host: text(),
+        port: rng.int(70_000),
+        username: text(),
+        enabled: rng.chance(0.7),
+      },
       { protocol: 'nativesecure', host: text(), port: 9440 },
     ]),
     numReplicas: maybe(rng, () => rng.int(20)),
@@ -59,7 +80,10 @@ function hostileService(rng: Rng, i: number): ServiceRecord {
     idleTimeoutMinutes: maybe(rng, () => rng.int(100)),
     autoscalingMode: maybe(rng, text),
     ipAccessList: maybe(rng, () =>
-      Array.from({ length: rng.int(rng.chance(0.1) ? 300 : 5) }, () => ({ source: rng.pick(['0.0.0.0/0', '10.0.0.0/8', text()]), description: maybe(rng, text) })),
+      Array.from({ length: rng.int(rng.chance(0.1) ? 300 : 5) }, () => ({
+        source: rng.pick(['0.0.0.0/0', '10.0.0.0/8', text()]),
+        description: maybe(rng, text),
+      })),
     ),
     createdAt: maybe(rng, text),
     privateEndpointIds: maybe(rng, () => Array.from({ length: rng.int(4) }, text)),
@@ -83,7 +107,12 @@ function hostilePlan(rng: Rng, service: ServiceRecord): ChangePlan {
     serviceId: service.id,
     serviceName: service.name,
     update: { name: 'renamed' },
-    changes: Array.from({ length: 1 + rng.int(rng.chance(0.05) ? 200 : 4) }, () => ({ field: 'name' as const, label: data(rng), before: data(rng), after: data(rng) })),
+    changes: Array.from({ length: 1 + rng.int(rng.chance(0.05) ? 200 : 4) }, () => ({
+      field: 'name' as const,
+      label: data(rng),
+      before: data(rng),
+      after: data(rng),
+    })),
     warnings: Array.from({ length: rng.int(3) }, () => data(rng)),
     before: { name: service.name },
   };
@@ -101,7 +130,9 @@ function hostileRequest(rng: Rng, plan: ChangePlan): ChangeRequest {
     expiresAt: NOW + 3_600_000,
     status,
     ...(status === 'pending' ? {} : { decidedBy: rng.chance(0.9) ? APPROVER : data(rng), decidedAt: NOW + 1_000 }),
-    ...(rng.chance(0.6) ? { outcome: { message: data(rng), apiRequestId: data(rng), status: rng.pick([200, 400, 403, 500]) } } : {}),
+    ...(rng.chance(0.6)
+      ? { outcome: { message: data(rng), apiRequestId: data(rng), status: rng.pick([200, 400, 403, 500]) } }
+      : {}),
   };
 }
 
@@ -153,18 +184,39 @@ interface Rendered {
 }
 
 function renderAll(rng: Rng, i: number): Rendered[] {
-  const services = Array.from({ length: 1 + rng.int(rng.chance(0.05) ? 60 : 4) }, (_, n) => hostileService(rng, i * 100 + n));
+  const services = Array.from({ length: 1 + rng.int(rng.chance(0.05) ? 60 : 4) }, (_, n) =>
+    hostileService(rng, i * 100 + n),
+  );
   const service = services[0] as ServiceRecord;
   const plan = hostilePlan(rng, service);
   const request = hostileRequest(rng, plan);
   const error = hostileError(rng);
   const audit = Array.from({ length: 1 + rng.int(rng.chance(0.05) ? 80 : 5) }, () => hostileAudit(rng, service));
   const filters = Array.from({ length: rng.int(3) }, () => data(rng));
-  const schedule = { id: data(rng), channelId: 'C0CHANNEL', cron: rng.pick(['0 9 * * 1-5', data(rng)]), timeZone: rng.pick(['UTC', data(rng)]), filters, createdBy: REQUESTER, createdAt: NOW };
+  const schedule = {
+    id: data(rng),
+    channelId: 'C0CHANNEL',
+    cron: rng.pick(['0 9 * * 1-5', data(rng)]),
+    timeZone: rng.pick(['UTC', data(rng)]),
+    filters,
+    createdBy: REQUESTER,
+    createdAt: NOW,
+  };
   const before = takeSnapshot(services, NOW - 86_400_000);
-  const after = takeSnapshot(services.map((s) => (rng.chance(0.7) ? drifted(rng, s) : s)).concat(rng.chance(0.3) ? [hostileService(rng, i * 100 + 99)] : []), NOW);
+  const after = takeSnapshot(
+    services
+      .map((s) => (rng.chance(0.7) ? drifted(rng, s) : s))
+      .concat(rng.chance(0.3) ? [hostileService(rng, i * 100 + 99)] : []),
+    NOW,
+  );
   const drift = attributeDrift(diffSnapshots(before, after), audit, { from: NOW - 86_400_000, to: NOW });
-  const summary = summaryMessages({ services, filters, drift: rng.chance(0.2) ? undefined : drift, generatedAt: NOW, ...(rng.chance(0.3) ? { title: 'Scheduled ClickHouse Cloud summary' } : {}) });
+  const summary = summaryMessages({
+    services,
+    filters,
+    drift: rng.chance(0.2) ? undefined : drift,
+    generatedAt: NOW,
+    ...(rng.chance(0.3) ? { title: 'Scheduled ClickHouse Cloud summary' } : {}),
+  });
   const failure = summaryFailureMessage(data(rng));
   const message = requestMessage(request);
   // The modal gets a record within the API's own rules (UUID id, known tier and release channel, names of
@@ -175,7 +227,10 @@ function renderAll(rng: Rng, i: number): Rendered[] {
     tier: rng.pick(['production', 'development']),
     releaseChannel: rng.pick(['slow', 'default', 'fast']),
     name: [...service.name].slice(0, 50).join(''),
-    ipAccessList: (service.ipAccessList ?? []).map((entry, n) => ({ ...entry, source: `10.${n >> 8}.${n & 255}.0/24` })),
+    ipAccessList: (service.ipAccessList ?? []).map((entry, n) => ({
+      ...entry,
+      source: `10.${n >> 8}.${n & 255}.0/24`,
+    })),
     privateEndpointIds: (service.privateEndpointIds ?? []).map((id) => id || 'pe-empty'),
     availablePrivateEndpointIds: (service.availablePrivateEndpointIds ?? []).map((id) => id || 'pe-empty'),
   });
@@ -184,24 +239,59 @@ function renderAll(rng: Rng, i: number): Rendered[] {
     { what: 'serviceBlocks', blocks: serviceBlocks(service) },
     { what: 'serviceLine', blocks: [section(serviceLine(service))] },
     { what: 'changeRequestBlocks', blocks: message.blocks, texts: [message.text] },
-    { what: `changeRequestBlocks ${request.status}`, blocks: changeRequestBlocks({ ...request, status: rng.pick(CHANGE_STATUSES) }) },
+    {
+      what: `changeRequestBlocks ${request.status}`,
+      blocks: changeRequestBlocks({ ...request, status: rng.pick(CHANGE_STATUSES) }),
+    },
     { what: 'outcomeText', blocks: [section(outcomeText(request))] },
     { what: 'pendingBlocks', blocks: pendingBlocks([request, hostileRequest(rng, plan)]) },
-    { what: 'historyBlocks', blocks: historyBlocks(audit, { beginsAt: rng.chance(0.5) ? NOW - 86_400_000 : undefined, retentionDays: 400 }, rng.chance(0.5) ? service.name : undefined) },
+    {
+      what: 'historyBlocks',
+      blocks: historyBlocks(
+        audit,
+        { beginsAt: rng.chance(0.5) ? NOW - 86_400_000 : undefined, retentionDays: 400 },
+        rng.chance(0.5) ? service.name : undefined,
+      ),
+    },
     { what: 'historyBlocks empty', blocks: historyBlocks([], { beginsAt: NOW, retentionDays: 400 }, service.name) },
     { what: 'cloudErrorText', blocks: [section(cloudErrorText(error, data(rng)))] },
     {
       what: 'failed outcome with the API sentence',
-      blocks: changeRequestBlocks({ ...request, status: 'failed', decidedBy: APPROVER, decidedAt: NOW, outcome: { message: cloudErrorSentence(error), status: error.status ?? 0, ...(error.requestId ? { apiRequestId: error.requestId } : {}) } }),
+      blocks: changeRequestBlocks({
+        ...request,
+        status: 'failed',
+        decidedBy: APPROVER,
+        decidedAt: NOW,
+        outcome: {
+          message: cloudErrorSentence(error),
+          status: error.status ?? 0,
+          ...(error.requestId ? { apiRequestId: error.requestId } : {}),
+        },
+      }),
     },
-    { what: 'resolutionText not-found', blocks: [section(resolutionText({ ok: false, reason: 'not-found', query: data(rng), candidates: services.slice(0, 3) }))] },
-    { what: 'resolutionText ambiguous', blocks: [section(resolutionText({ ok: false, reason: 'ambiguous', query: data(rng), candidates: services }))] },
+    {
+      what: 'resolutionText not-found',
+      blocks: [
+        section(resolutionText({ ok: false, reason: 'not-found', query: data(rng), candidates: services.slice(0, 3) })),
+      ],
+    },
+    {
+      what: 'resolutionText ambiguous',
+      blocks: [section(resolutionText({ ok: false, reason: 'ambiguous', query: data(rng), candidates: services }))],
+    },
     { what: 'invalidBlocks', blocks: invalidBlocks('/clickhouse', data(rng), data(rng)) },
     { what: 'helpBlocks', blocks: helpBlocks('/clickhouse') },
     { what: 'scheduleAddedBlocks', blocks: scheduleAddedBlocks(schedule, new Date(NOW)) },
-    { what: 'scheduleListBlocks', blocks: scheduleListBlocks([schedule, { ...schedule, id: data(rng) }], new Date(NOW)) },
+    {
+      what: 'scheduleListBlocks',
+      blocks: scheduleListBlocks([schedule, { ...schedule, id: data(rng) }], new Date(NOW)),
+    },
     { what: 'summary headline', blocks: summary.headline.blocks, texts: [summary.headline.text] },
-    ...summary.details.map((detail, n) => ({ what: `summary details ${n + 1}`, blocks: detail.blocks, texts: [detail.text] })),
+    ...summary.details.map((detail, n) => ({
+      what: `summary details ${n + 1}`,
+      blocks: detail.blocks,
+      texts: [detail.text],
+    })),
     { what: 'summaryFailureMessage', blocks: failure.blocks, texts: [failure.text] },
     { what: 'editView', blocks: [], modal: editView(editable, editMetadata(editable, 'C0CHANNEL')) },
     { what: 'mention', blocks: [section(`${mention(data(rng))} ${mention(REQUESTER)}`)] },
@@ -213,29 +303,33 @@ describe('every renderer under hostile data', () => {
     { seed: 0xbad_0001, rounds: 250 },
     { seed: 0xbad_0002, rounds: 250 },
     { seed: 0xbad_0003, rounds: 250 },
-  ])('never throws, never lets data ping or link, and stays within Block Kit limits (seed $seed)', ({ seed, rounds }) => {
-    const rng = prng(seed);
-    const problems: string[] = [];
-    let texts = 0;
-    for (let i = 0; i < rounds && problems.length < 20; i++) {
-      let rendered: Rendered[];
-      try {
-        rendered = renderAll(rng, i);
-      } catch (error) {
-        problems.push(`round ${i}: threw ${error instanceof Error ? error.stack : String(error)}`);
-        continue;
-      }
-      for (const { what, blocks, texts: notifications = [], modal } of rendered) {
-        const modalBlocks = modal === undefined ? [] : ((modal as { blocks?: unknown[] }).blocks ?? []);
-        for (const text of [...mrkdwnOf(blocks), ...mrkdwnOf(modalBlocks), ...notifications]) {
-          texts += 1;
-          for (const leak of leaks(text, ALLOWED)) problems.push(`round ${i} ${what}: ${leak} in ${shown(text, 400)}`);
+  ])(
+    'never throws, never lets data ping or link, and stays within Block Kit limits (seed $seed)',
+    ({ seed, rounds }) => {
+      const rng = prng(seed);
+      const problems: string[] = [];
+      let texts = 0;
+      for (let i = 0; i < rounds && problems.length < 20; i++) {
+        let rendered: Rendered[];
+        try {
+          rendered = renderAll(rng, i);
+        } catch (error) {
+          problems.push(`round ${i}: threw ${error instanceof Error ? error.stack : String(error)}`);
+          continue;
         }
-        const limits = modal === undefined ? blockKitViolations(blocks, { max: 50 }) : modalViolations(modal);
-        for (const violation of limits) problems.push(`round ${i} ${what}: Block Kit ${violation.slice(0, 200)}`);
+        for (const { what, blocks, texts: notifications = [], modal } of rendered) {
+          const modalBlocks = modal === undefined ? [] : ((modal as { blocks?: unknown[] }).blocks ?? []);
+          for (const text of [...mrkdwnOf(blocks), ...mrkdwnOf(modalBlocks), ...notifications]) {
+            texts += 1;
+            for (const leak of leaks(text, ALLOWED))
+              problems.push(`round ${i} ${what}: ${leak} in ${shown(text, 400)}`);
+          }
+          const limits = modal === undefined ? blockKitViolations(blocks, { max: 50 }) : modalViolations(modal);
+          for (const violation of limits) problems.push(`round ${i} ${what}: Block Kit ${violation.slice(0, 200)}`);
+        }
       }
-    }
-    expect(problems).toStrictEqual([]);
-    expect(texts).toBeGreaterThan(rounds * 20);
-  });
+      expect(problems).toStrictEqual([]);
+      expect(texts).toBeGreaterThan(rounds * 20);
+    },
+  );
 });

@@ -33,16 +33,41 @@ afterEach(async () => {
 
 function recordingLogger(logs: string[]): Logger {
   const record = (...parts: unknown[]) => void logs.push(parts.map(String).join(' '));
-  return { debug: record, info: record, warn: record, error: record, setLevel: () => undefined, getLevel: () => LogLevel.DEBUG, setName: () => undefined };
+  return {
+    debug: record,
+    info: record,
+    warn: record,
+    error: record,
+    setLevel: () => undefined,
+    getLevel: () => LogLevel.DEBUG,
+    setName: () => undefined,
+  };
 }
 
 async function start(register: (app: App) => void, maxPending?: number): Promise<Running> {
   const logs: string[] = [];
   const logger = recordingLogger(logs);
-  const routes = [{ path: '/livez', method: ['GET'], answer: async () => ({ status: 200, contentType: 'application/json', body: '{"ok":true}' }) }];
-  const receiver = new AckThreadReceiver({ signingSecret: SECRET, port: 0, host: '127.0.0.1', logger, routes, ...(maxPending ? { maxPending } : {}) });
+  const routes = [
+    {
+      path: '/livez',
+      method: ['GET'],
+      answer: async () => ({ status: 200, contentType: 'application/json', body: '{"ok":true}' }),
+    },
+  ];
+  const receiver = new AckThreadReceiver({
+    signingSecret: SECRET,
+    port: 0,
+    host: '127.0.0.1',
+    logger,
+    routes,
+    ...(maxPending ? { maxPending } : {}),
+  });
   // A fixed authorization: these tests need no Web API.
-  const app = new App({ receiver, logger, authorize: async () => ({ botToken: 'xoxb-ack-thread', botId: 'B0', botUserId: 'U0BOT' }) });
+  const app = new App({
+    receiver,
+    logger,
+    authorize: async () => ({ botToken: 'xoxb-ack-thread', botId: 'B0', botUserId: 'U0BOT' }),
+  });
   register(app);
   const port = await receiver.start();
   const r = { app, receiver, port, logs };
@@ -51,7 +76,15 @@ async function start(register: (app: App) => void, maxPending?: number): Promise
 }
 
 const commandBody = (text: string, responseUrl = 'http://127.0.0.1:9/unused') =>
-  new URLSearchParams({ command: '/clickhouse', text, user_id: 'U1', channel_id: 'C1', team_id: 'T1', response_url: responseUrl, trigger_id: '1.2' }).toString();
+  new URLSearchParams({
+    command: '/clickhouse',
+    text,
+    user_id: 'U1',
+    channel_id: 'C1',
+    team_id: 'T1',
+    response_url: responseUrl,
+    trigger_id: '1.2',
+  }).toString();
 
 async function post(port: number, body: string, signed = true) {
   const headers = { 'content-type': FORM, ...(signed ? slackSignatureHeaders(body, SECRET) : {}) };
@@ -87,9 +120,16 @@ interface Sent {
  * each acknowledgement's status, latency in ms and body. `blockUntilSent` holds this thread (no
  * turn of its event loop at all, as if rendering or parsing held it) until the last is answered.
  */
-function sendFromAnotherThread(port: number, count: number, everyMs: number): { blockUntilSent: () => void; results: Promise<Sent[]> } {
+function sendFromAnotherThread(
+  port: number,
+  count: number,
+  everyMs: number,
+): { blockUntilSent: () => void; results: Promise<Sent[]> } {
   const bodies = Array.from({ length: count }, (_, i) => commandBody(`help ${i}`));
-  const requests = bodies.map((body) => ({ body, headers: { 'content-type': FORM, ...slackSignatureHeaders(body, SECRET) } }));
+  const requests = bodies.map((body) => ({
+    body,
+    headers: { 'content-type': FORM, ...slackSignatureHeaders(body, SECRET) },
+  }));
   const sent = new Int32Array(new SharedArrayBuffer(4));
   const code = `
     const { parentPort, workerData } = require('node:worker_threads');
@@ -107,7 +147,10 @@ function sendFromAnotherThread(port: number, count: number, everyMs: number): { 
       Atomics.notify(workerData.sent, 0);
       parentPort.postMessage(results);
     })();`;
-  const worker = new Worker(code, { eval: true, workerData: { url: `http://127.0.0.1:${port}/slack/events`, requests, everyMs, sent } });
+  const worker = new Worker(code, {
+    eval: true,
+    workerData: { url: `http://127.0.0.1:${port}/slack/events`, requests, everyMs, sent },
+  });
   const results = new Promise<Sent[]>((resolve, reject) => {
     worker.on('message', (message: unknown) => resolve(message as Sent[]));
     worker.on('error', reject);
@@ -151,7 +194,8 @@ describe('the acknowledging thread', () => {
     const results = await sender.results;
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
     expect(results.slice(0, 5).map((r) => r.body)).toEqual(Array(5).fill(''));
-    for (const refused of results.slice(5)) expect(JSON.parse(refused.body)).toEqual({ response_type: 'ephemeral', text: BUSY_TEXT });
+    for (const refused of results.slice(5))
+      expect(JSON.parse(refused.body)).toEqual({ response_type: 'ephemeral', text: BUSY_TEXT });
     await expect.poll(() => handled.length).toBe(5);
     await expect.poll(async () => (await post(port, commandBody('after'))).body).toBe('');
     await expect.poll(() => handled).toContain('after');
@@ -173,16 +217,32 @@ describe('the acknowledging thread', () => {
     }, 1);
     expect(await post(port, commandBody('slow'))).toEqual({ status: 200, body: '' });
     const target = await responseUrl();
-    const click = { type: 'block_actions', user: { id: 'U1' }, team: { id: 'T1' }, response_url: target.url, actions: [{ action_id: 'approve', type: 'button', value: 'CR-1' }] };
-    expect(await post(port, new URLSearchParams({ payload: JSON.stringify(click) }).toString())).toEqual({ status: 200, body: '' });
+    const click = {
+      type: 'block_actions',
+      user: { id: 'U1' },
+      team: { id: 'T1' },
+      response_url: target.url,
+      actions: [{ action_id: 'approve', type: 'button', value: 'CR-1' }],
+    };
+    expect(await post(port, new URLSearchParams({ payload: JSON.stringify(click) }).toString())).toEqual({
+      status: 200,
+      body: '',
+    });
     expect(await target.received).toEqual({ response_type: 'ephemeral', text: BUSY_TEXT, replace_original: false });
     finish();
     expect(clicked).toEqual([]);
   });
 
   it("answers a modal submission with what its listener acknowledged (the form's inline errors)", async () => {
-    const { port } = await start((app) => app.view('edit', async ({ ack }) => ack({ response_action: 'errors', errors: { name: 'Too long.' } })));
-    const payload = { type: 'view_submission', user: { id: 'U1' }, team: { id: 'T1' }, view: { id: 'V1', callback_id: 'edit', state: { values: {} } } };
+    const { port } = await start((app) =>
+      app.view('edit', async ({ ack }) => ack({ response_action: 'errors', errors: { name: 'Too long.' } })),
+    );
+    const payload = {
+      type: 'view_submission',
+      user: { id: 'U1' },
+      team: { id: 'T1' },
+      view: { id: 'V1', callback_id: 'edit', state: { values: {} } },
+    };
     const answer = await post(port, new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ response_action: 'errors', errors: { name: 'Too long.' } });
@@ -197,7 +257,12 @@ describe('the acknowledging thread', () => {
         throw error;
       });
     });
-    const payload = { type: 'view_submission', user: { id: 'U1' }, team: { id: 'T1' }, view: { id: 'V1', callback_id: 'edit', state: { values: {} } } };
+    const payload = {
+      type: 'view_submission',
+      user: { id: 'U1' },
+      team: { id: 'T1' },
+      view: { id: 'V1', callback_id: 'edit', state: { values: {} } },
+    };
     const answer = await post(port, new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
     expect(answer.status).toBe(500);
     expect(logs.join('\n')).toContain('the listener broke');
@@ -205,7 +270,11 @@ describe('the acknowledging thread', () => {
 
   it("delivers a slash command's acknowledgement content to its response_url", async () => {
     const target = await responseUrl();
-    const { port } = await start((app) => app.command('/clickhouse', async ({ ack }) => ack({ response_type: 'ephemeral', text: 'The bot is restarting.' })));
+    const { port } = await start((app) =>
+      app.command('/clickhouse', async ({ ack }) =>
+        ack({ response_type: 'ephemeral', text: 'The bot is restarting.' }),
+      ),
+    );
     const answer = await post(port, commandBody('list', target.url));
     expect(answer).toEqual({ status: 200, body: '' });
     expect(await target.received).toEqual({ response_type: 'ephemeral', text: 'The bot is restarting.' });
@@ -228,8 +297,16 @@ describe('the acknowledging thread', () => {
     servers.push(busy);
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const port = (busy.address() as AddressInfo).port;
-    const receiver = new AckThreadReceiver({ signingSecret: SECRET, port, host: '127.0.0.1', logger: recordingLogger([]), routes: [] });
-    await expect(receiver.start()).rejects.toThrow(`Port ${port} on 127.0.0.1 is already in use: stop what uses it, or choose another port with PORT=${port + 1}.`);
+    const receiver = new AckThreadReceiver({
+      signingSecret: SECRET,
+      port,
+      host: '127.0.0.1',
+      logger: recordingLogger([]),
+      routes: [],
+    });
+    await expect(receiver.start()).rejects.toThrow(
+      `Port ${port} on 127.0.0.1 is already in use: stop what uses it, or choose another port with PORT=${port + 1}.`,
+    );
     const thread = receiver.serving;
     const exited = new Promise((resolve) => thread?.once('exit', resolve));
     await receiver.stop();
@@ -244,6 +321,8 @@ describe('the acknowledging thread', () => {
     await expect.poll(() => logs.some((line) => line.includes(`starting it again on port ${port}`))).toBe(true);
     await expect.poll(() => receiver.serving !== first).toBe(true);
     // The new thread listens as soon as it has started; a refused connection before that is retried.
-    await expect.poll(async () => (await post(port, commandBody('list')).catch(() => ({ status: 0 }))).status, { timeout: 5_000 }).toBe(200);
+    await expect
+      .poll(async () => (await post(port, commandBody('list')).catch(() => ({ status: 0 }))).status, { timeout: 5_000 })
+      .toBe(200);
   });
 });

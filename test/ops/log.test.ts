@@ -16,17 +16,28 @@ function capture(format: LogFormat, level: 'debug' | 'info' = 'debug') {
 describe('LOG_FORMAT=json', () => {
   it('writes one JSON object per line with time, level, message and the fields given', () => {
     const { logger, lines } = capture('json');
-    logger.info('change applied', logFields({ changeRequestId: 'CR-0123456789', userId: 'U0APPROVER', serviceId: 'svc-1', apiRequestId: 'req-9' }));
+    logger.info(
+      'change applied',
+      logFields({ changeRequestId: 'CR-0123456789', userId: 'U0APPROVER', serviceId: 'svc-1', apiRequestId: 'req-9' }),
+    );
     logger.warn('multi\nline %s %d message', { nested: true });
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(line).not.toContain('\n');
     const [first, second] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(first).toMatchObject({ level: 'info', msg: 'change applied', changeRequestId: 'CR-0123456789', userId: 'U0APPROVER', serviceId: 'svc-1', apiRequestId: 'req-9', name: 'clickhouse-bot' });
+    expect(first).toMatchObject({
+      level: 'info',
+      msg: 'change applied',
+      changeRequestId: 'CR-0123456789',
+      userId: 'U0APPROVER',
+      serviceId: 'svc-1',
+      apiRequestId: 'req-9',
+      name: 'clickhouse-bot',
+    });
     expect(new Date(String(first?.time)).toISOString()).toBe(first?.time);
     expect(second).toMatchObject({ level: 'warn', msg: 'multi\nline %s %d message { nested: true }' });
   });
 
-  it('keeps the level filter and Bolt\'s setLevel', () => {
+  it("keeps the level filter and Bolt's setLevel", () => {
     const { logger, lines } = capture('json', 'info');
     logger.debug('hidden');
     logger.setLevel('debug' as never);
@@ -41,7 +52,8 @@ describe('LOG_FORMAT=json', () => {
     logger.info(`headers: {"Authorization":"Bearer xoxb-other-token-123"}`);
     logger.info('fields too', logFields({ userId: TOKEN }));
     const joined = lines.join('\n');
-    for (const secret of [TOKEN, KEY_SECRET, JSON.stringify(KEY_SECRET).slice(1, -1), BASIC, 'xoxb-other-token-123']) expect(joined).not.toContain(secret);
+    for (const secret of [TOKEN, KEY_SECRET, JSON.stringify(KEY_SECRET).slice(1, -1), BASIC, 'xoxb-other-token-123'])
+      expect(joined).not.toContain(secret);
     expect(joined).toContain('[redacted]');
     for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
@@ -51,7 +63,9 @@ describe('default text format', () => {
   it('stays a human-readable line, with the fields as key=value at the end', () => {
     const { logger, lines } = capture('text');
     logger.info('change applied', logFields({ changeRequestId: 'CR-0123456789', serviceId: 'my service' }));
-    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO \[clickhouse-bot\] change applied changeRequestId=CR-0123456789 serviceId="my service"$/);
+    expect(lines[0]).toMatch(
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z INFO \[clickhouse-bot\] change applied changeRequestId=CR-0123456789 serviceId="my service"$/,
+    );
   });
 
   it('redacts secrets', () => {

@@ -18,10 +18,20 @@ let browser: Browser;
 let playground: Playground | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: run apt-get install chromium (or set CHROMIUM_PATH).`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: run apt-get install chromium (or set CHROMIUM_PATH).`);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 afterAll(async () => {
@@ -33,7 +43,11 @@ afterEach(async () => {
 });
 
 async function open(options: Pick<PlaygroundOptions, 'clock' | 'temporaryTickMs'> = {}): Promise<Page> {
-  playground = await startPlayground({ port: 0, logger: createLogger({ level: 'warn', sink: () => undefined }), ...options });
+  playground = await startPlayground({
+    port: 0,
+    logger: createLogger({ level: 'warn', sink: () => undefined }),
+    ...options,
+  });
   const page = await browser.newPage();
   await page.goto(`${playground.url}/`);
   await expect.poll(() => page.getByTestId('person').locator('option').count()).toBe(4);
@@ -145,7 +159,9 @@ describe('the playground page', () => {
     await request.getByTestId('thread').getByText('Revert of the temporary change').waitFor();
     await request.getByTestId('thread').getByText('Applied.').waitFor();
     await expect.poll(() => ipCount.textContent()).toBe('2');
-    expect(playground?.bot.simulator?.service(DEMO_IDS.ordersProd)?.ipAccessList?.some((e) => e.source === '192.0.2.99')).toBe(false);
+    expect(
+      playground?.bot.simulator?.service(DEMO_IDS.ordersProd)?.ipAccessList?.some((e) => e.source === '192.0.2.99'),
+    ).toBe(false);
     // Several paced posts and page refreshes: slower than the other page tests under load.
   }, 60_000);
 });
@@ -177,7 +193,12 @@ describe('first-run rough edges of the playground', () => {
     await reply.waitFor();
     expect(await reply.locator('code').filter({ hasText: '*/30 * * * *' }).count()).toBeGreaterThan(0);
     expect(await reply.locator('strong').filter({ hasText: '/30' }).count()).toBe(0);
-    expect(await page.locator('strong, em, del').filter({ hasText: /\/30|\* \*/ }).count()).toBe(0);
+    expect(
+      await page
+        .locator('strong, em, del')
+        .filter({ hasText: /\/30|\* \*/ })
+        .count(),
+    ).toBe(0);
   });
 
   it('does not keep live-update listeners of pages that were reloaded', async () => {
@@ -203,7 +224,14 @@ describe('first-run rough edges of the playground', () => {
 
   it('replaces a stale modal with the new one', async () => {
     const page = await open();
-    const command = (text: string) => page.evaluate((body) => fetch('/ui/command', { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.status), JSON.stringify({ userId: 'U0ALICE', text }));
+    const command = (text: string) =>
+      page.evaluate(
+        (body) =>
+          fetch('/ui/command', { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(
+            (r) => r.status,
+          ),
+        JSON.stringify({ userId: 'U0ALICE', text }),
+      );
     expect(await command('edit orders-prod')).toBe(200);
     await page.getByTestId('modal').getByText(DEMO_IDS.ordersProd).waitFor();
     expect(await command('edit sandbox-dev')).toBe(200);
@@ -219,7 +247,10 @@ describe('first-run rough edges of the playground', () => {
     await page.locator('#outside-service').selectOption(DEMO_IDS.sandboxDev);
     await page.locator('#outside-ip').fill('not-an-ip');
     await page.getByRole('button', { name: 'Change outside the bot' }).click();
-    await page.getByTestId('outside-status').getByText('The API would refuse this: request body.ipAccessList.add[0].source').waitFor();
+    await page
+      .getByTestId('outside-status')
+      .getByText('The API would refuse this: request body.ipAccessList.add[0].source')
+      .waitFor();
     await page.locator('#outside-ip').fill('');
     await page.locator('#outside-name').fill('n'.repeat(51));
     await page.getByRole('button', { name: 'Change outside the bot' }).click();
@@ -260,9 +291,14 @@ describe('the playground process', () => {
   function runPlayground(port: string): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve) => {
       const env = { ...process.env, PORT: port, NODE_ENV: 'development', REDIS_URL: '' };
-      execFile(process.execPath, ['--import', 'tsx', 'src/playground/main.ts'], { cwd: ROOT, env, timeout: 30_000 }, (error, _stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr });
-      });
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/playground/main.ts'],
+        { cwd: ROOT, env, timeout: 30_000 },
+        (error, _stdout, stderr) => {
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr });
+        },
+      );
     });
   }
 
@@ -274,17 +310,25 @@ describe('the playground process', () => {
     try {
       const { code, stderr } = await runPlayground(String(port));
       expect(code).toBe(1);
-      expect(stderr.trim()).toBe(`The playground could not start: Port ${port} on 127.0.0.1 is already in use: stop what uses it, or choose another port with PORT=${port + 1}.`);
+      expect(stderr.trim()).toBe(
+        `The playground could not start: Port ${port} on 127.0.0.1 is already in use: stop what uses it, or choose another port with PORT=${port + 1}.`,
+      );
     } finally {
       await new Promise<void>((resolve) => busy.close(() => resolve()));
     }
   }, 60_000);
 
-  it.each(['abc', '70000'])('answers PORT=%s with one sentence', async (port) => {
-    const { code, stderr } = await runPlayground(port);
-    expect(code).toBe(1);
-    expect(stderr.trim()).toBe(`The playground could not start: PORT must be a whole number from 0 to 65535, not "${port}".`);
-  }, 60_000);
+  it.each(['abc', '70000'])(
+    'answers PORT=%s with one sentence',
+    async (port) => {
+      const { code, stderr } = await runPlayground(port);
+      expect(code).toBe(1);
+      expect(stderr.trim()).toBe(
+        `The playground could not start: PORT must be a whole number from 0 to 65535, not "${port}".`,
+      );
+    },
+    60_000,
+  );
 
   it('runs the embedded bot on loopback only', async () => {
     playground = await startPlayground({ port: 0, logger: createLogger({ level: 'warn', sink: () => undefined }) });
@@ -299,7 +343,9 @@ describe('the playground process', () => {
         socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
       });
     expect(await reach('127.0.0.1')).toBe('connected');
-    const outside = Object.values(networkInterfaces()).flat().find((i) => i !== undefined && !i.internal && i.family === 'IPv4');
+    const outside = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i !== undefined && !i.internal && i.family === 'IPv4');
     if (outside === undefined) throw new Error('this machine has no non-loopback IPv4 address to test from');
     expect(await reach(outside.address)).toBe('ECONNREFUSED');
   });

@@ -15,7 +15,17 @@ import { DEMO_IDS, DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js
 import { DRAINING_TEXT } from '../../src/slack/listeners/draining.js';
 import { DEFAULT_KEY_PREFIX, RedisChangeStore } from '../../src/store/index.js';
 import { FakeSlack } from '../e2e/fake-slack.js';
-import { KEY_ID, KEY_SECRET, slackSender, startHarness, textOf, USERS, type Ack, type Harness, type SlackSender } from '../e2e/harness.js';
+import {
+  KEY_ID,
+  KEY_SECRET,
+  slackSender,
+  startHarness,
+  textOf,
+  USERS,
+  type Ack,
+  type Harness,
+  type SlackSender,
+} from '../e2e/harness.js';
 import { startChildBot, startRedisServer, type ChildBot, type RedisServer } from './processes.js';
 
 /** main.ts's EXIT_DEADLINE_MS. */
@@ -37,7 +47,12 @@ const children: ChildBot[] = [];
 const harnesses: Harness[] = [];
 beforeEach(async () => {
   await redis.client().flushall();
-  simulator = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+  simulator = await CloudSimulator.start({
+    keyId: KEY_ID,
+    keySecret: KEY_SECRET,
+    orgId: DEMO_ORG_ID,
+    services: demoServices(),
+  });
   slack = await FakeSlack.start();
   // The child uses the default key prefix: REDIS_URL is all the environment says about Redis.
   store = new RedisChangeStore(redis.url, { keyPrefix: DEFAULT_KEY_PREFIX });
@@ -63,7 +78,9 @@ async function child(env: Record<string, string> = SHORT_LEASE): Promise<{ bot: 
 }
 
 const answer = (ack: Ack, timeoutMs = 10_000) =>
-  slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId, { timeoutMs }).then((c) => textOf(c.args));
+  slack
+    .waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId, { timeoutMs })
+    .then((c) => textOf(c.args));
 
 async function requestRename(send: SlackSender, service: string, name: string): Promise<string> {
   const after = slack.calls.length;
@@ -89,45 +106,71 @@ function nextPatch(): Promise<RecordedRequest> {
 }
 
 const outcomeUpdate = (id: string, word: string, after: number, timeoutMs = 10_000) =>
-  slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(word), { after, timeoutMs });
+  slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(word), {
+    after,
+    timeoutMs,
+  });
 
 describe('a bot killed (SIGKILL) between claiming a request and recording its outcome', () => {
   it.each([
-    { when: 'the update had taken effect', afterApply: true, status: 'applied', word: 'Applied', says: 'which shows it' },
-    { when: 'the update had not taken effect', afterApply: false, status: 'failed', word: 'Not applied', says: 'which does not show it' },
-  ] as const)('is reconciled by the next bot to start when $when', async ({ afterApply, status, word, says }) => {
-    const { bot, send } = await child();
-    const id = await requestRename(send, 'orders-staging', 'orders-crashed');
-    // The update never answers: the bot is inside updateService when it dies.
-    simulator.faults.hangNext(1, { on: 'PATCH', afterApply });
-    const patch = nextPatch();
-    const click = await send.click(ACTION_APPROVE, id, USERS.approver);
-    expect(click.status).toBe(200);
-    expect((await patch).body).toEqual({ name: 'orders-crashed' });
-    bot.signal('SIGKILL');
-    expect(await bot.exited).toEqual({ code: null, signal: 'SIGKILL' });
-    expect((await store.get(id))?.status).toBe('applying');
-    expect(simulator.service(DEMO_IDS.ordersStaging)?.name).toBe(afterApply ? 'orders-crashed' : 'orders-staging');
+    {
+      when: 'the update had taken effect',
+      afterApply: true,
+      status: 'applied',
+      word: 'Applied',
+      says: 'which shows it',
+    },
+    {
+      when: 'the update had not taken effect',
+      afterApply: false,
+      status: 'failed',
+      word: 'Not applied',
+      says: 'which does not show it',
+    },
+  ] as const)(
+    'is reconciled by the next bot to start when $when',
+    async ({ afterApply, status, word, says }) => {
+      const { bot, send } = await child();
+      const id = await requestRename(send, 'orders-staging', 'orders-crashed');
+      // The update never answers: the bot is inside updateService when it dies.
+      simulator.faults.hangNext(1, { on: 'PATCH', afterApply });
+      const patch = nextPatch();
+      const click = await send.click(ACTION_APPROVE, id, USERS.approver);
+      expect(click.status).toBe(200);
+      expect((await patch).body).toEqual({ name: 'orders-crashed' });
+      bot.signal('SIGKILL');
+      expect(await bot.exited).toEqual({ code: null, signal: 'SIGKILL' });
+      expect((await store.get(id))?.status).toBe('applying');
+      expect(simulator.service(DEMO_IDS.ordersStaging)?.name).toBe(afterApply ? 'orders-crashed' : 'orders-staging');
 
-    // A replica (or the restarted bot) starts on the same Redis and settles what the dead one left.
-    const after = slack.calls.length;
-    const next = await startHarness({ simulator, slack, redisUrl: redis.url, keyPrefix: DEFAULT_KEY_PREFIX, env: SHORT_LEASE });
-    harnesses.push(next);
-    const update = await outcomeUpdate(id, word, after);
-    const stored = await store.get(id);
-    expect(stored?.status).toBe(status);
-    expect(stored?.outcome?.message).toContain('The bot replica applying this change stopped after sending it');
-    expect(stored?.outcome?.message).toContain(says);
-    expect(textOf(update.args.blocks)).toContain(says);
-    expect(await store.listApplying()).toHaveLength(0);
-    // The dead bot's update was never replayed.
-    expect(simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
-    if (afterApply) await slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith(`Applied change ${id} `), { after });
+      // A replica (or the restarted bot) starts on the same Redis and settles what the dead one left.
+      const after = slack.calls.length;
+      const next = await startHarness({
+        simulator,
+        slack,
+        redisUrl: redis.url,
+        keyPrefix: DEFAULT_KEY_PREFIX,
+        env: SHORT_LEASE,
+      });
+      harnesses.push(next);
+      const update = await outcomeUpdate(id, word, after);
+      const stored = await store.get(id);
+      expect(stored?.status).toBe(status);
+      expect(stored?.outcome?.message).toContain('The bot replica applying this change stopped after sending it');
+      expect(stored?.outcome?.message).toContain(says);
+      expect(textOf(update.args.blocks)).toContain(says);
+      expect(await store.listApplying()).toHaveLength(0);
+      // The dead bot's update was never replayed.
+      expect(simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+      if (afterApply)
+        await slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith(`Applied change ${id} `), { after });
 
-    // A late click is told the request is settled, and the new bot serves commands.
-    expect(await answer(await next.click(ACTION_APPROVE, id, USERS.second))).toContain('already settled');
-    expect(await answer(await next.command('list'))).toContain(afterApply ? 'orders-crashed' : 'orders-staging');
-  }, 40_000);
+      // A late click is told the request is settled, and the new bot serves commands.
+      expect(await answer(await next.click(ACTION_APPROVE, id, USERS.second))).toContain('already settled');
+      expect(await answer(await next.command('list'))).toContain(afterApply ? 'orders-crashed' : 'orders-staging');
+    },
+    40_000,
+  );
 });
 
 describe('a bot stopped with SIGTERM', () => {

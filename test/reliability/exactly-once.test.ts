@@ -48,8 +48,16 @@ describe('exactly once across two replicas', () => {
     const replicas = [a, b];
     const trials: Trial[] = [];
 
-    const runTrial = async (n: number, service: Parameters<typeof a.bot.changeRequests.request>[0]['service']): Promise<Trial> => {
-      const outcome = await a.bot.changeRequests.request({ channelId: channelOf(n), userId: USERS.requester, service, intent: { name: `svc-trial-${n}` } });
+    const runTrial = async (
+      n: number,
+      service: Parameters<typeof a.bot.changeRequests.request>[0]['service'],
+    ): Promise<Trial> => {
+      const outcome = await a.bot.changeRequests.request({
+        channelId: channelOf(n),
+        userId: USERS.requester,
+        service,
+        intent: { name: `svc-trial-${n}` },
+      });
       if (!outcome.ok) throw new Error(`trial ${n}: the request was refused: ${JSON.stringify(outcome)}`);
       const { id, messageTs } = outcome.request;
       const after = a.slack.calls.length;
@@ -62,7 +70,10 @@ describe('exactly once across two replicas', () => {
       );
       for (const click of clicks) expect(click.status).toBe(200);
       // The result post is the last step of a successful approval.
-      await a.slack.waitFor('chat.postMessage', (args) => String(args.text).startsWith(`Applied change ${id} `), { after, timeoutMs: 15_000 });
+      await a.slack.waitFor('chat.postMessage', (args) => String(args.text).startsWith(`Applied change ${id} `), {
+        after,
+        timeoutMs: 15_000,
+      });
       return { n, id, serviceId: service.id, clicks };
     };
 
@@ -93,7 +104,9 @@ describe('exactly once across two replicas', () => {
     // Every other click was told privately that the request was being applied or already settled; the winner was not.
     const losers = trials.reduce((sum, t) => sum + t.clicks.length - 1, 0);
     await callCount(a.slack, 'response_url', losers, 15_000);
-    const whispers = new Map(a.slack.callsOf('response_url').map((c) => [String(c.args.responseUrlId), textOf(c.args)]));
+    const whispers = new Map(
+      a.slack.callsOf('response_url').map((c) => [String(c.args.responseUrlId), textOf(c.args)]),
+    );
     expect(whispers.size).toBe(losers);
     const wins: [number, number] = [0, 0];
     for (const trial of trials) {
@@ -107,6 +120,8 @@ describe('exactly once across two replicas', () => {
     // The races were real on both sides: each replica won some of them (the split is uneven, as
     // both replicas share one event loop here; what matters is that neither ever won twice).
     expect(Math.min(...wins), `wins per replica ${wins.join('/')}`).toBeGreaterThan(0);
-    console.info(`exactly once: ${TRIALS} trials, ${trials.reduce((sum, t) => sum + t.clicks.length, 0)} clicks on 2 replicas in ${Math.round(elapsed)} ms, wins A/B ${wins.join('/')}`);
+    console.info(
+      `exactly once: ${TRIALS} trials, ${trials.reduce((sum, t) => sum + t.clicks.length, 0)} clicks on 2 replicas in ${Math.round(elapsed)} ms, wins A/B ${wins.join('/')}`,
+    );
   }, 80_000);
 });

@@ -19,7 +19,8 @@ const ONE_SECOND = { ...NO_CACHE, CLICKHOUSE_TIMEOUT_SECONDS: '1' };
 const READ_ATTEMPTS = 4;
 const REQUEST_ID = /request id `[0-9a-f-]{36}`/;
 /** "/clickhouse list failed: ..." followed by the sentence for the fault. */
-const listFailed = (sentence: string) => new RegExp(`/clickhouse list failed: ${sentence.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+const listFailed = (sentence: string) =>
+  new RegExp(`/clickhouse list failed: ${sentence.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
 
 const harness = useHarnesses({ env: NO_CACHE });
 
@@ -28,7 +29,9 @@ const patches = (h: Harness) => h.simulator.requests.filter((r) => r.method === 
 
 /** The private answer to a command (or click), optionally the first one matching. */
 const answer = (h: Harness, ack: Ack, match: (text: string) => boolean = () => true, timeoutMs = 10_000) =>
-  h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId && match(textOf(a)), { timeoutMs }).then((c) => textOf(c.args));
+  h.slack
+    .waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId && match(textOf(a)), { timeoutMs })
+    .then((c) => textOf(c.args));
 
 /** Afterwards the bot keeps serving: a plain `list` answers with the services, and no fault is left armed. */
 async function expectStillServing(h: Harness): Promise<void> {
@@ -49,7 +52,11 @@ async function approveAndSettle(h: Harness, id: string, word: 'Applied' | 'Not a
   const after = h.slack.calls.length;
   const click = await h.click(ACTION_APPROVE, id, USERS.approver);
   expect(click.status).toBe(200);
-  const update = await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(word), { after, timeoutMs });
+  const update = await h.slack.waitFor(
+    'chat.update',
+    (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(word),
+    { after, timeoutMs },
+  );
   const stored = await h.bot.changeStore.get(id);
   expect(FINAL_STATUSES).toContain(stored?.status);
   expect(stored?.status).toBe(word === 'Applied' ? 'applied' : 'failed');
@@ -69,16 +76,19 @@ describe('faults during list', () => {
     await expectStillServing(h);
   });
 
-  it.each([500, 503])('answers %i on every attempt with a clear sentence, the status and the request id', async (status) => {
-    const h = await harness();
-    h.simulator.faults.failNext(READ_ATTEMPTS, status, { on: 'GET' });
-    const text = await answer(h, await h.command('list'));
-    expect(text).toMatch(listFailed('ClickHouse Cloud had an internal error. Try again in a few minutes.'));
-    expect(text).toContain(`status ${status}`);
-    expect(text).toMatch(REQUEST_ID);
-    expect(gets(h)).toHaveLength(READ_ATTEMPTS);
-    await expectStillServing(h);
-  });
+  it.each([500, 503])(
+    'answers %i on every attempt with a clear sentence, the status and the request id',
+    async (status) => {
+      const h = await harness();
+      h.simulator.faults.failNext(READ_ATTEMPTS, status, { on: 'GET' });
+      const text = await answer(h, await h.command('list'));
+      expect(text).toMatch(listFailed('ClickHouse Cloud had an internal error. Try again in a few minutes.'));
+      expect(text).toContain(`status ${status}`);
+      expect(text).toMatch(REQUEST_ID);
+      expect(gets(h)).toHaveLength(READ_ATTEMPTS);
+      await expectStillServing(h);
+    },
+  );
 
   it('waits for X-RateLimit-Reset after a 429 and answers with the result', async () => {
     const h = await harness();
@@ -183,21 +193,44 @@ describe('faults during an approval', () => {
   });
 
   it.each([
-    { fault: 'a timeout before the change applied', arm: (h: Harness) => h.simulator.faults.hangNext(1, { on: 'PATCH' }), applied: false, says: 'did not answer in time' },
-    { fault: 'a timeout after the change applied', arm: (h: Harness) => h.simulator.faults.hangNext(1, { on: 'PATCH', afterApply: true }), applied: true, says: 'Confirmed by re-reading' },
-    { fault: 'a dropped connection after the change applied', arm: (h: Harness) => h.simulator.faults.dropNext(1, { on: 'PATCH', afterApply: true }), applied: true, says: 'Confirmed by re-reading' },
-    { fault: 'a dropped connection before the change applied', arm: (h: Harness) => h.simulator.faults.dropNext(1, { on: 'PATCH' }), applied: false, says: 'could not reach ClickHouse Cloud' },
-  ])('settles the request after $fault, from the service as it is, with one update call', async ({ arm, applied, says }) => {
-    const h = await harness({ env: ONE_SECOND });
-    const name = `sandbox-${applied ? 'yes' : 'no'}`;
-    const id = await requestRename(h, 'sandbox-dev', name);
-    arm(h);
-    const { text } = await approveAndSettle(h, id, applied ? 'Applied' : 'Not applied');
-    expect(text).toContain(says);
-    expect(patches(h)).toHaveLength(1);
-    expect(h.simulator.service(DEMO_IDS.sandboxDev)?.name).toBe(applied ? name : 'sandbox-dev');
-    await expectStillServing(h);
-  });
+    {
+      fault: 'a timeout before the change applied',
+      arm: (h: Harness) => h.simulator.faults.hangNext(1, { on: 'PATCH' }),
+      applied: false,
+      says: 'did not answer in time',
+    },
+    {
+      fault: 'a timeout after the change applied',
+      arm: (h: Harness) => h.simulator.faults.hangNext(1, { on: 'PATCH', afterApply: true }),
+      applied: true,
+      says: 'Confirmed by re-reading',
+    },
+    {
+      fault: 'a dropped connection after the change applied',
+      arm: (h: Harness) => h.simulator.faults.dropNext(1, { on: 'PATCH', afterApply: true }),
+      applied: true,
+      says: 'Confirmed by re-reading',
+    },
+    {
+      fault: 'a dropped connection before the change applied',
+      arm: (h: Harness) => h.simulator.faults.dropNext(1, { on: 'PATCH' }),
+      applied: false,
+      says: 'could not reach ClickHouse Cloud',
+    },
+  ])(
+    'settles the request after $fault, from the service as it is, with one update call',
+    async ({ arm, applied, says }) => {
+      const h = await harness({ env: ONE_SECOND });
+      const name = `sandbox-${applied ? 'yes' : 'no'}`;
+      const id = await requestRename(h, 'sandbox-dev', name);
+      arm(h);
+      const { text } = await approveAndSettle(h, id, applied ? 'Applied' : 'Not applied');
+      expect(text).toContain(says);
+      expect(patches(h)).toHaveLength(1);
+      expect(h.simulator.service(DEMO_IDS.sandboxDev)?.name).toBe(applied ? name : 'sandbox-dev');
+      await expectStillServing(h);
+    },
+  );
 
   it('marks the request failed with "check the service" when neither the update nor the re-read answers', async () => {
     const h = await harness();
@@ -228,13 +261,29 @@ describe('faults during an approval', () => {
 });
 
 describe('faults during a summary', () => {
-  const isHeadline = (a: Record<string, unknown>) => a.thread_ts === undefined && String(a.text).startsWith('ClickHouse Cloud summary:');
+  const isHeadline = (a: Record<string, unknown>) =>
+    a.thread_ts === undefined && String(a.text).startsWith('ClickHouse Cloud summary:');
   const isFailure = (a: Record<string, unknown>) => textOf(a.blocks).includes('summary could not be produced');
 
   it.each([
-    { fault: '500 on every read attempt', arm: (h: Harness) => h.simulator.faults.failNext(READ_ATTEMPTS, 500, { on: 'GET' }), says: 'internal error', status: 'status 500' },
-    { fault: 'a dropped connection on every read attempt', arm: (h: Harness) => h.simulator.faults.dropNext(READ_ATTEMPTS, { on: 'GET' }), says: 'could not reach ClickHouse Cloud', status: '' },
-    { fault: 'a 429 resetting beyond the time budget', arm: (h: Harness) => h.simulator.faults.rateLimitNext(1, 30, { on: 'GET' }), says: 'rate limit', status: 'status 429' },
+    {
+      fault: '500 on every read attempt',
+      arm: (h: Harness) => h.simulator.faults.failNext(READ_ATTEMPTS, 500, { on: 'GET' }),
+      says: 'internal error',
+      status: 'status 500',
+    },
+    {
+      fault: 'a dropped connection on every read attempt',
+      arm: (h: Harness) => h.simulator.faults.dropNext(READ_ATTEMPTS, { on: 'GET' }),
+      says: 'could not reach ClickHouse Cloud',
+      status: '',
+    },
+    {
+      fault: 'a 429 resetting beyond the time budget',
+      arm: (h: Harness) => h.simulator.faults.rateLimitNext(1, 30, { on: 'GET' }),
+      says: 'rate limit',
+      status: 'status 429',
+    },
   ])('posts the failure in the channel and answers the person after $fault', async ({ arm, says, status }) => {
     const h = await harness();
     arm(h);
@@ -255,7 +304,10 @@ describe('faults during a summary', () => {
 
   it.each([
     { fault: '503 once', arm: (h: Harness) => h.simulator.faults.failNext(1, 503, { on: 'GET' }) },
-    { fault: 'a 429 with X-RateLimit-Reset 1 s', arm: (h: Harness) => h.simulator.faults.rateLimitNext(1, 1, { on: 'GET' }) },
+    {
+      fault: 'a 429 with X-RateLimit-Reset 1 s',
+      arm: (h: Harness) => h.simulator.faults.rateLimitNext(1, 1, { on: 'GET' }),
+    },
     { fault: 'a timeout once', arm: (h: Harness) => h.simulator.faults.hangNext(1, { on: 'GET' }) },
     { fault: 'a dropped connection once', arm: (h: Harness) => h.simulator.faults.dropNext(1, { on: 'GET' }) },
   ])('posts the summary after retrying $fault', async ({ arm }) => {

@@ -15,7 +15,17 @@ import { CloudSimulator, type RecordedRequest } from '../../src/simulator/server
 import { DEMO_IDS, DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
 import { DEFAULT_KEY_PREFIX, RedisChangeStore } from '../../src/store/index.js';
 import { FakeSlack } from '../e2e/fake-slack.js';
-import { answerText, KEY_ID, KEY_SECRET, requestChange, slackSender, startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
+import {
+  answerText,
+  KEY_ID,
+  KEY_SECRET,
+  requestChange,
+  slackSender,
+  startHarness,
+  textOf,
+  USERS,
+  type Harness,
+} from '../e2e/harness.js';
 import { startChildBot, startRedisServer, type ChildBot, type RedisServer } from './processes.js';
 
 /** One-second leases: a replica that stops renewing loses its request within about 1.25 s. */
@@ -38,7 +48,12 @@ const children: ChildBot[] = [];
 const replicas: Harness[] = [];
 beforeEach(async () => {
   await redis.client().flushall();
-  simulator = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+  simulator = await CloudSimulator.start({
+    keyId: KEY_ID,
+    keySecret: KEY_SECRET,
+    orgId: DEMO_ORG_ID,
+    services: demoServices(),
+  });
   slack = await FakeSlack.start();
   store = new RedisChangeStore(redis.url, { keyPrefix: DEFAULT_KEY_PREFIX });
 });
@@ -78,10 +93,16 @@ function nextRequest(method: 'GET' | 'PATCH'): Promise<RecordedRequest> {
 }
 
 /** chat.update calls showing this request with this outcome word. */
-const outcomeUpdates = (id: string, word: string) => slack.calls.filter((c) => c.method === 'chat.update' && textOf(c.args.blocks).includes(id) && textOf(c.args.blocks).includes(word));
+const outcomeUpdates = (id: string, word: string) =>
+  slack.calls.filter(
+    (c) => c.method === 'chat.update' && textOf(c.args.blocks).includes(id) && textOf(c.args.blocks).includes(word),
+  );
 
 /** The text of the last chat.update of this request's message: what the channel shows now. */
-const lastUpdateOf = (id: string) => textOf(slack.calls.filter((c) => c.method === 'chat.update' && textOf(c.args.blocks).includes(id)).at(-1)?.args.blocks);
+const lastUpdateOf = (id: string) =>
+  textOf(
+    slack.calls.filter((c) => c.method === 'chat.update' && textOf(c.args.blocks).includes(id)).at(-1)?.args.blocks,
+  );
 
 async function settled(id: string, timeoutMs = 20_000): Promise<ChangeRequest> {
   const deadline = Date.now() + timeoutMs;
@@ -132,7 +153,10 @@ describe('two approvals of one service at the same moment, on two replicas', () 
     const b = await replica();
     const first = await requestChange(a, 'rename orders-staging orders-staging-a');
     const second = await requestChange(b, 'rename orders-staging orders-staging-b');
-    await Promise.all([a.click(ACTION_APPROVE, first.id, USERS.approver), b.click(ACTION_APPROVE, second.id, USERS.second)]);
+    await Promise.all([
+      a.click(ACTION_APPROVE, first.id, USERS.approver),
+      b.click(ACTION_APPROVE, second.id, USERS.second),
+    ]);
     const outcomes = await Promise.all([settled(first.id), settled(second.id)]);
     expect(outcomes.map((r) => r.status).sort()).toEqual(['applied', 'failed']);
     expect(patches()).toHaveLength(1);
@@ -149,7 +173,10 @@ describe('two approvals of one service at the same moment, on two replicas', () 
     const b = await replica();
     const remove = await requestChange(a, 'ip remove orders-prod 198.51.100.7');
     const add = await requestChange(b, 'ip add orders-prod 0.0.0.0/0 everyone');
-    await Promise.all([a.click(ACTION_APPROVE, remove.id, USERS.approver), b.click(ACTION_APPROVE, add.id, USERS.second)]);
+    await Promise.all([
+      a.click(ACTION_APPROVE, remove.id, USERS.approver),
+      b.click(ACTION_APPROVE, add.id, USERS.second),
+    ]);
     const outcomes = await Promise.all([settled(remove.id), settled(add.id)]);
     expect(outcomes.map((r) => r.status).sort()).toEqual(['applied', 'failed']);
     expect(patches()).toHaveLength(1);
@@ -178,7 +205,9 @@ describe('two approvals of one service at the same moment, on two replicas', () 
       const ids: string[] = [];
       for (const [i, ask] of asks.entries()) ids.push((await requestChange(i % 2 ? b : a, ask)).id);
       const before = patches().length;
-      await Promise.all(ids.map((id, i) => (i % 2 ? a : b).click(ACTION_APPROVE, id, i % 3 ? USERS.approver : USERS.second)));
+      await Promise.all(
+        ids.map((id, i) => (i % 2 ? a : b).click(ACTION_APPROVE, id, i % 3 ? USERS.approver : USERS.second)),
+      );
       const outcomes = await Promise.all(ids.map((id) => settled(id)));
       const applied = outcomes.filter((r) => r.status === 'applied');
       // One request per field wins; each loser was refused as stale.
@@ -207,7 +236,9 @@ describe('a replica paused (SIGSTOP) past its lease, then resumed', () => {
     const send = slackSender(paused.url, slack);
     const after = slack.calls.length;
     const ack = await send.command('rename orders-staging orders-frozen');
-    const posted = await slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
+    const posted = await slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), {
+      after,
+    });
     const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
     await slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId);
 
@@ -220,11 +251,16 @@ describe('a replica paused (SIGSTOP) past its lease, then resumed', () => {
     const request = await settled(id, 20_000);
     expect(request.status).toBe('failed');
     expect(request.outcome?.message).toContain('before sending it to ClickHouse Cloud, so nothing was changed');
-    await slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Not applied'));
+    await slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Not applied'),
+    );
 
     paused.signal('SIGCONT');
     // The resumed replica finds it no longer owns the request and tells the approver so.
-    const told = await slack.waitFor('response_url', (a) => a.responseUrlId === click.responseUrlId, { timeoutMs: 15_000 });
+    const told = await slack.waitFor('response_url', (a) => a.responseUrlId === click.responseUrlId, {
+      timeoutMs: 15_000,
+    });
     expect(textOf(told.args)).toContain('sent nothing to ClickHouse Cloud');
     expect(patches()).toHaveLength(0);
     expect(simulator.service(DEMO_IDS.ordersStaging)?.name).toBe('orders-staging');
@@ -240,38 +276,47 @@ describe('a replica killed (SIGKILL) mid-apply while another replica runs', () =
   it.each([
     { when: 'after the update took effect', afterApply: true, status: 'applied', word: 'Applied' },
     { when: 'with the update lost', afterApply: false, status: 'failed', word: 'Not applied' },
-  ] as const)('is settled by the live replica within a lease, once, $when', async ({ afterApply, status, word }) => {
-    const doomed = await childReplica();
-    const live = await replica();
-    const send = slackSender(doomed.url, slack);
-    const after = slack.calls.length;
-    const ack = await send.command('rename orders-staging orders-killed');
-    const posted = await slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
-    const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
-    await slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId);
+  ] as const)(
+    'is settled by the live replica within a lease, once, $when',
+    async ({ afterApply, status, word }) => {
+      const doomed = await childReplica();
+      const live = await replica();
+      const send = slackSender(doomed.url, slack);
+      const after = slack.calls.length;
+      const ack = await send.command('rename orders-staging orders-killed');
+      const posted = await slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), {
+        after,
+      });
+      const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
+      await slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId);
 
-    simulator.faults.hangNext(1, { on: 'PATCH', afterApply });
-    const patch = nextRequest('PATCH');
-    await send.click(ACTION_APPROVE, id, USERS.approver);
-    await patch;
-    const killedAt = Date.now();
-    doomed.signal('SIGKILL');
-    await doomed.exited;
+      simulator.faults.hangNext(1, { on: 'PATCH', afterApply });
+      const patch = nextRequest('PATCH');
+      await send.click(ACTION_APPROVE, id, USERS.approver);
+      await patch;
+      const killedAt = Date.now();
+      doomed.signal('SIGKILL');
+      await doomed.exited;
 
-    const request = await settled(id, 60_000);
-    expect(Date.now() - killedAt).toBeLessThan(60_000);
-    expect(request.status).toBe(status);
-    await slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(word));
-    expect(patches()).toHaveLength(1);
-    if (afterApply) await slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith(`Applied change ${id} `));
-    // Told once: one outcome update, one resulting record, and the message ends on the outcome.
-    expect(outcomeUpdates(id, word)).toHaveLength(1);
-    const results = slack.calls.filter((c) => c.method === 'chat.postMessage' && String(c.args.text).startsWith(`Applied change ${id} `));
-    expect(results).toHaveLength(afterApply ? 1 : 0);
-    expect(lastUpdateOf(id)).toContain(word);
-    expect(await answerText(live, await live.click(ACTION_APPROVE, id, USERS.second))).toContain('already settled');
-    expect(await store.listApplying()).toHaveLength(0);
-  }, 60_000);
+      const request = await settled(id, 60_000);
+      expect(Date.now() - killedAt).toBeLessThan(60_000);
+      expect(request.status).toBe(status);
+      await slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(word));
+      expect(patches()).toHaveLength(1);
+      if (afterApply)
+        await slack.waitFor('chat.postMessage', (a) => String(a.text).startsWith(`Applied change ${id} `));
+      // Told once: one outcome update, one resulting record, and the message ends on the outcome.
+      expect(outcomeUpdates(id, word)).toHaveLength(1);
+      const results = slack.calls.filter(
+        (c) => c.method === 'chat.postMessage' && String(c.args.text).startsWith(`Applied change ${id} `),
+      );
+      expect(results).toHaveLength(afterApply ? 1 : 0);
+      expect(lastUpdateOf(id)).toContain(word);
+      expect(await answerText(live, await live.click(ACTION_APPROVE, id, USERS.second))).toContain('already settled');
+      expect(await store.listApplying()).toHaveLength(0);
+    },
+    60_000,
+  );
 });
 
 describe('a replica killed after sending, while another approval of the same service waits', () => {
@@ -281,7 +326,9 @@ describe('a replica killed after sending, while another approval of the same ser
     const send = slackSender(doomed.url, slack);
     const after = slack.calls.length;
     const ack = await send.command('ip add orders-staging 0.0.0.0/0 partner load test');
-    const posted = await slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), { after });
+    const posted = await slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), {
+      after,
+    });
     const sent = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
     await slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId);
     const waiting = await requestChange(live, 'rename orders-staging orders-after-crash');
@@ -291,7 +338,8 @@ describe('a replica killed after sending, while another approval of the same ser
     // What the store says of the dead replica's request when the waiting approval's PATCH arrives.
     const firstWhenSecondSent = new Promise<string | undefined>((resolve) => {
       simulator.on('request', (r) => {
-        if (r.method === 'PATCH' && JSON.stringify(r.body).includes('orders-after-crash')) void store.get(sent).then((x) => resolve(x?.status));
+        if (r.method === 'PATCH' && JSON.stringify(r.body).includes('orders-after-crash'))
+          void store.get(sent).then((x) => resolve(x?.status));
       });
     });
     await send.click(ACTION_APPROVE, sent, USERS.approver);

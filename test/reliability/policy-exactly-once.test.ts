@@ -54,17 +54,30 @@ describe('exactly once with two approvers across two replicas', () => {
     a.slack.setMaxListeners(BATCH * 4);
     const replicas = [a, b];
 
-    const runTrial = async (n: number, service: Parameters<typeof a.bot.changeRequests.request>[0]['service']): Promise<Trial> => {
-      const outcome = await a.bot.changeRequests.request({ channelId: channelOf(n), userId: USERS.requester, service, intent: { name: `svc-trial-${n}` } });
+    const runTrial = async (
+      n: number,
+      service: Parameters<typeof a.bot.changeRequests.request>[0]['service'],
+    ): Promise<Trial> => {
+      const outcome = await a.bot.changeRequests.request({
+        channelId: channelOf(n),
+        userId: USERS.requester,
+        service,
+        intent: { name: `svc-trial-${n}` },
+      });
       if (!outcome.ok) throw new Error(`trial ${n}: the request was refused: ${JSON.stringify(outcome)}`);
       const { id, messageTs } = outcome.request;
       const after = a.slack.calls.length;
       // Both approvers at once, one of them twice, on alternating replicas.
       const doubler = n % 2 === 0 ? USERS.approver : USERS.second;
       const clickers = [USERS.approver, USERS.second, doubler];
-      const clicks = await Promise.all(clickers.map((user, i) => (replicas[(n + i) % 2] ?? a).click(ACTION_APPROVE, id, user, messageTs)));
+      const clicks = await Promise.all(
+        clickers.map((user, i) => (replicas[(n + i) % 2] ?? a).click(ACTION_APPROVE, id, user, messageTs)),
+      );
       for (const click of clicks) expect(click.status).toBe(200);
-      await a.slack.waitFor('chat.postMessage', (args) => String(args.text).startsWith(`Applied change ${id} `), { after, timeoutMs: 15_000 });
+      await a.slack.waitFor('chat.postMessage', (args) => String(args.text).startsWith(`Applied change ${id} `), {
+        after,
+        timeoutMs: 15_000,
+      });
       return { n, id, serviceId: service.id, clicks };
     };
 
@@ -89,24 +102,40 @@ describe('exactly once with two approvers across two replicas', () => {
       const stored = await Promise.all(trials.slice(i, i + 100).map((t) => a.bot.changeStore.get(t.id)));
       const odd = stored.filter((r) => {
         const users = (r?.approvals ?? []).map((x) => x.userId).sort();
-        return r?.status !== 'applied' || users.join() !== [USERS.approver, USERS.second].sort().join() || r.decidedBy !== r.approvals?.at(-1)?.userId;
+        return (
+          r?.status !== 'applied' ||
+          users.join() !== [USERS.approver, USERS.second].sort().join() ||
+          r.decidedBy !== r.approvals?.at(-1)?.userId
+        );
       });
-      expect(odd.map((r) => ({ id: r?.id, status: r?.status, approvals: r?.approvals, decidedBy: r?.decidedBy }))).toEqual([]);
+      expect(
+        odd.map((r) => ({ id: r?.id, status: r?.status, approvals: r?.approvals, decidedBy: r?.decidedBy })),
+      ).toEqual([]);
     }
 
     // Per request: one click completed it silently, one was told it is recorded, the double click
     // was told it was already approved or already being applied or settled.
     const answered = trials.length * 2;
     await callCount(a.slack, 'response_url', answered, 15_000);
-    const whispers = new Map(a.slack.callsOf('response_url').map((c) => [String(c.args.responseUrlId), textOf(c.args)]));
+    const whispers = new Map(
+      a.slack.callsOf('response_url').map((c) => [String(c.args.responseUrlId), textOf(c.args)]),
+    );
     expect(whispers.size).toBe(answered);
     for (const trial of trials) {
       const told = trial.clicks.map((c) => whispers.get(c.responseUrlId));
-      expect(told.filter((text) => text === undefined), `trial ${trial.n}`).toHaveLength(1);
-      expect(told.filter((text) => text?.includes('is recorded')), `trial ${trial.n}`).toHaveLength(1);
+      expect(
+        told.filter((text) => text === undefined),
+        `trial ${trial.n}`,
+      ).toHaveLength(1);
+      expect(
+        told.filter((text) => text?.includes('is recorded')),
+        `trial ${trial.n}`,
+      ).toHaveLength(1);
       const rest = told.filter((text) => text !== undefined && !text.includes('is recorded'));
       for (const text of rest) expect(text).toMatch(/already approved|already settled|being applied right now/);
     }
-    console.info(`two approvals exactly once: ${TRIALS} trials, ${TRIALS * 3} clicks on 2 replicas in ${Math.round(elapsed)} ms`);
+    console.info(
+      `two approvals exactly once: ${TRIALS} trials, ${TRIALS * 3} clicks on 2 replicas in ${Math.round(elapsed)} ms`,
+    );
   }, 120_000);
 });

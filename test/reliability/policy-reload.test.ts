@@ -19,7 +19,12 @@ let slack: FakeSlack;
 const children: ChildBot[] = [];
 beforeAll(async () => {
   redis = await startRedisServer();
-  simulator = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+  simulator = await CloudSimulator.start({
+    keyId: KEY_ID,
+    keySecret: KEY_SECRET,
+    orgId: DEMO_ORG_ID,
+    services: demoServices(),
+  });
   slack = await FakeSlack.start();
 });
 afterAll(async () => {
@@ -29,13 +34,18 @@ afterAll(async () => {
   await redis.stop();
 });
 
-const rule = (name: string, approvals: number) => `rules:\n  - name: ${name}\n    match: { tags: { env: prod } }\n    approvals: ${approvals}\n`;
+const rule = (name: string, approvals: number) =>
+  `rules:\n  - name: ${name}\n    match: { tags: { env: prod } }\n    approvals: ${approvals}\n`;
 
 describe('POLICY_FILE in a running process', () => {
   it('a bad file stops the bot at start, listing every problem with its line', async () => {
-    const path = policyFile('rules:\n  - name: a\n    match: { risks: [open-world] }\n    approvals: 1\n    deny: no\n');
+    const path = policyFile(
+      'rules:\n  - name: a\n    match: { risks: [open-world] }\n    approvals: 1\n    deny: no\n',
+    );
     const started = startChildBot({ simulator, slack, redisUrl: redis.url, env: { POLICY_FILE: path } });
-    await expect(started).rejects.toThrow(/has 2 problems:\n {2}- line 3: rule 1 \("a"\): match\.risks\[0\] must be one of world-open, broad-ip, last-ip-removed, mysql-on\n {2}- line 5: rule 1 \("a"\): deny and approvals cannot be in one rule/);
+    await expect(started).rejects.toThrow(
+      /has 2 problems:\n {2}- line 3: rule 1 \("a"\): match\.risks\[0\] must be one of world-open, broad-ip, last-ip-removed, mysql-on\n {2}- line 5: rule 1 \("a"\): deny and approvals cannot be in one rule/,
+    );
   });
 
   it('SIGHUP reloads; a bad new file keeps the rules in force and the bot serving', async () => {
@@ -57,7 +67,9 @@ describe('POLICY_FILE in a running process', () => {
 
     writeFileSync(path, 'rules:\n  - name: broken\n    match: {}\n    approvals: lots\n');
     bot.signal('SIGHUP');
-    await bot.printed(/NOT reloaded, the rules in force stay \(1 rule, sha256 [0-9a-f]{64}\):\n {2}- line 4: rule 1 \("broken"\): approvals must be a whole number/);
+    await bot.printed(
+      /NOT reloaded, the rules in force stay \(1 rule, sha256 [0-9a-f]{64}\):\n {2}- line 4: rule 1 \("broken"\): approvals must be a whole number/,
+    );
     expect(await policyAnswer()).toContain('second rules');
   });
 });

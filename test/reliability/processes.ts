@@ -34,12 +34,18 @@ export interface Exit {
 
 /** Resolves when the process has exited (at once if it already has). */
 function exitOf(child: ChildProcess): Promise<Exit> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
 /** Resolves when a line of the process's output matches, rejects on exit or after `timeoutMs`. */
-function waitForLine(child: ChildProcess, output: string[], pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
+function waitForLine(
+  child: ChildProcess,
+  output: string[],
+  pattern: RegExp,
+  timeoutMs: number,
+): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     const seen = output.map((line) => pattern.exec(line)).find((m) => m !== null);
     if (seen) return resolve(seen);
@@ -98,7 +104,18 @@ export interface RedisServer {
 
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--daemonize', 'no', '--protected-mode', 'no'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--daemonize',
+    'no',
+    '--protected-mode',
+    'no',
+  ];
   if (options.persistDir) args.push('--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.persistDir);
   else args.push('--appendonly', 'no');
   let child: ChildProcess | undefined;
@@ -152,7 +169,12 @@ export interface ChildBot {
   kill(): Promise<void>;
 }
 
-export async function startChildBot(deps: { simulator: CloudSimulator; slack: FakeSlack; redisUrl: string; env?: Record<string, string> }): Promise<ChildBot> {
+export async function startChildBot(deps: {
+  simulator: CloudSimulator;
+  slack: FakeSlack;
+  redisUrl: string;
+  env?: Record<string, string>;
+}): Promise<ChildBot> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -170,7 +192,11 @@ export async function startChildBot(deps: { simulator: CloudSimulator; slack: Fa
     LOG_LEVEL: 'info',
     ...deps.env,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = collect(child);
   const exited = exitOf(child);
   const pid = child.pid;

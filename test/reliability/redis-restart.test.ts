@@ -35,7 +35,9 @@ afterEach(async () => {
 });
 
 const answer = (h: Harness, ack: Ack, timeoutMs = 10_000) =>
-  h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId, { timeoutMs }).then((c) => textOf(c.args));
+  h.slack
+    .waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId, { timeoutMs })
+    .then((c) => textOf(c.args));
 
 async function health(h: Harness): Promise<number> {
   const response = await request(`http://127.0.0.1:${h.bot.port}/healthz`);
@@ -78,7 +80,7 @@ describe('Redis restarted in the middle of a flow', () => {
     const click = await h.click(ACTION_APPROVE, id, USERS.approver);
     expect(click.status).toBe(200);
     const clickText = await answer(h, click);
-    expect(clickText).toContain("its store (Redis) did not answer");
+    expect(clickText).toContain('its store (Redis) did not answer');
     noStackTrace(clickText);
 
     expect(await health(h)).toBe(503);
@@ -92,7 +94,11 @@ describe('Redis restarted in the middle of a flow', () => {
     expect(stored?.plan.update).toEqual({ name: 'ml-after-restart' });
     expect(await answer(h, await h.command('pending'))).toContain(id);
 
-    const clicks = await Promise.all([h.click(ACTION_APPROVE, id, USERS.approver), h.click(ACTION_APPROVE, id, USERS.second), h.click(ACTION_APPROVE, id, USERS.approver)]);
+    const clicks = await Promise.all([
+      h.click(ACTION_APPROVE, id, USERS.approver),
+      h.click(ACTION_APPROVE, id, USERS.second),
+      h.click(ACTION_APPROVE, id, USERS.approver),
+    ]);
     expect(clicks.map((c) => c.status)).toEqual([200, 200, 200]);
     await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
     expect(h.simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
@@ -102,7 +108,10 @@ describe('Redis restarted in the middle of a flow', () => {
   });
 
   it('settles an approval whose outcome could not be recorded because Redis went down while it ran', async () => {
-    const h = await startHarness({ redisUrl: redis.url, env: { APPROVAL_LEASE_SECONDS: '1', CLICKHOUSE_TIMEOUT_SECONDS: '2' } });
+    const h = await startHarness({
+      redisUrl: redis.url,
+      env: { APPROVAL_LEASE_SECONDS: '1', CLICKHOUSE_TIMEOUT_SECONDS: '2' },
+    });
     running.push(h);
     const id = await requestRename(h, 'legacy-reporting', 'legacy-cut-off');
 
@@ -129,7 +138,10 @@ describe('Redis restarted in the middle of a flow', () => {
     expect(h.simulator.service(DEMO_IDS.legacyReporting)?.name).toBe('legacy-cut-off');
 
     // The periodic reconciliation takes the request over once its lease has run out.
-    const update = await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+    const update = await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'),
+    );
     expect(textOf(update.args.blocks)).toContain('checked against the service afterwards, which shows it');
     expect((await h.bot.changeStore.get(id))?.status).toBe('applied');
     expect(h.simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);

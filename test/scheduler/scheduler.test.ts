@@ -5,14 +5,26 @@ import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { MemoryScheduleStore } from '../../src/store/index.js';
 import { recordingLog } from '../support/in-process.js';
 
-const EVERY_MINUTE: Omit<Schedule, 'createdAt'> = { id: 'sch-1', channelId: 'C0OPS', cron: '* * * * *', timeZone: 'UTC', filters: [], createdBy: 'U0ALICE' };
+const EVERY_MINUTE: Omit<Schedule, 'createdAt'> = {
+  id: 'sch-1',
+  channelId: 'C0OPS',
+  cron: '* * * * *',
+  timeZone: 'UTC',
+  filters: [],
+  createdBy: 'U0ALICE',
+};
 
 describe('Scheduler, in process', () => {
   it('catches up a run missed while every replica was down, once across two replicas', async () => {
     const store = new MemoryScheduleStore();
     await store.addSchedule({ ...EVERY_MINUTE, createdAt: Date.now() - 10 * 60_000 });
     const runs: Array<[string, number]> = [];
-    const replica = () => new Scheduler({ store, logger: recordingLog(), run: async (schedule, fireTime) => void runs.push([schedule.id, fireTime.getTime()]) });
+    const replica = () =>
+      new Scheduler({
+        store,
+        logger: recordingLog(),
+        run: async (schedule, fireTime) => void runs.push([schedule.id, fireTime.getTime()]),
+      });
     const [a, b] = [replica(), replica()];
     await Promise.all([a.start(), b.start()]);
     await Promise.all([a.stop(), b.stop()]);
@@ -44,7 +56,9 @@ describe('Scheduler, in process', () => {
     });
     await scheduler.start();
     await scheduler.stop();
-    expect(logger.lines.some((line) => line.includes('schedule sch-1') && line.includes('failed: Slack is down'))).toBe(true);
+    expect(logger.lines.some((line) => line.includes('schedule sch-1') && line.includes('failed: Slack is down'))).toBe(
+      true,
+    );
   });
 
   it('adds a schedule to the store and removes it from there', async () => {

@@ -17,12 +17,26 @@ import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
 import { createLogger } from '../../src/log.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { demoServices, DEMO_IDS, DEMO_ORG_ID } from '../../src/simulator/seed.js';
-import { CHANNEL, KEY_ID, KEY_SECRET, SIGNING_SECRET, startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
+import {
+  CHANNEL,
+  KEY_ID,
+  KEY_SECRET,
+  SIGNING_SECRET,
+  startHarness,
+  textOf,
+  USERS,
+  type Harness,
+} from '../e2e/harness.js';
 import { deleteKeysWithPrefix } from '../support/redis.js';
 
 const BOT_TOKEN = 'xoxb-test-token-never-logged';
 const BASIC = Buffer.from(`${KEY_ID}:${KEY_SECRET}`).toString('base64');
-const SECRETS = { 'key secret': KEY_SECRET, 'Basic credentials': BASIC, 'bot token': BOT_TOKEN, 'signing secret': SIGNING_SECRET };
+const SECRETS = {
+  'key secret': KEY_SECRET,
+  'Basic credentials': BASIC,
+  'bot token': BOT_TOKEN,
+  'signing secret': SIGNING_SECRET,
+};
 /** What a leaking gateway might answer with. */
 const LEAKY_MESSAGE = `key ${KEY_ID}:${KEY_SECRET} is not allowed here; request had Authorization: Basic ${BASIC}`;
 
@@ -66,7 +80,10 @@ class LeakyProxy {
     if (index !== -1) {
       const [fault] = this.armed.splice(index, 1);
       const status = fault?.status ?? 400;
-      return { status, body: JSON.stringify({ status, error: `BAD_REQUEST: ${LEAKY_MESSAGE}`, requestId: randomUUID() }) };
+      return {
+        status,
+        body: JSON.stringify({ status, error: `BAD_REQUEST: ${LEAKY_MESSAGE}`, requestId: randomUUID() }),
+      };
     }
     const response = await fetch(`${this.upstream}${req.url ?? '/'}`, {
       method: req.method ?? 'GET',
@@ -82,11 +99,14 @@ describe('secrets in the logs of a whole flow', () => {
   let proxy: LeakyProxy;
   let h: Harness;
 
-  const reply = (responseUrlId: string) => h.slack.waitFor('response_url', (args) => args.responseUrlId === responseUrlId);
+  const reply = (responseUrlId: string) =>
+    h.slack.waitFor('response_url', (args) => args.responseUrlId === responseUrlId);
   async function requestChange(text: string): Promise<string> {
     const after = h.slack.calls.length;
     const ack = await h.command(text);
-    const posted = await h.slack.waitFor('chat.postMessage', (args) => textOf(args.blocks).includes('Change request'), { after });
+    const posted = await h.slack.waitFor('chat.postMessage', (args) => textOf(args.blocks).includes('Change request'), {
+      after,
+    });
     await reply(ack.responseUrlId);
     const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
     if (!id) throw new Error('no request id');
@@ -94,7 +114,12 @@ describe('secrets in the logs of a whole flow', () => {
   }
 
   beforeAll(async () => {
-    simulator = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+    simulator = await CloudSimulator.start({
+      keyId: KEY_ID,
+      keySecret: KEY_SECRET,
+      orgId: DEMO_ORG_ID,
+      services: demoServices(),
+    });
     proxy = new LeakyProxy(simulator.url);
     await proxy.start();
     // No cache, so every read goes through the proxy and can meet an armed fault.
@@ -113,19 +138,28 @@ describe('secrets in the logs of a whole flow', () => {
     // A change applied on approval.
     const applied = await requestChange('rename sandbox-dev sandbox-two');
     await h.click(ACTION_APPROVE, applied, USERS.approver);
-    await h.slack.waitFor('chat.update', (args) => textOf(args.blocks).includes(applied) && textOf(args.blocks).includes('Applied'));
+    await h.slack.waitFor(
+      'chat.update',
+      (args) => textOf(args.blocks).includes(applied) && textOf(args.blocks).includes('Applied'),
+    );
 
     // A change the API refuses, with a message that quotes the secret.
     const refused = await requestChange('endpoint billing-prod mysql off');
     proxy.arm('PATCH', 400);
     await h.click(ACTION_APPROVE, refused, USERS.approver);
-    await h.slack.waitFor('chat.update', (args) => textOf(args.blocks).includes(refused) && textOf(args.blocks).includes('Not applied'));
+    await h.slack.waitFor(
+      'chat.update',
+      (args) => textOf(args.blocks).includes(refused) && textOf(args.blocks).includes('Not applied'),
+    );
 
     // A failed approval through the simulator's own faults too (403, no secret in it).
     const forbidden = await requestChange('release-channel orders-prod fast');
     simulator.faults.failNext(1, 403, { on: 'PATCH' });
     await h.click(ACTION_APPROVE, forbidden, USERS.approver);
-    await h.slack.waitFor('chat.update', (args) => textOf(args.blocks).includes(forbidden) && textOf(args.blocks).includes('Not applied'));
+    await h.slack.waitFor(
+      'chat.update',
+      (args) => textOf(args.blocks).includes(forbidden) && textOf(args.blocks).includes('Not applied'),
+    );
 
     // A read the API refuses with the secret in its message, answered to the person.
     proxy.arm('GET', 400);
@@ -139,7 +173,15 @@ describe('secrets in the logs of a whole flow', () => {
     await h.command('edit ml-dev');
     await h.slack.waitFor('views.update', (args) => JSON.stringify(args.view ?? {}).includes(EDIT_CALLBACK));
     const submitted = await h.submitView(
-      { type: 'modal', callback_id: EDIT_CALLBACK, private_metadata: JSON.stringify({ channelId: CHANNEL, serviceId: DEMO_IDS.mlDev, shown: { name: 'ml-dev', mysql: false } }) },
+      {
+        type: 'modal',
+        callback_id: EDIT_CALLBACK,
+        private_metadata: JSON.stringify({
+          channelId: CHANNEL,
+          serviceId: DEMO_IDS.mlDev,
+          shown: { name: 'ml-dev', mysql: false },
+        }),
+      },
       { [BLOCK.name]: { value: { type: 'plain_text_input', value: 'ml-renamed' } } },
       USERS.requester,
     );
@@ -191,7 +233,10 @@ describe('secrets in the logs of a whole flow', () => {
     const logger = createLogger({ level: 'debug', sink: (line) => lines.push(line) });
     logger.addSecrets(BOT_TOKEN, SIGNING_SECRET, KEY_SECRET, BASIC);
     logger.error('request failed:', new Error(`401 for ${KEY_SECRET}`));
-    logger.debug({ headers: { authorization: `Basic ${BASIC}`, cookie: BOT_TOKEN }, nested: { deeper: [SIGNING_SECRET] } });
+    logger.debug({
+      headers: { authorization: `Basic ${BASIC}`, cookie: BOT_TOKEN },
+      nested: { deeper: [SIGNING_SECRET] },
+    });
     logger.warn(`headers: {"Authorization":"Bearer xoxb-other-token-123"}`);
     logger.info(`url https://api.example/?token=${BOT_TOKEN}`);
     const joined = lines.join('\n');

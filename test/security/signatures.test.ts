@@ -10,7 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { CHANNEL, signatureHeaders, SIGNING_SECRET, startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
+import {
+  CHANNEL,
+  signatureHeaders,
+  SIGNING_SECRET,
+  startHarness,
+  textOf,
+  USERS,
+  type Harness,
+} from '../e2e/harness.js';
 import { deleteKeysWithPrefix } from '../support/redis.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -23,28 +31,83 @@ interface Attack {
 }
 
 /** Signed as Slack would sign `body` at `timestamp`, with `secret`. */
-const signed = (body: string, timestamp = String(now()), secret = SIGNING_SECRET): Record<string, string> => ({ 'content-type': FORM, ...signatureHeaders(body, timestamp, secret) });
+const signed = (body: string, timestamp = String(now()), secret = SIGNING_SECRET): Record<string, string> => ({
+  'content-type': FORM,
+  ...signatureHeaders(body, timestamp, secret),
+});
 const signatureOf = (body: string): string => signed(body)['x-slack-signature'] ?? '';
 
 const ATTACKS: Attack[] = [
-  { name: 'signed with another secret', build: (body) => ({ body, headers: signed(body, String(now()), 'not-the-signing-secret') }) },
-  { name: 'replayed: genuinely signed 6 minutes ago', build: (body) => ({ body, headers: signed(body, String(now() - 6 * 60)) }) },
-  { name: 'replayed: genuinely signed an hour ago', build: (body) => ({ body, headers: signed(body, String(now() - 3600)) }) },
-  { name: 'replayed with a fresh timestamp but the old signature', build: (body) => ({ body, headers: { ...signed(body, String(now() - 6 * 60)), 'x-slack-request-timestamp': String(now()) } }) },
-  { name: 'body altered after signing (one character)', build: (body) => ({ body: body.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), headers: signed(body) }) },
-  { name: 'body altered after signing (a field appended)', build: (body) => ({ body: `${body}&user_id=${USERS.approver}`, headers: signed(body) }) },
+  {
+    name: 'signed with another secret',
+    build: (body) => ({ body, headers: signed(body, String(now()), 'not-the-signing-secret') }),
+  },
+  {
+    name: 'replayed: genuinely signed 6 minutes ago',
+    build: (body) => ({ body, headers: signed(body, String(now() - 6 * 60)) }),
+  },
+  {
+    name: 'replayed: genuinely signed an hour ago',
+    build: (body) => ({ body, headers: signed(body, String(now() - 3600)) }),
+  },
+  {
+    name: 'replayed with a fresh timestamp but the old signature',
+    build: (body) => ({
+      body,
+      headers: { ...signed(body, String(now() - 6 * 60)), 'x-slack-request-timestamp': String(now()) },
+    }),
+  },
+  {
+    name: 'body altered after signing (one character)',
+    build: (body) => ({ body: body.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), headers: signed(body) }),
+  },
+  {
+    name: 'body altered after signing (a field appended)',
+    build: (body) => ({ body: `${body}&user_id=${USERS.approver}`, headers: signed(body) }),
+  },
   { name: 'body swapped for another signed one', build: (body) => ({ body, headers: signed('token=x&text=help') }) },
-  { name: 'no signature header', build: (body) => ({ body, headers: { 'content-type': FORM, 'x-slack-request-timestamp': String(now()) } }) },
-  { name: 'no timestamp header', build: (body) => ({ body, headers: { 'content-type': FORM, 'x-slack-signature': signatureOf(body) } }) },
+  {
+    name: 'no signature header',
+    build: (body) => ({ body, headers: { 'content-type': FORM, 'x-slack-request-timestamp': String(now()) } }),
+  },
+  {
+    name: 'no timestamp header',
+    build: (body) => ({ body, headers: { 'content-type': FORM, 'x-slack-signature': signatureOf(body) } }),
+  },
   { name: 'no Slack headers at all', build: (body) => ({ body, headers: { 'content-type': FORM } }) },
   { name: 'an empty signature', build: (body) => ({ body, headers: { ...signed(body), 'x-slack-signature': '' } }) },
-  { name: 'a v1 signature', build: (body) => ({ body, headers: { ...signed(body), 'x-slack-signature': signatureOf(body).replace(/^v0=/, 'v1=') } }) },
-  { name: 'a truncated signature', build: (body) => ({ body, headers: { ...signed(body), 'x-slack-signature': signatureOf(body).slice(0, 40) } }) },
-  { name: 'an upper-cased signature', build: (body) => ({ body, headers: { ...signed(body), 'x-slack-signature': signatureOf(body).toUpperCase().replace(/^V0=/, 'v0=') } }) },
-  { name: 'a timestamp that is not a number', build: (body) => ({ body, headers: { ...signed(body), 'x-slack-request-timestamp': 'now' } }) },
+  {
+    name: 'a v1 signature',
+    build: (body) => ({
+      body,
+      headers: { ...signed(body), 'x-slack-signature': signatureOf(body).replace(/^v0=/, 'v1=') },
+    }),
+  },
+  {
+    name: 'a truncated signature',
+    build: (body) => ({ body, headers: { ...signed(body), 'x-slack-signature': signatureOf(body).slice(0, 40) } }),
+  },
+  {
+    name: 'an upper-cased signature',
+    build: (body) => ({
+      body,
+      headers: { ...signed(body), 'x-slack-signature': signatureOf(body).toUpperCase().replace(/^V0=/, 'v0=') },
+    }),
+  },
+  {
+    name: 'a timestamp that is not a number',
+    build: (body) => ({ body, headers: { ...signed(body), 'x-slack-request-timestamp': 'now' } }),
+  },
   {
     name: 'the signature of the body alone (no version, no timestamp)',
-    build: (body) => ({ body, headers: { 'content-type': FORM, 'x-slack-request-timestamp': String(now()), 'x-slack-signature': `v0=${createHmac('sha256', SIGNING_SECRET).update(body).digest('hex')}` } }),
+    build: (body) => ({
+      body,
+      headers: {
+        'content-type': FORM,
+        'x-slack-request-timestamp': String(now()),
+        'x-slack-signature': `v0=${createHmac('sha256', SIGNING_SECRET).update(body).digest('hex')}`,
+      },
+    }),
   },
 ];
 
@@ -70,29 +133,63 @@ describe('requests that Slack did not sign as sent', () => {
 
   const commandBody = (text: string, responseUrlId = randomUUID()) =>
     new URLSearchParams({
-      token: 'legacy-verification-token', team_id: 'T0TEAM', channel_id: CHANNEL, user_id: USERS.approver, user_name: 'approver',
-      command: '/clickhouse', text, api_app_id: 'A0APP', response_url: h.slack.responseUrl(responseUrlId), trigger_id: `${Date.now()}.${randomUUID()}`,
+      token: 'legacy-verification-token',
+      team_id: 'T0TEAM',
+      channel_id: CHANNEL,
+      user_id: USERS.approver,
+      user_name: 'approver',
+      command: '/clickhouse',
+      text,
+      api_app_id: 'A0APP',
+      response_url: h.slack.responseUrl(responseUrlId),
+      trigger_id: `${Date.now()}.${randomUUID()}`,
     }).toString();
 
   const clickBody = () =>
     new URLSearchParams({
       payload: JSON.stringify({
-        type: 'block_actions', user: { id: USERS.approver, username: 'approver', team_id: 'T0TEAM' }, api_app_id: 'A0APP', token: 'legacy-verification-token',
-        container: { type: 'message', message_ts: messageTs, channel_id: CHANNEL, is_ephemeral: false }, trigger_id: `${Date.now()}.${randomUUID()}`,
-        team: { id: 'T0TEAM', domain: 'test' }, channel: { id: CHANNEL, name: 'ops' }, message: { type: 'message', ts: messageTs, text: 'Change request' },
+        type: 'block_actions',
+        user: { id: USERS.approver, username: 'approver', team_id: 'T0TEAM' },
+        api_app_id: 'A0APP',
+        token: 'legacy-verification-token',
+        container: { type: 'message', message_ts: messageTs, channel_id: CHANNEL, is_ephemeral: false },
+        trigger_id: `${Date.now()}.${randomUUID()}`,
+        team: { id: 'T0TEAM', domain: 'test' },
+        channel: { id: CHANNEL, name: 'ops' },
+        message: { type: 'message', ts: messageTs, text: 'Change request' },
         response_url: h.slack.responseUrl(randomUUID()),
-        actions: [{ action_id: ACTION_APPROVE, block_id: 'change_actions', value: requestId, type: 'button', action_ts: String(Date.now() / 1000) }],
+        actions: [
+          {
+            action_id: ACTION_APPROVE,
+            block_id: 'change_actions',
+            value: requestId,
+            type: 'button',
+            action_ts: String(Date.now() / 1000),
+          },
+        ],
       }),
     }).toString();
 
   const submissionBody = () =>
     new URLSearchParams({
       payload: JSON.stringify({
-        type: 'view_submission', team: { id: 'T0TEAM', domain: 'test' }, user: { id: USERS.approver, username: 'approver', team_id: 'T0TEAM' },
-        api_app_id: 'A0APP', token: 'legacy-verification-token', trigger_id: `${Date.now()}.${randomUUID()}`,
+        type: 'view_submission',
+        team: { id: 'T0TEAM', domain: 'test' },
+        user: { id: USERS.approver, username: 'approver', team_id: 'T0TEAM' },
+        api_app_id: 'A0APP',
+        token: 'legacy-verification-token',
+        trigger_id: `${Date.now()}.${randomUUID()}`,
         view: {
-          id: 'V1', team_id: 'T0TEAM', type: 'modal', callback_id: EDIT_CALLBACK, hash: 'hash-1',
-          private_metadata: JSON.stringify({ channelId: CHANNEL, serviceId: DEMO_IDS.mlDev, shown: { name: 'ml-dev', mysql: false } }),
+          id: 'V1',
+          team_id: 'T0TEAM',
+          type: 'modal',
+          callback_id: EDIT_CALLBACK,
+          hash: 'hash-1',
+          private_metadata: JSON.stringify({
+            channelId: CHANNEL,
+            serviceId: DEMO_IDS.mlDev,
+            shown: { name: 'ml-dev', mysql: false },
+          }),
           state: { values: { [BLOCK.name]: { value: { type: 'plain_text_input', value: 'ml-forged' } } } },
         },
       }),
@@ -140,7 +237,10 @@ describe('requests that Slack did not sign as sent', () => {
     const body = clickBody();
     const ack = await h.raw(body, signed(body));
     expect(ack.status).toBe(200);
-    await h.slack.waitFor('chat.update', (args) => textOf(args.blocks).includes(requestId) && textOf(args.blocks).includes('Applied'));
+    await h.slack.waitFor(
+      'chat.update',
+      (args) => textOf(args.blocks).includes(requestId) && textOf(args.blocks).includes('Applied'),
+    );
     expect(h.simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
     expect(h.simulator.service(DEMO_IDS.sandboxDev)?.name).toBe('sandbox-renamed');
     expect(h.simulator.service(DEMO_IDS.mlDev)?.name).toBe('ml-dev');

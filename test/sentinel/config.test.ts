@@ -22,7 +22,10 @@ function problems(env: Record<string, string>): string[] {
 describe('REDIS_SENTINELS and REDIS_SENTINEL_NAME', () => {
   it('are off unless set (an empty line too)', () => {
     expect(loadConfig(minimal).redisSentinel).toBeUndefined();
-    expect(loadConfig({ ...minimal, REDIS_URL: 'redis://10.0.0.5:6379', REDIS_SENTINELS: '', REDIS_SENTINEL_NAME: 'cache' }).redisSentinel).toBeUndefined();
+    expect(
+      loadConfig({ ...minimal, REDIS_URL: 'redis://10.0.0.5:6379', REDIS_SENTINELS: '', REDIS_SENTINEL_NAME: 'cache' })
+        .redisSentinel,
+    ).toBeUndefined();
     expect(loadConfig({ ...minimal, REDIS_SENTINELS: ' , ' }).redisSentinel).toBeUndefined();
   });
 
@@ -39,14 +42,21 @@ describe('REDIS_SENTINELS and REDIS_SENTINEL_NAME', () => {
     // REDIS_URL may be left out: the Sentinels name the master.
     expect(config.redisUrl).toBeUndefined();
     expect(config.redisCluster).toBe(false);
-    expect(loadConfig({ ...minimal, REDIS_SENTINELS: 'sentinel-0.redis.svc:26379', REDIS_SENTINEL_NAME: 'chbot-cache' }).redisSentinel).toStrictEqual({
+    expect(
+      loadConfig({ ...minimal, REDIS_SENTINELS: 'sentinel-0.redis.svc:26379', REDIS_SENTINEL_NAME: 'chbot-cache' })
+        .redisSentinel,
+    ).toStrictEqual({
       sentinels: [{ host: 'sentinel-0.redis.svc', port: 26379 }],
       name: 'chbot-cache',
     });
   });
 
   it('keep REDIS_URL for the password and database', () => {
-    const config = loadConfig({ ...minimal, REDIS_URL: 'redis://:pw@ignored:6379/2', REDIS_SENTINELS: '10.0.0.5:26379' });
+    const config = loadConfig({
+      ...minimal,
+      REDIS_URL: 'redis://:pw@ignored:6379/2',
+      REDIS_SENTINELS: '10.0.0.5:26379',
+    });
     expect(config.redisUrl).toBe('redis://:pw@ignored:6379/2');
     expect(config.redisSentinel?.sentinels).toHaveLength(1);
   });
@@ -80,13 +90,19 @@ describe('REDIS_SENTINELS and REDIS_SENTINEL_NAME', () => {
         'REDIS_SENTINELS and REDIS_CLUSTER=true cannot be used together: Sentinel watches one master and its replicas, a Redis Cluster fails over by itself; set REDIS_SENTINELS or REDIS_CLUSTER=true, not both',
       ]);
     }
-    expect(loadConfig({ ...minimal, REDIS_SENTINELS: '10.0.0.5:26379', REDIS_CLUSTER: 'false' }).redisSentinel).toBeDefined();
+    expect(
+      loadConfig({ ...minimal, REDIS_SENTINELS: '10.0.0.5:26379', REDIS_CLUSTER: 'false' }).redisSentinel,
+    ).toBeDefined();
   });
 
   it('refuse a REDIS_URL whose path is not a database number', () => {
-    expect(problems({ ...minimal, REDIS_URL: 'redis://:pw@x/cache', REDIS_SENTINELS: '10.0.0.5:26379' })).toStrictEqual([
-      expect.stringMatching(/^REDIS_URL names database "cache": with REDIS_SENTINELS only its user, password and database number/),
-    ]);
+    expect(problems({ ...minimal, REDIS_URL: 'redis://:pw@x/cache', REDIS_SENTINELS: '10.0.0.5:26379' })).toStrictEqual(
+      [
+        expect.stringMatching(
+          /^REDIS_URL names database "cache": with REDIS_SENTINELS only its user, password and database number/,
+        ),
+      ],
+    );
   });
 });
 
@@ -118,12 +134,24 @@ describe('connectRedis through Sentinel', () => {
 
   it("takes the URL's user, decoded password, database and TLS, never its host", () => {
     const options = optionsOf(`rediss://bot:${encodeURIComponent('p@ss/w:rd')}@ignored.example:6380/4`);
-    expect(options).toMatchObject({ username: 'bot', password: 'p@ss/w:rd', db: 4, tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {} });
+    expect(options).toMatchObject({
+      username: 'bot',
+      password: 'p@ss/w:rd',
+      db: 4,
+      tls: {},
+      enableTLSForSentinelMode: true,
+      sentinelTLS: {},
+    });
     expect(options.host).not.toBe('ignored.example');
   });
 
   it('refuses Sentinel and Cluster together, and a connection with neither a URL nor Sentinels', () => {
-    expect(() => connectRedis(undefined, { cluster: true, sentinel: { sentinels: [{ host: '127.0.0.1', port: 1 }], name: 'cache' } })).toThrow(/not both/);
+    expect(() =>
+      connectRedis(undefined, {
+        cluster: true,
+        sentinel: { sentinels: [{ host: '127.0.0.1', port: 1 }], name: 'cache' },
+      }),
+    ).toThrow(/not both/);
     expect(() => connectRedis(undefined, {})).toThrow(/URL is required/);
   });
 });

@@ -47,7 +47,8 @@ export interface LocalSentinel {
 /** Why Sentinel cannot be started here, or undefined when `redis-server --sentinel` is available. */
 export function sentinelUnsupported(): string | undefined {
   const version = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  if (version.error || version.status !== 0) return `redis-server is not installed (${version.error?.message ?? version.stderr})`;
+  if (version.error || version.status !== 0)
+    return `redis-server is not installed (${version.error?.message ?? version.stderr})`;
   const major = Number(/v=(\d+)\./.exec(version.stdout)?.[1] ?? 0);
   // SENTINEL REPLICAS and the replica-* spellings arrived in Redis 5.
   if (major < 5) return `redis-server ${version.stdout.trim()} is older than 5`;
@@ -55,9 +56,6 @@ export function sentinelUnsupported(): string | undefined {
   if (!`${help.stdout}${help.stderr}`.includes('--sentinel')) return 'this redis-server has no --sentinel mode';
   return undefined;
 }
-
-
-
 
 /** SENTINEL replies come as flat [field, value, ...] lists. */
 export function fields(reply: unknown): Record<string, string> {
@@ -73,7 +71,8 @@ export async function startLocalSentinel(sentinelCount = 3): Promise<LocalSentin
   const logs = new Map<string, string>();
   const admins = new Map<string, Redis>();
   const killAll = () => {
-    for (const child of children.values()) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const child of children.values())
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   process.once('exit', killAll);
 
@@ -97,7 +96,14 @@ export async function startLocalSentinel(sentinelCount = 3): Promise<LocalSentin
   const admin = (label: string, port: number, password?: string) => {
     let connection = admins.get(label);
     if (!connection) {
-      connection = new Redis({ host: '127.0.0.1', port, ...(password ? { password } : {}), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+      connection = new Redis({
+        host: '127.0.0.1',
+        port,
+        ...(password ? { password } : {}),
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => 50,
+      });
       connection.on('error', () => undefined);
       admins.set(label, connection);
     }
@@ -107,7 +113,8 @@ export async function startLocalSentinel(sentinelCount = 3): Promise<LocalSentin
   const answering = (label: string, connection: Redis) =>
     until(`${label} to answer (log: ${logs.get(label)})`, 10_000, async () => {
       const child = children.get(label);
-      if (child && child.exitCode !== null) throw new Error(`${label} exited with ${child.exitCode}: ${logs.get(label)}`);
+      if (child && child.exitCode !== null)
+        throw new Error(`${label} exited with ${child.exitCode}: ${logs.get(label)}`);
       if (connection.status === 'wait') await connection.connect();
       return (await connection.ping()) === 'PONG' ? true : undefined;
     });
@@ -118,10 +125,27 @@ export async function startLocalSentinel(sentinelCount = 3): Promise<LocalSentin
     admins.get(label)?.disconnect();
     admins.delete(label);
     launch(label, [
-      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--dbfilename', `dump-${port}.rdb`,
-      '--requirepass', PASSWORD, '--masterauth', PASSWORD, '--daemonize', 'no',
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--dbfilename',
+      `dump-${port}.rdb`,
+      '--requirepass',
+      PASSWORD,
+      '--masterauth',
+      PASSWORD,
+      '--daemonize',
+      'no',
       // Replicas sync at once instead of after Redis 7's 5 s wait for more replicas.
-      '--repl-diskless-sync-delay', '0',
+      '--repl-diskless-sync-delay',
+      '0',
       ...(replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(replicaOf)]),
     ]);
     const connection = admin(label, port, PASSWORD);
@@ -172,12 +196,19 @@ export async function startLocalSentinel(sentinelCount = 3): Promise<LocalSentin
       sentinels.map((sentinel, i) =>
         until(`Sentinel ${sentinelPorts[i]} to know the replica and the other Sentinels`, 15_000, async () => {
           const master = fields(await sentinel.call('SENTINEL', 'MASTER', MASTER_NAME));
-          return master['num-slaves'] === '1' && master['num-other-sentinels'] === String(sentinelCount - 1) && master.flags === 'master' ? true : undefined;
+          return master['num-slaves'] === '1' &&
+            master['num-other-sentinels'] === String(sentinelCount - 1) &&
+            master.flags === 'master'
+            ? true
+            : undefined;
         }),
       ),
     );
 
-    const target: SentinelTarget = { sentinels: sentinelPorts.map((port) => ({ host: '127.0.0.1', port })), name: MASTER_NAME };
+    const target: SentinelTarget = {
+      sentinels: sentinelPorts.map((port) => ({ host: '127.0.0.1', port })),
+      name: MASTER_NAME,
+    };
     const url = (db = 0) => `redis://:${encodeURIComponent(PASSWORD)}@ignored.invalid:6379/${db}`;
     const masterPortNow = async () => {
       const answers = await Promise.all(
@@ -198,7 +229,9 @@ export async function startLocalSentinel(sentinelCount = 3): Promise<LocalSentin
       masterPort: masterPortNow,
       async waitForMaster(port, timeoutMs) {
         const started = Date.now();
-        await until(`every Sentinel to name 127.0.0.1:${port} the master`, timeoutMs, async () => ((await masterPortNow()) === port ? true : undefined));
+        await until(`every Sentinel to name 127.0.0.1:${port} the master`, timeoutMs, async () =>
+          (await masterPortNow()) === port ? true : undefined,
+        );
         return Date.now() - started;
       },
       node: (port) => admin(`redis-${port}`, port, PASSWORD),

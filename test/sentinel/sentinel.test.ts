@@ -21,10 +21,19 @@ import { runChangeStoreContract } from '../store/change-store.contract.js';
 import { redisStoreOpeners } from '../support/stores.js';
 import { approve, buildChangeRequest } from '../store/fixtures.js';
 import { runScheduleStoreContract } from '../store/schedule-store.contract.js';
-import { fields, MASTER_NAME, PASSWORD, sentinelUnsupported, startLocalSentinel, until, type LocalSentinel } from './local-sentinel.js';
+import {
+  fields,
+  MASTER_NAME,
+  PASSWORD,
+  sentinelUnsupported,
+  startLocalSentinel,
+  until,
+  type LocalSentinel,
+} from './local-sentinel.js';
 
 const unsupported = sentinelUnsupported();
-if (unsupported) console.warn(`SKIPPING the Redis Sentinel tests: redis-server --sentinel is not available here (${unsupported})`);
+if (unsupported)
+  console.warn(`SKIPPING the Redis Sentinel tests: redis-server --sentinel is not available here (${unsupported})`);
 
 describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a replica, three Sentinels)', () => {
   let setup: LocalSentinel;
@@ -56,7 +65,13 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
   function openPair(db = 0) {
     const keyPrefix = prefix();
     const [ca, cb] = [connect(db), connect(db)];
-    return { keyPrefix, ca, cb, a: new RedisChangeStore(ca, { keyPrefix }), b: new RedisChangeStore(cb, { keyPrefix }) };
+    return {
+      keyPrefix,
+      ca,
+      cb,
+      a: new RedisChangeStore(ca, { keyPrefix }),
+      b: new RedisChangeStore(cb, { keyPrefix }),
+    };
   }
 
   async function created(store: RedisChangeStore, overrides: Partial<ChangeRequest> = {}): Promise<ChangeRequest> {
@@ -67,7 +82,9 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
 
   /** 2 × half concurrent approvals from both stores: exactly one wins, once in the audit trail. */
   async function approveRace(a: RedisChangeStore, b: RedisChangeStore, id: string, total = 200) {
-    const results = await Promise.all(Array.from({ length: total }, (_, i) => (i % 2 === 0 ? a : b).transition(id, approve(`U-${i}`))));
+    const results = await Promise.all(
+      Array.from({ length: total }, (_, i) => (i % 2 === 0 ? a : b).transition(id, approve(`U-${i}`))),
+    );
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     expect(results.filter((r) => !r.ok && r.reason === 'conflict')).toHaveLength(total - 1);
     const audit = await b.readAudit({ limit: 1000 });
@@ -80,10 +97,23 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
   it('is really Sentinel-managed: three Sentinels agree on the master, which has one replica', async () => {
     expect(await setup.masterPort()).toBe(firstMaster);
     const master = fields(await setup.sentinel(1).call('SENTINEL', 'MASTER', MASTER_NAME));
-    expect(master).toMatchObject({ port: String(firstMaster), flags: 'master', quorum: '1', 'num-slaves': '1', 'num-other-sentinels': '2' });
-    expect(await setup.node(firstReplica).call('ROLE')).toEqual(expect.arrayContaining(['slave', '127.0.0.1', firstMaster]));
+    expect(master).toMatchObject({
+      port: String(firstMaster),
+      flags: 'master',
+      quorum: '1',
+      'num-slaves': '1',
+      'num-other-sentinels': '2',
+    });
+    expect(await setup.node(firstReplica).call('ROLE')).toEqual(
+      expect.arrayContaining(['slave', '127.0.0.1', firstMaster]),
+    );
     // The data nodes require the password (so connections below prove they send it).
-    const anonymous = new Redis({ port: firstMaster, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const anonymous = new Redis({
+      port: firstMaster,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     anonymous.on('error', () => undefined);
     await expect(anonymous.set('x', '1')).rejects.toThrow(/NOAUTH/);
     anonymous.disconnect();
@@ -92,7 +122,9 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
   it("connects through the Sentinels with REDIS_URL's password and database, past a dead Sentinel listed first", async () => {
     const printed = vi.spyOn(console, 'error');
     const deadSentinel = { host: '127.0.0.1', port: 1 };
-    const connection = connectRedis(setup.url(5), { sentinel: { ...setup.target, sentinels: [deadSentinel, ...setup.target.sentinels] } });
+    const connection = connectRedis(setup.url(5), {
+      sentinel: { ...setup.target, sentinels: [deadSentinel, ...setup.target.sentinels] },
+    });
     const errors: string[] = [];
     connection.on('error', (error: Error) => errors.push(error.message));
     connections.push(connection);
@@ -102,7 +134,13 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
     expect(await serverPort(connection)).toBe(firstMaster);
     const request = await created(store);
     // Written to database 5 of the master, read here without Sentinel.
-    const direct = new Redis({ port: firstMaster, password: PASSWORD, db: 5, lazyConnect: true, maxRetriesPerRequest: 0 });
+    const direct = new Redis({
+      port: firstMaster,
+      password: PASSWORD,
+      db: 5,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+    });
     try {
       expect(await direct.hget(changeKeys(keyPrefix).request(request.id), 'status')).toBe('pending');
       expect(await direct.select(0).then(() => direct.exists(changeKeys(keyPrefix).request(request.id)))).toBe(0);
@@ -111,7 +149,11 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
     }
     // The failover detector cannot subscribe to the dead Sentinel: reported to the connection's
     // error listeners (the bot's log), not printed by ioredis.
-    await until('the dead Sentinel to be reported', 5_000, async () => (errors.some((e) => e.startsWith('Sentinel 127.0.0.1:1 (watched for failovers): connect ECONNREFUSED')) ? true : undefined));
+    await until('the dead Sentinel to be reported', 5_000, async () =>
+      errors.some((e) => e.startsWith('Sentinel 127.0.0.1:1 (watched for failovers): connect ECONNREFUSED'))
+        ? true
+        : undefined,
+    );
     expect(printed).not.toHaveBeenCalled();
     printed.mockRestore();
 
@@ -119,7 +161,10 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
     const anonymous = connectRedis(undefined, { sentinel: setup.target });
     anonymous.on('error', () => undefined);
     connections.push(anonymous);
-    const refused = await anonymous.get('x').then(() => 'answered', (error: unknown) => String(error));
+    const refused = await anonymous.get('x').then(
+      () => 'answered',
+      (error: unknown) => String(error),
+    );
     expect(refused).toMatch(/NOAUTH/);
   });
 
@@ -140,27 +185,46 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
     });
 
     it('logs the mode without the password, and applies an approval exactly once, in the database of REDIS_URL', async () => {
-      h = await startHarness({ storesFromConfig: true, env: { REDIS_URL: setup.url(3), REDIS_SENTINELS: setup.sentinelsSetting } });
+      h = await startHarness({
+        storesFromConfig: true,
+        env: { REDIS_URL: setup.url(3), REDIS_SENTINELS: setup.sentinelsSetting },
+      });
       const log = h.logs.join('\n');
-      expect(log).toContain(`Redis Sentinel: master group "mymaster" through the Sentinels at ${setup.sentinelPorts.map((p) => `127.0.0.1:${p}`).join(', ')}, database 3`);
+      expect(log).toContain(
+        `Redis Sentinel: master group "mymaster" through the Sentinels at ${setup.sentinelPorts.map((p) => `127.0.0.1:${p}`).join(', ')}, database 3`,
+      );
       expect(log).not.toContain(PASSWORD);
       expect(log).not.toContain(encodeURIComponent(PASSWORD));
       expect(log).not.toContain('IN-MEMORY STORE');
 
       const ack = await h.command('ip remove orders-prod 198.51.100.7');
       expect(ack.status).toBe(200);
-      const posted = await h.slack.waitFor('chat.postMessage', (args) => textOf(args.blocks).includes('Change request'));
+      const posted = await h.slack.waitFor('chat.postMessage', (args) =>
+        textOf(args.blocks).includes('Change request'),
+      );
       const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
       if (!id) throw new Error('no request id');
-      const clicks = await Promise.all([h.click(ACTION_APPROVE, id, USERS.approver), h.click(ACTION_APPROVE, id, USERS.second)]);
+      const clicks = await Promise.all([
+        h.click(ACTION_APPROVE, id, USERS.approver),
+        h.click(ACTION_APPROVE, id, USERS.second),
+      ]);
       expect(clicks.every((c) => c.status === 200)).toBe(true);
-      await h.slack.waitFor('chat.update', (args) => textOf(args.blocks).includes(id) && textOf(args.blocks).includes('Applied'));
+      await h.slack.waitFor(
+        'chat.update',
+        (args) => textOf(args.blocks).includes(id) && textOf(args.blocks).includes('Applied'),
+      );
       const patches = h.simulator.requests.filter((r) => r.method === 'PATCH');
       expect(patches).toHaveLength(1);
       expect(patches[0]?.path).toContain(DEMO_IDS.ordersProd);
 
       // The request is in database 3 of the master the Sentinels name.
-      const direct = new Redis({ port: firstMaster, password: PASSWORD, db: 3, lazyConnect: true, maxRetriesPerRequest: 0 });
+      const direct = new Redis({
+        port: firstMaster,
+        password: PASSWORD,
+        db: 3,
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+      });
       try {
         expect(await direct.hget(changeKeys('chbot:').request(id), 'status')).toBe('applied');
       } finally {
@@ -182,15 +246,24 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
       const killedAt = Date.now();
       await setup.kill(firstMaster);
       const promotedMs = await setup.waitForMaster(firstReplica, 15_000);
-      await until('both stores to answer again', 10_000, async () => ((await a.ping()) && (await b.ping()) ? true : undefined));
+      await until('both stores to answer again', 10_000, async () =>
+        (await a.ping()) && (await b.ping()) ? true : undefined,
+      );
       const backMs = Date.now() - killedAt;
-      console.info(`SIGKILL failover: the Sentinels named the replica after ${promotedMs} ms, the stores answered ${backMs} ms after the kill`);
+      console.info(
+        `SIGKILL failover: the Sentinels named the replica after ${promotedMs} ms, the stores answered ${backMs} ms after the kill`,
+      );
 
       expect(await a.get(request.id)).toStrictEqual(request);
       expect(await serverPort(ca)).toBe(firstReplica);
       await approveRace(a, b, request.id, 100);
       expect(await setup.node(firstReplica).hget(key, 'status')).toBe('applying');
-      expect(await setup.node(firstReplica).call('ROLE').then((role) => (Array.isArray(role) ? role[0] : role))).toBe('master');
+      expect(
+        await setup
+          .node(firstReplica)
+          .call('ROLE')
+          .then((role) => (Array.isArray(role) ? role[0] : role)),
+      ).toBe('master');
     }, 30_000);
 
     it('after a manual SENTINEL FAILOVER, leaves the demoted master (still up, still accepting writes) at once and approves exactly once on the new one', async () => {
@@ -210,18 +283,31 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
       expect(await serverPort(ca)).toBe(oldMaster);
 
       const startedAt = Date.now();
-      await until('Sentinel to accept the failover', 10_000, async () => ((await setup.sentinel(0).call('SENTINEL', 'FAILOVER', MASTER_NAME)) === 'OK' ? true : undefined));
+      await until('Sentinel to accept the failover', 10_000, async () =>
+        (await setup.sentinel(0).call('SENTINEL', 'FAILOVER', MASTER_NAME)) === 'OK' ? true : undefined,
+      );
       await setup.waitForMaster(newMaster, 15_000);
       const switchedMs = Date.now() - startedAt;
       // The connection leaves on Sentinel's +switch-master (ioredis's failover detector). Sentinel
       // itself only reconfigures the demoted master about 8 s later: until then it still says it is
       // a master, and a connection left on it would write where nobody reads.
-      await until('the store connection to move to the new master', 3_000, async () => ((await serverPort(ca)) === newMaster ? true : undefined));
+      await until('the store connection to move to the new master', 3_000, async () =>
+        (await serverPort(ca)) === newMaster ? true : undefined,
+      );
       const movedMs = Date.now() - startedAt;
       // The second replica's connection moves the same way; on a loaded machine it may lag a little.
-      await until('the second store connection to move too', 5_000, async () => ((await serverPort(cb)) === newMaster ? true : undefined));
-      expect(await setup.node(oldMaster).call('ROLE').then((role) => (Array.isArray(role) ? role[0] : role))).toBe('master');
-      console.info(`manual failover: the Sentinels switched after ${switchedMs} ms, the store connection moved after ${movedMs} ms`);
+      await until('the second store connection to move too', 5_000, async () =>
+        (await serverPort(cb)) === newMaster ? true : undefined,
+      );
+      expect(
+        await setup
+          .node(oldMaster)
+          .call('ROLE')
+          .then((role) => (Array.isArray(role) ? role[0] : role)),
+      ).toBe('master');
+      console.info(
+        `manual failover: the Sentinels switched after ${switchedMs} ms, the store connection moved after ${movedMs} ms`,
+      );
 
       expect(await a.get(request.id)).toStrictEqual(request);
       await approveRace(a, b, request.id, 100);

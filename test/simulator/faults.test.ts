@@ -73,7 +73,11 @@ describe('rateLimitNext', () => {
     sim.faults.rateLimitNext(1, 2.5);
     const limited = await list();
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ status: 429, error: 'TOO_MANY_REQUESTS', requestId: expect.stringMatching(UUID_V4) });
+    expect(limited.body).toEqual({
+      status: 429,
+      error: 'TOO_MANY_REQUESTS',
+      requestId: expect.stringMatching(UUID_V4),
+    });
     expect(limited.headers.get('x-ratelimit-reset')).toBe('2.500');
     expect(limited.headers.get('retry-after')).toBeNull();
     expectSuccess(await list());

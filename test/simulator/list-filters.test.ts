@@ -32,7 +32,11 @@ describe('tag filters', () => {
   });
 
   it('keeps only services whose tag equals the value', async () => {
-    expect(await listNames(sim, ['tag:env=staging'])).toEqual(['analytics staging', 'orders-staging', 'events-staging']);
+    expect(await listNames(sim, ['tag:env=staging'])).toEqual([
+      'analytics staging',
+      'orders-staging',
+      'events-staging',
+    ]);
   });
 
   it('combines several filters with AND', async () => {

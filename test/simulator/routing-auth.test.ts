@@ -52,7 +52,10 @@ describe('authentication', () => {
   });
 
   it('refuses an unauthenticated PATCH without changing the service', async () => {
-    const response = await call(sim, 'PATCH', servicePath(DEMO_IDS.ordersProd), { auth: null, body: { name: 'pwned' } });
+    const response = await call(sim, 'PATCH', servicePath(DEMO_IDS.ordersProd), {
+      auth: null,
+      body: { name: 'pwned' },
+    });
     expectError(response, 401, 'UNAUTHORIZED');
     expect(sim.service(DEMO_IDS.ordersProd)?.name).toBe('orders-prod');
   });
@@ -111,7 +114,10 @@ describe('routes', () => {
 
 describe('request log', () => {
   it('records method, path, filters and body, but never the credentials', async () => {
-    const query = new URLSearchParams([['filter', 'tag:env=prod'], ['filter', 'tag:team=data']]);
+    const query = new URLSearchParams([
+      ['filter', 'tag:env=prod'],
+      ['filter', 'tag:team=data'],
+    ]);
     await call(sim, 'GET', listPath(), { query });
     await call(sim, 'PATCH', servicePath(DEMO_IDS.ordersProd), { body: { name: 'orders' } });
     const [listed, patched] = sim.requests;

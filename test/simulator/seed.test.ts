@@ -36,10 +36,17 @@ describe('demo organization', () => {
   it('spreads over env and team tags and over several states', () => {
     const services = demoServices();
     const tagValues = (key: string): Set<string | undefined> =>
-      new Set(services.flatMap((service) => service.tags ?? []).filter((tag) => tag.key === key).map((tag) => tag.value));
+      new Set(
+        services
+          .flatMap((service) => service.tags ?? [])
+          .filter((tag) => tag.key === key)
+          .map((tag) => tag.value),
+      );
     expect(tagValues('env')).toEqual(new Set(['prod', 'staging', 'dev']));
     expect(tagValues('team')).toEqual(new Set(['data', 'platform', 'analytics']));
-    expect(new Set(services.map((service) => service.state))).toEqual(new Set(['running', 'idle', 'stopped', 'degraded']));
+    expect(new Set(services.map((service) => service.state))).toEqual(
+      new Set(['running', 'idle', 'stopped', 'degraded']),
+    );
   });
 
   it('carries currentScaling on every record, differing from the baseline only on metrics-prod', () => {
@@ -61,9 +68,25 @@ describe('demo organization', () => {
   it('serves the real API fields beyond the brief', async () => {
     const ordersProd = byId(await demoOverHttp(), DEMO_IDS.ordersProd);
     for (const field of [
-      'provider', 'region', 'state', 'tier', 'releaseChannel', 'tags', 'clickhouseVersion', 'autoscalingMode',
-      'profile', 'complianceType', 'enableCoreDumps', 'numReplicas', 'minTotalMemoryGb', 'dataWarehouseId',
-      'isPrimary', 'isReadonly', 'encryptionKey', 'iamRole', 'createdAt',
+      'provider',
+      'region',
+      'state',
+      'tier',
+      'releaseChannel',
+      'tags',
+      'clickhouseVersion',
+      'autoscalingMode',
+      'profile',
+      'complianceType',
+      'enableCoreDumps',
+      'numReplicas',
+      'minTotalMemoryGb',
+      'dataWarehouseId',
+      'isPrimary',
+      'isReadonly',
+      'encryptionKey',
+      'iamRole',
+      'createdAt',
     ]) {
       expect(ordersProd, field).toHaveProperty(field);
     }
@@ -74,7 +97,8 @@ describe('demo organization', () => {
     const search = byId(services, DEMO_IDS.searchProd);
     expect(search.autoscalingMode).toBe('horizontal');
     expect(search).toMatchObject({ minReplicas: 2, maxReplicas: 6, replicaMemoryGb: 16 });
-    for (const field of ['numReplicas', 'minTotalMemoryGb', 'maxTotalMemoryGb']) expect(search).not.toHaveProperty(field);
+    for (const field of ['numReplicas', 'minTotalMemoryGb', 'maxTotalMemoryGb'])
+      expect(search).not.toHaveProperty(field);
     expect(byId(services, DEMO_IDS.mlDev)).not.toHaveProperty('tier');
     expect(byId(services, DEMO_IDS.sandboxDev).endpoints?.[1]?.username).toBeNull();
   });
@@ -84,7 +108,8 @@ describe('demo organization', () => {
     const sources = (id: string): string[] => (byId(services, id).ipAccessList ?? []).map((entry) => entry.source);
     expect(sources(DEMO_IDS.eventsProd)).toContain('0.0.0.0/0');
     expect(sources(DEMO_IDS.eventsStaging)).toEqual([]);
-    const protocols = (id: string): string[] => (byId(services, id).endpoints ?? []).map((endpoint) => endpoint.protocol);
+    const protocols = (id: string): string[] =>
+      (byId(services, id).endpoints ?? []).map((endpoint) => endpoint.protocol);
     expect(protocols(DEMO_IDS.billingProd)).toContain('mysql');
     const search = byId(services, DEMO_IDS.searchProd);
     expect(search.availablePrivateEndpointIds?.length).toBeGreaterThan(0);

@@ -88,7 +88,9 @@ describe('releaseChannel', () => {
   });
 
   it('refuses a channel outside slow, default and fast', async () => {
-    expect(await expectRefused(DEMO_IDS.ordersProd, { releaseChannel: 'beta' })).toContain('request body.releaseChannel');
+    expect(await expectRefused(DEMO_IDS.ordersProd, { releaseChannel: 'beta' })).toContain(
+      'request body.releaseChannel',
+    );
   });
 });
 
@@ -151,13 +153,17 @@ describe('ipAccessList', () => {
 
 describe('privateEndpointIds', () => {
   it('attaches an available endpoint and leaves the available set unchanged', async () => {
-    const updated = await patchOk(sim, DEMO_IDS.searchProd, { privateEndpointIds: { add: ['pe-azure-search-eastus2-a'] } });
+    const updated = await patchOk(sim, DEMO_IDS.searchProd, {
+      privateEndpointIds: { add: ['pe-azure-search-eastus2-a'] },
+    });
     expect(updated.privateEndpointIds).toEqual(['pe-azure-search-eastus2-a']);
     expect(updated.availablePrivateEndpointIds).toEqual(['pe-azure-search-eastus2-a', 'pe-azure-search-eastus2-b']);
   });
 
   it('refuses to attach an endpoint that is not available to the service', async () => {
-    const message = await expectRefused(DEMO_IDS.searchProd, { privateEndpointIds: { add: ['vpce-0a1b2c3d4e5f60001'] } });
+    const message = await expectRefused(DEMO_IDS.searchProd, {
+      privateEndpointIds: { add: ['vpce-0a1b2c3d4e5f60001'] },
+    });
     expect(message).toContain('vpce-0a1b2c3d4e5f60001');
   });
 
@@ -174,7 +180,9 @@ describe('privateEndpointIds', () => {
 
 describe('endpoints', () => {
   it('switching mysql on adds a mysql endpoint on port 3306 of the service host', async () => {
-    const updated = await patchOk(sim, DEMO_IDS.analyticsStaging, { endpoints: [{ protocol: 'mysql', enabled: true }] });
+    const updated = await patchOk(sim, DEMO_IDS.analyticsStaging, {
+      endpoints: [{ protocol: 'mysql', enabled: true }],
+    });
     expect(updated.endpoints?.map((endpoint) => endpoint.protocol)).toEqual(['https', 'nativesecure', 'mysql']);
     expect(updated.endpoints?.at(-1)).toEqual({
       protocol: 'mysql',
@@ -236,21 +244,36 @@ describe('state outside the API', () => {
 describe('tags', () => {
   it('removes before adding, removal by key, and adding a known key replaces its value', async () => {
     const updated = await patchOk(sim, DEMO_IDS.legacyReporting, {
-      tags: { remove: [{ key: 'keep' }, { key: 'migration', value: 'some-other-value' }], add: [{ key: 'team', value: 'platform' }, { key: 'owner', value: 'ana' }] },
+      tags: {
+        remove: [{ key: 'keep' }, { key: 'migration', value: 'some-other-value' }],
+        add: [
+          { key: 'team', value: 'platform' },
+          { key: 'owner', value: 'ana' },
+        ],
+      },
     });
-    expect(updated.tags).toEqual([{ key: 'team', value: 'platform' }, { key: 'owner', value: 'ana' }]);
+    expect(updated.tags).toEqual([
+      { key: 'team', value: 'platform' },
+      { key: 'owner', value: 'ana' },
+    ]);
     expect((await listServices(sim, ['tag:owner=ana'])).map((s) => s.name)).toEqual(['legacy-reporting']);
   });
 
   it('treats removing an absent tag as a silent no-op and keeps a tag without a value', async () => {
     const before = sim.service(DEMO_IDS.ordersProd)?.tags;
     expect((await patchOk(sim, DEMO_IDS.ordersProd, { tags: { remove: [{ key: 'nope' }] } })).tags).toEqual(before);
-    expect((await patchOk(sim, DEMO_IDS.ordersProd, { tags: { add: [{ key: 'pci' }] } })).tags).toContainEqual({ key: 'pci' });
+    expect((await patchOk(sim, DEMO_IDS.ordersProd, { tags: { add: [{ key: 'pci' }] } })).tags).toContainEqual({
+      key: 'pci',
+    });
   });
 
   it('refuses tags outside the official alphabet and more than 50 in one list', async () => {
-    expect(await expectRefused(DEMO_IDS.ordersProd, { tags: { add: [{ key: 'bad key' }] } })).toContain('request body.tags.add[0].key');
-    expect(await expectRefused(DEMO_IDS.ordersProd, { tags: { add: [{ key: 'env', value: 'a=b' }] } })).toContain('request body.tags.add[0].value');
+    expect(await expectRefused(DEMO_IDS.ordersProd, { tags: { add: [{ key: 'bad key' }] } })).toContain(
+      'request body.tags.add[0].key',
+    );
+    expect(await expectRefused(DEMO_IDS.ordersProd, { tags: { add: [{ key: 'env', value: 'a=b' }] } })).toContain(
+      'request body.tags.add[0].value',
+    );
     const many = Array.from({ length: 51 }, (_, i) => ({ key: `k${i}` }));
     expect(await expectRefused(DEMO_IDS.ordersProd, { tags: { remove: many } })).toContain('request body.tags.remove');
     expect((await patchOk(sim, DEMO_IDS.ordersProd, { tags: { add: many.slice(0, 50) } })).tags).toHaveLength(52);

@@ -10,20 +10,27 @@ import type { ApprovalStep, ChangeStore } from '../../src/ports/change-store.js'
 import { buildChangeRequest, buildExpiredRequest } from './fixtures.js';
 import { storesPerTest, type LeaseStores } from './lease.contract.js';
 
-
 const prodTwo: Requirement = { rule: 'prod two', approvals: 2, approvers: ['S0DBAS'], reasons: ['env=prod'] };
 const security: Requirement = { rule: 'security', approvals: 1, approvers: ['U-sec'], reasons: ['changes ip-access'] };
 const logged: Requirement = { rule: 'logged', approvals: 0, approvers: [], reasons: ['every request'] };
 
 function step(userId: string, counts: number[], at = Date.now()): ApprovalStep {
-  return { approval: { userId, at, counts }, audit: { summary: 'Name: analytics -> analytics-2', message: `Counts for ${counts.join(', ')}.` }, completesMessage: 'Last approval needed.' };
+  return {
+    approval: { userId, at, counts },
+    audit: { summary: 'Name: analytics -> analytics-2', message: `Counts for ${counts.join(', ')}.` },
+    completesMessage: 'Last approval needed.',
+  };
 }
 
 export function runApprovalContract(name: string, open: () => Promise<LeaseStores> | LeaseStores): void {
   describe(`several approvals per request (${name})`, () => {
     const stores = storesPerTest(open);
     async function created(store: ChangeStore, overrides: Partial<ChangeRequest> = {}): Promise<ChangeRequest> {
-      const request = buildChangeRequest({ requirements: [prodTwo, security, logged], policyDigest: 'ab'.repeat(32), ...overrides });
+      const request = buildChangeRequest({
+        requirements: [prodTwo, security, logged],
+        policyDigest: 'ab'.repeat(32),
+        ...overrides,
+      });
       await store.create(request);
       return request;
     }
@@ -39,7 +46,11 @@ export function runApprovalContract(name: string, open: () => Promise<LeaseStore
       const request = await created(store);
       const t = Date.now();
       const first = await store.addApproval(request.id, step('U-bob', [0, 1], t));
-      expect(first).toStrictEqual({ ok: true, complete: false, request: { ...request, approvals: [{ userId: 'U-bob', at: t, counts: [0, 1] }] } });
+      expect(first).toStrictEqual({
+        ok: true,
+        complete: false,
+        request: { ...request, approvals: [{ userId: 'U-bob', at: t, counts: [0, 1] }] },
+      });
 
       expect(await store.countPending(t)).toBe(1);
       const second = await sibling.addApproval(request.id, step('U-carol', [0], t + 1));
@@ -61,14 +72,22 @@ export function runApprovalContract(name: string, open: () => Promise<LeaseStore
       expect(audit.map((e) => [e.action, e.actorId, e.message])).toStrictEqual([
         ['approved', 'U-carol', 'Counts for 0. Last approval needed.'],
         ['approved', 'U-bob', 'Counts for 0, 1.'],
-        ['requested', 'U-requester', `Rules: prod two: 2 approvals (env=prod); security: 1 approval (changes ip-access); logged: no approval (every request). Policy sha256 ${'ab'.repeat(32)}.`],
+        [
+          'requested',
+          'U-requester',
+          `Rules: prod two: 2 approvals (env=prod); security: 1 approval (changes ip-access); logged: no approval (every request). Policy sha256 ${'ab'.repeat(32)}.`,
+        ],
       ]);
       expect(await store.listApplying()).toMatchObject([{ id: request.id }]);
       expect(await store.countPending(t)).toBe(0);
-      expect(await store.addApproval(request.id, step('U-dave', [0]))).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applying' } });
+      expect(await store.addApproval(request.id, step('U-dave', [0]))).toMatchObject({
+        ok: false,
+        reason: 'conflict',
+        request: { status: 'applying' },
+      });
     });
 
-    it('lists approvals in the order they were recorded, whatever the clicks\' clocks said', async () => {
+    it("lists approvals in the order they were recorded, whatever the clicks' clocks said", async () => {
       const { store, sibling } = await stores();
       const request = await created(store);
       const t = Date.now();
@@ -82,7 +101,10 @@ export function runApprovalContract(name: string, open: () => Promise<LeaseStore
       const { store, sibling } = await stores();
       const request = await created(store, { requirements: [prodTwo] });
       const claim = { owner: 'replica-b', ttlMs: 60_000 };
-      const partial = await store.addApproval(request.id, { ...step('U-bob', [0]), claim: { owner: 'replica-a', ttlMs: 60_000 } });
+      const partial = await store.addApproval(request.id, {
+        ...step('U-bob', [0]),
+        claim: { owner: 'replica-a', ttlMs: 60_000 },
+      });
       expect(partial.ok && partial.request.lease).toBeUndefined();
       const done = await sibling.addApproval(request.id, { ...step('U-carol', [0]), claim });
       if (!done.ok || !done.complete) throw new Error(`expected completion, got ${JSON.stringify(done)}`);
@@ -98,14 +120,21 @@ export function runApprovalContract(name: string, open: () => Promise<LeaseStore
       const { store } = await stores();
       const request = await created(store);
       await store.addApproval(request.id, step('U-bob', [0]));
-      expect(await store.addApproval(request.id, step('U-bob', [0, 1]))).toMatchObject({ ok: false, reason: 'already-approved', request: { status: 'pending', approvals: [{ userId: 'U-bob', counts: [0] }] } });
+      expect(await store.addApproval(request.id, step('U-bob', [0, 1]))).toMatchObject({
+        ok: false,
+        reason: 'already-approved',
+        request: { status: 'pending', approvals: [{ userId: 'U-bob', counts: [0] }] },
+      });
     });
 
     it('refuses an approval that counts only for rules already met, or for no rule at all', async () => {
       const { store } = await stores();
       const request = await created(store);
       await store.addApproval(request.id, step('U-sec', [1]));
-      expect(await store.addApproval(request.id, step('U-sec2', [1]))).toMatchObject({ ok: false, reason: 'not-needed' });
+      expect(await store.addApproval(request.id, step('U-sec2', [1]))).toMatchObject({
+        ok: false,
+        reason: 'not-needed',
+      });
       expect(await store.addApproval(request.id, step('U-x', [2]))).toMatchObject({ ok: false, reason: 'not-needed' });
       expect(await store.addApproval(request.id, step('U-y', [7]))).toMatchObject({ ok: false, reason: 'not-needed' });
       expect(await store.addApproval(request.id, step('U-z', []))).toMatchObject({ ok: false, reason: 'not-needed' });
@@ -115,7 +144,11 @@ export function runApprovalContract(name: string, open: () => Promise<LeaseStore
     it('a request made before policies needs one approval', async () => {
       const { store } = await stores();
       const request = await created(store, { requirements: undefined, policyDigest: undefined });
-      expect(await store.addApproval(request.id, step('U-bob', [0]))).toMatchObject({ ok: true, complete: true, request: { status: 'applying', decidedBy: 'U-bob' } });
+      expect(await store.addApproval(request.id, step('U-bob', [0]))).toMatchObject({
+        ok: true,
+        complete: true,
+        request: { status: 'applying', decidedBy: 'U-bob' },
+      });
     });
 
     it('approvals before expiry count; after expiry nothing counts and the request expires', async () => {
@@ -123,7 +156,11 @@ export function runApprovalContract(name: string, open: () => Promise<LeaseStore
       const request = await created(store);
       await store.addApproval(request.id, step('U-bob', [0, 1], request.expiresAt - 1));
       const late = await store.addApproval(request.id, step('U-carol', [0], request.expiresAt));
-      expect(late).toMatchObject({ ok: false, reason: 'expired', request: { status: 'expired', approvals: [{ userId: 'U-bob' }] } });
+      expect(late).toMatchObject({
+        ok: false,
+        reason: 'expired',
+        request: { status: 'expired', approvals: [{ userId: 'U-bob' }] },
+      });
       const [entry] = await store.readAudit({ limit: 1 });
       expect(entry).toMatchObject({ action: 'expired', message: EXPIRED_BEFORE_DECISION });
       expect(await store.countPending(request.expiresAt - 10)).toBe(0);
@@ -134,14 +171,21 @@ export function runApprovalContract(name: string, open: () => Promise<LeaseStore
 
     it('answers missing for an unknown request', async () => {
       const { store } = await stores();
-      expect(await store.addApproval('no-such-change', step('U-bob', [0]))).toStrictEqual({ ok: false, reason: 'missing' });
+      expect(await store.addApproval('no-such-change', step('U-bob', [0]))).toStrictEqual({
+        ok: false,
+        reason: 'missing',
+      });
     });
 
     it('many approvers at once on two handles: one completes, the list stays consistent', async () => {
       const { store, sibling } = await stores();
       for (let round = 0; round < 20; round++) {
         const request = await created(store, { requirements: [{ ...prodTwo, approvals: 3 }] });
-        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? store : sibling).addApproval(request.id, step(`U-${i}`, [0]))));
+        const results = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            (i % 2 === 0 ? store : sibling).addApproval(request.id, step(`U-${i}`, [0])),
+          ),
+        );
         expect(results.filter((r) => r.ok && r.complete)).toHaveLength(1);
         expect(results.filter((r) => r.ok)).toHaveLength(3);
         const final = await store.get(request.id);

@@ -134,7 +134,11 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       const request = await created(store);
       await store.transition(request.id, approve('U-first'));
       const second = await store.transition(request.id, approve('U-second'));
-      expect(second).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applying', decidedBy: 'U-first' } });
+      expect(second).toMatchObject({
+        ok: false,
+        reason: 'conflict',
+        request: { status: 'applying', decidedBy: 'U-first' },
+      });
     });
 
     it('reports a conflict when it is already applied', async () => {
@@ -149,7 +153,11 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
         now: Date.now(),
         audit: { action: 'cancelled', summary: 'Name: analytics -> analytics-2' },
       };
-      expect(await store.transition(request.id, cancel)).toMatchObject({ ok: false, reason: 'conflict', request: { status: 'applied' } });
+      expect(await store.transition(request.id, cancel)).toMatchObject({
+        ok: false,
+        reason: 'conflict',
+        request: { status: 'applied' },
+      });
       expect(await store.transition(request.id, markApplied())).toMatchObject({ ok: false, reason: 'conflict' });
     });
 
@@ -177,7 +185,13 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       const request = buildExpiredRequest();
       await store.create(request);
       const now = Date.now();
-      const sweep: Transition = { from: ['pending'], to: 'expired', actorId: 'U-bot', now, audit: { action: 'expired', summary: 's' } };
+      const sweep: Transition = {
+        from: ['pending'],
+        to: 'expired',
+        actorId: 'U-bot',
+        now,
+        audit: { action: 'expired', summary: 's' },
+      };
       expect(await store.transition(request.id, sweep)).toStrictEqual({
         ok: true,
         request: { ...request, status: 'expired', decidedBy: 'U-bot', decidedAt: now },
@@ -247,7 +261,11 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       expect(await sibling.countPending(now)).toBe(5);
 
       await store.transition(approved.id, approve());
-      await store.transition(rejected.id, { ...approve(), to: 'rejected', audit: { action: 'rejected', summary: 'x' } });
+      await store.transition(rejected.id, {
+        ...approve(),
+        to: 'rejected',
+        audit: { action: 'rejected', summary: 'x' },
+      });
       expect(await sibling.countPending(now)).toBe(3);
       // Past its expiry it is no longer pending, clicked or not.
       expect(await sibling.countPending(now + 2_000)).toBe(2);
@@ -315,11 +333,13 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
         update: request.plan.update,
       });
       expect(new Set(entries.map((e) => e.id)).size).toBe(3);
-      expect((await store.readApplied({ from: approvedAt, to: approvedAt + 1 })).map((e) => e.action)).toStrictEqual(['applied']);
+      expect((await store.readApplied({ from: approvedAt, to: approvedAt + 1 })).map((e) => e.action)).toStrictEqual([
+        'applied',
+      ]);
       expect(await store.readApplied({ from: approvedAt + 2, to: approvedAt + 9 })).toStrictEqual([]);
     });
 
-    it('keeps a channel\'s and a service\'s entries whatever is recorded elsewhere, and never shows one channel\'s in another', async () => {
+    it("keeps a channel's and a service's entries whatever is recorded elsewhere, and never shows one channel's in another", async () => {
       const { store } = openHarness();
       const mine = await created(store);
       // Noise: many requests in another channel, on the same and on another service.
@@ -328,9 +348,13 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       }
       const inMine = await store.readAudit({ channelId: 'C-ops', limit: 5 });
       expect(inMine.map((e) => e.changeId)).toStrictEqual([mine.id]);
-      expect((await store.readAudit({ channelId: 'C-ops', serviceId: 'svc-1', limit: 5 })).map((e) => e.changeId)).toStrictEqual([mine.id]);
+      expect(
+        (await store.readAudit({ channelId: 'C-ops', serviceId: 'svc-1', limit: 5 })).map((e) => e.changeId),
+      ).toStrictEqual([mine.id]);
       expect(await store.readAudit({ channelId: 'C-ops', serviceId: 'svc-other', limit: 5 })).toStrictEqual([]);
-      expect((await store.readAudit({ channelId: 'C-public', limit: 100 })).every((e) => e.channelId === 'C-public')).toBe(true);
+      expect(
+        (await store.readAudit({ channelId: 'C-public', limit: 100 })).every((e) => e.channelId === 'C-public'),
+      ).toBe(true);
       expect(await store.auditBeginsAt()).toBe(mine.createdAt);
     });
 
@@ -365,9 +389,13 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
 
       const onService = await store.readAudit({ serviceId: 'svc-1', limit: 10 });
       expect(onService.map((e) => e.changeId)).toStrictEqual([third.id, first.id]);
-      expect((await store.readAudit({ serviceId: 'svc-1', limit: 1 })).map((e) => e.changeId)).toStrictEqual([third.id]);
+      expect((await store.readAudit({ serviceId: 'svc-1', limit: 1 })).map((e) => e.changeId)).toStrictEqual([
+        third.id,
+      ]);
       expect(await store.readAudit({ limit: 3 })).toHaveLength(3);
-      expect((await store.readAudit({ serviceId: 'svc-2', limit: 1 })).map((e) => e.changeId)).toStrictEqual([fourth.id]);
+      expect((await store.readAudit({ serviceId: 'svc-2', limit: 1 })).map((e) => e.changeId)).toStrictEqual([
+        fourth.id,
+      ]);
       expect(await store.readAudit({ serviceId: 'svc-none', limit: 10 })).toStrictEqual([]);
       expect(await store.readAudit({ limit: 0 })).toStrictEqual([]);
     });
@@ -409,7 +437,9 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
     it('hands a reminder to exactly one of many claimers', async () => {
       const { store, sibling } = openHarness();
       const request = await applied(store, { temporary: terms }, Date.now());
-      const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? store : sibling).claimReminder(request.id)));
+      const claims = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? store : sibling).claimReminder(request.id)),
+      );
       expect(claims.filter(Boolean)).toHaveLength(1);
       expect(await store.scheduledReverts()).toHaveLength(1);
     });
@@ -429,7 +459,11 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
     it('creates a revert only if absent, once among concurrent creators', async () => {
       const { store, sibling } = openHarness();
       const revert = buildChangeRequest({ id: 'CR-0000000001-R', revertOf: 'CR-0000000001', threadTs: '1.2' });
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? store : sibling).createIfAbsent({ ...revert, requesterId: `U${i}` })));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 ? store : sibling).createIfAbsent({ ...revert, requesterId: `U${i}` }),
+        ),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       expect(await store.get(revert.id)).toMatchObject({ revertOf: 'CR-0000000001', threadTs: '1.2' });
       expect((await store.readAudit({ limit: 10 })).filter((e) => e.action === 'requested')).toHaveLength(1);

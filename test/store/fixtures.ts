@@ -9,7 +9,10 @@ export function buildPlan(overrides: Partial<ChangePlan> = {}): ChangePlan {
   return {
     serviceId: 'svc-1',
     serviceName: 'analytics',
-    update: { name: 'analytics-2', ipAccessList: { add: [{ source: '1.2.3.4/32', description: 'office' }], remove: [] } },
+    update: {
+      name: 'analytics-2',
+      ipAccessList: { add: [{ source: '1.2.3.4/32', description: 'office' }], remove: [] },
+    },
     changes: [
       { field: 'name', label: 'Name', before: 'analytics', after: 'analytics-2' },
       { field: 'ipAccessList', label: 'IP access', before: '-', after: '+1.2.3.4/32' },
@@ -42,7 +45,13 @@ export function buildExpiredRequest(overrides: Partial<ChangeRequest> = {}): Cha
 }
 
 export function approve(actorId = 'U-approver', now = Date.now()): Transition {
-  return { from: ['pending'], to: 'applying', actorId, now, audit: { action: 'approved', summary: 'Name: analytics -> analytics-2' } };
+  return {
+    from: ['pending'],
+    to: 'applying',
+    actorId,
+    now,
+    audit: { action: 'approved', summary: 'Name: analytics -> analytics-2' },
+  };
 }
 
 export function markApplied(actorId = 'U-approver', now = Date.now()): Transition {

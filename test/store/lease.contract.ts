@@ -20,12 +20,24 @@ const LONG_MS = 60_000;
 const SHORT_MS = 150;
 
 function claim(owner: string, ttlMs = LONG_MS): Transition {
-  return { from: ['pending'], to: 'applying', actorId: 'U-approver', now: Date.now(), audit: { action: 'approved', summary: 's' }, claim: { owner, ttlMs } };
+  return {
+    from: ['pending'],
+    to: 'applying',
+    actorId: 'U-approver',
+    now: Date.now(),
+    audit: { action: 'approved', summary: 's' },
+    claim: { owner, ttlMs },
+  };
 }
 
 function tokenOf(request: ChangeRequest): LeaseToken {
   if (!request.lease) throw new Error(`request ${request.id} has no lease`);
-  return { requestId: request.id, serviceId: request.plan.serviceId, owner: request.lease.owner, fence: request.lease.fence };
+  return {
+    requestId: request.id,
+    serviceId: request.plan.serviceId,
+    owner: request.lease.owner,
+    fence: request.lease.fence,
+  };
 }
 
 /** Opens stores for a test and disposes of them after it (call inside a describe). */
@@ -44,7 +56,12 @@ export function storesPerTest(open: () => Promise<LeaseStores> | LeaseStores): (
 export function runLeaseContract(name: string, open: () => Promise<LeaseStores> | LeaseStores): void {
   describe(`apply lease and service lock (${name})`, () => {
     const stores = storesPerTest(open);
-    async function claimed(store: ChangeStore, owner = 'replica-a', ttlMs = LONG_MS, serviceId = 'svc-1'): Promise<LeaseToken> {
+    async function claimed(
+      store: ChangeStore,
+      owner = 'replica-a',
+      ttlMs = LONG_MS,
+      serviceId = 'svc-1',
+    ): Promise<LeaseToken> {
       const request = buildChangeRequest({ plan: buildPlan({ serviceId }) });
       await store.create(request);
       const result = await store.transition(request.id, claim(owner, ttlMs));
@@ -75,7 +92,11 @@ export function runLeaseContract(name: string, open: () => Promise<LeaseStores> 
       expect(await sibling.renewLease(token, SHORT_MS)).toBe(true);
       expect(await sibling.renewLease({ ...token, owner: 'replica-b' }, LONG_MS)).toBe(false);
       expect(await sibling.renewLease({ ...token, fence: token.fence + 1 }, LONG_MS)).toBe(false);
-      await until('the lease to expire', 5_000, async () => ((await store.get(token.requestId))?.lease?.until ?? 0) < Date.now() - 20 || undefined);
+      await until(
+        'the lease to expire',
+        5_000,
+        async () => ((await store.get(token.requestId))?.lease?.until ?? 0) < Date.now() - 20 || undefined,
+      );
       expect(await store.renewLease(token, LONG_MS)).toBe(false);
     });
 
@@ -114,7 +135,11 @@ export function runLeaseContract(name: string, open: () => Promise<LeaseStores> 
     it('lets the holder record its outcome after its lease expired as long as nobody took over', async () => {
       const { store } = await stores();
       const token = await claimed(store, 'replica-a', SHORT_MS);
-      await until('the lease to expire', 5_000, async () => ((await store.get(token.requestId))?.lease?.until ?? 0) < Date.now() - 20 || undefined);
+      await until(
+        'the lease to expire',
+        5_000,
+        async () => ((await store.get(token.requestId))?.lease?.until ?? 0) < Date.now() - 20 || undefined,
+      );
       const result = await store.transition(token.requestId, { ...markApplied(), holder: token });
       expect(result.ok).toBe(true);
     });
@@ -141,7 +166,9 @@ export function runLeaseContract(name: string, open: () => Promise<LeaseStores> 
       const dead = await claimed(store, 'replica-a', SHORT_MS, 'svc-shared');
       expect(await store.lockService(dead, SHORT_MS)).toBe('acquired');
       const next = await claimed(sibling, 'replica-b', LONG_MS, 'svc-shared');
-      await until('the dead lock to expire', 5_000, async () => ((await sibling.lockService(next, LONG_MS)) === 'acquired' ? true : undefined));
+      await until('the dead lock to expire', 5_000, async () =>
+        (await sibling.lockService(next, LONG_MS)) === 'acquired' ? true : undefined,
+      );
     });
 
     it('confirms sending only with the lease, the lock and enough lease left, and marks the request', async () => {
@@ -187,9 +214,17 @@ export function runLeaseContract(name: string, open: () => Promise<LeaseStores> 
       expect(await store.confirmSending(sent, 0)).toBe(true);
       const next = await claimed(sibling, 'replica-b', LONG_MS, 'svc-shared');
       // Well past the sender's lease: its request is unsettled, so the service stays locked.
-      await until('the sender lease to expire', 5_000, async () => ((await store.get(sent.requestId))?.lease?.until ?? 0) < Date.now() - 3 * SHORT_MS || undefined);
+      await until(
+        'the sender lease to expire',
+        5_000,
+        async () => ((await store.get(sent.requestId))?.lease?.until ?? 0) < Date.now() - 3 * SHORT_MS || undefined,
+      );
       expect(await sibling.lockService(next, LONG_MS)).toBe('busy');
-      const taken = await sibling.takeOver({ id: sent.requestId, plan: buildPlan({ serviceId: 'svc-shared' }) }, 'replica-c', LONG_MS);
+      const taken = await sibling.takeOver(
+        { id: sent.requestId, plan: buildPlan({ serviceId: 'svc-shared' }) },
+        'replica-c',
+        LONG_MS,
+      );
       if (!taken) throw new Error('not taken over');
       expect((await sibling.transition(sent.requestId, { ...markApplied(), holder: taken.token })).ok).toBe(true);
       expect(await sibling.lockService(next, LONG_MS)).toBe('acquired');

@@ -125,7 +125,10 @@ describe('RedisChangeStore', () => {
   it('answers ping with false, quickly, when Redis cannot be reached', async () => {
     keyPrefix = randomKeyPrefix();
     const errors: Error[] = [];
-    store = new RedisChangeStore('redis://127.0.0.1:1', { keyPrefix, onConnectionError: (error) => errors.push(error) });
+    store = new RedisChangeStore('redis://127.0.0.1:1', {
+      keyPrefix,
+      onConnectionError: (error) => errors.push(error),
+    });
     await expect(store.ping()).resolves.toBe(false);
     expect(errors.length).toBeGreaterThan(0);
   }, 3_000);

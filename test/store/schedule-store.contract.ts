@@ -46,15 +46,21 @@ export function runScheduleStoreContract(open: OpenScheduleStore): void {
   it('adds a schedule only if its id is free, and never more than the channel may have, even at once', async () => {
     const { store, sibling } = start();
     expect(await store.addSchedule(schedule({ id: 'sch-a' }), { maxPerChannel: 3 })).toStrictEqual({ ok: true });
-    expect(await sibling.addSchedule(schedule({ id: 'sch-a', cron: '0 10 * * *' }), { maxPerChannel: 3 })).toStrictEqual({ ok: false, reason: 'exists' });
+    expect(
+      await sibling.addSchedule(schedule({ id: 'sch-a', cron: '0 10 * * *' }), { maxPerChannel: 3 }),
+    ).toStrictEqual({ ok: false, reason: 'exists' });
     expect((await store.listSchedules())[0]?.cron).toBe('0 9 * * 1-5');
     const racing = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => (i % 2 ? store : sibling).addSchedule(schedule({ id: `sch-r${i}`, createdAt: T0 + i }), { maxPerChannel: 3 })),
+      Array.from({ length: 6 }, (_, i) =>
+        (i % 2 ? store : sibling).addSchedule(schedule({ id: `sch-r${i}`, createdAt: T0 + i }), { maxPerChannel: 3 }),
+      ),
     );
     expect(racing.filter((r) => r.ok)).toHaveLength(2);
     expect(racing.filter((r) => !r.ok && r.reason === 'channel-full')).toHaveLength(4);
     expect(await store.listSchedules('C-ops')).toHaveLength(3);
-    expect(await store.addSchedule(schedule({ id: 'sch-other', channelId: 'C-other' }), { maxPerChannel: 3 })).toStrictEqual({ ok: true });
+    expect(
+      await store.addSchedule(schedule({ id: 'sch-other', channelId: 'C-other' }), { maxPerChannel: 3 }),
+    ).toStrictEqual({ ok: true });
   });
 
   it('lets one run of a schedule post at a time, on any replica, until it finishes or its lease ends', async () => {
@@ -78,7 +84,8 @@ export function runScheduleStoreContract(open: OpenScheduleStore): void {
 
   it('keeps only the newest ad-hoc baselines of a channel', async () => {
     const { store } = start();
-    for (let i = 0; i < 8; i += 1) await store.writeSnapshot(`adhoc:C-ops:f${i}`, `{"v":${i}}`, { channelId: 'C-ops', keep: 3 });
+    for (let i = 0; i < 8; i += 1)
+      await store.writeSnapshot(`adhoc:C-ops:f${i}`, `{"v":${i}}`, { channelId: 'C-ops', keep: 3 });
     await store.writeSnapshot('adhoc:C-other:f0', '{"v":0}', { channelId: 'C-other', keep: 3 });
     const kept = await Promise.all(Array.from({ length: 8 }, (_, i) => store.readSnapshot(`adhoc:C-ops:f${i}`)));
     expect(kept.map((k) => k !== undefined)).toStrictEqual([false, false, false, false, false, true, true, true]);
@@ -102,10 +109,19 @@ export function runScheduleStoreContract(open: OpenScheduleStore): void {
     const elsewhere = schedule({ id: 'sch-elsewhere', channelId: 'C-other', createdAt: T0 });
     for (const s of [late, elsewhere, early, middle]) await store.addSchedule(s);
 
-    expect((await sibling.listSchedules('C-ops')).map((s) => s.id)).toStrictEqual(['sch-early', 'sch-middle', 'sch-late']);
+    expect((await sibling.listSchedules('C-ops')).map((s) => s.id)).toStrictEqual([
+      'sch-early',
+      'sch-middle',
+      'sch-late',
+    ]);
     expect((await sibling.listSchedules('C-other')).map((s) => s.id)).toStrictEqual(['sch-elsewhere']);
     expect((await sibling.listSchedules('C-nobody')).map((s) => s.id)).toStrictEqual([]);
-    expect((await sibling.listSchedules()).map((s) => s.id)).toStrictEqual(['sch-elsewhere', 'sch-early', 'sch-middle', 'sch-late']);
+    expect((await sibling.listSchedules()).map((s) => s.id)).toStrictEqual([
+      'sch-elsewhere',
+      'sch-early',
+      'sch-middle',
+      'sch-late',
+    ]);
   });
 
   it('does not let a caller change a stored schedule by mutating what it passed in or got back', async () => {
@@ -157,7 +173,9 @@ export function runScheduleStoreContract(open: OpenScheduleStore): void {
   it('gives exactly one of 100 concurrent claims of one fire time, over two connections', async () => {
     const { store, sibling } = start();
     const fireTime = T0 + 4_000;
-    const claims = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? store : sibling).claimRun('sch-race', fireTime)));
+    const claims = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? store : sibling).claimRun('sch-race', fireTime)),
+    );
     expect(claims.filter(Boolean)).toHaveLength(1);
     expect(await store.lastRun('sch-race')).toBe(fireTime);
   });
@@ -167,7 +185,9 @@ export function runScheduleStoreContract(open: OpenScheduleStore): void {
     const fireTimes = [T0, T0 + 2_000, T0 + 4_000, T0 + 6_000];
     const wins: number[] = [];
     for (const fireTime of fireTimes) {
-      const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? store : sibling).claimRun('sch-race', fireTime)));
+      const claims = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? store : sibling).claimRun('sch-race', fireTime)),
+      );
       wins.push(claims.filter(Boolean).length);
     }
     expect(wins).toStrictEqual([1, 1, 1, 1]);
@@ -184,7 +204,11 @@ export function runScheduleStoreContract(open: OpenScheduleStore): void {
   it('round-trips drift snapshots by key, overwrites them, and knows none it was not given', async () => {
     const { store, sibling } = start();
     expect(await store.readSnapshot('schedule:sch-a')).toBeUndefined();
-    const json = JSON.stringify({ version: 1, takenAt: T0, services: { id1: { name: 'orders-prod', ipAccessList: [['0.0.0.0/0', 'anyone ✓']] } } });
+    const json = JSON.stringify({
+      version: 1,
+      takenAt: T0,
+      services: { id1: { name: 'orders-prod', ipAccessList: [['0.0.0.0/0', 'anyone ✓']] } },
+    });
     await store.writeSnapshot('schedule:sch-a', json);
     expect(await sibling.readSnapshot('schedule:sch-a')).toBe(json);
     expect(await sibling.readSnapshot('adhoc:C-ops:')).toBeUndefined();
@@ -196,7 +220,12 @@ export function runScheduleStoreContract(open: OpenScheduleStore): void {
 
   it('keeps a large snapshot (1,000 services) intact', async () => {
     const { store, sibling } = start();
-    const services = Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`id-${i}`, { name: `svc-${i}`, ipAccessList: [[`10.0.${i >> 8}.${i & 255}`, 'client']] }]));
+    const services = Object.fromEntries(
+      Array.from({ length: 1_000 }, (_, i) => [
+        `id-${i}`,
+        { name: `svc-${i}`, ipAccessList: [[`10.0.${i >> 8}.${i & 255}`, 'client']] },
+      ]),
+    );
     const json = JSON.stringify({ version: 1, takenAt: T0, services });
     await store.writeSnapshot('schedule:big', json);
     expect(await sibling.readSnapshot('schedule:big')).toBe(json);

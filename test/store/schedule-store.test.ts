@@ -42,7 +42,11 @@ describe('RedisScheduleStore only', () => {
     const redis = admin();
     try {
       expect((await keysWithPrefix(redis, keyPrefix)).sort()).toStrictEqual(
-        [`${keyPrefix}{schedules}:all`, `${keyPrefix}{schedules}:lastrun`, `${keyPrefix}{schedules}:snap:schedule:sch-000001`].sort(),
+        [
+          `${keyPrefix}{schedules}:all`,
+          `${keyPrefix}{schedules}:lastrun`,
+          `${keyPrefix}{schedules}:snap:schedule:sch-000001`,
+        ].sort(),
       );
       const ttl = await redis.ttl(`${keyPrefix}{schedules}:snap:schedule:sch-000001`);
       expect(ttl).toBeGreaterThan(SNAPSHOT_TTL_SECONDS - 60);

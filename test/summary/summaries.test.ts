@@ -24,7 +24,9 @@ describe('Summaries, in process', () => {
     const before = h.messenger.sent.length;
     await h.summaries.post(target);
     const second = h.messenger.sent.slice(before).filter((s) => s.kind === 'post');
-    expect(allTexts(second[0]?.message.blocks ?? [])).toContain('2 changes since the last summary: 1 via this bot, 1 elsewhere');
+    expect(allTexts(second[0]?.message.blocks ?? [])).toContain(
+      '2 changes since the last summary: 1 via this bot, 1 elsewhere',
+    );
     expect(second.map((s) => allTexts(s.message.blocks)).join('\n')).toContain(`via this bot (\`${id}\`)`);
   });
 
@@ -34,15 +36,23 @@ describe('Summaries, in process', () => {
       throw new CloudApiError('http', 'boom', { status: 500, requestId: 'req-500' });
     };
     const outcome = await h.summaries.post(target);
-    expect(outcome).toStrictEqual({ ok: false, text: ':x: The summary could not be posted: ClickHouse Cloud had an internal error. Try again in a few minutes. (status 500, request id req-500)' });
-    expect(allTexts(h.messenger.of('post', CHANNEL)[0]?.message.blocks ?? [])).toContain('(status 500, request id req-500)');
+    expect(outcome).toStrictEqual({
+      ok: false,
+      text: ':x: The summary could not be posted: ClickHouse Cloud had an internal error. Try again in a few minutes. (status 500, request id req-500)',
+    });
+    expect(allTexts(h.messenger.of('post', CHANNEL)[0]?.message.blocks ?? [])).toContain(
+      '(status 500, request id req-500)',
+    );
   });
 
   it('asks to invite the bot where it cannot post, and keeps no baseline from the failed run', async () => {
     const h = inProcess();
     h.messenger.outside.add(CHANNEL);
     const outcome = await h.summaries.post(target);
-    expect(outcome).toStrictEqual({ ok: false, text: ':x: The summary could not be posted: Slack refused the post (not_in_channel). Invite the bot to this channel and try again.' });
+    expect(outcome).toStrictEqual({
+      ok: false,
+      text: ':x: The summary could not be posted: Slack refused the post (not_in_channel). Invite the bot to this channel and try again.',
+    });
     expect(await h.scheduleStore.readSnapshot(target.snapshotKey)).toBeUndefined();
   });
 });

@@ -63,18 +63,63 @@ export function inProcess(options: InProcessOptions = {}) {
   const scheduleStore = new MemoryScheduleStore();
   const logger = recordingLog();
   const modals = recordingModals();
-  const policy = options.policy ?? new ApproverPolicy({ approvers: options.approvers ?? [], allowSelfApproval: options.allowSelfApproval ?? false, messenger });
-  const flow: ApprovalFlow = new ApprovalFlow({ cloud: directory, store: changeStore, messenger, policy, ttlMs: 3_600_000, logger, now: clock.now, recheckDelaysMs: [], afterSettled: (request) => temporary.afterSettled(request) });
-  const temporary: TemporaryChanges = new TemporaryChanges({ flow, store: changeStore, cloud: directory, messenger, policy, logger, now: clock.now });
-  const summaries = new Summaries({ cloud: directory, audit: changeStore, snapshots: scheduleStore, messenger, logger });
-  const scheduler = new Scheduler({ store: scheduleStore, logger, run: (schedule) => summaries.post({ channelId: schedule.channelId, filters: schedule.filters, snapshotKey: `schedule:${schedule.id}`, scheduled: true }).then(() => undefined) });
+  const policy =
+    options.policy ??
+    new ApproverPolicy({
+      approvers: options.approvers ?? [],
+      allowSelfApproval: options.allowSelfApproval ?? false,
+      messenger,
+    });
+  const flow: ApprovalFlow = new ApprovalFlow({
+    cloud: directory,
+    store: changeStore,
+    messenger,
+    policy,
+    ttlMs: 3_600_000,
+    logger,
+    now: clock.now,
+    recheckDelaysMs: [],
+    afterSettled: (request) => temporary.afterSettled(request),
+  });
+  const temporary: TemporaryChanges = new TemporaryChanges({
+    flow,
+    store: changeStore,
+    cloud: directory,
+    messenger,
+    policy,
+    logger,
+    now: clock.now,
+  });
+  const summaries = new Summaries({
+    cloud: directory,
+    audit: changeStore,
+    snapshots: scheduleStore,
+    messenger,
+    logger,
+  });
+  const scheduler = new Scheduler({
+    store: scheduleStore,
+    logger,
+    run: (schedule) =>
+      summaries
+        .post({
+          channelId: schedule.channelId,
+          filters: schedule.filters,
+          snapshotKey: `schedule:${schedule.id}`,
+          scheduled: true,
+        })
+        .then(() => undefined),
+  });
   const services: BotServices = {
     cloud: directory,
     changeStore,
     changeRequests: flow,
     temporary,
     temporaryMaxMs: 7 * 24 * 3600 * 1000,
-    approvalRules: { current: () => undefined, defaults: { approvers: options.approvers ?? [], allowSelfApproval: options.allowSelfApproval ?? false } },
+    approvalRules: {
+      current: () => undefined,
+      defaults: { approvers: options.approvers ?? [], allowSelfApproval: options.allowSelfApproval ?? false },
+    },
     modals,
     scheduleStore,
     scheduler,
@@ -89,7 +134,12 @@ export function inProcess(options: InProcessOptions = {}) {
   /** Runs a slash command as `userId` in `channelId`; resolves with the private answers. */
   async function command(text: string, userId = ALICE, channelId = CHANNEL): Promise<Message[]> {
     const replies: Message[] = [];
-    const invocation: Invocation = { channelId, userId, triggerId: 'trigger-1', reply: async (message) => void replies.push(message) };
+    const invocation: Invocation = {
+      channelId,
+      userId,
+      triggerId: 'trigger-1',
+      reply: async (message) => void replies.push(message),
+    };
     await runCommand(parseCommand(text), invocation, services);
     return replies;
   }
@@ -102,7 +152,21 @@ export function inProcess(options: InProcessOptions = {}) {
     return id;
   }
 
-  return { clock, directory, messenger, changeStore, scheduleStore, logger, modals, flow, summaries, scheduler, services, command, requestChange };
+  return {
+    clock,
+    directory,
+    messenger,
+    changeStore,
+    scheduleStore,
+    logger,
+    modals,
+    flow,
+    summaries,
+    scheduler,
+    services,
+    command,
+    requestChange,
+  };
 }
 
 export type InProcess = ReturnType<typeof inProcess>;

@@ -48,7 +48,10 @@ export class SocketModeServer extends EventEmitter<{ connection: [number]; close
   readonly acks: SocketAck[] = [];
   /** Envelope ids delivered and not acknowledged in time. */
   readonly missed: string[] = [];
-  private readonly waiting = new Map<string, { connection: number; sentAt: number; settle: (ack: SocketAck | undefined) => void }>();
+  private readonly waiting = new Map<
+    string,
+    { connection: number; sentAt: number; settle: (ack: SocketAck | undefined) => void }
+  >();
   private pingTimer: NodeJS.Timeout | undefined;
 
   private constructor(private readonly server: WebSocketServer) {
@@ -102,7 +105,8 @@ export class SocketModeServer extends EventEmitter<{ connection: [number]; close
     options: { connection?: number; envelopeId?: string; retryAttempt?: number } = {},
   ): Promise<SocketAck> {
     const connection = options.connection === undefined ? this.openSockets()[0] : this.connections[options.connection];
-    if (!connection || connection.socket.readyState !== connection.socket.OPEN) return Promise.reject(new Error('no open Socket Mode connection to deliver on'));
+    if (!connection || connection.socket.readyState !== connection.socket.OPEN)
+      return Promise.reject(new Error('no open Socket Mode connection to deliver on'));
     const envelope: Envelope = {
       envelope_id: options.envelopeId ?? randomUUID(),
       type,
@@ -128,7 +132,9 @@ export class SocketModeServer extends EventEmitter<{ connection: [number]; close
 
   /** Sends Slack's `disconnect` message (the connection is about to be recycled). */
   requestRefresh(connection: number, reason = 'refresh_requested'): void {
-    this.connections[connection]?.socket.send(JSON.stringify({ type: 'disconnect', reason, debug_info: { host: 'local' } }));
+    this.connections[connection]?.socket.send(
+      JSON.stringify({ type: 'disconnect', reason, debug_info: { host: 'local' } }),
+    );
   }
 
   /** Drops the TCP connection with no close handshake, as a network failure would. */
@@ -148,7 +154,14 @@ export class SocketModeServer extends EventEmitter<{ connection: [number]; close
     socket.on('message', (data) => this.onMessage(id, String(data)));
     socket.on('close', () => this.emit('close', id));
     socket.on('error', () => undefined);
-    socket.send(JSON.stringify({ type: 'hello', num_connections: this.openSockets().length, debug_info: { host: 'local', approximate_connection_time: 3600 }, connection_info: { app_id: 'A0APP' } }));
+    socket.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: this.openSockets().length,
+        debug_info: { host: 'local', approximate_connection_time: 3600 },
+        connection_info: { app_id: 'A0APP' },
+      }),
+    );
     this.emit('connection', id);
   }
 
@@ -161,8 +174,14 @@ export class SocketModeServer extends EventEmitter<{ connection: [number]; close
     }
     if (typeof message.envelope_id !== 'string') return;
     const waiting = this.waiting.get(message.envelope_id);
-    const payload = message.payload && typeof message.payload === 'object' ? (message.payload as Record<string, unknown>) : {};
-    const ack: SocketAck = { envelopeId: message.envelope_id, payload, connection, elapsedMs: waiting ? performance.now() - waiting.sentAt : NaN };
+    const payload =
+      message.payload && typeof message.payload === 'object' ? (message.payload as Record<string, unknown>) : {};
+    const ack: SocketAck = {
+      envelopeId: message.envelope_id,
+      payload,
+      connection,
+      elapsedMs: waiting ? performance.now() - waiting.sentAt : NaN,
+    };
     this.acks.push(ack);
     this.emit('ack', ack);
     waiting?.settle(ack);

@@ -16,8 +16,13 @@ export interface RedisStoreOpeners {
 }
 
 /** `cleanUp` removes a prefix's keys after each case (the shared Redis outlives the tests). */
-export function redisStoreOpeners(connections: Connections, cleanUp: (keyPrefix: string) => Promise<void> = async () => undefined): RedisStoreOpeners {
-  const pair = <S extends { close(): Promise<void> }>(open: (connection: RedisConnection | string, keyPrefix: string) => S) => {
+export function redisStoreOpeners(
+  connections: Connections,
+  cleanUp: (keyPrefix: string) => Promise<void> = async () => undefined,
+): RedisStoreOpeners {
+  const pair = <S extends { close(): Promise<void> }>(
+    open: (connection: RedisConnection | string, keyPrefix: string) => S,
+  ) => {
     const keyPrefix = randomKeyPrefix();
     const [a, b] = connections();
     const store = open(a, keyPrefix);
@@ -32,7 +37,8 @@ export function redisStoreOpeners(connections: Connections, cleanUp: (keyPrefix:
     };
   };
   return {
-    changeStores: (options) => pair((connection, keyPrefix) => new RedisChangeStore(connection, { ...options, keyPrefix })),
+    changeStores: (options) =>
+      pair((connection, keyPrefix) => new RedisChangeStore(connection, { ...options, keyPrefix })),
     scheduleStores: () => pair((connection, keyPrefix) => new RedisScheduleStore(connection, { keyPrefix })),
   };
 }

@@ -1,7 +1,8 @@
 /** The audit trail: one entry per step in a change request's life. */
 import type { ServiceUpdate } from '../service/schema.js';
 
-export type AuditAction = 'requested' | 'approved' | 'applied' | 'failed' | 'rejected' | 'cancelled' | 'expired' | 'stale';
+export type AuditAction =
+  'requested' | 'approved' | 'applied' | 'failed' | 'rejected' | 'cancelled' | 'expired' | 'stale';
 
 export interface AuditEntry {
   /** Stream entry id (Redis) or a monotonic equivalent (memory). */

@@ -101,7 +101,12 @@ function planReleaseChannel(draft: Draft, service: ServiceRecord, wanted: Change
   }
   draft.update.releaseChannel = wanted;
   draft.touched.add('releaseChannel');
-  draft.changes.push({ field: 'releaseChannel', label: 'Release channel', before: service.releaseChannel ?? 'unknown', after: wanted });
+  draft.changes.push({
+    field: 'releaseChannel',
+    label: 'Release channel',
+    before: service.releaseChannel ?? 'unknown',
+    after: wanted,
+  });
 }
 
 function planMysql(draft: Draft, enabled: boolean, wanted: boolean | undefined): void {
@@ -109,7 +114,8 @@ function planMysql(draft: Draft, enabled: boolean, wanted: boolean | undefined):
   draft.update.endpoints = [{ protocol: 'mysql', enabled: wanted }];
   draft.touched.add('mysqlEndpoint');
   draft.changes.push({ field: 'mysqlEndpoint', label: 'MySQL endpoint', before: onOff(enabled), after: onOff(wanted) });
-  if (wanted) draft.warnings.push('The MySQL endpoint will be opened: MySQL clients will be able to connect to this service.');
+  if (wanted)
+    draft.warnings.push('The MySQL endpoint will be opened: MySQL clients will be able to connect to this service.');
 }
 
 const onOff = (value: boolean) => (value ? 'on' : 'off');
@@ -135,7 +141,13 @@ function planIpAccess(draft: Draft, current: AccessEntry[], intent: ChangeIntent
     ...(effectiveAdds.length > 0 ? { add: effectiveAdds } : {}),
   };
   draft.touched.add('ipAccessList');
-  for (const source of removes) draft.changes.push({ field: 'ipAccessList', label: 'IP access', before: describeEntry(source, currentBySource.get(source)), after: 'removed' });
+  for (const source of removes)
+    draft.changes.push({
+      field: 'ipAccessList',
+      label: 'IP access',
+      before: describeEntry(source, currentBySource.get(source)),
+      after: 'removed',
+    });
   for (const entry of effectiveAdds) {
     const existing = currentBySource.get(entry.source);
     draft.changes.push({
@@ -148,17 +160,26 @@ function planIpAccess(draft: Draft, current: AccessEntry[], intent: ChangeIntent
   ipWarnings(draft, current, effectiveAdds, removes);
 }
 
-function validIpAdds(draft: Draft, wanted: NonNullable<ChangeIntent['ipAdd']>): Array<{ source: string; description?: string }> {
+function validIpAdds(
+  draft: Draft,
+  wanted: NonNullable<ChangeIntent['ipAdd']>,
+): Array<{ source: string; description?: string }> {
   const valid: Array<{ source: string; description?: string }> = [];
   for (const entry of wanted) {
     const source = IpSourceSchema.safeParse(entry.source);
     if (!source.success) {
-      draft.problems.push({ field: 'ipAdd', message: `"${entry.source}" is not an IP address or CIDR block. Write it like 203.0.113.7 or 10.0.0.0/8.` });
+      draft.problems.push({
+        field: 'ipAdd',
+        message: `"${entry.source}" is not an IP address or CIDR block. Write it like 203.0.113.7 or 10.0.0.0/8.`,
+      });
       continue;
     }
     const description = entry.description?.trim();
     if (description && description.length > IP_DESCRIPTION_MAX) {
-      draft.problems.push({ field: 'ipAdd', message: `The description of ${source.data} is longer than ${IP_DESCRIPTION_MAX} characters.` });
+      draft.problems.push({
+        field: 'ipAdd',
+        message: `The description of ${source.data} is longer than ${IP_DESCRIPTION_MAX} characters.`,
+      });
       continue;
     }
     valid.push(description ? { source: source.data, description } : { source: source.data });
@@ -172,7 +193,10 @@ function validIpRemoves(draft: Draft, current: AccessEntry[], wanted: string[]):
   for (const raw of wanted) {
     const source = raw.trim();
     if (!present.has(source)) {
-      draft.problems.push({ field: 'ipRemove', message: `${source} is not in the service's IP access list, so there is nothing to remove.` });
+      draft.problems.push({
+        field: 'ipRemove',
+        message: `${source} is not in the service's IP access list, so there is nothing to remove.`,
+      });
     } else if (!valid.includes(source)) {
       valid.push(source);
     }
@@ -192,7 +216,12 @@ function ipWarnings(draft: Draft, current: AccessEntry[], adds: Array<{ source: 
   if (remaining.size === 0) {
     draft.warnings.push('This removes the last IP access entry: no client will be able to connect to the service.');
   }
-  draft.warnings.push(...unionWarnings([...remaining], adds.map((entry) => entry.source)));
+  draft.warnings.push(
+    ...unionWarnings(
+      [...remaining],
+      adds.map((entry) => entry.source),
+    ),
+  );
 }
 
 /**
@@ -205,10 +234,16 @@ function unionWarnings(resulting: string[], added: string[]): string[] {
   const explainedByAddedWhole = new Set(added.filter(isWholeFamily).map((source) => parseBlock(source)?.family));
   const open = exposure.open
     .filter((o) => addedFamilies.has(o.family) && !explainedByAddedWhole.has(o.family))
-    .map((o) => `The IP access list will admit every ${FAMILY_NAMES[o.family]} address (${o.named}): this opens the service to the whole internet.`);
+    .map(
+      (o) =>
+        `The IP access list will admit every ${FAMILY_NAMES[o.family]} address (${o.named}): this opens the service to the whole internet.`,
+    );
   const broad = exposure.broad
     .filter((b) => added.includes(b.source))
-    .map((b) => `${b.source} admits millions of addresses (${FAMILY_NAMES[b.family]} blocks shorter than /${BROAD_PREFIX[b.family]} are very broad).`);
+    .map(
+      (b) =>
+        `${b.source} admits millions of addresses (${FAMILY_NAMES[b.family]} blocks shorter than /${BROAD_PREFIX[b.family]} are very broad).`,
+    );
   return [...open, ...broad];
 }
 
@@ -224,12 +259,18 @@ function planPrivateEndpoints(draft: Draft, service: ServiceRecord, intent: Chan
   for (const id of unique(intent.privateEndpointAttach ?? [])) {
     if (attached.has(id)) continue;
     if (!available.has(id)) {
-      draft.problems.push({ field: 'privateEndpointAttach', message: `Private endpoint ${id} is not available to this service${available.size > 0 ? `; available: ${[...available].join(', ')}` : ''}.` });
+      draft.problems.push({
+        field: 'privateEndpointAttach',
+        message: `Private endpoint ${id} is not available to this service${available.size > 0 ? `; available: ${[...available].join(', ')}` : ''}.`,
+      });
     } else attach.push(id);
   }
   for (const id of unique(intent.privateEndpointDetach ?? [])) {
     if (!attached.has(id)) {
-      draft.problems.push({ field: 'privateEndpointDetach', message: `Private endpoint ${id} is not attached to this service.` });
+      draft.problems.push({
+        field: 'privateEndpointDetach',
+        message: `Private endpoint ${id} is not attached to this service.`,
+      });
     } else detach.push(id);
   }
   if (attach.length === 0 && detach.length === 0) return;
@@ -238,8 +279,10 @@ function planPrivateEndpoints(draft: Draft, service: ServiceRecord, intent: Chan
     ...(attach.length > 0 ? { add: attach } : {}),
   };
   draft.touched.add('privateEndpointIds');
-  for (const id of detach) draft.changes.push({ field: 'privateEndpointIds', label: 'Private endpoint', before: id, after: 'detached' });
-  for (const id of attach) draft.changes.push({ field: 'privateEndpointIds', label: 'Private endpoint', before: 'not attached', after: id });
+  for (const id of detach)
+    draft.changes.push({ field: 'privateEndpointIds', label: 'Private endpoint', before: id, after: 'detached' });
+  for (const id of attach)
+    draft.changes.push({ field: 'privateEndpointIds', label: 'Private endpoint', before: 'not attached', after: id });
 }
 
 const unique = (values: string[]) => [...new Set(values.map((v) => v.trim()).filter(Boolean))];
@@ -248,16 +291,27 @@ function planTdeKey(draft: Draft, service: ServiceRecord, wanted: string | undef
   const keyId = wanted?.trim();
   if (keyId === undefined || keyId === '' || keyId === service.transparentDataEncryptionKeyId) return;
   if (keyId.length > TDE_KEY_ID_MAX) {
-    draft.problems.push({ field: 'tdeKeyId', message: `The key id has ${keyId.length} characters; the limit is ${TDE_KEY_ID_MAX}.` });
+    draft.problems.push({
+      field: 'tdeKeyId',
+      message: `The key id has ${keyId.length} characters; the limit is ${TDE_KEY_ID_MAX}.`,
+    });
     return;
   }
   if (service.hasTransparentDataEncryption === false) {
-    draft.problems.push({ field: 'tdeKeyId', message: 'This service does not use transparent data encryption, so it has no key to rotate.' });
+    draft.problems.push({
+      field: 'tdeKeyId',
+      message: 'This service does not use transparent data encryption, so it has no key to rotate.',
+    });
     return;
   }
   draft.update.transparentDataEncryptionKeyId = keyId;
   draft.touched.add('tdeKeyId');
-  draft.changes.push({ field: 'tdeKeyId', label: 'Encryption key', before: service.transparentDataEncryptionKeyId ?? 'unknown', after: keyId });
+  draft.changes.push({
+    field: 'tdeKeyId',
+    label: 'Encryption key',
+    before: service.transparentDataEncryptionKeyId ?? 'unknown',
+    after: keyId,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,9 +341,15 @@ function planTags(draft: Draft, current: OutgoingTag[], intent: ChangeIntent): v
   for (const wanted of removes) {
     const existing = byKey.get(wanted.key);
     if (existing === undefined) {
-      draft.problems.push({ field: 'tagRemove', message: `The service has no tag ${wanted.key}, so there is nothing to remove.` });
+      draft.problems.push({
+        field: 'tagRemove',
+        message: `The service has no tag ${wanted.key}, so there is nothing to remove.`,
+      });
     } else if (wanted.value !== undefined && !sameTagValue(existing.value, wanted.value)) {
-      draft.problems.push({ field: 'tagRemove', message: `Tag ${wanted.key} is ${tagText(existing)}, not ${tagText(wanted)}; nothing was removed.` });
+      draft.problems.push({
+        field: 'tagRemove',
+        message: `Tag ${wanted.key} is ${tagText(existing)}, not ${tagText(wanted)}; nothing was removed.`,
+      });
     } else {
       bodyRemove.push(existing);
       draft.changes.push({ field: 'tags', label: 'Tag', before: tagText(existing), after: 'removed' });
@@ -300,11 +360,22 @@ function planTags(draft: Draft, current: OutgoingTag[], intent: ChangeIntent): v
     if (existing !== undefined && sameTagValue(existing.value, wanted.value)) continue;
     if (existing !== undefined) bodyRemove.push(existing);
     bodyAdd.push(wanted);
-    draft.changes.push({ field: 'tags', label: 'Tag', before: existing === undefined ? 'absent' : tagText(existing), after: tagText(wanted) });
+    draft.changes.push({
+      field: 'tags',
+      label: 'Tag',
+      before: existing === undefined ? 'absent' : tagText(existing),
+      after: tagText(wanted),
+    });
   }
-  for (const [list, verb] of [[bodyRemove, 'removes'], [bodyAdd, 'adds']] as const) {
+  for (const [list, verb] of [
+    [bodyRemove, 'removes'],
+    [bodyAdd, 'adds'],
+  ] as const) {
     if (list.length > TAG_EDITS_MAX) {
-      draft.problems.push({ field: verb === 'adds' ? 'tagAdd' : 'tagRemove', message: `This request ${verb} ${list.length} tags; the API takes at most ${TAG_EDITS_MAX} at once. Split it.` });
+      draft.problems.push({
+        field: verb === 'adds' ? 'tagAdd' : 'tagRemove',
+        message: `This request ${verb} ${list.length} tags; the API takes at most ${TAG_EDITS_MAX} at once. Split it.`,
+      });
     }
   }
   if (bodyRemove.length === 0 && bodyAdd.length === 0) return;
@@ -321,7 +392,10 @@ function validTags(draft: Draft, field: 'tagAdd' | 'tagRemove', wanted: Outgoing
   let valid = true;
   for (const tag of wanted) {
     if (!isTagKey(tag.key) || (tag.value !== undefined && !isTagValue(tag.value))) {
-      draft.problems.push({ field, message: `"${tagText(tag)}" is not a tag: keys (1-128) and values (up to 256) may contain only letters, digits, dots, hyphens and underscores.` });
+      draft.problems.push({
+        field,
+        message: `"${tagText(tag)}" is not a tag: keys (1-128) and values (up to 256) may contain only letters, digits, dots, hyphens and underscores.`,
+      });
       valid = false;
     } else if (seen.has(tag.key)) {
       draft.problems.push({ field, message: `Tag ${tag.key} is given twice; give each key once.` });

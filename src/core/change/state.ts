@@ -39,7 +39,8 @@ export function staleFields(before: TouchedState, service: ServiceRecord): Touch
 
 function sameValue(field: TouchedField, a: TouchedState[TouchedField], b: TouchedState[TouchedField]): boolean {
   if (field === 'ipAccessList') return accessKey(a as AccessEntry[]) === accessKey(b as AccessEntry[]);
-  if (field === 'privateEndpointIds') return [...(a as string[])].sort().join(',') === [...(b as string[])].sort().join(',');
+  if (field === 'privateEndpointIds')
+    return [...(a as string[])].sort().join(',') === [...(b as string[])].sort().join(',');
   if (field === 'tags') return tagsKey(a as OutgoingTag[]) === tagsKey(b as OutgoingTag[]);
   return (a ?? null) === (b ?? null);
 }

@@ -21,14 +21,16 @@ export type DurationReading = { ok: true; ms: number } | { ok: false; message: s
 export function readDuration(text: string): DurationReading {
   const match = DURATION.exec(text.trim());
   const size = UNITS[match?.[2]?.charAt(0).toLowerCase() ?? ''];
-  if (!match || size === undefined) return { ok: false, message: 'Write the duration as minutes, hours or days, like 30m, 2h or 3d.' };
+  if (!match || size === undefined)
+    return { ok: false, message: 'Write the duration as minutes, hours or days, like 30m, 2h or 3d.' };
   return { ok: true, ms: Number(match[1]) * size };
 }
 
 /** A sentence when the duration is outside 1 minute – `maxMs` (TEMPORARY_MAX_SECONDS). */
 export function durationProblem(ms: number, maxMs: number): string | undefined {
   if (ms < TEMPORARY_MIN_MS) return 'A temporary change lasts at least 1 minute.';
-  if (ms > maxMs) return `A temporary change lasts at most ${formatDuration(maxMs)} here; ask for ${formatDuration(maxMs)} or less and extend it later if needed.`;
+  if (ms > maxMs)
+    return `A temporary change lasts at most ${formatDuration(maxMs)} here; ask for ${formatDuration(maxMs)} or less and extend it later if needed.`;
   return undefined;
 }
 
@@ -36,7 +38,11 @@ export function durationProblem(ms: number, maxMs: number): string | undefined {
 export function formatDuration(ms: number): string {
   const parts: string[] = [];
   let rest = Math.floor(ms / MINUTE_MS);
-  for (const [unit, size] of [['d', 1440], ['h', 60], ['m', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 1440],
+    ['h', 60],
+    ['m', 1],
+  ] as const) {
     const count = Math.floor(rest / size);
     rest -= count * size;
     if (count > 0) parts.push(`${count}${unit}`);
@@ -54,12 +60,15 @@ export function temporaryTerms(durationMs: number): TemporaryTerms {
  * it added: new IP entries (not a new description of a listed one) and MySQL switched on.
  */
 export function temporaryPlanProblem(intent: ChangeIntent, plan: ChangePlan): string | undefined {
-  const kinds = Object.entries(intent).filter(([, value]) => value !== undefined).map(([key]) => key);
+  const kinds = Object.entries(intent)
+    .filter(([, value]) => value !== undefined)
+    .map(([key]) => key);
   const grants = kinds.every((kind) => kind === 'ipAdd' || (kind === 'mysqlEndpoint' && intent.mysqlEndpoint === true));
   if (!grants) return 'Only ip add and endpoint … mysql on can be temporary: they grant access the bot can take back.';
   const listed = new Set((plan.before.ipAccessList ?? []).map((entry) => entry.source));
   const relisted = (plan.update.ipAccessList?.add ?? []).find((entry) => listed.has(entry.source));
-  if (relisted) return `${relisted.source} is already in the IP access list, so a temporary grant could not take it back without removing the existing entry.`;
+  if (relisted)
+    return `${relisted.source} is already in the IP access list, so a temporary grant could not take it back without removing the existing entry.`;
   return undefined;
 }
 
@@ -83,7 +92,9 @@ export function planRevert(plan: ChangePlan, service: ServiceRecord): PlannedRev
   const stillThere = added.filter((entry) => listed.has(entry.source)).map((entry) => entry.source);
   if (stillThere.length > 0) intent.ipRemove = stillThere;
   for (const entry of added.filter((e) => !listed.has(e.source))) {
-    leftAlone.push(`${entry.source} is no longer in the IP access list (someone removed it), so there was nothing to remove.`);
+    leftAlone.push(
+      `${entry.source} is no longer in the IP access list (someone removed it), so there was nothing to remove.`,
+    );
   }
   if (plan.update.endpoints?.some((e) => e.protocol === 'mysql' && e.enabled)) {
     if (now.mysqlEndpoint) intent.mysqlEndpoint = false;
@@ -110,15 +121,27 @@ export function planUndo(plan: ChangePlan, service: ServiceRecord): PlannedRever
   }
   if (update.releaseChannel !== undefined && typeof before.releaseChannel === 'string') {
     const old = before.releaseChannel as ChangeIntent['releaseChannel'];
-    keep(now.releaseChannel === update.releaseChannel, `The release channel is no longer ${update.releaseChannel}.`, () => (intent.releaseChannel = old));
+    keep(
+      now.releaseChannel === update.releaseChannel,
+      `The release channel is no longer ${update.releaseChannel}.`,
+      () => (intent.releaseChannel = old),
+    );
   }
   for (const endpoint of update.endpoints ?? []) {
     if (endpoint.protocol !== 'mysql') continue;
-    keep(now.mysqlEndpoint === endpoint.enabled, `The MySQL endpoint is no longer ${endpoint.enabled ? 'on' : 'off'}.`, () => (intent.mysqlEndpoint = !endpoint.enabled));
+    keep(
+      now.mysqlEndpoint === endpoint.enabled,
+      `The MySQL endpoint is no longer ${endpoint.enabled ? 'on' : 'off'}.`,
+      () => (intent.mysqlEndpoint = !endpoint.enabled),
+    );
   }
   if (update.transparentDataEncryptionKeyId !== undefined && typeof before.tdeKeyId === 'string') {
     const oldKey = before.tdeKeyId;
-    keep(now.tdeKeyId === update.transparentDataEncryptionKeyId, 'The encryption key has changed again since.', () => (intent.tdeKeyId = oldKey));
+    keep(
+      now.tdeKeyId === update.transparentDataEncryptionKeyId,
+      'The encryption key has changed again since.',
+      () => (intent.tdeKeyId = oldKey),
+    );
   }
   undoIpAccess(plan, now.ipAccessList, intent, leftAlone);
   undoPrivateEndpoints(plan, now.privateEndpointIds, intent, leftAlone);
@@ -137,7 +160,8 @@ function undoTags(plan: ChangePlan, current: OutgoingTag[], intent: ChangeIntent
   const tagRemove: OutgoingTag[] = [];
   for (const tag of edits.add ?? []) {
     const previous = before.get(tag.key);
-    if (valueNow.get(tag.key) !== (tag.value ?? '')) leftAlone.push(`Tag ${tagText(tag)} is no longer set as the change left it.`);
+    if (valueNow.get(tag.key) !== (tag.value ?? ''))
+      leftAlone.push(`Tag ${tagText(tag)} is no longer set as the change left it.`);
     else if (previous) tagAdd.push(previous);
     else tagRemove.push(tag);
   }
@@ -150,7 +174,12 @@ function undoTags(plan: ChangePlan, current: OutgoingTag[], intent: ChangeIntent
   if (tagRemove.length > 0) intent.tagRemove = tagRemove;
 }
 
-function undoIpAccess(plan: ChangePlan, current: Array<{ source: string; description?: string }>, intent: ChangeIntent, leftAlone: string[]): void {
+function undoIpAccess(
+  plan: ChangePlan,
+  current: Array<{ source: string; description?: string }>,
+  intent: ChangeIntent,
+  leftAlone: string[],
+): void {
   const listedNow = new Map(current.map((e) => [e.source, e.description ?? '']));
   const listedBefore = new Map((plan.before.ipAccessList ?? []).map((e) => [e.source, e.description ?? '']));
   const added = plan.update.ipAccessList?.add ?? [];
@@ -176,7 +205,12 @@ function undoIpAccess(plan: ChangePlan, current: Array<{ source: string; descrip
   if (ipRemove.length > 0) intent.ipRemove = ipRemove;
 }
 
-function undoPrivateEndpoints(plan: ChangePlan, attachedNow: string[], intent: ChangeIntent, leftAlone: string[]): void {
+function undoPrivateEndpoints(
+  plan: ChangePlan,
+  attachedNow: string[],
+  intent: ChangeIntent,
+  leftAlone: string[],
+): void {
   const attached = new Set(attachedNow);
   const attach: string[] = [];
   const detach: string[] = [];

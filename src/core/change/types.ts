@@ -48,7 +48,15 @@ export interface ChangePlan {
   before: TouchedState;
 }
 
-export const CHANGE_STATUSES = ['pending', 'applying', 'applied', 'failed', 'rejected', 'cancelled', 'expired'] as const;
+export const CHANGE_STATUSES = [
+  'pending',
+  'applying',
+  'applied',
+  'failed',
+  'rejected',
+  'cancelled',
+  'expired',
+] as const;
 export type ChangeStatus = (typeof CHANGE_STATUSES)[number];
 export const FINAL_STATUSES: readonly ChangeStatus[] = ['applied', 'failed', 'rejected', 'cancelled', 'expired'];
 

@@ -19,7 +19,9 @@ export function planIsVisible(plan: ChangePlan, service: ServiceRecord): boolean
     update.releaseChannel === undefined || now.releaseChannel === update.releaseChannel,
     update.endpoints === undefined || update.endpoints.every((e) => now.mysqlEndpoint === e.enabled),
     update.transparentDataEncryptionKeyId === undefined || now.tdeKeyId === update.transparentDataEncryptionKeyId,
-    (update.ipAccessList?.remove ?? []).every((e) => !sources.has(e.source) || (update.ipAccessList?.add ?? []).some((a) => a.source === e.source)),
+    (update.ipAccessList?.remove ?? []).every(
+      (e) => !sources.has(e.source) || (update.ipAccessList?.add ?? []).some((a) => a.source === e.source),
+    ),
     (update.ipAccessList?.add ?? []).every((e) => sources.get(e.source) === (e.description ?? '')),
     (update.privateEndpointIds?.remove ?? []).every((id) => !attached.has(id)),
     (update.privateEndpointIds?.add ?? []).every((id) => attached.has(id)),

@@ -221,7 +221,9 @@ function filtersOf(name: 'list' | 'summary', args: Token[]): string[] {
 type ChangeVerb = CommandName | 'private-endpoint attach' | 'private-endpoint detach';
 
 function change(verb: ChangeVerb, service: string, intent: ChangeIntent, durationMs?: number): Command {
-  return durationMs === undefined ? { kind: 'change', service, intent, verb } : { kind: 'change', service, intent, verb, durationMs };
+  return durationMs === undefined
+    ? { kind: 'change', service, intent, verb }
+    : { kind: 'change', service, intent, verb, durationMs };
 }
 
 /**
@@ -320,7 +322,8 @@ function parseEndpoint(words: Token[]): Command {
   if (state === undefined) missing('endpoint', 'whether to switch it on or off');
   const enabled = must('endpoint', checkSwitch(state.text));
   rejectExtra('endpoint', extra, 'a service, mysql and on or off, then optionally for DURATION');
-  if (durationMs !== undefined && !enabled) fail('endpoint', 'Only switching MySQL on can be temporary: the bot switches it off again when the time is up.');
+  if (durationMs !== undefined && !enabled)
+    fail('endpoint', 'Only switching MySQL on can be temporary: the bot switches it off again when the time is up.');
   return change('endpoint', value, { mysqlEndpoint: enabled }, durationMs);
 }
 
@@ -372,7 +375,8 @@ function parseTag(args: Token[]): Command {
 
 function parseTagEdit(name: 'tag add' | 'tag remove', args: Token[]): Command {
   const [service, ...tagWords] = args;
-  const what = name === 'tag add' ? 'the service and one or more tags (KEY or KEY=VALUE)' : 'the service and the tags to remove';
+  const what =
+    name === 'tag add' ? 'the service and one or more tags (KEY or KEY=VALUE)' : 'the service and the tags to remove';
   const value = serviceOf(name, service, what);
   if (tagWords.length === 0) missing(name, what);
   const tags = tagWords.map((token) => must(name, checkTagWord(token.text.trim())));

@@ -62,7 +62,12 @@ function ipv6Value(address: string): bigint {
 /** The families whose every address the sources admit together. */
 export function coveredFamilies(sources: Iterable<string>): Family[] {
   const blocks = [...sources].map(parseBlock).filter((b): b is Block => b !== undefined);
-  return ([4, 6] as const).filter((family) => coversFamily(blocks.filter((b) => b.family === family), family));
+  return ([4, 6] as const).filter((family) =>
+    coversFamily(
+      blocks.filter((b) => b.family === family),
+      family,
+    ),
+  );
 }
 
 function coversFamily(blocks: Block[], family: Family): boolean {
@@ -101,8 +106,15 @@ export function outermostSources(sources: Iterable<string>, family: Family): str
     return block?.family === family ? [{ source, block }] : [];
   });
   return blocks
-    .filter(({ block }, i) =>
-      !blocks.some((other, j) => j !== i && other.block.first <= block.first && other.block.last >= block.last && (other.block.prefix < block.prefix || j < i)),
+    .filter(
+      ({ block }, i) =>
+        !blocks.some(
+          (other, j) =>
+            j !== i &&
+            other.block.first <= block.first &&
+            other.block.last >= block.last &&
+            (other.block.prefix < block.prefix || j < i),
+        ),
     )
     .map(({ source }) => source);
 }

@@ -20,13 +20,22 @@ export function defaultRequirement(defaults: PolicyDefaults): Requirement {
   };
 }
 
-export function evaluatePolicy(policy: Policy | undefined, facts: RequestFacts, defaults: PolicyDefaults): PolicyDecision {
+export function evaluatePolicy(
+  policy: Policy | undefined,
+  facts: RequestFacts,
+  defaults: PolicyDefaults,
+): PolicyDecision {
   const requirements: Requirement[] = [];
   for (const rule of policy?.rules ?? []) {
     const reasons = matchReasons(rule.match, facts);
     if (reasons === undefined) continue;
     if (rule.effect === 'deny') return { kind: 'deny', rule: rule.name, text: rule.deny, reasons };
-    requirements.push({ rule: rule.name, approvals: rule.approvals, approvers: [...(rule.approvers ?? defaults.approvers)], reasons });
+    requirements.push({
+      rule: rule.name,
+      approvals: rule.approvals,
+      approvers: [...(rule.approvers ?? defaults.approvers)],
+      reasons,
+    });
   }
   if (requirements.length === 0) return { kind: 'approve', requirements: [defaultRequirement(defaults)] };
   if (requirements.every((r) => r.approvals === 0)) return { kind: 'auto', requirements };

@@ -20,7 +20,11 @@ const KIND_OF_FIELD: Record<TouchedField, ChangeKind> = {
 };
 
 export function serviceSide(service: Pick<ServiceRecord, 'id' | 'name' | 'tags'>): ServiceSide {
-  return { id: service.id, name: service.name, tags: new Map((service.tags ?? []).map((tag) => [tag.key, tag.value ?? ''])) };
+  return {
+    id: service.id,
+    name: service.name,
+    tags: new Map((service.tags ?? []).map((tag) => [tag.key, tag.value ?? ''])),
+  };
 }
 
 export function requestFacts(service: ServiceRecord, plan: ChangePlan): RequestFacts {
@@ -59,7 +63,8 @@ export function planRisks(plan: ChangePlan): Risk[] {
     if (adds.some((entry) => isBroad(entry.source))) risks.add('broad-ip');
     if (plan.before.ipAccessList !== undefined && remaining.size === 0) risks.add('last-ip-removed');
   }
-  if ((plan.update.endpoints ?? []).some((endpoint) => endpoint.protocol === 'mysql' && endpoint.enabled)) risks.add('mysql-on');
+  if ((plan.update.endpoints ?? []).some((endpoint) => endpoint.protocol === 'mysql' && endpoint.enabled))
+    risks.add('mysql-on');
   return [...risks];
 }
 

@@ -21,7 +21,10 @@ export function matchReasons(match: RuleMatch, facts: RequestFacts): string[] | 
 function sideReasons(match: RuleMatch, facts: RequestFacts): string[] | undefined {
   const before = serviceReasons(match, facts.before);
   const after = serviceReasons(match, facts.after);
-  if (before && after) return before.join() === after.join() ? before : [...before.map((r) => `${r} before the change`), ...after.map((r) => `${r} after it`)];
+  if (before && after)
+    return before.join() === after.join()
+      ? before
+      : [...before.map((r) => `${r} before the change`), ...after.map((r) => `${r} after it`)];
   if (before) return before.map((r) => `${r} before the change`);
   if (after) return after.map((r) => `${r} after the change`);
   return undefined;

@@ -25,7 +25,9 @@ const KEYS_OF = {
 } as const;
 
 const nonEmptyList = <T extends z.ZodType>(item: T, what: string, example: string, ifLeftOut = 'to match any') =>
-  z.array(item, { error: `must be a list of ${what}, like ${example}` }).min(1, { error: `must not be empty (leave the key out ${ifLeftOut})` });
+  z
+    .array(item, { error: `must be a list of ${what}, like ${example}` })
+    .min(1, { error: `must not be empty (leave the key out ${ifLeftOut})` });
 
 const TagValueSchema = z
   .union([z.string(), z.number(), z.boolean()], { error: 'must be a value, or "*" for any value' })
@@ -34,12 +36,28 @@ const TagValueSchema = z
 const MatchSchema = z.strictObject(
   {
     tags: z
-      .record(z.string().regex(TAG_KEY, { error: 'is not a tag key (letters, digits, . _ -)' }), TagValueSchema, { error: 'must map tag keys to values, like { env: prod }' })
-      .refine((tags) => Object.keys(tags).length > 0, { error: 'must name at least one tag (leave the key out to match any)' })
+      .record(z.string().regex(TAG_KEY, { error: 'is not a tag key (letters, digits, . _ -)' }), TagValueSchema, {
+        error: 'must map tag keys to values, like { env: prod }',
+      })
+      .refine((tags) => Object.keys(tags).length > 0, {
+        error: 'must name at least one tag (leave the key out to match any)',
+      })
       .optional(),
-    services: nonEmptyList(z.string({ error: 'must be a service name or id' }).trim().min(1, { error: 'must be a service name or id' }), 'service names or ids', '[orders-prod]').optional(),
-    changes: nonEmptyList(z.enum(CHANGE_KINDS, { error: `must be one of ${CHANGE_KINDS.join(', ')}` }), 'change kinds', '[ip-access]').optional(),
-    risks: nonEmptyList(z.enum(RISKS, { error: `must be one of ${RISKS.join(', ')}` }), 'risks', '[world-open]').optional(),
+    services: nonEmptyList(
+      z.string({ error: 'must be a service name or id' }).trim().min(1, { error: 'must be a service name or id' }),
+      'service names or ids',
+      '[orders-prod]',
+    ).optional(),
+    changes: nonEmptyList(
+      z.enum(CHANGE_KINDS, { error: `must be one of ${CHANGE_KINDS.join(', ')}` }),
+      'change kinds',
+      '[ip-access]',
+    ).optional(),
+    risks: nonEmptyList(
+      z.enum(RISKS, { error: `must be one of ${RISKS.join(', ')}` }),
+      'risks',
+      '[world-open]',
+    ).optional(),
   },
   { error: 'must be a map with tags, services, changes or risks (use {} to match every request)' },
 );
@@ -47,7 +65,11 @@ const MatchSchema = z.strictObject(
 const RuleSchema = z
   .strictObject(
     {
-      name: z.string({ error: 'is required: a short name people will see in requests and the audit' }).trim().min(1, { error: 'must not be empty' }).max(200, { error: 'must be at most 200 characters' }),
+      name: z
+        .string({ error: 'is required: a short name people will see in requests and the audit' })
+        .trim()
+        .min(1, { error: 'must not be empty' })
+        .max(200, { error: 'must be at most 200 characters' }),
       match: MatchSchema,
       approvals: z
         .number({ error: `must be a whole number from 0 to ${MAX_APPROVALS}` })
@@ -56,12 +78,19 @@ const RuleSchema = z
         .max(MAX_APPROVALS, { error: `must be at most ${MAX_APPROVALS}` })
         .optional(),
       approvers: nonEmptyList(
-        z.string({ error: 'must be a Slack user id (U…) or user group id (S…)' }).regex(SLACK_ID, { error: 'must be a Slack user id (U…) or user group id (S…)' }),
+        z
+          .string({ error: 'must be a Slack user id (U…) or user group id (S…)' })
+          .regex(SLACK_ID, { error: 'must be a Slack user id (U…) or user group id (S…)' }),
         'Slack user or user group ids',
         '[S0DBAS, U0APP1]',
         'to use APPROVERS',
       ).optional(),
-      deny: z.string({ error: 'must be the sentence shown to the requester' }).trim().min(1, { error: 'must be the sentence shown to the requester' }).max(1000, { error: 'must be at most 1000 characters' }).optional(),
+      deny: z
+        .string({ error: 'must be the sentence shown to the requester' })
+        .trim()
+        .min(1, { error: 'must be the sentence shown to the requester' })
+        .max(1000, { error: 'must be at most 1000 characters' })
+        .optional(),
     },
     { error: 'must be a map with name, match and either approvals or deny' },
   )
@@ -72,9 +101,17 @@ const RuleSchema = z
 function ruleShapeProblems(rule: Record<string, unknown>, ctx: z.RefinementCtx): void {
   const { deny, approvals, approvers } = rule;
   if (deny !== undefined && approvals !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['deny'], message: 'and approvals cannot be in one rule: a rule either refuses (deny) or asks for approvals' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['deny'],
+      message: 'and approvals cannot be in one rule: a rule either refuses (deny) or asks for approvals',
+    });
   } else if (deny === undefined && approvals === undefined) {
-    ctx.addIssue({ code: 'custom', path: [], message: 'needs either approvals (0 or more) or deny (the sentence shown when it refuses)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message: 'needs either approvals (0 or more) or deny (the sentence shown when it refuses)',
+    });
   }
   if (approvers !== undefined && approvals === undefined && deny !== undefined) {
     ctx.addIssue({ code: 'custom', path: ['approvers'], message: 'has no effect in a deny rule' });
@@ -82,35 +119,55 @@ function ruleShapeProblems(rule: Record<string, unknown>, ctx: z.RefinementCtx):
   if (approvers !== undefined && approvals === 0) {
     ctx.addIssue({ code: 'custom', path: ['approvers'], message: 'has no effect with approvals: 0' });
   }
-  const people = new Set(Array.isArray(approvers) ? approvers.filter((id): id is string => typeof id === 'string') : []);
+  const people = new Set(
+    Array.isArray(approvers) ? approvers.filter((id): id is string => typeof id === 'string') : [],
+  );
   const onlyPeople = people.size > 0 && [...people].every((id) => id.startsWith('U'));
   if (onlyPeople && typeof approvals === 'number' && approvals > people.size) {
-    ctx.addIssue({ code: 'custom', path: ['approvals'], message: `asks for ${approvals} approvals but approvers lists only ${people.size} ${people.size === 1 ? 'person' : 'different people'}, so no request could ever be approved` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['approvals'],
+      message: `asks for ${approvals} approvals but approvers lists only ${people.size} ${people.size === 1 ? 'person' : 'different people'}, so no request could ever be approved`,
+    });
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const FileSchema = z.strictObject({ rules: z.array(RuleSchema, { error: 'must be a list of rules (each starting with "- name: …")' }) }, { error: 'must be a map with a rules: list' });
+const FileSchema = z.strictObject(
+  { rules: z.array(RuleSchema, { error: 'must be a list of rules (each starting with "- name: …")' }) },
+  { error: 'must be a map with a rules: list' },
+);
 
 type ParsedRule = z.infer<typeof RuleSchema>;
 
 export function parsePolicy(text: string): PolicyParse {
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_POLICY_BYTES) return { ok: false, problems: [`The policy file has ${bytes} bytes; the limit is ${MAX_POLICY_BYTES}.`] };
+  if (bytes > MAX_POLICY_BYTES)
+    return { ok: false, problems: [`The policy file has ${bytes} bytes; the limit is ${MAX_POLICY_BYTES}.`] };
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const lineOf = (offset: number | undefined) => (offset === undefined ? undefined : lines.linePos(offset).line);
-  const yamlProblems = [...doc.errors, ...doc.warnings].map((e) => located(lineOf(e.pos[0]), `${firstLine(e.message)}`));
+  const yamlProblems = [...doc.errors, ...doc.warnings].map((e) =>
+    located(lineOf(e.pos[0]), `${firstLine(e.message)}`),
+  );
   if (doc.errors.length > 0) return { ok: false, problems: yamlProblems };
 
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    return { ok: false, problems: [...yamlProblems, `The policy file could not be read: ${error instanceof Error ? error.message : String(error)}.`] };
+    return {
+      ok: false,
+      problems: [
+        ...yamlProblems,
+        `The policy file could not be read: ${error instanceof Error ? error.message : String(error)}.`,
+      ],
+    };
   }
-  if (data === null || data === undefined) return { ok: false, problems: ['The policy file is empty: it needs a rules: list (see the README).'] };
+  if (data === null || data === undefined)
+    return { ok: false, problems: ['The policy file is empty: it needs a rules: list (see the README).'] };
   const parsed = FileSchema.safeParse(data);
   const problems = [...yamlProblems];
   if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => issueProblem(issue, doc, lineOf, data)));
@@ -130,29 +187,57 @@ function toRule(rule: ParsedRule, line: number | undefined): Rule {
   };
   const base = { name: rule.name, match, ...(line === undefined ? {} : { line }) };
   if (rule.deny !== undefined) return { ...base, effect: 'deny', deny: rule.deny };
-  return { ...base, effect: 'approve', approvals: rule.approvals ?? 0, ...(rule.approvers ? { approvers: [...new Set(rule.approvers)] } : {}) };
+  return {
+    ...base,
+    effect: 'approve',
+    approvals: rule.approvals ?? 0,
+    ...(rule.approvers ? { approvers: [...new Set(rule.approvers)] } : {}),
+  };
 }
 
-function duplicateNames(rules: ParsedRule[], doc: Document, lineOf: (offset: number | undefined) => number | undefined): string[] {
+function duplicateNames(
+  rules: ParsedRule[],
+  doc: Document,
+  lineOf: (offset: number | undefined) => number | undefined,
+): string[] {
   const seen = new Map<string, number>();
   const problems: string[] = [];
   rules.forEach((rule, index) => {
     const first = seen.get(rule.name);
     if (first === undefined) seen.set(rule.name, index);
-    else problems.push(located(lineOf(nodeOffset(doc, ['rules', index, 'name'])), `${ruleLabel(index, rule.name)}: name is already used by rule ${first + 1}; each rule needs its own name, as requests and the audit name rules`));
+    else
+      problems.push(
+        located(
+          lineOf(nodeOffset(doc, ['rules', index, 'name'])),
+          `${ruleLabel(index, rule.name)}: name is already used by rule ${first + 1}; each rule needs its own name, as requests and the audit name rules`,
+        ),
+      );
   });
   return problems;
 }
 
-function issueProblem(issue: z.core.$ZodIssue, doc: Document, lineOf: (offset: number | undefined) => number | undefined, data: unknown): string {
+function issueProblem(
+  issue: z.core.$ZodIssue,
+  doc: Document,
+  lineOf: (offset: number | undefined) => number | undefined,
+  data: unknown,
+): string {
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   if (issue.code === 'unrecognized_keys') {
     const offset = keyOffset(doc, path, issue.keys[0]) ?? nodeOffset(doc, path);
     const allowed = KEYS_OF[context(path)];
     const keys = issue.keys.map((k) => `"${k}"`).join(', ');
-    return located(lineOf(offset), `${where(path, data)}unknown key${issue.keys.length === 1 ? '' : 's'} ${keys} (allowed here: ${allowed.join(', ')})`);
+    return located(
+      lineOf(offset),
+      `${where(path, data)}unknown key${issue.keys.length === 1 ? '' : 's'} ${keys} (allowed here: ${allowed.join(', ')})`,
+    );
   }
-  const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : valueAt(data, path) === undefined && path.length > 0 ? missingMessage(path) : issue.message;
+  const message =
+    issue.code === 'invalid_key'
+      ? (issue.issues[0]?.message ?? issue.message)
+      : valueAt(data, path) === undefined && path.length > 0
+        ? missingMessage(path)
+        : issue.message;
   return located(lineOf(nodeOffset(doc, path)), `${where(path, data)}${fieldName(path)} ${message}`);
 }
 
@@ -202,7 +287,10 @@ function nameAt(data: unknown, index: number): string | undefined {
 function fieldName(path: Array<string | number>): string {
   const inner = path[0] === 'rules' && typeof path[1] === 'number' ? path.slice(2) : path;
   if (inner.length === 0) return path.length === 0 ? 'The policy file' : 'the rule';
-  return inner.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : part), '');
+  return inner.reduce<string>(
+    (text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : part),
+    '',
+  );
 }
 
 function nodeOffset(doc: Document, path: Array<string | number>): number | undefined {

@@ -18,8 +18,15 @@ export function isEligible(requirement: Requirement, userId: string, requesterId
 }
 
 /** Indices of the requirements a person's approval would count for. */
-export function eligibleFor(requirements: readonly Requirement[], userId: string, requesterId: string, inGroup: InGroup): number[] {
-  return requirements.flatMap((requirement, index) => (requirement.approvals > 0 && isEligible(requirement, userId, requesterId, inGroup) ? [index] : []));
+export function eligibleFor(
+  requirements: readonly Requirement[],
+  userId: string,
+  requesterId: string,
+  inGroup: InGroup,
+): number[] {
+  return requirements.flatMap((requirement, index) =>
+    requirement.approvals > 0 && isEligible(requirement, userId, requesterId, inGroup) ? [index] : [],
+  );
 }
 
 /** The user groups whose membership decides a click on these requirements. */
@@ -61,7 +68,9 @@ export function unmet(requirements: readonly Requirement[], approvals: readonly 
 export function stillEligible(progress: RuleProgress, requesterId: string): string[] | undefined {
   const { requirement, approvedBy } = progress;
   if (requirement.approvers.length === 0) return undefined;
-  return requirement.approvers.filter((id) => isGroupId(id) || (!approvedBy.includes(id) && (id !== requesterId || requirement.selfApproval === true)));
+  return requirement.approvers.filter(
+    (id) => isGroupId(id) || (!approvedBy.includes(id) && (id !== requesterId || requirement.selfApproval === true)),
+  );
 }
 
 export type ApprovalClick =
@@ -70,7 +79,13 @@ export type ApprovalClick =
   /** The person is eligible for no requirement still missing approvals. */
   | { kind: 'not-eligible'; requester: boolean };
 
-export function judgeApproval(requirements: readonly Requirement[], approvals: readonly Approval[], userId: string, requesterId: string, inGroup: InGroup): ApprovalClick {
+export function judgeApproval(
+  requirements: readonly Requirement[],
+  approvals: readonly Approval[],
+  userId: string,
+  requesterId: string,
+  inGroup: InGroup,
+): ApprovalClick {
   if (approvals.some((a) => a.userId === userId)) return { kind: 'already-approved' };
   const counts = eligibleFor(requirements, userId, requesterId, inGroup);
   const open = new Set(unmet(requirements, approvals).map((p) => p.index));
@@ -79,7 +94,12 @@ export function judgeApproval(requirements: readonly Requirement[], approvals: r
 }
 
 /** Anyone eligible for any rule of the request may reject it (never the requester: they cancel). */
-export function mayReject(requirements: readonly Requirement[], userId: string, requesterId: string, inGroup: InGroup): boolean {
+export function mayReject(
+  requirements: readonly Requirement[],
+  userId: string,
+  requesterId: string,
+  inGroup: InGroup,
+): boolean {
   if (userId === requesterId) return false;
   return requirements.some((r) => r.approvals > 0 && isEligible(r, userId, requesterId, inGroup));
 }

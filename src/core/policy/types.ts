@@ -4,7 +4,15 @@
  */
 
 /** Kinds of change a request can touch; the names are the policy file's `changes` values. */
-export const CHANGE_KINDS = ['name', 'ip-access', 'private-endpoints', 'release-channel', 'mysql-endpoint', 'encryption-key', 'tags'] as const;
+export const CHANGE_KINDS = [
+  'name',
+  'ip-access',
+  'private-endpoints',
+  'release-channel',
+  'mysql-endpoint',
+  'encryption-key',
+  'tags',
+] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** Warnings a change can carry; the names are the policy file's `risks` values. */

@@ -3,7 +3,16 @@
  * union of several entries) and the single entries that are very broad. Change requests and the
  * posture check read the same answer, so neither can be sidestepped by splitting a /0.
  */
-import { coveredFamilies, FAMILY_NAMES, isVeryBroad, isWholeFamily, outermostSources, parseBlock, sourcesOfFamily, type Family } from '../network/cidr.js';
+import {
+  coveredFamilies,
+  FAMILY_NAMES,
+  isVeryBroad,
+  isWholeFamily,
+  outermostSources,
+  parseBlock,
+  sourcesOfFamily,
+  type Family,
+} from '../network/cidr.js';
 
 /** More pieces than this are counted rather than listed, so a warning stays one readable line. */
 const MAX_NAMED = 8;
@@ -38,6 +47,7 @@ function openFamily(sources: readonly string[], family: Family): OpenFamily {
   const whole = sourcesOfFamily(sources, family).filter(isWholeFamily);
   if (whole.length > 0) return { family, sources: whole, named: whole.join(' and '), whole: true };
   const pieces = outermostSources(sources, family);
-  const named = pieces.length <= MAX_NAMED ? pieces.join(' + ') : `its ${pieces.length} ${FAMILY_NAMES[family]} entries`;
+  const named =
+    pieces.length <= MAX_NAMED ? pieces.join(' + ') : `its ${pieces.length} ${FAMILY_NAMES[family]} entries`;
   return { family, sources: pieces, named, whole: false };
 }

@@ -60,7 +60,11 @@ export function postureFindings(service: ServiceRecord): PostureFinding[] {
   }
   // An absent list means the record did not say; only an explicit empty list is a finding.
   if (ipList !== undefined && ipList.length === 0) {
-    findings.push({ code: 'empty-ip-list', label: 'no IP allowed', detail: 'IP access list is empty: no client can connect.' });
+    findings.push({
+      code: 'empty-ip-list',
+      label: 'no IP allowed',
+      detail: 'IP access list is empty: no client can connect.',
+    });
   }
   if (mysqlEnabled(service)) {
     findings.push({ code: 'mysql-enabled', label: 'MySQL endpoint on', detail: 'MySQL endpoint is enabled.' });

@@ -17,7 +17,6 @@ export function changeLine(change: FieldChange): string {
   return `• *${change.label}*: ${code(change.before)} → ${code(change.after)}`;
 }
 
-
 export function changeRequestBlocks(request: ChangeRequest): Block[] {
   const { plan } = request;
   const blocks: Block[] = [
@@ -27,7 +26,8 @@ export function changeRequestBlocks(request: ChangeRequest): Block[] {
   const warnings = plan.warnings.map((w) => `:warning: *${esc(w)}*`);
   const note = temporaryNote(request);
   const rules = request.requirements ? progressLines(request, request.requirements) : [];
-  const budget = LIMITS.messageBlocks - blocks.length - 3 - note.length - (warnings.length > 0 ? 1 : 0) - (rules.length > 0 ? 1 : 0);
+  const budget =
+    LIMITS.messageBlocks - blocks.length - 3 - note.length - (warnings.length > 0 ? 1 : 0) - (rules.length > 0 ? 1 : 0);
   blocks.push(...packLines(plan.changes.map(changeLine), budget, (n) => `_…and ${n} more changes_`));
   if (warnings.length > 0) blocks.push(section(warnings.join('\n')));
   if (rules.length > 0) blocks.push(section(`*Approval rules*\n${rules.join('\n')}`));
@@ -46,23 +46,47 @@ function statusBlocks(request: ChangeRequest): Block[] {
         type: 'actions',
         block_id: 'change_actions',
         elements: [
-          { type: 'button', action_id: ACTION_APPROVE, text: { type: 'plain_text', text: 'Approve' }, style: 'primary', value: request.id },
-          { type: 'button', action_id: ACTION_REJECT, text: { type: 'plain_text', text: 'Reject' }, style: 'danger', value: request.id },
-          { type: 'button', action_id: ACTION_CANCEL, text: { type: 'plain_text', text: 'Cancel (requester)' }, value: request.id },
+          {
+            type: 'button',
+            action_id: ACTION_APPROVE,
+            text: { type: 'plain_text', text: 'Approve' },
+            style: 'primary',
+            value: request.id,
+          },
+          {
+            type: 'button',
+            action_id: ACTION_REJECT,
+            text: { type: 'plain_text', text: 'Reject' },
+            style: 'danger',
+            value: request.id,
+          },
+          {
+            type: 'button',
+            action_id: ACTION_CANCEL,
+            text: { type: 'plain_text', text: 'Cancel (requester)' },
+            value: request.id,
+          },
         ],
       },
     ];
   }
-  return [section(outcomeText(request)), context(`Request ${code(request.id)}`), ...(offersUndo(request) ? [undoButton(request)] : [])];
+  return [
+    section(outcomeText(request)),
+    context(`Request ${code(request.id)}`),
+    ...(offersUndo(request) ? [undoButton(request)] : []),
+  ];
 }
 
 const OUTCOME: Record<Exclude<ChangeStatus, 'pending'>, (r: ChangeRequest) => string> = {
   applying: (r) => `:hourglass: ${approvedBy(r)}; applying the change…`,
-  applied: (r) => `:white_check_mark: *Applied.* ${approvedBy(r)}${when(r)}${apiRef(r)}${r.outcome?.message ? ` ${esc(r.outcome.message)}` : ''}`,
-  failed: (r) => `:x: *Not applied.* ${esc(r.outcome?.message ?? 'The update failed.')} ${approvedBy(r)}${when(r)}${apiRef(r)}`,
+  applied: (r) =>
+    `:white_check_mark: *Applied.* ${approvedBy(r)}${when(r)}${apiRef(r)}${r.outcome?.message ? ` ${esc(r.outcome.message)}` : ''}`,
+  failed: (r) =>
+    `:x: *Not applied.* ${esc(r.outcome?.message ?? 'The update failed.')} ${approvedBy(r)}${when(r)}${apiRef(r)}`,
   rejected: (r) => `:no_entry: *Rejected* by ${mention(r.decidedBy)}${when(r)}`,
   cancelled: (r) => `:heavy_multiplication_x: *Cancelled* by ${mention(r.decidedBy)}${when(r)}`,
-  expired: (r) => `:hourglass_flowing_sand: *Expired* without approval at ${slackDate(r.expiresAt)}. Ask again if it is still needed.`,
+  expired: (r) =>
+    `:hourglass_flowing_sand: *Expired* without approval at ${slackDate(r.expiresAt)}. Ask again if it is still needed.`,
 };
 
 export function outcomeText(request: ChangeRequest): string {
@@ -91,7 +115,10 @@ export function pendingBlocks(requests: ChangeRequest[]): Block[] {
     (r) =>
       `• ${code(r.id)} ${bold(r.plan.serviceName)} by ${mention(r.requesterId)}: ${esc(changeSummary(r.plan.changes))}${r.requirements ? ` · ${progressSummary(r, r.requirements)}` : ''} · expires ${slackDate(r.expiresAt)}`,
   );
-  return [header(`Pending change requests (${requests.length})`), ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} more_`)];
+  return [
+    header(`Pending change requests (${requests.length})`),
+    ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} more_`),
+  ];
 }
 
 /** The public message of a change request: its summary line as text, its blocks with buttons. */
@@ -101,6 +128,7 @@ export function requestMessage(request: ChangeRequest): { text: string; blocks: 
 }
 
 export function alreadyDecidedText(request: ChangeRequest): string {
-  if (request.status === 'applying') return `This change request is being applied right now, so your click changed nothing. ${outcomeText(request)}`;
+  if (request.status === 'applying')
+    return `This change request is being applied right now, so your click changed nothing. ${outcomeText(request)}`;
   return `This change request is already settled, so your click changed nothing. ${outcomeText(request)}`;
 }

@@ -42,10 +42,14 @@ export function cloudErrorSentence(error: CloudApiError): string {
 
 function httpSentence(status: number): string {
   if (status === 400) return 'ClickHouse Cloud refused the request as invalid.';
-  if (status === 401) return "ClickHouse Cloud refused the bot's API key. Whoever runs the bot should check CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET.";
-  if (status === 403) return "the bot's API key is not allowed to do this. Whoever runs the bot should give the key a role that may update services.";
-  if (status === 404) return 'ClickHouse Cloud does not know this service or organization any more. The list command shows what exists.';
-  if (status === 409) return 'ClickHouse Cloud reported a conflict: the service is busy with another change. Try again in a few minutes.';
+  if (status === 401)
+    return "ClickHouse Cloud refused the bot's API key. Whoever runs the bot should check CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET.";
+  if (status === 403)
+    return "the bot's API key is not allowed to do this. Whoever runs the bot should give the key a role that may update services.";
+  if (status === 404)
+    return 'ClickHouse Cloud does not know this service or organization any more. The list command shows what exists.';
+  if (status === 409)
+    return 'ClickHouse Cloud reported a conflict: the service is busy with another change. Try again in a few minutes.';
   if (status >= 500) return 'ClickHouse Cloud had an internal error. Try again in a few minutes.';
   return `ClickHouse Cloud answered with an error.`;
 }
@@ -59,7 +63,10 @@ export interface ApiCall {
 /** " (status 500, request id `abc`)"; plain text (no code span) for sentences escaped later. */
 export function apiReference(call: ApiCall, format: 'mrkdwn' | 'plain' = 'mrkdwn'): string {
   const id = (text: string) => (format === 'mrkdwn' ? code(text) : text);
-  const parts = [call.status === undefined ? undefined : `status ${call.status}`, call.requestId ? `request id ${id(call.requestId)}` : undefined].filter(Boolean);
+  const parts = [
+    call.status === undefined ? undefined : `status ${call.status}`,
+    call.requestId ? `request id ${id(call.requestId)}` : undefined,
+  ].filter(Boolean);
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }
 
@@ -68,7 +75,8 @@ export function internalErrorText(ref: string): string {
   return `:x: Something went wrong on the bot's side, so nothing was changed. Try again; if it keeps happening, give whoever runs the bot this reference: ${code(ref)}.`;
 }
 
-export const EDIT_FAILED_TEXT = ":x: Something went wrong on the bot's side, so your change was not requested. Try again in a minute.";
+export const EDIT_FAILED_TEXT =
+  ":x: Something went wrong on the bot's side, so your change was not requested. Try again in a minute.";
 
 export const READ_FAILED_TEXT = ':x: Something went wrong while reading the service.';
 

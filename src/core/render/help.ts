@@ -3,15 +3,22 @@ import { COMMAND_CATALOGUE } from '../command/catalogue.js';
 import { code, context, esc, header, packLines, section, type Block } from './mrkdwn.js';
 
 export function helpBlocks(slashCommand: string, lead?: string): Block[] {
-  const lines = COMMAND_CATALOGUE.map((c) => `${code(`${slashCommand} ${c.usage}`)}\n${esc(c.summary)} _e.g._ ${code(`${slashCommand} ${c.example}`)}`);
+  const lines = COMMAND_CATALOGUE.map(
+    (c) => `${code(`${slashCommand} ${c.usage}`)}\n${esc(c.summary)} _e.g._ ${code(`${slashCommand} ${c.example}`)}`,
+  );
   return [
     header('ClickHouse Cloud bot'),
     ...(lead ? [section(lead)] : []),
     ...packLines(lines, 20, (n) => `…and ${n} more`),
-    context('SERVICE is a service id or name; quote names with spaces. Every change becomes a request that a colleague approves in the channel.'),
+    context(
+      'SERVICE is a service id or name; quote names with spaces. Every change becomes a request that a colleague approves in the channel.',
+    ),
   ];
 }
 
 export function invalidBlocks(slashCommand: string, message: string, usage: string): Block[] {
-  return [section(`:warning: ${esc(message)}\nUsage: ${code(`${slashCommand} ${usage}`)}`), context(`${code(`${slashCommand} help`)} lists every command.`)];
+  return [
+    section(`:warning: ${esc(message)}\nUsage: ${code(`${slashCommand} ${usage}`)}`),
+    context(`${code(`${slashCommand} help`)} lists every command.`),
+  ];
 }

@@ -21,10 +21,16 @@ export interface AuditReach {
 
 export function historyBlocks(entries: AuditEntry[], reach: AuditReach, serviceLabel?: string): Block[] {
   const title = serviceLabel ? `History of ${serviceLabel}` : 'Recent change history';
-  const scope = serviceLabel ? `No change request for ${esc(serviceLabel)} was made in this channel` : 'No change request was made in this channel';
+  const scope = serviceLabel
+    ? `No change request for ${esc(serviceLabel)} was made in this channel`
+    : 'No change request was made in this channel';
   if (entries.length === 0) return [section(`${bold(title)}\n${scope} within the record, which ${reachText(reach)}.`)];
   const lines = entries.map((e) => {
-    const detail = [e.summary ? esc(e.summary) : '', e.message ? `_${esc(e.message)}_` : '', e.apiRequestId ? `API request ${code(e.apiRequestId)}` : '']
+    const detail = [
+      e.summary ? esc(e.summary) : '',
+      e.message ? `_${esc(e.message)}_` : '',
+      e.apiRequestId ? `API request ${code(e.apiRequestId)}` : '',
+    ]
       .filter(Boolean)
       .join(' · ');
     // Nobody expires a request: the entry's actor is only whoever happened to notice it.

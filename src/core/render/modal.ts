@@ -62,7 +62,9 @@ export function loadingView(title = 'Edit service'): View {
     callback_id: `${EDIT_CALLBACK}_loading`,
     title: { type: 'plain_text', text: title },
     close: { type: 'plain_text', text: 'Close' },
-    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: ':hourglass: Reading the service from ClickHouse Cloud…' } }],
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: ':hourglass: Reading the service from ClickHouse Cloud…' } },
+    ],
   };
 }
 
@@ -95,8 +97,29 @@ const tagsText = (tags: readonly OutgoingTag[]): string => tags.map(tagText).joi
 
 export function editView(service: ServiceRecord, metadata: EditMetadata, temporaryMaxMs = 7 * 24 * 3600 * 1000): View {
   const blocks: Block[] = [
-    { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(`Changes become a request in the channel; a colleague approves it before anything is applied. Service ${code(service.id)}.`, LIMITS.sectionText) }] },
-    input(BLOCK.name, 'Name', { type: 'plain_text_input', action_id: ACTION, initial_value: truncate(service.name, 150), max_length: Math.max(50, [...service.name].length) }, { optional: true, hint: 'Letters, digits, spaces, hyphens and underscores; up to 50.' }),
+    {
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: truncate(
+            `Changes become a request in the channel; a colleague approves it before anything is applied. Service ${code(service.id)}.`,
+            LIMITS.sectionText,
+          ),
+        },
+      ],
+    },
+    input(
+      BLOCK.name,
+      'Name',
+      {
+        type: 'plain_text_input',
+        action_id: ACTION,
+        initial_value: truncate(service.name, 150),
+        max_length: Math.max(50, [...service.name].length),
+      },
+      { optional: true, hint: 'Letters, digits, spaces, hyphens and underscores; up to 50.' },
+    ),
     ...releaseChannelBlocks(service),
     input(BLOCK.mysql, 'MySQL endpoint', {
       type: 'radio_buttons',
@@ -104,15 +127,34 @@ export function editView(service: ServiceRecord, metadata: EditMetadata, tempora
       options: [option('On', 'on'), option('Off', 'off')],
       initial_option: mysqlEnabled(service) ? option('On', 'on') : option('Off', 'off'),
     }),
-    input(BLOCK.ipAdd, 'IP access entries to add', {
-      type: 'plain_text_input',
-      action_id: ACTION,
-      multiline: true,
-      placeholder: { type: 'plain_text', text: '203.0.113.7/32 office VPN' },
-    }, { optional: true, hint: 'One entry a line: an address or CIDR block, then an optional description.' }),
-    ...multiSelect(BLOCK.ipRemove, 'IP access entries to remove', (service.ipAccessList ?? []).filter((e) => fitsValue(e.source)).map((e) => option(e.description ? `${e.source} ${e.description}` : e.source, e.source))),
-    ...multiSelect(BLOCK.attach, 'Private endpoints to attach', attachable(service).map((id) => option(id, id))),
-    ...multiSelect(BLOCK.detach, 'Private endpoints to detach', (service.privateEndpointIds ?? []).filter(fitsValue).map((id) => option(id, id))),
+    input(
+      BLOCK.ipAdd,
+      'IP access entries to add',
+      {
+        type: 'plain_text_input',
+        action_id: ACTION,
+        multiline: true,
+        placeholder: { type: 'plain_text', text: '203.0.113.7/32 office VPN' },
+      },
+      { optional: true, hint: 'One entry a line: an address or CIDR block, then an optional description.' },
+    ),
+    ...multiSelect(
+      BLOCK.ipRemove,
+      'IP access entries to remove',
+      (service.ipAccessList ?? [])
+        .filter((e) => fitsValue(e.source))
+        .map((e) => option(e.description ? `${e.source} ${e.description}` : e.source, e.source)),
+    ),
+    ...multiSelect(
+      BLOCK.attach,
+      'Private endpoints to attach',
+      attachable(service).map((id) => option(id, id)),
+    ),
+    ...multiSelect(
+      BLOCK.detach,
+      'Private endpoints to detach',
+      (service.privateEndpointIds ?? []).filter(fitsValue).map((id) => option(id, id)),
+    ),
     ...tdeBlocks(service),
     ...tagBlocks(metadata.shown.tags),
     ...durationBlocks(temporaryMaxMs),
@@ -136,10 +178,15 @@ function durationBlocks(maxMs: number): Block[] {
   }).map((text) => option(text, text));
   if (options.length === 0) return [];
   return [
-    input(BLOCK.duration, 'For how long', { type: 'static_select', action_id: ACTION, placeholder: { type: 'plain_text', text: 'Permanent' }, options }, {
-      optional: true,
-      hint: 'Only for IP entries to add and MySQL switched on: the bot takes them back when the time is up.',
-    }),
+    input(
+      BLOCK.duration,
+      'For how long',
+      { type: 'static_select', action_id: ACTION, placeholder: { type: 'plain_text', text: 'Permanent' }, options },
+      {
+        optional: true,
+        hint: 'Only for IP entries to add and MySQL switched on: the bot takes them back when the time is up.',
+      },
+    ),
   ];
 }
 
@@ -158,7 +205,12 @@ function attachable(service: ServiceRecord): string[] {
   return (service.availablePrivateEndpointIds ?? []).filter((id) => !attached.has(id) && fitsValue(id));
 }
 
-function input(blockId: string, label: string, element: InputElement, extra: { optional?: boolean; hint?: string } = {}): Block {
+function input(
+  blockId: string,
+  label: string,
+  element: InputElement,
+  extra: { optional?: boolean; hint?: string } = {},
+): Block {
   return {
     type: 'input',
     block_id: blockId,
@@ -172,12 +224,26 @@ function input(blockId: string, label: string, element: InputElement, extra: { o
 function releaseChannelBlocks(service: ServiceRecord): Block[] {
   // A development service already on the default channel has nothing to choose.
   if (!mayLeaveDefaultChannel(service) && (service.releaseChannel ?? 'default') === 'default') {
-    return [{ type: 'context', elements: [{ type: 'mrkdwn', text: 'Release channel: default (development services stay on the default channel).' }] }];
+    return [
+      {
+        type: 'context',
+        elements: [
+          { type: 'mrkdwn', text: 'Release channel: default (development services stay on the default channel).' },
+        ],
+      },
+    ];
   }
   const channels = mayLeaveDefaultChannel(service) ? RELEASE_CHANNELS : (['default'] as const);
   const options = channels.map((c) => option(c, c));
   const current = options.find((o) => o.value === service.releaseChannel);
-  return [input(BLOCK.releaseChannel, 'Release channel', { type: 'static_select', action_id: ACTION, options, ...(current ? { initial_option: current } : {}) }, { optional: true })];
+  return [
+    input(
+      BLOCK.releaseChannel,
+      'Release channel',
+      { type: 'static_select', action_id: ACTION, options, ...(current ? { initial_option: current } : {}) },
+      { optional: true },
+    ),
+  ];
 }
 
 /** Up to 100 options a plain select; beyond that, groups of 100 (Slack's limits). */
@@ -193,13 +259,38 @@ function multiSelect(blockId: string, label: string, options: Option[]): Block[]
             options: options.slice(i * size, (i + 1) * size),
           })),
         };
-  return [input(blockId, label, { type: 'multi_static_select', action_id: ACTION, placeholder: { type: 'plain_text', text: 'Choose…' }, ...grouped }, { optional: true })];
+  return [
+    input(
+      blockId,
+      label,
+      {
+        type: 'multi_static_select',
+        action_id: ACTION,
+        placeholder: { type: 'plain_text', text: 'Choose…' },
+        ...grouped,
+      },
+      { optional: true },
+    ),
+  ];
 }
 
 function tdeBlocks(service: ServiceRecord): Block[] {
   if (service.hasTransparentDataEncryption !== true) return [];
   return [
-    input(BLOCK.tdeKey, 'Rotate encryption key to', { type: 'plain_text_input', action_id: ACTION, ...(service.transparentDataEncryptionKeyId ? { placeholder: { type: 'plain_text', text: truncate(`now ${service.transparentDataEncryptionKeyId}`, 150) } } : {}) }, { optional: true, hint: 'The id of the new key; leave empty to keep the current one.' }),
+    input(
+      BLOCK.tdeKey,
+      'Rotate encryption key to',
+      {
+        type: 'plain_text_input',
+        action_id: ACTION,
+        ...(service.transparentDataEncryptionKeyId
+          ? {
+              placeholder: { type: 'plain_text', text: truncate(`now ${service.transparentDataEncryptionKeyId}`, 150) },
+            }
+          : {}),
+      },
+      { optional: true, hint: 'The id of the new key; leave empty to keep the current one.' },
+    ),
   ];
 }
 
@@ -210,13 +301,21 @@ function tagBlocks(shown: EditMetadata['shown']['tags']): Block[] {
   }
   const initial = tagsText(shown);
   return [
-    input(BLOCK.tags, 'Tags', {
-      type: 'plain_text_input',
-      action_id: ACTION,
-      multiline: true,
-      ...(initial ? { initial_value: initial } : {}),
-      placeholder: { type: 'plain_text', text: 'env=prod team=data' },
-    }, { optional: true, hint: 'KEY or KEY=VALUE, separated by spaces: letters, digits, dots, hyphens and underscores. Delete a tag to remove it.' }),
+    input(
+      BLOCK.tags,
+      'Tags',
+      {
+        type: 'plain_text_input',
+        action_id: ACTION,
+        multiline: true,
+        ...(initial ? { initial_value: initial } : {}),
+        placeholder: { type: 'plain_text', text: 'env=prod team=data' },
+      },
+      {
+        optional: true,
+        hint: 'KEY or KEY=VALUE, separated by spaces: letters, digits, dots, hyphens and underscores. Delete a tag to remove it.',
+      },
+    ),
   ];
 }
 

@@ -52,16 +52,29 @@ export function truncate(text: string, max: number): string {
   const chars = [...text];
   if (chars.length <= max) return text;
   // Never leave half an entity (&am…) or half a control sequence (<!date^… or <@U…) behind.
-  const cut = chars.slice(0, max - 1).join('').replace(/&[a-z]*$/i, '').replace(/<[^<>]*$/, '');
+  const cut = chars
+    .slice(0, max - 1)
+    .join('')
+    .replace(/&[a-z]*$/i, '')
+    .replace(/<[^<>]*$/, '');
   return `${cut}…`;
 }
 
 /** The top-level `text` of a message, cut (cleanly) below Slack's 40,000 characters. */
 export const messageText = (text: string): string => truncate(text, LIMITS.messageText);
 
-export const section = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } });
-export const context = (text: string): Block => ({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) }] });
-export const header = (text: string): Block => ({ type: 'header', text: { type: 'plain_text', text: truncate(text, LIMITS.headerText), emoji: true } });
+export const section = (text: string): Block => ({
+  type: 'section',
+  text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) },
+});
+export const context = (text: string): Block => ({
+  type: 'context',
+  elements: [{ type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) }],
+});
+export const header = (text: string): Block => ({
+  type: 'header',
+  text: { type: 'plain_text', text: truncate(text, LIMITS.headerText), emoji: true },
+});
 export const divider = (): Block => ({ type: 'divider' });
 
 /**

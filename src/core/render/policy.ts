@@ -8,18 +8,32 @@ import { defaultRequirement, evaluatePolicy } from '../policy/evaluate.js';
 import { serviceSide } from '../policy/facts.js';
 import { ANY_VALUE } from '../policy/match.js';
 import { ruleProgress, stillEligible, unmet, type RuleProgress } from '../policy/progress.js';
-import { CHANGE_KINDS, type ChangeKind, type PolicyDecision, type Policy, type PolicyDefaults, type Requirement, type Risk, type Rule } from '../policy/types.js';
+import {
+  CHANGE_KINDS,
+  type ChangeKind,
+  type PolicyDecision,
+  type Policy,
+  type PolicyDefaults,
+  type Requirement,
+  type Risk,
+  type Rule,
+} from '../policy/types.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, type Block } from './mrkdwn.js';
 import { people } from './people.js';
 
 /** The request's requirements (the default one for requests made before policies). */
-export function requirementsOf(request: Pick<ChangeRequest, 'requirements'>, defaults: PolicyDefaults): readonly Requirement[] {
+export function requirementsOf(
+  request: Pick<ChangeRequest, 'requirements'>,
+  defaults: PolicyDefaults,
+): readonly Requirement[] {
   return request.requirements ?? [defaultRequirement(defaults)];
 }
 
 /** One line per rule the request must satisfy: why it applies, who approved, what is missing. */
 export function progressLines(request: ChangeRequest, requirements: readonly Requirement[]): string[] {
-  return ruleProgress(requirements, request.approvals ?? []).map((p) => progressLine(p, request.requesterId, request.status === 'pending'));
+  return ruleProgress(requirements, request.approvals ?? []).map((p) =>
+    progressLine(p, request.requesterId, request.status === 'pending'),
+  );
 }
 
 function progressLine(p: RuleProgress, requesterId: string, open: boolean): string {
@@ -27,7 +41,9 @@ function progressLine(p: RuleProgress, requesterId: string, open: boolean): stri
   const title = `${bold(requirement.rule)} (${esc(requirement.reasons.join(', '))})`;
   if (requirement.approvals === 0) return `:white_check_mark: ${title}: no approval needed`;
   const icon = p.missing === 0 ? ':white_check_mark:' : ':hourglass:';
-  const parts = [`${Math.min(p.approvedBy.length, requirement.approvals)} of ${requirement.approvals} approval${requirement.approvals === 1 ? '' : 's'}`];
+  const parts = [
+    `${Math.min(p.approvedBy.length, requirement.approvals)} of ${requirement.approvals} approval${requirement.approvals === 1 ? '' : 's'}`,
+  ];
   if (p.approvedBy.length > 0) parts.push(`approved by ${people(p.approvedBy)}`);
   if (p.missing > 0 && open) parts.push(`${p.missing} more from ${whoMayApprove(p, requesterId)}`);
   return `${icon} ${title}: ${parts.join(' · ')}`;
@@ -35,8 +51,13 @@ function progressLine(p: RuleProgress, requesterId: string, open: boolean): stri
 
 function whoMayApprove(p: RuleProgress, requesterId: string): string {
   const eligible = stillEligible(p, requesterId);
-  if (eligible === undefined) return p.approvedBy.length > 0 ? 'anyone else in the channel but the requester' : 'anyone in the channel but the requester';
-  return eligible.length > 0 ? people(eligible) : 'nobody left on its list, so this request cannot be approved: cancel it and ask the rule\'s owners';
+  if (eligible === undefined)
+    return p.approvedBy.length > 0
+      ? 'anyone else in the channel but the requester'
+      : 'anyone in the channel but the requester';
+  return eligible.length > 0
+    ? people(eligible)
+    : "nobody left on its list, so this request cannot be approved: cancel it and ask the rule's owners";
 }
 
 /** Short progress for `pending`: "1 of 2 approvals (production needs two DBAs: 1 more)". */
@@ -50,7 +71,11 @@ export function progressSummary(request: ChangeRequest, requirements: readonly R
 }
 
 /** Told privately to someone whose approval would count for no rule still missing approvals. */
-export function notEligibleText(request: ChangeRequest, requirements: readonly Requirement[], requester: boolean): string {
+export function notEligibleText(
+  request: ChangeRequest,
+  requirements: readonly Requirement[],
+  requester: boolean,
+): string {
   const lead = requester
     ? 'You asked for this change, so someone else has to approve it.'
     : requirements.every((r) => r.isDefault)
@@ -61,7 +86,9 @@ export function notEligibleText(request: ChangeRequest, requirements: readonly R
 
 /** "1 more for *prod two* from <!subteam^S1>": what a pending request still needs. */
 export function stillNeededText(request: ChangeRequest, requirements: readonly Requirement[]): string {
-  const missing = unmet(requirements, request.approvals ?? []).map((p) => `${p.missing} more for ${bold(p.requirement.rule)} from ${whoMayApprove(p, request.requesterId)}`);
+  const missing = unmet(requirements, request.approvals ?? []).map(
+    (p) => `${p.missing} more for ${bold(p.requirement.rule)} from ${whoMayApprove(p, request.requesterId)}`,
+  );
   return missing.length > 0 ? `Still needed: ${missing.join('; ')}.` : 'Nothing more is needed.';
 }
 
@@ -72,7 +99,10 @@ export function approvalRecordedText(request: ChangeRequest): string {
 
 /** The store refused to count an approval: given twice, or for rules met in the meantime. */
 export function approvalNotCountedText(request: ChangeRequest, reason: 'already-approved' | 'not-needed'): string {
-  const why = reason === 'already-approved' ? 'You already approved this request.' : 'The rules your approval counts for were met in the meantime.';
+  const why =
+    reason === 'already-approved'
+      ? 'You already approved this request.'
+      : 'The rules your approval counts for were met in the meantime.';
   return `${why} ${stillNeededText(request, request.requirements ?? [])} Nothing was changed.`;
 }
 
@@ -90,7 +120,9 @@ export function deniedText(decision: Extract<PolicyDecision, { kind: 'deny' }>):
 function matchText(rule: Rule): string {
   const { tags, services, changes, risks } = rule.match;
   const parts = [
-    ...Object.entries(tags ?? {}).map(([key, value]) => (value === ANY_VALUE ? `tag ${key} (any value)` : `${key}=${value}`)),
+    ...Object.entries(tags ?? {}).map(([key, value]) =>
+      value === ANY_VALUE ? `tag ${key} (any value)` : `${key}=${value}`,
+    ),
     ...(services ? [`service ${services.join(' or ')}`] : []),
     ...(changes ? [`changes ${changes.join(' or ')}`] : []),
     ...(risks ? [`risk ${risks.join(' or ')}`] : []),
@@ -117,12 +149,16 @@ export function policyBlocks(policy: Policy | undefined, defaults: PolicyDefault
   if (!policy) {
     return [section(`No policy file is loaded (POLICY_FILE is unset). ${defaultText(defaults)}`)];
   }
-  const lines = policy.rules.map((rule, i) => `${i + 1}. ${bold(rule.name)}: when ${matchText(rule)}, ${effectText(rule, defaults)}`);
+  const lines = policy.rules.map(
+    (rule, i) => `${i + 1}. ${bold(rule.name)}: when ${matchText(rule)}, ${effectText(rule, defaults)}`,
+  );
   return [
     header(`Approval policy (${policy.rules.length} rule${policy.rules.length === 1 ? '' : 's'})`),
     ...packLines(lines, LIMITS.messageBlocks - 3, (n) => `_…and ${n} more rules_`),
     section(defaultText(defaults)),
-    context(`A request needs every matching rule; a refusing rule wins. Rules match the service before or after the change. Policy file sha256 ${code(policy.digest.slice(0, 16))}.`),
+    context(
+      `A request needs every matching rule; a refusing rule wins. Rules match the service before or after the change. Policy file sha256 ${code(policy.digest.slice(0, 16))}.`,
+    ),
   ];
 }
 
@@ -133,29 +169,40 @@ const RISKS_OF: Partial<Record<ChangeKind, readonly Risk[]>> = {
 };
 
 /** `/clickhouse policy SERVICE`: for each kind of change, what a request would need. */
-export function servicePolicyBlocks(policy: Policy | undefined, service: ServiceRecord, defaults: PolicyDefaults): Block[] {
+export function servicePolicyBlocks(
+  policy: Policy | undefined,
+  service: ServiceRecord,
+  defaults: PolicyDefaults,
+): Block[] {
   const side = serviceSide(service);
   const tags = [...side.tags].map(([k, v]) => `${k}=${v}`).join(', ');
   const lines = CHANGE_KINDS.map((kind) => {
-    const outcome = (risks: Risk[]) => decisionText(evaluatePolicy(policy, { before: side, after: side, changes: [kind], risks }, defaults));
+    const outcome = (risks: Risk[]) =>
+      decisionText(evaluatePolicy(policy, { before: side, after: side, changes: [kind], risks }, defaults));
     const plain = outcome([]);
-    const risky = (RISKS_OF[kind] ?? []).map((risk) => ({ risk, text: outcome([risk]) })).filter((r) => r.text !== plain);
+    const risky = (RISKS_OF[kind] ?? [])
+      .map((risk) => ({ risk, text: outcome([risk]) }))
+      .filter((r) => r.text !== plain);
     return [`• ${code(kind)}: ${plain}`, ...risky.map((r) => `      if it is ${code(r.risk)}: ${r.text}`)].join('\n');
   });
   return [
     header(`Approval rules for ${service.name || service.id}`),
     section(`${bold(service.name)} ${code(service.id)}${tags ? ` · tags ${code(tags)}` : ' · no tags'}`),
     ...packLines(lines, LIMITS.messageBlocks - 3, (n) => `_…and ${n} more_`),
-    context(policy ? 'Rules also match the service as a change would leave it (a rename, a tag change).' : 'No policy file is loaded (POLICY_FILE is unset).'),
+    context(
+      policy
+        ? 'Rules also match the service as a change would leave it (a rename, a tag change).'
+        : 'No policy file is loaded (POLICY_FILE is unset).',
+    ),
   ];
 }
 
 function decisionText(decision: PolicyDecision): string {
   if (decision.kind === 'deny') return `refused by ${bold(decision.rule)}`;
-  if (decision.kind === 'auto') return `no approval needed (${decision.requirements.map((r) => bold(r.rule)).join(', ')})`;
+  if (decision.kind === 'auto')
+    return `no approval needed (${decision.requirements.map((r) => bold(r.rule)).join(', ')})`;
   return decision.requirements
     .filter((r) => r.approvals > 0)
     .map((r) => `${r.approvals} from ${approversText(r.approvers)} (${bold(r.rule)})`)
     .join(' and ');
 }
-

@@ -9,18 +9,26 @@ function describe(schedule: Schedule): string {
 
 function nextRunsText(schedule: Schedule, now: Date): string {
   const check = checkCron(schedule.cron, schedule.timeZone, now);
-  return check.ok ? check.nextRuns.map((d) => slackDate(d.getTime(), '{date_short_pretty} {time}')).join(', ') : 'never';
+  return check.ok
+    ? check.nextRuns.map((d) => slackDate(d.getTime(), '{date_short_pretty} {time}')).join(', ')
+    : 'never';
 }
 
 export function scheduleAddedBlocks(schedule: Schedule, now: Date): Block[] {
   return [
-    section(`:calendar: Scheduled a summary in this channel: ${describe(schedule)}.\nNext runs: ${nextRunsText(schedule, now)}`),
+    section(
+      `:calendar: Scheduled a summary in this channel: ${describe(schedule)}.\nNext runs: ${nextRunsText(schedule, now)}`,
+    ),
     context(`Remove it with ${code(`schedule remove ${schedule.id}`)}.`),
   ];
 }
 
 export function scheduleListBlocks(schedules: Schedule[], now: Date): Block[] {
-  if (schedules.length === 0) return [section('No summary is scheduled in this channel. Add one with `schedule add "0 9 * * 1-5"`.')];
+  if (schedules.length === 0)
+    return [section('No summary is scheduled in this channel. Add one with `schedule add "0 9 * * 1-5"`.')];
   const lines = schedules.map((s) => `• ${describe(s)}\n   next: ${nextRunsText(s, now)}`);
-  return [header(`Scheduled summaries (${schedules.length})`), ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} more_`)];
+  return [
+    header(`Scheduled summaries (${schedules.length})`),
+    ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} more_`),
+  ];
 }

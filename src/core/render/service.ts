@@ -1,9 +1,28 @@
 /** Block Kit for services: the compact list and the full record. */
 import type { ServiceRecord } from '../service/schema.js';
 import { postureFindings, type PostureCode } from '../posture/rules.js';
-import { baselineCapacity, capacityPhrase, capacityText, currentCapacity, rangeText, totalMemoryText } from '../service/capacity.js';
+import {
+  baselineCapacity,
+  capacityPhrase,
+  capacityText,
+  currentCapacity,
+  rangeText,
+  totalMemoryText,
+} from '../service/capacity.js';
 import { stateInfo } from '../service/states.js';
-import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, truncate, type Block } from './mrkdwn.js';
+import {
+  bold,
+  code,
+  context,
+  esc,
+  header,
+  LIMITS,
+  packLines,
+  section,
+  slackDate,
+  truncate,
+  type Block,
+} from './mrkdwn.js';
 
 /** Replicas of the baseline, with the autoscaling mode: "3 (vertical autoscaling)", "2–6". */
 function replicasField(s: ServiceRecord): string | undefined {
@@ -67,16 +86,28 @@ export function listBlocks(services: ServiceRecord[], filters: readonly string[]
   const filterText = filters.length > 0 ? ` matching ${filters.map(code).join(' ')}` : '';
   const blocks: Block[] = [
     header(`ClickHouse Cloud services (${services.length})`),
-    context(`${services.length} service${services.length === 1 ? '' : 's'}${filterText} · as of ${slackDate(fetchedAt, '{time_secs}')} · \`show SERVICE\` for details`),
+    context(
+      `${services.length} service${services.length === 1 ? '' : 's'}${filterText} · as of ${slackDate(fetchedAt, '{time_secs}')} · \`show SERVICE\` for details`,
+    ),
   ];
   if (services.length === 0) {
-    blocks.push(section(filters.length > 0 ? 'No service has these tags. Try `list` without filters.' : 'This organization has no services yet.'));
+    blocks.push(
+      section(
+        filters.length > 0
+          ? 'No service has these tags. Try `list` without filters.'
+          : 'This organization has no services yet.',
+      ),
+    );
     return blocks;
   }
   const sorted = [...services].sort((a, b) => a.name.localeCompare(b.name));
   const lines = sorted.map(serviceLine);
   return blocks.concat(
-    packLines(lines, LIMITS.messageBlocks - blocks.length, (hidden) => `_…and ${hidden} more. Narrow the list with tag filters, e.g. \`list tag:env=prod\`._`),
+    packLines(
+      lines,
+      LIMITS.messageBlocks - blocks.length,
+      (hidden) => `_…and ${hidden} more. Narrow the list with tag filters, e.g. \`list tag:env=prod\`._`,
+    ),
   );
 }
 
@@ -88,14 +119,22 @@ export function serviceBlocks(s: ServiceRecord, title = s.name || s.id): Block[]
   blocks.push(section(privateEndpointText(s)));
   blocks.push(section(encryptionText(s)));
   const findings = postureFindings(s);
-  if (findings.length > 0) blocks.push(section(`:warning: *Posture*\n${findings.map((f) => `• ${esc(f.detail)}`).join('\n')}`));
+  if (findings.length > 0)
+    blocks.push(section(`:warning: *Posture*\n${findings.map((f) => `• ${esc(f.detail)}`).join('\n')}`));
   const tags = (s.tags ?? []).map((t) => code(t.value === undefined ? t.key : `${t.key}=${t.value}`)).join(' ');
-  blocks.push(context(`ID ${code(s.id)}${tags ? ` · tags ${tags}` : ''}${s.createdAt ? ` · created ${esc(s.createdAt.slice(0, 10))}` : ''}`));
+  blocks.push(
+    context(
+      `ID ${code(s.id)}${tags ? ` · tags ${tags}` : ''}${s.createdAt ? ` · created ${esc(s.createdAt.slice(0, 10))}` : ''}`,
+    ),
+  );
   return blocks.slice(0, LIMITS.messageBlocks);
 }
 
 function overviewFields(s: ServiceRecord): Array<{ type: 'mrkdwn'; text: string }> {
-  const where = [s.provider, s.region].filter(Boolean).map((p) => esc(p)).join(' ');
+  const where = [s.provider, s.region]
+    .filter(Boolean)
+    .map((p) => esc(p))
+    .join(' ');
   const rows: Array<[string, string | undefined]> = [
     ['State', s.state ? stateText(s.state) : undefined],
     ['Version', s.clickhouseVersion ? esc(s.clickhouseVersion) : undefined],
@@ -109,8 +148,11 @@ function overviewFields(s: ServiceRecord): Array<{ type: 'mrkdwn'; text: string 
     ['Read-only', s.isReadonly === undefined ? undefined : s.isReadonly ? 'yes' : 'no'],
   ];
   const present = rows.filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '');
-  const fields = present.length > 0 ? present : ([['Details', 'the record carries no details']] as Array<[string, string]>);
-  return fields.slice(0, LIMITS.sectionFields).map(([label, value]) => ({ type: 'mrkdwn', text: truncate(`*${label}*\n${value}`, LIMITS.fieldText) }));
+  const fields =
+    present.length > 0 ? present : ([['Details', 'the record carries no details']] as Array<[string, string]>);
+  return fields
+    .slice(0, LIMITS.sectionFields)
+    .map(([label, value]) => ({ type: 'mrkdwn', text: truncate(`*${label}*\n${value}`, LIMITS.fieldText) }));
 }
 
 function endpointLines(s: ServiceRecord): string {
@@ -152,4 +194,3 @@ function encryptionText(s: ServiceRecord): string {
   const key = s.transparentDataEncryptionKeyId ? ` · key ${code(s.transparentDataEncryptionKeyId)}` : '';
   return `*Encryption*\ntransparent data encryption on${key}`;
 }
-

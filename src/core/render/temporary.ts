@@ -11,14 +11,26 @@ export const ACTION_REVERT_NOW = 'temporary_revert_now';
 /** The line a temporary request, a revert or an extension carries under its changes. */
 export function temporaryNote(request: ChangeRequest): Block[] {
   if (request.revertOf) {
-    return [context(`:rewind: Revert of the temporary change ${code(request.revertOf)}, filed by the bot at its expiry; it needs no approval.`)];
+    return [
+      context(
+        `:rewind: Revert of the temporary change ${code(request.revertOf)}, filed by the bot at its expiry; it needs no approval.`,
+      ),
+    ];
   }
   if (!request.temporary) return [];
   const duration = formatDuration(request.temporary.durationMs);
   if (request.extendOf) {
-    return [context(`:stopwatch: Extends the temporary change ${code(request.extendOf)}: once approved, the bot reverts it ${esc(duration)} after the approval instead.`)];
+    return [
+      context(
+        `:stopwatch: Extends the temporary change ${code(request.extendOf)}: once approved, the bot reverts it ${esc(duration)} after the approval instead.`,
+      ),
+    ];
   }
-  return [context(`:stopwatch: *Temporary:* for ${esc(duration)}. The bot reverts it ${esc(duration)} after it is applied (if approved now, at ${slackDate(request.createdAt + request.temporary.durationMs)}), without approval.`)];
+  return [
+    context(
+      `:stopwatch: *Temporary:* for ${esc(duration)}. The bot reverts it ${esc(duration)} after it is applied (if approved now, at ${slackDate(request.createdAt + request.temporary.durationMs)}), without approval.`,
+    ),
+  ];
 }
 
 /** Whether an applied request's outcome offers Undo: reverts and extensions have nothing to undo. */
@@ -30,7 +42,9 @@ export function undoButton(request: ChangeRequest): Block {
   return {
     type: 'actions',
     block_id: 'change_undo',
-    elements: [{ type: 'button', action_id: ACTION_UNDO, text: { type: 'plain_text', text: 'Undo' }, value: request.id }],
+    elements: [
+      { type: 'button', action_id: ACTION_UNDO, text: { type: 'plain_text', text: 'Undo' }, value: request.id },
+    ],
   };
 }
 
@@ -39,7 +53,11 @@ export function scheduledRevertMessage(request: ChangeRequest, dueAt: number, ex
   const text = `${extended ? 'Extended: ' : ''}the bot reverts ${request.id} at ${slackDate(dueAt)}.`;
   return {
     text: esc(text),
-    blocks: [section(`:stopwatch: ${extended ? '*Extended.* ' : ''}The bot reverts ${code(request.id)} on ${bold(request.plan.serviceName)} at ${slackDate(dueAt)}, without approval.`)],
+    blocks: [
+      section(
+        `:stopwatch: ${extended ? '*Extended.* ' : ''}The bot reverts ${code(request.id)} on ${bold(request.plan.serviceName)} at ${slackDate(dueAt)}, without approval.`,
+      ),
+    ],
   };
 }
 
@@ -58,7 +76,13 @@ export function reminderMessage(request: ChangeRequest, dueAt: number): { text: 
         block_id: 'temporary_actions',
         elements: [
           { type: 'button', action_id: ACTION_EXTEND, text: { type: 'plain_text', text: 'Extend' }, value: request.id },
-          { type: 'button', action_id: ACTION_REVERT_NOW, text: { type: 'plain_text', text: 'Revert now' }, style: 'danger', value: request.id },
+          {
+            type: 'button',
+            action_id: ACTION_REVERT_NOW,
+            text: { type: 'plain_text', text: 'Revert now' },
+            style: 'danger',
+            value: request.id,
+          },
         ],
       },
     ],
@@ -70,7 +94,11 @@ export function nothingToRevertMessage(request: ChangeRequest, found: string[]) 
   const lines = found.map((sentence) => `• ${esc(sentence)}`).join('\n');
   return {
     text: esc(`Nothing to revert for ${request.id}: someone changed it meanwhile`),
-    blocks: [section(`:information_source: At its expiry the bot found that the temporary change ${code(request.id)} had already been changed by someone else, so it left the service as it is:\n${lines}`)],
+    blocks: [
+      section(
+        `:information_source: At its expiry the bot found that the temporary change ${code(request.id)} had already been changed by someone else, so it left the service as it is:\n${lines}`,
+      ),
+    ],
   };
 }
 
@@ -78,7 +106,11 @@ export function nothingToRevertMessage(request: ChangeRequest, found: string[]) 
 export function temporaryListBlocks(entries: Array<{ request: ChangeRequest; dueAt: number }>): Block[] {
   if (entries.length === 0) return [section('No temporary change is active in this channel.')];
   const lines = entries.map(
-    ({ request, dueAt }) => `• ${code(request.id)} ${bold(request.plan.serviceName)} by ${mention(request.requesterId)}: ${esc(request.plan.changes.map((c) => c.after).join(', '))} · reverted ${slackDate(dueAt)}`,
+    ({ request, dueAt }) =>
+      `• ${code(request.id)} ${bold(request.plan.serviceName)} by ${mention(request.requesterId)}: ${esc(request.plan.changes.map((c) => c.after).join(', '))} · reverted ${slackDate(dueAt)}`,
   );
-  return [header(`Temporary changes (${entries.length})`), ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} more_`)];
+  return [
+    header(`Temporary changes (${entries.length})`),
+    ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} more_`),
+  ];
 }

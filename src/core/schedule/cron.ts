@@ -16,15 +16,28 @@ const GAP_SAMPLE = 100;
  * Checks a schedule's cron expression and time zone; with `minIntervalSeconds`, also refuses one
  * that fires more often than that at its busiest (two runs closer together than the limit).
  */
-export function checkCron(expression: string, timeZone: string, from: Date = new Date(), minIntervalSeconds = 0): CronCheck {
-  if (!isTimeZone(timeZone)) return { ok: false, message: `"${timeZone}" is not a time zone. Use an IANA name such as Europe/Berlin or America/New_York.` };
+export function checkCron(
+  expression: string,
+  timeZone: string,
+  from: Date = new Date(),
+  minIntervalSeconds = 0,
+): CronCheck {
+  if (!isTimeZone(timeZone))
+    return {
+      ok: false,
+      message: `"${timeZone}" is not a time zone. Use an IANA name such as Europe/Berlin or America/New_York.`,
+    };
   const fields = expression.trim().split(/\s+/).length;
-  if (!expression.trim().startsWith('@') && fields !== 5 && fields !== 6) return { ok: false, message: `"${expression}" has ${fields} field${fields === 1 ? '' : 's'}. ${CRON_HINT}` };
+  if (!expression.trim().startsWith('@') && fields !== 5 && fields !== 6)
+    return { ok: false, message: `"${expression}" has ${fields} field${fields === 1 ? '' : 's'}. ${CRON_HINT}` };
   let cron: Cron;
   try {
     cron = new Cron(expression, { ...CRON_OPTIONS, timezone: timeZone });
   } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^CronPattern:\s*/, '').replace(/\.+$/, '') : 'it could not be read';
+    const reason =
+      error instanceof Error
+        ? error.message.replace(/^CronPattern:\s*/, '').replace(/\.+$/, '')
+        : 'it could not be read';
     return { ok: false, message: `"${expression}" is not a cron expression: ${reason}. ${CRON_HINT}` };
   }
   const nextRuns = cron.nextRuns(3, from);
@@ -50,7 +63,11 @@ function shortestGapSeconds(runs: readonly Date[]): number | undefined {
 
 /** 1 second, 90 seconds, 15 minutes, 2 hours, 3 days: the largest unit that divides evenly. */
 export function duration(seconds: number): string {
-  const units: Array<[string, number]> = [['day', 86_400], ['hour', 3_600], ['minute', 60]];
+  const units: Array<[string, number]> = [
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+  ];
   const [name, size] = units.find(([, size]) => seconds >= size && seconds % size === 0) ?? ['second', 1];
   const count = seconds / size;
   return `${count} ${name}${count === 1 ? '' : 's'}`;
@@ -64,7 +81,13 @@ export function cronFor(expression: string, timeZone: string): Cron {
  * The run missed while no replica was up, if it should still be posted: the latest scheduled time
  * before now, later than the last run and the schedule's creation, and less than one period old.
  */
-export function missedRun(expression: string, timeZone: string, now: Date, lastRun: number | undefined, createdAt: number): Date | undefined {
+export function missedRun(
+  expression: string,
+  timeZone: string,
+  now: Date,
+  lastRun: number | undefined,
+  createdAt: number,
+): Date | undefined {
   const cron = cronFor(expression, timeZone);
   // The period is the gap between the last two fire times: for "weekdays at 9" on a Sunday that is
   // a day, so Friday's run (51 h old) is not posted after a weekend outage.

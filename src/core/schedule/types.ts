@@ -19,7 +19,8 @@ export const scheduleSnapshotKey = (scheduleId: string) => `schedule:${scheduleI
 export const normaliseFilters = (filters: readonly string[]): string[] => [...new Set(filters)].sort();
 
 /** Ad-hoc summaries of a channel compare against the previous one with the same (normalised) filters. */
-export const adHocSnapshotKey = (channelId: string, filters: readonly string[]) => `adhoc:${channelId}:${normaliseFilters(filters).join('&')}`;
+export const adHocSnapshotKey = (channelId: string, filters: readonly string[]) =>
+  `adhoc:${channelId}:${normaliseFilters(filters).join('&')}`;
 
 /** A channel keeps the baselines of this many ad-hoc filter lists; older ones are dropped. */
 export const AD_HOC_SNAPSHOTS_PER_CHANNEL = 5;

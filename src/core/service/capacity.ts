@@ -41,7 +41,8 @@ function capacity(mode: string | undefined, replicas: Range | undefined, replica
  * per-replica range.
  */
 export function baselineCapacity(s: ServiceRecord): Capacity {
-  const horizontal = s.autoscalingMode === 'horizontal' || (s.numReplicas === undefined && s.autoscalingMode !== 'vertical');
+  const horizontal =
+    s.autoscalingMode === 'horizontal' || (s.numReplicas === undefined && s.autoscalingMode !== 'vertical');
   const counted = exactly(s.numReplicas);
   const ranged = rangeOf(s.minReplicas, s.maxReplicas);
   const replicas = horizontal ? (ranged ?? counted) : (counted ?? ranged);

@@ -24,8 +24,11 @@ export function resolveService(services: ServiceRecord[], query: string): Resolu
   for (const matches of stages) {
     const found = services.filter(matches);
     if (found.length === 1 && found[0]) return { ok: true, service: found[0] };
-    if (found.length > 1) return { ok: false, reason: 'ambiguous', query: wanted, candidates: found.slice(0, MAX_CANDIDATES) };
+    if (found.length > 1)
+      return { ok: false, reason: 'ambiguous', query: wanted, candidates: found.slice(0, MAX_CANDIDATES) };
   }
-  const similar = services.filter((s) => s.name !== '' && (s.name.toLowerCase().includes(lower) || lower.includes(s.name.toLowerCase())));
+  const similar = services.filter(
+    (s) => s.name !== '' && (s.name.toLowerCase().includes(lower) || lower.includes(s.name.toLowerCase())),
+  );
   return { ok: false, reason: 'not-found', query: wanted, candidates: similar.slice(0, MAX_CANDIDATES) };
 }

@@ -143,10 +143,14 @@ export type OutgoingAccessEntry = z.infer<typeof OutgoingAccessEntrySchema>;
 const IdSchema = z.string().trim().min(1).max(256);
 
 export const OutgoingTagSchema = z.strictObject({
-  key: z.string().refine(isTagKey, { message: `a tag key has 1-${TAG_KEY_MAX} letters, digits, dots, hyphens or underscores` }),
+  key: z
+    .string()
+    .refine(isTagKey, { message: `a tag key has 1-${TAG_KEY_MAX} letters, digits, dots, hyphens or underscores` }),
   value: z
     .string()
-    .refine(isTagValue, { message: `a tag value has up to ${TAG_VALUE_MAX} letters, digits, dots, hyphens or underscores` })
+    .refine(isTagValue, {
+      message: `a tag value has up to ${TAG_VALUE_MAX} letters, digits, dots, hyphens or underscores`,
+    })
     .optional(),
 });
 export type OutgoingTag = z.infer<typeof OutgoingTagSchema>;
@@ -174,7 +178,6 @@ export const ServiceUpdateSchema = z.strictObject({
     .optional(),
 });
 export type ServiceUpdate = z.infer<typeof ServiceUpdateSchema>;
-
 
 /**
  * `tag:KEY` (tag present) or `tag:KEY=VALUE` (equality), as the real API understands them. A value

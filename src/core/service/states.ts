@@ -30,7 +30,11 @@ export interface StateInfo {
   attention: boolean;
 }
 
-const info = (label: string, icon: string, flags: Partial<Pick<StateInfo, 'deleted' | 'attention'>> = {}): StateInfo => ({
+const info = (
+  label: string,
+  icon: string,
+  flags: Partial<Pick<StateInfo, 'deleted' | 'attention'>> = {},
+): StateInfo => ({
   label,
   icon,
   deleted: flags.deleted ?? false,
@@ -62,4 +66,5 @@ export function stateInfo(state: string): StateInfo {
 }
 
 export const isDeletedState = (state: string | undefined): boolean => state !== undefined && stateInfo(state).deleted;
-export const stateNeedsAttention = (state: string | undefined): boolean => state !== undefined && stateInfo(state).attention;
+export const stateNeedsAttention = (state: string | undefined): boolean =>
+  state !== undefined && stateInfo(state).attention;

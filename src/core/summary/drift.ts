@@ -22,7 +22,14 @@ export type DriftKind =
   | 'encryption-key-rotated';
 
 /** The labels change requests use for their fields (src/core/change/plan.ts); 'Service' is for what the bot never does. */
-export const CHANGE_LABELS = ['Name', 'Release channel', 'MySQL endpoint', 'IP access', 'Private endpoint', 'Encryption key'] as const;
+export const CHANGE_LABELS = [
+  'Name',
+  'Release channel',
+  'MySQL endpoint',
+  'IP access',
+  'Private endpoint',
+  'Encryption key',
+] as const;
 export type ChangeLabel = (typeof CHANGE_LABELS)[number];
 export type DriftLabel = ChangeLabel | 'Service';
 
@@ -59,18 +66,21 @@ export function diffSnapshots(previous: Snapshot, current: Snapshot): DriftItem[
   const items: DriftItem[] = [];
   for (const [id, now] of Object.entries(current.services)) {
     const before = previous.services[id];
-    if (before === undefined) items.push(driftItem(id, nameOf(id, now), 'service-added', 'Service', 'Service added', ''));
+    if (before === undefined)
+      items.push(driftItem(id, nameOf(id, now), 'service-added', 'Service', 'Service added', ''));
     else items.push(...serviceDrift(id, before, now));
   }
   for (const [id, before] of Object.entries(previous.services)) {
-    if (current.services[id] === undefined) items.push(driftItem(id, nameOf(id, before), 'service-removed', 'Service', 'Service removed', ''));
+    if (current.services[id] === undefined)
+      items.push(driftItem(id, nameOf(id, before), 'service-removed', 'Service', 'Service removed', ''));
   }
   return sortByService(items);
 }
 
 function serviceDrift(id: string, before: ServiceSnapshot, now: ServiceSnapshot): DriftItem[] {
   const name = nameOf(id, now);
-  const make = (kind: DriftKind, label: DriftLabel, text: string, subject: string) => driftItem(id, name, kind, label, text, subject);
+  const make = (kind: DriftKind, label: DriftLabel, text: string, subject: string) =>
+    driftItem(id, name, kind, label, text, subject);
   return [
     ...renameDrift(before, now, make),
     ...releaseChannelDrift(before, now, make),
@@ -83,7 +93,14 @@ function serviceDrift(id: string, before: ServiceSnapshot, now: ServiceSnapshot)
 
 type MakeItem = (kind: DriftKind, label: DriftLabel, text: string, subject: string) => DriftItem;
 
-function driftItem(serviceId: string, serviceName: string, kind: DriftKind, label: DriftLabel, text: string, subject: string): DriftItem {
+function driftItem(
+  serviceId: string,
+  serviceName: string,
+  kind: DriftKind,
+  label: DriftLabel,
+  text: string,
+  subject: string,
+): DriftItem {
   return { serviceId, serviceName, kind, label, text, subject };
 }
 
@@ -101,7 +118,11 @@ function releaseChannelDrift(before: ServiceSnapshot, now: ServiceSnapshot, make
   return [make('release-channel-changed', 'Release channel', `Release channel: ${was} → ${is}`, is)];
 }
 
-const PROTOCOL_NAMES: Record<SnapshotProtocol, string> = { mysql: 'MySQL', https: 'HTTPS', nativesecure: 'Native secure' };
+const PROTOCOL_NAMES: Record<SnapshotProtocol, string> = {
+  mysql: 'MySQL',
+  https: 'HTTPS',
+  nativesecure: 'Native secure',
+};
 
 function endpointDrift(before: ServiceSnapshot, now: ServiceSnapshot, make: MakeItem): DriftItem[] {
   if (before.endpoints === undefined || now.endpoints === undefined) return [];
@@ -121,13 +142,26 @@ function ipDrift(before: ServiceSnapshot, now: ServiceSnapshot, make: MakeItem):
   const items: DriftItem[] = [];
   for (const [source, description] of is) {
     const old = was.get(source);
-    if (old === undefined) items.push({ ...make('ip-added', 'IP access', `IP access entry added: ${entryText(source, description)}`, source), ipDescription: description });
+    if (old === undefined)
+      items.push({
+        ...make('ip-added', 'IP access', `IP access entry added: ${entryText(source, description)}`, source),
+        ipDescription: description,
+      });
     else if (old !== description) {
-      items.push({ ...make('ip-description-changed', 'IP access', `IP access entry ${source}: description "${old}" → "${description}"`, source), ipDescription: description });
+      items.push({
+        ...make(
+          'ip-description-changed',
+          'IP access',
+          `IP access entry ${source}: description "${old}" → "${description}"`,
+          source,
+        ),
+        ipDescription: description,
+      });
     }
   }
   for (const [source, description] of was) {
-    if (!is.has(source)) items.push(make('ip-removed', 'IP access', `IP access entry removed: ${entryText(source, description)}`, source));
+    if (!is.has(source))
+      items.push(make('ip-removed', 'IP access', `IP access entry removed: ${entryText(source, description)}`, source));
   }
   return items;
 }
@@ -139,7 +173,9 @@ function privateEndpointDrift(before: ServiceSnapshot, now: ServiceSnapshot, mak
   const { added, removed } = setChanges(before.privateEndpointIds, now.privateEndpointIds);
   return [
     ...added.map((id) => make('private-endpoint-attached', 'Private endpoint', `Private endpoint attached: ${id}`, id)),
-    ...removed.map((id) => make('private-endpoint-detached', 'Private endpoint', `Private endpoint detached: ${id}`, id)),
+    ...removed.map((id) =>
+      make('private-endpoint-detached', 'Private endpoint', `Private endpoint detached: ${id}`, id),
+    ),
   ];
 }
 
@@ -159,7 +195,11 @@ const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true })
 
 /** By service name, so one service's changes read together; within a service, in diff order. */
 function sortByService(items: DriftItem[]): DriftItem[] {
-  return items.sort((a, b) => collator.compare(a.serviceName, b.serviceName) || (a.serviceId < b.serviceId ? -1 : a.serviceId > b.serviceId ? 1 : 0));
+  return items.sort(
+    (a, b) =>
+      collator.compare(a.serviceName, b.serviceName) ||
+      (a.serviceId < b.serviceId ? -1 : a.serviceId > b.serviceId ? 1 : 0),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -181,7 +221,11 @@ interface AppliedEffect {
  * change next to a bot change, or one that undid the bot's entry and added another, reads
  * "elsewhere". Entries without their body (written by older versions) explain nothing.
  */
-export function attributeDrift(items: readonly DriftItem[], auditEntries: readonly AuditEntry[], window: TimeWindow): DriftItem[] {
+export function attributeDrift(
+  items: readonly DriftItem[],
+  auditEntries: readonly AuditEntry[],
+  window: TimeWindow,
+): DriftItem[] {
   const effectsByService = appliedEffects(auditEntries, window);
   const used = new Set<AppliedEffect>();
   return items.map((item) => {
@@ -231,9 +275,12 @@ function appliedEffects(entries: readonly AuditEntry[], window: TimeWindow): Map
 export function updateEffects(update: ServiceUpdate): Array<Omit<AppliedEffect, 'changeId'>> {
   const effects: Array<Omit<AppliedEffect, 'changeId'>> = [];
   if (update.name !== undefined) effects.push({ kind: 'renamed', subject: update.name });
-  if (update.releaseChannel !== undefined) effects.push({ kind: 'release-channel-changed', subject: update.releaseChannel });
+  if (update.releaseChannel !== undefined)
+    effects.push({ kind: 'release-channel-changed', subject: update.releaseChannel });
   for (const endpoint of update.endpoints ?? []) {
-    effects.push(endpoint.enabled ? { kind: 'endpoint-enabled', subject: 'on' } : { kind: 'endpoint-disabled', subject: 'off' });
+    effects.push(
+      endpoint.enabled ? { kind: 'endpoint-enabled', subject: 'on' } : { kind: 'endpoint-disabled', subject: 'off' },
+    );
   }
   const added = update.ipAccessList?.add ?? [];
   const addedSources = new Set(added.map((entry) => entry.source));
@@ -246,8 +293,11 @@ export function updateEffects(update: ServiceUpdate): Array<Omit<AppliedEffect, 
     const kind = removedSources.has(entry.source) ? 'ip-description-changed' : 'ip-added';
     effects.push({ kind, subject: entry.source, ipDescription: entry.description ?? '' });
   }
-  for (const id of update.privateEndpointIds?.add ?? []) effects.push({ kind: 'private-endpoint-attached', subject: id });
-  for (const id of update.privateEndpointIds?.remove ?? []) effects.push({ kind: 'private-endpoint-detached', subject: id });
-  if (update.transparentDataEncryptionKeyId !== undefined) effects.push({ kind: 'encryption-key-rotated', subject: update.transparentDataEncryptionKeyId });
+  for (const id of update.privateEndpointIds?.add ?? [])
+    effects.push({ kind: 'private-endpoint-attached', subject: id });
+  for (const id of update.privateEndpointIds?.remove ?? [])
+    effects.push({ kind: 'private-endpoint-detached', subject: id });
+  if (update.transparentDataEncryptionKeyId !== undefined)
+    effects.push({ kind: 'encryption-key-rotated', subject: update.transparentDataEncryptionKeyId });
   return effects;
 }

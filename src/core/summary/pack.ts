@@ -42,7 +42,8 @@ export function packParts(parts: readonly DetailPart[]): Block[][] {
   };
   const tryAppend = (line: string): boolean => {
     const candidate = text === '' ? line : `${text}\n${line}`;
-    if (candidate.length > DETAIL_BUDGET.sectionChars || blockChars + candidate.length > DETAIL_BUDGET.messageChars) return false;
+    if (candidate.length > DETAIL_BUDGET.sectionChars || blockChars + candidate.length > DETAIL_BUDGET.messageChars)
+      return false;
     text = candidate;
     return true;
   };

@@ -4,7 +4,18 @@
  * or bold, and is clipped before escaping so truncation never cuts an entity in half.
  */
 import type { ServiceRecord } from '../service/schema.js';
-import { bold, code, context, esc, header, LIMITS, section, slackDate, truncate, type Block } from '../render/mrkdwn.js';
+import {
+  bold,
+  code,
+  context,
+  esc,
+  header,
+  LIMITS,
+  section,
+  slackDate,
+  truncate,
+  type Block,
+} from '../render/mrkdwn.js';
 import { enabledEndpoints, idleText, stateText } from '../render/service.js';
 import { capacityPhrase } from '../service/capacity.js';
 import type { DriftItem } from './drift.js';
@@ -59,7 +70,12 @@ export function summaryFailureMessage(reason: string, what = 'The ClickHouse Clo
 // ---------------------------------------------------------------------------------------------
 // Headline
 
-function headlineMessage(input: SummaryInput, title: string, totals: SummaryTotals, detailCount: number): SummaryMessage {
+function headlineMessage(
+  input: SummaryInput,
+  title: string,
+  totals: SummaryTotals,
+  detailCount: number,
+): SummaryMessage {
   const blocks: Block[] = [
     header(title),
     context(`${scopeText(totals.services, input.filters)} · as of ${slackDate(input.generatedAt)}`),
@@ -83,8 +99,14 @@ function headlineFields(totals: SummaryTotals, drift: readonly DriftItem[] | und
     ['Services', formatNumber(totals.services)],
     ['State', countsText(totals.byState, (state) => stateText(clip(state, 40)), '\n')],
     ['Release channel', countsText(totals.byReleaseChannel, (channel) => esc(clip(channel, 40)), ' · ')],
-    ['Replicas', withNow(rangeText(totals.replicas, '', totals.servicesWithoutReplicas), totals.replicasNow, '', totals)],
-    ['Memory', withNow(rangeText(totals.memoryGb, ' GB', totals.servicesWithoutMemory), totals.memoryGbNow, ' GB', totals)],
+    [
+      'Replicas',
+      withNow(rangeText(totals.replicas, '', totals.servicesWithoutReplicas), totals.replicasNow, '', totals),
+    ],
+    [
+      'Memory',
+      withNow(rangeText(totals.memoryGb, ' GB', totals.servicesWithoutMemory), totals.memoryGbNow, ' GB', totals),
+    ],
     ['Posture', postureHeadline(totals)],
     ['Changes', driftHeadline(drift)],
   ];
@@ -95,7 +117,11 @@ function headlineFields(totals: SummaryTotals, drift: readonly DriftItem[] | und
 }
 
 /** Largest first; undefined when no record carried the field, so the field is left out. */
-function countsText(counts: ReadonlyMap<string, number>, show: (value: string) => string, separator: string): string | undefined {
+function countsText(
+  counts: ReadonlyMap<string, number>,
+  show: (value: string) => string,
+  separator: string,
+): string | undefined {
   if (counts.size === 0) return undefined;
   return [...counts.entries()]
     .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
@@ -105,12 +131,18 @@ function countsText(counts: ReadonlyMap<string, number>, show: (value: string) =
 
 function rangeText(range: Range | undefined, unit: string, unknown: number): string | undefined {
   if (range === undefined) return unknown > 0 ? '_not reported_' : undefined;
-  const value = range.min === range.max ? formatNumber(range.min) : `${formatNumber(range.min)}–${formatNumber(range.max)}`;
+  const value =
+    range.min === range.max ? formatNumber(range.min) : `${formatNumber(range.min)}–${formatNumber(range.max)}`;
   return `${value}${unit}${unknown > 0 ? ` _(${plural(unknown, 'service')} not reporting)_` : ''}`;
 }
 
 /** While scaling schedules are active, the figure in force now follows the baseline. */
-function withNow(baseline: string | undefined, now: Range | undefined, unit: string, totals: SummaryTotals): string | undefined {
+function withNow(
+  baseline: string | undefined,
+  now: Range | undefined,
+  unit: string,
+  totals: SummaryTotals,
+): string | undefined {
   if (baseline === undefined || totals.servicesScaledNow === 0 || now === undefined) return baseline;
   const value = now.min === now.max ? formatNumber(now.min) : `${formatNumber(now.min)}–${formatNumber(now.max)}`;
   return `${baseline}\n:arrows_counterclockwise: now ${value}${unit} _(${plural(totals.servicesScaledNow, 'scaling schedule')} active)_`;
@@ -122,7 +154,9 @@ function postureHeadline(totals: SummaryTotals): string {
 }
 
 function postureBreakdown(totals: SummaryTotals): string {
-  const counts = [...totals.findings.values()].sort((a, b) => b.count - a.count).map((f) => `${esc(f.label)} ${formatNumber(f.count)}`);
+  const counts = [...totals.findings.values()]
+    .sort((a, b) => b.count - a.count)
+    .map((f) => `${esc(f.label)} ${formatNumber(f.count)}`);
   return `:warning: *Posture warnings:* ${counts.join(' · ')}`;
 }
 
@@ -133,7 +167,12 @@ function driftHeadline(drift: readonly DriftItem[] | undefined): string {
   return `${plural(drift.length, 'change')} since the last summary: ${formatNumber(bot)} via this bot, ${formatNumber(elsewhere)} elsewhere`;
 }
 
-function headlineText(title: string, totals: SummaryTotals, drift: readonly DriftItem[] | undefined, detailCount: number): string {
+function headlineText(
+  title: string,
+  totals: SummaryTotals,
+  drift: readonly DriftItem[] | undefined,
+  detailCount: number,
+): string {
   const parts = [plural(totals.services, 'service'), plural(totals.findingCount, 'posture warning')];
   if (drift !== undefined) parts.push(`${plural(drift.length, 'change')} since the last summary`);
   return `${title}: ${parts.join(', ')}.${detailCount > 0 ? ' Details in the thread.' : ''}`;
@@ -153,7 +192,8 @@ function driftPart(drift: readonly DriftItem[], filters: readonly string[]): Det
   if (drift.length === 0) return undefined;
   const { bot, elsewhere } = driftCounts(drift);
   // With filters, a service whose tags changed leaves the summary's scope and reads as removed.
-  const note = filters.length > 0 ? "\n_A service whose tags stop matching this summary's filters shows as removed._" : '';
+  const note =
+    filters.length > 0 ? "\n_A service whose tags stop matching this summary's filters shows as removed._" : '';
   return {
     title: `*Changes since the last summary* (${formatNumber(drift.length)}: ${formatNumber(bot)} via this bot, ${formatNumber(elsewhere)} elsewhere)${note}`,
     continuedTitle: '*Changes since the last summary* (continued)',
@@ -162,7 +202,9 @@ function driftPart(drift: readonly DriftItem[], filters: readonly string[]): Det
 }
 
 function driftLine(item: DriftItem): string {
-  const where = item.via ? `:robot_face: via this bot (${code(clip(item.via.changeId, 80))})` : '_elsewhere_ (console, Terraform or another tool)';
+  const where = item.via
+    ? `:robot_face: via this bot (${code(clip(item.via.changeId, 80))})`
+    : '_elsewhere_ (console, Terraform or another tool)';
   return `• ${bold(clip(item.serviceName, 100))}: ${esc(clip(item.text, 600))} — ${where}`;
 }
 
@@ -207,7 +249,13 @@ function endpointsText(service: ServiceRecord): string | undefined {
   return enabled.length === 0 ? 'no endpoint enabled' : `endpoints ${enabled.map((p) => esc(clip(p, 30))).join(', ')}`;
 }
 
-function detailMessage(blocks: Block[], title: string, generatedAt: number, index: number, count: number): SummaryMessage {
+function detailMessage(
+  blocks: Block[],
+  title: string,
+  generatedAt: number,
+  index: number,
+  count: number,
+): SummaryMessage {
   const label = `${title} · details ${index} of ${count}`;
   return { text: esc(label), blocks: [context(`${esc(label)} · as of ${slackDate(generatedAt)}`), ...blocks] };
 }
@@ -221,7 +269,8 @@ function driftCounts(drift: readonly DriftItem[]): { bot: number; elsewhere: num
 }
 
 const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
-const byName = (a: ServiceRecord, b: ServiceRecord) => collator.compare(displayName(a), displayName(b)) || (a.id < b.id ? -1 : 1);
+const byName = (a: ServiceRecord, b: ServiceRecord) =>
+  collator.compare(displayName(a), displayName(b)) || (a.id < b.id ? -1 : 1);
 
 /** Raw, before escaping: a name that could not be read shows as its id. */
 const displayName = (service: ServiceRecord) => clip(service.name || service.id, 100);

@@ -63,7 +63,8 @@ export function serviceSnapshot(service: ServiceRecord): ServiceSnapshot {
   if (service.releaseChannel !== undefined) snapshot.releaseChannel = service.releaseChannel;
   if (service.endpoints !== undefined) snapshot.endpoints = enabledProtocols(service.endpoints);
   if (service.ipAccessList !== undefined) snapshot.ipAccessList = accessPairs(service.ipAccessList);
-  if (service.privateEndpointIds !== undefined) snapshot.privateEndpointIds = [...new Set(service.privateEndpointIds)].sort();
+  if (service.privateEndpointIds !== undefined)
+    snapshot.privateEndpointIds = [...new Set(service.privateEndpointIds)].sort();
   if (service.transparentDataEncryptionKeyId !== undefined) snapshot.tdeKeyId = service.transparentDataEncryptionKeyId;
   if (service.state !== undefined) snapshot.state = service.state;
   return snapshot;
@@ -74,7 +75,10 @@ const isSnapshotProtocol = (protocol: string): protocol is SnapshotProtocol =>
 
 /** A listed endpoint is on unless it says otherwise, as mysqlEnabled reads it. */
 function enabledProtocols(endpoints: NonNullable<ServiceRecord['endpoints']>): SnapshotProtocol[] {
-  const enabled = endpoints.filter((e) => e.enabled !== false).map((e) => e.protocol).filter(isSnapshotProtocol);
+  const enabled = endpoints
+    .filter((e) => e.enabled !== false)
+    .map((e) => e.protocol)
+    .filter(isSnapshotProtocol);
   return [...new Set(enabled)].sort();
 }
 

@@ -38,7 +38,10 @@ export interface SummaryTotals {
   servicesWithFindings: number;
 }
 
-export function summaryTotals(services: readonly ServiceRecord[], findings: FindingsByService = findingsByService(services)): SummaryTotals {
+export function summaryTotals(
+  services: readonly ServiceRecord[],
+  findings: FindingsByService = findingsByService(services),
+): SummaryTotals {
   const replicas = sumRanges(services.map(replicaRange));
   const memory = sumRanges(services.map(memoryRange));
   const now = services.map(effectiveCapacity);
@@ -58,7 +61,10 @@ export function summaryTotals(services: readonly ServiceRecord[], findings: Find
   };
 }
 
-function countBy(services: readonly ServiceRecord[], key: (s: ServiceRecord) => string | undefined): Map<string, number> {
+function countBy(
+  services: readonly ServiceRecord[],
+  key: (s: ServiceRecord) => string | undefined,
+): Map<string, number> {
   const counts = new Map<string, number>();
   for (const service of services) {
     const value = key(service);
@@ -87,7 +93,10 @@ function sumRanges(ranges: Array<Range | undefined>): { total: Range | undefined
   return { total, missing };
 }
 
-function countFindings(services: readonly ServiceRecord[], findings: FindingsByService): Pick<SummaryTotals, 'findings' | 'findingCount' | 'servicesWithFindings'> {
+function countFindings(
+  services: readonly ServiceRecord[],
+  findings: FindingsByService,
+): Pick<SummaryTotals, 'findings' | 'findingCount' | 'servicesWithFindings'> {
   const byCode = new Map<PostureCode, { label: string; count: number }>();
   let findingCount = 0;
   let servicesWithFindings = 0;

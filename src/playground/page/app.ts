@@ -4,14 +4,50 @@
  * calls, which the server signs and sends to the bot as Slack would. Plain DOM, no framework.
  */
 
-interface Person { id: string; name: string; role: string }
-interface ChatMessage { ts: string; channel: string; userId?: string; text: string; blocks: Block[]; threadTs?: string; visibleTo?: string }
-interface OpenView { id: string; userId: string; view: { title?: TextObject; submit?: TextObject; close?: TextObject; blocks?: Block[] }; errors: Record<string, string> }
-interface Service { id: string; name: string; state?: string; releaseChannel?: string; ipAccessList?: unknown[]; endpoints?: Array<{ protocol: string }> }
-interface State { people: Person[]; channel: { id: string; name: string }; messages: ChatMessage[]; views: OpenView[]; services: Service[] }
+interface Person {
+  id: string;
+  name: string;
+  role: string;
+}
+interface ChatMessage {
+  ts: string;
+  channel: string;
+  userId?: string;
+  text: string;
+  blocks: Block[];
+  threadTs?: string;
+  visibleTo?: string;
+}
+interface OpenView {
+  id: string;
+  userId: string;
+  view: { title?: TextObject; submit?: TextObject; close?: TextObject; blocks?: Block[] };
+  errors: Record<string, string>;
+}
+interface Service {
+  id: string;
+  name: string;
+  state?: string;
+  releaseChannel?: string;
+  ipAccessList?: unknown[];
+  endpoints?: Array<{ protocol: string }>;
+}
+interface State {
+  people: Person[];
+  channel: { id: string; name: string };
+  messages: ChatMessage[];
+  views: OpenView[];
+  services: Service[];
+}
 
-interface TextObject { type: string; text: string }
-interface Option { text: TextObject; value: string }
+interface TextObject {
+  type: string;
+  text: string;
+}
+interface Option {
+  text: TextObject;
+  value: string;
+}
 interface Element {
   type: string;
   action_id?: string;
@@ -48,7 +84,11 @@ const $ = <T extends HTMLElement>(id: string): T => {
   return element as T;
 };
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: Array<Node | string>
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
   node.append(...children);
@@ -63,7 +103,8 @@ async function post(path: string, body: unknown): Promise<void> {
 // mrkdwn: Slack's control sequences first, then entities, then emphasis; always as text nodes
 // or escaped HTML, so nothing in the data becomes markup.
 
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const decodeEntities = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 function personName(id: string): string {
@@ -75,7 +116,9 @@ function control(inner: string): string {
   if (target.startsWith('@')) return `<span class="mention">@${escapeHtml(personName(target.slice(1)))}</span>`;
   if (target.startsWith('!date^')) {
     const seconds = Number(target.split('^')[1]);
-    return escapeHtml(Number.isFinite(seconds) ? new Date(seconds * 1000).toLocaleString() : decodeEntities(label ?? ''));
+    return escapeHtml(
+      Number.isFinite(seconds) ? new Date(seconds * 1000).toLocaleString() : decodeEntities(label ?? ''),
+    );
   }
   if (target.startsWith('!subteam^')) return `<span class="mention">@${escapeHtml(label ?? 'group')}</span>`;
   if (target.startsWith('!')) return `<span class="mention">@${escapeHtml(target.slice(1))}</span>`;
@@ -83,16 +126,39 @@ function control(inner: string): string {
 }
 
 const EMOJI: Record<string, string> = {
-  warning: '⚠️', white_check_mark: '✅', x: '❌', no_entry: '⛔', no_entry_sign: '🚫', hourglass: '⏳', hourglass_flowing_sand: '⏳',
-  heavy_multiplication_x: '✖️', memo: '📝', grey_question: '❔', large_green_circle: '🟢', white_circle: '⚪', black_circle: '⚫',
-  large_orange_circle: '🟠', red_circle: '🔴', large_blue_circle: '🔵', robot_face: '🤖', calendar: '📅', wastebasket: '🗑️',
-  construction: '🚧', thread: '🧵', arrows_counterclockwise: '🔄', thumbsup: '👍',
+  warning: '⚠️',
+  white_check_mark: '✅',
+  x: '❌',
+  no_entry: '⛔',
+  no_entry_sign: '🚫',
+  hourglass: '⏳',
+  hourglass_flowing_sand: '⏳',
+  heavy_multiplication_x: '✖️',
+  memo: '📝',
+  grey_question: '❔',
+  large_green_circle: '🟢',
+  white_circle: '⚪',
+  black_circle: '⚫',
+  large_orange_circle: '🟠',
+  red_circle: '🔴',
+  large_blue_circle: '🔵',
+  robot_face: '🤖',
+  calendar: '📅',
+  wastebasket: '🗑️',
+  construction: '🚧',
+  thread: '🧵',
+  arrows_counterclockwise: '🔄',
+  thumbsup: '👍',
 };
 
 function mrkdwn(text: string): string {
   return text
     .split(/(<[^<>]+>)/)
-    .map((part) => (part.startsWith('<') && part.endsWith('>') ? control(part.slice(1, -1)) : emphasis(escapeHtml(decodeEntities(part)))))
+    .map((part) =>
+      part.startsWith('<') && part.endsWith('>')
+        ? control(part.slice(1, -1))
+        : emphasis(escapeHtml(decodeEntities(part))),
+    )
     .join('')
     .replace(/\n/g, '<br>');
 }
@@ -104,7 +170,8 @@ function mrkdwn(text: string): string {
  */
 const BEFORE = String.raw`(^|[\s(\[{"'.,;:!?-])`;
 const AFTER = String.raw`(?=$|[\s)\]}"'.,;:!?-])`;
-const markerRule = (marker: string) => new RegExp(`${BEFORE}\\${marker}([^\\${marker}\\s](?:[^\\${marker}\\n]*[^\\${marker}\\s])?)\\${marker}${AFTER}`, 'g');
+const markerRule = (marker: string) =>
+  new RegExp(`${BEFORE}\\${marker}([^\\${marker}\\s](?:[^\\${marker}\\n]*[^\\${marker}\\s])?)\\${marker}${AFTER}`, 'g');
 const BOLD = markerRule('*');
 const ITALIC = markerRule('_');
 const STRIKE = markerRule('~');
@@ -148,7 +215,8 @@ function renderBlock(block: Block, message: ChatMessage): HTMLElement {
     case 'section': {
       const section = el('div', { class: 'block-section' });
       if (block.text) section.append(el('div', {}, textNode(block.text)));
-      if (block.fields) section.append(el('div', { class: 'block-fields' }, ...block.fields.map((f) => el('div', {}, textNode(f)))));
+      if (block.fields)
+        section.append(el('div', { class: 'block-fields' }, ...block.fields.map((f) => el('div', {}, textNode(f)))));
       return section;
     }
     case 'context':
@@ -156,29 +224,57 @@ function renderBlock(block: Block, message: ChatMessage): HTMLElement {
     case 'divider':
       return el('hr', { class: 'block-divider' });
     case 'actions':
-      return el('div', { class: 'block-actions' }, ...(block.elements ?? []).map((e) => actionButton(e, block, message)));
+      return el(
+        'div',
+        { class: 'block-actions' },
+        ...(block.elements ?? []).map((e) => actionButton(e, block, message)),
+      );
     default:
       return el('div', { class: 'block-unknown' }, `[${block.type} block]`);
   }
 }
 
 function actionButton(element: Element, block: Block, message: ChatMessage): HTMLElement {
-  const button = el('button', { type: 'button', ...(element.style ? { class: element.style } : {}) }, element.text?.text ?? 'Button');
+  const button = el(
+    'button',
+    { type: 'button', ...(element.style ? { class: element.style } : {}) },
+    element.text?.text ?? 'Button',
+  );
   button.addEventListener('click', () => {
-    void post('/ui/click', { userId: me, messageTs: message.ts, actionId: element.action_id ?? '', blockId: block.block_id ?? '', value: element.value ?? '' });
+    void post('/ui/click', {
+      userId: me,
+      messageTs: message.ts,
+      actionId: element.action_id ?? '',
+      blockId: block.block_id ?? '',
+      value: element.value ?? '',
+    });
   });
   return button;
 }
 
 function renderMessage(message: ChatMessage, replies: ChatMessage[]): HTMLElement {
   const author = message.userId ? personName(message.userId) : 'ClickHouse';
-  const node = el('div', { class: `message${message.visibleTo ? ' ephemeral' : ''}`, 'data-ts': message.ts, 'data-testid': 'message' });
-  const head = el('div', {}, el('span', { class: 'author' }, author), el('span', { class: 'badge' }, message.userId ? '' : 'APP'));
+  const node = el('div', {
+    class: `message${message.visibleTo ? ' ephemeral' : ''}`,
+    'data-ts': message.ts,
+    'data-testid': 'message',
+  });
+  const head = el(
+    'div',
+    {},
+    el('span', { class: 'author' }, author),
+    el('span', { class: 'badge' }, message.userId ? '' : 'APP'),
+  );
   if (message.visibleTo) head.append(el('span', { class: 'badge' }, ' · Only visible to you'));
   // What a person typed is shown as typed (a command is not formatted), the bot's text as mrkdwn.
-  const body = message.blocks.length > 0
-    ? renderBlocks(message.blocks, message)
-    : el('div', { class: message.userId ? 'typed' : '' }, message.userId ? message.text : textNode({ type: 'mrkdwn', text: message.text }));
+  const body =
+    message.blocks.length > 0
+      ? renderBlocks(message.blocks, message)
+      : el(
+          'div',
+          { class: message.userId ? 'typed' : '' },
+          message.userId ? message.text : textNode({ type: 'mrkdwn', text: message.text }),
+        );
   node.append(head, body);
   if (replies.length > 0) node.append(threadOf(message, replies));
   return node;
@@ -186,14 +282,19 @@ function renderMessage(message: ChatMessage, replies: ChatMessage[]): HTMLElemen
 
 function threadOf(parent: ChatMessage, replies: ChatMessage[]): HTMLElement {
   const open = openThreads.has(parent.ts);
-  const toggle = el('button', { type: 'button', class: 'thread-toggle', 'data-testid': 'thread-toggle' }, open ? 'Hide replies' : `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}`);
+  const toggle = el(
+    'button',
+    { type: 'button', class: 'thread-toggle', 'data-testid': 'thread-toggle' },
+    open ? 'Hide replies' : `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}`,
+  );
   toggle.addEventListener('click', () => {
     if (openThreads.has(parent.ts)) openThreads.delete(parent.ts);
     else openThreads.add(parent.ts);
     render();
   });
   const box = el('div', { class: 'thread-box' }, toggle);
-  if (open) box.append(el('div', { class: 'thread', 'data-testid': 'thread' }, ...replies.map((r) => renderMessage(r, []))));
+  if (open)
+    box.append(el('div', { class: 'thread', 'data-testid': 'thread' }, ...replies.map((r) => renderMessage(r, []))));
   return box;
 }
 
@@ -212,7 +313,12 @@ function renderModal(open: OpenView | undefined): void {
   if (!open) return;
   const form = el('form', { class: 'modal', 'data-testid': 'modal', role: 'dialog' });
   form.append(el('h2', {}, open.view.title?.text ?? 'Modal'));
-  for (const block of open.view.blocks ?? []) form.append(block.type === 'input' ? inputBlock(block, open.errors[block.block_id ?? '']) : renderBlock(block, { ts: '', channel: '', text: '', blocks: [] }));
+  for (const block of open.view.blocks ?? [])
+    form.append(
+      block.type === 'input'
+        ? inputBlock(block, open.errors[block.block_id ?? ''])
+        : renderBlock(block, { ts: '', channel: '', text: '', blocks: [] }),
+    );
   const close = el('button', { type: 'button' }, open.view.close?.text ?? 'Close');
   close.addEventListener('click', () => void post('/ui/close', { viewId: open.id }));
   const footer = el('div', { class: 'footer' }, close);
@@ -231,16 +337,25 @@ type Typed = Map<string, string | string[] | boolean>;
 /** Every field's current value by element id (radio buttons by id and value). */
 function typedValues(root: HTMLElement): Typed {
   const typed: Typed = new Map();
-  for (const field of root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>('input, textarea, select')) {
-    if (field instanceof HTMLInputElement && field.type === 'radio') typed.set(`${field.name}=${field.value}`, field.checked);
-    else if (field instanceof HTMLSelectElement && field.multiple) typed.set(field.id, [...field.selectedOptions].map((o) => o.value));
+  for (const field of root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(
+    'input, textarea, select',
+  )) {
+    if (field instanceof HTMLInputElement && field.type === 'radio')
+      typed.set(`${field.name}=${field.value}`, field.checked);
+    else if (field instanceof HTMLSelectElement && field.multiple)
+      typed.set(
+        field.id,
+        [...field.selectedOptions].map((o) => o.value),
+      );
     else typed.set(field.id, field.value);
   }
   return typed;
 }
 
 function restoreValues(root: HTMLElement, typed: Typed): void {
-  for (const field of root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>('input, textarea, select')) {
+  for (const field of root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(
+    'input, textarea, select',
+  )) {
     if (field instanceof HTMLInputElement && field.type === 'radio') {
       const checked = typed.get(`${field.name}=${field.value}`);
       if (typeof checked === 'boolean') field.checked = checked;
@@ -281,11 +396,15 @@ function inputElement(element: Element, id: string): HTMLElement {
       return select;
     }
     case 'radio_buttons':
-      return el('div', { id }, ...allOptions(element).map((option) => {
-        const radio = el('input', { type: 'radio', name: id, value: option.value });
-        if (element.initial_option?.value === option.value) radio.checked = true;
-        return el('label', {}, radio, ` ${option.text.text}`);
-      }));
+      return el(
+        'div',
+        { id },
+        ...allOptions(element).map((option) => {
+          const radio = el('input', { type: 'radio', name: id, value: option.value });
+          if (element.initial_option?.value === option.value) radio.checked = true;
+          return el('label', {}, radio, ` ${option.text.text}`);
+        }),
+      );
     default: {
       const field = element.multiline ? el('textarea', { id, rows: '3' }) : el('input', { id });
       field.value = element.initial_value ?? '';
@@ -342,9 +461,15 @@ function render(): void {
 function renderServices(services: Service[]): void {
   $('services').replaceChildren(
     ...services.map((s) =>
-      el('tr', { 'data-service': s.id },
-        el('td', {}, s.name), el('td', {}, s.state ?? ''), el('td', {}, s.releaseChannel ?? ''),
-        el('td', {}, String(s.ipAccessList?.length ?? 0)), el('td', {}, s.endpoints?.some((e) => e.protocol === 'mysql') ? 'on' : 'off')),
+      el(
+        'tr',
+        { 'data-service': s.id },
+        el('td', {}, s.name),
+        el('td', {}, s.state ?? ''),
+        el('td', {}, s.releaseChannel ?? ''),
+        el('td', {}, String(s.ipAccessList?.length ?? 0)),
+        el('td', {}, s.endpoints?.some((e) => e.protocol === 'mysql') ? 'on' : 'off'),
+      ),
     ),
   );
   const select = $<HTMLSelectElement>('outside-service');

@@ -31,7 +31,8 @@ const UNHANDLED_TIMEOUT_MS = 3_001;
 const THREAD_FILE = new URL('./thread.js', import.meta.url);
 /** Far above what a team types (hundreds a second for seconds on end), far below a memory problem. */
 const MAX_PENDING = 2_000;
-export const BUSY_TEXT = ':hourglass_flowing_sand: The bot has more requests waiting than it takes at once. Nothing was done; try again in a few seconds.';
+export const BUSY_TEXT =
+  ':hourglass_flowing_sand: The bot has more requests waiting than it takes at once. Nothing was done; try again in a few seconds.';
 
 export class AckThreadReceiver implements Receiver {
   private app: App | undefined;
@@ -86,7 +87,8 @@ export class AckThreadReceiver implements Receiver {
     return new Promise<number>((resolve, reject) => {
       thread.on('message', (message: FromThread) => {
         if (message.type === 'listening') resolve(message.port);
-        else if (message.type === 'failed') reject(new Error(listenProblem(message, this.options.host ?? 'every interface', port)));
+        else if (message.type === 'failed')
+          reject(new Error(listenProblem(message, this.options.host ?? 'every interface', port)));
         else this.onMessage(thread, message);
       });
       thread.on('error', (error) => {
@@ -100,8 +102,12 @@ export class AckThreadReceiver implements Receiver {
   /** A thread that dies while the bot runs is started again on the same port. */
   private onExit(thread: Worker, code: number): void {
     if (this.stopping || this.thread !== thread || this.boundPort === undefined) return;
-    this.options.logger.error(`the acknowledging thread exited (code ${code}); starting it again on port ${this.boundPort}`);
-    this.startThread(this.boundPort).catch((error: unknown) => this.options.logger.error(`restarting the acknowledging thread: ${messageOf(error)}`));
+    this.options.logger.error(
+      `the acknowledging thread exited (code ${code}); starting it again on port ${this.boundPort}`,
+    );
+    this.startThread(this.boundPort).catch((error: unknown) =>
+      this.options.logger.error(`restarting the acknowledging thread: ${messageOf(error)}`),
+    );
   }
 
   private onMessage(thread: Worker, message: Exclude<FromThread, { type: 'listening' | 'failed' }>): void {
@@ -111,7 +117,9 @@ export class AckThreadReceiver implements Receiver {
       case 'acked':
         return this.options.onAck?.(message.seconds);
       case 'route':
-        void answerRoute(this.options.routes, message.method, message.path).then((answer) => this.send(thread, { type: 'route-answer', id: message.id, answer }));
+        void answerRoute(this.options.routes, message.method, message.path).then((answer) =>
+          this.send(thread, { type: 'route-answer', id: message.id, answer }),
+        );
         return;
       case 'log':
         return this.options.logger[message.level](message.message);
@@ -125,12 +133,21 @@ export class AckThreadReceiver implements Receiver {
     if (!app) return;
     if (event.ackSeconds !== undefined) this.options.onAck?.(event.ackSeconds);
     let acked = event.id === 0;
-    const ack = event.id === 0 ? this.lateAck(event.body) : async (response?: unknown) => {
-      acked = true;
-      this.send(thread, { type: 'ack', id: event.id, response });
-    };
+    const ack =
+      event.id === 0
+        ? this.lateAck(event.body)
+        : async (response?: unknown) => {
+            acked = true;
+            this.send(thread, { type: 'ack', id: event.id, response });
+          };
     app
-      .processEvent({ body: event.body, ack, ...(event.retryNum === undefined ? {} : { retryNum: event.retryNum }), ...(event.retryReason === undefined ? {} : { retryReason: event.retryReason }), customProperties: {} })
+      .processEvent({
+        body: event.body,
+        ack,
+        ...(event.retryNum === undefined ? {} : { retryNum: event.retryNum }),
+        ...(event.retryReason === undefined ? {} : { retryReason: event.retryReason }),
+        customProperties: {},
+      })
       .catch((error: unknown) => {
         this.options.logger.error(`An unhandled error occurred while Bolt processed an event: ${messageOf(error)}`);
         // As Bolt's HTTPReceiver: a request nobody acknowledged before failing gets a 500.
@@ -156,7 +173,11 @@ export class AckThreadReceiver implements Receiver {
       if (response === undefined || typeof body.command !== 'string' || typeof responseUrl !== 'string') return;
       const message = typeof response === 'string' ? { text: response } : response;
       try {
-        const answer = await request(responseUrl, { method: 'POST', body: JSON.stringify(message), headers: { 'content-type': 'application/json' } });
+        const answer = await request(responseUrl, {
+          method: 'POST',
+          body: JSON.stringify(message),
+          headers: { 'content-type': 'application/json' },
+        });
         await answer.body.dump();
       } catch (error) {
         this.options.logger.warn(`answering a command through its response_url: ${messageOf(error)}`);

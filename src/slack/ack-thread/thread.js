@@ -50,7 +50,8 @@ const server = createServer((req, res) => {
   const path = (req.url ?? '/').split('?')[0] ?? '/';
   const method = req.method ?? '';
   if (path === settings.eventsPath && method === 'POST') return void receive(req, res);
-  if (settings.routes.some((route) => route.path === path && route.method.includes(method))) return void answerRoute(method, path, res);
+  if (settings.routes.some((route) => route.path === path && route.method.includes(method)))
+    return void answerRoute(method, path, res);
   slackHttp.buildNoBodyResponse(res, 404);
 });
 
@@ -62,13 +63,19 @@ const server = createServer((req, res) => {
 async function receive(req, res) {
   let request;
   try {
-    request = await slackHttp.parseAndVerifyHTTPRequest({ enabled: true, signingSecret: settings.signingSecret, bodyLimit: slackHttp.defaultBodyLimit }, req);
+    request = await slackHttp.parseAndVerifyHTTPRequest(
+      { enabled: true, signingSecret: settings.signingSecret, bodyLimit: slackHttp.defaultBodyLimit },
+      req,
+    );
   } catch (error) {
     if (slackHttp.isRawBodyError(error) && (error.type === 'entity.too.large' || error.statusCode === 413)) {
       log('warn', `Request body exceeded the maximum allowed size (limit: ${slackHttp.defaultBodyLimit} bytes)`);
       return slackHttp.buildNoBodyResponse(res, 413);
     }
-    log('warn', `Failed to parse and verify the request data: ${error instanceof Error ? error.message : String(error)}`);
+    log(
+      'warn',
+      `Failed to parse and verify the request data: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return slackHttp.buildNoBodyResponse(res, 401);
   }
   const received = performance.now();
@@ -93,7 +100,10 @@ async function receive(req, res) {
   const id = (lastId += 1);
   const unanswered = setTimeout(() => {
     owed.delete(id);
-    log('error', 'An incoming event was not acknowledged within 3 seconds. Ensure that the ack() argument is called in a listener.');
+    log(
+      'error',
+      'An incoming event was not acknowledged within 3 seconds. Ensure that the ack() argument is called in a listener.',
+    );
     if (!res.headersSent) slackHttp.buildNoBodyResponse(res, 404);
   }, settings.unhandledTimeoutMs);
   owed.set(id, (message) => {
@@ -116,8 +126,16 @@ function refuseBusy(body, res) {
   if (typeof body.command === 'string') return slackHttp.buildContentResponse(res, busy);
   slackHttp.buildContentResponse(res, undefined);
   if (typeof body.response_url !== 'string') return;
-  const post = fetch(body.response_url, { method: 'POST', body: JSON.stringify({ ...busy, replace_original: false }), headers: { 'content-type': 'application/json' } });
-  post.then((answer) => answer.body?.cancel()).catch((error) => log('warn', `answering a click while busy: ${error instanceof Error ? error.message : String(error)}`));
+  const post = fetch(body.response_url, {
+    method: 'POST',
+    body: JSON.stringify({ ...busy, replace_original: false }),
+    headers: { 'content-type': 'application/json' },
+  });
+  post
+    .then((answer) => answer.body?.cancel())
+    .catch((error) =>
+      log('warn', `answering a click while busy: ${error instanceof Error ? error.message : String(error)}`),
+    );
 }
 
 /** @param {string} method @param {string} path @param {import('node:http').ServerResponse} res */
@@ -139,8 +157,13 @@ function stop() {
   });
 }
 
-server.on('error', (/** @type {NodeJS.ErrnoException} */ error) => tell({ type: 'failed', code: error.code, message: error.message }));
-server.listen(settings.host === undefined ? { port: settings.port } : { port: settings.port, host: settings.host }, () => {
-  const address = server.address();
-  tell({ type: 'listening', port: typeof address === 'object' && address ? address.port : settings.port });
-});
+server.on('error', (/** @type {NodeJS.ErrnoException} */ error) =>
+  tell({ type: 'failed', code: error.code, message: error.message }),
+);
+server.listen(
+  settings.host === undefined ? { port: settings.port } : { port: settings.port, host: settings.host },
+  () => {
+    const address = server.address();
+    tell({ type: 'listening', port: typeof address === 'object' && address ? address.port : settings.port });
+  },
+);

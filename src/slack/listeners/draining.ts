@@ -6,10 +6,14 @@ import type { AllMiddlewareArgs, AnyMiddlewareArgs } from '@slack/bolt';
 import { whisperToClicker } from './actions/decision.js';
 import type { ListenerDeps } from './index.js';
 
-export const DRAINING_TEXT = ':arrows_counterclockwise: The bot is restarting and takes no new work for a moment. Try again in a few seconds.';
+export const DRAINING_TEXT =
+  ':arrows_counterclockwise: The bot is restarting and takes no new work for a moment. Try again in a few seconds.';
 
 /** The edit modal shows it inline, next to its first input. */
-const DRAINING_SUBMISSION = { response_action: 'errors', errors: { name: 'The bot is restarting; submit again in a few seconds.' } } as const;
+const DRAINING_SUBMISSION = {
+  response_action: 'errors',
+  errors: { name: 'The bot is restarting; submit again in a few seconds.' },
+} as const;
 
 export function refuseWhileDraining(deps: ListenerDeps) {
   return async (args: AnyMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {

@@ -5,7 +5,16 @@
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import type { ChangeRequest } from '../../core/change/types.js';
-import type { ApprovalResult, ApprovalStep, AuditQuery, ChangeStore, LeaseToken, ServiceLockAttempt, Transition, TransitionResult } from '../../ports/change-store.js';
+import type {
+  ApprovalResult,
+  ApprovalStep,
+  AuditQuery,
+  ChangeStore,
+  LeaseToken,
+  ServiceLockAttempt,
+  Transition,
+  TransitionResult,
+} from '../../ports/change-store.js';
 import {
   AUDIT_SCAN_MAX,
   DEFAULT_AUDIT_RETENTION_DAYS,
@@ -93,7 +102,11 @@ export class MemoryChangeStore implements ChangeStore {
     }
     if (!transition.from.includes(stored.status)) return { ok: false, reason: 'conflict', request: copyOf(stored) };
     const { holder, claim } = transition;
-    if (stored.status === 'applying' && holder && (stored.lease?.owner !== holder.owner || stored.lease.fence !== holder.fence)) {
+    if (
+      stored.status === 'applying' &&
+      holder &&
+      (stored.lease?.owner !== holder.owner || stored.lease.fence !== holder.fence)
+    ) {
       return { ok: false, reason: 'lost', request: copyOf(stored) };
     }
 
@@ -125,7 +138,9 @@ export class MemoryChangeStore implements ChangeStore {
   }
 
   async scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>> {
-    return [...this.reverts].map(([id, dueAt]) => ({ id, dueAt })).sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1));
+    return [...this.reverts]
+      .map(([id, dueAt]) => ({ id, dueAt }))
+      .sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1));
   }
 
   async forgetRevert(id: string): Promise<void> {
@@ -145,18 +160,32 @@ export class MemoryChangeStore implements ChangeStore {
     const stored = this.live(id);
     if (!stored) return { ok: false, reason: 'missing' };
     const { approval } = step;
-    const about = { changeId: stored.id, channelId: stored.channelId, serviceId: stored.plan.serviceId, serviceName: stored.plan.serviceName, summary: step.audit.summary };
+    const about = {
+      changeId: stored.id,
+      channelId: stored.channelId,
+      serviceId: stored.plan.serviceId,
+      serviceName: stored.plan.serviceName,
+      summary: step.audit.summary,
+    };
     if (stored.status === 'pending' && approval.at >= stored.expiresAt) {
       stored.status = 'expired';
-      this.appendAudit({ ...about, at: approval.at, action: 'expired', actorId: approval.userId, message: EXPIRED_BEFORE_DECISION });
+      this.appendAudit({
+        ...about,
+        at: approval.at,
+        action: 'expired',
+        actorId: approval.userId,
+        message: EXPIRED_BEFORE_DECISION,
+      });
       return { ok: false, reason: 'expired', request: copyOf(stored) };
     }
     if (stored.status !== 'pending') return { ok: false, reason: 'conflict', request: copyOf(stored) };
     const approvals = stored.approvals ?? [];
-    if (approvals.some((a) => a.userId === approval.userId)) return { ok: false, reason: 'already-approved', request: copyOf(stored) };
+    if (approvals.some((a) => a.userId === approval.userId))
+      return { ok: false, reason: 'already-approved', request: copyOf(stored) };
     const needed = neededApprovals(stored);
     const tally = approvalTally(needed, approvals);
-    if (!approval.counts.some((index) => (tally[index] ?? Infinity) < (needed[index] ?? 0))) return { ok: false, reason: 'not-needed', request: copyOf(stored) };
+    if (!approval.counts.some((index) => (tally[index] ?? Infinity) < (needed[index] ?? 0)))
+      return { ok: false, reason: 'not-needed', request: copyOf(stored) };
 
     stored.approvals = [...approvals, copyOf(approval)];
     const after = approvalTally(needed, stored.approvals);
@@ -169,7 +198,14 @@ export class MemoryChangeStore implements ChangeStore {
     }
     const message = [step.audit.message, complete ? step.completesMessage : undefined].filter(Boolean).join(' ');
     const fence = this.fences.get(stored.id);
-    this.appendAudit({ ...about, at: approval.at, action: 'approved', actorId: approval.userId, ...(message ? { message } : {}), ...(fence === undefined ? {} : { fence }) });
+    this.appendAudit({
+      ...about,
+      at: approval.at,
+      action: 'approved',
+      actorId: approval.userId,
+      ...(message ? { message } : {}),
+      ...(fence === undefined ? {} : { fence }),
+    });
     return { ok: true, request: copyOf(stored), complete };
   }
 
@@ -206,11 +242,19 @@ export class MemoryChangeStore implements ChangeStore {
     const stored = this.live(request.id);
     const now = Date.now();
     if (!stored || stored.status !== 'applying') return undefined;
-    if (stored.lease ? stored.lease.until > now : (stored.decidedAt ?? 0) + LEASELESS_TAKEOVER_AFTER_MS > now) return undefined;
+    if (stored.lease ? stored.lease.until > now : (stored.decidedAt ?? 0) + LEASELESS_TAKEOVER_AFTER_MS > now)
+      return undefined;
     const oldFence = stored.lease?.fence ?? this.fences.get(request.id) ?? 0;
     const fence = oldFence + 1;
     const { sending = false, sentAt } = stored.lease ?? {};
-    stored.lease = { owner, fence, until: now + ttlMs, sending, ...(sentAt === undefined ? {} : { sentAt }), takenAt: now };
+    stored.lease = {
+      owner,
+      fence,
+      until: now + ttlMs,
+      sending,
+      ...(sentAt === undefined ? {} : { sentAt }),
+      takenAt: now,
+    };
     this.fences.set(request.id, fence);
     // The settler inherits the lock its predecessor held, rather than waiting behind itself.
     const lock = this.serviceLocks.get(stored.plan.serviceId);
@@ -222,13 +266,15 @@ export class MemoryChangeStore implements ChangeStore {
   private heldBy(token: LeaseToken, atLeastUntil: number): ChangeRequest | undefined {
     const stored = this.live(token.requestId);
     const lease = stored?.status === 'applying' ? stored.lease : undefined;
-    if (!lease || lease.owner !== token.owner || lease.fence !== token.fence || lease.until <= atLeastUntil) return undefined;
+    if (!lease || lease.owner !== token.owner || lease.fence !== token.fence || lease.until <= atLeastUntil)
+      return undefined;
     return stored;
   }
 
   private releaseLease(stored: ChangeRequest, serviceId: string | undefined): void {
     const lock = serviceId === undefined ? undefined : this.serviceLocks.get(serviceId);
-    if (serviceId !== undefined && stored.lease && lock?.holder === `${stored.id}:${stored.lease.fence}`) this.serviceLocks.delete(serviceId);
+    if (serviceId !== undefined && stored.lease && lock?.holder === `${stored.id}:${stored.lease.fence}`)
+      this.serviceLocks.delete(serviceId);
     delete stored.lease;
   }
 
@@ -265,7 +311,9 @@ export class MemoryChangeStore implements ChangeStore {
 
   async readApplied(window: { from: number; to: number }): Promise<AuditEntry[]> {
     this.forgetOldAudit();
-    return this.audit.filter(({ entry }) => entry.action === 'applied' && entry.at >= window.from && entry.at <= window.to).map(({ entry }) => copyOf(entry));
+    return this.audit
+      .filter(({ entry }) => entry.action === 'applied' && entry.at >= window.from && entry.at <= window.to)
+      .map(({ entry }) => copyOf(entry));
   }
 
   async auditBeginsAt(): Promise<number | undefined> {
@@ -314,7 +362,12 @@ export class MemoryChangeStore implements ChangeStore {
 
   /** The claimant owns the request from now on: fence + 1, a fresh lease, nothing sent yet. */
   private grantLease(stored: ChangeRequest, claim: { owner: string; ttlMs: number }): void {
-    stored.lease = { owner: claim.owner, fence: (stored.lease?.fence ?? this.fences.get(stored.id) ?? 0) + 1, until: Date.now() + claim.ttlMs, sending: false };
+    stored.lease = {
+      owner: claim.owner,
+      fence: (stored.lease?.fence ?? this.fences.get(stored.id) ?? 0) + 1,
+      until: Date.now() + claim.ttlMs,
+      sending: false,
+    };
     this.fences.set(stored.id, stored.lease.fence);
   }
 
@@ -342,9 +395,13 @@ export class MemoryChangeStore implements ChangeStore {
 
   private appendAudit(entry: NewAuditEntry): void {
     this.auditSequence += 1;
-    this.audit.push({ entry: withoutEmptyOptionals({ ...copyOf(entry), id: String(this.auditSequence) }), writtenAt: Date.now() });
+    this.audit.push({
+      entry: withoutEmptyOptionals({ ...copyOf(entry), id: String(this.auditSequence) }),
+      writtenAt: Date.now(),
+    });
     this.forgetOldAudit();
-    if (this.audit.length > MEMORY_AUDIT_MAX_ENTRIES) this.audit.splice(0, this.audit.length - MEMORY_AUDIT_MAX_ENTRIES);
+    if (this.audit.length > MEMORY_AUDIT_MAX_ENTRIES)
+      this.audit.splice(0, this.audit.length - MEMORY_AUDIT_MAX_ENTRIES);
   }
 }
 

@@ -13,7 +13,8 @@ export class MemoryScheduleStore implements ScheduleStore {
   async addSchedule(schedule: Schedule, limits?: { maxPerChannel: number }): Promise<AddScheduleResult> {
     if (this.schedules.has(schedule.id)) return { ok: false, reason: 'exists' };
     const inChannel = [...this.schedules.values()].filter((s) => s.channelId === schedule.channelId).length;
-    if (limits && limits.maxPerChannel > 0 && inChannel >= limits.maxPerChannel) return { ok: false, reason: 'channel-full' };
+    if (limits && limits.maxPerChannel > 0 && inChannel >= limits.maxPerChannel)
+      return { ok: false, reason: 'channel-full' };
     this.schedules.set(schedule.id, structuredClone(schedule));
     return { ok: true };
   }

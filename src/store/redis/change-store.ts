@@ -5,7 +5,16 @@
  */
 import type { AuditEntry } from '../../core/change/audit.js';
 import type { ChangeRequest } from '../../core/change/types.js';
-import type { ApprovalResult, ApprovalStep, AuditQuery, ChangeStore, LeaseToken, ServiceLockAttempt, Transition, TransitionResult } from '../../ports/change-store.js';
+import type {
+  ApprovalResult,
+  ApprovalStep,
+  AuditQuery,
+  ChangeStore,
+  LeaseToken,
+  ServiceLockAttempt,
+  Transition,
+  TransitionResult,
+} from '../../ports/change-store.js';
 import {
   AUDIT_SCAN_MAX,
   DEFAULT_AUDIT_RETENTION_DAYS,
@@ -216,22 +225,45 @@ export class RedisChangeStore implements ChangeStore {
    */
   private async auditIndexKeys(id: string): Promise<[string, string, string]> {
     const [channelId, serviceId] = await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
-    return [this.keys.auditOfChannel(channelId ?? '-'), this.keys.auditOfService(channelId ?? '-', serviceId ?? '-'), this.keys.auditApplied];
+    return [
+      this.keys.auditOfChannel(channelId ?? '-'),
+      this.keys.auditOfService(channelId ?? '-', serviceId ?? '-'),
+      this.keys.auditApplied,
+    ];
   }
 
   async renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
-    const reply = await this.renewLeaseScript(...this.leaseKeys(token), token.requestId, token.owner, token.fence, Math.ceil(ttlMs));
+    const reply = await this.renewLeaseScript(
+      ...this.leaseKeys(token),
+      token.requestId,
+      token.owner,
+      token.fence,
+      Math.ceil(ttlMs),
+    );
     return reply === 1;
   }
 
   async lockService(token: LeaseToken, ttlMs: number): Promise<ServiceLockAttempt> {
-    const reply = await this.lockServiceScript(...this.leaseKeys(token), token.requestId, token.owner, token.fence, Math.ceil(ttlMs));
+    const reply = await this.lockServiceScript(
+      ...this.leaseKeys(token),
+      token.requestId,
+      token.owner,
+      token.fence,
+      Math.ceil(ttlMs),
+    );
     if (reply === 'acquired' || reply === 'busy' || reply === 'lost') return reply;
     throw new StoredDataError(`lock reply ${String(reply)}`);
   }
 
   async confirmSending(token: LeaseToken, minRemainingMs: number): Promise<boolean> {
-    const reply = await this.confirmSendingScript(...this.leaseKeys(token), token.requestId, token.owner, token.fence, Math.ceil(minRemainingMs), SENT_LOCK_MS);
+    const reply = await this.confirmSendingScript(
+      ...this.leaseKeys(token),
+      token.requestId,
+      token.owner,
+      token.fence,
+      Math.ceil(minRemainingMs),
+      SENT_LOCK_MS,
+    );
     return reply === 1;
   }
 
@@ -247,7 +279,10 @@ export class RedisChangeStore implements ChangeStore {
     if (reply === null) return undefined;
     const taken = requestFromHash(hashFromFlatReply(reply));
     if (!taken?.lease) throw new StoredDataError('takeover reply lacks the lease');
-    return { request: taken, token: { requestId: taken.id, serviceId: taken.plan.serviceId, owner, fence: taken.lease.fence } };
+    return {
+      request: taken,
+      token: { requestId: taken.id, serviceId: taken.plan.serviceId, owner, fence: taken.lease.fence },
+    };
   }
 
   private leaseKeys(token: LeaseToken): [string, string] {
@@ -298,15 +333,26 @@ export class RedisChangeStore implements ChangeStore {
   async readAudit(query: AuditQuery): Promise<AuditEntry[]> {
     if (query.channelId === undefined) return this.scanAudit(query);
     if (query.limit <= 0) return [];
-    const stream = query.serviceId === undefined ? this.keys.auditOfChannel(query.channelId) : this.keys.auditOfService(query.channelId, query.serviceId);
+    const stream =
+      query.serviceId === undefined
+        ? this.keys.auditOfChannel(query.channelId)
+        : this.keys.auditOfService(query.channelId, query.serviceId);
     const page = await this.redis.xrevrange(stream, '+', '-', 'COUNT', query.limit);
     return page.flatMap(([id, fields]) => auditFromStreamEntry(id, fields) ?? []);
   }
 
   async readApplied(window: { from: number; to: number }): Promise<AuditEntry[]> {
     // Stream ids are the server's clock; the entries' own time decides (core/summary/drift.ts).
-    const page = await this.redis.xrange(this.keys.auditApplied, String(Math.max(0, window.from - APPLIED_CLOCK_SLACK_MS)), '+', 'COUNT', APPLIED_READ_MAX);
-    return page.flatMap(([id, fields]) => auditFromStreamEntry(id, fields) ?? []).filter((e) => e.at >= window.from && e.at <= window.to);
+    const page = await this.redis.xrange(
+      this.keys.auditApplied,
+      String(Math.max(0, window.from - APPLIED_CLOCK_SLACK_MS)),
+      '+',
+      'COUNT',
+      APPLIED_READ_MAX,
+    );
+    return page
+      .flatMap(([id, fields]) => auditFromStreamEntry(id, fields) ?? [])
+      .filter((e) => e.at >= window.from && e.at <= window.to);
   }
 
   async auditBeginsAt(): Promise<number | undefined> {
@@ -410,6 +456,7 @@ function approvalResultFromReply(reply: unknown): ApprovalResult {
   const request = requestFromHash(hashFromFlatReply(reply[2]));
   if (!request) throw new StoredDataError('approval reply lacks the request');
   if (reason === 'ok') return { ok: true, request, complete: reply[1] === 1 };
-  if (reason === 'conflict' || reason === 'expired' || reason === 'already-approved' || reason === 'not-needed') return { ok: false, reason, request };
+  if (reason === 'conflict' || reason === 'expired' || reason === 'already-approved' || reason === 'not-needed')
+    return { ok: false, reason, request };
   throw new StoredDataError(`approval reason ${reason}`);
 }

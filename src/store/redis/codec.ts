@@ -15,7 +15,18 @@ import { ServiceUpdateSchema, type ServiceUpdate } from '../../core/service/sche
 import type { Approval, Requirement } from '../../core/policy/types.js';
 import { isAuditAction, neededApprovals, withoutEmptyOptionals } from '../rules.js';
 
-type ImmutablePart = Pick<ChangeRequest, 'id' | 'channelId' | 'requesterId' | 'plan' | 'createdAt' | 'expiresAt' | 'requirements' | 'policyDigest' | TemporaryPart>;
+type ImmutablePart = Pick<
+  ChangeRequest,
+  | 'id'
+  | 'channelId'
+  | 'requesterId'
+  | 'plan'
+  | 'createdAt'
+  | 'expiresAt'
+  | 'requirements'
+  | 'policyDigest'
+  | TemporaryPart
+>;
 /** What makes a request time-boxed, a revert or an extension (core/change/temporary.ts). */
 type TemporaryPart = 'temporary' | 'revertOf' | 'extendOf' | 'threadTs';
 
@@ -42,18 +53,28 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     ...temporaryPart(request),
   };
   const args = [
-    'data', JSON.stringify(immutable),
-    'status', request.status,
-    'channelId', request.channelId,
-    'serviceId', request.plan.serviceId,
-    'serviceName', request.plan.serviceName,
-    'expiresAt', String(request.expiresAt),
-    'update', JSON.stringify(request.plan.update),
-    'need', neededApprovals(request).join(','),
+    'data',
+    JSON.stringify(immutable),
+    'status',
+    request.status,
+    'channelId',
+    request.channelId,
+    'serviceId',
+    request.plan.serviceId,
+    'serviceName',
+    request.plan.serviceName,
+    'expiresAt',
+    String(request.expiresAt),
+    'update',
+    JSON.stringify(request.plan.update),
+    'need',
+    neededApprovals(request).join(','),
   ];
   args.push(...revertScheduleArgs(request));
   const approvals = request.approvals ?? [];
-  approvals.forEach((approval, index) => args.push(`${APPROVED_PREFIX}${approval.userId}`, `${index + 1}|${approval.at}|${approval.counts.join(',')}`));
+  approvals.forEach((approval, index) =>
+    args.push(`${APPROVED_PREFIX}${approval.userId}`, `${index + 1}|${approval.at}|${approval.counts.join(',')}`),
+  );
   if (approvals.length > 0) args.push('approvalSeq', String(approvals.length));
   if (request.messageTs !== undefined) args.push('messageTs', request.messageTs);
   if (request.decidedBy !== undefined) args.push('decidedBy', request.decidedBy);
@@ -64,7 +85,12 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
 
 function temporaryPart(request: ChangeRequest): Pick<ChangeRequest, TemporaryPart> {
   const { temporary, revertOf, extendOf, threadTs } = request;
-  return { ...(temporary ? { temporary } : {}), ...(revertOf ? { revertOf } : {}), ...(extendOf ? { extendOf } : {}), ...(threadTs ? { threadTs } : {}) };
+  return {
+    ...(temporary ? { temporary } : {}),
+    ...(revertOf ? { revertOf } : {}),
+    ...(extendOf ? { extendOf } : {}),
+    ...(threadTs ? { threadTs } : {}),
+  };
 }
 
 /**
@@ -74,9 +100,12 @@ function temporaryPart(request: ChangeRequest): Pick<ChangeRequest, TemporaryPar
 function revertScheduleArgs(request: ChangeRequest): string[] {
   if (!request.temporary) return [];
   return [
-    'revertTarget', request.extendOf ?? request.id,
-    'revertAfterMs', String(request.temporary.durationMs),
-    'remindAfterMs', String(request.temporary.remindAfterMs),
+    'revertTarget',
+    request.extendOf ?? request.id,
+    'revertAfterMs',
+    String(request.temporary.durationMs),
+    'remindAfterMs',
+    String(request.temporary.remindAfterMs),
   ];
 }
 
@@ -111,7 +140,12 @@ function approvalsFromHash(hash: Record<string, string>): Approval[] {
     const match = /^(\d+)\|(\d+)\|([\d,]*)$/.exec(value);
     if (!match) throw new StoredDataError(`approval ${field}`);
     const counts = (match[3] ?? '').split(',').filter(Boolean).map(Number);
-    approvals.push({ seq: Number(match[1]), userId: field.slice(APPROVED_PREFIX.length), at: Number(match[2]), counts });
+    approvals.push({
+      seq: Number(match[1]),
+      userId: field.slice(APPROVED_PREFIX.length),
+      at: Number(match[2]),
+      counts,
+    });
   }
   return approvals.sort((a, b) => a.seq - b.seq).map(({ seq: _seq, ...approval }) => approval);
 }
@@ -123,7 +157,8 @@ export function hashFromFlatReply(reply: unknown): Record<string, string> {
   for (let i = 0; i + 1 < reply.length; i += 2) {
     const field: unknown = reply[i];
     const value: unknown = reply[i + 1];
-    if (typeof field !== 'string' || typeof value !== 'string') throw new StoredDataError('hash reply holds non-strings');
+    if (typeof field !== 'string' || typeof value !== 'string')
+      throw new StoredDataError('hash reply holds non-strings');
     hash[field] = value;
   }
   return hash;
@@ -131,14 +166,22 @@ export function hashFromFlatReply(reply: unknown): Record<string, string> {
 
 export function auditToStreamArgs(entry: NewAuditEntry): string[] {
   const args = [
-    'at', String(entry.at),
-    'action', entry.action,
-    'changeId', entry.changeId,
-    'actorId', entry.actorId,
-    'channelId', entry.channelId,
-    'serviceId', entry.serviceId,
-    'serviceName', entry.serviceName,
-    'summary', entry.summary,
+    'at',
+    String(entry.at),
+    'action',
+    entry.action,
+    'changeId',
+    entry.changeId,
+    'actorId',
+    entry.actorId,
+    'channelId',
+    entry.channelId,
+    'serviceId',
+    entry.serviceId,
+    'serviceName',
+    entry.serviceName,
+    'summary',
+    entry.summary,
   ];
   if (entry.apiRequestId) args.push('apiRequestId', entry.apiRequestId);
   if (entry.message) args.push('message', entry.message);
@@ -152,19 +195,36 @@ export function auditFromStreamEntry(id: string, flatFields: string[]): AuditEnt
   const fields = hashFromFlatReply(flatFields);
   const { at, action, changeId, actorId, channelId, serviceId, serviceName, summary } = fields;
   if (
-    at === undefined || action === undefined || !isAuditAction(action) || changeId === undefined ||
-    actorId === undefined || channelId === undefined || serviceId === undefined ||
-    serviceName === undefined || summary === undefined
+    at === undefined ||
+    action === undefined ||
+    !isAuditAction(action) ||
+    changeId === undefined ||
+    actorId === undefined ||
+    channelId === undefined ||
+    serviceId === undefined ||
+    serviceName === undefined ||
+    summary === undefined
   ) {
     return undefined;
   }
   const atMs = Number(at);
   if (!Number.isFinite(atMs)) return undefined;
   return withoutEmptyOptionals({
-    id, at: atMs, action, changeId, actorId, channelId, serviceId, serviceName, summary,
-    apiRequestId: fields.apiRequestId, message: fields.message,
+    id,
+    at: atMs,
+    action,
+    changeId,
+    actorId,
+    channelId,
+    serviceId,
+    serviceName,
+    summary,
+    apiRequestId: fields.apiRequestId,
+    message: fields.message,
     ...(fields.update === undefined ? {} : storedUpdate(fields.update)),
-    ...(fields.fence !== undefined && Number.isSafeInteger(Number(fields.fence)) ? { fence: Number(fields.fence) } : {}),
+    ...(fields.fence !== undefined && Number.isSafeInteger(Number(fields.fence))
+      ? { fence: Number(fields.fence) }
+      : {}),
   });
 }
 
@@ -184,14 +244,24 @@ function parseImmutablePart(json: string): ImmutablePart {
   const value = parseJsonObject(json, 'data');
   const { id, channelId, requesterId, plan, createdAt, expiresAt, requirements, policyDigest } = value;
   if (
-    typeof id !== 'string' || typeof channelId !== 'string' || typeof requesterId !== 'string' ||
-    typeof plan !== 'object' || plan === null || typeof createdAt !== 'number' || typeof expiresAt !== 'number'
+    typeof id !== 'string' ||
+    typeof channelId !== 'string' ||
+    typeof requesterId !== 'string' ||
+    typeof plan !== 'object' ||
+    plan === null ||
+    typeof createdAt !== 'number' ||
+    typeof expiresAt !== 'number'
   ) {
     throw new StoredDataError('request data lacks its fields');
   }
   // The plan was written by create() from a typed ChangePlan; only its presence is checked here.
   return {
-    id, channelId, requesterId, plan: plan as ChangeRequest['plan'], createdAt, expiresAt,
+    id,
+    channelId,
+    requesterId,
+    plan: plan as ChangeRequest['plan'],
+    createdAt,
+    expiresAt,
     // Written by create() from typed requirements, like the plan.
     ...(Array.isArray(requirements) ? { requirements: requirements as Requirement[] } : {}),
     ...(typeof policyDigest === 'string' ? { policyDigest } : {}),
@@ -204,7 +274,8 @@ function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, 
   const part: Pick<ChangeRequest, TemporaryPart> = {};
   if (typeof temporary === 'object' && temporary !== null) {
     const { durationMs, remindAfterMs } = temporary as Record<string, unknown>;
-    if (typeof durationMs !== 'number' || typeof remindAfterMs !== 'number') throw new StoredDataError('temporary terms');
+    if (typeof durationMs !== 'number' || typeof remindAfterMs !== 'number')
+      throw new StoredDataError('temporary terms');
     part.temporary = { durationMs, remindAfterMs };
   }
   if (typeof revertOf === 'string') part.revertOf = revertOf;
@@ -232,6 +303,7 @@ function parseJsonObject(json: string, field: string): Record<string, unknown> {
   } catch {
     throw new StoredDataError(`${field} is not JSON`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StoredDataError(`${field} is not an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new StoredDataError(`${field} is not an object`);
   return value as Record<string, unknown>;
 }

@@ -64,12 +64,16 @@ function urlSettings(url: string) {
 
 function databaseNumber(path: string): number {
   const db = Number(path || 0);
-  if (!/^\d*$/.test(path) || !Number.isSafeInteger(db)) throw new Error(`the database of a Redis URL is a whole number, not "${path}"`);
+  if (!/^\d*$/.test(path) || !Number.isSafeInteger(db))
+    throw new Error(`the database of a Redis URL is a whole number, not "${path}"`);
   return db;
 }
 
 export function connectRedis(url: string): Redis;
-export function connectRedis(url: string | undefined, options: ConnectRedisOptions & { sentinel: SentinelTarget }): Redis;
+export function connectRedis(
+  url: string | undefined,
+  options: ConnectRedisOptions & { sentinel: SentinelTarget },
+): Redis;
 export function connectRedis(url: string | undefined, options: ConnectRedisOptions): RedisConnection;
 export function connectRedis(url: string | undefined, options: ConnectRedisOptions = {}): RedisConnection {
   if (options.sentinel) {
@@ -101,7 +105,12 @@ export function connectRedis(url: string | undefined, options: ConnectRedisOptio
     enableOfflineQueue: true,
     // ioredis's advice for TLS clusters (e.g. ElastiCache): connect to announced host names as
     // given, so the certificates issued for them match.
-    ...(tls ? { dnsLookup: (address: string, callback: (error: Error | null, address: string) => void) => callback(null, address) } : {}),
+    ...(tls
+      ? {
+          dnsLookup: (address: string, callback: (error: Error | null, address: string) => void) =>
+            callback(null, address),
+        }
+      : {}),
   });
 }
 
@@ -109,7 +118,9 @@ interface SentinelClient {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
-function hasConnectToSentinel(value: unknown): value is { connectToSentinel: (endpoint: { host?: string; port?: number }, options?: object) => SentinelClient } {
+function hasConnectToSentinel(
+  value: unknown,
+): value is { connectToSentinel: (endpoint: { host?: string; port?: number }, options?: object) => SentinelClient } {
   return typeof value === 'object' && value !== null && typeof Reflect.get(value, 'connectToSentinel') === 'function';
 }
 
@@ -130,7 +141,9 @@ function reportFailoverDetectorErrors(redis: Redis): void {
     // Only the detector passes options; the one-off lookups of the master handle their errors.
     if (options !== undefined) {
       client.on('error', (error) => {
-        const reported = new Error(`Sentinel ${endpoint.host ?? 'localhost'}:${endpoint.port ?? 26379} (watched for failovers): ${error.message}`);
+        const reported = new Error(
+          `Sentinel ${endpoint.host ?? 'localhost'}:${endpoint.port ?? 26379} (watched for failovers): ${error.message}`,
+        );
         // Like ioredis: an error nobody listens to is printed, not thrown.
         if (redis.listenerCount('error') > 0) redis.emit('error', reported);
         else console.error(`[ioredis] ${reported.message}`);

@@ -9,7 +9,9 @@ import { StoreUnavailableError } from '../../ports/store-errors.js';
 export function isRedisUnavailable(error: unknown): error is Error {
   if (!(error instanceof Error)) return false;
   if (error.name === 'MaxRetriesPerRequestError') return true;
-  return /Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|Stream isn't writeable|offline queue|CLUSTERDOWN|ClusterAllFailedError/i.test(`${error.name} ${error.message}`);
+  return /Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|Stream isn't writeable|offline queue|CLUSTERDOWN|ClusterAllFailedError/i.test(
+    `${error.name} ${error.message}`,
+  );
 }
 
 function asStoreError(error: unknown): unknown {
@@ -27,7 +29,9 @@ export function reportUnavailableAsStoreErrors<T extends object>(store: T): T {
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         const result: unknown = Reflect.apply(value, target, args);
-        return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(asStoreError(error))) : result;
+        return result instanceof Promise
+          ? result.catch((error: unknown) => Promise.reject(asStoreError(error)))
+          : result;
       };
     },
   });

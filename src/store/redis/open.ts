@@ -21,10 +21,17 @@ export interface OpenedRedis {
 }
 
 /** The connection the settings name, or undefined when they name no Redis at all. */
-export function openRedis(settings: RedisSettings, logger: RedisLogger, now: () => number = Date.now): OpenedRedis | undefined {
+export function openRedis(
+  settings: RedisSettings,
+  logger: RedisLogger,
+  now: () => number = Date.now,
+): OpenedRedis | undefined {
   if (settings.url === undefined && settings.sentinel === undefined) return undefined;
   if (settings.url) logger.addSecrets(decodeURIComponent(new URL(settings.url).password));
-  const redis = connectRedis(settings.url, { cluster: settings.cluster, ...(settings.sentinel ? { sentinel: settings.sentinel } : {}) });
+  const redis = connectRedis(settings.url, {
+    cluster: settings.cluster,
+    ...(settings.sentinel ? { sentinel: settings.sentinel } : {}),
+  });
   const target = redisTarget(settings);
   watchOutages(redis, target, logger, now);
   logger.info(redisMode(settings));
@@ -41,7 +48,12 @@ export interface ConnectionEvents {
   on(event: 'ready', listener: () => void): unknown;
 }
 
-export function watchOutages(redis: ConnectionEvents, target: string, logger: Pick<RedisLogger, 'info' | 'error'>, now: () => number = Date.now): void {
+export function watchOutages(
+  redis: ConnectionEvents,
+  target: string,
+  logger: Pick<RedisLogger, 'info' | 'error'>,
+  now: () => number = Date.now,
+): void {
   let downSince: number | undefined;
   let lastLogged = 0;
   let suppressed = 0;
@@ -51,7 +63,9 @@ export function watchOutages(redis: ConnectionEvents, target: string, logger: Pi
       downSince = at;
       lastLogged = at;
       suppressed = 0;
-      logger.error(`${target} is not answering: ${error.message}. Retrying; the bot answers "store not answering" until it is back.`);
+      logger.error(
+        `${target} is not answering: ${error.message}. Retrying; the bot answers "store not answering" until it is back.`,
+      );
       return;
     }
     if (at - lastLogged < OUTAGE_LOG_INTERVAL_MS) {
@@ -59,7 +73,9 @@ export function watchOutages(redis: ConnectionEvents, target: string, logger: Pi
       return;
     }
     lastLogged = at;
-    logger.error(`${target} is still not answering after ${Math.round((at - downSince) / 1000)}s (${suppressed + 1} failed attempts since the last report): ${error.message}`);
+    logger.error(
+      `${target} is still not answering after ${Math.round((at - downSince) / 1000)}s (${suppressed + 1} failed attempts since the last report): ${error.message}`,
+    );
     suppressed = 0;
   });
   redis.on('ready', () => {
@@ -89,7 +105,9 @@ function redactedUrl(url: string): string {
 /** Where the bot keeps its data, for the log at start: addresses and database, never credentials. */
 function redisMode({ url, cluster, sentinel }: RedisSettings): string {
   if (sentinel) {
-    const nodes = sentinel.sentinels.map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`).join(', ');
+    const nodes = sentinel.sentinels
+      .map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`)
+      .join(', ');
     const db = url ? new URL(url).pathname.replace(/^\//, '') : '';
     return `Redis Sentinel: master group "${sentinel.name}" through the Sentinels at ${nodes}${db && db !== '0' ? `, database ${db}` : ''}`;
   }

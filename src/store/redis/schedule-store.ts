@@ -99,7 +99,11 @@ export class RedisScheduleStore implements ScheduleStore {
     // Beyond the newest `keep`, a channel's ad-hoc baselines are dropped: filters cannot grow Redis.
     const stale = await this.redis.zrevrange(index, channel.keep, -1);
     if (stale.length === 0) return;
-    await this.redis.multi().del(...stale.map((k) => this.keys.snapshot(k))).zrem(index, ...stale).exec();
+    await this.redis
+      .multi()
+      .del(...stale.map((k) => this.keys.snapshot(k)))
+      .zrem(index, ...stale)
+      .exec();
   }
 
   async close(): Promise<void> {

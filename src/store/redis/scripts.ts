@@ -98,7 +98,6 @@ local function lease_held(request, owner, fence, now)
 end
 `;
 
-
 /**
  * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream, 4 index of all pending requests,
  *       5 channel's audit stream, 6 channel's audit stream of the service
@@ -143,7 +142,9 @@ return 1
  * Returns {'missing'} or {reason, HGETALL of the request afterwards}, reason one of
  * 'ok', 'conflict', 'expired', 'lost' (the holder's fence is outdated).
  */
-export const TRANSITION_LUA = LEASE_PRELUDE + `
+export const TRANSITION_LUA =
+  LEASE_PRELUDE +
+  `
 local request, applying, audit, service_lock, open = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local reverts, reminders = KEYS[9], KEYS[10]
 local id, now, to, actor, outcome, minid = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
@@ -217,7 +218,9 @@ return reply('ok')
  * now last another lease from now; 0 when the lease was lost or had already expired. Once sent,
  * the lock keeps the long expiry CONFIRM_SENDING gave it.
  */
-export const RENEW_LEASE_LUA = LEASE_PRELUDE + `
+export const RENEW_LEASE_LUA =
+  LEASE_PRELUDE +
+  `
 local request, service_lock = KEYS[1], KEYS[2]
 local id, owner, fence, ttl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local now = now_ms()
@@ -232,7 +235,9 @@ return 1
  * KEYS: 1 request hash, 2 the service's lock. ARGV: 1 id, 2 owner, 3 fence, 4 lease ms.
  * Returns 'acquired' (now or already), 'busy' (another request holds it) or 'lost' (our lease is gone).
  */
-export const LOCK_SERVICE_LUA = LEASE_PRELUDE + `
+export const LOCK_SERVICE_LUA =
+  LEASE_PRELUDE +
+  `
 local request, service_lock = KEYS[1], KEYS[2]
 local id, owner, fence, ttl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 if not lease_held(request, owner, fence, now_ms()) then return 'lost' end
@@ -252,7 +257,9 @@ return 'acquired'
  * long expiry is only a backstop): no other request of the service may read and PATCH while this
  * update's outcome is unknown, even if its owner dies or is cut off.
  */
-export const CONFIRM_SENDING_LUA = LEASE_PRELUDE + `
+export const CONFIRM_SENDING_LUA =
+  LEASE_PRELUDE +
+  `
 local request, service_lock = KEYS[1], KEYS[2]
 local id, owner, fence, min_left, sent_lock_ms = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local now = now_ms()
@@ -270,7 +277,9 @@ return 1
  * does the service lock if the old fence held it (the settler must not wait behind itself).
  * Returns the HGETALL afterwards (with takenAt, the server time), or nil.
  */
-export const TAKE_OVER_LUA = LEASE_PRELUDE + `
+export const TAKE_OVER_LUA =
+  LEASE_PRELUDE +
+  `
 local request, service_lock = KEYS[1], KEYS[2]
 local owner, ttl, legacy_ms, id = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local now = now_ms()
@@ -365,7 +374,9 @@ export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
  * were recorded here (clicks' own clocks may disagree across replicas). Returns {'missing'} or {reason, complete,
  * HGETALL afterwards}, reason one of 'ok', 'conflict', 'expired', 'already-approved', 'not-needed'.
  */
-export const ADD_APPROVAL_LUA = LEASE_PRELUDE + `
+export const ADD_APPROVAL_LUA =
+  LEASE_PRELUDE +
+  `
 local request, applying, audit, open = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, now, user, counts, minid = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local claim_owner, claim_ttl = ARGV[10], ARGV[11]
@@ -435,4 +446,3 @@ end
 append_audit('approved', message)
 return reply('ok', complete)
 `;
-

@@ -40,18 +40,37 @@ describe('mayLeaveDefaultChannel', () => {
 
 describe('currentState', () => {
   it('reads absent fields as empty or null', () => {
-    const record = service({ ipAccessList: undefined, privateEndpointIds: undefined, releaseChannel: undefined, transparentDataEncryptionKeyId: undefined });
-    expect(currentState(record)).toMatchObject({ ipAccessList: [], privateEndpointIds: [], releaseChannel: null, tdeKeyId: null });
+    const record = service({
+      ipAccessList: undefined,
+      privateEndpointIds: undefined,
+      releaseChannel: undefined,
+      transparentDataEncryptionKeyId: undefined,
+    });
+    expect(currentState(record)).toMatchObject({
+      ipAccessList: [],
+      privateEndpointIds: [],
+      releaseChannel: null,
+      tdeKeyId: null,
+    });
   });
 
   it('gives entries without a description an empty one', () => {
-    expect(currentState(service({ ipAccessList: [{ source: '10.0.0.0/8' }] })).ipAccessList).toStrictEqual([{ source: '10.0.0.0/8', description: '' }]);
+    expect(currentState(service({ ipAccessList: [{ source: '10.0.0.0/8' }] })).ipAccessList).toStrictEqual([
+      { source: '10.0.0.0/8', description: '' },
+    ]);
   });
 });
 
 describe('staleFields: has someone else changed what this request touches?', () => {
   it('is empty when the service is as it was', () => {
-    const plan = mustPlan(service(), { name: 'orders-main', ipAdd: [{ source: '192.0.2.1' }], mysqlEndpoint: true, privateEndpointAttach: ['pe-free'], tdeKeyId: 'key-2', releaseChannel: 'fast' });
+    const plan = mustPlan(service(), {
+      name: 'orders-main',
+      ipAdd: [{ source: '192.0.2.1' }],
+      mysqlEndpoint: true,
+      privateEndpointAttach: ['pe-free'],
+      tdeKeyId: 'key-2',
+      releaseChannel: 'fast',
+    });
     expect(staleFields(plan.before, service())).toStrictEqual([]);
   });
 
@@ -59,8 +78,21 @@ describe('staleFields: has someone else changed what this request touches?', () 
     ['name', { name: 'orders-renamed' }, { name: 'orders-main' }],
     ['releaseChannel', { releaseChannel: 'slow' }, { releaseChannel: 'fast' }],
     ['mysqlEndpoint', { endpoints: [{ protocol: 'mysql' }] }, { mysqlEndpoint: true }],
-    ['ipAccessList', { ipAccessList: [{ source: '10.0.0.0/8', description: 'office' }] }, { ipAdd: [{ source: '192.0.2.1' }] }],
-    ['ipAccessList', { ipAccessList: [{ source: '10.0.0.0/8', description: 'moved' }, { source: '203.0.113.7/32', description: 'vpn' }] }, { ipRemove: ['203.0.113.7/32'] }],
+    [
+      'ipAccessList',
+      { ipAccessList: [{ source: '10.0.0.0/8', description: 'office' }] },
+      { ipAdd: [{ source: '192.0.2.1' }] },
+    ],
+    [
+      'ipAccessList',
+      {
+        ipAccessList: [
+          { source: '10.0.0.0/8', description: 'moved' },
+          { source: '203.0.113.7/32', description: 'vpn' },
+        ],
+      },
+      { ipRemove: ['203.0.113.7/32'] },
+    ],
     ['privateEndpointIds', { privateEndpointIds: [] }, { privateEndpointAttach: ['pe-free'] }],
     ['tdeKeyId', { transparentDataEncryptionKeyId: 'key-9' }, { tdeKeyId: 'key-2' }],
   ];
@@ -85,7 +117,11 @@ describe('staleFields: has someone else changed what this request touches?', () 
 
   it('lists exactly the touched fields that changed, and only those', () => {
     const plan = mustPlan(service(), { name: 'orders-main', ipAdd: [{ source: '192.0.2.1' }], tdeKeyId: 'key-2' });
-    const changed = service({ name: 'orders-renamed', transparentDataEncryptionKeyId: 'key-9', releaseChannel: 'fast' });
+    const changed = service({
+      name: 'orders-renamed',
+      transparentDataEncryptionKeyId: 'key-9',
+      releaseChannel: 'fast',
+    });
     expect(staleFields(plan.before, changed).sort()).toStrictEqual(['name', 'tdeKeyId']);
   });
 
@@ -103,11 +139,16 @@ describe('staleFields: has someone else changed what this request touches?', () 
   it('treats a missing description and an empty one as the same', () => {
     const record = service({ ipAccessList: [{ source: '10.0.0.0/8' }] });
     const plan = mustPlan(record, { ipAdd: [{ source: '192.0.2.1' }] });
-    expect(staleFields(plan.before, service({ ipAccessList: [{ source: '10.0.0.0/8', description: '' }] }))).toStrictEqual([]);
+    expect(
+      staleFields(plan.before, service({ ipAccessList: [{ source: '10.0.0.0/8', description: '' }] })),
+    ).toStrictEqual([]);
   });
 
   it('does not care about the order of private endpoint ids', () => {
-    const record = service({ privateEndpointIds: ['pe-a', 'pe-b'], availablePrivateEndpointIds: ['pe-a', 'pe-b', 'pe-c'] });
+    const record = service({
+      privateEndpointIds: ['pe-a', 'pe-b'],
+      availablePrivateEndpointIds: ['pe-a', 'pe-b', 'pe-c'],
+    });
     const plan = mustPlan(record, { privateEndpointAttach: ['pe-c'] });
     expect(staleFields(plan.before, { ...record, privateEndpointIds: ['pe-b', 'pe-a'] })).toStrictEqual([]);
   });

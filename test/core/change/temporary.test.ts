@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { planChange } from '../../../src/core/change/plan.js';
-import { durationProblem, formatDuration, planRevert, planUndo, readDuration, temporaryPlanProblem, temporaryTerms } from '../../../src/core/change/temporary.js';
+import {
+  durationProblem,
+  formatDuration,
+  planRevert,
+  planUndo,
+  readDuration,
+  temporaryPlanProblem,
+  temporaryTerms,
+} from '../../../src/core/change/temporary.js';
 import type { ServiceRecord } from '../../../src/core/service/schema.js';
 import { mustPlan, service } from '../fixtures.js';
 
@@ -63,13 +71,18 @@ describe('planRevert', () => {
       ipAccessList: [...(record.ipAccessList ?? []), { source: '192.0.2.1/32', description: 'renamed by someone' }],
       endpoints: [...(record.endpoints ?? []), { protocol: 'mysql', host: 'h', port: 3306, username: 'u' }],
     });
-    expect(planRevert(plan, now)).toEqual({ intent: { ipRemove: ['192.0.2.1/32'], mysqlEndpoint: false }, leftAlone: [] });
+    expect(planRevert(plan, now)).toEqual({
+      intent: { ipRemove: ['192.0.2.1/32'], mysqlEndpoint: false },
+      leftAlone: [],
+    });
   });
 
   it('leaves alone what someone else already took back, and says so', () => {
     const reverted = planRevert(plan, record);
     expect(reverted.intent).toEqual({});
-    expect(reverted.leftAlone.join(' ')).toMatch(/192\.0\.2\.1\/32 is no longer in the IP access list[\s\S]*MySQL endpoint is already off/);
+    expect(reverted.leftAlone.join(' ')).toMatch(
+      /192\.0\.2\.1\/32 is no longer in the IP access list[\s\S]*MySQL endpoint is already off/,
+    );
   });
 });
 
@@ -100,7 +113,10 @@ describe('planUndo', () => {
       name: 'orders-prod',
       releaseChannel: 'default',
       tdeKeyId: 'key-1',
-      ipAdd: [{ source: '10.0.0.0/8', description: 'office' }, { source: '203.0.113.7/32', description: 'vpn' }],
+      ipAdd: [
+        { source: '10.0.0.0/8', description: 'office' },
+        { source: '203.0.113.7/32', description: 'vpn' },
+      ],
       ipRemove: ['192.0.2.1/32'],
       privateEndpointAttach: ['pe-attached'],
       privateEndpointDetach: ['pe-free'],
@@ -110,21 +126,73 @@ describe('planUndo', () => {
   });
 
   it('takes added tags off, gives replaced ones their old value and puts removed ones back', () => {
-    const tagged = service({ ...record, tags: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }] });
-    const plan = mustPlan(tagged, { tagAdd: [{ key: 'env', value: 'staging' }, { key: 'owner', value: 'ana' }], tagRemove: [{ key: 'team' }] });
-    const now = appliedTo(tagged, { tags: [{ key: 'env', value: 'staging' }, { key: 'owner', value: 'ana' }] });
+    const tagged = service({
+      ...record,
+      tags: [
+        { key: 'env', value: 'prod' },
+        { key: 'team', value: 'data' },
+      ],
+    });
+    const plan = mustPlan(tagged, {
+      tagAdd: [
+        { key: 'env', value: 'staging' },
+        { key: 'owner', value: 'ana' },
+      ],
+      tagRemove: [{ key: 'team' }],
+    });
+    const now = appliedTo(tagged, {
+      tags: [
+        { key: 'env', value: 'staging' },
+        { key: 'owner', value: 'ana' },
+      ],
+    });
     const undo = planUndo(plan, now);
-    expect(undo).toEqual({ intent: { tagAdd: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }], tagRemove: [{ key: 'owner', value: 'ana' }] }, leftAlone: [] });
+    expect(undo).toEqual({
+      intent: {
+        tagAdd: [
+          { key: 'env', value: 'prod' },
+          { key: 'team', value: 'data' },
+        ],
+        tagRemove: [{ key: 'owner', value: 'ana' }],
+      },
+      leftAlone: [],
+    });
     const back = planChange(now, undo.intent);
-    expect(back.ok && back.plan.update.tags).toEqual({ remove: [{ key: 'owner', value: 'ana' }, { key: 'env', value: 'staging' }], add: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }] });
+    expect(back.ok && back.plan.update.tags).toEqual({
+      remove: [
+        { key: 'owner', value: 'ana' },
+        { key: 'env', value: 'staging' },
+      ],
+      add: [
+        { key: 'env', value: 'prod' },
+        { key: 'team', value: 'data' },
+      ],
+    });
   });
 
   it('leaves tags alone that someone already changed back, and says so', () => {
-    const tagged = service({ ...record, tags: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }] });
+    const tagged = service({
+      ...record,
+      tags: [
+        { key: 'env', value: 'prod' },
+        { key: 'team', value: 'data' },
+      ],
+    });
     const plan = mustPlan(tagged, { tagAdd: [{ key: 'owner', value: 'ana' }], tagRemove: [{ key: 'team' }] });
-    const undo = planUndo(plan, appliedTo(tagged, { tags: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'ops' }] }));
+    const undo = planUndo(
+      plan,
+      appliedTo(tagged, {
+        tags: [
+          { key: 'env', value: 'prod' },
+          { key: 'team', value: 'ops' },
+        ],
+      }),
+    );
     expect(undo.intent).toEqual({});
-    expect(undo.leftAlone).toEqual(['Tag owner=ana is no longer set as the change left it.', 'Tag team is already set again.']);
+    expect(undo.leftAlone).toEqual([
+      'Tag owner=ana is no longer set as the change left it.',
+      'Tag team is already set again.',
+    ]);
   });
 
   it('drops parts already undone and keeps the rest', () => {

@@ -16,7 +16,11 @@ interface Case {
 const cases: Case[] = [
   { what: 'a rename', intent: { name: 'orders-main' }, applied: { name: 'orders-main' } },
   { what: 'a release channel switch', intent: { releaseChannel: 'fast' }, applied: { releaseChannel: 'fast' } },
-  { what: 'opening MySQL', intent: { mysqlEndpoint: true }, applied: { endpoints: [{ protocol: 'mysql', enabled: true }] } },
+  {
+    what: 'opening MySQL',
+    intent: { mysqlEndpoint: true },
+    applied: { endpoints: [{ protocol: 'mysql', enabled: true }] },
+  },
   {
     what: 'closing MySQL',
     intent: { mysqlEndpoint: false },
@@ -27,7 +31,13 @@ const cases: Case[] = [
   {
     what: 'an IP addition',
     intent: { ipAdd: [{ source: '192.0.2.1', description: 'lab' }] },
-    applied: { ipAccessList: [{ source: '10.0.0.0/8', description: 'office' }, { source: '203.0.113.7/32', description: 'vpn' }, { source: '192.0.2.1', description: 'lab' }] },
+    applied: {
+      ipAccessList: [
+        { source: '10.0.0.0/8', description: 'office' },
+        { source: '203.0.113.7/32', description: 'vpn' },
+        { source: '192.0.2.1', description: 'lab' },
+      ],
+    },
   },
   {
     what: 'an IP removal',
@@ -37,10 +47,23 @@ const cases: Case[] = [
   {
     what: 'a description change',
     intent: { ipAdd: [{ source: '10.0.0.0/8', description: 'head office' }] },
-    applied: { ipAccessList: [{ source: '10.0.0.0/8', description: 'head office' }, { source: '203.0.113.7/32', description: 'vpn' }] },
+    applied: {
+      ipAccessList: [
+        { source: '10.0.0.0/8', description: 'head office' },
+        { source: '203.0.113.7/32', description: 'vpn' },
+      ],
+    },
   },
-  { what: 'attaching a private endpoint', intent: { privateEndpointAttach: ['pe-free'] }, applied: { privateEndpointIds: ['pe-attached', 'pe-free'] } },
-  { what: 'detaching a private endpoint', intent: { privateEndpointDetach: ['pe-attached'] }, applied: { privateEndpointIds: [] } },
+  {
+    what: 'attaching a private endpoint',
+    intent: { privateEndpointAttach: ['pe-free'] },
+    applied: { privateEndpointIds: ['pe-attached', 'pe-free'] },
+  },
+  {
+    what: 'detaching a private endpoint',
+    intent: { privateEndpointDetach: ['pe-attached'] },
+    applied: { privateEndpointIds: [] },
+  },
   { what: 'a TDE key rotation', intent: { tdeKeyId: 'key-2' }, applied: { transparentDataEncryptionKeyId: 'key-2' } },
 ];
 
@@ -74,7 +97,17 @@ describe('planIsVisible: does the service show the change?', () => {
 
   it('is true for a removal and an addition once both show', () => {
     const plan = mustPlan(service(), { ipRemove: ['10.0.0.0/8'], ipAdd: [{ source: '10.1.0.0/16' }] });
-    expect(planIsVisible(plan, service({ ipAccessList: [{ source: '10.1.0.0/16' }, { source: '203.0.113.7/32', description: 'vpn' }] }))).toBe(true);
-    expect(planIsVisible(plan, service({ ipAccessList: [{ source: '10.1.0.0/16' }, { source: '10.0.0.0/8', description: 'office' }] }))).toBe(false);
+    expect(
+      planIsVisible(
+        plan,
+        service({ ipAccessList: [{ source: '10.1.0.0/16' }, { source: '203.0.113.7/32', description: 'vpn' }] }),
+      ),
+    ).toBe(true);
+    expect(
+      planIsVisible(
+        plan,
+        service({ ipAccessList: [{ source: '10.1.0.0/16' }, { source: '10.0.0.0/8', description: 'office' }] }),
+      ),
+    ).toBe(false);
   });
 });

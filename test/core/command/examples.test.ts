@@ -24,7 +24,11 @@ describe('help examples in the demo organization', () => {
       const plan = planChange(service, command.intent);
       expect(plan.ok ? [] : plan.problems).toStrictEqual([]);
     }
-    if (command.kind === 'show' || command.kind === 'edit' || (command.kind === 'history' && command.service !== undefined)) {
+    if (
+      command.kind === 'show' ||
+      command.kind === 'edit' ||
+      (command.kind === 'history' && command.service !== undefined)
+    ) {
       expect(byName(command.service ?? '')).toBeDefined();
     }
     if (command.kind === 'list' || command.kind === 'summary' || command.kind === 'schedule add') {

@@ -9,7 +9,8 @@ type Invalid = Extract<Command, { kind: 'invalid' }>;
 /** Parses text that must be refused, and returns the refusal for its message and usage. */
 function refusal(text: string): Invalid {
   const command = parseCommand(text);
-  if (command.kind !== 'invalid') throw new Error(`expected invalid for ${JSON.stringify(text)}, got ${JSON.stringify(command)}`);
+  if (command.kind !== 'invalid')
+    throw new Error(`expected invalid for ${JSON.stringify(text)}, got ${JSON.stringify(command)}`);
   return command;
 }
 
@@ -59,7 +60,16 @@ describe('list and summary', () => {
     expect(usage).toBe(usageOf('list'));
   });
 
-  it.each(['tag:', 'tag:env=pr/od', 'tag:=prod', 'tag:bad key', 'tag:migration=phase=2', 'tag:env=prod!', `tag:${'k'.repeat(129)}`, `tag:k=${'v'.repeat(257)}`])('refuses the tag filter %j, which could never match, with a sentence', (filter) => {
+  it.each([
+    'tag:',
+    'tag:env=pr/od',
+    'tag:=prod',
+    'tag:bad key',
+    'tag:migration=phase=2',
+    'tag:env=prod!',
+    `tag:${'k'.repeat(129)}`,
+    `tag:k=${'v'.repeat(257)}`,
+  ])('refuses the tag filter %j, which could never match, with a sentence', (filter) => {
     const { message, usage } = refusal(`summary "${filter}"`);
     expect(message).toContain(`${echo(filter)} is not a tag filter I can use`);
     expect(message).toContain('letters, digits, dots, hyphens and underscores');
@@ -216,7 +226,9 @@ describe('ip add and ip remove', () => {
       message: 'Say whether to add or remove an IP access list entry: ip add or ip remove.',
       usage: both,
     });
-    expect(refusal('ip delete svc 1.2.3.4').message).toBe('ip can add or remove, not "delete". Write ip add or ip remove.');
+    expect(refusal('ip delete svc 1.2.3.4').message).toBe(
+      'ip can add or remove, not "delete". Write ip add or ip remove.',
+    );
   });
 });
 
@@ -292,7 +304,9 @@ describe('release-channel, private-endpoint and rotate-key', () => {
     );
     expect(refusal('rotate-key orders-prod').message).toContain('the new encryption key id');
     expect(refusal('rotate-key orders-prod ""').message).toContain('The id is empty');
-    expect(refusal('rotate-key orders-prod key-2 key-3').message).toContain('rotate-key takes a service and one key id');
+    expect(refusal('rotate-key orders-prod key-2 key-3').message).toContain(
+      'rotate-key takes a service and one key id',
+    );
   });
 });
 
@@ -307,7 +321,11 @@ describe('schedules', () => {
   });
 
   it('accepts curly quotes around the cron expression and leaves out an absent time zone', () => {
-    expect(parseCommand('Schedule Add “0 9 * * 1-5”')).toStrictEqual({ kind: 'schedule add', cron: '0 9 * * 1-5', filters: [] });
+    expect(parseCommand('Schedule Add “0 9 * * 1-5”')).toStrictEqual({
+      kind: 'schedule add',
+      cron: '0 9 * * 1-5',
+      filters: [],
+    });
     expect(parseCommand('schedule add ‘0 9 * * *’ TZ:UTC')).toStrictEqual({
       kind: 'schedule add',
       cron: '0 9 * * *',
@@ -436,7 +454,10 @@ describe('Slack escaping and links', () => {
       service: 'orders.example.com',
     });
     expect(parseCommand('show <mailto:a@b.c|a@b.c>')).toStrictEqual({ kind: 'show', service: 'a@b.c' });
-    expect(parseCommand('show <http://x.io/?a=1&amp;b=2>')).toStrictEqual({ kind: 'show', service: 'http://x.io/?a=1&b=2' });
+    expect(parseCommand('show <http://x.io/?a=1&amp;b=2>')).toStrictEqual({
+      kind: 'show',
+      service: 'http://x.io/?a=1&b=2',
+    });
   });
 
   it('unwraps a link inside a word', () => {

@@ -7,7 +7,11 @@ describe('parseBlock', () => {
   });
 
   it('reads a bare address as a one-address block', () => {
-    expect(parseBlock('203.0.113.7')).toMatchObject({ family: 4, prefix: 32, first: parseBlock('203.0.113.7/32')?.first });
+    expect(parseBlock('203.0.113.7')).toMatchObject({
+      family: 4,
+      prefix: 32,
+      first: parseBlock('203.0.113.7/32')?.first,
+    });
     expect(parseBlock('2001:db8::1')).toMatchObject({ family: 6, prefix: 128 });
   });
 
@@ -31,7 +35,10 @@ describe('coveredFamilies', () => {
     [['0.0.0.0/2', '64.0.0.0/2', '128.0.0.0/2', '192.0.0.0/2'], [4]],
     [['0.0.0.0/2', '64.0.0.0/2', '128.0.0.0/1'], [4]],
     [['::/1', '8000::/1'], [6]],
-    [['0.0.0.0/1', '128.0.0.0/1', '::/0'], [4, 6]],
+    [
+      ['0.0.0.0/1', '128.0.0.0/1', '::/0'],
+      [4, 6],
+    ],
     [['0.0.0.0/1', '128.0.0.0/2'], []],
     [['0.0.0.0/1', '128.0.0.0/1', '::/1'], [4]],
     [['0.0.0.0/2', '64.0.0.0/2', '192.0.0.0/2'], []],

@@ -8,12 +8,18 @@ describe('evaluatePolicy with the issue example', () => {
   it('production needs two DBAs, with the reason', () => {
     expect(evaluatePolicy(example, facts({ tags: { env: 'prod' } }), DEFAULTS)).toEqual({
       kind: 'approve',
-      requirements: [{ rule: 'production needs two DBAs', approvals: 2, approvers: ['S0DBAS', 'U0APP1'], reasons: ['env=prod'] }],
+      requirements: [
+        { rule: 'production needs two DBAs', approvals: 2, approvers: ['S0DBAS', 'U0APP1'], reasons: ['env=prod'] },
+      ],
     });
   });
 
   it('deny wins over everything else, with its text', () => {
-    const decision = evaluatePolicy(example, facts({ tags: { env: 'prod' }, changes: ['ip-access'], risks: ['world-open'] }), DEFAULTS);
+    const decision = evaluatePolicy(
+      example,
+      facts({ tags: { env: 'prod' }, changes: ['ip-access'], risks: ['world-open'] }),
+      DEFAULTS,
+    );
     expect(decision).toEqual({
       kind: 'deny',
       rule: 'never open production to the internet',
@@ -23,7 +29,11 @@ describe('evaluatePolicy with the issue example', () => {
   });
 
   it('removing env=prod while opening to the world is still refused', () => {
-    const decision = evaluatePolicy(example, facts({ tags: { env: 'prod' }, tagsAfter: {}, changes: ['tags', 'ip-access'], risks: ['world-open'] }), DEFAULTS);
+    const decision = evaluatePolicy(
+      example,
+      facts({ tags: { env: 'prod' }, tagsAfter: {}, changes: ['tags', 'ip-access'], risks: ['world-open'] }),
+      DEFAULTS,
+    );
     expect(decision.kind).toBe('deny');
   });
 
@@ -38,14 +48,33 @@ describe('evaluatePolicy with the issue example', () => {
     const decision = evaluatePolicy(example, facts({ tags: { env: 'dev' }, changes: ['name'] }), DEFAULTS);
     expect(decision).toEqual({
       kind: 'approve',
-      requirements: [{ rule: DEFAULT_RULE_NAME, approvals: 1, approvers: ['U0GLOBAL'], reasons: ['no policy rule matches'], isDefault: true }],
+      requirements: [
+        {
+          rule: DEFAULT_RULE_NAME,
+          approvals: 1,
+          approvers: ['U0GLOBAL'],
+          reasons: ['no policy rule matches'],
+          isDefault: true,
+        },
+      ],
     });
   });
 
   it('without a policy file every request gets the default, self-approval as configured', () => {
-    expect(evaluatePolicy(undefined, facts({ tags: { env: 'prod' } }), { approvers: [], allowSelfApproval: true })).toEqual({
+    expect(
+      evaluatePolicy(undefined, facts({ tags: { env: 'prod' } }), { approvers: [], allowSelfApproval: true }),
+    ).toEqual({
       kind: 'approve',
-      requirements: [{ rule: DEFAULT_RULE_NAME, approvals: 1, approvers: [], reasons: ['no policy rule matches'], isDefault: true, selfApproval: true }],
+      requirements: [
+        {
+          rule: DEFAULT_RULE_NAME,
+          approvals: 1,
+          approvers: [],
+          reasons: ['no policy rule matches'],
+          isDefault: true,
+          selfApproval: true,
+        },
+      ],
     });
   });
 });
@@ -95,7 +124,11 @@ describe('evaluatePolicy: combining rules', () => {
   });
 
   it('the first matching deny in file order gives the text', () => {
-    expect(evaluatePolicy(policy, facts({ risks: ['world-open', 'mysql-on'] }), DEFAULTS)).toMatchObject({ kind: 'deny', rule: 'no mysql', text: 'Not MySQL.' });
+    expect(evaluatePolicy(policy, facts({ risks: ['world-open', 'mysql-on'] }), DEFAULTS)).toMatchObject({
+      kind: 'deny',
+      rule: 'no mysql',
+      text: 'Not MySQL.',
+    });
   });
 
   it('a rule without approvers takes APPROVERS, which may be empty (anyone)', () => {
@@ -107,6 +140,9 @@ describe('evaluatePolicy: combining rules', () => {
   });
 
   it('an empty rule list is the default for everything', () => {
-    expect(evaluatePolicy(mustParse('rules: []\n'), facts(), DEFAULTS)).toMatchObject({ kind: 'approve', requirements: [{ isDefault: true }] });
+    expect(evaluatePolicy(mustParse('rules: []\n'), facts(), DEFAULTS)).toMatchObject({
+      kind: 'approve',
+      requirements: [{ isDefault: true }],
+    });
   });
 });

@@ -26,7 +26,9 @@ export function side(tags: Record<string, string> = {}, name = 'orders', id = 's
   return { id, name, tags: new Map(Object.entries(tags)) };
 }
 
-export function facts(overrides: Partial<RequestFacts> & { tags?: Record<string, string>; tagsAfter?: Record<string, string> } = {}): RequestFacts {
+export function facts(
+  overrides: Partial<RequestFacts> & { tags?: Record<string, string>; tagsAfter?: Record<string, string> } = {},
+): RequestFacts {
   const { tags, tagsAfter, ...rest } = overrides;
   const before = side(tags);
   return { before, after: tagsAfter ? side(tagsAfter) : before, changes: ['name'], risks: [], ...rest };

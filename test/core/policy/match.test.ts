@@ -7,8 +7,13 @@ import { facts, side } from './examples.js';
 describe('matchReasons: tags', () => {
   it('needs every listed tag with that value', () => {
     expect(matchReasons({ tags: { env: 'prod' } }, facts({ tags: { env: 'prod', team: 'a' } }))).toEqual(['env=prod']);
-    expect(matchReasons({ tags: { env: 'prod', team: 'a' } }, facts({ tags: { env: 'prod', team: 'a' } }))).toEqual(['env=prod', 'team=a']);
-    expect(matchReasons({ tags: { env: 'prod', team: 'b' } }, facts({ tags: { env: 'prod', team: 'a' } }))).toBeUndefined();
+    expect(matchReasons({ tags: { env: 'prod', team: 'a' } }, facts({ tags: { env: 'prod', team: 'a' } }))).toEqual([
+      'env=prod',
+      'team=a',
+    ]);
+    expect(
+      matchReasons({ tags: { env: 'prod', team: 'b' } }, facts({ tags: { env: 'prod', team: 'a' } })),
+    ).toBeUndefined();
     expect(matchReasons({ tags: { env: 'prod' } }, facts({ tags: { env: 'production' } }))).toBeUndefined();
     expect(matchReasons({ tags: { env: 'prod' } }, facts({ tags: {} }))).toBeUndefined();
   });
@@ -56,7 +61,11 @@ describe('matchReasons: services, changes, risks', () => {
 
   it('every given key must match; an empty match matches every request', () => {
     const f = facts({ tags: { env: 'prod' }, changes: ['ip-access'], risks: ['world-open'] });
-    expect(matchReasons({ tags: { env: 'prod' }, changes: ['ip-access'], risks: ['world-open'] }, f)).toEqual(['env=prod', 'changes ip-access', 'risk world-open']);
+    expect(matchReasons({ tags: { env: 'prod' }, changes: ['ip-access'], risks: ['world-open'] }, f)).toEqual([
+      'env=prod',
+      'changes ip-access',
+      'risk world-open',
+    ]);
     expect(matchReasons({ tags: { env: 'prod' }, changes: ['name'] }, f)).toBeUndefined();
     expect(matchReasons({ tags: { env: 'dev' }, risks: ['world-open'] }, f)).toBeUndefined();
     expect(matchReasons({ services: ['x'], tags: { env: 'prod' } }, f)).toBeUndefined();
@@ -67,9 +76,23 @@ describe('matchReasons: services, changes, risks', () => {
 describe('requestFacts from a plan', () => {
   it('names the kinds a plan touches and keeps the tags of the service', () => {
     const svc = service({ tags: [{ key: 'env', value: 'prod' }] });
-    const plan = mustPlan(svc, { name: 'orders-next', ipAdd: [{ source: '192.0.2.1' }], mysqlEndpoint: true, releaseChannel: 'fast', privateEndpointAttach: ['pe-free'], tdeKeyId: 'key-2' });
+    const plan = mustPlan(svc, {
+      name: 'orders-next',
+      ipAdd: [{ source: '192.0.2.1' }],
+      mysqlEndpoint: true,
+      releaseChannel: 'fast',
+      privateEndpointAttach: ['pe-free'],
+      tdeKeyId: 'key-2',
+    });
     const f = requestFacts(svc, plan);
-    expect([...f.changes].sort()).toEqual(['encryption-key', 'ip-access', 'mysql-endpoint', 'name', 'private-endpoints', 'release-channel']);
+    expect([...f.changes].sort()).toEqual([
+      'encryption-key',
+      'ip-access',
+      'mysql-endpoint',
+      'name',
+      'private-endpoints',
+      'release-channel',
+    ]);
     expect(f.before.name).toBe('orders-prod');
     expect(f.after.name).toBe('orders-next');
     expect(f.before.tags.get('env')).toBe('prod');

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { eligibleFor, groupsOf, isComplete, judgeApproval, mayReject, ruleProgress, stillEligible, unmet } from '../../../src/core/policy/progress.js';
+import {
+  eligibleFor,
+  groupsOf,
+  isComplete,
+  judgeApproval,
+  mayReject,
+  ruleProgress,
+  stillEligible,
+  unmet,
+} from '../../../src/core/policy/progress.js';
 import type { Approval, Requirement } from '../../../src/core/policy/types.js';
 
 const REQUESTER = 'U0REQ';
@@ -8,7 +17,12 @@ const members = new Map([[DBAS, new Set(['U0BOB', 'U0CAROL', REQUESTER])]]);
 const inGroup = (user: string) => (group: string) => members.get(group)?.has(user) ?? false;
 
 const prodTwo: Requirement = { rule: 'prod two', approvals: 2, approvers: [DBAS, 'U0APP1'], reasons: ['env=prod'] };
-const security: Requirement = { rule: 'security', approvals: 1, approvers: ['U0SEC', 'U0BOB'], reasons: ['changes ip-access'] };
+const security: Requirement = {
+  rule: 'security',
+  approvals: 1,
+  approvers: ['U0SEC', 'U0BOB'],
+  reasons: ['changes ip-access'],
+};
 const logged: Requirement = { rule: 'logged', approvals: 0, approvers: [], reasons: ['every request'] };
 const anyone: Requirement = { rule: 'anyone', approvals: 1, approvers: [], reasons: ['every request'] };
 
@@ -55,7 +69,7 @@ describe('progress and completion', () => {
     expect(isComplete([prodTwo, security], [...approvals, approval('U0CAROL', [0], 2)])).toBe(true);
   });
 
-  it('lists approvers in the order the store recorded them, whatever the clicks\' clocks said', () => {
+  it("lists approvers in the order the store recorded them, whatever the clicks' clocks said", () => {
     const progress = ruleProgress([prodTwo], [approval('U0CAROL', [0], 5), approval('U0BOB', [0], 3)]);
     expect(progress[0]?.approvedBy).toEqual(['U0CAROL', 'U0BOB']);
   });
@@ -88,7 +102,10 @@ describe('judgeApproval', () => {
   });
 
   it('refuses someone eligible only for rules already met', () => {
-    expect(judge([prodTwo, security], [approval('U0BOB', [0, 1])], 'U0SEC')).toEqual({ kind: 'not-eligible', requester: false });
+    expect(judge([prodTwo, security], [approval('U0BOB', [0, 1])], 'U0SEC')).toEqual({
+      kind: 'not-eligible',
+      requester: false,
+    });
   });
 
   it('refuses someone on no list, and the requester even when in the group', () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { postureFindings, type PostureCode } from '../../../src/core/posture/rules.js';
 import { service } from '../fixtures.js';
 
-const codes = (overrides: Record<string, unknown>): PostureCode[] => postureFindings(service(overrides)).map((f) => f.code);
+const codes = (overrides: Record<string, unknown>): PostureCode[] =>
+  postureFindings(service(overrides)).map((f) => f.code);
 
 describe('postureFindings', () => {
   it('finds nothing on a well-kept service', () => {
@@ -42,7 +43,9 @@ describe('postureFindings', () => {
   ])('flags %j, which together admit every address, as open to the internet', (sources, family) => {
     const findings = postureFindings(service({ ipAccessList: sources.map((source) => ({ source })) }));
     expect(findings.map((f) => f.code)).toStrictEqual(['open-to-world']);
-    expect(findings[0]?.detail).toBe(`IP access list allows ${sources.join(' + ')}, which together cover every ${family} address: anyone on the internet can try to connect.`);
+    expect(findings[0]?.detail).toBe(
+      `IP access list allows ${sources.join(' + ')}, which together cover every ${family} address: anyone on the internet can try to connect.`,
+    );
   });
 
   it('flags an explicitly empty IP access list', () => {
@@ -68,7 +71,9 @@ describe('postureFindings', () => {
     const one = postureFindings(service({ privateEndpointIds: [], availablePrivateEndpointIds: ['pe-1'] }));
     expect(one.map((f) => f.code)).toStrictEqual(['no-private-endpoint']);
     expect(one[0]?.detail).toContain('1 is available');
-    const two = postureFindings(service({ privateEndpointIds: undefined, availablePrivateEndpointIds: ['pe-1', 'pe-2'] }));
+    const two = postureFindings(
+      service({ privateEndpointIds: undefined, availablePrivateEndpointIds: ['pe-1', 'pe-2'] }),
+    );
     expect(two[0]?.detail).toContain('2 are available');
   });
 
@@ -90,16 +95,33 @@ describe('postureFindings', () => {
     expect(codes({ state })).toStrictEqual([code]);
   });
 
-  it.each(['starting', 'stopping', 'terminating', 'softdeleting', 'awaking', 'provisioning', 'running', 'stopped', 'terminated', 'softdeleted', 'idle', 'hasOwnProperty', 'constructor'])(
-    'does not flag the state %s',
-    (state) => {
-      expect(codes({ state })).toStrictEqual([]);
-    },
-  );
+  it.each([
+    'starting',
+    'stopping',
+    'terminating',
+    'softdeleting',
+    'awaking',
+    'provisioning',
+    'running',
+    'stopped',
+    'terminated',
+    'softdeleted',
+    'idle',
+    'hasOwnProperty',
+    'constructor',
+  ])('does not flag the state %s', (state) => {
+    expect(codes({ state })).toStrictEqual([]);
+  });
 
   it('reports every finding of a risky service', () => {
     expect(
-      codes({ state: 'failed', ipAccessList: [{ source: '0.0.0.0/0' }], endpoints: [{ protocol: 'mysql' }], privateEndpointIds: [], hasTransparentDataEncryption: false }),
+      codes({
+        state: 'failed',
+        ipAccessList: [{ source: '0.0.0.0/0' }],
+        endpoints: [{ protocol: 'mysql' }],
+        privateEndpointIds: [],
+        hasTransparentDataEncryption: false,
+      }),
     ).toStrictEqual(['state-failed', 'open-to-world', 'mysql-enabled', 'no-private-endpoint']);
   });
 });

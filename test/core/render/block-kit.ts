@@ -6,7 +6,8 @@ import { expect } from 'vitest';
 
 type Json = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const chars = (text: string) => [...text].length;
 
@@ -43,7 +44,10 @@ export function blockKitViolations(blocks: readonly unknown[], { max }: LimitOpt
       const option = isRecord(item) ? item : {};
       textObject(option.text, `${where} option ${i}`, 75);
       const value = option.value;
-      check(typeof value === 'string' && chars(value) <= 75 && chars(value) >= 1, `${where} option ${i}: value ${JSON.stringify(value)} not 1-75 chars`);
+      check(
+        typeof value === 'string' && chars(value) <= 75 && chars(value) >= 1,
+        `${where} option ${i}: value ${JSON.stringify(value)} not 1-75 chars`,
+      );
     });
   };
 
@@ -54,10 +58,14 @@ export function blockKitViolations(blocks: readonly unknown[], { max }: LimitOpt
     if (value.placeholder !== undefined) textObject(value.placeholder, `${where} placeholder`, 150);
     if (type === 'button') {
       textObject(value.text, `${where} button text`, 75);
-      if (value.value !== undefined) check(typeof value.value === 'string' && chars(value.value) <= 2000, `${where}: button value > 2000`);
+      if (value.value !== undefined)
+        check(typeof value.value === 'string' && chars(value.value) <= 2000, `${where}: button value > 2000`);
     }
     if (type === 'static_select' || type === 'multi_static_select') {
-      check(!(value.options !== undefined && value.option_groups !== undefined), `${where}: both options and option_groups`);
+      check(
+        !(value.options !== undefined && value.option_groups !== undefined),
+        `${where}: both options and option_groups`,
+      );
       if (value.options !== undefined) options(value.options, where);
       if (value.option_groups !== undefined) {
         const groups = asArray(value.option_groups);
@@ -74,7 +82,11 @@ export function blockKitViolations(blocks: readonly unknown[], { max }: LimitOpt
       check(items.length <= 10, `${where}: ${items.length} ${type} options > 10`);
       options(items, where);
     }
-    if (type === 'plain_text_input' && typeof value.initial_value === 'string' && typeof value.max_length === 'number') {
+    if (
+      type === 'plain_text_input' &&
+      typeof value.initial_value === 'string' &&
+      typeof value.max_length === 'number'
+    ) {
       check(chars(value.initial_value) <= value.max_length, `${where}: initial_value longer than max_length`);
     }
   };
@@ -111,7 +123,8 @@ export function blockKitViolations(blocks: readonly unknown[], { max }: LimitOpt
         const elements = asArray(raw.elements);
         check(elements.length >= 1 && elements.length <= 10, `${where}: ${elements.length} context elements not 1-10`);
         elements.forEach((item, i) => {
-          if (isRecord(item) && (item.type === 'mrkdwn' || item.type === 'plain_text')) textObject(item, `${where} context ${i}`, 3000);
+          if (isRecord(item) && (item.type === 'mrkdwn' || item.type === 'plain_text'))
+            textObject(item, `${where} context ${i}`, 3000);
         });
         break;
       }
@@ -145,12 +158,14 @@ export function modalViolations(view: unknown): string[] {
   const problems = blockKitViolations(asArray(view.blocks), { max: 100 });
   const short = (value: unknown, what: string) => {
     const text = textOf(value);
-    if (value !== undefined && (text === undefined || chars(text) > 24 || chars(text) < 1)) problems.push(`${what} not 1-24 chars`);
+    if (value !== undefined && (text === undefined || chars(text) > 24 || chars(text) < 1))
+      problems.push(`${what} not 1-24 chars`);
   };
   short(view.title, 'title');
   short(view.submit, 'submit');
   short(view.close, 'close');
-  if (typeof view.private_metadata === 'string' && chars(view.private_metadata) > 3000) problems.push('private_metadata > 3000');
+  if (typeof view.private_metadata === 'string' && chars(view.private_metadata) > 3000)
+    problems.push('private_metadata > 3000');
   if (typeof view.callback_id === 'string' && chars(view.callback_id) > 255) problems.push('callback_id > 255');
   return problems;
 }

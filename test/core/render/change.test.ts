@@ -77,11 +77,20 @@ describe('changeRequestBlocks', () => {
   });
 
   it('replaces the buttons with the outcome once decided, leaving only Undo', () => {
-    const blocks = changeRequestBlocks(changeRequest(renamePlan(), { status: 'applied', decidedBy: 'U0APPROVER', decidedAt: NOW, outcome: { status: 200, apiRequestId: 'req-9' } }));
+    const blocks = changeRequestBlocks(
+      changeRequest(renamePlan(), {
+        status: 'applied',
+        decidedBy: 'U0APPROVER',
+        decidedAt: NOW,
+        outcome: { status: 200, apiRequestId: 'req-9' },
+      }),
+    );
     const actions = blocks.filter((b) => b.type === 'actions');
     expect(JSON.stringify(actions)).not.toMatch(/change_approve|change_reject|change_cancel/);
     expect(JSON.stringify(actions)).toContain('"action_id":"change_undo"');
-    const failed = changeRequestBlocks(changeRequest(renamePlan(), { status: 'failed', decidedBy: 'U0APPROVER', decidedAt: NOW }));
+    const failed = changeRequestBlocks(
+      changeRequest(renamePlan(), { status: 'failed', decidedBy: 'U0APPROVER', decidedAt: NOW }),
+    );
     expect(failed.some((b) => b.type === 'actions')).toBe(false);
     const text = mrkdwnTexts(blocks).join('\n');
     expect(text).toContain(':white_check_mark: *Applied.* Approved by <@U0APPROVER>');
@@ -90,7 +99,10 @@ describe('changeRequestBlocks', () => {
   });
 
   it('keeps a plan with 200 IP additions and warnings within Slack limits, counting hidden changes', () => {
-    const plan = mustPlan(service(), { ipAdd: [...ipEntries(200, 255), { source: '0.0.0.0/0' }, { source: '::/0' }], mysqlEndpoint: true });
+    const plan = mustPlan(service(), {
+      ipAdd: [...ipEntries(200, 255), { source: '0.0.0.0/0' }, { source: '::/0' }],
+      mysqlEndpoint: true,
+    });
     expect(plan.changes).toHaveLength(203);
     const blocks = changeRequestBlocks(changeRequest(plan));
     assertBlockKitLimits(blocks, { max: 50 });
@@ -103,7 +115,9 @@ describe('changeRequestBlocks', () => {
   });
 
   it('keeps the warnings and buttons even when the changes overflow', () => {
-    const plan = mustPlan(service({ ipAccessList: ipEntries(2000, 200) }), { ipRemove: ipEntries(2000).map((e) => e.source) });
+    const plan = mustPlan(service({ ipAccessList: ipEntries(2000, 200) }), {
+      ipRemove: ipEntries(2000).map((e) => e.source),
+    });
     const blocks = changeRequestBlocks(changeRequest(plan));
     assertBlockKitLimits(blocks, { max: 50 });
     const text = mrkdwnTexts(blocks).join('\n');
@@ -114,7 +128,8 @@ describe('changeRequestBlocks', () => {
 });
 
 describe('outcomeText', () => {
-  const request = (overrides: Partial<ChangeRequest>) => changeRequest(renamePlan(), { decidedBy: 'U0APPROVER', decidedAt: NOW, ...overrides });
+  const request = (overrides: Partial<ChangeRequest>) =>
+    changeRequest(renamePlan(), { decidedBy: 'U0APPROVER', decidedAt: NOW, ...overrides });
 
   it.each([
     ['pending', 'Waiting for approval.'],
@@ -127,7 +142,12 @@ describe('outcomeText', () => {
   });
 
   it('explains a failure with the API status and request id, escaped', () => {
-    const text = outcomeText(request({ status: 'failed', outcome: { message: 'Refused: <!channel> & co', status: 400, apiRequestId: 'req-1' } }));
+    const text = outcomeText(
+      request({
+        status: 'failed',
+        outcome: { message: 'Refused: <!channel> & co', status: 400, apiRequestId: 'req-1' },
+      }),
+    );
     expect(text).toContain(':x: *Not applied.* Refused: &lt;!channel&gt; &amp; co Approved by <@U0APPROVER>');
     expect(text).toContain('(status 400, request id `req-1`)');
   });
@@ -137,24 +157,32 @@ describe('outcomeText', () => {
   });
 
   it('names "someone" when the decider is unknown', () => {
-    expect(outcomeText(request({ status: 'rejected', decidedBy: undefined, decidedAt: undefined })).trimEnd()).toBe(':no_entry: *Rejected* by someone');
+    expect(outcomeText(request({ status: 'rejected', decidedBy: undefined, decidedAt: undefined })).trimEnd()).toBe(
+      ':no_entry: *Rejected* by someone',
+    );
   });
 });
 
 describe('pendingBlocks', () => {
   it('says so when nothing waits', () => {
-    expect(mrkdwnTexts(pendingBlocks([]))).toStrictEqual(['No change request is waiting for approval in this channel.']);
+    expect(mrkdwnTexts(pendingBlocks([]))).toStrictEqual([
+      'No change request is waiting for approval in this channel.',
+    ]);
   });
 
   it('lists each pending request with id, service, requester and summary', () => {
     const blocks = pendingBlocks([changeRequest(renamePlan())]);
     expect(allTexts(blocks)).toContain('Pending change requests (1)');
-    expect(mrkdwnTexts(blocks).join('\n')).toContain('• `cr-0001` *orders-prod* by <@U0REQUESTER>: Name: orders-prod → orders-main · expires <!date^');
+    expect(mrkdwnTexts(blocks).join('\n')).toContain(
+      '• `cr-0001` *orders-prod* by <@U0REQUESTER>: Name: orders-prod → orders-main · expires <!date^',
+    );
   });
 
   it('keeps 300 requests within Slack limits and accounts for all of them', () => {
     const plan = mustPlan(service(), { ipAdd: ipEntries(5, 100) });
-    const requests = Array.from({ length: 300 }, (_, i) => changeRequest(plan, { id: `cr-${String(i).padStart(4, '0')}` }));
+    const requests = Array.from({ length: 300 }, (_, i) =>
+      changeRequest(plan, { id: `cr-${String(i).padStart(4, '0')}` }),
+    );
     const blocks = pendingBlocks(requests);
     assertBlockKitLimits(blocks, { max: 50 });
     const text = mrkdwnTexts(blocks).join('\n');
@@ -170,9 +198,17 @@ describe('escaping in change rendering', () => {
 
   it('never lets names, descriptions or ids ping or link', () => {
     const record = service({ name: hostile, ipAccessList: [{ source: '10.0.0.0/8', description: hostile }] });
-    const plan = mustPlan(record, { name: 'clean-name', ipAdd: [{ source: '192.0.2.1', description: hostile }], ipRemove: ['10.0.0.0/8'] });
+    const plan = mustPlan(record, {
+      name: 'clean-name',
+      ipAdd: [{ source: '192.0.2.1', description: hostile }],
+      ipRemove: ['10.0.0.0/8'],
+    });
     const pending = changeRequest({ ...plan, serviceId: hostile }, { id: hostile });
-    const failed = changeRequest(plan, { status: 'failed', decidedBy: hostile, outcome: { message: hostile, apiRequestId: hostile } });
+    const failed = changeRequest(plan, {
+      status: 'failed',
+      decidedBy: hostile,
+      outcome: { message: hostile, apiRequestId: hostile },
+    });
     assertSafeMrkdwn(changeRequestBlocks(pending), ['U0REQUESTER']);
     assertSafeMrkdwn(changeRequestBlocks(failed), ['U0REQUESTER']);
     assertSafeMrkdwn(pendingBlocks([pending, failed]), ['U0REQUESTER']);

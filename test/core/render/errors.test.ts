@@ -5,7 +5,11 @@ import { service } from '../fixtures.js';
 import { unsafeMrkdwn } from './block-kit.js';
 
 const httpError = (status: number, requestId?: string, apiMessage?: string) =>
-  new CloudApiError('http', `HTTP ${status}`, { status, ...(requestId ? { requestId } : {}), ...(apiMessage ? { apiMessage } : {}) });
+  new CloudApiError('http', `HTTP ${status}`, {
+    status,
+    ...(requestId ? { requestId } : {}),
+    ...(apiMessage ? { apiMessage } : {}),
+  });
 
 describe('cloudErrorText', () => {
   it.each([
@@ -25,7 +29,10 @@ describe('cloudErrorText', () => {
   });
 
   it('quotes the API’s own message, escaped', () => {
-    const text = cloudErrorText(httpError(400, 'req-1', "BAD_REQUEST: request body.name: '<!channel>' & more"), 'Renaming');
+    const text = cloudErrorText(
+      httpError(400, 'req-1', "BAD_REQUEST: request body.name: '<!channel>' & more"),
+      'Renaming',
+    );
     expect(text).toContain('It said: "BAD_REQUEST: request body.name: \'&lt;!channel&gt;\' &amp; more".');
     expect(unsafeMrkdwn(text)).toStrictEqual([]);
   });
@@ -35,21 +42,31 @@ describe('cloudErrorText', () => {
     ['network', 'could not reach ClickHouse Cloud'],
     ['rate-limited', 'rate limit (10 requests per 10 seconds'],
     ['bad-response', 'could not read'],
-  ] as const satisfies ReadonlyArray<readonly [CloudErrorKind, string]>)('explains a %s in a sentence', (kind, phrase) => {
-    const error = new CloudApiError(kind, 'internal detail', {});
-    const text = cloudErrorText(error, 'Listing services');
-    expect(text).toContain(phrase);
-    expect(text).not.toContain('internal detail');
-    expect(text).not.toContain('(status');
-  });
+  ] as const satisfies ReadonlyArray<readonly [CloudErrorKind, string]>)(
+    'explains a %s in a sentence',
+    (kind, phrase) => {
+      const error = new CloudApiError(kind, 'internal detail', {});
+      const text = cloudErrorText(error, 'Listing services');
+      expect(text).toContain(phrase);
+      expect(text).not.toContain('internal detail');
+      expect(text).not.toContain('(status');
+    },
+  );
 
   it('gives the status and request id of a rate-limited or bad response when known', () => {
-    expect(cloudErrorText(new CloudApiError('rate-limited', 'x', { status: 429, requestId: 'req-rl' }), 'Listing')).toContain('(status 429, request id `req-rl`)');
-    expect(cloudErrorText(new CloudApiError('bad-response', 'x', { status: 200 }), 'Listing')).toContain('(status 200)');
+    expect(
+      cloudErrorText(new CloudApiError('rate-limited', 'x', { status: 429, requestId: 'req-rl' }), 'Listing'),
+    ).toContain('(status 429, request id `req-rl`)');
+    expect(cloudErrorText(new CloudApiError('bad-response', 'x', { status: 200 }), 'Listing')).toContain(
+      '(status 200)',
+    );
   });
 
   it('uses the message of a request refused before sending', () => {
-    const text = cloudErrorText(new CloudApiError('invalid-request', 'The tag filter tag:a b is not valid', {}), 'Listing');
+    const text = cloudErrorText(
+      new CloudApiError('invalid-request', 'The tag filter tag:a b is not valid', {}),
+      'Listing',
+    );
     expect(text).toBe(':x: Listing failed: The tag filter tag:a b is not valid.');
   });
 
@@ -66,7 +83,9 @@ describe('cloudErrorText', () => {
   });
 
   it('keeps the plain sentence for the stored outcome unescaped', () => {
-    expect(cloudErrorSentence(httpError(400, undefined, 'a & b'))).toBe('ClickHouse Cloud refused the request as invalid. It said: "a & b".');
+    expect(cloudErrorSentence(httpError(400, undefined, 'a & b'))).toBe(
+      'ClickHouse Cloud refused the request as invalid. It said: "a & b".',
+    );
   });
 });
 
@@ -83,16 +102,25 @@ describe('resolutionText', () => {
 
   it('suggests similar services when nothing matches', () => {
     const text = resolutionText({ ok: false, reason: 'not-found', query: 'share', candidates: [a] });
-    expect(text).toContain('No service is called `share`. Did you mean *shared* `11111111-0000-4000-8000-000000000001`?');
+    expect(text).toContain(
+      'No service is called `share`. Did you mean *shared* `11111111-0000-4000-8000-000000000001`?',
+    );
   });
 
   it('points to list when nothing is similar', () => {
-    expect(resolutionText({ ok: false, reason: 'not-found', query: 'zzz', candidates: [] })).toContain('`list` shows every service.');
+    expect(resolutionText({ ok: false, reason: 'not-found', query: 'zzz', candidates: [] })).toContain(
+      '`list` shows every service.',
+    );
   });
 
   it('escapes the query and candidate names', () => {
     const hostile = '<!channel> @here <@U123> <http://evil|click> & `tick` *star*';
-    const text = resolutionText({ ok: false, reason: 'not-found', query: hostile, candidates: [service({ name: hostile })] });
+    const text = resolutionText({
+      ok: false,
+      reason: 'not-found',
+      query: hostile,
+      candidates: [service({ name: hostile })],
+    });
     expect(unsafeMrkdwn(text)).toStrictEqual([]);
   });
 });

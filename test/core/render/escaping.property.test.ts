@@ -16,7 +16,35 @@ import { mrkdwnTexts, unsafeMrkdwn } from './block-kit.js';
 
 const REACH = { beginsAt: Date.parse('2025-10-20T00:00:00Z'), retentionDays: 400 };
 
-const FRAGMENTS = ['<!channel>', '<!here>', '<!everyone>', '@channel', '@here', '@everyone', '<@U123>', '<#C123>', '<http://evil|click>', '<https://x.y>', '&', '&amp;', '&lt;', '`', '```', '*', '_', '~', '>', '<', '|', ' ', 'orders', 'prod', '-', '🚀', '\n'];
+const FRAGMENTS = [
+  '<!channel>',
+  '<!here>',
+  '<!everyone>',
+  '@channel',
+  '@here',
+  '@everyone',
+  '<@U123>',
+  '<#C123>',
+  '<http://evil|click>',
+  '<https://x.y>',
+  '&',
+  '&amp;',
+  '&lt;',
+  '`',
+  '```',
+  '*',
+  '_',
+  '~',
+  '>',
+  '<',
+  '|',
+  ' ',
+  'orders',
+  'prod',
+  '-',
+  '🚀',
+  '\n',
+];
 const REQUESTER = 'U0REQUESTER';
 const APPROVER = 'U0APPROVER';
 
@@ -36,7 +64,10 @@ function hostileService(text: string, i: number): ServiceRecord {
     name: text,
     state: text,
     clickhouseVersion: text,
-    ipAccessList: [{ source: '10.0.0.0/8', description: text }, { source: text, description: text }],
+    ipAccessList: [
+      { source: '10.0.0.0/8', description: text },
+      { source: text, description: text },
+    ],
     privateEndpointIds: [text],
     availablePrivateEndpointIds: [text, `${text}-2`],
     transparentDataEncryptionKeyId: text,
@@ -47,7 +78,11 @@ function hostileService(text: string, i: number): ServiceRecord {
 /** A plan as stored, carrying hostile data wherever data can reach it. */
 function hostilePlan(text: string): ChangePlan {
   const record = service({ name: text, ipAccessList: [{ source: '10.0.0.0/8', description: text }] });
-  const plan = mustPlan(record, { name: 'clean-name', ipAdd: [{ source: '192.0.2.1', description: text.slice(0, 255) || 'x' }], ipRemove: ['10.0.0.0/8'] });
+  const plan = mustPlan(record, {
+    name: 'clean-name',
+    ipAdd: [{ source: '192.0.2.1', description: text.slice(0, 255) || 'x' }],
+    ipRemove: ['10.0.0.0/8'],
+  });
   return { ...plan, serviceId: text || 'id' };
 }
 
@@ -63,7 +98,12 @@ describe.each(STRINGS.map((text, i) => ({ text, i })))('hostile string #$i', ({ 
     const record = hostileService(text, i);
     const plan = hostilePlan(text);
     const pending = changeRequest(plan, { id: text || 'cr' });
-    const failed = changeRequest(plan, { status: 'failed', decidedBy: APPROVER, decidedAt: NOW, outcome: { message: text, apiRequestId: text, status: 400 } });
+    const failed = changeRequest(plan, {
+      status: 'failed',
+      decidedBy: APPROVER,
+      decidedAt: NOW,
+      outcome: { message: text, apiRequestId: text, status: 400 },
+    });
     const error = new CloudApiError('http', text, { status: 400, apiMessage: text, requestId: text });
     const problems = [
       ...problemsIn(mrkdwnTexts(listBlocks([record, service()], [text], NOW)), 'listBlocks'),
@@ -71,10 +111,34 @@ describe.each(STRINGS.map((text, i) => ({ text, i })))('hostile string #$i', ({ 
       ...problemsIn(mrkdwnTexts(changeRequestBlocks(pending)), 'changeRequestBlocks pending'),
       ...problemsIn(mrkdwnTexts(changeRequestBlocks(failed)), 'changeRequestBlocks failed'),
       ...problemsIn(mrkdwnTexts(pendingBlocks([pending])), 'pendingBlocks'),
-      ...problemsIn(mrkdwnTexts(historyBlocks([auditEntry({ serviceName: text, summary: text, message: text, apiRequestId: text, changeId: text, actorId: APPROVER })], REACH, text)), 'historyBlocks'),
+      ...problemsIn(
+        mrkdwnTexts(
+          historyBlocks(
+            [
+              auditEntry({
+                serviceName: text,
+                summary: text,
+                message: text,
+                apiRequestId: text,
+                changeId: text,
+                actorId: APPROVER,
+              }),
+            ],
+            REACH,
+            text,
+          ),
+        ),
+        'historyBlocks',
+      ),
       ...problemsIn([cloudErrorText(error, text)], 'cloudErrorText'),
-      ...problemsIn([resolutionText({ ok: false, reason: 'not-found', query: text, candidates: [record] })], 'resolutionText not-found'),
-      ...problemsIn([resolutionText({ ok: false, reason: 'ambiguous', query: text, candidates: [record, record] })], 'resolutionText ambiguous'),
+      ...problemsIn(
+        [resolutionText({ ok: false, reason: 'not-found', query: text, candidates: [record] })],
+        'resolutionText not-found',
+      ),
+      ...problemsIn(
+        [resolutionText({ ok: false, reason: 'ambiguous', query: text, candidates: [record, record] })],
+        'resolutionText ambiguous',
+      ),
     ];
     expect(problems).toStrictEqual([]);
   });
@@ -87,7 +151,11 @@ describe.each(STRINGS.map((text, i) => ({ text, i })))('hostile string #$i', ({ 
     const texts = [
       ...mrkdwnTexts(listBlocks([record], [], NOW)),
       ...mrkdwnTexts(serviceBlocks(record)),
-      ...mrkdwnTexts(changeRequestBlocks(changeRequest({ ...mustPlan(service(), { name: 'clean' }), serviceName: text, serviceId: text || 'id' }))),
+      ...mrkdwnTexts(
+        changeRequestBlocks(
+          changeRequest({ ...mustPlan(service(), { name: 'clean' }), serviceName: text, serviceId: text || 'id' }),
+        ),
+      ),
       ...mrkdwnTexts(historyBlocks([auditEntry({ serviceName: text, changeId: text })], REACH)),
       resolutionText({ ok: false, reason: 'ambiguous', query: text, candidates: [record, record] }),
     ];
@@ -97,8 +165,17 @@ describe.each(STRINGS.map((text, i) => ({ text, i })))('hostile string #$i', ({ 
 
 describe('free text next to the bot’s own formatting', () => {
   it('an API message with a stray backtick does not swallow the approver mention and date of a failed request', () => {
-    const message = cloudErrorSentence(new CloudApiError('http', 'HTTP 400', { status: 400, apiMessage: 'BAD_REQUEST: unexpected ` in name' }));
-    const text = outcomeText(changeRequest(mustPlan(service(), { name: 'x' }), { status: 'failed', decidedBy: APPROVER, decidedAt: NOW, outcome: { message, status: 400, apiRequestId: 'req-1' } }));
+    const message = cloudErrorSentence(
+      new CloudApiError('http', 'HTTP 400', { status: 400, apiMessage: 'BAD_REQUEST: unexpected ` in name' }),
+    );
+    const text = outcomeText(
+      changeRequest(mustPlan(service(), { name: 'x' }), {
+        status: 'failed',
+        decidedBy: APPROVER,
+        decidedAt: NOW,
+        outcome: { message, status: 400, apiRequestId: 'req-1' },
+      }),
+    );
     expect(backticksBalanced(text)).toBe(true);
   });
 });

@@ -36,7 +36,9 @@ describe('invalidBlocks', () => {
     assertBlockKitLimits(blocks, { max: 50 });
     assertSafeMrkdwn(blocks);
     const text = mrkdwnTexts(blocks).join('\n');
-    expect(text).toContain(':warning: Unknown word &lt;!channel&gt; &amp; more\nUsage: `/clickhouse rename SERVICE NEW NAME...`');
+    expect(text).toContain(
+      ':warning: Unknown word &lt;!channel&gt; &amp; more\nUsage: `/clickhouse rename SERVICE NEW NAME...`',
+    );
     expect(text).toContain('`/clickhouse help` lists every command.');
   });
 });
@@ -52,15 +54,25 @@ describe('historyBlocks', () => {
 
   it('says nothing is recorded yet, naming the service', () => {
     const since = '<!date^1760918400^{date_short_pretty} at {time}|2025-10-20T00:00:00.000Z>';
-    expect(mrkdwnTexts(historyBlocks([], REACH, 'orders-prod'))).toStrictEqual([`*History of orders-prod*\nNo change request for orders-prod was made in this channel within the record, which goes back to ${since} (entries are kept 400 days).`]);
-    expect(mrkdwnTexts(historyBlocks([], { beginsAt: undefined, retentionDays: 30 }))).toStrictEqual(['*Recent change history*\nNo change request was made in this channel within the record, which is empty so far (entries are kept 30 days).']);
+    expect(mrkdwnTexts(historyBlocks([], REACH, 'orders-prod'))).toStrictEqual([
+      `*History of orders-prod*\nNo change request for orders-prod was made in this channel within the record, which goes back to ${since} (entries are kept 400 days).`,
+    ]);
+    expect(mrkdwnTexts(historyBlocks([], { beginsAt: undefined, retentionDays: 30 }))).toStrictEqual([
+      '*Recent change history*\nNo change request was made in this channel within the record, which is empty so far (entries are kept 30 days).',
+    ]);
   });
 
   it('shows each entry with icon, time, service, action, actor, change id and details', () => {
-    const blocks = historyBlocks([auditEntry({ action: 'failed', message: 'It broke', apiRequestId: 'req-7', actorId: 'U0APPROVER' })], REACH, 'orders-prod');
+    const blocks = historyBlocks(
+      [auditEntry({ action: 'failed', message: 'It broke', apiRequestId: 'req-7', actorId: 'U0APPROVER' })],
+      REACH,
+      'orders-prod',
+    );
     expect(allTexts(blocks)).toContain('History of orders-prod');
     const text = mrkdwnTexts(blocks).join('\n');
-    expect(text).toMatch(/^:x: <!date\^\d+\^[^|]+\|2025-01-15T12:00:00.000Z> \*orders-prod\* failed by <@U0APPROVER> `cr-0001`/);
+    expect(text).toMatch(
+      /^:x: <!date\^\d+\^[^|]+\|2025-01-15T12:00:00.000Z> \*orders-prod\* failed by <@U0APPROVER> `cr-0001`/,
+    );
     expect(text).toContain('\n      Name: orders-prod → orders-main · _It broke_ · API request `req-7`');
   });
 
@@ -82,7 +94,15 @@ describe('historyBlocks', () => {
   });
 
   it('keeps 1,000 long entries within Slack limits and counts the older ones', () => {
-    const entries = Array.from({ length: 1000 }, (_, i) => auditEntry({ id: `${i}-0`, at: NOW - i * 60_000, changeId: `cr-${i}`, summary: 's'.repeat(400), message: 'm'.repeat(200) }));
+    const entries = Array.from({ length: 1000 }, (_, i) =>
+      auditEntry({
+        id: `${i}-0`,
+        at: NOW - i * 60_000,
+        changeId: `cr-${i}`,
+        summary: 's'.repeat(400),
+        message: 'm'.repeat(200),
+      }),
+    );
     const blocks = historyBlocks(entries, REACH, 'orders-prod');
     assertBlockKitLimits(blocks, { max: 50 });
     const text = mrkdwnTexts(blocks).join('\n');
@@ -93,7 +113,20 @@ describe('historyBlocks', () => {
 
   it('never lets names, summaries or messages ping or link', () => {
     const hostile = '<!channel> @here <@U123> <http://evil|click> & `tick` *star*';
-    const blocks = historyBlocks([auditEntry({ serviceName: hostile, summary: hostile, message: hostile, apiRequestId: hostile, changeId: hostile, actorId: hostile })], REACH, hostile);
+    const blocks = historyBlocks(
+      [
+        auditEntry({
+          serviceName: hostile,
+          summary: hostile,
+          message: hostile,
+          apiRequestId: hostile,
+          changeId: hostile,
+          actorId: hostile,
+        }),
+      ],
+      REACH,
+      hostile,
+    );
     assertSafeMrkdwn(blocks);
     assertSafeMrkdwn(historyBlocks([], REACH, hostile));
   });

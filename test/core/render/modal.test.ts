@@ -22,7 +22,8 @@ import { assertModalLimits, assertSafeMrkdwn } from './block-kit.js';
 const metadata = editMetadata(service(), 'C0123');
 
 type Json = Record<string, unknown>;
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function blocksOf(view: View): Json[] {
   const blocks: readonly unknown[] = view.blocks;
@@ -44,7 +45,8 @@ interface Opt {
   text: { text: string };
   value: string;
 }
-const isOpt = (value: unknown): value is Opt => isRecord(value) && typeof value.value === 'string' && isRecord(value.text);
+const isOpt = (value: unknown): value is Opt =>
+  isRecord(value) && typeof value.value === 'string' && isRecord(value.text);
 
 /** Every option an element offers, flat or grouped. */
 function offered(element: Json): Opt[] {
@@ -64,7 +66,8 @@ function untouchedSubmission(view: View): Json {
     const element = block.element;
     const type = element.type;
     const state: Json = { type };
-    if (type === 'plain_text_input') state.value = typeof element.initial_value === 'string' ? element.initial_value : null;
+    if (type === 'plain_text_input')
+      state.value = typeof element.initial_value === 'string' ? element.initial_value : null;
     if (type === 'static_select' || type === 'radio_buttons') state.selected_option = element.initial_option ?? null;
     if (type === 'multi_static_select') state.selected_options = [];
     values[block.block_id] = { value: state };
@@ -92,20 +95,53 @@ describe('editView', () => {
   });
 
   it('offers every field of a production service with TDE', () => {
-    expect(blockIds(view)).toStrictEqual([BLOCK.name, BLOCK.releaseChannel, BLOCK.mysql, BLOCK.ipAdd, BLOCK.ipRemove, BLOCK.attach, BLOCK.detach, BLOCK.tdeKey, BLOCK.tags, BLOCK.duration]);
+    expect(blockIds(view)).toStrictEqual([
+      BLOCK.name,
+      BLOCK.releaseChannel,
+      BLOCK.mysql,
+      BLOCK.ipAdd,
+      BLOCK.ipRemove,
+      BLOCK.attach,
+      BLOCK.detach,
+      BLOCK.tdeKey,
+      BLOCK.tags,
+      BLOCK.duration,
+    ]);
   });
 
   it('offers "for how long" up to TEMPORARY_MAX_SECONDS, permanent unless chosen', () => {
-    expect(offered(elementOf(view, BLOCK.duration)).map((o) => o.value)).toStrictEqual(['30m', '1h', '2h', '4h', '8h', '1d', '3d', '7d']);
+    expect(offered(elementOf(view, BLOCK.duration)).map((o) => o.value)).toStrictEqual([
+      '30m',
+      '1h',
+      '2h',
+      '4h',
+      '8h',
+      '1d',
+      '3d',
+      '7d',
+    ]);
     expect(elementOf(view, BLOCK.duration)).not.toHaveProperty('initial_option');
-    expect(offered(elementOf(editView(service(), metadata, 3 * 3600_000), BLOCK.duration)).map((o) => o.value)).toStrictEqual(['30m', '1h', '2h']);
+    expect(
+      offered(elementOf(editView(service(), metadata, 3 * 3600_000), BLOCK.duration)).map((o) => o.value),
+    ).toStrictEqual(['30m', '1h', '2h']);
     expect(blockIds(editView(service(), metadata, 60_000))).not.toContain(BLOCK.duration);
   });
 
   it('starts from the service as it is', () => {
-    expect(elementOf(view, BLOCK.name)).toMatchObject({ type: 'plain_text_input', initial_value: 'orders-prod', max_length: 50 });
-    expect(elementOf(view, BLOCK.releaseChannel)).toMatchObject({ type: 'static_select', initial_option: { value: 'default' } });
-    expect(offered(elementOf(view, BLOCK.releaseChannel)).map((o) => o.value)).toStrictEqual(['slow', 'default', 'fast']);
+    expect(elementOf(view, BLOCK.name)).toMatchObject({
+      type: 'plain_text_input',
+      initial_value: 'orders-prod',
+      max_length: 50,
+    });
+    expect(elementOf(view, BLOCK.releaseChannel)).toMatchObject({
+      type: 'static_select',
+      initial_option: { value: 'default' },
+    });
+    expect(offered(elementOf(view, BLOCK.releaseChannel)).map((o) => o.value)).toStrictEqual([
+      'slow',
+      'default',
+      'fast',
+    ]);
     expect(elementOf(view, BLOCK.mysql)).toMatchObject({ type: 'radio_buttons', initial_option: { value: 'off' } });
     expect(offered(elementOf(view, BLOCK.ipRemove)).map((o) => [o.text.text, o.value])).toStrictEqual([
       ['10.0.0.0/8 office', '10.0.0.0/8'],
@@ -123,7 +159,9 @@ describe('editView', () => {
   it('explains instead of offering the release channel on a development service', () => {
     const dev = editView(service({ tier: 'development' }), metadata);
     expect(blockIds(dev)).not.toContain(BLOCK.releaseChannel);
-    expect(JSON.stringify(dev.blocks)).toContain('Release channel: default (development services stay on the default channel).');
+    expect(JSON.stringify(dev.blocks)).toContain(
+      'Release channel: default (development services stay on the default channel).',
+    );
   });
 
   it.each([['production'], ['dedicated_high_mem'], [null], [undefined]] as const)(
@@ -143,8 +181,23 @@ describe('editView', () => {
   });
 
   it('leaves out selects with nothing to choose and the key field without TDE', () => {
-    const plain = editView(service({ ipAccessList: [], privateEndpointIds: [], availablePrivateEndpointIds: [], hasTransparentDataEncryption: undefined }), metadata);
-    expect(blockIds(plain)).toStrictEqual([BLOCK.name, BLOCK.releaseChannel, BLOCK.mysql, BLOCK.ipAdd, BLOCK.tags, BLOCK.duration]);
+    const plain = editView(
+      service({
+        ipAccessList: [],
+        privateEndpointIds: [],
+        availablePrivateEndpointIds: [],
+        hasTransparentDataEncryption: undefined,
+      }),
+      metadata,
+    );
+    expect(blockIds(plain)).toStrictEqual([
+      BLOCK.name,
+      BLOCK.releaseChannel,
+      BLOCK.mysql,
+      BLOCK.ipAdd,
+      BLOCK.tags,
+      BLOCK.duration,
+    ]);
   });
 
   it('keeps a service with 200 IP entries within modal limits and offers all 200 for removal', () => {
@@ -172,7 +225,11 @@ describe('editView', () => {
 
   it('stays within limits with 300 private endpoints and long key ids', () => {
     const ids = Array.from({ length: 300 }, (_, i) => `vpce-${String(i).padStart(17, '0')}`);
-    const record = service({ privateEndpointIds: ids.slice(0, 150), availablePrivateEndpointIds: ids, transparentDataEncryptionKeyId: 'k'.repeat(400) });
+    const record = service({
+      privateEndpointIds: ids.slice(0, 150),
+      availablePrivateEndpointIds: ids,
+      transparentDataEncryptionKeyId: 'k'.repeat(400),
+    });
     const many = editView(record, metadata);
     assertModalLimits(many);
     expect(offered(elementOf(many, BLOCK.attach))).toHaveLength(150);
@@ -248,13 +305,24 @@ describe('intentFromSubmission', () => {
   });
 
   it('keeps the name as it was when the field is cleared', () => {
-    const intent = intentFromSubmission(submission(view, { [BLOCK.name]: { type: 'plain_text_input', value: null }, [BLOCK.tdeKey]: { type: 'plain_text_input', value: '   ' } }), metadata.shown);
+    const intent = intentFromSubmission(
+      submission(view, {
+        [BLOCK.name]: { type: 'plain_text_input', value: null },
+        [BLOCK.tdeKey]: { type: 'plain_text_input', value: '   ' },
+      }),
+      metadata.shown,
+    );
     expect(intent.name).toBeUndefined();
     expect(intent.tdeKeyId).toBeUndefined();
   });
 
   it('ignores a release channel value Slack would never send', () => {
-    expect(intentFromSubmission(submission(view, { [BLOCK.releaseChannel]: { type: 'static_select', selected_option: option('nightly') } }), metadata.shown).releaseChannel).toBeUndefined();
+    expect(
+      intentFromSubmission(
+        submission(view, { [BLOCK.releaseChannel]: { type: 'static_select', selected_option: option('nightly') } }),
+        metadata.shown,
+      ).releaseChannel,
+    ).toBeUndefined();
   });
 
   it('reads an empty state as an empty intent', () => {
@@ -264,7 +332,10 @@ describe('intentFromSubmission', () => {
 
 describe('parseIpLines', () => {
   it('splits each line into a source and an optional description', () => {
-    expect(parseIpLines('10.0.0.0/8 head office\n203.0.113.7')).toStrictEqual([{ source: '10.0.0.0/8', description: 'head office' }, { source: '203.0.113.7' }]);
+    expect(parseIpLines('10.0.0.0/8 head office\n203.0.113.7')).toStrictEqual([
+      { source: '10.0.0.0/8', description: 'head office' },
+      { source: '203.0.113.7' },
+    ]);
   });
 
   it('ignores blank lines, tabs, runs of spaces and Windows line ends', () => {
@@ -288,7 +359,10 @@ describe('the tags field', () => {
     intentFromSubmission(submission(view, { [BLOCK.tags]: { type: 'plain_text_input', value } }), shown.shown);
 
   it('starts from the tags as people type them', () => {
-    expect(elementOf(view, BLOCK.tags)).toMatchObject({ type: 'plain_text_input', initial_value: 'env=prod team=data keep' });
+    expect(elementOf(view, BLOCK.tags)).toMatchObject({
+      type: 'plain_text_input',
+      initial_value: 'env=prod team=data keep',
+    });
   });
 
   it('asks for nothing when the tags are left as shown', () => {
@@ -298,17 +372,31 @@ describe('the tags field', () => {
 
   it('reads a deleted tag as a removal and a new or changed one as an addition', () => {
     expect(submitTags('env=staging keep owner=ana')).toStrictEqual({
-      tagAdd: [{ key: 'env', value: 'staging' }, { key: 'owner', value: 'ana' }],
+      tagAdd: [
+        { key: 'env', value: 'staging' },
+        { key: 'owner', value: 'ana' },
+      ],
       tagRemove: [{ key: 'team', value: 'data' }],
     });
-    expect(submitTags(null)).toStrictEqual({ tagRemove: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }, { key: 'keep' }] });
+    expect(submitTags(null)).toStrictEqual({
+      tagRemove: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }, { key: 'keep' }],
+    });
   });
 
   it('plans the edits as one tags body, remove first, with before -> after per tag', () => {
     const result = planChange(tagged, submitTags('env=staging keep owner=ana'));
     if (!result.ok) throw new Error(JSON.stringify(result.problems));
     expect(result.plan.update).toStrictEqual({
-      tags: { remove: [{ key: 'team', value: 'data' }, { key: 'env', value: 'prod' }], add: [{ key: 'env', value: 'staging' }, { key: 'owner', value: 'ana' }] },
+      tags: {
+        remove: [
+          { key: 'team', value: 'data' },
+          { key: 'env', value: 'prod' },
+        ],
+        add: [
+          { key: 'env', value: 'staging' },
+          { key: 'owner', value: 'ana' },
+        ],
+      },
     });
     expect(result.plan.changes.map((c) => `${c.label}: ${c.before} -> ${c.after}`)).toStrictEqual([
       'Tag: team=data -> removed',

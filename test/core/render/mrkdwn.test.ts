@@ -1,10 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, truncate } from '../../../src/core/render/mrkdwn.js';
+import {
+  bold,
+  code,
+  context,
+  esc,
+  header,
+  LIMITS,
+  packLines,
+  section,
+  slackDate,
+  truncate,
+} from '../../../src/core/render/mrkdwn.js';
 import { assertBlockKitLimits, blockKitViolations, mrkdwnTexts, unsafeMrkdwn } from './block-kit.js';
 
 describe('esc', () => {
   it('turns Slack control characters into entities', () => {
-    expect(esc('<!channel> & <@U123> <http://evil|click>')).toBe('&lt;!channel&gt; &amp; &lt;@U123&gt; &lt;http://evil|click&gt;');
+    expect(esc('<!channel> & <@U123> <http://evil|click>')).toBe(
+      '&lt;!channel&gt; &amp; &lt;@U123&gt; &lt;http://evil|click&gt;',
+    );
   });
 
   it.each(['@channel', '@here', '@everyone', '@Channel', '@HERE'])('takes the power out of a bare %s', (mass) => {
@@ -90,7 +103,9 @@ describe('block builders', () => {
   });
 
   it('slackDate renders in the reader time zone with an ISO fallback', () => {
-    expect(slackDate(Date.UTC(2025, 0, 15, 12, 0, 0, 999))).toBe('<!date^1736942400^{date_short_pretty} at {time}|2025-01-15T12:00:00.999Z>');
+    expect(slackDate(Date.UTC(2025, 0, 15, 12, 0, 0, 999))).toBe(
+      '<!date^1736942400^{date_short_pretty} at {time}|2025-01-15T12:00:00.999Z>',
+    );
     expect(slackDate(0, '{time_secs}')).toBe('<!date^0^{time_secs}|1970-01-01T00:00:00.000Z>');
   });
 });
@@ -152,18 +167,38 @@ describe('the Block Kit limit checker itself', () => {
         { type: 'section', fields: [{ type: 'mrkdwn', text: 'f'.repeat(2001) }] },
         { type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } },
         { type: 'context', elements: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'c' })) },
-        { type: 'actions', elements: [{ type: 'button', action_id: 'a', text: { type: 'plain_text', text: 'b' }, value: 'v'.repeat(2001) }] },
         {
-          type: 'input',
-          block_id: 'sel',
-          label: { type: 'plain_text', text: 'l' },
-          element: { type: 'static_select', action_id: 'x', options: [option('o'.repeat(76), 'v'), option('o', 'v'.repeat(76)), ...Array.from({ length: 99 }, (_, i) => option('o', `v${i}`))] },
+          type: 'actions',
+          elements: [
+            { type: 'button', action_id: 'a', text: { type: 'plain_text', text: 'b' }, value: 'v'.repeat(2001) },
+          ],
         },
         {
           type: 'input',
           block_id: 'sel',
           label: { type: 'plain_text', text: 'l' },
-          element: { type: 'multi_static_select', action_id: 'x', option_groups: Array.from({ length: 101 }, () => ({ label: { type: 'plain_text', text: 'g' }, options: [option('o', 'v')] })) },
+          element: {
+            type: 'static_select',
+            action_id: 'x',
+            options: [
+              option('o'.repeat(76), 'v'),
+              option('o', 'v'.repeat(76)),
+              ...Array.from({ length: 99 }, (_, i) => option('o', `v${i}`)),
+            ],
+          },
+        },
+        {
+          type: 'input',
+          block_id: 'sel',
+          label: { type: 'plain_text', text: 'l' },
+          element: {
+            type: 'multi_static_select',
+            action_id: 'x',
+            option_groups: Array.from({ length: 101 }, () => ({
+              label: { type: 'plain_text', text: 'g' },
+              options: [option('o', 'v')],
+            })),
+          },
         },
       ],
       { max: 50 },
@@ -179,7 +214,12 @@ describe('the Block Kit limit checker itself', () => {
     expect(problems.some((p) => p.includes('option 1: value'))).toBe(true);
     expect(problems.some((p) => p.includes('101 option groups'))).toBe(true);
     expect(problems.some((p) => p.includes('duplicate block_id sel'))).toBe(true);
-    expect(blockKitViolations(Array.from({ length: 51 }, () => ({ type: 'divider' })), { max: 50 })).toStrictEqual(['51 blocks > 50']);
+    expect(
+      blockKitViolations(
+        Array.from({ length: 51 }, () => ({ type: 'divider' })),
+        { max: 50 },
+      ),
+    ).toStrictEqual(['51 blocks > 50']);
   });
 
   it('flags raw control sequences but allows the bot’s own dates and known mentions', () => {

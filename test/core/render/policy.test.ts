@@ -4,19 +4,33 @@ import { requestFacts } from '../../../src/core/policy/facts.js';
 import type { PolicyDecision, Requirement } from '../../../src/core/policy/types.js';
 import { changeRequestBlocks, outcomeText, pendingBlocks } from '../../../src/core/render/change.js';
 import { requirementsAuditText } from '../../../src/core/policy/audit.js';
-import { deniedText, notEligibleText, policyBlocks, progressLines, servicePolicyBlocks } from '../../../src/core/render/policy.js';
+import {
+  deniedText,
+  notEligibleText,
+  policyBlocks,
+  progressLines,
+  servicePolicyBlocks,
+} from '../../../src/core/render/policy.js';
 import { DEFAULTS, EXAMPLE_POLICY, mustParse } from '../policy/examples.js';
 import { changeRequest, mustPlan, NOW, service } from '../fixtures.js';
 import { assertBlockKitLimits, assertSafeMrkdwn, mrkdwnTexts } from './block-kit.js';
 
 const example = mustParse(EXAMPLE_POLICY);
-const prodTwo: Requirement = { rule: 'production needs two DBAs', approvals: 2, approvers: ['S0DBAS', 'U0APP1'], reasons: ['env=prod'] };
+const prodTwo: Requirement = {
+  rule: 'production needs two DBAs',
+  approvals: 2,
+  approvers: ['S0DBAS', 'U0APP1'],
+  reasons: ['env=prod'],
+};
 const security: Requirement = { rule: 'security', approvals: 1, approvers: [], reasons: ['changes ip-access'] };
 const renamePlan = () => mustPlan(service(), { name: 'orders-main' });
 
 describe('the request message shows rules and progress', () => {
   it('says which rules apply and why, who approved, how many more and from whom', () => {
-    const request = changeRequest(renamePlan(), { requirements: [prodTwo, security], approvals: [{ userId: 'U0BOB', at: NOW, counts: [0, 1] }] });
+    const request = changeRequest(renamePlan(), {
+      requirements: [prodTwo, security],
+      approvals: [{ userId: 'U0BOB', at: NOW, counts: [0, 1] }],
+    });
     expect(progressLines(request, [prodTwo, security])).toEqual([
       ':hourglass: *production needs two DBAs* (env=prod): 1 of 2 approvals · approved by <@U0BOB> · 1 more from <!subteam^S0DBAS>, <@U0APP1>',
       ':white_check_mark: *security* (changes ip-access): 1 of 1 approval · approved by <@U0BOB>',
@@ -28,7 +42,12 @@ describe('the request message shows rules and progress', () => {
   });
 
   it('says "anyone" for rules without a list and names nobody when the list is used up', () => {
-    const onlyApp: Requirement = { rule: 'app', approvals: 2, approvers: ['U0APP1', 'U0REQUESTER'], reasons: ['every request'] };
+    const onlyApp: Requirement = {
+      rule: 'app',
+      approvals: 2,
+      approvers: ['U0APP1', 'U0REQUESTER'],
+      reasons: ['every request'],
+    };
     const request = changeRequest(renamePlan(), { requirements: [security, onlyApp] });
     const [anyone, stuck] = progressLines(request, [security, onlyApp]);
     expect(anyone).toContain('1 more from anyone in the channel but the requester');
@@ -36,7 +55,16 @@ describe('the request message shows rules and progress', () => {
   });
 
   it('shows who approved once decided, without asking for more', () => {
-    const request = changeRequest(renamePlan(), { status: 'applied', decidedBy: 'U0CAROL', decidedAt: NOW, requirements: [prodTwo], approvals: [{ userId: 'U0BOB', at: 1, counts: [0] }, { userId: 'U0CAROL', at: 2, counts: [0] }] });
+    const request = changeRequest(renamePlan(), {
+      status: 'applied',
+      decidedBy: 'U0CAROL',
+      decidedAt: NOW,
+      requirements: [prodTwo],
+      approvals: [
+        { userId: 'U0BOB', at: 1, counts: [0] },
+        { userId: 'U0CAROL', at: 2, counts: [0] },
+      ],
+    });
     const text = mrkdwnTexts(changeRequestBlocks(request)).join('\n');
     expect(text).toContain(':white_check_mark: *Applied.* Approved by <@U0BOB>, <@U0CAROL>');
     expect(text).not.toContain('more from');
@@ -44,18 +72,33 @@ describe('the request message shows rules and progress', () => {
 
   it('names the rule when nothing needed approval', () => {
     const rule: Requirement = { rule: 'dev <!channel> free', approvals: 0, approvers: [], reasons: ['env=dev'] };
-    const request = changeRequest(renamePlan(), { status: 'applied', decidedBy: 'U0REQUESTER', decidedAt: NOW, requirements: [rule] });
+    const request = changeRequest(renamePlan(), {
+      status: 'applied',
+      decidedBy: 'U0REQUESTER',
+      decidedAt: NOW,
+      requirements: [rule],
+    });
     expect(outcomeText(request)).toContain('No approval needed (*dev &lt;!channel&gt; free*)');
     assertSafeMrkdwn(changeRequestBlocks(request), ['U0REQUESTER']);
   });
 
   it('pending lists progress', () => {
-    const request = changeRequest(renamePlan(), { requirements: [prodTwo], approvals: [{ userId: 'U0BOB', at: 1, counts: [0] }] });
-    expect(mrkdwnTexts(pendingBlocks([request])).join('\n')).toContain('1 approval so far (production needs two DBAs: 1 more)');
+    const request = changeRequest(renamePlan(), {
+      requirements: [prodTwo],
+      approvals: [{ userId: 'U0BOB', at: 1, counts: [0] }],
+    });
+    expect(mrkdwnTexts(pendingBlocks([request])).join('\n')).toContain(
+      '1 approval so far (production needs two DBAs: 1 more)',
+    );
   });
 
   it('escapes rule names and reasons that come from the file', () => {
-    const hostile: Requirement = { rule: '<!channel> *bold* @here', approvals: 1, approvers: ['U0A'], reasons: ['env=<http://x|y>'] };
+    const hostile: Requirement = {
+      rule: '<!channel> *bold* @here',
+      approvals: 1,
+      approvers: ['U0A'],
+      reasons: ['env=<http://x|y>'],
+    };
     const request = changeRequest(renamePlan(), { requirements: [hostile] });
     assertSafeMrkdwn(changeRequestBlocks(request), ['U0REQUESTER', 'U0A']);
     assertSafeMrkdwn(pendingBlocks([request]), ['U0REQUESTER']);
@@ -64,16 +107,28 @@ describe('the request message shows rules and progress', () => {
 
 describe('answers about policy decisions', () => {
   it('a deny shows the rule text, the rule and why', () => {
-    const decision: Extract<PolicyDecision, { kind: 'deny' }> = { kind: 'deny', rule: 'no world', text: 'Never <!everyone>.', reasons: ['env=prod', 'risk world-open'] };
-    expect(deniedText(decision)).toBe(':no_entry: Never &lt;!everyone&gt;.\n_Refused by the policy rule *no world* (env=prod, risk world-open). Nothing was requested._');
+    const decision: Extract<PolicyDecision, { kind: 'deny' }> = {
+      kind: 'deny',
+      rule: 'no world',
+      text: 'Never <!everyone>.',
+      reasons: ['env=prod', 'risk world-open'],
+    };
+    expect(deniedText(decision)).toBe(
+      ':no_entry: Never &lt;!everyone&gt;.\n_Refused by the policy rule *no world* (env=prod, risk world-open). Nothing was requested._',
+    );
   });
 
   it('an ineligible click is told who can approve what is missing', () => {
-    const request = changeRequest(renamePlan(), { requirements: [prodTwo, security], approvals: [{ userId: 'U0BOB', at: 1, counts: [0, 1] }] });
+    const request = changeRequest(renamePlan(), {
+      requirements: [prodTwo, security],
+      approvals: [{ userId: 'U0BOB', at: 1, counts: [0, 1] }],
+    });
     expect(notEligibleText(request, [prodTwo, security], false)).toBe(
       'Your approval would not count for any rule this request still needs. Still needed: 1 more for *production needs two DBAs* from <!subteam^S0DBAS>, <@U0APP1>.',
     );
-    expect(notEligibleText(request, [prodTwo, security], true)).toContain('You asked for this change, so someone else has to approve it.');
+    expect(notEligibleText(request, [prodTwo, security], true)).toContain(
+      'You asked for this change, so someone else has to approve it.',
+    );
   });
 
   it('the audit text names the rules in force and the file digest', () => {
@@ -88,9 +143,15 @@ describe('/clickhouse policy', () => {
     const blocks = policyBlocks(example, DEFAULTS);
     assertBlockKitLimits(blocks, { max: 50 });
     const text = mrkdwnTexts(blocks).join('\n');
-    expect(text).toContain('1. *production needs two DBAs*: when env=prod, needs 2 approvals from <!subteam^S0DBAS>, <@U0APP1>');
-    expect(text).toContain('2. *never open production to the internet*: when env=prod, risk world-open, refuses: _Production is never opened');
-    expect(text).toContain('3. *developers add their own IPs to dev services*: when env=dev, changes ip-access, needs no approval');
+    expect(text).toContain(
+      '1. *production needs two DBAs*: when env=prod, needs 2 approvals from <!subteam^S0DBAS>, <@U0APP1>',
+    );
+    expect(text).toContain(
+      '2. *never open production to the internet*: when env=prod, risk world-open, refuses: _Production is never opened',
+    );
+    expect(text).toContain(
+      '3. *developers add their own IPs to dev services*: when env=dev, changes ip-access, needs no approval',
+    );
     expect(text).toContain('When no rule matches: one approval from <@U0GLOBAL>.');
     expect(text).toContain(example.digest.slice(0, 16));
   });
@@ -115,16 +176,24 @@ describe('/clickhouse policy', () => {
     assertBlockKitLimits(blocks, { max: 50 });
     const text = mrkdwnTexts(blocks).join('\n');
     expect(text).toContain('• `name`: 2 from <!subteam^S0DBAS>, <@U0APP1> (*production needs two DBAs*)');
-    expect(text).toContain('• `ip-access`: 2 from <!subteam^S0DBAS>, <@U0APP1> (*production needs two DBAs*)\n      if it is `world-open`: refused by *never open production to the internet*');
+    expect(text).toContain(
+      '• `ip-access`: 2 from <!subteam^S0DBAS>, <@U0APP1> (*production needs two DBAs*)\n      if it is `world-open`: refused by *never open production to the internet*',
+    );
     expect(text).toContain('· tags `env=prod`');
-    const dev = mrkdwnTexts(servicePolicyBlocks(example, service({ tags: [{ key: 'env', value: 'dev' }] }), DEFAULTS)).join('\n');
+    const dev = mrkdwnTexts(
+      servicePolicyBlocks(example, service({ tags: [{ key: 'env', value: 'dev' }] }), DEFAULTS),
+    ).join('\n');
     expect(dev).toContain('• `ip-access`: no approval needed (*developers add their own IPs to dev services*)');
     expect(dev).toContain('• `name`: 1 from <@U0GLOBAL> (*default: one approval*)');
   });
 
   it('agrees with what a real request would need', () => {
     const svc = service({ tags: [{ key: 'env', value: 'dev' }] });
-    const decision = evaluatePolicy(example, requestFacts(svc, mustPlan(svc, { ipAdd: [{ source: '192.0.2.1' }] })), DEFAULTS);
+    const decision = evaluatePolicy(
+      example,
+      requestFacts(svc, mustPlan(svc, { ipAdd: [{ source: '192.0.2.1' }] })),
+      DEFAULTS,
+    );
     expect(decision.kind).toBe('auto');
   });
 });

@@ -5,12 +5,24 @@ import { ipEntries, NOW, service, servicesNamed } from '../fixtures.js';
 import { allTexts, assertBlockKitLimits, assertSafeMrkdwn, mrkdwnTexts } from './block-kit.js';
 
 /** A record with only the fields given (plus an id), as the lenient API may send. */
-const bare = (fields: Record<string, unknown>): ServiceRecord => service({
-  provider: undefined, region: undefined, state: undefined, tier: undefined, releaseChannel: undefined, clickhouseVersion: undefined,
-  minTotalMemoryGb: undefined, maxTotalMemoryGb: undefined, numReplicas: undefined, idleScaling: undefined, idleTimeoutMinutes: undefined,
-  minReplicaMemoryGb: undefined, maxReplicaMemoryGb: undefined, autoscalingMode: undefined,
-  ...fields,
-});
+const bare = (fields: Record<string, unknown>): ServiceRecord =>
+  service({
+    provider: undefined,
+    region: undefined,
+    state: undefined,
+    tier: undefined,
+    releaseChannel: undefined,
+    clickhouseVersion: undefined,
+    minTotalMemoryGb: undefined,
+    maxTotalMemoryGb: undefined,
+    numReplicas: undefined,
+    idleScaling: undefined,
+    idleTimeoutMinutes: undefined,
+    minReplicaMemoryGb: undefined,
+    maxReplicaMemoryGb: undefined,
+    autoscalingMode: undefined,
+    ...fields,
+  });
 
 describe('idle and state text', () => {
   it.each([
@@ -33,11 +45,15 @@ describe('idle and state text', () => {
 
 describe('serviceLine', () => {
   it('shows the name, a short id, state, version, replicas and memory', () => {
-    expect(serviceLine(service())).toBe('*orders-prod*  `a1b2c3d4`  :large_green_circle: running · v24.3.1.2672 · 3 x 8–16 GB');
+    expect(serviceLine(service())).toBe(
+      '*orders-prod*  `a1b2c3d4`  :large_green_circle: running · v24.3.1.2672 · 3 x 8–16 GB',
+    );
   });
 
   it('warns about a service open to the internet or with an empty IP list', () => {
-    expect(serviceLine(service({ ipAccessList: [{ source: '0.0.0.0/0' }] }))).toContain(':warning: open to the internet');
+    expect(serviceLine(service({ ipAccessList: [{ source: '0.0.0.0/0' }] }))).toContain(
+      ':warning: open to the internet',
+    );
     expect(serviceLine(service({ ipAccessList: [] }))).toContain(':warning: no IP allowed');
     expect(serviceLine(service({ ipAccessList: undefined }))).not.toContain(':warning:');
   });
@@ -68,7 +84,11 @@ describe('listBlocks', () => {
   });
 
   it('counts the services and sorts them by name', () => {
-    const blocks = listBlocks([service({ name: 'zeta' }), service({ name: 'alpha' }), service({ name: 'Mid' })], [], NOW);
+    const blocks = listBlocks(
+      [service({ name: 'zeta' }), service({ name: 'alpha' }), service({ name: 'Mid' })],
+      [],
+      NOW,
+    );
     expect(allTexts(blocks)).toContain('ClickHouse Cloud services (3)');
     const text = mrkdwnTexts(blocks).join('\n');
     expect(text.indexOf('*alpha*')).toBeLessThan(text.indexOf('*Mid*'));
@@ -83,7 +103,10 @@ describe('listBlocks', () => {
     const services = servicesNamed(count);
     const blocks = listBlocks(services, [], NOW);
     assertBlockKitLimits(blocks, { max: 50 });
-    const { shown, hidden } = shownAndHidden(blocks, services.map((s) => s.name));
+    const { shown, hidden } = shownAndHidden(
+      blocks,
+      services.map((s) => s.name),
+    );
     expect(shown + hidden).toBe(count);
     expect(shown).toBeGreaterThan(0);
     if (count === 5000) {
@@ -93,7 +116,9 @@ describe('listBlocks', () => {
   });
 
   it('stays within limits when names are as long as the API allows', () => {
-    const services = Array.from({ length: 2000 }, (_, i) => service({ id: `${i}-long`, name: `${i} `.padEnd(50, 'n') }));
+    const services = Array.from({ length: 2000 }, (_, i) =>
+      service({ id: `${i}-long`, name: `${i} `.padEnd(50, 'n') }),
+    );
     assertBlockKitLimits(listBlocks(services, ['tag:env=prod', 'tag:team=data'], NOW), { max: 50 });
   });
 });
@@ -128,21 +153,31 @@ describe('serviceBlocks', () => {
   });
 
   it('lists posture findings when there are some', () => {
-    const text = mrkdwnTexts(serviceBlocks(service({ ipAccessList: [{ source: '0.0.0.0/0' }], hasTransparentDataEncryption: false }))).join('\n');
+    const text = mrkdwnTexts(
+      serviceBlocks(service({ ipAccessList: [{ source: '0.0.0.0/0' }], hasTransparentDataEncryption: false })),
+    ).join('\n');
     expect(text).toContain(':warning: *Posture*');
     expect(text).toContain('anyone on the internet can try to connect');
     expect(text).not.toContain('Transparent data encryption is off.');
   });
 
   it('shows encryption off as information that nobody can act on, not as a posture warning', () => {
-    const text = mrkdwnTexts(serviceBlocks(service({ hasTransparentDataEncryption: false, transparentDataEncryptionKeyId: undefined }))).join('\n');
-    expect(text).toContain('transparent data encryption off _(it can only be turned on when a service is created, in Enterprise organizations)_');
+    const text = mrkdwnTexts(
+      serviceBlocks(service({ hasTransparentDataEncryption: false, transparentDataEncryptionKeyId: undefined })),
+    ).join('\n');
+    expect(text).toContain(
+      'transparent data encryption off _(it can only be turned on when a service is created, in Enterprise organizations)_',
+    );
     expect(text).not.toContain('*Posture*');
   });
 
   it('tells an absent IP list from an empty one', () => {
-    expect(mrkdwnTexts(serviceBlocks(service({ ipAccessList: undefined }))).join('\n')).toContain('*IP access list*\n_not in the record_');
-    expect(mrkdwnTexts(serviceBlocks(service({ ipAccessList: [] }))).join('\n')).toContain('*IP access list*\n:warning: empty: no client can connect');
+    expect(mrkdwnTexts(serviceBlocks(service({ ipAccessList: undefined }))).join('\n')).toContain(
+      '*IP access list*\n_not in the record_',
+    );
+    expect(mrkdwnTexts(serviceBlocks(service({ ipAccessList: [] }))).join('\n')).toContain(
+      '*IP access list*\n:warning: empty: no client can connect',
+    );
   });
 
   it('renders a record with almost nothing in it', () => {
@@ -181,8 +216,14 @@ describe('serviceBlocks', () => {
 
 function ServiceRecordOnlyId(): ServiceRecord {
   return bare({
-    endpoints: undefined, ipAccessList: [{ source: '10.0.0.0/8' }], privateEndpointIds: undefined, availablePrivateEndpointIds: undefined,
-    hasTransparentDataEncryption: undefined, transparentDataEncryptionKeyId: undefined, tags: undefined, createdAt: undefined,
+    endpoints: undefined,
+    ipAccessList: [{ source: '10.0.0.0/8' }],
+    privateEndpointIds: undefined,
+    availablePrivateEndpointIds: undefined,
+    hasTransparentDataEncryption: undefined,
+    transparentDataEncryptionKeyId: undefined,
+    tags: undefined,
+    createdAt: undefined,
   });
 }
 

@@ -17,7 +17,8 @@ function nextRuns(expression: string, timeZone: string, from: string): string[] 
 
 function problem(expression: string, timeZone = 'UTC'): string {
   const check = checkCron(expression, timeZone, at('2025-01-15T12:00:00Z'));
-  if (check.ok) throw new Error(`expected ${expression} in ${timeZone} to be refused, got runs ${iso(check.nextRuns).join(', ')}`);
+  if (check.ok)
+    throw new Error(`expected ${expression} in ${timeZone} to be refused, got runs ${iso(check.nextRuns).join(', ')}`);
   return check.message;
 }
 
@@ -82,7 +83,9 @@ describe('checkCron: next runs', () => {
   });
 
   it('gives the same instants for the same wall-clock time in UTC and in a zone at UTC+0', () => {
-    expect(nextRuns('0 9 * * *', 'UTC', '2025-01-15T00:00:00Z')).toStrictEqual(nextRuns('0 9 * * *', 'Europe/London', '2025-01-15T00:00:00Z'));
+    expect(nextRuns('0 9 * * *', 'UTC', '2025-01-15T00:00:00Z')).toStrictEqual(
+      nextRuns('0 9 * * *', 'Europe/London', '2025-01-15T00:00:00Z'),
+    );
   });
 
   it('accepts nicknames such as @daily', () => {
@@ -120,7 +123,8 @@ describe('checkCron: refusals with a clear message', () => {
   });
 
   it('writes sentences without doubled punctuation', () => {
-    for (const expression of ['0 25 * * *', '* * * *', '*/0 * * * *', 'hello']) expect(problem(expression)).not.toContain('..');
+    for (const expression of ['0 25 * * *', '* * * *', '*/0 * * * *', 'hello'])
+      expect(problem(expression)).not.toContain('..');
   });
 
   it('refuses an expression that never fires', () => {
@@ -145,27 +149,45 @@ describe('missedRun: the run to post when a bot starts after every replica was d
   const LONG_AGO = ms('2024-01-01T00:00:00Z');
 
   it('returns the latest fire time when it was never claimed and is less than one period old', () => {
-    expect(missedRun('0 * * * *', 'UTC', at('2025-01-15T12:30:00Z'), undefined, LONG_AGO)?.toISOString()).toBe('2025-01-15T12:00:00.000Z');
-    expect(missedRun('0 * * * *', 'UTC', at('2025-01-15T12:59:59Z'), undefined, LONG_AGO)?.toISOString()).toBe('2025-01-15T12:00:00.000Z');
-    expect(missedRun('* * * * *', 'UTC', at('2025-01-15T12:00:30Z'), undefined, LONG_AGO)?.toISOString()).toBe('2025-01-15T12:00:00.000Z');
-    expect(missedRun('*/2 * * * * *', 'UTC', at('2025-01-15T12:00:03.500Z'), undefined, LONG_AGO)?.toISOString()).toBe('2025-01-15T12:00:02.000Z');
+    expect(missedRun('0 * * * *', 'UTC', at('2025-01-15T12:30:00Z'), undefined, LONG_AGO)?.toISOString()).toBe(
+      '2025-01-15T12:00:00.000Z',
+    );
+    expect(missedRun('0 * * * *', 'UTC', at('2025-01-15T12:59:59Z'), undefined, LONG_AGO)?.toISOString()).toBe(
+      '2025-01-15T12:00:00.000Z',
+    );
+    expect(missedRun('* * * * *', 'UTC', at('2025-01-15T12:00:30Z'), undefined, LONG_AGO)?.toISOString()).toBe(
+      '2025-01-15T12:00:00.000Z',
+    );
+    expect(missedRun('*/2 * * * * *', 'UTC', at('2025-01-15T12:00:03.500Z'), undefined, LONG_AGO)?.toISOString()).toBe(
+      '2025-01-15T12:00:02.000Z',
+    );
   });
 
   it('reads the fire time in the schedule time zone', () => {
-    expect(missedRun('0 9 * * *', 'Europe/Berlin', at('2025-01-15T08:30:00Z'), undefined, LONG_AGO)?.toISOString()).toBe('2025-01-15T08:00:00.000Z');
-    expect(missedRun('0 9 * * *', 'America/New_York', at('2025-01-15T14:30:00Z'), undefined, LONG_AGO)?.toISOString()).toBe('2025-01-15T14:00:00.000Z');
+    expect(
+      missedRun('0 9 * * *', 'Europe/Berlin', at('2025-01-15T08:30:00Z'), undefined, LONG_AGO)?.toISOString(),
+    ).toBe('2025-01-15T08:00:00.000Z');
+    expect(
+      missedRun('0 9 * * *', 'America/New_York', at('2025-01-15T14:30:00Z'), undefined, LONG_AGO)?.toISOString(),
+    ).toBe('2025-01-15T14:00:00.000Z');
     // 08:30Z is 03:30 in New York: the 9:00 run of the day before is the latest.
-    expect(missedRun('0 9 * * *', 'America/New_York', at('2025-01-15T08:30:00Z'), undefined, LONG_AGO)?.toISOString()).toBe('2025-01-14T14:00:00.000Z');
+    expect(
+      missedRun('0 9 * * *', 'America/New_York', at('2025-01-15T08:30:00Z'), undefined, LONG_AGO)?.toISOString(),
+    ).toBe('2025-01-14T14:00:00.000Z');
   });
 
   it('returns only the latest missed run, never one more than a period old', () => {
     // Down from 10:30 to 12:30: the 11:00 run is older than an hour and is not posted; 12:00 is.
     const lastClaimed = ms('2025-01-15T10:00:00Z');
-    expect(missedRun('0 * * * *', 'UTC', at('2025-01-15T12:30:00Z'), lastClaimed, LONG_AGO)?.toISOString()).toBe('2025-01-15T12:00:00.000Z');
+    expect(missedRun('0 * * * *', 'UTC', at('2025-01-15T12:30:00Z'), lastClaimed, LONG_AGO)?.toISOString()).toBe(
+      '2025-01-15T12:00:00.000Z',
+    );
   });
 
   it('does not treat a fire time that is exactly now as missed: the live job runs it', () => {
-    expect(missedRun('0 * * * *', 'UTC', at('2025-01-15T13:00:00Z'), ms('2025-01-15T11:00:00Z'), LONG_AGO)).toBeUndefined();
+    expect(
+      missedRun('0 * * * *', 'UTC', at('2025-01-15T13:00:00Z'), ms('2025-01-15T11:00:00Z'), LONG_AGO),
+    ).toBeUndefined();
   });
 
   it('does not return a weekday run on the weekend after it: Friday 9:00 is more than a day old on Sunday', () => {
@@ -180,13 +202,17 @@ describe('missedRun: the run to post when a bot starts after every replica was d
     const now = at('2025-01-15T12:30:00Z');
     expect(missedRun('0 * * * *', 'UTC', now, ms('2025-01-15T12:00:00Z'), LONG_AGO)).toBeUndefined();
     expect(missedRun('0 * * * *', 'UTC', now, ms('2025-01-15T12:00:00.001Z'), LONG_AGO)).toBeUndefined();
-    expect(missedRun('*/2 * * * * *', 'UTC', at('2025-01-15T12:00:03.500Z'), ms('2025-01-15T12:00:02Z'), LONG_AGO)).toBeUndefined();
+    expect(
+      missedRun('*/2 * * * * *', 'UTC', at('2025-01-15T12:00:03.500Z'), ms('2025-01-15T12:00:02Z'), LONG_AGO),
+    ).toBeUndefined();
   });
 
   it('does not return a run from before the schedule was created', () => {
     const now = at('2025-01-15T12:30:00Z');
     expect(missedRun('0 * * * *', 'UTC', now, undefined, ms('2025-01-15T12:10:00Z'))).toBeUndefined();
     expect(missedRun('0 * * * *', 'UTC', now, undefined, ms('2025-01-15T12:00:00Z'))).toBeUndefined();
-    expect(missedRun('0 * * * *', 'UTC', now, undefined, ms('2025-01-15T11:59:59Z'))?.toISOString()).toBe('2025-01-15T12:00:00.000Z');
+    expect(missedRun('0 * * * *', 'UTC', now, undefined, ms('2025-01-15T11:59:59Z'))?.toISOString()).toBe(
+      '2025-01-15T12:00:00.000Z',
+    );
   });
 });

@@ -30,7 +30,13 @@ function vertical(replicas: number, min: number, max: number, deprecatedTotals =
 
 function horizontal(minReplicas: number, maxReplicas: number, memory: Record<string, number>) {
   return ServiceRecordSchema.parse({
-    id: ID, name: `h${minReplicas}-${maxReplicas}`, state: 'running', autoscalingMode: 'horizontal', minReplicas, maxReplicas, ...memory,
+    id: ID,
+    name: `h${minReplicas}-${maxReplicas}`,
+    state: 'running',
+    autoscalingMode: 'horizontal',
+    minReplicas,
+    maxReplicas,
+    ...memory,
   });
 }
 
@@ -40,14 +46,17 @@ describe('vertical services', () => {
     [2, 8, 32, '2 x 8–32 GB', { min: 16, max: 64 }],
     [3, 8, 32, '3 x 8–32 GB', { min: 24, max: 96 }],
     [20, 16, 120, '20 x 16–120 GB', { min: 320, max: 2400 }],
-  ] as const)('%i replicas of %i–%i GB read %j, %j in total, whatever the deprecated totals say', (replicas, min, max, text, total) => {
-    for (const withTotals of [true, false]) {
-      const record = vertical(replicas, min, max, withTotals);
-      expect(capacityPhrase(record)).toBe(text);
-      expect(baselineCapacity(record).totalMemoryGb).toStrictEqual(total);
-      expect(serviceLine(record)).toContain(text);
-    }
-  });
+  ] as const)(
+    '%i replicas of %i–%i GB read %j, %j in total, whatever the deprecated totals say',
+    (replicas, min, max, text, total) => {
+      for (const withTotals of [true, false]) {
+        const record = vertical(replicas, min, max, withTotals);
+        expect(capacityPhrase(record)).toBe(text);
+        expect(baselineCapacity(record).totalMemoryGb).toStrictEqual(total);
+        expect(serviceLine(record)).toContain(text);
+      }
+    },
+  );
 
   it('shows a single replica of 8 GB as 8 GB, not the 24 GB of the deprecated totals', () => {
     const record = vertical(1, 8, 8);
@@ -61,8 +70,19 @@ describe('vertical services', () => {
   it('tells what it knows when the record gives only replicas or only memory', () => {
     expect(capacityPhrase(ServiceRecordSchema.parse({ id: ID, numReplicas: 1 }))).toBe('1 replica');
     expect(capacityPhrase(ServiceRecordSchema.parse({ id: ID, numReplicas: 20 }))).toBe('20 replicas');
-    expect(capacityPhrase(ServiceRecordSchema.parse({ id: ID, minReplicaMemoryGb: 4, maxReplicaMemoryGb: 8, autoscalingMode: 'vertical' }))).toBe('4–8 GB per replica');
-    expect(capacityPhrase(ServiceRecordSchema.parse({ id: ID, minTotalMemoryGb: 24, maxTotalMemoryGb: 96 }))).toBeUndefined();
+    expect(
+      capacityPhrase(
+        ServiceRecordSchema.parse({
+          id: ID,
+          minReplicaMemoryGb: 4,
+          maxReplicaMemoryGb: 8,
+          autoscalingMode: 'vertical',
+        }),
+      ),
+    ).toBe('4–8 GB per replica');
+    expect(
+      capacityPhrase(ServiceRecordSchema.parse({ id: ID, minTotalMemoryGb: 24, maxTotalMemoryGb: 96 })),
+    ).toBeUndefined();
   });
 });
 
@@ -83,7 +103,12 @@ describe('horizontal services', () => {
   });
 
   it('is counted in the summary instead of "not reporting"', () => {
-    const { headline } = summaryMessages({ services: [horizontal(2, 6, { replicaMemoryGb: 16 })], filters: [], drift: undefined, generatedAt: NOW });
+    const { headline } = summaryMessages({
+      services: [horizontal(2, 6, { replicaMemoryGb: 16 })],
+      filters: [],
+      drift: undefined,
+      generatedAt: NOW,
+    });
     const text = mrkdwnTexts(headline.blocks).join('\n');
     expect(text).toContain('*Memory*\n32–96 GB');
     expect(text).toContain('*Replicas*\n2–6');
@@ -97,8 +122,11 @@ describe('currentScaling', () => {
 
   it('says both what runs now and the baseline when a scaling schedule is active', () => {
     const record = scheduled({
-      effectiveAutoscalingMode: 'vertical', effectiveMinReplicas: 2, effectiveMaxReplicas: 2,
-      effectiveMinReplicaMemoryGb: 16, effectiveMaxReplicaMemoryGb: 16,
+      effectiveAutoscalingMode: 'vertical',
+      effectiveMinReplicas: 2,
+      effectiveMaxReplicas: 2,
+      effectiveMinReplicaMemoryGb: 16,
+      effectiveMaxReplicaMemoryGb: 16,
     });
     expect(capacityPhrase(record)).toBe('now 2 x 16 GB, baseline 3 x 8 GB');
     expect(serviceLine(record)).toContain('now 2 x 16 GB, baseline 3 x 8 GB');
@@ -110,8 +138,11 @@ describe('currentScaling', () => {
 
   it('says it once when currentScaling matches the baseline', () => {
     const record = scheduled({
-      effectiveAutoscalingMode: 'vertical', effectiveMinReplicas: 3, effectiveMaxReplicas: 3,
-      effectiveMinReplicaMemoryGb: 8, effectiveMaxReplicaMemoryGb: 8,
+      effectiveAutoscalingMode: 'vertical',
+      effectiveMinReplicas: 3,
+      effectiveMaxReplicas: 3,
+      effectiveMinReplicaMemoryGb: 8,
+      effectiveMaxReplicaMemoryGb: 8,
     });
     expect(currentCapacity(record)).toBeUndefined();
     expect(capacityPhrase(record)).toBe('3 x 8 GB');
@@ -119,7 +150,9 @@ describe('currentScaling', () => {
   });
 
   it('fills what currentScaling leaves out from the baseline', () => {
-    expect(capacityPhrase(scheduled({ effectiveMinReplicas: 20, effectiveMaxReplicas: 20 }))).toBe('now 20 x 8 GB, baseline 3 x 8 GB');
+    expect(capacityPhrase(scheduled({ effectiveMinReplicas: 20, effectiveMaxReplicas: 20 }))).toBe(
+      'now 20 x 8 GB, baseline 3 x 8 GB',
+    );
   });
 
   it('ignores a currentScaling block that is not an object', () => {
@@ -127,7 +160,12 @@ describe('currentScaling', () => {
   });
 
   it('puts what runs now next to the baseline totals in the summary headline', () => {
-    const record = scheduled({ effectiveMinReplicas: 2, effectiveMaxReplicas: 2, effectiveMinReplicaMemoryGb: 16, effectiveMaxReplicaMemoryGb: 16 });
+    const record = scheduled({
+      effectiveMinReplicas: 2,
+      effectiveMaxReplicas: 2,
+      effectiveMinReplicaMemoryGb: 16,
+      effectiveMaxReplicaMemoryGb: 16,
+    });
     const { headline } = summaryMessages({ services: [record], filters: [], drift: undefined, generatedAt: NOW });
     const text = mrkdwnTexts(headline.blocks).join('\n');
     expect(text).toContain('*Memory*\n24 GB\n:arrows_counterclockwise: now 32 GB _(1 scaling schedule active)_');

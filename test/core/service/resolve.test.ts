@@ -26,7 +26,9 @@ function missed(resolution: Resolution): Exclude<Resolution, { ok: true }> {
 
 describe('resolveService', () => {
   it('finds a service by its full id', () => {
-    expect(found(resolveService(services, '22222222-bbbb-4000-8000-000000000002'))).toBe('22222222-bbbb-4000-8000-000000000002');
+    expect(found(resolveService(services, '22222222-bbbb-4000-8000-000000000002'))).toBe(
+      '22222222-bbbb-4000-8000-000000000002',
+    );
   });
 
   it('finds a service by its exact name', () => {
@@ -42,7 +44,10 @@ describe('resolveService', () => {
   });
 
   it('prefers the exact name over a case-insensitive match', () => {
-    const list = [svc('aaaaaaaa-0000-4000-8000-000000000001', 'Orders'), svc('bbbbbbbb-0000-4000-8000-000000000002', 'orders')];
+    const list = [
+      svc('aaaaaaaa-0000-4000-8000-000000000001', 'Orders'),
+      svc('bbbbbbbb-0000-4000-8000-000000000002', 'orders'),
+    ];
     expect(found(resolveService(list, 'orders'))).toBe('bbbbbbbb-0000-4000-8000-000000000002');
   });
 
@@ -65,7 +70,10 @@ describe('resolveService', () => {
   it('answers a name shared by two services with both, never guessing', () => {
     const resolution = missed(resolveService(services, 'shared'));
     expect(resolution).toMatchObject({ reason: 'ambiguous', query: 'shared' });
-    expect(resolution.candidates.map((s) => s.id)).toStrictEqual(['44444444-dddd-4000-8000-000000000004', '55555555-eeee-4000-8000-000000000005']);
+    expect(resolution.candidates.map((s) => s.id)).toStrictEqual([
+      '44444444-dddd-4000-8000-000000000004',
+      '55555555-eeee-4000-8000-000000000005',
+    ]);
   });
 
   it('answers an unknown name with similar names', () => {
@@ -85,7 +93,9 @@ describe('resolveService', () => {
   });
 
   it('offers at most 5 candidates', () => {
-    const many = Array.from({ length: 12 }, (_, i) => svc(`${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`, `orders-${i}`));
+    const many = Array.from({ length: 12 }, (_, i) =>
+      svc(`${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`, `orders-${i}`),
+    );
     expect(missed(resolveService(many, 'orders')).candidates).toHaveLength(5);
     const same = many.map((s) => ({ ...s, name: 'same' }));
     expect(missed(resolveService(same, 'same'))).toMatchObject({ reason: 'ambiguous' });

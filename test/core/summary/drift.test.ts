@@ -25,7 +25,9 @@ describe('diffSnapshots', () => {
 
   it('reports a service added and one removed, by name', () => {
     const items = diff([before], [service({ id: 'new-id', name: 'fresh' })]);
-    expect(items.map(({ serviceId, serviceName, kind, label }) => ({ serviceId, serviceName, kind, label }))).toStrictEqual([
+    expect(
+      items.map(({ serviceId, serviceName, kind, label }) => ({ serviceId, serviceName, kind, label })),
+    ).toStrictEqual([
       { serviceId: 'new-id', serviceName: 'fresh', kind: 'service-added', label: 'Service' },
       { serviceId: SERVICE_ID, serviceName: 'orders-prod', kind: 'service-removed', label: 'Service' },
     ]);
@@ -33,12 +35,19 @@ describe('diffSnapshots', () => {
 
   it('reports a rename under the new name', () => {
     const items = driftTo({ name: 'orders-main' });
-    expect(brief(items)).toStrictEqual([{ kind: 'renamed', label: 'Name', text: 'Renamed: orders-prod → orders-main' }]);
+    expect(brief(items)).toStrictEqual([
+      { kind: 'renamed', label: 'Name', text: 'Renamed: orders-prod → orders-main' },
+    ]);
     expect(items[0]?.serviceName).toBe('orders-main');
   });
 
   it('reports IP entries added and removed, with their descriptions', () => {
-    const items = driftTo({ ipAccessList: [{ source: '10.0.0.0/8', description: 'office' }, { source: '0.0.0.0/0', description: 'debug' }] });
+    const items = driftTo({
+      ipAccessList: [
+        { source: '10.0.0.0/8', description: 'office' },
+        { source: '0.0.0.0/0', description: 'debug' },
+      ],
+    });
     expect(brief(items)).toStrictEqual([
       { kind: 'ip-added', label: 'IP access', text: 'IP access entry added: 0.0.0.0/0 (debug)' },
       { kind: 'ip-removed', label: 'IP access', text: 'IP access entry removed: 203.0.113.7/32 (vpn)' },
@@ -46,9 +55,18 @@ describe('diffSnapshots', () => {
   });
 
   it('reports a changed IP description as one change, not a removal and an addition', () => {
-    const items = driftTo({ ipAccessList: [{ source: '10.0.0.0/8', description: 'old office' }, { source: '203.0.113.7/32', description: 'vpn' }] });
+    const items = driftTo({
+      ipAccessList: [
+        { source: '10.0.0.0/8', description: 'old office' },
+        { source: '203.0.113.7/32', description: 'vpn' },
+      ],
+    });
     expect(brief(items)).toStrictEqual([
-      { kind: 'ip-description-changed', label: 'IP access', text: 'IP access entry 10.0.0.0/8: description "office" → "old office"' },
+      {
+        kind: 'ip-description-changed',
+        label: 'IP access',
+        text: 'IP access entry 10.0.0.0/8: description "office" → "old office"',
+      },
     ]);
   });
 
@@ -60,15 +78,23 @@ describe('diffSnapshots', () => {
   it('reports the MySQL endpoint switched on and off', () => {
     const mysql = { protocol: 'mysql', host: 'h', port: 3306 };
     const withMysql = service({ endpoints: [...(before.endpoints ?? []), mysql] });
-    expect(brief(diff([before], [withMysql]))).toStrictEqual([{ kind: 'endpoint-enabled', label: 'MySQL endpoint', text: 'MySQL endpoint switched on' }]);
-    expect(brief(diff([withMysql], [before]))).toStrictEqual([{ kind: 'endpoint-disabled', label: 'MySQL endpoint', text: 'MySQL endpoint switched off' }]);
+    expect(brief(diff([before], [withMysql]))).toStrictEqual([
+      { kind: 'endpoint-enabled', label: 'MySQL endpoint', text: 'MySQL endpoint switched on' },
+    ]);
+    expect(brief(diff([withMysql], [before]))).toStrictEqual([
+      { kind: 'endpoint-disabled', label: 'MySQL endpoint', text: 'MySQL endpoint switched off' },
+    ]);
     const disabled = service({ endpoints: [...(before.endpoints ?? []), { ...mysql, enabled: false }] });
-    expect(brief(diff([withMysql], [disabled]))).toStrictEqual([{ kind: 'endpoint-disabled', label: 'MySQL endpoint', text: 'MySQL endpoint switched off' }]);
+    expect(brief(diff([withMysql], [disabled]))).toStrictEqual([
+      { kind: 'endpoint-disabled', label: 'MySQL endpoint', text: 'MySQL endpoint switched off' },
+    ]);
   });
 
   it('reports other endpoints switched, under "Service" since the bot cannot switch them', () => {
     const items = driftTo({ endpoints: [{ protocol: 'https', host: 'h', port: 8443 }] });
-    expect(brief(items)).toStrictEqual([{ kind: 'endpoint-disabled', label: 'Service', text: 'Native secure endpoint switched off' }]);
+    expect(brief(items)).toStrictEqual([
+      { kind: 'endpoint-disabled', label: 'Service', text: 'Native secure endpoint switched off' },
+    ]);
   });
 
   it('reports a release channel change', () => {
@@ -93,8 +119,18 @@ describe('diffSnapshots', () => {
   it('lists changes by service name, each service once together', () => {
     const a = service({ id: 'id-a', name: 'alpha' });
     const z = service({ id: 'id-z', name: 'zulu' });
-    const items = diff([z, a], [service({ id: 'id-z', name: 'zulu', releaseChannel: 'fast' }), service({ id: 'id-a', name: 'alpha', releaseChannel: 'slow', transparentDataEncryptionKeyId: 'k9' })]);
-    expect(items.map((i) => `${i.serviceName}:${i.kind}`)).toStrictEqual(['alpha:release-channel-changed', 'alpha:encryption-key-rotated', 'zulu:release-channel-changed']);
+    const items = diff(
+      [z, a],
+      [
+        service({ id: 'id-z', name: 'zulu', releaseChannel: 'fast' }),
+        service({ id: 'id-a', name: 'alpha', releaseChannel: 'slow', transparentDataEncryptionKeyId: 'k9' }),
+      ],
+    );
+    expect(items.map((i) => `${i.serviceName}:${i.kind}`)).toStrictEqual([
+      'alpha:release-channel-changed',
+      'alpha:encryption-key-rotated',
+      'zulu:release-channel-changed',
+    ]);
   });
 
   it('unchanged services among many produce no drift', () => {
@@ -127,7 +163,9 @@ describe('attributeDrift', () => {
 
   it('needs the same field: an applied IP change does not explain a rename', () => {
     const items = driftTo({ name: 'orders-main' });
-    expect(attributeDrift(items, [applied({ ipAccessList: { add: [{ source: '1.2.3.4/32' }] } })], window)[0]?.via).toBeUndefined();
+    expect(
+      attributeDrift(items, [applied({ ipAccessList: { add: [{ source: '1.2.3.4/32' }] } })], window)[0]?.via,
+    ).toBeUndefined();
   });
 
   it('needs the same value: a rename to another name does not explain this one', () => {
@@ -137,18 +175,29 @@ describe('attributeDrift', () => {
 
   it('needs an applied entry of the same service', () => {
     const items = driftTo({ name: 'orders-main' });
-    expect(attributeDrift(items, [applied({ name: 'orders-main' }, { serviceId: 'someone-else' })], window)[0]?.via).toBeUndefined();
+    expect(
+      attributeDrift(items, [applied({ name: 'orders-main' }, { serviceId: 'someone-else' })], window)[0]?.via,
+    ).toBeUndefined();
   });
 
   it('needs the change to have been applied, not merely requested or approved', () => {
     const items = driftTo({ name: 'orders-main' });
-    const entries = [auditEntry({ action: 'requested', at: NOW - 10, update: { name: 'orders-main' } }), auditEntry({ action: 'approved', at: NOW - 5, update: { name: 'orders-main' } })];
+    const entries = [
+      auditEntry({ action: 'requested', at: NOW - 10, update: { name: 'orders-main' } }),
+      auditEntry({ action: 'approved', at: NOW - 5, update: { name: 'orders-main' } }),
+    ];
     expect(attributeDrift(items, entries, window)[0]?.via).toBeUndefined();
   });
 
   it('never credits the bot on the text of a summary line alone', () => {
     const items = driftTo({ name: 'orders-main' });
-    expect(attributeDrift(items, [auditEntry({ action: 'applied', at: NOW - 10, summary: 'Name: orders-prod → orders-main' })], window)[0]?.via).toBeUndefined();
+    expect(
+      attributeDrift(
+        items,
+        [auditEntry({ action: 'applied', at: NOW - 10, summary: 'Name: orders-prod → orders-main' })],
+        window,
+      )[0]?.via,
+    ).toBeUndefined();
   });
 
   it('never credits the bot with a service added or removed', () => {
@@ -157,36 +206,73 @@ describe('attributeDrift', () => {
   });
 
   it('reads every part of a multi-field body', () => {
-    const items = driftTo({ releaseChannel: 'slow', ipAccessList: [...(before.ipAccessList ?? []), { source: '198.51.100.0/24' }] });
-    const entry = applied({ releaseChannel: 'slow', ipAccessList: { add: [{ source: '198.51.100.0/24' }] } }, { changeId: 'CR-9' });
-    expect(attributeDrift(items, [entry], window).map((i) => i.via)).toStrictEqual([{ changeId: 'CR-9' }, { changeId: 'CR-9' }]);
+    const items = driftTo({
+      releaseChannel: 'slow',
+      ipAccessList: [...(before.ipAccessList ?? []), { source: '198.51.100.0/24' }],
+    });
+    const entry = applied(
+      { releaseChannel: 'slow', ipAccessList: { add: [{ source: '198.51.100.0/24' }] } },
+      { changeId: 'CR-9' },
+    );
+    expect(attributeDrift(items, [entry], window).map((i) => i.via)).toStrictEqual([
+      { changeId: 'CR-9' },
+      { changeId: 'CR-9' },
+    ]);
   });
 
   it('tells a bot IP change from a console IP change on the same service', () => {
-    const items = driftTo({ ipAccessList: [...(before.ipAccessList ?? []), { source: '198.51.100.0/24' }, { source: '192.0.2.1/32' }] });
-    const attributed = attributeDrift(items, [applied({ ipAccessList: { add: [{ source: '198.51.100.0/24' }] } }, { changeId: 'CR-1' })], window);
+    const items = driftTo({
+      ipAccessList: [...(before.ipAccessList ?? []), { source: '198.51.100.0/24' }, { source: '192.0.2.1/32' }],
+    });
+    const attributed = attributeDrift(
+      items,
+      [applied({ ipAccessList: { add: [{ source: '198.51.100.0/24' }] } }, { changeId: 'CR-1' })],
+      window,
+    );
     expect(attributed.map((i) => [i.text, i.via?.changeId])).toStrictEqual([
       ['IP access entry added: 192.0.2.1/32', undefined],
       ['IP access entry added: 198.51.100.0/24', 'CR-1'],
     ]);
   });
 
-  it('credits a console change that removed the bot\'s entry and added 0.0.0.0/0 to nobody', () => {
+  it("credits a console change that removed the bot's entry and added 0.0.0.0/0 to nobody", () => {
     // Between two summaries the bot added 198.51.100.0/24; then the console removed it and opened 0.0.0.0/0.
     const items = driftTo({ ipAccessList: [...(before.ipAccessList ?? []), { source: '0.0.0.0/0' }] });
-    const attributed = attributeDrift(items, [applied({ ipAccessList: { add: [{ source: '198.51.100.0/24' }] } }, { changeId: 'CR-5' })], window);
+    const attributed = attributeDrift(
+      items,
+      [applied({ ipAccessList: { add: [{ source: '198.51.100.0/24' }] } }, { changeId: 'CR-5' })],
+      window,
+    );
     expect(attributed.map((i) => [i.text, i.via])).toStrictEqual([['IP access entry added: 0.0.0.0/0', undefined]]);
   });
 
   it('needs the description the request set', () => {
-    const items = driftTo({ ipAccessList: [...(before.ipAccessList ?? []), { source: '198.51.100.0/24', description: 'console' }] });
-    expect(attributeDrift(items, [applied({ ipAccessList: { add: [{ source: '198.51.100.0/24', description: 'bot' }] } })], window)[0]?.via).toBeUndefined();
+    const items = driftTo({
+      ipAccessList: [...(before.ipAccessList ?? []), { source: '198.51.100.0/24', description: 'console' }],
+    });
+    expect(
+      attributeDrift(
+        items,
+        [applied({ ipAccessList: { add: [{ source: '198.51.100.0/24', description: 'bot' }] } })],
+        window,
+      )[0]?.via,
+    ).toBeUndefined();
   });
 
   it('reads remove + add of one source as the re-description it is', () => {
-    const items = driftTo({ ipAccessList: [{ source: '10.0.0.0/8', description: 'hq' }, { source: '203.0.113.7/32', description: 'vpn' }] });
-    const entry = applied({ ipAccessList: { remove: [{ source: '10.0.0.0/8' }], add: [{ source: '10.0.0.0/8', description: 'hq' }] } }, { changeId: 'CR-6' });
-    expect(attributeDrift(items, [entry], window).map((i) => [i.kind, i.via?.changeId])).toStrictEqual([['ip-description-changed', 'CR-6']]);
+    const items = driftTo({
+      ipAccessList: [
+        { source: '10.0.0.0/8', description: 'hq' },
+        { source: '203.0.113.7/32', description: 'vpn' },
+      ],
+    });
+    const entry = applied(
+      { ipAccessList: { remove: [{ source: '10.0.0.0/8' }], add: [{ source: '10.0.0.0/8', description: 'hq' }] } },
+      { changeId: 'CR-6' },
+    );
+    expect(attributeDrift(items, [entry], window).map((i) => [i.kind, i.via?.changeId])).toStrictEqual([
+      ['ip-description-changed', 'CR-6'],
+    ]);
   });
 
   it('names the right request when two bot changes of the same kind hit one service', () => {
@@ -204,12 +290,26 @@ describe('attributeDrift', () => {
   it('still credits the bot when the API wrote the value differently than the request', () => {
     // The bot asked for 198.51.100.7; the API may store it as 198.51.100.7/32.
     const items = driftTo({ ipAccessList: [...(before.ipAccessList ?? []), { source: '198.51.100.7/32' }] });
-    expect(attributeDrift(items, [applied({ ipAccessList: { add: [{ source: '198.51.100.7' }] } }, { changeId: 'CR-4' })], window)[0]?.via).toStrictEqual({ changeId: 'CR-4' });
+    expect(
+      attributeDrift(
+        items,
+        [applied({ ipAccessList: { add: [{ source: '198.51.100.7' }] } }, { changeId: 'CR-4' })],
+        window,
+      )[0]?.via,
+    ).toStrictEqual({ changeId: 'CR-4' });
   });
 
   it('credits a MySQL switch, never an HTTPS one', () => {
     const items = driftTo({ endpoints: [{ protocol: 'mysql', host: 'h', port: 3306 }] });
-    expect(attributeDrift(items, [applied({ endpoints: [{ protocol: 'mysql', enabled: true }] }, { changeId: 'CR-8' })], window).map((i) => [i.label, i.via?.changeId]).sort()).toStrictEqual([
+    expect(
+      attributeDrift(
+        items,
+        [applied({ endpoints: [{ protocol: 'mysql', enabled: true }] }, { changeId: 'CR-8' })],
+        window,
+      )
+        .map((i) => [i.label, i.via?.changeId])
+        .sort(),
+    ).toStrictEqual([
       ['MySQL endpoint', 'CR-8'],
       ['Service', undefined],
       ['Service', undefined],

@@ -3,9 +3,14 @@ import { DETAIL_BUDGET, packParts, type DetailPart } from '../../../src/core/sum
 import { mrkdwnTexts } from '../render/block-kit.js';
 
 /** Lines of varied length, so sections and messages fill up at uneven points. */
-const lines = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i} ${'x'.repeat((i * 37) % 400)}`);
+const lines = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, i) => `${prefix}-${i} ${'x'.repeat((i * 37) % 400)}`);
 
-const part = (name: string, count: number): DetailPart => ({ title: `*${name}*`, continuedTitle: `*${name}* (continued)`, lines: lines(name, count) });
+const part = (name: string, count: number): DetailPart => ({
+  title: `*${name}*`,
+  continuedTitle: `*${name}* (continued)`,
+  lines: lines(name, count),
+});
 
 describe('packParts', () => {
   const parts = [part('Changes', 700), part('Posture', 3), part('Services', 1500)];

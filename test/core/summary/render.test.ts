@@ -14,7 +14,13 @@ import { allTexts, mrkdwnTexts, unsafeMrkdwn } from '../render/block-kit.js';
 import { auditEntry, NOW, service, servicesNamed } from '../fixtures.js';
 import { assertMessagesWithinLimits } from './limits.js';
 
-const input = (overrides: Partial<SummaryInput> = {}): SummaryInput => ({ services: [service()], filters: [], drift: [], generatedAt: NOW, ...overrides });
+const input = (overrides: Partial<SummaryInput> = {}): SummaryInput => ({
+  services: [service()],
+  filters: [],
+  drift: [],
+  generatedAt: NOW,
+  ...overrides,
+});
 const shown = (messages: readonly SummaryMessage[]) => messages.map((m) => allTexts(m.blocks)).join('\n');
 const detailsText = (overrides: Partial<SummaryInput>) => shown(summaryMessages(input(overrides)).details);
 const headlineText = (overrides: Partial<SummaryInput>) => shown([summaryMessages(input(overrides)).headline]);
@@ -37,13 +43,17 @@ describe('headline', () => {
     expect(text).toContain('1 warning on 1 service');
     expect(text).toContain('open to the internet 1');
     expect(text).toContain('Details in the thread (1 message)');
-    expect(headline.text).toContain('Weekly prod summary: 2 services, 1 posture warning, 0 changes since the last summary.');
+    expect(headline.text).toContain(
+      'Weekly prod summary: 2 services, 1 posture warning, 0 changes since the last summary.',
+    );
     expect(details).toHaveLength(1);
     assertMessagesWithinLimits([headline]);
   });
 
   it('shows the tag filters the summary is scoped to', () => {
-    expect(headlineText({ filters: ['tag:env=prod', 'tag:team'] })).toContain('1 service matching `tag:env=prod` `tag:team`');
+    expect(headlineText({ filters: ['tag:env=prod', 'tag:team'] })).toContain(
+      '1 service matching `tag:env=prod` `tag:team`',
+    );
   });
 
   it('says when there is no baseline yet, instead of reporting zero changes', () => {
@@ -65,7 +75,15 @@ describe('headline', () => {
 });
 
 function driftItem(overrides: Partial<DriftItem>): DriftItem {
-  return { serviceId: 'a', serviceName: 'orders-prod', kind: 'renamed', label: 'Name', text: 'Renamed: a → orders-prod', subject: 'orders-prod', ...overrides };
+  return {
+    serviceId: 'a',
+    serviceName: 'orders-prod',
+    kind: 'renamed',
+    label: 'Name',
+    text: 'Renamed: a → orders-prod',
+    subject: 'orders-prod',
+    ...overrides,
+  };
 }
 
 describe('details', () => {
@@ -77,13 +95,20 @@ describe('details', () => {
 
   it('list posture warnings per service', () => {
     const services = [
-      service({ id: 'a', name: 'wide-open', ipAccessList: [{ source: '0.0.0.0/0' }], endpoints: [{ protocol: 'mysql' }] }),
+      service({
+        id: 'a',
+        name: 'wide-open',
+        ipAccessList: [{ source: '0.0.0.0/0' }],
+        endpoints: [{ protocol: 'mysql' }],
+      }),
       service({ id: 'b', name: 'locked-out', ipAccessList: [] }),
       service({ id: 'c', name: 'well-kept' }),
     ];
     const text = detailsText({ services });
     expect(text).toContain('*Posture warnings* (2 services)');
-    expect(text).toContain(':warning: *wide-open*: IP access list allows 0.0.0.0/0: anyone on the internet can try to connect. MySQL endpoint is enabled.');
+    expect(text).toContain(
+      ':warning: *wide-open*: IP access list allows 0.0.0.0/0: anyone on the internet can try to connect. MySQL endpoint is enabled.',
+    );
     expect(text).toContain(':warning: *locked-out*: IP access list is empty: no client can connect.');
     expect(text).not.toContain(':warning: *well-kept*');
   });
@@ -92,7 +117,19 @@ describe('details', () => {
     const before = [service()];
     const after = [service({ name: 'orders-main', releaseChannel: 'fast' })];
     const raw = diffSnapshots(takeSnapshot(before, NOW - 1000), takeSnapshot(after, NOW));
-    const drift = attributeDrift(raw, [auditEntry({ action: 'applied', at: NOW - 500, changeId: 'CR-12', summary: 'Name: orders-prod → orders-main', update: { name: 'orders-main' } })], { from: NOW - 1000, to: NOW });
+    const drift = attributeDrift(
+      raw,
+      [
+        auditEntry({
+          action: 'applied',
+          at: NOW - 500,
+          changeId: 'CR-12',
+          summary: 'Name: orders-prod → orders-main',
+          update: { name: 'orders-main' },
+        }),
+      ],
+      { from: NOW - 1000, to: NOW },
+    );
     const text = detailsText({ services: after, drift });
     expect(text).toContain('*Changes since the last summary* (2: 1 via this bot, 1 elsewhere)');
     expect(text).toContain('• *orders-main*: Renamed: orders-prod → orders-main — :robot_face: via this bot (`CR-12`)');
@@ -101,7 +138,9 @@ describe('details', () => {
 
   it('warn that a service leaving the filters reads as removed, when there are filters', () => {
     const drift = [driftItem({ kind: 'service-removed', label: 'Service', text: 'Service removed' })];
-    expect(detailsText({ drift, filters: ['tag:env=prod'] })).toContain("stop matching this summary's filters shows as removed");
+    expect(detailsText({ drift, filters: ['tag:env=prod'] })).toContain(
+      "stop matching this summary's filters shows as removed",
+    );
     expect(detailsText({ drift })).not.toContain('filters');
   });
 
@@ -119,20 +158,28 @@ describe('large organizations', () => {
   function largeSummary(count: number) {
     const services = servicesNamed(count);
     const drift: DriftItem[] = services.map((s, i) =>
-      driftItem({ serviceId: s.id, serviceName: s.name, text: `IP access entry added: 10.${i % 250}.0.0/16 (added for the nightly batch import)`, ...(i % 3 === 0 ? { via: { changeId: `cr-${i}` } } : {}) }),
+      driftItem({
+        serviceId: s.id,
+        serviceName: s.name,
+        text: `IP access entry added: 10.${i % 250}.0.0/16 (added for the nightly batch import)`,
+        ...(i % 3 === 0 ? { via: { changeId: `cr-${i}` } } : {}),
+      }),
     );
     return { services, summary: summaryMessages(input({ services, drift, filters: ['tag:env=prod'] })) };
   }
 
-  it.each([1000, 5000])('%i services fit Slack limits in every message, and every service is in the thread', (count) => {
-    const { services, summary } = largeSummary(count);
-    assertMessagesWithinLimits([summary.headline, ...summary.details]);
-    const details = shown(summary.details);
-    const missing = services.filter((s) => !details.includes(`• *${s.name}* ·`));
-    expect(missing.map((s) => s.name)).toStrictEqual([]);
-    expect(details.match(/— (:robot_face:|_elsewhere_)/g)).toHaveLength(count);
-    expect(details.match(/^:warning: \*svc-/gm)).toHaveLength(Math.ceil(count / 7));
-  });
+  it.each([1000, 5000])(
+    '%i services fit Slack limits in every message, and every service is in the thread',
+    (count) => {
+      const { services, summary } = largeSummary(count);
+      assertMessagesWithinLimits([summary.headline, ...summary.details]);
+      const details = shown(summary.details);
+      const missing = services.filter((s) => !details.includes(`• *${s.name}* ·`));
+      expect(missing.map((s) => s.name)).toStrictEqual([]);
+      expect(details.match(/— (:robot_face:|_elsewhere_)/g)).toHaveLength(count);
+      expect(details.match(/^:warning: \*svc-/gm)).toHaveLength(Math.ceil(count / 7));
+    },
+  );
 
   it('keeps the headline short however large the organization', () => {
     const { summary } = largeSummary(5000);
@@ -157,8 +204,12 @@ describe('escaping', () => {
       ipAccessList: [{ source: '0.0.0.0/0' }],
       endpoints: [{ protocol: '<!channel>' }],
     });
-    const drift = [driftItem({ serviceName: EVIL, text: `Renamed: ${EVIL} → ${EVIL}`, via: { changeId: '<!channel>' } })];
-    const { headline, details } = summaryMessages(input({ services: [evil], drift, filters: ['tag:<!channel>'], title: EVIL }));
+    const drift = [
+      driftItem({ serviceName: EVIL, text: `Renamed: ${EVIL} → ${EVIL}`, via: { changeId: '<!channel>' } }),
+    ];
+    const { headline, details } = summaryMessages(
+      input({ services: [evil], drift, filters: ['tag:<!channel>'], title: EVIL }),
+    );
     const texts = everyMrkdwn([headline, ...details]);
     expect(texts.join('\n')).toContain('&lt;!channel&gt;');
     expect(texts.flatMap((text) => unsafeMrkdwn(text))).toStrictEqual([]);

@@ -29,7 +29,14 @@ describe('takeSnapshot', () => {
   });
 
   it('leaves out what the record did not say, so it is not mistaken for "empty"', () => {
-    const record = service({ ipAccessList: undefined, endpoints: undefined, privateEndpointIds: undefined, transparentDataEncryptionKeyId: undefined, releaseChannel: undefined, state: undefined });
+    const record = service({
+      ipAccessList: undefined,
+      endpoints: undefined,
+      privateEndpointIds: undefined,
+      transparentDataEncryptionKeyId: undefined,
+      releaseChannel: undefined,
+      state: undefined,
+    });
     expect(takeSnapshot([record], NOW).services[record.id]).toStrictEqual({ name: 'orders-prod' });
   });
 

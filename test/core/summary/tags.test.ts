@@ -5,7 +5,10 @@ import { service } from '../fixtures.js';
 const tagged = (tags: Array<{ key: string; value?: string }>) => service({ tags });
 
 describe('matchesTagFilters', () => {
-  const prodData = tagged([{ key: 'env', value: 'prod' }, { key: 'team', value: 'data' }]);
+  const prodData = tagged([
+    { key: 'env', value: 'prod' },
+    { key: 'team', value: 'data' },
+  ]);
 
   it('keeps every service when there is no filter', () => {
     expect(matchesTagFilters(tagged([]), [])).toBe(true);

@@ -5,11 +5,25 @@ import { service } from '../fixtures.js';
 describe('summaryTotals', () => {
   const services = [
     // 3 x 8–16 GB; the deprecated totals (three workers) happen to agree here.
-    service({ id: 'a', state: 'running', releaseChannel: 'default', numReplicas: 3, minTotalMemoryGb: 24, maxTotalMemoryGb: 48 }),
+    service({
+      id: 'a',
+      state: 'running',
+      releaseChannel: 'default',
+      numReplicas: 3,
+      minTotalMemoryGb: 24,
+      maxTotalMemoryGb: 48,
+    }),
     // 2 x 8 GB, but the deprecated totals still describe three workers: 24 GB, which must not count.
     service({
-      id: 'b', state: 'running', releaseChannel: 'fast', numReplicas: 2, minReplicaMemoryGb: 8, maxReplicaMemoryGb: 8,
-      minTotalMemoryGb: 24, maxTotalMemoryGb: 24, ipAccessList: [{ source: '0.0.0.0/0' }],
+      id: 'b',
+      state: 'running',
+      releaseChannel: 'fast',
+      numReplicas: 2,
+      minReplicaMemoryGb: 8,
+      maxReplicaMemoryGb: 8,
+      minTotalMemoryGb: 24,
+      maxTotalMemoryGb: 24,
+      ipAccessList: [{ source: '0.0.0.0/0' }],
     }),
     // Horizontal: 2–6 x 16 GB, no total fields.
     service({
@@ -33,8 +47,18 @@ describe('summaryTotals', () => {
 
   it('counts services, by state and by release channel', () => {
     expect(totals.services).toBe(3);
-    expect(totals.byState).toStrictEqual(new Map([['running', 2], ['idle', 1]]));
-    expect(totals.byReleaseChannel).toStrictEqual(new Map([['default', 2], ['fast', 1]]));
+    expect(totals.byState).toStrictEqual(
+      new Map([
+        ['running', 2],
+        ['idle', 1],
+      ]),
+    );
+    expect(totals.byReleaseChannel).toStrictEqual(
+      new Map([
+        ['default', 2],
+        ['fast', 1],
+      ]),
+    );
   });
 
   it('adds replicas, as a range when a service only gives min and max', () => {
@@ -58,8 +82,17 @@ describe('summaryTotals', () => {
 
   it('adds what runs now next to the baseline when a scaling schedule is active', () => {
     const scaled = service({
-      id: 'd', numReplicas: 3, minReplicaMemoryGb: 8, maxReplicaMemoryGb: 8,
-      currentScaling: { effectiveAutoscalingMode: 'vertical', effectiveMinReplicas: 2, effectiveMaxReplicas: 2, effectiveMinReplicaMemoryGb: 16, effectiveMaxReplicaMemoryGb: 16 },
+      id: 'd',
+      numReplicas: 3,
+      minReplicaMemoryGb: 8,
+      maxReplicaMemoryGb: 8,
+      currentScaling: {
+        effectiveAutoscalingMode: 'vertical',
+        effectiveMinReplicas: 2,
+        effectiveMaxReplicas: 2,
+        effectiveMinReplicaMemoryGb: 16,
+        effectiveMaxReplicaMemoryGb: 16,
+      },
     });
     const withSchedule = summaryTotals([...services, scaled]);
     expect(withSchedule.memoryGb).toStrictEqual({ min: 96, max: 184 });
@@ -70,15 +103,21 @@ describe('summaryTotals', () => {
   });
 
   it('counts posture findings by code, and the services that have any', () => {
-    expect(totals.findings).toStrictEqual(new Map([
-      ['open-to-world', { label: 'open to the internet', count: 2 }],
-    ]));
+    expect(totals.findings).toStrictEqual(new Map([['open-to-world', { label: 'open to the internet', count: 2 }]]));
     expect(totals.findingCount).toBe(2);
     expect(totals.servicesWithFindings).toBe(2);
   });
 
   it('leaves state and channel counts empty when the records carry neither', () => {
-    const bare = summaryTotals([service({ state: undefined, releaseChannel: undefined, numReplicas: undefined, minTotalMemoryGb: undefined, maxTotalMemoryGb: undefined })]);
+    const bare = summaryTotals([
+      service({
+        state: undefined,
+        releaseChannel: undefined,
+        numReplicas: undefined,
+        minTotalMemoryGb: undefined,
+        maxTotalMemoryGb: undefined,
+      }),
+    ]);
     expect(bare.byState.size).toBe(0);
     expect(bare.byReleaseChannel.size).toBe(0);
     expect(bare.replicas).toBeUndefined();
@@ -87,7 +126,11 @@ describe('summaryTotals', () => {
   });
 
   it('uses findings computed once by the caller instead of recomputing them', () => {
-    const given = new Map([['a', [{ code: 'mysql-enabled' as const, label: 'MySQL endpoint on', detail: 'MySQL endpoint is enabled.' }]]]);
-    expect(summaryTotals(services, given).findings).toStrictEqual(new Map([['mysql-enabled', { label: 'MySQL endpoint on', count: 1 }]]));
+    const given = new Map([
+      ['a', [{ code: 'mysql-enabled' as const, label: 'MySQL endpoint on', detail: 'MySQL endpoint is enabled.' }]],
+    ]);
+    expect(summaryTotals(services, given).findings).toStrictEqual(
+      new Map([['mysql-enabled', { label: 'MySQL endpoint on', count: 1 }]]),
+    );
   });
 });

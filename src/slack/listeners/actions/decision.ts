@@ -9,7 +9,11 @@ import { replyTo } from '../../respond.js';
 import type { ListenerDeps } from '../index.js';
 
 /** The button of each decision; the compiler checks that every decision has one. */
-const DECISION_ACTIONS: Record<Decision, string> = { approve: ACTION_APPROVE, reject: ACTION_REJECT, cancel: ACTION_CANCEL };
+const DECISION_ACTIONS: Record<Decision, string> = {
+  approve: ACTION_APPROVE,
+  reject: ACTION_REJECT,
+  cancel: ACTION_CANCEL,
+};
 
 export function registerDecisionButtons(app: App, deps: ListenerDeps): void {
   for (const [decision, actionId] of Object.entries(DECISION_ACTIONS) as Array<[Decision, string]>) {
@@ -38,18 +42,24 @@ type ActionArgs = SlackActionMiddlewareArgs & AllMiddlewareArgs;
  * Answers only whoever clicked: through the click's response_url, or, when the payload has none,
  * as an ephemeral message in the channel; never an exception nobody sees.
  */
-export function whisperToClicker(body: unknown, deps: Pick<ListenerDeps, 'messenger' | 'services'>): (text: string) => Promise<void> {
+export function whisperToClicker(
+  body: unknown,
+  deps: Pick<ListenerDeps, 'messenger' | 'services'>,
+): (text: string) => Promise<void> {
   const to = AnswerTo.safeParse(body).data;
   const channelId = to?.channel?.id ?? to?.container?.channel_id;
   const userId = to?.user.id;
   const send = to?.response_url
     ? replyTo(to.response_url, { replaceOriginal: false })
     : channelId && userId
-      ? (message: { text: string }) => deps.messenger.ephemeral(channelId, userId, { text: message.text, blocks: [section(message.text)] })
+      ? (message: { text: string }) =>
+          deps.messenger.ephemeral(channelId, userId, { text: message.text, blocks: [section(message.text)] })
       : undefined;
   return async (text) => {
     if (!send) return void deps.services.logger.warn(`a click carried no way to answer its author: ${text}`);
-    await send({ text }).catch((error: unknown) => deps.services.logger.warn(`could not answer a click by ${userId ?? 'someone'}: ${String(error)}`));
+    await send({ text }).catch((error: unknown) =>
+      deps.services.logger.warn(`could not answer a click by ${userId ?? 'someone'}: ${String(error)}`),
+    );
   };
 }
 
@@ -60,12 +70,15 @@ export function decisionListener(decision: Decision, deps: ListenerDeps) {
     const click = ButtonClick.safeParse(body);
     const tell = whisperToClicker(body, deps);
     const [action] = click.success ? click.data.actions : [];
-    if (!click.success || !action) return void (await tell('This button did not carry a change request id, so nothing was changed.'));
-    const outcome = await deps.services.changeRequests.decide(decision, action.value, click.data.user.id).catch((error: unknown) => {
-      deps.services.logger.error(`${decision} of ${action.value} failed:`, messageOf(error));
-      // The click may have been claimed (and the change sent) before the failure: say so honestly.
-      return { text: clickFailureText(isStoreUnavailable(error)) };
-    });
+    if (!click.success || !action)
+      return void (await tell('This button did not carry a change request id, so nothing was changed.'));
+    const outcome = await deps.services.changeRequests
+      .decide(decision, action.value, click.data.user.id)
+      .catch((error: unknown) => {
+        deps.services.logger.error(`${decision} of ${action.value} failed:`, messageOf(error));
+        // The click may have been claimed (and the change sent) before the failure: say so honestly.
+        return { text: clickFailureText(isStoreUnavailable(error)) };
+      });
     if (outcome) await tell(outcome.text);
   };
 }

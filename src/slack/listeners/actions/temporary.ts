@@ -21,9 +21,13 @@ export function registerTemporaryButtons(app: App, deps: ListenerDeps): void {
       const click = ButtonClick.safeParse(body);
       const tell = whisperToClicker(body, deps);
       const [action] = click.success ? click.data.actions : [];
-      if (!click.success || !action) return void (await tell('This button did not carry a change request id, so nothing was changed.'));
+      if (!click.success || !action)
+        return void (await tell('This button did not carry a change request id, so nothing was changed.'));
       const reply = await handle(deps.services.temporary, action.value, click.data.user.id).catch((error: unknown) => {
-        deps.services.logger.error(`${actionId} of ${action.value} failed:`, error instanceof Error ? error.message : String(error));
+        deps.services.logger.error(
+          `${actionId} of ${action.value} failed:`,
+          error instanceof Error ? error.message : String(error),
+        );
         const cause = isStoreUnavailable(error) ? 'its store (Redis) did not answer' : 'it hit an internal error';
         return { text: `:x: The bot could not handle your click: ${cause}. Try again in a minute.` };
       });

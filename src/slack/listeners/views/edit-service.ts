@@ -24,7 +24,10 @@ export function registerEditSubmission(app: App, deps: ListenerDeps): void {
   app.view(EDIT_CALLBACK, async ({ ack, body }) => {
     const parsed = Submission.safeParse(body);
     if (!parsed.success) {
-      await ack({ response_action: 'errors', errors: { name: 'This form is out of date. Close it and run the edit command again.' } });
+      await ack({
+        response_action: 'errors',
+        errors: { name: 'This form is out of date. Close it and run the edit command again.' },
+      });
       return;
     }
     const { user, view } = parsed.data;
