@@ -67,6 +67,8 @@ export interface HarnessOptions {
    * production does, instead of stores under `keyPrefix` (the Redis Cluster tests).
    */
   storesFromConfig?: boolean;
+  /** The change store keeps audit entries this long (a fraction of a day lets a test see it pass). */
+  auditRetentionDays?: number;
 }
 
 export interface Harness {
@@ -131,7 +133,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const stores = options.storesFromConfig
     ? {}
     : {
-        changeStore: new RedisChangeStore(shared ?? REDIS_URL, { keyPrefix }) as ChangeStore,
+        changeStore: new RedisChangeStore(shared ?? REDIS_URL, {
+          keyPrefix,
+          ...(options.auditRetentionDays ? { auditRetentionDays: options.auditRetentionDays } : {}),
+        }) as ChangeStore,
         scheduleStore: wrapScheduleStore(new RedisScheduleStore(shared ?? REDIS_URL, { keyPrefix })),
       };
   const bot = await startBot(config, {

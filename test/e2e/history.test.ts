@@ -2,6 +2,7 @@
  * An audit trail that lasts and tells the truth: noise elsewhere never erases a service's
  * history, a channel sees only its own requests, and an empty answer says how far back it looked.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
@@ -65,5 +66,22 @@ describe('history', () => {
     );
     const some = await answerText(h, await h.command('history sandbox-dev'));
     expect(some).toContain('The record goes back to');
+  });
+
+  it('drops a request older than the audit retention from history SERVICE, and still says how far back the record goes', async () => {
+    const retentionMs = 1_500;
+    const h = await harness({ auditRetentionDays: retentionMs / 86_400_000 });
+    const expired = await requestChange(h, 'rename sandbox-dev sandbox-expired');
+    // Wall-clock time must pass (stream ids are Redis's clock); a request in between keeps the
+    // channel's streams alive, as a busy channel's are.
+    await sleep(retentionMs * 0.6);
+    const kept = await requestChange(h, 'rename sandbox-dev sandbox-kept');
+    await sleep(retentionMs * 0.45);
+
+    const history = await answerText(h, await h.command('history sandbox-dev'));
+    expect(history).toContain(kept.id);
+    expect(history).not.toContain(expired.id);
+    expect(history).not.toContain('sandbox-expired');
+    expect(history).toContain('The record goes back to');
   });
 });

@@ -3,14 +3,21 @@
  * runChangeStoreContract with a way to open its store (memory and Redis in change-store.test.ts,
  * Redis Cluster and Redis Sentinel in their own folders, which start those servers).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeRequest } from '../../src/core/change/types.js';
 import type { ChangeStore, Transition } from '../../src/ports/change-store.js';
 import { EXPIRED_BEFORE_DECISION } from '../../src/store/index.js';
 import { HOUR_MS, approve, buildChangeRequest, buildExpiredRequest, buildPlan, markApplied } from './fixtures.js';
 
+const DAY_MS = 86_400_000;
+/** A retention a test can see pass. */
+const AUDIT_RETENTION_MS = 1_200;
+
 export interface ChangeStoreOptions {
   retentionSeconds?: number;
+  /** Fractions of a day let a test see the retention pass. */
+  auditRetentionDays?: number;
 }
 
 export interface OpenedChangeStore {
@@ -18,6 +25,8 @@ export interface OpenedChangeStore {
   /** Another handle on the same data; for Redis a second connection. */
   sibling: ChangeStore;
   dispose(): Promise<void>;
+  /** Audit entries the store holds, expired ones not yet trimmed included. */
+  auditSize(): Promise<number>;
 }
 
 export type OpenChangeStore = (options: ChangeStoreOptions) => OpenedChangeStore;
@@ -356,6 +365,42 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
         (await store.readAudit({ channelId: 'C-public', limit: 100 })).every((e) => e.channelId === 'C-public'),
       ).toBe(true);
       expect(await store.auditBeginsAt()).toBe(mine.createdAt);
+    });
+
+    /**
+     * Entries written before the retention passes, one written in the middle (which keeps the Redis
+     * streams from expiring whole, as a busy channel's do) and one after; returns the last two.
+     */
+    async function acrossTheRetention(store: ChangeStore, expiredCount: number) {
+      for (let i = 0; i < expiredCount; i += 1) await created(store, { id: `CR-OLD${String(i).padStart(5, '0')}` });
+      // Wall-clock time must pass: Redis stream ids are the server's clock.
+      await sleep(AUDIT_RETENTION_MS * 0.6);
+      const middle = await created(store, { id: 'CR-MID0000001' });
+      await sleep(AUDIT_RETENTION_MS * 0.45);
+      const latest = await created(store, { id: 'CR-NEW0000001' });
+      return [latest, middle];
+    }
+
+    it('never shows an entry older than the audit retention, even one Redis has not trimmed yet', async () => {
+      const { store } = openHarness({ auditRetentionDays: AUDIT_RETENTION_MS / DAY_MS });
+      // So few that Redis's approximate trimming (whole stream nodes) keeps them next to the new ones.
+      const kept = (await acrossTheRetention(store, 3)).map((r) => r.id);
+      const everyRead = [
+        await store.readAudit({ limit: 500 }),
+        await store.readAudit({ channelId: 'C-ops', limit: 500 }),
+        await store.readAudit({ channelId: 'C-ops', serviceId: 'svc-1', limit: 500 }),
+        await store.readAudit({ serviceId: 'svc-1', limit: 500 }),
+      ];
+      for (const entries of everyRead) expect(entries.map((e) => e.changeId)).toStrictEqual(kept);
+      expect(await store.auditBeginsAt()).toBe((await store.get('CR-MID0000001'))?.createdAt);
+    });
+
+    it('lets expired audit entries go from storage', async () => {
+      const { store, auditSize } = openHarness({ auditRetentionDays: AUDIT_RETENTION_MS / DAY_MS });
+      // More than one full Redis stream node (at most 100 entries), so there is a whole node to drop.
+      await acrossTheRetention(store, 120);
+      // Redis trims whole stream nodes (`MINID ~`): at most one node of expired entries may stay.
+      expect(await auditSize()).toBeLessThanOrEqual(2 + 100);
     });
 
     it('writes the automatic "expired" entry', async () => {

@@ -6,7 +6,7 @@ import { runChangeStoreContract, type OpenChangeStore } from './change-store.con
 
 const openMemory: OpenChangeStore = (options) => {
   const store = new MemoryChangeStore(options);
-  return { store, sibling: store, dispose: () => store.close() };
+  return { store, sibling: store, dispose: () => store.close(), auditSize: () => store.auditSize() };
 };
 
 describe('ChangeStore contract (memory)', () => runChangeStoreContract(openMemory));

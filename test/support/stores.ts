@@ -37,8 +37,10 @@ export function redisStoreOpeners(
     };
   };
   return {
-    changeStores: (options) =>
-      pair((connection, keyPrefix) => new RedisChangeStore(connection, { ...options, keyPrefix })),
+    changeStores: (options) => {
+      const opened = pair((connection, keyPrefix) => new RedisChangeStore(connection, { ...options, keyPrefix }));
+      return { ...opened, auditSize: () => opened.store.auditSize() };
+    },
     scheduleStores: () => pair((connection, keyPrefix) => new RedisScheduleStore(connection, { keyPrefix })),
   };
 }

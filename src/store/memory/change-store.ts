@@ -321,6 +321,12 @@ export class MemoryChangeStore implements ChangeStore {
     return this.audit[0]?.entry.at;
   }
 
+  /** Entries the audit trail holds; for operators and tests. */
+  async auditSize(): Promise<number> {
+    this.forgetOldAudit();
+    return this.audit.length;
+  }
+
   private forgetOldAudit(): void {
     const cutoff = Date.now() - this.auditRetentionMs;
     const old = this.audit.findIndex(({ writtenAt }) => writtenAt >= cutoff);

@@ -337,15 +337,28 @@ export class RedisChangeStore implements ChangeStore {
       query.serviceId === undefined
         ? this.keys.auditOfChannel(query.channelId)
         : this.keys.auditOfService(query.channelId, query.serviceId);
-    const page = await this.redis.xrevrange(stream, '+', '-', 'COUNT', query.limit);
+    const page = await this.redis.xrevrange(stream, '+', this.auditFloor(), 'COUNT', query.limit);
     return page.flatMap(([id, fields]) => auditFromStreamEntry(id, fields) ?? []);
+  }
+
+  /**
+   * The oldest stream id a reader may see: entries older than the retention are gone for readers
+   * at once, whatever the approximate trimming (`MINID ~`, whole stream nodes) has left in Redis.
+   */
+  private auditFloor(): string {
+    return String(Math.max(0, Date.now() - this.auditRetentionMs));
+  }
+
+  /** Entries the main audit stream holds (expired ones awaiting trimming included); for operators and tests. */
+  async auditSize(): Promise<number> {
+    return this.redis.xlen(this.keys.audit);
   }
 
   async readApplied(window: { from: number; to: number }): Promise<AuditEntry[]> {
     // Stream ids are the server's clock; the entries' own time decides (core/summary/drift.ts).
     const page = await this.redis.xrange(
       this.keys.auditApplied,
-      String(Math.max(0, window.from - APPLIED_CLOCK_SLACK_MS)),
+      String(Math.max(0, window.from - APPLIED_CLOCK_SLACK_MS, Date.now() - this.auditRetentionMs)),
       '+',
       'COUNT',
       APPLIED_READ_MAX,
@@ -356,7 +369,7 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async auditBeginsAt(): Promise<number | undefined> {
-    const [first] = await this.redis.xrange(this.keys.audit, '-', '+', 'COUNT', 1);
+    const [first] = await this.redis.xrange(this.keys.audit, this.auditFloor(), '+', 'COUNT', 1);
     return first ? (auditFromStreamEntry(first[0], first[1])?.at ?? Number(first[0].split('-')[0])) : undefined;
   }
 
@@ -368,7 +381,7 @@ export class RedisChangeStore implements ChangeStore {
     while (found.length < options.limit && scanned < AUDIT_SCAN_MAX) {
       const wanted = options.serviceId === undefined ? options.limit - found.length : AUDIT_PAGE_SIZE;
       const count = Math.min(wanted, AUDIT_SCAN_MAX - scanned);
-      const page = await this.redis.xrevrange(this.keys.audit, end, '-', 'COUNT', count);
+      const page = await this.redis.xrevrange(this.keys.audit, end, this.auditFloor(), 'COUNT', count);
       for (const [id, fields] of page) {
         const entry = auditFromStreamEntry(id, fields);
         if (entry && (options.serviceId === undefined || entry.serviceId === options.serviceId)) found.push(entry);
