@@ -109,6 +109,16 @@ async function responseUrl(): Promise<{ url: string; received: Promise<unknown> 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/respond`, received };
 }
 
+/** A submission of the modal with callback id `edit`, form-encoded as Slack sends it. */
+const SUBMISSION = new URLSearchParams({
+  payload: JSON.stringify({
+    type: 'view_submission',
+    user: { id: 'U1' },
+    team: { id: 'T1' },
+    view: { id: 'V1', callback_id: 'edit', state: { values: {} } },
+  }),
+}).toString();
+
 interface Sent {
   status: number;
   ms: number;
@@ -237,13 +247,7 @@ describe('the acknowledging thread', () => {
     const { port } = await start((app) =>
       app.view('edit', async ({ ack }) => ack({ response_action: 'errors', errors: { name: 'Too long.' } })),
     );
-    const payload = {
-      type: 'view_submission',
-      user: { id: 'U1' },
-      team: { id: 'T1' },
-      view: { id: 'V1', callback_id: 'edit', state: { values: {} } },
-    };
-    const answer = await post(port, new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+    const answer = await post(port, SUBMISSION);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ response_action: 'errors', errors: { name: 'Too long.' } });
   });
@@ -257,13 +261,7 @@ describe('the acknowledging thread', () => {
         throw error;
       });
     });
-    const payload = {
-      type: 'view_submission',
-      user: { id: 'U1' },
-      team: { id: 'T1' },
-      view: { id: 'V1', callback_id: 'edit', state: { values: {} } },
-    };
-    const answer = await post(port, new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+    const answer = await post(port, SUBMISSION);
     expect(answer.status).toBe(500);
     expect(logs.join('\n')).toContain('the listener broke');
   });
