@@ -29,13 +29,18 @@ export function newLeaseOwner(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
 
-export async function whileHoldingLease<T>(
+/** A lease being renewed; `release` stops the renewals (the store lets it expire or a transition ends it). */
+export interface LeaseHold {
+  readonly lease: HeldLease;
+  release(): void;
+}
+
+export function holdLease(
   store: ChangeStore,
   token: LeaseToken,
   leaseMs: number,
   logger: Pick<Log, 'warn'>,
-  work: (lease: HeldLease) => Promise<T>,
-): Promise<T> {
+): LeaseHold {
   const lease = { token, lost: false };
   let renewing: Promise<void> | undefined;
   const renew = () => {
@@ -58,9 +63,5 @@ export async function whileHoldingLease<T>(
   };
   const timer = setInterval(renew, Math.max(50, leaseMs / 4));
   timer.unref();
-  try {
-    return await work(lease);
-  } finally {
-    clearInterval(timer);
-  }
+  return { lease, release: () => clearInterval(timer) };
 }

@@ -2,13 +2,12 @@ import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
 import type { Policy, PolicyDecision, PolicyDefaults } from '../core/policy/types.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 
-export type Decision = 'approve' | 'reject' | 'cancel';
-
 /**
  * An allowed approval says which of the request's requirements (indices) it counts for; the
  * store records it with them and decides atomically whether it was the last one needed.
  */
-export type Verdict = { allowed: true; counts?: readonly number[] } | { allowed: false; reason: string };
+import type { Decision, Verdict } from '../core/approval/types.js';
+export type { Decision, Verdict };
 
 /** What the rules in force demand of a new request, and the digest of the file they came from. */
 export interface Ruling {

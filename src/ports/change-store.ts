@@ -1,16 +1,14 @@
 import type { AuditEntry, NewAuditEntry } from '../core/change/audit.js';
 import type { ChangeOutcome, ChangeRequest, ChangeStatus } from '../core/change/types.js';
 import type { Approval } from '../core/policy/types.js';
+import type { StoreApprovalResult, StoreTransitionResult } from '../core/approval/types.js';
 
-export type TransitionResult =
-  | { ok: true; request: ChangeRequest }
-  /** The request is not in a state the transition starts from (already decided, applying...). */
-  | { ok: false; reason: 'conflict'; request: ChangeRequest }
-  /** It was pending but past its expiry: the store marked it expired instead. */
-  | { ok: false; reason: 'expired'; request: ChangeRequest }
-  /** The caller's lease was taken over (its fencing token is outdated): it may not record anything. */
-  | { ok: false; reason: 'lost'; request: ChangeRequest }
-  | { ok: false; reason: 'missing' };
+/**
+ * A transition's result: ok, or refused because the request is not in a state it starts from
+ * ('conflict'), was pending past its expiry (the store marked it expired instead), the caller's
+ * lease was taken over ('lost': its fencing token is outdated, it may record nothing), or missing.
+ */
+export type TransitionResult = StoreTransitionResult;
 
 export interface Transition {
   from: readonly ChangeStatus[];
@@ -40,15 +38,11 @@ export interface ApprovalStep {
   claim?: { owner: string; ttlMs: number };
 }
 
-export type ApprovalResult =
-  /** Recorded; `complete` means it was the last one needed and the request is now "applying". */
-  | { ok: true; request: ChangeRequest; complete: boolean }
-  /** Not recorded: this person already approved, or it counts only for rules already met. */
-  | { ok: false; reason: 'already-approved'; request: ChangeRequest }
-  | { ok: false; reason: 'not-needed'; request: ChangeRequest }
-  | { ok: false; reason: 'conflict'; request: ChangeRequest }
-  | { ok: false; reason: 'expired'; request: ChangeRequest }
-  | { ok: false; reason: 'missing' };
+/**
+ * Recorded ('complete' means it was the last one needed and the request is now "applying"), or
+ * not: this person already approved, it counts only for rules already met, or as for transitions.
+ */
+export type ApprovalResult = StoreApprovalResult;
 
 /** Proof of ownership of a request in "applying" (see ApplyLease). */
 export interface LeaseToken {

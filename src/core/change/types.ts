@@ -37,11 +37,30 @@ export interface FieldChange {
   after: string;
 }
 
+/** PATCH …/services/{id}: the basic details (name, IP access, endpoints, tags…). */
+export interface UpdateOperation {
+  endpoint: 'update';
+  body: ServiceUpdate;
+}
+
+export type Operation = UpdateOperation;
+export type Endpoint = Operation['endpoint'];
+
+/** What one operation came to, in order; an operation after a failed one is never sent. */
+export type OperationResult =
+  | { index: number; endpoint: Endpoint; status: 'applied'; apiRequestId?: string }
+  | { index: number; endpoint: Endpoint; status: 'failed' | 'unknown'; apiRequestId?: string };
+
 export interface ChangePlan {
   serviceId: string;
   serviceName: string;
-  /** The exact PATCH body that approval sends. */
+  /**
+   * The body of the basic-details PATCH (what policy rules and undo read). Requests made before
+   * `operations` existed send exactly this.
+   */
   update: ServiceUpdate;
+  /** What approval sends, in order, one endpoint each (core/approval/operations.ts); absent: `update` alone. */
+  operations?: Operation[];
   changes: FieldChange[];
   warnings: string[];
   /** Touched fields as they are now: the stale check compares against these at approval. */
@@ -66,6 +85,8 @@ export interface ChangeOutcome {
   /** A sentence for people: why it failed, was refused as stale, and so on. */
   message?: string;
   status?: number;
+  /** For a request of several operations: what became of each, in order. */
+  operations?: OperationResult[];
 }
 
 /** A change request as stored: the plan plus who asked, where, and what became of it. */

@@ -1,0 +1,544 @@
+/**
+ * The approval flow's decision function: step(state, event, context) -> next state + effects.
+ * Pure and total: no I/O, no clock but the context's, no randomness; an event that does not
+ * apply in a state leaves it unchanged and says why (`ignored`).
+ *
+ * The guarantees the runner relies on:
+ * - Only the store's atomic steps move a request (create, addApproval, transition, takeOver);
+ *   the step asks for them and learns their result as an event, so two replicas never both win.
+ * - An operation is sent only while this process holds the request's lease and the service's
+ *   lock, after a fresh read showed the service as the request saw it (apply) or showed the
+ *   earlier operations done (settle); each operation at most once per hold.
+ * - "applied" is recorded only after the API answered every operation, or a fresh read shows it.
+ * - A final status never moves: events about a settled request are ignored.
+ */
+import { staleFields } from '../change/state.js';
+import { operationsOf, operationVisible } from '../change/operations.js';
+import { FINAL_STATUSES, type ChangeRequest, type OperationResult } from '../change/types.js';
+import type { ServiceRecord } from '../service/schema.js';
+import type {
+  ApplyMode,
+  Effect,
+  FlowContext,
+  FlowEvent,
+  FlowOutcome,
+  FlowReply,
+  FlowState,
+  StepResult,
+  StoreTransitionResult,
+  Work,
+} from './types.js';
+
+/** Polling for a busy service lock: quick enough to follow a finished change at once (the runner adds jitter). */
+export const SERVICE_LOCK_POLL_MS = 100;
+
+export function step(state: FlowState, event: FlowEvent, context: FlowContext): StepResult {
+  const handler = HANDLERS[event.type] as Handler<FlowEvent>;
+  return handler(state, event, context);
+}
+
+type Handler<E extends FlowEvent> = (state: FlowState, event: E, context: FlowContext) => StepResult;
+type Handlers = { [K in FlowEvent['type']]: Handler<Extract<FlowEvent, { type: K }>> };
+
+const HANDLERS: Handlers = {
+  file: (state, event) => {
+    if (!state.request || state.work.phase !== 'idle') return ignored(state, 'only a new request is filed');
+    return next(state.request, { phase: 'filing', ...(event.autoRules ? { auto: event.autoRules } : {}) }, [
+      { type: 'create' },
+    ]);
+  },
+  created: (state) => inPhase(state, 'filing', (request, work) => next(request, work, [{ type: 'post-request' }])),
+  posted: (state, event) =>
+    inPhase(state, 'filing', (request, work) => {
+      const posted = { ...request, messageTs: event.ts };
+      return next(posted, work, [{ type: 'record-message-ts', ts: event.ts }]);
+    }),
+  'post-failed': (state, event) =>
+    inPhase(state, 'filing', (request) =>
+      next(request, { phase: 'withdrawing', why: 'unposted', notInChannel: event.notInChannel }, [
+        { type: 'log', level: 'warn', fact: { kind: 'not-posted' } },
+        withdraw(request, 'withdrawn-unposted'),
+      ]),
+    ),
+  'message-ts-recorded': (state) =>
+    inPhase(state, 'filing', (request, work) =>
+      finish(request, [
+        { type: 'reply', reply: { kind: 'filed', request, ...(work.auto ? { autoRules: work.auto } : {}) } },
+      ]),
+    ),
+  'message-ts-failed': (state) =>
+    inPhase(state, 'filing', (request) =>
+      next(request, { phase: 'withdrawing', why: 'unrecorded' }, [
+        { type: 'log', level: 'error', fact: { kind: 'message-ts-not-recorded' } },
+        withdraw(request, 'withdrawn-unrecorded'),
+      ]),
+    ),
+
+  clicked: (state, event) => {
+    if (state.work.phase !== 'idle') return ignored(state, 'a click starts a run of its own');
+    const { request } = state;
+    if (!request) return finish(undefined, [reply({ kind: 'gone-long-ago' })]);
+    if (request.status !== 'pending') return finish(request, [reply({ kind: 'already-decided', request })]);
+    if (request.revertOf) return finish(request, [reply({ kind: 'revert-needs-no-decision' })]);
+    const { decision, userId } = event;
+    return next(request, { phase: 'checking', decision, userId }, [{ type: 'check-policy', decision, userId }]);
+  },
+  'policy-answered': (state, event, context) =>
+    inPhase(state, 'checking', (request, work) => {
+      const { verdict } = event;
+      if (!verdict.allowed) return finish(request, [reply({ kind: 'not-allowed', reason: verdict.reason })]);
+      const deciding: Work = { phase: 'deciding', decision: work.decision, userId: work.userId };
+      if (work.decision === 'approve') {
+        const given = verdict.counts ?? (request.requirements ?? []).map((_, index) => index);
+        const counts = given.length > 0 ? [...given] : [0];
+        return next(request, deciding, [{ type: 'add-approval', approverId: work.userId, at: context.now, counts }]);
+      }
+      const to = work.decision === 'reject' ? 'rejected' : 'cancelled';
+      return next(request, deciding, [{ type: 'transition', from: ['pending'], to, actorId: work.userId, audit: to }]);
+    }),
+  'approval-recorded': (state, event, context) =>
+    inPhase(state, 'deciding', (request, work) => {
+      const { result } = event;
+      if (!result.ok) {
+        if (result.reason === 'already-approved' || result.reason === 'not-needed')
+          return finish(result.request, [
+            reply({ kind: 'approval-not-counted', request: result.request, reason: result.reason }),
+          ]);
+        if (result.reason === 'missing') return lostRace(result);
+        return lostRace({ ok: false, reason: result.reason, request: result.request });
+      }
+      if (!result.complete)
+        return finish(result.request, [
+          { type: 'show', request: result.request },
+          reply({ kind: 'approval-recorded', request: result.request }),
+        ]);
+      return beginApply(result.request, work.userId, context);
+    }),
+
+  'apply-unreviewed': (state, event) => {
+    if (state.work.phase !== 'idle') return ignored(state, 'applying starts a run of its own');
+    const { request } = state;
+    if (!request) return finish(undefined, [reply({ kind: 'gone' })]);
+    if (request.status !== 'pending') return finish(request, [reply({ kind: 'already-decided', request })]);
+    return next(request, { phase: 'claiming', actorId: event.actorId }, [
+      {
+        type: 'transition',
+        from: ['pending'],
+        to: 'applying',
+        actorId: event.actorId,
+        audit: 'approved',
+        claim: true,
+        ...(event.autoRules ? { note: { kind: 'auto-approved', rules: event.autoRules } } : {}),
+      },
+    ]);
+  },
+
+  transitioned: (state, event, context) => {
+    const { work, request } = state;
+    const { result } = event;
+    if (!request) return ignored(state, 'no request to transition');
+    switch (work.phase) {
+      case 'withdrawing':
+        return withdrawn(request, work, result);
+      case 'deciding':
+        if (!result.ok) return lostRace(result);
+        return finish(result.request, [{ type: 'show', request: result.request }]);
+      case 'claiming':
+        if (!result.ok) return lostRace(result);
+        return beginApply(result.request, work.actorId, context);
+      case 'recording':
+        return recorded(request, work, result);
+      default:
+        return ignored(state, `no transition was asked in phase ${work.phase}`);
+    }
+  },
+
+  'taken-over': (state, event, context) => {
+    if (state.work.phase !== 'idle') return ignored(state, 'a takeover starts a run of its own');
+    const request = event.request;
+    const actorId = request.decidedBy ?? request.requesterId;
+    const previous = request.lease;
+    const hold: Effect = { type: 'hold-lease', request };
+    // Fence 1 after a takeover: nobody ever held a lease on it (claimed by a replica older than
+    // leases), so whether the update went out is unknown and only the service can tell.
+    if (previous?.sending === false && previous.fence > 1)
+      return record(request, actorId, 'settle', failure('stopped-before-sending'), [hold]);
+    // An operation sent by the old owner may still be on its way: it left within a quarter lease of
+    // being confirmed (or never), and its request times out after the API timeout.
+    const lateBy =
+      (previous?.sentAt ?? 0) + context.leaseMs / 4 + context.updateTimeoutMs + 1_000 - (previous?.takenAt ?? 0);
+    const locking: Work = {
+      phase: 'locking',
+      actorId,
+      mode: 'settle',
+      deadline: context.clock,
+      waitedFrom: context.clock,
+    };
+    if (previous?.sentAt !== undefined && lateBy > 0)
+      return next(request, locking, [hold, { type: 'wait', ms: lateBy }]);
+    return next(request, locking, [hold, { type: 'lock-service' }]);
+  },
+
+  'lock-answered': (state, event, context) =>
+    inPhase(state, 'locking', (request, work) => {
+      if (event.leaseLost || event.attempt === 'lost') return stopHolding(request, work.mode);
+      // Settling: the service's lock passed with the takeover; 'busy' only if its day-long backstop ran out.
+      if (event.attempt === 'acquired' || work.mode === 'settle')
+        return next(request, { phase: 'reading', actorId: work.actorId, mode: work.mode, attempt: 0 }, [
+          { type: 'read-service' },
+        ]);
+      if (context.clock >= work.deadline)
+        return record(
+          request,
+          work.actorId,
+          'apply',
+          failure('lock-timeout', { waitedMs: work.deadline - work.waitedFrom }),
+        );
+      return next(request, work, [{ type: 'wait', ms: SERVICE_LOCK_POLL_MS, jitter: true }]);
+    }),
+
+  waited: (state) => {
+    const { request, work } = state;
+    if (!request) return ignored(state, 'no request');
+    if (work.phase === 'locking') return next(request, work, [{ type: 'lock-service' }]);
+    if (work.phase === 'reading' || work.phase === 'reconciling')
+      return next(request, work, [{ type: 'read-service' }]);
+    return ignored(state, `nothing waits in phase ${work.phase}`);
+  },
+
+  'service-read': (state, event, context) => {
+    const { request, work } = state;
+    if (!request) return ignored(state, 'no request');
+    if (work.phase === 'reading')
+      return work.mode === 'apply'
+        ? checkBeforeSending(request, work.actorId, event.service)
+        : lookAfterTakeover(request, work, event.service, context);
+    if (work.phase === 'reconciling') return reconcileRead(request, work, event.service, context);
+    return ignored(state, `no read was asked in phase ${work.phase}`);
+  },
+
+  'read-failed': (state, event) => {
+    const { request, work } = state;
+    if (!request) return ignored(state, 'no request');
+    if (work.phase === 'reading') {
+      const kind = work.mode === 'apply' ? 'read-before-apply' : 'settled-read-failed';
+      return record(request, work.actorId, work.mode, failure(kind, { error: event.error }));
+    }
+    if (work.phase === 'reconciling')
+      return record(request, work.actorId, work.mode, failure('unknown-outcome', { error: work.error }, work.results));
+    return ignored(state, `no read was asked in phase ${work.phase}`);
+  },
+
+  'operation-answered': (state, event) =>
+    inPhase(state, 'sending', (request, work) => {
+      if (event.index !== work.index) return ignored(state, `operation ${event.index} was not the one sent`);
+      const operation = operationsOf(request.plan)[work.index];
+      const result: OperationResult = {
+        index: work.index,
+        endpoint: operation?.endpoint ?? 'update',
+        status: 'applied',
+        apiRequestId: event.apiRequestId,
+      };
+      return afterOperation(request, work.actorId, work.mode, [...work.results, result], event.service);
+    }),
+
+  'operation-failed': (state, event) =>
+    inPhase(state, 'sending', (request, work) => {
+      if (event.index !== work.index) return ignored(state, `operation ${event.index} was not the one sent`);
+      const { error } = event;
+      const endpoint = operationsOf(request.plan)[work.index]?.endpoint ?? 'update';
+      if (error && !error.certainlyNotApplied) {
+        // The outcome is unknown (timeout, 5xx, dropped connection): look, do not replay.
+        const reconciling: Work = { ...work, phase: 'reconciling', attempt: 0, error };
+        return next(request, reconciling, [{ type: 'read-service' }]);
+      }
+      const results: OperationResult[] = [
+        ...work.results,
+        {
+          index: work.index,
+          endpoint,
+          status: 'failed',
+          ...(error?.requestId ? { apiRequestId: error.requestId } : {}),
+        },
+      ];
+      return record(request, work.actorId, work.mode, failure('api-refused', { error }, results));
+    }),
+
+  'send-refused': (state, event) =>
+    inPhase(state, 'sending', (request, work) => {
+      if (event.index !== work.index) return ignored(state, `operation ${event.index} was not the one sent`);
+      return stopHolding(request, work.mode);
+    }),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Applying
+
+function beginApply(request: ChangeRequest, actorId: string, context: FlowContext): StepResult {
+  return next(
+    request,
+    {
+      phase: 'locking',
+      actorId,
+      mode: 'apply',
+      deadline: context.clock + context.lockWaitMs,
+      waitedFrom: context.clock,
+    },
+    [{ type: 'hold-lease', request }, { type: 'show', request }, { type: 'lock-service' }],
+  );
+}
+
+/** Fresh read under the lock: refuse a stale change, then send the first operation. */
+function checkBeforeSending(request: ChangeRequest, actorId: string, service: ServiceRecord | undefined): StepResult {
+  const { plan } = request;
+  if (!service) return record(request, actorId, 'apply', failure('service-gone'));
+  const stale = staleFields(plan.before, service);
+  if (stale.length > 0) {
+    const labels = [...new Set(plan.changes.filter((c) => stale.includes(c.field)).map((c) => c.label))];
+    return record(request, actorId, 'apply', failure('stale', { labels }, undefined, 'stale'));
+  }
+  // An extension of a temporary change sends nothing: approving it moves the revert (in the store).
+  return afterOperation(request, actorId, 'apply', [], undefined);
+}
+
+/** The next operation to send, or the outcome once every one was answered. */
+function afterOperation(
+  request: ChangeRequest,
+  actorId: string,
+  mode: ApplyMode,
+  results: OperationResult[],
+  service: ServiceRecord | undefined,
+  note?: 'confirmed-by-reread' | 'resumed',
+): StepResult {
+  const operations = operationsOf(request.plan);
+  const index = results.length;
+  const operation = operations[index];
+  if (operation) {
+    const sending: Work = { phase: 'sending', actorId, mode, index, results, ...(service ? { service } : {}) };
+    return next(request, sending, [{ type: 'send', index, operation }]);
+  }
+  const last = results.at(-1);
+  const outcome: FlowOutcome = {
+    status: 'applied',
+    audit: 'applied',
+    ...(note ? { note } : {}),
+    ...(last?.apiRequestId ? { apiRequestId: last.apiRequestId } : {}),
+    results,
+    ...(service ? { service } : {}),
+  };
+  return record(request, actorId, mode, outcome);
+}
+
+/** A re-read after an operation whose outcome was unknown. */
+function reconcileRead(
+  request: ChangeRequest,
+  work: Extract<Work, { phase: 'reconciling' }>,
+  service: ServiceRecord | undefined,
+  context: FlowContext,
+): StepResult {
+  const operation = operationsOf(request.plan)[work.index];
+  if (service && operation && operationVisible(operation, request.plan, service)) {
+    const result: OperationResult = {
+      index: work.index,
+      endpoint: operation.endpoint,
+      status: 'applied',
+      ...(work.error.requestId ? { apiRequestId: work.error.requestId } : {}),
+    };
+    return afterOperation(request, work.actorId, work.mode, [...work.results, result], service, 'confirmed-by-reread');
+  }
+  const delay = context.recheckDelaysMs[work.attempt];
+  if (delay !== undefined) return next(request, { ...work, attempt: work.attempt + 1 }, [{ type: 'wait', ms: delay }]);
+  const results: OperationResult[] = [
+    ...work.results,
+    {
+      index: work.index,
+      endpoint: operation?.endpoint ?? 'update',
+      status: 'unknown',
+      ...(work.error.requestId ? { apiRequestId: work.error.requestId } : {}),
+    },
+  ];
+  return record(request, work.actorId, work.mode, failure('not-shown', { error: work.error }, results));
+}
+
+/**
+ * After taking over a request whose replica stopped: the service decides. Every operation shown:
+ * applied. The first not shown after the re-checks: if operations before it are shown, the
+ * replica stopped between operations, so the rest are sent (the send window and the API timeout
+ * have passed, so the missing one can no longer land); if none is shown, nothing was changed.
+ */
+function lookAfterTakeover(
+  request: ChangeRequest,
+  work: Extract<Work, { phase: 'reading' }>,
+  service: ServiceRecord | undefined,
+  context: FlowContext,
+): StepResult {
+  const operations = operationsOf(request.plan);
+  const shown = service ? operations.findIndex((operation) => !operationVisible(operation, request.plan, service)) : 0;
+  if (service && shown === -1)
+    return record(request, work.actorId, 'settle', {
+      status: 'applied',
+      audit: 'applied',
+      note: 'settled-shows',
+      service,
+    });
+  const delay = context.recheckDelaysMs[work.attempt];
+  if (delay !== undefined) return next(request, { ...work, attempt: work.attempt + 1 }, [{ type: 'wait', ms: delay }]);
+  if (service && shown > 0) {
+    const done: OperationResult[] = operations
+      .slice(0, shown)
+      .map((operation, index) => ({ index, endpoint: operation.endpoint, status: 'applied' }));
+    return afterOperation(request, work.actorId, 'settle', done, service, 'resumed');
+  }
+  return record(request, work.actorId, 'settle', failure('settled-not-shown'));
+}
+
+function record(
+  request: ChangeRequest,
+  actorId: string,
+  mode: ApplyMode,
+  outcome: FlowOutcome,
+  before: Effect[] = [],
+): StepResult {
+  // Which operation came to what is worth recording only when there are several.
+  if (operationsOf(request.plan).length <= 1 && outcome.results) {
+    const { results: _results, ...single } = outcome;
+    outcome = single;
+  }
+  return next(request, { phase: 'recording', actorId, mode, outcome }, [
+    ...before,
+    {
+      type: 'transition',
+      from: ['applying'],
+      to: outcome.status,
+      actorId,
+      audit: outcome.audit,
+      outcome,
+      holding: true,
+    },
+  ]);
+}
+
+function recorded(
+  request: ChangeRequest,
+  work: Extract<Work, { phase: 'recording' }>,
+  result: StoreTransitionResult,
+): StepResult {
+  const { outcome } = work;
+  if (result.ok) {
+    const effects: Effect[] = [{ type: 'release-lease' }, { type: 'show', request: result.request }];
+    if (outcome.status === 'applied' && outcome.service)
+      effects.push({ type: 'post-result', request: result.request, service: outcome.service });
+    effects.push({ type: 'follow-up', request: result.request });
+    return finish(result.request, effects);
+  }
+  // Settling: another replica settled it, or the store refused; nothing more to do here.
+  if (work.mode === 'settle') return finish(request, [{ type: 'release-lease' }]);
+  if (result.reason === 'lost' || result.reason === 'conflict') {
+    // Another replica took the request over and decides (or decided) from the service itself.
+    const apiRequestId = outcome.status === 'applied' ? outcome.apiRequestId : undefined;
+    const effects: Effect[] = [
+      {
+        type: 'log',
+        level: 'warn',
+        fact: { kind: 'taken-over-before-recorded', status: outcome.status, ...(apiRequestId ? { apiRequestId } : {}) },
+      },
+    ];
+    if (outcome.status === 'applied' && result.reason === 'conflict')
+      effects.push({ type: 'post-correction', ...(apiRequestId ? { apiRequestId } : {}) });
+    effects.push({ type: 'release-lease' }, reply({ kind: 'lost-after-sending' }));
+    return finish(result.ok === false && 'request' in result ? result.request : request, effects);
+  }
+  return finish(request, [
+    { type: 'log', level: 'error', fact: { kind: 'outcome-not-recorded', status: outcome.status } },
+    { type: 'release-lease' },
+    reply({ kind: 'outcome-not-recorded' }),
+  ]);
+}
+
+/** The lease was lost before anything was sent: this replica stops, the new owner settles it. */
+function stopHolding(request: ChangeRequest, mode: ApplyMode): StepResult {
+  const effects: Effect[] = [{ type: 'release-lease' }];
+  if (mode === 'apply') effects.push(reply({ kind: 'lost-before-sending' }));
+  return finish(request, effects);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filing and deciding
+
+function withdraw(request: ChangeRequest, kind: 'withdrawn-unposted' | 'withdrawn-unrecorded'): Effect {
+  return {
+    type: 'transition',
+    from: ['pending'],
+    to: 'cancelled',
+    actorId: request.requesterId,
+    audit: 'cancelled',
+    note: { kind },
+    bestEffort: true,
+  };
+}
+
+function withdrawn(
+  request: ChangeRequest,
+  work: Extract<Work, { phase: 'withdrawing' }>,
+  result: StoreTransitionResult,
+): StepResult {
+  if (work.why === 'unposted')
+    return finish(request, [reply({ kind: 'not-posted', notInChannel: work.notInChannel ?? false })]);
+  // Posted but not recorded: the message has live buttons the bot could not follow up, so show it withdrawn.
+  const effects: Effect[] = [];
+  if (result.ok && request.messageTs)
+    effects.push({ type: 'show', request: { ...result.request, messageTs: request.messageTs } });
+  effects.push(reply({ kind: 'not-recorded' }));
+  return finish(result.ok ? result.request : request, effects);
+}
+
+/** A store step refused because someone else moved the request first. */
+function lostRace(result: RefusedStep): StepResult {
+  if (result.reason === 'missing') return finish(undefined, [reply({ kind: 'gone' })]);
+  if (result.reason === 'lost') return finish(result.request, [reply({ kind: 'lost-after-sending' })]);
+  if (result.reason === 'expired')
+    return finish(result.request, [{ type: 'show', request: result.request }, reply({ kind: 'expired' })]);
+  return finish(result.request, [reply({ kind: 'already-decided', request: result.request })]);
+}
+
+type RefusedStep =
+  { ok: false; reason: 'missing' } | { ok: false; reason: 'conflict' | 'expired' | 'lost'; request: ChangeRequest };
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+function failure<K extends Extract<FlowOutcome, { status: 'failed' }>['failure']['kind']>(
+  kind: K,
+  details?: Omit<Extract<Extract<FlowOutcome, { status: 'failed' }>['failure'], { kind: K }>, 'kind'>,
+  results?: OperationResult[],
+  audit: 'failed' | 'stale' = 'failed',
+): FlowOutcome {
+  const failed = { kind, ...details } as Extract<Extract<FlowOutcome, { status: 'failed' }>['failure'], { kind: K }>;
+  return { status: 'failed', audit, failure: failed, ...(results ? { results } : {}) };
+}
+
+function inPhase<P extends Work['phase']>(
+  state: FlowState,
+  phase: P,
+  handle: (request: ChangeRequest, work: Extract<Work, { phase: P }>) => StepResult,
+): StepResult {
+  if (!state.request) return ignored(state, 'no request');
+  if (FINAL_STATUSES.includes(state.request.status))
+    return ignored(state, `the request is already ${state.request.status}`);
+  if (state.work.phase !== phase) return ignored(state, `expected phase ${phase}, not ${state.work.phase}`);
+  return handle(state.request, state.work as Extract<Work, { phase: P }>);
+}
+
+function next(request: ChangeRequest, work: Work, effects: Effect[]): StepResult {
+  return { state: { request, work }, effects };
+}
+
+function finish(request: ChangeRequest | undefined, effects: Effect[]): StepResult {
+  return { state: { request, work: { phase: 'done' } }, effects };
+}
+
+function ignored(state: FlowState, reason: string): StepResult {
+  return { state, effects: [], ignored: reason };
+}
+
+const reply = (flowReply: FlowReply): Effect => ({ type: 'reply', reply: flowReply });

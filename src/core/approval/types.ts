@@ -1,0 +1,208 @@
+/**
+ * The approval flow as data: what can happen to a change request (events), what the flow wants
+ * done about it (effects), and what this process is doing with it right now (work). The decision
+ * function (step.ts) maps (state, event, context) to the next state and its effects; the runner
+ * (approval/approval-flow.ts) performs effects through the ports and feeds their results back.
+ */
+import type { AuditAction } from '../change/audit.js';
+import type { ChangeRequest, Operation, OperationResult } from '../change/types.js';
+import type { CloudApiError } from '../service/api-error.js';
+import type { ServiceRecord } from '../service/schema.js';
+
+export type Decision = 'approve' | 'reject' | 'cancel';
+
+/** An allowed decision says which of the request's requirements (indices) an approval counts for. */
+export type Verdict = { allowed: true; counts?: readonly number[] } | { allowed: false; reason: string };
+
+/** Results of the store's atomic steps, as the ports report them (ports/change-store.ts). */
+export type StoreTransitionResult =
+  | { ok: true; request: ChangeRequest }
+  | { ok: false; reason: 'conflict' | 'expired' | 'lost'; request: ChangeRequest }
+  | { ok: false; reason: 'missing' };
+export type StoreApprovalResult =
+  | { ok: true; request: ChangeRequest; complete: boolean }
+  | { ok: false; reason: 'already-approved' | 'not-needed' | 'conflict' | 'expired'; request: ChangeRequest }
+  | { ok: false; reason: 'missing' };
+export type LockAttempt = 'acquired' | 'busy' | 'lost';
+
+/** Numbers the flow needs, read by the runner: two clocks, the lease and the waits. */
+export interface FlowContext {
+  /** The app's clock (requests, expiry, audit); tests move it. */
+  now: number;
+  /** A real clock for deadlines of waits (the service lock). */
+  clock: number;
+  leaseMs: number;
+  /** How long an approval waits for another change to the same service to finish. */
+  lockWaitMs: number;
+  /** Pauses between re-reads when an operation's outcome is unknown. */
+  recheckDelaysMs: readonly number[];
+  /** The Cloud client's timeout of one request: how long an operation sent by a stopped replica may still land. */
+  updateTimeoutMs: number;
+}
+
+/** Apply: this process claimed the request (approval or no approval needed). Settle: it took an abandoned one over. */
+export type ApplyMode = 'apply' | 'settle';
+
+/** What this process is doing with the request; the stored request is the rest of the state. */
+export type Work =
+  | { phase: 'idle' }
+  | { phase: 'filing'; auto?: readonly string[] }
+  | { phase: 'withdrawing'; why: 'unposted' | 'unrecorded'; notInChannel?: boolean }
+  | { phase: 'checking'; decision: Decision; userId: string }
+  | { phase: 'deciding'; decision: Decision; userId: string }
+  | { phase: 'claiming'; actorId: string }
+  | { phase: 'locking'; actorId: string; mode: ApplyMode; deadline: number; waitedFrom: number }
+  | { phase: 'reading'; actorId: string; mode: ApplyMode; attempt: number }
+  | ({ phase: 'sending'; actorId: string; mode: ApplyMode; index: number } & Progress)
+  | ({ phase: 'reconciling'; actorId: string; mode: ApplyMode; index: number; attempt: number } & Progress & {
+        error: CloudApiError;
+      })
+  | { phase: 'recording'; actorId: string; mode: ApplyMode; outcome: FlowOutcome }
+  | { phase: 'done' };
+
+/** What the operations sent so far came to, and the service as the last answer showed it. */
+export interface Progress {
+  results: OperationResult[];
+  service?: ServiceRecord;
+}
+
+export interface FlowState {
+  /** The request as last read from or written to the store; undefined when the store has none. */
+  request: ChangeRequest | undefined;
+  work: Work;
+}
+
+export type FlowEvent =
+  // Filing a new request (the state's request is the new one, not yet stored).
+  | { type: 'file'; autoRules?: readonly string[] }
+  | { type: 'created' }
+  | { type: 'posted'; ts: string }
+  | { type: 'post-failed'; notInChannel: boolean }
+  | { type: 'message-ts-recorded' }
+  | { type: 'message-ts-failed' }
+  // Decisions by people.
+  | { type: 'clicked'; decision: Decision; userId: string }
+  | { type: 'policy-answered'; verdict: Verdict }
+  | { type: 'approval-recorded'; result: StoreApprovalResult }
+  // Applied without a decision: a policy that asks none, or a revert.
+  | { type: 'apply-unreviewed'; actorId: string; autoRules?: readonly string[] }
+  | { type: 'transitioned'; result: StoreTransitionResult }
+  // Applying, under a lease.
+  | { type: 'taken-over'; request: ChangeRequest }
+  | { type: 'lock-answered'; attempt: LockAttempt; leaseLost: boolean }
+  | { type: 'waited' }
+  | { type: 'service-read'; service: ServiceRecord | undefined }
+  | { type: 'read-failed'; error: CloudApiError | undefined }
+  | { type: 'operation-answered'; index: number; apiRequestId: string; service: ServiceRecord }
+  | { type: 'operation-failed'; index: number; error: CloudApiError | undefined }
+  /** The lease was gone (or the send window closed) right before the bytes would have left: nothing was sent. */
+  | { type: 'send-refused'; index: number };
+
+/** Why a request was withdrawn or auto-approved: written to the audit trail by the runner. */
+export type AuditNote =
+  | { kind: 'auto-approved'; rules: readonly string[] }
+  | { kind: 'withdrawn-unposted' }
+  | { kind: 'withdrawn-unrecorded' };
+
+export type Effect =
+  | { type: 'create' }
+  | { type: 'post-request' }
+  | { type: 'record-message-ts'; ts: string }
+  | { type: 'check-policy'; decision: Decision; userId: string }
+  | { type: 'add-approval'; approverId: string; at: number; counts: number[] }
+  | {
+      type: 'transition';
+      from: readonly ChangeRequest['status'][];
+      to: ChangeRequest['status'];
+      actorId: string;
+      audit: AuditAction;
+      outcome?: FlowOutcome;
+      note?: AuditNote;
+      /** Grant this process the apply lease in the same step (to: applying). */
+      claim?: true;
+      /** Leaving applying: only while this process's lease (fence) still holds. */
+      holding?: true;
+      /** Failure to record changes nothing the flow depends on (a withdrawal). */
+      bestEffort?: true;
+    }
+  /** Start renewing the request's lease (and mark it as applied here); `release` stops it. */
+  | { type: 'hold-lease'; request: ChangeRequest }
+  | { type: 'release-lease' }
+  | { type: 'lock-service' }
+  | { type: 'wait'; ms: number; jitter?: true }
+  | { type: 'read-service' }
+  | { type: 'send'; index: number; operation: Operation }
+  /** Show the request in its message (the runner re-reads it after a status that is not final). */
+  | { type: 'show'; request: ChangeRequest }
+  | { type: 'post-result'; request: ChangeRequest; service: ServiceRecord }
+  /** The API confirmed an operation after another replica recorded the request: correct it if it said otherwise. */
+  | { type: 'post-correction'; apiRequestId?: string }
+  | { type: 'follow-up'; request: ChangeRequest }
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; fact: LogFact }
+  | { type: 'reply'; reply: FlowReply };
+
+/** Effects that answer with an event; a step asks at most one, last. */
+export const ASKING_EFFECTS = [
+  'create',
+  'post-request',
+  'record-message-ts',
+  'check-policy',
+  'add-approval',
+  'transition',
+  'lock-service',
+  'wait',
+  'read-service',
+  'send',
+] as const satisfies ReadonlyArray<Effect['type']>;
+
+export type LogFact =
+  | { kind: 'not-posted' }
+  | { kind: 'message-ts-not-recorded' }
+  | { kind: 'taken-over-before-recorded'; status: 'applied' | 'failed'; apiRequestId?: string }
+  | { kind: 'outcome-not-recorded'; status: 'applied' | 'failed' };
+
+/** Recorded as the request's outcome; core/render/approval.ts words it. */
+export type FlowOutcome =
+  | {
+      status: 'applied';
+      audit: 'applied';
+      note?: 'confirmed-by-reread' | 'settled-shows' | 'resumed';
+      apiRequestId?: string;
+      results?: OperationResult[];
+      service?: ServiceRecord;
+    }
+  | { status: 'failed'; audit: 'failed' | 'stale'; failure: Failure; results?: OperationResult[] };
+
+export type Failure =
+  | { kind: 'lock-timeout'; waitedMs: number }
+  | { kind: 'read-before-apply'; error: CloudApiError | undefined }
+  | { kind: 'service-gone' }
+  | { kind: 'stale'; labels: string[] }
+  | { kind: 'api-refused'; error: CloudApiError | undefined }
+  | { kind: 'unknown-outcome'; error: CloudApiError | undefined }
+  | { kind: 'not-shown'; error: CloudApiError | undefined }
+  | { kind: 'stopped-before-sending' }
+  | { kind: 'settled-not-shown' }
+  | { kind: 'settled-read-failed'; error: CloudApiError | undefined };
+
+/** What the person who clicked or asked is told; undefined (no reply effect) means the message says it. */
+export type FlowReply =
+  | { kind: 'filed'; request: ChangeRequest; autoRules?: readonly string[] }
+  | { kind: 'not-posted'; notInChannel: boolean }
+  | { kind: 'not-recorded' }
+  | { kind: 'gone-long-ago' }
+  | { kind: 'gone' }
+  | { kind: 'already-decided'; request: ChangeRequest }
+  | { kind: 'revert-needs-no-decision' }
+  | { kind: 'not-allowed'; reason: string }
+  | { kind: 'approval-not-counted'; request: ChangeRequest; reason: 'already-approved' | 'not-needed' }
+  | { kind: 'approval-recorded'; request: ChangeRequest }
+  | { kind: 'expired' }
+  | { kind: 'lost-before-sending' }
+  | { kind: 'lost-after-sending' }
+  | { kind: 'outcome-not-recorded' };
+
+export type StepResult =
+  | { state: FlowState; effects: Effect[] }
+  /** The event does not apply in this state: nothing changes, and the reason says why. */
+  | { state: FlowState; effects: []; ignored: string };

@@ -1,0 +1,26 @@
+/**
+ * A change request sends an ordered list of operations, each to one endpoint of the Cloud API.
+ * Requests stored before operations existed carry only `plan.update`: that is one operation on
+ * the update endpoint (or none, for an extension that sends nothing).
+ */
+import { planIsVisible } from './verify.js';
+import type { ChangePlan, Operation } from './types.js';
+import type { ServiceRecord } from '../service/schema.js';
+
+export function operationsOf(plan: ChangePlan): Operation[] {
+  if (plan.operations) return plan.operations;
+  return Object.keys(plan.update).length > 0 ? [{ endpoint: 'update', body: plan.update }] : [];
+}
+
+/** Does the service show the effect of this operation of the plan? */
+export function operationVisible(operation: Operation, plan: ChangePlan, service: ServiceRecord): boolean {
+  switch (operation.endpoint) {
+    case 'update':
+      return planIsVisible({ ...plan, update: operation.body }, service);
+  }
+}
+
+/** Does the service show every operation of the plan? */
+export function allOperationsVisible(plan: ChangePlan, service: ServiceRecord): boolean {
+  return operationsOf(plan).every((operation) => operationVisible(operation, plan, service));
+}

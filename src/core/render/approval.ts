@@ -1,0 +1,179 @@
+/**
+ * The approval flow's sentences: what is recorded as a request's outcome, what the person who
+ * clicked is told, what goes to the audit trail and the log. The flow (core/approval/step.ts)
+ * only names what happened; every word for people is here.
+ */
+import type { AuditNote, Failure, FlowOutcome, FlowReply, LogFact } from '../approval/types.js';
+import type { ChangeOutcome, OperationResult } from '../change/types.js';
+import type { CloudApiError } from '../service/api-error.js';
+import { alreadyDecidedText } from './change.js';
+import { cloudErrorSentence, UNEXPECTED_IN_BOT } from './errors.js';
+import { esc } from './mrkdwn.js';
+import { approvalNotCountedText, approvalRecordedText } from './policy.js';
+
+export const LOST_BEFORE_SENDING_TEXT =
+  'This bot replica was held up long enough to lose its hold on the request (it was paused or cut off from its store), so it sent nothing to ClickHouse Cloud. Another replica settles the request and updates its message; look there.';
+export const LOST_AFTER_SENDING_TEXT =
+  'Another bot replica took this request over while it was being applied; it checks the service and updates the request message with the outcome.';
+/** Appended to the audit message of the approval that completes a request. */
+export const COMPLETES_TEXT = 'The last approval needed: applying the change.';
+
+const SETTLED_NOTE =
+  'The bot replica applying this change stopped after sending it to ClickHouse Cloud; it was checked against the service afterwards';
+
+/** The request's outcome as stored: a sentence, the API's status and request id. */
+export function outcomeRecord(outcome: FlowOutcome): ChangeOutcome {
+  const operations = outcome.results ? { operations: outcome.results } : {};
+  if (outcome.status === 'applied') {
+    const message = APPLIED_NOTES[outcome.note ?? 'none'];
+    return {
+      ...(outcome.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}),
+      ...(message ? { message } : {}),
+      ...operations,
+    };
+  }
+  const record = failureRecord(outcome.failure);
+  const parts = outcome.results ? partsText(outcome.results) : '';
+  return { ...record, ...(parts ? { message: `${record.message ?? ''} ${parts}`.trim() } : {}), ...operations };
+}
+
+const APPLIED_NOTES: Record<NonNullable<Extract<FlowOutcome, { status: 'applied' }>['note']> | 'none', string> = {
+  none: '',
+  'confirmed-by-reread': 'Confirmed by re-reading the service after the API call did not answer cleanly.',
+  'settled-shows': `${SETTLED_NOTE}, which shows it.`,
+  resumed:
+    'The bot replica applying this change stopped between its operations; another replica checked the service and sent the rest.',
+};
+
+function failureRecord(failure: Failure): ChangeOutcome {
+  switch (failure.kind) {
+    case 'lock-timeout':
+      return {
+        message: `Another change to this service was still being applied after ${Math.round(failure.waitedMs / 1000)} s, so this one was not applied. Look at the service with the show command, then ask again.`,
+      };
+    case 'read-before-apply':
+      return apiFailure(failure.error, 'Could not re-read the service before applying, so nothing was changed');
+    case 'service-gone':
+      return { message: 'The service no longer exists, so nothing was changed.' };
+    case 'stale':
+      return {
+        message: `The service changed since this request was made (${failure.labels.join(', ')}), so it was not applied. Make a new request against the service as it is now.`,
+      };
+    case 'api-refused':
+      return apiFailure(failure.error, 'ClickHouse Cloud did not apply the change');
+    case 'unknown-outcome':
+      return apiFailure(
+        failure.error,
+        'The outcome is unknown: look at the service with the show command before asking again',
+      );
+    case 'not-shown':
+      return apiFailure(
+        failure.error,
+        'The change was not applied: the service still does not show it a few seconds later. Look at it with the show command before asking again',
+      );
+    case 'stopped-before-sending':
+      return {
+        message:
+          'The bot replica applying this change stopped (or lost its hold on it) before sending it to ClickHouse Cloud, so nothing was changed. Ask again if it is still needed.',
+      };
+    case 'settled-not-shown':
+      return { message: `${SETTLED_NOTE}, which does not show it. Ask again if it is still needed.` };
+    case 'settled-read-failed':
+      return apiFailure(
+        failure.error,
+        `${SETTLED_NOTE}, but the service could not be read; look at it with the show command`,
+      );
+  }
+}
+
+function apiFailure(error: CloudApiError | undefined, what: string): ChangeOutcome {
+  if (!error) return { message: `${what}: ${UNEXPECTED_IN_BOT}` };
+  return {
+    message: `${what}: ${cloudErrorSentence(error)}`,
+    ...(error.status === undefined ? {} : { status: error.status }),
+    ...(error.requestId ? { apiRequestId: error.requestId } : {}),
+  };
+}
+
+const ENDPOINT_NAMES: Record<OperationResult['endpoint'], string> = { update: 'the settings update' };
+
+/** "Done before this: the settings update." for a request of several operations. */
+function partsText(results: readonly OperationResult[]): string {
+  const done = results.filter((r) => r.status === 'applied').map((r) => ENDPOINT_NAMES[r.endpoint]);
+  return done.length > 0 ? `Done before this: ${done.join(', ')}.` : 'None of its parts was applied.';
+}
+
+/** What the person who clicked is told (mrkdwn), or undefined when the message says it all. */
+export function replyText(reply: FlowReply): string | undefined {
+  switch (reply.kind) {
+    case 'filed':
+      return undefined;
+    case 'not-posted':
+      return reply.notInChannel
+        ? ':x: The bot cannot post in this channel, so the change request was not created. Invite it with `/invite @ClickHouse` (or use a public channel) and try again.'
+        : ':x: The change request could not be posted in the channel, so it was not created. Try again in a minute.';
+    case 'not-recorded':
+      return ':x: The request was posted but the bot could not record it, so it was withdrawn. Try again in a minute.';
+    case 'gone-long-ago':
+      return 'This change request no longer exists: it expired a long time ago. Ask again if it is still needed.';
+    case 'gone':
+      return 'This change request no longer exists.';
+    case 'already-decided':
+      return alreadyDecidedText(reply.request);
+    case 'revert-needs-no-decision':
+      return 'This is a revert the bot applies by itself: it needs no decision, so your click changed nothing.';
+    case 'not-allowed':
+      return `:no_entry_sign: ${reply.reason} Nothing was changed.`;
+    case 'approval-not-counted':
+      return approvalNotCountedText(reply.request, reply.reason);
+    case 'approval-recorded':
+      return approvalRecordedText(reply.request);
+    case 'expired':
+      return ':hourglass_flowing_sand: This change request has expired, so nothing was changed. Ask again if it is still needed.';
+    case 'lost-before-sending':
+      return LOST_BEFORE_SENDING_TEXT;
+    case 'lost-after-sending':
+      return LOST_AFTER_SENDING_TEXT;
+    case 'outcome-not-recorded':
+      return 'The bot could not record the outcome of this request. Look at the service with the show command before doing anything else.';
+  }
+}
+
+/** The audit message of a transition made for a reason of the bot's own. */
+export function auditNoteText(note: AuditNote): string {
+  switch (note.kind) {
+    case 'auto-approved':
+      return `No approval needed under the policy rule(s): ${note.rules.join(', ')}.`;
+    case 'withdrawn-unposted':
+      return 'The request could not be posted in the channel.';
+    case 'withdrawn-unrecorded':
+      return 'The bot could not record this request, so it was withdrawn. Ask again in a minute.';
+  }
+}
+
+/** One log line about a request (plain text; the logger redacts and structures it). */
+export function logText(fact: LogFact, requestId: string, channelId: string, cause?: string): string {
+  const because = cause ? `: ${cause}` : '';
+  switch (fact.kind) {
+    case 'not-posted':
+      return `change ${requestId}: could not post it in ${channelId}${because}`;
+    case 'message-ts-not-recorded':
+      return `change ${requestId}: posted but its message could not be recorded${because}`;
+    case 'taken-over-before-recorded':
+      return `change ${requestId}: taken over by another replica before its outcome was recorded here (${fact.status}${fact.apiRequestId ? `, API request ${fact.apiRequestId}` : ''})`;
+    case 'outcome-not-recorded':
+      return `change ${requestId}: could not record outcome ${fact.status}`;
+  }
+}
+
+/** Posted in the thread when the API confirmed a change another replica had recorded as not applied. */
+export function correctionText(requestId: string, apiRequestId: string | undefined): string {
+  return esc(
+    `:warning: Correction for change ${requestId}: ClickHouse Cloud confirmed it was applied${apiRequestId ? ` (API request ${apiRequestId})` : ''}, after another bot replica had recorded it as not applied. Look at the service with the show command.`,
+  );
+}
+
+/** The fallback text of the resulting service's post. */
+export function appliedResultText(requestId: string, serviceName: string): string {
+  return esc(`Applied change ${requestId} to ${serviceName}`);
+}
