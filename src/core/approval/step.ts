@@ -33,6 +33,9 @@ import type {
 export const SERVICE_LOCK_POLL_MS = 100;
 
 export function step(state: FlowState, event: FlowEvent, context: FlowContext): StepResult {
+  // A final status never moves; a click on a settled request is still answered (it says so).
+  if (state.request && FINAL_STATUSES.includes(state.request.status) && event.type !== 'clicked')
+    return ignored(state, `the request is already ${state.request.status}`);
   const handler = HANDLERS[event.type] as Handler<FlowEvent>;
   return handler(state, event, context);
 }
