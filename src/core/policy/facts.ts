@@ -4,20 +4,9 @@
  * approval would send.
  */
 import type { ServiceRecord } from '../service/schema.js';
-import { ipExposure } from '../posture/exposure.js';
-import type { ChangePlan, TouchedField } from '../change/types.js';
-import type { ChangeKind, RequestFacts, Risk, ServiceSide } from './types.js';
-
-/** A record, not a list: a field added to TouchedField without a kind fails to compile. */
-const KIND_OF_FIELD: Record<TouchedField, ChangeKind> = {
-  name: 'name',
-  ipAccessList: 'ip-access',
-  privateEndpointIds: 'private-endpoints',
-  releaseChannel: 'release-channel',
-  mysqlEndpoint: 'mysql-endpoint',
-  tdeKeyId: 'encryption-key',
-  tags: 'tags',
-};
+import { KINDS, KIND_LIST } from '../change/kinds/index.js';
+import type { ChangePlan } from '../change/types.js';
+import { RISKS, type RequestFacts, type Risk, type ServiceSide } from './types.js';
 
 export function serviceSide(service: Pick<ServiceRecord, 'id' | 'name' | 'tags'>): ServiceSide {
   return {
@@ -33,7 +22,7 @@ export function requestFacts(service: ServiceRecord, plan: ChangePlan): RequestF
   return {
     before,
     after,
-    changes: [...new Set(plan.changes.map((change) => KIND_OF_FIELD[change.field]))],
+    changes: [...new Set(plan.changes.map((change) => KINDS[change.field].policyName))],
     risks: planRisks(plan),
   };
 }
@@ -48,30 +37,8 @@ function tagsAfter(tags: ReadonlyMap<string, string>, plan: ChangePlan): Readonl
   return after;
 }
 
+/** The risks of every kind the plan touches, in the order RISKS lists them. */
 export function planRisks(plan: ChangePlan): Risk[] {
-  const risks = new Set<Risk>();
-  const adds = plan.update.ipAccessList?.add ?? [];
-  if (plan.update.ipAccessList !== undefined) {
-    const remaining = new Set((plan.before.ipAccessList ?? []).map((entry) => entry.source));
-    for (const entry of plan.update.ipAccessList.remove ?? []) remaining.delete(entry.source);
-    for (const entry of adds) remaining.add(entry.source);
-    // The same detection as the request's warnings and posture: a /0, or pieces that together
-    // cover an address family, and single entries shorter than /8 (IPv4) or /16 (IPv6).
-    const exposure = ipExposure([...remaining]);
-    const added = new Set(adds.map((entry) => entry.source));
-    if (exposure.open.some((open) => open.sources.some((source) => added.has(source)))) risks.add('world-open');
-    if (adds.some((entry) => isBroad(entry.source))) risks.add('broad-ip');
-    if (plan.before.ipAccessList !== undefined && remaining.size === 0) risks.add('last-ip-removed');
-  }
-  if ((plan.update.endpoints ?? []).some((endpoint) => endpoint.protocol === 'mysql' && endpoint.enabled))
-    risks.add('mysql-on');
-  return [...risks];
-}
-
-/** IPv4 shorter than /8 or IPv6 shorter than /16 (a /0 included) admits a large part of the internet. */
-function isBroad(source: string): boolean {
-  const match = /\/(\d+)$/.exec(source.trim());
-  if (!match) return false;
-  const prefix = Number(match[1]);
-  return source.includes(':') ? prefix < 16 : prefix < 8;
+  const risks = new Set(KIND_LIST.flatMap((kind) => kind.risks(plan)));
+  return RISKS.filter((risk) => risks.has(risk));
 }

@@ -1,0 +1,50 @@
+/** The transparent data encryption key a service uses (rotate-key). */
+import type { ChangeKindModule } from './kind.js';
+import { sameScalar } from './kind.js';
+
+const TDE_KEY_ID_MAX = 256;
+
+export const encryptionKeyKind: ChangeKindModule<'tdeKeyId'> = {
+  field: 'tdeKeyId',
+  policyName: 'encryption-key',
+  intents: ['tdeKeyId'],
+  read: (service) => service.transparentDataEncryptionKeyId ?? null,
+  same: sameScalar,
+  plan(draft, service, intent) {
+    const keyId = intent.tdeKeyId?.trim();
+    if (keyId === undefined || keyId === '' || keyId === service.transparentDataEncryptionKeyId) return;
+    if (keyId.length > TDE_KEY_ID_MAX) {
+      draft.problems.push({
+        field: 'tdeKeyId',
+        message: `The key id has ${keyId.length} characters; the limit is ${TDE_KEY_ID_MAX}.`,
+      });
+      return;
+    }
+    if (service.hasTransparentDataEncryption === false) {
+      draft.problems.push({
+        field: 'tdeKeyId',
+        message: 'This service does not use transparent data encryption, so it has no key to rotate.',
+      });
+      return;
+    }
+    draft.update.transparentDataEncryptionKeyId = keyId;
+    draft.touched.add('tdeKeyId');
+    draft.changes.push({
+      field: 'tdeKeyId',
+      label: 'Encryption key',
+      before: service.transparentDataEncryptionKeyId ?? 'unknown',
+      after: keyId,
+    });
+  },
+  visible: (update, service) =>
+    update.transparentDataEncryptionKeyId === undefined ||
+    (service.transparentDataEncryptionKeyId ?? null) === update.transparentDataEncryptionKeyId,
+  undo(plan, service, reverse) {
+    const { update, before } = plan;
+    if (update.transparentDataEncryptionKeyId === undefined || typeof before.tdeKeyId !== 'string') return;
+    if ((service.transparentDataEncryptionKeyId ?? null) === update.transparentDataEncryptionKeyId)
+      reverse.intent.tdeKeyId = before.tdeKeyId;
+    else reverse.leftAlone.push('The encryption key has changed again since.');
+  },
+  risks: () => [],
+};

@@ -1,0 +1,39 @@
+/**
+ * The table of change kinds: one module per field a change can touch (kind.ts says the shape).
+ * A field added to TouchedState without a module here fails to compile. The order is the order
+ * in which a request lists its changes.
+ */
+import type { TouchedField } from '../types.js';
+import { encryptionKeyKind } from './encryption-key.js';
+import { ipAccessKind } from './ip-access.js';
+import type { ChangeKindModule } from './kind.js';
+import { mysqlEndpointKind } from './mysql-endpoint.js';
+import { nameKind } from './name.js';
+import { privateEndpointsKind } from './private-endpoints.js';
+import { releaseChannelKind } from './release-channel.js';
+import { tagsKind } from './tags.js';
+
+export const KINDS = {
+  name: nameKind,
+  releaseChannel: releaseChannelKind,
+  mysqlEndpoint: mysqlEndpointKind,
+  ipAccessList: ipAccessKind,
+  privateEndpointIds: privateEndpointsKind,
+  tdeKeyId: encryptionKeyKind,
+  tags: tagsKind,
+} as const satisfies { [F in TouchedField]: ChangeKindModule<F> };
+
+/** Every kind, in the order requests list their changes. */
+export const KIND_LIST: ReadonlyArray<ChangeKindModule<TouchedField>> = Object.values(KINDS) as ReadonlyArray<
+  ChangeKindModule<TouchedField>
+>;
+
+/** The kinds that can be granted for a while (`for 2h`), in the order a revert tells what it found. */
+export const TEMPORARY_KINDS: ReadonlyArray<ChangeKindModule<TouchedField>> = [ipAccessKind, mysqlEndpointKind];
+
+/** The kind that reads an intent field (ipAdd -> IP access). */
+export function kindOfIntent(key: string): ChangeKindModule<TouchedField> | undefined {
+  return KIND_LIST.find((kind) => (kind.intents as readonly string[]).includes(key));
+}
+
+export type { ChangeKindModule, Draft, PlannedReverse, PlanProblem } from './kind.js';

@@ -1,0 +1,243 @@
+/** The IP access list: entries added (with a description), re-described or removed, by source. */
+import { BROAD_PREFIX, FAMILY_NAMES, isWholeFamily, parseBlock } from '../../network/cidr.js';
+import type { Risk } from '../../policy/types.js';
+import { ipExposure } from '../../posture/exposure.js';
+import { IP_DESCRIPTION_MAX, IpSourceSchema, type AccessEntry, type ServiceRecord } from '../../service/schema.js';
+import type { ChangeIntent, ChangePlan } from '../types.js';
+import type { ChangeKindModule, Draft, PlannedReverse } from './kind.js';
+
+const entriesOf = (service: ServiceRecord): AccessEntry[] =>
+  (service.ipAccessList ?? []).map((e) => ({ source: e.source, description: e.description ?? '' }));
+
+function accessKey(entries: AccessEntry[] | null | undefined): string {
+  return (entries ?? [])
+    .map((e) => `${e.source}\u0000${e.description ?? ''}`)
+    .sort()
+    .join('\u0001');
+}
+
+export const ipAccessKind: ChangeKindModule<'ipAccessList'> = {
+  field: 'ipAccessList',
+  policyName: 'ip-access',
+  intents: ['ipAdd', 'ipRemove'],
+  read: entriesOf,
+  same: (a, b) => accessKey(a) === accessKey(b),
+  plan: planIpAccess,
+  visible(update, service) {
+    const sources = new Map(entriesOf(service).map((e) => [e.source, e.description ?? '']));
+    const adds = update.ipAccessList?.add ?? [];
+    return (
+      (update.ipAccessList?.remove ?? []).every(
+        (e) => !sources.has(e.source) || adds.some((a) => a.source === e.source),
+      ) && adds.every((e) => sources.get(e.source) === (e.description ?? ''))
+    );
+  },
+  undo: undoIpAccess,
+  risks: ipRisks,
+  temporary: {
+    grants: (intent) => intent.ipRemove === undefined,
+    problem(plan) {
+      const listed = new Set((plan.before.ipAccessList ?? []).map((entry) => entry.source));
+      const relisted = (plan.update.ipAccessList?.add ?? []).find((entry) => listed.has(entry.source));
+      return relisted
+        ? `${relisted.source} is already in the IP access list, so a temporary grant could not take it back without removing the existing entry.`
+        : undefined;
+    },
+    /** Removes the entries it added that are still listed with that source. */
+    revert(plan, service, reverse) {
+      const listed = new Set(entriesOf(service).map((entry) => entry.source));
+      const added = plan.update.ipAccessList?.add ?? [];
+      const stillThere = added.filter((entry) => listed.has(entry.source)).map((entry) => entry.source);
+      if (stillThere.length > 0) reverse.intent.ipRemove = stillThere;
+      for (const entry of added.filter((e) => !listed.has(e.source)))
+        reverse.leftAlone.push(
+          `${entry.source} is no longer in the IP access list (someone removed it), so there was nothing to remove.`,
+        );
+    },
+  },
+};
+
+function planIpAccess(draft: Draft, service: ServiceRecord, intent: ChangeIntent): void {
+  const current = entriesOf(service);
+  const adds = validIpAdds(draft, intent.ipAdd ?? []);
+  const removes = validIpRemoves(draft, current, intent.ipRemove ?? []);
+  const conflict = adds.find((entry) => removes.includes(entry.source));
+  if (conflict) {
+    draft.problems.push({ field: 'ipAdd', message: `${conflict.source} is both added and removed; choose one.` });
+    return;
+  }
+  const currentBySource = new Map(current.map((entry) => [entry.source, entry.description ?? '']));
+  const effectiveAdds = adds.filter((entry) => currentBySource.get(entry.source) !== (entry.description ?? ''));
+  if (effectiveAdds.length === 0 && removes.length === 0) return;
+
+  // A new description for a listed source is sent as remove + add (the API removes first), so it
+  // does not rely on add replacing an existing entry, which the API does not promise.
+  const redescribed = effectiveAdds.filter((entry) => currentBySource.has(entry.source)).map((entry) => entry.source);
+  const bodyRemoves = [...removes, ...redescribed];
+  draft.update.ipAccessList = {
+    ...(bodyRemoves.length > 0 ? { remove: bodyRemoves.map((source) => ({ source })) } : {}),
+    ...(effectiveAdds.length > 0 ? { add: effectiveAdds } : {}),
+  };
+  draft.touched.add('ipAccessList');
+  for (const source of removes)
+    draft.changes.push({
+      field: 'ipAccessList',
+      label: 'IP access',
+      before: describeEntry(source, currentBySource.get(source)),
+      after: 'removed',
+    });
+  for (const entry of effectiveAdds) {
+    const existing = currentBySource.get(entry.source);
+    draft.changes.push({
+      field: 'ipAccessList',
+      label: 'IP access',
+      before: existing === undefined ? 'absent' : describeEntry(entry.source, existing),
+      after: describeEntry(entry.source, entry.description),
+    });
+  }
+  ipWarnings(draft, current, effectiveAdds, removes);
+}
+
+function validIpAdds(
+  draft: Draft,
+  wanted: NonNullable<ChangeIntent['ipAdd']>,
+): Array<{ source: string; description?: string }> {
+  const valid: Array<{ source: string; description?: string }> = [];
+  for (const entry of wanted) {
+    const source = IpSourceSchema.safeParse(entry.source);
+    if (!source.success) {
+      draft.problems.push({
+        field: 'ipAdd',
+        message: `"${entry.source}" is not an IP address or CIDR block. Write it like 203.0.113.7 or 10.0.0.0/8.`,
+      });
+      continue;
+    }
+    const description = entry.description?.trim();
+    if (description && description.length > IP_DESCRIPTION_MAX) {
+      draft.problems.push({
+        field: 'ipAdd',
+        message: `The description of ${source.data} is longer than ${IP_DESCRIPTION_MAX} characters.`,
+      });
+      continue;
+    }
+    valid.push(description ? { source: source.data, description } : { source: source.data });
+  }
+  return valid;
+}
+
+function validIpRemoves(draft: Draft, current: AccessEntry[], wanted: string[]): string[] {
+  const present = new Set(current.map((entry) => entry.source));
+  const valid: string[] = [];
+  for (const raw of wanted) {
+    const source = raw.trim();
+    if (!present.has(source)) {
+      draft.problems.push({
+        field: 'ipRemove',
+        message: `${source} is not in the service's IP access list, so there is nothing to remove.`,
+      });
+    } else if (!valid.includes(source)) {
+      valid.push(source);
+    }
+  }
+  return valid;
+}
+
+function ipWarnings(draft: Draft, current: AccessEntry[], adds: Array<{ source: string }>, removes: string[]): void {
+  for (const entry of adds) {
+    if (isWholeFamily(entry.source)) {
+      draft.warnings.push(`${entry.source} opens the service to the whole internet.`);
+    }
+  }
+  const remaining = new Set(current.map((entry) => entry.source));
+  for (const source of removes) remaining.delete(source);
+  for (const entry of adds) remaining.add(entry.source);
+  if (remaining.size === 0) {
+    draft.warnings.push('This removes the last IP access entry: no client will be able to connect to the service.');
+  }
+  draft.warnings.push(
+    ...unionWarnings(
+      [...remaining],
+      adds.map((entry) => entry.source),
+    ),
+  );
+}
+
+/**
+ * A /0 split into pieces (0.0.0.0/1 + 128.0.0.0/1, four /2s...) opens the service just the same,
+ * and a single very broad entry nearly does: both are judged on the list as it will be.
+ */
+function unionWarnings(resulting: string[], added: string[]): string[] {
+  const exposure = ipExposure(resulting);
+  const addedFamilies = new Set(added.map((source) => parseBlock(source)?.family));
+  const explainedByAddedWhole = new Set(added.filter(isWholeFamily).map((source) => parseBlock(source)?.family));
+  const open = exposure.open
+    .filter((o) => addedFamilies.has(o.family) && !explainedByAddedWhole.has(o.family))
+    .map(
+      (o) =>
+        `The IP access list will admit every ${FAMILY_NAMES[o.family]} address (${o.named}): this opens the service to the whole internet.`,
+    );
+  const broad = exposure.broad
+    .filter((b) => added.includes(b.source))
+    .map(
+      (b) =>
+        `${b.source} admits millions of addresses (${FAMILY_NAMES[b.family]} blocks shorter than /${BROAD_PREFIX[b.family]} are very broad).`,
+    );
+  return [...open, ...broad];
+}
+
+function describeEntry(source: string, description: string | undefined): string {
+  return description ? `${source} (${description})` : source;
+}
+
+/** Added entries come off (or get their old description back), removed ones go back on. */
+function undoIpAccess(plan: ChangePlan, service: ServiceRecord, reverse: PlannedReverse): void {
+  const listedNow = new Map(entriesOf(service).map((e) => [e.source, e.description ?? '']));
+  const listedBefore = new Map((plan.before.ipAccessList ?? []).map((e) => [e.source, e.description ?? '']));
+  const added = plan.update.ipAccessList?.add ?? [];
+  const addedSources = new Set(added.map((e) => e.source));
+  const ipAdd: Array<{ source: string; description?: string }> = [];
+  const ipRemove: string[] = [];
+  for (const entry of added) {
+    const previous = listedBefore.get(entry.source);
+    if (listedNow.get(entry.source) !== (entry.description ?? '')) {
+      reverse.leftAlone.push(`${entry.source} is no longer listed as the change left it.`);
+    } else if (previous === undefined) ipRemove.push(entry.source);
+    else ipAdd.push(previous ? { source: entry.source, description: previous } : { source: entry.source });
+  }
+  for (const { source } of plan.update.ipAccessList?.remove ?? []) {
+    if (addedSources.has(source)) continue;
+    if (listedNow.has(source)) reverse.leftAlone.push(`${source} is already back in the IP access list.`);
+    else {
+      const description = listedBefore.get(source);
+      ipAdd.push(description ? { source, description } : { source });
+    }
+  }
+  if (ipAdd.length > 0) reverse.intent.ipAdd = ipAdd;
+  if (ipRemove.length > 0) reverse.intent.ipRemove = ipRemove;
+}
+
+function ipRisks(plan: ChangePlan): Risk[] {
+  const risks: Risk[] = [];
+  const list = plan.update.ipAccessList;
+  if (list === undefined) return risks;
+  const adds = list.add ?? [];
+  const remaining = new Set((plan.before.ipAccessList ?? []).map((entry) => entry.source));
+  for (const entry of list.remove ?? []) remaining.delete(entry.source);
+  for (const entry of adds) remaining.add(entry.source);
+  // The same detection as the request's warnings and posture: a /0, or pieces that together
+  // cover an address family, and single entries shorter than /8 (IPv4) or /16 (IPv6).
+  const exposure = ipExposure([...remaining]);
+  const added = new Set(adds.map((entry) => entry.source));
+  if (exposure.open.some((open) => open.sources.some((source) => added.has(source)))) risks.push('world-open');
+  if (adds.some((entry) => isBroad(entry.source))) risks.push('broad-ip');
+  if (plan.before.ipAccessList !== undefined && remaining.size === 0) risks.push('last-ip-removed');
+  return risks;
+}
+
+/** IPv4 shorter than /8 or IPv6 shorter than /16 (a /0 included) admits a large part of the internet. */
+function isBroad(source: string): boolean {
+  const match = /\/(\d+)$/.exec(source.trim());
+  if (!match) return false;
+  const prefix = Number(match[1]);
+  return source.includes(':') ? prefix < 16 : prefix < 8;
+}

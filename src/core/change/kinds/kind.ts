@@ -1,0 +1,69 @@
+/**
+ * One kind of change (a name, IP access, tags…) is one module of this shape, and the table in
+ * index.ts holds one per field a change can touch: the compiler finds a kind missing a piece.
+ * Planning, the stale check, verification on a fresh record, Undo, temporary grants and policy
+ * risks all read the table instead of naming fields one by one.
+ */
+import type { ChangeKind as PolicyChangeKind, Risk } from '../../policy/types.js';
+import type { ServiceRecord, ServiceUpdate } from '../../service/schema.js';
+import type { ChangeIntent, ChangePlan, FieldChange, TouchedField, TouchedState } from '../types.js';
+
+/** `field` names the modal input the problem belongs to, so the modal can show it inline. */
+export interface PlanProblem {
+  field: keyof ChangeIntent | 'request';
+  message: string;
+}
+
+/** What planning builds up, kind by kind: the update body, the lines people read, and what is wrong. */
+export interface Draft {
+  update: ServiceUpdate;
+  changes: FieldChange[];
+  warnings: string[];
+  problems: PlanProblem[];
+  touched: Set<TouchedField>;
+}
+
+/** What an inverse (Undo, or a temporary grant's revert) asks for, and what it leaves alone and why. */
+export interface PlannedReverse {
+  intent: ChangeIntent;
+  /** Sentences for the parts left alone because the service no longer shows them as the change left them. */
+  leftAlone: string[];
+}
+
+export interface ChangeKindModule<F extends TouchedField> {
+  field: F;
+  /** The name policy files use for it (`changes: [ip-access]`). */
+  policyName: PolicyChangeKind;
+  /** The intent fields (command or modal input) this kind reads. */
+  intents: ReadonlyArray<keyof ChangeIntent>;
+  /** The field as the record shows it, read the same way everywhere. */
+  read(service: ServiceRecord): NonNullable<TouchedState[F]> | null;
+  /** Whether two readings are the same (the stale check). */
+  same(a: TouchedState[F], b: TouchedState[F]): boolean;
+  /** Adds this kind's part of the intent to the draft, checked against the record. */
+  plan(draft: Draft, service: ServiceRecord, intent: ChangeIntent): void;
+  /** Does the service show this kind's part of the update? (An unknown outcome is settled by it.) */
+  visible(update: ServiceUpdate, service: ServiceRecord): boolean;
+  /** Adds the inverse of this kind's part of an applied plan, as far as the service still shows it. */
+  undo(plan: ChangePlan, service: ServiceRecord, reverse: PlannedReverse): void;
+  /** The policy risks this kind's part of the plan carries. */
+  risks(plan: ChangePlan): Risk[];
+  /**
+   * Present when this kind can be granted for a while (`for 2h`): why this plan cannot be, if so,
+   * and what its revert takes back from the service as it is now.
+   */
+  temporary?: {
+    /** Whether this kind's part of the intent grants access the bot can take back (ip add, mysql on). */
+    grants(intent: ChangeIntent): boolean;
+    /** Why this plan's grant could not be taken back exactly, if so. */
+    problem(plan: ChangePlan): string | undefined;
+    revert(plan: ChangePlan, service: ServiceRecord, reverse: PlannedReverse): void;
+  };
+}
+
+/** Plain values compare as they are (null and undefined alike). */
+export const sameScalar = <T>(a: T | null | undefined, b: T | null | undefined): boolean => (a ?? null) === (b ?? null);
+
+export const onOff = (value: boolean) => (value ? 'on' : 'off');
+
+export const unique = (values: string[]) => [...new Set(values.map((v) => v.trim()).filter(Boolean))];

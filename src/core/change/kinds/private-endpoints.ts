@@ -1,0 +1,69 @@
+/** Private endpoints attached to the service (only those available to it). */
+import type { ChangeKindModule } from './kind.js';
+import { unique } from './kind.js';
+
+const sortedKey = (ids: string[] | null | undefined) => [...(ids ?? [])].sort().join(',');
+
+export const privateEndpointsKind: ChangeKindModule<'privateEndpointIds'> = {
+  field: 'privateEndpointIds',
+  policyName: 'private-endpoints',
+  intents: ['privateEndpointAttach', 'privateEndpointDetach'],
+  read: (service) => [...(service.privateEndpointIds ?? [])],
+  same: (a, b) => sortedKey(a) === sortedKey(b),
+  plan(draft, service, intent) {
+    const attached = new Set(service.privateEndpointIds ?? []);
+    const available = new Set(service.availablePrivateEndpointIds ?? []);
+    const attach: string[] = [];
+    const detach: string[] = [];
+    for (const id of unique(intent.privateEndpointAttach ?? [])) {
+      if (attached.has(id)) continue;
+      if (!available.has(id)) {
+        draft.problems.push({
+          field: 'privateEndpointAttach',
+          message: `Private endpoint ${id} is not available to this service${available.size > 0 ? `; available: ${[...available].join(', ')}` : ''}.`,
+        });
+      } else attach.push(id);
+    }
+    for (const id of unique(intent.privateEndpointDetach ?? [])) {
+      if (!attached.has(id)) {
+        draft.problems.push({
+          field: 'privateEndpointDetach',
+          message: `Private endpoint ${id} is not attached to this service.`,
+        });
+      } else detach.push(id);
+    }
+    if (attach.length === 0 && detach.length === 0) return;
+    draft.update.privateEndpointIds = {
+      ...(detach.length > 0 ? { remove: detach } : {}),
+      ...(attach.length > 0 ? { add: attach } : {}),
+    };
+    draft.touched.add('privateEndpointIds');
+    for (const id of detach)
+      draft.changes.push({ field: 'privateEndpointIds', label: 'Private endpoint', before: id, after: 'detached' });
+    for (const id of attach)
+      draft.changes.push({ field: 'privateEndpointIds', label: 'Private endpoint', before: 'not attached', after: id });
+  },
+  visible(update, service) {
+    const attached = new Set(service.privateEndpointIds ?? []);
+    return (
+      (update.privateEndpointIds?.remove ?? []).every((id) => !attached.has(id)) &&
+      (update.privateEndpointIds?.add ?? []).every((id) => attached.has(id))
+    );
+  },
+  undo(plan, service, reverse) {
+    const attached = new Set(service.privateEndpointIds ?? []);
+    const attach: string[] = [];
+    const detach: string[] = [];
+    for (const id of plan.update.privateEndpointIds?.add ?? []) {
+      if (attached.has(id)) detach.push(id);
+      else reverse.leftAlone.push(`Private endpoint ${id} is already detached.`);
+    }
+    for (const id of plan.update.privateEndpointIds?.remove ?? []) {
+      if (attached.has(id)) reverse.leftAlone.push(`Private endpoint ${id} is already attached again.`);
+      else attach.push(id);
+    }
+    if (attach.length > 0) reverse.intent.privateEndpointAttach = attach;
+    if (detach.length > 0) reverse.intent.privateEndpointDetach = detach;
+  },
+  risks: () => [],
+};

@@ -1,0 +1,51 @@
+/** The release channel (slow, default, fast); development services stay on default. */
+import type { ServiceRecord } from '../../service/schema.js';
+import type { ChangeIntent } from '../types.js';
+import type { ChangeKindModule } from './kind.js';
+import { sameScalar } from './kind.js';
+
+/**
+ * Only development services are held to the default release channel. Production and dedicated
+ * tiers may switch, and so may a service whose (deprecated) tier is absent or null, which the
+ * official Terraform provider treats like production.
+ */
+export function mayLeaveDefaultChannel(service: ServiceRecord): boolean {
+  return service.tier !== 'development';
+}
+
+export const releaseChannelKind: ChangeKindModule<'releaseChannel'> = {
+  field: 'releaseChannel',
+  policyName: 'release-channel',
+  intents: ['releaseChannel'],
+  read: (service) => service.releaseChannel ?? null,
+  same: sameScalar,
+  plan(draft, service, intent) {
+    const wanted = intent.releaseChannel;
+    if (wanted === undefined || wanted === service.releaseChannel) return;
+    if (wanted !== 'default' && !mayLeaveDefaultChannel(service)) {
+      draft.problems.push({
+        field: 'releaseChannel',
+        message: `Development services stay on the default release channel; only production and dedicated services can switch to ${wanted}.`,
+      });
+      return;
+    }
+    draft.update.releaseChannel = wanted;
+    draft.touched.add('releaseChannel');
+    draft.changes.push({
+      field: 'releaseChannel',
+      label: 'Release channel',
+      before: service.releaseChannel ?? 'unknown',
+      after: wanted,
+    });
+  },
+  visible: (update, service) =>
+    update.releaseChannel === undefined || (service.releaseChannel ?? null) === update.releaseChannel,
+  undo(plan, service, reverse) {
+    const { update, before } = plan;
+    if (update.releaseChannel === undefined || typeof before.releaseChannel !== 'string') return;
+    if ((service.releaseChannel ?? null) === update.releaseChannel)
+      reverse.intent.releaseChannel = before.releaseChannel as ChangeIntent['releaseChannel'];
+    else reverse.leftAlone.push(`The release channel is no longer ${update.releaseChannel}.`);
+  },
+  risks: () => [],
+};

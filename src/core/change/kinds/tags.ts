@@ -1,0 +1,147 @@
+/**
+ * Tags, keyed: adding a known key with another value replaces it. That is sent as remove of the
+ * old tag plus add of the new one (the API removes first), so it does not rely on add replacing.
+ */
+import { isTagKey, isTagValue, TAG_EDITS_MAX, type OutgoingTag, type ServiceRecord } from '../../service/schema.js';
+import type { ChangeIntent, ChangePlan } from '../types.js';
+import type { ChangeKindModule, Draft, PlannedReverse } from './kind.js';
+
+/** "env=prod", or just "keep" for a tag without a value. */
+export const tagText = (tag: OutgoingTag): string => (tag.value === undefined ? tag.key : `${tag.key}=${tag.value}`);
+
+const sameTagValue = (a: string | undefined, b: string | undefined) => (a ?? '') === (b ?? '');
+
+const tagsOf = (service: ServiceRecord): OutgoingTag[] =>
+  (service.tags ?? []).map((t) => (t.value === undefined ? { key: t.key } : { key: t.key, value: t.value }));
+
+/** A tag without a value and one with an empty value read the same, as tag filters treat them. */
+function tagsKey(tags: OutgoingTag[] | null | undefined): string {
+  return (tags ?? [])
+    .map((t) => `${t.key}\u0000${t.value ?? ''}`)
+    .sort()
+    .join('\u0001');
+}
+
+export const tagsKind: ChangeKindModule<'tags'> = {
+  field: 'tags',
+  policyName: 'tags',
+  intents: ['tagAdd', 'tagRemove'],
+  read: tagsOf,
+  same: (a, b) => tagsKey(a) === tagsKey(b),
+  plan: planTags,
+  visible(update, service) {
+    const tags = new Map(tagsOf(service).map((t) => [t.key, t.value ?? '']));
+    const added = update.tags?.add ?? [];
+    return (
+      (update.tags?.remove ?? []).every((t) => !tags.has(t.key) || added.some((a) => a.key === t.key)) &&
+      added.every((t) => tags.get(t.key) === (t.value ?? ''))
+    );
+  },
+  undo: undoTags,
+  risks: () => [],
+};
+
+function planTags(draft: Draft, service: ServiceRecord, intent: ChangeIntent): void {
+  const adds = validTags(draft, 'tagAdd', intent.tagAdd ?? []);
+  const removes = validTags(draft, 'tagRemove', intent.tagRemove ?? []);
+  if (adds === undefined || removes === undefined) return;
+  const both = adds.find((tag) => removes.some((r) => r.key === tag.key));
+  if (both) {
+    draft.problems.push({ field: 'tagAdd', message: `Tag ${both.key} is both added and removed; choose one.` });
+    return;
+  }
+  const byKey = new Map(tagsOf(service).map((tag) => [tag.key, tag]));
+  const bodyRemove: OutgoingTag[] = [];
+  const bodyAdd: OutgoingTag[] = [];
+  for (const wanted of removes) {
+    const existing = byKey.get(wanted.key);
+    if (existing === undefined) {
+      draft.problems.push({
+        field: 'tagRemove',
+        message: `The service has no tag ${wanted.key}, so there is nothing to remove.`,
+      });
+    } else if (wanted.value !== undefined && !sameTagValue(existing.value, wanted.value)) {
+      draft.problems.push({
+        field: 'tagRemove',
+        message: `Tag ${wanted.key} is ${tagText(existing)}, not ${tagText(wanted)}; nothing was removed.`,
+      });
+    } else {
+      bodyRemove.push(existing);
+      draft.changes.push({ field: 'tags', label: 'Tag', before: tagText(existing), after: 'removed' });
+    }
+  }
+  for (const wanted of adds) {
+    const existing = byKey.get(wanted.key);
+    if (existing !== undefined && sameTagValue(existing.value, wanted.value)) continue;
+    if (existing !== undefined) bodyRemove.push(existing);
+    bodyAdd.push(wanted);
+    draft.changes.push({
+      field: 'tags',
+      label: 'Tag',
+      before: existing === undefined ? 'absent' : tagText(existing),
+      after: tagText(wanted),
+    });
+  }
+  for (const [list, verb] of [
+    [bodyRemove, 'removes'],
+    [bodyAdd, 'adds'],
+  ] as const) {
+    if (list.length > TAG_EDITS_MAX) {
+      draft.problems.push({
+        field: verb === 'adds' ? 'tagAdd' : 'tagRemove',
+        message: `This request ${verb} ${list.length} tags; the API takes at most ${TAG_EDITS_MAX} at once. Split it.`,
+      });
+    }
+  }
+  if (bodyRemove.length === 0 && bodyAdd.length === 0) return;
+  draft.update.tags = {
+    ...(bodyRemove.length > 0 ? { remove: bodyRemove } : {}),
+    ...(bodyAdd.length > 0 ? { add: bodyAdd } : {}),
+  };
+  draft.touched.add('tags');
+}
+
+/** Checks the alphabet (parsed input may come from the modal) and refuses a key given twice. */
+function validTags(draft: Draft, field: 'tagAdd' | 'tagRemove', wanted: OutgoingTag[]): OutgoingTag[] | undefined {
+  const seen = new Set<string>();
+  let valid = true;
+  for (const tag of wanted) {
+    if (!isTagKey(tag.key) || (tag.value !== undefined && !isTagValue(tag.value))) {
+      draft.problems.push({
+        field,
+        message: `"${tagText(tag)}" is not a tag: keys (1-128) and values (up to 256) may contain only letters, digits, dots, hyphens and underscores.`,
+      });
+      valid = false;
+    } else if (seen.has(tag.key)) {
+      draft.problems.push({ field, message: `Tag ${tag.key} is given twice; give each key once.` });
+      valid = false;
+    }
+    seen.add(tag.key);
+  }
+  return valid ? wanted : undefined;
+}
+
+/** Added tags come off (or get their old value back), removed ones go back on, while the service still shows the change. */
+function undoTags(plan: ChangePlan, service: ServiceRecord, reverse: PlannedReverse): void {
+  const edits = plan.update.tags;
+  if (!edits) return;
+  const valueNow = new Map(tagsOf(service).map((t) => [t.key, t.value ?? '']));
+  const before = new Map((plan.before.tags ?? []).map((t) => [t.key, t]));
+  const addedKeys = new Set((edits.add ?? []).map((t) => t.key));
+  const tagAdd: OutgoingTag[] = [];
+  const tagRemove: OutgoingTag[] = [];
+  for (const tag of edits.add ?? []) {
+    const previous = before.get(tag.key);
+    if (valueNow.get(tag.key) !== (tag.value ?? ''))
+      reverse.leftAlone.push(`Tag ${tagText(tag)} is no longer set as the change left it.`);
+    else if (previous) tagAdd.push(previous);
+    else tagRemove.push(tag);
+  }
+  for (const tag of edits.remove ?? []) {
+    if (addedKeys.has(tag.key)) continue;
+    if (valueNow.has(tag.key)) reverse.leftAlone.push(`Tag ${tag.key} is already set again.`);
+    else tagAdd.push(tag);
+  }
+  if (tagAdd.length > 0) reverse.intent.tagAdd = tagAdd;
+  if (tagRemove.length > 0) reverse.intent.tagRemove = tagRemove;
+}
