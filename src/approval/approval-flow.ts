@@ -18,7 +18,7 @@ import type { Effect, FlowContext, FlowEvent, FlowReply, FlowState } from '../co
 import { planChange } from '../core/change/plan.js';
 import { changeSummary } from '../core/change/summary.js';
 import { temporaryPlanProblem } from '../core/change/temporary.js';
-import { FINAL_STATUSES, type ChangeRequest, type Operation } from '../core/change/types.js';
+import { FINAL_STATUSES, type ChangePlan, type ChangeRequest, type Operation } from '../core/change/types.js';
 import {
   appliedResultText,
   auditNoteText,
@@ -134,9 +134,13 @@ export class ApprovalFlow implements ChangeRequestService {
    * `threadTs`'s thread when given); a request no rule asks approval for is applied at once.
    */
   async file(
-    input: Omit<NewChangeRequest, 'intent'> & Pick<ChangeRequest, 'plan' | 'extendOf' | 'threadTs'>,
+    input: Omit<NewChangeRequest, 'intent'> &
+      Pick<ChangeRequest, 'plan' | 'extendOf' | 'threadTs' | 'beneficiaryId' | 'undoOf'> & {
+        /** Judge the request by the rules of this plan instead (an extension: the change it prolongs). */
+        judgedAs?: ChangePlan;
+      },
   ): Promise<RequestOutcome> {
-    const ruling = this.options.policy.rulesFor(input.service, input.plan);
+    const ruling = this.options.policy.rulesFor(input.service, input.judgedAs ?? input.plan);
     if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
     const createdAt = this.now();
     const request: ChangeRequest = {
@@ -151,6 +155,8 @@ export class ApprovalFlow implements ChangeRequestService {
       ...(ruling.digest ? { policyDigest: ruling.digest } : {}),
       ...(input.temporary ? { temporary: input.temporary } : {}),
       ...(input.extendOf ? { extendOf: input.extendOf } : {}),
+      ...(input.beneficiaryId ? { beneficiaryId: input.beneficiaryId } : {}),
+      ...(input.undoOf ? { undoOf: input.undoOf } : {}),
       ...(input.threadTs ? { threadTs: input.threadTs } : {}),
     };
     const autoRules = ruling.decision.kind === 'auto' ? request.requirements?.map((r) => r.rule) : undefined;

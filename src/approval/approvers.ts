@@ -7,7 +7,7 @@
 import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
 import { evaluatePolicy } from '../core/policy/evaluate.js';
 import { requestFacts } from '../core/policy/facts.js';
-import { groupsOf, judgeApproval, mayReject } from '../core/policy/progress.js';
+import { groupsOf, isEligible, judgeApproval, mayReject } from '../core/policy/progress.js';
 import type { Policy, PolicyDefaults, Requirement } from '../core/policy/types.js';
 import { approverLabel } from '../core/render/people.js';
 import { notEligibleText, requirementsOf, stillNeededText } from '../core/render/policy.js';
@@ -62,11 +62,26 @@ export class ApproverPolicy implements ApprovalPolicy {
         `Only people who can approve this request can reject it: ${whoCanApprove(requirements)}.`,
       );
     }
-    const click = judgeApproval(requirements, request.approvals ?? [], userId, request.requesterId, membership.inGroup);
+    // An extension is never approved by the person whose access it prolongs (unless self-approval is on).
+    const askedBy = userId === request.beneficiaryId ? request.beneficiaryId : request.requesterId;
+    const click = judgeApproval(requirements, request.approvals ?? [], userId, askedBy, membership.inGroup);
     if (click.kind === 'counts') return { allowed: true, counts: click.counts };
     if (click.kind === 'already-approved')
       return { allowed: false, reason: `You already approved this request. ${stillNeededText(request, requirements)}` };
     return refusal(membership, notEligibleText(request, requirements, click.requester));
+  }
+
+  async mayAct(userId: string, request: ChangeRequest): Promise<Verdict> {
+    if (userId === request.requesterId) return { allowed: true };
+    const requirements = requirementsOf(request, this.defaults);
+    const membership = await this.membership(userId, requirements, { fresh: true });
+    if (requirements.some((r) => isEligible(r, userId, request.requesterId, membership.inGroup)))
+      return { allowed: true };
+    const who = whoCanApprove(requirements);
+    return refusal(
+      membership,
+      `Only the person who asked for this change${who ? ` or someone who may approve it (${who})` : ''} can do this.`,
+    );
   }
 
   mayCancel(userId: string, request: ChangeRequest): Verdict {

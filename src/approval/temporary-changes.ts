@@ -38,14 +38,20 @@ export const BOT_ACTOR = 'the bot';
 const REVERT_PENDING_MS = 7 * 24 * 3600 * 1000;
 /** Due reverts and reminders handled per tick; the rest wait for the next one. */
 const BATCH = 20;
+/** A revert whose record is missing is looked at (and logged) again this much later. */
+const MISSING_RETRY_MS = 3600_000;
+/** Of a flood of clicks on one Extend or Undo button, one files a request within this window. */
+const CLICK_WINDOW_MS = 10_000;
 
 export interface TemporaryChangesOptions {
-  flow: Pick<ApprovalFlow, 'applyUnreviewed' | 'file' | 'request'>;
+  flow: Pick<ApprovalFlow, 'applyUnreviewed' | 'file'>;
   store: ChangeStore;
   cloud: ServiceDirectory;
   messenger: Messenger;
   policy: ApprovalPolicy;
-  logger: Pick<Log, 'info' | 'warn'>;
+  logger: Pick<Log, 'info' | 'warn' | 'error'>;
+  /** Told when a due revert finds its request gone (a metric counts it). */
+  onMissingRecord?: (id: string) => void;
   /** The approval flow's clock: reverts are due on it (tests move it forward). */
   now: () => number;
 }
@@ -83,7 +89,8 @@ export class TemporaryChanges {
   async revert(originalId: string, actorId: string): Promise<DecisionReply> {
     const { store } = this.options;
     const original = await store.get(originalId);
-    if (!original?.temporary || original.status !== 'applied') {
+    if (!original) return this.recordMissing(originalId);
+    if (!original.temporary || original.status !== 'applied') {
       // Not applied (yet, or ever): nothing was granted, so there is nothing to take back.
       await store.forgetRevert(originalId);
       return { text: 'This temporary change is no longer active, so there is nothing to revert.' };
@@ -101,6 +108,22 @@ export class TemporaryChanges {
     }
     if (Object.keys(revert.plan.update).length === 0) return this.settleNothingLeft(revert, actorId);
     return this.options.flow.applyUnreviewed(revert, actorId);
+  }
+
+  /**
+   * A revert is due but its request is gone from the store: what it granted can no longer be
+   * known, so the bot cannot take it back. Never dropped silently: logged as an error every hour
+   * (the revert stays scheduled), counted, and told to whoever clicked.
+   */
+  private async recordMissing(originalId: string): Promise<DecisionReply> {
+    this.options.logger.error(
+      `temporary change ${originalId}: its revert is due but the request is no longer in the store, so the bot cannot take the access back. Check the service by hand and remove what ${originalId} granted.`,
+    );
+    this.options.onMissingRecord?.(originalId);
+    await this.options.store.postponeRevert(originalId, this.options.now() + MISSING_RETRY_MS);
+    return {
+      text: `:rotating_light: The bot no longer has the record of ${code(originalId)}, so it cannot revert it. Check the service by hand.`,
+    };
   }
 
   /** Creates CR-X-R against the service as it is now, only if absent; its creator posts it. */
@@ -186,13 +209,11 @@ export class TemporaryChanges {
   async revertNow(originalId: string, userId: string): Promise<DecisionReply> {
     const original = await this.options.store.get(originalId);
     if (!original?.temporary) return { text: 'This is not a temporary change, so there is nothing to revert.' };
-    if (userId !== original.requesterId) {
-      const verdict = await this.options.policy.check('approve', userId, original);
-      if (!verdict.allowed)
-        return {
-          text: `:no_entry_sign: Only the requester or an approver can revert this change now. ${verdict.reason}`,
-        };
-    }
+    const verdict = await this.options.policy.mayAct(userId, original);
+    if (!verdict.allowed)
+      return {
+        text: `:no_entry_sign: Only the requester or an approver can revert this change now. ${verdict.reason}`,
+      };
     const reply = await this.revert(originalId, userId);
     return reply ?? { text: `:rewind: Reverted ${originalId} now; the thread shows the outcome.` };
   }
@@ -206,13 +227,18 @@ export class TemporaryChanges {
       return {
         text: 'This temporary change is no longer active (it was reverted), so it cannot be extended. Ask for it again if it is still needed.',
       };
-    const service = await cloud.getService(original.plan.serviceId, { fresh: true });
+    const refused = await this.refuseClick(original, userId, 'extend', (r) => r.extendOf === originalId);
+    if (refused) return refused;
+    const service = await cloud.getService(original.plan.serviceId, { fresh: true, priority: 'read', person: userId });
     if (!service) return { text: 'The service of this change no longer exists.' };
     const outcome = await this.options.flow.file({
       channelId: original.channelId,
       userId,
       service,
       plan: extensionPlan(original, currentState(service), dueAt),
+      // Judged by the rules of the change it prolongs (its kinds, risks and tags), never as "nothing sent".
+      judgedAs: original.plan,
+      beneficiaryId: original.requesterId,
       temporary: original.temporary,
       extendOf: original.id,
       ...(original.messageTs ? { threadTs: original.messageTs } : {}),
@@ -220,11 +246,44 @@ export class TemporaryChanges {
     return filedReply(outcome, 'in the thread');
   }
 
+  /**
+   * Before any API call: only the requester or someone eligible to approve may act on an applied
+   * change, and a flood of clicks on one button files one request (an open one is pointed to).
+   */
+  private async refuseClick(
+    original: ChangeRequest,
+    userId: string,
+    action: 'extend' | 'undo',
+    isSame: (pending: ChangeRequest) => boolean,
+  ): Promise<DecisionReply> {
+    const { store, policy, now } = this.options;
+    const verdict = await policy.mayAct(userId, original);
+    const verb = action === 'extend' ? 'extend' : 'undo';
+    if (!verdict.allowed)
+      return { text: `:no_entry_sign: Only the requester or an approver can ${verb} this change. ${verdict.reason}` };
+    const open = (await store.listPending(original.channelId, now())).find(isSame);
+    if (open)
+      return {
+        text: `:information_source: ${action === 'extend' ? 'An extension' : 'An undo'} of ${code(original.id)} is already asked for: ${code(open.id)}. Approve or cancel that one.`,
+      };
+    if (!(await store.claimOnce(`${action}:${original.id}`, CLICK_WINDOW_MS)))
+      return {
+        text: `:information_source: ${action === 'extend' ? 'An extension' : 'An undo'} of ${code(original.id)} is being filed right now; look for it in the channel.`,
+      };
+    return undefined;
+  }
+
   /** Undo: the inverse of an applied change, planned against the service as it is now. */
   async undo(requestId: string, userId: string): Promise<DecisionReply> {
     const original = await this.options.store.get(requestId);
     if (original?.status !== 'applied') return { text: 'Only an applied change can be undone.' };
-    const service = await this.options.cloud.getService(original.plan.serviceId, { fresh: true });
+    const refused = await this.refuseClick(original, userId, 'undo', (r) => r.undoOf === requestId);
+    if (refused) return refused;
+    const service = await this.options.cloud.getService(original.plan.serviceId, {
+      fresh: true,
+      priority: 'read',
+      person: userId,
+    });
     if (!service) return { text: 'The service of this change no longer exists, so there is nothing to undo.' };
     const { intent, leftAlone } = planUndo(original.plan, service);
     if (intentIsEmpty(intent)) {
@@ -232,8 +291,18 @@ export class TemporaryChanges {
         text: `:information_source: Nothing is left to undo of ${code(original.id)}: ${esc(leftAlone.join(' ') || 'the service no longer shows it.')}`,
       };
     }
-    const outcome = await this.options.flow.request({ channelId: original.channelId, userId, service, intent });
-    const reply = filedReply(outcome, 'in the channel');
+    const planned = planChange(service, intent);
+    const outcome: RequestOutcome = planned.ok
+      ? await this.options.flow.file({
+          channelId: original.channelId,
+          userId,
+          service,
+          plan: planned.plan,
+          undoOf: original.id,
+          ...(original.messageTs ? { threadTs: original.messageTs } : {}),
+        })
+      : { ok: false, problems: planned.problems };
+    const reply = filedReply(outcome, original.messageTs ? 'in the thread' : 'in the channel');
     return reply && leftAlone.length > 0
       ? { text: `${reply.text} Left out, already undone: ${esc(leftAlone.join(' '))}` }
       : reply;

@@ -24,6 +24,11 @@ export interface ApprovalPolicy {
   /** The rules a new request must satisfy (fixed with the request), or the rule that refuses it. */
   rulesFor(service: ServiceRecord, plan: ChangePlan): Ruling;
   check(decision: Decision, userId: string, request: ChangeRequest): Promise<Verdict>;
+  /**
+   * Whether this person may act on an applied request's grant (Revert now, Extend, Undo): its
+   * requester, or anyone eligible to approve it under its rules, whether or not they approved it.
+   */
+  mayAct(userId: string, request: ChangeRequest): Promise<Verdict>;
 }
 
 /** The rules in force, for `/clickhouse policy` (approval/policy-file.ts reloads them on SIGHUP). */

@@ -110,12 +110,19 @@ export interface ChangeStore {
   dueReverts(now: number, limit: number): Promise<string[]>;
   /** Every scheduled revert, soonest first (for `temporary`). */
   scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>>;
+  /** Moves a scheduled revert to `dueAt` (one whose record is missing is looked at again later, never dropped). */
+  postponeRevert(id: string, dueAt: number): Promise<void>;
   /** Drops a temporary request's revert and reminder once its revert is settled. */
   forgetRevert(id: string): Promise<void>;
   /** Temporary requests whose reminder is due at `now`. */
   dueReminders(now: number, limit: number): Promise<string[]>;
   /** True for exactly one caller across replicas: that one posts the reminder. */
   claimReminder(id: string): Promise<boolean>;
+  /**
+   * True for exactly one caller across replicas within `ttlMs` of the first: of a flood of clicks
+   * on one button (Extend, Undo), one files the request and the others are told so.
+   */
+  claimOnce(key: string, ttlMs: number): Promise<boolean>;
   /**
    * Newest first. With a channel, only that channel's requests (kept in their own index, so noise
    * elsewhere never pushes them out); with a channel and a service, that service's in that channel.

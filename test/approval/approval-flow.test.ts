@@ -115,6 +115,7 @@ describe('ApprovalFlow, in process', () => {
             ? { allowed: false, reason: 'Production needs the on-call lead.' }
             : { allowed: true };
         },
+        mayAct: () => Promise.resolve({ allowed: true }),
       },
     });
     const id = await h.requestChange('rename orders-prod orders-main');

@@ -120,6 +120,10 @@ export interface ChangeRequest {
   revertOf?: string;
   /** Pushes the revert of this temporary request back by `temporary.durationMs` once approved. */
   extendOf?: string;
+  /** Whose access an extension prolongs (the original's requester): never its approver without self-approval. */
+  beneficiaryId?: string;
+  /** The applied request an Undo takes back. */
+  undoOf?: string;
   /** Posted as a reply in this thread (reverts and extensions live in the original's thread). */
   threadTs?: string;
 }

@@ -63,6 +63,8 @@ export class MemoryChangeStore implements ChangeStore {
   /** Applied temporary requests -> when they are reverted and reminded (app clock), like the Redis zsets. */
   private readonly reverts = new Map<string, number>();
   private readonly reminders = new Map<string, number>();
+  /** claimOnce: until when each key is claimed. */
+  private readonly clicks = new Map<string, number>();
 
   constructor(options: MemoryChangeStoreOptions = {}) {
     this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
@@ -154,6 +156,17 @@ export class MemoryChangeStore implements ChangeStore {
 
   async claimReminder(id: string): Promise<boolean> {
     return this.reminders.delete(id);
+  }
+
+  async postponeRevert(id: string, dueAt: number): Promise<void> {
+    if (this.reverts.has(id)) this.reverts.set(id, dueAt);
+  }
+
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    const until = this.clicks.get(key);
+    if (until !== undefined && until > Date.now()) return false;
+    this.clicks.set(key, Date.now() + ttlMs);
+    return true;
   }
 
   async addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult> {
@@ -363,6 +376,8 @@ export class MemoryChangeStore implements ChangeStore {
   }
 
   private isRetired(request: ChangeRequest): boolean {
+    // As the transition script: the record a scheduled revert needs lives as long as the revert.
+    if (this.reverts.has(request.id)) return false;
     return retentionDeadline(request, this.retentionSeconds) <= Date.now();
   }
 

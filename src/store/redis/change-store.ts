@@ -330,6 +330,14 @@ export class RedisChangeStore implements ChangeStore {
     return (await this.redis.zrem(this.keys.reminders, id)) === 1;
   }
 
+  async postponeRevert(id: string, dueAt: number): Promise<void> {
+    await this.redis.zadd(this.keys.reverts, 'XX', dueAt, id);
+  }
+
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(this.keys.click(key), '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX')) === 'OK';
+  }
+
   async readAudit(query: AuditQuery): Promise<AuditEntry[]> {
     if (query.channelId === undefined) return this.scanAudit(query);
     if (query.limit <= 0) return [];

@@ -28,7 +28,7 @@ type ImmutablePart = Pick<
   | TemporaryPart
 >;
 /** What makes a request time-boxed, a revert or an extension (core/change/temporary.ts). */
-type TemporaryPart = 'temporary' | 'revertOf' | 'extendOf' | 'threadTs';
+type TemporaryPart = 'temporary' | 'revertOf' | 'extendOf' | 'threadTs' | 'beneficiaryId' | 'undoOf';
 
 /** Hash field of one approval: `approved:<user>` = "<seq>|<at>|<requirement indices>" (scripts.ts). */
 const APPROVED_PREFIX = 'approved:';
@@ -84,8 +84,10 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
 }
 
 function temporaryPart(request: ChangeRequest): Pick<ChangeRequest, TemporaryPart> {
-  const { temporary, revertOf, extendOf, threadTs } = request;
+  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf } = request;
   return {
+    ...(beneficiaryId ? { beneficiaryId } : {}),
+    ...(undoOf ? { undoOf } : {}),
     ...(temporary ? { temporary } : {}),
     ...(revertOf ? { revertOf } : {}),
     ...(extendOf ? { extendOf } : {}),
@@ -270,7 +272,7 @@ function parseImmutablePart(json: string): ImmutablePart {
 }
 
 function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, TemporaryPart> {
-  const { temporary, revertOf, extendOf, threadTs } = value;
+  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf } = value;
   const part: Pick<ChangeRequest, TemporaryPart> = {};
   if (typeof temporary === 'object' && temporary !== null) {
     const { durationMs, remindAfterMs } = temporary as Record<string, unknown>;
@@ -281,6 +283,8 @@ function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, 
   if (typeof revertOf === 'string') part.revertOf = revertOf;
   if (typeof extendOf === 'string') part.extendOf = extendOf;
   if (typeof threadTs === 'string') part.threadTs = threadTs;
+  if (typeof beneficiaryId === 'string') part.beneficiaryId = beneficiaryId;
+  if (typeof undoOf === 'string') part.undoOf = undoOf;
   return part;
 }
 

@@ -17,6 +17,7 @@
  *   <prefix>{changes}:reverts                ZSET  ids of applied temporary requests, scored by
  *                                            when the bot reverts them (app clock, ms)
  *   <prefix>{changes}:reminders              ZSET  the same ids, scored by when to remind
+ *   <prefix>{changes}:click:<key>            STRING a click claimed once for a while (SET NX PX)
  *
  *   <prefix>{schedules}:all                  HASH  id -> schedule JSON
  *   <prefix>{schedules}:lastrun              HASH  id -> last fire time claimed (ms)
@@ -38,6 +39,8 @@ export interface ChangeKeys {
   serviceLock(serviceId: string): string;
   reverts: string;
   reminders: string;
+  /** A click claimed once for a while (claimOnce). */
+  click(key: string): string;
 }
 
 export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
@@ -56,6 +59,7 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
     reverts: `${base}reverts`,
     reminders: `${base}reminders`,
+    click: (key) => `${base}click:${key}`,
   };
 }
 

@@ -206,6 +206,12 @@ if to == 'applied' then
   if s[1] and (s[1] == id or redis.call('ZSCORE', reverts, s[1])) then
     redis.call('ZADD', reverts, tonumber(now) + tonumber(s[2]), s[1])
     redis.call('ZADD', reminders, tonumber(now) + tonumber(s[3]), s[1])
+    -- The record the revert needs lives until the revert is due and the audit retention after it,
+    -- however far a long grant or an extension pushed the revert (keys share the hash tag).
+    local target = request:sub(1, #request - #id) .. s[1]
+    local keep = tonumber(s[2]) + tonumber(ARGV[16])
+    local ttl = redis.call('PTTL', target)
+    if ttl >= 0 and ttl < keep then redis.call('PEXPIRE', target, keep) end
   end
 end
 append_audit(ARGV[7], ARGV[8], ARGV[9], ARGV[10])
