@@ -18,14 +18,15 @@ import {
   isSwitchWord,
   type Checked,
 } from './arguments.js';
-import { exampleOf, usageForWords, usageOf, usagesOfGroup, type CommandName } from './catalogue.js';
+import { exampleOf, suggestionsFor, usageForWords, usageOf, usagesOfGroup, type CommandName } from './catalogue.js';
 import { normalizeSlackText, tokenize, type Token } from './tokenize.js';
 import { durationProblem, TEMPORARY_MIN_MS } from '../change/temporary.js';
 import { DURATION_FORMS, readSpokenDuration } from './duration.js';
 
 export type Command =
   | { kind: 'help' }
-  | { kind: 'unknown'; word: string }
+  /** suggestions: the commands probably meant ("lst" → list), absent when none is close. */
+  | { kind: 'unknown'; word: string; suggestions?: CommandName[] }
   | { kind: 'list'; filters: string[] }
   | { kind: 'show'; service: string }
   | { kind: 'edit'; service: string }
@@ -120,7 +121,12 @@ function parseText(text: string): Command {
   const [first, ...args] = tokens;
   const handler = first === undefined ? undefined : HANDLERS.get(first.text.toLowerCase());
   // An unknown word is the bigger problem: help answers it better than a remark about quotes.
-  if (first !== undefined && handler === undefined) return { kind: 'unknown', word: first.text };
+  if (first !== undefined && handler === undefined) {
+    const suggestions = suggestionsFor(first.text, args[0]?.text);
+    return suggestions.length > 0
+      ? { kind: 'unknown', word: first.text, suggestions }
+      : { kind: 'unknown', word: first.text };
+  }
   if (unterminated !== undefined) throw unclosedQuote(unterminated, tokens);
   if (handler === undefined) return { kind: 'help' };
   return handler(args);
