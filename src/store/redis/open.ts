@@ -27,7 +27,7 @@ export function openRedis(
   now: () => number = Date.now,
 ): OpenedRedis | undefined {
   if (settings.url === undefined && settings.sentinel === undefined) return undefined;
-  if (settings.url) logger.addSecrets(decodeURIComponent(new URL(settings.url).password));
+  if (settings.url) logger.addSecrets(...redisPasswordForms(settings.url));
   const redis = connectRedis(settings.url, {
     cluster: settings.cluster,
     ...(settings.sentinel ? { sentinel: settings.sentinel } : {}),
@@ -36,6 +36,31 @@ export function openRedis(
   watchOutages(redis, target, logger, now);
   logger.info(redisMode(settings));
   return { redis, target };
+}
+
+/**
+ * The Redis password as written in REDIS_URL (percent-encoded: "p%40ss"), as URL parsing gives it
+ * and decoded ("p@ss"): a log line may quote any of them. Every length: a short password is a
+ * password too.
+ */
+export function redisPasswordForms(url: string): string[] {
+  const written = /^[a-z]+:\/\/[^@/?#]*?:([^@/?#]*)@/i.exec(url.trim())?.[1] ?? '';
+  let parsed = '';
+  try {
+    parsed = new URL(url).password;
+  } catch {
+    // config.ts checked the URL; a bad one has nothing more to offer.
+  }
+  const forms = [written, parsed].flatMap((form) => [form, safeDecode(form)]);
+  return [...new Set(forms.filter((form) => form !== ''))];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
