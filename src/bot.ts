@@ -14,7 +14,7 @@ import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
 import { messageOf } from './core/render/errors.js';
 import { metricsRoute, startOpsServer, type OpsServer } from './http/ops-routes.js';
-import { createLogger, type BotLogger } from './log.js';
+import { createLogger, quietWhile, type BotLogger } from './log.js';
 import { createMetrics, type BotMetrics } from './metrics.js';
 import { changeObserver, cloudObserver, commandLabel, countedSummaries, countSlackApiError } from './observe.js';
 import type { ChangeStore, Messenger, Modals, ScheduleStore } from './ports/index.js';
@@ -109,6 +109,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     scheduleStore: overrides.scheduleStore,
     auditRetentionDays: config.auditRetentionDays,
   });
+  // Loops that run on their own stay quiet while the store is down: its outage is logged once a minute.
+  const background = quietWhile(logger, () => stores.down());
   const metricsOwnPort = config.metrics.enabled ? config.metrics.port : undefined;
   const slack = createSlackApp({
     ...config.slack,
@@ -167,12 +169,12 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   }
   const reconciler = startReconciler(changeRequests, {
     everyMs: config.approvals.leaseMs / 4,
-    logger,
+    logger: background,
   });
   const temporaryTicks = startTemporaryTicks(
     temporary,
     overrides.temporaryTickMs ?? config.approvals.leaseMs / 4,
-    logger,
+    background,
   );
   const metricsAt = !metrics ? 'metrics off' : `metrics at /metrics on port ${metricsServer?.port ?? port}`;
   logger.info(
@@ -260,7 +262,7 @@ function buildServices(
   );
   const scheduler = new Scheduler({
     store: scheduleStore,
-    logger,
+    logger: quietWhile(logger, () => stores.down()),
     ...(overrides.scheduleSyncMs ? { syncIntervalMs: overrides.scheduleSyncMs } : {}),
     run: async (schedule) => {
       await summaries.post({

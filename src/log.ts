@@ -148,3 +148,21 @@ function jsonWriter(sink: LogSink) {
     logger[at]({ name, ...fields }, msg);
   };
 }
+
+/**
+ * The logger for loops that run on their own (settling abandoned approvals, due reverts, schedule
+ * sync): while `quiet()` holds (the store is down, and its outage is already logged once a
+ * minute) their warnings and errors are dropped instead of repeating the store's failure every
+ * few seconds. Lines at other times pass through.
+ */
+export function quietWhile<L extends Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>>(
+  logger: L,
+  quiet: () => boolean,
+): Pick<Logger, 'debug' | 'info' | 'warn' | 'error'> {
+  return {
+    debug: (...message: unknown[]) => logger.debug(...message),
+    info: (...message: unknown[]) => logger.info(...message),
+    warn: (...message: unknown[]) => (quiet() ? undefined : logger.warn(...message)),
+    error: (...message: unknown[]) => (quiet() ? undefined : logger.error(...message)),
+  };
+}
