@@ -262,7 +262,7 @@ function splitDuration(
   if (reading.kind === 'unreadable' || tail.length <= 1) {
     const what =
       tail.length === 0
-        ? 'for at the end is not followed by a duration.'
+        ? 'The for at the end is not followed by a duration.'
         : `${echo(tail.join(' '))} is not a duration.`;
     fail(name, `${what} ${DURATION_FORMS}. ${QUOTED_DESCRIPTION}`);
   }

@@ -85,6 +85,10 @@ describe('ip add … for DURATION in words', () => {
     expect(refusalOf(`ip add svc ${IP} for 2 hours for 3 hours`)).toContain('Give one duration');
   });
 
+  it('refuses a for with nothing after it', () => {
+    expect(refusalOf(`ip add svc ${IP} office for`)).toContain('The for at the end is not followed by a duration.');
+  });
+
   it('refuses a duration under a minute', () => {
     expect(refusalOf(`ip add svc ${IP} for 0 minutes`)).toContain('at least 1 minute');
   });
