@@ -14,7 +14,8 @@ import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
 import { messageOf } from './core/render/errors.js';
 import { metricsRoute, startOpsServer, type OpsServer } from './http/ops-routes.js';
-import { createLogger, type BotLogger } from './log.js';
+import { createLogger, quietWhile, type BotLogger } from './log.js';
+import { CloudKeyStatus, type KeyIdentity, type KeyState } from './cloud/key-check.js';
 import { createMetrics, type BotMetrics } from './metrics.js';
 import { changeObserver, cloudObserver, commandLabel, countedSummaries, countSlackApiError } from './observe.js';
 import type { ChangeStore, Messenger, Modals, ScheduleStore } from './ports/index.js';
@@ -50,6 +51,10 @@ export interface BotHandle {
   revertedAtStart: Promise<void>;
   /** Re-reads POLICY_FILE (SIGHUP); a bad file keeps the rules in force and is logged. */
   reloadPolicy(): Promise<ReloadResult>;
+  /** Whether ClickHouse Cloud accepts the API key, now. */
+  cloudKey: () => KeyState;
+  /** Settles with the verdict of the key check made at start. */
+  cloudKeyChecked: Promise<KeyState>;
   /** Graceful stop: refuse new work, let approvals in flight finish, close connections. */
   stop(): Promise<void>;
 }
@@ -78,6 +83,11 @@ export interface BotOverrides {
   processMetrics?: boolean;
   /** Socket Mode's reconnect pause is this times the failures in a row (tests shorten it). */
   socketClientPingTimeoutMs?: number;
+  /**
+   * Check the API key at start with one read of the organization (default true). Tests that count
+   * API requests or arm faults for the first one turn it off.
+   */
+  checkCloudKey?: boolean;
 }
 
 const DRAIN_LIMIT_MS = 8_000;
@@ -96,11 +106,19 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
         processDefaults: overrides.processMetrics ?? true,
         countPending: () => stores.changeStore.countPending(Date.now()),
         throttleQueue: () => cloud.throttleQueueLength,
+        cloudKeyState: () => cloudKey.state,
       })
     : undefined;
+  const cloudKey = new CloudKeyStatus(keyIdentity(config), logger);
+  const countRequest = metrics ? cloudObserver(metrics) : undefined;
   const { cloud, simulator } = await connectCloud(config, logger, {
     ...overrides.cloudClient,
-    ...(metrics ? { observer: cloudObserver(metrics) } : {}),
+    observer: {
+      request(method, status, seconds) {
+        countRequest?.request(method, status, seconds);
+        cloudKey.observe(status);
+      },
+    },
   });
   const stores = openStores({
     redis: { url: config.redisUrl, cluster: config.redisCluster, sentinel: config.redisSentinel },
@@ -109,12 +127,15 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     scheduleStore: overrides.scheduleStore,
     auditRetentionDays: config.auditRetentionDays,
   });
+  // Loops that run on their own stay quiet while the store is down: its outage is logged once a minute.
+  const background = quietWhile(logger, () => stores.down());
   const metricsOwnPort = config.metrics.enabled ? config.metrics.port : undefined;
   const slack = createSlackApp({
     ...config.slack,
     host: overrides.host,
     logger,
     storeAnswers: () => stores.changeStore.ping(),
+    cloudKey: () => cloudKey.state,
     metrics: metricsOwnPort === undefined ? metrics?.registry : undefined,
     ...(metrics ? { onAck: (seconds: number) => metrics.ackSeconds.observe(seconds) } : {}),
     ...(overrides.socketClientPingTimeoutMs ? { socketClientPingTimeoutMs: overrides.socketClientPingTimeoutMs } : {}),
@@ -167,13 +188,19 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   }
   const reconciler = startReconciler(changeRequests, {
     everyMs: config.approvals.leaseMs / 4,
-    logger,
+    logger: background,
   });
   const temporaryTicks = startTemporaryTicks(
     temporary,
     overrides.temporaryTickMs ?? config.approvals.leaseMs / 4,
-    logger,
+    background,
   );
+  // One read of the organization: a wrong key or organization is said in a sentence now, not at
+  // the first command. Not awaited: an API that is slow to answer must not hold the start.
+  const cloudKeyChecked =
+    overrides.checkCloudKey === false
+      ? Promise.resolve(cloudKey.state)
+      : cloudKey.check(() => cloud.listServices([], { person: 'the start check' }));
   const metricsAt = !metrics ? 'metrics off' : `metrics at /metrics on port ${metricsServer?.port ?? port}`;
   logger.info(
     `bot listening: ${config.slack.appToken ? `Socket Mode, probes on port ${port}` : `HTTP on port ${port} (POST /slack/events)`}, probes at /livez /readyz /healthz, ${metricsAt}, command ${config.slack.slashCommand}`,
@@ -193,6 +220,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     reconciledAtStart: reconciler.settledAtStart,
     revertedAtStart: temporaryTicks.firstPass,
     reloadPolicy: () => rules.reload(),
+    cloudKey: () => cloudKey.state,
+    cloudKeyChecked,
     async stop() {
       accepting = false;
       await reconciler.stop();
@@ -260,7 +289,7 @@ function buildServices(
   );
   const scheduler = new Scheduler({
     store: scheduleStore,
-    logger,
+    logger: quietWhile(logger, () => stores.down()),
     ...(overrides.scheduleSyncMs ? { syncIntervalMs: overrides.scheduleSyncMs } : {}),
     run: async (schedule) => {
       await summaries.post({
@@ -291,6 +320,12 @@ function buildServices(
     slashCommand: config.slack.slashCommand,
   };
   return { services, changeRequests, temporary, scheduler };
+}
+
+function keyIdentity(config: Config): KeyIdentity {
+  return config.clickhouse.mode === 'live'
+    ? { keyId: config.clickhouse.keyId, orgId: config.clickhouse.orgId, demo: false }
+    : { keyId: DEMO_KEY_ID, orgId: DEMO_ORG_ID, demo: true };
 }
 
 async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<CloudClientOptions> = {}) {

@@ -203,6 +203,9 @@ function redisProblems(env: NodeJS.ProcessEnv): string[] {
 
 export type Env = z.infer<typeof EnvSchema>;
 
+/** Every setting the bot reads, by name: what .env.example must list. */
+export const SETTING_NAMES = Object.keys(EnvSchema.shape) as ReadonlyArray<keyof Env>;
+
 export interface Config {
   slack: {
     botToken: string;

@@ -9,6 +9,19 @@ import { inspect } from 'node:util';
 import { LogLevel, type Logger } from '@slack/bolt';
 import { pino } from 'pino';
 
+/**
+ * Secrets this long are replaced wherever they occur. Shorter ones (a Redis password of 4
+ * characters) would also hit ordinary words, so they are replaced where they stand alone: not
+ * next to a letter or digit, as in a URL, a quoted value or a `key=value` pair.
+ */
+const LONG_SECRET = 6;
+
+const wholeWord = (secret: string): RegExp =>
+  new RegExp(`(?<![\\p{L}\\p{N}])${secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'gu');
+
+/** The password of any URL with credentials (redis://user:PASSWORD@host), whatever the secrets known. */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]*:)[^\s/@'"]+@/gi;
+
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export type LogSink = (line: string) => void;
@@ -50,11 +63,16 @@ export function createLogger(options: LoggerOptions = {}): BotLogger {
   let name = options.name ?? 'clickhouse-bot';
   const sink: LogSink = options.sink ?? ((line) => process.stderr.write(`${line}\n`));
   const secrets = new Set<string>();
+  /** Secrets too short to replace wherever they occur ("abc" inside "abcde"): replaced as whole words. */
+  const shortSecrets = new Map<string, RegExp>();
 
   const redact = (text: string): string => {
     let out = text;
     for (const secret of secrets) out = out.split(secret).join('[redacted]');
-    return out.replace(/(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[^\s"',}\\]+/gi, '$1$2 [redacted]');
+    for (const pattern of shortSecrets.values()) out = out.replace(pattern, '[redacted]');
+    return out
+      .replace(/(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[^\s"',}\\]+/gi, '$1$2 [redacted]')
+      .replace(URL_PASSWORD, '$1[redacted]@');
   };
   const json = options.format === 'json' ? jsonWriter((line) => sink(redact(line))) : undefined;
 
@@ -91,12 +109,13 @@ export function createLogger(options: LoggerOptions = {}): BotLogger {
       name = next;
     },
     addSecrets: (...values: Array<string | undefined>) => {
-      // Very short values would redact ordinary words; real secrets are long.
       for (const value of values) {
-        if (!value || value.length < 6) continue;
-        secrets.add(value);
+        if (!value) continue;
         // In JSON a secret with quotes or backslashes appears escaped.
-        secrets.add(JSON.stringify(value).slice(1, -1));
+        for (const form of new Set([value, JSON.stringify(value).slice(1, -1)])) {
+          if (form.length >= LONG_SECRET) secrets.add(form);
+          else shortSecrets.set(form, wholeWord(form));
+        }
       }
     },
   };
@@ -127,5 +146,23 @@ function jsonWriter(sink: LogSink) {
   );
   return (at: LogLevel, name: string, msg: string, fields: LogFieldValues) => {
     logger[at]({ name, ...fields }, msg);
+  };
+}
+
+/**
+ * The logger for loops that run on their own (settling abandoned approvals, due reverts, schedule
+ * sync): while `quiet()` holds (the store is down, and its outage is already logged once a
+ * minute) their warnings and errors are dropped instead of repeating the store's failure every
+ * few seconds. Lines at other times pass through.
+ */
+export function quietWhile<L extends Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>>(
+  logger: L,
+  quiet: () => boolean,
+): Pick<Logger, 'debug' | 'info' | 'warn' | 'error'> {
+  return {
+    debug: (...message: unknown[]) => logger.debug(...message),
+    info: (...message: unknown[]) => logger.info(...message),
+    warn: (...message: unknown[]) => (quiet() ? undefined : logger.warn(...message)),
+    error: (...message: unknown[]) => (quiet() ? undefined : logger.error(...message)),
   };
 }

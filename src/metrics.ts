@@ -5,6 +5,7 @@
  * service, user, channel or request id, so the number of series stays bounded.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { KEY_STATES, type KeyState } from './cloud/key-check.js';
 
 export const CHANGE_OUTCOMES = ['requested', 'applied', 'failed', 'stale', 'rejected', 'cancelled', 'expired'] as const;
 export type ChangeOutcomeLabel = (typeof CHANGE_OUTCOMES)[number];
@@ -21,6 +22,7 @@ export interface BotMetrics {
   readonly ackSeconds: Histogram;
   readonly summaries: Counter<'result'>;
   readonly pendingChangeRequests: Gauge;
+  readonly cloudKey: Gauge<'state'>;
 }
 
 export interface MetricsOptions {
@@ -30,13 +32,15 @@ export interface MetricsOptions {
   countPending?: () => Promise<number>;
   /** Read at each scrape: requests waiting for the client-side API throttle. */
   throttleQueue?: () => number;
+  /** Read at each scrape: whether ClickHouse Cloud accepts the API key. */
+  cloudKeyState?: () => KeyState;
 }
 
 export function createMetrics(options: MetricsOptions = {}): BotMetrics {
   const registry = new Registry();
   if (options.processDefaults !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const { countPending, throttleQueue } = options;
+  const { countPending, throttleQueue, cloudKeyState } = options;
   return {
     registry,
     commands: new Counter({
@@ -109,6 +113,20 @@ export function createMetrics(options: MetricsOptions = {}): BotMetrics {
               // An unreachable store must not break the whole scrape: the gauge keeps its last value.
               const count = await countPending().catch(() => undefined);
               if (count !== undefined) this.set(count);
+            },
+          }
+        : {}),
+    }),
+    cloudKey: new Gauge({
+      name: 'clickhouse_bot_cloud_key',
+      help: 'Whether ClickHouse Cloud accepts the API key: 1 for the current state (unchecked, accepted, refused, unreachable), 0 for the others',
+      labelNames: ['state'],
+      registers,
+      ...(cloudKeyState
+        ? {
+            collect(this: Gauge<'state'>) {
+              const now = cloudKeyState();
+              for (const state of KEY_STATES) this.set({ state }, state === now ? 1 : 0);
             },
           }
         : {}),

@@ -13,7 +13,7 @@ import {
   READ_FAILED_TEXT,
   STORE_DOWN_TEXT,
 } from '../core/render/errors.js';
-import { helpBlocks, invalidBlocks } from '../core/render/help.js';
+import { helpBlocks, invalidBlocks, suggestionBlocks } from '../core/render/help.js';
 import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
@@ -48,13 +48,18 @@ type Runner<K extends CommandKind> = (
 const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   help: (_command, inv, s) => inv.reply({ text: 'ClickHouse Cloud bot commands', blocks: helpBlocks(s.slashCommand) }),
   unknown: (command, inv, s) =>
-    inv.reply({
-      text: `Unknown command ${esc(command.word)}`,
-      blocks: helpBlocks(
-        s.slashCommand,
-        `:grey_question: ${code(command.word)} is not a command I know. Here is what I can do:`,
-      ),
-    }),
+    command.suggestions
+      ? inv.reply({
+          text: `Unknown command ${esc(command.word)}; did you mean ${esc(command.suggestions.join(' or '))}?`,
+          blocks: suggestionBlocks(s.slashCommand, command.word, command.suggestions),
+        })
+      : inv.reply({
+          text: `Unknown command ${esc(command.word)}`,
+          blocks: helpBlocks(
+            s.slashCommand,
+            `:grey_question: ${code(command.word)} is not a command I know. Here is what I can do:`,
+          ),
+        }),
   invalid: (command, inv, s) =>
     inv.reply({ text: esc(command.message), blocks: invalidBlocks(s.slashCommand, command.message, command.usage) }),
   list: async (command, inv, s) => {

@@ -6,18 +6,21 @@
  *
  * - /livez: the process and its event loop answer. For a liveness probe: a Redis outage must not
  *   get the bot restarted (it answers people with a sentence meanwhile and recovers by itself).
- * - /readyz: the store answers and, in Socket Mode, the connection to Slack is open. For a
- *   readiness probe.
+ * - /readyz: the store answers, ClickHouse Cloud has not refused the API key and, in Socket
+ *   Mode, the connection to Slack is open. For a readiness probe.
  * - /healthz: unchanged: 200 when the store answers, 503 otherwise (the Dockerfile's HEALTHCHECK).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import type { KeyState } from '../cloud/key-check.js';
 
 export interface OpsChecks {
   storeAnswers(): Promise<boolean>;
   /** Undefined in HTTP mode (no connection to hold); in Socket Mode, whether it is open now. */
   socketOpen?: () => boolean;
+  /** Whether ClickHouse Cloud accepts the API key; a refused key makes the bot not ready. */
+  cloudKey?: () => KeyState;
 }
 
 /** What a route answers, as plain data: the acknowledging thread carries it across to its socket. */
@@ -51,11 +54,13 @@ export function probeRoutes(checks: OpsChecks): OpsRoute[] {
       answer: async () => {
         const store = await storeAnswers();
         const socket = checks.socketOpen?.();
-        const ok = store && socket !== false;
+        const key = checks.cloudKey?.();
+        const ok = store && socket !== false && key !== 'refused';
         return json(ok ? 200 : 503, {
           ok,
           store: store ? 'ok' : 'unreachable',
           ...(socket === undefined ? {} : { slack: socket ? 'connected' : 'disconnected' }),
+          ...(key === undefined ? {} : { clickhouseKey: key }),
         });
       },
     },

@@ -104,7 +104,9 @@ export interface ChangeStore {
   /** Like create, but false (and nothing written) when the id exists: reverts are filed, once, by whichever replica sees them due first. */
   createIfAbsent(request: ChangeRequest): Promise<boolean>;
   /**
-   * Applied temporary requests whose revert is due at `now` (the app's clock), soonest first.
+   * Applied temporary requests whose revert is due at `now` (the app's clock), soonest first,
+   * at most `limit`; each call continues where the last one stopped and wraps to the front, so
+   * reverts that stay due (failing on every look) cannot hide the others behind them.
    * A transition to applied schedules them (and an applied extension moves them) atomically.
    */
   dueReverts(now: number, limit: number): Promise<string[]>;

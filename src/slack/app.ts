@@ -9,6 +9,7 @@
 import { App, SocketModeReceiver, type Logger, type Receiver } from '@slack/bolt';
 import type { Registry } from 'prom-client';
 import { messageOf } from '../core/render/errors.js';
+import type { KeyState } from '../cloud/key-check.js';
 import { metricsRoute, probeRoutes, startOpsServer, type OpsServer } from '../http/ops-routes.js';
 import type { Modals } from '../ports/index.js';
 import { slackErrorCode, type ApiErrorListener } from './messenger.js';
@@ -27,6 +28,8 @@ export interface SlackAppOptions {
   logger: Logger;
   /** Whether the store answers (/healthz, /readyz). */
   storeAnswers: () => Promise<boolean>;
+  /** Whether ClickHouse Cloud accepts the API key (/readyz). */
+  cloudKey?: () => KeyState;
   /** Served at /metrics on `port`; leave out when metrics are off or have a port of their own. */
   metrics?: Registry | undefined;
   /** Each acknowledgement's latency, in seconds. */
@@ -48,7 +51,11 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
   const { appToken } = options;
   const socket = appToken ? socketModeReceiver(appToken, options) : undefined;
   const routes = [
-    ...probeRoutes({ storeAnswers: options.storeAnswers, ...(socket ? { socketOpen: socket.isOpen } : {}) }),
+    ...probeRoutes({
+      storeAnswers: options.storeAnswers,
+      ...(socket ? { socketOpen: socket.isOpen } : {}),
+      ...(options.cloudKey ? { cloudKey: options.cloudKey } : {}),
+    }),
     ...(options.metrics ? [metricsRoute(options.metrics)] : []),
   ];
   const http = socket

@@ -28,6 +28,11 @@ export interface Stores {
   scheduleStore: ScheduleStore;
   /** A sentence for a store that does not answer at start (where, and how to run without it); other errors as they are. */
   explainStartFailure(error: unknown): unknown;
+  /**
+   * True while the store's connection is known to be down (the outage is being logged once a
+   * minute): loops that fail meanwhile need not say so again.
+   */
+  down(): boolean;
   close(): Promise<void>;
 }
 
@@ -47,7 +52,7 @@ export function openStores({
     );
     return storesOf(changeStore ?? new MemoryChangeStore(audit), scheduleStore ?? new MemoryScheduleStore());
   }
-  const { redis, target } = opened;
+  const { redis, target, outage } = opened;
   const stores = storesOf(
     changeStore ?? new RedisChangeStore(redis, audit),
     scheduleStore ?? new RedisScheduleStore(redis),
@@ -55,6 +60,7 @@ export function openStores({
   );
   return {
     ...stores,
+    down: () => outage.down(),
     explainStartFailure: (error) =>
       isStoreUnavailable(error)
         ? new Error(
@@ -70,6 +76,7 @@ function storesOf(changeStore: ChangeStore, scheduleStore: ScheduleStore, shared
     changeStore,
     scheduleStore,
     explainStartFailure: (error) => error,
+    down: () => false,
     async close() {
       await changeStore.close();
       await scheduleStore.close();

@@ -29,6 +29,14 @@ describe('slash commands', () => {
     expect(await answerText(h, await h.command('frobnicate'))).toContain('`frobnicate` is not a command');
   });
 
+  it('answers a typo with the command probably meant and its one help line, not the whole help', async () => {
+    const h = await harness();
+    const body = await answerText(h, await h.command('lst tag:env=prod'));
+    expect(body).toContain('Did you mean `list`?');
+    expect(body).toContain('/clickhouse list [tag:KEY[=VALUE] ...]');
+    expect(body).not.toContain('/clickhouse ip add');
+  });
+
   it('lists services, filtered by tags, privately to the person who asked', async () => {
     const h = await harness();
     const all = await answer(h, await h.command('list'));

@@ -69,6 +69,11 @@ export interface HarnessOptions {
   storesFromConfig?: boolean;
   /** The change store keeps audit entries this long (a fraction of a day lets a test see it pass). */
   auditRetentionDays?: number;
+  /**
+   * Check the API key at start, as production does. Off by default: that read would count among
+   * the API requests tests count, and fill the cache before faults armed for the first read.
+   */
+  checkCloudKey?: boolean;
 }
 
 export interface Harness {
@@ -146,6 +151,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     recheckDelaysMs: [20, 40],
     scheduleSyncMs: 200,
     processMetrics: false,
+    checkCloudKey: options.checkCloudKey ?? false,
     // Socket Mode reconnects after this times the failures in a row (5 s by default).
     socketClientPingTimeoutMs: 2_000,
     ...(options.clock ? { clock: options.clock } : {}),

@@ -140,12 +140,12 @@ describe('probes', () => {
     try {
       const h = await harness({ redisUrl: redis.url });
       expect((await get(h.bot.port, '/livez')).status).toBe(200);
-      expect(JSON.parse((await get(h.bot.port, '/readyz')).text)).toEqual({ ok: true, store: 'ok' });
+      expect(JSON.parse((await get(h.bot.port, '/readyz')).text)).toMatchObject({ ok: true, store: 'ok' });
       await redis.kill();
       expect((await get(h.bot.port, '/livez')).status).toBe(200);
       const ready = await get(h.bot.port, '/readyz');
       expect(ready.status).toBe(503);
-      expect(JSON.parse(ready.text)).toEqual({ ok: false, store: 'unreachable' });
+      expect(JSON.parse(ready.text)).toMatchObject({ ok: false, store: 'unreachable' });
       expect((await get(h.bot.port, '/healthz')).status).toBe(503);
       await redis.restart();
       await expect.poll(async () => (await get(h.bot.port, '/readyz')).status, { timeout: 10_000 }).toBe(200);

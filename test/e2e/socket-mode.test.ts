@@ -53,7 +53,10 @@ describe('Socket Mode', () => {
     const opened = h.slack.callsOf('apps.connections.open');
     expect(opened).toHaveLength(1);
     expect(h.bot.socketOpen?.()).toBe(true);
-    expect(await probe(h, '/readyz')).toEqual({ status: 200, body: { ok: true, store: 'ok', slack: 'connected' } });
+    expect(await probe(h, '/readyz')).toMatchObject({
+      status: 200,
+      body: { ok: true, store: 'ok', slack: 'connected' },
+    });
     expect((await probe(h, '/livez')).status).toBe(200);
     expect(await probe(h, '/healthz')).toEqual({ status: 200, body: { ok: true, store: 'ok' } });
   });

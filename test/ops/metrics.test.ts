@@ -13,6 +13,7 @@ const NAMES = [
   'clickhouse_bot_ack_seconds',
   'clickhouse_bot_summaries_total',
   'clickhouse_bot_pending_change_requests',
+  'clickhouse_bot_cloud_key',
 ];
 
 describe('metrics', () => {

@@ -479,6 +479,23 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       expect(await store.scheduledReverts()).toHaveLength(1);
     });
 
+    it('hands out due reverts page after page, so reverts that keep failing cannot hide the others', async () => {
+      const { store } = openHarness();
+      const at = Date.now() - 120_000;
+      const ids: string[] = [];
+      for (let i = 0; i < 25; i++) ids.push((await applied(store, { temporary: terms }, at + i)).id);
+      // Nothing is reverted (every revert fails and stays due): two looks still reach all 25.
+      const first = await store.dueReverts(Date.now(), 20);
+      expect(first).toStrictEqual(ids.slice(0, 20));
+      const second = await store.dueReverts(Date.now(), 20);
+      expect(second).toHaveLength(20);
+      expect(new Set([...first, ...second])).toStrictEqual(new Set(ids));
+      // Fewer due than a page: every look returns all of them.
+      await Promise.all(ids.slice(3).map((id) => store.forgetRevert(id)));
+      expect(new Set(await store.dueReverts(Date.now(), 20))).toStrictEqual(new Set(ids.slice(0, 3)));
+      expect(new Set(await store.dueReverts(Date.now(), 20))).toStrictEqual(new Set(ids.slice(0, 3)));
+    });
+
     it('hands a reminder to exactly one of many claimers', async () => {
       const { store, sibling } = openHarness();
       const request = await applied(store, { temporary: terms }, Date.now());

@@ -178,3 +178,61 @@ export function usageForWords(words: readonly string[]): string {
   if (spec !== undefined) return spec.usage;
   return usagesOfGroup(first) || usageOf('help');
 }
+
+/** Optimal string alignment distance: edits, with a swap of two neighbours ("shwo") as one. */
+function distance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number) => rows[i]?.[j] ?? Number.POSITIVE_INFINITY;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      const row = rows[i];
+      if (row) row[j] = best;
+    }
+  }
+  return at(a.length, b.length);
+}
+
+/** How far a word may be from a command to be taken for a typo of it: 1 for short words, more for long ones. */
+const allowedDistance = (word: string) => Math.max(1, Math.floor(word.length / 3));
+
+/** Words longer than any command by this much are not typos of one (and cost nothing to reject). */
+const LONGEST_WORD = 40;
+
+/**
+ * The commands someone probably meant by an unknown first word ("lst" → list, "shwo" → show,
+ * "temp" → temporary), narrowed by the next word for groups ("tga add" → tag add). Empty when
+ * nothing is close: a guess that is far off helps less than the whole help.
+ */
+export function suggestionsFor(typed: string, next = ''): CommandName[] {
+  const word = typed.toLowerCase();
+  if (word.length === 0 || word.length > LONGEST_WORD) return [];
+  const firstWords = [...new Set(COMMAND_CATALOGUE.map((spec) => spec.name.split(' ')[0] ?? spec.name))];
+  const scored = firstWords
+    .map((first) => ({
+      first,
+      score: word.length >= 3 && first.startsWith(word) ? 0.5 : distance(word, first),
+    }))
+    .filter(({ score }) => score <= allowedDistance(word))
+    .sort((a, b) => a.score - b.score);
+  const best = scored[0]?.score;
+  const chosen = scored.filter(({ score }) => score === best).map(({ first }) => first);
+  const names = COMMAND_CATALOGUE.filter((spec) => chosen.includes(spec.name.split(' ')[0] ?? '')).map(
+    (spec) => spec.name,
+  );
+  const second = next.toLowerCase();
+  const narrowed = names.filter((name) => {
+    const [, sub] = name.split(' ');
+    return sub !== undefined && second !== '' && distance(second, sub) <= allowedDistance(sub);
+  });
+  return (narrowed.length > 0 ? narrowed : names).slice(0, 3);
+}
+
+/** A command's catalogue entry. */
+export function specOfName(name: CommandName): CommandSpec {
+  return specOf(name) ?? { name, usage: name, example: name, summary: '' };
+}

@@ -18,13 +18,15 @@ import {
   isSwitchWord,
   type Checked,
 } from './arguments.js';
-import { exampleOf, usageForWords, usageOf, usagesOfGroup, type CommandName } from './catalogue.js';
+import { exampleOf, suggestionsFor, usageForWords, usageOf, usagesOfGroup, type CommandName } from './catalogue.js';
 import { normalizeSlackText, tokenize, type Token } from './tokenize.js';
-import { durationProblem, readDuration, TEMPORARY_MIN_MS } from '../change/temporary.js';
+import { durationProblem, TEMPORARY_MIN_MS } from '../change/temporary.js';
+import { DURATION_FORMS, readSpokenDuration } from './duration.js';
 
 export type Command =
   | { kind: 'help' }
-  | { kind: 'unknown'; word: string }
+  /** suggestions: the commands probably meant ("lst" → list), absent when none is close. */
+  | { kind: 'unknown'; word: string; suggestions?: CommandName[] }
   | { kind: 'list'; filters: string[] }
   | { kind: 'show'; service: string }
   | { kind: 'edit'; service: string }
@@ -119,7 +121,12 @@ function parseText(text: string): Command {
   const [first, ...args] = tokens;
   const handler = first === undefined ? undefined : HANDLERS.get(first.text.toLowerCase());
   // An unknown word is the bigger problem: help answers it better than a remark about quotes.
-  if (first !== undefined && handler === undefined) return { kind: 'unknown', word: first.text };
+  if (first !== undefined && handler === undefined) {
+    const suggestions = suggestionsFor(first.text, args[0]?.text);
+    return suggestions.length > 0
+      ? { kind: 'unknown', word: first.text, suggestions }
+      : { kind: 'unknown', word: first.text };
+  }
   if (unterminated !== undefined) throw unclosedQuote(unterminated, tokens);
   if (handler === undefined) return { kind: 'help' };
   return handler(args);
@@ -228,17 +235,63 @@ function change(verb: ChangeVerb, service: string, intent: ChangeIntent, duratio
 
 /**
  * A trailing unquoted `for DURATION` makes ip add and endpoint … on temporary. The words before
- * it are returned; a `for` followed by something that is not a duration is refused, not guessed.
+ * it are returned. Words after a `for` that look like a duration but cannot be read are refused
+ * with the accepted forms, never taken as a description: "for 2 hours" as a description would
+ * grant access for good. A description that must contain such words goes in quotes.
  */
-function splitDuration(name: 'ip add' | 'endpoint', args: Token[]): { args: Token[]; durationMs?: number } {
-  const forAt = args.length - 2;
-  const word = args[forAt];
-  const duration = args[forAt + 1];
-  if (word === undefined || duration === undefined || word.quoted || word.text.toLowerCase() !== 'for') return { args };
-  const reading = readDuration(duration.text);
-  if (!reading.ok) fail(name, `${echo(duration.text)} is not a duration. ${reading.message}`);
-  if (reading.ms < TEMPORARY_MIN_MS) fail(name, durationProblem(reading.ms, Number.MAX_SAFE_INTEGER) ?? '');
-  return { args: args.slice(0, forAt), durationMs: reading.ms };
+function splitDuration(
+  name: 'ip add' | 'endpoint',
+  args: Token[],
+  /** Where the optional words start: a service (or source) that happens to be called "for" is no duration. */
+  from: number,
+): { args: Token[]; durationMs?: number } {
+  const fors = args.flatMap((token, at) =>
+    at >= from && !token.quoted && token.text.toLowerCase() === 'for' ? [at] : [],
+  );
+  const last = fors.at(-1);
+  if (last === undefined) return { args };
+  const tail = textOf(args.slice(last + 1));
+  const reading = readSpokenDuration(tail);
+  const earlier = fors.slice(0, -1);
+  if (reading.kind === 'duration') {
+    if (reading.ms < TEMPORARY_MIN_MS) fail(name, durationProblem(reading.ms, Number.MAX_SAFE_INTEGER) ?? '');
+    refuseDurationLike(name, args, earlier, last, 'Give one duration, once, at the end.');
+    return { args: args.slice(0, last), durationMs: reading.ms };
+  }
+  // A single word after a trailing `for` has always been read as a duration ("for soon" is refused).
+  if (reading.kind === 'unreadable' || tail.length <= 1) {
+    const what =
+      tail.length === 0
+        ? 'The for at the end is not followed by a duration.'
+        : `${echo(tail.join(' '))} is not a duration.`;
+    fail(name, `${what} ${DURATION_FORMS}. ${QUOTED_DESCRIPTION}`);
+  }
+  refuseDurationLike(name, args, earlier, args.length, '');
+  return { args };
+}
+
+const QUOTED_DESCRIPTION = 'If those words belong to the description, put the description in quotes.';
+
+/** Refuses a `for` among `fors` whose words (up to `end`) look like a duration. */
+function refuseDurationLike(
+  name: 'ip add' | 'endpoint',
+  args: Token[],
+  fors: number[],
+  end: number,
+  more: string,
+): void {
+  for (const at of fors) {
+    const words = textOf(args.slice(at + 1, end));
+    if (readSpokenDuration(words).kind === 'other') continue;
+    const said = echo(`for ${words.join(' ')}`);
+    fail(
+      name,
+      `${said} reads like a duration in the middle of the command. ${more} ${DURATION_FORMS}. ${QUOTED_DESCRIPTION}`.replace(
+        '  ',
+        ' ',
+      ),
+    );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,7 +340,7 @@ function parseIp(args: Token[]): Command {
 }
 
 function parseIpAdd(words: Token[]): Command {
-  const { args, durationMs } = splitDuration('ip add', words);
+  const { args, durationMs } = splitDuration('ip add', words, 2);
   const [service, source, ...descriptionWords] = args;
   const what = 'the service and the IP address or CIDR block';
   const value = serviceOf('ip add', service, what);
@@ -310,7 +363,7 @@ function parseIpRemove(args: Token[]): Command {
 }
 
 function parseEndpoint(words: Token[]): Command {
-  const { args, durationMs } = splitDuration('endpoint', words);
+  const { args, durationMs } = splitDuration('endpoint', words, 3);
   const [service, protocol, state, ...extra] = args;
   const what = 'the service, the endpoint (mysql) and on or off';
   const value = serviceOf('endpoint', service, what);

@@ -171,7 +171,8 @@ export function parsePolicy(text: string): PolicyParse {
   const parsed = FileSchema.safeParse(data);
   const problems = [...yamlProblems];
   if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => issueProblem(issue, doc, lineOf, data)));
-  else problems.push(...duplicateNames(parsed.data.rules, doc, lineOf));
+  // From the data as written, so a repeated name is reported alongside every other problem.
+  problems.push(...duplicateNames(data, doc, lineOf));
   if (problems.length > 0 || !parsed.success) return { ok: false, problems: problems.sort(byLine) };
 
   const rules = parsed.data.rules.map((rule, index) => toRule(rule, lineOf(nodeOffset(doc, ['rules', index]))));
@@ -196,20 +197,24 @@ function toRule(rule: ParsedRule, line: number | undefined): Rule {
 }
 
 function duplicateNames(
-  rules: ParsedRule[],
+  data: unknown,
   doc: Document,
   lineOf: (offset: number | undefined) => number | undefined,
 ): string[] {
+  const rules: unknown = typeof data === 'object' && data !== null ? Reflect.get(data, 'rules') : undefined;
+  if (!Array.isArray(rules)) return [];
   const seen = new Map<string, number>();
   const problems: string[] = [];
-  rules.forEach((rule, index) => {
-    const first = seen.get(rule.name);
-    if (first === undefined) seen.set(rule.name, index);
+  rules.forEach((_rule: unknown, index) => {
+    const name = nameAt(data, index);
+    if (name === undefined) return;
+    const first = seen.get(name);
+    if (first === undefined) seen.set(name, index);
     else
       problems.push(
         located(
           lineOf(nodeOffset(doc, ['rules', index, 'name'])),
-          `${ruleLabel(index, rule.name)}: name is already used by rule ${first + 1}; each rule needs its own name, as requests and the audit name rules`,
+          `${ruleLabel(index, name)}: name is already used by rule ${first + 1}; each rule needs its own name, as requests and the audit name rules`,
         ),
       );
   });

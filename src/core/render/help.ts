@@ -1,5 +1,5 @@
 /** Help and usage answers, built from the command catalogue so they never drift from the parser. */
-import { COMMAND_CATALOGUE } from '../command/catalogue.js';
+import { COMMAND_CATALOGUE, specOfName, type CommandName } from '../command/catalogue.js';
 import { code, context, esc, header, packLines, section, type Block } from './mrkdwn.js';
 
 export function helpBlocks(slashCommand: string, lead?: string): Block[] {
@@ -19,6 +19,24 @@ export function helpBlocks(slashCommand: string, lead?: string): Block[] {
 export function invalidBlocks(slashCommand: string, message: string, usage: string): Block[] {
   return [
     section(`:warning: ${esc(message)}\nUsage: ${code(`${slashCommand} ${usage}`)}`),
+    context(`${code(`${slashCommand} help`)} lists every command.`),
+  ];
+}
+
+/**
+ * The answer to a mistyped command ("lst"): the likely command's one help line, not the whole
+ * help, which buries it.
+ */
+export function suggestionBlocks(slashCommand: string, typed: string, suggestions: readonly CommandName[]): Block[] {
+  const names = suggestions.map((name) => code(name));
+  const question = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+  const lines = suggestions.map((name) => {
+    const spec = specOfName(name);
+    return `${code(`${slashCommand} ${spec.usage}`)}\n${esc(spec.summary)} _e.g._ ${code(`${slashCommand} ${spec.example}`)}`;
+  });
+  return [
+    section(`:grey_question: ${code(typed)} is not a command I know. Did you mean ${question ?? ''}?`),
+    section(lines.join('\n')),
     context(`${code(`${slashCommand} help`)} lists every command.`),
   ];
 }

@@ -135,9 +135,20 @@ export class MemoryChangeStore implements ChangeStore {
     this.reminders.set(target, now + applied.temporary.remindAfterMs);
   }
 
+  /** As the Redis store: each call continues where the last one stopped, wrapping to the front. */
   async dueReverts(now: number, limit: number): Promise<string[]> {
-    return dueIds(this.reverts, now, limit);
+    const due = dueIds(this.reverts, now, Number.MAX_SAFE_INTEGER);
+    if (this.dueRevertsFrom >= due.length) this.dueRevertsFrom = 0;
+    const page = due.slice(this.dueRevertsFrom, this.dueRevertsFrom + limit);
+    const front =
+      page.length < limit && this.dueRevertsFrom > 0
+        ? due.slice(0, Math.min(limit - page.length, this.dueRevertsFrom))
+        : [];
+    this.dueRevertsFrom = front.length > 0 ? front.length : page.length === limit ? this.dueRevertsFrom + limit : 0;
+    return [...page, ...front];
   }
+
+  private dueRevertsFrom = 0;
 
   async scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>> {
     return [...this.reverts]

@@ -307,8 +307,35 @@ export class RedisChangeStore implements ChangeStore {
     return requests.filter((r) => r.status === 'applying').sort(byCreation);
   }
 
+  /**
+   * One page of the due reverts, each call continuing where the last one stopped and wrapping to
+   * the front: reverts that fail on every tick stay due, and read from the front every time, 20 of
+   * them would hide every other due revert for good.
+   */
   async dueReverts(now: number, limit: number): Promise<string[]> {
-    return this.redis.zrangebyscore(this.keys.reverts, '-inf', now, 'LIMIT', 0, limit);
+    const page = (from: number, count: number) =>
+      this.redis.zrangebyscore(this.keys.reverts, '-inf', now, 'LIMIT', from, count);
+    const ids = await page(this.dueRevertsFrom, limit);
+    return this.continueDue(ids, limit, (count) => page(0, count));
+  }
+
+  /** Where the next dueReverts page starts; per process, which is enough for fairness. */
+  private dueRevertsFrom = 0;
+
+  private async continueDue(
+    ids: string[],
+    limit: number,
+    fromFront: (count: number) => Promise<string[]>,
+  ): Promise<string[]> {
+    if (ids.length === limit || this.dueRevertsFrom === 0) {
+      this.dueRevertsFrom = ids.length === limit ? this.dueRevertsFrom + ids.length : 0;
+      return ids;
+    }
+    // The end of the due list: wrap to its front for the rest of the page.
+    const seen = new Set(ids);
+    const front = (await fromFront(limit - ids.length)).filter((id) => !seen.has(id));
+    this.dueRevertsFrom = front.length;
+    return [...ids, ...front];
   }
 
   async scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>> {

@@ -16,6 +16,7 @@ export const OUTAGE_LOG_INTERVAL_MS = 60_000;
 
 export interface OpenedRedis {
   redis: RedisConnection;
+  outage: OutageWatch;
   /** "Redis at 127.0.0.1:6379", for sentences about it. */
   target: string;
 }
@@ -27,15 +28,40 @@ export function openRedis(
   now: () => number = Date.now,
 ): OpenedRedis | undefined {
   if (settings.url === undefined && settings.sentinel === undefined) return undefined;
-  if (settings.url) logger.addSecrets(decodeURIComponent(new URL(settings.url).password));
+  if (settings.url) logger.addSecrets(...redisPasswordForms(settings.url));
   const redis = connectRedis(settings.url, {
     cluster: settings.cluster,
     ...(settings.sentinel ? { sentinel: settings.sentinel } : {}),
   });
   const target = redisTarget(settings);
-  watchOutages(redis, target, logger, now);
+  const outage = watchOutages(redis, target, logger, now);
   logger.info(redisMode(settings));
-  return { redis, target };
+  return { redis, outage, target };
+}
+
+/**
+ * The Redis password as written in REDIS_URL (percent-encoded: "p%40ss"), as URL parsing gives it
+ * and decoded ("p@ss"): a log line may quote any of them. Every length: a short password is a
+ * password too.
+ */
+export function redisPasswordForms(url: string): string[] {
+  const written = /^[a-z]+:\/\/[^@/?#]*?:([^@/?#]*)@/i.exec(url.trim())?.[1] ?? '';
+  let parsed = '';
+  try {
+    parsed = new URL(url).password;
+  } catch {
+    // config.ts checked the URL; a bad one has nothing more to offer.
+  }
+  const forms = [written, parsed].flatMap((form) => [form, safeDecode(form)]);
+  return [...new Set(forms.filter((form) => form !== ''))];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -48,12 +74,17 @@ export interface ConnectionEvents {
   on(event: 'ready', listener: () => void): unknown;
 }
 
+/** Whether the connection is in an outage, as the watcher last saw it. */
+export interface OutageWatch {
+  down(): boolean;
+}
+
 export function watchOutages(
   redis: ConnectionEvents,
   target: string,
   logger: Pick<RedisLogger, 'info' | 'error'>,
   now: () => number = Date.now,
-): void {
+): OutageWatch {
   let downSince: number | undefined;
   let lastLogged = 0;
   let suppressed = 0;
@@ -64,7 +95,9 @@ export function watchOutages(
       lastLogged = at;
       suppressed = 0;
       logger.error(
-        `${target} is not answering: ${error.message}. Retrying; the bot answers "store not answering" until it is back.`,
+        `${target} is not answering (${redisFailureReason(error)}). The bot keeps trying, and meanwhile tells people ` +
+          'that its store is not answering; this is logged again once a minute until Redis is back. ' +
+          'To run without Redis, leave REDIS_URL unset: change requests then live in this process only (one replica, lost on restart).',
       );
       return;
     }
@@ -74,7 +107,7 @@ export function watchOutages(
     }
     lastLogged = at;
     logger.error(
-      `${target} is still not answering after ${Math.round((at - downSince) / 1000)}s (${suppressed + 1} failed attempts since the last report): ${error.message}`,
+      `${target} is still not answering after ${Math.round((at - downSince) / 1000)}s (${redisFailureReason(error)}; ${suppressed + 1} failed attempts since the last report).`,
     );
     suppressed = 0;
   });
@@ -83,6 +116,20 @@ export function watchOutages(
     logger.info(`${target} answers again, after ${Math.round((now() - downSince) / 1000)}s.`);
     downSince = undefined;
   });
+  return { down: () => downSince !== undefined };
+}
+
+/** Why Redis does not answer, in words rather than ioredis's text. */
+export function redisFailureReason(error: Error): string {
+  const code = (error as Error & { code?: unknown }).code;
+  const text = `${typeof code === 'string' ? code : ''} ${error.message}`;
+  if (/ECONNREFUSED/.test(text)) return 'the connection was refused: nothing listens there';
+  if (/ETIMEDOUT|timed? ?out/i.test(text)) return 'the connection timed out';
+  if (/ENOTFOUND|EAI_AGAIN/.test(text)) return 'its host name does not resolve';
+  if (/ECONNRESET|EPIPE|Connection is closed/i.test(text)) return 'the connection was dropped';
+  if (/NOAUTH|WRONGPASS|invalid password|AUTH/i.test(text)) return 'it refused the password of REDIS_URL';
+  if (/LOADING/.test(text)) return 'it is still loading its data';
+  return `it answered: ${error.message}`;
 }
 
 function redisTarget({ url, sentinel }: RedisSettings): string {

@@ -239,6 +239,17 @@ describe('parsePolicy: every problem, with its line', () => {
     ]);
   });
 
+  it('reports a repeated name even when the file has other problems too', () => {
+    expect(
+      problemsOf(
+        'rules:\n  - name: same\n    match: {}\n    approvals: one\n  - name: same\n    match: {}\n    approvals: 2\n',
+      ),
+    ).toEqual([
+      'line 4: rule 1 ("same"): approvals must be a whole number from 0 to 10',
+      'line 5: rule 2 ("same"): name is already used by rule 1; each rule needs its own name, as requests and the audit name rules',
+    ]);
+  });
+
   it('lists every problem of every rule at once, in line order', () => {
     const problems = problemsOf(`rules:
   - name: a

@@ -1,0 +1,49 @@
+/**
+ * A wrong ClickHouse Cloud key was invisible to the operator (issue 22): the bot started, /readyz
+ * answered 200 and the 401 was never logged. The key is now checked at start with one read of
+ * the organization; the verdict is a sentence in the log, a field of /readyz and a metric.
+ */
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { KEY_ID, KEY_SECRET, useHarnesses, type Harness } from './harness.js';
+
+const harness = useHarnesses({ checkCloudKey: true });
+
+async function get(h: Harness, path: string) {
+  const response = await request(`http://127.0.0.1:${h.bot.port}${path}`);
+  return { status: response.statusCode, text: await response.body.text() };
+}
+
+const WRONG_SECRET = 'wrong-secret-that-must-never-be-logged';
+
+describe('the ClickHouse Cloud API key', () => {
+  it('refused: the log says so in a sentence, /readyz answers 503 and the metric shows it', async () => {
+    const h = await harness({ env: { CLICKHOUSE_KEY_SECRET: WRONG_SECRET } });
+    await expect.poll(() => h.logs.join('\n'), { timeout: 10_000 }).toContain('refused the API key');
+    const log = h.logs.join('\n');
+    expect(log).toContain(
+      `ClickHouse Cloud refused the API key ${KEY_ID} (401 Unauthorized): CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET do not name a valid key`,
+    );
+    expect(log).not.toContain(WRONG_SECRET);
+
+    const ready = await get(h, '/readyz');
+    expect(ready.status).toBe(503);
+    expect(JSON.parse(ready.text)).toMatchObject({ ok: false, store: 'ok', clickhouseKey: 'refused' });
+    expect((await get(h, '/livez')).status).toBe(200);
+    const metrics = (await get(h, '/metrics')).text;
+    expect(metrics).toContain('clickhouse_bot_cloud_key{state="refused"} 1');
+    expect(metrics).toContain('clickhouse_bot_cloud_key{state="accepted"} 0');
+    expect(h.simulator.requests).toHaveLength(1);
+  });
+
+  it('accepted: one read at start, said in the log, and /readyz answers 200', async () => {
+    const h = await harness({ env: { CLICKHOUSE_KEY_SECRET: KEY_SECRET } });
+    expect(await h.bot.cloudKeyChecked).toBe('accepted');
+    expect(h.logs.join('\n')).toContain(`ClickHouse Cloud accepts the API key ${KEY_ID} for organization`);
+    const ready = await get(h, '/readyz');
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.text)).toMatchObject({ ok: true, clickhouseKey: 'accepted' });
+    expect((await get(h, '/metrics')).text).toContain('clickhouse_bot_cloud_key{state="accepted"} 1');
+    expect(h.simulator.requests).toHaveLength(1);
+  });
+});
