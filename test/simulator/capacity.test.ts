@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_IDS, DEMO_KEY_ID, demoServiceId, demoServices } from '../../src/simulator/seed.js';
+import { InProcessDirectory } from '../../src/simulator/directory.js';
 import type { CloudSimulator } from '../../src/simulator/server.js';
 import type { ServiceRecordLike } from '../../src/simulator/state.js';
+import { CloudApiError } from '../../src/core/service/api-error.js';
 import { call, expectError, expectSuccess, servicePath, startDemo } from './helpers.js';
 
 let sim: CloudSimulator | undefined;
@@ -339,5 +341,24 @@ describe('GET …/activities', () => {
       404,
       'NOT_FOUND',
     );
+  });
+});
+
+describe('in-process directory', () => {
+  it('scales and changes state with the same rules, refusing with a CloudApiError', async () => {
+    const directory = new InProcessDirectory(demoServices());
+    const scaled = await directory.scaleReplicas(DEMO_IDS.searchProd, { minReplicas: 2, maxReplicas: 10 });
+    expect(scaled.service).toMatchObject({ minReplicas: 2, maxReplicas: 10 });
+    const stopped = await directory.changeState(DEMO_IDS.searchProd, 'stop');
+    expect(stopped.service.state).toBe('stopped');
+    const error = await directory.changeState(DEMO_IDS.searchProd, 'stop').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CloudApiError);
+    expect((error as CloudApiError).status).toBe(400);
+    expect(directory.scalings).toHaveLength(1);
+    expect(directory.stateChanges).toEqual([{ serviceId: DEMO_IDS.searchProd, command: 'stop' }]);
+    expect(directory.state.activities().map((activity) => activity.type)).toEqual([
+      'service_update_autoscaling_replicas',
+      'service_stop',
+    ]);
   });
 });
