@@ -411,6 +411,14 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     return this.state.activities();
   }
 
+  /**
+   * Adds an activity as a console user, support or another key would leave it, e.g. next to a
+   * changeOutsideBot, so that tests can tell the bot's own changes from other people's.
+   */
+  recordActivity(serviceId: string, type: string, actor: Actor): void {
+    this.state.recordActivity(serviceId, type, actor, this.now());
+  }
+
   // --- request log ---------------------------------------------------------------------------
 
   resetRequests(): void {

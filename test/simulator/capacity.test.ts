@@ -327,6 +327,18 @@ describe('GET …/activities', () => {
     ]);
   });
 
+  it('serves activities other people left (a console user) next to the bot’s own', async () => {
+    const { sim: s } = await demoOnClock();
+    s.changeOutsideBot(DEMO_IDS.searchProd, { name: 'search-main' });
+    s.recordActivity(DEMO_IDS.searchProd, 'service_update_name', { type: 'user', id: 'user-1234' });
+    await scaleOk(s, DEMO_IDS.searchProd, { minReplicas: 2, maxReplicas: 8 });
+    const all = expectSuccess<Activity[]>(await call(s, 'GET', `/v1/organizations/${s.orgId}/activities`));
+    expect(all.map((activity) => [activity.actorType, activity.actorId, activity.type])).toEqual([
+      ['user', 'user-1234', 'service_update_name'],
+      ['api', DEMO_KEY_ID, 'service_update_autoscaling_replicas'],
+    ]);
+  });
+
   it('refuses a date that is not one, and another organization', async () => {
     const { sim: s } = await demoOnClock();
     const query = new URLSearchParams({ from_date: 'yesterday' });
