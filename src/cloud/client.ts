@@ -168,13 +168,20 @@ export class CloudClient implements ServiceDirectory {
     }
   }
 
-  /** See UpdateOptions for `beforeSend`, the approval flow's last ownership check. */
-  updateService(serviceId: string, update: ServiceUpdate, options: UpdateOptions = {}): Promise<ServiceUpdateResult> {
+  /**
+   * See UpdateOptions for `beforeSend`, the approval flow's last ownership check. Each PATCH
+   * method is async, so that any failure, a bad id included, arrives as a rejection.
+   */
+  async updateService(
+    serviceId: string,
+    update: ServiceUpdate,
+    options: UpdateOptions = {},
+  ): Promise<ServiceUpdateResult> {
     return this.patch(this.servicePath(serviceId), ServiceUpdateSchema, update, options);
   }
 
   /** PATCH …/replicaScaling; same guarantees as updateService. */
-  scaleReplicas(
+  async scaleReplicas(
     serviceId: string,
     body: ReplicaScalingUpdate,
     options: UpdateOptions = {},
@@ -183,7 +190,11 @@ export class CloudClient implements ServiceDirectory {
   }
 
   /** PATCH …/state with `{ command }`; same guarantees as updateService. */
-  changeState(serviceId: string, command: StateCommand, options: UpdateOptions = {}): Promise<ServiceUpdateResult> {
+  async changeState(
+    serviceId: string,
+    command: StateCommand,
+    options: UpdateOptions = {},
+  ): Promise<ServiceUpdateResult> {
     return this.patch(`${this.servicePath(serviceId)}/state`, StateCommandBodySchema, { command }, options);
   }
 
