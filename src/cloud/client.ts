@@ -1,5 +1,7 @@
 /**
- * ClickHouse Cloud API client for the two operations we drive: list services and update one.
+ * ClickHouse Cloud API client: list services, read one, and the three PATCHes we drive (basic
+ * settings, …/replicaScaling and …/state). The three PATCHes share one path through the code:
+ * the same strict body check, throttle ticket, beforeSend fencing, retry rules and envelope.
  *
  * Retries, by design:
  * - 429 on any call: wait for X-RateLimit-Reset (plus a safety second, as the official Terraform
@@ -17,11 +19,16 @@ import { Pool } from 'undici';
 import type { Logger } from '@slack/bolt';
 import { USER_AGENT } from '../version.js';
 import { CloudApiError } from '../core/service/api-error.js';
+import { z } from 'zod';
 import {
+  ReplicaScalingUpdateSchema,
   ServiceUpdateSchema,
+  StateCommandSchema,
   TagFilterSchema,
+  type ReplicaScalingUpdate,
   type ServiceRecord,
   type ServiceUpdate,
+  type StateCommand,
 } from '../core/service/schema.js';
 import {
   SendWindowClosedError,
@@ -161,18 +168,52 @@ export class CloudClient implements ServiceDirectory {
     }
   }
 
-  /** See UpdateOptions for `beforeSend`, the approval flow's last ownership check. */
+  /**
+   * See UpdateOptions for `beforeSend`, the approval flow's last ownership check. Each PATCH
+   * method is async, so that any failure, a bad id included, arrives as a rejection.
+   */
   async updateService(
     serviceId: string,
     update: ServiceUpdate,
     options: UpdateOptions = {},
   ): Promise<ServiceUpdateResult> {
-    const body = ServiceUpdateSchema.safeParse(update);
+    return this.patch(this.servicePath(serviceId), ServiceUpdateSchema, update, options);
+  }
+
+  /** PATCH …/replicaScaling; same guarantees as updateService. */
+  async scaleReplicas(
+    serviceId: string,
+    body: ReplicaScalingUpdate,
+    options: UpdateOptions = {},
+  ): Promise<ServiceUpdateResult> {
+    return this.patch(`${this.servicePath(serviceId)}/replicaScaling`, ReplicaScalingUpdateSchema, body, options);
+  }
+
+  /** PATCH …/state with `{ command }`; same guarantees as updateService. */
+  async changeState(
+    serviceId: string,
+    command: StateCommand,
+    options: UpdateOptions = {},
+  ): Promise<ServiceUpdateResult> {
+    return this.patch(`${this.servicePath(serviceId)}/state`, StateCommandBodySchema, { command }, options);
+  }
+
+  /**
+   * Every PATCH: the body is checked strictly before anything is sent (a refusal is an
+   * 'invalid-request' CloudApiError, certainly not applied), then sent with the approval ticket
+   * and `beforeSend` fencing, never retried but after a 429, and answered with the record after it.
+   */
+  private async patch<T>(
+    path: string,
+    schema: z.ZodType<T>,
+    input: unknown,
+    options: UpdateOptions,
+  ): Promise<ServiceUpdateResult> {
+    const body = schema.safeParse(input);
     if (!body.success) {
       const problems = body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
       throw new CloudApiError('invalid-request', `The change breaks the API's rules: ${problems}`);
     }
-    const path = this.servicePath(serviceId);
     try {
       const response = await this.send(
         'PATCH',
@@ -390,6 +431,9 @@ export class CloudClient implements ServiceDirectory {
     );
   }
 }
+
+/** The body of PATCH …/state. */
+const StateCommandBodySchema = z.strictObject({ command: StateCommandSchema });
 
 /** The one cache key: the whole organization, filtered locally per caller. */
 const WHOLE_ORGANIZATION = 'organization';

@@ -1,9 +1,10 @@
 /**
- * What the middle layer reads and changes in ClickHouse Cloud; cloud/client.ts implements it.
+ * What the middle layer reads and changes in ClickHouse Cloud; cloud/client.ts implements it (and
+ * simulator/directory.ts, in process, for tests).
  * Failures are CloudApiError (core/service/api-error.ts), whose `certainlyNotApplied` tells an
  * update that never happened from one whose outcome is unknown.
  */
-import type { ServiceRecord, ServiceUpdate } from '../core/service/schema.js';
+import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../core/service/schema.js';
 
 export interface ServiceList {
   services: ServiceRecord[];
@@ -54,5 +55,14 @@ export interface ServiceDirectory {
   listServices(filters?: readonly string[], options?: ReadOptions): Promise<ServiceList>;
   /** One service by id, or undefined when the organization has no such service. */
   getService(serviceId: string, options?: ReadOptions): Promise<ServiceRecord | undefined>;
+  /** PATCH of the service's basic settings (name, IP access list, tags, ...). */
   updateService(serviceId: string, update: ServiceUpdate, options?: UpdateOptions): Promise<ServiceUpdateResult>;
+  /** PATCH …/replicaScaling: replicas, memory per replica, idle scaling. The result is the record after it. */
+  scaleReplicas(serviceId: string, body: ReplicaScalingUpdate, options?: UpdateOptions): Promise<ServiceUpdateResult>;
+  /**
+   * PATCH …/state: start, stop or wake (`awake`) the service. The API answers once it has accepted
+   * the command; the record then passes through `stopping`, `starting` or `awaking`: follow it with
+   * fresh reads rather than assume it settled.
+   */
+  changeState(serviceId: string, command: StateCommand, options?: UpdateOptions): Promise<ServiceUpdateResult>;
 }

@@ -1,25 +1,51 @@
 /**
  * The simulated organization as a ServiceDirectory in this process: the same records and update
- * rules as the HTTP simulator (state.ts), without HTTP, so the middle layer can be tested in
- * milliseconds. Failures are CloudApiErrors, as CloudClient would report the simulator's answers.
+ * rules as the HTTP simulator (state.ts, capacity.ts), without HTTP, so the middle layer can be
+ * tested in milliseconds. Failures are CloudApiErrors, as CloudClient would report the simulator's
+ * answers. State transitions settle at once unless `transitionMs` says otherwise.
  */
 import { randomUUID } from 'node:crypto';
 import { parseServiceList } from '../cloud/envelopes.js';
 import { CloudApiError } from '../core/service/api-error.js';
-import type { ServiceRecord, ServiceUpdate } from '../core/service/schema.js';
+import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../core/service/schema.js';
 import type { ServiceDirectory, ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
-import { filterServices, OrganizationState, updateService, type ServiceRecordLike } from './state.js';
+import {
+  changeServiceState,
+  filterServices,
+  OrganizationState,
+  scaleService,
+  updateService,
+  type ServiceRecordLike,
+  type UpdateResult,
+} from './state.js';
+
+export interface InProcessDirectoryOptions {
+  /** How long `stopping`, `starting` and `awaking` last (ms); 0, the default, settles at once. */
+  transitionMs?: number;
+  now?: () => number;
+}
 
 export class InProcessDirectory implements ServiceDirectory {
   readonly state: OrganizationState;
   /** Every update that reached the organization (what would have been PATCHed), in order. */
   readonly updates: Array<{ serviceId: string; update: ServiceUpdate }> = [];
+  /** Every replica scaling body that was applied, in order. */
+  readonly scalings: Array<{ serviceId: string; body: ReplicaScalingUpdate }> = [];
+  /** Every state command that was accepted, in order. */
+  readonly stateChanges: Array<{ serviceId: string; command: StateCommand }> = [];
+  private readonly now: () => number;
 
-  constructor(services: readonly ServiceRecordLike[], orgId = 'org-in-process') {
-    this.state = new OrganizationState(orgId, services);
+  constructor(
+    services: readonly ServiceRecordLike[],
+    orgId = 'org-in-process',
+    options: InProcessDirectoryOptions = {},
+  ) {
+    this.state = new OrganizationState(orgId, services, options.transitionMs ?? 0);
+    this.now = options.now ?? Date.now;
   }
 
   async listServices(filters: readonly string[] = []): Promise<ServiceList> {
+    this.state.settle(this.now());
     const { services, skipped } = parseServiceList(structuredClone(filterServices(this.state.list(), filters)));
     return { services, skipped, requestId: randomUUID(), fetchedAt: Date.now() };
   }
@@ -29,19 +55,38 @@ export class InProcessDirectory implements ServiceDirectory {
   }
 
   async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {
+    const result = this.answer(updateService(this.state, serviceId, update, undefined, this.now()), 'PATCH');
+    this.updates.push({ serviceId, update: structuredClone(update) });
+    return result;
+  }
+
+  async scaleReplicas(serviceId: string, body: ReplicaScalingUpdate): Promise<ServiceUpdateResult> {
+    const result = this.answer(scaleService(this.state, serviceId, body, undefined, this.now()), 'PATCH');
+    this.scalings.push({ serviceId, body: structuredClone(body) });
+    return result;
+  }
+
+  async changeState(serviceId: string, command: StateCommand): Promise<ServiceUpdateResult> {
+    const result = this.answer(changeServiceState(this.state, serviceId, { command }, undefined, this.now()), 'PATCH');
+    this.stateChanges.push({ serviceId, command });
+    return result;
+  }
+
+  /** The record after the change, or the refusal as CloudClient would report it. */
+  private answer(outcome: UpdateResult, method: string): ServiceUpdateResult {
     const requestId = randomUUID();
-    const outcome = updateService(this.state, serviceId, update);
-    if (!outcome.ok)
+    if (!outcome.ok) {
       throw new CloudApiError('http', outcome.message, {
         status: outcome.status,
         apiMessage: outcome.message,
         requestId,
-        method: 'PATCH',
+        method,
       });
-    this.updates.push({ serviceId, update: structuredClone(update) });
+    }
     const [service] = parseServiceList([structuredClone(outcome.value)]).services;
-    if (!service)
+    if (!service) {
       throw new CloudApiError('bad-response', 'the simulator returned a record without an id', { requestId });
+    }
     return { service, requestId };
   }
 }

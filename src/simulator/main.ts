@@ -1,9 +1,10 @@
 /**
  * `npm run simulator`: serves the demo organization on 127.0.0.1 (SIMULATOR_PORT, 8124 unless
- * set) so the bot can run end to end without a ClickHouse Cloud account.
+ * set) so the bot can run end to end without a ClickHouse Cloud account. A stop, start or wake
+ * takes SIMULATOR_TRANSITION_MS (5000 unless set) to settle.
  */
 import { DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG_ID, demoServices } from './seed.js';
-import { CloudSimulator } from './server.js';
+import { CloudSimulator, DEFAULT_TRANSITION_MS } from './server.js';
 
 const DEFAULT_PORT = 8124;
 
@@ -15,6 +16,17 @@ function portFromEnvironment(): number {
     throw new Error(`SIMULATOR_PORT must be a port number (0-65535), got "${text}"`);
   }
   return port;
+}
+
+/** SIMULATOR_TRANSITION_MS: how long stopping, starting and awaking last (ms). */
+function transitionFromEnvironment(): number {
+  const text = process.env['SIMULATOR_TRANSITION_MS'];
+  if (text === undefined || text === '') return DEFAULT_TRANSITION_MS;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 0) {
+    throw new Error(`SIMULATOR_TRANSITION_MS must be a whole number of milliseconds (0 or more), got "${text}"`);
+  }
+  return ms;
 }
 
 function printBanner(simulator: CloudSimulator, keyId: string, keySecret: string): void {
@@ -44,6 +56,7 @@ async function main(): Promise<void> {
     services: demoServices(),
     host: '127.0.0.1',
     port: portFromEnvironment(),
+    transitionMs: transitionFromEnvironment(),
   });
   printBanner(simulator, keyId, keySecret);
   simulator.on('request', (request) => {

@@ -3,7 +3,12 @@
  * generator of synthetic services for scale tests. Everything is deterministic: fixed ids (random
  * looking, as real ones are, so their short forms differ), fixed timestamps, no randomness at run
  * time, so a test or a screenshot can name a service by its id.
+ *
+ * For capacity and power commands the demo has a horizontally autoscaled service (search-prod), a
+ * vertical one (orders-prod), an idle development service that idles after 15 minutes
+ * (sandbox-dev) and stopped ones (orders-staging, ml-dev).
  */
+import { currentScalingOf } from './capacity.js';
 import type { AccessEntryRecord, EndpointRecord, ServiceRecordLike, TagRecord } from './state.js';
 
 export const DEMO_ORG_ID = '11111111-2222-4333-8444-555555555555';
@@ -326,22 +331,7 @@ function demoRecords(): ServiceRecordLike[] {
  */
 function withCurrentScaling(record: ServiceRecordLike): ServiceRecordLike {
   if (record['currentScaling'] !== undefined) return record;
-  const num = (field: string): number | undefined => {
-    const value = record[field];
-    return typeof value === 'number' ? value : undefined;
-  };
-  const horizontalMode = record['autoscalingMode'] === 'horizontal';
-  const replicaMemory = num('replicaMemoryGb');
-  return {
-    ...record,
-    currentScaling: {
-      effectiveAutoscalingMode: horizontalMode ? 'horizontal' : 'vertical',
-      effectiveMinReplicaMemoryGb: num('minReplicaMemoryGb') ?? replicaMemory,
-      effectiveMaxReplicaMemoryGb: num('maxReplicaMemoryGb') ?? replicaMemory,
-      effectiveMinReplicas: horizontalMode ? num('minReplicas') : num('numReplicas'),
-      effectiveMaxReplicas: horizontalMode ? num('maxReplicas') : num('numReplicas'),
-    },
-  };
+  return { ...record, currentScaling: currentScalingOf(record) };
 }
 
 function withoutFields(record: ServiceRecordLike, fields: readonly string[]): ServiceRecordLike {

@@ -1,15 +1,25 @@
 /**
  * A local stand-in for the ClickHouse Cloud API operations the bot drives (list services, read one,
- * update one), over real HTTP
- * (node:http), with the real API's envelopes, Basic auth, tag filters and PATCH rules, plus fault
- * switches so tests can make it slow, failing, rate-limited, rude (dropped sockets) or silent.
+ * update one, scale one through …/replicaScaling, start/stop/wake one through …/state, read the
+ * organization's activities), over real HTTP (node:http), with the real API's envelopes, Basic
+ * auth, tag filters and PATCH rules, timed state transitions, plus fault switches so tests can
+ * make it slow, failing, rate-limited, rude (dropped sockets) or silent.
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { filterServices, OrganizationState, serviceNotFound, updateService, type ServiceRecordLike } from './state.js';
+import {
+  changeServiceState,
+  filterServices,
+  OrganizationState,
+  scaleService,
+  serviceNotFound,
+  updateService,
+  type Actor,
+  type ServiceRecordLike,
+} from './state.js';
 
 export type SimulatedMethod = 'GET' | 'PATCH';
 
@@ -22,9 +32,17 @@ export interface SimulatorOptions {
   host?: string;
   /** 0 (the default) picks a free port. */
   port?: number;
-  /** Clock of the rate limiter and the request log; tests pass a fake one to cross a window. */
+  /** Clock of the rate limiter, the request log, state transitions and activities; tests pass a fake one. */
   now?: () => number;
+  /**
+   * How long `stopping`, `starting` and `awaking` last before the service settles (ms); 0 settles
+   * at once. DEFAULT_TRANSITION_MS unless given.
+   */
+  transitionMs?: number;
 }
+
+/** A stop or start takes a few seconds in the demo: long enough to watch, short enough to wait for. */
+export const DEFAULT_TRANSITION_MS = 5_000;
 
 /** One request as received. The Authorization header is deliberately not kept. */
 export interface RecordedRequest {
@@ -250,10 +268,21 @@ function bodyForLog(rawBody: string): unknown {
   return parsed.ok ? parsed.value : rawBody;
 }
 
-type Route = { kind: 'list'; orgId: string } | { kind: 'service'; orgId: string; serviceId: string };
+type Route =
+  | { kind: 'list'; orgId: string }
+  | { kind: 'activities'; orgId: string }
+  | { kind: 'service'; orgId: string; serviceId: string }
+  | { kind: 'replicaScaling'; orgId: string; serviceId: string }
+  | { kind: 'state'; orgId: string; serviceId: string };
 
-/** The methods each route answers: one service can be read (GET) or updated (PATCH). */
-const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = { list: ['GET'], service: ['GET', 'PATCH'] };
+/** The methods each route answers. */
+const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
+  list: ['GET'],
+  activities: ['GET'],
+  service: ['GET', 'PATCH'],
+  replicaScaling: ['PATCH'],
+  state: ['PATCH'],
+};
 
 function decodeSegment(segment: string | undefined): string | undefined {
   if (segment === undefined || segment === '') return undefined;
@@ -264,15 +293,23 @@ function decodeSegment(segment: string | undefined): string | undefined {
   }
 }
 
-/** /v1/organizations/{orgId}/services and /v1/organizations/{orgId}/services/{serviceId}. */
+/**
+ * /v1/organizations/{orgId}/services, /v1/organizations/{orgId}/activities,
+ * /v1/organizations/{orgId}/services/{serviceId} and its /replicaScaling and /state.
+ */
 function matchRoute(pathname: string): Route | undefined {
-  const [root, version, organizations, rawOrgId, services, rawServiceId, ...rest] = pathname.split('/');
-  const shapeOk = root === '' && version === 'v1' && organizations === 'organizations' && services === 'services';
+  const [root, version, organizations, rawOrgId, collection, rawServiceId, action, ...rest] = pathname.split('/');
+  const shapeOk = root === '' && version === 'v1' && organizations === 'organizations';
   const orgId = decodeSegment(rawOrgId);
   if (!shapeOk || orgId === undefined || rest.length > 0) return undefined;
+  if (collection === 'activities') return rawServiceId === undefined ? { kind: 'activities', orgId } : undefined;
+  if (collection !== 'services') return undefined;
   if (rawServiceId === undefined) return { kind: 'list', orgId };
   const serviceId = decodeSegment(rawServiceId);
-  return serviceId === undefined ? undefined : { kind: 'service', orgId, serviceId };
+  if (serviceId === undefined) return undefined;
+  if (action === undefined) return { kind: 'service', orgId, serviceId };
+  if (action === 'replicaScaling' || action === 'state') return { kind: action, orgId, serviceId };
+  return undefined;
 }
 
 interface Credentials {
@@ -318,8 +355,12 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   private constructor(options: SimulatorOptions) {
     super();
     this.credentials = { keyId: options.keyId, keySecret: options.keySecret };
-    this.state = new OrganizationState(options.orgId, options.services ?? []);
     this.now = options.now ?? Date.now;
+    this.state = new OrganizationState(
+      options.orgId,
+      options.services ?? [],
+      options.transitionMs ?? DEFAULT_TRANSITION_MS,
+    );
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => this.onHandlerError(res, error));
     });
@@ -338,10 +379,12 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   /** Deep copies of every service, in list order. */
   services(): ServiceRecordLike[] {
+    this.state.settle(this.now());
     return structuredClone([...this.state.list()]);
   }
 
   service(id: string): ServiceRecordLike | undefined {
+    this.state.settle(this.now());
     const record = this.state.get(id);
     return record === undefined ? undefined : structuredClone(record);
   }
@@ -350,6 +393,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   changeOutsideBot(id: string, patch: Partial<ServiceRecordLike>): void {
     const current = this.state.get(id);
     if (current === undefined) throw new Error(`the simulator has no service ${id}`);
+    if (patch.state !== undefined) this.state.cancelTransition(id);
     this.state.put({ ...current, ...structuredClone(patch), id });
   }
 
@@ -360,6 +404,19 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   removeService(id: string): boolean {
     return this.state.remove(id);
+  }
+
+  /** The activity log, oldest first (what GET …/activities serves). */
+  activities(): ReturnType<OrganizationState['activities']> {
+    return this.state.activities();
+  }
+
+  /**
+   * Adds an activity as a console user, support or another key would leave it, e.g. next to a
+   * changeOutsideBot, so that tests can tell the bot's own changes from other people's.
+   */
+  recordActivity(serviceId: string, type: string, actor: Actor): void {
+    this.state.recordActivity(serviceId, type, actor, this.now());
   }
 
   // --- request log ---------------------------------------------------------------------------
@@ -468,9 +525,22 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
       return failure(405, `${method} is not allowed here, use ${allowed.join(' or ')}`, { allow });
     }
     if (route.orgId !== this.orgId) return failure(404, `organization ${route.orgId} not found`);
-    if (route.kind === 'list') return this.listServices(url.searchParams);
-    if (method === 'GET') return this.getService(route.serviceId);
-    return this.updateService(route.serviceId, incoming.rawBody);
+    this.state.settle(this.now());
+    const actor: Actor = { type: 'api', id: credentials.keyId };
+    switch (route.kind) {
+      case 'list':
+        return this.listServices(url.searchParams);
+      case 'activities':
+        return this.listActivities(url.searchParams);
+      case 'service':
+        return method === 'GET'
+          ? this.getService(route.serviceId)
+          : this.patchWith(updateService, route.serviceId, incoming.rawBody, actor);
+      case 'replicaScaling':
+        return this.patchWith(scaleService, route.serviceId, incoming.rawBody, actor);
+      case 'state':
+        return this.patchWith(changeServiceState, route.serviceId, incoming.rawBody, actor);
+    }
   }
 
   private accepts(credentials: Credentials | undefined): credentials is Credentials {
@@ -495,11 +565,26 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     return record === undefined ? failure(404, `service ${serviceId} not found`) : success(record);
   }
 
-  private updateService(serviceId: string, rawBody: string): Reply {
+  /** from_date and to_date are ISO date-times; either may be left out. */
+  private listActivities(query: URLSearchParams): Reply {
+    const bound = (name: string): number | undefined | null => {
+      const text = query.get(name);
+      if (text === null || text === '') return undefined;
+      const at = Date.parse(text);
+      return Number.isNaN(at) ? null : at;
+    };
+    const from = bound('from_date');
+    const to = bound('to_date');
+    if (from === null) return failure(400, `query.from_date: 'must match format "date-time"'`);
+    if (to === null) return failure(400, `query.to_date: 'must match format "date-time"'`);
+    return success(this.state.activities(from, to));
+  }
+
+  private patchWith(apply: typeof updateService, serviceId: string, rawBody: string, actor: Actor): Reply {
     if (this.state.get(serviceId) === undefined) return failure(404, serviceNotFound(serviceId));
     const body = parseJson(rawBody);
     if (!body.ok) return failure(400, 'request body is not valid JSON');
-    const outcome = updateService(this.state, serviceId, body.value);
+    const outcome = apply(this.state, serviceId, body.value, actor, this.now());
     return outcome.ok ? success(outcome.value) : failure(outcome.status, outcome.message);
   }
 }

@@ -1,9 +1,18 @@
 /**
- * In-memory state of one simulated organization, and the rules of the two operations we drive
- * (list with tag filters, PATCH a service) as pure functions over plain records. The HTTP layer in
- * server.ts only routes, authenticates and wraps these results in the API's envelopes.
+ * In-memory state of one simulated organization (its services, their state transitions under way
+ * and the activity log), and the rules of the operations we drive (list with tag filters, PATCH a
+ * service; capacity and power in capacity.ts) as pure functions over plain records. The HTTP
+ * layer in server.ts only routes, authenticates and wraps these results in the API's envelopes.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import {
+  applyReplicaScaling,
+  scalingActivityTypes,
+  stateTransition,
+  validateScalingBody,
+  validateStateBody,
+} from './capacity.js';
 import {
   isIpOrCidr,
   isTagKey,
@@ -60,15 +69,99 @@ export interface ServiceRecordLike {
 
 const copy = <T>(value: T): T => structuredClone(value);
 
-/** The services of one organization, in insertion order (the order the list endpoint returns). */
+/** Who made a change, as the activity log names them; an API key's id is its actorId. */
+export interface Actor {
+  type: 'api' | 'user' | 'support' | 'system';
+  id: string;
+}
+
+/** One entry of GET /v1/organizations/{org}/activities (the fields the document lists that we fill). */
+export interface ActivityRecord {
+  id: string;
+  createdAt: string;
+  type: string;
+  actorType: Actor['type'];
+  actorId: string;
+  organizationId: string;
+  serviceId: string;
+}
+
+/** The newest this many activities are kept. */
+const ACTIVITIES_KEPT = 10_000;
+
+interface PendingTransition {
+  to: string;
+  at: number;
+}
+
+/**
+ * The services of one organization, in insertion order (the order the list endpoint returns),
+ * the state transitions under way (settled lazily: whoever reads calls settle(now) first, so a
+ * fake clock moves them too and nothing is left to cancel on close) and the activity log.
+ */
 export class OrganizationState {
   private readonly byId = new Map<string, ServiceRecordLike>();
+  private readonly transitions = new Map<string, PendingTransition>();
+  private readonly log: ActivityRecord[] = [];
 
   constructor(
     readonly orgId: string,
     records: readonly ServiceRecordLike[] = [],
+    /** How long `stopping`, `starting` and `awaking` last. */
+    readonly transitionMs = 0,
   ) {
     for (const record of records) this.put(record);
+  }
+
+  /** Moves every transition whose time has come to the state it settles in. */
+  settle(now: number): void {
+    for (const [id, pending] of this.transitions) {
+      if (pending.at > now) continue;
+      this.transitions.delete(id);
+      const record = this.byId.get(id);
+      if (record !== undefined) record.state = pending.to;
+    }
+  }
+
+  /** Puts the service in `through` now, and in `to` once the transition delay has passed. */
+  beginTransition(id: string, through: string, to: string, now: number): void {
+    const record = this.byId.get(id);
+    if (record === undefined) return;
+    if (this.transitionMs <= 0) {
+      record.state = to;
+      this.transitions.delete(id);
+      return;
+    }
+    record.state = through;
+    this.transitions.set(id, { to, at: now + this.transitionMs });
+  }
+
+  /** Forgets a transition under way (someone set the state by hand). */
+  cancelTransition(id: string): void {
+    this.transitions.delete(id);
+  }
+
+  recordActivity(serviceId: string, type: string, actor: Actor, now: number): void {
+    this.log.push({
+      id: randomUUID(),
+      createdAt: new Date(now).toISOString(),
+      type,
+      actorType: actor.type,
+      actorId: actor.id,
+      organizationId: this.orgId,
+      serviceId,
+    });
+    if (this.log.length > ACTIVITIES_KEPT) this.log.splice(0, this.log.length - ACTIVITIES_KEPT);
+  }
+
+  /** Activities created within [from, to] (epoch ms, both inclusive, either open), oldest first. */
+  activities(from = -Infinity, to = Infinity): ActivityRecord[] {
+    return this.log
+      .filter((activity) => {
+        const at = Date.parse(activity.createdAt);
+        return at >= from && at <= to;
+      })
+      .map(copy);
   }
 
   /** The stored records themselves: callers that hand them outside must copy them. */
@@ -86,6 +179,7 @@ export class OrganizationState {
   }
 
   remove(id: string): boolean {
+    this.transitions.delete(id);
     return this.byId.delete(id);
   }
 }
@@ -308,8 +402,32 @@ export type UpdateResult = { ok: true; value: ServiceRecordLike } | { ok: false;
 
 export const serviceNotFound = (serviceId: string) => `service ${serviceId} not found`;
 
+/** Activity types of a basic-settings PATCH, one per setting it touches. */
+function updateActivityTypes(update: ServiceUpdateBody): string[] {
+  // The first four are the document's names; the last three are plausible guesses.
+  const types: Array<[keyof ServiceUpdateBody, string]> = [
+    ['name', 'service_update_name'],
+    ['ipAccessList', 'service_update_ip_access_list'],
+    ['privateEndpointIds', 'service_update_private_endpoints'],
+    ['releaseChannel', 'service_update_release_channel'],
+    ['endpoints', 'service_update_mysql_endpoint'],
+    ['transparentDataEncryptionKeyId', 'service_update_transparent_data_encryption_key'],
+    ['tags', 'service_update_tags'],
+  ];
+  return types.filter(([field]) => update[field] !== undefined).map(([, type]) => type);
+}
+
+/** The actor of changes made without saying who (the in-process directory). */
+export const UNNAMED_API_ACTOR: Actor = { type: 'api', id: 'in-process' };
+
 /** Validates and applies an update to one service of the organization (the HTTP simulator's PATCH, and the in-process directory). */
-export function updateService(state: OrganizationState, serviceId: string, body: unknown): UpdateResult {
+export function updateService(
+  state: OrganizationState,
+  serviceId: string,
+  body: unknown,
+  actor: Actor = UNNAMED_API_ACTOR,
+  now = Date.now(),
+): UpdateResult {
   const current = state.get(serviceId);
   if (current === undefined) return { ok: false, status: 404, message: serviceNotFound(serviceId) };
   const update = validateUpdateBody(body);
@@ -317,5 +435,52 @@ export function updateService(state: OrganizationState, serviceId: string, body:
   const outcome = applyServiceUpdate(current, update.value);
   if (!outcome.ok) return { ok: false, status: 400, message: outcome.message };
   state.put(outcome.value);
+  for (const type of updateActivityTypes(update.value)) state.recordActivity(serviceId, type, actor, now);
   return { ok: true, value: outcome.value };
+}
+
+/** PATCH …/replicaScaling of one service: validated, applied at once, recorded. */
+export function scaleService(
+  state: OrganizationState,
+  serviceId: string,
+  body: unknown,
+  actor: Actor = UNNAMED_API_ACTOR,
+  now = Date.now(),
+): UpdateResult {
+  state.settle(now);
+  const current = state.get(serviceId);
+  if (current === undefined) return { ok: false, status: 404, message: serviceNotFound(serviceId) };
+  const scaling = validateScalingBody(body);
+  if (!scaling.ok) return { ok: false, status: 400, message: scaling.message };
+  const outcome = applyReplicaScaling(current, scaling.value);
+  if (!outcome.ok) return { ok: false, status: 400, message: outcome.message };
+  state.put(outcome.value);
+  for (const type of scalingActivityTypes(scaling.value)) state.recordActivity(serviceId, type, actor, now);
+  return { ok: true, value: outcome.value };
+}
+
+/**
+ * PATCH …/state of one service: the answer carries the record in its passing state (`stopping`,
+ * `starting`, `awaking`), which settles after the organization's transition delay.
+ */
+export function changeServiceState(
+  state: OrganizationState,
+  serviceId: string,
+  body: unknown,
+  actor: Actor = UNNAMED_API_ACTOR,
+  now = Date.now(),
+): UpdateResult {
+  state.settle(now);
+  const current = state.get(serviceId);
+  if (current === undefined) return { ok: false, status: 404, message: serviceNotFound(serviceId) };
+  const command = validateStateBody(body);
+  if (!command.ok) return { ok: false, status: 400, message: command.message };
+  const transition = stateTransition(current, command.value.command);
+  if (!transition.ok) return { ok: false, status: 400, message: transition.message };
+  state.beginTransition(serviceId, transition.value.through, transition.value.to, now);
+  state.recordActivity(serviceId, transition.value.activity, actor, now);
+  const after = state.get(serviceId);
+  return after === undefined
+    ? { ok: false, status: 404, message: serviceNotFound(serviceId) }
+    : { ok: true, value: after };
 }

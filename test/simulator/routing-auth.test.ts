@@ -77,10 +77,19 @@ describe('routes', () => {
     expect(expectError(response, 404, 'NOT_FOUND')).toContain(unknown);
   });
 
-  it('answers 404 with the envelope for paths outside the two operations', async () => {
+  it('answers 404 with the envelope for paths outside the simulated operations', async () => {
     expectError(await call(sim, 'GET', '/v1/organizations'), 404, 'NOT_FOUND');
-    expectError(await call(sim, 'GET', `${listPath()}/${DEMO_IDS.ordersProd}/state`), 404, 'NOT_FOUND');
+    expectError(await call(sim, 'GET', `${listPath()}/${DEMO_IDS.ordersProd}/backups`), 404, 'NOT_FOUND');
+    expectError(await call(sim, 'PATCH', `${listPath()}/${DEMO_IDS.ordersProd}/scaling`), 404, 'NOT_FOUND');
     expectError(await call(sim, 'GET', '/'), 404, 'NOT_FOUND');
+  });
+
+  it('answers 405 naming PATCH for a read of …/state or …/replicaScaling', async () => {
+    for (const action of ['state', 'replicaScaling']) {
+      const response = await call(sim, 'GET', `${listPath()}/${DEMO_IDS.ordersProd}/${action}`);
+      expectError(response, 405, 'METHOD_NOT_ALLOWED');
+      expect(response.headers.get('allow')).toBe('PATCH');
+    }
   });
 
   it('answers 405 and names the allowed method when the method is wrong', async () => {

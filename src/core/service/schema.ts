@@ -51,6 +51,8 @@ export const CurrentScalingSchema = z.looseObject({
   effectiveMaxReplicaMemoryGb: lenient(z.number()),
   effectiveMinReplicas: lenient(z.number()),
   effectiveMaxReplicas: lenient(z.number()),
+  effectiveIdleScaling: lenient(z.boolean()),
+  effectiveIdleTimeoutMinutes: lenient(z.number()),
 });
 export type CurrentScaling = z.infer<typeof CurrentScalingSchema>;
 
@@ -178,6 +180,86 @@ export const ServiceUpdateSchema = z.strictObject({
     .optional(),
 });
 export type ServiceUpdate = z.infer<typeof ServiceUpdateSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Capacity and power: PATCH …/replicaScaling and PATCH …/state (never the deprecated …/scaling)
+
+/** Memory of one replica: 8–356 GB, a multiple of 4 (official document). */
+export const REPLICA_MEMORY_MIN_GB = 8;
+export const REPLICA_MEMORY_MAX_GB = 356;
+export const REPLICA_MEMORY_STEP_GB = 4;
+/** BYOC services (`byocId` set) accept only these sizes per replica. */
+export const BYOC_REPLICA_MEMORY_GB = [48, 116, 172, 232] as const;
+/** Replicas: 1–20, for `numReplicas` and for `minReplicas`/`maxReplicas`. */
+export const REPLICAS_MIN = 1;
+export const REPLICAS_MAX = 20;
+/** `idleTimeoutMinutes` is at least 5; the document gives no maximum. */
+export const IDLE_TIMEOUT_MIN_MINUTES = 5;
+
+export const AUTOSCALING_MODES = ['vertical', 'horizontal'] as const;
+export type AutoscalingMode = (typeof AUTOSCALING_MODES)[number];
+
+export const isReplicaMemoryGb = (value: number): boolean =>
+  Number.isInteger(value) &&
+  value >= REPLICA_MEMORY_MIN_GB &&
+  value <= REPLICA_MEMORY_MAX_GB &&
+  value % REPLICA_MEMORY_STEP_GB === 0;
+export const isReplicaCount = (value: number): boolean =>
+  Number.isInteger(value) && value >= REPLICAS_MIN && value <= REPLICAS_MAX;
+
+const ReplicaMemorySchema = z.number().refine(isReplicaMemoryGb, {
+  message: `must be a multiple of ${REPLICA_MEMORY_STEP_GB} from ${REPLICA_MEMORY_MIN_GB} to ${REPLICA_MEMORY_MAX_GB}`,
+});
+const ReplicaCountSchema = z
+  .number()
+  .refine(isReplicaCount, { message: `must be a whole number from ${REPLICAS_MIN} to ${REPLICAS_MAX}` });
+
+/**
+ * The body of PATCH …/replicaScaling. Every field is optional; the rules the document states for
+ * the body alone are checked here (the ones that depend on the service, such as BYOC sizes or the
+ * mode, are core/capacity's): `numReplicas` never with `minReplicas`/`maxReplicas`, those two
+ * always together, and no minimum above its maximum (undocumented, plainly wrong).
+ */
+export const ReplicaScalingUpdateSchema = z
+  .strictObject({
+    minReplicaMemoryGb: ReplicaMemorySchema.optional(),
+    maxReplicaMemoryGb: ReplicaMemorySchema.optional(),
+    numReplicas: ReplicaCountSchema.optional(),
+    minReplicas: ReplicaCountSchema.optional(),
+    maxReplicas: ReplicaCountSchema.optional(),
+    autoscalingMode: z.enum(AUTOSCALING_MODES).optional(),
+    idleScaling: z.boolean().optional(),
+    idleTimeoutMinutes: z
+      .number()
+      .int({ message: 'must be a whole number of minutes' })
+      .min(IDLE_TIMEOUT_MIN_MINUTES, { message: `must be at least ${IDLE_TIMEOUT_MIN_MINUTES} minutes` })
+      .optional(),
+  })
+  .superRefine((body, context) => {
+    const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
+    if (body.numReplicas !== undefined && (body.minReplicas !== undefined || body.maxReplicas !== undefined)) {
+      problem('numReplicas', 'must not be sent together with minReplicas or maxReplicas');
+    }
+    if ((body.minReplicas === undefined) !== (body.maxReplicas === undefined)) {
+      problem(
+        body.minReplicas === undefined ? 'minReplicas' : 'maxReplicas',
+        'minReplicas and maxReplicas go together',
+      );
+    }
+    if (body.minReplicas !== undefined && body.maxReplicas !== undefined && body.minReplicas > body.maxReplicas) {
+      problem('minReplicas', 'must not be above maxReplicas');
+    }
+    const { minReplicaMemoryGb: low, maxReplicaMemoryGb: high } = body;
+    if (low !== undefined && high !== undefined && low > high) {
+      problem('minReplicaMemoryGb', 'must not be above maxReplicaMemoryGb');
+    }
+  });
+export type ReplicaScalingUpdate = z.infer<typeof ReplicaScalingUpdateSchema>;
+
+/** The body of PATCH …/state is `{ command }`; `awake` wakes an idle service. */
+export const STATE_COMMANDS = ['start', 'stop', 'awake'] as const;
+export const StateCommandSchema = z.enum(STATE_COMMANDS);
+export type StateCommand = z.infer<typeof StateCommandSchema>;
 
 /**
  * `tag:KEY` (tag present) or `tag:KEY=VALUE` (equality), as the real API understands them. A value
