@@ -427,6 +427,10 @@ export class ApprovalFlow implements ChangeRequestService {
     switch (operation.endpoint) {
       case 'update':
         return this.options.cloud.updateService(serviceId, operation.body, options);
+      case 'replicaScaling':
+        return this.options.cloud.scaleReplicas(serviceId, operation.body, options);
+      case 'state':
+        return this.options.cloud.changeState(serviceId, operation.body.command, options);
     }
   }
 

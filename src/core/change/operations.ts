@@ -3,6 +3,7 @@
  * Requests stored before operations existed carry only `plan.update`: that is one operation on
  * the update endpoint (or none, for an extension that sends nothing).
  */
+import { capacityDifferences } from '../capacity/values.js';
 import { planIsVisible } from './verify.js';
 import type { ChangePlan, Operation } from './types.js';
 import type { ServiceRecord } from '../service/schema.js';
@@ -17,6 +18,9 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
   switch (operation.endpoint) {
     case 'update':
       return planIsVisible({ ...plan, update: operation.body }, service);
+    case 'replicaScaling':
+    case 'state':
+      return capacityDifferences(service, operation.expect).length === 0;
   }
 }
 

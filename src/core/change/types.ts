@@ -1,4 +1,12 @@
-import type { AccessEntry, OutgoingTag, ReleaseChannel, ServiceUpdate } from '../service/schema.js';
+import type { CapacityValues } from '../capacity/values.js';
+import type {
+  AccessEntry,
+  OutgoingTag,
+  ReleaseChannel,
+  ReplicaScalingUpdate,
+  ServiceUpdate,
+  StateCommand,
+} from '../service/schema.js';
 import type { Approval, Requirement } from '../policy/types.js';
 
 /** What a person asked for, in their terms (from a command or the edit modal). */
@@ -43,7 +51,21 @@ export interface UpdateOperation {
   body: ServiceUpdate;
 }
 
-export type Operation = UpdateOperation;
+/** PATCH …/replicaScaling: replicas, memory per replica, idle scaling. `expect` is what the service shows once done. */
+export interface ReplicaScalingOperation {
+  endpoint: 'replicaScaling';
+  body: ReplicaScalingUpdate;
+  expect: CapacityValues;
+}
+
+/** PATCH …/state: start, stop or awake; `expect` holds the state it settles in (one on its way counts). */
+export interface StateOperation {
+  endpoint: 'state';
+  body: { command: StateCommand };
+  expect: CapacityValues;
+}
+
+export type Operation = UpdateOperation | ReplicaScalingOperation | StateOperation;
 export type Endpoint = Operation['endpoint'];
 
 /** What one operation came to, in order; an operation after a failed one is never sent. */

@@ -95,7 +95,11 @@ function apiFailure(error: CloudApiError | undefined, what: string): ChangeOutco
   };
 }
 
-const ENDPOINT_NAMES: Record<OperationResult['endpoint'], string> = { update: 'the settings update' };
+const ENDPOINT_NAMES: Record<OperationResult['endpoint'], string> = {
+  update: 'the settings update',
+  replicaScaling: 'the scaling change',
+  state: 'the power change',
+};
 
 /** "Done before this: the settings update." for a request of several operations. */
 function partsText(results: readonly OperationResult[]): string {
