@@ -1,0 +1,163 @@
+/**
+ * Temporary access that cannot be sidestepped (issue 22), end to end: the real bot over signed
+ * HTTP, real Redis, the simulator. Each case is a way around a grant or a policy that a careless
+ * or hostile colleague found; each failed before the fix.
+ */
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../src/core/render/temporary.js';
+import { DEMO_IDS } from '../../src/simulator/seed.js';
+import { REDIS_URL } from '../support/redis.js';
+import { usePolicyFiles } from './policy-files.js';
+import { answerText, requestChange, useHarnesses, USERS, type Harness } from './harness.js';
+
+const GRANT = '192.0.2.44/32';
+const harness = useHarnesses({ temporaryTickMs: 50 });
+const policyFile = usePolicyFiles();
+
+const entryOf = (h: Harness, source = GRANT) =>
+  h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList?.find((e) => e.source === source);
+const reads = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'GET').length;
+
+function movableClock() {
+  let offset = 0;
+  return { now: () => Date.now() + offset, advance: (ms: number) => (offset += ms) };
+}
+
+async function grantApproved(
+  h: Harness,
+  text = `ip add orders-prod ${GRANT} hotel for 1h`,
+  approvers: string[] = [USERS.approver],
+) {
+  const { id } = await requestChange(h, text);
+  for (const approver of approvers) await h.click(ACTION_APPROVE, id, approver);
+  await expect.poll(async () => (await h.bot.changeStore.get(id))?.status, { timeout: 10_000 }).toBe('applied');
+  return id;
+}
+
+/** The change request ids of this channel's pending requests that extend `id`. */
+async function pendingExtensions(h: Harness, id: string) {
+  return (await h.bot.changeStore.listPending('C0CHANNEL', Date.now())).filter((r) => r.extendOf === id);
+}
+
+describe('Revert now (issue 22, point 4)', () => {
+  it('is allowed to the approver who approved the grant', async () => {
+    const h = await harness({ env: { APPROVERS: USERS.approver } });
+    const id = await grantApproved(h);
+    const click = await h.click(ACTION_REVERT_NOW, id, USERS.approver);
+    expect(await answerText(h, click)).toContain('Reverted');
+    await expect.poll(() => entryOf(h)).toBeUndefined();
+  });
+
+  it('is allowed to an eligible approver of a grant no rule asked approval for', async () => {
+    const path = policyFile('rules:\n  - name: open dev\n    match: { changes: [ip-access] }\n    approvals: 0\n');
+    const h = await harness({ env: { POLICY_FILE: path, APPROVERS: USERS.approver } });
+    const { id } = await requestChange(h, `ip add orders-prod ${GRANT} hotel for 1h`);
+    await expect.poll(async () => (await h.bot.changeStore.get(id))?.status, { timeout: 10_000 }).toBe('applied');
+    const click = await h.click(ACTION_REVERT_NOW, id, USERS.approver);
+    expect(await answerText(h, click)).toContain('Reverted');
+  });
+});
+
+describe('Extend (issue 22, points 2 and 6)', () => {
+  it('is refused to someone who is neither the requester nor an approver, before any API call', async () => {
+    const h = await harness({ env: { APPROVERS: USERS.approver } });
+    const id = await grantApproved(h);
+    const before = reads(h);
+    const click = await h.click(ACTION_EXTEND, id, USERS.outsider);
+    expect(await answerText(h, click)).toContain('Only the requester or an approver can extend');
+    expect(reads(h)).toBe(before);
+    expect(await pendingExtensions(h, id)).toHaveLength(0);
+  });
+
+  it('asked by an approver, is never approved by the person whose access it prolongs', async () => {
+    const h = await harness({ env: { APPROVERS: `${USERS.approver},${USERS.requester},${USERS.second}` } });
+    const id = await grantApproved(h);
+    await answerText(h, await h.click(ACTION_EXTEND, id, USERS.approver));
+    await expect.poll(() => pendingExtensions(h, id).then((found) => found.length)).toBe(1);
+    const [extension] = await pendingExtensions(h, id);
+    expect(extension?.beneficiaryId).toBe(USERS.requester);
+    const own = await h.click(ACTION_APPROVE, extension?.id ?? '', USERS.requester);
+    expect(await answerText(h, own)).toContain('Nothing was changed');
+    expect((await h.bot.changeStore.get(extension?.id ?? ''))?.status).toBe('pending');
+    await h.click(ACTION_APPROVE, extension?.id ?? '', USERS.second);
+    await expect.poll(async () => (await h.bot.changeStore.get(extension?.id ?? ''))?.status).toBe('applied');
+  });
+
+  it('is judged by the rules of the grant it prolongs: a world-open grant needing two approvals needs two again', async () => {
+    const path = policyFile(
+      `rules:\n  - name: world-open needs two\n    match: { risks: [world-open] }\n    approvals: 2\n`,
+    );
+    const h = await harness({ env: { POLICY_FILE: path } });
+    const id = await grantApproved(h, 'ip add orders-prod 0.0.0.0/0 everyone for 1h', [USERS.approver, USERS.second]);
+    await answerText(h, await h.click(ACTION_EXTEND, id, USERS.requester));
+    await expect.poll(() => pendingExtensions(h, id).then((found) => found.length)).toBe(1);
+    const [extension] = await pendingExtensions(h, id);
+    expect(extension?.requirements?.map((r) => [r.rule, r.approvals])).toEqual([['world-open needs two', 2]]);
+    await h.click(ACTION_APPROVE, extension?.id ?? '', USERS.approver);
+    expect((await h.bot.changeStore.get(extension?.id ?? ''))?.status).toBe('pending');
+  });
+
+  it('a flood of clicks files one extension, and later clicks point to it', async () => {
+    const h = await harness();
+    const id = await grantApproved(h);
+    const clicks = await Promise.all(Array.from({ length: 12 }, () => h.click(ACTION_EXTEND, id, USERS.requester)));
+    const answers = await Promise.all(clicks.map((c) => answerText(h, c)));
+    expect(await pendingExtensions(h, id)).toHaveLength(1);
+    expect(answers.filter((a) => a.includes('posted in the thread'))).toHaveLength(1);
+    const later = await h.click(ACTION_EXTEND, id, USERS.requester);
+    expect(await answerText(h, later)).toContain('already asked for');
+  });
+});
+
+describe('Undo (issue 22, point 6)', () => {
+  it('a flood of clicks files one undo, threaded under what it undoes', async () => {
+    const h = await harness();
+    const id = await grantApproved(h, 'rename orders-prod orders-main');
+    const clicks = await Promise.all(Array.from({ length: 12 }, () => h.click(ACTION_UNDO, id, USERS.requester)));
+    await Promise.all(clicks.map((c) => answerText(h, c)));
+    const undos = (await h.bot.changeStore.listPending('C0CHANNEL', Date.now())).filter((r) => r.undoOf === id);
+    expect(undos).toHaveLength(1);
+    expect(undos[0]?.threadTs).toBe((await h.bot.changeStore.get(id))?.messageTs);
+  });
+
+  it('is refused, before any API call, to someone who may not act on the change', async () => {
+    const h = await harness({ env: { APPROVERS: USERS.approver } });
+    const id = await grantApproved(h, 'rename orders-prod orders-main');
+    const before = reads(h);
+    const click = await h.click(ACTION_UNDO, id, USERS.outsider);
+    expect(await answerText(h, click)).toContain('Only the requester or an approver can undo');
+    expect(reads(h)).toBe(before);
+  });
+});
+
+describe('a revert and the record it needs (issue 22, point 1)', () => {
+  it('a 30-day grant keeps its request in Redis at least until its revert is due', async () => {
+    const h = await harness({ env: { TEMPORARY_MAX_SECONDS: String(90 * 86_400) } });
+    const id = await grantApproved(h, `ip add orders-prod ${GRANT} hotel for 30d`);
+    const redis = new Redis(REDIS_URL);
+    try {
+      const ttl = await redis.pttl(`${h.keyPrefix}{changes}:req:${id}`);
+      expect(ttl).toBeGreaterThan(30 * 86_400_000);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('a revert whose record is gone is logged as an error and stays scheduled, never dropped', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const id = await grantApproved(h);
+    const redis = new Redis(REDIS_URL);
+    try {
+      await redis.del(`${h.keyPrefix}{changes}:req:${id}`);
+    } finally {
+      redis.disconnect();
+    }
+    clock.advance(2 * 3600_000);
+    await expect.poll(() => h.logs.join('\n'), { timeout: 10_000 }).toMatch(/ERROR.*no longer in the store/);
+    expect((await h.bot.changeStore.scheduledReverts()).map((r) => r.id)).toContain(id);
+    expect(entryOf(h)).toBeDefined();
+  });
+});
