@@ -138,9 +138,14 @@ export class ApprovalFlow implements ChangeRequestService {
       Pick<ChangeRequest, 'plan' | 'extendOf' | 'threadTs' | 'beneficiaryId' | 'undoOf'> & {
         /** Judge the request by the rules of this plan instead (an extension: the change it prolongs). */
         judgedAs?: ChangePlan;
+        /** The service was just read afresh by the caller: no second read. */
+        serviceIsFresh?: boolean;
       },
   ): Promise<RequestOutcome> {
-    const ruling = this.options.policy.rulesFor(input.service, input.judgedAs ?? input.plan);
+    // The rules are judged on a fresh record: a tag added a second ago must count (the list the
+    // request was planned on may be seconds old). Apply time judges them again.
+    const service = input.serviceIsFresh ? input.service : await this.freshOr(input.service, input.userId);
+    const ruling = this.options.policy.rulesFor(service, input.judgedAs ?? input.plan);
     if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
     const createdAt = this.now();
     const request: ChangeRequest = {
@@ -309,7 +314,9 @@ export class ApprovalFlow implements ChangeRequestService {
         return { type: 'waited' };
       case 'read-service':
         try {
-          return { type: 'service-read', service: await this.freshService(request.plan.serviceId) };
+          const service = await this.freshService(request.plan.serviceId);
+          const rules = service ? this.options.policy.rulesFor(service, request.plan).decision : undefined;
+          return { type: 'service-read', service, ...(rules ? { rules } : {}) };
         } catch (error) {
           return { type: 'read-failed', error: error instanceof CloudApiError ? error : undefined };
         }
@@ -454,6 +461,15 @@ export class ApprovalFlow implements ChangeRequestService {
       throw new LeaseLostError(lease.token.requestId);
     }
     return Date.now() + this.leaseMs / 4;
+  }
+
+  /** The service read afresh in the person's own lane; the given record if that read fails (apply time checks again). */
+  private async freshOr(service: ServiceRecord, person: string): Promise<ServiceRecord> {
+    try {
+      return (await this.options.cloud.getService(service.id, { fresh: true, priority: 'read', person })) ?? service;
+    } catch {
+      return service;
+    }
   }
 
   private freshService(serviceId: string): Promise<ServiceRecord | undefined> {

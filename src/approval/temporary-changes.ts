@@ -238,6 +238,7 @@ export class TemporaryChanges {
       plan: extensionPlan(original, currentState(service), dueAt),
       // Judged by the rules of the change it prolongs (its kinds, risks and tags), never as "nothing sent".
       judgedAs: original.plan,
+      serviceIsFresh: true,
       beneficiaryId: original.requesterId,
       temporary: original.temporary,
       extendOf: original.id,
@@ -298,6 +299,7 @@ export class TemporaryChanges {
           userId,
           service,
           plan: planned.plan,
+          serviceIsFresh: true,
           undoOf: original.id,
           ...(original.messageTs ? { threadTs: original.messageTs } : {}),
         })

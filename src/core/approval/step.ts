@@ -15,6 +15,8 @@
 import { staleFields } from '../change/state.js';
 import { operationsOf, operationVisible } from '../change/operations.js';
 import { FINAL_STATUSES, type ChangeRequest, type OperationResult } from '../change/types.js';
+import { rulesGrown } from '../policy/evaluate.js';
+import type { PolicyDecision } from '../policy/types.js';
 import type { ServiceRecord } from '../service/schema.js';
 import type {
   ApplyMode,
@@ -214,7 +216,7 @@ const HANDLERS: Handlers = {
     if (!request) return ignored(state, 'no request');
     if (work.phase === 'reading')
       return work.mode === 'apply'
-        ? checkBeforeSending(request, work.actorId, event.service)
+        ? checkBeforeSending(request, work.actorId, event.service, event.rules)
         : lookAfterTakeover(request, work, event.service, context);
     if (work.phase === 'reconciling') return reconcileRead(request, work, event.service, context);
     return ignored(state, `no read was asked in phase ${work.phase}`);
@@ -292,7 +294,12 @@ function beginApply(request: ChangeRequest, actorId: string, context: FlowContex
 }
 
 /** Fresh read under the lock: refuse a stale change, then send the first operation. */
-function checkBeforeSending(request: ChangeRequest, actorId: string, service: ServiceRecord | undefined): StepResult {
+function checkBeforeSending(
+  request: ChangeRequest,
+  actorId: string,
+  service: ServiceRecord | undefined,
+  rules: PolicyDecision | undefined,
+): StepResult {
   const { plan } = request;
   if (!service) return record(request, actorId, 'apply', failure('service-gone'));
   const stale = staleFields(plan.before, service);
@@ -300,6 +307,10 @@ function checkBeforeSending(request: ChangeRequest, actorId: string, service: Se
     const labels = [...new Set(plan.changes.filter((c) => stale.includes(c.field)).map((c) => c.label))];
     return record(request, actorId, 'apply', failure('stale', { labels }, undefined, 'stale'));
   }
+  // The rules are judged again on the record the change applies to: a tag added since the request
+  // was made must not let it through under the rules it had. A revert only takes access back.
+  const grown = rules && !request.revertOf ? rulesGrown(request.requirements, rules) : undefined;
+  if (grown) return record(request, actorId, 'apply', { status: 'failed', audit: 'failed', failure: grown });
   // An extension of a temporary change sends nothing: approving it moves the revert (in the store).
   return afterOperation(request, actorId, 'apply', [], undefined);
 }

@@ -7,6 +7,7 @@
 import type { AuditAction } from '../change/audit.js';
 import type { ChangeRequest, Operation, OperationResult } from '../change/types.js';
 import type { CloudApiError } from '../service/api-error.js';
+import type { PolicyDecision } from '../policy/types.js';
 import type { ServiceRecord } from '../service/schema.js';
 
 export type Decision = 'approve' | 'reject' | 'cancel';
@@ -91,7 +92,8 @@ export type FlowEvent =
   | { type: 'taken-over'; request: ChangeRequest }
   | { type: 'lock-answered'; attempt: LockAttempt; leaseLost: boolean }
   | { type: 'waited' }
-  | { type: 'service-read'; service: ServiceRecord | undefined }
+  /** A fresh read; `rules` is what the policy in force asks of the request on this record. */
+  | { type: 'service-read'; service: ServiceRecord | undefined; rules?: PolicyDecision }
   | { type: 'read-failed'; error: CloudApiError | undefined }
   | { type: 'operation-answered'; index: number; apiRequestId: string; service: ServiceRecord }
   | { type: 'operation-failed'; index: number; error: CloudApiError | undefined }
@@ -178,6 +180,10 @@ export type Failure =
   | { kind: 'read-before-apply'; error: CloudApiError | undefined }
   | { kind: 'service-gone' }
   | { kind: 'stale'; labels: string[] }
+  /** The record the change would apply to now falls under a deny rule. */
+  | { kind: 'denied-now'; rule: string; text: string }
+  /** The record now matches rules that ask more than the request was approved under. */
+  | { kind: 'rules-grew'; rules: string[] }
   | { kind: 'api-refused'; error: CloudApiError | undefined }
   | { kind: 'unknown-outcome'; error: CloudApiError | undefined }
   | { kind: 'not-shown'; error: CloudApiError | undefined }

@@ -41,3 +41,20 @@ export function evaluatePolicy(
   if (requirements.every((r) => r.approvals === 0)) return { kind: 'auto', requirements };
   return { kind: 'approve', requirements };
 }
+
+/**
+ * What the rules in force ask of a request on the record it would apply to now, against what it
+ * was made under: a deny rule now matching, or rules asking more approvals than it had (a tag
+ * added since, a risk the record now makes). Undefined when nothing grew.
+ */
+export function rulesGrown(
+  requirements: readonly Requirement[] | undefined,
+  now: PolicyDecision,
+): { kind: 'denied-now'; rule: string; text: string } | { kind: 'rules-grew'; rules: string[] } | undefined {
+  if (now.kind === 'deny') return { kind: 'denied-now', rule: now.rule, text: now.text };
+  // Requests from before policies existed keep the default they were made under.
+  if (requirements === undefined) return undefined;
+  const had = new Map(requirements.map((r) => [r.rule, r.approvals]));
+  const grew = now.requirements.filter((r) => r.approvals > (had.get(r.rule) ?? 0)).map((r) => r.rule);
+  return grew.length > 0 ? { kind: 'rules-grew', rules: grew } : undefined;
+}

@@ -59,6 +59,14 @@ function failureRecord(failure: Failure): ChangeOutcome {
       return {
         message: `The service changed since this request was made (${failure.labels.join(', ')}), so it was not applied. Make a new request against the service as it is now.`,
       };
+    case 'denied-now':
+      return {
+        message: `The service now falls under the policy rule "${failure.rule}": ${failure.text} It was not applied.`,
+      };
+    case 'rules-grew':
+      return {
+        message: `The service now matches the policy rule(s) ${failure.rules.map((r) => `"${r}"`).join(', ')}, which ask for more approvals than this request was given (its tags or the change's risks moved since it was asked), so it was not applied. Ask again: the new request shows what it needs.`,
+      };
     case 'api-refused':
       return apiFailure(failure.error, 'ClickHouse Cloud did not apply the change');
     case 'unknown-outcome':
