@@ -9,6 +9,7 @@ import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord, ServiceUpdate } from '../core/service/schema.js';
 import type { ServiceDirectory, ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
 import { filterServices, OrganizationState, updateService, type ServiceRecordLike } from './state.js';
+import { answer } from '../ports/answer.js';
 
 export class InProcessDirectory implements ServiceDirectory {
   readonly state: OrganizationState;
@@ -19,29 +20,33 @@ export class InProcessDirectory implements ServiceDirectory {
     this.state = new OrganizationState(orgId, services);
   }
 
-  async listServices(filters: readonly string[] = []): Promise<ServiceList> {
-    const { services, skipped } = parseServiceList(structuredClone(filterServices(this.state.list(), filters)));
-    return { services, skipped, requestId: randomUUID(), fetchedAt: Date.now() };
+  listServices(filters: readonly string[] = []): Promise<ServiceList> {
+    return answer(() => {
+      const { services, skipped } = parseServiceList(structuredClone(filterServices(this.state.list(), filters)));
+      return { services, skipped, requestId: randomUUID(), fetchedAt: Date.now() };
+    });
   }
 
   async getService(serviceId: string): Promise<ServiceRecord | undefined> {
     return (await this.listServices()).services.find((service) => service.id === serviceId);
   }
 
-  async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {
-    const requestId = randomUUID();
-    const outcome = updateService(this.state, serviceId, update);
-    if (!outcome.ok)
-      throw new CloudApiError('http', outcome.message, {
-        status: outcome.status,
-        apiMessage: outcome.message,
-        requestId,
-        method: 'PATCH',
-      });
-    this.updates.push({ serviceId, update: structuredClone(update) });
-    const [service] = parseServiceList([structuredClone(outcome.value)]).services;
-    if (!service)
-      throw new CloudApiError('bad-response', 'the simulator returned a record without an id', { requestId });
-    return { service, requestId };
+  updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {
+    return answer(() => {
+      const requestId = randomUUID();
+      const outcome = updateService(this.state, serviceId, update);
+      if (!outcome.ok)
+        throw new CloudApiError('http', outcome.message, {
+          status: outcome.status,
+          apiMessage: outcome.message,
+          requestId,
+          method: 'PATCH',
+        });
+      this.updates.push({ serviceId, update: structuredClone(update) });
+      const [service] = parseServiceList([structuredClone(outcome.value)]).services;
+      if (!service)
+        throw new CloudApiError('bad-response', 'the simulator returned a record without an id', { requestId });
+      return { service, requestId };
+    });
   }
 }
