@@ -20,6 +20,10 @@ const flag = (fallback: boolean) =>
     ]),
   );
 
+/** A word from the environment, lower-cased; `fallback` when unset or empty. A non-string is left for the enum to refuse. */
+const lowerCased = (fallback: string) => (v: unknown) =>
+  v === '' || v === undefined ? fallback : typeof v === 'string' ? v.toLowerCase() : v;
+
 const integer = (fallback: number, min: number, max: number) =>
   z.preprocess(
     (v) => (v === '' || v === undefined ? fallback : v),
@@ -152,15 +156,12 @@ const EnvSchema = z.object({
   SCHEDULE_MIN_INTERVAL_SECONDS: integer(900, 1, 7 * 24 * 3600),
   SCHEDULE_MAX_PER_CHANNEL: integer(10, 1, 1000),
   AUDIT_RETENTION_DAYS: integer(400, 1, 10 * 366),
-  LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : String(v).toLowerCase()), z.enum(LOG_LEVELS)),
+  LOG_LEVEL: z.preprocess(lowerCased('info'), z.enum(LOG_LEVELS)),
   LOG_FORMAT: z.preprocess(
-    (v) => (v === '' || v === undefined ? 'text' : String(v).toLowerCase()),
+    lowerCased('text'),
     z.enum(['text', 'json'], { error: 'must be text (human-readable lines) or json (one JSON object per line)' }),
   ),
-  METRICS: z.preprocess(
-    (v) => (v === '' || v === undefined ? 'on' : String(v).toLowerCase()),
-    z.enum(['on', 'off'], { error: 'must be on (GET /metrics) or off' }),
-  ),
+  METRICS: z.preprocess(lowerCased('on'), z.enum(['on', 'off'], { error: 'must be on (GET /metrics) or off' })),
   METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), integer(0, 0, 65535).optional()),
 });
 

@@ -27,7 +27,7 @@ export interface ApproverPolicyOptions {
 
 /** Membership of the groups a click depends on; groups Slack would not tell about are listed. */
 interface Membership {
-  inGroup(groupId: string): boolean;
+  inGroup: (groupId: string) => boolean;
   unknown: string[];
 }
 

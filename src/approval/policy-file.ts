@@ -41,7 +41,7 @@ export async function readPolicyFile(path: string): Promise<Policy> {
 }
 
 function readProblem(error: unknown): string {
-  const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+  const code: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
   if (code === 'ENOENT') return 'it does not exist (check the path, relative to the directory the bot starts in)';
   if (code === 'EACCES') return 'the bot may not read it (check its permissions)';
   return `it could not be read (${error instanceof Error ? error.message : String(error)})`;

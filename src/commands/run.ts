@@ -115,7 +115,7 @@ function dispatch<K extends CommandKind>(
   inv: Invocation,
   s: BotServices,
 ): Promise<void> {
-  const run: Runner<K> = RUNNERS[command.kind as K];
+  const run: Runner<K> = RUNNERS[command.kind];
   return run(command, inv, s);
 }
 

@@ -47,7 +47,7 @@ export function probeRoutes(checks: OpsChecks): OpsRoute[] {
         return json(ok ? 200 : 503, { ok, store: ok ? 'ok' : 'unreachable' });
       },
     },
-    { path: '/livez', method: ['GET'], answer: async () => json(200, { ok: true }) },
+    { path: '/livez', method: ['GET'], answer: () => Promise.resolve(json(200, { ok: true })) },
     {
       path: '/readyz',
       method: ['GET'],

@@ -168,7 +168,7 @@ const OutsideInput = z.object({
 });
 
 function uiRoutes(slack: SlackStandIn, bot: BotHandle, forward: Forward) {
-  const actions: Record<string, (body: unknown) => Promise<unknown>> = {
+  const actions: Record<string, (body: unknown) => unknown> = {
     '/ui/command': async (body) => {
       const input = CommandInput.parse(body);
       const text = input.text.replace(/^\/clickhouse\s*/, '');
@@ -245,11 +245,11 @@ function uiRoutes(slack: SlackStandIn, bot: BotHandle, forward: Forward) {
       else slack.closeView(open.id);
       return answer;
     },
-    '/ui/close': async (body) => {
+    '/ui/close': (body) => {
       slack.closeView(CloseInput.parse(body).viewId);
       return { ok: true };
     },
-    '/ui/outside': async (body) => {
+    '/ui/outside': (body) => {
       const result = changeOutsideBot(bot, OutsideInput.parse(body));
       slack.emit('change');
       return result;

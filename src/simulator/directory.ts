@@ -18,6 +18,7 @@ import {
   type ServiceRecordLike,
   type UpdateResult,
 } from './state.js';
+import { answer } from '../ports/answer.js';
 
 export interface InProcessDirectoryOptions {
   /** How long `stopping`, `starting` and `awaking` last (ms); 0, the default, settles at once. */
@@ -44,36 +45,45 @@ export class InProcessDirectory implements ServiceDirectory {
     this.now = options.now ?? Date.now;
   }
 
-  async listServices(filters: readonly string[] = []): Promise<ServiceList> {
-    this.state.settle(this.now());
-    const { services, skipped } = parseServiceList(structuredClone(filterServices(this.state.list(), filters)));
-    return { services, skipped, requestId: randomUUID(), fetchedAt: Date.now() };
+  listServices(filters: readonly string[] = []): Promise<ServiceList> {
+    return answer(() => {
+      this.state.settle(this.now());
+      const { services, skipped } = parseServiceList(structuredClone(filterServices(this.state.list(), filters)));
+      return { services, skipped, requestId: randomUUID(), fetchedAt: Date.now() };
+    });
   }
 
   async getService(serviceId: string): Promise<ServiceRecord | undefined> {
     return (await this.listServices()).services.find((service) => service.id === serviceId);
   }
 
-  async updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {
-    const result = this.answer(updateService(this.state, serviceId, update, undefined, this.now()), 'PATCH');
-    this.updates.push({ serviceId, update: structuredClone(update) });
-    return result;
+  updateService(serviceId: string, update: ServiceUpdate): Promise<ServiceUpdateResult> {
+    return answer(() => {
+      const result = this.result(updateService(this.state, serviceId, update, undefined, this.now()), 'PATCH');
+      this.updates.push({ serviceId, update: structuredClone(update) });
+      return result;
+    });
   }
 
-  async scaleReplicas(serviceId: string, body: ReplicaScalingUpdate): Promise<ServiceUpdateResult> {
-    const result = this.answer(scaleService(this.state, serviceId, body, undefined, this.now()), 'PATCH');
-    this.scalings.push({ serviceId, body: structuredClone(body) });
-    return result;
+  scaleReplicas(serviceId: string, body: ReplicaScalingUpdate): Promise<ServiceUpdateResult> {
+    return answer(() => {
+      const result = this.result(scaleService(this.state, serviceId, body, undefined, this.now()), 'PATCH');
+      this.scalings.push({ serviceId, body: structuredClone(body) });
+      return result;
+    });
   }
 
-  async changeState(serviceId: string, command: StateCommand): Promise<ServiceUpdateResult> {
-    const result = this.answer(changeServiceState(this.state, serviceId, { command }, undefined, this.now()), 'PATCH');
-    this.stateChanges.push({ serviceId, command });
-    return result;
+  changeState(serviceId: string, command: StateCommand): Promise<ServiceUpdateResult> {
+    return answer(() => {
+      const outcome = changeServiceState(this.state, serviceId, { command }, undefined, this.now());
+      const result = this.result(outcome, 'PATCH');
+      this.stateChanges.push({ serviceId, command });
+      return result;
+    });
   }
 
   /** The record after the change, or the refusal as CloudClient would report it. */
-  private answer(outcome: UpdateResult, method: string): ServiceUpdateResult {
+  private result(outcome: UpdateResult, method: string): ServiceUpdateResult {
     const requestId = randomUUID();
     if (!outcome.ok) {
       throw new CloudApiError('http', outcome.message, {

@@ -88,8 +88,9 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
   });
   // Over HTTP the thread times the acks; in Socket Mode they happen here.
   serveAcksFirst(app, new WorkQueue(), socket ? options.onAck : undefined);
-  app.error(async (error) => {
+  app.error((error) => {
     options.logger.error('unhandled error in a listener:', messageOf(error));
+    return Promise.resolve();
   });
   return {
     app,
@@ -117,10 +118,10 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
  * proxy, SLACK_API_URL) is not the same as a token Slack refused.
  */
 export function slackStartProblem(error: unknown, apiUrl: string): string {
-  const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+  const code: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
   if (code === 'slack_webapi_request_error') {
     const original: unknown = Reflect.get(error as object, 'original');
-    const cause =
+    const cause: unknown =
       typeof original === 'object' && original !== null ? (Reflect.get(original, 'cause') ?? original) : undefined;
     const reason =
       typeof cause === 'object' && cause !== null
@@ -129,7 +130,7 @@ export function slackStartProblem(error: unknown, apiUrl: string): string {
     return `Could not reach Slack at ${apiUrl} (${reason || 'no answer'}): check the network, any proxy, and SLACK_API_URL. SLACK_BOT_TOKEN has not been checked yet.`;
   }
   if (code === 'slack_webapi_http_error') {
-    const status = Reflect.get(error as object, 'statusCode');
+    const status: unknown = Reflect.get(error as object, 'statusCode');
     return `Slack at ${apiUrl} answered HTTP ${String(status)} to auth.test: check SLACK_API_URL.`;
   }
   return `Slack refused SLACK_BOT_TOKEN (auth.test at ${apiUrl} answered ${slackErrorCode(error)}): check the bot token (xoxb-…) and that the app is installed in the workspace.`;

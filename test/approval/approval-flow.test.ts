@@ -7,6 +7,7 @@ import { defaultRequirement } from '../../src/core/policy/evaluate.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { allTexts } from '../core/render/block-kit.js';
 import { ALICE, BOB, CAROL, CHANNEL, inProcess } from '../support/in-process.js';
+import { stringContaining } from '../support/matchers.js';
 
 const nameOf = (h: ReturnType<typeof inProcess>, id: string) => h.directory.state.get(id)?.name;
 
@@ -70,7 +71,7 @@ describe('ApprovalFlow, in process', () => {
     expect(h.directory.updates).toHaveLength(0);
     expect(await h.changeStore.get(id)).toMatchObject({
       status: 'failed',
-      outcome: { message: expect.stringContaining('The service changed since this request was made (Name)') },
+      outcome: { message: stringContaining('The service changed since this request was made (Name)') },
     });
   });
 
@@ -109,11 +110,13 @@ describe('ApprovalFlow, in process', () => {
             requirements: [defaultRequirement({ approvers: [], allowSelfApproval: false })],
           },
         }),
-        async check(decision, userId, request) {
+        check(decision, userId, request) {
           seen.push(`${decision} ${userId} ${request.plan.serviceName}`);
-          return request.plan.serviceName.endsWith('-prod') && decision === 'approve'
-            ? { allowed: false, reason: 'Production needs the on-call lead.' }
-            : { allowed: true };
+          return Promise.resolve(
+            request.plan.serviceName.endsWith('-prod') && decision === 'approve'
+              ? { allowed: false, reason: 'Production needs the on-call lead.' }
+              : { allowed: true },
+          );
         },
         mayAct: () => Promise.resolve({ allowed: true }),
       },

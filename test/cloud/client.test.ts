@@ -318,9 +318,9 @@ describe('the last check before an update goes on the wire (beforeSend)', () => 
     await c.listServices([], { fresh: true }); // uses the only slot: the update must wait for the next
     const checks: number[] = [];
     sim.faults.rateLimitNext(1, 0.05, { on: 'PATCH' });
-    const beforeSend = async () => {
+    const beforeSend = () => {
       checks.push(sim.requests.filter((r) => r.method === 'PATCH').length);
-      return undefined;
+      return Promise.resolve(undefined);
     };
     const update = c.updateService(DEMO_IDS.mlDev, { name: 'ml checked' }, { beforeSend });
     await new Promise((resolve) => setImmediate(resolve));
@@ -340,14 +340,14 @@ describe('the last check before an update goes on the wire (beforeSend)', () => 
   it('sends nothing once the time it answered has passed (a process held up after the check)', async () => {
     const c = client();
     const error = await c
-      .updateService(DEMO_IDS.mlDev, { name: 'ml late' }, { beforeSend: async () => Date.now() - 1 })
+      .updateService(DEMO_IDS.mlDev, { name: 'ml late' }, { beforeSend: () => Promise.resolve(Date.now() - 1) })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SendWindowClosedError);
     expect(sim.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
     const sent = await c.updateService(
       DEMO_IDS.mlDev,
       { name: 'ml in time' },
-      { beforeSend: async () => Date.now() + 5_000 },
+      { beforeSend: () => Promise.resolve(Date.now() + 5_000) },
     );
     expect(sent.service.name).toBe('ml in time');
   });

@@ -108,7 +108,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
 
       const written: string[] = [];
       for (let i = 0; i < cluster.ports.length; i++) {
-        const found = (await cluster.node(i).keys(`${keyPrefix}*`)) as string[];
+        const found = await cluster.node(i).keys(`${keyPrefix}*`);
         const port = cluster.ports[i];
         for (const key of found) {
           // A node only holds keys of its own slots, so this also checks routing.
@@ -270,7 +270,9 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
       if (!id) throw new Error(`no schedule id in ${textOf(added.args)}`);
       // Replica B learns of the schedule through its periodic sync (200 ms in the harness).
       const headline = (args: Record<string, unknown>) =>
-        String(args.text ?? '').startsWith('Scheduled ClickHouse Cloud summary') && args.thread_ts === undefined;
+        typeof args.text === 'string' &&
+        args.text.startsWith('Scheduled ClickHouse Cloud summary') &&
+        args.thread_ts === undefined;
       await new Promise((resolve) => setTimeout(resolve, 3_300));
       const removed = await a.command(`schedule remove ${id}`);
       await a.slack.waitFor('response_url', (args) => args.responseUrlId === removed.responseUrlId);

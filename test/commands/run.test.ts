@@ -32,9 +32,8 @@ describe('runCommand, in process', () => {
 
   it("gives the API's status and request id when the API fails", async () => {
     const h = inProcess();
-    h.directory.listServices = async () => {
-      throw new CloudApiError('http', 'unavailable', { status: 503, requestId: 'req-503' });
-    };
+    h.directory.listServices = () =>
+      Promise.reject(new CloudApiError('http', 'unavailable', { status: 503, requestId: 'req-503' }));
     const [answer] = await h.command('list');
     expect(answer?.text).toBe(
       ':x: /clickhouse list failed: ClickHouse Cloud had an internal error. Try again in a few minutes. (status 503, request id `req-503`)',
@@ -43,9 +42,7 @@ describe('runCommand, in process', () => {
 
   it('says the store is not answering when it is not', async () => {
     const h = inProcess();
-    h.changeStore.listPending = async () => {
-      throw new StoreUnavailableError('Connection is closed.');
-    };
+    h.changeStore.listPending = () => Promise.reject(new StoreUnavailableError('Connection is closed.'));
     const [answer] = await h.command('pending');
     expect(answer?.text).toBe(STORE_DOWN_TEXT);
   });

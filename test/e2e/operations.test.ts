@@ -17,6 +17,7 @@ import {
   USERS,
   type Harness,
 } from './harness.js';
+import { anyString, stringMatching } from '../support/matchers.js';
 
 const harness = useHarnesses();
 
@@ -167,14 +168,14 @@ describe('LOG_FORMAT=json', () => {
 
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     for (const entry of entries)
-      expect(entry).toMatchObject({ time: expect.any(String), level: expect.any(String), msg: expect.any(String) });
+      expect(entry).toMatchObject({ time: anyString(), level: anyString(), msg: anyString() });
     const applied = entries.find((e) => e.changeRequestId === id && e.outcome === 'applied');
     expect(applied).toMatchObject({
       level: 'info',
       userId: USERS.approver,
       channelId: CHANNEL,
-      serviceId: expect.any(String),
-      apiRequestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      serviceId: anyString(),
+      apiRequestId: stringMatching(/^[0-9a-f-]{36}$/),
     });
     expect(entries.find((e) => e.changeRequestId === id && e.outcome === 'requested')).toMatchObject({
       userId: USERS.requester,

@@ -12,7 +12,8 @@ import { CloudApiError, type CloudErrorKind } from '../../src/core/service/api-e
 import { ServiceRecordSchema, type ServiceRecord } from '../../src/core/service/schema.js';
 import { planChange } from '../../src/core/change/plan.js';
 import { CHANGE_STATUSES, type ChangePlan, type ChangeRequest } from '../../src/core/change/types.js';
-import { changeRequestBlocks, mention, outcomeText, pendingBlocks } from '../../src/core/render/change.js';
+import { changeRequestBlocks, outcomeText, pendingBlocks } from '../../src/core/render/change.js';
+import { mention } from '../../src/core/render/people.js';
 import { cloudErrorSentence, cloudErrorText, resolutionText } from '../../src/core/render/errors.js';
 import { helpBlocks, invalidBlocks } from '../../src/core/render/help.js';
 import { historyBlocks } from '../../src/core/render/history.js';

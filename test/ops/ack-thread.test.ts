@@ -51,7 +51,7 @@ async function start(register: (app: App) => void, maxPending?: number): Promise
     {
       path: '/livez',
       method: ['GET'],
-      answer: async () => ({ status: 200, contentType: 'application/json', body: '{"ok":true}' }),
+      answer: () => Promise.resolve({ status: 200, contentType: 'application/json', body: '{"ok":true}' }),
     },
   ];
   const receiver = new AckThreadReceiver({
@@ -66,7 +66,7 @@ async function start(register: (app: App) => void, maxPending?: number): Promise
   const app = new App({
     receiver,
     logger,
-    authorize: async () => ({ botToken: 'xoxb-ack-thread', botId: 'B0', botUserId: 'U0BOT' }),
+    authorize: () => Promise.resolve({ botToken: 'xoxb-ack-thread', botId: 'B0', botUserId: 'U0BOT' }),
   });
   register(app);
   const port = await receiver.start();
@@ -254,12 +254,8 @@ describe('the acknowledging thread', () => {
 
   it('answers 500 to a submission whose listener fails before acknowledging, as Bolt does', async () => {
     const { port, logs } = await start((app) => {
-      app.view('edit', async () => {
-        throw new Error('the listener broke');
-      });
-      app.error(async (error) => {
-        throw error;
-      });
+      app.view('edit', () => Promise.reject(new Error('the listener broke')));
+      app.error((error) => Promise.reject(error));
     });
     const answer = await post(port, SUBMISSION);
     expect(answer.status).toBe(500);

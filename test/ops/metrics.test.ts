@@ -29,10 +29,7 @@ describe('metrics', () => {
     let pending: number | Error = 3;
     const metrics = createMetrics({
       processDefaults: false,
-      countPending: async () => {
-        if (pending instanceof Error) throw pending;
-        return pending;
-      },
+      countPending: () => (pending instanceof Error ? Promise.reject(pending) : Promise.resolve(pending)),
       throttleQueue: () => 7,
     });
     const scrape = () => metrics.registry.metrics();

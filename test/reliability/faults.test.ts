@@ -10,6 +10,7 @@ import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { FINAL_STATUSES } from '../../src/core/change/types.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { requestChange, textOf, useHarnesses, USERS, type Ack, type Harness } from '../e2e/harness.js';
+import { stringMatching } from '../support/matchers.js';
 
 /** Every command reaches the API (no list cache), so every armed fault is met where intended. */
 const NO_CACHE = { CLICKHOUSE_CACHE_SECONDS: '0' };
@@ -149,7 +150,7 @@ describe('faults during an approval', () => {
     const { text, stored } = await approveAndSettle(h, id, 'Not applied');
     expect(text).toContain('The change was not applied: the service still does not show it a few seconds later.');
     expect(text).toContain('status 500');
-    expect(stored?.outcome).toMatchObject({ status: 500, apiRequestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(stored?.outcome).toMatchObject({ status: 500, apiRequestId: stringMatching(/^[0-9a-f-]{36}$/) });
     expect(patches(h)).toHaveLength(1);
     expect(h.simulator.service(DEMO_IDS.sandboxDev)?.name).toBe('sandbox-dev');
     await expectStillServing(h);

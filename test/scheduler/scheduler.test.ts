@@ -23,7 +23,10 @@ describe('Scheduler, in process', () => {
       new Scheduler({
         store,
         logger: recordingLog(),
-        run: async (schedule, fireTime) => void runs.push([schedule.id, fireTime.getTime()]),
+        run: (schedule, fireTime) => {
+          runs.push([schedule.id, fireTime.getTime()]);
+          return Promise.resolve();
+        },
       });
     const [a, b] = [replica(), replica()];
     await Promise.all([a.start(), b.start()]);
@@ -37,7 +40,14 @@ describe('Scheduler, in process', () => {
     await store.addSchedule({ ...EVERY_MINUTE, createdAt: Date.now() - 10 * 60_000 });
     await store.claimRun('sch-1', Date.now());
     let runs = 0;
-    const scheduler = new Scheduler({ store, logger: recordingLog(), run: async () => void runs++ });
+    const scheduler = new Scheduler({
+      store,
+      logger: recordingLog(),
+      run: () => {
+        runs++;
+        return Promise.resolve();
+      },
+    });
     await scheduler.start();
     await scheduler.stop();
     expect(runs).toBe(0);
@@ -50,9 +60,7 @@ describe('Scheduler, in process', () => {
     const scheduler = new Scheduler({
       store,
       logger,
-      run: async () => {
-        throw new Error('Slack is down');
-      },
+      run: () => Promise.reject(new Error('Slack is down')),
     });
     await scheduler.start();
     await scheduler.stop();
@@ -63,7 +71,7 @@ describe('Scheduler, in process', () => {
 
   it('adds a schedule to the store and removes it from there', async () => {
     const store = new MemoryScheduleStore();
-    const scheduler = new Scheduler({ store, logger: recordingLog(), run: async () => undefined });
+    const scheduler = new Scheduler({ store, logger: recordingLog(), run: () => Promise.resolve() });
     await scheduler.start();
     await scheduler.add({ ...EVERY_MINUTE, createdAt: Date.now() });
     expect((await store.listSchedules()).map((s) => s.id)).toStrictEqual(['sch-1']);

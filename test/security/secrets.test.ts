@@ -190,7 +190,10 @@ describe('secrets in the logs of a whole flow', () => {
 
     // A summary, then one whose read the API refuses with the secret in the message (logged).
     await reply((await h.command('summary')).responseUrlId);
-    await h.slack.waitFor('chat.postMessage', (args) => String(args.text ?? '').startsWith('ClickHouse Cloud summary'));
+    await h.slack.waitFor(
+      'chat.postMessage',
+      (args) => typeof args.text === 'string' && args.text.startsWith('ClickHouse Cloud summary'),
+    );
     proxy.arm('GET', 400);
     const failing = await h.command('summary tag:env=prod');
     await h.slack.waitFor('chat.postMessage', (args) => textOf(args.blocks).includes('could not be produced'));

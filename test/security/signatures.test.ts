@@ -121,7 +121,7 @@ describe('requests that Slack did not sign as sent', () => {
     const ack = await h.command('rename sandbox-dev sandbox-renamed');
     const posted = await h.slack.waitFor('chat.postMessage', (args) => textOf(args.blocks).includes('Change request'));
     requestId = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
-    messageTs = String(posted.args.ts ?? '1700000000.000001');
+    messageTs = typeof posted.args.ts === 'string' ? posted.args.ts : '1700000000.000001';
     await h.slack.waitFor('response_url', (args) => args.responseUrlId === ack.responseUrlId);
     expect(requestId).toMatch(/^CR-/);
   });

@@ -31,6 +31,9 @@ import {
   type LocalSentinel,
 } from './local-sentinel.js';
 
+/** The role in a ROLE reply (its first element). */
+const roleName = (reply: unknown): unknown => (Array.isArray(reply) ? reply[0] : reply);
+
 const unsupported = sentinelUnsupported();
 if (unsupported)
   console.warn(`SKIPPING the Redis Sentinel tests: redis-server --sentinel is not available here (${unsupported})`);
@@ -149,7 +152,7 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
     }
     // The failover detector cannot subscribe to the dead Sentinel: reported to the connection's
     // error listeners (the bot's log), not printed by ioredis.
-    await until('the dead Sentinel to be reported', 5_000, async () =>
+    await until('the dead Sentinel to be reported', 5_000, () =>
       errors.some((e) => e.startsWith('Sentinel 127.0.0.1:1 (watched for failovers): connect ECONNREFUSED'))
         ? true
         : undefined,
@@ -258,12 +261,7 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
       expect(await serverPort(ca)).toBe(firstReplica);
       await approveRace(a, b, request.id, 100);
       expect(await setup.node(firstReplica).hget(key, 'status')).toBe('applying');
-      expect(
-        await setup
-          .node(firstReplica)
-          .call('ROLE')
-          .then((role) => (Array.isArray(role) ? role[0] : role)),
-      ).toBe('master');
+      expect(await setup.node(firstReplica).call('ROLE').then(roleName)).toBe('master');
     }, 30_000);
 
     it('after a manual SENTINEL FAILOVER, leaves the demoted master (still up, still accepting writes) at once and approves exactly once on the new one', async () => {
@@ -299,12 +297,7 @@ describe.skipIf(unsupported !== undefined)('through Redis Sentinel (a master, a 
       await until('the second store connection to move too', 5_000, async () =>
         (await serverPort(cb)) === newMaster ? true : undefined,
       );
-      expect(
-        await setup
-          .node(oldMaster)
-          .call('ROLE')
-          .then((role) => (Array.isArray(role) ? role[0] : role)),
-      ).toBe('master');
+      expect(await setup.node(oldMaster).call('ROLE').then(roleName)).toBe('master');
       console.info(
         `manual failover: the Sentinels switched after ${switchedMs} ms, the store connection moved after ${movedMs} ms`,
       );

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import type { CloudSimulator } from '../../src/simulator/server.js';
 import { call, expectError, expectSuccess, listPath, patch, servicePath, startDemo, UUID_V4 } from './helpers.js';
+import { stringMatching } from '../support/matchers.js';
 
 let sim: CloudSimulator;
 let clock: number;
@@ -76,7 +77,7 @@ describe('rateLimitNext', () => {
     expect(limited.body).toEqual({
       status: 429,
       error: 'TOO_MANY_REQUESTS',
-      requestId: expect.stringMatching(UUID_V4),
+      requestId: stringMatching(UUID_V4),
     });
     expect(limited.headers.get('x-ratelimit-reset')).toBe('2.500');
     expect(limited.headers.get('retry-after')).toBeNull();

@@ -9,6 +9,7 @@ import type { ChangeRequest } from '../../src/core/change/types.js';
 import type { ChangeStore, Transition } from '../../src/ports/change-store.js';
 import { EXPIRED_BEFORE_DECISION } from '../../src/store/index.js';
 import { HOUR_MS, approve, buildChangeRequest, buildExpiredRequest, buildPlan, markApplied } from './fixtures.js';
+import { anyString } from '../support/matchers.js';
 
 const DAY_MS = 86_400_000;
 /** A retention a test can see pass. */
@@ -26,7 +27,7 @@ export interface OpenedChangeStore {
   sibling: ChangeStore;
   dispose(): Promise<void>;
   /** Audit entries the store holds, expired ones not yet trimmed included. */
-  auditSize(): Promise<number>;
+  auditSize: () => Promise<number>;
 }
 
 export type OpenChangeStore = (options: ChangeStoreOptions) => OpenedChangeStore;
@@ -304,7 +305,7 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       const request = await created(store);
       expect(await store.readAudit({ limit: 10 })).toStrictEqual([
         {
-          id: expect.any(String),
+          id: anyString(),
           at: request.createdAt,
           action: 'requested',
           changeId: request.id,
@@ -328,7 +329,7 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       const entries = await store.readAudit({ limit: 10 });
       expect(entries.map((e) => e.action)).toStrictEqual(['applied', 'approved', 'requested']);
       expect(entries[0]).toStrictEqual({
-        id: expect.any(String),
+        id: anyString(),
         at: approvedAt + 1,
         action: 'applied',
         changeId: request.id,
@@ -411,7 +412,7 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       await store.transition(request.id, approve('U-late', now));
       const [latest] = await store.readAudit({ limit: 1 });
       expect(latest).toStrictEqual({
-        id: expect.any(String),
+        id: anyString(),
         at: now,
         action: 'expired',
         changeId: request.id,

@@ -32,9 +32,8 @@ describe('Summaries, in process', () => {
 
   it("tells the channel and the asker when the API fails, with the API's status and request id", async () => {
     const h = inProcess();
-    h.directory.listServices = async () => {
-      throw new CloudApiError('http', 'boom', { status: 500, requestId: 'req-500' });
-    };
+    h.directory.listServices = () =>
+      Promise.reject(new CloudApiError('http', 'boom', { status: 500, requestId: 'req-500' }));
     const outcome = await h.summaries.post(target);
     expect(outcome).toStrictEqual({
       ok: false,

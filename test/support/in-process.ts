@@ -44,12 +44,13 @@ export function recordingModals(): Modals & { views: View[] } {
   const views: View[] = [];
   return {
     views,
-    async open(_triggerId, view) {
+    open(_triggerId, view) {
       views.push(view);
-      return { viewId: `V${views.length}` };
+      return Promise.resolve({ viewId: `V${views.length}` });
     },
-    async update(_viewId, view) {
+    update(_viewId, view) {
       views.push(view);
+      return Promise.resolve();
     },
   };
 }
@@ -138,7 +139,10 @@ export function inProcess(options: InProcessOptions = {}) {
       channelId,
       userId,
       triggerId: 'trigger-1',
-      reply: async (message) => void replies.push(message),
+      reply: (message) => {
+        replies.push(message);
+        return Promise.resolve();
+      },
     };
     await runCommand(parseCommand(text), invocation, services);
     return replies;

@@ -25,17 +25,21 @@ export async function freePort(taken: Set<number>, alsoFree: (port: number) => n
 }
 
 /** Polls `probe` until it returns a value, within a bound; the last error explains a timeout. */
-export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+export async function until<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => T | undefined | Promise<T | undefined>,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let last: unknown;
+  let last: Error | undefined;
   while (Date.now() < deadline) {
     try {
       const value = await probe();
       if (value !== undefined) return value;
     } catch (error) {
-      last = error;
+      last = error instanceof Error ? error : new Error(String(error));
     }
     await sleep(50);
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last.message}` : ''}`);
 }

@@ -24,8 +24,8 @@ export function prng(seed: number): Rng {
 }
 
 export interface Rng {
-  next(): number;
-  int(max: number): number;
-  chance(p: number): boolean;
-  pick<T>(items: readonly T[]): T;
+  next: () => number;
+  int: (max: number) => number;
+  chance: (p: number) => boolean;
+  pick: <T>(items: readonly T[]) => T;
 }

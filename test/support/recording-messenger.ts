@@ -5,6 +5,7 @@
  */
 import type { Message, Messenger } from '../../src/ports/index.js';
 import { MessengerError } from '../../src/ports/index.js';
+import { answer } from '../../src/ports/answer.js';
 
 export interface Sent {
   kind: 'post' | 'update' | 'ephemeral';
@@ -22,26 +23,35 @@ export class RecordingMessenger implements Messenger {
   readonly groups = new Map<string, string[]>();
   private counter = 0;
 
-  async post(channelId: string, message: Message): Promise<string> {
-    if (this.outside.has(channelId)) throw new MessengerError('chat.postMessage', 'not-in-channel', 'not_in_channel');
-    const ts = `1700000000.${String(++this.counter).padStart(6, '0')}`;
-    this.sent.push({ kind: 'post', channelId, ts, message: structuredClone(message) });
-    return ts;
+  post(channelId: string, message: Message): Promise<string> {
+    return answer(() => {
+      if (this.outside.has(channelId)) throw new MessengerError('chat.postMessage', 'not-in-channel', 'not_in_channel');
+      const ts = `1700000000.${String(++this.counter).padStart(6, '0')}`;
+      this.sent.push({ kind: 'post', channelId, ts, message: structuredClone(message) });
+      return ts;
+    });
   }
 
-  async update(channelId: string, ts: string, message: Message): Promise<void> {
-    this.sent.push({ kind: 'update', channelId, ts, message: structuredClone(message) });
+  update(channelId: string, ts: string, message: Message): Promise<void> {
+    return answer(() => {
+      this.sent.push({ kind: 'update', channelId, ts, message: structuredClone(message) });
+    });
   }
 
-  async ephemeral(channelId: string, userId: string, message: Message): Promise<void> {
-    if (this.outside.has(channelId)) throw new MessengerError('chat.postEphemeral', 'not-in-channel', 'not_in_channel');
-    this.sent.push({ kind: 'ephemeral', channelId, ts: '', userId, message: structuredClone(message) });
+  ephemeral(channelId: string, userId: string, message: Message): Promise<void> {
+    return answer(() => {
+      if (this.outside.has(channelId))
+        throw new MessengerError('chat.postEphemeral', 'not-in-channel', 'not_in_channel');
+      this.sent.push({ kind: 'ephemeral', channelId, ts: '', userId, message: structuredClone(message) });
+    });
   }
 
-  async groupMembers(groupId: string): Promise<string[]> {
-    const members = this.groups.get(groupId);
-    if (!members) throw new MessengerError('usergroups.users.list', 'other', 'no_such_subteam');
-    return [...members];
+  groupMembers(groupId: string): Promise<string[]> {
+    return answer(() => {
+      const members = this.groups.get(groupId);
+      if (!members) throw new MessengerError('usergroups.users.list', 'other', 'no_such_subteam');
+      return [...members];
+    });
   }
 
   /** What was sent of one kind, optionally to one channel. */

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 
 /** Slack retries an envelope that was not acknowledged within this time. */
 export const ACK_DEADLINE_MS = 3_000;
@@ -151,7 +151,7 @@ export class SocketModeServer extends EventEmitter<{ connection: [number]; close
   private accept(socket: WebSocket): void {
     const id = this.connections.length;
     this.connections.push({ id, socket });
-    socket.on('message', (data) => this.onMessage(id, String(data)));
+    socket.on('message', (data) => this.onMessage(id, rawText(data)));
     socket.on('close', () => this.emit('close', id));
     socket.on('error', () => undefined);
     socket.send(
@@ -186,4 +186,10 @@ export class SocketModeServer extends EventEmitter<{ connection: [number]; close
     this.emit('ack', ack);
     waiting?.settle(ack);
   }
+}
+
+/** A WebSocket message as text: ws hands over a Buffer, an ArrayBuffer or fragments. */
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
 }

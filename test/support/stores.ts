@@ -18,7 +18,7 @@ export interface RedisStoreOpeners {
 /** `cleanUp` removes a prefix's keys after each case (the shared Redis outlives the tests). */
 export function redisStoreOpeners(
   connections: Connections,
-  cleanUp: (keyPrefix: string) => Promise<void> = async () => undefined,
+  cleanUp: (keyPrefix: string) => Promise<void> = () => Promise.resolve(),
 ): RedisStoreOpeners {
   const pair = <S extends { close(): Promise<void> }>(
     open: (connection: RedisConnection | string, keyPrefix: string) => S,

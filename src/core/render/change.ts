@@ -7,8 +7,6 @@ import { mention, people } from './people.js';
 import { progressLines, progressSummary } from './policy.js';
 import { offersUndo, temporaryNote, undoButton } from './temporary.js';
 
-export { mention };
-
 export const ACTION_APPROVE = 'change_approve';
 export const ACTION_REJECT = 'change_reject';
 export const ACTION_CANCEL = 'change_cancel';

@@ -1,6 +1,6 @@
 import type { AuditAction, AuditEntry } from '../change/audit.js';
-import { mention } from './change.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
+import { mention } from './people.js';
 
 const ICON: Record<AuditAction, string> = {
   requested: ':memo:',

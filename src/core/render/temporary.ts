@@ -1,8 +1,8 @@
 /** Block Kit for time-boxed changes, their reverts and reminders, and the Undo button. */
 import { formatDuration } from '../change/temporary.js';
 import type { ChangeRequest } from '../change/types.js';
-import { mention } from './change.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
+import { mention } from './people.js';
 
 export const ACTION_UNDO = 'change_undo';
 export const ACTION_EXTEND = 'temporary_extend';

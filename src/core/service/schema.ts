@@ -39,7 +39,7 @@ const lenientArray = <T extends z.ZodType>(item: T) =>
     z.array(z.unknown()).transform((items) =>
       items.flatMap((value) => {
         const parsed = item.safeParse(value);
-        return parsed.success ? [parsed.data as z.output<T>] : [];
+        return parsed.success ? [parsed.data] : [];
       }),
     ),
   );

@@ -136,9 +136,10 @@ export class AckThreadReceiver implements Receiver {
     const ack =
       event.id === 0
         ? this.lateAck(event.body)
-        : async (response?: unknown) => {
+        : (response?: unknown) => {
             acked = true;
             this.send(thread, { type: 'ack', id: event.id, response });
+            return Promise.resolve();
           };
     app
       .processEvent({

@@ -4,7 +4,7 @@
  */
 import type { AllMiddlewareArgs, AnyMiddlewareArgs } from '@slack/bolt';
 import { whisperToClicker } from './actions/decision.js';
-import type { ListenerDeps } from './index.js';
+import type { ListenerDeps } from './deps.js';
 
 export const DRAINING_TEXT =
   ':arrows_counterclockwise: The bot is restarting and takes no new work for a moment. Try again in a few seconds.';

@@ -3,23 +3,12 @@
  * is middleware (the drain check); each listener is a named function testable without an App.
  */
 import type { App } from '@slack/bolt';
-import type { BotServices } from '../../commands/context.js';
-import type { Command } from '../../core/command/parse.js';
-import type { Messenger } from '../../ports/index.js';
 import { registerDecisionButtons } from './actions/decision.js';
 import { registerTemporaryButtons } from './actions/temporary.js';
 import { registerSlashCommand } from './commands/clickhouse.js';
+import type { ListenerDeps } from './deps.js';
 import { refuseWhileDraining } from './draining.js';
 import { registerEditSubmission } from './views/edit-service.js';
-
-/** What listeners reach: the services, plus a switch that refuses new work while draining. */
-export interface ListenerDeps {
-  services: BotServices;
-  messenger: Messenger;
-  accepting: () => boolean;
-  /** Told of every slash command, parsed (metrics). */
-  onCommand?: (command: Command) => void;
-}
 
 export function registerListeners(app: App, deps: ListenerDeps): void {
   app.use(refuseWhileDraining(deps));

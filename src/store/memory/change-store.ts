@@ -33,6 +33,7 @@ import {
   retentionDeadline,
   withoutEmptyOptionals,
 } from '../rules.js';
+import { answer } from '../../ports/answer.js';
 
 export interface MemoryChangeStoreOptions {
   /** Finished requests are forgotten this long after expiresAt, like the Redis key TTL. */
@@ -75,55 +76,63 @@ export class MemoryChangeStore implements ChangeStore {
     if (!(await this.createIfAbsent(request))) throw duplicateRequestError(request.id);
   }
 
-  async createIfAbsent(request: ChangeRequest): Promise<boolean> {
-    assertCreatable(request);
-    this.forgetRetired();
-    if (this.requests.has(request.id)) return false;
-    this.requests.set(request.id, copyOf(request));
-    this.appendAudit(requestedAuditEntry(request));
-    return true;
+  createIfAbsent(request: ChangeRequest): Promise<boolean> {
+    return answer(() => {
+      assertCreatable(request);
+      this.forgetRetired();
+      if (this.requests.has(request.id)) return false;
+      this.requests.set(request.id, copyOf(request));
+      this.appendAudit(requestedAuditEntry(request));
+      return true;
+    });
   }
 
-  async get(id: string): Promise<ChangeRequest | undefined> {
-    const stored = this.live(id);
-    return stored && copyOf(stored);
+  get(id: string): Promise<ChangeRequest | undefined> {
+    return answer(() => {
+      const stored = this.live(id);
+      return stored && copyOf(stored);
+    });
   }
 
-  async setMessageTs(id: string, messageTs: string): Promise<void> {
-    const stored = this.live(id);
-    if (stored) stored.messageTs = messageTs;
+  setMessageTs(id: string, messageTs: string): Promise<void> {
+    return answer(() => {
+      const stored = this.live(id);
+      if (stored) stored.messageTs = messageTs;
+    });
   }
 
-  async transition(id: string, transition: Transition): Promise<TransitionResult> {
-    const stored = this.live(id);
-    if (!stored) return { ok: false, reason: 'missing' };
-    if (stored.status === 'pending' && transition.to !== 'expired' && transition.now >= stored.expiresAt) {
-      stored.status = 'expired';
-      this.appendTransitionAudit(stored, transition, { action: 'expired', message: EXPIRED_BEFORE_DECISION });
-      return { ok: false, reason: 'expired', request: copyOf(stored) };
-    }
-    if (!transition.from.includes(stored.status)) return { ok: false, reason: 'conflict', request: copyOf(stored) };
-    const { holder, claim } = transition;
-    if (
-      stored.status === 'applying' &&
-      holder &&
-      (stored.lease?.owner !== holder.owner || stored.lease.fence !== holder.fence)
-    ) {
-      return { ok: false, reason: 'lost', request: copyOf(stored) };
-    }
+  transition(id: string, transition: Transition): Promise<TransitionResult> {
+    return answer(() => {
+      const stored = this.live(id);
+      if (!stored) return { ok: false, reason: 'missing' };
+      if (stored.status === 'pending' && transition.to !== 'expired' && transition.now >= stored.expiresAt) {
+        stored.status = 'expired';
+        this.appendTransitionAudit(stored, transition, { action: 'expired', message: EXPIRED_BEFORE_DECISION });
+        return { ok: false, reason: 'expired', request: copyOf(stored) };
+      }
+      if (!transition.from.includes(stored.status)) return { ok: false, reason: 'conflict', request: copyOf(stored) };
+      const { holder, claim } = transition;
+      if (
+        stored.status === 'applying' &&
+        holder &&
+        (stored.lease?.owner !== holder.owner || stored.lease.fence !== holder.fence)
+      ) {
+        return { ok: false, reason: 'lost', request: copyOf(stored) };
+      }
 
-    const previous = stored.status;
-    stored.status = transition.to;
-    if (leavesPending(previous, transition.to)) {
-      stored.decidedBy = transition.actorId;
-      stored.decidedAt = transition.now;
-    }
-    if (transition.outcome) stored.outcome = copyOf(transition.outcome);
-    if (previous === 'applying' && transition.to !== 'applying') this.releaseLease(stored, holder?.serviceId);
-    if (previous !== 'applying' && transition.to === 'applying' && claim) this.grantLease(stored, claim);
-    if (transition.to === 'applied') this.scheduleRevert(stored, transition.now);
-    this.appendTransitionAudit(stored, transition, transition.audit);
-    return { ok: true, request: copyOf(stored) };
+      const previous = stored.status;
+      stored.status = transition.to;
+      if (leavesPending(previous, transition.to)) {
+        stored.decidedBy = transition.actorId;
+        stored.decidedAt = transition.now;
+      }
+      if (transition.outcome) stored.outcome = copyOf(transition.outcome);
+      if (previous === 'applying' && transition.to !== 'applying') this.releaseLease(stored, holder?.serviceId);
+      if (previous !== 'applying' && transition.to === 'applying' && claim) this.grantLease(stored, claim);
+      if (transition.to === 'applied') this.scheduleRevert(stored, transition.now);
+      this.appendTransitionAudit(stored, transition, transition.audit);
+      return { ok: true, request: copyOf(stored) };
+    });
   }
 
   /** As the transition script: a temporary request schedules its revert; an extension moves one still due. */
@@ -136,154 +145,177 @@ export class MemoryChangeStore implements ChangeStore {
   }
 
   /** As the Redis store: each call continues where the last one stopped, wrapping to the front. */
-  async dueReverts(now: number, limit: number): Promise<string[]> {
-    const due = dueIds(this.reverts, now, Number.MAX_SAFE_INTEGER);
-    if (this.dueRevertsFrom >= due.length) this.dueRevertsFrom = 0;
-    const page = due.slice(this.dueRevertsFrom, this.dueRevertsFrom + limit);
-    const front =
-      page.length < limit && this.dueRevertsFrom > 0
-        ? due.slice(0, Math.min(limit - page.length, this.dueRevertsFrom))
-        : [];
-    this.dueRevertsFrom = front.length > 0 ? front.length : page.length === limit ? this.dueRevertsFrom + limit : 0;
-    return [...page, ...front];
+  dueReverts(now: number, limit: number): Promise<string[]> {
+    return answer(() => {
+      const due = dueIds(this.reverts, now, Number.MAX_SAFE_INTEGER);
+      if (this.dueRevertsFrom >= due.length) this.dueRevertsFrom = 0;
+      const page = due.slice(this.dueRevertsFrom, this.dueRevertsFrom + limit);
+      const front =
+        page.length < limit && this.dueRevertsFrom > 0
+          ? due.slice(0, Math.min(limit - page.length, this.dueRevertsFrom))
+          : [];
+      this.dueRevertsFrom = front.length > 0 ? front.length : page.length === limit ? this.dueRevertsFrom + limit : 0;
+      return [...page, ...front];
+    });
   }
 
   private dueRevertsFrom = 0;
 
-  async scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>> {
-    return [...this.reverts]
-      .map(([id, dueAt]) => ({ id, dueAt }))
-      .sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1));
+  scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>> {
+    return answer(() =>
+      [...this.reverts]
+        .map(([id, dueAt]) => ({ id, dueAt }))
+        .sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1)),
+    );
   }
 
-  async forgetRevert(id: string): Promise<void> {
-    this.reverts.delete(id);
-    this.reminders.delete(id);
+  forgetRevert(id: string): Promise<void> {
+    return answer(() => {
+      this.reverts.delete(id);
+      this.reminders.delete(id);
+    });
   }
 
-  async dueReminders(now: number, limit: number): Promise<string[]> {
-    return dueIds(this.reminders, now, limit);
+  dueReminders(now: number, limit: number): Promise<string[]> {
+    return answer(() => dueIds(this.reminders, now, limit));
   }
 
-  async claimReminder(id: string): Promise<boolean> {
-    return this.reminders.delete(id);
+  claimReminder(id: string): Promise<boolean> {
+    return answer(() => this.reminders.delete(id));
   }
 
-  async postponeRevert(id: string, dueAt: number): Promise<void> {
-    if (this.reverts.has(id)) this.reverts.set(id, dueAt);
+  postponeRevert(id: string, dueAt: number): Promise<void> {
+    return answer(() => {
+      if (this.reverts.has(id)) this.reverts.set(id, dueAt);
+    });
   }
 
-  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
-    const until = this.clicks.get(key);
-    if (until !== undefined && until > Date.now()) return false;
-    this.clicks.set(key, Date.now() + ttlMs);
-    return true;
+  claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    return answer(() => {
+      const until = this.clicks.get(key);
+      if (until !== undefined && until > Date.now()) return false;
+      this.clicks.set(key, Date.now() + ttlMs);
+      return true;
+    });
   }
 
-  async addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult> {
-    const stored = this.live(id);
-    if (!stored) return { ok: false, reason: 'missing' };
-    const { approval } = step;
-    const about = {
-      changeId: stored.id,
-      channelId: stored.channelId,
-      serviceId: stored.plan.serviceId,
-      serviceName: stored.plan.serviceName,
-      summary: step.audit.summary,
-    };
-    if (stored.status === 'pending' && approval.at >= stored.expiresAt) {
-      stored.status = 'expired';
+  addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult> {
+    return answer(() => {
+      const stored = this.live(id);
+      if (!stored) return { ok: false, reason: 'missing' };
+      const { approval } = step;
+      const about = {
+        changeId: stored.id,
+        channelId: stored.channelId,
+        serviceId: stored.plan.serviceId,
+        serviceName: stored.plan.serviceName,
+        summary: step.audit.summary,
+      };
+      if (stored.status === 'pending' && approval.at >= stored.expiresAt) {
+        stored.status = 'expired';
+        this.appendAudit({
+          ...about,
+          at: approval.at,
+          action: 'expired',
+          actorId: approval.userId,
+          message: EXPIRED_BEFORE_DECISION,
+        });
+        return { ok: false, reason: 'expired', request: copyOf(stored) };
+      }
+      if (stored.status !== 'pending') return { ok: false, reason: 'conflict', request: copyOf(stored) };
+      const approvals = stored.approvals ?? [];
+      if (approvals.some((a) => a.userId === approval.userId))
+        return { ok: false, reason: 'already-approved', request: copyOf(stored) };
+      const needed = neededApprovals(stored);
+      const tally = approvalTally(needed, approvals);
+      if (!approval.counts.some((index) => (tally[index] ?? Infinity) < (needed[index] ?? 0)))
+        return { ok: false, reason: 'not-needed', request: copyOf(stored) };
+
+      stored.approvals = [...approvals, copyOf(approval)];
+      const after = approvalTally(needed, stored.approvals);
+      const complete = needed.every((count, index) => (after[index] ?? 0) >= count);
+      if (complete) {
+        stored.status = 'applying';
+        stored.decidedBy = approval.userId;
+        stored.decidedAt = approval.at;
+        if (step.claim) this.grantLease(stored, step.claim);
+      }
+      const message = [step.audit.message, complete ? step.completesMessage : undefined].filter(Boolean).join(' ');
+      const fence = this.fences.get(stored.id);
       this.appendAudit({
         ...about,
         at: approval.at,
-        action: 'expired',
+        action: 'approved',
         actorId: approval.userId,
-        message: EXPIRED_BEFORE_DECISION,
+        ...(message ? { message } : {}),
+        ...(fence === undefined ? {} : { fence }),
       });
-      return { ok: false, reason: 'expired', request: copyOf(stored) };
-    }
-    if (stored.status !== 'pending') return { ok: false, reason: 'conflict', request: copyOf(stored) };
-    const approvals = stored.approvals ?? [];
-    if (approvals.some((a) => a.userId === approval.userId))
-      return { ok: false, reason: 'already-approved', request: copyOf(stored) };
-    const needed = neededApprovals(stored);
-    const tally = approvalTally(needed, approvals);
-    if (!approval.counts.some((index) => (tally[index] ?? Infinity) < (needed[index] ?? 0)))
-      return { ok: false, reason: 'not-needed', request: copyOf(stored) };
-
-    stored.approvals = [...approvals, copyOf(approval)];
-    const after = approvalTally(needed, stored.approvals);
-    const complete = needed.every((count, index) => (after[index] ?? 0) >= count);
-    if (complete) {
-      stored.status = 'applying';
-      stored.decidedBy = approval.userId;
-      stored.decidedAt = approval.at;
-      if (step.claim) this.grantLease(stored, step.claim);
-    }
-    const message = [step.audit.message, complete ? step.completesMessage : undefined].filter(Boolean).join(' ');
-    const fence = this.fences.get(stored.id);
-    this.appendAudit({
-      ...about,
-      at: approval.at,
-      action: 'approved',
-      actorId: approval.userId,
-      ...(message ? { message } : {}),
-      ...(fence === undefined ? {} : { fence }),
+      return { ok: true, request: copyOf(stored), complete };
     });
-    return { ok: true, request: copyOf(stored), complete };
   }
 
-  async renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
-    const stored = this.heldBy(token, Date.now());
-    if (!stored?.lease) return false;
-    stored.lease.until = Date.now() + ttlMs;
-    const lock = this.serviceLocks.get(token.serviceId);
-    if (lock && lock.holder === lockValue(token) && !stored.lease.sending) lock.until = Date.now() + ttlMs;
-    return true;
+  renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
+    return answer(() => {
+      const stored = this.heldBy(token, Date.now());
+      if (!stored?.lease) return false;
+      stored.lease.until = Date.now() + ttlMs;
+      const lock = this.serviceLocks.get(token.serviceId);
+      if (lock && lock.holder === lockValue(token) && !stored.lease.sending) lock.until = Date.now() + ttlMs;
+      return true;
+    });
   }
 
-  async lockService(token: LeaseToken, ttlMs: number): Promise<ServiceLockAttempt> {
-    const now = Date.now();
-    if (!this.heldBy(token, now)) return 'lost';
-    const lock = this.serviceLocks.get(token.serviceId);
-    if (lock && lock.until > now) return lock.holder === lockValue(token) ? 'acquired' : 'busy';
-    this.serviceLocks.set(token.serviceId, { holder: lockValue(token), until: now + ttlMs });
-    return 'acquired';
+  lockService(token: LeaseToken, ttlMs: number): Promise<ServiceLockAttempt> {
+    return answer(() => {
+      const now = Date.now();
+      if (!this.heldBy(token, now)) return 'lost';
+      const lock = this.serviceLocks.get(token.serviceId);
+      if (lock && lock.until > now) return lock.holder === lockValue(token) ? 'acquired' : 'busy';
+      this.serviceLocks.set(token.serviceId, { holder: lockValue(token), until: now + ttlMs });
+      return 'acquired';
+    });
   }
 
-  async confirmSending(token: LeaseToken, minRemainingMs: number): Promise<boolean> {
-    const now = Date.now();
-    const stored = this.heldBy(token, now + minRemainingMs);
-    const lock = this.serviceLocks.get(token.serviceId);
-    if (!stored?.lease || !lock || lock.until <= now || lock.holder !== lockValue(token)) return false;
-    stored.lease.sending = true;
-    stored.lease.sentAt = now;
-    lock.until = now + SENT_LOCK_MS;
-    return true;
+  confirmSending(token: LeaseToken, minRemainingMs: number): Promise<boolean> {
+    return answer(() => {
+      const now = Date.now();
+      const stored = this.heldBy(token, now + minRemainingMs);
+      const lock = this.serviceLocks.get(token.serviceId);
+      if (!stored?.lease || !lock || lock.until <= now || lock.holder !== lockValue(token)) return false;
+      stored.lease.sending = true;
+      stored.lease.sentAt = now;
+      lock.until = now + SENT_LOCK_MS;
+      return true;
+    });
   }
 
-  async takeOver(request: Pick<ChangeRequest, 'id' | 'plan'>, owner: string, ttlMs: number) {
-    const stored = this.live(request.id);
-    const now = Date.now();
-    if (!stored || stored.status !== 'applying') return undefined;
-    if (stored.lease ? stored.lease.until > now : (stored.decidedAt ?? 0) + LEASELESS_TAKEOVER_AFTER_MS > now)
-      return undefined;
-    const oldFence = stored.lease?.fence ?? this.fences.get(request.id) ?? 0;
-    const fence = oldFence + 1;
-    const { sending = false, sentAt } = stored.lease ?? {};
-    stored.lease = {
-      owner,
-      fence,
-      until: now + ttlMs,
-      sending,
-      ...(sentAt === undefined ? {} : { sentAt }),
-      takenAt: now,
-    };
-    this.fences.set(request.id, fence);
-    // The settler inherits the lock its predecessor held, rather than waiting behind itself.
-    const lock = this.serviceLocks.get(stored.plan.serviceId);
-    if (lock?.holder === `${stored.id}:${oldFence}`) lock.holder = `${stored.id}:${fence}`;
-    return { request: copyOf(stored), token: { requestId: stored.id, serviceId: stored.plan.serviceId, owner, fence } };
+  takeOver(request: Pick<ChangeRequest, 'id' | 'plan'>, owner: string, ttlMs: number) {
+    return answer(() => {
+      const stored = this.live(request.id);
+      const now = Date.now();
+      if (!stored || stored.status !== 'applying') return undefined;
+      if (stored.lease ? stored.lease.until > now : (stored.decidedAt ?? 0) + LEASELESS_TAKEOVER_AFTER_MS > now)
+        return undefined;
+      const oldFence = stored.lease?.fence ?? this.fences.get(request.id) ?? 0;
+      const fence = oldFence + 1;
+      const { sending = false, sentAt } = stored.lease ?? {};
+      stored.lease = {
+        owner,
+        fence,
+        until: now + ttlMs,
+        sending,
+        ...(sentAt === undefined ? {} : { sentAt }),
+        takenAt: now,
+      };
+      this.fences.set(request.id, fence);
+      // The settler inherits the lock its predecessor held, rather than waiting behind itself.
+      const lock = this.serviceLocks.get(stored.plan.serviceId);
+      if (lock?.holder === `${stored.id}:${oldFence}`) lock.holder = `${stored.id}:${fence}`;
+      return {
+        request: copyOf(stored),
+        token: { requestId: stored.id, serviceId: stored.plan.serviceId, owner, fence },
+      };
+    });
   }
 
   /** The request if `token` holds its lease and the lease lasts beyond `atLeastUntil`. */
@@ -302,53 +334,65 @@ export class MemoryChangeStore implements ChangeStore {
     delete stored.lease;
   }
 
-  async listPending(channelId: string, now: number): Promise<ChangeRequest[]> {
-    return this.liveRequests()
-      .filter((r) => r.channelId === channelId && r.status === 'pending' && r.expiresAt > now)
-      .sort(byCreation)
-      .map(copyOf);
+  listPending(channelId: string, now: number): Promise<ChangeRequest[]> {
+    return answer(() =>
+      this.liveRequests()
+        .filter((r) => r.channelId === channelId && r.status === 'pending' && r.expiresAt > now)
+        .sort(byCreation)
+        .map(copyOf),
+    );
   }
 
-  async countPending(now: number): Promise<number> {
-    return this.liveRequests().filter((r) => r.status === 'pending' && r.expiresAt > now).length;
+  countPending(now: number): Promise<number> {
+    return answer(() => this.liveRequests().filter((r) => r.status === 'pending' && r.expiresAt > now).length);
   }
 
-  async listApplying(): Promise<ChangeRequest[]> {
-    return this.liveRequests()
-      .filter((r) => r.status === 'applying')
-      .sort(byCreation)
-      .map(copyOf);
+  listApplying(): Promise<ChangeRequest[]> {
+    return answer(() =>
+      this.liveRequests()
+        .filter((r) => r.status === 'applying')
+        .sort(byCreation)
+        .map(copyOf),
+    );
   }
 
   /** As the Redis store: a channel's entries all count; the whole trail is scanned AUDIT_SCAN_MAX deep. */
-  async readAudit(query: AuditQuery): Promise<AuditEntry[]> {
-    this.forgetOldAudit();
-    const found: AuditEntry[] = [];
-    const oldestScanned = query.channelId === undefined ? Math.max(0, this.audit.length - AUDIT_SCAN_MAX) : 0;
-    for (let i = this.audit.length - 1; i >= oldestScanned && found.length < query.limit; i--) {
-      const entry = this.audit[i]?.entry;
-      if (!entry || (query.serviceId !== undefined && entry.serviceId !== query.serviceId)) continue;
-      if (query.channelId === undefined || entry.channelId === query.channelId) found.push(copyOf(entry));
-    }
-    return found;
+  readAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    return answer(() => {
+      this.forgetOldAudit();
+      const found: AuditEntry[] = [];
+      const oldestScanned = query.channelId === undefined ? Math.max(0, this.audit.length - AUDIT_SCAN_MAX) : 0;
+      for (let i = this.audit.length - 1; i >= oldestScanned && found.length < query.limit; i--) {
+        const entry = this.audit[i]?.entry;
+        if (!entry || (query.serviceId !== undefined && entry.serviceId !== query.serviceId)) continue;
+        if (query.channelId === undefined || entry.channelId === query.channelId) found.push(copyOf(entry));
+      }
+      return found;
+    });
   }
 
-  async readApplied(window: { from: number; to: number }): Promise<AuditEntry[]> {
-    this.forgetOldAudit();
-    return this.audit
-      .filter(({ entry }) => entry.action === 'applied' && entry.at >= window.from && entry.at <= window.to)
-      .map(({ entry }) => copyOf(entry));
+  readApplied(window: { from: number; to: number }): Promise<AuditEntry[]> {
+    return answer(() => {
+      this.forgetOldAudit();
+      return this.audit
+        .filter(({ entry }) => entry.action === 'applied' && entry.at >= window.from && entry.at <= window.to)
+        .map(({ entry }) => copyOf(entry));
+    });
   }
 
-  async auditBeginsAt(): Promise<number | undefined> {
-    this.forgetOldAudit();
-    return this.audit[0]?.entry.at;
+  auditBeginsAt(): Promise<number | undefined> {
+    return answer(() => {
+      this.forgetOldAudit();
+      return this.audit[0]?.entry.at;
+    });
   }
 
   /** Entries the audit trail holds; for operators and tests. */
-  async auditSize(): Promise<number> {
-    this.forgetOldAudit();
-    return this.audit.length;
+  auditSize(): Promise<number> {
+    return answer(() => {
+      this.forgetOldAudit();
+      return this.audit.length;
+    });
   }
 
   private forgetOldAudit(): void {
@@ -357,8 +401,8 @@ export class MemoryChangeStore implements ChangeStore {
     this.audit.splice(0, old === -1 ? this.audit.length : old);
   }
 
-  async ping(): Promise<boolean> {
-    return true;
+  ping(): Promise<boolean> {
+    return answer(() => true);
   }
 
   async close(): Promise<void> {}

@@ -118,7 +118,7 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   if (hash.messageTs !== undefined) request.messageTs = hash.messageTs;
   if (hash.decidedBy !== undefined) request.decidedBy = hash.decidedBy;
   if (hash.decidedAt !== undefined) request.decidedAt = parseNumber(hash.decidedAt, 'decidedAt');
-  if (hash.outcome !== undefined) request.outcome = parseJsonObject(hash.outcome, 'outcome') as ChangeOutcome;
+  if (hash.outcome !== undefined) request.outcome = parseOutcome(hash.outcome);
   const approvals = approvalsFromHash(hash);
   if (approvals.length > 0) request.approvals = approvals;
   if (hash.leaseOwner !== undefined && hash.fence !== undefined) {
@@ -298,6 +298,23 @@ function parseNumber(value: string, field: string): number {
   const number = Number(value);
   if (!Number.isFinite(number)) throw new StoredDataError(field);
   return number;
+}
+
+/** The outcome a transition recorded; a field of another type means something else wrote the hash. */
+function parseOutcome(json: string): ChangeOutcome {
+  const { apiRequestId, message, status } = parseJsonObject(json, 'outcome');
+  if (
+    (apiRequestId !== undefined && typeof apiRequestId !== 'string') ||
+    (message !== undefined && typeof message !== 'string') ||
+    (status !== undefined && typeof status !== 'number')
+  ) {
+    throw new StoredDataError('outcome');
+  }
+  return {
+    ...(apiRequestId === undefined ? {} : { apiRequestId }),
+    ...(message === undefined ? {} : { message }),
+    ...(status === undefined ? {} : { status }),
+  };
 }
 
 function parseJsonObject(json: string, field: string): Record<string, unknown> {

@@ -14,8 +14,9 @@ export function isRedisUnavailable(error: unknown): error is Error {
   );
 }
 
-function asStoreError(error: unknown): unknown {
-  return isRedisUnavailable(error) ? new StoreUnavailableError(error.message, { cause: error }) : error;
+function asStoreError(error: unknown): Error {
+  if (isRedisUnavailable(error)) return new StoreUnavailableError(error.message, { cause: error });
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 /**

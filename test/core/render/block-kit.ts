@@ -98,7 +98,8 @@ export function blockKitViolations(blocks: readonly unknown[], { max }: LimitOpt
       return;
     }
     if (raw.block_id !== undefined) {
-      const id = String(raw.block_id);
+      const id = typeof raw.block_id === 'string' ? raw.block_id : JSON.stringify(raw.block_id);
+      check(typeof raw.block_id === 'string', `${where}: block_id ${id} is not a string`);
       check(chars(id) <= 255, `${where}: block_id > 255`);
       check(!blockIds.has(id), `${where}: duplicate block_id ${id}`);
       blockIds.add(id);

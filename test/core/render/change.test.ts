@@ -7,10 +7,10 @@ import {
   ACTION_REJECT,
   changeLine,
   changeRequestBlocks,
-  mention,
   outcomeText,
   pendingBlocks,
 } from '../../../src/core/render/change.js';
+import { mention } from '../../../src/core/render/people.js';
 import { changeRequest, ipEntries, mustPlan, NOW, service } from '../fixtures.js';
 import { allTexts, assertBlockKitLimits, assertSafeMrkdwn, mrkdwnTexts } from './block-kit.js';
 

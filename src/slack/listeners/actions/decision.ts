@@ -6,7 +6,7 @@ import type { Decision } from '../../../ports/approval-policy.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import { section } from '../../../core/render/mrkdwn.js';
 import { replyTo } from '../../respond.js';
-import type { ListenerDeps } from '../index.js';
+import type { ListenerDeps } from '../deps.js';
 
 /** The button of each decision; the compiler checks that every decision has one. */
 const DECISION_ACTIONS: Record<Decision, string> = {

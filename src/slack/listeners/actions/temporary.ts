@@ -3,7 +3,7 @@ import type { AllMiddlewareArgs, App, SlackActionMiddlewareArgs } from '@slack/b
 import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../../core/render/temporary.js';
 import type { DecisionReply, TemporaryChangeService } from '../../../ports/index.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
-import type { ListenerDeps } from '../index.js';
+import type { ListenerDeps } from '../deps.js';
 import { ButtonClick, whisperToClicker } from './decision.js';
 
 type Handler = (service: TemporaryChangeService, requestId: string, userId: string) => Promise<DecisionReply>;

@@ -2,7 +2,7 @@ import type { App } from '@slack/bolt';
 import { runCommand } from '../../../commands/run.js';
 import { parseCommand } from '../../../core/command/parse.js';
 import { replyTo } from '../../respond.js';
-import type { ListenerDeps } from '../index.js';
+import type { ListenerDeps } from '../deps.js';
 
 /** The slash command: ack at once (Slack's 3 s), then work and answer through response_url. */
 export function registerSlashCommand(app: App, deps: ListenerDeps): void {

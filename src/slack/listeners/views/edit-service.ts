@@ -2,7 +2,7 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { submitEdit } from '../../../commands/edit-submission.js';
 import { EDIT_CALLBACK, EditMetadataSchema, ViewStateSchema } from '../../../core/render/modal.js';
-import type { ListenerDeps } from '../index.js';
+import type { ListenerDeps } from '../deps.js';
 
 /** The parts of a view_submission payload we rely on. */
 const Submission = z.object({
