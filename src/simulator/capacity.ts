@@ -7,7 +7,7 @@
  * than against the real API's exact words.
  */
 import { z } from 'zod';
-import type { Outcome, ServiceRecordLike } from './state.js';
+import type { Outcome, ServiceRecordLike } from './records.js';
 
 // Bounds of the official document, restated here rather than imported from the bot's core: the
 // simulator stands for the API, and should not agree with the bot merely by sharing its code.

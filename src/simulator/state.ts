@@ -22,50 +22,8 @@ import {
   TAG_EDITS_MAX,
 } from '../core/service/schema.js';
 
-// ---------------------------------------------------------------------------------------------
-// Records
-
-export interface EndpointRecord {
-  protocol: string;
-  host?: string;
-  port?: number;
-  /** The real API sends null here for some services. */
-  username?: string | null;
-  [extra: string]: unknown;
-}
-
-export interface AccessEntryRecord {
-  source: string;
-  description?: string;
-  [extra: string]: unknown;
-}
-
-export interface TagRecord {
-  key: string;
-  value?: string;
-}
-
-/**
- * A stored service record: the fields the simulator's rules read are typed, everything else is
- * kept as-is so that seeds can carry the real API's extra fields (and tests can add odd ones).
- */
-export interface ServiceRecordLike {
-  id: string;
-  name: string;
-  provider?: string;
-  region?: string;
-  state?: string;
-  tier?: string;
-  releaseChannel?: string;
-  endpoints?: EndpointRecord[];
-  ipAccessList?: AccessEntryRecord[];
-  privateEndpointIds?: string[];
-  availablePrivateEndpointIds?: string[];
-  hasTransparentDataEncryption?: boolean;
-  transparentDataEncryptionKeyId?: string;
-  tags?: TagRecord[];
-  [extra: string]: unknown;
-}
+export type { AccessEntryRecord, EndpointRecord, Outcome, ServiceRecordLike, TagRecord } from './records.js';
+import type { AccessEntryRecord, EndpointRecord, Outcome, ServiceRecordLike, TagRecord } from './records.js';
 
 const copy = <T>(value: T): T => structuredClone(value);
 
@@ -261,8 +219,6 @@ const UpdateBodySchema = z
   .partial();
 
 export type ServiceUpdateBody = z.infer<typeof UpdateBodySchema>;
-
-export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** "request body.ipAccessList.add[0].source", the way the real API names the offending field. */
 function fieldPath(path: readonly PropertyKey[]): string {

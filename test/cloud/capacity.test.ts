@@ -96,7 +96,7 @@ describe('scaleReplicas', () => {
     ['the deprecated total-memory fields', { minTotalMemoryGb: 24 }],
   ])('refuses %s before sending anything', async (_, body) => {
     await start();
-    const error = await cloudFailure(client().scaleReplicas(DEMO_IDS.ordersProd, body as ReplicaScalingUpdate));
+    const error = await cloudFailure(client().scaleReplicas(DEMO_IDS.ordersProd, body));
     expect(error.kind).toBe('invalid-request');
     expect(error.certainlyNotApplied).toBe(true);
     expect(error.message).toMatch(/^The change breaks the API's rules: /);
@@ -184,16 +184,16 @@ describe('changeState', () => {
       lost,
     );
     const late = await failure(
-      c.scaleReplicas(DEMO_IDS.ordersProd, { numReplicas: 4 }, { beforeSend: async () => Date.now() - 1 }),
+      c.scaleReplicas(DEMO_IDS.ordersProd, { numReplicas: 4 }, { beforeSend: () => Promise.resolve(Date.now() - 1) }),
     );
     expect(late).toBeInstanceOf(SendWindowClosedError);
     expect(patches()).toHaveLength(0);
     expect(sim.service(DEMO_IDS.ordersProd)).toMatchObject({ state: 'running', numReplicas: 3 });
 
     const checked: string[] = [];
-    const beforeSend = async () => {
+    const beforeSend = () => {
       checked.push('checked');
-      return Date.now() + 5_000;
+      return Promise.resolve(Date.now() + 5_000);
     };
     await c.changeState(DEMO_IDS.ordersProd, 'stop', { beforeSend });
     await c.scaleReplicas(DEMO_IDS.searchProd, { minReplicas: 2, maxReplicas: 4 }, { beforeSend });

@@ -72,7 +72,7 @@ export function capacityValuesOf(service: ServiceRecord, fields: readonly Capaci
     const value = valueOf(service, field);
     if (value !== undefined) values[field] = value;
   }
-  return values as CapacityValues;
+  return values;
 }
 
 /** The fields a set of values names, in a fixed order. */

@@ -24,9 +24,7 @@ export const KINDS = {
 } as const satisfies { [F in TouchedField]: ChangeKindModule<F> };
 
 /** Every kind, in the order requests list their changes. */
-export const KIND_LIST: ReadonlyArray<ChangeKindModule<TouchedField>> = Object.values(KINDS) as ReadonlyArray<
-  ChangeKindModule<TouchedField>
->;
+export const KIND_LIST: ReadonlyArray<ChangeKindModule<TouchedField>> = Object.values(KINDS);
 
 /** The kinds that can be granted for a while (`for 2h`), in the order a revert tells what it found. */
 export const TEMPORARY_KINDS: ReadonlyArray<ChangeKindModule<TouchedField>> = [ipAccessKind, mysqlEndpointKind];
