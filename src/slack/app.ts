@@ -29,6 +29,8 @@ export interface SlackAppOptions {
   storeAnswers: () => Promise<boolean>;
   /** Served at /metrics on `port`; leave out when metrics are off or have a port of their own. */
   metrics?: Registry | undefined;
+  /** With it, /metrics answers only `Authorization: Bearer <token>` (METRICS_TOKEN). */
+  metricsToken?: string | undefined;
   /** Each acknowledgement's latency, in seconds. */
   onAck?: (seconds: number) => void;
   /** Socket Mode client tuning (tests shorten the reconnect pause, which is this times the failures). */
@@ -49,7 +51,7 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
   const socket = appToken ? socketModeReceiver(appToken, options) : undefined;
   const routes = [
     ...probeRoutes({ storeAnswers: options.storeAnswers, ...(socket ? { socketOpen: socket.isOpen } : {}) }),
-    ...(options.metrics ? [metricsRoute(options.metrics)] : []),
+    ...(options.metrics ? [metricsRoute(options.metrics, options.metricsToken)] : []),
   ];
   const http = socket
     ? undefined
@@ -94,7 +96,7 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
         throw new Error(slackStartProblem(error, options.apiUrl), { cause: error });
       }
       if (http) return http.start();
-      opsServer = await startOpsServer(options.port, routes);
+      opsServer = await startOpsServer(options.port, routes, options.host);
       await socket?.receiver.start();
       return opsServer.port;
     },
