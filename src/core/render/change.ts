@@ -6,6 +6,7 @@ import {
   bold,
   code,
   context,
+  distinctSentences,
   esc,
   header,
   LIMITS,
@@ -36,7 +37,7 @@ export function changeRequestBlocks(request: ChangeRequest): Block[] {
     header(`Change request: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 16)}`),
     section(`${mention(request.requesterId)} asks to change ${serviceRef(plan.serviceName, plan.serviceId)}:`),
   ];
-  const warnings = plan.warnings.map((w) => `:warning: *${esc(w)}*`);
+  const warnings = distinctSentences(plan.warnings).map((w) => `:warning: *${esc(w)}*`);
   const note = temporaryNote(request);
   const rules = request.requirements ? progressLines(request, request.requirements) : [];
   const budget =

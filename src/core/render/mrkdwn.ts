@@ -93,9 +93,21 @@ export const LIMITS = {
   privateMetadata: 3000,
   staticSelectOptions: 100,
   contextElements: 10,
+  /** A plain_text_input's max_length may not exceed this, nor its initial_value this length. */
+  textInput: 3000,
   /** A message's top-level `text` (the notification fallback): Slack refuses 40,000 characters and more. */
   messageText: 39_000,
 } as const;
+
+/**
+ * Each distinct sentence once, in first-seen order: 990 duplicate tags are one problem, said once
+ * (with how many times it occurred when more than once).
+ */
+export function distinctSentences(sentences: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const sentence of sentences) counts.set(sentence, (counts.get(sentence) ?? 0) + 1);
+  return [...counts].map(([sentence, count]) => (count === 1 ? sentence : `${sentence} (${count} times)`));
+}
 
 export function truncate(text: string, max: number): string {
   const chars = [...text];
