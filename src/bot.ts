@@ -185,7 +185,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     overrides.temporaryTickMs ?? config.approvals.leaseMs / 4,
     logger,
   );
-  const where = (host: string | undefined, at: number) => `${host ?? 'every interface'} port ${at}`;
+  const where = (host: string | undefined, at: number) => `port ${at} of ${host ?? 'every interface'}`;
   const mainAt = where(overrides.host ?? config.slack.host, port);
   const metricsAt = !config.metrics.enabled
     ? 'metrics off'

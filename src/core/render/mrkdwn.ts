@@ -36,20 +36,51 @@ function escControls(text: string): string {
 /** Last, on the finished text: a mass mention Slack could read stops being one. */
 const defuseMentions = (text: string) => text.replace(/@(channel|here|everyone)\b/gi, '@\u200B$1');
 
+const LOOK_ALIKE: Record<string, string> = { '*': '∗', '~': '∼', _: '＿' };
+const WORD = /[\p{L}\p{N}]/u;
+const SPACE = /\s/;
+
+/**
+ * The `*`, `~` and `_` of one line that could pair into formatting, as look-alikes Slack does not
+ * read (∗ ∼ ＿). A marker can open when a non-space follows it and close when a non-space
+ * precedes it; it is replaced when it could pair with another of its kind on the line. So the
+ * stars of `0 25 * * *` stay, as does the `_` of `events_prod` (between two letters or digits).
+ */
+function defuseMarkers(line: string): string {
+  const chars = [...line];
+  const can = (at: number) => {
+    const before = chars[at - 1];
+    const after = chars[at + 1];
+    if (chars[at] === '_' && before !== undefined && after !== undefined && WORD.test(before) && WORD.test(after))
+      return { open: false, close: false };
+    return {
+      open: after !== undefined && !SPACE.test(after),
+      close: before !== undefined && !SPACE.test(before),
+    };
+  };
+  for (const mark of Object.keys(LOOK_ALIKE)) {
+    const at = chars.flatMap((char, i) => (char === mark ? [{ i, ...can(i) }] : []));
+    const firstOpen = at.find((m) => m.open)?.i ?? Infinity;
+    const lastClose = at.reduce((last, m) => (m.close ? m.i : last), -1);
+    for (const m of at)
+      if ((m.open && lastClose > m.i) || (m.close && firstOpen < m.i)) chars[m.i] = LOOK_ALIKE[mark] ?? mark;
+  }
+  return chars.join('');
+}
+
 /**
  * Data as text in mrkdwn, shown as data: besides the control characters, nothing in it may
- * format. `*` and `~` become look-alikes that Slack does not read (∗ ∼), as does a `_` that
- * could open or close italics (one between two letters or digits, as in `events_prod`, cannot
- * and stays), and the colons of an `:emoji:` code (꞉).
+ * format: markers that could pair into bold, italics or strike-through become look-alikes
+ * (defuseMarkers), and the colons of an `:emoji:` code become ꞉.
  */
 export function esc(text: string | undefined | null): string {
   if (text === undefined || text === null) return '';
   return defuseMentions(
     escControls(text)
       .replace(/:([a-z0-9_+'-]+):/gi, '꞉$1꞉')
-      .replace(/\*/g, '∗')
-      .replace(/~/g, '∼')
-      .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '＿'),
+      .split('\n')
+      .map(defuseMarkers)
+      .join('\n'),
   );
 }
 
@@ -59,9 +90,9 @@ export function code(text: string | undefined | null): string {
   return clean === '' ? '' : `\`${clean}\``;
 }
 
-/** Data in bold (esc already keeps a `*` in the data from ending the emphasis). */
+/** Data in bold: every `*` inside would end the emphasis, so each becomes ∗. */
 export function bold(text: string | undefined | null): string {
-  const clean = esc(text);
+  const clean = esc(text).replace(/\*/g, '∗');
   return clean === '' ? '' : `*${clean}*`;
 }
 
