@@ -94,7 +94,12 @@ const DRAIN_LIMIT_MS = 8_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
-  logger.addSecrets(config.slack.botToken, config.slack.signingSecret, config.slack.appToken);
+  logger.addSecrets(
+    config.slack.botToken,
+    config.slack.signingSecret,
+    config.slack.appToken,
+    config.metrics.enabled ? config.metrics.token : undefined,
+  );
 
   // First: a bad policy file stops the bot before it opens any connection.
   const rules = await PolicyFile.open(config.approvals.policyFile, logger);
@@ -130,9 +135,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   // Loops that run on their own stay quiet while the store is down: its outage is logged once a minute.
   const background = quietWhile(logger, () => stores.down());
   const metricsOwnPort = config.metrics.enabled ? config.metrics.port : undefined;
+  const metricsToken = config.metrics.enabled ? config.metrics.token : undefined;
   const slack = createSlackApp({
     ...config.slack,
-    host: overrides.host,
+    host: overrides.host ?? config.slack.host,
+    metricsToken,
     logger,
     storeAnswers: () => stores.changeStore.ping(),
     cloudKey: () => cloudKey.state,
@@ -173,7 +180,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     port = await slack.start();
     metricsServer =
       metrics && metricsOwnPort !== undefined
-        ? await startOpsServer(metricsOwnPort, [metricsRoute(metrics.registry)])
+        ? await startOpsServer(
+            metricsOwnPort,
+            [metricsRoute(metrics.registry, metricsToken)],
+            config.metrics.enabled ? config.metrics.host : undefined,
+          )
         : undefined;
     // The first read of the store: a Redis that does not answer is said in a sentence here.
     await scheduler.start();
@@ -201,9 +212,13 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     overrides.checkCloudKey === false
       ? Promise.resolve(cloudKey.state)
       : cloudKey.check(() => cloud.listServices([], { person: 'the start check' }));
-  const metricsAt = !metrics ? 'metrics off' : `metrics at /metrics on port ${metricsServer?.port ?? port}`;
+  const where = (host: string | undefined, at: number) => `port ${at} of ${host ?? 'every interface'}`;
+  const mainAt = where(overrides.host ?? config.slack.host, port);
+  const metricsAt = !config.metrics.enabled
+    ? 'metrics off'
+    : `metrics at /metrics on ${metricsServer ? where(config.metrics.host, metricsServer.port) : mainAt}${metricsToken ? ' (bearer token required)' : ''}`;
   logger.info(
-    `bot listening: ${config.slack.appToken ? `Socket Mode, probes on port ${port}` : `HTTP on port ${port} (POST /slack/events)`}, probes at /livez /readyz /healthz, ${metricsAt}, command ${config.slack.slashCommand}`,
+    `bot listening: ${config.slack.appToken ? `Socket Mode, probes on ${mainAt}` : `HTTP on ${mainAt} (POST /slack/events)`}, probes at /livez /readyz /healthz, ${metricsAt}, command ${config.slack.slashCommand}`,
   );
 
   return {

@@ -47,6 +47,17 @@ const seconds = (fallback: number, min: number, max: number) =>
 const url = (fallback: string) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.url({ protocol: /^https?$/ }));
 
+/** An address to listen on: an IP address (v4 or v6) or localhost; unset = every interface. */
+const bindAddress = z.preprocess(
+  (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : v.trim().replace(/^\[(.*)\]$/, '$1')) : v),
+  z
+    .union([z.ipv4(), z.ipv6(), z.literal('localhost')], {
+      error:
+        'must be an IP address to listen on (127.0.0.1 for this machine only, 0.0.0.0 or :: for every interface) or localhost',
+    })
+    .optional(),
+);
+
 /** User ids (U..., or W... on Enterprise Grid) and user group ids (S...). */
 const SLACK_ID_LIST = /^[UWS][A-Z0-9]{2,}$/;
 
@@ -107,6 +118,7 @@ const EnvSchema = z.object({
     z.string().regex(/^\/[a-z0-9_-]{1,31}$/, { error: 'must look like /clickhouse' }),
   ),
   PORT: integer(3000, 0, 65535),
+  HOST: bindAddress,
   CLICKHOUSE_API_URL: url('https://api.clickhouse.cloud'),
   CLICKHOUSE_KEY_ID: optionalText,
   CLICKHOUSE_KEY_SECRET: optionalText,
@@ -163,6 +175,10 @@ const EnvSchema = z.object({
   ),
   METRICS: z.preprocess(lowerCased('on'), z.enum(['on', 'off'], { error: 'must be on (GET /metrics) or off' })),
   METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), integer(0, 0, 65535).optional()),
+  METRICS_HOST: bindAddress,
+  METRICS_TOKEN: optionalText.refine((v) => v === undefined || (v.length >= 16 && !/\s/.test(v)), {
+    error: 'must be at least 16 characters without spaces (e.g. the output of `openssl rand -hex 24`), or unset',
+  }),
 });
 
 /** Checks across settings, on the raw environment so they are reported with every other problem. */
@@ -215,6 +231,8 @@ export interface Config {
     apiUrl: string;
     slashCommand: string;
     port: number;
+    /** Interface PORT listens on (HOST); every interface when undefined. */
+    host: string | undefined;
   };
   /** `demo` when no key is configured: the bot runs against its built-in simulator. */
   clickhouse:
@@ -252,8 +270,13 @@ export interface Config {
   auditRetentionDays: number;
   logLevel: LogLevel;
   logFormat: 'text' | 'json';
-  /** GET /metrics: off, on the Slack port (PORT), or on a listener of its own (METRICS_PORT; 0 = any free port). */
-  metrics: { enabled: false } | { enabled: true; port: number | undefined };
+  /**
+   * GET /metrics: off, on the Slack port (PORT), or on a listener of its own (METRICS_PORT; 0 = any
+   * free port) on `host` (METRICS_HOST, else HOST); with `token`, only for `Authorization: Bearer`.
+   */
+  metrics:
+    | { enabled: false }
+    | { enabled: true; port: number | undefined; host: string | undefined; token: string | undefined };
 }
 
 export class ConfigError extends Error {
@@ -291,6 +314,7 @@ function toConfig(env: Env): Config {
       apiUrl: env.SLACK_API_URL.endsWith('/') ? env.SLACK_API_URL : `${env.SLACK_API_URL}/`,
       slashCommand: env.SLASH_COMMAND,
       port: env.PORT,
+      host: env.HOST,
     },
     clickhouse:
       keyId && keySecret && orgId
@@ -312,6 +336,9 @@ function toConfig(env: Env): Config {
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
-    metrics: env.METRICS === 'off' ? { enabled: false } : { enabled: true, port: env.METRICS_PORT },
+    metrics:
+      env.METRICS === 'off'
+        ? { enabled: false }
+        : { enabled: true, port: env.METRICS_PORT, host: env.METRICS_HOST ?? env.HOST, token: env.METRICS_TOKEN },
   };
 }

@@ -62,6 +62,23 @@ describe('configuration', () => {
     ]);
   });
 
+  it('reads where to listen (HOST, METRICS_HOST) and the metrics token, and refuses what cannot be one', () => {
+    expect(loadConfig(minimal).slack.host).toBeUndefined();
+    const config = loadConfig({ ...minimal, HOST: '127.0.0.1', METRICS_PORT: '9464', METRICS_TOKEN: 'a'.repeat(16) });
+    expect(config.slack.host).toBe('127.0.0.1');
+    // The metrics listener follows HOST unless METRICS_HOST says otherwise.
+    expect(config.metrics).toEqual({ enabled: true, port: 9464, host: '127.0.0.1', token: 'a'.repeat(16) });
+    expect(loadConfig({ ...minimal, HOST: '0.0.0.0', METRICS_HOST: '[::1]' }).metrics).toMatchObject({ host: '::1' });
+    expect(loadConfig({ ...minimal, HOST: 'localhost', METRICS_HOST: '' }).metrics).toMatchObject({
+      host: 'localhost',
+    });
+    expect(problems({ ...minimal, HOST: 'example.com', METRICS_HOST: '300.1.1.1', METRICS_TOKEN: 'short' })).toEqual([
+      expect.stringMatching(/^HOST must be an IP address to listen on \(127\.0\.0\.1 for this machine only/),
+      expect.stringMatching(/^METRICS_HOST must be an IP address to listen on/),
+      expect.stringMatching(/^METRICS_TOKEN must be at least 16 characters without spaces/),
+    ]);
+  });
+
   it('uses the real API when key, secret and organization are set', () => {
     const config = loadConfig({
       ...minimal,

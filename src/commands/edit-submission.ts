@@ -15,7 +15,7 @@ import {
   type EditMetadata,
   type ViewState,
 } from '../core/render/modal.js';
-import { code, esc, section } from '../core/render/mrkdwn.js';
+import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { Messenger } from '../ports/messenger.js';
@@ -72,7 +72,9 @@ export async function submitEdit(
     await whisper(
       'text' in result
         ? result.text
-        : `:warning: Your change was not requested: ${result.problems.map((p) => esc(p.message)).join(' ')}`,
+        : `:warning: Your change was not requested: ${distinctSentences(result.problems.map((p) => p.message))
+            .map(esc)
+            .join(' ')}`,
     );
   } catch (error) {
     await whisper(failureText(error, s));

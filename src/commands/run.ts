@@ -17,7 +17,7 @@ import { helpBlocks, invalidBlocks, suggestionBlocks } from '../core/render/help
 import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
-import { code, esc, section } from '../core/render/mrkdwn.js';
+import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
@@ -95,7 +95,12 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
         `:memo: Change request ${code(result.request.id)} is posted in the channel and waits for a colleague's approval.`,
       );
     if ('text' in result) return replyText(inv, result.text);
-    return replyText(inv, `:warning: ${result.problems.map((p) => esc(p.message)).join('\n')}`);
+    return replyText(
+      inv,
+      `:warning: ${distinctSentences(result.problems.map((p) => p.message))
+        .map(esc)
+        .join('\n')}`,
+    );
   },
   pending: async (_command, inv, s) => {
     const requests = await s.changeStore.listPending(inv.channelId, Date.now());

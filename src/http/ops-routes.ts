@@ -10,10 +10,12 @@
  *   Mode, the connection to Slack is open. For a readiness probe.
  * - /healthz: unchanged: 200 when the store answers, 503 otherwise (the Dockerfile's HEALTHCHECK).
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { KeyState } from '../cloud/key-check.js';
+import { listenProblem } from './listen-problem.js';
 
 export interface OpsChecks {
   storeAnswers(): Promise<boolean>;
@@ -28,12 +30,18 @@ export interface OpsAnswer {
   status: number;
   contentType: string;
   body: string;
+  headers?: Record<string, string>;
+}
+
+/** What a route may look at of the request. */
+export interface OpsRequest {
+  authorization: string | undefined;
 }
 
 export interface OpsRoute {
   path: string;
   method: string[];
-  answer: () => Promise<OpsAnswer>;
+  answer: (request: OpsRequest) => Promise<OpsAnswer>;
 }
 
 export function probeRoutes(checks: OpsChecks): OpsRoute[] {
@@ -67,22 +75,44 @@ export function probeRoutes(checks: OpsChecks): OpsRoute[] {
   ];
 }
 
-export function metricsRoute(registry: Registry): OpsRoute {
+/**
+ * GET /metrics; with a `token` (METRICS_TOKEN), only for `Authorization: Bearer <token>` (401
+ * otherwise, compared in constant time).
+ */
+export function metricsRoute(registry: Registry, token?: string): OpsRoute {
   return {
     path: '/metrics',
     method: ['GET'],
-    answer: () =>
-      registry.metrics().then(
+    answer: async (request) => {
+      if (token !== undefined && !bearerMatches(request.authorization, token))
+        return {
+          ...json(401, { ok: false, error: 'GET /metrics needs the header Authorization: Bearer <METRICS_TOKEN>' }),
+          headers: { 'www-authenticate': 'Bearer' },
+        };
+      return registry.metrics().then(
         (text): OpsAnswer => ({ status: 200, contentType: registry.contentType, body: text }),
         (error: unknown) => json(500, { ok: false, error: error instanceof Error ? error.message : String(error) }),
-      ),
+      );
+    },
   };
 }
 
+/** Hashes first, so the comparison takes as long whatever the lengths. */
+function bearerMatches(authorization: string | undefined, token: string): boolean {
+  const given = /^Bearer (.+)$/i.exec(authorization?.trim() ?? '')?.[1] ?? '';
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(token)) && given.length > 0;
+}
+
 /** The answer of the route for `method` and `path`; a 404 sentence when there is none. */
-export function answerRoute(routes: OpsRoute[], method: string, path: string): Promise<OpsAnswer> {
+export function answerRoute(
+  routes: OpsRoute[],
+  method: string,
+  path: string,
+  request: OpsRequest = { authorization: undefined },
+): Promise<OpsAnswer> {
   const route = routes.find((r) => r.path === path && r.method.includes(method));
-  return route ? route.answer() : Promise.resolve(json(404, { ok: false, error: `no ${method} ${path} here` }));
+  return route ? route.answer(request) : Promise.resolve(json(404, { ok: false, error: `no ${method} ${path} here` }));
 }
 
 export interface OpsServer {
@@ -90,18 +120,31 @@ export interface OpsServer {
   close(): Promise<void>;
 }
 
-/** A plain HTTP server for these routes (Socket Mode's probes, METRICS_PORT). */
-export async function startOpsServer(port: number, routes: OpsRoute[]): Promise<OpsServer> {
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    void answerRoute(routes, req.method ?? '', path).then(({ status, contentType, body }) => {
-      res.writeHead(status, { 'content-type': contentType });
-      res.end(body);
-    });
-  });
+/**
+ * A plain HTTP server for these routes (Socket Mode's probes, METRICS_PORT), on `host` (every
+ * interface when undefined). They read no body: a request is answered from its headers, which
+ * must arrive within 5 s; at most 64 connections are open at once.
+ */
+export async function startOpsServer(port: number, routes: OpsRoute[], host?: string): Promise<OpsServer> {
+  const server = createServer(
+    { headersTimeout: 5_000, requestTimeout: 10_000, connectionsCheckingInterval: 1_000 },
+    (req, res) => {
+      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+      const authorization = req.headers.authorization;
+      void answerRoute(routes, req.method ?? '', path, { authorization }).then(
+        ({ status, contentType, body, headers }) => {
+          res.writeHead(status, { 'content-type': contentType, ...headers });
+          res.end(body);
+        },
+      );
+    },
+  );
+  server.maxConnections = 64;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, () => resolve());
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new Error(listenProblem(error, host ?? 'every interface', port), { cause: error })),
+    );
+    server.listen(host === undefined ? { port } : { port, host }, () => resolve());
   });
   return {
     port: (server.address() as AddressInfo).port,

@@ -16,6 +16,7 @@ import { loadConfig } from '../config.js';
 import type { BotLogger } from '../log.js';
 import { applyServiceUpdate, validateUpdateBody } from '../simulator/state.js';
 import { slackSignatureHeaders } from './signing.js';
+import { crossOriginProblem } from './same-origin.js';
 import { json, SlackStandIn } from './slack-stand-in.js';
 
 export const PEOPLE = [
@@ -255,7 +256,15 @@ function uiRoutes(slack: SlackStandIn, bot: BotHandle, forward: Forward) {
       return result;
     },
   };
+  const port = Number(new URL(slack.url).port);
   return async (req: IncomingMessage, res: ServerResponse, body: string): Promise<boolean> => {
+    if ((req.url ?? '').startsWith('/ui/')) {
+      const problem = crossOriginProblem(req, port);
+      if (problem) {
+        json(res, { error: problem }, 403);
+        return true;
+      }
+    }
     if (req.method === 'GET' && req.url === '/ui/state') {
       json(res, stateOf(slack, bot));
       return true;

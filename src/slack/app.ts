@@ -32,6 +32,8 @@ export interface SlackAppOptions {
   cloudKey?: () => KeyState;
   /** Served at /metrics on `port`; leave out when metrics are off or have a port of their own. */
   metrics?: Registry | undefined;
+  /** With it, /metrics answers only `Authorization: Bearer <token>` (METRICS_TOKEN). */
+  metricsToken?: string | undefined;
   /** Each acknowledgement's latency, in seconds. */
   onAck?: (seconds: number) => void;
   /** Socket Mode client tuning (tests shorten the reconnect pause, which is this times the failures). */
@@ -56,7 +58,7 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
       ...(socket ? { socketOpen: socket.isOpen } : {}),
       ...(options.cloudKey ? { cloudKey: options.cloudKey } : {}),
     }),
-    ...(options.metrics ? [metricsRoute(options.metrics)] : []),
+    ...(options.metrics ? [metricsRoute(options.metrics, options.metricsToken)] : []),
   ];
   const http = socket
     ? undefined
@@ -102,7 +104,7 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
         throw new Error(slackStartProblem(error, options.apiUrl), { cause: error });
       }
       if (http) return http.start();
-      opsServer = await startOpsServer(options.port, routes);
+      opsServer = await startOpsServer(options.port, routes, options.host);
       await socket?.receiver.start();
       return opsServer.port;
     },

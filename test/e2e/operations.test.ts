@@ -21,8 +21,8 @@ import { anyString, stringMatching } from '../support/matchers.js';
 
 const harness = useHarnesses();
 
-async function get(port: number, path: string) {
-  const response = await request(`http://127.0.0.1:${port}${path}`);
+async function get(port: number, path: string, host = '127.0.0.1', headers: Record<string, string> = {}) {
+  const response = await request(`http://${host}:${port}${path}`, { headers });
   return {
     status: response.statusCode,
     text: await response.body.text(),
@@ -132,6 +132,48 @@ describe('GET /metrics', () => {
     expect((await get(off.bot.port, '/metrics')).status).toBe(404);
     expect(off.bot.metrics).toBeUndefined();
     expect(await answerText(off, await off.command('list'))).toContain('services');
+  });
+});
+
+describe('where the bot listens', () => {
+  // The whole of 127.0.0.0/8 is this machine: an address other than 127.0.0.1 shows the binding.
+  it('binds PORT to HOST and the metrics listener to METRICS_HOST, nowhere else', async () => {
+    const h = await harness({
+      env: { HOST: '127.0.0.2', METRICS_PORT: '0', METRICS_HOST: '127.0.0.3' },
+    });
+    expect((await get(h.bot.port, '/livez', '127.0.0.2')).status).toBe(200);
+    await expect(get(h.bot.port, '/livez', '127.0.0.1')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    const port = h.bot.metricsPort ?? 0;
+    expect((await get(port, '/metrics', '127.0.0.3')).status).toBe(200);
+    await expect(get(port, '/metrics', '127.0.0.1')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it('answers /metrics only with the bearer token when METRICS_TOKEN is set, on PORT or METRICS_PORT', async () => {
+    const token = 'metrics-token-0123456789abcdef';
+    const settings: Array<Record<string, string>> = [
+      { METRICS_TOKEN: token },
+      { METRICS_TOKEN: token, METRICS_PORT: '0' },
+    ];
+    for (const env of settings) {
+      const h = await harness({ env });
+      const port = h.bot.metricsPort ?? h.bot.port;
+      const refused = await get(port, '/metrics');
+      expect(refused.status).toBe(401);
+      expect(refused.text).not.toContain('clickhouse_bot');
+      expect(JSON.parse(refused.text)).toEqual({
+        ok: false,
+        error: 'GET /metrics needs the header Authorization: Bearer <METRICS_TOKEN>',
+      });
+      expect(
+        (await get(port, '/metrics', '127.0.0.1', { authorization: 'Bearer wrong-token-0123456789' })).status,
+      ).toBe(401);
+      const allowed = await get(port, '/metrics', '127.0.0.1', { authorization: `Bearer ${token}` });
+      expect(allowed.status).toBe(200);
+      expect(allowed.text).toContain('clickhouse_bot_commands_total');
+      // The probes stay open to the orchestrator.
+      expect((await get(h.bot.port, '/livez')).status).toBe(200);
+      expect(h.logs.join('\n')).not.toContain(token);
+    }
   });
 });
 

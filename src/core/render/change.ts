@@ -2,7 +2,21 @@
 import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest, ChangeStatus, FieldChange } from '../change/types.js';
 import { apiReference } from './errors.js';
-import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
+import {
+  bold,
+  code,
+  context,
+  distinctSentences,
+  esc,
+  header,
+  LIMITS,
+  packLines,
+  section,
+  serviceRef,
+  serviceRefPlain,
+  slackDate,
+  type Block,
+} from './mrkdwn.js';
 import { mention, people } from './people.js';
 import { progressLines, progressSummary } from './policy.js';
 import { offersUndo, temporaryNote, undoButton } from './temporary.js';
@@ -18,10 +32,10 @@ export function changeLine(change: FieldChange): string {
 export function changeRequestBlocks(request: ChangeRequest): Block[] {
   const { plan } = request;
   const blocks: Block[] = [
-    header(`Change request: ${plan.serviceName || plan.serviceId}`),
-    section(`${mention(request.requesterId)} asks to change ${bold(plan.serviceName)} ${code(plan.serviceId)}:`),
+    header(`Change request: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 16)}`),
+    section(`${mention(request.requesterId)} asks to change ${serviceRef(plan.serviceName, plan.serviceId)}:`),
   ];
-  const warnings = plan.warnings.map((w) => `:warning: *${esc(w)}*`);
+  const warnings = distinctSentences(plan.warnings).map((w) => `:warning: *${esc(w)}*`);
   const note = temporaryNote(request);
   const rules = request.requirements ? progressLines(request, request.requirements) : [];
   const budget =
@@ -111,7 +125,7 @@ export function pendingBlocks(requests: ChangeRequest[]): Block[] {
   if (requests.length === 0) return [section('No change request is waiting for approval in this channel.')];
   const lines = requests.map(
     (r) =>
-      `• ${code(r.id)} ${bold(r.plan.serviceName)} by ${mention(r.requesterId)}: ${esc(changeSummary(r.plan.changes))}${r.requirements ? ` · ${progressSummary(r, r.requirements)}` : ''} · expires ${slackDate(r.expiresAt)}`,
+      `• ${code(r.id)} ${serviceRef(r.plan.serviceName, r.plan.serviceId)} by ${mention(r.requesterId)}: ${esc(changeSummary(r.plan.changes))}${r.requirements ? ` · ${progressSummary(r, r.requirements)}` : ''} · expires ${slackDate(r.expiresAt)}`,
   );
   return [
     header(`Pending change requests (${requests.length})`),
@@ -121,7 +135,8 @@ export function pendingBlocks(requests: ChangeRequest[]): Block[] {
 
 /** The public message of a change request: its summary line as text, its blocks with buttons. */
 export function requestMessage(request: ChangeRequest): { text: string; blocks: Block[] } {
-  const text = `Change request ${request.id} for ${request.plan.serviceName}: ${changeSummary(request.plan.changes)} (${request.status})`;
+  const service = serviceRefPlain(request.plan.serviceName, request.plan.serviceId, 200);
+  const text = `Change request ${request.id} for ${service}: ${changeSummary(request.plan.changes)} (${request.status})`;
   return { text: esc(text), blocks: changeRequestBlocks(request) };
 }
 

@@ -1,5 +1,17 @@
 import type { AuditAction, AuditEntry } from '../change/audit.js';
-import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
+import {
+  bold,
+  code,
+  context,
+  esc,
+  header,
+  LIMITS,
+  packLines,
+  section,
+  serviceRef,
+  slackDate,
+  type Block,
+} from './mrkdwn.js';
 import { mention } from './people.js';
 
 const ICON: Record<AuditAction, string> = {
@@ -35,7 +47,7 @@ export function historyBlocks(entries: AuditEntry[], reach: AuditReach, serviceL
       .join(' · ');
     // Nobody expires a request: the entry's actor is only whoever happened to notice it.
     const actor = e.action === 'expired' ? '' : ` by ${mention(e.actorId)}`;
-    return `${ICON[e.action]} ${slackDate(e.at)} ${bold(e.serviceName)} ${esc(e.action)}${actor} ${code(e.changeId)}${detail ? `\n      ${detail}` : ''}`;
+    return `${ICON[e.action]} ${slackDate(e.at)} ${serviceRef(e.serviceName, e.serviceId)} ${esc(e.action)}${actor} ${code(e.changeId)}${detail ? `\n      ${detail}` : ''}`;
   });
   return [
     header(title),

@@ -8,7 +8,7 @@ import { tagText, type PlanProblem } from '../change/plan.js';
 import { currentState, mayLeaveDefaultChannel, mysqlEnabled } from '../change/state.js';
 import { readDuration } from '../change/temporary.js';
 import type { ChangeIntent } from '../change/types.js';
-import { code, LIMITS, truncate, type Block, type InputElement, type View } from './mrkdwn.js';
+import { code, distinctSentences, LIMITS, truncate, type Block, type InputElement, type View } from './mrkdwn.js';
 
 export const EDIT_CALLBACK = 'edit_service';
 const ACTION = 'value';
@@ -116,7 +116,7 @@ export function editView(service: ServiceRecord, metadata: EditMetadata, tempora
         type: 'plain_text_input',
         action_id: ACTION,
         initial_value: truncate(service.name, 150),
-        max_length: Math.max(50, [...service.name].length),
+        max_length: Math.min(LIMITS.textInput, Math.max(50, [...service.name].length)),
       },
       { optional: true, hint: 'Letters, digits, spaces, hyphens and underscores; up to 50.' },
     ),
@@ -134,6 +134,7 @@ export function editView(service: ServiceRecord, metadata: EditMetadata, tempora
         type: 'plain_text_input',
         action_id: ACTION,
         multiline: true,
+        max_length: LIMITS.textInput,
         placeholder: { type: 'plain_text', text: '203.0.113.7/32 office VPN' },
       },
       { optional: true, hint: 'One entry a line: an address or CIDR block, then an optional description.' },
@@ -283,6 +284,7 @@ function tdeBlocks(service: ServiceRecord): Block[] {
       {
         type: 'plain_text_input',
         action_id: ACTION,
+        max_length: LIMITS.textInput,
         ...(service.transparentDataEncryptionKeyId
           ? {
               placeholder: { type: 'plain_text', text: truncate(`now ${service.transparentDataEncryptionKeyId}`, 150) },
@@ -308,6 +310,8 @@ function tagBlocks(shown: EditMetadata['shown']['tags']): Block[] {
         type: 'plain_text_input',
         action_id: ACTION,
         multiline: true,
+        max_length: LIMITS.textInput,
+        // TAGS_TEXT_MAX keeps the initial value well within max_length.
         ...(initial ? { initial_value: initial } : {}),
         placeholder: { type: 'plain_text', text: 'env=prod team=data' },
       },
@@ -408,10 +412,14 @@ const FIELD_BLOCK: Record<PlanProblem['field'], string> = {
 
 /** response_action errors: one message per block (Slack shows it under the input). */
 export function modalErrors(problems: PlanProblem[]): Record<string, string> {
-  const errors: Record<string, string> = {};
+  const byBlock = new Map<string, string[]>();
   for (const problem of problems) {
     const block = FIELD_BLOCK[problem.field];
-    errors[block] = truncate(errors[block] ? `${errors[block]} ${problem.message}` : problem.message, 2000);
+    const messages = byBlock.get(block) ?? [];
+    messages.push(problem.message);
+    byBlock.set(block, messages);
   }
-  return errors;
+  return Object.fromEntries(
+    [...byBlock].map(([block, messages]) => [block, truncate(distinctSentences(messages).join(' '), 2000)]),
+  );
 }

@@ -1,7 +1,7 @@
 /** Block Kit for time-boxed changes, their reverts and reminders, and the Undo button. */
 import { formatDuration } from '../change/temporary.js';
 import type { ChangeRequest } from '../change/types.js';
-import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
+import { code, context, esc, header, LIMITS, packLines, section, serviceRef, slackDate, type Block } from './mrkdwn.js';
 import { mention } from './people.js';
 
 export const ACTION_UNDO = 'change_undo';
@@ -50,12 +50,13 @@ export function undoButton(request: ChangeRequest): Block {
 
 /** In the original's thread once it is applied: when the bot takes it back. */
 export function scheduledRevertMessage(request: ChangeRequest, dueAt: number, extended: boolean) {
-  const text = `${extended ? 'Extended: ' : ''}the bot reverts ${request.id} at ${slackDate(dueAt)}.`;
+  // The date token is the bot's own: only the data around it is escaped.
+  const text = `${extended ? 'Extended: ' : ''}the bot reverts ${esc(request.id)} at ${slackDate(dueAt)}.`;
   return {
-    text: esc(text),
+    text,
     blocks: [
       section(
-        `:stopwatch: ${extended ? '*Extended.* ' : ''}The bot reverts ${code(request.id)} on ${bold(request.plan.serviceName)} at ${slackDate(dueAt)}, without approval.`,
+        `:stopwatch: ${extended ? '*Extended.* ' : ''}The bot reverts ${code(request.id)} on ${serviceRef(request.plan.serviceName, request.plan.serviceId)} at ${slackDate(dueAt)}, without approval.`,
       ),
     ],
   };
@@ -65,10 +66,10 @@ export function scheduledRevertMessage(request: ChangeRequest, dueAt: number, ex
 export function reminderMessage(request: ChangeRequest, dueAt: number): { text: string; blocks: Block[] } {
   const duration = request.temporary ? formatDuration(request.temporary.durationMs) : '';
   return {
-    text: esc(`The temporary change ${request.id} is reverted at ${slackDate(dueAt)}`),
+    text: `The temporary change ${esc(request.id)} is reverted at ${slackDate(dueAt)}`,
     blocks: [
       section(
-        `:alarm_clock: ${mention(request.requesterId)} the temporary change ${code(request.id)} on ${bold(request.plan.serviceName)} is reverted at ${slackDate(dueAt)}. ` +
+        `:alarm_clock: ${mention(request.requesterId)} the temporary change ${code(request.id)} on ${serviceRef(request.plan.serviceName, request.plan.serviceId)} is reverted at ${slackDate(dueAt)}. ` +
           `*Extend* asks for ${esc(duration)} more (approved like any change); *Revert now* takes it back at once (you or an approver).`,
       ),
       {
@@ -107,7 +108,7 @@ export function temporaryListBlocks(entries: Array<{ request: ChangeRequest; due
   if (entries.length === 0) return [section('No temporary change is active in this channel.')];
   const lines = entries.map(
     ({ request, dueAt }) =>
-      `• ${code(request.id)} ${bold(request.plan.serviceName)} by ${mention(request.requesterId)}: ${esc(request.plan.changes.map((c) => c.after).join(', '))} · reverted ${slackDate(dueAt)}`,
+      `• ${code(request.id)} ${serviceRef(request.plan.serviceName, request.plan.serviceId)} by ${mention(request.requesterId)}: ${esc(request.plan.changes.map((c) => c.after).join(', '))} · reverted ${slackDate(dueAt)}`,
   );
   return [
     header(`Temporary changes (${entries.length})`),

@@ -21,6 +21,15 @@ export interface ThreadSettings {
    */
   maxPending: number;
   busyText: string;
+  /** The largest body read (413 past it); see BODY_LIMIT_BYTES in receiver.ts. */
+  bodyLimit: number;
+  /** Bytes of bodies being read at once, across all connections, past which requests get 503. */
+  bodyBudget: number;
+  /** Open connections past which new ones are closed at once. */
+  maxConnections: number;
+  /** A request must have sent its headers within this, and all of itself within requestTimeoutMs. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
 }
 
 /** A request Slack signed, as the main thread's App receives it. */
@@ -42,7 +51,8 @@ export type FromThread =
   | ThreadEvent
   /** A submission's acknowledgement, answered by the main thread, has gone out. */
   | { type: 'acked'; seconds: number }
-  | { type: 'route'; id: number; method: string; path: string }
+  /** A probe or /metrics; `authorization` is the request's header, for a route that asks for a token. */
+  | { type: 'route'; id: number; method: string; path: string; authorization: string | undefined }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string }
   | { type: 'stopped' };
 

@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import type { App, Logger, Receiver } from '@slack/bolt';
 import { request } from 'undici';
+import { z } from 'zod';
 import { messageOf } from '../../core/render/errors.js';
 import { listenProblem } from '../../http/listen-problem.js';
 import { answerRoute, type OpsRoute } from '../../http/ops-routes.js';
@@ -23,7 +24,45 @@ export interface AckThreadOptions {
   onAck?: (seconds: number) => void;
   /** Requests handed over and not finished, past which new ones are refused with a sentence. */
   maxPending?: number;
+  /** The socket's limits; the defaults below unless given (tests shorten the timeouts). */
+  limits?: Partial<SocketLimits>;
 }
+
+export interface SocketLimits {
+  bodyLimit: number;
+  bodyBudget: number;
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+/**
+ * The socket's limits. The largest body Slack sends this bot is a `view_submission` of the edit
+ * modal or a `block_actions` click on an approval message: Slack puts the whole view or message
+ * in the payload, and caps a view at 100 blocks and a message at 50 blocks of at most 3,000
+ * characters each. That is under 1 MiB form-encoded; Bolt's default of 4 MiB held four times what
+ * any real request needs, for anyone who sent it. Bodies being read at once share 32 MiB: a flood
+ * of bodies with made-up signatures gets 503s rather than the bot's memory. Slack gives up on a
+ * request after 3 s, so 5 s for the headers and 10 s for the whole request lose nothing real;
+ * Slack's own concurrency (and the benchmark's 256 connections) stays far below 1,024 connections.
+ */
+export const SOCKET_LIMITS: SocketLimits = {
+  bodyLimit: 1024 * 1024,
+  bodyBudget: 16 * 1024 * 1024,
+  maxConnections: 1_024,
+  headersTimeoutMs: 5_000,
+  requestTimeoutMs: 10_000,
+};
+
+/** What the thread hands over, checked again on this side of the boundary. */
+const ThreadEventSchema = z.object({
+  type: z.literal('event'),
+  id: z.number().int().nonnegative(),
+  body: z.record(z.string(), z.unknown()),
+  retryNum: z.number().optional(),
+  retryReason: z.string().optional(),
+  ackSeconds: z.number().optional(),
+});
 
 const EVENTS_PATH = '/slack/events';
 /** As Bolt's HTTPReceiver: Slack gives up at 3 s. */
@@ -80,6 +119,8 @@ export class AckThreadReceiver implements Receiver {
       unhandledTimeoutMs: UNHANDLED_TIMEOUT_MS,
       maxPending: this.options.maxPending ?? MAX_PENDING,
       busyText: BUSY_TEXT,
+      ...SOCKET_LIMITS,
+      ...this.options.limits,
     };
     // No execArgv: a loader the main thread runs under (tsx) would cost the thread its fast start.
     const thread = new Worker(THREAD_FILE, { workerData: settings, execArgv: [] });
@@ -112,14 +153,19 @@ export class AckThreadReceiver implements Receiver {
 
   private onMessage(thread: Worker, message: Exclude<FromThread, { type: 'listening' | 'failed' }>): void {
     switch (message.type) {
-      case 'event':
-        return this.dispatch(thread, message);
+      case 'event': {
+        const event = ThreadEventSchema.safeParse(message);
+        if (event.success) return this.dispatch(thread, message);
+        this.options.logger.warn('The acknowledging thread handed over a request that is not an object of fields.');
+        if (message.id !== 0) this.send(thread, { type: 'ack', id: message.id, response: undefined, status: 400 });
+        return this.finish(thread);
+      }
       case 'acked':
         return this.options.onAck?.(message.seconds);
       case 'route':
-        void answerRoute(this.options.routes, message.method, message.path).then((answer) =>
-          this.send(thread, { type: 'route-answer', id: message.id, answer }),
-        );
+        void answerRoute(this.options.routes, message.method, message.path, {
+          authorization: message.authorization,
+        }).then((answer) => this.send(thread, { type: 'route-answer', id: message.id, answer }));
         return;
       case 'log':
         return this.options.logger[message.level](message.message);

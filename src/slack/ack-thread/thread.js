@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The acknowledging thread: it owns the HTTP socket Slack posts to, verifies each request's
- * signature with Bolt's own HTTP functions, acknowledges it at once and hands it to the main
+ * signature (slack-signature.js), acknowledges it at once and hands it to the main
  * thread, where the Bolt app and its listeners run. So the work after an acknowledgement
  * (reading, rendering, Redis, the response_url post) never holds up the next acknowledgement:
  * the operating system schedules this thread apart from the work.
@@ -13,22 +13,35 @@
  * Plain JavaScript, type-checked by tsc (// @ts-check): a worker must start without a
  * TypeScript loader, and registering one costs about 0.3 s per bot where tests start hundreds.
  */
+import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
+import { URLSearchParams } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
-import * as slackHttp from '@slack/bolt/dist/receivers/HTTPModuleFunctions.js';
+import { parseSlackBody } from './slack-body.js';
+import { signatureHeadersProblem, signatureMatches } from './slack-signature.js';
 
 /** @typedef {import('./protocol.js').FromThread} FromThread */
 /** @typedef {import('./protocol.js').ToThread} ToThread */
 /** @typedef {import('./protocol.js').ThreadSettings} ThreadSettings */
 /** @typedef {import('../../http/ops-routes.js').OpsAnswer} OpsAnswer */
+/** @typedef {import('node:http').IncomingMessage} Request */
+/** @typedef {import('node:http').ServerResponse} Response */
 
 const settings = /** @type {ThreadSettings} */ (workerData);
 const main = parentPort;
 if (!main) throw new Error('thread.js runs as a worker thread of the bot');
 
+/**
+ * Slack's `ssl_check` (`token=…&ssl_check=1`) may come unsigned, as Bolt allows: an unsigned body
+ * this small is read to see whether it is one; anything else unsigned is refused unread.
+ */
+const SSL_CHECK_MAX_BYTES = 200;
+
 let lastId = 0;
 /** Requests handed to the main thread that it has not finished. */
 let pending = 0;
+/** Bytes of request bodies being read now, across connections (bounded by settings.bodyBudget). */
+let buffered = 0;
 /** Answers the main thread owes, by id: a submission's ack or a route's answer. */
 const owed = /** @type {Map<number, (message: ToThread) => void>} */ (new Map());
 
@@ -38,6 +51,20 @@ const tell = (message) => main.postMessage(message);
 const log = (level, message) => tell({ type: 'log', level, message });
 const secondsSince = (/** @type {number} */ start) => (performance.now() - start) / 1000;
 
+/** Refusals are logged at most once per 10 s, with a count of the others: a flood must not flood the log. */
+const REFUSAL_LOG_EVERY_MS = 10_000;
+let refusalLoggedAt = Number.NEGATIVE_INFINITY;
+let refusalsUnlogged = 0;
+/** @param {string} sentence */
+function logRefusal(sentence) {
+  const now = performance.now();
+  if (now - refusalLoggedAt < REFUSAL_LOG_EVERY_MS) return void (refusalsUnlogged += 1);
+  const others = refusalsUnlogged === 0 ? '' : ` (${refusalsUnlogged} more refused since the last such line)`;
+  refusalLoggedAt = now;
+  refusalsUnlogged = 0;
+  log('warn', `${sentence}${others}`);
+}
+
 main.on('message', (/** @type {ToThread} */ message) => {
   if (message.type === 'stop') return stop();
   if (message.type === 'done') return void (pending -= message.count);
@@ -46,55 +73,135 @@ main.on('message', (/** @type {ToThread} */ message) => {
   answer?.(message);
 });
 
-const server = createServer((req, res) => {
-  const path = (req.url ?? '/').split('?')[0] ?? '/';
-  const method = req.method ?? '';
-  if (path === settings.eventsPath && method === 'POST') return void receive(req, res);
-  if (settings.routes.some((route) => route.path === path && route.method.includes(method)))
-    return void answerRoute(method, path, res);
-  slackHttp.buildNoBodyResponse(res, 404);
-});
+const server = createServer(
+  {
+    headersTimeout: settings.headersTimeoutMs,
+    requestTimeout: settings.requestTimeoutMs,
+    // How often the two timeouts above are enforced (Node's default is every 30 s).
+    connectionsCheckingInterval: Math.min(1_000, settings.headersTimeoutMs),
+  },
+  (req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const method = req.method ?? '';
+    if (path === settings.eventsPath && method === 'POST') return void receive(req, res);
+    const authorization = req.headers.authorization;
+    if (settings.routes.some((route) => route.path === path && route.method.includes(method)))
+      return void answerRoute(method, path, authorization, res);
+    refuse(req, res, 404);
+  },
+);
+server.maxConnections = settings.maxConnections;
 
 /**
- * Bolt's HTTPReceiver, step by step (same functions, same statuses), except that the
- * acknowledgement goes out here instead of after the app's middleware.
- * @param {import('node:http').IncomingMessage} req @param {import('node:http').ServerResponse} res
+ * A request whose body is not read (or not read to the end) is answered and its connection
+ * closed, so what the sender still has to send is never taken in.
+ * @param {Request} req @param {Response} res @param {number} status @param {Record<string, string>} [headers]
+ */
+function refuse(req, res, status, headers = {}) {
+  if (res.headersSent) return;
+  res.writeHead(status, { ...headers, connection: 'close' });
+  res.end();
+  if (!req.complete) res.once('finish', () => req.destroy());
+}
+
+/** @param {Response} res @param {unknown} body Bolt's buildContentResponse: empty, text, or JSON. */
+function content(res, body) {
+  if (!body) res.writeHead(200).end();
+  else if (typeof body === 'string') res.writeHead(200).end(body);
+  else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/** @param {Request} req @param {string} name */
+function header(req, name) {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Reads a body of at most `limit` bytes, taking its bytes from the budget shared by all
+ * connections; `undefined` when the request was answered instead (413, 503) or went away.
+ * @param {Request} req @param {Response} res @param {number} limit
+ * @returns {Promise<Buffer | undefined>}
+ */
+function readBody(req, res, limit) {
+  const declared = Number(header(req, 'content-length') ?? Number.NaN);
+  if (declared > limit) {
+    logRefusal(`Refused a request body of ${declared} bytes: the limit is ${limit} bytes.`);
+    refuse(req, res, 413);
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve) => {
+    /** @type {Buffer[]} */
+    const chunks = [];
+    let size = 0;
+    const release = () => {
+      buffered -= size;
+      size = 0;
+      chunks.length = 0;
+    };
+    /** @param {number} status @param {string} why */
+    const stopReading = (status, why) => {
+      req.off('data', onData);
+      release();
+      logRefusal(why);
+      refuse(req, res, status);
+      resolve(undefined);
+    };
+    /** @param {Buffer} chunk */
+    const onData = (chunk) => {
+      if (size + chunk.length > limit)
+        return stopReading(413, `Refused a request body over the limit of ${limit} bytes.`);
+      if (buffered + chunk.length > settings.bodyBudget)
+        return stopReading(503, 'Refused a request: too many request bodies are being received at once.');
+      size += chunk.length;
+      buffered += chunk.length;
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => {
+      const body = Buffer.concat(chunks, size);
+      release();
+      resolve(body);
+    });
+    req.once('close', () => {
+      if (req.complete) return;
+      release();
+      resolve(undefined);
+    });
+  });
+}
+
+/**
+ * Bolt's HTTPReceiver, step by step (same statuses), except that the signature headers are
+ * checked before the body is read and the acknowledgement goes out here instead of after the
+ * app's middleware.
+ * @param {Request} req @param {Response} res
  */
 async function receive(req, res) {
-  let request;
-  try {
-    request = await slackHttp.parseAndVerifyHTTPRequest(
-      { enabled: true, signingSecret: settings.signingSecret, bodyLimit: slackHttp.defaultBodyLimit },
-      req,
-    );
-  } catch (error) {
-    if (slackHttp.isRawBodyError(error) && (error.type === 'entity.too.large' || error.statusCode === 413)) {
-      log('warn', `Request body exceeded the maximum allowed size (limit: ${slackHttp.defaultBodyLimit} bytes)`);
-      return slackHttp.buildNoBodyResponse(res, 413);
-    }
-    log(
-      'warn',
-      `Failed to parse and verify the request data: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    return slackHttp.buildNoBodyResponse(res, 401);
+  const signed = signatureHeadersProblem(req.headers, Math.floor(Date.now() / 1000));
+  if (!signed.ok) return receiveUnsigned(req, res, signed.problem);
+  const raw = await readBody(req, res, settings.bodyLimit);
+  if (raw === undefined) return;
+  if (!signatureMatches(settings.signingSecret, signed.headers, raw)) {
+    logRefusal('Refused a request: its Slack signature does not match its body (check SLACK_SIGNING_SECRET).');
+    return refuse(req, res, 401);
   }
   const received = performance.now();
-  /** @type {Record<string, unknown>} */
-  let body;
-  try {
-    body = slackHttp.parseHTTPRequestBody(request);
-  } catch (error) {
-    log('warn', `Malformed request body: ${error instanceof Error ? error.message : String(error)}`);
-    return slackHttp.buildNoBodyResponse(res, 400);
+  const parsed = parseSlackBody(raw.toString('utf8'), header(req, 'content-type'));
+  if (!parsed.ok) {
+    log('warn', `Refused a signed request: ${parsed.problem}.`);
+    return refuse(req, res, 400);
   }
-  if (body.ssl_check === '1') return slackHttp.buildSSLCheckResponse(res);
-  if (body.type === 'url_verification') return slackHttp.buildUrlVerificationResponse(res, body);
-  const retryNum = slackHttp.extractRetryNumFromHTTPRequest(req);
-  const retryReason = slackHttp.extractRetryReasonFromHTTPRequest(req);
+  const body = parsed.body;
+  if (body.ssl_check === '1') return content(res, undefined);
+  if (body.type === 'url_verification') return content(res, { challenge: body.challenge });
+  const retry = header(req, 'x-slack-retry-num');
+  const retryNum = retry === undefined ? undefined : Number.parseInt(retry, 10);
+  const retryReason = header(req, 'x-slack-retry-reason');
   if (body.type !== 'view_submission' && pending >= settings.maxPending) return refuseBusy(body, res);
   pending += 1;
   if (body.type !== 'view_submission') {
-    slackHttp.buildContentResponse(res, undefined);
+    content(res, undefined);
     return tell({ type: 'event', id: 0, body, retryNum, retryReason, ackSeconds: secondsSince(received) });
   }
   const id = (lastId += 1);
@@ -104,16 +211,33 @@ async function receive(req, res) {
       'error',
       'An incoming event was not acknowledged within 3 seconds. Ensure that the ack() argument is called in a listener.',
     );
-    if (!res.headersSent) slackHttp.buildNoBodyResponse(res, 404);
+    if (!res.headersSent) res.writeHead(404).end();
   }, settings.unhandledTimeoutMs);
   owed.set(id, (message) => {
     clearTimeout(unanswered);
     if (message.type !== 'ack' || res.headersSent) return;
-    if (message.status) slackHttp.buildNoBodyResponse(res, message.status);
-    else slackHttp.buildContentResponse(res, message.response);
+    if (message.status) res.writeHead(message.status).end();
+    else content(res, message.response);
     tell({ type: 'acked', seconds: secondsSince(received) });
   });
   tell({ type: 'event', id, body, retryNum, retryReason, ackSeconds: undefined });
+}
+
+/**
+ * A request without fresh signature headers: 401 before its body is read, except Slack's small
+ * unsigned `ssl_check`, which gets its 200.
+ * @param {Request} req @param {Response} res @param {string} problem
+ */
+async function receiveUnsigned(req, res, problem) {
+  const declared = Number(header(req, 'content-length') ?? Number.NaN);
+  const form = (header(req, 'content-type') ?? '').startsWith('application/x-www-form-urlencoded');
+  if (form && declared <= SSL_CHECK_MAX_BYTES) {
+    const raw = await readBody(req, res, SSL_CHECK_MAX_BYTES);
+    if (raw === undefined) return;
+    if (new URLSearchParams(raw.toString('utf8')).get('ssl_check') === '1') return content(res, undefined);
+  }
+  logRefusal(`Refused a request: ${problem}.`);
+  refuse(req, res, 401);
 }
 
 /**
@@ -123,8 +247,8 @@ async function receive(req, res) {
  */
 function refuseBusy(body, res) {
   const busy = { response_type: 'ephemeral', text: settings.busyText };
-  if (typeof body.command === 'string') return slackHttp.buildContentResponse(res, busy);
-  slackHttp.buildContentResponse(res, undefined);
+  if (typeof body.command === 'string') return content(res, busy);
+  content(res, undefined);
   if (typeof body.response_url !== 'string') return;
   const post = fetch(body.response_url, {
     method: 'POST',
@@ -138,15 +262,18 @@ function refuseBusy(body, res) {
     );
 }
 
-/** @param {string} method @param {string} path @param {import('node:http').ServerResponse} res */
-function answerRoute(method, path, res) {
+/**
+ * @param {string} method @param {string} path @param {string | undefined} authorization
+ * @param {Response} res
+ */
+function answerRoute(method, path, authorization, res) {
   const id = (lastId += 1);
   owed.set(id, (message) => {
     if (message.type !== 'route-answer') return;
-    res.writeHead(message.answer.status, { 'content-type': message.answer.contentType });
+    res.writeHead(message.answer.status, { 'content-type': message.answer.contentType, ...message.answer.headers });
     res.end(message.answer.body);
   });
-  tell({ type: 'route', id, method, path });
+  tell({ type: 'route', id, method, path, authorization });
 }
 
 function stop() {

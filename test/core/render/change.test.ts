@@ -174,7 +174,7 @@ describe('pendingBlocks', () => {
     const blocks = pendingBlocks([changeRequest(renamePlan())]);
     expect(allTexts(blocks)).toContain('Pending change requests (1)');
     expect(mrkdwnTexts(blocks).join('\n')).toContain(
-      '• `cr-0001` *orders-prod* by <@U0REQUESTER>: Name: orders-prod → orders-main · expires <!date^',
+      '• `cr-0001` *orders-prod* `a1b2c3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d` by <@U0REQUESTER>: Name: orders-prod → orders-main · expires <!date^',
     );
   });
 

@@ -71,7 +71,7 @@ describe('historyBlocks', () => {
     expect(allTexts(blocks)).toContain('History of orders-prod');
     const text = mrkdwnTexts(blocks).join('\n');
     expect(text).toMatch(
-      /^:x: <!date\^\d+\^[^|]+\|2025-01-15T12:00:00.000Z> \*orders-prod\* failed by <@U0APPROVER> `cr-0001`/,
+      /^:x: <!date\^\d+\^[^|]+\|2025-01-15T12:00:00.000Z> \*orders-prod\* `a1b2c3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d` failed by <@U0APPROVER> `cr-0001`/,
     );
     expect(text).toContain('\n      Name: orders-prod → orders-main · _It broke_ · API request `req-7`');
   });
