@@ -21,6 +21,7 @@ import { temporaryPlanProblem } from '../core/change/temporary.js';
 import { FINAL_STATUSES, type ChangePlan, type ChangeRequest, type Operation } from '../core/change/types.js';
 import {
   appliedResultText,
+  appliedResultTitle,
   auditNoteText,
   COMPLETES_TEXT,
   correctionText,
@@ -512,8 +513,8 @@ export class ApprovalFlow implements ChangeRequestService {
   private async postResult(request: ChangeRequest, service: ServiceRecord): Promise<void> {
     try {
       await this.options.messenger.post(request.channelId, {
-        text: appliedResultText(request.id, service.name),
-        blocks: serviceBlocks(service, `${service.name || service.id}: after change ${request.id}`),
+        text: appliedResultText(request.id, service),
+        blocks: serviceBlocks(service, appliedResultTitle(request.id, service)),
         ...inThread(request),
       });
     } catch (error) {

@@ -14,7 +14,7 @@ import { formatDuration, intentIsEmpty, planRevert, planUndo } from '../core/cha
 import type { ChangePlan, ChangeRequest, FieldChange, TouchedState } from '../core/change/types.js';
 import { changeSummary } from '../core/change/summary.js';
 import { requestMessage } from '../core/render/change.js';
-import { code, esc } from '../core/render/mrkdwn.js';
+import { code, distinctSentences, esc } from '../core/render/mrkdwn.js';
 import {
   nothingToRevertMessage,
   reminderMessage,
@@ -358,7 +358,11 @@ function filedReply(outcome: RequestOutcome, where: string): DecisionReply {
       text: `:memo: Change request ${code(outcome.request.id)} is posted ${where} and waits for a colleague's approval.`,
     };
   if ('text' in outcome) return { text: outcome.text };
-  return { text: `:warning: ${outcome.problems.map((p) => esc(p.message)).join('\n')}` };
+  return {
+    text: `:warning: ${distinctSentences(outcome.problems.map((p) => p.message))
+      .map(esc)
+      .join('\n')}`,
+  };
 }
 
 export interface TemporaryTicks {

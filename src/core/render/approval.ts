@@ -8,7 +8,7 @@ import type { ChangeOutcome, OperationResult } from '../change/types.js';
 import type { CloudApiError } from '../service/api-error.js';
 import { alreadyDecidedText } from './change.js';
 import { cloudErrorSentence, UNEXPECTED_IN_BOT } from './errors.js';
-import { esc } from './mrkdwn.js';
+import { esc, serviceRefPlain } from './mrkdwn.js';
 import { approvalNotCountedText, approvalRecordedText } from './policy.js';
 
 export const LOST_BEFORE_SENDING_TEXT =
@@ -186,6 +186,11 @@ export function correctionText(requestId: string, apiRequestId: string | undefin
 }
 
 /** The fallback text of the resulting service's post. */
-export function appliedResultText(requestId: string, serviceName: string): string {
-  return esc(`Applied change ${requestId} to ${serviceName}`);
+export function appliedResultText(requestId: string, service: { name: string; id: string }): string {
+  return esc(`Applied change ${requestId} to ${serviceRefPlain(service.name, service.id, 200)}`);
+}
+
+/** The title of the resulting service's post: its name and id, then the change. */
+export function appliedResultTitle(requestId: string, service: { name: string; id: string }): string {
+  return `${serviceRefPlain(service.name, service.id)}: after change ${requestId}`;
 }
