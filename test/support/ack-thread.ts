@@ -43,7 +43,7 @@ export async function startThread(
       {
         path: '/livez',
         method: ['GET'],
-        answer: async () => ({ status: 200, contentType: 'application/json', body: '{"ok":true}' }),
+        answer: () => Promise.resolve({ status: 200, contentType: 'application/json', body: '{"ok":true}' }),
       },
     ],
     limits,
@@ -51,7 +51,7 @@ export async function startThread(
   const app = new App({
     receiver,
     logger,
-    authorize: async () => ({ botToken: 'xoxb-ack-thread', botId: 'B0', botUserId: 'U0BOT' }),
+    authorize: () => Promise.resolve({ botToken: 'xoxb-ack-thread', botId: 'B0', botUserId: 'U0BOT' }),
   });
   register(app);
   const port = await receiver.start();
