@@ -169,14 +169,19 @@ export class ApprovalFlow implements ChangeRequestService {
     const filed = await this.run({ request, work: { phase: 'idle' } }, { type: 'file' });
     const reply = filed.reply;
     if (reply?.kind !== 'filed') return { ok: false, text: (reply && replyText(reply)) ?? '' };
-    if (autoRules)
-      await this.track(
-        this.run(
-          { request: reply.request, work: { phase: 'idle' } },
-          { type: 'apply-unreviewed', actorId: request.requesterId, autoRules },
-        ),
-      );
-    return { ok: true, request: reply.request };
+    if (!autoRules) return { ok: true, request: reply.request };
+    await this.track(
+      this.run(
+        { request: reply.request, work: { phase: 'idle' } },
+        { type: 'apply-unreviewed', actorId: request.requesterId, autoRules },
+      ),
+    );
+    // Applied (or not) at once: the requester is told what became of it, not that it waits.
+    const settled = await this.options.store.get(request.id).catch(() => undefined);
+    return {
+      ok: true,
+      request: settled ? { ...settled, messageTs: settled.messageTs ?? reply.request.messageTs } : reply.request,
+    };
   }
 
   decide(decision: Decision, id: string, userId: string): Promise<DecisionReply> {

@@ -10,10 +10,18 @@
  */
 import { planChange } from '../core/change/plan.js';
 import { currentState } from '../core/change/state.js';
-import { formatDuration, intentIsEmpty, planRevert, planUndo } from '../core/change/temporary.js';
+import {
+  formatDuration,
+  intentIsEmpty,
+  planRevert,
+  planUndo,
+  withoutTakenOver,
+  type LaterChange,
+} from '../core/change/temporary.js';
 import type { ChangePlan, ChangeRequest, FieldChange, TouchedState } from '../core/change/types.js';
 import { changeSummary } from '../core/change/summary.js';
 import { requestMessage } from '../core/render/change.js';
+import { filedText } from '../core/render/approval.js';
 import { code, distinctSentences, esc } from '../core/render/mrkdwn.js';
 import {
   nothingToRevertMessage,
@@ -135,7 +143,7 @@ export class TemporaryChanges {
     const { store, cloud, now } = this.options;
     const service = await cloud.getService(original.plan.serviceId, { fresh: true });
     const { intent, leftAlone } = service
-      ? planRevert(original.plan, service)
+      ? withoutTakenOver(planRevert(original.plan, service), await this.laterChanges(original))
       : { intent: {}, leftAlone: ['The service no longer exists.'] };
     const planned = service && !intentIsEmpty(intent) ? planChange(service, intent) : undefined;
     const plan: ChangePlan = planned?.ok
@@ -162,6 +170,20 @@ export class TemporaryChanges {
     };
     if (await store.createIfAbsent(candidate)) await this.postRevert(candidate);
     return store.get(revertId);
+  }
+
+  /** Changes to the grant's service applied after it by other requests (not its extensions), oldest first. */
+  private async laterChanges(original: ChangeRequest): Promise<LaterChange[]> {
+    const applied = await this.options.store.readApplied({
+      from: original.decidedAt ?? original.createdAt,
+      to: this.options.now(),
+    });
+    return applied.filter(
+      (entry) =>
+        entry.serviceId === original.plan.serviceId &&
+        entry.changeId !== original.id &&
+        !entry.changeId.startsWith(`${original.id}-`),
+    );
   }
 
   private async postRevert(revert: ChangeRequest): Promise<void> {
@@ -244,7 +266,7 @@ export class TemporaryChanges {
       extendOf: original.id,
       ...(original.messageTs ? { threadTs: original.messageTs } : {}),
     });
-    return filedReply(outcome, 'in the thread');
+    return filedReply(outcome, 'the thread');
   }
 
   /**
@@ -304,7 +326,7 @@ export class TemporaryChanges {
           ...(original.messageTs ? { threadTs: original.messageTs } : {}),
         })
       : { ok: false, problems: planned.problems };
-    const reply = filedReply(outcome, original.messageTs ? 'in the thread' : 'in the channel');
+    const reply = filedReply(outcome, original.messageTs ? 'the thread' : 'the channel');
     return reply && leftAlone.length > 0
       ? { text: `${reply.text} Left out, already undone: ${esc(leftAlone.join(' '))}` }
       : reply;
@@ -353,10 +375,7 @@ function extensionPlan(original: ChangeRequest, now: Required<TouchedState>, due
 }
 
 function filedReply(outcome: RequestOutcome, where: string): DecisionReply {
-  if (outcome.ok)
-    return {
-      text: `:memo: Change request ${code(outcome.request.id)} is posted ${where} and waits for a colleague's approval.`,
-    };
+  if (outcome.ok) return { text: filedText(outcome.request, where) };
   if ('text' in outcome) return { text: outcome.text };
   return {
     text: `:warning: ${distinctSentences(outcome.problems.map((p) => p.message))

@@ -17,6 +17,7 @@ import { helpBlocks, invalidBlocks, suggestionBlocks } from '../core/render/help
 import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
+import { filedText } from '../core/render/approval.js';
 import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
@@ -89,11 +90,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
       intent: command.intent,
       ...temporary,
     });
-    if (result.ok)
-      return replyText(
-        inv,
-        `:memo: Change request ${code(result.request.id)} is posted in the channel and waits for a colleague's approval.`,
-      );
+    if (result.ok) return replyText(inv, filedText(result.request, 'the channel'));
     if ('text' in result) return replyText(inv, result.text);
     return replyText(
       inv,

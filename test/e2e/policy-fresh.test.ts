@@ -51,4 +51,14 @@ describe('rules judged on a fresh record', () => {
     expect((await h.bot.changeStore.get(id))?.outcome?.message).toContain('prod needs two');
     expect(patches(h)).toHaveLength(0);
   });
+
+  it('a change no rule asks approval for tells its requester it was applied, not that it waits', async () => {
+    const free =
+      'rules:\n  - name: dev IPs are free\n    match: { tags: { env: dev }, changes: [ip-access] }\n    approvals: 0\n';
+    const h = await harness({ env: { POLICY_FILE: policyFile(free) } });
+    const answer = await answerText(h, await h.command('ip add sandbox-dev 192.0.2.9 laptop'));
+    expect(answer).toContain('needed no approval under the policy rule(s) dev IPs are free and was applied');
+    expect(answer).not.toContain('waits');
+    expect(patches(h)).toHaveLength(1);
+  });
 });

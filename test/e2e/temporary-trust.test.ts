@@ -161,3 +161,18 @@ describe('a revert and the record it needs (issue 22, point 1)', () => {
     expect(entryOf(h)).toBeDefined();
   });
 });
+
+describe('a later approved change takes over what a grant opened (issue 22, point 5)', () => {
+  it('an entry re-described as permanent by a later request is left alone by the revert, and the thread says so', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const id = await grantApproved(h, `ip add orders-prod ${GRANT} hotel for 1h`);
+    const later = await grantApproved(h, `ip add orders-prod ${GRANT} office, permanent`);
+    expect(entryOf(h)?.description).toBe('office, permanent');
+    clock.advance(2 * 3600_000);
+    await expect.poll(async () => (await h.bot.changeStore.get(`${id}-R`))?.status, { timeout: 10_000 }).toBe('failed');
+    expect(entryOf(h)?.description).toBe('office, permanent');
+    const revert = await h.bot.changeStore.get(`${id}-R`);
+    expect(revert?.plan.warnings.join(' ')).toContain(`changed since by ${later}`);
+  });
+});

@@ -2,7 +2,7 @@
  * Time-boxed changes and undo, decided against the service as it is now: what a revert removes,
  * what an undo files, and which durations are acceptable. Pure: no clock, no I/O.
  */
-import type { ServiceRecord } from '../service/schema.js';
+import type { ServiceRecord, ServiceUpdate } from '../service/schema.js';
 import { KIND_LIST, kindOfIntent, TEMPORARY_KINDS, type PlannedReverse } from './kinds/index.js';
 import type { ChangeIntent, ChangePlan, TemporaryTerms } from './types.js';
 
@@ -98,4 +98,43 @@ export function planUndo(plan: ChangePlan, service: ServiceRecord): PlannedRever
 
 export function intentIsEmpty(intent: ChangeIntent): boolean {
   return Object.values(intent).every((value) => value === undefined);
+}
+
+/** An applied change after the grant, as the audit trail keeps it (its id and the PATCH body it sent). */
+export interface LaterChange {
+  changeId: string;
+  update?: ServiceUpdate;
+}
+
+/**
+ * A later approved change to what a grant opened takes it over: the revert leaves those parts
+ * alone (an IP entry re-described or removed and re-added by a later request, the MySQL endpoint
+ * switched by one) and says which request took them over.
+ */
+export function withoutTakenOver(reverse: PlannedReverse, later: readonly LaterChange[]): PlannedReverse {
+  const intent = { ...reverse.intent };
+  const leftAlone = [...reverse.leftAlone];
+  const takenBy = new Map<string, string>();
+  let mysqlTakenBy: string | undefined;
+  for (const change of later) {
+    const list = change.update?.ipAccessList;
+    for (const entry of [...(list?.add ?? []), ...(list?.remove ?? [])]) takenBy.set(entry.source, change.changeId);
+    if (change.update?.endpoints?.some((e) => e.protocol === 'mysql')) mysqlTakenBy = change.changeId;
+  }
+  if (intent.ipRemove) {
+    const kept = intent.ipRemove.filter((source) => !takenBy.has(source));
+    for (const source of intent.ipRemove.filter((s) => takenBy.has(s)))
+      leftAlone.push(
+        `${source} was changed since by ${takenBy.get(source) ?? ''}, approved later, so the revert leaves it.`,
+      );
+    if (kept.length > 0) intent.ipRemove = kept;
+    else delete intent.ipRemove;
+  }
+  if (intent.mysqlEndpoint !== undefined && mysqlTakenBy) {
+    leftAlone.push(
+      `The MySQL endpoint was switched since by ${mysqlTakenBy}, approved later, so the revert leaves it.`,
+    );
+    delete intent.mysqlEndpoint;
+  }
+  return { intent, leftAlone };
 }
