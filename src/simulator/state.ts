@@ -384,14 +384,26 @@ export function updateService(
   actor: Actor = UNNAMED_API_ACTOR,
   now = Date.now(),
 ): UpdateResult {
+  return patchRecord(state, serviceId, validateUpdateBody(body), applyServiceUpdate, updateActivityTypes, actor, now);
+}
+
+/** A PATCH that takes effect at once: the service must exist, the body be valid, the change apply; then it is recorded. */
+function patchRecord<B>(
+  state: OrganizationState,
+  serviceId: string,
+  body: Outcome<B>,
+  apply: (record: ServiceRecordLike, body: B) => Outcome<ServiceRecordLike>,
+  activityTypes: (body: B) => string[],
+  actor: Actor,
+  now: number,
+): UpdateResult {
   const current = state.get(serviceId);
   if (current === undefined) return { ok: false, status: 404, message: serviceNotFound(serviceId) };
-  const update = validateUpdateBody(body);
-  if (!update.ok) return { ok: false, status: 400, message: update.message };
-  const outcome = applyServiceUpdate(current, update.value);
+  if (!body.ok) return { ok: false, status: 400, message: body.message };
+  const outcome = apply(current, body.value);
   if (!outcome.ok) return { ok: false, status: 400, message: outcome.message };
   state.put(outcome.value);
-  for (const type of updateActivityTypes(update.value)) state.recordActivity(serviceId, type, actor, now);
+  for (const type of activityTypes(body.value)) state.recordActivity(serviceId, type, actor, now);
   return { ok: true, value: outcome.value };
 }
 
@@ -404,15 +416,15 @@ export function scaleService(
   now = Date.now(),
 ): UpdateResult {
   state.settle(now);
-  const current = state.get(serviceId);
-  if (current === undefined) return { ok: false, status: 404, message: serviceNotFound(serviceId) };
-  const scaling = validateScalingBody(body);
-  if (!scaling.ok) return { ok: false, status: 400, message: scaling.message };
-  const outcome = applyReplicaScaling(current, scaling.value);
-  if (!outcome.ok) return { ok: false, status: 400, message: outcome.message };
-  state.put(outcome.value);
-  for (const type of scalingActivityTypes(scaling.value)) state.recordActivity(serviceId, type, actor, now);
-  return { ok: true, value: outcome.value };
+  return patchRecord(
+    state,
+    serviceId,
+    validateScalingBody(body),
+    applyReplicaScaling,
+    scalingActivityTypes,
+    actor,
+    now,
+  );
 }
 
 /**
