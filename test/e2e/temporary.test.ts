@@ -335,7 +335,7 @@ describe('Undo', () => {
 
     const after = h.slack.calls.length;
     const undo = await h.click(ACTION_UNDO, id, USERS.second);
-    expect(await answerText(h, undo)).toContain('is posted in the channel');
+    expect(await answerText(h, undo)).toContain('is posted in the thread');
     const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), {
       after,
     });
