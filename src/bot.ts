@@ -297,6 +297,7 @@ function buildServices(
     policy,
     logger,
     now: overrides.clock ?? Date.now,
+    ...(metrics ? { onMissingRecord: () => metrics.revertRecordsMissing.inc() } : {}),
   });
   const summaries = countedSummaries(
     new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger }),

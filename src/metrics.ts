@@ -21,6 +21,7 @@ export interface BotMetrics {
   readonly slackApiErrors: Counter<'method' | 'error'>;
   readonly ackSeconds: Histogram;
   readonly summaries: Counter<'result'>;
+  readonly revertRecordsMissing: Counter;
   readonly pendingChangeRequests: Gauge;
   readonly cloudKey: Gauge<'state'>;
 }
@@ -101,6 +102,11 @@ export function createMetrics(options: MetricsOptions = {}): BotMetrics {
       name: 'clickhouse_bot_summaries_total',
       help: 'Summaries by result (posted, failed)',
       labelNames: ['result'],
+      registers,
+    }),
+    revertRecordsMissing: new Counter({
+      name: 'clickhouse_bot_revert_record_missing_total',
+      help: 'Reverts that came due with their request gone from the store (the access could not be taken back)',
       registers,
     }),
     pendingChangeRequests: new Gauge({
