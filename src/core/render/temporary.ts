@@ -110,6 +110,22 @@ export function temporaryListBlocks(entries: Array<{ request: ChangeRequest; due
     ({ request, dueAt }) =>
       `• ${code(request.id)} ${serviceRef(request.plan.serviceName, request.plan.serviceId)} by ${mention(request.requesterId)}: ${esc(request.plan.changes.map((c) => c.after).join(', '))} · reverted ${slackDate(dueAt)}`,
   );
+  // Each with its own Revert now while they fit one message (a block each); beyond, lines only.
+  if (entries.length <= LIMITS.messageBlocks - 1)
+    return [
+      header(`Temporary changes (${entries.length})`),
+      ...entries.map(({ request }, index): Block => ({
+        type: 'section',
+        text: { type: 'mrkdwn', text: lines[index] ?? '' },
+        accessory: {
+          type: 'button',
+          action_id: ACTION_REVERT_NOW,
+          text: { type: 'plain_text', text: 'Revert now' },
+          style: 'danger',
+          value: request.id,
+        },
+      })),
+    ];
   return [
     header(`Temporary changes (${entries.length})`),
     ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} more_`),
