@@ -46,6 +46,9 @@ export const BOT_ACTOR = 'the bot';
 const REVERT_PENDING_MS = 7 * 24 * 3600 * 1000;
 /** Due reverts and reminders handled per tick; the rest wait for the next one. */
 const BATCH = 20;
+/** A failing revert is tried again after this, doubling up to the maximum. */
+const REVERT_RETRY_FIRST_MS = 5_000;
+const REVERT_RETRY_MAX_MS = 10 * 60_000;
 /** A revert whose record is missing is looked at (and logged) again this much later. */
 const MISSING_RETRY_MS = 3600_000;
 /** Of a flood of clicks on one Extend or Undo button, one files a request within this window. */
@@ -71,8 +74,30 @@ export class TemporaryChanges {
   async tick(): Promise<void> {
     const { store, now } = this.options;
     for (const id of await store.dueReminders(now(), BATCH)) await this.logFailure(id, this.remind(id));
-    for (const id of await store.dueReverts(now(), BATCH)) await this.logFailure(id, this.revert(id, BOT_ACTOR));
+    for (const id of await store.dueReverts(now(), BATCH)) await this.revertOrRetryLater(id);
   }
+
+  /**
+   * A revert that fails (the API down, a bug) is tried again later, backing off, rather than on
+   * every tick: it keeps its turn from starving the other due reverts, and stays scheduled.
+   */
+  private async revertOrRetryLater(id: string): Promise<void> {
+    try {
+      await this.revert(id, BOT_ACTOR);
+      this.failedReverts.delete(id);
+    } catch (error) {
+      const failures = (this.failedReverts.get(id) ?? 0) + 1;
+      this.failedReverts.set(id, failures);
+      const retryInMs = Math.min(REVERT_RETRY_MAX_MS, REVERT_RETRY_FIRST_MS * 2 ** (failures - 1));
+      this.options.logger.warn(
+        `temporary change ${id}: its revert failed (${failures} time(s)): ${error instanceof Error ? error.message : String(error)}; trying again in ${Math.round(retryInMs / 1000)} s`,
+      );
+      await this.options.store.postponeRevert(id, this.options.now() + retryInMs).catch(() => undefined);
+    }
+  }
+
+  /** Failures of each revert in a row, in this process (for the back-off). */
+  private readonly failedReverts = new Map<string, number>();
 
   /** The approval flow's follow-up after a request settled. */
   async afterSettled(request: ChangeRequest): Promise<void> {

@@ -176,3 +176,19 @@ describe('a later approved change takes over what a grant opened (issue 22, poin
     expect(revert?.plan.warnings.join(' ')).toContain(`changed since by ${later}`);
   });
 });
+
+describe('a revert that fails (issue 22: due reverts are not starved)', () => {
+  it('is tried again later, backing off, instead of on every tick; it stays scheduled', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const id = await grantApproved(h);
+    // Every read fails for a while: the revert cannot read the service.
+    h.simulator.faults.failNext(50, 500, { on: 'GET' });
+    clock.advance(2 * 3600_000);
+    await expect.poll(() => h.logs.join('\n'), { timeout: 15_000 }).toMatch(/its revert failed \(1 time\(s\)\)/);
+    const due = (await h.bot.changeStore.scheduledReverts()).find((r) => r.id === id)?.dueAt ?? 0;
+    expect(due).toBeGreaterThan(clock.now());
+    await new Promise((resolve) => setTimeout(resolve, 300)); // many ticks of 50 ms
+    expect(h.logs.filter((line) => line.includes('its revert failed')).length).toBe(1);
+  });
+});

@@ -17,6 +17,10 @@ export function temporaryNote(request: ChangeRequest): Block[] {
       ),
     ];
   }
+  if (request.undoOf)
+    return [
+      context(`:leftwards_arrow_with_hook: Undoes the change ${code(request.undoOf)}, as the service shows it now.`),
+    ];
   if (!request.temporary) return [];
   const duration = formatDuration(request.temporary.durationMs);
   if (request.extendOf) {
