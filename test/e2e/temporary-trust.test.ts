@@ -10,7 +10,7 @@ import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../src/core/re
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { REDIS_URL } from '../support/redis.js';
 import { usePolicyFiles } from './policy-files.js';
-import { answerText, requestChange, useHarnesses, USERS, type Harness } from './harness.js';
+import { answerText, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 
 const GRANT = '192.0.2.44/32';
 const harness = useHarnesses({ temporaryTickMs: 50 });
@@ -120,6 +120,9 @@ describe('Undo (issue 22, point 6)', () => {
     const undos = (await h.bot.changeStore.listPending('C0CHANNEL', Date.now())).filter((r) => r.undoOf === id);
     expect(undos).toHaveLength(1);
     expect(undos[0]?.threadTs).toBe((await h.bot.changeStore.get(id))?.messageTs);
+    const posted = h.slack.callsOf('chat.postMessage', (a) => textOf(a.blocks).includes('Undoes the change'));
+    expect(posted).toHaveLength(1);
+    expect(textOf(posted[0]?.args.blocks)).toContain(id);
   });
 
   it('is refused, before any API call, to someone who may not act on the change', async () => {

@@ -43,8 +43,9 @@ export function changeRequestBlocks(request: ChangeRequest): Block[] {
   blocks.push(...packLines(plan.changes.map(changeLine), budget, (n) => `_…and ${n} more changes_`));
   if (warnings.length > 0) blocks.push(section(warnings.join('\n')));
   if (rules.length > 0) blocks.push(section(`*Approval rules*\n${rules.join('\n')}`));
-  blocks.push(...note);
-  blocks.push(...statusBlocks(request));
+  // An undo names what it undoes last, so the request's own id is the first one read.
+  if (request.undoOf) blocks.push(...statusBlocks(request), ...note);
+  else blocks.push(...note, ...statusBlocks(request));
   return blocks;
 }
 
