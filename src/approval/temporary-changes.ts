@@ -46,6 +46,8 @@ export const BOT_ACTOR = 'the bot';
 const REVERT_PENDING_MS = 7 * 24 * 3600 * 1000;
 /** Due reverts and reminders handled per tick; the rest wait for the next one. */
 const BATCH = 20;
+/** Reverts of one grant tried before the bot gives up and asks for a hand (loudly, hourly). */
+const REVERT_ATTEMPTS_MAX = 20;
 /** A failing revert is tried again after this, doubling up to the maximum. */
 const REVERT_RETRY_FIRST_MS = 5_000;
 const REVERT_RETRY_MAX_MS = 10 * 60_000;
@@ -101,7 +103,7 @@ export class TemporaryChanges {
 
   /** The approval flow's follow-up after a request settled. */
   async afterSettled(request: ChangeRequest): Promise<void> {
-    if (request.revertOf) return this.options.store.forgetRevert(request.revertOf);
+    if (request.revertOf) return this.afterRevert(request, request.revertOf);
     if (request.status !== 'applied' || !request.temporary) return;
     const target = request.extendOf ?? request.id;
     const dueAt = (await this.options.store.scheduledReverts()).find((entry) => entry.id === target)?.dueAt;
@@ -128,8 +130,13 @@ export class TemporaryChanges {
       await store.forgetRevert(originalId);
       return { text: 'This temporary change is no longer active, so there is nothing to revert.' };
     }
-    const revertId = `${originalId}-R`;
-    const revert = (await store.get(revertId)) ?? (await this.fileRevert(original, revertId, actorId));
+    const { attempt, revert: found } = await this.currentRevert(originalId);
+    if (found?.status === 'failed' && attempt >= REVERT_ATTEMPTS_MAX) return this.gaveUp(original, found);
+    const revertId = revertIdOf(originalId, found?.status === 'failed' ? attempt + 1 : attempt);
+    const revert =
+      found && found.status !== 'failed'
+        ? found
+        : ((await store.get(revertId)) ?? (await this.fileRevert(original, revertId, actorId)));
     if (!revert) return { text: 'The service of this change no longer exists, so there is nothing to revert.' };
     if (revert.status === 'applying')
       return { text: `This temporary change is being reverted right now: see ${revert.id} in its thread.` };
@@ -141,6 +148,48 @@ export class TemporaryChanges {
     }
     if (Object.keys(revert.plan.update).length === 0) return this.settleNothingLeft(revert, actorId);
     return this.options.flow.applyUnreviewed(revert, actorId);
+  }
+
+  /**
+   * The latest attempt at reverting a grant: CR-X-R, then CR-X-R2, CR-X-R3… after each one that
+   * failed with something left to take back (the API refused it, the service changed meanwhile).
+   * A failed attempt with nothing left to revert is final, like an applied one.
+   */
+  private async currentRevert(originalId: string): Promise<{ attempt: number; revert: ChangeRequest | undefined }> {
+    let attempt = 1;
+    let revert = await this.options.store.get(revertIdOf(originalId, attempt));
+    while (revert && isRetryable(revert) && attempt < REVERT_ATTEMPTS_MAX) {
+      const next = await this.options.store.get(revertIdOf(originalId, attempt + 1));
+      if (!next) break;
+      attempt += 1;
+      revert = next;
+    }
+    return { attempt, revert };
+  }
+
+  /**
+   * A revert attempt settled. Applied, or nothing was left: the grant is done with. Failed with
+   * something left to take back: never forgotten, tried again later with a back-off, and said.
+   */
+  private async afterRevert(revert: ChangeRequest, originalId: string): Promise<void> {
+    if (!isRetryable(revert)) return this.options.store.forgetRevert(originalId);
+    const attempt = attemptOf(revert.id);
+    const retryInMs = Math.min(REVERT_RETRY_MAX_MS, REVERT_RETRY_FIRST_MS * 2 ** (attempt - 1));
+    this.options.logger.warn(
+      `temporary change ${originalId}: revert ${revert.id} failed (${revert.outcome?.message ?? 'no reason given'}); the bot tries again in ${Math.round(retryInMs / 1000)} s`,
+    );
+    await this.options.store.postponeRevert(originalId, this.options.now() + retryInMs);
+  }
+
+  /** After the last attempt failed too: loud, and looked at again hourly (never dropped). */
+  private async gaveUp(original: ChangeRequest, last: ChangeRequest): Promise<DecisionReply> {
+    this.options.logger.error(
+      `temporary change ${original.id}: ${REVERT_ATTEMPTS_MAX} reverts failed (the last, ${last.id}: ${last.outcome?.message ?? 'no reason given'}); the access it granted is still open. Take it back by hand.`,
+    );
+    await this.options.store.postponeRevert(original.id, this.options.now() + MISSING_RETRY_MS);
+    return {
+      text: `:rotating_light: The bot could not revert ${code(original.id)} after ${REVERT_ATTEMPTS_MAX} attempts; take the access back by hand (see ${code(last.id)}).`,
+    };
   }
 
   /**
@@ -262,7 +311,13 @@ export class TemporaryChanges {
         text: `:no_entry_sign: Only the requester or an approver can revert this change now. ${verdict.reason}`,
       };
     const reply = await this.revert(originalId, userId);
-    return reply ?? { text: `:rewind: Reverted ${originalId} now; the thread shows the outcome.` };
+    if (reply) return reply;
+    const { revert } = await this.currentRevert(originalId);
+    if (revert?.status === 'failed' && isRetryable(revert))
+      return {
+        text: `:x: The revert of ${code(originalId)} was not applied: ${esc(revert.outcome?.message ?? 'the update failed.')} The bot tries again shortly; the thread shows the outcome.`,
+      };
+    return { text: `:rewind: Reverted ${code(originalId)} now; the thread shows the outcome.` };
   }
 
   /** Extend: a new change request, approved like any other, moving the revert by the same duration. */
@@ -444,4 +499,19 @@ export function startTemporaryTicks(
       await running;
     },
   };
+}
+
+/** CR-X-R for the first attempt at reverting CR-X, then CR-X-R2, CR-X-R3… */
+function revertIdOf(originalId: string, attempt: number): string {
+  return attempt <= 1 ? `${originalId}-R` : `${originalId}-R${attempt}`;
+}
+
+function attemptOf(revertId: string): number {
+  const match = /-R(\d*)$/.exec(revertId);
+  return match?.[1] ? Number(match[1]) : 1;
+}
+
+/** A revert that failed with something left to take back; one that found nothing left is final. */
+function isRetryable(revert: ChangeRequest): boolean {
+  return revert.status === 'failed' && Object.keys(revert.plan.update).length > 0;
 }

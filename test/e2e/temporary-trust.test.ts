@@ -195,3 +195,30 @@ describe('a revert that fails (issue 22: due reverts are not starved)', () => {
     expect(h.logs.filter((line) => line.includes('its revert failed')).length).toBe(1);
   });
 });
+
+describe('a revert the API refuses (review of issue 22)', () => {
+  it('stays scheduled and is tried again until the grant is taken back', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const id = await grantApproved(h);
+    h.simulator.faults.failNext(1, 503, { on: 'PATCH' });
+    clock.advance(2 * 3600_000);
+    await expect.poll(async () => (await h.bot.changeStore.get(`${id}-R`))?.status, { timeout: 15_000 }).toBe('failed');
+    expect((await h.bot.changeStore.scheduledReverts()).map((r) => r.id)).toContain(id);
+    expect(entryOf(h)).toBeDefined();
+    clock.advance(3600_000); // past the back-off
+    await expect.poll(() => entryOf(h), { timeout: 15_000 }).toBeUndefined();
+    expect((await h.bot.changeStore.get(`${id}-R2`))?.status).toBe('applied');
+    await expect.poll(async () => (await h.bot.changeStore.scheduledReverts()).map((r) => r.id)).not.toContain(id);
+  });
+
+  it('Revert now says so when the revert was not applied', async () => {
+    const h = await harness();
+    const id = await grantApproved(h);
+    h.simulator.faults.failNext(1, 400, { on: 'PATCH' });
+    const click = await h.click(ACTION_REVERT_NOW, id, USERS.requester);
+    const answer = await answerText(h, click);
+    expect(answer).toContain('was not applied');
+    expect(answer).not.toContain('Reverted');
+  });
+});
