@@ -321,7 +321,9 @@ export class ApprovalFlow implements ChangeRequestService {
       case 'read-service':
         try {
           const service = await this.freshService(request.plan.serviceId);
-          const rules = service ? this.options.policy.rulesFor(service, request.plan).decision : undefined;
+          const rules = service
+            ? this.options.policy.rulesFor(service, await this.judgedPlan(request)).decision
+            : undefined;
           return { type: 'service-read', service, ...(rules ? { rules } : {}) };
         } catch (error) {
           return { type: 'read-failed', error: error instanceof CloudApiError ? error : undefined };
@@ -467,6 +469,12 @@ export class ApprovalFlow implements ChangeRequestService {
       throw new LeaseLostError(lease.token.requestId);
     }
     return Date.now() + this.leaseMs / 4;
+  }
+
+  /** The plan a request's rules are judged by: an extension's are those of the grant it prolongs. */
+  private async judgedPlan(request: ChangeRequest): Promise<ChangePlan> {
+    if (!request.extendOf) return request.plan;
+    return (await this.options.store.get(request.extendOf))?.plan ?? request.plan;
   }
 
   /** The service read afresh in the person's own lane; the given record if that read fails (apply time checks again). */

@@ -346,6 +346,7 @@ export class TemporaryChanges {
       extendOf: original.id,
       ...(original.messageTs ? { threadTs: original.messageTs } : {}),
     });
+    if (!outcome.ok) await store.releaseClaim(`extend:${original.id}`);
     return filedReply(outcome, 'the thread');
   }
 
@@ -371,7 +372,7 @@ export class TemporaryChanges {
       };
     if (!(await store.claimOnce(`${action}:${original.id}`, CLICK_WINDOW_MS)))
       return {
-        text: `:information_source: ${action === 'extend' ? 'An extension' : 'An undo'} of ${code(original.id)} is being filed right now; look for it in the channel.`,
+        text: `:information_source: ${action === 'extend' ? 'An extension' : 'An undo'} of ${code(original.id)} is being filed right now; look for it in ${original.messageTs ? 'its thread' : 'the channel'}.`,
       };
     return undefined;
   }
@@ -406,6 +407,7 @@ export class TemporaryChanges {
           ...(original.messageTs ? { threadTs: original.messageTs } : {}),
         })
       : { ok: false, problems: planned.problems };
+    if (!outcome.ok) await this.options.store.releaseClaim(`undo:${original.id}`);
     const reply = filedReply(outcome, original.messageTs ? 'the thread' : 'the channel');
     return reply && leftAlone.length > 0
       ? { text: `${reply.text} Left out, already undone: ${esc(leftAlone.join(' '))}` }

@@ -125,6 +125,8 @@ export interface ChangeStore {
    * on one button (Extend, Undo), one files the request and the others are told so.
    */
   claimOnce(key: string, ttlMs: number): Promise<boolean>;
+  /** Gives a claim back before its time (the request it guarded was not filed after all). */
+  releaseClaim(key: string): Promise<void>;
   /**
    * Newest first. With a channel, only that channel's requests (kept in their own index, so noise
    * elsewhere never pushes them out); with a channel and a service, that service's in that channel.

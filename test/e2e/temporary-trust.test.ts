@@ -222,3 +222,22 @@ describe('a revert the API refuses (review of issue 22)', () => {
     expect(answer).not.toContain('Reverted');
   });
 });
+
+describe('an Extend denied by the rules (review of issue 22)', () => {
+  it('gives its claim back: a second click is not told an extension is being filed', async () => {
+    const path = policyFile(
+      'rules:\n  - name: never open prod\n    match: { tags: { env: prod }, risks: [world-open] }\n    deny: Never open production.\n',
+    );
+    const h = await harness({ env: { POLICY_FILE: path } });
+    const { id } = await requestChange(h, 'ip add sandbox-dev 0.0.0.0/0 everyone for 1h');
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await expect.poll(async () => (await h.bot.changeStore.get(id))?.status, { timeout: 10_000 }).toBe('applied');
+    const record = h.simulator.service(DEMO_IDS.sandboxDev);
+    const tags = (record?.tags ?? []).filter((t) => t.key !== 'env');
+    h.simulator.changeOutsideBot(DEMO_IDS.sandboxDev, { tags: [...tags, { key: 'env', value: 'prod' }] });
+    expect(await answerText(h, await h.click(ACTION_EXTEND, id, USERS.requester))).toContain('Never open production');
+    const second = await answerText(h, await h.click(ACTION_EXTEND, id, USERS.requester));
+    expect(second).not.toContain('being filed right now');
+    expect(second).toContain('Never open production');
+  });
+});

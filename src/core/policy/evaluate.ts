@@ -55,6 +55,12 @@ export function rulesGrown(
   // Requests from before policies existed keep the default they were made under.
   if (requirements === undefined) return undefined;
   const had = new Map(requirements.map((r) => [r.rule, r.approvals]));
-  const grew = now.requirements.filter((r) => r.approvals > (had.get(r.rule) ?? 0)).map((r) => r.rule);
+  // The default stands in when no rule matches any more: fewer rules, not more (unless the
+  // request itself was made under the default, which then compares like any rule).
+  const madeUnderDefault = requirements.every((r) => r.isDefault);
+  const grew = now.requirements
+    .filter((r) => !r.isDefault || madeUnderDefault)
+    .filter((r) => r.approvals > (had.get(r.rule) ?? 0))
+    .map((r) => r.rule);
   return grew.length > 0 ? { kind: 'rules-grew', rules: grew } : undefined;
 }

@@ -190,6 +190,12 @@ export class MemoryChangeStore implements ChangeStore {
     });
   }
 
+  releaseClaim(key: string): Promise<void> {
+    return answer(() => {
+      this.clicks.delete(key);
+    });
+  }
+
   claimOnce(key: string, ttlMs: number): Promise<boolean> {
     return answer(() => {
       const until = this.clicks.get(key);

@@ -361,6 +361,10 @@ export class RedisChangeStore implements ChangeStore {
     await this.redis.zadd(this.keys.reverts, 'XX', dueAt, id);
   }
 
+  async releaseClaim(key: string): Promise<void> {
+    await this.redis.del(this.keys.click(key));
+  }
+
   async claimOnce(key: string, ttlMs: number): Promise<boolean> {
     return (await this.redis.set(this.keys.click(key), '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX')) === 'OK';
   }
