@@ -25,6 +25,7 @@ import { filedText } from '../core/render/approval.js';
 import { code, distinctSentences, esc } from '../core/render/mrkdwn.js';
 import {
   nothingToRevertMessage,
+  reminderClosedMessage,
   reminderMessage,
   scheduledRevertMessage,
   temporaryListBlocks,
@@ -172,7 +173,7 @@ export class TemporaryChanges {
    * something left to take back: never forgotten, tried again later with a back-off, and said.
    */
   private async afterRevert(revert: ChangeRequest, originalId: string): Promise<void> {
-    if (!isRetryable(revert)) return this.options.store.forgetRevert(originalId);
+    if (!isRetryable(revert)) return this.finishGrant(originalId, revert.id);
     const attempt = attemptOf(revert.id);
     const retryInMs = Math.min(REVERT_RETRY_MAX_MS, REVERT_RETRY_FIRST_MS * 2 ** (attempt - 1));
     this.options.logger.warn(
@@ -288,7 +289,7 @@ export class TemporaryChanges {
       outcome: { message },
       audit: { action: 'stale', summary: `Revert of ${revert.revertOf ?? ''}`, message },
     });
-    if (settled.ok && revert.revertOf) await this.options.store.forgetRevert(revert.revertOf);
+    if (settled.ok && revert.revertOf) await this.finishGrant(revert.revertOf, revert.id);
     return { text: message };
   }
 
@@ -298,7 +299,28 @@ export class TemporaryChanges {
     const request = await store.get(id);
     const dueAt = (await store.scheduledReverts()).find((entry) => entry.id === id)?.dueAt;
     if (!request?.messageTs || dueAt === undefined) return;
-    await messenger.post(request.channelId, { ...reminderMessage(request, dueAt), threadTs: request.messageTs });
+    const ts = await messenger.post(request.channelId, {
+      ...reminderMessage(request, dueAt),
+      threadTs: request.messageTs,
+    });
+    await store.setReminderTs(id, ts);
+  }
+
+  /**
+   * The grant is done with (reverted, or nothing was left): its schedule goes, and its reminder
+   * loses Extend and Revert now, which could only answer "no longer active" from now on.
+   */
+  private async finishGrant(originalId: string, revertId: string): Promise<void> {
+    await this.options.store.forgetRevert(originalId);
+    const original = await this.options.store.get(originalId);
+    if (!original?.reminderTs) return;
+    await this.options.messenger
+      .update(original.channelId, original.reminderTs, reminderClosedMessage(original, revertId))
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          `temporary change ${originalId}: could not take the buttons off its reminder: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
   }
 
   /** Revert now: the requester or anyone who may approve it; no approval needed. */

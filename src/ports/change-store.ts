@@ -64,6 +64,8 @@ export interface ChangeStore {
   create(request: ChangeRequest): Promise<void>;
   get(id: string): Promise<ChangeRequest | undefined>;
   setMessageTs(id: string, messageTs: string): Promise<void>;
+  /** Records where a temporary request's reminder was posted, so its buttons can be taken off later. */
+  setReminderTs(id: string, reminderTs: string): Promise<void>;
   /**
    * Moves a request from one of `from` to `to`, atomically. A pending request past its expiry is
    * moved to expired instead (and reported as such) unless `to` is expired itself.

@@ -241,3 +241,19 @@ describe('an Extend denied by the rules (review of issue 22)', () => {
     expect(second).toContain('Never open production');
   });
 });
+
+describe('the reminder after the grant is over (issue 22, newcomer trial)', () => {
+  it('loses Extend and Revert now once the grant is reverted', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const id = await grantApproved(h, `ip add orders-prod ${GRANT} hotel for 1m`);
+    clock.advance(31_000);
+    await expect.poll(async () => (await h.bot.changeStore.get(id))?.reminderTs, { timeout: 10_000 }).toBeDefined();
+    const reminderTs = (await h.bot.changeStore.get(id))?.reminderTs;
+    await answerText(h, await h.click(ACTION_REVERT_NOW, id, USERS.requester));
+    const closed = await h.slack.waitFor('chat.update', (a) => a.ts === reminderTs);
+    expect(JSON.stringify(closed.args.blocks)).not.toContain(ACTION_EXTEND);
+    expect(JSON.stringify(closed.args.blocks)).not.toContain(ACTION_REVERT_NOW);
+    expect(textOf(closed.args.blocks)).toContain(`${id}-R`);
+  });
+});

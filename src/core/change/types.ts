@@ -122,6 +122,8 @@ export interface ChangeRequest {
   status: ChangeStatus;
   /** ts of the request's message in the channel, once posted. */
   messageTs?: string;
+  /** ts of a temporary request's reminder (with Extend and Revert now), once posted. */
+  reminderTs?: string;
   decidedBy?: string;
   decidedAt?: number;
   outcome?: ChangeOutcome;

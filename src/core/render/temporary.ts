@@ -94,6 +94,12 @@ export function reminderMessage(request: ChangeRequest, dueAt: number): { text: 
   };
 }
 
+/** The reminder once the grant is done with: the same words, no buttons, and where to look. */
+export function reminderClosedMessage(request: ChangeRequest, revertId: string): { text: string; blocks: Block[] } {
+  const text = `:white_check_mark: The temporary change ${code(request.id)} on ${serviceRef(request.plan.serviceName, request.plan.serviceId)} is over: see ${code(revertId)} in this thread.`;
+  return { text: `The temporary change ${esc(request.id)} is over`, blocks: [section(text)] };
+}
+
 /** In the thread when the revert found nothing of the change left to take back. */
 export function nothingToRevertMessage(request: ChangeRequest, found: string[]) {
   const lines = found.map((sentence) => `• ${esc(sentence)}`).join('\n');

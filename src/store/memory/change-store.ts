@@ -101,6 +101,13 @@ export class MemoryChangeStore implements ChangeStore {
     });
   }
 
+  setReminderTs(id: string, reminderTs: string): Promise<void> {
+    return answer(() => {
+      const stored = this.live(id);
+      if (stored) stored.reminderTs = reminderTs;
+    });
+  }
+
   transition(id: string, transition: Transition): Promise<TransitionResult> {
     return answer(() => {
       const stored = this.live(id);

@@ -159,6 +159,10 @@ export class RedisChangeStore implements ChangeStore {
     await this.setMessageTsScript(this.keys.request(id), messageTs);
   }
 
+  async setReminderTs(id: string, reminderTs: string): Promise<void> {
+    await this.setMessageTsScript(this.keys.request(id), reminderTs, 'reminderTs');
+  }
+
   async transition(id: string, transition: Transition): Promise<TransitionResult> {
     const { audit } = transition;
     const indexes = await this.auditIndexKeys(id);

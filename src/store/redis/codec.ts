@@ -4,6 +4,7 @@
  * A request hash has:
  *   data         JSON of what never changes: id, channelId, requesterId, plan, createdAt, expiresAt
  *   status, messageTs, decidedBy, decidedAt, outcome (JSON)  — what transitions change
+ *   reminderTs                                               — the reminder's message, once posted
  *   channelId, serviceId, serviceName, expiresAt             — copies of immutable scalars, so the
  *                                                              Lua scripts never parse `data`
  *   update       JSON of the plan's PATCH body, copied into the 'applied' audit entry
@@ -77,6 +78,7 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
   );
   if (approvals.length > 0) args.push('approvalSeq', String(approvals.length));
   if (request.messageTs !== undefined) args.push('messageTs', request.messageTs);
+  if (request.reminderTs !== undefined) args.push('reminderTs', request.reminderTs);
   if (request.decidedBy !== undefined) args.push('decidedBy', request.decidedBy);
   if (request.decidedAt !== undefined) args.push('decidedAt', String(request.decidedAt));
   if (request.outcome !== undefined) args.push('outcome', JSON.stringify(request.outcome));
@@ -116,6 +118,7 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   if (hash.data === undefined) return undefined;
   const request: ChangeRequest = { ...parseImmutablePart(hash.data), status: parseStatus(hash.status) };
   if (hash.messageTs !== undefined) request.messageTs = hash.messageTs;
+  if (hash.reminderTs !== undefined) request.reminderTs = hash.reminderTs;
   if (hash.decidedBy !== undefined) request.decidedBy = hash.decidedBy;
   if (hash.decidedAt !== undefined) request.decidedAt = parseNumber(hash.decidedAt, 'decidedAt');
   if (hash.outcome !== undefined) request.outcome = parseOutcome(hash.outcome);

@@ -311,7 +311,7 @@ return redis.call('HGETALL', request)
  */
 export const SET_MESSAGE_TS_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'messageTs', ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[2] or 'messageTs', ARGV[1])
 return 1
 `;
 
