@@ -420,3 +420,9 @@ export function callCount(slack: FakeSlack, method: string, count: number, timeo
     slack.on('call', onCall);
   });
 }
+
+/** Sets (or, with undefined, removes) a service's env tag in the simulator, as someone in the console would. */
+export function setEnvTag(h: Harness, serviceId: string, env: string | undefined): void {
+  const tags = (h.simulator.service(serviceId)?.tags ?? []).filter((t) => t.key !== 'env');
+  h.simulator.changeOutsideBot(serviceId, { tags: env ? [...tags, { key: 'env', value: env }] : tags });
+}

@@ -3,23 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { ACTION_EXTEND } from '../../src/core/render/temporary.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { usePolicyFiles } from './policy-files.js';
-import { answerText, requestChange, useHarnesses, USERS, type Harness } from './harness.js';
+import { NEVER_OPEN_PROD, usePolicyFiles } from './policy-files.js';
+import { answerText, requestChange, setEnvTag, useHarnesses, USERS } from './harness.js';
 
 const harness = useHarnesses();
 const policyFile = usePolicyFiles();
 
-function setEnv(h: Harness, id: string, env: string | undefined): void {
-  const record = h.simulator.service(id);
-  const tags = (record?.tags ?? []).filter((t) => t.key !== 'env');
-  h.simulator.changeOutsideBot(id, { tags: env ? [...tags, { key: 'env', value: env }] : tags });
-}
-
 describe('apply-time rules (review of issue 22, point 3)', () => {
   it('an extension of a world-open grant is refused when the service became env=prod (deny) before approval', async () => {
-    const path = policyFile(
-      'rules:\n  - name: never open prod\n    match: { tags: { env: prod }, risks: [world-open] }\n    deny: Never open production.\n',
-    );
+    const path = policyFile(NEVER_OPEN_PROD);
     const h = await harness({ env: { POLICY_FILE: path } });
     const { id } = await requestChange(h, 'ip add sandbox-dev 0.0.0.0/0 everyone for 1h');
     await h.click(ACTION_APPROVE, id, USERS.approver);
@@ -29,7 +21,7 @@ describe('apply-time rules (review of issue 22, point 3)', () => {
       (await h.bot.changeStore.listPending('C0CHANNEL', Date.now())).filter((r) => r.extendOf === id);
     await expect.poll(async () => (await pending()).length).toBe(1);
     const [extension] = await pending();
-    setEnv(h, DEMO_IDS.sandboxDev, 'prod'); // now a new world-open grant on it would be denied
+    setEnvTag(h, DEMO_IDS.sandboxDev, 'prod'); // now a new world-open grant on it would be denied
     await h.click(ACTION_APPROVE, extension?.id ?? '', USERS.approver);
     await expect
       .poll(async () => (await h.bot.changeStore.get(extension?.id ?? ''))?.status, { timeout: 10_000 })
@@ -42,7 +34,7 @@ describe('apply-time rules (review of issue 22, point 3)', () => {
     const path = policyFile('rules:\n  - name: prod needs two\n    match: { tags: { env: prod } }\n    approvals: 2\n');
     const h = await harness({ env: { POLICY_FILE: path } });
     const { id } = await requestChange(h, 'rename orders-prod orders-main');
-    setEnv(h, DEMO_IDS.ordersProd, undefined);
+    setEnvTag(h, DEMO_IDS.ordersProd, undefined);
     await h.click(ACTION_APPROVE, id, USERS.approver);
     await h.click(ACTION_APPROVE, id, USERS.second);
     await expect

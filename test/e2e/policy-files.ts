@@ -17,3 +17,7 @@ export function usePolicyFiles(): (text: string) => string {
     return path;
   };
 }
+
+/** A policy that never lets production be opened to the whole internet. */
+export const NEVER_OPEN_PROD =
+  'rules:\n  - name: never open prod\n    match: { tags: { env: prod }, risks: [world-open] }\n    deny: Never open production.\n';

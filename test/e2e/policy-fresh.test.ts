@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { usePolicyFiles } from './policy-files.js';
-import { answerText, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import { answerText, requestChange, setEnvTag, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 
 const harness = useHarnesses();
 const policyFile = usePolicyFiles();
@@ -25,17 +25,11 @@ const POLICY = `rules:
 
 const patches = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'PATCH');
 
-function tagProd(h: Harness): void {
-  const record = h.simulator.service(DEMO_IDS.sandboxDev);
-  const tags = (record?.tags ?? []).filter((t) => t.key !== 'env');
-  h.simulator.changeOutsideBot(DEMO_IDS.sandboxDev, { tags: [...tags, { key: 'env', value: 'prod' }] });
-}
-
 describe('rules judged on a fresh record', () => {
   it('a service tagged env=prod a second ago does not get the dev rule that asks no approval', async () => {
     const h = await harness({ env: { POLICY_FILE: policyFile(POLICY) } });
     await answerText(h, await h.command('list')); // the cached list still says env=dev
-    tagProd(h);
+    setEnvTag(h, DEMO_IDS.sandboxDev, 'prod');
     const { id, posted } = await requestChange(h, 'ip add sandbox-dev 192.0.2.9 laptop');
     expect(textOf(posted.args.blocks)).toContain('prod needs two');
     expect((await h.bot.changeStore.get(id))?.status).toBe('pending');
@@ -45,7 +39,7 @@ describe('rules judged on a fresh record', () => {
   it('tagged env=prod after the request was made: approving under the dev rule applies nothing and says why', async () => {
     const h = await harness({ env: { POLICY_FILE: policyFile(POLICY) } });
     const { id } = await requestChange(h, 'rename sandbox-dev sandbox-main');
-    tagProd(h);
+    setEnvTag(h, DEMO_IDS.sandboxDev, 'prod');
     await h.click(ACTION_APPROVE, id, USERS.approver);
     await expect.poll(async () => (await h.bot.changeStore.get(id))?.status, { timeout: 10_000 }).toBe('failed');
     expect((await h.bot.changeStore.get(id))?.outcome?.message).toContain('prod needs two');

@@ -9,8 +9,8 @@ import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../src/core/render/temporary.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { REDIS_URL } from '../support/redis.js';
-import { usePolicyFiles } from './policy-files.js';
-import { answerText, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import { NEVER_OPEN_PROD, usePolicyFiles } from './policy-files.js';
+import { answerText, requestChange, setEnvTag, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 
 const GRANT = '192.0.2.44/32';
 const harness = useHarnesses({ temporaryTickMs: 50 });
@@ -225,16 +225,12 @@ describe('a revert the API refuses (review of issue 22)', () => {
 
 describe('an Extend denied by the rules (review of issue 22)', () => {
   it('gives its claim back: a second click is not told an extension is being filed', async () => {
-    const path = policyFile(
-      'rules:\n  - name: never open prod\n    match: { tags: { env: prod }, risks: [world-open] }\n    deny: Never open production.\n',
-    );
+    const path = policyFile(NEVER_OPEN_PROD);
     const h = await harness({ env: { POLICY_FILE: path } });
     const { id } = await requestChange(h, 'ip add sandbox-dev 0.0.0.0/0 everyone for 1h');
     await h.click(ACTION_APPROVE, id, USERS.approver);
     await expect.poll(async () => (await h.bot.changeStore.get(id))?.status, { timeout: 10_000 }).toBe('applied');
-    const record = h.simulator.service(DEMO_IDS.sandboxDev);
-    const tags = (record?.tags ?? []).filter((t) => t.key !== 'env');
-    h.simulator.changeOutsideBot(DEMO_IDS.sandboxDev, { tags: [...tags, { key: 'env', value: 'prod' }] });
+    setEnvTag(h, DEMO_IDS.sandboxDev, 'prod');
     expect(await answerText(h, await h.click(ACTION_EXTEND, id, USERS.requester))).toContain('Never open production');
     const second = await answerText(h, await h.click(ACTION_EXTEND, id, USERS.requester));
     expect(second).not.toContain('being filed right now');

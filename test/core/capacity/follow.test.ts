@@ -1,29 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_FOLLOW, followDelays, progressOf } from '../../../src/core/capacity/follow.js';
-import { planCapacityChange, type CapacityChange, type CapacityTarget } from '../../../src/core/capacity/plan.js';
-import { ServiceRecordSchema, type ServiceRecord } from '../../../src/core/service/schema.js';
+import type { CapacityTarget } from '../../../src/core/capacity/plan.js';
+import { planned, vertical } from './records.js';
 
-function record(overrides: Record<string, unknown> = {}): ServiceRecord {
-  return ServiceRecordSchema.parse({
-    id: 'v-1',
-    name: 'orders-prod',
-    state: 'running',
-    tier: 'production',
-    autoscalingMode: 'vertical',
-    numReplicas: 3,
-    minReplicaMemoryGb: 8,
-    maxReplicaMemoryGb: 32,
-    idleScaling: true,
-    idleTimeoutMinutes: 15,
-    ...overrides,
-  });
-}
-
-function change(service: ServiceRecord, target: CapacityTarget): CapacityChange {
-  const plan = planCapacityChange(service, target);
-  if (!plan.ok) throw new Error(plan.problems.join(' '));
-  return plan.change;
-}
+const record = (overrides: Record<string, unknown> = {}) =>
+  vertical({ idleScaling: true, isPrimary: false, ...overrides });
 
 describe('progress of a change', () => {
   it.each<[string, CapacityTarget, Record<string, unknown>, Record<string, unknown>, string]>([
@@ -48,7 +29,7 @@ describe('progress of a change', () => {
     ['replicas, not shown yet', { kind: 'replicas', min: 5, max: 5 }, {}, {}, 'moving'],
     ['idle off, shown', { kind: 'idle', enabled: false }, {}, { idleScaling: false }, 'settled'],
   ])('%s', (_, target, before, now, kind) => {
-    expect(progressOf(change(record(before), target), record({ ...before, ...now })).kind).toBe(kind);
+    expect(progressOf(planned(record(before), target), record({ ...before, ...now })).kind).toBe(kind);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planCapacityChange, type CapacityChange, type CapacityTarget } from '../../../src/core/capacity/plan.js';
+import { planCapacityChange, type CapacityTarget } from '../../../src/core/capacity/plan.js';
 import { inverseOf, planRevert } from '../../../src/core/capacity/revert.js';
 import {
   capacityDifferences,
@@ -10,67 +10,11 @@ import {
 import { ServiceRecordSchema, type ServiceRecord } from '../../../src/core/service/schema.js';
 import { demoServices, DEMO_IDS } from '../../../src/simulator/seed.js';
 import { applyReplicaScaling } from '../../../src/simulator/capacity.js';
-
-/** orders-prod: vertical, 3 x 8–32 GB, a primary production service, idle scaling off. */
-function vertical(overrides: Record<string, unknown> = {}): ServiceRecord {
-  return ServiceRecordSchema.parse({
-    id: 'v-1',
-    name: 'orders-prod',
-    state: 'running',
-    tier: 'production',
-    autoscalingMode: 'vertical',
-    numReplicas: 3,
-    minReplicaMemoryGb: 8,
-    maxReplicaMemoryGb: 32,
-    idleScaling: false,
-    idleTimeoutMinutes: 15,
-    isPrimary: true,
-    ...overrides,
-  });
-}
-
-/** search-prod: horizontal, 2–6 x 16 GB. */
-function horizontal(overrides: Record<string, unknown> = {}): ServiceRecord {
-  return ServiceRecordSchema.parse({
-    id: 'h-1',
-    name: 'search-prod',
-    state: 'running',
-    tier: 'production',
-    autoscalingMode: 'horizontal',
-    minReplicas: 2,
-    maxReplicas: 6,
-    replicaMemoryGb: 16,
-    idleScaling: false,
-    idleTimeoutMinutes: 15,
-    isPrimary: true,
-    ...overrides,
-  });
-}
-
-/** sandbox-dev: a development service, idle, one replica, idling after 15 minutes. */
-function dev(overrides: Record<string, unknown> = {}): ServiceRecord {
-  return vertical({
-    id: 'd-1',
-    name: 'sandbox-dev',
-    state: 'idle',
-    tier: 'development',
-    numReplicas: 1,
-    minReplicaMemoryGb: 8,
-    maxReplicaMemoryGb: 8,
-    idleScaling: true,
-    ...overrides,
-  });
-}
+import { dev, horizontal, planned, vertical } from './records.js';
 
 const replicas = (min: number, max = min): CapacityTarget => ({ kind: 'replicas', min, max });
 const memory = (minGb: number, maxGb = minGb): CapacityTarget => ({ kind: 'memory', minGb, maxGb });
 const power = (action: 'stop' | 'start' | 'wake'): CapacityTarget => ({ kind: 'power', action });
-
-function planned(service: ServiceRecord, target: CapacityTarget): CapacityChange {
-  const plan = planCapacityChange(service, target);
-  if (!plan.ok) throw new Error(`expected a plan, got: ${plan.problems.join(' ')}`);
-  return plan.change;
-}
 
 function problems(service: ServiceRecord, target: CapacityTarget): string[] {
   const plan = planCapacityChange(service, target);
