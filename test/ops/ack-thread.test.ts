@@ -4,10 +4,11 @@
  * acknowledgement still carries what its listener answered, a listener's late content reaches the
  * command's response_url, and a thread that dies is started again on the same port.
  */
+import { recordingLogger } from '../support/ack-thread.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
-import { App, LogLevel, type Logger } from '@slack/bolt';
+import { App } from '@slack/bolt';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { slackSignatureHeaders } from '../../src/playground/signing.js';
@@ -30,19 +31,6 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.receiver.stop()));
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
-
-function recordingLogger(logs: string[]): Logger {
-  const record = (...parts: unknown[]) => void logs.push(parts.map(String).join(' '));
-  return {
-    debug: record,
-    info: record,
-    warn: record,
-    error: record,
-    setLevel: () => undefined,
-    getLevel: () => LogLevel.DEBUG,
-    setName: () => undefined,
-  };
-}
 
 async function start(register: (app: App) => void, maxPending?: number): Promise<Running> {
   const logs: string[] = [];
