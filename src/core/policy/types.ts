@@ -12,11 +12,24 @@ export const CHANGE_KINDS = [
   'mysql-endpoint',
   'encryption-key',
   'tags',
+  'replicas',
+  'memory',
+  'idle-scaling',
+  'power',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** Warnings a change can carry; the names are the policy file's `risks` values. */
-export const RISKS = ['world-open', 'broad-ip', 'last-ip-removed', 'mysql-on'] as const;
+export const RISKS = [
+  'world-open',
+  'broad-ip',
+  'last-ip-removed',
+  'mysql-on',
+  'capacity-down',
+  'capacity-up-large',
+  'stop',
+  'single-replica',
+] as const;
 export type Risk = (typeof RISKS)[number];
 
 export interface RuleMatch {

@@ -4,6 +4,7 @@
  */
 import type { ServiceRecord } from '../service/schema.js';
 import type { ChangeRequest } from '../change/types.js';
+import { KIND_LIST } from '../change/kinds/index.js';
 import { defaultRequirement, evaluatePolicy } from '../policy/evaluate.js';
 import { serviceSide } from '../policy/facts.js';
 import { ANY_VALUE } from '../policy/match.js';
@@ -162,11 +163,9 @@ export function policyBlocks(policy: Policy | undefined, defaults: PolicyDefault
   ];
 }
 
-/** The risks a kind of change can carry, each possibly matched by its own rules. */
-const RISKS_OF: Partial<Record<ChangeKind, readonly Risk[]>> = {
-  'ip-access': ['world-open', 'broad-ip', 'last-ip-removed'],
-  'mysql-endpoint': ['mysql-on'],
-};
+/** The risks a kind of change can carry (the kinds table says), each possibly matched by its own rules. */
+const risksOf = (kind: ChangeKind): readonly Risk[] =>
+  KIND_LIST.find((module) => module.policyName === kind)?.possibleRisks ?? [];
 
 /** `/clickhouse policy SERVICE`: for each kind of change, what a request would need. */
 export function servicePolicyBlocks(
@@ -180,7 +179,7 @@ export function servicePolicyBlocks(
     const outcome = (risks: Risk[]) =>
       decisionText(evaluatePolicy(policy, { before: side, after: side, changes: [kind], risks }, defaults));
     const plain = outcome([]);
-    const risky = (RISKS_OF[kind] ?? [])
+    const risky = risksOf(kind)
       .map((risk) => ({ risk, text: outcome([risk]) }))
       .filter((r) => r.text !== plain);
     return [`• ${code(kind)}: ${plain}`, ...risky.map((r) => `      if it is ${code(r.risk)}: ${r.text}`)].join('\n');

@@ -105,6 +105,10 @@ describe('editView', () => {
       BLOCK.detach,
       BLOCK.tdeKey,
       BLOCK.tags,
+      BLOCK.replicas,
+      BLOCK.memory,
+      BLOCK.idle,
+      BLOCK.idleTimeout,
       BLOCK.duration,
     ]);
   });
@@ -196,6 +200,10 @@ describe('editView', () => {
       BLOCK.mysql,
       BLOCK.ipAdd,
       BLOCK.tags,
+      BLOCK.replicas,
+      BLOCK.memory,
+      BLOCK.idle,
+      BLOCK.idleTimeout,
       BLOCK.duration,
     ]);
   });
