@@ -8,6 +8,7 @@
  * approval flow's exactly-once path (lease, service lock, fresh re-read, confirm before send,
  * takeover after a crash). It lives in the original's thread, like the reminder before it.
  */
+import { operationsOf } from '../core/change/operations.js';
 import { planChange } from '../core/change/plan.js';
 import { currentState } from '../core/change/state.js';
 import {
@@ -147,7 +148,7 @@ export class TemporaryChanges {
         text: `This temporary change was already reverted (or found changed by someone else): see ${revert.id} in its thread.`,
       };
     }
-    if (Object.keys(revert.plan.update).length === 0) return this.settleNothingLeft(revert, actorId);
+    if (sendsNothing(revert.plan)) return this.settleNothingLeft(revert, actorId);
     return this.options.flow.applyUnreviewed(revert, actorId);
   }
 
@@ -263,7 +264,7 @@ export class TemporaryChanges {
 
   private async postRevert(revert: ChangeRequest): Promise<void> {
     const { messenger, store } = this.options;
-    const empty = Object.keys(revert.plan.update).length === 0;
+    const empty = sendsNothing(revert.plan);
     const original = { ...revert, id: revert.revertOf ?? revert.id };
     const message = empty ? nothingToRevertMessage(original, revert.plan.warnings) : requestMessage(revert);
     try {
@@ -537,5 +538,10 @@ function attemptOf(revertId: string): number {
 
 /** A revert that failed with something left to take back; one that found nothing left is final. */
 function isRetryable(revert: ChangeRequest): boolean {
-  return revert.status === 'failed' && Object.keys(revert.plan.update).length > 0;
+  return revert.status === 'failed' && !sendsNothing(revert.plan);
+}
+
+/** A revert with no operation left: everything it would take back was already changed. */
+function sendsNothing(plan: ChangePlan): boolean {
+  return operationsOf(plan).length === 0;
 }

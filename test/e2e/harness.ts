@@ -43,6 +43,8 @@ export interface HarnessOptions {
   /** Log through this logger (a JSON one, say) instead of the harness's text lines in `logs`. */
   logger?: BotLogger;
   services?: ServiceRecordLike[];
+  /** How long the simulator's stopping, starting and awaking last (its own default otherwise). */
+  simulatorTransitionMs?: number;
   /** Share a Redis key prefix between bots (two replicas, restarts); random otherwise. */
   keyPrefix?: string;
   /** Reuse these instead of starting new ones (a second replica). */
@@ -108,6 +110,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       keySecret: KEY_SECRET,
       orgId: DEMO_ORG_ID,
       services: options.services ?? demoServices(),
+      ...(options.simulatorTransitionMs === undefined ? {} : { transitionMs: options.simulatorTransitionMs }),
     }));
   const slack = options.slack ?? (await FakeSlack.start());
   const keyPrefix = options.keyPrefix ?? `test:${randomUUID().slice(0, 8)}:`;
