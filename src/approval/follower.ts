@@ -99,7 +99,7 @@ export class Follower {
     this.readTimes = followReadTimes(this.schedule);
   }
 
-  /** Services followed right now (tests, and the shutdown log). */
+  /** Requests followed right now, over every service (tests, and the shutdown log). */
   get following(): number {
     return [...this.loops.values()].reduce((sum, loop) => sum + loop.watches.length, 0);
   }
@@ -134,6 +134,11 @@ export class Follower {
       }
       const serviceId = request.plan.serviceId;
       const running = this.loops.get(serviceId);
+      if (running?.watches.some((other) => other.request.id === request.id)) {
+        // Told twice about the same request: one follow says it all.
+        finished();
+        return;
+      }
       if (running) {
         running.watches.push(watch);
         running.nap?.abort();
@@ -141,7 +146,11 @@ export class Follower {
       }
       const loop: ServiceLoop = { watches: [watch], done: Promise.resolve(), nap: undefined };
       this.loops.set(serviceId, loop);
-      loop.done = this.run(serviceId, loop);
+      // Nothing in a loop is meant to throw (reads, updates and posts catch their own failures);
+      // should something still do, it is logged, never left as an unhandled rejection.
+      loop.done = this.run(serviceId, loop).catch((error: unknown) =>
+        this.options.logger.warn(`following service ${serviceId} stopped: ${messageOf(error)}`),
+      );
     });
   }
 
@@ -165,10 +174,15 @@ export class Follower {
         const nextAt = Math.min(...loop.watches.map((watch) => watch.due[0] ?? Infinity));
         const wait = nextAt - this.now();
         if (wait > 0) {
+          // One signal for both reasons to wake (shutdown, or a request that joined), without
+          // AbortSignal.any (Node 20.3+, and it keeps its sources alive longer than needed).
           const nap = new AbortController();
+          const wake = () => nap.abort();
+          signal.addEventListener('abort', wake, { once: true });
           loop.nap = nap;
-          await this.sleep(wait, AbortSignal.any([signal, nap.signal]));
+          await this.sleep(wait, nap.signal);
           loop.nap = undefined;
+          signal.removeEventListener('abort', wake);
           if (signal.aborted) break;
           // Woken by a request that joined: its first read may come before the one waited for.
           if (nap.signal.aborted) continue;
@@ -243,7 +257,8 @@ export class Follower {
 
   /** The message's last line says how it ended, and the thread gets the one reply. */
   private async end(watch: Watch, outcome: FollowOutcome, loop?: ServiceLoop): Promise<void> {
-    if (loop) loop.watches.splice(loop.watches.indexOf(watch), 1);
+    const at = loop ? loop.watches.indexOf(watch) : -1;
+    if (loop && at >= 0) loop.watches.splice(at, 1);
     this.options.observe?.outcome(outcome);
     const facts = { ...this.facts(watch), watchedMs: this.schedule.totalMs, slashCommand: this.options.slashCommand };
     const { request } = watch;

@@ -296,6 +296,16 @@ describe('within the shared budget', () => {
     ).toEqual(['1690000000.000100', '1690000000.000100', '1690000000.000200']);
   });
 
+  it('told twice about the same request, follows it once', async () => {
+    const { time, directory, messenger, follower } = setup({
+      [SERVICE_ID]: [{ state: 'stopping' }, { state: 'stopped' }],
+    });
+    const request = applied([stop]);
+    await time.runUntil(Promise.all([follower.follow(request), follower.follow(request)]));
+    expect(directory.reads).toHaveLength(2);
+    expect(replies(messenger)).toHaveLength(1);
+  });
+
   it('a request that joins a loop waiting long gets its first read on its own schedule', async () => {
     const { time, directory, follower } = setup({
       [SERVICE_ID]: Array.from({ length: 30 }, () => ({ state: 'stopping' })),
