@@ -161,6 +161,7 @@ const EnvSchema = z.object({
   CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
   APPROVAL_LEASE_SECONDS: seconds(20, 0.5, 600),
   TEMPORARY_MAX_SECONDS: integer(7 * 24 * 3600, 60, 90 * 24 * 3600),
+  FOLLOW_MINUTES: integer(10, 1, 120),
   SUMMARY_TZ: z.preprocess(
     (v) => (v === '' || v === undefined ? 'UTC' : v),
     z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
@@ -263,6 +264,11 @@ export interface Config {
     /** The YAML approval policy (POLICY_FILE); unset = one approval from `approvers`. */
     policyFile: string | undefined;
   };
+  /**
+   * How long the bot follows a stop, start, wake or scaling after the API accepted it, reading the
+   * service less and less often (FOLLOW_MINUTES), before it says the service is still moving.
+   */
+  followMs: number;
   summaryTimeZone: string;
   /** Schedules may fire at most once per `minIntervalSeconds`; a channel has at most `maxPerChannel`. */
   schedules: { minIntervalSeconds: number; maxPerChannel: number };
@@ -331,6 +337,7 @@ function toConfig(env: Env): Config {
       temporaryMaxMs: env.TEMPORARY_MAX_SECONDS * 1000,
       policyFile: env.POLICY_FILE,
     },
+    followMs: env.FOLLOW_MINUTES * 60_000,
     summaryTimeZone: env.SUMMARY_TZ,
     schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_SECONDS, maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL },
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,

@@ -34,6 +34,13 @@ describe('configuration', () => {
     });
     expect(config.summaryTimeZone).toBe('UTC');
     expect(config.logLevel).toBe('info');
+    expect(config.followMs).toBe(10 * 60_000);
+  });
+
+  it('takes FOLLOW_MINUTES in whole minutes, from 1 to 120', () => {
+    expect(loadConfig({ ...minimal, FOLLOW_MINUTES: '3' }).followMs).toBe(180_000);
+    expect(() => loadConfig({ ...minimal, FOLLOW_MINUTES: '0' })).toThrow(/FOLLOW_MINUTES.*at least 1/);
+    expect(() => loadConfig({ ...minimal, FOLLOW_MINUTES: '1.5' })).toThrow(/FOLLOW_MINUTES.*whole number/);
   });
 
   it('takes the approval lease in seconds, fractions allowed, and refuses one too short to be safe', () => {

@@ -7,6 +7,7 @@ import { afterEach } from 'vitest';
 import { request } from 'undici';
 import { startBot, type BotHandle } from '../../src/bot.js';
 import type { CloudClientOptions } from '../../src/cloud/client.js';
+import type { FollowSchedule } from '../../src/core/capacity/follow.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, type BotLogger } from '../../src/log.js';
 import { slackSignatureHeaders } from '../../src/playground/signing.js';
@@ -53,6 +54,8 @@ export interface HarnessOptions {
   clock?: () => number;
   /** How often due reverts and reminders of temporary changes are looked for. */
   temporaryTickMs?: number;
+  /** The follow schedule after the API accepted a stop or a scaling (tests read every few ms). */
+  followSchedule?: Partial<FollowSchedule>;
   /** Spacing of posts per channel; 0 in tests unless a test measures the pacing. */
   channelPostIntervalMs?: number;
   /** Wraps the bot's Redis schedule store, e.g. to record which replica claimed which fire time. */
@@ -159,6 +162,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     socketClientPingTimeoutMs: 2_000,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.temporaryTickMs ? { temporaryTickMs: options.temporaryTickMs } : {}),
+    ...(options.followSchedule ? { followSchedule: options.followSchedule } : {}),
     cloudClient: {
       throttle: false,
       backoffBaseMs: 5,
