@@ -148,14 +148,21 @@ describe('scale', () => {
 });
 
 describe('stop, start and wake', () => {
-  it('stops a service: the API is called once and the service ends stopped', async () => {
+  it('stops a service: the API is called once, and the thread is told once it has stopped', async () => {
     const h = await harness();
     const { id, posted } = await requestChange(h, 'stop events-staging');
     expect(textOf(posted.args.blocks)).toContain('*State*: `running` → `stopped`');
     await h.click(ACTION_APPROVE, id, USERS.approver);
     await applied(h, id);
     expect(patchesTo(h, '/state').map((r) => r.body)).toStrictEqual([{ command: 'stop' }]);
-    await expect.poll(() => h.simulator.service(DEMO_IDS.eventsStaging)?.state, { timeout: 5_000 }).toBe('stopped');
+    // The bot follows the service and says in the thread when it has stopped.
+    const ts = await messageTsOf(h, id);
+    const settled = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.thread_ts === ts && textOf(a.blocks).includes('is stopped'),
+    );
+    expect(textOf(settled.args.blocks)).toContain('events-staging');
+    expect(h.simulator.service(DEMO_IDS.eventsStaging)?.state).toBe('stopped');
   });
 
   it('wakes an idle service and refuses wake … for', async () => {
