@@ -391,6 +391,7 @@ async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<C
     keySecret: DEMO_KEY_SECRET,
     orgId: DEMO_ORG_ID,
     services: demoServices(),
+    transitionMs: config.clickhouse.transitionMs,
   });
   logger.warn(
     `DEMO MODE: CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET are not set, so the bot manages a simulated organization (${simulator.url}), not ClickHouse Cloud.`,

@@ -127,6 +127,8 @@ const EnvSchema = z.object({
   }),
   CLICKHOUSE_CACHE_SECONDS: integer(10, 0, 3600),
   CLICKHOUSE_TIMEOUT_SECONDS: integer(15, 1, 300),
+  /** Demo mode: how long the simulated stopping, starting and awaking last (ms). */
+  SIMULATOR_TRANSITION_MS: integer(5000, 0, 600_000),
   REDIS_URL: optionalText.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
     error: 'must start with redis:// or rediss://',
   }),
@@ -246,7 +248,7 @@ export interface Config {
         cacheSeconds: number;
         timeoutMs: number;
       }
-    | { mode: 'demo'; cacheSeconds: number; timeoutMs: number };
+    | { mode: 'demo'; cacheSeconds: number; timeoutMs: number; transitionMs: number };
   /** With redisSentinel, only its credentials, database and TLS setting are used (may be unset). */
   redisUrl: string | undefined;
   /** REDIS_URL names one seed node of a Redis Cluster; the bot discovers the others from it. */
@@ -325,7 +327,7 @@ function toConfig(env: Env): Config {
     clickhouse:
       keyId && keySecret && orgId
         ? { mode: 'live', apiUrl: env.CLICKHOUSE_API_URL, keyId, keySecret, orgId, ...common }
-        : { mode: 'demo', ...common },
+        : { mode: 'demo', transitionMs: env.SIMULATOR_TRANSITION_MS, ...common },
     redisUrl: env.REDIS_URL,
     redisCluster: env.REDIS_CLUSTER,
     redisSentinel: env.REDIS_SENTINELS ? { sentinels: env.REDIS_SENTINELS, name: env.REDIS_SENTINEL_NAME } : undefined,

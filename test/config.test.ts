@@ -16,7 +16,7 @@ function problems(env: Record<string, string>): string[] {
 describe('configuration', () => {
   it('starts in demo mode with the documented defaults when only Slack is configured', () => {
     const config = loadConfig(minimal);
-    expect(config.clickhouse).toEqual({ mode: 'demo', cacheSeconds: 10, timeoutMs: 15_000 });
+    expect(config.clickhouse).toEqual({ mode: 'demo', cacheSeconds: 10, timeoutMs: 15_000, transitionMs: 5_000 });
     expect(config.slack).toMatchObject({
       apiUrl: 'https://slack.com/api/',
       port: 3000,
