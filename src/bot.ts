@@ -9,7 +9,9 @@ import { ApproverPolicy } from './approval/approvers.js';
 import { Follower } from './approval/follower.js';
 import { PolicyFile, type ReloadResult } from './approval/policy-file.js';
 import { startReconciler } from './approval/reconciler.js';
+import { Nudger } from './approval/nudger.js';
 import { startTemporaryTicks, TemporaryChanges } from './approval/temporary-changes.js';
+import { startTicks } from './scheduler/ticks.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
 import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
@@ -90,6 +92,8 @@ export interface BotOverrides {
   followSchedule?: Partial<FollowSchedule>;
   /** How often due reverts and reminders of temporary changes are looked for (default a quarter lease). */
   temporaryTickMs?: number;
+  /** How often waiting requests are looked at for reminders and escalation (default 30 s). */
+  nudgeTickMs?: number;
   /** Interface the HTTP receiver listens on; every interface unless given (the playground: loopback). */
   host?: string;
   /** Process metrics (CPU, memory, GC): off in tests, where many bots share a process. */
@@ -104,6 +108,8 @@ export interface BotOverrides {
 }
 
 const DRAIN_LIMIT_MS = 8_000;
+/** Reminders and escalations are due on whole minutes at best: a look every 30 s is on time enough. */
+const NUDGE_TICK_MS = 30_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
@@ -167,7 +173,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   );
 
   // 2. Services.
-  const { services, changeRequests, temporary, follower, scheduler } = buildServices(config, overrides, {
+  const { services, changeRequests, temporary, follower, scheduler, nudger } = buildServices(config, overrides, {
     cloud,
     stores,
     messenger,
@@ -219,6 +225,12 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     overrides.temporaryTickMs ?? config.approvals.leaseMs / 4,
     background,
   );
+  const nudgeTicks = startTicks(
+    'waiting requests to remind or escalate',
+    () => nudger.tick(),
+    overrides.nudgeTickMs ?? NUDGE_TICK_MS,
+    background,
+  );
   // One read of the organization: a wrong key or organization is said in a sentence now, not at
   // the first command. Not awaited: an API that is slow to answer must not hold the start.
   const cloudKeyChecked =
@@ -255,6 +267,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       accepting = false;
       await reconciler.stop();
       await temporaryTicks.stop();
+      await nudgeTicks.stop();
       // Following ends at once (a sleeping follow wakes and returns); approvals in flight finish.
       const drained = Promise.all([changeRequests.drain(), scheduler.stop(), follower.stop()]);
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
@@ -289,7 +302,19 @@ function buildServices(
     current: () => rules.current(),
     defaults: { approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval },
   };
-  const policy = new ApproverPolicy({ ...approvalRules.defaults, messenger, policy: approvalRules.current });
+  const policy = new ApproverPolicy({
+    ...approvalRules.defaults,
+    messenger,
+    policy: approvalRules.current,
+    ...(overrides.clock ? { now: overrides.clock } : {}),
+  });
+  const nudger = new Nudger({
+    store: changeStore,
+    messenger,
+    defaults: approvalRules.defaults,
+    logger,
+    now: overrides.clock ?? Date.now,
+  });
   const follower = new Follower({
     cloud,
     messenger,
@@ -363,7 +388,7 @@ function buildServices(
     logger,
     slashCommand: config.slack.slashCommand,
   };
-  return { services, changeRequests, temporary, follower, scheduler };
+  return { services, changeRequests, temporary, follower, scheduler, nudger };
 }
 
 function keyIdentity(config: Config): KeyIdentity {

@@ -9,6 +9,7 @@
  * takeover after a crash). It lives in the original's thread, like the reminder before it.
  */
 import { operationsOf } from '../core/change/operations.js';
+import { startTicks, type Ticks } from '../scheduler/ticks.js';
 import { planChange } from '../core/change/plan.js';
 import { currentState } from '../core/change/state.js';
 import {
@@ -489,11 +490,7 @@ function filedReply(outcome: RequestOutcome, where: string): DecisionReply {
   };
 }
 
-export interface TemporaryTicks {
-  /** Settles when the look made at start (reverts missed while every replica was down) is done. */
-  firstPass: Promise<void>;
-  stop(): Promise<void>;
-}
+export type TemporaryTicks = Ticks;
 
 /** Looks for due reminders and reverts at start and every `everyMs`, one look at a time. */
 export function startTemporaryTicks(
@@ -501,29 +498,7 @@ export function startTemporaryTicks(
   everyMs: number,
   logger: Pick<Log, 'warn'>,
 ): TemporaryTicks {
-  let running: Promise<void> | undefined;
-  const look = () => {
-    running ??= temporary
-      .tick()
-      .catch((error: unknown) =>
-        logger.warn(
-          `looking for due temporary changes failed: ${error instanceof Error ? error.message : String(error)}`,
-        ),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  };
-  const firstPass = look();
-  const timer = setInterval(() => void look(), everyMs).unref();
-  return {
-    firstPass,
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startTicks('due temporary changes', () => temporary.tick(), everyMs, logger);
 }
 
 /** CR-X-R for the first attempt at reverting CR-X, then CR-X-R2, CR-X-R3… */

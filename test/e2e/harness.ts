@@ -54,6 +54,8 @@ export interface HarnessOptions {
   clock?: () => number;
   /** How often due reverts and reminders of temporary changes are looked for. */
   temporaryTickMs?: number;
+  /** How often waiting requests are looked at for reminders and escalation. */
+  nudgeTickMs?: number;
   /** The follow schedule after the API accepted a stop or a scaling (tests read every few ms). */
   followSchedule?: Partial<FollowSchedule>;
   /** Spacing of posts per channel; 0 in tests unless a test measures the pacing. */
@@ -162,6 +164,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     socketClientPingTimeoutMs: 2_000,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.temporaryTickMs ? { temporaryTickMs: options.temporaryTickMs } : {}),
+    ...(options.nudgeTickMs ? { nudgeTickMs: options.nudgeTickMs } : {}),
     ...(options.followSchedule ? { followSchedule: options.followSchedule } : {}),
     cloudClient: {
       throttle: false,

@@ -35,6 +35,8 @@ export function evaluatePolicy(
       approvals: rule.approvals,
       approvers: [...(rule.approvers ?? defaults.approvers)],
       reasons,
+      ...(rule.remindMs === undefined ? {} : { remindMs: rule.remindMs }),
+      ...(rule.escalate ? { escalate: { afterMs: rule.escalate.afterMs, to: [...rule.escalate.to] } } : {}),
     });
   }
   if (requirements.length === 0) return { kind: 'approve', requirements: [defaultRequirement(defaults)] };

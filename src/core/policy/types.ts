@@ -51,7 +51,23 @@ interface RuleBase {
 /** A rule refuses the request outright, or asks for a number of approvals (0 = none needed). */
 export type Rule =
   | (RuleBase & { effect: 'deny'; deny: string })
-  | (RuleBase & { effect: 'approve'; approvals: number; approvers?: readonly string[] });
+  | (RuleBase & {
+      effect: 'approve';
+      approvals: number;
+      approvers?: readonly string[];
+      /** How long a waiting request goes before its thread is bumped (default DEFAULT_REMIND_MS). */
+      remindMs?: number;
+      /** Still unmet this long after the request was made: these people may approve too. */
+      escalate?: Escalation;
+    });
+
+export interface Escalation {
+  afterMs: number;
+  to: readonly string[];
+}
+
+/** A waiting request is bumped in its thread this long after it was made, and again as long after. */
+export const DEFAULT_REMIND_MS = 30 * 60_000;
 
 export interface Policy {
   rules: readonly Rule[];
@@ -91,6 +107,10 @@ export interface Requirement {
   isDefault?: boolean;
   /** Only the default rule may let the requester approve (ALLOW_SELF_APPROVAL). */
   selfApproval?: boolean;
+  /** When the thread is bumped (absent on requests made before reminders: the default). */
+  remindMs?: number;
+  /** Who may approve too once the request has waited `afterMs` (core/policy/nudges.ts). */
+  escalate?: Escalation;
 }
 
 /** One person's approval, and the requirements (indices) it counts for. */

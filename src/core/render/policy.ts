@@ -20,6 +20,7 @@ import {
   type Rule,
 } from '../policy/types.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, type Block } from './mrkdwn.js';
+import { formatDuration } from '../change/temporary.js';
 import { people } from './people.js';
 
 /** The request's requirements (the default one for requests made before policies). */
@@ -47,10 +48,14 @@ function progressLine(p: RuleProgress, requesterId: string, open: boolean): stri
   ];
   if (p.approvedBy.length > 0) parts.push(`approved by ${people(p.approvedBy)}`);
   if (p.missing > 0 && open) parts.push(`${p.missing} more from ${whoMayApprove(p, requesterId)}`);
+  const escalation = requirement.escalate;
+  if (p.missing > 0 && open && escalation)
+    parts.push(`escalates to ${people(escalation.to)} after ${formatDuration(escalation.afterMs)}`);
   return `${icon} ${title}: ${parts.join(' · ')}`;
 }
 
-function whoMayApprove(p: RuleProgress, requesterId: string): string {
+/** Who may still give a rule its missing approvals, for people. */
+export function whoMayApprove(p: RuleProgress, requesterId: string): string {
   const eligible = stillEligible(p, requesterId);
   if (eligible === undefined)
     return p.approvedBy.length > 0
