@@ -35,8 +35,9 @@ export function planChange(service: ServiceRecord, intent: ChangeIntent): PlanRe
 
   if (draft.problems.length > 0) return { ok: false, problems: draft.problems };
   if (draft.changes.length === 0) {
-    const said = draft.unchanged.length > 0 ? draft.unchanged.join(' ') : NOTHING_CHANGES;
-    return { ok: false, problems: [{ field: 'request', message: said }] };
+    // Said under the field that asked for it (the modal), or the generic sentence.
+    if (draft.unchanged.length > 0) return { ok: false, problems: draft.unchanged };
+    return { ok: false, problems: [{ field: 'request', message: NOTHING_CHANGES }] };
   }
   const now = currentState(service);
   const before: TouchedState = {};

@@ -20,7 +20,15 @@ import {
   isSwitchWord,
   type Checked,
 } from './arguments.js';
-import { exampleOf, suggestionsFor, usageForWords, usageOf, usagesOfGroup, type CommandName } from './catalogue.js';
+import {
+  exampleOf,
+  specOfName,
+  suggestionsFor,
+  usageForWords,
+  usageOf,
+  usagesOfGroup,
+  type CommandName,
+} from './catalogue.js';
 import { normalizeSlackText, tokenize, type Token } from './tokenize.js';
 import { durationProblem, TEMPORARY_MIN_MS } from '../change/temporary.js';
 import { DURATION_FORMS, readSpokenDuration } from './duration.js';
@@ -193,6 +201,12 @@ const QUOTE_HINT = 'A service name with spaces goes in quotes, like "orders prod
 
 function textOf(tokens: Token[]): string[] {
   return tokens.map((token) => token.text);
+}
+
+/** The first example of a command (its own or one of its other forms) that mentions `word`. */
+function exampleAbout(name: CommandName, word: string): string {
+  const spec = specOfName(name);
+  return [spec.example, ...(spec.more ?? [])].find((example) => example.split(' ').includes(word)) ?? spec.example;
 }
 
 function missing(name: CommandName, what: string): never {
@@ -452,8 +466,13 @@ function parseScale(words: Token[]): Command {
   if (word !== 'replicas' && word !== 'replica' && word !== 'memory') {
     fail('scale', `scale sets replicas or memory, not ${echo(what.text)}, like this: ${exampleOf('scale')}`);
   }
-  if (valueWords.length === 0)
-    missing('scale', word === 'memory' ? 'the memory per replica in GB' : 'how many replicas');
+  if (valueWords.length === 0) {
+    const [what, example] =
+      word === 'memory'
+        ? ['the memory per replica in GB', exampleAbout('scale', 'memory')]
+        : ['how many replicas', exampleAbout('scale', 'replicas')];
+    fail('scale', `Tell me ${what}, like this: ${example}`);
+  }
   const text = textOf(valueWords).join(' ');
   const intent =
     word === 'memory'

@@ -149,12 +149,7 @@ describe('planning each kind against the demo organization', () => {
     ]);
   });
 
-  // BUG: a new idle timeout on a service whose idle scaling is off (the edit modal's timeout field
-  // changed, radio left on Off: intent {enabled: false, timeoutMinutes: 30}) is planned and sent
-  // (body {idleScaling: false, idleTimeoutMinutes: 30}), but the request approvers read says
-  // "Idle scaling: off → off": idleText() in kinds/idle-scaling.ts drops the timeout when idle
-  // scaling is off, so the one thing that changes is invisible on the request.
-  it.fails('a new timeout while idle scaling is off is visible on the request line', () => {
+  it('a new timeout while idle scaling is off is visible on the request line', () => {
     const p = plan(demo('orders-prod'), { idleScaling: { enabled: false, timeoutMinutes: 30 } });
     expect(p.operations?.[0]?.body).toStrictEqual({ idleScaling: false, idleTimeoutMinutes: 30 });
     const [change] = p.changes;
@@ -234,10 +229,11 @@ describe('several capacity fields in one request', () => {
         idleScaling: { enabled: false },
       }),
     ).toStrictEqual([
+      { field: 'replicas', message: 'orders-prod already runs 3 replicas.' },
+      { field: 'replicaMemoryGb', message: 'orders-prod already has 8–32 GB per replica.' },
       {
-        field: 'request',
-        message:
-          'orders-prod already runs 3 replicas. orders-prod already has 8–32 GB per replica. orders-prod already has idle scaling off.',
+        field: 'idleScaling',
+        message: 'orders-prod already has idle scaling off.',
       },
     ]);
   });

@@ -219,11 +219,7 @@ describe('refusals: a sentence and the usage line', () => {
     expect(middle.usage).toBe(usageOf('scale'));
   });
 
-  // BUG (minor, what a user notices): `scale orders-prod memory` (no value) answers "Tell me the
-  // memory per replica in GB, like this: scale orders-prod replicas 6 for 4h": the example given
-  // for a missing memory value is the replicas example (parseScale's missing() always shows
-  // exampleOf('scale')). It should show a memory example, e.g. "scale orders-prod memory 16-64".
-  it.fails('shows a memory example when the memory value is missing', () => {
+  it('shows a memory example when the memory value is missing', () => {
     const { message } = refusal('scale orders-prod memory');
     expect(message).toMatch(/like this: scale \S+ memory \d/u);
   });

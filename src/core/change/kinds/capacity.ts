@@ -36,7 +36,7 @@ export function addCapacityTarget(
 ): CapacityChange | undefined {
   const planned = planCapacityChange(service, target);
   if (!planned.ok) {
-    if (planned.unchanged) draft.unchanged.push(...planned.problems);
+    if (planned.unchanged) draft.unchanged.push(...planned.problems.map((message) => ({ field: input, message })));
     else draft.problems.push(...planned.problems.map((message) => ({ field: input, message })));
     return undefined;
   }

@@ -7,11 +7,15 @@ import type { ChangeKindModule, PlannedReverse } from './kind.js';
 
 const IDLE_FIELDS: readonly CapacityField[] = ['idleScaling', 'idleTimeoutMinutes'];
 
-/** "on, after 15 minutes", "off": the timeout only when it counts (on) and the record shows it. */
-function idleText(values: CapacityValues): string {
+/**
+ * "on, after 15 minutes", "off": the timeout when it counts (on), or when the change sets a new one
+ * (off, with its timeout for later), and the record shows it.
+ */
+function idleText(values: CapacityValues, timeoutChanges: boolean): string {
   if (values.idleScaling === undefined) return 'unknown';
-  if (!values.idleScaling) return 'off';
-  return values.idleTimeoutMinutes === undefined ? 'on' : `on, after ${values.idleTimeoutMinutes} minutes`;
+  const timeout = values.idleTimeoutMinutes === undefined ? '' : `, after ${values.idleTimeoutMinutes} minutes`;
+  if (!values.idleScaling) return timeoutChanges ? `off${timeout}` : 'off';
+  return `on${timeout}`;
 }
 
 function restore(before: CapacityValues | undefined) {
@@ -42,13 +46,14 @@ export const idleScalingKind: ChangeKindModule<'idleScaling'> = {
     if (wanted === undefined) return;
     const change = addCapacityTarget(draft, service, { kind: 'idle', ...wanted }, 'idleScaling', 'idleScaling');
     if (!change) return;
-    // The line shows the timeout on both sides when either side has it, so a new timeout is visible.
+    // A new timeout shows on both sides, even with idle scaling off, so approvers see what it sends.
     const after = { ...change.before, ...change.after };
+    const timeoutChanges = after.idleTimeoutMinutes !== change.before.idleTimeoutMinutes && after.idleScaling === false;
     draft.changes.push({
       field: 'idleScaling',
       label: 'Idle scaling',
-      before: idleText(change.before),
-      after: idleText(after),
+      before: idleText(change.before, timeoutChanges),
+      after: idleText(after, timeoutChanges),
     });
   },
   // Not part of the update body: the replicaScaling operation's own check decides (operations.ts).

@@ -26,7 +26,7 @@ export interface Draft {
   warnings: string[];
   problems: PlanProblem[];
   /** Why a part asked for changes nothing (the service already shows it): said only if nothing changes. */
-  unchanged: string[];
+  unchanged: PlanProblem[];
   touched: Set<TouchedField>;
 }
 
