@@ -29,7 +29,8 @@ import {
   outcomeRecord,
   replyText,
 } from '../core/render/approval.js';
-import { requestMessage } from '../core/render/change.js';
+import { requesterMessage, requestMessage, withdrawnInApprovalChannel } from '../core/render/change.js';
+import type { PolicyDecision } from '../core/policy/types.js';
 import { messageOf } from '../core/render/errors.js';
 import { section } from '../core/render/mrkdwn.js';
 import { countsForText, deniedText } from '../core/render/policy.js';
@@ -164,6 +165,7 @@ export class ApprovalFlow implements ChangeRequestService {
       ...(input.beneficiaryId ? { beneficiaryId: input.beneficiaryId } : {}),
       ...(input.undoOf ? { undoOf: input.undoOf } : {}),
       ...(input.threadTs ? { threadTs: input.threadTs } : {}),
+      ...approvalChannelOf(ruling.decision, input.channelId),
     };
     const autoRules = ruling.decision.kind === 'auto' ? request.requirements?.map((r) => r.rule) : undefined;
     const filed = await this.run({ request, work: { phase: 'idle' } }, { type: 'file' });
@@ -273,26 +275,17 @@ export class ApprovalFlow implements ChangeRequestService {
   private async perform(effect: Effect, run: Run): Promise<FlowEvent | undefined> {
     const request = run.state.request;
     if (!request) return undefined;
-    const { store, messenger } = this.options;
+    const { store } = this.options;
     switch (effect.type) {
       case 'create':
         await store.create(request);
         this.notify('requested', request, request.requesterId);
         return { type: 'created' };
       case 'post-request':
-        try {
-          const ts = await messenger.post(request.channelId, { ...requestMessage(request), ...inThread(request) });
-          return { type: 'posted', ts };
-        } catch (error) {
-          run.cause = messageOf(error);
-          return {
-            type: 'post-failed',
-            notInChannel: error instanceof MessengerError && error.reason === 'not-in-channel',
-          };
-        }
+        return this.postRequest(request, run);
       case 'record-message-ts':
         try {
-          await store.setMessageTs(request.id, effect.ts);
+          await store.setMessageTs(request.id, effect.ts, effect.approvalTs);
           return { type: 'message-ts-recorded' };
         } catch (error) {
           run.cause = messageOf(error);
@@ -507,16 +500,65 @@ export class ApprovalFlow implements ChangeRequestService {
    * over a newer outcome, so after showing a status that is not final it reads the request
    * again and shows the newer status if it moved meanwhile (final statuses never change).
    */
+  /**
+   * Posts a new request: in its approval channel first (with the buttons) when a rule names one,
+   * then in the requester's channel (a link there, the request itself otherwise). Nothing is left
+   * half-posted: a request the requester's channel could not take is withdrawn in the approval
+   * channel too.
+   */
+  private async postRequest(request: ChangeRequest, run: Run): Promise<FlowEvent> {
+    const { messenger } = this.options;
+    /** `approvalChannel`: the failure was there, and the requester is told which channel to invite the bot to. */
+    const failed = (error: unknown, approvalChannel?: string): FlowEvent => {
+      run.cause = messageOf(error);
+      const notInChannel = error instanceof MessengerError && error.reason === 'not-in-channel';
+      return {
+        type: 'post-failed',
+        notInChannel,
+        ...(notInChannel && approvalChannel ? { channelId: approvalChannel } : {}),
+      };
+    };
+    const approvalChannel = request.approvalChannelId;
+    let approvalTs: string | undefined;
+    if (approvalChannel !== undefined) {
+      try {
+        approvalTs = await messenger.post(approvalChannel, requestMessage(request));
+      } catch (error) {
+        return failed(error, approvalChannel);
+      }
+    }
+    try {
+      const ts = await messenger.post(request.channelId, { ...requesterMessage(request), ...inThread(request) });
+      return { type: 'posted', ts, ...(approvalTs ? { approvalTs } : {}) };
+    } catch (error) {
+      if (approvalChannel !== undefined && approvalTs !== undefined)
+        await messenger
+          .update(approvalChannel, approvalTs, withdrawnInApprovalChannel(request))
+          .catch((cause: unknown) =>
+            this.options.logger.warn(
+              `change ${request.id}: could not withdraw it in ${approvalChannel}: ${messageOf(cause)}`,
+            ),
+          );
+      return failed(error);
+    }
+  }
+
   private async refreshMessage(request: ChangeRequest): Promise<void> {
     try {
       let shown = request;
       for (let round = 0; round < 3; round++) {
         if (!shown.messageTs) return;
-        await this.options.messenger.update(shown.channelId, shown.messageTs, requestMessage(shown));
+        await this.options.messenger.update(shown.channelId, shown.messageTs, requesterMessage(shown));
+        if (shown.approvalChannelId && shown.approvalTs)
+          await this.options.messenger.update(shown.approvalChannelId, shown.approvalTs, requestMessage(shown));
         if (FINAL_STATUSES.includes(shown.status)) return;
         const latest = await this.options.store.get(request.id);
         if (!latest || latest.status === shown.status) return;
-        shown = { ...latest, messageTs: latest.messageTs ?? shown.messageTs };
+        shown = {
+          ...latest,
+          messageTs: latest.messageTs ?? shown.messageTs,
+          ...((latest.approvalTs ?? shown.approvalTs) ? { approvalTs: latest.approvalTs ?? shown.approvalTs } : {}),
+        };
       }
     } catch (error) {
       this.options.logger.warn(`change ${request.id}: could not update its message: ${messageOf(error)}`);
@@ -580,6 +622,16 @@ function leaseTokenOf(request: ChangeRequest): LeaseToken {
 
 function inThread(request: ChangeRequest): { threadTs?: string } {
   return request.threadTs ? { threadTs: request.threadTs } : {};
+}
+
+/**
+ * The channel a request is decided in: the first rule needing approvals that names one, unless it
+ * is the requester's own channel. A request that needs no approval has none.
+ */
+function approvalChannelOf(decision: PolicyDecision, channelId: string): Pick<ChangeRequest, 'approvalChannelId'> {
+  if (decision.kind !== 'approve') return {};
+  const channel = decision.requirements.find((r) => r.approvals > 0 && r.channel)?.channel;
+  return channel && channel !== channelId ? { approvalChannelId: channel } : {};
 }
 
 function newRequestId(): string {

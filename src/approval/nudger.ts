@@ -50,7 +50,12 @@ export class Nudger {
         ? reminderMessage(request, requirements, nudge.round, now)
         : escalationMessage(request, nudge.requirement);
     try {
-      await messenger.post(request.channelId, { ...message, threadTs: request.messageTs });
+      // Where the approvers are: the approval channel's thread when the request is decided there.
+      const where =
+        request.approvalChannelId && request.approvalTs
+          ? { channelId: request.approvalChannelId, threadTs: request.approvalTs }
+          : { channelId: request.channelId, threadTs: request.messageTs };
+      await messenger.post(where.channelId, { ...message, ...(where.threadTs ? { threadTs: where.threadTs } : {}) });
       this.options.observe?.(nudge.kind);
     } catch (error) {
       logger.warn(`change ${request.id}: could not post its ${nudge.kind}: ${String(error)}`);

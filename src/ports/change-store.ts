@@ -63,7 +63,8 @@ export interface ChangeStore {
   /** Stores a new pending request and writes its "requested" audit entry. */
   create(request: ChangeRequest): Promise<void>;
   get(id: string): Promise<ChangeRequest | undefined>;
-  setMessageTs(id: string, messageTs: string): Promise<void>;
+  /** Where the request was posted: in its channel, and in its approval channel when it has one. */
+  setMessageTs(id: string, messageTs: string, approvalTs?: string): Promise<void>;
   /** Records where a temporary request's reminder was posted, so its buttons can be taken off later. */
   setReminderTs(id: string, reminderTs: string): Promise<void>;
   /**

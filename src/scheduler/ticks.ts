@@ -8,12 +8,7 @@ export interface Ticks {
 }
 
 /** Looks at start and every `everyMs`; a look still running is not started again, and a failed one is logged. */
-export function startTicks(
-  what: string,
-  look: () => Promise<void>,
-  everyMs: number,
-  logger: Pick<Log, 'warn'>,
-): Ticks {
+export function startTicks(what: string, look: () => Promise<void>, everyMs: number, logger: Pick<Log, 'warn'>): Ticks {
   let running: Promise<void> | undefined;
   const once = () => {
     running ??= look()

@@ -55,12 +55,13 @@ const HANDLERS: Handlers = {
   created: (state) => inPhase(state, 'filing', (request, work) => next(request, work, [{ type: 'post-request' }])),
   posted: (state, event) =>
     inPhase(state, 'filing', (request, work) => {
-      const posted = { ...request, messageTs: event.ts };
-      return next(posted, work, [{ type: 'record-message-ts', ts: event.ts }]);
+      const posted = { ...request, messageTs: event.ts, ...(event.approvalTs ? { approvalTs: event.approvalTs } : {}) };
+      const ts = event.approvalTs ? { ts: event.ts, approvalTs: event.approvalTs } : { ts: event.ts };
+      return next(posted, work, [{ type: 'record-message-ts', ...ts }]);
     }),
   'post-failed': (state, event) =>
     inPhase(state, 'filing', (request) =>
-      next(request, { phase: 'withdrawing', why: 'unposted', notInChannel: event.notInChannel }, [
+      next(request, { phase: 'withdrawing', why: 'unposted', notInChannel: event.notInChannel, ...channelOf(event) }, [
         { type: 'log', level: 'warn', fact: { kind: 'not-posted' } },
         withdraw(request, 'withdrawn-unposted'),
       ]),
@@ -491,13 +492,17 @@ function withdraw(request: ChangeRequest, kind: 'withdrawn-unposted' | 'withdraw
   };
 }
 
+const channelOf = (from: { channelId?: string }) => (from.channelId ? { channelId: from.channelId } : {});
+
 function withdrawn(
   request: ChangeRequest,
   work: Extract<Work, { phase: 'withdrawing' }>,
   result: StoreTransitionResult,
 ): StepResult {
   if (work.why === 'unposted')
-    return finish(request, [reply({ kind: 'not-posted', notInChannel: work.notInChannel ?? false })]);
+    return finish(request, [
+      reply({ kind: 'not-posted', notInChannel: work.notInChannel ?? false, ...channelOf(work) }),
+    ]);
   // Posted but not recorded: the message has live buttons the bot could not follow up, so show it withdrawn.
   const effects: Effect[] = [];
   if (result.ok && request.messageTs)

@@ -48,7 +48,7 @@ export type ApplyMode = 'apply' | 'settle';
 export type Work =
   | { phase: 'idle' }
   | { phase: 'filing'; auto?: readonly string[] }
-  | { phase: 'withdrawing'; why: 'unposted' | 'unrecorded'; notInChannel?: boolean }
+  | { phase: 'withdrawing'; why: 'unposted' | 'unrecorded'; notInChannel?: boolean; channelId?: string }
   | { phase: 'checking'; decision: Decision; userId: string }
   | { phase: 'deciding'; decision: Decision; userId: string }
   | { phase: 'claiming'; actorId: string }
@@ -77,8 +77,10 @@ export type FlowEvent =
   // Filing a new request (the state's request is the new one, not yet stored).
   | { type: 'file'; autoRules?: readonly string[] }
   | { type: 'created' }
-  | { type: 'posted'; ts: string }
-  | { type: 'post-failed'; notInChannel: boolean }
+  /** Posted: `ts` in the requester's channel, `approvalTs` in the approval channel when there is one. */
+  | { type: 'posted'; ts: string; approvalTs?: string }
+  /** `channelId`: the channel the bot is not a member of, when that is why. */
+  | { type: 'post-failed'; notInChannel: boolean; channelId?: string }
   | { type: 'message-ts-recorded' }
   | { type: 'message-ts-failed' }
   // Decisions by people.
@@ -109,7 +111,7 @@ export type AuditNote =
 export type Effect =
   | { type: 'create' }
   | { type: 'post-request' }
-  | { type: 'record-message-ts'; ts: string }
+  | { type: 'record-message-ts'; ts: string; approvalTs?: string }
   | { type: 'check-policy'; decision: Decision; userId: string }
   | { type: 'add-approval'; approverId: string; at: number; counts: number[] }
   | {
@@ -194,7 +196,7 @@ export type Failure =
 /** What the person who clicked or asked is told; undefined (no reply effect) means the message says it. */
 export type FlowReply =
   | { kind: 'filed'; request: ChangeRequest; autoRules?: readonly string[] }
-  | { kind: 'not-posted'; notInChannel: boolean }
+  | { kind: 'not-posted'; notInChannel: boolean; channelId?: string }
   | { kind: 'not-recorded' }
   | { kind: 'gone-long-ago' }
   | { kind: 'gone' }

@@ -173,6 +173,13 @@ export interface ChangeRequest {
   undoOf?: string;
   /** Posted as a reply in this thread (reverts and extensions live in the original's thread). */
   threadTs?: string;
+  /**
+   * Decided in this channel (a policy rule's `channel`): the request with its buttons is posted
+   * there, and `channelId` (the requester's) gets a link to it; both are updated as it moves.
+   */
+  approvalChannelId?: string;
+  /** ts of the request's message in the approval channel, once posted. */
+  approvalTs?: string;
 }
 
 export interface TemporaryTerms {

@@ -37,6 +37,7 @@ export function evaluatePolicy(
       reasons,
       ...(rule.remindMs === undefined ? {} : { remindMs: rule.remindMs }),
       ...(rule.escalate ? { escalate: { afterMs: rule.escalate.afterMs, to: [...rule.escalate.to] } } : {}),
+      ...(rule.channel === undefined ? {} : { channel: rule.channel }),
     });
   }
   if (requirements.length === 0) return { kind: 'approve', requirements: [defaultRequirement(defaults)] };

@@ -21,7 +21,7 @@ export type PolicyParse = { ok: true; policy: Policy } | { ok: false; problems: 
 
 const KEYS_OF = {
   file: ['rules'],
-  rule: ['name', 'match', 'approvals', 'approvers', 'deny', 'remind', 'escalate'],
+  rule: ['name', 'match', 'approvals', 'approvers', 'deny', 'remind', 'escalate', 'channel'],
   match: ['tags', 'services', 'changes', 'risks'],
 } as const;
 
@@ -68,16 +68,14 @@ export const NUDGE_MIN_MS = 60_000;
 export const NUDGE_MAX_MS = 7 * 24 * 3_600_000;
 
 /** "30m", "2h", "90 minutes": a wait of whole minutes between 1 minute and 7 days, in ms. */
-const WaitSchema = z
-  .string({ error: 'must be a duration like 30m, 2h or 90 minutes' })
-  .transform((text, ctx) => {
-    const reading = readSpokenDuration(text.trim().split(/\s+/u));
-    if (reading.kind !== 'duration' || reading.ms < NUDGE_MIN_MS || reading.ms > NUDGE_MAX_MS) {
-      ctx.addIssue({ code: 'custom', message: 'must be a duration from 1 minute to 7 days, like 30m, 2h or 90 minutes' });
-      return z.NEVER;
-    }
-    return reading.ms;
-  });
+const WaitSchema = z.string({ error: 'must be a duration like 30m, 2h or 90 minutes' }).transform((text, ctx) => {
+  const reading = readSpokenDuration(text.trim().split(/\s+/u));
+  if (reading.kind !== 'duration' || reading.ms < NUDGE_MIN_MS || reading.ms > NUDGE_MAX_MS) {
+    ctx.addIssue({ code: 'custom', message: 'must be a duration from 1 minute to 7 days, like 30m, 2h or 90 minutes' });
+    return z.NEVER;
+  }
+  return reading.ms;
+});
 
 const EscalateSchema = z.strictObject(
   {
@@ -125,6 +123,10 @@ const RuleSchema = z
         .optional(),
       remind: WaitSchema.optional(),
       escalate: EscalateSchema.optional(),
+      channel: z
+        .string({ error: 'must be a Slack channel id (C…), like C0DBAS' })
+        .regex(/^[CG][A-Z0-9]{2,}$/, { error: 'must be a Slack channel id (C…), like C0DBAS' })
+        .optional(),
     },
     { error: 'must be a map with name, match and either approvals or deny' },
   )
@@ -133,10 +135,11 @@ const RuleSchema = z
 
 /** Checks across a rule's keys, on values that may themselves be invalid. */
 function ruleShapeProblems(rule: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  const { deny, approvals, approvers, remind, escalate } = rule;
+  const { deny, approvals, approvers, remind, escalate, channel } = rule;
   for (const [key, value] of [
     ['remind', remind],
     ['escalate', escalate],
+    ['channel', channel],
   ] as const) {
     if (value !== undefined && (deny !== undefined || approvals === 0))
       ctx.addIssue({ code: 'custom', path: [key], message: 'has no effect in a rule that asks for no approval' });
@@ -236,6 +239,7 @@ function toRule(rule: ParsedRule, line: number | undefined): Rule {
     ...(rule.approvers ? { approvers: [...new Set(rule.approvers)] } : {}),
     ...(rule.remind === undefined ? {} : { remindMs: rule.remind }),
     ...(rule.escalate ? { escalate: { afterMs: rule.escalate.after, to: [...new Set(rule.escalate.to)] } } : {}),
+    ...(rule.channel === undefined ? {} : { channel: rule.channel }),
   };
 }
 

@@ -59,6 +59,8 @@ export type Rule =
       remindMs?: number;
       /** Still unmet this long after the request was made: these people may approve too. */
       escalate?: Escalation;
+      /** The channel the request is decided in (with the buttons); the requester's gets a link. */
+      channel?: string;
     });
 
 export interface Escalation {
@@ -111,6 +113,8 @@ export interface Requirement {
   remindMs?: number;
   /** Who may approve too once the request has waited `afterMs` (core/policy/nudges.ts). */
   escalate?: Escalation;
+  /** The approval channel the rule names. */
+  channel?: string;
 }
 
 /** One person's approval, and the requirements (indices) it counts for. */

@@ -121,6 +121,8 @@ export function replyText(reply: FlowReply): string | undefined {
     case 'filed':
       return undefined;
     case 'not-posted':
+      if (reply.notInChannel && reply.channelId)
+        return `:x: The bot is not a member of <#${reply.channelId}>, where this request would be decided, so it was not created. Invite it there with \`/invite @ClickHouse\` and try again.`;
       return reply.notInChannel
         ? ':x: The bot cannot post in this channel, so the change request was not created. Invite it with `/invite @ClickHouse` (or use a public channel) and try again.'
         : ':x: The change request could not be posted in the channel, so it was not created. Try again in a minute.';

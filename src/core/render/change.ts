@@ -29,7 +29,11 @@ export function changeLine(change: FieldChange): string {
   return `• *${change.label}*: ${code(change.before)} → ${code(change.after)}`;
 }
 
-export function changeRequestBlocks(request: ChangeRequest): Block[] {
+/**
+ * The request as a message. `linkOnly`: the requester's channel of a request decided in an
+ * approval channel: the same record, without buttons, saying where it is decided.
+ */
+export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): Block[] {
   const { plan } = request;
   const blocks: Block[] = [
     header(`Change request: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 16)}`),
@@ -44,14 +48,21 @@ export function changeRequestBlocks(request: ChangeRequest): Block[] {
   if (warnings.length > 0) blocks.push(section(warnings.join('\n')));
   if (rules.length > 0) blocks.push(section(`*Approval rules*\n${rules.join('\n')}`));
   // An undo names what it undoes last, so the request's own id is the first one read.
-  if (request.undoOf) blocks.push(...statusBlocks(request), ...note);
-  else blocks.push(...note, ...statusBlocks(request));
+  const status = statusBlocks(request, linkOnly);
+  if (request.undoOf) blocks.push(...status, ...note);
+  else blocks.push(...note, ...status);
   return blocks;
 }
 
-function statusBlocks(request: ChangeRequest): Block[] {
+function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
   // A revert is applied by the bot at once: nobody decides it, so it offers no buttons.
   if (request.status === 'pending' && request.revertOf) return [context(`Request ${code(request.id)} · reverting now`)];
+  if (request.status === 'pending' && linkOnly && request.approvalChannelId)
+    return [
+      context(
+        `Request ${code(request.id)} · waiting for approval in <#${request.approvalChannelId}> · expires ${slackDate(request.expiresAt)}`,
+      ),
+    ];
   if (request.status === 'pending') {
     return [
       context(`Request ${code(request.id)} · waiting for approval · expires ${slackDate(request.expiresAt)}`),
@@ -135,10 +146,21 @@ export function pendingBlocks(requests: ChangeRequest[]): Block[] {
 }
 
 /** The public message of a change request: its summary line as text, its blocks with buttons. */
-export function requestMessage(request: ChangeRequest): { text: string; blocks: Block[] } {
+export function requestMessage(request: ChangeRequest, linkOnly = false): { text: string; blocks: Block[] } {
   const service = serviceRefPlain(request.plan.serviceName, request.plan.serviceId, 200);
   const text = `Change request ${request.id} for ${service}: ${changeSummary(request.plan.changes)} (${request.status})`;
-  return { text: esc(text), blocks: changeRequestBlocks(request) };
+  return { text: esc(text), blocks: changeRequestBlocks(request, linkOnly) };
+}
+
+/** The message in the requester's channel: the request itself, or its record without buttons when decided elsewhere. */
+export function requesterMessage(request: ChangeRequest): { text: string; blocks: Block[] } {
+  return requestMessage(request, request.approvalChannelId !== undefined);
+}
+
+/** What the approval channel's message becomes when the request could not be posted in the requester's channel. */
+export function withdrawnInApprovalChannel(request: ChangeRequest): { text: string; blocks: Block[] } {
+  const text = `:x: Request ${code(request.id)} was withdrawn: it could not be posted in <#${request.channelId}>, so nobody needs to decide it.`;
+  return { text: `Request ${request.id} was withdrawn`, blocks: [section(text)] };
 }
 
 export function alreadyDecidedText(request: ChangeRequest): string {

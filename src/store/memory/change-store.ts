@@ -94,10 +94,11 @@ export class MemoryChangeStore implements ChangeStore {
     });
   }
 
-  setMessageTs(id: string, messageTs: string): Promise<void> {
+  setMessageTs(id: string, messageTs: string, approvalTs?: string): Promise<void> {
     return answer(() => {
       const stored = this.live(id);
       if (stored) stored.messageTs = messageTs;
+      if (stored && approvalTs !== undefined) stored.approvalTs = approvalTs;
     });
   }
 

@@ -155,7 +155,9 @@ export class RedisChangeStore implements ChangeStore {
     return requestFromHash(await this.redis.hgetall(this.keys.request(id)));
   }
 
-  async setMessageTs(id: string, messageTs: string): Promise<void> {
+  async setMessageTs(id: string, messageTs: string, approvalTs?: string): Promise<void> {
+    // The approval channel's first: messageTs is what says the request was posted.
+    if (approvalTs !== undefined) await this.setMessageTsScript(this.keys.request(id), approvalTs, 'approvalTs');
     await this.setMessageTsScript(this.keys.request(id), messageTs);
   }
 

@@ -5,6 +5,7 @@
  *   data         JSON of what never changes: id, channelId, requesterId, plan, createdAt, expiresAt
  *   status, messageTs, decidedBy, decidedAt, outcome (JSON)  — what transitions change
  *   reminderTs                                               — the reminder's message, once posted
+ *   approvalTs                                               — the approval channel's message
  *   channelId, serviceId, serviceName, expiresAt             — copies of immutable scalars, so the
  *                                                              Lua scripts never parse `data`
  *   update       JSON of the plan's PATCH body, copied into the 'applied' audit entry
@@ -29,7 +30,8 @@ type ImmutablePart = Pick<
   | TemporaryPart
 >;
 /** What makes a request time-boxed, a revert or an extension (core/change/temporary.ts). */
-type TemporaryPart = 'temporary' | 'revertOf' | 'extendOf' | 'threadTs' | 'beneficiaryId' | 'undoOf';
+type TemporaryPart =
+  'temporary' | 'revertOf' | 'extendOf' | 'threadTs' | 'beneficiaryId' | 'undoOf' | 'approvalChannelId';
 
 /** Hash field of one approval: `approved:<user>` = "<seq>|<at>|<requirement indices>" (scripts.ts). */
 const APPROVED_PREFIX = 'approved:';
@@ -79,6 +81,7 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
   if (approvals.length > 0) args.push('approvalSeq', String(approvals.length));
   if (request.messageTs !== undefined) args.push('messageTs', request.messageTs);
   if (request.reminderTs !== undefined) args.push('reminderTs', request.reminderTs);
+  if (request.approvalTs !== undefined) args.push('approvalTs', request.approvalTs);
   if (request.decidedBy !== undefined) args.push('decidedBy', request.decidedBy);
   if (request.decidedAt !== undefined) args.push('decidedAt', String(request.decidedAt));
   if (request.outcome !== undefined) args.push('outcome', JSON.stringify(request.outcome));
@@ -86,8 +89,9 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
 }
 
 function temporaryPart(request: ChangeRequest): Pick<ChangeRequest, TemporaryPart> {
-  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf } = request;
+  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf, approvalChannelId } = request;
   return {
+    ...(approvalChannelId ? { approvalChannelId } : {}),
     ...(beneficiaryId ? { beneficiaryId } : {}),
     ...(undoOf ? { undoOf } : {}),
     ...(temporary ? { temporary } : {}),
@@ -119,6 +123,7 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   const request: ChangeRequest = { ...parseImmutablePart(hash.data), status: parseStatus(hash.status) };
   if (hash.messageTs !== undefined) request.messageTs = hash.messageTs;
   if (hash.reminderTs !== undefined) request.reminderTs = hash.reminderTs;
+  if (hash.approvalTs !== undefined) request.approvalTs = hash.approvalTs;
   if (hash.decidedBy !== undefined) request.decidedBy = hash.decidedBy;
   if (hash.decidedAt !== undefined) request.decidedAt = parseNumber(hash.decidedAt, 'decidedAt');
   if (hash.outcome !== undefined) request.outcome = parseOutcome(hash.outcome);
@@ -275,7 +280,7 @@ function parseImmutablePart(json: string): ImmutablePart {
 }
 
 function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, TemporaryPart> {
-  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf } = value;
+  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf, approvalChannelId } = value;
   const part: Pick<ChangeRequest, TemporaryPart> = {};
   if (typeof temporary === 'object' && temporary !== null) {
     const { durationMs, remindAfterMs } = temporary as Record<string, unknown>;
@@ -288,6 +293,7 @@ function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, 
   if (typeof threadTs === 'string') part.threadTs = threadTs;
   if (typeof beneficiaryId === 'string') part.beneficiaryId = beneficiaryId;
   if (typeof undoOf === 'string') part.undoOf = undoOf;
+  if (typeof approvalChannelId === 'string') part.approvalChannelId = approvalChannelId;
   return part;
 }
 

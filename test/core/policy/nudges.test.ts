@@ -74,7 +74,7 @@ describe('withEscalation', () => {
   });
 });
 
-describe('policy files: remind and escalate', () => {
+describe('policy files: remind, escalate and channel', () => {
   const policy = (extra: string) =>
     parsePolicy(`rules:\n  - name: r\n    match: {}\n    approvals: 1\n    approvers: [U0DBA]\n${extra}`);
 
@@ -99,6 +99,13 @@ describe('policy files: remind and escalate', () => {
       expect(parsed.ok, extra).toBe(false);
       expect(parsed.ok ? '' : parsed.problems.join('\n'), extra).toContain(problem);
     }
+  });
+
+  it('reads channel as a Slack channel id, and refuses anything else', () => {
+    const parsed = policy('    channel: C0DBAS\n');
+    expect(parsed.ok && parsed.policy.rules[0]).toMatchObject({ channel: 'C0DBAS' });
+    const named = policy('    channel: "#dbas"\n');
+    expect(named.ok ? '' : named.problems.join('\n')).toContain('channel must be a Slack channel id (C…), like C0DBAS');
   });
 
   it('refuses them in a rule that asks for no approval', () => {
