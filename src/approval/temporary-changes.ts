@@ -22,6 +22,7 @@ import {
 import type { ChangePlan, ChangeRequest, FieldChange, TouchedState } from '../core/change/types.js';
 import { changeSummary } from '../core/change/summary.js';
 import { requestMessage } from '../core/render/change.js';
+import { isDeletedState } from '../core/service/states.js';
 import { filedText } from '../core/render/approval.js';
 import { code, distinctSentences, esc } from '../core/render/mrkdwn.js';
 import {
@@ -217,11 +218,15 @@ export class TemporaryChanges {
     actorId: string,
   ): Promise<ChangeRequest | undefined> {
     const { store, cloud, now } = this.options;
-    const service = await cloud.getService(original.plan.serviceId, { fresh: true });
+    const read = await cloud.getService(original.plan.serviceId, { fresh: true });
+    const service = read && !isDeletedState(read.state) ? read : undefined;
     const { intent, leftAlone } = service
       ? withoutTakenOver(planRevert(original.plan, service), await this.laterChanges(original))
       : { intent: {}, leftAlone: ['The service no longer exists.'] };
     const planned = service && !intentIsEmpty(intent) ? planChange(service, intent) : undefined;
+    // Something is left to take back but cannot be asked for now (a stop's revert while the
+    // service is still stopping): nothing is filed, and the revert is tried again later.
+    if (planned && !planned.ok) throw new RevertNotYet(planned.problems.map((p) => p.message).join(' '));
     const plan: ChangePlan = planned?.ok
       ? { ...planned.plan, warnings: [...leftAlone, ...planned.plan.warnings] }
       : {
@@ -333,7 +338,15 @@ export class TemporaryChanges {
       return {
         text: `:no_entry_sign: Only the requester or an approver can revert this change now. ${verdict.reason}`,
       };
-    const reply = await this.revert(originalId, userId);
+    let reply: DecisionReply;
+    try {
+      reply = await this.revert(originalId, userId);
+    } catch (error) {
+      if (!(error instanceof RevertNotYet)) throw error;
+      return {
+        text: `:hourglass_flowing_sand: ${code(originalId)} cannot be reverted right now: ${esc(error.message)} The bot tries again shortly.`,
+      };
+    }
     if (reply) return reply;
     const { revert } = await this.currentRevert(originalId);
     if (revert?.status === 'failed' && isRetryable(revert))
@@ -524,6 +537,14 @@ export function startTemporaryTicks(
       await running;
     },
   };
+}
+
+/**
+ * A revert that cannot be planned against the service as it is now (it is still moving: stopping,
+ * starting): the grant stays scheduled and the tick tries again, backing off.
+ */
+class RevertNotYet extends Error {
+  override readonly name = 'RevertNotYet';
 }
 
 /** CR-X-R for the first attempt at reverting CR-X, then CR-X-R2, CR-X-R3… */
