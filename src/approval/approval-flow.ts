@@ -146,7 +146,7 @@ export class ApprovalFlow implements ChangeRequestService {
     // The rules are judged on a fresh record: a tag added a second ago must count (the list the
     // request was planned on may be seconds old). Apply time judges them again.
     const service = input.serviceIsFresh ? input.service : await this.freshOr(input.service, input.userId);
-    const ruling = this.options.policy.rulesFor(service, input.judgedAs ?? input.plan);
+    const ruling = this.options.policy.rulesFor(service, input.judgedAs ?? input.plan, input.temporary !== undefined);
     if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
     const createdAt = this.now();
     const request: ChangeRequest = {
@@ -322,7 +322,8 @@ export class ApprovalFlow implements ChangeRequestService {
         try {
           const service = await this.freshService(request.plan.serviceId);
           const rules = service
-            ? this.options.policy.rulesFor(service, await this.judgedPlan(request)).decision
+            ? this.options.policy.rulesFor(service, await this.judgedPlan(request), request.temporary !== undefined)
+                .decision
             : undefined;
           return { type: 'service-read', service, ...(rules ? { rules } : {}) };
         } catch (error) {

@@ -1,0 +1,129 @@
+/**
+ * Capacity and power under a hostile or careless colleague (issue 24 review): policies that must
+ * not be sidestepped through a temporary change's revert, reverts that fall due while the service
+ * is still moving, overlapping temporary changes, and the state operation's exactly-once path.
+ * The real bot over signed HTTP, real Redis, the simulator; reverts are due on a movable clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { ACTION_UNDO } from '../../src/core/render/temporary.js';
+import { DEMO_IDS } from '../../src/simulator/seed.js';
+import { answerText, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import { usePolicyFiles } from './policy-files.js';
+
+const MINUTE = 60_000;
+const harness = useHarnesses({ temporaryTickMs: 50, simulatorTransitionMs: 200 });
+const policyFile = usePolicyFiles();
+
+const STOP_NEEDS_TWO = [
+  'rules:',
+  '  - name: stopping needs two',
+  '    match: { changes: [power], risks: [stop] }',
+  '    approvals: 2',
+  '',
+].join('\n');
+
+const HALVING_NEEDS_TWO = [
+  'rules:',
+  '  - name: halving needs two',
+  '    match: { risks: [capacity-down] }',
+  '    approvals: 2',
+  '',
+].join('\n');
+
+function movableClock() {
+  let offset = 0;
+  return { now: () => Date.now() + offset, advance: (ms: number) => (offset += ms) };
+}
+
+const patchesTo = (h: Harness, path: string) =>
+  h.simulator.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith(path));
+
+function applied(h: Harness, id: string) {
+  return h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+}
+
+async function messageTsOf(h: Harness, id: string): Promise<string> {
+  const ts = (await h.bot.changeStore.get(id))?.messageTs;
+  if (!ts) throw new Error(`${id} has no message`);
+  return ts;
+}
+
+describe('a policy on stops is not sidestepped', () => {
+  it('start … for needs what its revert (a stop) needs, since the revert itself asks nobody', async () => {
+    const h = await harness({ env: { POLICY_FILE: policyFile(STOP_NEEDS_TWO) } });
+    const { id, posted } = await requestChange(h, 'start orders-staging for 1h');
+    expect(textOf(posted.args.blocks)).toContain('stopping needs two');
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await h.slack.waitFor('chat.update', (x) => textOf(x.blocks).includes(id) && textOf(x.blocks).includes('1 of 2'));
+    expect(patchesTo(h, '/state')).toHaveLength(0);
+  });
+
+  it('a temporary scale up needs what its revert (down by half) needs', async () => {
+    const h = await harness({ env: { POLICY_FILE: policyFile(HALVING_NEEDS_TWO) } });
+    const { posted } = await requestChange(h, 'scale orders-prod replicas 6 for 1h');
+    expect(textOf(posted.args.blocks)).toContain('halving needs two');
+    // Without for, scaling up carries no such risk.
+    const { posted: plain } = await requestChange(h, 'scale orders-prod replicas 6');
+    expect(textOf(plain.args.blocks)).not.toContain('halving needs two');
+  });
+
+  it('Undo of a start is a stop, and needs the two approvals', async () => {
+    const h = await harness({ env: { POLICY_FILE: policyFile(STOP_NEEDS_TWO) } });
+    const { id } = await requestChange(h, 'start orders-staging');
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await applied(h, id);
+    await expect.poll(() => h.simulator.service(DEMO_IDS.ordersStaging)?.state, { timeout: 5_000 }).toBe('running');
+    const after = h.slack.calls.length;
+    const answer = await answerText(h, await h.click(ACTION_UNDO, id, USERS.requester));
+    expect(answer).toMatch(/CR-/);
+    const undo = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), {
+      after,
+    });
+    expect(textOf(undo.args.blocks)).toContain('stopping needs two');
+  });
+});
+
+describe('a revert that falls due while the service is still moving', () => {
+  it('stop … for: a service still stopping is started once it has stopped, not left stopped', async () => {
+    const clock = movableClock();
+    // Stops take a minute here: the revert falls due while the service is still stopping.
+    const h = await harness({ clock: clock.now, simulatorTransitionMs: 60_000 });
+    const { id } = await requestChange(h, 'stop events-staging for 1m');
+    const ts = await messageTsOf(h, id);
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await applied(h, id);
+    expect(h.simulator.service(DEMO_IDS.eventsStaging)?.state).toBe('stopping');
+    clock.advance(MINUTE + 1_000);
+    // Give the bot a few ticks at the revert while the service is still stopping.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(patchesTo(h, '/state').map((r) => r.body)).toStrictEqual([{ command: 'stop' }]);
+    // The stop completes; the revert, tried again later, starts it.
+    h.simulator.changeOutsideBot(DEMO_IDS.eventsStaging, { state: 'stopped' });
+    clock.advance(15 * MINUTE);
+    await expect
+      .poll(() => patchesTo(h, '/state').map((r) => r.body), { timeout: 10_000 })
+      .toStrictEqual([{ command: 'stop' }, { command: 'start' }]);
+    await h.bot.changeRequests.drain();
+    expect(
+      h.slack.callsOf('chat.postMessage', (x) => x.thread_ts === ts && textOf(x.blocks).includes('Nothing to revert')),
+    ).toHaveLength(0);
+  });
+
+  it('start … for: a service still starting is stopped once it runs, not left running', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now, simulatorTransitionMs: 60_000 });
+    const { id } = await requestChange(h, 'start orders-staging for 1m');
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await applied(h, id);
+    expect(h.simulator.service(DEMO_IDS.ordersStaging)?.state).toBe('starting');
+    clock.advance(MINUTE + 1_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(patchesTo(h, '/state').map((r) => r.body)).toStrictEqual([{ command: 'start' }]);
+    h.simulator.changeOutsideBot(DEMO_IDS.ordersStaging, { state: 'running' });
+    clock.advance(15 * MINUTE);
+    await expect
+      .poll(() => patchesTo(h, '/state').map((r) => r.body), { timeout: 10_000 })
+      .toStrictEqual([{ command: 'start' }, { command: 'stop' }]);
+  });
+});
