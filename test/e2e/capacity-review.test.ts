@@ -127,3 +127,25 @@ describe('a revert that falls due while the service is still moving', () => {
       .toStrictEqual([{ command: 'start' }, { command: 'stop' }]);
   });
 });
+
+describe('temporary capacity on top of temporary capacity', () => {
+  it('a second temporary scale of the same replicas is refused while the first is active: the service ends as it began', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const first = await requestChange(h, 'scale orders-prod replicas 6 for 1h');
+    await h.click(ACTION_APPROVE, first.id, USERS.approver);
+    await applied(h, first.id);
+    const answer = await answerText(h, await h.command('scale orders-prod replicas 8 for 1h'));
+    expect(answer).toContain(first.id);
+    expect(answer).toMatch(/extend/i);
+    // Memory is not what the first one holds: a temporary change of it is fine.
+    const memory = await requestChange(h, 'scale orders-prod memory 16-64 for 1h');
+    await h.click(ACTION_APPROVE, memory.id, USERS.approver);
+    await applied(h, memory.id);
+    clock.advance(60 * MINUTE + 1_000);
+    await expect.poll(() => h.simulator.service(DEMO_IDS.ordersProd)?.numReplicas, { timeout: 10_000 }).toBe(3);
+    await expect
+      .poll(() => h.simulator.service(DEMO_IDS.ordersProd)?.maxReplicaMemoryGb, { timeout: 10_000 })
+      .toBe(32);
+  });
+});
