@@ -144,8 +144,38 @@ describe('temporary capacity on top of temporary capacity', () => {
     await applied(h, memory.id);
     clock.advance(60 * MINUTE + 1_000);
     await expect.poll(() => h.simulator.service(DEMO_IDS.ordersProd)?.numReplicas, { timeout: 10_000 }).toBe(3);
-    await expect
-      .poll(() => h.simulator.service(DEMO_IDS.ordersProd)?.maxReplicaMemoryGb, { timeout: 10_000 })
-      .toBe(32);
+    await expect.poll(() => h.simulator.service(DEMO_IDS.ordersProd)?.maxReplicaMemoryGb, { timeout: 10_000 }).toBe(32);
+  });
+});
+
+describe('the state operation, exactly once', () => {
+  it('a 500 after the stop was applied is settled by a fresh read (stopping counts): applied, one stop', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'stop events-staging');
+    h.simulator.faults.failNext(1, 500, { on: 'PATCH', afterApply: true });
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await applied(h, id);
+    await h.bot.changeRequests.drain();
+    expect(patchesTo(h, '/state')).toHaveLength(1);
+    expect(h.simulator.activities().filter((a) => a.type === 'service_stop')).toHaveLength(1);
+  });
+
+  it('a 429 on the stop is waited out and the stop sent once it is let through: one stop applied', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'stop events-staging');
+    h.simulator.faults.failNext(1, 429, { on: 'PATCH' });
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await applied(h, id);
+    await h.bot.changeRequests.drain();
+    expect(h.simulator.activities().filter((a) => a.type === 'service_stop')).toHaveLength(1);
+  });
+
+  it('a 500 on a wake that was not applied is not recorded applied because the service is still idle', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'wake "analytics staging"');
+    h.simulator.faults.failNext(1, 500, { on: 'PATCH' });
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await expect.poll(async () => (await h.bot.changeStore.get(id))?.status, { timeout: 10_000 }).toBe('failed');
+    expect(h.simulator.service(DEMO_IDS.analyticsStaging)?.state).toBe('idle');
   });
 });
