@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import { ACTION_UNDO } from '../../src/core/render/temporary.js';
+import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../src/core/render/temporary.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { answerText, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
@@ -177,5 +177,66 @@ describe('the state operation, exactly once', () => {
     await h.click(ACTION_APPROVE, id, USERS.approver);
     await expect.poll(async () => (await h.bot.changeStore.get(id))?.status, { timeout: 10_000 }).toBe('failed');
     expect(h.simulator.service(DEMO_IDS.analyticsStaging)?.state).toBe('idle');
+  });
+});
+
+describe('Extend, Revert now and a deleted service', () => {
+  it('Extend of a temporary scale moves its revert, which then restores exactly the replicas it replaced', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const { id } = await requestChange(h, 'scale orders-prod replicas 6 for 1h');
+    const ts = await messageTsOf(h, id);
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await applied(h, id);
+    clock.advance(30 * MINUTE);
+    expect(await answerText(h, await h.click(ACTION_EXTEND, id, USERS.requester))).toContain('posted in the thread');
+    const extension = await h.slack.waitFor(
+      'chat.postMessage',
+      (x) => x.thread_ts === ts && textOf(x.blocks).includes(`Revert of ${id}`),
+    );
+    const extensionId = /CR-[0-9A-F]{10}/.exec(textOf(extension.args.blocks).replaceAll(id, ''))?.[0] ?? '';
+    await h.click(ACTION_APPROVE, extensionId, USERS.approver);
+    await h.slack.waitFor('chat.postMessage', (x) => x.thread_ts === ts && textOf(x.blocks).includes('Extended'));
+    clock.advance(31 * MINUTE); // past the original expiry, within the extension
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.simulator.service(DEMO_IDS.ordersProd)?.numReplicas).toBe(6);
+    clock.advance(30 * MINUTE);
+    await expect.poll(() => h.simulator.service(DEMO_IDS.ordersProd)?.numReplicas, { timeout: 10_000 }).toBe(3);
+    expect(patchesTo(h, '/replicaScaling').map((r) => r.body)).toStrictEqual([{ numReplicas: 6 }, { numReplicas: 3 }]);
+  });
+
+  it('Revert now scales back at once, once', async () => {
+    const h = await harness();
+    const before = h.simulator.service(DEMO_IDS.searchProd);
+    const { id } = await requestChange(h, 'scale search-prod replicas 4-10 for 1h');
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await applied(h, id);
+    await Promise.all([
+      h.click(ACTION_REVERT_NOW, id, USERS.requester),
+      h.click(ACTION_REVERT_NOW, id, USERS.approver),
+    ]);
+    await expect.poll(() => patchesTo(h, '/replicaScaling').length, { timeout: 10_000 }).toBe(2);
+    await h.bot.changeRequests.drain();
+    const [, back] = patchesTo(h, '/replicaScaling').map((r) => r.body);
+    expect(back).toStrictEqual({ minReplicas: before?.minReplicas, maxReplicas: before?.maxReplicas });
+    expect(h.simulator.service(DEMO_IDS.searchProd)?.maxReplicas).toBe(before?.maxReplicas);
+  });
+
+  it('a revert after the service was deleted sends nothing and says so in the thread, once', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const { id } = await requestChange(h, 'scale orders-prod replicas 6 for 1h');
+    const ts = await messageTsOf(h, id);
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await applied(h, id);
+    h.simulator.removeService(DEMO_IDS.ordersProd);
+    clock.advance(60 * MINUTE + 1_000);
+    await h.slack.waitFor(
+      'chat.postMessage',
+      (x) => x.thread_ts === ts && textOf(x.blocks).includes('no longer exists'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(patchesTo(h, '/replicaScaling')).toHaveLength(1);
+    expect((await h.bot.changeStore.scheduledReverts()).map((r) => r.id)).not.toContain(id);
   });
 });
