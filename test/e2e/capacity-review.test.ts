@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../src/core/render/temporary.js';
-import { DEMO_IDS } from '../../src/simulator/seed.js';
+import { DEMO_IDS, demoServiceId, demoServices } from '../../src/simulator/seed.js';
 import { answerText, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
@@ -238,5 +238,42 @@ describe('Extend, Revert now and a deleted service', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(patchesTo(h, '/replicaScaling')).toHaveLength(1);
     expect((await h.bot.changeStore.scheduledReverts()).map((r) => r.id)).not.toContain(id);
+  });
+});
+
+/** Every text Slack parses as mrkdwn (plain_text shows mentions and links literally). */
+function mrkdwnOf(value: unknown, top = true): string {
+  if (Array.isArray(value)) return value.map((v) => mrkdwnOf(v, false)).join('\n');
+  if (!value || typeof value !== 'object') return '';
+  const record = value as Record<string, unknown>;
+  const own = typeof record.text === 'string' && (top || record.type === 'mrkdwn') ? [record.text] : [];
+  const nested = Object.entries(record)
+    .filter(([key]) => key !== 'text' || typeof record.text !== 'string')
+    .map(([, v]) => mrkdwnOf(v, false));
+  return [...own, ...nested].join('\n');
+}
+
+describe('a hostile service name', () => {
+  it('is escaped everywhere a capacity request shows it: request, warnings, progress and thread replies', async () => {
+    const evil = demoServiceId(1);
+    const orders = demoServices().find((s) => s.id === DEMO_IDS.ordersProd);
+    if (!orders) throw new Error('no orders-prod in the demo');
+    const name = '<!channel> *x* <@U0BOSS> <https://evil.example|click>';
+    const h = await harness({
+      services: [...demoServices(), { ...orders, id: evil, name, isPrimary: false }],
+    });
+    const { id } = await requestChange(h, `stop ${evil}`);
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await applied(h, id);
+    await h.slack.waitFor('chat.postMessage', (x) => textOf(x.blocks).includes('is stopped'));
+    const said = h.slack.calls
+      .filter((c) => c.method === 'chat.postMessage' || c.method === 'chat.update' || c.method === 'response_url')
+      .map((c) => mrkdwnOf(c.args));
+    expect(said.join('\n')).toContain('x');
+    for (const text of said) {
+      expect(text).not.toContain('<!channel>');
+      expect(text).not.toContain('<@U0BOSS>');
+      expect(text).not.toContain('<https://evil.example');
+    }
   });
 });
