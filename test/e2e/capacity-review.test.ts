@@ -277,3 +277,30 @@ describe('a hostile service name', () => {
     }
   });
 });
+
+describe('the stale check at approval', () => {
+  it('replicas changed by hand between request and approval: stale, nothing sent', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'scale orders-prod replicas 6');
+    h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, { numReplicas: 4 });
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await expect.poll(async () => (await h.bot.changeStore.get(id))?.status, { timeout: 10_000 }).toBe('failed');
+    expect(patchesTo(h, '/replicaScaling')).toHaveLength(0);
+    expect(h.simulator.service(DEMO_IDS.ordersProd)?.numReplicas).toBe(4);
+  });
+
+  it('a running service that went idle meanwhile can still be stopped; one stopped by hand cannot', async () => {
+    const h = await harness();
+    const idle = await requestChange(h, 'stop events-staging');
+    const stopped = await requestChange(h, 'stop orders-prod');
+    h.simulator.changeOutsideBot(DEMO_IDS.eventsStaging, { state: 'idle' });
+    h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, { state: 'stopped' });
+    await h.click(ACTION_APPROVE, idle.id, USERS.approver);
+    await applied(h, idle.id);
+    await h.click(ACTION_APPROVE, stopped.id, USERS.approver);
+    await expect
+      .poll(async () => (await h.bot.changeStore.get(stopped.id))?.status, { timeout: 10_000 })
+      .toBe('failed');
+    expect(patchesTo(h, '/state').map((r) => r.path)).toStrictEqual([expect.stringContaining(DEMO_IDS.eventsStaging)]);
+  });
+});
