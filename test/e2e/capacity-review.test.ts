@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../src/core/render/temporary.js';
-import { DEMO_IDS, demoServiceId, demoServices } from '../../src/simulator/seed.js';
+import { DEMO_IDS, demoServiceId, demoServices, syntheticServices } from '../../src/simulator/seed.js';
 import { answerText, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
@@ -302,5 +302,32 @@ describe('the stale check at approval', () => {
       .poll(async () => (await h.bot.changeStore.get(stopped.id))?.status, { timeout: 10_000 })
       .toBe('failed');
     expect(patchesTo(h, '/state').map((r) => r.path)).toStrictEqual([expect.stringContaining(DEMO_IDS.eventsStaging)]);
+  });
+});
+
+describe('a flood of stops', () => {
+  it('twelve services stopped at once under the shared rate limit: every stop applied once and followed to the end', async () => {
+    const services = syntheticServices(12).map((service) => ({ ...service, state: 'running', isPrimary: false }));
+    const h = await harness({
+      services,
+      simulatorTransitionMs: 1_500,
+      env: { POLICY_FILE: policyFile('rules:\n  - name: anyone stops\n    match: {}\n    approvals: 0\n') },
+      cloudClient: { throttle: { limit: 10, windowMs: 1_000 } },
+      followSchedule: { firstMs: 100, factor: 1.5, maxMs: 500, totalMs: 20_000 },
+    });
+    h.simulator.faults.enforceRateLimit = { limit: 10, windowMs: 1_000 };
+    await Promise.all(services.map((service, n) => h.command(`stop ${service.name}`, `U0PERSON${n}`)));
+    await expect
+      .poll(() => h.simulator.activities().filter((a) => a.type === 'service_stop').length, { timeout: 20_000 })
+      .toBe(12);
+    // Every follow ends with one reply in its thread (stopped, or a plain sentence).
+    await expect
+      .poll(() => h.slack.callsOf('chat.postMessage', (x) => x.thread_ts !== undefined).length, { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(12);
+    // A stop the API answered 429 to is sent again (it was not applied): still one stop per service.
+    expect(new Set(patchesTo(h, '/state').map((r) => r.path)).size).toBe(12);
+    expect(h.simulator.activities().filter((a) => a.type === 'service_stop')).toHaveLength(12);
+    const stopped = services.filter((service) => h.simulator.service(service.id)?.state === 'stopped');
+    expect(stopped).toHaveLength(12);
   });
 });
