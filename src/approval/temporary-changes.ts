@@ -22,7 +22,7 @@ import {
 import type { ChangePlan, ChangeRequest, FieldChange, TouchedState } from '../core/change/types.js';
 import { changeSummary } from '../core/change/summary.js';
 import { requestMessage } from '../core/render/change.js';
-import { isDeletedState } from '../core/service/states.js';
+import { isDeletedState, isMovingState } from '../core/service/states.js';
 import { filedText } from '../core/render/approval.js';
 import { code, distinctSentences, esc } from '../core/render/mrkdwn.js';
 import {
@@ -224,9 +224,10 @@ export class TemporaryChanges {
       ? withoutTakenOver(planRevert(original.plan, service), await this.laterChanges(original))
       : { intent: {}, leftAlone: ['The service no longer exists.'] };
     const planned = service && !intentIsEmpty(intent) ? planChange(service, intent) : undefined;
-    // Something is left to take back but cannot be asked for now (a stop's revert while the
-    // service is still stopping): nothing is filed, and the revert is tried again later.
-    if (planned && !planned.ok) throw new RevertNotYet(planned.problems.map((p) => p.message).join(' '));
+    const problems = planned && !planned.ok ? planned.problems.map((p) => p.message) : [];
+    // Something is left to take back but cannot be asked for while the service is on its way
+    // (a stop's revert while it is still stopping): nothing is filed, and it is tried again later.
+    if (problems.length > 0 && isMovingState(service?.state)) throw new RevertNotYet(problems.join(' '));
     const plan: ChangePlan = planned?.ok
       ? { ...planned.plan, warnings: [...leftAlone, ...planned.plan.warnings] }
       : {
@@ -234,7 +235,7 @@ export class TemporaryChanges {
           serviceName: original.plan.serviceName,
           update: {},
           changes: [],
-          warnings: leftAlone,
+          warnings: [...leftAlone, ...problems],
           before: {},
         };
     const createdAt = now();
