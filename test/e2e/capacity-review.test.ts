@@ -4,11 +4,14 @@
  * is still moving, overlapping temporary changes, and the state operation's exactly-once path.
  * The real bot over signed HTTP, real Redis, the simulator; reverts are due on a movable clock.
  */
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../src/core/render/temporary.js';
-import { DEMO_IDS, demoServiceId, demoServices, syntheticServices } from '../../src/simulator/seed.js';
-import { answerText, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import { DEMO_IDS, DEMO_ORG_ID, demoServiceId, demoServices, syntheticServices } from '../../src/simulator/seed.js';
+import { CloudSimulator } from '../../src/simulator/server.js';
+import { FakeSlack } from './fake-slack.js';
+import { answerText, KEY_ID, KEY_SECRET, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
 const MINUTE = 60_000;
@@ -66,6 +69,21 @@ describe('a policy on stops is not sidestepped', () => {
     // Without for, scaling up carries no such risk.
     const { posted: plain } = await requestChange(h, 'scale orders-prod replicas 6');
     expect(textOf(plain.args.blocks)).not.toContain('halving needs two');
+  });
+
+  it('Extend of a start … for is judged like the grant, stop risk included: two approvals', async () => {
+    const h = await harness({ env: { POLICY_FILE: policyFile(STOP_NEEDS_TWO) } });
+    const { id } = await requestChange(h, 'start orders-staging for 1h');
+    const ts = await messageTsOf(h, id);
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await h.click(ACTION_APPROVE, id, USERS.second);
+    await applied(h, id);
+    expect(await answerText(h, await h.click(ACTION_EXTEND, id, USERS.requester))).toContain('posted in the thread');
+    const extension = await h.slack.waitFor(
+      'chat.postMessage',
+      (x) => x.thread_ts === ts && textOf(x.blocks).includes(`Revert of ${id}`),
+    );
+    expect(textOf(extension.args.blocks)).toContain('stopping needs two');
   });
 
   it('Undo of a start is a stop, and needs the two approvals', async () => {
@@ -149,6 +167,40 @@ describe('temporary capacity on top of temporary capacity', () => {
 });
 
 describe('the state operation, exactly once', () => {
+  it('the last two approvals of a stop clicked at once on two replicas of the bot: one PATCH …/state', async () => {
+    const simulator = await CloudSimulator.start({
+      keyId: KEY_ID,
+      keySecret: KEY_SECRET,
+      orgId: DEMO_ORG_ID,
+      services: demoServices(),
+      transitionMs: 200,
+    });
+    const slack = await FakeSlack.start();
+    try {
+      const env = { POLICY_FILE: policyFile(STOP_NEEDS_TWO) };
+      const shared = { simulator, slack, keyPrefix: `test:${randomUUID().slice(0, 8)}:`, env };
+      const a = await harness(shared);
+      const b = await harness(shared);
+      const { id } = await requestChange(a, 'stop events-staging');
+      await Promise.all([
+        a.click(ACTION_APPROVE, id, USERS.approver),
+        b.click(ACTION_APPROVE, id, USERS.second),
+        b.click(ACTION_APPROVE, id, USERS.approver),
+        a.click(ACTION_APPROVE, id, USERS.second),
+      ]);
+      await applied(a, id);
+      await a.bot.changeRequests.drain();
+      await b.bot.changeRequests.drain();
+      expect(patchesTo(a, '/state').map((r) => r.body)).toStrictEqual([{ command: 'stop' }]);
+      expect((await a.bot.changeStore.get(id))?.approvals?.map((x) => x.userId).sort()).toStrictEqual(
+        [USERS.approver, USERS.second].sort(),
+      );
+    } finally {
+      await slack.close();
+      await simulator.close();
+    }
+  });
+
   it('a 500 after the stop was applied is settled by a fresh read (stopping counts): applied, one stop', async () => {
     const h = await harness();
     const { id } = await requestChange(h, 'stop events-staging');
