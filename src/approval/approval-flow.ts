@@ -17,7 +17,8 @@ import { step } from '../core/approval/step.js';
 import type { Effect, FlowContext, FlowEvent, FlowReply, FlowState } from '../core/approval/types.js';
 import { planChange } from '../core/change/plan.js';
 import { changeSummary } from '../core/change/summary.js';
-import { temporaryPlanProblem } from '../core/change/temporary.js';
+import { operationsOf } from '../core/change/operations.js';
+import { stackedGrantProblem, temporaryPlanProblem } from '../core/change/temporary.js';
 import { FINAL_STATUSES, type ChangePlan, type ChangeRequest, type Operation } from '../core/change/types.js';
 import {
   appliedResultText,
@@ -126,7 +127,10 @@ export class ApprovalFlow implements ChangeRequestService {
   async request(input: NewChangeRequest): Promise<RequestOutcome> {
     const planned = planChange(input.service, input.intent);
     if (!planned.ok) return { ok: false, problems: planned.problems };
-    const notTemporary = input.temporary && temporaryPlanProblem(input.intent, planned.plan);
+    const notTemporary =
+      input.temporary &&
+      (temporaryPlanProblem(input.intent, planned.plan) ??
+        stackedGrantProblem(planned.plan, await this.activeCapacityGrants(planned.plan)));
     if (notTemporary) return { ok: false, problems: [{ field: 'request', message: notTemporary }] };
     return this.file({ plan: planned.plan, ...input });
   }
@@ -147,7 +151,7 @@ export class ApprovalFlow implements ChangeRequestService {
     // The rules are judged on a fresh record: a tag added a second ago must count (the list the
     // request was planned on may be seconds old). Apply time judges them again.
     const service = input.serviceIsFresh ? input.service : await this.freshOr(input.service, input.userId);
-    const ruling = this.options.policy.rulesFor(service, input.judgedAs ?? input.plan);
+    const ruling = this.options.policy.rulesFor(service, input.judgedAs ?? input.plan, input.temporary !== undefined);
     if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
     const createdAt = this.now();
     const request: ChangeRequest = {
@@ -315,7 +319,8 @@ export class ApprovalFlow implements ChangeRequestService {
         try {
           const service = await this.freshService(request.plan.serviceId);
           const rules = service
-            ? this.options.policy.rulesFor(service, await this.judgedPlan(request)).decision
+            ? this.options.policy.rulesFor(service, await this.judgedPlan(request), request.temporary !== undefined)
+                .decision
             : undefined;
           return { type: 'service-read', service, ...(rules ? { rules } : {}) };
         } catch (error) {
@@ -465,6 +470,16 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** The plan a request's rules are judged by: an extension's are those of the grant it prolongs. */
+  /** Applied temporary capacity or power changes of the plan's service (none looked up for other plans). */
+  private async activeCapacityGrants(plan: ChangePlan): Promise<ChangeRequest[]> {
+    if (!operationsOf(plan).some((operation) => operation.endpoint !== 'update')) return [];
+    const { store } = this.options;
+    const grants = await Promise.all((await store.scheduledReverts()).map(({ id }) => store.get(id)));
+    return grants.filter(
+      (grant): grant is ChangeRequest => grant?.status === 'applied' && grant.plan.serviceId === plan.serviceId,
+    );
+  }
+
   private async judgedPlan(request: ChangeRequest): Promise<ChangePlan> {
     if (!request.extendOf) return request.plan;
     return (await this.options.store.get(request.extendOf))?.plan ?? request.plan;

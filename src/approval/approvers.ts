@@ -42,9 +42,9 @@ export class ApproverPolicy implements ApprovalPolicy {
     this.defaults = { approvers: options.approvers, allowSelfApproval: options.allowSelfApproval };
   }
 
-  rulesFor(service: ServiceRecord, plan: ChangePlan): Ruling {
+  rulesFor(service: ServiceRecord, plan: ChangePlan, temporary = false): Ruling {
     const policy = this.options.policy?.();
-    const decision = evaluatePolicy(policy, requestFacts(service, plan), this.defaults);
+    const decision = evaluatePolicy(policy, requestFacts(service, plan, temporary), this.defaults);
     return { decision, ...(policy ? { digest: policy.digest } : {}) };
   }
 

@@ -23,6 +23,7 @@ import {
 import type { ChangePlan, ChangeRequest, FieldChange, TouchedState } from '../core/change/types.js';
 import { changeSummary } from '../core/change/summary.js';
 import { requestMessage } from '../core/render/change.js';
+import { isDeletedState, isMovingState } from '../core/service/states.js';
 import { filedText } from '../core/render/approval.js';
 import { code, distinctSentences, esc } from '../core/render/mrkdwn.js';
 import {
@@ -218,11 +219,16 @@ export class TemporaryChanges {
     actorId: string,
   ): Promise<ChangeRequest | undefined> {
     const { store, cloud, now } = this.options;
-    const service = await cloud.getService(original.plan.serviceId, { fresh: true });
+    const read = await cloud.getService(original.plan.serviceId, { fresh: true });
+    const service = read && !isDeletedState(read.state) ? read : undefined;
     const { intent, leftAlone } = service
       ? withoutTakenOver(planRevert(original.plan, service), await this.laterChanges(original))
       : { intent: {}, leftAlone: ['The service no longer exists.'] };
     const planned = service && !intentIsEmpty(intent) ? planChange(service, intent) : undefined;
+    const problems = planned && !planned.ok ? planned.problems.map((p) => p.message) : [];
+    // Something is left to take back but cannot be asked for while the service is on its way
+    // (a stop's revert while it is still stopping): nothing is filed, and it is tried again later.
+    if (problems.length > 0 && isMovingState(service?.state)) throw new RevertNotYet(problems.join(' '));
     const plan: ChangePlan = planned?.ok
       ? { ...planned.plan, warnings: [...leftAlone, ...planned.plan.warnings] }
       : {
@@ -230,7 +236,7 @@ export class TemporaryChanges {
           serviceName: original.plan.serviceName,
           update: {},
           changes: [],
-          warnings: leftAlone,
+          warnings: [...leftAlone, ...problems],
           before: {},
         };
     const createdAt = now();
@@ -334,7 +340,15 @@ export class TemporaryChanges {
       return {
         text: `:no_entry_sign: Only the requester or an approver can revert this change now. ${verdict.reason}`,
       };
-    const reply = await this.revert(originalId, userId);
+    let reply: DecisionReply;
+    try {
+      reply = await this.revert(originalId, userId);
+    } catch (error) {
+      if (!(error instanceof RevertNotYet)) throw error;
+      return {
+        text: `:hourglass_flowing_sand: ${code(originalId)} cannot be reverted right now: ${esc(error.message)} The bot tries again shortly.`,
+      };
+    }
     if (reply) return reply;
     const { revert } = await this.currentRevert(originalId);
     if (revert?.status === 'failed' && isRetryable(revert))
@@ -499,6 +513,14 @@ export function startTemporaryTicks(
   logger: Pick<Log, 'warn'>,
 ): TemporaryTicks {
   return startTicks('due temporary changes', () => temporary.tick(), everyMs, logger);
+}
+
+/**
+ * A revert that cannot be planned against the service as it is now (it is still moving: stopping,
+ * starting): the grant stays scheduled and the tick tries again, backing off.
+ */
+class RevertNotYet extends Error {
+  override readonly name = 'RevertNotYet';
 }
 
 /** CR-X-R for the first attempt at reverting CR-X, then CR-X-R2, CR-X-R3… */

@@ -22,7 +22,8 @@ export interface Ruling {
  */
 export interface ApprovalPolicy {
   /** The rules a new request must satisfy (fixed with the request), or the rule that refuses it. */
-  rulesFor(service: ServiceRecord, plan: ChangePlan): Ruling;
+  /** `temporary`: the request is time-boxed, and its revert (which asks nobody) is judged with it. */
+  rulesFor(service: ServiceRecord, plan: ChangePlan, temporary?: boolean): Ruling;
   check(decision: Decision, userId: string, request: ChangeRequest): Promise<Verdict>;
   /**
    * Whether this person may act on an applied request's grant (Revert now, Extend, Undo): its

@@ -19,8 +19,14 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
     case 'update':
       return planIsVisible({ ...plan, update: operation.body }, service);
     case 'replicaScaling':
-    case 'state':
       return capacityDifferences(service, operation.expect).length === 0;
+    case 'state':
+      // A state the change replaced never shows it: an idle service counts as running for a start
+      // (it idled since), never for a wake, which it would otherwise confirm without being sent.
+      return (
+        capacityDifferences(service, operation.expect).length === 0 &&
+        (plan.capacity?.before.state === undefined || service.state !== plan.capacity.before.state)
+      );
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import type { ServiceRecord, ServiceUpdate } from '../service/schema.js';
 import { KIND_LIST, kindOfIntent, TEMPORARY_KINDS, type PlannedReverse } from './kinds/index.js';
-import type { ChangeIntent, ChangePlan, TemporaryTerms } from './types.js';
+import type { ChangeIntent, ChangePlan, ChangeRequest, TemporaryTerms, TouchedField } from './types.js';
 
 export const MINUTE_MS = 60_000;
 export const TEMPORARY_MIN_MS = MINUTE_MS;
@@ -68,6 +68,30 @@ export function temporaryPlanProblem(intent: ChangeIntent, plan: ChangePlan): st
   for (const kind of new Set(asked)) {
     const problem = kind?.temporary?.problem(plan);
     if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** What a capacity or power grant holds until its revert restores it exactly. */
+const RESTORED: readonly TouchedField[] = ['replicas', 'replicaMemory', 'idleScaling', 'power'];
+
+/**
+ * A temporary change of what an active grant of the same service holds (`replicas 8 for 1h` on
+ * top of `replicas 6 for 1h`) is refused: its revert would restore the grant's values, the grant's
+ * revert would then find them changed and leave them, and the service would never come back to
+ * where it began. The grant can be extended or reverted instead.
+ */
+export function stackedGrantProblem(
+  plan: ChangePlan,
+  grants: ReadonlyArray<Pick<ChangeRequest, 'id' | 'plan'>>,
+): string | undefined {
+  const fields = new Set(plan.changes.map((change) => change.field).filter((field) => RESTORED.includes(field)));
+  for (const grant of grants) {
+    if (grant.plan.serviceId !== plan.serviceId) continue;
+    const held = grant.plan.changes.find((change) => fields.has(change.field));
+    if (held === undefined) continue;
+    const name = plan.serviceName || plan.serviceId;
+    return `${grant.id} already changes ${held.label.toLowerCase()} of ${name} for a while: extend it or revert it now (buttons in its thread) rather than stacking a second temporary change on it.`;
   }
   return undefined;
 }

@@ -16,14 +16,18 @@ export function serviceSide(service: Pick<ServiceRecord, 'id' | 'name' | 'tags'>
   };
 }
 
-export function requestFacts(service: ServiceRecord, plan: ChangePlan): RequestFacts {
+/**
+ * `temporary`: the request is time-boxed, so it also carries the risks of its revert, which is
+ * applied later without asking anyone (a `start … for` is a stop then).
+ */
+export function requestFacts(service: ServiceRecord, plan: ChangePlan, temporary = false): RequestFacts {
   const before = serviceSide(service);
   const after: ServiceSide = { ...before, name: plan.update.name ?? before.name, tags: tagsAfter(before.tags, plan) };
   return {
     before,
     after,
     changes: [...new Set(plan.changes.map((change) => KINDS[change.field].policyName))],
-    risks: planRisks(plan),
+    risks: planRisks(plan, temporary),
   };
 }
 
@@ -37,8 +41,13 @@ function tagsAfter(tags: ReadonlyMap<string, string>, plan: ChangePlan): Readonl
   return after;
 }
 
-/** The risks of every kind the plan touches, in the order RISKS lists them. */
-export function planRisks(plan: ChangePlan): Risk[] {
-  const risks = new Set(KIND_LIST.flatMap((kind) => kind.risks(plan)));
+/** The risks of every kind the plan touches (and of its revert, when temporary), in the order RISKS lists them. */
+export function planRisks(plan: ChangePlan, temporary = false): Risk[] {
+  const risks = new Set(
+    KIND_LIST.flatMap((kind) => [
+      ...kind.risks(plan),
+      ...(temporary ? (kind.temporary?.revertRisks?.(plan) ?? []) : []),
+    ]),
+  );
   return RISKS.filter((risk) => risks.has(risk));
 }

@@ -66,5 +66,8 @@ export function stateInfo(state: string): StateInfo {
 }
 
 export const isDeletedState = (state: string | undefined): boolean => state !== undefined && stateInfo(state).deleted;
+/** On its way from one state to another: a power change waits for it to arrive. */
+export const isMovingState = (state: string | undefined): boolean =>
+  state === 'starting' || state === 'stopping' || state === 'awaking' || state === 'provisioning';
 export const stateNeedsAttention = (state: string | undefined): boolean =>
   state !== undefined && stateInfo(state).attention;

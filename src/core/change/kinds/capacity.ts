@@ -124,10 +124,16 @@ export function totalMemoryRange(values: CapacityValues | undefined): Range | un
 /** Total memory grows this many times or more: a cost people should see before they approve. */
 export const LARGE_GROWTH = 4;
 
-/** `capacity-up-large` when the plan's total memory (at its maximum) grows by LARGE_GROWTH or more. */
-export function growthRisks(plan: ChangePlan): Risk[] {
-  const before = totalMemoryRange(plan.capacity?.before);
-  const after = totalMemoryRange(plan.capacity?.after);
+/**
+ * `capacity-up-large` when the plan's total memory (at its maximum) grows by LARGE_GROWTH or more;
+ * `reverted`: when its revert (after back to before) does.
+ */
+export function growthRisks(plan: ChangePlan, reverted = false): Risk[] {
+  const [from, to] = reverted
+    ? [plan.capacity?.after, plan.capacity?.before]
+    : [plan.capacity?.before, plan.capacity?.after];
+  const before = totalMemoryRange(from);
+  const after = totalMemoryRange(to);
   if (before === undefined || after === undefined || before.max <= 0) return [];
   return after.max >= LARGE_GROWTH * before.max ? ['capacity-up-large'] : [];
 }

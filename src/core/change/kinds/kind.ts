@@ -67,6 +67,11 @@ export interface ChangeKindModule<F extends TouchedField> {
     /** Why this plan's grant could not be taken back exactly, if so. */
     problem(plan: ChangePlan): string | undefined;
     revert(plan: ChangePlan, service: ServiceRecord, reverse: PlannedReverse): void;
+    /**
+     * The risks the revert will carry (a `start … for` is stopped again; `replicas 6 for 1h` on 3
+     * halves them back). The revert asks nobody, so the grant is judged by them too. None when absent.
+     */
+    revertRisks?(plan: ChangePlan): Risk[];
   };
 }
 

@@ -75,5 +75,7 @@ export const powerKind: ChangeKindModule<'power'> = {
     grants: (intent) => intent.power === 'start' || intent.power === 'stop',
     problem: () => undefined,
     revert: reversePower,
+    // The revert of a start is a stop.
+    revertRisks: (plan) => (powerActionOf(plan) === 'start' ? ['stop'] : []),
   },
 };

@@ -35,10 +35,12 @@ function reverseMemory(plan: ChangePlan, service: ServiceRecord, reverse: Planne
   reverseCapacity(service, scalingExpectOf(plan, MEMORY_FIELDS), restore(plan.before.replicaMemory), reverse);
 }
 
-function memoryRisks(plan: ChangePlan): Risk[] {
-  const risks = growthRisks(plan);
-  const before = memoryRange(plan.before.replicaMemory);
-  const after = memoryRange(scalingExpectOf(plan, MEMORY_FIELDS));
+/** The risks of the plan, or (`reverted`) of its revert: the same change the other way. */
+function memoryRisks(plan: ChangePlan, reverted = false): Risk[] {
+  const risks = growthRisks(plan, reverted);
+  const replaced = memoryRange(plan.before.replicaMemory);
+  const set = memoryRange(scalingExpectOf(plan, MEMORY_FIELDS));
+  const [before, after] = reverted ? [set, replaced] : [replaced, set];
   if (before !== undefined && after !== undefined && after.max * 2 <= before.max) risks.push('capacity-down');
   return risks;
 }
@@ -65,7 +67,7 @@ export const replicaMemoryKind: ChangeKindModule<'replicaMemory'> = {
   // Not part of the update body: the replicaScaling operation's own check decides (operations.ts).
   visible: () => true,
   undo: reverseMemory,
-  risks: memoryRisks,
+  risks: (plan) => memoryRisks(plan),
   possibleRisks: ['capacity-down', 'capacity-up-large'],
   temporary: {
     grants: (intent) => intent.replicaMemoryGb !== undefined,
@@ -74,5 +76,6 @@ export const replicaMemoryKind: ChangeKindModule<'replicaMemory'> = {
         ? 'The service does not show its memory per replica now, so the bot could not set it back exactly: ask without for.'
         : undefined,
     revert: reverseMemory,
+    revertRisks: (plan) => memoryRisks(plan, true),
   },
 };

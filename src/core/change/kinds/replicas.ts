@@ -39,10 +39,12 @@ function reverseReplicas(plan: ChangePlan, service: ServiceRecord, reverse: Plan
   reverseCapacity(service, scalingExpectOf(plan, REPLICA_FIELDS), restore(plan.before.replicas), reverse);
 }
 
-function replicaRisks(plan: ChangePlan): Risk[] {
-  const before = replicaRange(plan.before.replicas);
-  const after = replicaRange(scalingExpectOf(plan, REPLICA_FIELDS));
-  const risks = growthRisks(plan);
+/** The risks of the plan, or (`reverted`) of its revert: the same change the other way. */
+function replicaRisks(plan: ChangePlan, reverted = false): Risk[] {
+  const replaced = replicaRange(plan.before.replicas);
+  const set = replicaRange(scalingExpectOf(plan, REPLICA_FIELDS));
+  const [before, after] = reverted ? [set, replaced] : [replaced, set];
+  const risks = growthRisks(plan, reverted);
   if (before === undefined || after === undefined) return risks;
   if (after.max * 2 <= before.max) risks.push('capacity-down');
   if (after.min === 1 && before.min > 1) risks.push('single-replica');
@@ -70,7 +72,7 @@ export const replicasKind: ChangeKindModule<'replicas'> = {
   // Not part of the update body: the replicaScaling operation's own check decides (operations.ts).
   visible: () => true,
   undo: reverseReplicas,
-  risks: replicaRisks,
+  risks: (plan) => replicaRisks(plan),
   possibleRisks: ['capacity-down', 'single-replica', 'capacity-up-large'],
   temporary: {
     grants: (intent) => intent.replicas !== undefined,
@@ -79,5 +81,6 @@ export const replicasKind: ChangeKindModule<'replicas'> = {
         ? 'The service does not show its replicas now, so the bot could not scale it back exactly: ask without for.'
         : undefined,
     revert: reverseReplicas,
+    revertRisks: (plan) => replicaRisks(plan, true),
   },
 };
