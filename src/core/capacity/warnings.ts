@@ -44,7 +44,7 @@ export function capacityWarnings(service: ServiceRecord, sides: CapacitySides, l
   const warnings: string[] = [];
   if (sides.power === 'stop') {
     if (isTaggedProduction(service))
-      warnings.push(`${name} is tagged production: stopping it takes it offline until someone starts it again.`);
+      warnings.push(`${name} is tagged production: stopping it takes it offline until it is started again.`);
     else if (servesTraffic(service))
       warnings.push(`${name} accepts connections: clients will fail to connect while it is stopped.`);
   }

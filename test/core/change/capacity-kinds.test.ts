@@ -41,7 +41,7 @@ const line = (field: FieldChange['field'], label: string, before: string, after:
   after,
 });
 
-const PROD_STOP = 'orders-prod is tagged production: stopping it takes it offline until someone starts it again.';
+const PROD_STOP = 'orders-prod is tagged production: stopping it takes it offline until it is started again.';
 const PROD_IDLE =
   'orders-prod is tagged production: with idle scaling on it pauses when idle, and the first query after waits for it to wake.';
 
@@ -366,7 +366,7 @@ describe('warnings', () => {
     expect(plan(demo('sandbox-dev'), { idleScaling: { enabled: false } }).warnings).toStrictEqual([]);
     // A power change is about the state itself: no such warning.
     expect(plan(demo('billing-prod'), { power: 'stop' }).warnings).toStrictEqual([
-      'billing-prod is tagged production: stopping it takes it offline until someone starts it again.',
+      'billing-prod is tagged production: stopping it takes it offline until it is started again.',
     ]);
   });
 });
