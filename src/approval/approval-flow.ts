@@ -475,9 +475,14 @@ export class ApprovalFlow implements ChangeRequestService {
     if (!operationsOf(plan).some((operation) => operation.endpoint !== 'update')) return [];
     const { store } = this.options;
     const grants = await Promise.all((await store.scheduledReverts()).map(({ id }) => store.get(id)));
-    return grants.filter(
+    const applied = grants.filter(
       (grant): grant is ChangeRequest => grant?.status === 'applied' && grant.plan.serviceId === plan.serviceId,
     );
+    // A temporary change still waiting for approval would stack just the same once both are approved.
+    const waiting = (await store.listOpen(this.now(), 500)).filter(
+      (other) => other.temporary && !other.extendOf && other.plan.serviceId === plan.serviceId,
+    );
+    return [...applied, ...waiting];
   }
 
   private async judgedPlan(request: ChangeRequest): Promise<ChangePlan> {

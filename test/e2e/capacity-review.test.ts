@@ -11,7 +11,17 @@ import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../src/core/re
 import { DEMO_IDS, DEMO_ORG_ID, demoServiceId, demoServices, syntheticServices } from '../../src/simulator/seed.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { FakeSlack } from './fake-slack.js';
-import { answerText, KEY_ID, KEY_SECRET, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import {
+  answerText,
+  CHANNEL,
+  KEY_ID,
+  KEY_SECRET,
+  requestChange,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Harness,
+} from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
 const MINUTE = 60_000;
@@ -163,6 +173,17 @@ describe('temporary capacity on top of temporary capacity', () => {
     clock.advance(60 * MINUTE + 1_000);
     await expect.poll(() => h.simulator.service(DEMO_IDS.ordersProd)?.numReplicas, { timeout: 10_000 }).toBe(3);
     await expect.poll(() => h.simulator.service(DEMO_IDS.ordersProd)?.maxReplicaMemoryGb, { timeout: 10_000 }).toBe(32);
+  });
+});
+
+describe('two temporary scales waiting at once', () => {
+  it('the second is refused while the first waits for approval, so both can never be approved and stack', async () => {
+    const h = await harness();
+    const first = await requestChange(h, 'scale orders-prod replicas 6 for 1h');
+    const answer = await answerText(h, await h.command('scale orders-prod replicas 8 for 1h'));
+    expect(answer).toContain(first.id);
+    expect(answer).toContain('waiting for approval');
+    expect(await h.bot.changeStore.listPending(CHANNEL, Date.now())).toHaveLength(1);
   });
 });
 

@@ -83,7 +83,7 @@ const RESTORED: readonly TouchedField[] = ['replicas', 'replicaMemory', 'idleSca
  */
 export function stackedGrantProblem(
   plan: ChangePlan,
-  grants: ReadonlyArray<Pick<ChangeRequest, 'id' | 'plan'>>,
+  grants: ReadonlyArray<Pick<ChangeRequest, 'id' | 'plan' | 'status'>>,
 ): string | undefined {
   const fields = new Set(plan.changes.map((change) => change.field).filter((field) => RESTORED.includes(field)));
   for (const grant of grants) {
@@ -91,6 +91,8 @@ export function stackedGrantProblem(
     const held = grant.plan.changes.find((change) => fields.has(change.field));
     if (held === undefined) continue;
     const name = plan.serviceName || plan.serviceId;
+    if (grant.status === 'pending')
+      return `${grant.id}, waiting for approval, would already change ${held.label.toLowerCase()} of ${name} for a while: let it be decided first rather than stacking a second temporary change on it.`;
     return `${grant.id} already changes ${held.label.toLowerCase()} of ${name} for a while: extend it or revert it now (buttons in its thread) rather than stacking a second temporary change on it.`;
   }
   return undefined;
