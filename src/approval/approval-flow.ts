@@ -32,7 +32,8 @@ import {
 import { requestMessage } from '../core/render/change.js';
 import { messageOf } from '../core/render/errors.js';
 import { section } from '../core/render/mrkdwn.js';
-import { countsForText, deniedText } from '../core/render/policy.js';
+import { countsForText, deniedText, unjustifiedText } from '../core/render/policy.js';
+import { unjustified } from '../core/policy/justification.js';
 import { serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord } from '../core/service/schema.js';
@@ -148,6 +149,13 @@ export class ApprovalFlow implements ChangeRequestService {
     const service = input.serviceIsFresh ? input.service : await this.freshOr(input.service, input.userId);
     const ruling = this.options.policy.rulesFor(service, input.judgedAs ?? input.plan);
     if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
+    // A reason or ticket a matching rule asks for is refused here, before anything is stored or
+    // posted. Extend and Undo are buttons: they carry the original's and are not asked again.
+    const lacking =
+      input.extendOf || input.undoOf
+        ? undefined
+        : unjustified(ruling.decision.requirements, { reason: input.reason, ticket: input.ticket });
+    if (lacking) return { ok: false, text: unjustifiedText(lacking, input.askedBy ?? 'command') };
     const createdAt = this.now();
     const request: ChangeRequest = {
       id: newRequestId(),
@@ -164,6 +172,8 @@ export class ApprovalFlow implements ChangeRequestService {
       ...(input.beneficiaryId ? { beneficiaryId: input.beneficiaryId } : {}),
       ...(input.undoOf ? { undoOf: input.undoOf } : {}),
       ...(input.threadTs ? { threadTs: input.threadTs } : {}),
+      ...(input.reason ? { reason: input.reason } : {}),
+      ...(input.ticket ? { ticket: input.ticket } : {}),
     };
     const autoRules = ruling.decision.kind === 'auto' ? request.requirements?.map((r) => r.rule) : undefined;
     const filed = await this.run({ request, work: { phase: 'idle' } }, { type: 'file' });

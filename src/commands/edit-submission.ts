@@ -11,6 +11,7 @@ import {
   BLOCK,
   durationFromSubmission,
   intentFromSubmission,
+  justificationFromSubmission,
   modalErrors,
   type EditMetadata,
   type ViewState,
@@ -43,6 +44,8 @@ export async function submitEdit(
   const chosen = durationFromSubmission(submission.values);
   const durationError = chosen && ('problem' in chosen ? chosen.problem : durationProblem(chosen.ms, s.temporaryMaxMs));
   if (durationError) return ack({ [BLOCK.duration]: durationError });
+  const justified = justificationFromSubmission(submission.values);
+  if (!justified.ok) return ack(justified.errors);
   const temporary = chosen && 'ms' in chosen ? { temporary: temporaryTerms(chosen.ms) } : {};
   const reading = readService(s, submission.metadata.serviceId, submission.userId).catch((error: unknown): Read => ({
     ok: false,
@@ -67,6 +70,8 @@ export async function submitEdit(
       service: read.service,
       intent,
       ...temporary,
+      ...justified.justification,
+      askedBy: 'form',
     });
     if (result.ok) return;
     await whisper(

@@ -23,6 +23,11 @@ export interface NewChangeRequest {
   intent: ChangeIntent;
   /** `... for DURATION`: the bot reverts the change this long after it is applied. */
   temporary?: TemporaryTerms;
+  /** `because "…"` / the form's Reason, and `ticket ID` / its Ticket: a policy rule may require them. */
+  reason?: string;
+  ticket?: string;
+  /** Which words a refusal for a missing reason or ticket points at: the command's or the form's. */
+  askedBy?: 'command' | 'form';
 }
 
 /** Change requests: asked for, then decided by a click (approval/change-requests.ts). */

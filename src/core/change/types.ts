@@ -109,6 +109,8 @@ export interface ChangeOutcome {
   status?: number;
   /** For a request of several operations: what became of each, in order. */
   operations?: OperationResult[];
+  /** A rejection: the reason the rejecter typed (shown in the message and told to the requester). */
+  rejectedBecause?: string;
 }
 
 /** A change request as stored: the plan plus who asked, where, and what became of it. */
@@ -150,6 +152,10 @@ export interface ChangeRequest {
   undoOf?: string;
   /** Posted as a reply in this thread (reverts and extensions live in the original's thread). */
   threadTs?: string;
+  /** Why, in the requester's words (`because "…"`, the form's Reason); a policy rule may require it. */
+  reason?: string;
+  /** The ticket the change belongs to (`ticket ABC-123`); a policy rule may require one matching its pattern. */
+  ticket?: string;
 }
 
 export interface TemporaryTerms {

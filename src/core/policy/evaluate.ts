@@ -35,6 +35,7 @@ export function evaluatePolicy(
       approvals: rule.approvals,
       approvers: [...(rule.approvers ?? defaults.approvers)],
       reasons,
+      ...(rule.require ? { require: rule.require } : {}),
     });
   }
   if (requirements.length === 0) return { kind: 'approve', requirements: [defaultRequirement(defaults)] };

@@ -28,6 +28,14 @@ export interface RuleMatch {
   risks?: readonly Risk[];
 }
 
+/** What a rule asks the requester to give with the request (the policy file's `require`). */
+export interface Requires {
+  /** A reason: `because "…"` in a command, the Reason field of the edit form. */
+  reason?: true;
+  /** A ticket id matching this regular expression (checked safe at load: core/policy/ticket.ts). */
+  ticket?: string;
+}
+
 interface RuleBase {
   name: string;
   match: RuleMatch;
@@ -38,7 +46,7 @@ interface RuleBase {
 /** A rule refuses the request outright, or asks for a number of approvals (0 = none needed). */
 export type Rule =
   | (RuleBase & { effect: 'deny'; deny: string })
-  | (RuleBase & { effect: 'approve'; approvals: number; approvers?: readonly string[] });
+  | (RuleBase & { effect: 'approve'; approvals: number; approvers?: readonly string[]; require?: Requires });
 
 export interface Policy {
   rules: readonly Rule[];
@@ -78,6 +86,8 @@ export interface Requirement {
   isDefault?: boolean;
   /** Only the default rule may let the requester approve (ALLOW_SELF_APPROVAL). */
   selfApproval?: boolean;
+  /** What the rule asks the requester to give (a reason, a ticket), checked before anything is posted. */
+  require?: Requires;
 }
 
 /** One person's approval, and the requirements (indices) it counts for. */

@@ -106,6 +106,8 @@ describe('editView', () => {
       BLOCK.tdeKey,
       BLOCK.tags,
       BLOCK.duration,
+      BLOCK.reason,
+      BLOCK.ticket,
     ]);
   });
 
@@ -197,6 +199,8 @@ describe('editView', () => {
       BLOCK.ipAdd,
       BLOCK.tags,
       BLOCK.duration,
+      BLOCK.reason,
+      BLOCK.ticket,
     ]);
   });
 
