@@ -53,7 +53,7 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
   readonly calls: SlackCall[] = [];
   readonly messages: ChatMessage[] = [];
   readonly views = new Map<string, OpenView>();
-  /** Channels where chat.postMessage fails with this error code (e.g. not_in_channel). */
+  /** Channels (or, for DMs, user ids) where chat.postMessage fails with this error code (e.g. not_in_channel, user_disabled). */
   readonly failingChannels = new Map<string, string>();
   readonly userGroups = new Map<string, string[]>();
   /** User groups whose usergroups.users.list fails with this error code (e.g. missing_scope). */
@@ -129,6 +129,14 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
       };
       this.on('call', onCall);
     });
+  }
+
+  /**
+   * What the bot told one person directly: chat.postMessage with their user id as the channel,
+   * which Slack posts in the app's DM with them (kept here under the user id).
+   */
+  directMessages(userId: string): ChatMessage[] {
+    return this.messages.filter((m) => m.channel === userId && m.userId === undefined && m.visibleTo === undefined);
   }
 
   setViewErrors(viewId: string, errors: Record<string, string>): void {

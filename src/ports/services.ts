@@ -34,7 +34,8 @@ export interface NewChangeRequest {
 export interface ChangeRequestService {
   /** Plans the change against the service, stores it and posts it in the channel for approval. */
   request(input: NewChangeRequest): Promise<RequestOutcome>;
-  decide(decision: Decision, id: string, userId: string): Promise<DecisionReply>;
+  /** `details.reason`: a rejection's reason, as its rejecter typed it in the Reject form. */
+  decide(decision: Decision, id: string, userId: string, details?: { reason?: string }): Promise<DecisionReply>;
 }
 
 /** Temporary changes and Undo (approval/temporary-changes.ts). */

@@ -26,6 +26,7 @@ import type {
   FlowOutcome,
   FlowReply,
   FlowState,
+  RequesterNews,
   StepResult,
   StoreTransitionResult,
   Work,
@@ -86,20 +87,31 @@ const HANDLERS: Handlers = {
     if (request.status !== 'pending') return finish(request, [reply({ kind: 'already-decided', request })]);
     if (request.revertOf) return finish(request, [reply({ kind: 'revert-needs-no-decision' })]);
     const { decision, userId } = event;
-    return next(request, { phase: 'checking', decision, userId }, [{ type: 'check-policy', decision, userId }]);
+    const reason = decision === 'reject' && event.reason ? { reason: event.reason } : {};
+    return next(request, { phase: 'checking', decision, userId, ...reason }, [
+      { type: 'check-policy', decision, userId },
+    ]);
   },
   'policy-answered': (state, event, context) =>
     inPhase(state, 'checking', (request, work) => {
       const { verdict } = event;
       if (!verdict.allowed) return finish(request, [reply({ kind: 'not-allowed', reason: verdict.reason })]);
-      const deciding: Work = { phase: 'deciding', decision: work.decision, userId: work.userId };
+      const deciding: Work = {
+        phase: 'deciding',
+        decision: work.decision,
+        userId: work.userId,
+        ...(work.reason ? { reason: work.reason } : {}),
+      };
       if (work.decision === 'approve') {
         const given = verdict.counts ?? (request.requirements ?? []).map((_, index) => index);
         const counts = given.length > 0 ? [...given] : [0];
         return next(request, deciding, [{ type: 'add-approval', approverId: work.userId, at: context.now, counts }]);
       }
       const to = work.decision === 'reject' ? 'rejected' : 'cancelled';
-      return next(request, deciding, [{ type: 'transition', from: ['pending'], to, actorId: work.userId, audit: to }]);
+      const note = work.reason ? { note: { kind: 'rejected-because' as const, reason: work.reason } } : {};
+      return next(request, deciding, [
+        { type: 'transition', from: ['pending'], to, actorId: work.userId, audit: to, ...note },
+      ]);
     }),
   'approval-recorded': (state, event, context) =>
     inPhase(state, 'deciding', (request, work) => {
@@ -117,7 +129,12 @@ const HANDLERS: Handlers = {
           { type: 'show', request: result.request },
           reply({ kind: 'approval-recorded', request: result.request }),
         ]);
-      return beginApply(result.request, work.userId, context);
+      return beginApply(
+        result.request,
+        work.userId,
+        context,
+        tell(result.request, { kind: 'approved', by: work.userId }),
+      );
     }),
 
   'apply-unreviewed': (state, event) => {
@@ -145,9 +162,18 @@ const HANDLERS: Handlers = {
     switch (work.phase) {
       case 'withdrawing':
         return withdrawn(request, work, result);
-      case 'deciding':
+      case 'deciding': {
         if (!result.ok) return lostRace(result);
-        return finish(result.request, [{ type: 'show', request: result.request }]);
+        const rejected =
+          work.decision === 'reject'
+            ? tell(result.request, {
+                kind: 'rejected',
+                by: work.userId,
+                ...(work.reason ? { reason: work.reason } : {}),
+              })
+            : [];
+        return finish(result.request, [{ type: 'show', request: result.request }, ...rejected]);
+      }
       case 'claiming':
         if (!result.ok) return lostRace(result);
         return beginApply(result.request, work.actorId, context);
@@ -279,7 +305,7 @@ const HANDLERS: Handlers = {
 // ---------------------------------------------------------------------------------------------
 // Applying
 
-function beginApply(request: ChangeRequest, actorId: string, context: FlowContext): StepResult {
+function beginApply(request: ChangeRequest, actorId: string, context: FlowContext, before: Effect[] = []): StepResult {
   return next(
     request,
     {
@@ -289,7 +315,7 @@ function beginApply(request: ChangeRequest, actorId: string, context: FlowContex
       deadline: context.clock + context.lockWaitMs,
       waitedFrom: context.clock,
     },
-    [{ type: 'hold-lease', request }, { type: 'show', request }, { type: 'lock-service' }],
+    [...before, { type: 'hold-lease', request }, { type: 'show', request }, { type: 'lock-service' }],
   );
 }
 
@@ -442,7 +468,7 @@ function recorded(
     const effects: Effect[] = [{ type: 'release-lease' }, { type: 'show', request: result.request }];
     if (outcome.status === 'applied' && outcome.service)
       effects.push({ type: 'post-result', request: result.request, service: outcome.service });
-    effects.push({ type: 'follow-up', request: result.request });
+    effects.push(...tell(result.request, { kind: outcome.status }), { type: 'follow-up', request: result.request });
     return finish(result.request, effects);
   }
   // Settling: another replica settled it, or the store refused; nothing more to do here.
@@ -511,7 +537,11 @@ function lostRace(result: RefusedStep): StepResult {
   if (result.reason === 'missing') return finish(undefined, [reply({ kind: 'gone' })]);
   if (result.reason === 'lost') return finish(result.request, [reply({ kind: 'lost-after-sending' })]);
   if (result.reason === 'expired')
-    return finish(result.request, [{ type: 'show', request: result.request }, reply({ kind: 'expired' })]);
+    return finish(result.request, [
+      { type: 'show', request: result.request },
+      ...tell(result.request, { kind: 'expired' }),
+      reply({ kind: 'expired' }),
+    ]);
   return finish(result.request, [reply({ kind: 'already-decided', request: result.request })]);
 }
 
@@ -556,3 +586,15 @@ function ignored(state: FlowState, reason: string): StepResult {
 }
 
 const reply = (flowReply: FlowReply): Effect => ({ type: 'reply', reply: flowReply });
+
+/**
+ * The requester is told of every ending of their request, and of its approval, but never of
+ * what they did themselves. A revert is nobody's request: the original's requester is told once
+ * it took their change back, and of nothing else (a failed revert is tried again by the bot).
+ */
+function tell(request: ChangeRequest, news: RequesterNews): Effect[] {
+  if (request.revertOf)
+    return news.kind === 'applied' ? [{ type: 'tell-requester', request, news: { kind: 'reverted' } }] : [];
+  if ((news.kind === 'approved' || news.kind === 'rejected') && news.by === request.requesterId) return [];
+  return [{ type: 'tell-requester', request, news }];
+}

@@ -160,6 +160,23 @@ export function auditNoteText(note: AuditNote): string {
       return 'The request could not be posted in the channel.';
     case 'withdrawn-unrecorded':
       return 'The bot could not record this request, so it was withdrawn. Ask again in a minute.';
+    case 'rejected-because':
+      return `Reason: ${note.reason}`;
+  }
+}
+
+/**
+ * What a transition made for such a reason records as the request's outcome: a withdrawal says
+ * why, a rejection keeps its rejecter's reason; an auto-approval is in the audit only.
+ */
+export function noteOutcome(note: AuditNote): ChangeOutcome | undefined {
+  switch (note.kind) {
+    case 'auto-approved':
+      return undefined;
+    case 'rejected-because':
+      return { rejectedBecause: note.reason };
+    default:
+      return { message: auditNoteText(note) };
   }
 }
 
