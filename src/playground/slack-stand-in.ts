@@ -28,6 +28,8 @@ export interface ChatMessage {
   threadTs?: string;
   /** Shown only to this person ("Only visible to you"). */
   visibleTo?: string;
+  /** A direct message from the app to this person (chat.postMessage with their user id as channel). */
+  directTo?: string;
 }
 
 export interface OpenView {
@@ -136,7 +138,7 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
    * which Slack posts in the app's DM with them (kept here under the user id).
    */
   directMessages(userId: string): ChatMessage[] {
-    return this.messages.filter((m) => m.channel === userId && m.userId === undefined && m.visibleTo === undefined);
+    return this.messages.filter((m) => m.directTo === userId);
   }
 
   setViewErrors(viewId: string, errors: Record<string, string>): void {
@@ -248,11 +250,14 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
     const failure = this.failingChannels.get(channel);
     if (failure) return { ok: false, error: failure };
     const threadTs = typeof args.thread_ts === 'string' ? args.thread_ts : undefined;
+    // As Slack does, a user id as the channel means the app's DM with that person.
+    const direct = /^[UW][A-Z0-9]{2,}$/.test(channel);
     const message = this.addMessage({
       channel,
       text: str(args.text),
       blocks: blocksOf(args),
       ...(threadTs ? { threadTs } : {}),
+      ...(direct ? { directTo: channel } : {}),
     });
     return { ok: true, channel, ts: message.ts };
   }
