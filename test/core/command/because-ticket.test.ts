@@ -86,7 +86,9 @@ describe('because "TEXT" and ticket ID', () => {
   });
 
   it('refuses them with a command that requests no change', () => {
-    expect(refusalOf('show svc because "curious"')).toContain('because goes with commands that request a change, not with show');
+    expect(refusalOf('show svc because "curious"')).toContain(
+      'because goes with commands that request a change, not with show',
+    );
     expect(refusalOf('edit svc ticket OPS-1')).toContain('The edit form has Reason and Ticket fields.');
     expect(refusalOf('history svc ticket OPS-1')).toContain('not with history');
   });
