@@ -18,6 +18,11 @@ import {
 } from '../core/render/modal.js';
 import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js';
 import { CloudApiError } from '../core/service/api-error.js';
+import type { ChangePlan } from '../core/change/types.js';
+import { evaluatePolicy } from '../core/policy/evaluate.js';
+import { requestFacts } from '../core/policy/facts.js';
+import { unjustified, type Justification } from '../core/policy/justification.js';
+import { unjustifiedFieldError } from '../core/render/policy.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { Messenger } from '../ports/messenger.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
@@ -57,6 +62,10 @@ export async function submitEdit(
     if (!plan.ok) return ack(modalErrors(plan.problems));
     const notTemporary = temporary.temporary && temporaryPlanProblem(intent, plan.plan);
     if (notTemporary) return ack({ [BLOCK.duration]: notTemporary });
+    // A reason or ticket a rule asks for is shown in the form while it is open; the flow checks
+    // again on a fresh read when the request is filed (and answers privately if the form closed).
+    const lacking = lackingJustification(s, early.service, plan.plan, justified.justification);
+    if (lacking) return ack({ [BLOCK[lacking.field]]: lacking.text });
   }
   await ack();
   // The modal is closed now: every outcome from here on must reach the person as a message.
@@ -84,6 +93,18 @@ export async function submitEdit(
   } catch (error) {
     await whisper(failureText(error, s));
   }
+}
+
+function lackingJustification(
+  s: BotServices,
+  service: ServiceRecord,
+  plan: ChangePlan,
+  given: Justification,
+): { field: 'reason' | 'ticket'; text: string } | undefined {
+  const decision = evaluatePolicy(s.approvalRules.current(), requestFacts(service, plan), s.approvalRules.defaults);
+  if (decision.kind === 'deny') return undefined;
+  const lacking = unjustified(decision.requirements, given);
+  return lacking && unjustifiedFieldError(lacking);
 }
 
 function failureText(error: unknown, s: BotServices): string {

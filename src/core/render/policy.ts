@@ -149,6 +149,18 @@ export function requiresText(require: Requires | undefined): string {
   return asks.length > 0 ? `, and ${asks.join(' and ')}` : '';
 }
 
+/** The same as an inline error of the edit form (plain text): which field, and why. */
+export function unjustifiedFieldError(problem: Unjustified): { field: 'reason' | 'ticket'; text: string } {
+  const rule = `The policy rule "${problem.rule}"`;
+  if (problem.missing === 'reason') return { field: 'reason', text: `${rule} asks for a reason with this change.` };
+  if (problem.missing === 'ticket')
+    return { field: 'ticket', text: `${rule} asks for a ticket matching ${problem.pattern}.` };
+  return {
+    field: 'ticket',
+    text: `${rule} asks for a ticket matching ${problem.pattern}; ${problem.ticket} does not.`,
+  };
+}
+
 /** Told to the requester when a rule asks for a reason or a ticket the request lacks; nothing was posted. */
 export function unjustifiedText(problem: Unjustified, asked: 'command' | 'form'): string {
   const rule = bold(problem.rule);
