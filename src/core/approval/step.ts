@@ -16,6 +16,7 @@ import { staleFields } from '../change/state.js';
 import { operationsOf, operationVisible } from '../change/operations.js';
 import { FINAL_STATUSES, type ChangeRequest, type OperationResult } from '../change/types.js';
 import { rulesGrown } from '../policy/evaluate.js';
+import { unjustified } from '../policy/justification.js';
 import type { PolicyDecision } from '../policy/types.js';
 import type { ServiceRecord } from '../service/schema.js';
 import type {
@@ -337,6 +338,13 @@ function checkBeforeSending(
   // was made must not let it through under the rules it had. A revert only takes access back.
   const grown = rules && !request.revertOf ? rulesGrown(request.requirements, rules) : undefined;
   if (grown) return record(request, actorId, 'apply', { status: 'failed', audit: 'failed', failure: grown });
+  // Likewise a reason or ticket a rule now asks for (Extend and Undo carry the original's, as at filing).
+  const judged = rules?.kind !== 'deny' && !request.revertOf && !request.extendOf && !request.undoOf;
+  const lacking = rules && judged ? unjustified(rules.requirements, request) : undefined;
+  if (lacking) {
+    const missing = lacking.missing === 'reason' ? 'reason' : 'ticket';
+    return record(request, actorId, 'apply', failure('unjustified-now', { rule: lacking.rule, missing }));
+  }
   // An extension of a temporary change sends nothing: approving it moves the revert (in the store).
   return afterOperation(request, actorId, 'apply', [], undefined);
 }

@@ -192,6 +192,8 @@ export type Failure =
   | { kind: 'denied-now'; rule: string; text: string }
   /** The record now matches rules that ask more than the request was approved under. */
   | { kind: 'rules-grew'; rules: string[] }
+  /** The record now matches a rule asking for a reason or a ticket the request was not given. */
+  | { kind: 'unjustified-now'; rule: string; missing: 'reason' | 'ticket' }
   | { kind: 'api-refused'; error: CloudApiError | undefined }
   | { kind: 'unknown-outcome'; error: CloudApiError | undefined }
   | { kind: 'not-shown'; error: CloudApiError | undefined }

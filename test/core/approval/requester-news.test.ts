@@ -166,3 +166,38 @@ describe('requesterNewsMessage', () => {
     expect(blocks).toContain('<#C0OPS>');
   });
 });
+
+describe('apply time: a rule that now asks for a reason or a ticket', () => {
+  const locked = (request: ChangeRequest): FlowState => ({
+    request,
+    work: { phase: 'locking', actorId: 'U1', mode: 'apply', deadline: CONTEXT.clock + 10, waitedFrom: CONTEXT.clock },
+  });
+  const asks = (require: { reason?: true; ticket?: string }) => ({
+    kind: 'approve' as const,
+    requirements: [{ rule: 'default', approvals: 1, approvers: [], reasons: [], selfApproval: false, require }],
+  });
+  const readWith = (request: ChangeRequest, rules: ReturnType<typeof asks>) =>
+    run(
+      locked(request),
+      { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
+      { type: 'service-read', service: service(), rules },
+    ).effects;
+
+  it('refuses to send when the request lacks it, naming the rule', () => {
+    expect(readWith(claimed(), asks({ reason: true }))[0]).toMatchObject({
+      type: 'transition',
+      to: 'failed',
+      outcome: { failure: { kind: 'unjustified-now', rule: 'default', missing: 'reason' } },
+    });
+    expect(readWith({ ...claimed(), ticket: 'ops-1' }, asks({ ticket: '^OPS-[0-9]+$' }))[0]).toMatchObject({
+      outcome: { failure: { kind: 'unjustified-now', missing: 'ticket' } },
+    });
+  });
+
+  it('sends when the request has it, and never asks it of a revert, an extension or an undo', () => {
+    const rules = asks({ reason: true, ticket: '^OPS-[0-9]+$' });
+    expect(readWith({ ...claimed(), reason: 'why', ticket: 'OPS-1' }, rules)[0]).toMatchObject({ type: 'send' });
+    for (const link of [{ revertOf: 'CR-A' }, { extendOf: 'CR-A' }, { undoOf: 'CR-A' }])
+      expect(readWith({ ...claimed(), ...link }, rules)[0]).toMatchObject({ type: 'send' });
+  });
+});
