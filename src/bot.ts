@@ -6,18 +6,29 @@
  */
 import { ApprovalFlow } from './approval/approval-flow.js';
 import { ApproverPolicy } from './approval/approvers.js';
+import { Follower } from './approval/follower.js';
 import { PolicyFile, type ReloadResult } from './approval/policy-file.js';
 import { startReconciler } from './approval/reconciler.js';
+import { Nudger } from './approval/nudger.js';
 import { startTemporaryTicks, TemporaryChanges } from './approval/temporary-changes.js';
+import { startTicks } from './scheduler/ticks.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
 import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
+import { DEFAULT_FOLLOW, type FollowSchedule } from './core/capacity/follow.js';
 import { messageOf } from './core/render/errors.js';
 import { metricsRoute, startOpsServer, type OpsServer } from './http/ops-routes.js';
 import { createLogger, quietWhile, type BotLogger } from './log.js';
 import { CloudKeyStatus, type KeyIdentity, type KeyState } from './cloud/key-check.js';
 import { createMetrics, type BotMetrics } from './metrics.js';
-import { changeObserver, cloudObserver, commandLabel, countedSummaries, countSlackApiError } from './observe.js';
+import {
+  changeObserver,
+  cloudObserver,
+  commandLabel,
+  countedSummaries,
+  countSlackApiError,
+  followObserver,
+} from './observe.js';
 import type { ChangeStore, Messenger, Modals, ScheduleStore } from './ports/index.js';
 import { scheduleSnapshotKey } from './core/schedule/types.js';
 import { Scheduler } from './scheduler/scheduler.js';
@@ -41,6 +52,8 @@ export interface BotHandle {
   services: BotServices;
   changeRequests: ApprovalFlow;
   temporary: TemporaryChanges;
+  /** Follows stops, starts, wakes and scalings after the API accepted them. */
+  follower: Follower;
   changeStore: ChangeStore;
   scheduler: Scheduler;
   /** The embedded simulator in demo mode. */
@@ -75,8 +88,12 @@ export interface BotOverrides {
   scheduleSyncMs?: number;
   /** Pauses between re-reads when an update's outcome is unknown. */
   recheckDelaysMs?: number[];
+  /** The follow schedule after the API accepted a stop or a scaling (its total is FOLLOW_MINUTES unless given). */
+  followSchedule?: Partial<FollowSchedule>;
   /** How often due reverts and reminders of temporary changes are looked for (default a quarter lease). */
   temporaryTickMs?: number;
+  /** How often waiting requests are looked at for reminders and escalation (default 30 s). */
+  nudgeTickMs?: number;
   /** Interface the HTTP receiver listens on; every interface unless given (the playground: loopback). */
   host?: string;
   /** Process metrics (CPU, memory, GC): off in tests, where many bots share a process. */
@@ -91,6 +108,8 @@ export interface BotOverrides {
 }
 
 const DRAIN_LIMIT_MS = 8_000;
+/** Reminders and escalations are due on whole minutes at best: a look every 30 s is on time enough. */
+const NUDGE_TICK_MS = 30_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
@@ -154,7 +173,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   );
 
   // 2. Services.
-  const { services, changeRequests, temporary, scheduler } = buildServices(config, overrides, {
+  const { services, changeRequests, temporary, follower, scheduler, nudger } = buildServices(config, overrides, {
     cloud,
     stores,
     messenger,
@@ -206,6 +225,12 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     overrides.temporaryTickMs ?? config.approvals.leaseMs / 4,
     background,
   );
+  const nudgeTicks = startTicks(
+    'waiting requests to remind or escalate',
+    () => nudger.tick(),
+    overrides.nudgeTickMs ?? NUDGE_TICK_MS,
+    background,
+  );
   // One read of the organization: a wrong key or organization is said in a sentence now, not at
   // the first command. Not awaited: an API that is slow to answer must not hold the start.
   const cloudKeyChecked =
@@ -229,6 +254,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     services,
     changeRequests,
     temporary,
+    follower,
     changeStore: stores.changeStore,
     scheduler,
     simulator,
@@ -241,7 +267,9 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       accepting = false;
       await reconciler.stop();
       await temporaryTicks.stop();
-      const drained = Promise.all([changeRequests.drain(), scheduler.stop()]);
+      await nudgeTicks.stop();
+      // Following ends at once (a sleeping follow wakes and returns); approvals in flight finish.
+      const drained = Promise.all([changeRequests.drain(), scheduler.stop(), follower.stop()]);
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
       await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${messageOf(error)}`));
       await metricsServer?.close();
@@ -274,7 +302,27 @@ function buildServices(
     current: () => rules.current(),
     defaults: { approvers: config.approvals.approvers, allowSelfApproval: config.approvals.allowSelfApproval },
   };
-  const policy = new ApproverPolicy({ ...approvalRules.defaults, messenger, policy: approvalRules.current });
+  const policy = new ApproverPolicy({
+    ...approvalRules.defaults,
+    messenger,
+    policy: approvalRules.current,
+    ...(overrides.clock ? { now: overrides.clock } : {}),
+  });
+  const nudger = new Nudger({
+    store: changeStore,
+    messenger,
+    defaults: approvalRules.defaults,
+    logger,
+    now: overrides.clock ?? Date.now,
+  });
+  const follower = new Follower({
+    cloud,
+    messenger,
+    logger,
+    slashCommand: config.slack.slashCommand,
+    schedule: { ...DEFAULT_FOLLOW, totalMs: config.followMs, ...overrides.followSchedule },
+    ...(metrics ? { observe: followObserver(metrics) } : {}),
+  });
   const changeRequests = new ApprovalFlow({
     cloud,
     store: changeStore,
@@ -287,7 +335,12 @@ function buildServices(
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),
     observe: changeObserver(logger, metrics),
-    afterSettled: (request): Promise<void> => temporary.afterSettled(request),
+    afterSettled: (request): Promise<void> => {
+      // Not awaited: following takes minutes, and neither the click's answer nor the temporary
+      // follow-up (the revert's schedule in the thread) may wait for it. It never rejects.
+      void follower.follow(request);
+      return temporary.afterSettled(request);
+    },
   });
   const temporary: TemporaryChanges = new TemporaryChanges({
     flow: changeRequests,
@@ -335,7 +388,7 @@ function buildServices(
     logger,
     slashCommand: config.slack.slashCommand,
   };
-  return { services, changeRequests, temporary, scheduler };
+  return { services, changeRequests, temporary, follower, scheduler, nudger };
 }
 
 function keyIdentity(config: Config): KeyIdentity {
@@ -363,6 +416,7 @@ async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<C
     keySecret: DEMO_KEY_SECRET,
     orgId: DEMO_ORG_ID,
     services: demoServices(),
+    transitionMs: config.clickhouse.transitionMs,
   });
   logger.warn(
     `DEMO MODE: CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET are not set, so the bot manages a simulated organization (${simulator.url}), not ClickHouse Cloud.`,

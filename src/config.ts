@@ -127,6 +127,8 @@ const EnvSchema = z.object({
   }),
   CLICKHOUSE_CACHE_SECONDS: integer(10, 0, 3600),
   CLICKHOUSE_TIMEOUT_SECONDS: integer(15, 1, 300),
+  /** Demo mode: how long the simulated stopping, starting and awaking last (ms). */
+  SIMULATOR_TRANSITION_MS: integer(5000, 0, 600_000),
   REDIS_URL: optionalText.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
     error: 'must start with redis:// or rediss://',
   }),
@@ -161,6 +163,7 @@ const EnvSchema = z.object({
   CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
   APPROVAL_LEASE_SECONDS: seconds(20, 0.5, 600),
   TEMPORARY_MAX_SECONDS: integer(7 * 24 * 3600, 60, 90 * 24 * 3600),
+  FOLLOW_MINUTES: integer(10, 1, 120),
   SUMMARY_TZ: z.preprocess(
     (v) => (v === '' || v === undefined ? 'UTC' : v),
     z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
@@ -245,7 +248,7 @@ export interface Config {
         cacheSeconds: number;
         timeoutMs: number;
       }
-    | { mode: 'demo'; cacheSeconds: number; timeoutMs: number };
+    | { mode: 'demo'; cacheSeconds: number; timeoutMs: number; transitionMs: number };
   /** With redisSentinel, only its credentials, database and TLS setting are used (may be unset). */
   redisUrl: string | undefined;
   /** REDIS_URL names one seed node of a Redis Cluster; the bot discovers the others from it. */
@@ -263,6 +266,11 @@ export interface Config {
     /** The YAML approval policy (POLICY_FILE); unset = one approval from `approvers`. */
     policyFile: string | undefined;
   };
+  /**
+   * How long the bot follows a stop, start, wake or scaling after the API accepted it, reading the
+   * service less and less often (FOLLOW_MINUTES), before it says the service is still moving.
+   */
+  followMs: number;
   summaryTimeZone: string;
   /** Schedules may fire at most once per `minIntervalSeconds`; a channel has at most `maxPerChannel`. */
   schedules: { minIntervalSeconds: number; maxPerChannel: number };
@@ -319,7 +327,7 @@ function toConfig(env: Env): Config {
     clickhouse:
       keyId && keySecret && orgId
         ? { mode: 'live', apiUrl: env.CLICKHOUSE_API_URL, keyId, keySecret, orgId, ...common }
-        : { mode: 'demo', ...common },
+        : { mode: 'demo', transitionMs: env.SIMULATOR_TRANSITION_MS, ...common },
     redisUrl: env.REDIS_URL,
     redisCluster: env.REDIS_CLUSTER,
     redisSentinel: env.REDIS_SENTINELS ? { sentinels: env.REDIS_SENTINELS, name: env.REDIS_SENTINEL_NAME } : undefined,
@@ -331,6 +339,7 @@ function toConfig(env: Env): Config {
       temporaryMaxMs: env.TEMPORARY_MAX_SECONDS * 1000,
       policyFile: env.POLICY_FILE,
     },
+    followMs: env.FOLLOW_MINUTES * 60_000,
     summaryTimeZone: env.SUMMARY_TZ,
     schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_SECONDS, maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL },
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,

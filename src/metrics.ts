@@ -22,6 +22,8 @@ export interface BotMetrics {
   readonly ackSeconds: Histogram;
   readonly summaries: Counter<'result'>;
   readonly revertRecordsMissing: Counter;
+  readonly followReads: Counter;
+  readonly followOutcomes: Counter<'outcome'>;
   readonly pendingChangeRequests: Gauge;
   readonly cloudKey: Gauge<'state'>;
 }
@@ -107,6 +109,17 @@ export function createMetrics(options: MetricsOptions = {}): BotMetrics {
     revertRecordsMissing: new Counter({
       name: 'clickhouse_bot_revert_record_missing_total',
       help: 'Reverts that came due with their request gone from the store (the access could not be taken back)',
+      registers,
+    }),
+    followReads: new Counter({
+      name: 'clickhouse_bot_follow_reads_total',
+      help: 'Reads of a service made to follow a change after the API accepted it (failed ones too)',
+      registers,
+    }),
+    followOutcomes: new Counter({
+      name: 'clickhouse_bot_follow_outcomes_total',
+      help: 'Changes followed after the API accepted them, by how it ended: settled, elsewhere (failed, or moved by hand), still-moving',
+      labelNames: ['outcome'],
       registers,
     }),
     pendingChangeRequests: new Gauge({

@@ -3,6 +3,7 @@
  * metrics are on) and, for change requests, a structured log line. Kept here so the approval
  * flow, the Cloud client and the listeners only ever call one small observer.
  */
+import type { FollowObserver } from './approval/follower.js';
 import type { CloudObserver } from './cloud/client.js';
 import type { Command } from './core/command/parse.js';
 import { logFields, type BotLogger } from './log.js';
@@ -16,6 +17,14 @@ export function cloudObserver(metrics: BotMetrics): CloudObserver {
       metrics.cloudRequestSeconds.observe({ method }, seconds);
       if (status === 429) metrics.cloudRateLimited.inc();
     },
+  };
+}
+
+/** Reads made to follow changes, and how each follow ended (settled, elsewhere, still-moving). */
+export function followObserver(metrics: BotMetrics): FollowObserver {
+  return {
+    read: () => metrics.followReads.inc(),
+    outcome: (outcome) => metrics.followOutcomes.inc({ outcome }),
   };
 }
 

@@ -16,7 +16,7 @@ function problems(env: Record<string, string>): string[] {
 describe('configuration', () => {
   it('starts in demo mode with the documented defaults when only Slack is configured', () => {
     const config = loadConfig(minimal);
-    expect(config.clickhouse).toEqual({ mode: 'demo', cacheSeconds: 10, timeoutMs: 15_000 });
+    expect(config.clickhouse).toEqual({ mode: 'demo', cacheSeconds: 10, timeoutMs: 15_000, transitionMs: 5_000 });
     expect(config.slack).toMatchObject({
       apiUrl: 'https://slack.com/api/',
       port: 3000,
@@ -34,6 +34,13 @@ describe('configuration', () => {
     });
     expect(config.summaryTimeZone).toBe('UTC');
     expect(config.logLevel).toBe('info');
+    expect(config.followMs).toBe(10 * 60_000);
+  });
+
+  it('takes FOLLOW_MINUTES in whole minutes, from 1 to 120', () => {
+    expect(loadConfig({ ...minimal, FOLLOW_MINUTES: '3' }).followMs).toBe(180_000);
+    expect(() => loadConfig({ ...minimal, FOLLOW_MINUTES: '0' })).toThrow(/FOLLOW_MINUTES.*at least 1/);
+    expect(() => loadConfig({ ...minimal, FOLLOW_MINUTES: '1.5' })).toThrow(/FOLLOW_MINUTES.*whole number/);
   });
 
   it('takes the approval lease in seconds, fractions allowed, and refuses one too short to be safe', () => {

@@ -7,6 +7,7 @@
 import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
 import { evaluatePolicy } from '../core/policy/evaluate.js';
 import { requestFacts } from '../core/policy/facts.js';
+import { withEscalation } from '../core/policy/nudges.js';
 import { groupsOf, isEligible, judgeApproval, mayReject } from '../core/policy/progress.js';
 import type { Policy, PolicyDefaults, Requirement } from '../core/policy/types.js';
 import { approverLabel } from '../core/render/people.js';
@@ -49,7 +50,7 @@ export class ApproverPolicy implements ApprovalPolicy {
 
   async check(decision: Decision, userId: string, request: ChangeRequest): Promise<Verdict> {
     if (decision === 'cancel') return this.mayCancel(userId, request);
-    const requirements = requirementsOf(request, this.defaults);
+    const requirements = this.requirementsNow(request);
     if (decision === 'reject' && userId === request.requesterId) {
       return { allowed: false, reason: 'This is your own request: use Cancel to withdraw it.' };
     }
@@ -73,7 +74,7 @@ export class ApproverPolicy implements ApprovalPolicy {
 
   async mayAct(userId: string, request: ChangeRequest): Promise<Verdict> {
     if (userId === request.requesterId) return { allowed: true };
-    const requirements = requirementsOf(request, this.defaults);
+    const requirements = this.requirementsNow(request);
     const membership = await this.membership(userId, requirements, { fresh: true });
     if (requirements.some((r) => isEligible(r, userId, request.requesterId, membership.inGroup)))
       return { allowed: true };
@@ -82,6 +83,11 @@ export class ApproverPolicy implements ApprovalPolicy {
       membership,
       `Only the person who asked for this change${who ? ` or someone who may approve it (${who})` : ''} can do this.`,
     );
+  }
+
+  /** The request's rules as they stand now: an escalated rule counts its `to` people too. */
+  private requirementsNow(request: ChangeRequest): readonly Requirement[] {
+    return withEscalation(requirementsOf(request, this.defaults), request.createdAt, this.now());
   }
 
   mayCancel(userId: string, request: ChangeRequest): Verdict {

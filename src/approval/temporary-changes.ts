@@ -8,6 +8,8 @@
  * approval flow's exactly-once path (lease, service lock, fresh re-read, confirm before send,
  * takeover after a crash). It lives in the original's thread, like the reminder before it.
  */
+import { operationsOf } from '../core/change/operations.js';
+import { startTicks, type Ticks } from '../scheduler/ticks.js';
 import { planChange } from '../core/change/plan.js';
 import { currentState } from '../core/change/state.js';
 import {
@@ -155,7 +157,7 @@ export class TemporaryChanges {
         text: `This temporary change was already reverted (or found changed by someone else): see ${revert.id} in its thread.`,
       };
     }
-    if (Object.keys(revert.plan.update).length === 0) return this.settleNothingLeft(revert, actorId);
+    if (sendsNothing(revert.plan)) return this.settleNothingLeft(revert, actorId);
     return this.options.flow.applyUnreviewed(revert, actorId);
   }
 
@@ -271,7 +273,7 @@ export class TemporaryChanges {
 
   private async postRevert(revert: ChangeRequest): Promise<void> {
     const { messenger, store } = this.options;
-    const empty = Object.keys(revert.plan.update).length === 0;
+    const empty = sendsNothing(revert.plan);
     const original = { ...revert, id: revert.revertOf ?? revert.id };
     const message = empty ? nothingToRevertMessage(original, revert.plan.warnings) : requestMessage(revert);
     try {
@@ -498,11 +500,7 @@ function filedReply(outcome: RequestOutcome, where: string): DecisionReply {
   };
 }
 
-export interface TemporaryTicks {
-  /** Settles when the look made at start (reverts missed while every replica was down) is done. */
-  firstPass: Promise<void>;
-  stop(): Promise<void>;
-}
+export type TemporaryTicks = Ticks;
 
 /** Looks for due reminders and reverts at start and every `everyMs`, one look at a time. */
 export function startTemporaryTicks(
@@ -510,29 +508,7 @@ export function startTemporaryTicks(
   everyMs: number,
   logger: Pick<Log, 'warn'>,
 ): TemporaryTicks {
-  let running: Promise<void> | undefined;
-  const look = () => {
-    running ??= temporary
-      .tick()
-      .catch((error: unknown) =>
-        logger.warn(
-          `looking for due temporary changes failed: ${error instanceof Error ? error.message : String(error)}`,
-        ),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  };
-  const firstPass = look();
-  const timer = setInterval(() => void look(), everyMs).unref();
-  return {
-    firstPass,
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startTicks('due temporary changes', () => temporary.tick(), everyMs, logger);
 }
 
 /** CR-X-R for the first attempt at reverting CR-X, then CR-X-R2, CR-X-R3… */
@@ -547,5 +523,10 @@ function attemptOf(revertId: string): number {
 
 /** A revert that failed with something left to take back; one that found nothing left is final. */
 function isRetryable(revert: ChangeRequest): boolean {
-  return revert.status === 'failed' && Object.keys(revert.plan.update).length > 0;
+  return revert.status === 'failed' && !sendsNothing(revert.plan);
+}
+
+/** A revert with no operation left: everything it would take back was already changed. */
+function sendsNothing(plan: ChangePlan): boolean {
+  return operationsOf(plan).length === 0;
 }

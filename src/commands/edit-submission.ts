@@ -9,6 +9,7 @@ import { durationProblem, temporaryPlanProblem, temporaryTerms } from '../core/c
 import { cloudErrorText, EDIT_FAILED_TEXT, messageOf, STORE_DOWN_TEXT } from '../core/render/errors.js';
 import {
   BLOCK,
+  capacityProblems,
   durationFromSubmission,
   intentFromSubmission,
   justificationFromSubmission,
@@ -45,6 +46,8 @@ export async function submitEdit(
   s: BotServices,
   messenger: Messenger,
 ): Promise<void> {
+  const unreadable = capacityProblems(submission.values, submission.metadata.shown);
+  if (Object.keys(unreadable).length > 0) return ack(unreadable);
   const intent = intentFromSubmission(submission.values, submission.metadata.shown);
   const chosen = durationFromSubmission(submission.values);
   const durationError = chosen && ('problem' in chosen ? chosen.problem : durationProblem(chosen.ms, s.temporaryMaxMs));

@@ -83,6 +83,8 @@ export interface ChangeStore {
   listPending(channelId: string, now: number): Promise<ChangeRequest[]>;
   /** Pending requests of every channel that have not expired (the pending gauge). */
   countPending(now: number): Promise<number>;
+  /** Pending requests of every channel that have not expired, oldest first, at most `limit` (reminders). */
+  listOpen(now: number, limit: number): Promise<ChangeRequest[]>;
   /** Requests in "applying", with their leases; the reconciler takes over those whose lease expired. */
   listApplying(): Promise<ChangeRequest[]>;
   /** Extends a held lease (and the service lock held with it); false once the lease is lost or expired. */

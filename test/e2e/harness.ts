@@ -7,6 +7,7 @@ import { afterEach } from 'vitest';
 import { request } from 'undici';
 import { startBot, type BotHandle } from '../../src/bot.js';
 import type { CloudClientOptions } from '../../src/cloud/client.js';
+import type { FollowSchedule } from '../../src/core/capacity/follow.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, type BotLogger } from '../../src/log.js';
 import { slackSignatureHeaders } from '../../src/playground/signing.js';
@@ -43,6 +44,8 @@ export interface HarnessOptions {
   /** Log through this logger (a JSON one, say) instead of the harness's text lines in `logs`. */
   logger?: BotLogger;
   services?: ServiceRecordLike[];
+  /** How long the simulator's stopping, starting and awaking last (its own default otherwise). */
+  simulatorTransitionMs?: number;
   /** Share a Redis key prefix between bots (two replicas, restarts); random otherwise. */
   keyPrefix?: string;
   /** Reuse these instead of starting new ones (a second replica). */
@@ -51,6 +54,10 @@ export interface HarnessOptions {
   clock?: () => number;
   /** How often due reverts and reminders of temporary changes are looked for. */
   temporaryTickMs?: number;
+  /** How often waiting requests are looked at for reminders and escalation. */
+  nudgeTickMs?: number;
+  /** The follow schedule after the API accepted a stop or a scaling (tests read every few ms). */
+  followSchedule?: Partial<FollowSchedule>;
   /** Spacing of posts per channel; 0 in tests unless a test measures the pacing. */
   channelPostIntervalMs?: number;
   /** Wraps the bot's Redis schedule store, e.g. to record which replica claimed which fire time. */
@@ -115,6 +122,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       keySecret: KEY_SECRET,
       orgId: DEMO_ORG_ID,
       services: options.services ?? demoServices(),
+      ...(options.simulatorTransitionMs === undefined ? {} : { transitionMs: options.simulatorTransitionMs }),
     }));
   const slack = options.slack ?? (await FakeSlack.start());
   const keyPrefix = options.keyPrefix ?? `test:${randomUUID().slice(0, 8)}:`;
@@ -163,6 +171,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     socketClientPingTimeoutMs: 2_000,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.temporaryTickMs ? { temporaryTickMs: options.temporaryTickMs } : {}),
+    ...(options.nudgeTickMs ? { nudgeTickMs: options.nudgeTickMs } : {}),
+    ...(options.followSchedule ? { followSchedule: options.followSchedule } : {}),
     cloudClient: {
       throttle: false,
       backoffBaseMs: 5,

@@ -151,6 +151,11 @@ const UPDATE_FIELD: Record<keyof ChangeIntent, string> = {
   tdeKeyId: 'transparentDataEncryptionKeyId',
   tagAdd: 'tags',
   tagRemove: 'tags',
+  // Capacity goes to its own endpoints, never into the update body.
+  replicas: 'replicaScaling',
+  replicaMemoryGb: 'replicaScaling',
+  idleScaling: 'replicaScaling',
+  power: 'state',
 };
 
 describe('edit modal submissions under random input', () => {

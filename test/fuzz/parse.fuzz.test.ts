@@ -30,7 +30,20 @@ import {
   type Rng,
 } from './hostile.js';
 
-const CHANGE_VERBS = new Set(['rename', 'ip', 'endpoint', 'release-channel', 'private-endpoint', 'rotate-key', 'tag']);
+const CHANGE_VERBS = new Set([
+  'rename',
+  'ip',
+  'endpoint',
+  'release-channel',
+  'private-endpoint',
+  'rotate-key',
+  'tag',
+  'scale',
+  'idle',
+  'stop',
+  'start',
+  'wake',
+]);
 const KINDS = new Set<string>(COMMAND_KINDS);
 
 /** What Slack does to typed text: &, < and > escaped; mentions and links become control sequences. */

@@ -13,6 +13,8 @@ const NAMES = [
   'clickhouse_bot_ack_seconds',
   'clickhouse_bot_summaries_total',
   'clickhouse_bot_revert_record_missing_total',
+  'clickhouse_bot_follow_reads_total',
+  'clickhouse_bot_follow_outcomes_total',
   'clickhouse_bot_pending_change_requests',
   'clickhouse_bot_cloud_key',
 ];

@@ -4,17 +4,23 @@
  * for these transitions; the official Terraform provider reads every 5 s for up to 10 minutes
  * after a stop. Pure: the caller reads (within the shared rate limit) and sleeps.
  */
+import type { Operation } from '../change/types.js';
 import type { ServiceRecord } from '../service/schema.js';
-import type { CapacityChange } from './plan.js';
-import { capacityDifferences, fieldsOf } from './values.js';
+import { capacityDifferences, fieldsOf, type CapacityDifference, type CapacityValues } from './values.js';
 
 export type Progress =
   /** The service shows what the change set: done. */
   | { kind: 'settled'; state: string | undefined }
-  /** On its way: a passing state, or a scaling not yet visible. */
-  | { kind: 'moving'; state: string | undefined }
-  /** Somewhere the change does not lead (failed, stopped again by hand...): stop following and say so. */
-  | { kind: 'elsewhere'; state: string | undefined };
+  /**
+   * On its way: a passing state, or a scaling not yet visible (`missing`: the values it does not
+   * show yet, empty while the state is what is still moving).
+   */
+  | { kind: 'moving'; state: string | undefined; missing: CapacityDifference[] }
+  /**
+   * Somewhere the change does not lead (failed, stopped again by hand...), or gone (`gone`: the
+   * organization no longer has the service): stop following and say so.
+   */
+  | { kind: 'elsewhere'; state: string | undefined; gone?: true };
 
 /** The passing states on the way to each settled state. */
 const ON_THE_WAY: Record<string, readonly string[]> = {
@@ -22,21 +28,53 @@ const ON_THE_WAY: Record<string, readonly string[]> = {
   running: ['starting', 'awaking', 'provisioning'],
 };
 
-/** Where the service is, for the change it was given. */
-export function progressOf(change: CapacityChange, service: ServiceRecord): Progress {
+/**
+ * What a request's operations leave the service showing once done: the `expect` values of its
+ * replicaScaling and state operations, a later one over an earlier one. Undefined when it has
+ * none: a basic-details update shows at once in the record the API answers, so there is nothing
+ * to follow.
+ */
+export function followTarget(operations: readonly Operation[]): CapacityValues | undefined {
+  let target: CapacityValues | undefined;
+  for (const operation of operations) {
+    if (operation.endpoint === 'update') continue;
+    target = { ...target, ...operation.expect };
+  }
+  return target;
+}
+
+/**
+ * Where the service is, for the values a change leads to (a request's `followTarget`, or a
+ * capacity change's `after`); `undefined` for a service the organization no longer has.
+ */
+export function progressOf(target: CapacityValues, service: ServiceRecord | undefined): Progress {
+  if (!service) return { kind: 'elsewhere', state: undefined, gone: true };
   const state = service.state;
-  const target = change.after.state;
-  if (target !== undefined) {
-    if (state === target) return { kind: 'settled', state };
-    if (state === undefined || (ON_THE_WAY[target] ?? []).includes(state)) return { kind: 'moving', state };
-    // Woken or started, then idle again by itself: it did start.
-    if (target === 'running' && state === 'idle') return { kind: 'settled', state };
+  const wanted = target.state;
+  if (wanted !== undefined && state !== wanted) {
+    if (state === undefined || (ON_THE_WAY[wanted] ?? []).includes(state))
+      return { kind: 'moving', state, missing: [] };
+    // Woken or started, then idle again by itself: it did start. Scaling values are not judged
+    // on an idle service: it shows them again once it runs.
+    if (wanted === 'running' && state === 'idle') return { kind: 'settled', state };
     return { kind: 'elsewhere', state };
   }
-  const scaling = { ...change.after };
+  const scaling = { ...target };
   delete scaling.state;
   if (fieldsOf(scaling).length === 0) return { kind: 'settled', state };
-  return capacityDifferences(service, scaling).length === 0 ? { kind: 'settled', state } : { kind: 'moving', state };
+  // Scaling has no passing state of its own that the document names: it is done when the
+  // record shows every value (a change by hand meanwhile shows as never settling, not as done).
+  const missing = capacityDifferences(service, scaling);
+  return missing.length === 0 ? { kind: 'settled', state } : { kind: 'moving', state, missing };
+}
+
+/** Whether two readings would be said in the same words: only a change is worth a message update. */
+export function sameProgress(a: Progress | undefined, b: Progress | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.kind !== b.kind || a.state !== b.state) return false;
+  if (a.kind !== 'moving' || b.kind !== 'moving') return true;
+  const key = (p: typeof a) => JSON.stringify(p.missing.map((m) => [m.field, m.actual]));
+  return key(a) === key(b);
 }
 
 export interface FollowSchedule {
@@ -66,4 +104,10 @@ export function followDelays(schedule: FollowSchedule = DEFAULT_FOLLOW): number[
     wait = Math.min(schedule.maxMs, Math.max(1, Math.round(wait * schedule.factor)));
   }
   return delays;
+}
+
+/** The planned reads as times after acceptance (the delays added up), earliest first. */
+export function followReadTimes(schedule: FollowSchedule = DEFAULT_FOLLOW): number[] {
+  let at = 0;
+  return followDelays(schedule).map((wait) => (at += wait));
 }

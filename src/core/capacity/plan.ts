@@ -38,9 +38,11 @@ export type CapacityTarget =
   | { kind: 'replicas'; min: number; max: number }
   /** Per replica: `memory GB` is min = max; `memory MIN-MAX` a range (vertical autoscaling only). */
   | { kind: 'memory'; minGb: number; maxGb: number }
-  /** `idle SERVICE on [after 15m]`: the timeout is kept as it is when not given. */
-  | { kind: 'idle'; enabled: true; timeoutMinutes?: number }
-  | { kind: 'idle'; enabled: false }
+  /**
+   * `idle SERVICE on [after 15m]`: the timeout is kept as it is when not given. Off may carry one
+   * too: a revert restores the timeout the change replaced.
+   */
+  | { kind: 'idle'; enabled: boolean; timeoutMinutes?: number }
   | { kind: 'power'; action: PowerAction };
 
 /** The API call a change makes. */
@@ -62,7 +64,11 @@ export interface CapacityChange {
   after: CapacityValues;
 }
 
-export type CapacityPlan = { ok: true; change: CapacityChange } | { ok: false; problems: string[] };
+/**
+ * `unchanged`: the only problem is that the service already shows the values asked for (a
+ * prefilled modal field left as it was is no problem at all; a command alone is refused with it).
+ */
+export type CapacityPlan = { ok: true; change: CapacityChange } | { ok: false; problems: string[]; unchanged?: true };
 
 /** The API's word for each power action. */
 export const STATE_COMMAND_OF: Record<PowerAction, StateCommand> = { stop: 'stop', start: 'start', wake: 'awake' };
@@ -110,7 +116,7 @@ function planReplicas(service: ServiceRecord, min: number, max: number): Capacit
     problems.push(`${name} does not say whether it scales vertically or horizontally, so its replicas cannot be set.`);
   } else if (mode === 'vertical' && min !== max) {
     problems.push(
-      `${name} scales vertically: a replica range needs horizontal autoscaling; ask for a fixed count like \`replicas ${max}\`.`,
+      `${name} scales vertically: a replica range needs horizontal autoscaling; ask for a fixed count like replicas ${max}.`,
     );
   }
   if (service.isPrimary === true && !isDevelopment(service) && Math.min(min, max) < 2) {
@@ -124,7 +130,7 @@ function planReplicas(service: ServiceRecord, min: number, max: number): Capacit
   const before = capacityValuesOf(service, fieldsOf(after));
   if (sameValues(before, after)) {
     const what = min === max ? plural(min, 'replica') : `between ${min} and ${max} replicas`;
-    return { ok: false, problems: [`${name} already runs ${what}.`] };
+    return { ok: false, problems: [`${name} already runs ${what}.`], unchanged: true };
   }
   return scalingChange(service, { kind: 'replicas', min, max }, body, before, after);
 }
@@ -158,7 +164,7 @@ function planMemory(service: ServiceRecord, minGb: number, maxGb: number): Capac
   const mode = scalingModeOf(service);
   if (mode === 'horizontal' && minGb !== maxGb) {
     problems.push(
-      `${name} scales horizontally: every replica has the same memory; ask for one size like \`memory ${maxGb}\`.`,
+      `${name} scales horizontally: every replica has the same memory; ask for one size like memory ${maxGb}.`,
     );
   }
   if (problems.length > 0) return { ok: false, problems };
@@ -168,7 +174,7 @@ function planMemory(service: ServiceRecord, minGb: number, maxGb: number): Capac
   const before = capacityValuesOf(service, fieldsOf(after));
   if (sameValues(before, after)) {
     const what = minGb === maxGb ? `${minGb} GB` : `${minGb}–${maxGb} GB`;
-    return { ok: false, problems: [`${name} already has ${what} per replica.`] };
+    return { ok: false, problems: [`${name} already has ${what} per replica.`], unchanged: true };
   }
   return scalingChange(service, { kind: 'memory', minGb, maxGb }, body, before, after);
 }
@@ -178,12 +184,15 @@ function planMemory(service: ServiceRecord, minGb: number, maxGb: number): Capac
 
 function planIdle(service: ServiceRecord, target: Extract<CapacityTarget, { kind: 'idle' }>): CapacityPlan {
   const name = nameOf(service);
-  if (!target.enabled) {
-    if (service.idleScaling === false) return { ok: false, problems: [`${name} already has idle scaling off.`] };
-    const body: ReplicaScalingUpdate = { idleScaling: false };
-    return scalingChange(service, target, body, capacityValuesOf(service, ['idleScaling']), { ...body });
-  }
   const timeout = target.timeoutMinutes;
+  if (!target.enabled) {
+    const body: ReplicaScalingUpdate =
+      timeout === undefined ? { idleScaling: false } : { idleScaling: false, idleTimeoutMinutes: timeout };
+    const before = capacityValuesOf(service, fieldsOf(body));
+    if (sameValues(before, body))
+      return { ok: false, problems: [`${name} already has idle scaling off.`], unchanged: true };
+    return scalingChange(service, target, body, before, { ...body });
+  }
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= IDLE_TIMEOUT_MIN_MINUTES)) {
     return {
       ok: false,
@@ -199,7 +208,7 @@ function planIdle(service: ServiceRecord, target: Extract<CapacityTarget, { kind
   if (sameValues(before, after)) {
     const current = service.idleTimeoutMinutes;
     const what = current === undefined ? 'has idle scaling on' : `idles after ${plural(current, 'minute')}`;
-    return { ok: false, problems: [`${name} already ${what}.`] };
+    return { ok: false, problems: [`${name} already ${what}.`], unchanged: true };
   }
   return scalingChange(service, target, body, before, after);
 }
@@ -229,10 +238,10 @@ function powerRefusal(service: ServiceRecord, action: PowerAction, state: string
   const now = already[action][state];
   if (now !== undefined) return `${name} is already ${now}.`;
   if (action === 'start' && state === 'idle') {
-    return `${name} is idle, not stopped: wake it with \`wake ${argument}\`.`;
+    return `${name} is idle, not stopped: ask for wake ${argument} instead.`;
   }
   if (action === 'wake' && state === 'stopped') {
-    return `${name} is stopped, not idle: start it with \`start ${argument}\`.`;
+    return `${name} is stopped, not idle: ask for start ${argument} instead.`;
   }
   if (action === 'start' && state === 'stopping') return `${name} is stopping: start it once it has stopped.`;
   if (action === 'stop' && (state === 'starting' || state === 'awaking' || state === 'provisioning')) {

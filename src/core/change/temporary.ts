@@ -55,16 +55,16 @@ export function temporaryTerms(durationMs: number): TemporaryTerms {
 }
 
 /**
- * Only changes that grant access can be temporary, and only if the bot can take back exactly what
- * it added: new IP entries (not a new description of a listed one) and MySQL switched on. Each
- * kind says whether it grants (kinds/*: `temporary`).
+ * Only changes the bot can take back exactly can be temporary: new IP entries (not a new
+ * description of a listed one), MySQL switched on, and capacity and power (restored to the values
+ * they replaced). Each kind says whether it grants (kinds/*: `temporary`).
  */
 export function temporaryPlanProblem(intent: ChangeIntent, plan: ChangePlan): string | undefined {
   const asked = Object.entries(intent)
     .filter(([, value]) => value !== undefined)
     .map(([key]) => kindOfIntent(key));
   if (!asked.every((kind) => kind?.temporary?.grants(intent)))
-    return 'Only ip add and endpoint … mysql on can be temporary: they grant access the bot can take back.';
+    return 'Only ip add, endpoint … mysql on, scale, idle, stop and start can be temporary: the bot can take those back exactly.';
   for (const kind of new Set(asked)) {
     const problem = kind?.temporary?.problem(plan);
     if (problem) return problem;

@@ -1,4 +1,6 @@
+import type { PowerAction } from '../capacity/plan.js';
 import type { CapacityValues } from '../capacity/values.js';
+import type { Range } from '../service/capacity.js';
 import type {
   AccessEntry,
   OutgoingTag,
@@ -24,6 +26,14 @@ export interface ChangeIntent {
   tagAdd?: OutgoingTag[];
   /** Tags to take off, by key; with a value, only if the tag still has that value. */
   tagRemove?: OutgoingTag[];
+  /** `scale SERVICE replicas N` (min = max) or `replicas MIN-MAX` (horizontal autoscaling). */
+  replicas?: Range;
+  /** `scale SERVICE memory GB` or `memory MIN-MAX`: memory per replica, in GB. */
+  replicaMemoryGb?: Range;
+  /** `idle SERVICE on [after 15m]` / `idle SERVICE off`; a timeout absent is kept as it is. */
+  idleScaling?: { enabled: boolean; timeoutMinutes?: number };
+  /** `stop`, `start` or `wake` (an idle service). */
+  power?: PowerAction;
 }
 
 /** The fields of a service a change can touch, as they were when the request was made. */
@@ -35,6 +45,14 @@ export interface TouchedState {
   privateEndpointIds?: string[];
   tdeKeyId?: string | null;
   tags?: OutgoingTag[];
+  /** `numReplicas` (vertical) or `minReplicas`/`maxReplicas` (horizontal), as the record shows them. */
+  replicas?: CapacityValues;
+  /** `minReplicaMemoryGb`/`maxReplicaMemoryGb`. */
+  replicaMemory?: CapacityValues;
+  /** `idleScaling` and `idleTimeoutMinutes`. */
+  idleScaling?: CapacityValues;
+  /** The service's state (running, idle, stopped…). */
+  power?: string | null;
 }
 export type TouchedField = keyof TouchedState;
 
@@ -87,6 +105,11 @@ export interface ChangePlan {
   warnings: string[];
   /** Touched fields as they are now: the stale check compares against these at approval. */
   before: TouchedState;
+  /**
+   * For a capacity or power change: every capacity value the service showed, and what they will be
+   * once it is applied (totals, warnings and risks read both sides, not only the touched fields).
+   */
+  capacity?: { before: CapacityValues; after: CapacityValues };
 }
 
 export const CHANGE_STATUSES = [

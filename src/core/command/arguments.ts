@@ -179,3 +179,29 @@ export function checkSwitchableProtocol(word: string): Checked<'mysql'> {
   if (word.toLowerCase() === 'mysql') return ok('mysql');
   return problem(`Only the mysql endpoint can be switched on or off; the ${echo(word)} endpoint cannot.`);
 }
+
+/** "3", "2-6", "2 – 6", "2 to 6"; memory may end in GB. Bounds are the planner's (it knows the service). */
+const RANGE = /^(\d{1,6})(?:\s*(?:-|–|—|to)\s*(\d{1,6}))?$/iu;
+
+function checkRange(text: string, unit: RegExp | undefined, refusal: string): Checked<{ min: number; max: number }> {
+  const bare = unit ? text.replace(unit, '') : text;
+  const match = RANGE.exec(bare.trim());
+  if (!match) return problem(`${refusal}; ${echo(text)} is not.`);
+  const min = Number(match[1]);
+  const max = match[2] === undefined ? min : Number(match[2]);
+  return ok({ min, max });
+}
+
+/** Replicas: a count like 3, or a range like 2-6. */
+export function checkReplicas(text: string): Checked<{ min: number; max: number }> {
+  return checkRange(text, undefined, 'Replicas are a whole number like 3, or a range like 2-6');
+}
+
+/** Memory per replica in GB: 16, 16GB, or a range like 16-64. */
+export function checkReplicaMemory(text: string): Checked<{ min: number; max: number }> {
+  return checkRange(
+    text,
+    /\s*(?:gb|gib|g)\b/giu,
+    'Memory per replica is a number of GB like 16, or a range like 16-64',
+  );
+}

@@ -11,6 +11,8 @@ export interface CommandSpec {
   example: string;
   /** One line for the help listing. */
   summary: string;
+  /** Its other forms, each an example that works in the demo organization. */
+  more?: readonly string[];
 }
 
 export const COMMAND_CATALOGUE = [
@@ -91,6 +93,39 @@ export const COMMAND_CATALOGUE = [
     usage: 'tag remove SERVICE KEY[=VALUE] ...',
     example: 'tag remove legacy-reporting keep',
     summary: 'Request that tags be taken off a service.',
+  },
+  {
+    name: 'scale',
+    usage: 'scale SERVICE replicas|memory VALUE [for DURATION]',
+    example: 'scale orders-prod replicas 6 for 4h',
+    summary:
+      'Request replicas (N, or MIN-MAX under horizontal autoscaling) or memory per replica (GB, or MIN-MAX under vertical autoscaling); with for 4h the bot scales back then.',
+    more: ['scale search-prod replicas 2-8', 'scale orders-prod memory 16-64', 'scale search-prod memory 32'],
+  },
+  {
+    name: 'idle',
+    usage: 'idle SERVICE on [after DURATION]|off [for DURATION]',
+    example: 'idle orders-prod on after 30m',
+    summary: 'Request that the service pause when idle (after at least 5 minutes without queries), or never pause.',
+    more: ['idle sandbox-dev off'],
+  },
+  {
+    name: 'stop',
+    usage: 'stop SERVICE [for DURATION]',
+    example: 'stop events-staging for 2h',
+    summary: 'Request that a running or idle service be stopped; with for 2h the bot starts it again then.',
+  },
+  {
+    name: 'start',
+    usage: 'start SERVICE [for DURATION]',
+    example: 'start orders-staging for 8h',
+    summary: 'Request that a stopped service be started; with for 8h the bot stops it again then.',
+  },
+  {
+    name: 'wake',
+    usage: 'wake SERVICE',
+    example: 'wake "analytics staging"',
+    summary: 'Request that an idle service be woken up now.',
   },
   {
     name: 'pending',

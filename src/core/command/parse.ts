@@ -10,6 +10,8 @@ import {
   checkIpDescription,
   checkIpSource,
   checkReleaseChannel,
+  checkReplicaMemory,
+  checkReplicas,
   checkServiceName,
   checkSwitch,
   checkSwitchableProtocol,
@@ -18,7 +20,15 @@ import {
   isSwitchWord,
   type Checked,
 } from './arguments.js';
-import { exampleOf, suggestionsFor, usageForWords, usageOf, usagesOfGroup, type CommandName } from './catalogue.js';
+import {
+  exampleOf,
+  specOfName,
+  suggestionsFor,
+  usageForWords,
+  usageOf,
+  usagesOfGroup,
+  type CommandName,
+} from './catalogue.js';
 import { normalizeSlackText, tokenize, type Token } from './tokenize.js';
 import { durationProblem, TEMPORARY_MIN_MS } from '../change/temporary.js';
 import { DURATION_FORMS, readSpokenDuration } from './duration.js';
@@ -175,6 +185,11 @@ const PARSERS: Record<FirstWord<CommandName>, Handler> = {
   'private-endpoint': parsePrivateEndpoint,
   'rotate-key': parseRotateKey,
   tag: parseTag,
+  scale: parseScale,
+  idle: parseIdle,
+  stop: (args) => parsePower('stop', args),
+  start: (args) => parsePower('start', args),
+  wake: (args) => parsePower('wake', args),
   schedule: parseSchedule,
 };
 
@@ -188,6 +203,12 @@ const QUOTE_HINT = 'A service name with spaces goes in quotes, like "orders prod
 
 function textOf(tokens: Token[]): string[] {
   return tokens.map((token) => token.text);
+}
+
+/** The first example of a command (its own or one of its other forms) that mentions `word`. */
+function exampleAbout(name: CommandName, word: string): string {
+  const spec = specOfName(name);
+  return [spec.example, ...(spec.more ?? [])].find((example) => example.split(' ').includes(word)) ?? spec.example;
 }
 
 function missing(name: CommandName, what: string): never {
@@ -241,8 +262,10 @@ function change(verb: ChangeVerb, service: string, intent: ChangeIntent, duratio
  * with the accepted forms, never taken as a description: "for 2 hours" as a description would
  * grant access for good. A description that must contain such words goes in quotes.
  */
+type TemporaryCommand = 'ip add' | 'endpoint' | 'scale' | 'idle' | 'stop' | 'start';
+
 function splitDuration(
-  name: 'ip add' | 'endpoint',
+  name: TemporaryCommand,
   args: Token[],
   /** Where the optional words start: a service (or source) that happens to be called "for" is no duration. */
   from: number,
@@ -275,13 +298,7 @@ function splitDuration(
 const QUOTED_DESCRIPTION = 'If those words belong to the description, put the description in quotes.';
 
 /** Refuses a `for` among `fors` whose words (up to `end`) look like a duration. */
-function refuseDurationLike(
-  name: 'ip add' | 'endpoint',
-  args: Token[],
-  fors: number[],
-  end: number,
-  more: string,
-): void {
+function refuseDurationLike(name: TemporaryCommand, args: Token[], fors: number[], end: number, more: string): void {
   for (const at of fors) {
     const words = textOf(args.slice(at + 1, end));
     if (readSpokenDuration(words).kind === 'other') continue;
@@ -514,6 +531,66 @@ function parseTagEdit(name: 'tag add' | 'tag remove', args: Token[]): Command {
   if (tagWords.length === 0) missing(name, what);
   const tags = tagWords.map((token) => must(name, checkTagWord(token.text.trim())));
   return change(name, value, name === 'tag add' ? { tagAdd: tags } : { tagRemove: tags });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Capacity and power
+
+function parseScale(words: Token[]): Command {
+  const { args, durationMs } = splitDuration('scale', words, 3);
+  const [service, what, ...valueWords] = args;
+  const asked = 'the service, replicas or memory, and the value';
+  const value = serviceOf('scale', service, asked);
+  if (what === undefined) missing('scale', asked);
+  const word = what.text.toLowerCase();
+  if (word !== 'replicas' && word !== 'replica' && word !== 'memory') {
+    fail('scale', `scale sets replicas or memory, not ${echo(what.text)}, like this: ${exampleOf('scale')}`);
+  }
+  if (valueWords.length === 0) {
+    const [what, example] =
+      word === 'memory'
+        ? ['the memory per replica in GB', exampleAbout('scale', 'memory')]
+        : ['how many replicas', exampleAbout('scale', 'replicas')];
+    fail('scale', `Tell me ${what}, like this: ${example}`);
+  }
+  const text = textOf(valueWords).join(' ');
+  const intent =
+    word === 'memory'
+      ? { replicaMemoryGb: must('scale', checkReplicaMemory(text)) }
+      : { replicas: must('scale', checkReplicas(text)) };
+  return change('scale', value, intent, durationMs);
+}
+
+function parseIdle(words: Token[]): Command {
+  const { args, durationMs } = splitDuration('idle', words, 2);
+  const [service, state, ...rest] = args;
+  const asked = 'the service and on or off';
+  const value = serviceOf('idle', service, asked);
+  if (state === undefined) missing('idle', asked);
+  const enabled = must('idle', checkSwitch(state.text));
+  if (rest.length === 0) return change('idle', value, { idleScaling: { enabled } }, durationMs);
+  const [after, ...timeoutWords] = rest;
+  if (!enabled || after?.text.toLowerCase() !== 'after') {
+    rejectExtra('idle', rest, 'a service, on or off, then optionally after DURATION (with on) and for DURATION', '');
+  }
+  const timeout = readSpokenDuration(textOf(timeoutWords));
+  if (timeout.kind !== 'duration') {
+    fail('idle', `After how long? Write the idle timeout like after 15m or after 1h. ${DURATION_FORMS}.`);
+  }
+  const timeoutMinutes = timeout.ms / 60_000;
+  return change('idle', value, { idleScaling: { enabled, timeoutMinutes } }, durationMs);
+}
+
+function parsePower(name: 'stop' | 'start' | 'wake', words: Token[]): Command {
+  const temporary = name === 'wake' ? { args: words } : splitDuration(name, words, 1);
+  const [service, ...extra] = temporary.args;
+  const value = serviceOf(name, service, 'which service');
+  const more =
+    name === 'wake'
+      ? 'one service (a woken service goes idle again by itself, so wake takes no for)'
+      : 'one service, then optionally for DURATION';
+  rejectExtra(name, extra, more);
+  return change(name, value, { power: name }, 'durationMs' in temporary ? temporary.durationMs : undefined);
 }
 
 // ---------------------------------------------------------------------------------------------

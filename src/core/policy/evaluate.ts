@@ -36,6 +36,8 @@ export function evaluatePolicy(
       approvers: [...(rule.approvers ?? defaults.approvers)],
       reasons,
       ...(rule.require ? { require: rule.require } : {}),
+      ...(rule.remindMs === undefined ? {} : { remindMs: rule.remindMs }),
+      ...(rule.escalate ? { escalate: { afterMs: rule.escalate.afterMs, to: [...rule.escalate.to] } } : {}),
     });
   }
   if (requirements.length === 0) return { kind: 'approve', requirements: [defaultRequirement(defaults)] };

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
+import { readSpokenDuration } from '../command/duration.js';
 import { ticketPatternProblem } from './justification.js';
 import { CHANGE_KINDS, RISKS, type Policy, type Requires, type Rule, type RuleMatch } from './types.js';
 
@@ -21,7 +22,7 @@ export type PolicyParse = { ok: true; policy: Policy } | { ok: false; problems: 
 
 const KEYS_OF = {
   file: ['rules'],
-  rule: ['name', 'match', 'approvals', 'approvers', 'deny', 'require'],
+  rule: ['name', 'match', 'approvals', 'approvers', 'deny', 'remind', 'escalate', 'require'],
   match: ['tags', 'services', 'changes', 'risks'],
   require: ['reason', 'ticket'],
 } as const;
@@ -78,6 +79,35 @@ const RequireSchema = z.strictObject(
   { error: 'must be a map with reason and/or ticket, like { reason: true, ticket: "^[A-Z]+-[0-9]+$" }' },
 );
 
+/** Reminders and escalation wait at least this long, and at most this long (a request's lifetime is far shorter). */
+export const NUDGE_MIN_MS = 60_000;
+export const NUDGE_MAX_MS = 7 * 24 * 3_600_000;
+
+/** "30m", "2h", "90 minutes": a wait of whole minutes between 1 minute and 7 days, in ms. */
+const WaitSchema = z.string({ error: 'must be a duration like 30m, 2h or 90 minutes' }).transform((text, ctx) => {
+  const reading = readSpokenDuration(text.trim().split(/\s+/u));
+  if (reading.kind !== 'duration' || reading.ms < NUDGE_MIN_MS || reading.ms > NUDGE_MAX_MS) {
+    ctx.addIssue({ code: 'custom', message: 'must be a duration from 1 minute to 7 days, like 30m, 2h or 90 minutes' });
+    return z.NEVER;
+  }
+  return reading.ms;
+});
+
+const EscalateSchema = z.strictObject(
+  {
+    after: WaitSchema,
+    to: nonEmptyList(
+      z
+        .string({ error: 'must be a Slack user id (U…) or user group id (S…)' })
+        .regex(SLACK_ID, { error: 'must be a Slack user id (U…) or user group id (S…)' }),
+      'Slack user or user group ids',
+      '[S0ONCALL]',
+      'and the escalate key with it',
+    ),
+  },
+  { error: 'must be a map like { after: 2h, to: [S0ONCALL] }' },
+);
+
 const RuleSchema = z
   .strictObject(
     {
@@ -107,6 +137,8 @@ const RuleSchema = z
         .min(1, { error: 'must be the sentence shown to the requester' })
         .max(1000, { error: 'must be at most 1000 characters' })
         .optional(),
+      remind: WaitSchema.optional(),
+      escalate: EscalateSchema.optional(),
       require: RequireSchema.optional(),
     },
     { error: 'must be a map with name, match and either approvals or deny' },
@@ -116,7 +148,14 @@ const RuleSchema = z
 
 /** Checks across a rule's keys, on values that may themselves be invalid. */
 function ruleShapeProblems(rule: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  const { deny, approvals, approvers, require } = rule;
+  const { deny, approvals, approvers, remind, escalate, require } = rule;
+  for (const [key, value] of [
+    ['remind', remind],
+    ['escalate', escalate],
+  ] as const) {
+    if (value !== undefined && (deny !== undefined || approvals === 0))
+      ctx.addIssue({ code: 'custom', path: [key], message: 'has no effect in a rule that asks for no approval' });
+  }
   if (deny !== undefined && approvals !== undefined) {
     ctx.addIssue({
       code: 'custom',
@@ -214,6 +253,8 @@ function toRule(rule: ParsedRule, line: number | undefined): Rule {
     effect: 'approve',
     approvals: rule.approvals ?? 0,
     ...(rule.approvers ? { approvers: [...new Set(rule.approvers)] } : {}),
+    ...(rule.remind === undefined ? {} : { remindMs: rule.remind }),
+    ...(rule.escalate ? { escalate: { afterMs: rule.escalate.after, to: [...new Set(rule.escalate.to)] } } : {}),
     ...(require ? { require } : {}),
   };
 }

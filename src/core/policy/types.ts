@@ -12,11 +12,24 @@ export const CHANGE_KINDS = [
   'mysql-endpoint',
   'encryption-key',
   'tags',
+  'replicas',
+  'memory',
+  'idle-scaling',
+  'power',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** Warnings a change can carry; the names are the policy file's `risks` values. */
-export const RISKS = ['world-open', 'broad-ip', 'last-ip-removed', 'mysql-on'] as const;
+export const RISKS = [
+  'world-open',
+  'broad-ip',
+  'last-ip-removed',
+  'mysql-on',
+  'capacity-down',
+  'capacity-up-large',
+  'stop',
+  'single-replica',
+] as const;
 export type Risk = (typeof RISKS)[number];
 
 export interface RuleMatch {
@@ -46,7 +59,24 @@ interface RuleBase {
 /** A rule refuses the request outright, or asks for a number of approvals (0 = none needed). */
 export type Rule =
   | (RuleBase & { effect: 'deny'; deny: string })
-  | (RuleBase & { effect: 'approve'; approvals: number; approvers?: readonly string[]; require?: Requires });
+  | (RuleBase & {
+      effect: 'approve';
+      approvals: number;
+      approvers?: readonly string[];
+      /** How long a waiting request goes before its thread is bumped (default DEFAULT_REMIND_MS). */
+      remindMs?: number;
+      /** Still unmet this long after the request was made: these people may approve too. */
+      escalate?: Escalation;
+      require?: Requires;
+    });
+
+export interface Escalation {
+  afterMs: number;
+  to: readonly string[];
+}
+
+/** A waiting request is bumped in its thread this long after it was made, and again as long after. */
+export const DEFAULT_REMIND_MS = 30 * 60_000;
 
 export interface Policy {
   rules: readonly Rule[];
@@ -88,6 +118,10 @@ export interface Requirement {
   selfApproval?: boolean;
   /** What the rule asks the requester to give (a reason, a ticket), checked before anything is posted. */
   require?: Requires;
+  /** When the thread is bumped (absent on requests made before reminders: the default). */
+  remindMs?: number;
+  /** Who may approve too once the request has waited `afterMs` (core/policy/nudges.ts). */
+  escalate?: Escalation;
 }
 
 /** One person's approval, and the requirements (indices) it counts for. */

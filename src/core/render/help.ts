@@ -1,11 +1,9 @@
 /** Help and usage answers, built from the command catalogue so they never drift from the parser. */
-import { COMMAND_CATALOGUE, specOfName, type CommandName } from '../command/catalogue.js';
+import { COMMAND_CATALOGUE, specOfName, type CommandName, type CommandSpec } from '../command/catalogue.js';
 import { code, context, esc, header, packLines, section, type Block } from './mrkdwn.js';
 
 export function helpBlocks(slashCommand: string, lead?: string): Block[] {
-  const lines = COMMAND_CATALOGUE.map(
-    (c) => `${code(`${slashCommand} ${c.usage}`)}\n${esc(c.summary)} _e.g._ ${code(`${slashCommand} ${c.example}`)}`,
-  );
+  const lines = COMMAND_CATALOGUE.map((c) => helpLine(slashCommand, c));
   return [
     header('ClickHouse Cloud bot'),
     ...(lead ? [section(lead)] : []),
@@ -14,6 +12,12 @@ export function helpBlocks(slashCommand: string, lead?: string): Block[] {
       'SERVICE is a service id or name; quote names with spaces. Every change becomes a request that a colleague approves in the channel; add `because "REASON"` and `ticket ID` after its arguments when a policy rule asks for them.',
     ),
   ];
+}
+
+/** A command's usage, what it does, and an example of each of its forms. */
+function helpLine(slashCommand: string, spec: CommandSpec): string {
+  const examples = [spec.example, ...(spec.more ?? [])].map((example) => code(`${slashCommand} ${example}`));
+  return `${code(`${slashCommand} ${spec.usage}`)}\n${esc(spec.summary)} _e.g._ ${examples.join(', ')}`;
 }
 
 export function invalidBlocks(slashCommand: string, message: string, usage: string): Block[] {
@@ -30,10 +34,7 @@ export function invalidBlocks(slashCommand: string, message: string, usage: stri
 export function suggestionBlocks(slashCommand: string, typed: string, suggestions: readonly CommandName[]): Block[] {
   const names = suggestions.map((name) => code(name));
   const question = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
-  const lines = suggestions.map((name) => {
-    const spec = specOfName(name);
-    return `${code(`${slashCommand} ${spec.usage}`)}\n${esc(spec.summary)} _e.g._ ${code(`${slashCommand} ${spec.example}`)}`;
-  });
+  const lines = suggestions.map((name) => helpLine(slashCommand, specOfName(name)));
   return [
     section(`:grey_question: ${code(typed)} is not a command I know. Did you mean ${question ?? ''}?`),
     section(lines.join('\n')),

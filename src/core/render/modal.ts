@@ -3,7 +3,9 @@
  * contract between the two halves, and plan problems map back onto them as inline errors.
  */
 import { z } from 'zod';
-import { RELEASE_CHANNELS, type OutgoingTag, type ServiceRecord } from '../service/schema.js';
+import { checkReplicaMemory, checkReplicas } from '../command/arguments.js';
+import { baselineCapacity, type Range } from '../service/capacity.js';
+import { IDLE_TIMEOUT_MIN_MINUTES, RELEASE_CHANNELS, type OutgoingTag, type ServiceRecord } from '../service/schema.js';
 import { tagText, type PlanProblem } from '../change/plan.js';
 import { currentState, mayLeaveDefaultChannel, mysqlEnabled } from '../change/state.js';
 import { readDuration } from '../change/temporary.js';
@@ -31,6 +33,10 @@ export const BLOCK = {
   tdeKey: 'tde_key',
   duration: 'duration',
   tags: 'tags',
+  replicas: 'replicas',
+  memory: 'replica_memory',
+  idle: 'idle_scaling',
+  idleTimeout: 'idle_timeout',
   reason: 'reason',
   ticket: 'ticket',
 } as const;
@@ -55,6 +61,15 @@ export const EditMetadataSchema = z.object({
     mysql: z.boolean(),
     /** Absent when the modal had no tags field (too many tags to fit). */
     tags: z.array(z.object({ key: z.string(), value: z.string().optional() })).optional(),
+    /** The Capacity section as shown ("3", "2-6", "8-32"); absent fields had no input. */
+    capacity: z
+      .object({
+        replicas: z.string().optional(),
+        memory: z.string().optional(),
+        idle: z.boolean().optional(),
+        idleTimeout: z.number().optional(),
+      })
+      .optional(),
   }),
 });
 export type EditMetadata = z.infer<typeof EditMetadataSchema>;
@@ -97,8 +112,24 @@ export function editMetadata(service: ServiceRecord, channelId: string): EditMet
       mysql: mysqlEnabled(service),
       ...(service.releaseChannel ? { releaseChannel: service.releaseChannel } : {}),
       ...(tagsText(tags).length <= TAGS_TEXT_MAX ? { tags } : {}),
+      capacity: capacityShown(service),
     },
   };
+}
+
+/** The Capacity section's initial values: "3" or "2-6" replicas, "16" or "8-32" GB per replica. */
+function capacityShown(service: ServiceRecord): NonNullable<EditMetadata['shown']['capacity']> {
+  const { replicas, replicaMemoryGb } = baselineCapacity(service);
+  const asText = (range: Range | undefined) =>
+    range === undefined ? undefined : range.min === range.max ? String(range.min) : `${range.min}-${range.max}`;
+  const shown: NonNullable<EditMetadata['shown']['capacity']> = {};
+  const replicasText = asText(replicas);
+  const memoryText = service.tier === 'development' ? undefined : asText(replicaMemoryGb);
+  if (replicasText !== undefined) shown.replicas = replicasText;
+  if (memoryText !== undefined) shown.memory = memoryText;
+  if (service.idleScaling !== undefined) shown.idle = service.idleScaling;
+  if (service.idleTimeoutMinutes !== undefined) shown.idleTimeout = service.idleTimeoutMinutes;
+  return shown;
 }
 
 /** The tags as people type them: "env=prod team=data keep". */
@@ -167,6 +198,7 @@ export function editView(service: ServiceRecord, metadata: EditMetadata, tempora
     ),
     ...tdeBlocks(service),
     ...tagBlocks(metadata.shown.tags),
+    ...capacityBlocks(metadata.shown.capacity ?? {}),
     ...durationBlocks(temporaryMaxMs),
     ...justificationBlocks(),
   ];
@@ -179,6 +211,61 @@ export function editView(service: ServiceRecord, metadata: EditMetadata, tempora
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: blocks.slice(0, LIMITS.modalBlocks),
   };
+}
+
+/** Replicas, memory per replica, idle scaling and its timeout, prefilled; a field left as shown asks nothing. */
+function capacityBlocks(shown: NonNullable<EditMetadata['shown']['capacity']>): Block[] {
+  const text = (blockId: string, label: string, initial: string | undefined, hint: string): Block[] =>
+    initial === undefined
+      ? []
+      : [
+          input(
+            blockId,
+            label,
+            { type: 'plain_text_input', action_id: ACTION, initial_value: initial, max_length: 20 },
+            { optional: true, hint },
+          ),
+        ];
+  const blocks: Block[] = [
+    ...text(
+      BLOCK.replicas,
+      'Replicas',
+      shown.replicas,
+      'A count like 3, or a range like 2-6 under horizontal autoscaling.',
+    ),
+    ...text(
+      BLOCK.memory,
+      'Memory per replica (GB)',
+      shown.memory,
+      'A multiple of 4 from 8 to 356, or a range like 16-64 under vertical autoscaling.',
+    ),
+  ];
+  if (shown.idle !== undefined)
+    blocks.push(
+      input(BLOCK.idle, 'Idle scaling', {
+        type: 'radio_buttons',
+        action_id: ACTION,
+        options: [option('On: pause when idle', 'on'), option('Off: never pause', 'off')],
+        initial_option: shown.idle ? option('On: pause when idle', 'on') : option('Off: never pause', 'off'),
+      }),
+    );
+  if (shown.idle !== undefined || shown.idleTimeout !== undefined)
+    blocks.push(
+      input(
+        BLOCK.idleTimeout,
+        'Idle timeout (minutes)',
+        {
+          type: 'number_input',
+          action_id: ACTION,
+          is_decimal_allowed: false,
+          min_value: String(IDLE_TIMEOUT_MIN_MINUTES),
+          ...(shown.idleTimeout === undefined ? {} : { initial_value: String(shown.idleTimeout) }),
+        },
+        { optional: true, hint: `How long without queries before it pauses; at least ${IDLE_TIMEOUT_MIN_MINUTES}.` },
+      ),
+    );
+  if (blocks.length === 0) return [];
+  return [{ type: 'header', text: { type: 'plain_text', text: 'Capacity' } }, ...blocks];
 }
 
 /** Optional: IP additions and MySQL switched on can be made temporary; the bot reverts them then. */
@@ -195,7 +282,7 @@ function durationBlocks(maxMs: number): Block[] {
       { type: 'static_select', action_id: ACTION, placeholder: { type: 'plain_text', text: 'Permanent' }, options },
       {
         optional: true,
-        hint: 'Only for IP entries to add and MySQL switched on: the bot takes them back when the time is up.',
+        hint: 'For IP entries to add, MySQL switched on and capacity: the bot takes them back when the time is up.',
       },
     ),
   ];
@@ -418,7 +505,49 @@ export function intentFromSubmission(values: ViewState, shown: EditMetadata['sho
   if (shown.tags !== undefined && values[BLOCK.tags] !== undefined) {
     Object.assign(intent, tagEdits(shown.tags, parseTagWords(text(BLOCK.tags) ?? '')));
   }
+  Object.assign(intent, capacityIntent(values, shown.capacity ?? {}).intent);
   return intent;
+}
+
+/**
+ * The Capacity section: fields changed from what was shown, read like the commands read them, and
+ * the inline errors of any that cannot be read (capacityProblems).
+ */
+function capacityIntent(
+  values: ViewState,
+  shown: NonNullable<EditMetadata['shown']['capacity']>,
+): { intent: ChangeIntent; problems: Record<string, string> } {
+  const intent: ChangeIntent = {};
+  const problems: Record<string, string> = {};
+  const text = (block: string) => values[block]?.[ACTION]?.value?.trim() || undefined;
+  const replicas = text(BLOCK.replicas);
+  if (replicas !== undefined && replicas !== shown.replicas) {
+    const checked = checkReplicas(replicas);
+    if (checked.ok) intent.replicas = checked.value;
+    else problems[BLOCK.replicas] = checked.message;
+  }
+  const memory = text(BLOCK.memory);
+  if (memory !== undefined && memory !== shown.memory) {
+    const checked = checkReplicaMemory(memory);
+    if (checked.ok) intent.replicaMemoryGb = checked.value;
+    else problems[BLOCK.memory] = checked.message;
+  }
+  const idle = values[BLOCK.idle]?.[ACTION]?.selected_option?.value;
+  const enabled = idle === undefined ? shown.idle : idle === 'on';
+  const timeoutText = text(BLOCK.idleTimeout);
+  const timeout = timeoutText === undefined ? undefined : Number(timeoutText);
+  if (timeoutText !== undefined && !Number.isInteger(timeout))
+    problems[BLOCK.idleTimeout] =
+      `The idle timeout is a whole number of minutes; "${timeoutText.slice(0, 20)}" is not.`;
+  const newTimeout = timeout !== undefined && Number.isInteger(timeout) && timeout !== shown.idleTimeout;
+  if (enabled !== undefined && (enabled !== shown.idle || newTimeout))
+    intent.idleScaling = newTimeout ? { enabled, timeoutMinutes: timeout } : { enabled };
+  return { intent, problems };
+}
+
+/** Inline errors for Capacity fields that cannot be read at all (the plan checks the rest against the service). */
+export function capacityProblems(values: ViewState, shown: EditMetadata['shown']): Record<string, string> {
+  return capacityIntent(values, shown.capacity ?? {}).problems;
 }
 
 /** Words of the tags field, split on the first "="; the plan checks the alphabet. */
@@ -469,6 +598,11 @@ const FIELD_BLOCK: Record<PlanProblem['field'], string> = {
   tdeKeyId: BLOCK.tdeKey,
   tagAdd: BLOCK.tags,
   tagRemove: BLOCK.tags,
+  replicas: BLOCK.replicas,
+  replicaMemoryGb: BLOCK.memory,
+  idleScaling: BLOCK.idle,
+  // Power has no field in the modal (stop, start and wake are commands).
+  power: BLOCK.name,
 };
 
 /** response_action errors: one message per block (Slack shows it under the input). */

@@ -4,6 +4,7 @@
  */
 import type { ServiceRecord } from '../service/schema.js';
 import type { ChangeRequest } from '../change/types.js';
+import { KIND_LIST } from '../change/kinds/index.js';
 import { defaultRequirement, evaluatePolicy } from '../policy/evaluate.js';
 import { serviceSide } from '../policy/facts.js';
 import type { Unjustified } from '../policy/justification.js';
@@ -21,6 +22,7 @@ import {
   type Rule,
 } from '../policy/types.js';
 import { bold, code, context, esc, header, LIMITS, packLines, section, type Block } from './mrkdwn.js';
+import { formatDuration } from '../change/temporary.js';
 import { people } from './people.js';
 
 /** The request's requirements (the default one for requests made before policies). */
@@ -48,10 +50,14 @@ function progressLine(p: RuleProgress, requesterId: string, open: boolean): stri
   ];
   if (p.approvedBy.length > 0) parts.push(`approved by ${people(p.approvedBy)}`);
   if (p.missing > 0 && open) parts.push(`${p.missing} more from ${whoMayApprove(p, requesterId)}`);
+  const escalation = requirement.escalate;
+  if (p.missing > 0 && open && escalation)
+    parts.push(`escalates to ${people(escalation.to)} after ${formatDuration(escalation.afterMs)}`);
   return `${icon} ${title}: ${parts.join(' · ')}`;
 }
 
-function whoMayApprove(p: RuleProgress, requesterId: string): string {
+/** Who may still give a rule its missing approvals, for people. */
+export function whoMayApprove(p: RuleProgress, requesterId: string): string {
   const eligible = stillEligible(p, requesterId);
   if (eligible === undefined)
     return p.approvedBy.length > 0
@@ -207,11 +213,9 @@ export function policyBlocks(policy: Policy | undefined, defaults: PolicyDefault
   ];
 }
 
-/** The risks a kind of change can carry, each possibly matched by its own rules. */
-const RISKS_OF: Partial<Record<ChangeKind, readonly Risk[]>> = {
-  'ip-access': ['world-open', 'broad-ip', 'last-ip-removed'],
-  'mysql-endpoint': ['mysql-on'],
-};
+/** The risks a kind of change can carry (the kinds table says), each possibly matched by its own rules. */
+const risksOf = (kind: ChangeKind): readonly Risk[] =>
+  KIND_LIST.find((module) => module.policyName === kind)?.possibleRisks ?? [];
 
 /** `/clickhouse policy SERVICE`: for each kind of change, what a request would need. */
 export function servicePolicyBlocks(
@@ -225,7 +229,7 @@ export function servicePolicyBlocks(
     const outcome = (risks: Risk[]) =>
       decisionText(evaluatePolicy(policy, { before: side, after: side, changes: [kind], risks }, defaults));
     const plain = outcome([]);
-    const risky = (RISKS_OF[kind] ?? [])
+    const risky = risksOf(kind)
       .map((risk) => ({ risk, text: outcome([risk]) }))
       .filter((r) => r.text !== plain);
     return [`• ${code(kind)}: ${plain}`, ...risky.map((r) => `      if it is ${code(r.risk)}: ${r.text}`)].join('\n');

@@ -356,6 +356,16 @@ export class MemoryChangeStore implements ChangeStore {
     );
   }
 
+  listOpen(now: number, limit: number): Promise<ChangeRequest[]> {
+    return answer(() =>
+      this.liveRequests()
+        .filter((r) => r.status === 'pending' && r.expiresAt > now)
+        .sort(byCreation)
+        .slice(0, limit)
+        .map(copyOf),
+    );
+  }
+
   countPending(now: number): Promise<number> {
     return answer(() => this.liveRequests().filter((r) => r.status === 'pending' && r.expiresAt > now).length);
   }

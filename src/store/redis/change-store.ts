@@ -299,6 +299,13 @@ export class RedisChangeStore implements ChangeStore {
     return requests.filter((r) => r.status === 'pending' && r.expiresAt > now).sort(byCreation);
   }
 
+  async listOpen(now: number, limit: number): Promise<ChangeRequest[]> {
+    // Scored by expiry: the ones expiring first are the oldest (one lifetime for every request).
+    const ids = await this.redis.zrangebyscore(this.keys.open, `(${now}`, '+inf', 'LIMIT', 0, limit);
+    const requests = await this.getMany(ids);
+    return requests.filter((r) => r.status === 'pending' && r.expiresAt > now).sort(byCreation);
+  }
+
   async countPending(now: number): Promise<number> {
     return this.redis.zcount(this.keys.open, `(${now}`, '+inf');
   }

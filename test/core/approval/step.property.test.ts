@@ -75,4 +75,17 @@ describe('the decision function under random schedules (fast-check)', () => {
     world.landed[0] = 2;
     expect(world.verdict()).toContain('operation 0 landed 2 times');
   });
+
+  it('the world can fail: the channel told "applied" before the store records it is caught', () => {
+    const world = new World(OPERATIONS.slice(0, 1));
+    world.click(0, 'U1');
+    const replica = world.replicas[0];
+    for (let round = 0; round < 20; round++) {
+      const asked = replica?.asked;
+      if (asked?.type === 'transition' && asked.to === 'applied') break;
+      world.answer(0, 'answered', 'read');
+    }
+    world.answerWithoutRecording(0);
+    expect(world.verdict()).toContain('the channel was told applied while the store had applying');
+  });
 });

@@ -139,6 +139,19 @@ export class World {
     if (event) this.feed(replica, event);
   }
 
+  /**
+   * For the harness's own sanity check: the replica's asked transition is answered "done" by a
+   * store that did not record it (what a lying store would do).
+   */
+  answerWithoutRecording(index: number): void {
+    const replica = this.replicas[index];
+    const effect = replica?.asked;
+    if (!replica || effect?.type !== 'transition') return;
+    replica.asked = undefined;
+    const request = { ...structuredClone(this.stored), status: effect.to };
+    this.feed(replica, { type: 'transitioned', result: { ok: true, request } });
+  }
+
   /** An event this replica already received arrives again (a duplicate, out of order). */
   replay(index: number, pick: number): void {
     const replica = this.replicas[index];
@@ -158,6 +171,9 @@ export class World {
     for (const effect of stepped.effects) {
       if (effect.type === 'transition' && effect.from.some((s) => FINAL_STATUSES.includes(s)))
         this.problems.push(`a transition from a final status was asked: ${effect.from.join(',')}`);
+      // Issue 22, point 8: what the channel says is never ahead of what the store says.
+      if ((effect.type === 'show' || effect.type === 'post-result') && told(effect.request.status, this.stored.status))
+        this.problems.push(`the channel was told ${effect.request.status} while the store had ${this.stored.status}`);
       if (effect.type === 'hold-lease') replica.fence = effect.request.lease?.fence;
       if (effect.type === 'release-lease') replica.fence = undefined;
       if (isAsking(effect)) replica.asked = effect;
@@ -255,6 +271,11 @@ export class World {
     });
     return problems;
   }
+}
+
+/** A final status shown to the channel that the store does not hold (yet). */
+function told(shown: ChangeRequest['status'], stored: ChangeRequest['status']): boolean {
+  return FINAL_STATUSES.includes(shown) && shown !== stored;
 }
 
 function isAsking(effect: Effect): boolean {

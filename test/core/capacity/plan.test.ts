@@ -224,7 +224,7 @@ describe('planning: every refusal, as sentences', () => {
       () => vertical(),
       replicas(2, 6),
       [
-        'orders-prod scales vertically: a replica range needs horizontal autoscaling; ask for a fixed count like `replicas 6`.',
+        'orders-prod scales vertically: a replica range needs horizontal autoscaling; ask for a fixed count like replicas 6.',
       ],
     ],
     [
@@ -300,7 +300,7 @@ describe('planning: every refusal, as sentences', () => {
       'a memory range on a horizontal service',
       () => horizontal(),
       memory(16, 32),
-      ['search-prod scales horizontally: every replica has the same memory; ask for one size like `memory 32`.'],
+      ['search-prod scales horizontally: every replica has the same memory; ask for one size like memory 32.'],
     ],
     [
       'a size BYOC does not offer',
@@ -388,7 +388,7 @@ describe('planning: every refusal, as sentences', () => {
       'start an idle service',
       () => dev({ name: 'analytics staging' }),
       power('start'),
-      ['analytics staging is idle, not stopped: wake it with `wake "analytics staging"`.'],
+      ['analytics staging is idle, not stopped: ask for wake "analytics staging" instead.'],
     ],
     [
       'start a stopping service',
@@ -408,7 +408,7 @@ describe('planning: every refusal, as sentences', () => {
       'wake a stopped service',
       () => vertical({ state: 'stopped' }),
       power('wake'),
-      ['orders-prod is stopped, not idle: start it with `start orders-prod`.'],
+      ['orders-prod is stopped, not idle: ask for start orders-prod instead.'],
     ],
     [
       'wake a stopping service',

@@ -49,6 +49,14 @@ describe('because "TEXT" and ticket ID', () => {
     ['private-endpoint attach svc vpce-1 because "new VPC"', { reason: 'new VPC' }],
     ['rotate-key svc key-2 ticket SEC-4 because "yearly rotation"', { reason: 'yearly rotation', ticket: 'SEC-4' }],
     ['tag add svc env=prod because "inventory"', { reason: 'inventory' }],
+    [
+      'scale svc replicas 3 because "load" ticket OPS-1',
+      { reason: 'load', ticket: 'OPS-1', intent: { replicas: { min: 3, max: 3 } } },
+    ],
+    ['stop svc because "night" for 2h', { reason: 'night', durationMs: 2 * HOUR }],
+    ['idle svc on because "save"', { reason: 'save' }],
+    ['start svc for 2h ticket OPS-3', { ticket: 'OPS-3', durationMs: 2 * HOUR }],
+    ['wake svc ticket OPS-2', { ticket: 'OPS-2' }],
   ])('works with every change command: %s', (text, expected) => {
     expect(change(text)).toMatchObject(expected);
   });

@@ -47,4 +47,5 @@ export const encryptionKeyKind: ChangeKindModule<'tdeKeyId'> = {
     else reverse.leftAlone.push('The encryption key has changed again since.');
   },
   risks: () => [],
+  possibleRisks: [],
 };

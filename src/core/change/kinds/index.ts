@@ -11,6 +11,10 @@ import { mysqlEndpointKind } from './mysql-endpoint.js';
 import { nameKind } from './name.js';
 import { privateEndpointsKind } from './private-endpoints.js';
 import { releaseChannelKind } from './release-channel.js';
+import { idleScalingKind } from './idle-scaling.js';
+import { powerKind } from './power.js';
+import { replicaMemoryKind } from './replica-memory.js';
+import { replicasKind } from './replicas.js';
 import { tagsKind } from './tags.js';
 
 export const KINDS = {
@@ -21,13 +25,24 @@ export const KINDS = {
   privateEndpointIds: privateEndpointsKind,
   tdeKeyId: encryptionKeyKind,
   tags: tagsKind,
+  replicas: replicasKind,
+  replicaMemory: replicaMemoryKind,
+  idleScaling: idleScalingKind,
+  power: powerKind,
 } as const satisfies { [F in TouchedField]: ChangeKindModule<F> };
 
 /** Every kind, in the order requests list their changes. */
 export const KIND_LIST: ReadonlyArray<ChangeKindModule<TouchedField>> = Object.values(KINDS);
 
 /** The kinds that can be granted for a while (`for 2h`), in the order a revert tells what it found. */
-export const TEMPORARY_KINDS: ReadonlyArray<ChangeKindModule<TouchedField>> = [ipAccessKind, mysqlEndpointKind];
+export const TEMPORARY_KINDS: ReadonlyArray<ChangeKindModule<TouchedField>> = [
+  ipAccessKind,
+  mysqlEndpointKind,
+  replicasKind,
+  replicaMemoryKind,
+  idleScalingKind,
+  powerKind,
+];
 
 /** The kind that reads an intent field (ipAdd -> IP access). */
 export function kindOfIntent(key: string): ChangeKindModule<TouchedField> | undefined {

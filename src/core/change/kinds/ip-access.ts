@@ -34,6 +34,7 @@ export const ipAccessKind: ChangeKindModule<'ipAccessList'> = {
   },
   undo: undoIpAccess,
   risks: ipRisks,
+  possibleRisks: ['world-open', 'broad-ip', 'last-ip-removed'],
   temporary: {
     grants: (intent) => intent.ipRemove === undefined,
     problem(plan) {

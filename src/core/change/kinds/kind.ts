@@ -5,7 +5,8 @@
  * risks all read the table instead of naming fields one by one.
  */
 import type { ChangeKind as PolicyChangeKind, Risk } from '../../policy/types.js';
-import type { ServiceRecord, ServiceUpdate } from '../../service/schema.js';
+import type { CapacityValues } from '../../capacity/values.js';
+import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../../service/schema.js';
 import type { ChangeIntent, ChangePlan, FieldChange, TouchedField, TouchedState } from '../types.js';
 
 /** `field` names the modal input the problem belongs to, so the modal can show it inline. */
@@ -14,12 +15,18 @@ export interface PlanProblem {
   message: string;
 }
 
-/** What planning builds up, kind by kind: the update body, the lines people read, and what is wrong. */
+/** What planning builds up, kind by kind: the bodies to send, the lines people read, and what is wrong. */
 export interface Draft {
   update: ServiceUpdate;
+  /** PATCH …/replicaScaling: the body, and what the service shows once it is done. */
+  scaling: { body: ReplicaScalingUpdate; expect: CapacityValues };
+  /** PATCH …/state, sent after the others. */
+  power?: { command: StateCommand; expect: CapacityValues };
   changes: FieldChange[];
   warnings: string[];
   problems: PlanProblem[];
+  /** Why a part asked for changes nothing (the service already shows it): said only if nothing changes. */
+  unchanged: PlanProblem[];
   touched: Set<TouchedField>;
 }
 
@@ -48,6 +55,8 @@ export interface ChangeKindModule<F extends TouchedField> {
   undo(plan: ChangePlan, service: ServiceRecord, reverse: PlannedReverse): void;
   /** The policy risks this kind's part of the plan carries. */
   risks(plan: ChangePlan): Risk[];
+  /** Every risk `risks` can name, for `policy SERVICE`. */
+  possibleRisks: readonly Risk[];
   /**
    * Present when this kind can be granted for a while (`for 2h`): why this plan cannot be, if so,
    * and what its revert takes back from the service as it is now.

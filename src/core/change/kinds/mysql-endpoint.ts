@@ -42,6 +42,7 @@ export const mysqlEndpointKind: ChangeKindModule<'mysqlEndpoint'> = {
     }
   },
   risks: (plan) => (switchedOn(plan) ? ['mysql-on'] : []),
+  possibleRisks: ['mysql-on'],
   temporary: {
     grants: (intent) => intent.mysqlEndpoint === true,
     problem: () => undefined,

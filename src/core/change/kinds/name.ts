@@ -31,6 +31,7 @@ export const nameKind: ChangeKindModule<'name'> = {
     else reverse.leftAlone.push(`The name is no longer ${update.name}.`);
   },
   risks: () => [],
+  possibleRisks: [],
 };
 
 function nameProblem(wanted: string, reason: string | undefined): string {

@@ -66,4 +66,5 @@ export const privateEndpointsKind: ChangeKindModule<'privateEndpointIds'> = {
     if (detach.length > 0) reverse.intent.privateEndpointDetach = detach;
   },
   risks: () => [],
+  possibleRisks: [],
 };

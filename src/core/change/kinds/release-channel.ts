@@ -48,4 +48,5 @@ export const releaseChannelKind: ChangeKindModule<'releaseChannel'> = {
     else reverse.leftAlone.push(`The release channel is no longer ${update.releaseChannel}.`);
   },
   risks: () => [],
+  possibleRisks: [],
 };

@@ -39,6 +39,7 @@ export const tagsKind: ChangeKindModule<'tags'> = {
   },
   undo: undoTags,
   risks: () => [],
+  possibleRisks: [],
 };
 
 function planTags(draft: Draft, service: ServiceRecord, intent: ChangeIntent): void {

@@ -1,0 +1,60 @@
+/**
+ * Bumps waiting requests in their thread and tells the channel when a rule escalates. What is due
+ * is decided from the stored request and the time (core/policy/nudges.ts); each reminder round and
+ * each escalation is claimed once across replicas before it is posted, and a post that fails gives
+ * its claim back, so the next look tries again.
+ */
+import { dueNudges, withEscalation, type Nudge } from '../core/policy/nudges.js';
+import type { PolicyDefaults } from '../core/policy/types.js';
+import { escalationMessage, reminderMessage } from '../core/render/nudge.js';
+import { requirementsOf } from '../core/render/policy.js';
+import type { ChangeRequest } from '../core/change/types.js';
+import type { ChangeStore } from '../ports/change-store.js';
+import type { Log } from '../ports/log.js';
+import type { Messenger } from '../ports/messenger.js';
+
+/** One look reads at most this many waiting requests (oldest first). */
+const PAGE = 500;
+/** A claim outlives the request by this much, so a late replica never says it again. */
+const CLAIM_MARGIN_MS = 3_600_000;
+
+export interface NudgerOptions {
+  store: ChangeStore;
+  messenger: Messenger;
+  defaults: PolicyDefaults;
+  logger: Pick<Log, 'warn'>;
+  now: () => number;
+  /** Told of each reminder or escalation posted (metrics). */
+  observe?: (kind: Nudge['kind']) => void;
+}
+
+export class Nudger {
+  constructor(private readonly options: NudgerOptions) {}
+
+  /** One look at every waiting request: posts what is due and not yet said. */
+  async tick(): Promise<void> {
+    const now = this.options.now();
+    for (const request of await this.options.store.listOpen(now, PAGE)) {
+      if (!request.messageTs) continue;
+      const requirements = requirementsOf(request, this.options.defaults);
+      for (const nudge of dueNudges(request, requirements, now)) await this.say(request, nudge, now);
+    }
+  }
+
+  private async say(request: ChangeRequest, nudge: Nudge, now: number): Promise<void> {
+    const { store, messenger, logger } = this.options;
+    if (!(await store.claimOnce(nudge.key, request.expiresAt - now + CLAIM_MARGIN_MS))) return;
+    const requirements = withEscalation(requirementsOf(request, this.options.defaults), request.createdAt, now);
+    const message =
+      nudge.kind === 'remind'
+        ? reminderMessage(request, requirements, nudge.round, now)
+        : escalationMessage(request, nudge.requirement);
+    try {
+      await messenger.post(request.channelId, { ...message, threadTs: request.messageTs });
+      this.options.observe?.(nudge.kind);
+    } catch (error) {
+      logger.warn(`change ${request.id}: could not post its ${nudge.kind}: ${String(error)}`);
+      await store.releaseClaim(nudge.key).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+/** Idle scaling and its timeout (`idle SERVICE on after 15m`, `idle SERVICE off`). */
+import type { CapacityField, CapacityValues } from '../../capacity/values.js';
+import type { ServiceRecord } from '../../service/schema.js';
+import type { ChangePlan } from '../types.js';
+import { addCapacityTarget, readValues, reverseCapacity, sameValues, scalingExpectOf } from './capacity.js';
+import type { ChangeKindModule, PlannedReverse } from './kind.js';
+
+const IDLE_FIELDS: readonly CapacityField[] = ['idleScaling', 'idleTimeoutMinutes'];
+
+/**
+ * "on, after 15 minutes", "off": the timeout when it counts (on), or when the change sets a new one
+ * (off, with its timeout for later), and the record shows it.
+ */
+function idleText(values: CapacityValues, timeoutChanges: boolean): string {
+  if (values.idleScaling === undefined) return 'unknown';
+  const timeout = values.idleTimeoutMinutes === undefined ? '' : `, after ${values.idleTimeoutMinutes} minutes`;
+  if (!values.idleScaling) return timeoutChanges ? `off${timeout}` : 'off';
+  return `on${timeout}`;
+}
+
+function restore(before: CapacityValues | undefined) {
+  return (reverse: PlannedReverse) => {
+    if (before?.idleScaling === undefined) {
+      reverse.leftAlone.push('The service did not show its idle scaling before the change, so it cannot be restored.');
+      return;
+    }
+    reverse.intent.idleScaling =
+      before.idleTimeoutMinutes === undefined
+        ? { enabled: before.idleScaling }
+        : { enabled: before.idleScaling, timeoutMinutes: before.idleTimeoutMinutes };
+  };
+}
+
+function reverseIdle(plan: ChangePlan, service: ServiceRecord, reverse: PlannedReverse): void {
+  reverseCapacity(service, scalingExpectOf(plan, IDLE_FIELDS), restore(plan.before.idleScaling), reverse);
+}
+
+export const idleScalingKind: ChangeKindModule<'idleScaling'> = {
+  field: 'idleScaling',
+  policyName: 'idle-scaling',
+  intents: ['idleScaling'],
+  read: (service) => readValues(service, IDLE_FIELDS),
+  same: sameValues,
+  plan(draft, service, intent) {
+    const wanted = intent.idleScaling;
+    if (wanted === undefined) return;
+    const change = addCapacityTarget(draft, service, { kind: 'idle', ...wanted }, 'idleScaling', 'idleScaling');
+    if (!change) return;
+    // A new timeout shows on both sides, even with idle scaling off, so approvers see what it sends.
+    const after = { ...change.before, ...change.after };
+    const timeoutChanges = after.idleTimeoutMinutes !== change.before.idleTimeoutMinutes && after.idleScaling === false;
+    draft.changes.push({
+      field: 'idleScaling',
+      label: 'Idle scaling',
+      before: idleText(change.before, timeoutChanges),
+      after: idleText(after, timeoutChanges),
+    });
+  },
+  // Not part of the update body: the replicaScaling operation's own check decides (operations.ts).
+  visible: () => true,
+  undo: reverseIdle,
+  risks: () => [],
+  possibleRisks: [],
+  temporary: {
+    grants: (intent) => intent.idleScaling !== undefined,
+    problem: (plan) =>
+      plan.before.idleScaling?.idleScaling === undefined
+        ? 'The service does not show its idle scaling now, so the bot could not set it back exactly: ask without for.'
+        : undefined,
+    revert: reverseIdle,
+  },
+};

@@ -1,0 +1,66 @@
+/**
+ * Reminders and escalation of a waiting request, decided from the request and the time alone: a
+ * request is bumped every `remind` (the shortest of its unmet rules) up to MAX_REMINDERS times,
+ * and a rule with `escalate` still unmet `after` that long lets its `to` people approve too. Both
+ * follow from `createdAt`, so nothing but the "already said" claims needs storing, timers survive
+ * restarts, and every replica reaches the same answer. Pure.
+ */
+import type { ChangeRequest } from '../change/types.js';
+import { unmet } from './progress.js';
+import { DEFAULT_REMIND_MS, type Requirement } from './types.js';
+
+/** A request is bumped at most this many times: a reminder storm is impossible by construction. */
+export const MAX_REMINDERS = 3;
+
+export type Nudge =
+  /** The `round`-th reminder (1-based) is due. */
+  | { kind: 'remind'; key: string; round: number }
+  /** Requirement `index` escalates to its `to` people. */
+  | { kind: 'escalate'; key: string; index: number; requirement: Requirement };
+
+const remindMsOf = (requirement: Requirement) => requirement.remindMs ?? DEFAULT_REMIND_MS;
+
+const escalatedAt = (requirement: Requirement, createdAt: number) =>
+  requirement.escalate === undefined ? undefined : createdAt + requirement.escalate.afterMs;
+
+/**
+ * The requirements as they stand at `now`: an escalated rule lists its `to` people among its
+ * approvers. A rule open to anyone in the channel stays open to anyone.
+ */
+export function withEscalation(
+  requirements: readonly Requirement[],
+  createdAt: number,
+  now: number,
+): readonly Requirement[] {
+  return requirements.map((requirement) => {
+    const at = escalatedAt(requirement, createdAt);
+    if (at === undefined || now < at || requirement.approvers.length === 0) return requirement;
+    const to = requirement.escalate?.to ?? [];
+    return { ...requirement, approvers: [...new Set([...requirement.approvers, ...to])] };
+  });
+}
+
+/**
+ * What is due for a pending request at `now`: the latest reminder round not yet possible to have
+ * been said (only the latest: after a long outage one reminder, not three at once), and each
+ * escalation whose time has come. The caller claims each `key` once across replicas.
+ */
+export function dueNudges(
+  request: Pick<ChangeRequest, 'id' | 'status' | 'createdAt' | 'expiresAt' | 'approvals'>,
+  requirements: readonly Requirement[],
+  now: number,
+): Nudge[] {
+  if (request.status !== 'pending' || now >= request.expiresAt) return [];
+  const open = unmet(requirements, request.approvals ?? []);
+  if (open.length === 0) return [];
+  const nudges: Nudge[] = [];
+  const every = Math.min(...open.map((progress) => remindMsOf(progress.requirement)));
+  const round = Math.min(MAX_REMINDERS, Math.floor((now - request.createdAt) / every));
+  if (round >= 1) nudges.push({ kind: 'remind', key: `nudge:${request.id}:remind:${round}`, round });
+  for (const { index, requirement } of open) {
+    const at = escalatedAt(requirement, request.createdAt);
+    if (at !== undefined && now >= at)
+      nudges.push({ kind: 'escalate', key: `nudge:${request.id}:escalate:${index}`, index, requirement });
+  }
+  return nudges;
+}

@@ -1,0 +1,47 @@
+/** The reminder and escalation posts in a waiting request's thread (core/policy/nudges.ts decides when). */
+import { formatDuration } from '../change/temporary.js';
+import type { ChangeRequest } from '../change/types.js';
+import { MAX_REMINDERS } from '../policy/nudges.js';
+import { unmet } from '../policy/progress.js';
+import type { Requirement } from '../policy/types.js';
+import { bold, code, section, type Block } from './mrkdwn.js';
+import { people } from './people.js';
+import { whoMayApprove } from './policy.js';
+
+export interface NudgeMessage {
+  text: string;
+  blocks: Block[];
+}
+
+/** "CR-… still waits for approval after 30m: production needs two: 1 more from @bob, @carol". */
+export function reminderMessage(
+  request: ChangeRequest,
+  requirements: readonly Requirement[],
+  round: number,
+  now: number,
+): NudgeMessage {
+  const waited = formatDuration(now - request.createdAt);
+  const lines = unmet(requirements, request.approvals ?? []).map(
+    (p) => `• ${bold(p.requirement.rule)}: ${p.missing} more from ${whoMayApprove(p, request.requesterId)}`,
+  );
+  const last = round >= MAX_REMINDERS ? ' This is the last reminder.' : '';
+  const head = `:bell: Request ${code(request.id)} still waits for approval after ${waited}.${last}`;
+  return {
+    text: `Request ${request.id} still waits for approval after ${waited}`,
+    blocks: [section([head, ...lines].join('\n'))],
+  };
+}
+
+/** "CR-… has waited 2h for *production needs two*: @oncall may approve it now too." */
+export function escalationMessage(request: ChangeRequest, requirement: Requirement): NudgeMessage {
+  const to = requirement.escalate?.to ?? [];
+  const after = formatDuration(requirement.escalate?.afterMs ?? 0);
+  return {
+    text: `Request ${request.id} is escalated after ${after}`,
+    blocks: [
+      section(
+        `:rotating_light: Request ${code(request.id)} has waited ${after} for ${bold(requirement.rule)}: ${people(to)} may approve it now too.`,
+      ),
+    ],
+  };
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { dueNudges, MAX_REMINDERS, withEscalation } from '../../../src/core/policy/nudges.js';
+import { parsePolicy } from '../../../src/core/policy/parse.js';
+import type { Requirement } from '../../../src/core/policy/types.js';
+
+const MINUTE = 60_000;
+const rule = (extra: Partial<Requirement> = {}): Requirement => ({
+  rule: 'dbas',
+  approvals: 1,
+  approvers: ['U0DBA'],
+  reasons: ['env=prod'],
+  ...extra,
+});
+const request = (extra: Partial<Parameters<typeof dueNudges>[0]> = {}) => ({
+  id: 'CR-0000000001',
+  status: 'pending' as const,
+  createdAt: 0,
+  expiresAt: 24 * 60 * MINUTE,
+  approvals: [],
+  ...extra,
+});
+
+describe('dueNudges', () => {
+  it('is quiet before the first reminder, then names the latest round, never past MAX_REMINDERS', () => {
+    const requirements = [rule()];
+    expect(dueNudges(request(), requirements, 29 * MINUTE)).toEqual([]);
+    expect(dueNudges(request(), requirements, 30 * MINUTE)).toEqual([
+      { kind: 'remind', key: 'nudge:CR-0000000001:remind:1', round: 1 },
+    ]);
+    // After a long outage: one reminder (the latest round), not every missed one.
+    expect(dueNudges(request(), requirements, 95 * MINUTE).map((n) => n.key)).toEqual(['nudge:CR-0000000001:remind:3']);
+    expect(dueNudges(request(), requirements, 10 * 60 * MINUTE).map((n) => n.key)).toEqual([
+      `nudge:CR-0000000001:remind:${MAX_REMINDERS}`,
+    ]);
+  });
+
+  it('uses the shortest remind of the rules still unmet', () => {
+    const requirements = [rule({ remindMs: 10 * MINUTE }), rule({ rule: 'leads', remindMs: 60 * MINUTE })];
+    expect(dueNudges(request(), requirements, 10 * MINUTE).map((n) => n.key)).toEqual(['nudge:CR-0000000001:remind:1']);
+    // The fast rule is met: only the slow one counts now.
+    const met = request({ approvals: [{ userId: 'U0DBA', at: 1, counts: [0] }] });
+    expect(dueNudges(met, requirements, 20 * MINUTE)).toEqual([]);
+  });
+
+  it('says nothing of a request that is settled, expired or fully approved', () => {
+    for (const settled of [
+      request({ status: 'applied' }),
+      request({ expiresAt: 30 * MINUTE }),
+      request({ approvals: [{ userId: 'U0DBA', at: 1, counts: [0] }] }),
+    ])
+      expect(dueNudges(settled, [rule()], 40 * MINUTE)).toEqual([]);
+  });
+
+  it('escalates each unmet rule once its after has passed', () => {
+    const requirements = [rule({ escalate: { afterMs: 120 * MINUTE, to: ['S0ONCALL'] } })];
+    expect(dueNudges(request(), requirements, 119 * MINUTE).filter((n) => n.kind === 'escalate')).toEqual([]);
+    expect(dueNudges(request(), requirements, 120 * MINUTE).filter((n) => n.kind === 'escalate')).toMatchObject([
+      { kind: 'escalate', key: 'nudge:CR-0000000001:escalate:0', index: 0 },
+    ]);
+  });
+});
+
+describe('withEscalation', () => {
+  const requirements = [rule({ escalate: { afterMs: 60 * MINUTE, to: ['S0ONCALL', 'U0DBA'] } })];
+
+  it('adds the to people once the time has come, without duplicates', () => {
+    expect(withEscalation(requirements, 0, 59 * MINUTE)[0]?.approvers).toEqual(['U0DBA']);
+    expect(withEscalation(requirements, 0, 60 * MINUTE)[0]?.approvers).toEqual(['U0DBA', 'S0ONCALL']);
+  });
+
+  it('leaves a rule open to anyone open to anyone', () => {
+    const anyone = [rule({ approvers: [], escalate: { afterMs: 1, to: ['S0ONCALL'] } })];
+    expect(withEscalation(anyone, 0, 10)[0]?.approvers).toEqual([]);
+  });
+});
+
+describe('policy files: remind and escalate', () => {
+  const policy = (extra: string) =>
+    parsePolicy(`rules:\n  - name: r\n    match: {}\n    approvals: 1\n    approvers: [U0DBA]\n${extra}`);
+
+  it('reads them as durations and Slack ids', () => {
+    const parsed = policy('    remind: 45 minutes\n    escalate: { after: 2h, to: [S0ONCALL] }\n');
+    expect(parsed.ok && parsed.policy.rules[0]).toMatchObject({
+      remindMs: 45 * MINUTE,
+      escalate: { afterMs: 120 * MINUTE, to: ['S0ONCALL'] },
+    });
+  });
+
+  it('refuses a wait under a minute, in words it cannot read, or people that are not Slack ids', () => {
+    for (const [extra, problem] of [
+      ['    remind: 30s\n', 'remind must be a duration from 1 minute to 7 days'],
+      ['    remind: soon\n', 'remind must be a duration from 1 minute to 7 days'],
+      ['    remind: 30\n', 'remind must be a duration like 30m'],
+      ['    escalate: { after: 2h, to: [oncall] }\n', 'escalate.to[0] must be a Slack user id'],
+      ['    escalate: { after: 2h }\n', 'escalate.to'],
+      ['    escalate: { after: 9d, to: [S0ONCALL] }\n', 'escalate.after must be a duration from 1 minute to 7 days'],
+    ] as const) {
+      const parsed = policy(extra);
+      expect(parsed.ok, extra).toBe(false);
+      expect(parsed.ok ? '' : parsed.problems.join('\n'), extra).toContain(problem);
+    }
+  });
+
+  it('refuses them in a rule that asks for no approval', () => {
+    const parsed = parsePolicy('rules:\n  - name: r\n    match: {}\n    approvals: 0\n    remind: 30m\n');
+    expect(parsed.ok ? '' : parsed.problems.join('\n')).toContain(
+      'remind has no effect in a rule that asks for no approval',
+    );
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * Reminders and escalation of waiting requests (issue 25), end to end: the real bot over signed
+ * HTTP, real Redis, the simulator. The bot's clock is moved forward instead of waiting half an hour.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
+import { CloudSimulator } from '../../src/simulator/server.js';
+import { FakeSlack } from './fake-slack.js';
+import {
+  answerText,
+  startHarness,
+  KEY_ID,
+  KEY_SECRET,
+  requestChange,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Harness,
+} from './harness.js';
+import { usePolicyFiles } from './policy-files.js';
+
+const MINUTE = 60_000;
+const harness = useHarnesses({ nudgeTickMs: 50 });
+const policyFile = usePolicyFiles();
+
+function movableClock() {
+  let offset = 0;
+  return { now: () => Date.now() + offset, advance: (ms: number) => (offset += ms) };
+}
+
+async function messageTsOf(h: Harness, id: string): Promise<string> {
+  const ts = (await h.bot.changeStore.get(id))?.messageTs;
+  if (!ts) throw new Error(`${id} has no message`);
+  return ts;
+}
+
+const threadPosts = (slack: FakeSlack, ts: string, word: string) =>
+  slack.callsOf('chat.postMessage', (a) => a.thread_ts === ts && textOf(a.blocks).includes(word));
+
+const ESCALATING =
+  'rules:\n  - name: dbas first\n    match: {}\n    approvals: 1\n    approvers: [U0APPROVER]\n    remind: 10m\n    escalate: { after: 2h, to: [U0SECOND] }\n';
+
+describe('reminders', () => {
+  it('bumps a waiting request in its thread after remind, naming who can still approve, at most 3 times', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now, env: { POLICY_FILE: policyFile(ESCALATING) } });
+    const { id } = await requestChange(h, 'rename orders-staging orders-stage');
+    const ts = await messageTsOf(h, id);
+    clock.advance(11 * MINUTE);
+    const first = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.thread_ts === ts && textOf(a.blocks).includes('still waits'),
+    );
+    expect(textOf(first.args.blocks)).toContain('after 11m');
+    expect(textOf(first.args.blocks)).toContain('<@U0APPROVER>');
+    for (const minutes of [10, 10, 10, 10]) {
+      clock.advance(minutes * MINUTE);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await expect.poll(() => threadPosts(h.slack, ts, 'still waits').length).toBe(3);
+    expect(textOf(threadPosts(h.slack, ts, 'still waits')[2]?.args.blocks ?? [])).toContain('last reminder');
+  });
+
+  it('is said once across two replicas and not again after a restart', async () => {
+    const simulator = await CloudSimulator.start({
+      keyId: KEY_ID,
+      keySecret: KEY_SECRET,
+      orgId: DEMO_ORG_ID,
+      services: demoServices(),
+    });
+    const slack = await FakeSlack.start();
+    try {
+      const clock = movableClock();
+      const shared = {
+        clock: clock.now,
+        simulator,
+        slack,
+        keyPrefix: `test:${randomUUID().slice(0, 8)}:`,
+        env: { POLICY_FILE: policyFile(ESCALATING) },
+      };
+      const a = await harness(shared);
+      const b = await startHarness(shared);
+      const { id } = await requestChange(a, 'rename orders-staging orders-stage');
+      const ts = await messageTsOf(a, id);
+      clock.advance(11 * MINUTE);
+      await slack.waitFor('chat.postMessage', (x) => x.thread_ts === ts && textOf(x.blocks).includes('still waits'));
+      await b.stop();
+      const c = await harness(shared);
+      await c.bot.changeRequests.drain();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(threadPosts(slack, ts, 'still waits')).toHaveLength(1);
+    } finally {
+      await slack.close();
+      await simulator.close();
+    }
+  });
+});
+
+describe('escalation', () => {
+  it('lets the escalate.to people approve once the rule has waited escalate.after, and says so', async () => {
+    const clock = movableClock();
+    const env = { POLICY_FILE: policyFile(ESCALATING), CHANGE_TTL_SECONDS: String(4 * 3600) };
+    const h = await harness({ clock: clock.now, env });
+    const { id, posted } = await requestChange(h, 'rename orders-staging orders-stage');
+    expect(textOf(posted.args.blocks)).toContain('escalates to <@U0SECOND> after 2h');
+    const ts = await messageTsOf(h, id);
+    const early = await h.click(ACTION_APPROVE, id, USERS.second);
+    const refusal = await answerText(h, early);
+    expect(refusal).toContain('no_entry_sign');
+    expect(refusal).not.toContain('Approved');
+    clock.advance(2 * 60 * MINUTE + MINUTE);
+    const said = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.thread_ts === ts && textOf(a.blocks).includes('may approve it now too'),
+    );
+    expect(textOf(said.args.blocks)).toContain('<@U0SECOND>');
+    await h.click(ACTION_APPROVE, id, USERS.second);
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+  });
+});
