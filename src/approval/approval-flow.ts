@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { step } from '../core/approval/step.js';
-import type { Effect, FlowContext, FlowEvent, FlowReply, FlowState } from '../core/approval/types.js';
+import type { Effect, FlowContext, FlowEvent, FlowReply, FlowState, RequesterNews } from '../core/approval/types.js';
 import { planChange } from '../core/change/plan.js';
 import { changeSummary } from '../core/change/summary.js';
 import { operationsOf } from '../core/change/operations.js';
@@ -27,14 +27,17 @@ import {
   COMPLETES_TEXT,
   correctionText,
   logText,
+  noteOutcome,
   outcomeRecord,
   replyText,
 } from '../core/render/approval.js';
 import { requesterMessage, requestMessage, withdrawnInApprovalChannel } from '../core/render/change.js';
 import type { PolicyDecision } from '../core/policy/types.js';
+import { requesterNewsMessage } from '../core/render/requester.js';
 import { messageOf } from '../core/render/errors.js';
 import { section } from '../core/render/mrkdwn.js';
-import { countsForText, deniedText } from '../core/render/policy.js';
+import { countsForText, deniedText, unjustifiedText } from '../core/render/policy.js';
+import { unjustified } from '../core/policy/justification.js';
 import { serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord } from '../core/service/schema.js';
@@ -106,7 +109,11 @@ interface Run {
   hold?: LeaseHold;
   /** The error behind the last failed effect, for the log line the step asks for. */
   cause?: string;
+  /** The requester's DMs of this run, one after the other. */
+  telling?: Promise<void>;
 }
+
+const SLACK_USER = /^[UW][A-Z0-9]{2,}$/;
 
 export class ApprovalFlow implements ChangeRequestService {
   private readonly now: () => number;
@@ -153,6 +160,13 @@ export class ApprovalFlow implements ChangeRequestService {
     const service = input.serviceIsFresh ? input.service : await this.freshOr(input.service, input.userId);
     const ruling = this.options.policy.rulesFor(service, input.judgedAs ?? input.plan, input.temporary !== undefined);
     if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
+    // A reason or ticket a matching rule asks for is refused here, before anything is stored or
+    // posted. Extend and Undo are buttons: they carry the original's and are not asked again.
+    const lacking =
+      input.extendOf || input.undoOf
+        ? undefined
+        : unjustified(ruling.decision.requirements, { reason: input.reason, ticket: input.ticket });
+    if (lacking) return { ok: false, text: unjustifiedText(lacking, input.askedBy ?? 'command') };
     const createdAt = this.now();
     const request: ChangeRequest = {
       id: newRequestId(),
@@ -170,6 +184,8 @@ export class ApprovalFlow implements ChangeRequestService {
       ...(input.undoOf ? { undoOf: input.undoOf } : {}),
       ...(input.threadTs ? { threadTs: input.threadTs } : {}),
       ...approvalChannelOf(ruling.decision, input.channelId),
+      ...(input.reason ? { reason: input.reason } : {}),
+      ...(input.ticket ? { ticket: input.ticket } : {}),
     };
     const autoRules = ruling.decision.kind === 'auto' ? request.requirements?.map((r) => r.rule) : undefined;
     const filed = await this.run({ request, work: { phase: 'idle' } }, { type: 'file' });
@@ -190,11 +206,15 @@ export class ApprovalFlow implements ChangeRequestService {
     };
   }
 
-  decide(decision: Decision, id: string, userId: string): Promise<DecisionReply> {
+  decide(decision: Decision, id: string, userId: string, details: { reason?: string } = {}): Promise<DecisionReply> {
     return this.track(
       (async () => {
         const request = await this.options.store.get(id);
-        const run = await this.run({ request, work: { phase: 'idle' } }, { type: 'clicked', decision, userId });
+        const reason = details.reason ? { reason: details.reason } : {};
+        const run = await this.run(
+          { request, work: { phase: 'idle' } },
+          { type: 'clicked', decision, userId, ...reason },
+        );
         return replyOf(run);
       })(),
     );
@@ -346,6 +366,27 @@ export class ApprovalFlow implements ChangeRequestService {
       case 'reply':
         run.reply = effect.reply;
         return undefined;
+      case 'tell-requester':
+        // In the background, in order within the run (approved before applied): a DM that is
+        // slow or refused never holds up or fails the request.
+        run.telling = (run.telling ?? Promise.resolve()).then(() => this.tellRequester(effect.request, effect.news));
+        void this.track(run.telling);
+        return undefined;
+    }
+  }
+
+  /** A DM to whoever asked for the request (a revert: the original's requester); failures are logged. */
+  private async tellRequester(request: ChangeRequest, news: RequesterNews): Promise<void> {
+    try {
+      const original = request.revertOf ? await this.options.store.get(request.revertOf) : undefined;
+      const to = request.revertOf ? original?.requesterId : request.requesterId;
+      // The bot files reverts as "the bot": only a Slack user can be written to.
+      if (!to || !SLACK_USER.test(to)) return;
+      await this.options.messenger.dm(to, requesterNewsMessage(request, news));
+    } catch (error) {
+      this.options.logger.warn(
+        `change ${request.id}: could not tell its requester it was ${news.kind}: ${messageOf(error)}`,
+      );
     }
   }
 
@@ -368,12 +409,7 @@ export class ApprovalFlow implements ChangeRequestService {
 
   private async transition(request: ChangeRequest, effect: Extract<Effect, { type: 'transition' }>, run: Run) {
     const noteText = effect.note ? auditNoteText(effect.note) : undefined;
-    // A withdrawal says why as the request's outcome too; an auto-approval only in the audit.
-    const outcome = effect.outcome
-      ? outcomeRecord(effect.outcome)
-      : noteText && effect.note?.kind !== 'auto-approved'
-        ? { message: noteText }
-        : undefined;
+    const outcome = effect.outcome ? outcomeRecord(effect.outcome) : effect.note ? noteOutcome(effect.note) : undefined;
     const message = noteText ?? outcome?.message;
     const holder = effect.holding ? run.hold?.lease.token : undefined;
     const attempt = this.options.store.transition(request.id, {

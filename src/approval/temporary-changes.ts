@@ -44,6 +44,14 @@ import type {
 } from '../ports/index.js';
 import type { ApprovalFlow } from './approval-flow.js';
 
+/** Extend and Undo are buttons: they carry the original's reason and ticket, shown with them. */
+function justificationOf(original: ChangeRequest): Pick<ChangeRequest, 'reason' | 'ticket'> {
+  return {
+    ...(original.reason ? { reason: original.reason } : {}),
+    ...(original.ticket ? { ticket: original.ticket } : {}),
+  };
+}
+
 /** Who reverts at expiry, in the audit trail and the thread. */
 export const BOT_ACTOR = 'the bot';
 /** A revert waits this long for a replica to apply it (far beyond any outage worth surviving). */
@@ -383,6 +391,7 @@ export class TemporaryChanges {
       temporary: original.temporary,
       extendOf: original.id,
       ...(original.messageTs ? { threadTs: original.messageTs } : {}),
+      ...justificationOf(original),
     });
     if (!outcome.ok) await store.releaseClaim(`extend:${original.id}`);
     return filedReply(outcome, 'the thread');
@@ -443,6 +452,7 @@ export class TemporaryChanges {
           serviceIsFresh: true,
           undoOf: original.id,
           ...(original.messageTs ? { threadTs: original.messageTs } : {}),
+          ...justificationOf(original),
         })
       : { ok: false, problems: planned.problems };
     if (!outcome.ok) await this.options.store.releaseClaim(`undo:${original.id}`);

@@ -12,12 +12,18 @@ import {
   capacityProblems,
   durationFromSubmission,
   intentFromSubmission,
+  justificationFromSubmission,
   modalErrors,
   type EditMetadata,
   type ViewState,
 } from '../core/render/modal.js';
 import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js';
 import { CloudApiError } from '../core/service/api-error.js';
+import type { ChangePlan } from '../core/change/types.js';
+import { evaluatePolicy } from '../core/policy/evaluate.js';
+import { requestFacts } from '../core/policy/facts.js';
+import { unjustified, type Justification } from '../core/policy/justification.js';
+import { unjustifiedFieldError } from '../core/render/policy.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { Messenger } from '../ports/messenger.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
@@ -46,6 +52,8 @@ export async function submitEdit(
   const chosen = durationFromSubmission(submission.values);
   const durationError = chosen && ('problem' in chosen ? chosen.problem : durationProblem(chosen.ms, s.temporaryMaxMs));
   if (durationError) return ack({ [BLOCK.duration]: durationError });
+  const justified = justificationFromSubmission(submission.values);
+  if (!justified.ok) return ack(justified.errors);
   const temporary = chosen && 'ms' in chosen ? { temporary: temporaryTerms(chosen.ms) } : {};
   const reading = readService(s, submission.metadata.serviceId, submission.userId).catch((error: unknown): Read => ({
     ok: false,
@@ -57,6 +65,10 @@ export async function submitEdit(
     if (!plan.ok) return ack(modalErrors(plan.problems));
     const notTemporary = temporary.temporary && temporaryPlanProblem(intent, plan.plan);
     if (notTemporary) return ack({ [BLOCK.duration]: notTemporary });
+    // A reason or ticket a rule asks for is shown in the form while it is open; the flow checks
+    // again on a fresh read when the request is filed (and answers privately if the form closed).
+    const lacking = lackingJustification(s, early.service, plan.plan, justified.justification);
+    if (lacking) return ack({ [BLOCK[lacking.field]]: lacking.text });
   }
   await ack();
   // The modal is closed now: every outcome from here on must reach the person as a message.
@@ -70,6 +82,8 @@ export async function submitEdit(
       service: read.service,
       intent,
       ...temporary,
+      ...justified.justification,
+      askedBy: 'form',
     });
     if (result.ok) return;
     await whisper(
@@ -82,6 +96,18 @@ export async function submitEdit(
   } catch (error) {
     await whisper(failureText(error, s));
   }
+}
+
+function lackingJustification(
+  s: BotServices,
+  service: ServiceRecord,
+  plan: ChangePlan,
+  given: Justification,
+): { field: 'reason' | 'ticket'; text: string } | undefined {
+  const decision = evaluatePolicy(s.approvalRules.current(), requestFacts(service, plan), s.approvalRules.defaults);
+  if (decision.kind === 'deny') return undefined;
+  const lacking = unjustified(decision.requirements, given);
+  return lacking && unjustifiedFieldError(lacking);
 }
 
 function failureText(error: unknown, s: BotServices): string {

@@ -89,6 +89,9 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
       service: found.service,
       intent: command.intent,
       ...temporary,
+      ...(command.reason !== undefined ? { reason: command.reason } : {}),
+      ...(command.ticket !== undefined ? { ticket: command.ticket } : {}),
+      askedBy: 'command',
     });
     if (result.ok) return replyText(inv, filedText(result.request, 'the channel'));
     if ('text' in result) return replyText(inv, result.text);

@@ -202,13 +202,16 @@ function uiRoutes(slack: SlackStandIn, bot: BotHandle, forward: Forward) {
         userId: input.userId,
         messageTs: input.messageTs,
       });
+      // A click may open a form (Reject asks why), as Slack allows within 3 s of it.
+      const triggerId = `${Date.now()}.${randomUUID()}`;
+      slack.issueTrigger(triggerId, input.userId);
       const payload = {
         type: 'block_actions',
         user: { id: input.userId, username: nameOf(input.userId), name: nameOf(input.userId), team_id: 'T0TEAM' },
         api_app_id: 'A0PLAYGROUND',
         token: 'playground',
         container: { type: 'message', message_ts: input.messageTs, channel_id: CHANNEL.id, is_ephemeral: false },
-        trigger_id: `${Date.now()}.${randomUUID()}`,
+        trigger_id: triggerId,
         team: { id: 'T0TEAM', domain: 'playground' },
         channel: CHANNEL,
         message: { type: 'message', ts: input.messageTs },

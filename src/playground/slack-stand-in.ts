@@ -28,6 +28,8 @@ export interface ChatMessage {
   threadTs?: string;
   /** Shown only to this person ("Only visible to you"). */
   visibleTo?: string;
+  /** A direct message from the app to this person (chat.postMessage with their user id as channel). */
+  directTo?: string;
 }
 
 export interface OpenView {
@@ -53,7 +55,7 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
   readonly calls: SlackCall[] = [];
   readonly messages: ChatMessage[] = [];
   readonly views = new Map<string, OpenView>();
-  /** Channels where chat.postMessage fails with this error code (e.g. not_in_channel). */
+  /** Channels (or, for DMs, user ids) where chat.postMessage fails with this error code (e.g. not_in_channel, user_disabled). */
   readonly failingChannels = new Map<string, string>();
   readonly userGroups = new Map<string, string[]>();
   /** User groups whose usergroups.users.list fails with this error code (e.g. missing_scope). */
@@ -129,6 +131,14 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
       };
       this.on('call', onCall);
     });
+  }
+
+  /**
+   * What the bot told one person directly: chat.postMessage with their user id as the channel,
+   * which Slack posts in the app's DM with them (kept here under the user id).
+   */
+  directMessages(userId: string): ChatMessage[] {
+    return this.messages.filter((m) => m.directTo === userId);
   }
 
   setViewErrors(viewId: string, errors: Record<string, string>): void {
@@ -240,11 +250,14 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
     const failure = this.failingChannels.get(channel);
     if (failure) return { ok: false, error: failure };
     const threadTs = typeof args.thread_ts === 'string' ? args.thread_ts : undefined;
+    // As Slack does, a user id as the channel means the app's DM with that person.
+    const direct = /^[UW][A-Z0-9]{2,}$/.test(channel);
     const message = this.addMessage({
       channel,
       text: str(args.text),
       blocks: blocksOf(args),
       ...(threadTs ? { threadTs } : {}),
+      ...(direct ? { directTo: channel } : {}),
     });
     return { ok: true, channel, ts: message.ts };
   }

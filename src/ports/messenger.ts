@@ -15,6 +15,8 @@ export interface Messenger {
   post(channelId: string, message: Message): Promise<string>;
   update(channelId: string, ts: string, message: Message): Promise<void>;
   ephemeral(channelId: string, userId: string, message: Message): Promise<void>;
+  /** A direct message to one person (Slack opens the conversation); callers must not depend on it arriving. */
+  dm(userId: string, message: Message): Promise<void>;
   /** Members of a Slack user group (S...). */
   groupMembers(groupId: string): Promise<string[]>;
 }

@@ -23,13 +23,19 @@ export interface NewChangeRequest {
   intent: ChangeIntent;
   /** `... for DURATION`: the bot reverts the change this long after it is applied. */
   temporary?: TemporaryTerms;
+  /** `because "…"` / the form's Reason, and `ticket ID` / its Ticket: a policy rule may require them. */
+  reason?: string;
+  ticket?: string;
+  /** Which words a refusal for a missing reason or ticket points at: the command's or the form's. */
+  askedBy?: 'command' | 'form';
 }
 
 /** Change requests: asked for, then decided by a click (approval/change-requests.ts). */
 export interface ChangeRequestService {
   /** Plans the change against the service, stores it and posts it in the channel for approval. */
   request(input: NewChangeRequest): Promise<RequestOutcome>;
-  decide(decision: Decision, id: string, userId: string): Promise<DecisionReply>;
+  /** `details.reason`: a rejection's reason, as its rejecter typed it in the Reject form. */
+  decide(decision: Decision, id: string, userId: string, details?: { reason?: string }): Promise<DecisionReply>;
 }
 
 /** Temporary changes and Undo (approval/temporary-changes.ts). */

@@ -36,6 +36,12 @@ export function slackMessenger(client: WebClient, onApiError: ApiErrorListener =
         }),
       );
     },
+    async dm(userId, message) {
+      // chat.postMessage to a user id posts in the app's DM with them (chat:write; im:write opens it).
+      await call('chat.postMessage', () =>
+        client.chat.postMessage({ channel: userId, text: messageText(message.text), blocks: message.blocks }),
+      );
+    },
     async groupMembers(groupId) {
       const result = await call('usergroups.users.list', () => client.usergroups.users.list({ usergroup: groupId }));
       return result.users ?? [];

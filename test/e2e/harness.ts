@@ -91,7 +91,14 @@ export interface Harness {
   url: string;
   logs: string[];
   command(text: string, user?: string, channel?: string): Promise<Ack>;
-  click(actionId: string, value: string, user: string, messageTs?: string): Promise<Ack>;
+  /** `options.trigger`: Slack's trigger_id is valid for views.open (a form the click opens); off by default. */
+  click(
+    actionId: string,
+    value: string,
+    user: string,
+    messageTs?: string,
+    options?: { trigger?: boolean },
+  ): Promise<Ack>;
   submitView(view: Record<string, unknown>, values: Record<string, unknown>, user: string): Promise<Ack>;
   /** Sends a raw body with chosen signature headers (for the 401 tests). */
   raw(body: string, headers: Record<string, string>): Promise<Ack>;
@@ -218,8 +225,9 @@ export function slackSender(url: string, slack: FakeSlack): SlackSender {
         triggerId,
       });
     },
-    click(actionId, value, user, messageTs) {
+    click(actionId, value, user, messageTs, options) {
       const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs);
+      if (options?.trigger) slack.issueTrigger(payload.trigger_id, user);
       const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
       return send(body, 'application/x-www-form-urlencoded', { responseUrlId, triggerId: payload.trigger_id });
     },
@@ -332,8 +340,9 @@ export function socketSender(server: SocketModeServer, slack: FakeSlack, connect
       const { fields, responseUrlId, triggerId } = commandFields(slack, text, user, channel);
       return deliver('slash_commands', fields, { responseUrlId, triggerId });
     },
-    click(actionId, value, user, messageTs) {
+    click(actionId, value, user, messageTs, options) {
       const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs);
+      if (options?.trigger) slack.issueTrigger(payload.trigger_id, user);
       return deliver('interactive', payload, { responseUrlId, triggerId: payload.trigger_id });
     },
     submitView(view, values, user) {

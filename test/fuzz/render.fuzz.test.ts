@@ -13,6 +13,9 @@ import { ServiceRecordSchema, type ServiceRecord } from '../../src/core/service/
 import { planChange } from '../../src/core/change/plan.js';
 import { CHANGE_STATUSES, type ChangePlan, type ChangeRequest } from '../../src/core/change/types.js';
 import { changeRequestBlocks, outcomeText, pendingBlocks } from '../../src/core/render/change.js';
+import { requesterNewsMessage } from '../../src/core/render/requester.js';
+import { rejectView } from '../../src/core/render/reject-form.js';
+import type { RequesterNews } from '../../src/core/approval/types.js';
 import { mention } from '../../src/core/render/people.js';
 import { cloudErrorSentence, cloudErrorText, resolutionText } from '../../src/core/render/errors.js';
 import { helpBlocks, invalidBlocks } from '../../src/core/render/help.js';
@@ -296,6 +299,47 @@ function renderAll(rng: Rng, i: number): Rendered[] {
     { what: 'summaryFailureMessage', blocks: failure.blocks, texts: [failure.text] },
     { what: 'editView', blocks: [], modal: editView(editable, editMetadata(editable, 'C0CHANNEL')) },
     { what: 'mention', blocks: [section(`${mention(data(rng))} ${mention(REQUESTER)}`)] },
+    ...justifiedRenders(rng, request, service),
+  ];
+}
+
+/** A hostile reason, ticket and rejection reason in every place they are shown (issue 25). */
+function justifiedRenders(rng: Rng, request: ChangeRequest, service: ServiceRecord): Rendered[] {
+  const justified: ChangeRequest = { ...request, reason: data(rng), ticket: data(rng) };
+  const rejected: ChangeRequest = {
+    ...justified,
+    status: 'rejected',
+    decidedBy: APPROVER,
+    decidedAt: NOW,
+    outcome: { rejectedBecause: data(rng) },
+  };
+  const entry: AuditEntry = { ...hostileAudit(rng, service), reason: data(rng), ticket: data(rng) };
+  const reason = rejected.outcome?.rejectedBecause ?? '';
+  const news: RequesterNews[] = [
+    { kind: 'approved', by: APPROVER },
+    { kind: 'applied' },
+    { kind: 'failed' },
+    { kind: 'rejected', by: rng.chance(0.8) ? APPROVER : data(rng), reason },
+    { kind: 'expired' },
+    { kind: 'reverted' },
+  ];
+  // The DM links the request's channel, a control sequence the bot means (never data).
+  const withoutChannelLink = (blocks: unknown[]): unknown[] =>
+    JSON.parse(JSON.stringify(blocks).replaceAll('<#C0CHANNEL>', '')) as unknown[];
+  return [
+    { what: 'changeRequestBlocks justified', blocks: changeRequestBlocks(justified) },
+    { what: 'changeRequestBlocks rejected with a reason', blocks: changeRequestBlocks(rejected) },
+    { what: 'pendingBlocks justified', blocks: pendingBlocks([justified]) },
+    { what: 'historyBlocks justified', blocks: historyBlocks([entry], { beginsAt: NOW, retentionDays: 400 }) },
+    ...news.map((n) => {
+      const message = requesterNewsMessage({ ...rejected, revertOf: data(rng) }, n);
+      return {
+        what: `requesterNewsMessage ${n.kind}`,
+        blocks: withoutChannelLink(message.blocks),
+        texts: [message.text],
+      };
+    }),
+    { what: 'rejectView', blocks: [], modal: rejectView({ requestId: data(rng).slice(0, 64) || 'CR-1' }) },
   ];
 }
 

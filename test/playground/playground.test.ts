@@ -104,6 +104,26 @@ describe('the playground page', () => {
     expect(await free.textContent()).toContain('No approval needed');
   });
 
+  it('asks Bob why he rejects, shows it on the request, and tells Alice in a DM only she sees', async () => {
+    const page = await open();
+    await type(page, '/clickhouse rename ml-dev ml-old');
+    const request = channelMessages(page).filter({ hasText: 'Change request: ml-dev' });
+    await request.waitFor();
+    await page.getByTestId('person').selectOption('U0BOB');
+    await request.getByRole('button', { name: 'Reject' }).click();
+    const modal = page.getByTestId('modal');
+    await modal.getByLabel('Reason').fill('keep the old name for now');
+    await modal.getByRole('button', { name: 'Reject' }).click();
+    await modal.waitFor({ state: 'detached' });
+    await request.getByText('“keep the old name for now”').waitFor();
+    expect(await messages(page).textContent()).not.toContain('Direct message to you');
+    await page.getByTestId('person').selectOption('U0ALICE');
+    const told = channelMessages(page).filter({ hasText: 'was rejected by' });
+    await told.waitFor();
+    expect(await told.textContent()).toContain('Direct message to you');
+    expect(await told.textContent()).toContain('“keep the old name for now”');
+  });
+
   it('shows an invalid modal input inline and keeps the modal open', async () => {
     const page = await open();
     await type(page, '/clickhouse edit orders-prod');

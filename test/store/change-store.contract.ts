@@ -61,6 +61,27 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       expect(stored?.plan.update.ipAccessList?.remove).toStrictEqual([]);
     });
 
+    it("keeps a request's reason and ticket, writes them on its requested entry, and a rejection's reason", async () => {
+      const { store } = openHarness();
+      const request = await created(store, { reason: 'INC-7 rollback', ticket: 'OPS-42' });
+      expect(await store.get(request.id)).toMatchObject({ reason: 'INC-7 rollback', ticket: 'OPS-42' });
+      const rejected = await store.transition(request.id, {
+        from: ['pending'],
+        to: 'rejected',
+        actorId: 'U-approver',
+        now: Date.now(),
+        outcome: { rejectedBecause: 'use staging' },
+        audit: { action: 'rejected', summary: 's', message: 'Reason: use staging' },
+      });
+      expect(rejected.ok).toBe(true);
+      expect((await store.get(request.id))?.outcome).toStrictEqual({ rejectedBecause: 'use staging' });
+      const audit = await store.readAudit({ channelId: request.channelId, limit: 10 });
+      const mine = audit.filter((e) => e.changeId === request.id);
+      expect(mine.find((e) => e.action === 'requested')).toMatchObject({ reason: 'INC-7 rollback', ticket: 'OPS-42' });
+      expect(mine.find((e) => e.action === 'rejected')).toMatchObject({ message: 'Reason: use staging' });
+      expect(mine.find((e) => e.action === 'rejected')).not.toHaveProperty('reason');
+    });
+
     it('returns undefined for an unknown id', async () => {
       const { store } = openHarness();
       expect(await store.get('no-such-change')).toBeUndefined();

@@ -8,10 +8,10 @@ import { MessengerError } from '../../src/ports/index.js';
 import { answer } from '../../src/ports/answer.js';
 
 export interface Sent {
-  kind: 'post' | 'update' | 'ephemeral';
+  kind: 'post' | 'update' | 'ephemeral' | 'dm';
   channelId: string;
   ts: string;
-  /** Ephemeral messages only: who sees it. */
+  /** Ephemeral messages and DMs only: who sees it (a DM's channelId is the user id too). */
   userId?: string;
   message: Message;
 }
@@ -21,6 +21,8 @@ export class RecordingMessenger implements Messenger {
   /** Channels where the bot is not a member: posts there fail with reason not-in-channel. */
   readonly outside = new Set<string>();
   readonly groups = new Map<string, string[]>();
+  /** People whose DMs fail, with Slack's code (user_disabled, cannot_dm_bot...). */
+  readonly unreachable = new Map<string, string>();
   private counter = 0;
 
   post(channelId: string, message: Message): Promise<string> {
@@ -46,6 +48,14 @@ export class RecordingMessenger implements Messenger {
     });
   }
 
+  dm(userId: string, message: Message): Promise<void> {
+    return answer(() => {
+      const code = this.unreachable.get(userId);
+      if (code) throw new MessengerError('chat.postMessage', 'other', code);
+      this.sent.push({ kind: 'dm', channelId: userId, ts: '', userId, message: structuredClone(message) });
+    });
+  }
+
   groupMembers(groupId: string): Promise<string[]> {
     return answer(() => {
       const members = this.groups.get(groupId);
@@ -61,6 +71,6 @@ export class RecordingMessenger implements Messenger {
 
   /** The last version of the message posted with `ts` (its post, or its latest update). */
   latest(ts: string): Message | undefined {
-    return this.sent.filter((s) => s.ts === ts && s.kind !== 'ephemeral').at(-1)?.message;
+    return this.sent.filter((s) => s.ts === ts && s.kind !== 'ephemeral' && s.kind !== 'dm').at(-1)?.message;
   }
 }

@@ -16,6 +16,7 @@ import { staleFields } from '../change/state.js';
 import { operationsOf, operationVisible } from '../change/operations.js';
 import { FINAL_STATUSES, type ChangeRequest, type OperationResult } from '../change/types.js';
 import { rulesGrown } from '../policy/evaluate.js';
+import { unjustified } from '../policy/justification.js';
 import type { PolicyDecision } from '../policy/types.js';
 import type { ServiceRecord } from '../service/schema.js';
 import type {
@@ -26,6 +27,7 @@ import type {
   FlowOutcome,
   FlowReply,
   FlowState,
+  RequesterNews,
   StepResult,
   StoreTransitionResult,
   Work,
@@ -87,20 +89,31 @@ const HANDLERS: Handlers = {
     if (request.status !== 'pending') return finish(request, [reply({ kind: 'already-decided', request })]);
     if (request.revertOf) return finish(request, [reply({ kind: 'revert-needs-no-decision' })]);
     const { decision, userId } = event;
-    return next(request, { phase: 'checking', decision, userId }, [{ type: 'check-policy', decision, userId }]);
+    const reason = decision === 'reject' && event.reason ? { reason: event.reason } : {};
+    return next(request, { phase: 'checking', decision, userId, ...reason }, [
+      { type: 'check-policy', decision, userId },
+    ]);
   },
   'policy-answered': (state, event, context) =>
     inPhase(state, 'checking', (request, work) => {
       const { verdict } = event;
       if (!verdict.allowed) return finish(request, [reply({ kind: 'not-allowed', reason: verdict.reason })]);
-      const deciding: Work = { phase: 'deciding', decision: work.decision, userId: work.userId };
+      const deciding: Work = {
+        phase: 'deciding',
+        decision: work.decision,
+        userId: work.userId,
+        ...(work.reason ? { reason: work.reason } : {}),
+      };
       if (work.decision === 'approve') {
         const given = verdict.counts ?? (request.requirements ?? []).map((_, index) => index);
         const counts = given.length > 0 ? [...given] : [0];
         return next(request, deciding, [{ type: 'add-approval', approverId: work.userId, at: context.now, counts }]);
       }
       const to = work.decision === 'reject' ? 'rejected' : 'cancelled';
-      return next(request, deciding, [{ type: 'transition', from: ['pending'], to, actorId: work.userId, audit: to }]);
+      const note = work.reason ? { note: { kind: 'rejected-because' as const, reason: work.reason } } : {};
+      return next(request, deciding, [
+        { type: 'transition', from: ['pending'], to, actorId: work.userId, audit: to, ...note },
+      ]);
     }),
   'approval-recorded': (state, event, context) =>
     inPhase(state, 'deciding', (request, work) => {
@@ -118,7 +131,12 @@ const HANDLERS: Handlers = {
           { type: 'show', request: result.request },
           reply({ kind: 'approval-recorded', request: result.request }),
         ]);
-      return beginApply(result.request, work.userId, context);
+      return beginApply(
+        result.request,
+        work.userId,
+        context,
+        tell(result.request, { kind: 'approved', by: work.userId }),
+      );
     }),
 
   'apply-unreviewed': (state, event) => {
@@ -146,9 +164,18 @@ const HANDLERS: Handlers = {
     switch (work.phase) {
       case 'withdrawing':
         return withdrawn(request, work, result);
-      case 'deciding':
+      case 'deciding': {
         if (!result.ok) return lostRace(result);
-        return finish(result.request, [{ type: 'show', request: result.request }]);
+        const rejected =
+          work.decision === 'reject'
+            ? tell(result.request, {
+                kind: 'rejected',
+                by: work.userId,
+                ...(work.reason ? { reason: work.reason } : {}),
+              })
+            : [];
+        return finish(result.request, [{ type: 'show', request: result.request }, ...rejected]);
+      }
       case 'claiming':
         if (!result.ok) return lostRace(result);
         return beginApply(result.request, work.actorId, context);
@@ -280,7 +307,7 @@ const HANDLERS: Handlers = {
 // ---------------------------------------------------------------------------------------------
 // Applying
 
-function beginApply(request: ChangeRequest, actorId: string, context: FlowContext): StepResult {
+function beginApply(request: ChangeRequest, actorId: string, context: FlowContext, before: Effect[] = []): StepResult {
   return next(
     request,
     {
@@ -290,7 +317,7 @@ function beginApply(request: ChangeRequest, actorId: string, context: FlowContex
       deadline: context.clock + context.lockWaitMs,
       waitedFrom: context.clock,
     },
-    [{ type: 'hold-lease', request }, { type: 'show', request }, { type: 'lock-service' }],
+    [...before, { type: 'hold-lease', request }, { type: 'show', request }, { type: 'lock-service' }],
   );
 }
 
@@ -312,6 +339,13 @@ function checkBeforeSending(
   // was made must not let it through under the rules it had. A revert only takes access back.
   const grown = rules && !request.revertOf ? rulesGrown(request.requirements, rules) : undefined;
   if (grown) return record(request, actorId, 'apply', { status: 'failed', audit: 'failed', failure: grown });
+  // Likewise a reason or ticket a rule now asks for (Extend and Undo carry the original's, as at filing).
+  const judged = rules?.kind !== 'deny' && !request.revertOf && !request.extendOf && !request.undoOf;
+  const lacking = rules && judged ? unjustified(rules.requirements, request) : undefined;
+  if (lacking) {
+    const missing = lacking.missing === 'reason' ? 'reason' : 'ticket';
+    return record(request, actorId, 'apply', failure('unjustified-now', { rule: lacking.rule, missing }));
+  }
   // An extension of a temporary change sends nothing: approving it moves the revert (in the store).
   return afterOperation(request, actorId, 'apply', [], undefined);
 }
@@ -443,7 +477,7 @@ function recorded(
     const effects: Effect[] = [{ type: 'release-lease' }, { type: 'show', request: result.request }];
     if (outcome.status === 'applied' && outcome.service)
       effects.push({ type: 'post-result', request: result.request, service: outcome.service });
-    effects.push({ type: 'follow-up', request: result.request });
+    effects.push(...tell(result.request, { kind: outcome.status }), { type: 'follow-up', request: result.request });
     return finish(result.request, effects);
   }
   // Settling: another replica settled it, or the store refused; nothing more to do here.
@@ -516,7 +550,11 @@ function lostRace(result: RefusedStep): StepResult {
   if (result.reason === 'missing') return finish(undefined, [reply({ kind: 'gone' })]);
   if (result.reason === 'lost') return finish(result.request, [reply({ kind: 'lost-after-sending' })]);
   if (result.reason === 'expired')
-    return finish(result.request, [{ type: 'show', request: result.request }, reply({ kind: 'expired' })]);
+    return finish(result.request, [
+      { type: 'show', request: result.request },
+      ...tell(result.request, { kind: 'expired' }),
+      reply({ kind: 'expired' }),
+    ]);
   return finish(result.request, [reply({ kind: 'already-decided', request: result.request })]);
 }
 
@@ -561,3 +599,15 @@ function ignored(state: FlowState, reason: string): StepResult {
 }
 
 const reply = (flowReply: FlowReply): Effect => ({ type: 'reply', reply: flowReply });
+
+/**
+ * The requester is told of every ending of their request, and of its approval, but never of
+ * what they did themselves. A revert is nobody's request: the original's requester is told once
+ * it took their change back, and of nothing else (a failed revert is tried again by the bot).
+ */
+function tell(request: ChangeRequest, news: RequesterNews): Effect[] {
+  if (request.revertOf)
+    return news.kind === 'applied' ? [{ type: 'tell-requester', request, news: { kind: 'reverted' } }] : [];
+  if ((news.kind === 'approved' || news.kind === 'rejected') && news.by === request.requesterId) return [];
+  return [{ type: 'tell-requester', request, news }];
+}

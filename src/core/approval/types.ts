@@ -49,8 +49,8 @@ export type Work =
   | { phase: 'idle' }
   | { phase: 'filing'; auto?: readonly string[] }
   | { phase: 'withdrawing'; why: 'unposted' | 'unrecorded'; notInChannel?: boolean; channelId?: string }
-  | { phase: 'checking'; decision: Decision; userId: string }
-  | { phase: 'deciding'; decision: Decision; userId: string }
+  | { phase: 'checking'; decision: Decision; userId: string; reason?: string }
+  | { phase: 'deciding'; decision: Decision; userId: string; reason?: string }
   | { phase: 'claiming'; actorId: string }
   | { phase: 'locking'; actorId: string; mode: ApplyMode; deadline: number; waitedFrom: number }
   | { phase: 'reading'; actorId: string; mode: ApplyMode; attempt: number }
@@ -84,7 +84,8 @@ export type FlowEvent =
   | { type: 'message-ts-recorded' }
   | { type: 'message-ts-failed' }
   // Decisions by people.
-  | { type: 'clicked'; decision: Decision; userId: string }
+  /** `reason`: what a rejecter typed in the Reject form (absent when no form could be shown). */
+  | { type: 'clicked'; decision: Decision; userId: string; reason?: string }
   | { type: 'policy-answered'; verdict: Verdict }
   | { type: 'approval-recorded'; result: StoreApprovalResult }
   // Applied without a decision: a policy that asks none, or a revert.
@@ -106,7 +107,9 @@ export type FlowEvent =
 export type AuditNote =
   | { kind: 'auto-approved'; rules: readonly string[] }
   | { kind: 'withdrawn-unposted' }
-  | { kind: 'withdrawn-unrecorded' };
+  | { kind: 'withdrawn-unrecorded' }
+  /** A rejection with the reason its rejecter typed: kept as the outcome, and in the audit. */
+  | { kind: 'rejected-because'; reason: string };
 
 export type Effect =
   | { type: 'create' }
@@ -143,6 +146,11 @@ export type Effect =
   | { type: 'post-correction'; apiRequestId?: string }
   | { type: 'follow-up'; request: ChangeRequest }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; fact: LogFact }
+  /**
+   * Tell the requester directly what became of their request (a revert: the original's requester).
+   * Never asks anything back: a message that cannot be delivered changes nothing in the flow.
+   */
+  | { type: 'tell-requester'; request: ChangeRequest; news: RequesterNews }
   | { type: 'reply'; reply: FlowReply };
 
 /** Effects that answer with an event; a step asks at most one, last. */
@@ -186,12 +194,24 @@ export type Failure =
   | { kind: 'denied-now'; rule: string; text: string }
   /** The record now matches rules that ask more than the request was approved under. */
   | { kind: 'rules-grew'; rules: string[] }
+  /** The record now matches a rule asking for a reason or a ticket the request was not given. */
+  | { kind: 'unjustified-now'; rule: string; missing: 'reason' | 'ticket' }
   | { kind: 'api-refused'; error: CloudApiError | undefined }
   | { kind: 'unknown-outcome'; error: CloudApiError | undefined }
   | { kind: 'not-shown'; error: CloudApiError | undefined }
   | { kind: 'stopped-before-sending' }
   | { kind: 'settled-not-shown' }
   | { kind: 'settled-read-failed'; error: CloudApiError | undefined };
+
+/** What the requester is told directly as their request moves; core/render/requester.ts words it. */
+export type RequesterNews =
+  | { kind: 'approved'; by: string }
+  | { kind: 'applied' }
+  | { kind: 'failed' }
+  | { kind: 'rejected'; by: string; reason?: string }
+  | { kind: 'expired' }
+  /** A revert the bot filed took back the original's temporary change. */
+  | { kind: 'reverted' };
 
 /** What the person who clicked or asked is told; undefined (no reply effect) means the message says it. */
 export type FlowReply =

@@ -25,5 +25,8 @@ export interface AuditEntry {
   update?: ServiceUpdate;
   /** The lease's fencing token of the replica that claimed, applied or settled the request. */
   fence?: number;
+  /** On 'requested' entries: the requester's reason and ticket, as given. */
+  reason?: string;
+  ticket?: string;
 }
 export type NewAuditEntry = Omit<AuditEntry, 'id'>;

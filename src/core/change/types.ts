@@ -132,6 +132,8 @@ export interface ChangeOutcome {
   status?: number;
   /** For a request of several operations: what became of each, in order. */
   operations?: OperationResult[];
+  /** A rejection: the reason the rejecter typed (shown in the message and told to the requester). */
+  rejectedBecause?: string;
 }
 
 /** A change request as stored: the plan plus who asked, where, and what became of it. */
@@ -180,6 +182,10 @@ export interface ChangeRequest {
   approvalChannelId?: string;
   /** ts of the request's message in the approval channel, once posted. */
   approvalTs?: string;
+  /** Why, in the requester's words (`because "…"`, the form's Reason); a policy rule may require it. */
+  reason?: string;
+  /** The ticket the change belongs to (`ticket ABC-123`); a policy rule may require one matching its pattern. */
+  ticket?: string;
 }
 
 export interface TemporaryTerms {

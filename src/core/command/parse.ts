@@ -32,6 +32,7 @@ import {
 import { normalizeSlackText, tokenize, type Token } from './tokenize.js';
 import { durationProblem, TEMPORARY_MIN_MS } from '../change/temporary.js';
 import { DURATION_FORMS, readSpokenDuration } from './duration.js';
+import { checkReason, checkTicket, type Justification } from '../policy/justification.js';
 
 export type Command =
   | { kind: 'help' }
@@ -41,7 +42,7 @@ export type Command =
   | { kind: 'show'; service: string }
   | { kind: 'edit'; service: string }
   /** verb is the command that asked for the change, as the catalogue names it: "ip add", "rename"... */
-  | { kind: 'change'; service: string; intent: ChangeIntent; verb: string; durationMs?: number }
+  | ({ kind: 'change'; service: string; intent: ChangeIntent; verb: string; durationMs?: number } & Justification)
   | { kind: 'pending' }
   | { kind: 'temporary' }
   | { kind: 'history'; service?: string }
@@ -138,8 +139,9 @@ function parseText(text: string): Command {
       : { kind: 'unknown', word: first.text };
   }
   if (unterminated !== undefined) throw unclosedQuote(unterminated, tokens);
-  if (handler === undefined) return { kind: 'help' };
-  return handler(args);
+  if (handler === undefined || first === undefined) return { kind: 'help' };
+  const justified = splitJustification(first.text.toLowerCase(), args);
+  return withJustification(handler(justified.args), justified, first.text);
 }
 
 function tooLong(text: string): UsageProblem {
@@ -309,6 +311,84 @@ function refuseDurationLike(name: TemporaryCommand, args: Token[], fors: number[
       ),
     );
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// because "REASON" and ticket ID, anywhere after the arguments of any command that asks a change
+
+/** Words before which `because`/`ticket` are never read as such: the service (after a sub-verb). */
+const FIXED_WORDS: Readonly<Record<string, number>> = { ip: 2, tag: 2, 'private-endpoint': 2 };
+
+type Justified = { args: Token[] } & Justification;
+
+/**
+ * Takes every unquoted `because "TEXT"` and `ticket ID` out of the arguments, before the
+ * command's own parser sees them (as splitDuration does for `for DURATION`). `because` takes
+ * exactly one quoted word, so it can never swallow a service, a description or a `for DURATION`;
+ * the first words (the service) are never read as either, so a service named "ticket" still works.
+ */
+function splitJustification(firstWord: string, args: Token[]): Justified {
+  const from = FIXED_WORDS[firstWord] ?? 1;
+  const problem: (message: string) => never = (message) => {
+    throw new UsageProblem(message, usageForWords([firstWord, ...textOf(args)]));
+  };
+  const kept: Token[] = [];
+  const given: Justification = {};
+  for (let at = 0; at < args.length; at++) {
+    const token = args[at] as Token;
+    const word = token.quoted ? undefined : token.text.toLowerCase();
+    if (at < from || (word !== 'because' && word !== 'ticket')) {
+      kept.push(token);
+      continue;
+    }
+    const value = args[at + 1];
+    if (given[word === 'because' ? 'reason' : 'ticket'] !== undefined)
+      problem(`Give one ${word === 'because' ? 'reason' : 'ticket'}: ${word} appears twice.`);
+    if (word === 'because') {
+      if (value === undefined)
+        problem('The because at the end is not followed by a reason. Write it in quotes: because "why this change".');
+      if (!value.quoted) problem(unquotedReason(args.slice(at + 1)));
+      given.reason = checked(checkReason(value.text), problem);
+    } else {
+      if (value === undefined)
+        problem('The ticket at the end is not followed by its id. Write it like this: ticket OPS-123.');
+      given.ticket = checked(checkTicket(value.text), problem);
+    }
+    at += 1;
+  }
+  return { args: kept, ...given };
+}
+
+function checked<T>(value: { ok: true; value: T } | { ok: false; message: string }, problem: (m: string) => never): T {
+  return value.ok ? value.value : problem(value.message);
+}
+
+/** Unquoted words after because: where the reason ends cannot be told, so show it quoted. */
+function unquotedReason(after: Token[]): string {
+  const end = after.findIndex((t) => !t.quoted && ['for', 'ticket', 'because'].includes(t.text.toLowerCase()));
+  const words = textOf(end === -1 ? after : after.slice(0, end));
+  const example = `because ${echo(words.join(' '))}`;
+  return `Put the reason after because in quotes, like ${example}: without quotes I cannot tell where it ends (a for DURATION or a description may follow).`;
+}
+
+/** Only a change request carries a reason and a ticket; any other command given one is refused. */
+function withJustification(command: Command, given: Justified, firstWord: string): Command {
+  if (given.reason === undefined && given.ticket === undefined) return command;
+  if (command.kind === 'change')
+    return {
+      ...command,
+      ...(given.reason !== undefined ? { reason: given.reason } : {}),
+      ...(given.ticket !== undefined ? { ticket: given.ticket } : {}),
+    };
+  if (command.kind === 'invalid') return command;
+  const words = [given.reason !== undefined ? 'because' : '', given.ticket !== undefined ? 'ticket' : ''].filter(
+    Boolean,
+  );
+  const hint = command.kind === 'edit' ? ' The edit form has Reason and Ticket fields.' : '';
+  throw new UsageProblem(
+    `${words.join(' and ')} go${words.length === 1 ? 'es' : ''} with commands that request a change, not with ${firstWord.toLowerCase()}.${hint}`,
+    usageForWords([firstWord]),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

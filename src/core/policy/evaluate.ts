@@ -35,6 +35,7 @@ export function evaluatePolicy(
       approvals: rule.approvals,
       approvers: [...(rule.approvers ?? defaults.approvers)],
       reasons,
+      ...(rule.require ? { require: rule.require } : {}),
       ...(rule.remindMs === undefined ? {} : { remindMs: rule.remindMs }),
       ...(rule.escalate ? { escalate: { afterMs: rule.escalate.afterMs, to: [...rule.escalate.to] } } : {}),
       ...(rule.channel === undefined ? {} : { channel: rule.channel }),

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { readSpokenDuration } from '../command/duration.js';
-import { CHANGE_KINDS, RISKS, type Policy, type Rule, type RuleMatch } from './types.js';
+import { ticketPatternProblem } from './justification.js';
+import { CHANGE_KINDS, RISKS, type Policy, type Requires, type Rule, type RuleMatch } from './types.js';
 
 /** More would be a typo, and no Slack channel has that many reviewers awake. */
 export const MAX_APPROVALS = 10;
@@ -21,8 +22,9 @@ export type PolicyParse = { ok: true; policy: Policy } | { ok: false; problems: 
 
 const KEYS_OF = {
   file: ['rules'],
-  rule: ['name', 'match', 'approvals', 'approvers', 'deny', 'remind', 'escalate', 'channel'],
+  rule: ['name', 'match', 'approvals', 'approvers', 'deny', 'remind', 'escalate', 'channel', 'require'],
   match: ['tags', 'services', 'changes', 'risks'],
+  require: ['reason', 'ticket'],
 } as const;
 
 const nonEmptyList = <T extends z.ZodType>(item: T, what: string, example: string, ifLeftOut = 'to match any') =>
@@ -61,6 +63,20 @@ const MatchSchema = z.strictObject(
     ).optional(),
   },
   { error: 'must be a map with tags, services, changes or risks (use {} to match every request)' },
+);
+
+const RequireSchema = z.strictObject(
+  {
+    reason: z.boolean({ error: 'must be true or false' }).optional(),
+    ticket: z
+      .string({ error: 'must be a regular expression in quotes, like "^[A-Z]+-[0-9]+$"' })
+      .superRefine((pattern, ctx) => {
+        const problem = ticketPatternProblem(pattern);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
+  },
+  { error: 'must be a map with reason and/or ticket, like { reason: true, ticket: "^[A-Z]+-[0-9]+$" }' },
 );
 
 /** Reminders and escalation wait at least this long, and at most this long (a request's lifetime is far shorter). */
@@ -127,6 +143,7 @@ const RuleSchema = z
         .string({ error: 'must be a Slack channel id (C…), like C0DBAS' })
         .regex(/^[CG][A-Z0-9]{2,}$/, { error: 'must be a Slack channel id (C…), like C0DBAS' })
         .optional(),
+      require: RequireSchema.optional(),
     },
     { error: 'must be a map with name, match and either approvals or deny' },
   )
@@ -135,7 +152,7 @@ const RuleSchema = z
 
 /** Checks across a rule's keys, on values that may themselves be invalid. */
 function ruleShapeProblems(rule: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  const { deny, approvals, approvers, remind, escalate, channel } = rule;
+  const { deny, approvals, approvers, remind, escalate, channel, require } = rule;
   for (const [key, value] of [
     ['remind', remind],
     ['escalate', escalate],
@@ -159,6 +176,9 @@ function ruleShapeProblems(rule: Record<string, unknown>, ctx: z.RefinementCtx):
   }
   if (approvers !== undefined && approvals === undefined && deny !== undefined) {
     ctx.addIssue({ code: 'custom', path: ['approvers'], message: 'has no effect in a deny rule' });
+  }
+  if (require !== undefined && deny !== undefined && approvals === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['require'], message: 'has no effect in a deny rule: it refuses anyway' });
   }
   if (approvers !== undefined && approvals === 0) {
     ctx.addIssue({ code: 'custom', path: ['approvers'], message: 'has no effect with approvals: 0' });
@@ -232,6 +252,7 @@ function toRule(rule: ParsedRule, line: number | undefined): Rule {
   };
   const base = { name: rule.name, match, ...(line === undefined ? {} : { line }) };
   if (rule.deny !== undefined) return { ...base, effect: 'deny', deny: rule.deny };
+  const require = requiresOf(rule.require);
   return {
     ...base,
     effect: 'approve',
@@ -240,7 +261,18 @@ function toRule(rule: ParsedRule, line: number | undefined): Rule {
     ...(rule.remind === undefined ? {} : { remindMs: rule.remind }),
     ...(rule.escalate ? { escalate: { afterMs: rule.escalate.after, to: [...new Set(rule.escalate.to)] } } : {}),
     ...(rule.channel === undefined ? {} : { channel: rule.channel }),
+    ...(require ? { require } : {}),
   };
+}
+
+/** `reason: false` and an empty map ask for nothing: left out, as if not written. */
+function requiresOf(written: ParsedRule['require']): Requires | undefined {
+  if (!written) return undefined;
+  const require: Requires = {
+    ...(written.reason ? { reason: true as const } : {}),
+    ...(written.ticket !== undefined ? { ticket: written.ticket } : {}),
+  };
+  return Object.keys(require).length > 0 ? require : undefined;
 }
 
 function duplicateNames(
@@ -314,7 +346,8 @@ function valueAt(data: unknown, path: Array<string | number>): unknown {
 
 function context(path: Array<string | number>): keyof typeof KEYS_OF {
   if (path.length === 0) return 'file';
-  return path.at(-1) === 'match' ? 'match' : 'rule';
+  const last = path.at(-1);
+  return last === 'match' || last === 'require' ? last : 'rule';
 }
 
 /** "rule 2 "prod needs two": " for problems inside a rule, '' at the top. */

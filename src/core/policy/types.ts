@@ -41,6 +41,14 @@ export interface RuleMatch {
   risks?: readonly Risk[];
 }
 
+/** What a rule asks the requester to give with the request (the policy file's `require`). */
+export interface Requires {
+  /** A reason: `because "…"` in a command, the Reason field of the edit form. */
+  reason?: true;
+  /** A ticket id matching this regular expression (checked safe at load: core/policy/ticket.ts). */
+  ticket?: string;
+}
+
 interface RuleBase {
   name: string;
   match: RuleMatch;
@@ -61,6 +69,7 @@ export type Rule =
       escalate?: Escalation;
       /** The channel the request is decided in (with the buttons); the requester's gets a link. */
       channel?: string;
+      require?: Requires;
     });
 
 export interface Escalation {
@@ -109,6 +118,8 @@ export interface Requirement {
   isDefault?: boolean;
   /** Only the default rule may let the requester approve (ALLOW_SELF_APPROVAL). */
   selfApproval?: boolean;
+  /** What the rule asks the requester to give (a reason, a ticket), checked before anything is posted. */
+  require?: Requires;
   /** When the thread is bumped (absent on requests made before reminders: the default). */
   remindMs?: number;
   /** Who may approve too once the request has waited `afterMs` (core/policy/nudges.ts). */

@@ -67,6 +67,10 @@ function failureRecord(failure: Failure): ChangeOutcome {
       return {
         message: `The service now matches the policy rule(s) ${failure.rules.map((r) => `"${r}"`).join(', ')}, which ask for more approvals than this request was given (its tags or the change's risks moved since it was asked), so it was not applied. Ask again: the new request shows what it needs.`,
       };
+    case 'unjustified-now':
+      return {
+        message: `The service now falls under the policy rule "${failure.rule}", which asks for a ${failure.missing} this request was not given (its tags or the rules changed since it was asked), so it was not applied. Ask again with ${failure.missing === 'reason' ? 'because "REASON"' : 'ticket ID'}.`,
+      };
     case 'api-refused':
       return apiFailure(failure.error, 'ClickHouse Cloud did not apply the change');
     case 'unknown-outcome':
@@ -162,6 +166,23 @@ export function auditNoteText(note: AuditNote): string {
       return 'The request could not be posted in the channel.';
     case 'withdrawn-unrecorded':
       return 'The bot could not record this request, so it was withdrawn. Ask again in a minute.';
+    case 'rejected-because':
+      return `Reason: ${note.reason}`;
+  }
+}
+
+/**
+ * What a transition made for such a reason records as the request's outcome: a withdrawal says
+ * why, a rejection keeps its rejecter's reason; an auto-approval is in the audit only.
+ */
+export function noteOutcome(note: AuditNote): ChangeOutcome | undefined {
+  switch (note.kind) {
+    case 'auto-approved':
+      return undefined;
+    case 'rejected-because':
+      return { rejectedBecause: note.reason };
+    default:
+      return { message: auditNoteText(note) };
   }
 }
 

@@ -42,9 +42,17 @@ export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): B
   const warnings = distinctSentences(plan.warnings).map((w) => `:warning: *${esc(w)}*`);
   const note = temporaryNote(request);
   const rules = request.requirements ? progressLines(request, request.requirements) : [];
+  const why = justificationLines(request);
   const budget =
-    LIMITS.messageBlocks - blocks.length - 3 - note.length - (warnings.length > 0 ? 1 : 0) - (rules.length > 0 ? 1 : 0);
+    LIMITS.messageBlocks -
+    blocks.length -
+    3 -
+    note.length -
+    (warnings.length > 0 ? 1 : 0) -
+    (rules.length > 0 ? 1 : 0) -
+    (why ? 1 : 0);
   blocks.push(...packLines(plan.changes.map(changeLine), budget, (n) => `_…and ${n} more changes_`));
+  if (why) blocks.push(section(why));
   if (warnings.length > 0) blocks.push(section(warnings.join('\n')));
   if (rules.length > 0) blocks.push(section(`*Approval rules*\n${rules.join('\n')}`));
   // An undo names what it undoes last, so the request's own id is the first one read.
@@ -52,6 +60,31 @@ export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): B
   if (request.undoOf) blocks.push(...status, ...note);
   else blocks.push(...note, ...status);
   return blocks;
+}
+
+/** "*Reason:* “…”" and "*Ticket:* `OPS-1`", one per line; undefined when the request gives neither. */
+export function justificationLines(request: Pick<ChangeRequest, 'reason' | 'ticket'>): string | undefined {
+  const lines = [
+    ...(request.reason ? [`*Reason:* “${esc(request.reason)}”`] : []),
+    ...(request.ticket ? [`*Ticket:* ${code(request.ticket)}`] : []),
+  ];
+  return lines.length > 0 ? lines.join('\n') : undefined;
+}
+
+/** The same in one short phrase for lists: " · because “…” · ticket `OPS-1`" (a long reason cut). */
+export function justificationPhrase(request: Pick<ChangeRequest, 'reason' | 'ticket'>): string {
+  return [
+    ...(request.reason ? [` · because “${esc(shortened(request.reason, PHRASE_REASON_LENGTH))}”`] : []),
+    ...(request.ticket ? [` · ticket ${code(request.ticket)}`] : []),
+  ].join('');
+}
+
+/** A list line stays a line: the whole reason is in the request's message. */
+const PHRASE_REASON_LENGTH = 120;
+
+function shortened(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
 function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
@@ -107,7 +140,8 @@ const OUTCOME: Record<Exclude<ChangeStatus, 'pending'>, (r: ChangeRequest) => st
     `:white_check_mark: *Applied.* ${approvedBy(r)}${when(r)}${apiRef(r)}${r.outcome?.message ? ` ${esc(r.outcome.message)}` : ''}`,
   failed: (r) =>
     `:x: *Not applied.* ${esc(r.outcome?.message ?? 'The update failed.')} ${approvedBy(r)}${when(r)}${apiRef(r)}`,
-  rejected: (r) => `:no_entry: *Rejected* by ${mention(r.decidedBy)}${when(r)}`,
+  rejected: (r) =>
+    `:no_entry: *Rejected* by ${mention(r.decidedBy)}${when(r)}${r.outcome?.rejectedBecause ? `: “${esc(r.outcome.rejectedBecause)}”` : ''}`,
   cancelled: (r) => `:heavy_multiplication_x: *Cancelled* by ${mention(r.decidedBy)}${when(r)}`,
   expired: (r) =>
     `:hourglass_flowing_sand: *Expired* without approval at ${slackDate(r.expiresAt)}. Ask again if it is still needed.`,
@@ -137,7 +171,7 @@ export function pendingBlocks(requests: ChangeRequest[]): Block[] {
   if (requests.length === 0) return [section('No change request is waiting for approval in this channel.')];
   const lines = requests.map(
     (r) =>
-      `• ${code(r.id)} ${serviceRef(r.plan.serviceName, r.plan.serviceId)} by ${mention(r.requesterId)}: ${esc(changeSummary(r.plan.changes))}${r.requirements ? ` · ${progressSummary(r, r.requirements)}` : ''} · expires ${slackDate(r.expiresAt)}`,
+      `• ${code(r.id)} ${serviceRef(r.plan.serviceName, r.plan.serviceId)} by ${mention(r.requesterId)}: ${esc(changeSummary(r.plan.changes))}${justificationPhrase(r)}${r.requirements ? ` · ${progressSummary(r, r.requirements)}` : ''} · expires ${slackDate(r.expiresAt)}`,
   );
   return [
     header(`Pending change requests (${requests.length})`),

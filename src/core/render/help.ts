@@ -9,7 +9,7 @@ export function helpBlocks(slashCommand: string, lead?: string): Block[] {
     ...(lead ? [section(lead)] : []),
     ...packLines(lines, 20, (n) => `…and ${n} more`),
     context(
-      'SERVICE is a service id or name; quote names with spaces. Every change becomes a request that a colleague approves in the channel.',
+      'SERVICE is a service id or name; quote names with spaces. Every change becomes a request that a colleague approves in the channel; add `because "REASON"` and `ticket ID` after its arguments when a policy rule asks for them.',
     ),
   ];
 }

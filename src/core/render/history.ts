@@ -40,6 +40,8 @@ export function historyBlocks(entries: AuditEntry[], reach: AuditReach, serviceL
   const lines = entries.map((e) => {
     const detail = [
       e.summary ? esc(e.summary) : '',
+      e.reason ? `because “${esc(e.reason)}”` : '',
+      e.ticket ? `ticket ${code(e.ticket)}` : '',
       e.message ? `_${esc(e.message)}_` : '',
       e.apiRequestId ? `API request ${code(e.apiRequestId)}` : '',
     ]

@@ -10,6 +10,13 @@ import { tagText, type PlanProblem } from '../change/plan.js';
 import { currentState, mayLeaveDefaultChannel, mysqlEnabled } from '../change/state.js';
 import { readDuration } from '../change/temporary.js';
 import type { ChangeIntent } from '../change/types.js';
+import {
+  checkReason,
+  checkTicket,
+  REASON_MAX_LENGTH,
+  TICKET_MAX_LENGTH,
+  type Justification,
+} from '../policy/justification.js';
 import { code, distinctSentences, LIMITS, truncate, type Block, type InputElement, type View } from './mrkdwn.js';
 
 export const EDIT_CALLBACK = 'edit_service';
@@ -30,6 +37,8 @@ export const BLOCK = {
   memory: 'replica_memory',
   idle: 'idle_scaling',
   idleTimeout: 'idle_timeout',
+  reason: 'reason',
+  ticket: 'ticket',
 } as const;
 
 /** Beyond this much tag text the modal would not fit its metadata; the tag commands remain. */
@@ -191,6 +200,7 @@ export function editView(service: ServiceRecord, metadata: EditMetadata, tempora
     ...tagBlocks(metadata.shown.tags),
     ...capacityBlocks(metadata.shown.capacity ?? {}),
     ...durationBlocks(temporaryMaxMs),
+    ...justificationBlocks(),
   ];
   return {
     type: 'modal',
@@ -284,6 +294,57 @@ export function durationFromSubmission(values: ViewState): { ms: number } | { pr
   if (chosen === undefined) return undefined;
   const reading = readDuration(chosen);
   return reading.ok ? { ms: reading.ms } : { problem: reading.message };
+}
+
+/** Reason and Ticket: optional here, since only some policy rules ask for them (the request says which). */
+function justificationBlocks(): Block[] {
+  return [
+    input(
+      BLOCK.reason,
+      'Reason',
+      {
+        type: 'plain_text_input',
+        action_id: ACTION,
+        multiline: true,
+        max_length: REASON_MAX_LENGTH,
+        placeholder: { type: 'plain_text', text: 'Why this change' },
+      },
+      { optional: true, hint: 'Shown with the request and kept in the history.' },
+    ),
+    input(
+      BLOCK.ticket,
+      'Ticket',
+      {
+        type: 'plain_text_input',
+        action_id: ACTION,
+        max_length: TICKET_MAX_LENGTH,
+        placeholder: { type: 'plain_text', text: 'OPS-123' },
+      },
+      { optional: true },
+    ),
+  ];
+}
+
+/** The Reason and Ticket fields as given, or inline errors for those that cannot be taken. */
+export function justificationFromSubmission(
+  values: ViewState,
+): { ok: true; justification: Justification } | { ok: false; errors: Record<string, string> } {
+  const text = (block: string) => values[block]?.[ACTION]?.value?.trim() || undefined;
+  const reasonText = text(BLOCK.reason);
+  const ticketText = text(BLOCK.ticket);
+  const reason = reasonText === undefined ? undefined : checkReason(reasonText);
+  const ticket = ticketText === undefined ? undefined : checkTicket(ticketText);
+  const errors: Record<string, string> = {};
+  if (reason && !reason.ok) errors[BLOCK.reason] = reason.message;
+  if (ticket && !ticket.ok) errors[BLOCK.ticket] = ticket.message;
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    justification: {
+      ...(reason?.ok ? { reason: reason.value } : {}),
+      ...(ticket?.ok ? { ticket: ticket.value } : {}),
+    },
+  };
 }
 
 const fitsValue = (value: string) => value.length > 0 && value.length <= LIMITS.optionValue;

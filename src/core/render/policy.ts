@@ -7,6 +7,7 @@ import type { ChangeRequest } from '../change/types.js';
 import { KIND_LIST } from '../change/kinds/index.js';
 import { defaultRequirement, evaluatePolicy } from '../policy/evaluate.js';
 import { serviceSide } from '../policy/facts.js';
+import type { Unjustified } from '../policy/justification.js';
 import { ANY_VALUE } from '../policy/match.js';
 import { ruleProgress, stillEligible, unmet, type RuleProgress } from '../policy/progress.js';
 import {
@@ -16,6 +17,7 @@ import {
   type Policy,
   type PolicyDefaults,
   type Requirement,
+  type Requires,
   type Risk,
   type Rule,
 } from '../policy/types.js';
@@ -138,8 +140,51 @@ function matchText(rule: Rule): string {
 
 function effectText(rule: Rule, defaults: PolicyDefaults): string {
   if (rule.effect === 'deny') return `refuses: _${esc(rule.deny)}_`;
-  if (rule.approvals === 0) return 'needs no approval';
-  return `needs ${rule.approvals} approval${rule.approvals === 1 ? '' : 's'} from ${approversText(rule.approvers ?? defaults.approvers)}`;
+  const asks = requiresText(rule.require);
+  if (rule.approvals === 0) return `needs no approval${asks}`;
+  return `needs ${rule.approvals} approval${rule.approvals === 1 ? '' : 's'} from ${approversText(rule.approvers ?? defaults.approvers)}${asks}`;
+}
+
+/** ", and a reason and a ticket matching `^[A-Z]+-[0-9]+$`": what a rule asks the requester to give. */
+export function requiresText(require: Requires | undefined): string {
+  if (!require) return '';
+  const asks = [
+    ...(require.reason ? ['a reason'] : []),
+    ...(require.ticket !== undefined ? [`a ticket matching ${code(require.ticket)}`] : []),
+  ];
+  return asks.length > 0 ? `, and ${asks.join(' and ')}` : '';
+}
+
+/** The same as an inline error of the edit form (plain text): which field, and why. */
+export function unjustifiedFieldError(problem: Unjustified): { field: 'reason' | 'ticket'; text: string } {
+  const rule = `The policy rule "${problem.rule}"`;
+  if (problem.missing === 'reason') return { field: 'reason', text: `${rule} asks for a reason with this change.` };
+  if (problem.missing === 'ticket')
+    return { field: 'ticket', text: `${rule} asks for a ticket matching ${problem.pattern}.` };
+  return {
+    field: 'ticket',
+    text: `${rule} asks for a ticket matching ${problem.pattern}; ${problem.ticket} does not.`,
+  };
+}
+
+/** Told to the requester when a rule asks for a reason or a ticket the request lacks; nothing was posted. */
+export function unjustifiedText(problem: Unjustified, asked: 'command' | 'form'): string {
+  const rule = bold(problem.rule);
+  const how =
+    problem.missing === 'reason'
+      ? asked === 'command'
+        ? 'Add it after the arguments, in quotes: because "why this change".'
+        : 'Fill in the Reason field.'
+      : asked === 'command'
+        ? 'Add it after the arguments: ticket OPS-123.'
+        : 'Fill in the Ticket field.';
+  const what =
+    problem.missing === 'reason'
+      ? `The policy rule ${rule} asks for a reason with this change.`
+      : problem.missing === 'ticket'
+        ? `The policy rule ${rule} asks for a ticket matching ${code(problem.pattern)} with this change.`
+        : `The policy rule ${rule} asks for a ticket matching ${code(problem.pattern)}; ${code(problem.ticket)} does not match.`;
+  return `:no_entry: ${what} ${problem.missing === 'ticket-format' ? 'Give the ticket id as that pattern asks.' : how} Nothing was requested.`;
 }
 
 function approversText(approvers: readonly string[]): string {
@@ -204,9 +249,11 @@ export function servicePolicyBlocks(
 function decisionText(decision: PolicyDecision): string {
   if (decision.kind === 'deny') return `refused by ${bold(decision.rule)}`;
   if (decision.kind === 'auto')
-    return `no approval needed (${decision.requirements.map((r) => bold(r.rule)).join(', ')})`;
-  return decision.requirements
+    return `no approval needed (${decision.requirements.map((r) => bold(r.rule)).join(', ')})${decision.requirements.map((r) => requiresText(r.require)).join('')}`;
+  const approvals = decision.requirements
     .filter((r) => r.approvals > 0)
     .map((r) => `${r.approvals} from ${approversText(r.approvers)} (${bold(r.rule)})`)
     .join(' and ');
+  const asks = decision.requirements.map((r) => requiresText(r.require)).filter(Boolean);
+  return `${approvals}${asks.join('')}`;
 }

@@ -17,6 +17,8 @@ interface ChatMessage {
   blocks: Block[];
   threadTs?: string;
   visibleTo?: string;
+  /** A DM from the app: shown only to that person, marked as such. */
+  directTo?: string;
 }
 interface OpenView {
   id: string;
@@ -255,7 +257,7 @@ function actionButton(element: Element, block: Block, message: ChatMessage): HTM
 function renderMessage(message: ChatMessage, replies: ChatMessage[]): HTMLElement {
   const author = message.userId ? personName(message.userId) : 'ClickHouse';
   const node = el('div', {
-    class: `message${message.visibleTo ? ' ephemeral' : ''}`,
+    class: `message${message.visibleTo || message.directTo ? ' ephemeral' : ''}`,
     'data-ts': message.ts,
     'data-testid': 'message',
   });
@@ -266,6 +268,7 @@ function renderMessage(message: ChatMessage, replies: ChatMessage[]): HTMLElemen
     el('span', { class: 'badge' }, message.userId ? '' : 'APP'),
   );
   if (message.visibleTo) head.append(el('span', { class: 'badge' }, ' · Only visible to you'));
+  if (message.directTo) head.append(el('span', { class: 'badge' }, ' · Direct message to you'));
   // What a person typed is shown as typed (a command is not formatted), the bot's text as mrkdwn.
   const body =
     message.blocks.length > 0
@@ -448,7 +451,9 @@ function readElement(form: HTMLElement, element: Element, id: string): Record<st
 
 function render(): void {
   if (!state) return;
-  const visible = state.messages.filter((m) => !m.visibleTo || m.visibleTo === me);
+  const visible = state.messages.filter(
+    (m) => (!m.visibleTo || m.visibleTo === me) && (!m.directTo || m.directTo === me),
+  );
   const replies = (ts: string) => visible.filter((m) => m.threadTs === ts);
   const list = $('messages');
   const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 40;

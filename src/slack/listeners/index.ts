@@ -9,6 +9,7 @@ import { registerSlashCommand } from './commands/clickhouse.js';
 import type { ListenerDeps } from './deps.js';
 import { refuseWhileDraining } from './draining.js';
 import { registerEditSubmission } from './views/edit-service.js';
+import { registerRejectSubmission } from './views/reject-reason.js';
 
 export function registerListeners(app: App, deps: ListenerDeps): void {
   app.use(refuseWhileDraining(deps));
@@ -16,4 +17,5 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   registerDecisionButtons(app, deps);
   registerTemporaryButtons(app, deps);
   registerEditSubmission(app, deps);
+  registerRejectSubmission(app, deps);
 }

@@ -28,10 +28,13 @@ type ImmutablePart = Pick<
   | 'requirements'
   | 'policyDigest'
   | TemporaryPart
+  | JustificationPart
 >;
 /** What makes a request time-boxed, a revert or an extension (core/change/temporary.ts). */
 type TemporaryPart =
   'temporary' | 'revertOf' | 'extendOf' | 'threadTs' | 'beneficiaryId' | 'undoOf' | 'approvalChannelId';
+/** Why the request was made; absent on requests stored before reasons and tickets existed. */
+type JustificationPart = 'reason' | 'ticket';
 
 /** Hash field of one approval: `approved:<user>` = "<seq>|<at>|<requirement indices>" (scripts.ts). */
 const APPROVED_PREFIX = 'approved:';
@@ -54,6 +57,8 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     ...(request.requirements ? { requirements: request.requirements } : {}),
     ...(request.policyDigest ? { policyDigest: request.policyDigest } : {}),
     ...temporaryPart(request),
+    ...(request.reason ? { reason: request.reason } : {}),
+    ...(request.ticket ? { ticket: request.ticket } : {}),
   };
   const args = [
     'data',
@@ -197,6 +202,8 @@ export function auditToStreamArgs(entry: NewAuditEntry): string[] {
   if (entry.message) args.push('message', entry.message);
   if (entry.update) args.push('update', JSON.stringify(entry.update));
   if (entry.fence !== undefined) args.push('fence', String(entry.fence));
+  if (entry.reason) args.push('reason', entry.reason);
+  if (entry.ticket) args.push('ticket', entry.ticket);
   return args;
 }
 
@@ -235,6 +242,8 @@ export function auditFromStreamEntry(id: string, flatFields: string[]): AuditEnt
     ...(fields.fence !== undefined && Number.isSafeInteger(Number(fields.fence))
       ? { fence: Number(fields.fence) }
       : {}),
+    ...(fields.reason ? { reason: fields.reason } : {}),
+    ...(fields.ticket ? { ticket: fields.ticket } : {}),
   });
 }
 
@@ -252,7 +261,7 @@ function storedUpdate(json: string): { update?: ServiceUpdate } {
 
 function parseImmutablePart(json: string): ImmutablePart {
   const value = parseJsonObject(json, 'data');
-  const { id, channelId, requesterId, plan, createdAt, expiresAt, requirements, policyDigest } = value;
+  const { id, channelId, requesterId, plan, createdAt, expiresAt, requirements, policyDigest, reason, ticket } = value;
   if (
     typeof id !== 'string' ||
     typeof channelId !== 'string' ||
@@ -276,6 +285,8 @@ function parseImmutablePart(json: string): ImmutablePart {
     ...(Array.isArray(requirements) ? { requirements: requirements as Requirement[] } : {}),
     ...(typeof policyDigest === 'string' ? { policyDigest } : {}),
     ...readTemporaryPart(value),
+    ...(typeof reason === 'string' ? { reason } : {}),
+    ...(typeof ticket === 'string' ? { ticket } : {}),
   };
 }
 
@@ -311,11 +322,12 @@ function parseNumber(value: string, field: string): number {
 
 /** The outcome a transition recorded; a field of another type means something else wrote the hash. */
 function parseOutcome(json: string): ChangeOutcome {
-  const { apiRequestId, message, status } = parseJsonObject(json, 'outcome');
+  const { apiRequestId, message, status, rejectedBecause } = parseJsonObject(json, 'outcome');
   if (
     (apiRequestId !== undefined && typeof apiRequestId !== 'string') ||
     (message !== undefined && typeof message !== 'string') ||
-    (status !== undefined && typeof status !== 'number')
+    (status !== undefined && typeof status !== 'number') ||
+    (rejectedBecause !== undefined && typeof rejectedBecause !== 'string')
   ) {
     throw new StoredDataError('outcome');
   }
@@ -323,6 +335,7 @@ function parseOutcome(json: string): ChangeOutcome {
     ...(apiRequestId === undefined ? {} : { apiRequestId }),
     ...(message === undefined ? {} : { message }),
     ...(status === undefined ? {} : { status }),
+    ...(rejectedBecause === undefined ? {} : { rejectedBecause }),
   };
 }
 

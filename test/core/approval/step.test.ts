@@ -161,6 +161,7 @@ describe('step: a request filed, decided and applied', () => {
     const rejected = { ...pendingRequest(), status: 'rejected' as const };
     expect(run(checked.state, { type: 'transitioned', result: { ok: true, request: rejected } }).effects).toEqual([
       { type: 'show', request: rejected },
+      { type: 'tell-requester', request: rejected, news: { kind: 'rejected', by: 'U1' } },
     ]);
   });
 
@@ -176,6 +177,7 @@ describe('step: a request filed, decided and applied', () => {
       result: { ok: true, complete: true, request: claimed },
     });
     expect(started.effects).toEqual([
+      { type: 'tell-requester', request: claimed, news: { kind: 'approved', by: 'U1' } },
       { type: 'hold-lease', request: claimed },
       { type: 'show', request: claimed },
       { type: 'lock-service' },
@@ -323,6 +325,7 @@ describe('step: a request filed, decided and applied', () => {
       'release-lease',
       'show',
       'post-result',
+      'tell-requester',
       'follow-up',
     ]);
     expect(

@@ -110,6 +110,8 @@ describe('editView', () => {
       BLOCK.idle,
       BLOCK.idleTimeout,
       BLOCK.duration,
+      BLOCK.reason,
+      BLOCK.ticket,
     ]);
   });
 
@@ -205,6 +207,8 @@ describe('editView', () => {
       BLOCK.idle,
       BLOCK.idleTimeout,
       BLOCK.duration,
+      BLOCK.reason,
+      BLOCK.ticket,
     ]);
   });
 

@@ -10,6 +10,8 @@ import {
   policyBlocks,
   progressLines,
   servicePolicyBlocks,
+  unjustifiedFieldError,
+  unjustifiedText,
 } from '../../../src/core/render/policy.js';
 import { DEFAULTS, EXAMPLE_POLICY, mustParse } from '../policy/examples.js';
 import { changeRequest, mustPlan, NOW, service } from '../fixtures.js';
@@ -195,5 +197,34 @@ describe('/clickhouse policy', () => {
       DEFAULTS,
     );
     expect(decision.kind).toBe('auto');
+  });
+});
+
+describe('a missing reason or ticket, in words', () => {
+  const rule = 'prod *needs* <!here>';
+  it('names the rule (escaped) and says what to add, in the command or the form', () => {
+    const reason = unjustifiedText({ rule, missing: 'reason' }, 'command');
+    expect(reason).toContain('The policy rule *prod ∗needs∗ &lt;!here&gt;* asks for a reason with this change.');
+    expect(reason).toContain('because "why this change"');
+    expect(reason).toContain('Nothing was requested.');
+    expect(unjustifiedText({ rule: 'r', missing: 'reason' }, 'form')).toContain('Fill in the Reason field.');
+    expect(unjustifiedText({ rule: 'r', missing: 'ticket', pattern: '^A-`x`$' }, 'form')).toContain(
+      'asks for a ticket matching `^A-ʼxʼ$` with this change. Fill in the Ticket field.',
+    );
+    expect(unjustifiedText({ rule: 'r', missing: 'ticket-format', pattern: '^A$', ticket: 'B' }, 'command')).toContain(
+      '`B` does not match',
+    );
+    expect(unjustifiedFieldError({ rule: 'r', missing: 'ticket', pattern: '^A$' })).toStrictEqual({
+      field: 'ticket',
+      text: 'The policy rule "r" asks for a ticket matching ^A$.',
+    });
+  });
+
+  it('policy lists what a rule requires', () => {
+    const policy = mustParse(
+      'rules:\n  - name: r\n    match: {}\n    approvals: 0\n    require: { reason: true, ticket: "^OPS-[0-9]+$" }\n',
+    );
+    const text = mrkdwnTexts(policyBlocks(policy, DEFAULTS)).join('\n');
+    expect(text).toContain('needs no approval, and a reason and a ticket matching `^OPS-[0-9]+$`');
   });
 });

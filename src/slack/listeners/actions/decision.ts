@@ -5,6 +5,7 @@ import { clickFailureText, messageOf } from '../../../core/render/errors.js';
 import type { Decision } from '../../../ports/approval-policy.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import { section } from '../../../core/render/mrkdwn.js';
+import { rejectView } from '../../../core/render/reject-form.js';
 import { replyTo } from '../../respond.js';
 import type { ListenerDeps } from '../deps.js';
 
@@ -17,8 +18,41 @@ const DECISION_ACTIONS: Record<Decision, string> = {
 
 export function registerDecisionButtons(app: App, deps: ListenerDeps): void {
   for (const [decision, actionId] of Object.entries(DECISION_ACTIONS) as Array<[Decision, string]>) {
-    app.action(actionId, decisionListener(decision, deps));
+    app.action(actionId, decision === 'reject' ? rejectListener(deps) : decisionListener(decision, deps));
   }
+}
+
+/** What opening the Reject form needs from a click: its trigger (valid 3 s) and its channel. */
+const FormTrigger = z.object({
+  trigger_id: z.string().min(1),
+  channel: z.object({ id: z.string().min(1) }).optional(),
+  container: z.object({ channel_id: z.string().min(1).optional() }).optional(),
+});
+
+/**
+ * Reject asks for a reason in a small form; its submission rejects (views/reject-reason.ts).
+ * Without a trigger, or when the form cannot be opened, it rejects at once as it always did.
+ */
+export function rejectListener(deps: ListenerDeps) {
+  const direct = decisionListener('reject', deps);
+  return async (args: ActionArgs): Promise<void> => {
+    const trigger = FormTrigger.safeParse(args.body).data;
+    const [action] = ButtonClick.safeParse(args.body).data?.actions ?? [];
+    if (!trigger || !action) return direct(args);
+    await args.ack();
+    const channelId = trigger.channel?.id ?? trigger.container?.channel_id;
+    try {
+      await deps.services.modals.open(
+        trigger.trigger_id,
+        rejectView({ requestId: action.value, ...(channelId ? { channelId } : {}) }),
+      );
+    } catch (error) {
+      deps.services.logger.warn(
+        `could not open the Reject form for ${action.value} (${messageOf(error)}); rejecting without a reason`,
+      );
+      await decideClick('reject', args.body, deps);
+    }
+  };
 }
 
 /** The parts of a block_actions payload we rely on. */
@@ -67,18 +101,23 @@ export function whisperToClicker(
 export function decisionListener(decision: Decision, deps: ListenerDeps) {
   return async ({ ack, body }: ActionArgs): Promise<void> => {
     await ack();
-    const click = ButtonClick.safeParse(body);
-    const tell = whisperToClicker(body, deps);
-    const [action] = click.success ? click.data.actions : [];
-    if (!click.success || !action)
-      return void (await tell('This button did not carry a change request id, so nothing was changed.'));
-    const outcome = await deps.services.changeRequests
-      .decide(decision, action.value, click.data.user.id)
-      .catch((error: unknown) => {
-        deps.services.logger.error(`${decision} of ${action.value} failed:`, messageOf(error));
-        // The click may have been claimed (and the change sent) before the failure: say so honestly.
-        return { text: clickFailureText(isStoreUnavailable(error)) };
-      });
-    if (outcome) await tell(outcome.text);
+    await decideClick(decision, body, deps);
   };
+}
+
+/** The decision of one click, answered privately to whoever clicked. */
+async function decideClick(decision: Decision, body: unknown, deps: ListenerDeps): Promise<void> {
+  const click = ButtonClick.safeParse(body);
+  const tell = whisperToClicker(body, deps);
+  const [action] = click.success ? click.data.actions : [];
+  if (!click.success || !action)
+    return void (await tell('This button did not carry a change request id, so nothing was changed.'));
+  const outcome = await deps.services.changeRequests
+    .decide(decision, action.value, click.data.user.id)
+    .catch((error: unknown) => {
+      deps.services.logger.error(`${decision} of ${action.value} failed:`, messageOf(error));
+      // The click may have been claimed (and the change sent) before the failure: say so honestly.
+      return { text: clickFailureText(isStoreUnavailable(error)) };
+    });
+  if (outcome) await tell(outcome.text);
 }

@@ -1,0 +1,41 @@
+/**
+ * What the requester is told directly (a DM) as their request moves: approved, applied, failed,
+ * rejected with the rejecter's reason, expired, or their temporary change reverted. Each names
+ * the request, the service, what it changed and the channel it lives in.
+ */
+import type { RequesterNews } from '../approval/types.js';
+import { changeSummary } from '../change/summary.js';
+import type { ChangeRequest } from '../change/types.js';
+import { code, context, esc, section, serviceRef, type Block } from './mrkdwn.js';
+import { mention } from './people.js';
+
+/** A channel id as Slack links it; anything else shown as text. */
+function channelRef(channelId: string): string {
+  return /^[CG][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : esc(channelId);
+}
+
+export function requesterNewsMessage(request: ChangeRequest, news: RequesterNews): { text: string; blocks: Block[] } {
+  const service = serviceRef(request.plan.serviceName, request.plan.serviceId);
+  const yours = `Your change request ${code(request.id)} to ${service}`;
+  const sentence = ((): string => {
+    switch (news.kind) {
+      case 'approved':
+        return `:thumbsup: ${yours} was approved by ${mention(news.by)}; the bot is applying it now.`;
+      case 'applied':
+        return `:white_check_mark: ${yours} was applied.`;
+      case 'failed':
+        return `:x: ${yours} was not applied: ${esc(request.outcome?.message ?? 'the update failed.')}`;
+      case 'rejected':
+        return `:no_entry: ${yours} was rejected by ${mention(news.by)}${news.reason ? `: “${esc(news.reason)}”` : '.'}`;
+      case 'expired':
+        return `:hourglass_flowing_sand: ${yours} expired before it was approved, so nothing was changed. Ask again if it is still needed.`;
+      case 'reverted':
+        return `:leftwards_arrow_with_hook: Your temporary change ${code(request.revertOf)} to ${service} is over: the bot took it back (${code(request.id)}).`;
+    }
+  })();
+  const what = esc(changeSummary(request.plan.changes));
+  return {
+    text: sentence,
+    blocks: [section(sentence), context(`${what ? `${what} · ` : ''}in ${channelRef(request.channelId)}`)],
+  };
+}
