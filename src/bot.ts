@@ -9,6 +9,7 @@ import { ApproverPolicy } from './approval/approvers.js';
 import { Follower } from './approval/follower.js';
 import { PolicyFile, type ReloadResult } from './approval/policy-file.js';
 import { startReconciler } from './approval/reconciler.js';
+import { ApproverDms } from './approval/approver-dms.js';
 import { Nudger } from './approval/nudger.js';
 import { startTemporaryTicks, TemporaryChanges } from './approval/temporary-changes.js';
 import { startTicks } from './scheduler/ticks.js';
@@ -308,12 +309,20 @@ function buildServices(
     policy: approvalRules.current,
     ...(overrides.clock ? { now: overrides.clock } : {}),
   });
+  const approverDms = new ApproverDms({
+    store: changeStore,
+    messenger,
+    defaults: approvalRules.defaults,
+    logger,
+    now: overrides.clock ?? Date.now,
+  });
   const nudger = new Nudger({
     store: changeStore,
     messenger,
     defaults: approvalRules.defaults,
     logger,
     now: overrides.clock ?? Date.now,
+    dms: approverDms,
   });
   const follower = new Follower({
     cloud,
@@ -335,6 +344,7 @@ function buildServices(
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),
     observe: changeObserver(logger, metrics),
+    afterFiled: (request) => approverDms.filed(request),
     afterSettled: (request): Promise<void> => {
       // Not awaited: following takes minutes, and neither the click's answer nor the temporary
       // follow-up (the revert's schedule in the thread) may wait for it. It never rejects.

@@ -84,6 +84,8 @@ export interface ApprovalFlowOptions {
   observe?: ChangeObserver;
   /** Told of every request that reached applied or failed (temporary changes follow up on it). */
   afterSettled?: (request: ChangeRequest) => Promise<void>;
+  /** Told of every request posted for approval (its approvers are messaged); never awaited by the requester. */
+  afterFiled?: (request: ChangeRequest) => Promise<void>;
 }
 
 const DEFAULT_LEASE_MS = 20_000;
@@ -191,7 +193,15 @@ export class ApprovalFlow implements ChangeRequestService {
     const filed = await this.run({ request, work: { phase: 'idle' } }, { type: 'file' });
     const reply = filed.reply;
     if (reply?.kind !== 'filed') return { ok: false, text: (reply && replyText(reply)) ?? '' };
-    if (!autoRules) return { ok: true, request: reply.request };
+    if (!autoRules) {
+      const filedRequest = reply.request;
+      void this.track(
+        (this.options.afterFiled?.(filedRequest) ?? Promise.resolve()).catch((error: unknown) =>
+          this.options.logger.warn(`change ${filedRequest.id}: telling its approvers failed: ${messageOf(error)}`),
+        ),
+      );
+      return { ok: true, request: filedRequest };
+    }
     await this.track(
       this.run(
         { request: reply.request, work: { phase: 'idle' } },

@@ -4,14 +4,15 @@
  * each escalation is claimed once across replicas before it is posted, and a post that fails gives
  * its claim back, so the next look tries again.
  */
-import { dueNudges, withEscalation, type Nudge } from '../core/policy/nudges.js';
+import { dueNudges, remindsInThread, withEscalation, type Nudge } from '../core/policy/nudges.js';
 import type { PolicyDefaults } from '../core/policy/types.js';
-import { escalationMessage, reminderMessage } from '../core/render/nudge.js';
+import { escalationMessage, reminderMessage, type NudgeMessage } from '../core/render/nudge.js';
 import { requirementsOf } from '../core/render/policy.js';
 import type { ChangeRequest } from '../core/change/types.js';
 import type { ChangeStore } from '../ports/change-store.js';
 import type { Log } from '../ports/log.js';
 import type { Messenger } from '../ports/messenger.js';
+import type { ApproverDms } from './approver-dms.js';
 
 /** One look reads at most this many waiting requests (oldest first). */
 const PAGE = 500;
@@ -26,6 +27,8 @@ export interface NudgerOptions {
   now: () => number;
   /** Told of each reminder or escalation posted (metrics). */
   observe?: (kind: Nudge['kind']) => void;
+  /** Messages approvers directly (a reminder, an escalation). */
+  dms?: Pick<ApproverDms, 'reminded' | 'escalated'>;
 }
 
 export class Nudger {
@@ -49,6 +52,9 @@ export class Nudger {
       nudge.kind === 'remind'
         ? reminderMessage(request, requirements, nudge.round, now)
         : escalationMessage(request, nudge.requirement);
+    await this.tellDirectly(request, nudge, message);
+    // A reminder of rules that all notify by DM only stays out of the thread.
+    if (nudge.kind === 'remind' && !remindsInThread(request, requirements)) return;
     try {
       // Where the approvers are: the approval channel's thread when the request is decided there.
       const where =
@@ -60,6 +66,18 @@ export class Nudger {
     } catch (error) {
       logger.warn(`change ${request.id}: could not post its ${nudge.kind}: ${String(error)}`);
       await store.releaseClaim(nudge.key).catch(() => undefined);
+    }
+  }
+
+  /** Approvers messaged of the request get its first reminder; the people of an escalation get it. */
+  private async tellDirectly(request: ChangeRequest, nudge: Nudge, message: NudgeMessage): Promise<void> {
+    const dms = this.options.dms;
+    if (!dms) return;
+    try {
+      if (nudge.kind === 'escalate') await dms.escalated(request, nudge.requirement);
+      else if (nudge.round === 1) await dms.reminded(request, message);
+    } catch (error) {
+      this.options.logger.warn(`change ${request.id}: could not message its approvers: ${String(error)}`);
     }
   }
 }

@@ -39,6 +39,7 @@ export function evaluatePolicy(
       ...(rule.remindMs === undefined ? {} : { remindMs: rule.remindMs }),
       ...(rule.escalate ? { escalate: { afterMs: rule.escalate.afterMs, to: [...rule.escalate.to] } } : {}),
       ...(rule.channel === undefined ? {} : { channel: rule.channel }),
+      ...(rule.notify === undefined ? {} : { notify: rule.notify }),
     });
   }
   if (requirements.length === 0) return { kind: 'approve', requirements: [defaultRequirement(defaults)] };

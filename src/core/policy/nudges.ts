@@ -7,7 +7,7 @@
  */
 import type { ChangeRequest } from '../change/types.js';
 import { unmet } from './progress.js';
-import { DEFAULT_REMIND_MS, type Requirement } from './types.js';
+import { DEFAULT_REMIND_MS, type Notify, type Requirement } from './types.js';
 
 /** A request is bumped at most this many times: a reminder storm is impossible by construction. */
 export const MAX_REMINDERS = 3;
@@ -63,4 +63,33 @@ export function dueNudges(
       nudges.push({ kind: 'escalate', key: `nudge:${request.id}:escalate:${index}`, index, requirement });
   }
   return nudges;
+}
+
+/** How a rule's approvers hear of a request: as written, else DMs and the thread when it names people. */
+export function notifyOf(requirement: Requirement): Notify {
+  return requirement.notify ?? (requirement.approvers.length > 0 ? 'both' : 'channel');
+}
+
+/**
+ * Who is told directly of a waiting request: the approvers (users and user groups, resolved by the
+ * caller) of its unmet rules that notify by DM, never the requester. A rule open to anyone in the
+ * channel has nobody to message.
+ */
+export function dmTargets(
+  request: Pick<ChangeRequest, 'requesterId' | 'approvals'>,
+  requirements: readonly Requirement[],
+): string[] {
+  const approved = new Set((request.approvals ?? []).map((a) => a.userId));
+  const ids = unmet(requirements, request.approvals ?? [])
+    .filter(({ requirement }) => notifyOf(requirement) !== 'channel')
+    .flatMap(({ requirement }) => requirement.approvers);
+  return [...new Set(ids)].filter((id) => id !== request.requesterId && !approved.has(id));
+}
+
+/** Whether a reminder is also said in the thread: some unmet rule notifies the channel. */
+export function remindsInThread(
+  request: Pick<ChangeRequest, 'approvals'>,
+  requirements: readonly Requirement[],
+): boolean {
+  return unmet(requirements, request.approvals ?? []).some(({ requirement }) => notifyOf(requirement) !== 'dm');
 }

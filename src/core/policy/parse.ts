@@ -8,7 +8,7 @@ import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } fr
 import { z } from 'zod';
 import { readSpokenDuration } from '../command/duration.js';
 import { ticketPatternProblem } from './justification.js';
-import { CHANGE_KINDS, RISKS, type Policy, type Requires, type Rule, type RuleMatch } from './types.js';
+import { CHANGE_KINDS, NOTIFY, RISKS, type Policy, type Requires, type Rule, type RuleMatch } from './types.js';
 
 /** More would be a typo, and no Slack channel has that many reviewers awake. */
 export const MAX_APPROVALS = 10;
@@ -22,7 +22,7 @@ export type PolicyParse = { ok: true; policy: Policy } | { ok: false; problems: 
 
 const KEYS_OF = {
   file: ['rules'],
-  rule: ['name', 'match', 'approvals', 'approvers', 'deny', 'remind', 'escalate', 'channel', 'require'],
+  rule: ['name', 'match', 'approvals', 'approvers', 'deny', 'remind', 'escalate', 'channel', 'notify', 'require'],
   match: ['tags', 'services', 'changes', 'risks'],
   require: ['reason', 'ticket'],
 } as const;
@@ -143,6 +143,7 @@ const RuleSchema = z
         .string({ error: 'must be a Slack channel id (C…), like C0DBAS' })
         .regex(/^[CG][A-Z0-9]{2,}$/, { error: 'must be a Slack channel id (C…), like C0DBAS' })
         .optional(),
+      notify: z.enum(NOTIFY, { error: `must be one of ${NOTIFY.join(', ')}` }).optional(),
       require: RequireSchema.optional(),
     },
     { error: 'must be a map with name, match and either approvals or deny' },
@@ -152,11 +153,12 @@ const RuleSchema = z
 
 /** Checks across a rule's keys, on values that may themselves be invalid. */
 function ruleShapeProblems(rule: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  const { deny, approvals, approvers, remind, escalate, channel, require } = rule;
+  const { deny, approvals, approvers, remind, escalate, channel, notify, require } = rule;
   for (const [key, value] of [
     ['remind', remind],
     ['escalate', escalate],
     ['channel', channel],
+    ['notify', notify],
   ] as const) {
     if (value !== undefined && (deny !== undefined || approvals === 0))
       ctx.addIssue({ code: 'custom', path: [key], message: 'has no effect in a rule that asks for no approval' });
@@ -261,6 +263,7 @@ function toRule(rule: ParsedRule, line: number | undefined): Rule {
     ...(rule.remind === undefined ? {} : { remindMs: rule.remind }),
     ...(rule.escalate ? { escalate: { afterMs: rule.escalate.after, to: [...new Set(rule.escalate.to)] } } : {}),
     ...(rule.channel === undefined ? {} : { channel: rule.channel }),
+    ...(rule.notify === undefined ? {} : { notify: rule.notify }),
     ...(require ? { require } : {}),
   };
 }

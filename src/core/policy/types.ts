@@ -69,6 +69,8 @@ export type Rule =
       escalate?: Escalation;
       /** The channel the request is decided in (with the buttons); the requester's gets a link. */
       channel?: string;
+      /** How approvers hear of it: direct messages, the channel thread, or both. */
+      notify?: Notify;
       require?: Requires;
     });
 
@@ -126,7 +128,12 @@ export interface Requirement {
   escalate?: Escalation;
   /** The approval channel the rule names. */
   channel?: string;
+  /** Absent: `both` when the rule lists approvers, `channel` otherwise (core/policy/nudges.ts). */
+  notify?: Notify;
 }
+
+export const NOTIFY = ['dm', 'channel', 'both'] as const;
+export type Notify = (typeof NOTIFY)[number];
 
 /** One person's approval, and the requirements (indices) it counts for. */
 export interface Approval {

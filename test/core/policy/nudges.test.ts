@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { dueNudges, MAX_REMINDERS, withEscalation } from '../../../src/core/policy/nudges.js';
+import {
+  dmTargets,
+  dueNudges,
+  MAX_REMINDERS,
+  notifyOf,
+  remindsInThread,
+  withEscalation,
+} from '../../../src/core/policy/nudges.js';
 import { parsePolicy } from '../../../src/core/policy/parse.js';
 import type { Requirement } from '../../../src/core/policy/types.js';
 
@@ -74,6 +81,26 @@ describe('withEscalation', () => {
   });
 });
 
+describe('who is told directly', () => {
+  it('the approvers of unmet rules that notify by DM, never the requester or who already approved', () => {
+    const requirements = [
+      rule({ approvers: ['U0DBA', 'S0DBAS', 'U0REQ'] }),
+      rule({ rule: 'quiet', approvers: ['U0QUIET'], notify: 'channel' }),
+      rule({ rule: 'anyone', approvers: [] }),
+    ];
+    const asked = { requesterId: 'U0REQ', approvals: [] };
+    expect(dmTargets(asked, requirements)).toEqual(['U0DBA', 'S0DBAS']);
+    expect(dmTargets({ ...asked, approvals: [{ userId: 'U0DBA', at: 1, counts: [0] }] }, requirements)).toEqual([]);
+  });
+
+  it('defaults to both when a rule names people, channel otherwise; dm keeps reminders out of the thread', () => {
+    expect(notifyOf(rule())).toBe('both');
+    expect(notifyOf(rule({ approvers: [] }))).toBe('channel');
+    expect(remindsInThread({ approvals: [] }, [rule({ notify: 'dm' })])).toBe(false);
+    expect(remindsInThread({ approvals: [] }, [rule({ notify: 'dm' }), rule({ rule: 'b' })])).toBe(true);
+  });
+});
+
 describe('policy files: remind, escalate and channel', () => {
   const policy = (extra: string) =>
     parsePolicy(`rules:\n  - name: r\n    match: {}\n    approvals: 1\n    approvers: [U0DBA]\n${extra}`);
@@ -106,6 +133,13 @@ describe('policy files: remind, escalate and channel', () => {
     expect(parsed.ok && parsed.policy.rules[0]).toMatchObject({ channel: 'C0DBAS' });
     const named = policy('    channel: "#dbas"\n');
     expect(named.ok ? '' : named.problems.join('\n')).toContain('channel must be a Slack channel id (C…), like C0DBAS');
+  });
+
+  it('reads notify as dm, channel or both', () => {
+    const parsed = policy('    notify: dm\n');
+    expect(parsed.ok && parsed.policy.rules[0]).toMatchObject({ notify: 'dm' });
+    const wrong = policy('    notify: email\n');
+    expect(wrong.ok ? '' : wrong.problems.join('\n')).toContain('notify must be one of dm, channel, both');
   });
 
   it('refuses them in a rule that asks for no approval', () => {

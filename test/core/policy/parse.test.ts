@@ -225,7 +225,7 @@ describe('parsePolicy: every problem, with its line', () => {
 
   it('unknown rule keys point at the key', () => {
     expect(problemsOf(rule('match: {}\napprovals: 1\n\napprover: [U0A]'))).toEqual([
-      'line 6: rule 1 ("r"): unknown key "approver" (allowed here: name, match, approvals, approvers, deny, remind, escalate, channel, require)',
+      'line 6: rule 1 ("r"): unknown key "approver" (allowed here: name, match, approvals, approvers, deny, remind, escalate, channel, notify, require)',
     ]);
   });
 

@@ -1,0 +1,93 @@
+/**
+ * Tells approvers directly (issue 25): each person who can approve an unmet rule that notifies by
+ * DM gets the request with working Approve and Reject buttons (the same request and exactly-once
+ * path as the channel's buttons), at most once per request, plus one reminder; the people a rule
+ * escalates to are told when it does. User groups are resolved now (and again at the click, by the
+ * approval policy). A DM that fails is logged and never holds up the request.
+ */
+import { dmTargets, withEscalation } from '../core/policy/nudges.js';
+import { isGroupId } from '../core/policy/progress.js';
+import type { PolicyDefaults, Requirement } from '../core/policy/types.js';
+import { requestMessage } from '../core/render/change.js';
+import type { NudgeMessage } from '../core/render/nudge.js';
+import { requirementsOf } from '../core/render/policy.js';
+import type { ChangeRequest } from '../core/change/types.js';
+import type { ChangeStore } from '../ports/change-store.js';
+import type { Log } from '../ports/log.js';
+import type { Messenger } from '../ports/messenger.js';
+
+/** A claim outlives the request by this much, so a late replica never sends it again. */
+const CLAIM_MARGIN_MS = 3_600_000;
+/** More people than this on one request is a group too large to message one by one. */
+const MAX_PEOPLE = 50;
+
+export interface ApproverDmsOptions {
+  store: ChangeStore;
+  messenger: Messenger;
+  defaults: PolicyDefaults;
+  logger: Pick<Log, 'warn'>;
+  now: () => number;
+}
+
+export class ApproverDms {
+  constructor(private readonly options: ApproverDmsOptions) {}
+
+  /** A new request: its approvers get it, with the buttons. */
+  async filed(request: ChangeRequest): Promise<void> {
+    const people = await this.people(dmTargets(request, this.requirementsNow(request)));
+    await this.send(request, people, 'dm', requestMessage(request));
+  }
+
+  /** Its first reminder: the people told of it get one reminder each. */
+  async reminded(request: ChangeRequest, message: NudgeMessage): Promise<void> {
+    const people = await this.people(dmTargets(request, this.requirementsNow(request)));
+    await this.send(request, people, 'dm-remind', message);
+  }
+
+  /** A rule escalated: the people it escalates to get the request, with the buttons. */
+  async escalated(request: ChangeRequest, requirement: Requirement): Promise<void> {
+    const people = await this.people(requirement.escalate?.to ?? []);
+    await this.send(
+      request,
+      people.filter((id) => id !== request.requesterId),
+      'dm',
+      requestMessage(request),
+    );
+  }
+
+  private requirementsNow(request: ChangeRequest): readonly Requirement[] {
+    return withEscalation(requirementsOf(request, this.options.defaults), request.createdAt, this.options.now());
+  }
+
+  /** Users as they are, groups by their members now; a group Slack will not list is logged and skipped. */
+  private async people(ids: readonly string[]): Promise<string[]> {
+    const people = new Set<string>();
+    for (const id of ids) {
+      if (!isGroupId(id)) {
+        people.add(id);
+        continue;
+      }
+      try {
+        for (const member of await this.options.messenger.groupMembers(id)) people.add(member);
+      } catch (error) {
+        this.options.logger.warn(`could not list the members of ${id} to message them: ${String(error)}`);
+      }
+    }
+    return [...people].slice(0, MAX_PEOPLE);
+  }
+
+  private async send(request: ChangeRequest, people: readonly string[], kind: string, message: NudgeMessage) {
+    const { store, messenger, logger, now } = this.options;
+    const ttl = request.expiresAt - now() + CLAIM_MARGIN_MS;
+    for (const userId of people) {
+      const key = `${kind}:${request.id}:${userId}`;
+      if (!(await store.claimOnce(key, ttl))) continue;
+      try {
+        await messenger.dm(userId, message);
+      } catch (error) {
+        // Deactivated, DMs closed: logged, never retried into a storm, never blocking the request.
+        logger.warn(`change ${request.id}: could not message ${userId}: ${String(error)}`);
+      }
+    }
+  }
+}
