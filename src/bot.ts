@@ -11,7 +11,7 @@ import { PolicyFile, type ReloadResult } from './approval/policy-file.js';
 import { startReconciler } from './approval/reconciler.js';
 import { ApproverDms } from './approval/approver-dms.js';
 import { Nudger } from './approval/nudger.js';
-import { startTemporaryTicks, TemporaryChanges } from './approval/temporary-changes.js';
+import { BOT_ACTOR, startTemporaryTicks, TemporaryChanges } from './approval/temporary-changes.js';
 import { startTicks } from './scheduler/ticks.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
 import type { BotServices } from './commands/context.js';
@@ -227,8 +227,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     background,
   );
   const nudgeTicks = startTicks(
-    'waiting requests to remind or escalate',
-    () => nudger.tick(),
+    'waiting requests to expire, remind or escalate',
+    async () => {
+      await changeRequests.expireOverdue(BOT_ACTOR);
+      await nudger.tick();
+    },
     overrides.nudgeTickMs ?? NUDGE_TICK_MS,
     background,
   );

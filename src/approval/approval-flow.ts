@@ -231,6 +231,21 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /**
+   * Ends requests whose expiry passed with nobody deciding: each is marked expired (once across
+   * replicas: the store's transition decides), its messages say so and its requester is told.
+   */
+  async expireOverdue(actorId: string): Promise<number> {
+    let expired = 0;
+    for (const id of await this.options.store.listOverdue(this.now(), 100)) {
+      const request = await this.options.store.get(id);
+      if (request?.status !== 'pending') continue;
+      const run = await this.track(this.run({ request, work: { phase: 'idle' } }, { type: 'expiry-due', actorId }));
+      if (run.state.request?.status === 'expired') expired += 1;
+    }
+    return expired;
+  }
+
+  /**
    * Applies a pending request that needs no approval (a revert: it only takes access back) through
    * the same exactly-once path as an approval; `actorId` is recorded as its approver.
    */

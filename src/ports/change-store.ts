@@ -86,6 +86,8 @@ export interface ChangeStore {
   countPending(now: number): Promise<number>;
   /** Pending requests of every channel that have not expired, oldest first, at most `limit` (reminders). */
   listOpen(now: number, limit: number): Promise<ChangeRequest[]>;
+  /** Ids of requests still pending although their expiry has passed, at most `limit` (the expiry sweep). */
+  listOverdue(now: number, limit: number): Promise<string[]>;
   /** Requests in "applying", with their leases; the reconciler takes over those whose lease expired. */
   listApplying(): Promise<ChangeRequest[]>;
   /** Extends a held lease (and the service lock held with it); false once the lease is lost or expired. */

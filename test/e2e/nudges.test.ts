@@ -120,3 +120,17 @@ describe('escalation', () => {
     await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
   });
 });
+
+describe('expiry', () => {
+  it('ends a request nobody decided when its time is up: the message says Expired and the requester is told, once', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const { id } = await requestChange(h, 'rename orders-staging orders-stage');
+    clock.advance(61 * MINUTE);
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Expired'));
+    await h.slack.waitFor('chat.postMessage', (a) => a.channel === USERS.requester && textOf(a.blocks).includes(id));
+    expect((await h.bot.changeStore.get(id))?.status).toBe('expired');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.slack.callsOf('chat.postMessage', (a) => a.channel === USERS.requester)).toHaveLength(1);
+  });
+});

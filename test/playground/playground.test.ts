@@ -61,7 +61,11 @@ async function type(page: Page, command: string): Promise<void> {
 
 const messages = (page: Page) => page.getByTestId('messages');
 /** Messages in the channel itself, not replies inside threads. */
-const channelMessages = (page: Page) => messages(page).locator(':scope > [data-testid="message"]');
+/** The direct messages the app shows the person. */
+const directMessages = (page: Page) => messages(page).locator(':scope > [data-testid="message"][data-direct]');
+
+/** The channel's own messages: not the direct messages the app shows the person beside them. */
+const channelMessages = (page: Page) => messages(page).locator(':scope > [data-testid="message"]:not([data-direct])');
 
 describe('the playground page', () => {
   it('lists the services privately to the person who asked', async () => {
@@ -116,9 +120,10 @@ describe('the playground page', () => {
     await modal.getByRole('button', { name: 'Reject' }).click();
     await modal.waitFor({ state: 'detached' });
     await request.getByText('“keep the old name for now”').waitFor();
-    expect(await messages(page).textContent()).not.toContain('Direct message to you');
+    // Alice's news is hers alone: Bob (who sees his own approver DM) does not see it.
+    expect(await messages(page).textContent()).not.toContain('was rejected by');
     await page.getByTestId('person').selectOption('U0ALICE');
-    const told = channelMessages(page).filter({ hasText: 'was rejected by' });
+    const told = directMessages(page).filter({ hasText: 'was rejected by' });
     await told.waitFor();
     expect(await told.textContent()).toContain('Direct message to you');
     expect(await told.textContent()).toContain('“keep the old name for now”');

@@ -157,11 +157,25 @@ const HANDLERS: Handlers = {
     ]);
   },
 
+  'expiry-due': (state, event, context) => {
+    const { request, work } = state;
+    if (!request || work.phase !== 'idle') return ignored(state, 'the expiry sweep starts a run of its own');
+    if (request.status !== 'pending') return ignored(state, `the request is ${request.status}, not waiting`);
+    if (context.now < request.expiresAt) return ignored(state, 'the request has not expired yet');
+    return next(request, { phase: 'expiring' }, [
+      { type: 'transition', from: ['pending'], to: 'expired', actorId: event.actorId, audit: 'expired' },
+    ]);
+  },
+
   transitioned: (state, event, context) => {
     const { work, request } = state;
     const { result } = event;
     if (!request) return ignored(state, 'no request to transition');
     switch (work.phase) {
+      case 'expiring':
+        // Another replica's sweep or a click got there first: it told everyone.
+        if (!result.ok) return finish('request' in result ? result.request : undefined, []);
+        return finish(result.request, [{ type: 'show', request: result.request }, ...tell(result.request, { kind: 'expired' })]);
       case 'withdrawing':
         return withdrawn(request, work, result);
       case 'deciding': {

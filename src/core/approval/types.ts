@@ -52,6 +52,8 @@ export type Work =
   | { phase: 'checking'; decision: Decision; userId: string; reason?: string }
   | { phase: 'deciding'; decision: Decision; userId: string; reason?: string }
   | { phase: 'claiming'; actorId: string }
+  /** Marking a request past its expiry expired, with nobody clicking (the expiry sweep). */
+  | { phase: 'expiring' }
   | { phase: 'locking'; actorId: string; mode: ApplyMode; deadline: number; waitedFrom: number }
   | { phase: 'reading'; actorId: string; mode: ApplyMode; attempt: number }
   | ({ phase: 'sending'; actorId: string; mode: ApplyMode; index: number } & Progress)
@@ -79,6 +81,8 @@ export type FlowEvent =
   | { type: 'created' }
   /** Posted: `ts` in the requester's channel, `approvalTs` in the approval channel when there is one. */
   | { type: 'posted'; ts: string; approvalTs?: string }
+  /** A pending request's expiry has passed (the sweep noticed): it ends expired, and everyone is told. */
+  | { type: 'expiry-due'; actorId: string }
   /** `channelId`: the channel the bot is not a member of, when that is why. */
   | { type: 'post-failed'; notInChannel: boolean; channelId?: string }
   | { type: 'message-ts-recorded' }

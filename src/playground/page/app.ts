@@ -260,6 +260,7 @@ function renderMessage(message: ChatMessage, replies: ChatMessage[]): HTMLElemen
     class: `message${message.visibleTo || message.directTo ? ' ephemeral' : ''}`,
     'data-ts': message.ts,
     'data-testid': 'message',
+    ...(message.directTo ? { 'data-direct': 'true' } : {}),
   });
   const head = el(
     'div',

@@ -367,6 +367,15 @@ export class MemoryChangeStore implements ChangeStore {
     );
   }
 
+  listOverdue(now: number, limit: number): Promise<string[]> {
+    return answer(() =>
+      this.liveRequests()
+        .filter((r) => r.status === 'pending' && r.expiresAt <= now)
+        .slice(0, limit)
+        .map((r) => r.id),
+    );
+  }
+
   countPending(now: number): Promise<number> {
     return answer(() => this.liveRequests().filter((r) => r.status === 'pending' && r.expiresAt > now).length);
   }

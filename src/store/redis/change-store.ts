@@ -308,6 +308,11 @@ export class RedisChangeStore implements ChangeStore {
     return requests.filter((r) => r.status === 'pending' && r.expiresAt > now).sort(byCreation);
   }
 
+  async listOverdue(now: number, limit: number): Promise<string[]> {
+    // The open set drops a request when it leaves pending: what is left below now is overdue.
+    return this.redis.zrangebyscore(this.keys.open, '-inf', now, 'LIMIT', 0, limit);
+  }
+
   async countPending(now: number): Promise<number> {
     return this.redis.zcount(this.keys.open, `(${now}`, '+inf');
   }

@@ -34,6 +34,7 @@ const WORKS: Work[] = [
   { phase: 'checking', decision: 'approve', userId: 'U1' },
   { phase: 'deciding', decision: 'approve', userId: 'U1' },
   { phase: 'claiming', actorId: 'U1' },
+  { phase: 'expiring' },
   { phase: 'locking', actorId: 'U1', mode: 'apply', deadline: 5_000, waitedFrom: 0 },
   { phase: 'reading', actorId: 'U1', mode: 'apply', attempt: 0 },
   { phase: 'sending', actorId: 'U1', mode: 'apply', index: 0, results: [] },
@@ -62,6 +63,7 @@ const EVENTS: FlowEvent[] = [
   { type: 'operation-answered', index: 0, apiRequestId: 'req-1', service: service({ name: 'orders-next' }) },
   { type: 'operation-failed', index: 0, error: refused },
   { type: 'send-refused', index: 0 },
+  { type: 'expiry-due', actorId: 'the bot' },
 ];
 
 function run(state: FlowState, ...events: FlowEvent[]): { state: FlowState; effects: Effect[]; ignored?: string } {
@@ -111,6 +113,24 @@ describe('step: a request filed, decided and applied', () => {
         reply: { kind: 'filed', request: { ...pendingRequest(), messageTs: '9.9' }, autoRules: ['dev'] },
       },
     ]);
+  });
+
+  it('expires a pending request past its expiry when the sweep says so: record, show, tell; a race lost says nothing', () => {
+    const overdue = { ...pendingRequest(), expiresAt: CONTEXT.now - 1 };
+    const asked = run({ request: overdue, work: { phase: 'idle' } }, { type: 'expiry-due', actorId: 'the bot' });
+    expect(asked.effects).toEqual([
+      { type: 'transition', from: ['pending'], to: 'expired', actorId: 'the bot', audit: 'expired' },
+    ]);
+    const expired = { ...overdue, status: 'expired' as const };
+    const done = run(asked.state, { type: 'transitioned', result: { ok: true, request: expired } });
+    expect(types(done.effects)).toEqual(['show', 'tell-requester']);
+    const lost = run(asked.state, {
+      type: 'transitioned',
+      result: { ok: false, reason: 'conflict', request: { ...overdue, status: 'rejected' } },
+    });
+    expect(lost.effects).toEqual([]);
+    // Not yet due, or no longer pending: nothing happens.
+    expect(run(idle(), { type: 'expiry-due', actorId: 'the bot' }).ignored).toBe('the request has not expired yet');
   });
 
   it('withdraws a request it could not post, and says why', () => {
