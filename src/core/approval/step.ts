@@ -175,7 +175,10 @@ const HANDLERS: Handlers = {
       case 'expiring':
         // Another replica's sweep or a click got there first: it told everyone.
         if (!result.ok) return finish('request' in result ? result.request : undefined, []);
-        return finish(result.request, [{ type: 'show', request: result.request }, ...tell(result.request, { kind: 'expired' })]);
+        return finish(result.request, [
+          { type: 'show', request: result.request },
+          ...tell(result.request, { kind: 'expired' }),
+        ]);
       case 'withdrawing':
         return withdrawn(request, work, result);
       case 'deciding': {
