@@ -20,11 +20,14 @@ import {
   textOf,
   useHarnesses,
   USERS,
-  type Harness,
+  MINUTE,
+  movableClock,
+  patchesTo,
+  appliedMessage,
+  messageTsOf,
 } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
-const MINUTE = 60_000;
 const harness = useHarnesses({ temporaryTickMs: 50, simulatorTransitionMs: 200 });
 const policyFile = usePolicyFiles();
 
@@ -43,24 +46,6 @@ const HALVING_NEEDS_TWO = [
   '    approvals: 2',
   '',
 ].join('\n');
-
-function movableClock() {
-  let offset = 0;
-  return { now: () => Date.now() + offset, advance: (ms: number) => (offset += ms) };
-}
-
-const patchesTo = (h: Harness, path: string) =>
-  h.simulator.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith(path));
-
-function applied(h: Harness, id: string) {
-  return h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
-}
-
-async function messageTsOf(h: Harness, id: string): Promise<string> {
-  const ts = (await h.bot.changeStore.get(id))?.messageTs;
-  if (!ts) throw new Error(`${id} has no message`);
-  return ts;
-}
 
 describe('a policy on stops is not sidestepped', () => {
   it('start … for needs what its revert (a stop) needs, since the revert itself asks nobody', async () => {
@@ -87,7 +72,7 @@ describe('a policy on stops is not sidestepped', () => {
     const ts = await messageTsOf(h, id);
     await h.click(ACTION_APPROVE, id, USERS.approver);
     await h.click(ACTION_APPROVE, id, USERS.second);
-    await applied(h, id);
+    await appliedMessage(h, id);
     expect(await answerText(h, await h.click(ACTION_EXTEND, id, USERS.requester))).toContain('posted in the thread');
     const extension = await h.slack.waitFor(
       'chat.postMessage',
@@ -100,7 +85,7 @@ describe('a policy on stops is not sidestepped', () => {
     const h = await harness({ env: { POLICY_FILE: policyFile(STOP_NEEDS_TWO) } });
     const { id } = await requestChange(h, 'start orders-staging');
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     await expect.poll(() => h.simulator.service(DEMO_IDS.ordersStaging)?.state, { timeout: 5_000 }).toBe('running');
     const after = h.slack.calls.length;
     const answer = await answerText(h, await h.click(ACTION_UNDO, id, USERS.requester));
@@ -120,7 +105,7 @@ describe('a revert that falls due while the service is still moving', () => {
     const { id } = await requestChange(h, 'stop events-staging for 1m');
     const ts = await messageTsOf(h, id);
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     expect(h.simulator.service(DEMO_IDS.eventsStaging)?.state).toBe('stopping');
     clock.advance(MINUTE + 1_000);
     // Give the bot a few ticks at the revert while the service is still stopping.
@@ -143,7 +128,7 @@ describe('a revert that falls due while the service is still moving', () => {
     const h = await harness({ clock: clock.now, simulatorTransitionMs: 60_000 });
     const { id } = await requestChange(h, 'start orders-staging for 1m');
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     expect(h.simulator.service(DEMO_IDS.ordersStaging)?.state).toBe('starting');
     clock.advance(MINUTE + 1_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -162,14 +147,14 @@ describe('temporary capacity on top of temporary capacity', () => {
     const h = await harness({ clock: clock.now });
     const first = await requestChange(h, 'scale orders-prod replicas 6 for 1h');
     await h.click(ACTION_APPROVE, first.id, USERS.approver);
-    await applied(h, first.id);
+    await appliedMessage(h, first.id);
     const answer = await answerText(h, await h.command('scale orders-prod replicas 8 for 1h'));
     expect(answer).toContain(first.id);
     expect(answer).toMatch(/extend/i);
     // Memory is not what the first one holds: a temporary change of it is fine.
     const memory = await requestChange(h, 'scale orders-prod memory 16-64 for 1h');
     await h.click(ACTION_APPROVE, memory.id, USERS.approver);
-    await applied(h, memory.id);
+    await appliedMessage(h, memory.id);
     clock.advance(60 * MINUTE + 1_000);
     await expect.poll(() => h.simulator.service(DEMO_IDS.ordersProd)?.numReplicas, { timeout: 10_000 }).toBe(3);
     await expect.poll(() => h.simulator.service(DEMO_IDS.ordersProd)?.maxReplicaMemoryGb, { timeout: 10_000 }).toBe(32);
@@ -209,7 +194,7 @@ describe('the state operation, exactly once', () => {
         b.click(ACTION_APPROVE, id, USERS.approver),
         a.click(ACTION_APPROVE, id, USERS.second),
       ]);
-      await applied(a, id);
+      await appliedMessage(a, id);
       await a.bot.changeRequests.drain();
       await b.bot.changeRequests.drain();
       expect(patchesTo(a, '/state').map((r) => r.body)).toStrictEqual([{ command: 'stop' }]);
@@ -227,7 +212,7 @@ describe('the state operation, exactly once', () => {
     const { id } = await requestChange(h, 'stop events-staging');
     h.simulator.faults.failNext(1, 500, { on: 'PATCH', afterApply: true });
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     await h.bot.changeRequests.drain();
     expect(patchesTo(h, '/state')).toHaveLength(1);
     expect(h.simulator.activities().filter((a) => a.type === 'service_stop')).toHaveLength(1);
@@ -238,7 +223,7 @@ describe('the state operation, exactly once', () => {
     const { id } = await requestChange(h, 'stop events-staging');
     h.simulator.faults.failNext(1, 429, { on: 'PATCH' });
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     await h.bot.changeRequests.drain();
     expect(h.simulator.activities().filter((a) => a.type === 'service_stop')).toHaveLength(1);
   });
@@ -260,7 +245,7 @@ describe('Extend, Revert now and a deleted service', () => {
     const { id } = await requestChange(h, 'scale orders-prod replicas 6 for 1h');
     const ts = await messageTsOf(h, id);
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     clock.advance(30 * MINUTE);
     expect(await answerText(h, await h.click(ACTION_EXTEND, id, USERS.requester))).toContain('posted in the thread');
     const extension = await h.slack.waitFor(
@@ -283,7 +268,7 @@ describe('Extend, Revert now and a deleted service', () => {
     const before = h.simulator.service(DEMO_IDS.searchProd);
     const { id } = await requestChange(h, 'scale search-prod replicas 4-10 for 1h');
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     await Promise.all([
       h.click(ACTION_REVERT_NOW, id, USERS.requester),
       h.click(ACTION_REVERT_NOW, id, USERS.approver),
@@ -301,7 +286,7 @@ describe('Extend, Revert now and a deleted service', () => {
     const { id } = await requestChange(h, 'scale orders-prod replicas 6 for 1h');
     const ts = await messageTsOf(h, id);
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     h.simulator.removeService(DEMO_IDS.ordersProd);
     clock.advance(60 * MINUTE + 1_000);
     await h.slack.waitFor(
@@ -337,7 +322,7 @@ describe('a hostile service name', () => {
     });
     const { id } = await requestChange(h, `stop ${evil}`);
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     await h.slack.waitFor('chat.postMessage', (x) => textOf(x.blocks).includes('is stopped'));
     const said = h.slack.calls
       .filter((c) => c.method === 'chat.postMessage' || c.method === 'chat.update' || c.method === 'response_url')
@@ -369,7 +354,7 @@ describe('the stale check at approval', () => {
     h.simulator.changeOutsideBot(DEMO_IDS.eventsStaging, { state: 'idle' });
     h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, { state: 'stopped' });
     await h.click(ACTION_APPROVE, idle.id, USERS.approver);
-    await applied(h, idle.id);
+    await appliedMessage(h, idle.id);
     await h.click(ACTION_APPROVE, stopped.id, USERS.approver);
     await expect
       .poll(async () => (await h.bot.changeStore.get(stopped.id))?.status, { timeout: 10_000 })

@@ -9,30 +9,24 @@ import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS, DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { FakeSlack } from './fake-slack.js';
-import { answerText, KEY_ID, KEY_SECRET, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import {
+  answerText,
+  KEY_ID,
+  KEY_SECRET,
+  requestChange,
+  textOf,
+  useHarnesses,
+  USERS,
+  MINUTE,
+  movableClock,
+  patchesTo,
+  appliedMessage,
+  messageTsOf,
+} from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
-const MINUTE = 60_000;
 const harness = useHarnesses({ temporaryTickMs: 50, simulatorTransitionMs: 200 });
 const policyFile = usePolicyFiles();
-
-function movableClock() {
-  let offset = 0;
-  return { now: () => Date.now() + offset, advance: (ms: number) => (offset += ms) };
-}
-
-const patchesTo = (h: Harness, path: string) =>
-  h.simulator.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith(path));
-
-async function messageTsOf(h: Harness, id: string): Promise<string> {
-  const ts = (await h.bot.changeStore.get(id))?.messageTs;
-  if (!ts) throw new Error(`${id} has no message`);
-  return ts;
-}
-
-function applied(h: Harness, id: string) {
-  return h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
-}
 
 describe('scale', () => {
   it('shows replicas and total memory before -> after, and scales once on approval', async () => {
@@ -42,7 +36,7 @@ describe('scale', () => {
     expect(text).toContain('*Replicas*: `3` → `6`');
     expect(text).toContain('*Total memory*: `24–96 GB` → `48–192 GB`');
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     expect(patchesTo(h, '/replicaScaling').map((r) => r.body)).toStrictEqual([{ numReplicas: 6 }]);
     expect(h.simulator.service(DEMO_IDS.ordersProd)?.numReplicas).toBe(6);
   });
@@ -69,7 +63,7 @@ describe('scale', () => {
       await slack.waitFor('chat.update', (x) => textOf(x.blocks).includes(id) && textOf(x.blocks).includes('1 of 2'));
       // The second approval arrives on the other replica, twice at once.
       await Promise.all([b.click(ACTION_APPROVE, id, USERS.second), a.click(ACTION_APPROVE, id, USERS.second)]);
-      await applied(a, id);
+      await appliedMessage(a, id);
       await a.bot.changeRequests.drain();
       await b.bot.changeRequests.drain();
       expect(patchesTo(a, '/replicaScaling').map((r) => r.body)).toStrictEqual([{ minReplicas: 2, maxReplicas: 8 }]);
@@ -153,7 +147,7 @@ describe('stop, start and wake', () => {
     const { id, posted } = await requestChange(h, 'stop events-staging');
     expect(textOf(posted.args.blocks)).toContain('*State*: `running` → `stopped`');
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     expect(patchesTo(h, '/state').map((r) => r.body)).toStrictEqual([{ command: 'stop' }]);
     // The bot follows the service and says in the thread when it has stopped.
     const ts = await messageTsOf(h, id);
@@ -171,7 +165,7 @@ describe('stop, start and wake', () => {
     expect(refused).toContain('a woken service goes idle again by itself');
     const { id } = await requestChange(h, 'wake "analytics staging"');
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     expect(patchesTo(h, '/state').map((r) => r.body)).toStrictEqual([{ command: 'awake' }]);
   });
 
@@ -182,7 +176,7 @@ describe('stop, start and wake', () => {
     expect(textOf(posted.args.blocks)).toContain('Temporary:* for 2h');
     const ts = await messageTsOf(h, id);
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     await expect.poll(() => h.simulator.service(DEMO_IDS.ordersStaging)?.state, { timeout: 5_000 }).toBe('running');
     clock.advance(2 * 60 * MINUTE + 1_000);
     await h.slack.waitFor(
@@ -204,7 +198,7 @@ describe('temporary scaling', () => {
     const h = await harness({ clock: clock.now });
     const { id } = await requestChange(h, 'scale orders-prod replicas 6 for 4h');
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     clock.advance(4 * 60 * MINUTE + 1_000);
     await h.slack.waitFor(
       'chat.update',
@@ -220,7 +214,7 @@ describe('temporary scaling', () => {
     const { id } = await requestChange(h, 'scale orders-prod replicas 6 for 1h');
     const ts = await messageTsOf(h, id);
     await h.click(ACTION_APPROVE, id, USERS.approver);
-    await applied(h, id);
+    await appliedMessage(h, id);
     // Someone scales it in the console meanwhile.
     h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, { numReplicas: 5 });
     clock.advance(60 * MINUTE + 1_000);

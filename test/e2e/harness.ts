@@ -445,3 +445,27 @@ export function setEnvTag(h: Harness, serviceId: string, env: string | undefined
   const tags = (h.simulator.service(serviceId)?.tags ?? []).filter((t) => t.key !== 'env');
   h.simulator.changeOutsideBot(serviceId, { tags: env ? [...tags, { key: 'env', value: env }] : tags });
 }
+
+export const MINUTE = 60_000;
+
+/** A clock the test moves forward; shared by replicas so they agree on what is due. */
+export function movableClock() {
+  let offset = 0;
+  return { now: () => Date.now() + offset, advance: (ms: number) => (offset += ms) };
+}
+
+/** The ts of a request's message in its channel (its thread holds reverts, results, reminders). */
+export async function messageTsOf(h: Harness, id: string): Promise<string> {
+  const ts = (await h.bot.changeStore.get(id))?.messageTs;
+  if (!ts) throw new Error(`${id} has no message`);
+  return ts;
+}
+
+/** The PATCH requests the simulator received on one endpoint (`/replicaScaling`, `/state`). */
+export const patchesTo = (h: Harness, path: string) =>
+  h.simulator.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith(path));
+
+/** Resolves once a request's message says Applied. */
+export function appliedMessage(h: Harness, id: string) {
+  return h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+}

@@ -17,24 +17,14 @@ import {
   textOf,
   useHarnesses,
   USERS,
-  type Harness,
+  MINUTE,
+  movableClock,
+  messageTsOf,
 } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
-const MINUTE = 60_000;
 const harness = useHarnesses({ nudgeTickMs: 50 });
 const policyFile = usePolicyFiles();
-
-function movableClock() {
-  let offset = 0;
-  return { now: () => Date.now() + offset, advance: (ms: number) => (offset += ms) };
-}
-
-async function messageTsOf(h: Harness, id: string): Promise<string> {
-  const ts = (await h.bot.changeStore.get(id))?.messageTs;
-  if (!ts) throw new Error(`${id} has no message`);
-  return ts;
-}
 
 const threadPosts = (slack: FakeSlack, ts: string, word: string) =>
   slack.callsOf('chat.postMessage', (a) => a.thread_ts === ts && textOf(a.blocks).includes(word));

@@ -10,7 +10,16 @@ import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../src/core/re
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { REDIS_URL } from '../support/redis.js';
 import { NEVER_OPEN_PROD, usePolicyFiles } from './policy-files.js';
-import { answerText, requestChange, setEnvTag, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import {
+  answerText,
+  requestChange,
+  setEnvTag,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Harness,
+  movableClock,
+} from './harness.js';
 
 const GRANT = '192.0.2.44/32';
 const harness = useHarnesses({ temporaryTickMs: 50 });
@@ -19,11 +28,6 @@ const policyFile = usePolicyFiles();
 const entryOf = (h: Harness, source = GRANT) =>
   h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList?.find((e) => e.source === source);
 const reads = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'GET').length;
-
-function movableClock() {
-  let offset = 0;
-  return { now: () => Date.now() + offset, advance: (ms: number) => (offset += ms) };
-}
 
 async function grantApproved(
   h: Harness,

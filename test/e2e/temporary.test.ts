@@ -23,28 +23,18 @@ import {
   useHarnesses,
   USERS,
   type Harness,
+  MINUTE,
+  movableClock,
+  messageTsOf,
 } from './harness.js';
 
-const MINUTE = 60_000;
 const GRANT = '192.0.2.44/32';
-
-/** A clock the test moves forward; shared by replicas so they agree on what is due. */
-function movableClock() {
-  let offset = 0;
-  return { now: () => Date.now() + offset, advance: (ms: number) => (offset += ms) };
-}
 
 const harness = useHarnesses({ temporaryTickMs: 50 });
 
 const patches = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'PATCH');
 const entryOf = (h: Harness, source = GRANT) =>
   h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList?.find((e) => e.source === source);
-
-async function messageTsOf(h: Harness, id: string): Promise<string> {
-  const ts = (await h.bot.changeStore.get(id))?.messageTs;
-  if (!ts) throw new Error(`${id} has no message`);
-  return ts;
-}
 
 /** The next post in the thread whose text contains `word`. */
 function threadPost(h: Harness, threadTs: string, word: string, timeoutMs = 10_000) {
