@@ -312,21 +312,16 @@ function buildServices(
     policy: approvalRules.current,
     ...(overrides.clock ? { now: overrides.clock } : {}),
   });
-  const approverDms = new ApproverDms({
+  // Both speak to people about waiting requests, from the store, on the bot's clock.
+  const telling = {
     store: changeStore,
     messenger,
     defaults: approvalRules.defaults,
     logger,
     now: overrides.clock ?? Date.now,
-  });
-  const nudger = new Nudger({
-    store: changeStore,
-    messenger,
-    defaults: approvalRules.defaults,
-    logger,
-    now: overrides.clock ?? Date.now,
-    dms: approverDms,
-  });
+  };
+  const approverDms = new ApproverDms(telling);
+  const nudger = new Nudger({ ...telling, dms: approverDms });
   const follower = new Follower({
     cloud,
     messenger,

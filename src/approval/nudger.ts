@@ -5,26 +5,17 @@
  * its claim back, so the next look tries again.
  */
 import { dueNudges, remindsInThread, withEscalation, type Nudge } from '../core/policy/nudges.js';
-import type { PolicyDefaults } from '../core/policy/types.js';
 import { escalationMessage, reminderMessage, type NudgeMessage } from '../core/render/nudge.js';
 import { requirementsOf } from '../core/render/policy.js';
 import type { ChangeRequest } from '../core/change/types.js';
-import type { ChangeStore } from '../ports/change-store.js';
-import type { Log } from '../ports/log.js';
-import type { Messenger } from '../ports/messenger.js';
-import type { ApproverDms } from './approver-dms.js';
+import type { ApproverDms, ApproverDmsOptions } from './approver-dms.js';
 
 /** One look reads at most this many waiting requests (oldest first). */
 const PAGE = 500;
 /** A claim outlives the request by this much, so a late replica never says it again. */
 const CLAIM_MARGIN_MS = 3_600_000;
 
-export interface NudgerOptions {
-  store: ChangeStore;
-  messenger: Messenger;
-  defaults: PolicyDefaults;
-  logger: Pick<Log, 'warn'>;
-  now: () => number;
+export interface NudgerOptions extends ApproverDmsOptions {
   /** Told of each reminder or escalation posted (metrics). */
   observe?: (kind: Nudge['kind']) => void;
   /** Messages approvers directly (a reminder, an escalation). */

@@ -93,17 +93,21 @@ const WaitSchema = z.string({ error: 'must be a duration like 30m, 2h or 90 minu
   return reading.ms;
 });
 
+/** People who count: Slack user (U…) and user group (S…) ids, at least one. */
+const peopleList = (example: string, ifLeftOut: string) =>
+  nonEmptyList(
+    z
+      .string({ error: 'must be a Slack user id (U…) or user group id (S…)' })
+      .regex(SLACK_ID, { error: 'must be a Slack user id (U…) or user group id (S…)' }),
+    'Slack user or user group ids',
+    example,
+    ifLeftOut,
+  );
+
 const EscalateSchema = z.strictObject(
   {
     after: WaitSchema,
-    to: nonEmptyList(
-      z
-        .string({ error: 'must be a Slack user id (U…) or user group id (S…)' })
-        .regex(SLACK_ID, { error: 'must be a Slack user id (U…) or user group id (S…)' }),
-      'Slack user or user group ids',
-      '[S0ONCALL]',
-      'and the escalate key with it',
-    ),
+    to: peopleList('[S0ONCALL]', 'and the escalate key with it'),
   },
   { error: 'must be a map like { after: 2h, to: [S0ONCALL] }' },
 );
@@ -123,14 +127,7 @@ const RuleSchema = z
         .min(0, { error: `must be a whole number from 0 to ${MAX_APPROVALS}` })
         .max(MAX_APPROVALS, { error: `must be at most ${MAX_APPROVALS}` })
         .optional(),
-      approvers: nonEmptyList(
-        z
-          .string({ error: 'must be a Slack user id (U…) or user group id (S…)' })
-          .regex(SLACK_ID, { error: 'must be a Slack user id (U…) or user group id (S…)' }),
-        'Slack user or user group ids',
-        '[S0DBAS, U0APP1]',
-        'to use APPROVERS',
-      ).optional(),
+      approvers: peopleList('[S0DBAS, U0APP1]', 'to use APPROVERS').optional(),
       deny: z
         .string({ error: 'must be the sentence shown to the requester' })
         .trim()
