@@ -20,6 +20,9 @@ import type { Messenger } from '../ports/messenger.js';
 const CLAIM_MARGIN_MS = 3_600_000;
 /** More people than this on one request is a group too large to message one by one. */
 const MAX_PEOPLE = 50;
+/** No person gets more than this many messages about requests in an hour, however many wait. */
+export const MAX_DMS_PER_PERSON_HOUR = 20;
+const HOUR_MS = 3_600_000;
 
 export interface ApproverDmsOptions {
   store: ChangeStore;
@@ -47,12 +50,15 @@ export class ApproverDms {
   /** A rule escalated: the people it escalates to get the request, with the buttons. */
   async escalated(request: ChangeRequest, requirement: Requirement): Promise<void> {
     const people = await this.people(requirement.escalate?.to ?? []);
-    await this.send(
-      request,
-      people.filter((id) => id !== request.requesterId),
-      'dm',
-      requestMessage(request),
-    );
+    await this.send(request, people, 'dm', requestMessage(request));
+  }
+
+  /** One of the person's hourly slots, claimed across replicas; false once they are all taken. */
+  private async withinHourlyLimit(userId: string): Promise<boolean> {
+    const hour = Math.floor(this.options.now() / HOUR_MS);
+    for (let slot = 0; slot < MAX_DMS_PER_PERSON_HOUR; slot++)
+      if (await this.options.store.claimOnce(`dm-hour:${userId}:${hour}:${slot}`, 2 * HOUR_MS)) return true;
+    return false;
   }
 
   private requirementsNow(request: ChangeRequest): readonly Requirement[] {
@@ -79,9 +85,14 @@ export class ApproverDms {
   private async send(request: ChangeRequest, people: readonly string[], kind: string, message: NudgeMessage) {
     const { store, messenger, logger, now } = this.options;
     const ttl = request.expiresAt - now() + CLAIM_MARGIN_MS;
-    for (const userId of people) {
+    // The requester may be in an approvers' group: they are never asked about their own request.
+    for (const userId of people.filter((id) => id !== request.requesterId)) {
       const key = `${kind}:${request.id}:${userId}`;
       if (!(await store.claimOnce(key, ttl))) continue;
+      if (!(await this.withinHourlyLimit(userId))) {
+        logger.warn(`change ${request.id}: ${userId} had ${MAX_DMS_PER_PERSON_HOUR} messages this hour; not messaged`);
+        continue;
+      }
       try {
         await messenger.dm(userId, message);
       } catch (error) {
