@@ -5,7 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import { CHANNEL, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import { randomUUID } from 'node:crypto';
+import { DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
+import { CloudSimulator } from '../../src/simulator/server.js';
+import { FakeSlack } from './fake-slack.js';
+import { CHANNEL, KEY_ID, KEY_SECRET, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
 const harness = useHarnesses({ nudgeTickMs: 50 });
@@ -33,6 +37,33 @@ describe('approvers told directly', () => {
       (a) => a.channel === CHANNEL && textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'),
     );
     expect(h.simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+  });
+
+  it('two approvers clicking their DMs at once on two replicas of the bot: one PATCH, each DM sent once', async () => {
+    const simulator = await CloudSimulator.start({
+      keyId: KEY_ID,
+      keySecret: KEY_SECRET,
+      orgId: DEMO_ORG_ID,
+      services: demoServices(),
+    });
+    const slack = await FakeSlack.start();
+    try {
+      const env = { POLICY_FILE: policyFile(rule()) };
+      const shared = { simulator, slack, keyPrefix: `test:${randomUUID().slice(0, 8)}:`, env };
+      const a = await harness(shared);
+      const b = await harness(shared);
+      const { id } = await requestChange(a, 'rename orders-staging orders-stage');
+      await a.bot.changeRequests.drain();
+      await Promise.all([a.click(ACTION_APPROVE, id, USERS.approver), b.click(ACTION_APPROVE, id, USERS.second)]);
+      await slack.waitFor('chat.update', (x) => textOf(x.blocks).includes(id) && textOf(x.blocks).includes('Applied'));
+      await a.bot.changeRequests.drain();
+      await b.bot.changeRequests.drain();
+      expect(simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+      for (const person of [USERS.approver, USERS.second]) expect(dmsTo(a, person)).toHaveLength(1);
+    } finally {
+      await slack.close();
+      await simulator.close();
+    }
   });
 
   it('notify: channel sends no DM', async () => {
