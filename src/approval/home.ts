@@ -107,6 +107,8 @@ export class HomeTabs {
   /** Publishes the queued Homes, one at a time; people queued meanwhile get a fresh read after. */
   private async drain(): Promise<void> {
     while (this.queued.size > 0) {
+      // One turn of the event loop first: the several moves of one click are drawn once.
+      await new Promise((resolve) => setImmediate(resolve));
       const people = [...this.queued];
       this.queued.clear();
       let snapshot: Snapshot;
