@@ -1,0 +1,72 @@
+/**
+ * The Home tab (issue 25), over HTTP with real Redis, the simulator and the Slack stand-in:
+ * opening it publishes the person's own view (views.publish), a request moving republishes the
+ * Homes of the people it concerns, and a click in the Home tab takes the ordinary path and is
+ * answered by DM. Every step awaits the call it expects.
+ */
+import { describe, expect, it } from 'vitest';
+import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+
+const harness = useHarnesses({ env: { APPROVERS: `${USERS.approver},S0DBAS` } });
+
+/** The next Home published for `user` (from call number `after` on) whose text passes `match`. */
+function home(h: Harness, user: string, match: (text: string) => boolean, after = 0) {
+  return h.slack
+    .waitFor('views.publish', (a) => a.user_id === user && match(textOf(a.view)), { after })
+    .then((call) => call.args.view as { type: string; blocks: unknown[] });
+}
+
+function approveButtons(view: { blocks: unknown[] }): string[] {
+  return (view.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>)
+    .flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : []))
+    .filter((e) => e.action_id === ACTION_APPROVE)
+    .map((e) => e.value);
+}
+
+async function open(h: Harness, user: string) {
+  const after = h.slack.calls.length;
+  const ack = await h.event({ type: 'app_home_opened', user, channel: `D${user.slice(1)}`, tab: 'home' });
+  expect(ack.status).toBe(200);
+  return home(h, user, () => true, after);
+}
+
+describe('the Home tab', () => {
+  it('opening it shows each person what waits for them; approving republishes the Homes it concerns', async () => {
+    const h = await harness();
+    h.slack.userGroups.set('S0DBAS', [USERS.second]);
+    const { id } = await requestChange(h, 'rename orders-staging orders-stage');
+
+    const approverHome = await open(h, USERS.approver);
+    expect(approverHome.type).toBe('home');
+    expect(approveButtons(approverHome)).toStrictEqual([id]);
+    expect(approveButtons(await open(h, USERS.second))).toStrictEqual([id]); // through the user group
+    const outsider = await open(h, USERS.outsider);
+    expect(approveButtons(outsider)).toStrictEqual([]);
+    expect(textOf(outsider)).toContain('Nothing is waiting for your approval.');
+    const mine = await open(h, USERS.requester);
+    expect(approveButtons(mine)).toStrictEqual([]);
+    expect(textOf(mine)).toContain('Your requests (1 open)');
+    expect(textOf(mine)).toContain(id);
+
+    // Approved from the Home tab: the same path as the channel's button, and every Home it concerns is redrawn.
+    const after = h.slack.calls.length;
+    const ack = await h.clickHome(ACTION_APPROVE, id, USERS.second);
+    expect(ack.status).toBe(200);
+    const requesterHome = await home(h, USERS.requester, (t) => t.includes(id) && t.includes('applied'), after);
+    expect(textOf(requesterHome)).toContain('Your requests (0 open)');
+    await home(h, USERS.approver, (t) => t.includes('Waiting for you (0)'), after);
+    await home(h, USERS.second, (t) => t.includes('Waiting for you (0)'), after);
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+    expect(h.slack.callsOf('views.publish', (a) => a.user_id === USERS.outsider)).toHaveLength(1);
+  });
+
+  it('a Home click that does not count is answered by DM, since it has no channel', async () => {
+    const h = await harness();
+    h.slack.userGroups.set('S0DBAS', []);
+    const { id } = await requestChange(h, 'rename orders-staging orders-stage');
+    await h.clickHome(ACTION_APPROVE, id, USERS.outsider);
+    const answer = await h.slack.waitFor('chat.postMessage', (a) => a.channel === USERS.outsider);
+    expect(textOf(answer.args.blocks)).toContain(`<@${USERS.approver}>`);
+  });
+});
