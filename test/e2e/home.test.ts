@@ -4,10 +4,15 @@
  * Homes of the people it concerns, and a click in the Home tab takes the ordinary path and is
  * answered by DM. Every step awaits the call it expects.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { SocketModeServer } from '../support/socket-mode-server.js';
 import { requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 
+const servers: SocketModeServer[] = [];
+afterEach(async () => {
+  while (servers.length > 0) await servers.pop()?.close();
+});
 const harness = useHarnesses({ env: { APPROVERS: `${USERS.approver},S0DBAS` } });
 
 /** The next Home published for `user` (from call number `after` on) whose text passes `match`. */
@@ -68,5 +73,15 @@ describe('the Home tab', () => {
     await h.clickHome(ACTION_APPROVE, id, USERS.outsider);
     const answer = await h.slack.waitFor('chat.postMessage', (a) => a.channel === USERS.outsider);
     expect(textOf(answer.args.blocks)).toContain(`<@${USERS.approver}>`);
+  });
+
+  it('opens in Socket Mode too: app_home_opened arrives as an events_api envelope', async () => {
+    const socket = await SocketModeServer.start();
+    servers.push(socket);
+    const h = await harness({ socketMode: socket });
+    await socket.waitForOpen(1);
+    h.slack.userGroups.set('S0DBAS', []);
+    const { id } = await requestChange(h, 'rename orders-staging orders-stage');
+    expect(approveButtons(await open(h, USERS.approver))).toStrictEqual([id]);
   });
 });
