@@ -321,13 +321,22 @@ function buildServices(
     logger,
     now: overrides.clock ?? Date.now,
   });
+  // Home tabs are refreshed when a request that concerns someone moves, in the background.
+  const homes = new HomeTabs({ store: changeStore, messenger, policy, logger, now: overrides.clock ?? Date.now });
   const nudger = new Nudger({
     store: changeStore,
     messenger,
     defaults: approvalRules.defaults,
     logger,
     now: overrides.clock ?? Date.now,
-    dms: approverDms,
+    dms: {
+      reminded: (request, message) => approverDms.reminded(request, message),
+      // An escalation (said once across replicas) adds people who may approve: their Homes show it.
+      escalated: (request, requirement) => {
+        homes.moved(request);
+        return approverDms.escalated(request, requirement);
+      },
+    },
   });
   const follower = new Follower({
     cloud,
@@ -337,8 +346,6 @@ function buildServices(
     schedule: { ...DEFAULT_FOLLOW, totalMs: config.followMs, ...overrides.followSchedule },
     ...(metrics ? { observe: followObserver(metrics) } : {}),
   });
-  // Home tabs are refreshed when a request that concerns someone moves, in the background.
-  const homes = new HomeTabs({ store: changeStore, messenger, policy, logger, now: overrides.clock ?? Date.now });
   const observeChange = changeObserver(logger, metrics);
   const changeRequests = new ApprovalFlow({
     cloud,

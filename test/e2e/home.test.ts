@@ -8,12 +8,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { SocketModeServer } from '../support/socket-mode-server.js';
 import { requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import { usePolicyFiles } from './policy-files.js';
 
 const servers: SocketModeServer[] = [];
 afterEach(async () => {
   while (servers.length > 0) await servers.pop()?.close();
 });
 const harness = useHarnesses({ env: { APPROVERS: `${USERS.approver},S0DBAS` } });
+const policyFile = usePolicyFiles();
 
 /** The next Home published for `user` (from call number `after` on) whose text passes `match`. */
 function home(h: Harness, user: string, match: (text: string) => boolean, after = 0) {
@@ -83,5 +85,22 @@ describe('the Home tab', () => {
     h.slack.userGroups.set('S0DBAS', []);
     const { id } = await requestChange(h, 'rename orders-staging orders-stage');
     expect(approveButtons(await open(h, USERS.approver))).toStrictEqual([id]);
+  });
+
+  it('an escalation redraws the Home of the people it adds, with the request waiting for them', async () => {
+    let offset = 0;
+    const policy =
+      'rules:\n  - name: dbas first\n    match: {}\n    approvals: 1\n    approvers: [U0APPROVER]\n    escalate: { after: 2h, to: [U0SECOND] }\n';
+    const h = await harness({
+      clock: () => Date.now() + offset,
+      nudgeTickMs: 50,
+      env: { POLICY_FILE: policyFile(policy), CHANGE_TTL_SECONDS: String(4 * 3600) },
+    });
+    const { id } = await requestChange(h, 'rename orders-staging orders-stage');
+    expect(approveButtons(await open(h, USERS.second))).toStrictEqual([]);
+    const after = h.slack.calls.length;
+    offset = 2 * 3_600_000 + 60_000;
+    const escalated = await home(h, USERS.second, (t) => t.includes(id), after);
+    expect(approveButtons(escalated)).toStrictEqual([id]);
   });
 });
