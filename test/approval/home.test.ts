@@ -11,7 +11,7 @@ import type { Requirement } from '../../src/core/policy/types.js';
 import type { View } from '../../src/core/render/mrkdwn.js';
 import { MemoryChangeStore } from '../../src/store/index.js';
 import { pendingRequest } from '../core/approval/world.js';
-import { allTexts } from '../core/render/block-kit.js';
+import { allTexts, assertBlockKitLimits } from '../core/render/block-kit.js';
 import { ALICE, BOB, CAROL, inProcess, recordingLog } from '../support/in-process.js';
 import { RecordingMessenger } from '../support/recording-messenger.js';
 
@@ -146,5 +146,19 @@ describe('the Home tab adapter', () => {
     expect(waitingIds(await homes.build(BOB))).toStrictEqual([]);
     // Someone else's temporary changes are not theirs.
     expect(allTexts((await homes.build(CAROL)).blocks)).toContain('Your temporary changes (0)');
+  });
+
+  it('keeps the Home of a person with hundreds of requests within Block Kit, newest first, and counts the rest', async () => {
+    const { store, homes } = world();
+    for (let i = 0; i < 300; i += 1)
+      await store.create(request(`CR-H${String(i).padStart(3, '0')}`, { createdAt: NOW - 300_000 + i * 1_000 }));
+    const bob = await homes.build(BOB);
+    assertBlockKitLimits(bob.blocks, { max: 100 });
+    expect(waitingIds(bob)[0]).toBe('CR-H299');
+    expect(allTexts(bob.blocks)).toContain('…and 280 more older requests waiting for you');
+    const alice = await homes.build(ALICE);
+    assertBlockKitLimits(alice.blocks, { max: 100 });
+    expect(allTexts(alice.blocks)).toContain('Your requests (300 open)');
+    expect(allTexts(alice.blocks)).toContain('…and 285 more open requests of yours');
   });
 });
