@@ -371,9 +371,12 @@ function buildServices(
       // Not awaited: following takes minutes, and neither the click's answer nor the temporary
       // follow-up (the revert's schedule in the thread) may wait for it. It never rejects.
       void follower.follow(request);
-      await temporary.afterSettled(request);
-      // A revert settled (and forgotten above): the original's requester loses a temporary change.
-      if (request.revertOf) homes.moved(request.revertOf);
+      try {
+        await temporary.afterSettled(request);
+      } finally {
+        // A revert settled (and forgotten above): the original's requester loses a temporary change.
+        if (request.revertOf) homes.moved(request.revertOf);
+      }
     },
   });
   const temporary: TemporaryChanges = new TemporaryChanges({

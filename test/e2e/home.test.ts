@@ -103,4 +103,18 @@ describe('the Home tab', () => {
     const escalated = await home(h, USERS.second, (t) => t.includes(id), after);
     expect(approveButtons(escalated)).toStrictEqual([id]);
   });
+
+  it("a temporary change shows in its requester's Home with Extend and Revert now, and leaves it once reverted", async () => {
+    let skew = 0;
+    const h = await harness({ clock: () => Date.now() + skew, temporaryTickMs: 50 });
+    const { id } = await requestChange(h, 'ip add orders-prod 192.0.2.45/32 hotel for 1m');
+    const after = h.slack.calls.length;
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    const granted = await home(h, USERS.requester, (t) => t.includes('Your temporary changes (1)'), after);
+    expect(JSON.stringify(granted.blocks)).toContain(`"action_id":"temporary_extend"`);
+    expect(JSON.stringify(granted.blocks)).toContain(`"action_id":"temporary_revert_now"`);
+    const beforeRevert = h.slack.calls.length;
+    skew = 61_000;
+    await home(h, USERS.requester, (t) => t.includes('Your temporary changes (0)'), beforeRevert);
+  });
 });
