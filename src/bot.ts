@@ -10,6 +10,7 @@ import { Follower } from './approval/follower.js';
 import { PolicyFile, type ReloadResult } from './approval/policy-file.js';
 import { startReconciler } from './approval/reconciler.js';
 import { ApproverDms } from './approval/approver-dms.js';
+import { HomeTabs } from './approval/home.js';
 import { Nudger } from './approval/nudger.js';
 import { BOT_ACTOR, startTemporaryTicks, TemporaryChanges } from './approval/temporary-changes.js';
 import { startTicks } from './scheduler/ticks.js';
@@ -174,7 +175,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   );
 
   // 2. Services.
-  const { services, changeRequests, temporary, follower, scheduler, nudger } = buildServices(config, overrides, {
+  const { services, changeRequests, temporary, follower, scheduler, nudger, homes } = buildServices(config, overrides, {
     cloud,
     stores,
     messenger,
@@ -189,6 +190,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   registerListeners(slack.app, {
     services,
     messenger,
+    homes,
     accepting: () => accepting,
     ...(metrics ? { onCommand: (command) => metrics.commands.inc({ command: commandLabel(command) }) } : {}),
   });
@@ -273,7 +275,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       await temporaryTicks.stop();
       await nudgeTicks.stop();
       // Following ends at once (a sleeping follow wakes and returns); approvals in flight finish.
-      const drained = Promise.all([changeRequests.drain(), scheduler.stop(), follower.stop()]);
+      const drained = Promise.all([changeRequests.drain(), scheduler.stop(), follower.stop()]).then(() => homes.idle());
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
       await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${messageOf(error)}`));
       await metricsServer?.close();
@@ -321,7 +323,19 @@ function buildServices(
     now: overrides.clock ?? Date.now,
   };
   const approverDms = new ApproverDms(telling);
-  const nudger = new Nudger({ ...telling, dms: approverDms });
+  // Home tabs are refreshed when a request that concerns someone moves, in the background.
+  const homes = new HomeTabs({ store: changeStore, messenger, policy, logger, now: overrides.clock ?? Date.now });
+  const nudger = new Nudger({
+    ...telling,
+    dms: {
+      reminded: (request, message) => approverDms.reminded(request, message),
+      // An escalation (said once across replicas) adds people who may approve: their Homes show it.
+      escalated: (request, requirement) => {
+        homes.moved(request);
+        return approverDms.escalated(request, requirement);
+      },
+    },
+  });
   const follower = new Follower({
     cloud,
     messenger,
@@ -330,6 +344,7 @@ function buildServices(
     schedule: { ...DEFAULT_FOLLOW, totalMs: config.followMs, ...overrides.followSchedule },
     ...(metrics ? { observe: followObserver(metrics) } : {}),
   });
+  const observeChange = changeObserver(logger, metrics);
   const changeRequests = new ApprovalFlow({
     cloud,
     store: changeStore,
@@ -341,13 +356,25 @@ function buildServices(
     logger,
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),
-    observe: changeObserver(logger, metrics),
-    afterFiled: (request) => approverDms.filed(request),
-    afterSettled: (request): Promise<void> => {
+    observe: (event) => {
+      observeChange(event);
+      homes.moved(event.changeRequestId);
+    },
+    afterApproval: (request) => homes.moved(request),
+    afterFiled: (request) => {
+      homes.moved(request);
+      return approverDms.filed(request);
+    },
+    afterSettled: async (request): Promise<void> => {
       // Not awaited: following takes minutes, and neither the click's answer nor the temporary
       // follow-up (the revert's schedule in the thread) may wait for it. It never rejects.
       void follower.follow(request);
-      return temporary.afterSettled(request);
+      try {
+        await temporary.afterSettled(request);
+      } finally {
+        // A revert settled (and forgotten above): the original's requester loses a temporary change.
+        if (request.revertOf) homes.moved(request.revertOf);
+      }
     },
   });
   const temporary: TemporaryChanges = new TemporaryChanges({
@@ -396,7 +423,7 @@ function buildServices(
     logger,
     slashCommand: config.slack.slashCommand,
   };
-  return { services, changeRequests, temporary, follower, scheduler, nudger };
+  return { services, changeRequests, temporary, follower, scheduler, nudger, homes };
 }
 
 function keyIdentity(config: Config): KeyIdentity {

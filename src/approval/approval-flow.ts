@@ -84,6 +84,8 @@ export interface ApprovalFlowOptions {
   observe?: ChangeObserver;
   /** Told of every request that reached applied or failed (temporary changes follow up on it). */
   afterSettled?: (request: ChangeRequest) => Promise<void>;
+  /** Told of every approval recorded, the request as it is now (the Home tabs); it must not block. */
+  afterApproval?: (request: ChangeRequest) => void;
   /** Told of every request posted for approval (its approvers are messaged); never awaited by the requester. */
   afterFiled?: (request: ChangeRequest) => Promise<void>;
 }
@@ -428,6 +430,7 @@ export class ApprovalFlow implements ChangeRequestService {
       })
       .then((result) => {
         if (!result.ok && result.reason === 'expired') this.notify('expired', request, effect.approverId);
+        if (result.ok) this.options.afterApproval?.(result.request);
         return result;
       });
   }

@@ -8,7 +8,7 @@ import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
 import { evaluatePolicy } from '../core/policy/evaluate.js';
 import { requestFacts } from '../core/policy/facts.js';
 import { withEscalation } from '../core/policy/nudges.js';
-import { groupsOf, isEligible, judgeApproval, mayReject } from '../core/policy/progress.js';
+import { groupsOf, isEligible, isGroupId, judgeApproval, mayReject } from '../core/policy/progress.js';
 import type { Policy, PolicyDefaults, Requirement } from '../core/policy/types.js';
 import { approverLabel } from '../core/render/people.js';
 import { notEligibleText, requirementsOf, stillNeededText } from '../core/render/policy.js';
@@ -83,6 +83,35 @@ export class ApproverPolicy implements ApprovalPolicy {
       membership,
       `Only the person who asked for this change${who ? ` or someone who may approve it (${who})` : ''} can do this.`,
     );
+  }
+
+  /**
+   * Whether an Approve click by this person would count now (the Home tab's "Waiting for you"):
+   * the same judgement as a click, on the cached group membership (a Home lists many requests;
+   * the click itself reads the groups afresh).
+   */
+  async mayApprove(userId: string, request: ChangeRequest): Promise<boolean> {
+    const requirements = this.requirementsNow(request);
+    const membership = await this.membership(userId, requirements, { fresh: false });
+    const askedBy = userId === request.beneficiaryId ? request.beneficiaryId : request.requesterId;
+    return judgeApproval(requirements, request.approvals ?? [], userId, askedBy, membership.inGroup).kind === 'counts';
+  }
+
+  /**
+   * The people a request concerns as an approver now: those listed by its rules (escalation
+   * included, user groups by their cached members), and those who approved or decided it. A
+   * rule open to anyone in the channel names nobody. A group Slack will not list is skipped.
+   */
+  async approversOf(request: ChangeRequest): Promise<string[]> {
+    const people = new Set<string>();
+    for (const requirement of this.requirementsNow(request))
+      for (const id of requirement.approvers) {
+        if (!isGroupId(id)) people.add(id);
+        else for (const member of await this.members(id, false).catch(() => new Set<string>())) people.add(member);
+      }
+    for (const approval of request.approvals ?? []) people.add(approval.userId);
+    if (request.decidedBy) people.add(request.decidedBy);
+    return [...people];
   }
 
   /** The request's rules as they stand now: an escalated rule counts its `to` people too. */

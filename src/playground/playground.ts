@@ -89,16 +89,21 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
   };
 }
 
-type Forward = (payload: URLSearchParams) => Promise<{ status: number; body: string }>;
+/** A form body (commands, clicks, submissions) or an Events API event (JSON), as Slack sends each. */
+type Forward = (payload: URLSearchParams | Record<string, unknown>) => Promise<{ status: number; body: string }>;
 
-/** Sends a form body to the bot, signed with the app's signing secret, as Slack does. */
+/** Sends a body to the bot, signed with the app's signing secret, as Slack does. */
 function forwarder(url: string, secret: string): Forward {
   return async (payload) => {
-    const body = payload.toString();
+    const form = payload instanceof URLSearchParams;
+    const body = form ? payload.toString() : JSON.stringify(payload);
     const response = await request(url, {
       method: 'POST',
       body,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...slackSignatureHeaders(body, secret) },
+      headers: {
+        'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json',
+        ...slackSignatureHeaders(body, secret),
+      },
     });
     return { status: response.statusCode, body: await response.body.text() };
   };
@@ -161,6 +166,8 @@ const SubmitInput = z.object({
   values: z.record(z.string(), z.record(z.string(), z.unknown())),
 });
 const CloseInput = z.object({ viewId: z.string() });
+const HomeOpenedInput = z.object({ userId: PersonId });
+const HomeClickInput = z.object({ userId: PersonId, actionId: z.string(), blockId: z.string(), value: z.string() });
 const OutsideInput = z.object({
   serviceId: z.string(),
   name: z.string().optional(),
@@ -249,6 +256,52 @@ function uiRoutes(slack: SlackStandIn, bot: BotHandle, forward: Forward) {
       else slack.closeView(open.id);
       return answer;
     },
+    // The person looked at the bot's Home tab: Slack sends app_home_opened, the bot publishes it.
+    '/ui/home-opened': (body) => {
+      const input = HomeOpenedInput.parse(body);
+      return forward({
+        token: 'playground',
+        team_id: 'T0TEAM',
+        api_app_id: 'A0PLAYGROUND',
+        type: 'event_callback',
+        event_id: `Ev${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`,
+        event_time: Math.floor(Date.now() / 1000),
+        event: {
+          type: 'app_home_opened',
+          user: input.userId,
+          channel: `D${input.userId.slice(1)}`,
+          tab: 'home',
+          event_ts: `${Date.now() / 1000}`,
+        },
+        authorizations: [{ team_id: 'T0TEAM', user_id: 'UBOT', is_bot: true, is_enterprise_install: false }],
+      });
+    },
+    // A button in the Home tab: no channel, no message, no response_url (the bot answers by DM).
+    '/ui/home-click': (body) => {
+      const input = HomeClickInput.parse(body);
+      const triggerId = `${Date.now()}.${randomUUID()}`;
+      slack.issueTrigger(triggerId, input.userId);
+      const payload = {
+        type: 'block_actions',
+        user: { id: input.userId, username: nameOf(input.userId), name: nameOf(input.userId), team_id: 'T0TEAM' },
+        api_app_id: 'A0PLAYGROUND',
+        token: 'playground',
+        container: { type: 'view', view_id: `VHOME-${input.userId}` },
+        trigger_id: triggerId,
+        team: { id: 'T0TEAM', domain: 'playground' },
+        view: { id: `VHOME-${input.userId}`, type: 'home', team_id: 'T0TEAM', blocks: [], state: { values: {} } },
+        actions: [
+          {
+            action_id: input.actionId,
+            block_id: input.blockId,
+            value: input.value,
+            type: 'button',
+            action_ts: `${Date.now() / 1000}`,
+          },
+        ],
+      };
+      return forward(new URLSearchParams({ payload: JSON.stringify(payload) }));
+    },
     '/ui/close': (body) => {
       slack.closeView(CloseInput.parse(body).viewId);
       return { ok: true };
@@ -295,6 +348,7 @@ function stateOf(slack: SlackStandIn, bot: BotHandle) {
     channel: CHANNEL,
     messages: slack.messages,
     views: [...slack.views.values()],
+    homes: Object.fromEntries(slack.homes),
     services: bot.simulator?.services() ?? [],
   };
 }

@@ -55,6 +55,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
   readonly calls: SlackCall[] = [];
   readonly messages: ChatMessage[] = [];
   readonly views = new Map<string, OpenView>();
+  /** Each person's Home tab as last published (views.publish), by user id. */
+  readonly homes = new Map<string, Record<string, unknown>>();
   /** Channels (or, for DMs, user ids) where chat.postMessage fails with this error code (e.g. not_in_channel, user_disabled). */
   readonly failingChannels = new Map<string, string>();
   readonly userGroups = new Map<string, string[]>();
@@ -229,6 +231,18 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
         if (open) open.view = args.view as Record<string, unknown>;
         this.emit('change');
         return { ok: true, view: { id: args.view_id } };
+      }
+      case 'views.publish': {
+        const view = args.view;
+        const userId = str(args.user_id);
+        if (!userId || typeof view !== 'object' || view === null || (view as { type?: unknown }).type !== 'home')
+          return { ok: false, error: 'invalid_arguments' };
+        // As Slack does: a Home tab holds at most 100 blocks.
+        const blocks = (view as { blocks?: unknown }).blocks;
+        if (!Array.isArray(blocks) || blocks.length > 100) return { ok: false, error: 'invalid_blocks' };
+        this.homes.set(userId, view as Record<string, unknown>);
+        this.emit('change');
+        return { ok: true, view: { id: `VHOME-${userId}` } };
       }
       case 'apps.connections.open':
         return this.socketModeUrl

@@ -1,4 +1,4 @@
-import type { Block } from '../core/render/mrkdwn.js';
+import type { Block, View } from '../core/render/mrkdwn.js';
 
 export interface Message {
   /** Notification and screen-reader text; Slack shows it where blocks cannot be shown. */
@@ -19,6 +19,8 @@ export interface Messenger {
   dm(userId: string, message: Message): Promise<void>;
   /** Members of a Slack user group (S...). */
   groupMembers(groupId: string): Promise<string[]>;
+  /** Replaces what one person sees in the bot's Home tab (a view of type `home`). */
+  publishHome(userId: string, view: View): Promise<void>;
 }
 
 /**

@@ -46,6 +46,9 @@ export function slackMessenger(client: WebClient, onApiError: ApiErrorListener =
       const result = await call('usergroups.users.list', () => client.usergroups.users.list({ usergroup: groupId }));
       return result.users ?? [];
     },
+    async publishHome(userId, view) {
+      await call('views.publish', () => client.views.publish({ user_id: userId, view }));
+    },
   };
 }
 

@@ -100,6 +100,10 @@ export interface Harness {
     options?: { trigger?: boolean },
   ): Promise<Ack>;
   submitView(view: Record<string, unknown>, values: Record<string, unknown>, user: string): Promise<Ack>;
+  /** An Events API event (app_home_opened…), wrapped in its event_callback as Slack sends it. */
+  event(event: Record<string, unknown>): Promise<Ack>;
+  /** A click on a button of the Home tab: no channel, no message, no response_url. */
+  clickHome(actionId: string, value: string, user: string): Promise<Ack>;
   /** Sends a raw body with chosen signature headers (for the 401 tests). */
   raw(body: string, headers: Record<string, string>): Promise<Ack>;
   stop(): Promise<void>;
@@ -203,7 +207,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
-export type SlackSender = Pick<Harness, 'command' | 'click' | 'submitView' | 'raw'>;
+export type SlackSender = Pick<Harness, 'command' | 'click' | 'submitView' | 'event' | 'clickHome' | 'raw'>;
 
 /** Requests signed and shaped as Slack sends them, to any bot URL (also a bot in a child process). */
 export function slackSender(url: string, slack: FakeSlack): SlackSender {
@@ -233,6 +237,14 @@ export function slackSender(url: string, slack: FakeSlack): SlackSender {
     },
     submitView(view, values, user) {
       const payload = viewSubmissionPayload(view, values, user);
+      const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+      return send(body, 'application/x-www-form-urlencoded', { responseUrlId: '', triggerId: payload.trigger_id });
+    },
+    event(event) {
+      return send(JSON.stringify(eventCallback(event)), 'application/json', { responseUrlId: '', triggerId: '' });
+    },
+    clickHome(actionId, value, user) {
+      const payload = homeClickPayload(actionId, value, user);
       const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
       return send(body, 'application/x-www-form-urlencoded', { responseUrlId: '', triggerId: payload.trigger_id });
     },
@@ -304,6 +316,45 @@ export function clickPayload(
   return { payload, responseUrlId };
 }
 
+/** An event as the Events API delivers it: inside an event_callback naming the app and the team. */
+export function eventCallback(event: Record<string, unknown>) {
+  return {
+    token: 'legacy-verification-token',
+    team_id: 'T0TEAM',
+    api_app_id: 'A0APP',
+    event: { event_ts: `${Date.now() / 1000}`, ...event },
+    type: 'event_callback',
+    event_id: `Ev${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ team_id: 'T0TEAM', user_id: 'UBOT', is_bot: true, is_enterprise_install: false }],
+    is_ext_shared_channel: false,
+  };
+}
+
+/** A block_actions payload from the Home tab: its container is the view; it has no channel nor response_url. */
+export function homeClickPayload(actionId: string, value: string, user: string) {
+  return {
+    type: 'block_actions',
+    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
+    api_app_id: 'A0APP',
+    token: 'legacy-verification-token',
+    container: { type: 'view', view_id: `VHOME-${user}` },
+    trigger_id: `${Date.now()}.${randomUUID()}`,
+    team: { id: 'T0TEAM', domain: 'test' },
+    view: { id: `VHOME-${user}`, type: 'home', team_id: 'T0TEAM', blocks: [], state: { values: {} } },
+    actions: [
+      {
+        action_id: actionId,
+        block_id: 'home_waiting_0',
+        text: { type: 'plain_text', text: actionId },
+        value,
+        type: 'button',
+        action_ts: `${Date.now() / 1000}`,
+      },
+    ],
+  };
+}
+
 /** A view_submission payload: the modal submitted with these state values. */
 export function viewSubmissionPayload(view: Record<string, unknown>, values: Record<string, unknown>, user: string) {
   return {
@@ -347,6 +398,13 @@ export function socketSender(server: SocketModeServer, slack: FakeSlack, connect
     },
     submitView(view, values, user) {
       const payload = viewSubmissionPayload(view, values, user);
+      return deliver('interactive', payload, { responseUrlId: '', triggerId: payload.trigger_id });
+    },
+    event(event) {
+      return deliver('events_api', eventCallback(event), { responseUrlId: '', triggerId: '' });
+    },
+    clickHome(actionId, value, user) {
+      const payload = homeClickPayload(actionId, value, user);
       return deliver('interactive', payload, { responseUrlId: '', triggerId: payload.trigger_id });
     },
     raw() {

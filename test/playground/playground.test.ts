@@ -191,6 +191,28 @@ describe('the playground page', () => {
   }, 60_000);
 });
 
+describe('the Home tab in the playground', () => {
+  it("shows each person's Home, with buttons that work, redrawn as the request moves", async () => {
+    const page = await open();
+    const home = page.getByTestId('home');
+    await home.getByText('Waiting for you (0)').waitFor();
+    await type(page, '/clickhouse release-channel orders-prod fast');
+    await channelMessages(page).filter({ hasText: 'Change request: orders-prod' }).waitFor();
+    await home.getByText('Your requests (1 open)').waitFor();
+    for (const approver of ['U0BOB', 'U0CAROL']) {
+      await page.getByTestId('person').selectOption(approver);
+      await home.getByText('Waiting for you (1)').waitFor();
+      await home.getByRole('button', { name: 'Approve' }).click();
+      await home.getByText('Waiting for you (0)').waitFor();
+    }
+    await page.getByTestId('person').selectOption('U0ALICE');
+    await home.getByText('Your requests (0 open)').waitFor();
+    await expect.poll(() => home.textContent()).toContain('applied');
+    await page.getByTestId('person').selectOption('U0DAVE');
+    await home.getByText('Nothing is waiting for your approval.').waitFor();
+  });
+});
+
 describe('first-run rough edges of the playground', () => {
   it('keeps what was typed in the modal when it shows inline errors, as Slack does', async () => {
     const page = await open();

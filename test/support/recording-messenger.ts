@@ -4,6 +4,7 @@
  * posts as Slack does for a channel the bot is not in, and user groups can be given members.
  */
 import type { Message, Messenger } from '../../src/ports/index.js';
+import type { View } from '../../src/core/render/mrkdwn.js';
 import { MessengerError } from '../../src/ports/index.js';
 import { answer } from '../../src/ports/answer.js';
 
@@ -23,6 +24,8 @@ export class RecordingMessenger implements Messenger {
   readonly groups = new Map<string, string[]>();
   /** People whose DMs fail, with Slack's code (user_disabled, cannot_dm_bot...). */
   readonly unreachable = new Map<string, string>();
+  /** Every Home tab published, in order: who it was for and the view. */
+  readonly homes: Array<{ userId: string; view: View }> = [];
   private counter = 0;
 
   post(channelId: string, message: Message): Promise<string> {
@@ -62,6 +65,17 @@ export class RecordingMessenger implements Messenger {
       if (!members) throw new MessengerError('usergroups.users.list', 'other', 'no_such_subteam');
       return [...members];
     });
+  }
+
+  publishHome(userId: string, view: View): Promise<void> {
+    return answer(() => {
+      this.homes.push({ userId, view: structuredClone(view) });
+    });
+  }
+
+  /** The Home tab last published for one person. */
+  home(userId: string): View | undefined {
+    return this.homes.filter((h) => h.userId === userId).at(-1)?.view;
   }
 
   /** What was sent of one kind, optionally to one channel. */

@@ -15,7 +15,7 @@ export const ACK_DEADLINE_MS = 3_000;
 
 export interface Envelope {
   envelope_id: string;
-  type: 'slash_commands' | 'interactive';
+  type: 'slash_commands' | 'interactive' | 'events_api';
   payload: Record<string, unknown>;
   accepts_response_payload: boolean;
   retry_attempt?: number;

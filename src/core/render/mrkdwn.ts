@@ -114,6 +114,8 @@ export function serviceRefPlain(name: string | undefined | null, id: string, max
 export const LIMITS = {
   messageBlocks: 50,
   modalBlocks: 100,
+  /** A Home tab view (views.publish) holds at most this many blocks. */
+  homeBlocks: 100,
   sectionText: 3000,
   sectionFields: 10,
   fieldText: 2000,

@@ -39,6 +39,8 @@ interface State {
   channel: { id: string; name: string };
   messages: ChatMessage[];
   views: OpenView[];
+  /** Each person's Home tab as the bot last published it. */
+  homes: Record<string, { blocks?: Block[] }>;
   services: Service[];
 }
 
@@ -74,6 +76,9 @@ interface Block {
   hint?: TextObject;
   optional?: boolean;
 }
+
+/** The Home tab's blocks are rendered like a message's; its buttons are Home clicks. */
+const HOME_CHANNEL = 'home';
 
 let state: State | undefined;
 let me = '';
@@ -243,13 +248,14 @@ function actionButton(element: Element, block: Block, message: ChatMessage): HTM
     element.text?.text ?? 'Button',
   );
   button.addEventListener('click', () => {
-    void post('/ui/click', {
+    const action = {
       userId: me,
-      messageTs: message.ts,
       actionId: element.action_id ?? '',
       blockId: block.block_id ?? '',
       value: element.value ?? '',
-    });
+    };
+    if (message.channel === HOME_CHANNEL) void post('/ui/home-click', action);
+    else void post('/ui/click', { ...action, messageTs: message.ts });
   });
   return button;
 }
@@ -460,9 +466,20 @@ function render(): void {
   const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 40;
   list.replaceChildren(...visible.filter((m) => !m.threadTs).map((m) => renderMessage(m, replies(m.ts))));
   if (atBottom) list.scrollTop = list.scrollHeight;
+  renderHome(state.homes[me]?.blocks);
   renderServices(state.services);
   renderModal(state.views.filter((v) => v.userId === me).at(-1));
 }
+
+function renderHome(blocks: Block[] | undefined): void {
+  $('home-title').textContent = `Home (${personName(me)})`;
+  const home = $('home');
+  if (!blocks) return void home.replaceChildren(el('p', { class: 'hint' }, 'Not drawn yet.'));
+  home.replaceChildren(renderBlocks(blocks, { ts: '', channel: HOME_CHANNEL, text: '', blocks }));
+}
+
+/** Opening the Home tab, as Slack tells the bot when someone looks at it. */
+const openHome = () => void post('/ui/home-opened', { userId: me });
 
 function renderServices(services: Service[]): void {
   $('services').replaceChildren(
@@ -492,7 +509,9 @@ function setUp(initial: State): void {
     me = person.value;
     shownModal = '-';
     render();
+    openHome();
   });
+  openHome();
   $('channel-name').textContent = `# ${initial.channel.name}`;
   $('composer').addEventListener('submit', (event) => {
     event.preventDefault();

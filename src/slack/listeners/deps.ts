@@ -3,11 +3,18 @@ import type { BotServices } from '../../commands/context.js';
 import type { Command } from '../../core/command/parse.js';
 import type { Messenger } from '../../ports/index.js';
 
+/** The bot's Home tab: drawn when someone opens it. */
+export interface HomeTab {
+  opened(userId: string): Promise<void>;
+}
+
 /** What listeners reach: the services, plus a switch that refuses new work while draining. */
 export interface ListenerDeps {
   services: BotServices;
   messenger: Messenger;
   accepting: () => boolean;
+  /** Without it, opening the Home tab draws nothing. */
+  homes?: HomeTab;
   /** Told of every slash command, parsed (metrics). */
   onCommand?: (command: Command) => void;
 }

@@ -7,6 +7,7 @@ import { registerDecisionButtons } from './actions/decision.js';
 import { registerTemporaryButtons } from './actions/temporary.js';
 import { registerSlashCommand } from './commands/clickhouse.js';
 import type { ListenerDeps } from './deps.js';
+import { registerHomeOpened } from './events/home-opened.js';
 import { refuseWhileDraining } from './draining.js';
 import { registerEditSubmission } from './views/edit-service.js';
 import { registerRejectSubmission } from './views/reject-reason.js';
@@ -18,4 +19,5 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   registerTemporaryButtons(app, deps);
   registerEditSubmission(app, deps);
   registerRejectSubmission(app, deps);
+  registerHomeOpened(app, deps);
 }

@@ -74,7 +74,8 @@ type ActionArgs = SlackActionMiddlewareArgs & AllMiddlewareArgs;
 
 /**
  * Answers only whoever clicked: through the click's response_url, or, when the payload has none,
- * as an ephemeral message in the channel; never an exception nobody sees.
+ * as an ephemeral message in the channel, or (a click in the Home tab) by DM; never an exception
+ * nobody sees.
  */
 export function whisperToClicker(
   body: unknown,
@@ -88,7 +89,11 @@ export function whisperToClicker(
     : channelId && userId
       ? (message: { text: string }) =>
           deps.messenger.ephemeral(channelId, userId, { text: message.text, blocks: [section(message.text)] })
-      : undefined;
+      : userId
+        ? // A click in the Home tab has neither: the answer goes by DM.
+          (message: { text: string }) =>
+            deps.messenger.dm(userId, { text: message.text, blocks: [section(message.text)] })
+        : undefined;
   return async (text) => {
     if (!send) return void deps.services.logger.warn(`a click carried no way to answer its author: ${text}`);
     await send({ text }).catch((error: unknown) =>
