@@ -56,6 +56,8 @@ export interface BotHandle {
   temporary: TemporaryChanges;
   /** Follows stops, starts, wakes and scalings after the API accepted them. */
   follower: Follower;
+  /** Redraws Home tabs in the background; `idle()` settles once every queued redraw is done. */
+  homes: Pick<HomeTabs, 'idle'>;
   changeStore: ChangeStore;
   scheduler: Scheduler;
   /** The embedded simulator in demo mode. */
@@ -261,6 +263,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     changeRequests,
     temporary,
     follower,
+    homes,
     changeStore: stores.changeStore,
     scheduler,
     simulator,
