@@ -224,6 +224,7 @@ describe('requests that Slack did not sign as sent', () => {
   });
 
   it('ignores a payload smuggled into an unsigned ssl_check request', async () => {
+    await h.bot.homes.idle();
     const slackCalls = h.slack.calls.length;
     const apiCalls = h.simulator.requests.length;
     const ack = await h.raw(`ssl_check=1&${clickBody()}`, { 'content-type': FORM });
