@@ -103,20 +103,7 @@ function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
         type: 'actions',
         block_id: 'change_actions',
         elements: [
-          {
-            type: 'button',
-            action_id: ACTION_APPROVE,
-            text: { type: 'plain_text', text: 'Approve' },
-            style: 'primary',
-            value: request.id,
-          },
-          {
-            type: 'button',
-            action_id: ACTION_REJECT,
-            text: { type: 'plain_text', text: 'Reject' },
-            style: 'danger',
-            value: request.id,
-          },
+          ...decisionButtons(request.id),
           {
             type: 'button',
             action_id: ACTION_CANCEL,
@@ -131,6 +118,26 @@ function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
     section(outcomeText(request)),
     context(`Request ${code(request.id)}`),
     ...(offersUndo(request) ? [undoButton(request)] : []),
+  ];
+}
+
+/** Approve and Reject for a request: the same buttons in the channel, a DM and the Home tab. */
+export function decisionButtons(requestId: string) {
+  return [
+    {
+      type: 'button' as const,
+      action_id: ACTION_APPROVE,
+      text: { type: 'plain_text' as const, text: 'Approve' },
+      style: 'primary' as const,
+      value: requestId,
+    },
+    {
+      type: 'button' as const,
+      action_id: ACTION_REJECT,
+      text: { type: 'plain_text' as const, text: 'Reject' },
+      style: 'danger' as const,
+      value: requestId,
+    },
   ];
 }
 

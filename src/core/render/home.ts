@@ -7,7 +7,7 @@
  */
 import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest, ChangeStatus } from '../change/types.js';
-import { ACTION_APPROVE, ACTION_REJECT, justificationPhrase } from './change.js';
+import { decisionButtons, justificationPhrase } from './change.js';
 import {
   code,
   context,
@@ -24,7 +24,7 @@ import {
 } from './mrkdwn.js';
 import { mention } from './people.js';
 import { progressSummary } from './policy.js';
-import { ACTION_EXTEND, ACTION_REVERT_NOW } from './temporary.js';
+import { grantButtons } from './temporary.js';
 
 /** Requests waiting for this person shown with their buttons (two blocks each); older ones are counted. */
 export const HOME_WAITING_SHOWN = 20;
@@ -88,22 +88,7 @@ function waitingBlocks(waiting: readonly ChangeRequest[]): Block[] {
       {
         type: 'actions',
         block_id: `home_waiting_${index}`,
-        elements: [
-          {
-            type: 'button',
-            action_id: ACTION_APPROVE,
-            text: { type: 'plain_text', text: 'Approve' },
-            style: 'primary',
-            value: request.id,
-          },
-          {
-            type: 'button',
-            action_id: ACTION_REJECT,
-            text: { type: 'plain_text', text: 'Reject' },
-            style: 'danger',
-            value: request.id,
-          },
-        ],
+        elements: decisionButtons(request.id),
       },
     );
   });
@@ -149,16 +134,7 @@ function temporaryBlocks(entries: HomeInput['temporary']): Block[] {
     blocks.push(section(`• ${requestLine(request)} · reverted ${slackDate(dueAt)}`), {
       type: 'actions',
       block_id: `home_temporary_${index}`,
-      elements: [
-        { type: 'button', action_id: ACTION_EXTEND, text: { type: 'plain_text', text: 'Extend' }, value: request.id },
-        {
-          type: 'button',
-          action_id: ACTION_REVERT_NOW,
-          text: { type: 'plain_text', text: 'Revert now' },
-          style: 'danger',
-          value: request.id,
-        },
-      ],
+      elements: grantButtons(request.id),
     });
   });
   const hidden = entries.length - shown.length;

@@ -79,19 +79,29 @@ export function reminderMessage(request: ChangeRequest, dueAt: number): { text: 
       {
         type: 'actions',
         block_id: 'temporary_actions',
-        elements: [
-          { type: 'button', action_id: ACTION_EXTEND, text: { type: 'plain_text', text: 'Extend' }, value: request.id },
-          {
-            type: 'button',
-            action_id: ACTION_REVERT_NOW,
-            text: { type: 'plain_text', text: 'Revert now' },
-            style: 'danger',
-            value: request.id,
-          },
-        ],
+        elements: grantButtons(request.id),
       },
     ],
   };
+}
+
+/** Extend and Revert now for a temporary change: the same buttons in its thread and the Home tab. */
+export function grantButtons(requestId: string) {
+  return [
+    {
+      type: 'button' as const,
+      action_id: ACTION_EXTEND,
+      text: { type: 'plain_text' as const, text: 'Extend' },
+      value: requestId,
+    },
+    {
+      type: 'button' as const,
+      action_id: ACTION_REVERT_NOW,
+      text: { type: 'plain_text' as const, text: 'Revert now' },
+      style: 'danger' as const,
+      value: requestId,
+    },
+  ];
 }
 
 /** The reminder once the grant is done with: the same words, no buttons, and where to look. */
