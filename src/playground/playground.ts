@@ -223,15 +223,7 @@ function uiRoutes(slack: SlackStandIn, bot: BotHandle, forward: Forward) {
         channel: CHANNEL,
         message: { type: 'message', ts: input.messageTs },
         response_url: responseUrl,
-        actions: [
-          {
-            action_id: input.actionId,
-            block_id: input.blockId,
-            value: input.value,
-            type: 'button',
-            action_ts: `${Date.now() / 1000}`,
-          },
-        ],
+        actions: [buttonAction(input)],
       };
       return forward(new URLSearchParams({ payload: JSON.stringify(payload) }));
     },
@@ -290,15 +282,7 @@ function uiRoutes(slack: SlackStandIn, bot: BotHandle, forward: Forward) {
         trigger_id: triggerId,
         team: { id: 'T0TEAM', domain: 'playground' },
         view: { id: `VHOME-${input.userId}`, type: 'home', team_id: 'T0TEAM', blocks: [], state: { values: {} } },
-        actions: [
-          {
-            action_id: input.actionId,
-            block_id: input.blockId,
-            value: input.value,
-            type: 'button',
-            action_ts: `${Date.now() / 1000}`,
-          },
-        ],
+        actions: [buttonAction(input)],
       };
       return forward(new URLSearchParams({ payload: JSON.stringify(payload) }));
     },
@@ -394,4 +378,15 @@ function changeOutsideBot(
   if (!next.ok) return { ok: false, error: `The API would refuse this: ${next.message}` };
   simulator.changeOutsideBot(input.serviceId, next.value);
   return { ok: true };
+}
+
+/** The clicked button as Slack describes it in a block_actions payload. */
+function buttonAction(input: { actionId: string; blockId: string; value: string }) {
+  return {
+    action_id: input.actionId,
+    block_id: input.blockId,
+    value: input.value,
+    type: 'button',
+    action_ts: `${Date.now() / 1000}`,
+  };
 }
