@@ -80,7 +80,7 @@ export interface ChangeStore {
    * approved by this person, or when the approval counts for no requirement still unmet.
    */
   addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult>;
-  /** Pending requests of a channel that have not expired, oldest first. */
+  /** Pending requests of a channel (made there, or decided there) that have not expired, oldest first. */
   listPending(channelId: string, now: number): Promise<ChangeRequest[]>;
   /** Pending requests of every channel that have not expired (the pending gauge). */
   countPending(now: number): Promise<number>;

@@ -27,6 +27,9 @@ describe('an approval channel', () => {
     expect(textOf(inChannel.args.blocks)).toContain(`waiting for approval in <#${DBAS}>`);
     const id = /CR-[0-9A-F]{10}/.exec(textOf(inDbas.args.blocks))?.[0] ?? '';
     expect(await answerText(h, ack)).toContain(id);
+    // `pending` lists it in both channels: where it was asked and where it is decided.
+    for (const channel of [CHANNEL, DBAS])
+      expect((await h.bot.changeStore.listPending(channel, Date.now())).map((r) => r.id)).toStrictEqual([id]);
     await h.click(ACTION_APPROVE, id, USERS.approver);
     for (const channel of [DBAS, CHANNEL])
       await h.slack.waitFor(

@@ -351,7 +351,12 @@ export class MemoryChangeStore implements ChangeStore {
   listPending(channelId: string, now: number): Promise<ChangeRequest[]> {
     return answer(() =>
       this.liveRequests()
-        .filter((r) => r.channelId === channelId && r.status === 'pending' && r.expiresAt > now)
+        .filter(
+          (r) =>
+            (r.channelId === channelId || r.approvalChannelId === channelId) &&
+            r.status === 'pending' &&
+            r.expiresAt > now,
+        )
         .sort(byCreation)
         .map(copyOf),
     );

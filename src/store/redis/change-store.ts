@@ -148,7 +148,19 @@ export class RedisChangeStore implements ChangeStore {
       ...hashArgs,
       ...auditToStreamArgs(requestedAuditEntry(request)),
     );
+    if (created === 1 && request.approvalChannelId) await this.listInApprovalChannel(request, deadline - wallNow);
     return created === 1;
+  }
+
+  /**
+   * `pending` in the approval channel lists the requests decided there too. Only an index (listing
+   * reads each request's status), so it is written after the request, not in the same script.
+   */
+  private async listInApprovalChannel(request: ChangeRequest, ttlMs: number): Promise<void> {
+    if (!request.approvalChannelId || ttlMs <= 0) return;
+    const index = this.keys.pending(request.approvalChannelId);
+    await this.redis.zadd(index, request.expiresAt, request.id);
+    if ((await this.redis.pttl(index)) < ttlMs) await this.redis.pexpire(index, ttlMs);
   }
 
   async get(id: string): Promise<ChangeRequest | undefined> {
