@@ -98,47 +98,50 @@ describe('a policy on stops is not sidestepped', () => {
 });
 
 describe('a revert that falls due while the service is still moving', () => {
-  it('stop … for: a service still stopping is started once it has stopped, not left stopped', async () => {
-    const clock = movableClock();
-    // Stops take a minute here: the revert falls due while the service is still stopping.
-    const h = await harness({ clock: clock.now, simulatorTransitionMs: 60_000 });
-    const { id } = await requestChange(h, 'stop events-staging for 1m');
-    const ts = await messageTsOf(h, id);
-    await h.click(ACTION_APPROVE, id, USERS.approver);
-    await appliedMessage(h, id);
-    expect(h.simulator.service(DEMO_IDS.eventsStaging)?.state).toBe('stopping');
-    clock.advance(MINUTE + 1_000);
-    // Give the bot a few ticks at the revert while the service is still stopping.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(patchesTo(h, '/state').map((r) => r.body)).toStrictEqual([{ command: 'stop' }]);
-    // The stop completes; the revert, tried again later, starts it.
-    h.simulator.changeOutsideBot(DEMO_IDS.eventsStaging, { state: 'stopped' });
-    clock.advance(15 * MINUTE);
-    await expect
-      .poll(() => patchesTo(h, '/state').map((r) => r.body), { timeout: 10_000 })
-      .toStrictEqual([{ command: 'stop' }, { command: 'start' }]);
-    await h.bot.changeRequests.drain();
-    expect(
-      h.slack.callsOf('chat.postMessage', (x) => x.thread_ts === ts && textOf(x.blocks).includes('Nothing to revert')),
-    ).toHaveLength(0);
-  });
-
-  it('start … for: a service still starting is stopped once it runs, not left running', async () => {
-    const clock = movableClock();
-    const h = await harness({ clock: clock.now, simulatorTransitionMs: 60_000 });
-    const { id } = await requestChange(h, 'start orders-staging for 1m');
-    await h.click(ACTION_APPROVE, id, USERS.approver);
-    await appliedMessage(h, id);
-    expect(h.simulator.service(DEMO_IDS.ordersStaging)?.state).toBe('starting');
-    clock.advance(MINUTE + 1_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(patchesTo(h, '/state').map((r) => r.body)).toStrictEqual([{ command: 'start' }]);
-    h.simulator.changeOutsideBot(DEMO_IDS.ordersStaging, { state: 'running' });
-    clock.advance(15 * MINUTE);
-    await expect
-      .poll(() => patchesTo(h, '/state').map((r) => r.body), { timeout: 10_000 })
-      .toStrictEqual([{ command: 'start' }, { command: 'stop' }]);
-  });
+  it.each([
+    {
+      action: 'stop',
+      service: 'events-staging',
+      id: DEMO_IDS.eventsStaging,
+      moving: 'stopping',
+      settled: 'stopped',
+      back: 'start',
+    },
+    {
+      action: 'start',
+      service: 'orders-staging',
+      id: DEMO_IDS.ordersStaging,
+      moving: 'starting',
+      settled: 'running',
+      back: 'stop',
+    },
+  ] as const)(
+    '$action … for: a service still $moving is put back once it is $settled, not left so',
+    async ({ action, service, id: serviceId, moving, settled, back }) => {
+      const clock = movableClock();
+      // Transitions take a minute here: the revert falls due while the service is still moving.
+      const h = await harness({ clock: clock.now, simulatorTransitionMs: 60_000 });
+      const { id } = await requestChange(h, `${action} ${service} for 1m`);
+      const ts = await messageTsOf(h, id);
+      await h.click(ACTION_APPROVE, id, USERS.approver);
+      await appliedMessage(h, id);
+      expect(h.simulator.service(serviceId)?.state).toBe(moving);
+      clock.advance(MINUTE + 1_000);
+      // Give the bot a few ticks at the revert while the service is still moving.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(patchesTo(h, '/state').map((r) => r.body)).toStrictEqual([{ command: action }]);
+      // The transition completes; the revert, tried again later, puts it back.
+      h.simulator.changeOutsideBot(serviceId, { state: settled });
+      clock.advance(15 * MINUTE);
+      await expect
+        .poll(() => patchesTo(h, '/state').map((r) => r.body), { timeout: 10_000 })
+        .toStrictEqual([{ command: action }, { command: back }]);
+      await h.bot.changeRequests.drain();
+      const nothing = (x: { thread_ts?: unknown; blocks?: unknown }) =>
+        x.thread_ts === ts && textOf(x.blocks).includes('Nothing to revert');
+      expect(h.slack.callsOf('chat.postMessage', nothing)).toHaveLength(0);
+    },
+  );
 });
 
 describe('temporary capacity on top of temporary capacity', () => {
