@@ -232,6 +232,13 @@ export class ApprovalFlow implements ChangeRequestService {
     );
   }
 
+  /** Whether this person may reject the request now (a pending request, and the rules let them). */
+  async mayReject(id: string, userId: string): Promise<boolean> {
+    const request = await this.options.store.get(id);
+    if (request?.status !== 'pending') return false;
+    return (await this.options.policy.check('reject', userId, request)).allowed;
+  }
+
   /**
    * Ends requests whose expiry passed with nobody deciding: each is marked expired (once across
    * replicas: the store's transition decides), its messages say so and its requester is told.

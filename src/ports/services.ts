@@ -36,6 +36,8 @@ export interface ChangeRequestService {
   request(input: NewChangeRequest): Promise<RequestOutcome>;
   /** `details.reason`: a rejection's reason, as its rejecter typed it in the Reject form. */
   decide(decision: Decision, id: string, userId: string, details?: { reason?: string }): Promise<DecisionReply>;
+  /** Whether this person's Reject would count now: asked before the Reject form is opened for them. */
+  mayReject?(id: string, userId: string): Promise<boolean>;
 }
 
 /** Temporary changes and Undo (approval/temporary-changes.ts). */

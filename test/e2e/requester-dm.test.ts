@@ -95,12 +95,20 @@ describe('the requester is told', () => {
     expect(h.simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
   });
 
-  it('a second rejection through the form changes nothing and says so privately', async () => {
+  it('a second rejection through a form opened at the same time changes nothing and says so privately', async () => {
     const h = await harness();
     const { id } = await requestChange(h, 'rename orders-staging orders-twice');
-    await rejectWithReason(h, id, USERS.approver, 'first');
+    const opened = async (user: string) => {
+      const after = h.slack.calls.length;
+      await h.click(ACTION_REJECT, id, user, undefined, { trigger: true });
+      return (await h.slack.waitFor('views.open', () => true, { after })).args.view as Record<string, unknown>;
+    };
+    const first = await opened(USERS.approver);
+    const second = await opened(USERS.second);
+    const reason = (text: string) => ({ [REJECT_BLOCK]: { value: { type: 'plain_text_input', value: text } } });
+    await h.submitView(first, reason('first'), USERS.approver);
     await outcomeUpdate(h, id, 'Rejected');
-    await rejectWithReason(h, id, USERS.second, 'second');
+    await h.submitView(second, reason('second'), USERS.second);
     const answer = await h.slack.waitFor(
       'chat.postEphemeral',
       (a) => a.user === USERS.second && textOf(a.blocks).includes('already settled'),
@@ -108,6 +116,15 @@ describe('the requester is told', () => {
     expect(answer.args.channel).toBe(CHANNEL);
     expect((await h.bot.changeStore.get(id))?.outcome?.rejectedBecause).toBe('first');
     expect(h.slack.directMessages(USERS.requester).filter((m) => m.text.includes('was rejected'))).toHaveLength(1);
+  });
+
+  it('opens no form for someone whose Reject would not count, and says why at once', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'rename orders-staging orders-mine');
+    const ack = await h.click(ACTION_REJECT, id, USERS.requester, undefined, { trigger: true });
+    expect(await answerText(h, ack)).toContain('your own request');
+    expect(h.slack.callsOf('views.open')).toHaveLength(0);
+    expect((await h.bot.changeStore.get(id))?.status).toBe('pending');
   });
 
   it('without a usable trigger, Reject rejects at once as before (no reason)', async () => {

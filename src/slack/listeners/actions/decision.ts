@@ -40,6 +40,10 @@ export function rejectListener(deps: ListenerDeps) {
     const [action] = ButtonClick.safeParse(args.body).data?.actions ?? [];
     if (!trigger || !action) return direct(args);
     await args.ack();
+    // Someone who may not reject (or a request already settled) is told so at once, not after
+    // filling in the form: the click goes the usual way, which refuses it with a sentence.
+    const may = await deps.services.changeRequests.mayReject?.(action.value, args.body.user.id).catch(() => true);
+    if (may === false) return decideClick('reject', args.body, deps);
     const channelId = trigger.channel?.id ?? trigger.container?.channel_id;
     try {
       await deps.services.modals.open(
