@@ -10,6 +10,7 @@ import { alreadyDecidedText } from './change.js';
 import { cloudErrorSentence, UNEXPECTED_IN_BOT } from './errors.js';
 import { code, esc, serviceRefPlain } from './mrkdwn.js';
 import { approvalNotCountedText, approvalRecordedText } from './policy.js';
+import { channelRef } from './people.js';
 
 export const LOST_BEFORE_SENDING_TEXT =
   'This bot replica was held up long enough to lose its hold on the request (it was paused or cut off from its store), so it sent nothing to ClickHouse Cloud. Another replica settles the request and updates its message; look there.';
@@ -126,7 +127,7 @@ export function replyText(reply: FlowReply): string | undefined {
       return undefined;
     case 'not-posted':
       if (reply.notInChannel && reply.channelId)
-        return `:x: The bot is not a member of <#${reply.channelId}>, where this request would be decided, so it was not created. Invite it there with \`/invite @ClickHouse\` and try again.`;
+        return `:x: The bot is not a member of ${channelRef(reply.channelId)}, where this request would be decided, so it was not created. Invite it there with \`/invite @ClickHouse\` and try again.`;
       return reply.notInChannel
         ? ':x: The bot cannot post in this channel, so the change request was not created. Invite it with `/invite @ClickHouse` (or use a public channel) and try again.'
         : ':x: The change request could not be posted in the channel, so it was not created. Try again in a minute.';

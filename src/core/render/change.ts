@@ -17,7 +17,7 @@ import {
   slackDate,
   type Block,
 } from './mrkdwn.js';
-import { mention, people } from './people.js';
+import { channelRef, mention, people } from './people.js';
 import { progressLines, progressSummary } from './policy.js';
 import { offersUndo, temporaryNote, undoButton } from './temporary.js';
 
@@ -93,7 +93,7 @@ function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
   if (request.status === 'pending' && linkOnly && request.approvalChannelId)
     return [
       context(
-        `Request ${code(request.id)} · waiting for approval in <#${request.approvalChannelId}> · expires ${slackDate(request.expiresAt)}`,
+        `Request ${code(request.id)} · waiting for approval in ${channelRef(request.approvalChannelId)} · expires ${slackDate(request.expiresAt)}`,
       ),
     ];
   if (request.status === 'pending') {
@@ -200,7 +200,7 @@ export function requesterMessage(request: ChangeRequest): { text: string; blocks
 
 /** What the approval channel's message becomes when the request could not be posted in the requester's channel. */
 export function withdrawnInApprovalChannel(request: ChangeRequest): { text: string; blocks: Block[] } {
-  const text = `:x: Request ${code(request.id)} was withdrawn: it could not be posted in <#${request.channelId}>, so nobody needs to decide it.`;
+  const text = `:x: Request ${code(request.id)} was withdrawn: it could not be posted in ${channelRef(request.channelId)}, so nobody needs to decide it.`;
   return { text: `Request ${request.id} was withdrawn`, blocks: [section(text)] };
 }
 

@@ -13,3 +13,8 @@ export function approverLabel(id: string): string {
 }
 
 export const people = (ids: readonly string[]) => ids.map(approverLabel).join(', ');
+
+/** A channel id as Slack links it; anything else (never expected) shown as escaped text. */
+export function channelRef(channelId: string): string {
+  return /^[CG][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : esc(channelId);
+}

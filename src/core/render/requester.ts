@@ -7,12 +7,7 @@ import type { RequesterNews } from '../approval/types.js';
 import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest } from '../change/types.js';
 import { code, context, esc, section, serviceRef, type Block } from './mrkdwn.js';
-import { mention } from './people.js';
-
-/** A channel id as Slack links it; anything else shown as text. */
-function channelRef(channelId: string): string {
-  return /^[CG][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : esc(channelId);
-}
+import { channelRef, mention } from './people.js';
 
 export function requesterNewsMessage(request: ChangeRequest, news: RequesterNews): { text: string; blocks: Block[] } {
   const service = serviceRef(request.plan.serviceName, request.plan.serviceId);
