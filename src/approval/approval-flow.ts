@@ -32,7 +32,7 @@ import {
   replyText,
 } from '../core/render/approval.js';
 import { requesterMessage, requestMessage, withdrawnInApprovalChannel } from '../core/render/change.js';
-import type { PolicyDecision } from '../core/policy/types.js';
+import { approvalChannelOf } from '../core/policy/progress.js';
 import { requesterNewsMessage } from '../core/render/requester.js';
 import { messageOf } from '../core/render/errors.js';
 import { section } from '../core/render/mrkdwn.js';
@@ -187,7 +187,6 @@ export class ApprovalFlow implements ChangeRequestService {
       ...(input.beneficiaryId ? { beneficiaryId: input.beneficiaryId } : {}),
       ...(input.undoOf ? { undoOf: input.undoOf } : {}),
       ...(input.threadTs ? { threadTs: input.threadTs } : {}),
-      ...approvalChannelOf(ruling.decision, input.channelId),
       ...(input.reason ? { reason: input.reason } : {}),
       ...(input.ticket ? { ticket: input.ticket } : {}),
     };
@@ -609,7 +608,7 @@ export class ApprovalFlow implements ChangeRequestService {
         ...(notInChannel && approvalChannel ? { channelId: approvalChannel } : {}),
       };
     };
-    const approvalChannel = request.approvalChannelId;
+    const approvalChannel = approvalChannelOf(request);
     let approvalTs: string | undefined;
     if (approvalChannel !== undefined) {
       try {
@@ -640,8 +639,9 @@ export class ApprovalFlow implements ChangeRequestService {
       for (let round = 0; round < 3; round++) {
         if (!shown.messageTs) return;
         await this.options.messenger.update(shown.channelId, shown.messageTs, requesterMessage(shown));
-        if (shown.approvalChannelId && shown.approvalTs)
-          await this.options.messenger.update(shown.approvalChannelId, shown.approvalTs, requestMessage(shown));
+        const decidedIn = approvalChannelOf(shown);
+        if (decidedIn && shown.approvalTs)
+          await this.options.messenger.update(decidedIn, shown.approvalTs, requestMessage(shown));
         if (FINAL_STATUSES.includes(shown.status)) return;
         const latest = await this.options.store.get(request.id);
         if (!latest || latest.status === shown.status) return;
@@ -713,16 +713,6 @@ function leaseTokenOf(request: ChangeRequest): LeaseToken {
 
 function inThread(request: ChangeRequest): { threadTs?: string } {
   return request.threadTs ? { threadTs: request.threadTs } : {};
-}
-
-/**
- * The channel a request is decided in: the first rule needing approvals that names one, unless it
- * is the requester's own channel. A request that needs no approval has none.
- */
-function approvalChannelOf(decision: PolicyDecision, channelId: string): Pick<ChangeRequest, 'approvalChannelId'> {
-  if (decision.kind !== 'approve') return {};
-  const channel = decision.requirements.find((r) => r.approvals > 0 && r.channel)?.channel;
-  return channel && channel !== channelId ? { approvalChannelId: channel } : {};
 }
 
 function newRequestId(): string {

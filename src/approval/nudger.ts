@@ -4,6 +4,7 @@
  * each escalation is claimed once across replicas before it is posted, and a post that fails gives
  * its claim back, so the next look tries again.
  */
+import { approvalChannelOf } from '../core/policy/progress.js';
 import { dueNudges, remindsInThread, withEscalation, type Nudge } from '../core/policy/nudges.js';
 import { escalationMessage, reminderMessage, type NudgeMessage } from '../core/render/nudge.js';
 import { requirementsOf } from '../core/render/policy.js';
@@ -48,9 +49,10 @@ export class Nudger {
     if (nudge.kind === 'remind' && !remindsInThread(request, requirements)) return;
     try {
       // Where the approvers are: the approval channel's thread when the request is decided there.
+      const decidedIn = approvalChannelOf(request);
       const where =
-        request.approvalChannelId && request.approvalTs
-          ? { channelId: request.approvalChannelId, threadTs: request.approvalTs }
+        decidedIn && request.approvalTs
+          ? { channelId: decidedIn, threadTs: request.approvalTs }
           : { channelId: request.channelId, threadTs: request.messageTs };
       await messenger.post(where.channelId, { ...message, ...(where.threadTs ? { threadTs: where.threadTs } : {}) });
       this.options.observe?.(nudge.kind);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import { answerText, CHANNEL, textOf, useHarnesses, USERS } from './harness.js';
+import { answerText, CHANNEL, MINUTE, movableClock, textOf, useHarnesses, USERS } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
 const DBAS = 'C0DBAS';
@@ -56,5 +56,20 @@ describe('an approval channel', () => {
     const withdrawn = await h.slack.waitFor('chat.update', (a) => a.channel === DBAS);
     expect(textOf(withdrawn.args.blocks)).toContain('was withdrawn');
     expect(hasButtons(withdrawn.args.blocks)).toBe(false);
+  });
+
+  it("bumps the approval channel's thread, where the approvers are, not the requester's", async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now, env: { POLICY_FILE: policyFile(POLICY) } });
+    await h.command('rename orders-staging orders-stage');
+    const inDbas = await h.slack.waitFor('chat.postMessage', (a) => a.channel === DBAS);
+    await h.slack.waitFor('chat.postMessage', (a) => a.channel === CHANNEL);
+    const id = /CR-[0-9A-F]{10}/.exec(textOf(inDbas.args.blocks))?.[0] ?? '';
+    await expect.poll(async () => (await h.bot.changeStore.get(id))?.approvalTs).toBeDefined();
+    const approvalTs = (await h.bot.changeStore.get(id))?.approvalTs;
+    clock.advance(31 * MINUTE);
+    const bumped = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('still waits'));
+    expect(bumped.args.channel).toBe(DBAS);
+    expect(bumped.args.thread_ts).toBe(approvalTs);
   });
 });

@@ -176,11 +176,10 @@ export interface ChangeRequest {
   /** Posted as a reply in this thread (reverts and extensions live in the original's thread). */
   threadTs?: string;
   /**
-   * Decided in this channel (a policy rule's `channel`): the request with its buttons is posted
-   * there, and `channelId` (the requester's) gets a link to it; both are updated as it moves.
+   * ts of the request's message in its approval channel (a policy rule's `channel`, see
+   * approvalChannelOf), once posted: the request with its buttons is there, and `channelId` (the
+   * requester's) gets its record without them; both are updated as it moves.
    */
-  approvalChannelId?: string;
-  /** ts of the request's message in the approval channel, once posted. */
   approvalTs?: string;
   /** Why, in the requester's words (`because "…"`, the form's Reason); a policy rule may require it. */
   reason?: string;

@@ -50,6 +50,18 @@ export function ruleProgress(requirements: readonly Requirement[], approvals: re
   });
 }
 
+/**
+ * The channel a request is decided in: the first rule asking for approvals that names one, unless
+ * it is the requester's own channel. Derived from the rules fixed with the request, never stored.
+ */
+export function approvalChannelOf(request: {
+  channelId: string;
+  requirements?: readonly Requirement[] | undefined;
+}): string | undefined {
+  const channel = request.requirements?.find((r) => r.approvals > 0 && r.channel)?.channel;
+  return channel && channel !== request.channelId ? channel : undefined;
+}
+
 /** True when every requirement has its approvals; the store decides this atomically with the same count. */
 export function isComplete(requirements: readonly Requirement[], approvals: readonly Approval[]): boolean {
   return ruleProgress(requirements, approvals).every((p) => p.missing === 0);

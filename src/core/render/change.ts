@@ -18,6 +18,7 @@ import {
   type Block,
 } from './mrkdwn.js';
 import { channelRef, mention, people } from './people.js';
+import { approvalChannelOf } from '../policy/progress.js';
 import { progressLines, progressSummary } from './policy.js';
 import { offersUndo, temporaryNote, undoButton } from './temporary.js';
 
@@ -90,10 +91,11 @@ function shortened(text: string, max: number): string {
 function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
   // A revert is applied by the bot at once: nobody decides it, so it offers no buttons.
   if (request.status === 'pending' && request.revertOf) return [context(`Request ${code(request.id)} · reverting now`)];
-  if (request.status === 'pending' && linkOnly && request.approvalChannelId)
+  const decidedIn = linkOnly ? approvalChannelOf(request) : undefined;
+  if (request.status === 'pending' && decidedIn)
     return [
       context(
-        `Request ${code(request.id)} · waiting for approval in ${channelRef(request.approvalChannelId)} · expires ${slackDate(request.expiresAt)}`,
+        `Request ${code(request.id)} · waiting for approval in ${channelRef(decidedIn)} · expires ${slackDate(request.expiresAt)}`,
       ),
     ];
   if (request.status === 'pending') {
@@ -195,7 +197,7 @@ export function requestMessage(request: ChangeRequest, linkOnly = false): { text
 
 /** The message in the requester's channel: the request itself, or its record without buttons when decided elsewhere. */
 export function requesterMessage(request: ChangeRequest): { text: string; blocks: Block[] } {
-  return requestMessage(request, request.approvalChannelId !== undefined);
+  return requestMessage(request, approvalChannelOf(request) !== undefined);
 }
 
 /** What the approval channel's message becomes when the request could not be posted in the requester's channel. */

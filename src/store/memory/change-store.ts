@@ -3,6 +3,7 @@
  * Redis store: every check-and-set runs synchronously (no await between reading a status and
  * writing the next one), which on one JS thread is as atomic as a Lua script.
  */
+import { approvalChannelOf } from '../../core/policy/progress.js';
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import type { ChangeRequest } from '../../core/change/types.js';
 import type {
@@ -353,7 +354,7 @@ export class MemoryChangeStore implements ChangeStore {
       this.liveRequests()
         .filter(
           (r) =>
-            (r.channelId === channelId || r.approvalChannelId === channelId) &&
+            (r.channelId === channelId || approvalChannelOf(r) === channelId) &&
             r.status === 'pending' &&
             r.expiresAt > now,
         )

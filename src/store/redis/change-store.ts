@@ -3,6 +3,7 @@
  * Every change of state is one Lua script (see scripts.ts), so two approvers on two replicas can
  * never both win a transition. Key layout: keys.ts; field layout: codec.ts.
  */
+import { approvalChannelOf } from '../../core/policy/progress.js';
 import type { AuditEntry } from '../../core/change/audit.js';
 import type { ChangeRequest } from '../../core/change/types.js';
 import type {
@@ -148,7 +149,8 @@ export class RedisChangeStore implements ChangeStore {
       ...hashArgs,
       ...auditToStreamArgs(requestedAuditEntry(request)),
     );
-    if (created === 1 && request.approvalChannelId) await this.listInApprovalChannel(request, deadline - wallNow);
+    const decidedIn = approvalChannelOf(request);
+    if (created === 1 && decidedIn) await this.listInChannel(decidedIn, request, deadline - wallNow);
     return created === 1;
   }
 
@@ -156,9 +158,9 @@ export class RedisChangeStore implements ChangeStore {
    * `pending` in the approval channel lists the requests decided there too. Only an index (listing
    * reads each request's status), so it is written after the request, not in the same script.
    */
-  private async listInApprovalChannel(request: ChangeRequest, ttlMs: number): Promise<void> {
-    if (!request.approvalChannelId || ttlMs <= 0) return;
-    const index = this.keys.pending(request.approvalChannelId);
+  private async listInChannel(channelId: string, request: ChangeRequest, ttlMs: number): Promise<void> {
+    if (ttlMs <= 0) return;
+    const index = this.keys.pending(channelId);
     await this.redis.zadd(index, request.expiresAt, request.id);
     if ((await this.redis.pttl(index)) < ttlMs) await this.redis.pexpire(index, ttlMs);
   }

@@ -31,8 +31,7 @@ type ImmutablePart = Pick<
   | JustificationPart
 >;
 /** What makes a request time-boxed, a revert or an extension (core/change/temporary.ts). */
-type TemporaryPart =
-  'temporary' | 'revertOf' | 'extendOf' | 'threadTs' | 'beneficiaryId' | 'undoOf' | 'approvalChannelId';
+type TemporaryPart = 'temporary' | 'revertOf' | 'extendOf' | 'threadTs' | 'beneficiaryId' | 'undoOf';
 /** Why the request was made; absent on requests stored before reasons and tickets existed. */
 type JustificationPart = 'reason' | 'ticket';
 
@@ -94,9 +93,8 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
 }
 
 function temporaryPart(request: ChangeRequest): Pick<ChangeRequest, TemporaryPart> {
-  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf, approvalChannelId } = request;
+  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf } = request;
   return {
-    ...(approvalChannelId ? { approvalChannelId } : {}),
     ...(beneficiaryId ? { beneficiaryId } : {}),
     ...(undoOf ? { undoOf } : {}),
     ...(temporary ? { temporary } : {}),
@@ -291,7 +289,7 @@ function parseImmutablePart(json: string): ImmutablePart {
 }
 
 function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, TemporaryPart> {
-  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf, approvalChannelId } = value;
+  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf } = value;
   const part: Pick<ChangeRequest, TemporaryPart> = {};
   if (typeof temporary === 'object' && temporary !== null) {
     const { durationMs, remindAfterMs } = temporary as Record<string, unknown>;
@@ -304,7 +302,6 @@ function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, 
   if (typeof threadTs === 'string') part.threadTs = threadTs;
   if (typeof beneficiaryId === 'string') part.beneficiaryId = beneficiaryId;
   if (typeof undoOf === 'string') part.undoOf = undoOf;
-  if (typeof approvalChannelId === 'string') part.approvalChannelId = approvalChannelId;
   return part;
 }
 
