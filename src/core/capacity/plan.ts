@@ -185,14 +185,7 @@ function planMemory(service: ServiceRecord, minGb: number, maxGb: number): Capac
 function planIdle(service: ServiceRecord, target: Extract<CapacityTarget, { kind: 'idle' }>): CapacityPlan {
   const name = nameOf(service);
   const timeout = target.timeoutMinutes;
-  if (!target.enabled) {
-    const body: ReplicaScalingUpdate =
-      timeout === undefined ? { idleScaling: false } : { idleScaling: false, idleTimeoutMinutes: timeout };
-    const before = capacityValuesOf(service, fieldsOf(body));
-    if (sameValues(before, body))
-      return { ok: false, problems: [`${name} already has idle scaling off.`], unchanged: true };
-    return scalingChange(service, target, body, before, { ...body });
-  }
+  // Checked first, on or off: the modal can send a new timeout with idle scaling left off.
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= IDLE_TIMEOUT_MIN_MINUTES)) {
     return {
       ok: false,
@@ -200,6 +193,14 @@ function planIdle(service: ServiceRecord, target: Extract<CapacityTarget, { kind
         `The idle timeout must be a whole number of minutes, at least ${IDLE_TIMEOUT_MIN_MINUTES}; ${timeout} is not.`,
       ],
     };
+  }
+  if (!target.enabled) {
+    const body: ReplicaScalingUpdate =
+      timeout === undefined ? { idleScaling: false } : { idleScaling: false, idleTimeoutMinutes: timeout };
+    const before = capacityValuesOf(service, fieldsOf(body));
+    if (sameValues(before, body))
+      return { ok: false, problems: [`${name} already has idle scaling off.`], unchanged: true };
+    return scalingChange(service, target, body, before, { ...body });
   }
   const body: ReplicaScalingUpdate =
     timeout === undefined ? { idleScaling: true } : { idleScaling: true, idleTimeoutMinutes: timeout };

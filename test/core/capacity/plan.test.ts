@@ -573,3 +573,13 @@ describe('revert', () => {
       expect(inverse.reason).toMatch(/^The previous values cannot be sent back to the API \(idleTimeoutMinutes/);
   });
 });
+
+describe('an idle timeout sent with idle scaling off (the modal)', () => {
+  it('is refused in the same sentence as with idle scaling on, not in the schema’s words', () => {
+    const ordersProd = ServiceRecordSchema.parse(demoServices().find((s) => s.id === DEMO_IDS.ordersProd));
+    expect(planCapacityChange(ordersProd, { kind: 'idle', enabled: false, timeoutMinutes: 3 })).toStrictEqual({
+      ok: false,
+      problems: ['The idle timeout must be a whole number of minutes, at least 5; 3 is not.'],
+    });
+  });
+});
