@@ -32,7 +32,7 @@ import {
   replyText,
 } from '../core/render/approval.js';
 import { requesterMessage, requestMessage, withdrawnInApprovalChannel } from '../core/render/change.js';
-import { approvalChannelOf } from '../core/policy/progress.js';
+import { approvalChannelOf, isUserId } from '../core/policy/progress.js';
 import { requesterNewsMessage } from '../core/render/requester.js';
 import { messageOf } from '../core/render/errors.js';
 import { section } from '../core/render/mrkdwn.js';
@@ -116,8 +116,6 @@ interface Run {
   /** The requester's DMs of this run, one after the other. */
   telling?: Promise<void>;
 }
-
-const SLACK_USER = /^[UW][A-Z0-9]{2,}$/;
 
 export class ApprovalFlow implements ChangeRequestService {
   private readonly now: () => number;
@@ -414,7 +412,7 @@ export class ApprovalFlow implements ChangeRequestService {
       const original = request.revertOf ? await this.options.store.get(request.revertOf) : undefined;
       const to = request.revertOf ? original?.requesterId : request.requesterId;
       // The bot files reverts as "the bot": only a Slack user can be written to.
-      if (!to || !SLACK_USER.test(to)) return;
+      if (!to || !isUserId(to)) return;
       await this.options.messenger.dm(to, requesterNewsMessage(request, news));
     } catch (error) {
       this.options.logger.warn(

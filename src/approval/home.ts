@@ -11,6 +11,7 @@ import type { View } from '../core/render/mrkdwn.js';
 import type { ChangeStore } from '../ports/change-store.js';
 import type { Log } from '../ports/log.js';
 import type { Messenger } from '../ports/messenger.js';
+import { isUserId } from '../core/policy/progress.js';
 import type { ApproverPolicy } from './approvers.js';
 
 /** Pending requests read for one refresh (all of them in any sane deployment). */
@@ -87,7 +88,7 @@ export class HomeTabs {
     const approvers = await this.options.policy.approversOf(request);
     const concerned = [request.requesterId, ...(request.beneficiaryId ? [request.beneficiaryId] : []), ...approvers];
     // Only Slack user ids have a Home tab (a revert's requester may be the bot itself).
-    return [...new Set(concerned)].filter((id) => /^[UW][A-Z0-9]{2,}$/.test(id)).slice(0, MAX_PEOPLE_PER_REQUEST);
+    return [...new Set(concerned)].filter(isUserId).slice(0, MAX_PEOPLE_PER_REQUEST);
   }
 
   private enqueue(people: readonly string[]): void {

@@ -11,6 +11,9 @@ export type InGroup = (groupId: string) => boolean;
 
 export const isGroupId = (id: string) => id.startsWith('S');
 
+/** A Slack user (U…, or W… on Enterprise Grid): only a person can be written to or have a Home tab. */
+export const isUserId = (id: string) => /^[UW][A-Z0-9]{2,}$/.test(id);
+
 export function isEligible(requirement: Requirement, userId: string, requesterId: string, inGroup: InGroup): boolean {
   if (userId === requesterId && !requirement.selfApproval) return false;
   if (requirement.approvers.length === 0 || requirement.approvers.includes(userId)) return true;
