@@ -123,4 +123,32 @@ describe('expiry', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(h.slack.callsOf('chat.postMessage', (a) => a.channel === USERS.requester)).toHaveLength(1);
   });
+
+  it('two replicas sweeping at once end it once: one Expired record, one DM to the requester', async () => {
+    const simulator = await CloudSimulator.start({
+      keyId: KEY_ID,
+      keySecret: KEY_SECRET,
+      orgId: DEMO_ORG_ID,
+      services: demoServices(),
+    });
+    const slack = await FakeSlack.start();
+    try {
+      const clock = movableClock();
+      const shared = { clock: clock.now, simulator, slack, keyPrefix: `test:${randomUUID().slice(0, 8)}:` };
+      const a = await harness(shared);
+      const b = await harness(shared);
+      const { id } = await requestChange(a, 'rename orders-staging orders-stage');
+      clock.advance(61 * MINUTE);
+      await slack.waitFor('chat.postMessage', (x) => x.channel === USERS.requester && textOf(x.blocks).includes(id));
+      await a.bot.changeRequests.drain();
+      await b.bot.changeRequests.drain();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(slack.callsOf('chat.postMessage', (x) => x.channel === USERS.requester)).toHaveLength(1);
+      const audit = await a.bot.changeStore.readAudit({ limit: 20 });
+      expect(audit.filter((entry) => entry.changeId === id && entry.action === 'expired')).toHaveLength(1);
+    } finally {
+      await slack.close();
+      await simulator.close();
+    }
+  });
 });
