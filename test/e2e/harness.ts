@@ -15,6 +15,7 @@ import { CloudSimulator } from '../../src/simulator/server.js';
 import { demoServices, DEMO_ORG_ID } from '../../src/simulator/seed.js';
 import type { ServiceRecordLike } from '../../src/simulator/state.js';
 import type { ChangeStore, ScheduleStore } from '../../src/ports/index.js';
+import { isUserId } from '../../src/core/policy/progress.js';
 import { connectRedis, RedisChangeStore, RedisScheduleStore } from '../../src/store/index.js';
 import { FakeSlack } from './fake-slack.js';
 import type { Envelope, SocketModeServer } from '../support/socket-mode-server.js';
@@ -469,9 +470,13 @@ export function answerText(h: Harness, ack: Ack, timeoutMs = 10_000): Promise<st
 export async function requestChange(h: Harness, text: string, user: string = USERS.requester) {
   const after = h.slack.calls.length;
   const ack = await h.command(text, user);
-  const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), {
-    after,
-  });
+  // A DM to an approver (channel = a user id) also says "Change request", and one for an earlier
+  // request may arrive late: only a post in a channel is the request's message.
+  const posted = await h.slack.waitFor(
+    'chat.postMessage',
+    (a) => !isUserId(String(a.channel)) && textOf(a.blocks).includes('Change request'),
+    { after },
+  );
   const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
   if (!id) throw new Error(`no request id in ${textOf(posted.args.blocks)}`);
   const confirmation = await answerText(h, ack);
