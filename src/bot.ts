@@ -364,6 +364,7 @@ function buildServices(
       homes.moved(event.changeRequestId);
     },
     afterApproval: (request) => homes.moved(request),
+    ...(metrics ? { onMissingRecord: () => metrics.revertRecordsMissing.inc() } : {}),
     afterFiled: (request) => {
       homes.moved(request);
       return approverDms.filed(request);
@@ -383,12 +384,9 @@ function buildServices(
   const temporary: TemporaryChanges = new TemporaryChanges({
     flow: changeRequests,
     store: changeStore,
-    cloud,
     messenger,
-    policy,
     logger,
     now: overrides.clock ?? Date.now,
-    ...(metrics ? { onMissingRecord: () => metrics.revertRecordsMissing.inc() } : {}),
   });
   const summaries = countedSummaries(
     new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger }),

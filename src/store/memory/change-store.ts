@@ -144,8 +144,15 @@ export class MemoryChangeStore implements ChangeStore {
     });
   }
 
-  /** As the transition script: a temporary request schedules its revert; an extension moves one still due. */
+  /**
+   * As the transition script: a temporary request schedules its revert; an extension moves one
+   * still due; an applied revert ends its grant's schedule.
+   */
   private scheduleRevert(applied: ChangeRequest, now: number): void {
+    if (applied.revertOf) {
+      this.reverts.delete(applied.revertOf);
+      this.reminders.delete(applied.revertOf);
+    }
     if (!applied.temporary) return;
     const target = applied.extendOf ?? applied.id;
     if (target !== applied.id && !this.reverts.has(target)) return;

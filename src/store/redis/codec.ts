@@ -9,6 +9,9 @@
  *   channelId, serviceId, serviceName, expiresAt             — copies of immutable scalars, so the
  *                                                              Lua scripts never parse `data`
  *   update       JSON of the plan's PATCH body, copied into the 'applied' audit entry
+ *   revertTarget, revertAfterMs, remindAfterMs               — a temporary request's schedule
+ *   revertOf     a revert's grant: applying the revert ends the grant's schedule
+ *   confirmed    JSON of the operations confirmed so far (a request of several)
  *   fence, leaseOwner, leaseUntil, sending, sentAt, takenAt  — the apply lease (scripts.ts)
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
@@ -117,6 +120,8 @@ function temporaryPart(request: ChangeRequest): Pick<ChangeRequest, TemporaryPar
  * applied: which request's revert to schedule, and how long after now it and its reminder are due.
  */
 function revertScheduleArgs(request: ChangeRequest): string[] {
+  // A revert, once applied, ends its grant's schedule in the same step (the transition script).
+  if (request.revertOf) return ['revertOf', request.revertOf];
   if (!request.temporary) return [];
   return [
     'revertTarget',
