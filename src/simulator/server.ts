@@ -11,7 +11,9 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  changedActivityTypes,
   changeServiceState,
+  consoleUser,
   filterServices,
   OrganizationState,
   scaleService,
@@ -40,6 +42,9 @@ export interface SimulatorOptions {
    */
   transitionMs?: number;
 }
+
+/** Who changeInConsole says made a change when the caller does not name anyone. */
+export const CONSOLE_EMAIL = 'console.user@example.com';
 
 /** A stop or start takes a few seconds in the demo: long enough to watch, short enough to wait for. */
 export const DEFAULT_TRANSITION_MS = 5_000;
@@ -395,6 +400,20 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     if (current === undefined) throw new Error(`the simulator has no service ${id}`);
     if (patch.state !== undefined) this.state.cancelTransition(id);
     this.state.put({ ...current, ...structuredClone(patch), id });
+  }
+
+  /**
+   * Edits a service as someone in the console does: like changeOutsideBot, and the activity log
+   * records it under that person (a `user` actor whose actorDetails is the email), one activity per
+   * kind of setting that changed, as GET …/activities will show it.
+   */
+  changeInConsole(id: string, patch: Partial<ServiceRecordLike>, by: Actor = consoleUser(CONSOLE_EMAIL)): void {
+    this.state.settle(this.now());
+    const before = this.service(id);
+    this.changeOutsideBot(id, patch);
+    const after = this.state.get(id);
+    if (before === undefined || after === undefined) return;
+    for (const type of changedActivityTypes(before, after)) this.recordActivity(id, type, by);
   }
 
   addService(record: ServiceRecordLike): void {

@@ -3,19 +3,30 @@
  * drift against the previous summary of the same schedule (or the channel's previous ad-hoc one).
  * Every summary reads the organization once, unfiltered, through the cached client and filters
  * locally, so a burst of schedules costs one API request, not one each.
+ *
+ * Who made each change comes from the organization's activity log, read only when there is drift
+ * (one more request). When the log cannot be read, the bot's own audit is the guess, as before,
+ * and that is said once: in the log and in the next summary, until the log can be read again. A
+ * key refused the log (401/403) is not asked again for REFUSED_RECHECK_MS.
  */
 import { AD_HOC_SNAPSHOTS_PER_CHANNEL } from '../core/schedule/types.js';
 import { messageOf, summaryFailureReason } from '../core/render/errors.js';
+import { CloudApiError } from '../core/service/api-error.js';
 import { esc } from '../core/render/mrkdwn.js';
 import {
   attributeDrift,
+  attributeFromActivities,
   diffSnapshots,
   filterServices,
   parseSnapshot,
   summaryFailureMessage,
   summaryMessages,
   takeSnapshot,
+  type ActivityLogUnread,
+  type DriftItem,
+  type TimeWindow,
 } from '../core/summary/index.js';
+import type { AuditEntry } from '../core/change/audit.js';
 import {
   MessengerError,
   type AuditLog,
@@ -30,7 +41,15 @@ import {
 
 export type { SummaryOutcome, SummaryTarget } from '../ports/services.js';
 
+/** How long a key the API refused the activity log (401/403) is not asked for it again. */
+export const REFUSED_RECHECK_MS = 60 * 60 * 1000;
+
 export class Summaries implements SummaryPublisher {
+  /** The fallback was told (log and a summary) and the log has not been readable since. */
+  private fallbackTold = false;
+  /** Until when a refused key is not asked for the activity log again. */
+  private refusedUntil = -Infinity;
+
   constructor(
     private readonly deps: {
       cloud: ServiceDirectory;
@@ -58,16 +77,22 @@ export class Summaries implements SummaryPublisher {
     const now = this.deps.now?.() ?? Date.now();
     const current = takeSnapshot(services, now);
     const previous = parseSnapshot(await snapshots.readSnapshot(target.snapshotKey));
-    let drift;
+    let drift: DriftItem[] | undefined;
+    let activityLogUnread: ActivityLogUnread | undefined;
     if (previous) {
-      const audit = await auditLog.readApplied({ from: previous.takenAt, to: now });
-      drift = attributeDrift(diffSnapshots(previous, current), audit, { from: previous.takenAt, to: now });
+      const window = { from: previous.takenAt, to: now };
+      const audit = await auditLog.readApplied(window);
+      drift = attributeDrift(diffSnapshots(previous, current), audit, window);
+      if (drift.length > 0) {
+        ({ drift, unread: activityLogUnread } = await this.attributeExactly(drift, audit, window, target));
+      }
     }
     const { headline, details } = summaryMessages({
       services,
       filters: target.filters,
       drift,
       generatedAt: now,
+      ...(activityLogUnread ? { activityLogUnread } : {}),
       ...(target.title ? { title: target.title } : {}),
     });
     const ts = await messenger.post(target.channelId, { ...headline, bulk: true });
@@ -75,6 +100,34 @@ export class Summaries implements SummaryPublisher {
     // Only a summary that was posted becomes the next baseline, so no drift is ever skipped.
     const channel = target.scheduled ? undefined : { channelId: target.channelId, keep: AD_HOC_SNAPSHOTS_PER_CHANNEL };
     await snapshots.writeSnapshot(target.snapshotKey, JSON.stringify(current), channel);
+  }
+
+  /**
+   * The drift with its authors from the activity log; when the log cannot be read, the drift as
+   * the audit guessed it, and (the first time only) why, for the summary to say.
+   */
+  private async attributeExactly(
+    drift: DriftItem[],
+    audit: readonly AuditEntry[],
+    window: TimeWindow,
+    target: SummaryTarget,
+  ): Promise<{ drift: DriftItem[]; unread?: ActivityLogUnread }> {
+    if (window.to < this.refusedUntil) return { drift };
+    try {
+      const log = await this.deps.cloud.listActivities(window, { person: target.reader ?? 'summaries' });
+      if (this.fallbackTold) this.deps.logger.info('The activity log can be read again: drift names who made each change.');
+      this.fallbackTold = false;
+      return { drift: attributeFromActivities(drift, log.activities, log.ownKeyId, window, audit) };
+    } catch (error) {
+      const status = error instanceof CloudApiError ? error.details.status : undefined;
+      if (status === 401 || status === 403) this.refusedUntil = window.to + REFUSED_RECHECK_MS;
+      if (this.fallbackTold) return { drift };
+      this.fallbackTold = true;
+      this.deps.logger.warn(
+        `Drift attribution falls back to the bot's own audit: the organization's activities could not be read (${messageOf(error)}). Said once until they can be read again.`,
+      );
+      return { drift, unread: { status } };
+    }
   }
 
   /** A failure is logged, and told to the channel when the channel can be reached at all. */

@@ -8,8 +8,9 @@
  * its kind of change, inside the window the diff covers. When they name one author, that is
  * who did it; when they name several, the item says so rather than pick one.
  */
+import type { AuditEntry } from '../change/audit.js';
 import { activityTime, actorDetailsText, type Activity } from '../service/activity.js';
-import type { ChangeAuthor, DriftItem, DriftKind, TimeWindow } from './drift.js';
+import { updateEffects, type ChangeAuthor, type DriftItem, type DriftKind, type TimeWindow } from './drift.js';
 
 const IP_ACCESS = ['service_update_ip_access_list'];
 const PRIVATE_ENDPOINTS = ['service_update_private_endpoints'];
@@ -46,15 +47,18 @@ interface TimedActivity {
 
 /**
  * Sets `authors` on every item. Items the bot's own applied requests explain (`via`, from
- * attributeDrift) keep that and take only the bot key's activities. Activities of the bot's key
- * whose kind of change such an item accounts for do not explain the other items of that service:
- * a console edit next to the bot's own reads as the console's alone.
+ * attributeDrift) keep that and take only the bot key's activities. The bot key's activities that
+ * its applied requests account for (the closest in time, per service and type) explain no other
+ * item: a console edit next to the bot's own, or one that undid the bot's, reads as the console's
+ * alone. Activities of the bot's key that no request accounts for (someone else using the key)
+ * stay candidates, and are said as such.
  */
 export function attributeFromActivities(
   items: readonly DriftItem[],
   activities: readonly Activity[],
   ownKeyId: string,
   window: TimeWindow,
+  audit: readonly AuditEntry[],
 ): DriftItem[] {
   const timed = activities.flatMap((activity): TimedActivity[] => {
     const at = activityTime(activity);
@@ -62,20 +66,37 @@ export function attributeFromActivities(
     if (at === undefined || serviceId === undefined || type === undefined) return [];
     return at >= window.from && at <= window.to ? [{ activity, serviceId, type, at }] : [];
   });
-  const accounted = new Set<string>();
-  for (const item of items) {
-    if (item.via) for (const type of typesOf(item)) accounted.add(serviceType(item.serviceId, type));
-  }
+  const accounted = accountedByAudit(timed, ownKeyId, audit, window);
   return items.map((item) => ({ ...item, authors: authorsOf(item, timed, ownKeyId, accounted) }));
 }
 
-const serviceType = (serviceId: string, type: string) => `${serviceId}\n${type}`;
+/** Per applied request in the window and type of change it made, the bot key's activity closest in time. */
+function accountedByAudit(
+  activities: readonly TimedActivity[],
+  ownKeyId: string,
+  audit: readonly AuditEntry[],
+  window: TimeWindow,
+): Set<TimedActivity> {
+  const accounted = new Set<TimedActivity>();
+  const ours = activities.filter((a) => a.activity.actorType === 'api' && a.activity.actorId?.trim() === ownKeyId);
+  for (const entry of audit) {
+    if (entry.action !== 'applied' || !entry.update || entry.at < window.from || entry.at > window.to) continue;
+    const types = new Set(updateEffects(entry.update).flatMap((effect) => ACTIVITY_TYPES_OF[effect.kind]));
+    for (const type of types) {
+      const closest = ours
+        .filter((a) => a.serviceId === entry.serviceId && a.type === type && !accounted.has(a))
+        .sort((a, b) => Math.abs(a.at - entry.at) - Math.abs(b.at - entry.at))[0];
+      if (closest) accounted.add(closest);
+    }
+  }
+  return accounted;
+}
 
 function authorsOf(
   item: DriftItem,
   activities: readonly TimedActivity[],
   ownKeyId: string,
-  accounted: ReadonlySet<string>,
+  accounted: ReadonlySet<TimedActivity>,
 ): ChangeAuthor[] {
   const types = typesOf(item);
   const byAuthor = new Map<string, ChangeAuthor>();
@@ -83,8 +104,7 @@ function authorsOf(
     if (candidate.serviceId !== item.serviceId || !types.includes(candidate.type)) continue;
     const author = authorOf(candidate.activity, ownKeyId, candidate.at);
     const isBot = author.actor === 'bot';
-    if (item.via !== undefined && !isBot) continue;
-    if (item.via === undefined && isBot && accounted.has(serviceType(item.serviceId, candidate.type))) continue;
+    if (item.via !== undefined ? !isBot : isBot && accounted.has(candidate)) continue;
     const key = `${author.actor}\n${author.name ?? ''}`;
     const known = byAuthor.get(key);
     if (known === undefined || known.at < author.at) byAuthor.set(key, author);
