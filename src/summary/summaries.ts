@@ -115,7 +115,8 @@ export class Summaries implements SummaryPublisher {
     if (window.to < this.refusedUntil) return { drift };
     try {
       const log = await this.deps.cloud.listActivities(window, { person: target.reader ?? 'summaries' });
-      if (this.fallbackTold) this.deps.logger.info('The activity log can be read again: drift names who made each change.');
+      if (this.fallbackTold)
+        this.deps.logger.info('The activity log can be read again: drift names who made each change.');
       this.fallbackTold = false;
       return { drift: attributeFromActivities(drift, log.activities, log.ownKeyId, window, audit) };
     } catch (error) {

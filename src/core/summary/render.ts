@@ -292,7 +292,9 @@ const keyName = (author: ChangeAuthor) => (author.name ? code(clip(author.name, 
 const RECENT_MS = 12 * 60 * 60 * 1000;
 
 function whenText(at: number, generatedAt: number): string {
-  return generatedAt - at < RECENT_MS ? `at ${slackDate(at, '{time}')}` : `on ${slackDate(at, '{date_short} at {time}')}`;
+  return generatedAt - at < RECENT_MS
+    ? `at ${slackDate(at, '{time}')}`
+    : `on ${slackDate(at, '{date_short} at {time}')}`;
 }
 
 function posturePart(services: readonly ServiceRecord[], findings: FindingsByService): DetailPart | undefined {
