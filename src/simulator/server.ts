@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
 import {
   changedActivityTypes,
   changeServiceState,
@@ -48,6 +49,9 @@ export const CONSOLE_EMAIL = 'console.user@example.com';
 
 /** A stop or start takes a few seconds in the demo: long enough to watch, short enough to wait for. */
 export const DEFAULT_TRANSITION_MS = 5_000;
+
+/** An RFC 3339 date-time with an offset, the form the API's `format: date-time` takes. */
+const DATE_TIME = z.iso.datetime({ offset: true });
 
 /** One request as received. The Authorization header is deliberately not kept. */
 export interface RecordedRequest {
@@ -584,18 +588,23 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     return record === undefined ? failure(404, `service ${serviceId} not found`) : success(record);
   }
 
-  /** from_date and to_date are ISO date-times; either may be left out. */
+  /**
+   * from_date and to_date are date-times (RFC 3339, as the document's `format: date-time`: a
+   * date alone, a time without seconds or offset, or a 30th of February is a 400); either may be
+   * left out.
+   */
   private listActivities(query: URLSearchParams): Reply {
-    const bound = (name: string): number | undefined | null => {
+    const bounds: Array<number | undefined> = [];
+    for (const name of ['from_date', 'to_date']) {
       const text = query.get(name);
-      if (text === null || text === '') return undefined;
-      const at = Date.parse(text);
-      return Number.isNaN(at) ? null : at;
-    };
-    const from = bound('from_date');
-    const to = bound('to_date');
-    if (from === null) return failure(400, `query.from_date: 'must match format "date-time"'`);
-    if (to === null) return failure(400, `query.to_date: 'must match format "date-time"'`);
+      if (text === null || text === '') {
+        bounds.push(undefined);
+        continue;
+      }
+      if (!DATE_TIME.safeParse(text).success) return failure(400, `query.${name}: 'must match format "date-time"'`);
+      bounds.push(Date.parse(text));
+    }
+    const [from, to] = bounds;
     return success(this.state.activities(from, to));
   }
 
