@@ -29,6 +29,7 @@ import {
 import type { AuditEntry } from '../core/change/audit.js';
 import {
   MessengerError,
+  type ActivityList,
   type AuditLog,
   type Log,
   type Messenger,
@@ -44,11 +45,26 @@ export type { SummaryOutcome, SummaryTarget } from '../ports/services.js';
 /** How long a key the API refused the activity log (401/403) is not asked for it again. */
 export const REFUSED_RECHECK_MS = 60 * 60 * 1000;
 
+/**
+ * The activity log is read this much beyond both ends of the window between two summaries, and
+ * an activity there names an author when none inside the window does: a snapshot may come from a
+ * list read up to CLICKHOUSE_CACHE_SECONDS before its time, and the API's clock is not the bot's.
+ * It also lets summaries firing together share one read.
+ */
+export const ACTIVITY_MARGIN_MS = 60_000;
+
+interface ActivityRead {
+  window: TimeWindow;
+  read: Promise<ActivityList>;
+}
+
 export class Summaries implements SummaryPublisher {
   /** The fallback was told (log and a summary) and the log has not been readable since. */
   private fallbackTold = false;
   /** Until when a refused key is not asked for the activity log again. */
   private refusedUntil = -Infinity;
+  /** Activity reads under way, which summaries firing together join instead of sending their own. */
+  private readonly reads = new Set<ActivityRead>();
 
   constructor(
     private readonly deps: {
@@ -113,12 +129,14 @@ export class Summaries implements SummaryPublisher {
     target: SummaryTarget,
   ): Promise<{ drift: DriftItem[]; unread?: ActivityLogUnread }> {
     if (window.to < this.refusedUntil) return { drift };
+    const wide = { from: window.from - ACTIVITY_MARGIN_MS, to: window.to + ACTIVITY_MARGIN_MS };
     try {
-      const log = await this.deps.cloud.listActivities(window, { person: target.reader ?? 'summaries' });
+      const log = await this.readActivities(wide, window.to, target.reader ?? 'summaries');
       if (this.fallbackTold)
         this.deps.logger.info('The activity log can be read again: drift names who made each change.');
       this.fallbackTold = false;
-      return { drift: attributeFromActivities(drift, log.activities, log.ownKeyId, window, audit) };
+      const options = { marginMs: ACTIVITY_MARGIN_MS };
+      return { drift: attributeFromActivities(drift, log.activities, log.ownKeyId, window, audit, options) };
     } catch (error) {
       const status = error instanceof CloudApiError ? error.details.status : undefined;
       if (status === 401 || status === 403) this.refusedUntil = window.to + REFUSED_RECHECK_MS;
@@ -129,6 +147,22 @@ export class Summaries implements SummaryPublisher {
       );
       return { drift, unread: { status } };
     }
+  }
+
+  /**
+   * GET …/activities for the window, or the read under way that covers it: one that starts no
+   * later and whose end is past this summary's time (`now`), so a burst costs one request.
+   */
+  private readActivities(window: TimeWindow, now: number, person: string): Promise<ActivityList> {
+    for (const under of this.reads) {
+      if (under.window.from <= window.from && under.window.to >= now) return under.read;
+    }
+    const read = this.deps.cloud.listActivities(window, { person });
+    const entry = { window, read };
+    this.reads.add(entry);
+    const done = () => void this.reads.delete(entry);
+    read.then(done, done);
+    return read;
   }
 
   /** A failure is logged, and told to the channel when the channel can be reached at all. */

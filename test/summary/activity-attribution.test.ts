@@ -38,7 +38,7 @@ function setup() {
     h.directory.state.put({ ...record, name });
     h.directory.state.recordActivity(id, 'service_update_name', consoleUser(email), Date.now());
   };
-  return { h, clock, summary, renameInConsole };
+  return { h, clock, summaries, summary, renameInConsole };
 }
 
 describe('drift attribution from the activity log', () => {
@@ -70,6 +70,32 @@ describe('drift attribution from the activity log', () => {
     await summary();
     await summary();
     expect(reads).toBe(0);
+  });
+
+  it('reads the log once for summaries firing together, each naming the console user', async () => {
+    const { h, summaries, renameInConsole } = setup();
+    const keys = ['schedule:a', 'schedule:b', 'schedule:c', 'schedule:d', 'schedule:e'];
+    for (const snapshotKey of keys) await summaries.post({ ...target, snapshotKey });
+    renameInConsole(DEMO_IDS.searchProd, 'search-main');
+    const read = h.directory.listActivities.bind(h.directory);
+    let reads = 0;
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    h.directory.listActivities = async (window) => {
+      reads += 1;
+      await gate;
+      return read(window);
+    };
+    const before = h.messenger.sent.length;
+    const posts = keys.map((snapshotKey) => summaries.post({ ...target, snapshotKey }));
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    expect(await Promise.all(posts)).toStrictEqual(keys.map(() => ({ ok: true })));
+    expect(reads).toBe(1);
+    const named = h.messenger.sent
+      .slice(before)
+      .filter((s) => allTexts(s.message.blocks).includes('changed in the console by jane@example.com'));
+    expect(named).toHaveLength(keys.length);
   });
 
   it.each([

@@ -59,15 +59,30 @@ export function attributeFromActivities(
   ownKeyId: string,
   window: TimeWindow,
   audit: readonly AuditEntry[],
+  options: AttributionOptions = {},
 ): DriftItem[] {
+  const margin = options.marginMs ?? 0;
   const timed = activities.flatMap((activity): TimedActivity[] => {
     const at = activityTime(activity);
     const { serviceId, type } = activity;
     if (at === undefined || serviceId === undefined || type === undefined) return [];
-    return at >= window.from && at <= window.to ? [{ activity, serviceId, type, at }] : [];
+    return at >= window.from - margin && at <= window.to + margin ? [{ activity, serviceId, type, at }] : [];
   });
+  const inside = timed.filter((a) => a.at >= window.from && a.at <= window.to);
   const accounted = accountedByAudit(timed, ownKeyId, audit, window);
-  return items.map((item) => ({ ...item, authors: authorsOf(item, timed, ownKeyId, accounted) }));
+  return items.map((item) => {
+    const authors = authorsOf(item, inside, ownKeyId, accounted);
+    // Only when nothing inside the window names anyone: the margin, for a stale read or a skewed clock.
+    return { ...item, authors: authors.length > 0 ? authors : authorsOf(item, timed, ownKeyId, accounted) };
+  });
+}
+
+export interface AttributionOptions {
+  /**
+   * Activities up to this long outside the window (ms) name an author when none inside does: a
+   * snapshot may come from a cached read taken before its time, and the API's clock is not the bot's.
+   */
+  marginMs?: number;
 }
 
 /** Per applied request in the window and type of change it made, the bot key's activity closest in time. */

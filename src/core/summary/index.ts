@@ -25,7 +25,7 @@ export {
   type DriftLabel,
   type TimeWindow,
 } from './drift.js';
-export { ACTIVITY_TYPES_OF, attributeFromActivities, authorOf } from './attribution.js';
+export { ACTIVITY_TYPES_OF, attributeFromActivities, authorOf, type AttributionOptions } from './attribution.js';
 export {
   findingsByService,
   memoryRange,

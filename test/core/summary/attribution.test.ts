@@ -111,6 +111,20 @@ describe('attributeFromActivities: one change, each kind of author', () => {
     expect(who(attribute(driftTo({ name: 'orders-main' }), activities))).toStrictEqual([['renamed', '', undefined]]);
   });
 
+  it('looks into the margin only when nothing inside the window names anyone', () => {
+    const justBefore = activity('service_update_name', byJane, HOUR + 30_000);
+    const inside = activity('service_update_name', byOtherKey, 10 * MINUTE);
+    const margin = { marginMs: MINUTE };
+    const rename = driftTo({ name: 'orders-main' });
+    const withMargin = (activities: Activity[]) =>
+      who(attributeFromActivities(rename, activities, OUR_KEY, window, [], margin));
+    expect(withMargin([justBefore])).toStrictEqual([['renamed', 'user jane@example.com', undefined]]);
+    expect(withMargin([justBefore, inside])).toStrictEqual([['renamed', `api-key ${OTHER_KEY}`, undefined]]);
+    expect(withMargin([activity('service_update_name', byJane, HOUR + 2 * MINUTE)])).toStrictEqual([
+      ['renamed', '', undefined],
+    ]);
+  });
+
   it('counts the window ends in', () => {
     const atStart = activity('service_update_name', byJane, HOUR);
     const atEnd = activity('service_update_name', byOtherKey, 0);
