@@ -345,6 +345,8 @@ interface SimulatorEvents {
 export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   readonly faults = new FaultSwitches();
   readonly requests: RecordedRequest[] = [];
+  /** The key's role may not read the activity log: GET …/activities answers 403, as the real API would. */
+  activitiesForbidden = false;
   private readonly credentials: Credentials;
   private readonly state: OrganizationState;
   private readonly limiter = new SlidingWindowLimiter();
@@ -554,6 +556,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
       case 'list':
         return this.listServices(url.searchParams);
       case 'activities':
+        if (this.activitiesForbidden) return failure(403, 'the API key is not allowed to read activities');
         return this.listActivities(url.searchParams);
       case 'service':
         return method === 'GET'

@@ -334,6 +334,37 @@ describe('/clickhouse summary', () => {
     expect(second.thread).not.toContain(':robot_face:');
   });
 
+  it("falls back to the bot's own record when the key may not read the activity log, and says so once", async () => {
+    const h = await harness({ env: { CLICKHOUSE_CACHE_SECONDS: '0' } });
+    h.simulator.activitiesForbidden = true;
+    await h.command('summary');
+    await summaryPosted(h);
+    const changeId = await applyThroughBot(h, 'ip add orders-prod 10.20.30.0/24 vendor');
+    h.simulator.changeInConsole(DEMO_IDS.legacyReporting, { name: 'legacy-reports' }, consoleUser('jane@example.com'));
+
+    let after = h.slack.calls.length;
+    await h.command('summary');
+    const second = await summaryPosted(h, { after });
+    expect(second.thread).toContain(
+      "Who made each change is this bot's own guess from its change requests, because ClickHouse Cloud does not let the bot's API key read the organization's activities (status 403).",
+    );
+    expect(second.thread).toContain(`:robot_face: via this bot (\`${changeId}\`)`);
+    expect(second.thread).toContain(
+      '• *legacy-reports*: Renamed: legacy-reporting → legacy-reports — _elsewhere_ (console, Terraform or another tool)',
+    );
+    expect(second.thread).not.toContain('jane@example.com');
+
+    h.simulator.changeInConsole(DEMO_IDS.legacyReporting, { name: 'legacy-again' }, consoleUser('jane@example.com'));
+    after = h.slack.calls.length;
+    await h.command('summary');
+    const third = await summaryPosted(h, { after });
+    expect(third.thread).toContain('Renamed: legacy-reports → legacy-again — _elsewhere_');
+    expect(third.thread).not.toContain("this bot's own guess");
+    expect(h.logs.filter((line) => line.includes('Drift attribution falls back'))).toHaveLength(1);
+    // A refused key is not asked again at every summary.
+    expect(h.simulator.requests.filter((r) => r.path.endsWith('/activities'))).toHaveLength(1);
+  });
+
   it('reports a failed read in the channel and to the person, clearly', async () => {
     const h = await harness();
     // The client tries a read four times (one try and three retries): all of them fail.

@@ -130,6 +130,13 @@ describe('GET …/activities', () => {
     ]);
   });
 
+  it('answers 403 with the error envelope when the key may not read activities', async () => {
+    const { s } = await demoOnClock();
+    s.activitiesForbidden = true;
+    expect(expectError(await call(s, 'GET', activitiesPath), 403, 'FORBIDDEN')).toContain('not allowed');
+    expectSuccess(await call(s, 'GET', servicePath(DEMO_IDS.ordersProd)));
+  });
+
   it.each([
     ['from_date', 'yesterday'],
     ['from_date', '2026-11-20'],
@@ -167,7 +174,7 @@ describe('CloudClient.listActivities', () => {
 
   it('turns a refusal into a CloudApiError with its status', async () => {
     const { s } = await demoOnClock();
-    s.faults.failNext(1, 403, { on: 'GET' });
+    s.activitiesForbidden = true;
     client = new CloudClient({ baseUrl: s.url, keyId: DEMO_KEY_ID, keySecret: DEMO_KEY_SECRET, orgId: DEMO_ORG_ID });
     const error = await client.listActivities({ from: T0, to: T0 + 1 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CloudApiError);
