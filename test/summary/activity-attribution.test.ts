@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { CloudApiError } from '../../src/core/service/api-error.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { consoleUser } from '../../src/simulator/state.js';
-import { REFUSED_RECHECK_MS, Summaries } from '../../src/summary/summaries.js';
+import { REFUSED_RECHECK_MS } from '../../src/summary/drift-authors.js';
+import { Summaries } from '../../src/summary/summaries.js';
 import { allTexts } from '../core/render/block-kit.js';
 import { BOB, CHANNEL, inProcess } from '../support/in-process.js';
 
