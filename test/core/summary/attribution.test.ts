@@ -3,6 +3,7 @@ import type { Activity } from '../../../src/core/service/activity.js';
 import { parseActivities } from '../../../src/core/service/activity.js';
 import type { ServiceUpdate } from '../../../src/core/service/schema.js';
 import {
+  activityLogFallbackNote,
   attributeDrift,
   attributeFromActivities,
   diffSnapshots,
@@ -309,5 +310,20 @@ describe('driftAuthorText', () => {
     expect(text).toContain('&lt;!channel&gt;');
     expect(text).not.toContain('<!channel>');
     expect(text).toContain(`on <!date^${old / 1000}^{date_short} at {time}|`);
+  });
+});
+
+describe('activityLogFallbackNote', () => {
+  it.each([
+    [403, "does not let the bot's API key read the organization's activities (status 403)", 'Give the key a role'],
+    [401, "does not let the bot's API key read the organization's activities (status 401)", 'Give the key a role'],
+    [500, "the organization's activities could not be read from ClickHouse Cloud (status 500)", 'tries again'],
+    [undefined, "the organization's activities could not be read from ClickHouse Cloud.", 'tries again'],
+  ])('status %s: says why and what to do, once', (status, why, todo) => {
+    const note = activityLogFallbackNote({ status });
+    expect(note).toContain("Who made each change is this bot's own guess from its change requests");
+    expect(note).toContain(why);
+    expect(note).toContain(todo);
+    expect(note).toContain('This is said once.');
   });
 });
