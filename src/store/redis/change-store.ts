@@ -16,6 +16,8 @@ import type {
   Transition,
   TransitionResult,
 } from '../../ports/change-store.js';
+import type { AuditOutbox } from '../../ports/audit-export.js';
+import { RedisAuditOutbox } from './audit-outbox.js';
 import {
   AUDIT_SCAN_MAX,
   DEFAULT_AUDIT_RETENTION_DAYS,
@@ -101,6 +103,7 @@ export class RedisChangeStore implements ChangeStore {
   private readonly lockServiceScript: ScriptCommand;
   private readonly confirmSendingScript: ScriptCommand;
   private readonly takeOverScript: ScriptCommand;
+  private outbox: AuditOutbox | undefined;
 
   constructor(connection: RedisConnection | string, options: RedisChangeStoreOptions = {}) {
     this.keys = changeKeys(options.keyPrefix);
@@ -467,6 +470,11 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   /** False, never an exception, when Redis cannot be reached within PING_TIMEOUT_MS. */
+  auditOutbox(): AuditOutbox {
+    this.outbox ??= new RedisAuditOutbox(this.redis, this.keys, this.auditRetentionMs);
+    return this.outbox;
+  }
+
   async ping(): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((resolve) => {
