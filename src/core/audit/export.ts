@@ -154,7 +154,7 @@ function fileSink(path: string): AuditSinkSpec | string {
     return `has file:${shorten(path)}: the file sink needs an absolute path, e.g. file:/var/log/clickhouse-bot/audit.jsonl`;
   }
   if (path.endsWith('/')) return `has file:${shorten(path)}: that is a directory; name the file, e.g. ${path}audit.jsonl`;
-  return { kind: 'file', path, label: 'file', key: `file:${path}` };
+  return { kind: 'file', path, label: `file:${path.slice(path.lastIndexOf('/') + 1)}`, key: `file:${path}` };
 }
 
 function webhookSink(target: string): AuditSinkSpec | string {
