@@ -128,7 +128,7 @@ export class AuditDelivery {
     let queued = await outbox.queued(sinkKey);
     const pressure = outboxPressure(queued, outboxMax);
     if (pressure === 'full') {
-      const skipped = await outbox.skipOldest(sinkKey, outboxMax - 1);
+      const skipped = await outbox.skipOldest(sinkKey, outboxMax);
       if (skipped > 0) {
         observe?.dropped(this.label, skipped);
         log.error(

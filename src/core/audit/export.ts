@@ -195,8 +195,8 @@ export function retryDelayMs(failuresInARow: number, jitter: number, base = 1_00
   return Math.round(exponential * (1 - 0.2 * Math.min(1, Math.max(0, jitter))));
 }
 
-/** How full a sink's share of the outbox is: ok, close to the bound (80 %), or at it. */
+/** How full a sink's share of the outbox is: ok, close to the bound (from 80 %), or past it. */
 export function outboxPressure(queued: number, max: number): 'ok' | 'near' | 'full' {
-  if (queued >= max) return 'full';
+  if (queued > max) return 'full';
   return queued >= max * 0.8 ? 'near' : 'ok';
 }

@@ -121,15 +121,21 @@ export class RedisAuditOutbox implements AuditOutbox {
   async skipOldest(sink: string, keep: number): Promise<number> {
     const group = groupOf(sink);
     const info = await this.groupInfo(group);
-    const unread = info ? (info.lag ?? (await this.unreadByCount(info))) : 0;
-    let toSkip = Math.max(0, info ? info.pending + unread - keep : 0);
+    if (!info) return 0;
+    const unread = info.lag ?? (await this.unreadByCount(info));
+    const toSkip = Math.max(0, info.pending + unread - keep);
+    // The oldest first: those handed out and never acknowledged, then unread ones.
+    const fromHandedOut = await this.skip(group, Math.min(toSkip, info.pending), '0');
+    return fromHandedOut + (await this.skip(group, toSkip - fromHandedOut, '>'));
+  }
+
+  private async skip(group: string, count: number, from: '0' | '>'): Promise<number> {
     let skipped = 0;
-    while (toSkip > 0) {
-      const page = await this.readGroup(group, Math.min(SKIP_PAGE, toSkip), '>');
+    while (skipped < count) {
+      const page = await this.readGroup(group, Math.min(SKIP_PAGE, count - skipped), from);
       if (page.length === 0) break;
       await this.redis.call('XACK', this.keys.audit, group, ...page.map((entry) => entry.id));
       skipped += page.length;
-      toSkip -= page.length;
     }
     return skipped;
   }
