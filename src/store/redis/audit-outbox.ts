@@ -18,6 +18,24 @@ const CONSUMER = 'deliverer';
 /** Entries skipped per read when a backlog over the bound is cut. */
 const SKIP_PAGE = 1_000;
 
+/**
+ * A new group starts at the end of the stream, with its read counter set to the entries ever
+ * added: Redis leaves it unknown otherwise, and it is what tells entries trimmed unread apart.
+ */
+const OPEN_GROUP_LUA = `
+local added = 0
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local info = redis.call('XINFO', 'STREAM', KEYS[1])
+  for i = 1, #info, 2 do
+    if info[i] == 'entries-added' then added = info[i + 1] end
+  end
+end
+local created = redis.pcall('XGROUP', 'CREATE', KEYS[1], ARGV[1], '$', 'MKSTREAM', 'ENTRIESREAD', added)
+if type(created) == 'table' and created.err and not string.find(created.err, 'BUSYGROUP') then
+  return redis.error_reply(created.err)
+end
+return 1
+`;
 const HOLD_LEASE_LUA = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -38,6 +56,7 @@ interface GroupInfo {
 }
 
 export class RedisAuditOutbox implements AuditOutbox {
+  private readonly openScript: ScriptCommand;
   private readonly holdScript: ScriptCommand;
   private readonly releaseScript: ScriptCommand;
 
@@ -46,6 +65,7 @@ export class RedisAuditOutbox implements AuditOutbox {
     private readonly keys: ChangeKeys,
     private readonly retentionMs: number,
   ) {
+    this.openScript = defineScript(redis, 'chbotOpenAuditSink', 1, OPEN_GROUP_LUA);
     this.holdScript = defineScript(redis, 'chbotHoldAuditSink', 1, HOLD_LEASE_LUA);
     this.releaseScript = defineScript(redis, 'chbotReleaseAuditSink', 1, RELEASE_LEASE_LUA);
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
@@ -53,11 +73,7 @@ export class RedisAuditOutbox implements AuditOutbox {
   }
 
   async openSink(sink: string): Promise<void> {
-    try {
-      await this.redis.call('XGROUP', 'CREATE', this.keys.audit, groupOf(sink), '$', 'MKSTREAM');
-    } catch (error) {
-      if (!/BUSYGROUP/.test(String(error))) throw error;
-    }
+    await this.openScript(this.keys.audit, groupOf(sink));
   }
 
   async next(sink: string, limit: number): Promise<{ records: AuditRecord[]; lost: number }> {
@@ -82,9 +98,11 @@ export class RedisAuditOutbox implements AuditOutbox {
       lost += gone.length;
     }
     const kept = records(handedOut);
-    if (kept.length > 0) return { records: kept, lost };
+    // The pending list is exhausted when it gave fewer than asked: new entries follow in order.
+    if (handedOut.length >= limit) return { records: kept, lost };
     lost += await this.forgetTrimmedUnread(group);
-    return { records: records(await this.readGroup(group, limit, '>')), lost };
+    const fresh = records(await this.readGroup(group, limit - handedOut.length, '>'));
+    return { records: [...kept, ...fresh], lost };
   }
 
   /**

@@ -469,12 +469,13 @@ export class RedisChangeStore implements ChangeStore {
     return found;
   }
 
-  /** False, never an exception, when Redis cannot be reached within PING_TIMEOUT_MS. */
+  /** The audit stream read by each export sink through its own consumer group (audit-outbox.ts). */
   auditOutbox(): AuditOutbox {
     this.outbox ??= new RedisAuditOutbox(this.redis, this.keys, this.auditRetentionMs);
     return this.outbox;
   }
 
+  /** False, never an exception, when Redis cannot be reached within PING_TIMEOUT_MS. */
   async ping(): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((resolve) => {
