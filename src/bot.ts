@@ -342,7 +342,8 @@ function startAuditExport(
 
 function auditSinkOf(spec: AuditSinkSpec, config: Config): AuditSink {
   const { fileMaxBytes, fileKeep, webhookSecret } = config.auditExport;
-  if (spec.kind === 'file') return fileSink({ path: spec.path, label: spec.label, maxBytes: fileMaxBytes, keep: fileKeep });
+  if (spec.kind === 'file')
+    return fileSink({ path: spec.path, label: spec.label, maxBytes: fileMaxBytes, keep: fileKeep });
   // The config refuses a webhook without a secret.
   return webhookSink({ url: spec.url, label: spec.label, secret: webhookSecret ?? '' });
 }

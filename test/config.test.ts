@@ -189,8 +189,16 @@ describe('audit export settings', () => {
       AUDIT_FILE_KEEP: '0',
       AUDIT_OUTBOX_MAX: '500',
     });
-    expect(config.auditExport).toMatchObject({ fileMaxBytes: 2048, fileKeep: 0, outboxMax: 500, webhookSecret: 'a'.repeat(32) });
-    expect(config.auditExport.sinks.map((sink) => sink.label)).toEqual(['file:audit.jsonl', 'webhook:siem.example.com']);
+    expect(config.auditExport).toMatchObject({
+      fileMaxBytes: 2048,
+      fileKeep: 0,
+      outboxMax: 500,
+      webhookSecret: 'a'.repeat(32),
+    });
+    expect(config.auditExport.sinks.map((sink) => sink.label)).toEqual([
+      'file:audit.jsonl',
+      'webhook:siem.example.com',
+    ]);
   });
 
   it('names every problem at once', () => {
@@ -204,7 +212,9 @@ describe('audit export settings', () => {
       }),
     ).toEqual([
       expect.stringMatching(/^AUDIT_SINKS has file:audit.jsonl: the file sink needs an absolute path/),
-      expect.stringMatching(/^AUDIT_SINKS has webhook:http:\/\/siem.example.com\/...: plain http is allowed only to this machine/),
+      expect.stringMatching(
+        /^AUDIT_SINKS has webhook:http:\/\/siem.example.com\/...: plain http is allowed only to this machine/,
+      ),
       expect.stringMatching(/^AUDIT_SINKS has "kafka:x": each sink is file:/),
       'AUDIT_FILE_MAX_BYTES must be at least 1024',
       'AUDIT_FILE_KEEP must be at least 0',

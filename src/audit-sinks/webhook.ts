@@ -40,8 +40,8 @@ export function webhookSink(options: WebhookSinkOptions): AuditSink {
         status = response.status;
         await response.body?.cancel().catch(() => undefined);
       } catch (error) {
-        // Never the URL in the message: its path may carry a token.
-        throw new Error(`no answer from ${options.label}: ${causeOf(error)}`);
+        // Never the URL in the message: its path may carry a token (the delivery logs only the message).
+        throw new Error(`no answer from ${options.label}: ${causeOf(error)}`, { cause: error });
       }
       if (status < 200 || status > 299) throw new Error(`${options.label} answered HTTP ${status}`);
     },

@@ -36,7 +36,8 @@ function verifyAsDocumented(rawBody: Buffer, header: string | undefined, secret:
 
 describe('the webhook sink', () => {
   it('POSTs the event as JSON, signed so the receiver verifies the raw body with the documented method', async () => {
-    let seen: { body: Buffer; signature: string | undefined; id: string | undefined; type: string | undefined } | undefined;
+    let seen:
+      { body: Buffer; signature: string | undefined; id: string | undefined; type: string | undefined } | undefined;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -64,7 +65,9 @@ describe('the webhook sink', () => {
     expect(verifyAsDocumented(seen.body, seen.signature, SECRET)).toBe(true);
     expect(verifySignature(seen.body, seen.signature, SECRET)).toBe(true);
     // A changed byte, another secret or a missing header do not verify.
-    expect(verifyAsDocumented(Buffer.from(seen.body.toString('utf8').replace('prod', 'prud')), seen.signature, SECRET)).toBe(false);
+    expect(
+      verifyAsDocumented(Buffer.from(seen.body.toString('utf8').replace('prod', 'prud')), seen.signature, SECRET),
+    ).toBe(false);
     expect(verifyAsDocumented(seen.body, seen.signature, `${SECRET}x`)).toBe(false);
     expect(verifyAsDocumented(seen.body, undefined, SECRET)).toBe(false);
   });
@@ -83,7 +86,10 @@ describe('the webhook sink', () => {
     const wrongSecret = webhookSink({ url: receiver.url, label: 'webhook:127.0.0.1', secret: 'another-secret-of-16+' });
     await expect(wrongSecret.deliver(event)).rejects.toThrow('answered HTTP 401');
     const nobody = webhookSink({ url: 'http://127.0.0.1:1/hook/T0KEN', label: 'webhook:127.0.0.1:1', secret: SECRET });
-    const failure = await nobody.deliver(event).then(() => undefined, (error: unknown) => String(error));
+    const failure = await nobody.deliver(event).then(
+      () => undefined,
+      (error: unknown) => String(error),
+    );
     expect(failure).toMatch(/no answer from webhook:127.0.0.1:1/);
     expect(failure).not.toContain('T0KEN');
   });

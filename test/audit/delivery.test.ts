@@ -102,7 +102,12 @@ function deliver(outbox: AuditOutbox, owner: string, extra: Partial<AuditDeliver
 
 async function recordEvents(outbox: AuditOutbox, from: number, count: number): Promise<void> {
   for (let n = from; n < from + count; n++) {
-    await outbox.record({ at: String(Date.UTC(2026, 0, 1) + n), action: 'approved', actorId: 'U1', summary: `event ${n}` });
+    await outbox.record({
+      at: String(Date.UTC(2026, 0, 1) + n),
+      action: 'approved',
+      actorId: 'U1',
+      summary: `event ${n}`,
+    });
   }
 }
 

@@ -65,7 +65,10 @@ describe('audit export', () => {
     expect(receiver.badSignatures).toBe(0);
 
     // The file holds the same events, same ids, same order.
-    await vi.waitFor(async () => expect((await fileEvents(path)).length).toBeGreaterThanOrEqual(3), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(async () => expect((await fileEvents(path)).length).toBeGreaterThanOrEqual(3), {
+      timeout: 5_000,
+      interval: 20,
+    });
     expect((await fileEvents(path)).map((event) => event.id)).toEqual(ofRequest().map((event) => event.id));
 
     await h.bot.reloadPolicy();
@@ -75,10 +78,13 @@ describe('audit export', () => {
     // Counted once acknowledged, just after the receiver answered.
     const sink = `webhook:${new URL(receiver.url).host}`;
     const scrape = async () => (await h.bot.metrics?.registry.metrics()) ?? '';
-    await vi.waitFor(async () => expect(await scrape()).toContain(`clickhouse_bot_audit_events_delivered_total{sink="${sink}"} 4`), {
-      timeout: 5_000,
-      interval: 20,
-    });
+    await vi.waitFor(
+      async () => expect(await scrape()).toContain(`clickhouse_bot_audit_events_delivered_total{sink="${sink}"} 4`),
+      {
+        timeout: 5_000,
+        interval: 20,
+      },
+    );
     const metrics = await scrape();
     expect(metrics).toMatch(/clickhouse_bot_audit_events_queued\{sink="file:audit.jsonl"\} \d/);
     expect(metrics).not.toContain('secret-token-in-path');

@@ -153,7 +153,8 @@ function fileSink(path: string): AuditSinkSpec | string {
   if (!path.startsWith('/')) {
     return `has file:${shorten(path)}: the file sink needs an absolute path, e.g. file:/var/log/clickhouse-bot/audit.jsonl`;
   }
-  if (path.endsWith('/')) return `has file:${shorten(path)}: that is a directory; name the file, e.g. ${path}audit.jsonl`;
+  if (path.endsWith('/'))
+    return `has file:${shorten(path)}: that is a directory; name the file, e.g. ${path}audit.jsonl`;
   return { kind: 'file', path, label: `file:${path.slice(path.lastIndexOf('/') + 1)}`, key: `file:${path}` };
 }
 

@@ -106,6 +106,7 @@ export class MemoryAuditOutbox implements AuditOutbox {
     const cutoff = Date.now() - this.retentionMs;
     const old = this.entries.findIndex(({ writtenAt }) => writtenAt >= cutoff);
     this.entries.splice(0, old === -1 ? this.entries.length : old);
-    if (this.entries.length > MEMORY_AUDIT_MAX_ENTRIES) this.entries.splice(0, this.entries.length - MEMORY_AUDIT_MAX_ENTRIES);
+    if (this.entries.length > MEMORY_AUDIT_MAX_ENTRIES)
+      this.entries.splice(0, this.entries.length - MEMORY_AUDIT_MAX_ENTRIES);
   }
 }

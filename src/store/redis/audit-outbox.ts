@@ -201,7 +201,7 @@ export class RedisAuditOutbox implements AuditOutbox {
       if (fields.name !== group) continue;
       return {
         pending: Number(fields.pending ?? 0),
-        lastDeliveredId: String(fields['last-delivered-id'] ?? '0-0'),
+        lastDeliveredId: typeof fields['last-delivered-id'] === 'string' ? fields['last-delivered-id'] : '0-0',
         entriesRead: optionalNumber(fields['entries-read']),
         lag: optionalNumber(fields.lag),
       };

@@ -28,7 +28,12 @@ describe('AUDIT_SINKS', () => {
         label: 'webhook:siem.example.com',
         key: 'webhook:https://siem.example.com/hook/T0KEN?x=1',
       },
-      { kind: 'webhook', url: 'http://127.0.0.1:8080/in', label: 'webhook:127.0.0.1:8080', key: 'webhook:http://127.0.0.1:8080/in' },
+      {
+        kind: 'webhook',
+        url: 'http://127.0.0.1:8080/in',
+        label: 'webhook:127.0.0.1:8080',
+        key: 'webhook:http://127.0.0.1:8080/in',
+      },
     ]);
     expect(parseAuditSinks('')).toEqual({ sinks: [], problems: [] });
   });
@@ -120,7 +125,10 @@ describe('exported events', () => {
       channel: null,
       details: { justification: 'outage' },
     });
-    const reload = toAuditEvent({ id: '9-0', fields: policyReloadFields({ at: 9, path: '/etc/p.yaml', result: 'reloaded', digest: 'abc' }) }, undefined);
+    const reload = toAuditEvent(
+      { id: '9-0', fields: policyReloadFields({ at: 9, path: '/etc/p.yaml', result: 'reloaded', digest: 'abc' }) },
+      undefined,
+    );
     expect(reload).toMatchObject({
       type: 'policy-reloaded',
       actor: 'system',
