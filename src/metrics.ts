@@ -157,7 +157,7 @@ export function createMetrics(options: MetricsOptions = {}): BotMetrics {
     }),
     auditQueued: new Gauge({
       name: 'clickhouse_bot_audit_events_queued',
-      help: 'Audit events waiting for a sink (AUDIT_SINKS; sink = kind and host or file name), as the delivering replica last counted',
+      help: 'Audit events waiting for a sink (AUDIT_SINKS; sink = kind and host, or file name)',
       labelNames: ['sink'],
       registers,
     }),

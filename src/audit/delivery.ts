@@ -112,7 +112,11 @@ export class AuditDelivery {
   }
 
   private async leadAndDeliver(): Promise<RoundResult> {
-    if (!(await this.holdLease())) return { failed: false, more: false };
+    if (!(await this.holdLease())) {
+      // Another replica delivers; this one's gauge still says what waits, never a stale figure.
+      this.options.observe?.queued(this.label, await this.options.outbox.queued(this.options.sinkKey));
+      return { failed: false, more: false };
+    }
     await this.keepWithinBound();
     return this.deliverBatch();
   }
