@@ -52,12 +52,15 @@ interface RoundResult {
 const DEFAULT_LEASE_MS = 15_000;
 const DEFAULT_POLL_MS = 1_000;
 const DEFAULT_BATCH = 100;
+const FAILURE_REMINDER_MS = 10 * 60_000;
 
 export class AuditDelivery {
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private failuresInARow = 0;
+  private leaseRenewedAt: number | undefined;
+  private lastFailureWarnAt = 0;
   private pressure: 'ok' | 'near' | 'full' = 'ok';
   private readonly label: string;
 
@@ -121,9 +124,22 @@ export class AuditDelivery {
     return this.deliverBatch();
   }
 
-  private holdLease(): Promise<boolean> {
+  private async holdLease(): Promise<boolean> {
     const { outbox, sinkKey, owner } = this.options;
-    return outbox.holdSink(sinkKey, owner, this.options.leaseMs ?? DEFAULT_LEASE_MS);
+    const held = await outbox.holdSink(sinkKey, owner, this.leaseMs());
+    this.leaseRenewedAt = held ? Date.now() : undefined;
+    return held;
+  }
+
+  /** Renewed once a third of it has passed: a slow sink never lets another replica start meanwhile. */
+  private async keepLease(): Promise<boolean> {
+    const renewedAt = this.leaseRenewedAt;
+    if (renewedAt !== undefined && Date.now() - renewedAt < this.leaseMs() / 3) return true;
+    return this.holdLease();
+  }
+
+  private leaseMs(): number {
+    return this.options.leaseMs ?? DEFAULT_LEASE_MS;
   }
 
   /** Counts what waits, warns near the bound, and at the bound skips the oldest, loudly. */
@@ -164,16 +180,19 @@ export class AuditDelivery {
       );
     }
     for (const [index, record] of records.entries()) {
-      // The lease is renewed before each entry: a slow sink must not let another replica start meanwhile.
-      if (index > 0 && !(await this.holdLease())) return { failed: false, more: false };
+      if (index > 0 && !(await this.keepLease())) return { failed: false, more: false };
       try {
         await sink.deliver(toAuditEvent(record, organizationId));
       } catch (error) {
         observe?.failed(this.label);
         this.failuresInARow += 1;
         const report = `audit export to ${this.label} failed (${messageOf(error)}); event ${record.id} and those after it wait, next attempt in ${Math.round(this.retryDelay(0.5) / 1000)} s`;
-        if (this.failuresInARow === 1) log.warn(report);
-        else log.debug(report);
+        // Said when it starts failing and every 10 minutes while it lasts; the attempts between at debug.
+        const now = Date.now();
+        if (this.failuresInARow === 1 || now - this.lastFailureWarnAt >= FAILURE_REMINDER_MS) {
+          log.warn(`${report} (${this.failuresInARow} attempt${this.failuresInARow === 1 ? '' : 's'} so far)`);
+          this.lastFailureWarnAt = now;
+        } else log.debug(report);
         return { failed: true, more: false };
       }
       await outbox.acknowledge(sinkKey, record.id);
