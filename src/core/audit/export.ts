@@ -100,9 +100,11 @@ export function policyReloadFields(outcome: {
   problems?: readonly string[];
 }): Record<string, string> {
   const summary =
-    outcome.result === 'refused'
-      ? `approval policy ${outcome.path ?? '(none)'} NOT reloaded: ${(outcome.problems ?? []).join('; ')}`
-      : `approval policy ${outcome.path ?? '(none)'} ${outcome.result}`;
+    outcome.path === undefined
+      ? 'approval policy reload asked, but POLICY_FILE is not set'
+      : outcome.result === 'refused'
+        ? `approval policy ${outcome.path} NOT reloaded: ${(outcome.problems ?? []).join('; ')}`
+        : `approval policy ${outcome.path} ${outcome.result}`;
   return {
     at: String(outcome.at),
     action: 'policy-reloaded',
