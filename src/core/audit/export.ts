@@ -40,6 +40,7 @@ const OWN_FIELDS = new Set([
   'serviceName',
   'summary',
   'organizationId',
+  'orgId',
 ]);
 /** Fields stored as JSON text, exported as the JSON they hold. */
 const JSON_FIELDS = new Set(['update']);
@@ -61,7 +62,7 @@ export function toAuditEvent(record: AuditRecord, organizationId: string | undef
     id: record.id,
     type: nonEmpty(f.action) ?? 'unknown',
     at: new Date(eventTime(record)).toISOString(),
-    organization: nonEmpty(f.organizationId) ?? organizationId ?? null,
+    organization: nonEmpty(f.organizationId) ?? nonEmpty(f.orgId) ?? organizationId ?? null,
     service: serviceId === undefined ? null : { id: serviceId, name: f.serviceName ?? '' },
     requestId: nonEmpty(f.changeId) ?? null,
     actor: nonEmpty(f.actorId) ?? 'system',
