@@ -139,6 +139,33 @@ describe('exported events', () => {
   });
 });
 
+describe('policy reload events', () => {
+  it('say what happened to the file: reloaded, unchanged, refused with its problems, or no file at all', () => {
+    expect(policyReloadFields({ at: 1, path: '/etc/p.yaml', result: 'unchanged', digest: 'd' })).toEqual({
+      at: '1',
+      action: 'policy-reloaded',
+      actorId: 'system',
+      summary: 'approval policy /etc/p.yaml unchanged',
+      result: 'unchanged',
+      digest: 'd',
+    });
+    expect(
+      policyReloadFields({
+        at: 1,
+        path: '/etc/p.yaml',
+        result: 'refused',
+        problems: ['rules[0] has no approvers', 'x'],
+      }),
+    ).toMatchObject({
+      result: 'refused',
+      summary: 'approval policy /etc/p.yaml NOT reloaded: rules[0] has no approvers; x',
+    });
+    expect(policyReloadFields({ at: 1, path: undefined, result: 'unchanged' }).summary).toBe(
+      'approval policy reload asked, but POLICY_FILE is not set',
+    );
+  });
+});
+
 describe('retries and the bound', () => {
   it('back off exponentially, to a ceiling, with jitter taking off at most a fifth', () => {
     expect([1, 2, 3, 4].map((n) => retryDelayMs(n, 0))).toEqual([1_000, 2_000, 4_000, 8_000]);
