@@ -33,7 +33,10 @@ import {
   requestedAuditEntry,
   retentionDeadline,
   withoutEmptyOptionals,
+  auditFields,
 } from '../rules.js';
+import type { AuditOutbox } from '../../ports/audit-export.js';
+import { MemoryAuditOutbox } from './audit-outbox.js';
 import { answer } from '../../ports/answer.js';
 
 export interface MemoryChangeStoreOptions {
@@ -58,6 +61,7 @@ export class MemoryChangeStore implements ChangeStore {
   private auditSequence = 0;
   private readonly retentionSeconds: number;
   private readonly auditRetentionMs: number;
+  private readonly outbox: MemoryAuditOutbox;
   /** serviceId -> "<requestId>:<fence>" and when it expires, like the Redis lock key. */
   private readonly serviceLocks = new Map<string, { holder: string; until: number }>();
   /** The last fence handed out per request: it keeps growing after a lease is released. */
@@ -71,6 +75,7 @@ export class MemoryChangeStore implements ChangeStore {
   constructor(options: MemoryChangeStoreOptions = {}) {
     this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
     this.auditRetentionMs = (options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400_000;
+    this.outbox = new MemoryAuditOutbox(this.auditRetentionMs);
   }
 
   async create(request: ChangeRequest): Promise<void> {
@@ -442,6 +447,10 @@ export class MemoryChangeStore implements ChangeStore {
     });
   }
 
+  auditOutbox(): AuditOutbox {
+    return this.outbox;
+  }
+
   /** Entries the audit trail holds; for operators and tests. */
   auditSize(): Promise<number> {
     return answer(() => {
@@ -525,6 +534,7 @@ export class MemoryChangeStore implements ChangeStore {
   }
 
   private appendAudit(entry: NewAuditEntry): void {
+    this.outbox.append(auditFields(entry));
     this.auditSequence += 1;
     this.audit.push({
       entry: withoutEmptyOptionals({ ...copyOf(entry), id: String(this.auditSequence) }),

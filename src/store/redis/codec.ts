@@ -26,7 +26,7 @@ import {
 } from '../../core/change/types.js';
 import { ServiceUpdateSchema, type ServiceUpdate } from '../../core/service/schema.js';
 import type { Approval, Requirement } from '../../core/policy/types.js';
-import { isAuditAction, neededApprovals, withoutEmptyOptionals } from '../rules.js';
+import { auditFields, isAuditAction, neededApprovals, withoutEmptyOptionals } from '../rules.js';
 
 type ImmutablePart = Pick<
   ChangeRequest,
@@ -192,31 +192,7 @@ export function hashFromFlatReply(reply: unknown): Record<string, string> {
 }
 
 export function auditToStreamArgs(entry: NewAuditEntry): string[] {
-  const args = [
-    'at',
-    String(entry.at),
-    'action',
-    entry.action,
-    'changeId',
-    entry.changeId,
-    'actorId',
-    entry.actorId,
-    'channelId',
-    entry.channelId,
-    'serviceId',
-    entry.serviceId,
-    'serviceName',
-    entry.serviceName,
-    'summary',
-    entry.summary,
-  ];
-  if (entry.apiRequestId) args.push('apiRequestId', entry.apiRequestId);
-  if (entry.message) args.push('message', entry.message);
-  if (entry.update) args.push('update', JSON.stringify(entry.update));
-  if (entry.fence !== undefined) args.push('fence', String(entry.fence));
-  if (entry.reason) args.push('reason', entry.reason);
-  if (entry.ticket) args.push('ticket', entry.ticket);
-  return args;
+  return Object.entries(auditFields(entry)).flat();
 }
 
 /** An XRANGE/XREVRANGE entry as an AuditEntry; undefined for entries this store did not write. */

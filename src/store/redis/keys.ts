@@ -18,6 +18,8 @@
  *                                            when the bot reverts them (app clock, ms)
  *   <prefix>{changes}:reminders              ZSET  the same ids, scored by when to remind
  *   <prefix>{changes}:click:<key>            STRING a click claimed once for a while (SET NX PX)
+ *   (the audit stream's consumer groups, one per export sink, are the sinks' cursors)
+ *   <prefix>{changes}:audit-sink:<group>     STRING the replica delivering to that sink (lease, PX)
  *
  *   <prefix>{schedules}:all                  HASH  id -> schedule JSON
  *   <prefix>{schedules}:lastrun              HASH  id -> last fire time claimed (ms)
@@ -41,6 +43,8 @@ export interface ChangeKeys {
   reminders: string;
   /** A click claimed once for a while (claimOnce). */
   click(key: string): string;
+  /** Which replica delivers to an export sink (its consumer group's name). */
+  auditSinkLease(group: string): string;
 }
 
 export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
@@ -60,6 +64,7 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     reverts: `${base}reverts`,
     reminders: `${base}reminders`,
     click: (key) => `${base}click:${key}`,
+    auditSinkLease: (group) => `${base}audit-sink:${group}`,
   };
 }
 
