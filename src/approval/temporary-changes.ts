@@ -72,6 +72,8 @@ export interface TemporaryChangesOptions {
   flow: Pick<ApprovalFlow, 'applyUnreviewed' | 'file'>;
   store: ChangeStore;
   cloud: ServiceDirectory;
+  /** Each organization's directory (ORGANIZATIONS_FILE); without it every read goes through `cloud`. */
+  cloudOf?: (organization: string | undefined) => ServiceDirectory;
   messenger: Messenger;
   policy: ApprovalPolicy;
   logger: Pick<Log, 'info' | 'warn' | 'error'>;
@@ -83,6 +85,11 @@ export interface TemporaryChangesOptions {
 
 export class TemporaryChanges {
   constructor(private readonly options: TemporaryChangesOptions) {}
+
+  /** Reads and follow-ups of a change go to its own organization. */
+  private cloudOf(original: ChangeRequest): ServiceDirectory {
+    return this.options.cloudOf?.(original.organization) ?? this.options.cloud;
+  }
 
   /** One look: reminders that are due, then reverts that are due (also those missed while down). */
   async tick(): Promise<void> {
@@ -226,8 +233,8 @@ export class TemporaryChanges {
     revertId: string,
     actorId: string,
   ): Promise<ChangeRequest | undefined> {
-    const { store, cloud, now } = this.options;
-    const read = await cloud.getService(original.plan.serviceId, { fresh: true });
+    const { store, now } = this.options;
+    const read = await this.cloudOf(original).getService(original.plan.serviceId, { fresh: true });
     const service = read && !isDeletedState(read.state) ? read : undefined;
     const { intent, leftAlone } = service
       ? withoutTakenOver(planRevert(original.plan, service), await this.laterChanges(original))
@@ -252,6 +259,7 @@ export class TemporaryChanges {
       id: revertId,
       channelId: original.channelId,
       requesterId: actorId,
+      ...organizationOf(original),
       plan,
       createdAt,
       expiresAt: createdAt + REVERT_PENDING_MS,
@@ -368,7 +376,7 @@ export class TemporaryChanges {
 
   /** Extend: a new change request, approved like any other, moving the revert by the same duration. */
   async extend(originalId: string, userId: string): Promise<DecisionReply> {
-    const { store, cloud } = this.options;
+    const { store } = this.options;
     const original = await store.get(originalId);
     const dueAt = (await store.scheduledReverts()).find((entry) => entry.id === originalId)?.dueAt;
     if (!original?.temporary || dueAt === undefined)
@@ -377,10 +385,15 @@ export class TemporaryChanges {
       };
     const refused = await this.refuseClick(original, userId, 'extend', (r) => r.extendOf === originalId);
     if (refused) return refused;
-    const service = await cloud.getService(original.plan.serviceId, { fresh: true, priority: 'read', person: userId });
+    const service = await this.cloudOf(original).getService(original.plan.serviceId, {
+      fresh: true,
+      priority: 'read',
+      person: userId,
+    });
     if (!service) return { text: 'The service of this change no longer exists.' };
     const outcome = await this.options.flow.file({
       channelId: original.channelId,
+      ...organizationOf(original),
       userId,
       service,
       plan: extensionPlan(original, currentState(service), dueAt),
@@ -430,7 +443,7 @@ export class TemporaryChanges {
     if (original?.status !== 'applied') return { text: 'Only an applied change can be undone.' };
     const refused = await this.refuseClick(original, userId, 'undo', (r) => r.undoOf === requestId);
     if (refused) return refused;
-    const service = await this.options.cloud.getService(original.plan.serviceId, {
+    const service = await this.cloudOf(original).getService(original.plan.serviceId, {
       fresh: true,
       priority: 'read',
       person: userId,
@@ -446,6 +459,7 @@ export class TemporaryChanges {
     const outcome: RequestOutcome = planned.ok
       ? await this.options.flow.file({
           channelId: original.channelId,
+          ...organizationOf(original),
           userId,
           service,
           plan: planned.plan,
@@ -552,3 +566,6 @@ function isRetryable(revert: ChangeRequest): boolean {
 function sendsNothing(plan: ChangePlan): boolean {
   return operationsOf(plan).length === 0;
 }
+
+/** A revert, extension or undo changes the organization of the change it follows. */
+const organizationOf = (original: ChangeRequest) => (original.organization ? { organization: original.organization } : {});

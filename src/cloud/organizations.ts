@@ -129,6 +129,10 @@ export class Organizations implements Tenants {
     return [...this.tenants.keys()];
   }
 
+  defaultOrganization(): string {
+    return this.defaultName;
+  }
+
   several(): boolean {
     return this.tenants.size > 1;
   }

@@ -2,7 +2,7 @@
  * Organizations and channels (ORGANIZATIONS_FILE): which organization serves a channel, with what
  * guardrails, through whose client. Without the file: one organization, every channel, full use.
  */
-import type { ChannelBinding, ChannelRules } from '../core/organization/types.js';
+import type { ChannelBinding } from '../core/organization/types.js';
 import type { ServiceDirectory } from './service-directory.js';
 import type { SummaryPublisher } from './services.js';
 
@@ -24,9 +24,8 @@ export interface Tenants {
   bound(): Array<{ channelId: string; organization: string }>;
   /** An organization's whole directory; undefined (a request stored before organizations) is the default one. */
   directoryOf(organization: string | undefined): ServiceDirectory;
+  /** The organization of requests that name none (the first of the file, or the environment's). */
+  defaultOrganization(): string;
   /** Requests name their organization only when there is more than one. */
   several(): boolean;
 }
-
-/** Rules for a channel that has every right (no file, or `{ }`). */
-export const FULL_USE: ChannelRules = {};

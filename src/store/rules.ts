@@ -79,6 +79,7 @@ export function requestedAuditEntry(request: ChangeRequest): NewAuditEntry {
     summary: changeSummary(request.plan.changes),
     // The rules in force and the policy file's digest, so the trail says what the request needed.
     ...(request.requirements ? { message: requirementsAuditText(request.requirements, request.policyDigest) } : {}),
+    ...(request.organization ? { organization: request.organization } : {}),
     ...(request.reason ? { reason: request.reason } : {}),
     ...(request.ticket ? { ticket: request.ticket } : {}),
   };

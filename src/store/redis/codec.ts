@@ -22,6 +22,7 @@ type ImmutablePart = Pick<
   | 'id'
   | 'channelId'
   | 'requesterId'
+  | 'organization'
   | 'plan'
   | 'createdAt'
   | 'expiresAt'
@@ -50,6 +51,7 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     id: request.id,
     channelId: request.channelId,
     requesterId: request.requesterId,
+    ...(request.organization ? { organization: request.organization } : {}),
     plan: request.plan,
     createdAt: request.createdAt,
     expiresAt: request.expiresAt,
@@ -200,6 +202,7 @@ export function auditToStreamArgs(entry: NewAuditEntry): string[] {
   if (entry.message) args.push('message', entry.message);
   if (entry.update) args.push('update', JSON.stringify(entry.update));
   if (entry.fence !== undefined) args.push('fence', String(entry.fence));
+  if (entry.organization) args.push('organization', entry.organization);
   if (entry.reason) args.push('reason', entry.reason);
   if (entry.ticket) args.push('ticket', entry.ticket);
   return args;
@@ -240,6 +243,7 @@ export function auditFromStreamEntry(id: string, flatFields: string[]): AuditEnt
     ...(fields.fence !== undefined && Number.isSafeInteger(Number(fields.fence))
       ? { fence: Number(fields.fence) }
       : {}),
+    ...(fields.organization ? { organization: fields.organization } : {}),
     ...(fields.reason ? { reason: fields.reason } : {}),
     ...(fields.ticket ? { ticket: fields.ticket } : {}),
   });
@@ -259,7 +263,8 @@ function storedUpdate(json: string): { update?: ServiceUpdate } {
 
 function parseImmutablePart(json: string): ImmutablePart {
   const value = parseJsonObject(json, 'data');
-  const { id, channelId, requesterId, plan, createdAt, expiresAt, requirements, policyDigest, reason, ticket } = value;
+  const { id, channelId, requesterId, organization, plan, createdAt, expiresAt, requirements, policyDigest, reason, ticket } =
+    value;
   if (
     typeof id !== 'string' ||
     typeof channelId !== 'string' ||
@@ -276,6 +281,7 @@ function parseImmutablePart(json: string): ImmutablePart {
     id,
     channelId,
     requesterId,
+    ...(typeof organization === 'string' ? { organization } : {}),
     plan: plan as ChangeRequest['plan'],
     createdAt,
     expiresAt,
