@@ -16,7 +16,12 @@ import { BOT_ACTOR, startTemporaryTicks, TemporaryChanges } from './approval/tem
 import { startTicks } from './scheduler/ticks.js';
 import { channelGuardrails } from './approval/channel-guardrails.js';
 import { CloudClient, type CloudClientOptions, type CloudObserver } from './cloud/client.js';
-import { DEFAULT_ORGANIZATION, Organizations, type OrganizationKey, type OrganizationsReload } from './cloud/organizations.js';
+import {
+  DEFAULT_ORGANIZATION,
+  Organizations,
+  type OrganizationKey,
+  type OrganizationsReload,
+} from './cloud/organizations.js';
 import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
 import { DEFAULT_FOLLOW, type FollowSchedule } from './core/capacity/follow.js';

@@ -27,8 +27,7 @@ export function channelGuardrails(
     if (!binding.rules.services) return undefined;
     // A cached read is enough: the approval reads the service afresh before sending anything.
     const service = await tenants.directoryOf(organization).getService(request.plan.serviceId);
-    if (service && !inScope(binding.rules.services, service))
-      return serviceOutOfScopeReason(service.name, service.id);
+    if (service && !inScope(binding.rules.services, service)) return serviceOutOfScopeReason(service.name, service.id);
     return undefined;
   }
   return {

@@ -201,7 +201,8 @@ export class Organizations implements Tenants {
       });
     }
     for (const [name, tenant] of this.tenants) {
-      if (next.get(name)?.client !== tenant.client) this.retired.set(name, [...(this.retired.get(name) ?? []), tenant.client]);
+      if (next.get(name)?.client !== tenant.client)
+        this.retired.set(name, [...(this.retired.get(name) ?? []), tenant.client]);
     }
     this.tenants = next;
     this.spec = spec;
@@ -222,7 +223,10 @@ export class Organizations implements Tenants {
   private describe(): string {
     if (!this.spec) return 'one organization from the environment, every channel';
     return this.spec.organizations
-      .map((o) => `${o.name} (${o.id}, ${Object.keys(o.channels).length} channel${Object.keys(o.channels).length === 1 ? '' : 's'})`)
+      .map(
+        (o) =>
+          `${o.name} (${o.id}, ${Object.keys(o.channels).length} channel${Object.keys(o.channels).length === 1 ? '' : 's'})`,
+      )
       .join(', ');
   }
 }

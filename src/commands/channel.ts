@@ -46,6 +46,8 @@ function guardedRequests(inner: ChangeRequestService, scope: ChannelScope, sever
       return inner.request({ ...input, ...(several ? { organization: scope.organization } : {}) });
     },
     decide: (decision, id, userId, details) => inner.decide(decision, id, userId, details),
-    ...(inner.mayReject ? { mayReject: (id: string, userId: string) => inner.mayReject?.(id, userId) ?? Promise.resolve(false) } : {}),
+    ...(inner.mayReject
+      ? { mayReject: (id: string, userId: string) => inner.mayReject?.(id, userId) ?? Promise.resolve(false) }
+      : {}),
   };
 }

@@ -161,7 +161,10 @@ describe('a request is checked against its channel’s rules as they are at appr
     expect(h.logs.join('\n')).toContain('NOT reloaded');
 
     await file.write([
-      { ...ANALYTICS, channels: { [CHANNEL]: {}, C0DEV: { allow: ['list', 'show'], services: { tags: { env: 'dev' } } } } },
+      {
+        ...ANALYTICS,
+        channels: { [CHANNEL]: {}, C0DEV: { allow: ['list', 'show'], services: { tags: { env: 'dev' } } } },
+      },
       BILLING,
     ]);
     expect((await h.bot.reloadOrganizations()).ok).toBe(true);
@@ -178,7 +181,10 @@ describe('a request is checked against its channel’s rules as they are at appr
     const outOfScope = await h.click(ACTION_APPROVE, scopedId, USERS.approver);
     expect(await answerText(h, outOfScope)).toContain('is no longer among the services this channel may change');
 
-    await file.write([{ ...ANALYTICS, channels: { [CHANNEL]: {} } }, { ...BILLING, channels: { C0BILL: {}, C0DEV: {} } }]);
+    await file.write([
+      { ...ANALYTICS, channels: { [CHANNEL]: {} } },
+      { ...BILLING, channels: { C0BILL: {}, C0DEV: {} } },
+    ]);
     expect((await h.bot.reloadOrganizations()).ok).toBe(true);
     const moved = await h.click(ACTION_APPROVE, kindId, USERS.approver);
     expect(await answerText(h, moved)).toContain('this channel is no longer bound to the organization analytics');

@@ -36,15 +36,20 @@ const ServicesSchema = z.strictObject(
     tags: z
       .record(
         z.string().regex(TAG_KEY, { error: 'is not a tag key (letters, digits, . _ -)' }),
-        z.union([z.string(), z.number(), z.boolean()], { error: 'must be a value, or "*" for any value' }).transform(String),
+        z
+          .union([z.string(), z.number(), z.boolean()], { error: 'must be a value, or "*" for any value' })
+          .transform(String),
         { error: 'must map tag keys to values, like { env: dev }' },
       )
       .refine((tags) => Object.keys(tags).length > 0, { error: 'must name at least one tag (or leave it out)' })
       .optional(),
     names: z
-      .array(z.string({ error: 'must be a service name or id' }).trim().min(1, { error: 'must be a service name or id' }), {
-        error: 'must be a list of service names or ids, like [orders-dev]',
-      })
+      .array(
+        z.string({ error: 'must be a service name or id' }).trim().min(1, { error: 'must be a service name or id' }),
+        {
+          error: 'must be a list of service names or ids, like [orders-dev]',
+        },
+      )
       .min(1, { error: 'must not be empty (leave it out for every service)' })
       .optional(),
   },
@@ -74,7 +79,9 @@ const OrganizationSchema = z.strictObject(
     id: z.uuid({ error: 'must be the organization id (a UUID, from the console URL)' }),
     key_id_env: envName,
     key_secret_env: envName,
-    api_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, like https://api.clickhouse.cloud' }).optional(),
+    api_url: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL, like https://api.clickhouse.cloud' })
+      .optional(),
     channels: z.record(
       z.string().regex(/^[CG][A-Z0-9]{2,}$/, { error: 'is not a Slack channel id (C…), like C0OPS' }),
       z.preprocess((value) => value ?? {}, ChannelSchema),
@@ -98,7 +105,10 @@ type ParsedOrganization = z.infer<typeof OrganizationSchema>;
 export function parseOrganizations(text: string, isSet: (name: string) => boolean): OrganizationsParse {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_ORGANIZATIONS_BYTES)
-    return { ok: false, problems: [`The organizations file has ${bytes} bytes; the limit is ${MAX_ORGANIZATIONS_BYTES}.`] };
+    return {
+      ok: false,
+      problems: [`The organizations file has ${bytes} bytes; the limit is ${MAX_ORGANIZATIONS_BYTES}.`],
+    };
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const lineOf = (offset: number | undefined) => (offset === undefined ? undefined : lines.linePos(offset).line);
@@ -121,10 +131,21 @@ export function parseOrganizations(text: string, isSet: (name: string) => boolea
       if (issue.code === 'unrecognized_keys') {
         const keys = issue.keys.map((k) => `"${k}"`).join(', ');
         const line = lineOf(keyOffset(doc, path, issue.keys[0]) ?? nodeOffset(doc, path));
-        problems.push(located(line, `${label(path, data)}unknown key${issue.keys.length === 1 ? '' : 's'} ${keys} (allowed here: ${KEYS_OF[context(path)].join(', ')})`));
+        const inside = path.length > 2 ? `${fieldName(path)}: ` : '';
+        problems.push(
+          located(
+            line,
+            `${label(path, data)}${inside}unknown key${issue.keys.length === 1 ? '' : 's'} ${keys} (allowed here: ${KEYS_OF[context(path)].join(', ')})`,
+          ),
+        );
       } else {
-        const missing = valueAt(data, path) === undefined && path.length > 0;
-        problems.push(located(at(path), `${label(path, data)}${fieldName(path)} ${missing ? 'is missing' : issue.message}`));
+        const message =
+          issue.code === 'invalid_key'
+            ? (issue.issues[0]?.message ?? issue.message)
+            : valueAt(data, path) === undefined && path.length > 0
+              ? missingMessage(path)
+              : issue.message;
+        problems.push(located(at(path), `${label(path, data)}${fieldName(path)} ${message}`));
       }
     }
   problems.push(...crossProblems(data, at, isSet));
@@ -177,7 +198,10 @@ function crossProblems(
       if (typeof value !== 'string') continue;
       const first = seen[key].get(value);
       if (first === undefined) seen[key].set(value, index);
-      else problems.push(located(at([...path, key]), `${label(path, data)}${key} is already used by organization ${first + 1}`));
+      else
+        problems.push(
+          located(at([...path, key]), `${label(path, data)}${key} is already used by organization ${first + 1}`),
+        );
     }
     const channels = valueAt(data, [...path, 'channels']);
     for (const channel of typeof channels === 'object' && channels !== null ? Object.keys(channels) : []) {
@@ -185,16 +209,25 @@ function crossProblems(
       if (first === undefined) seen.channel.set(channel, index);
       else
         problems.push(
-          located(at([...path, 'channels', channel]), `${label(path, data)}channel ${channel} is already bound to organization ${first + 1}; a channel drives one organization`),
+          located(
+            at([...path, 'channels', channel]),
+            `${label(path, data)}channel ${channel} is already bound to organization ${first + 1}; a channel drives one organization`,
+          ),
         );
     }
     for (const key of ['key_id_env', 'key_secret_env'] as const) {
       const name = valueAt(data, [...path, key]);
       if (typeof name === 'string' && ENV_NAME.test(name) && !isSet(name))
-        problems.push(located(at([...path, key]), `${label(path, data)}${key} names ${name}, which is not set in the environment`));
+        problems.push(
+          located(at([...path, key]), `${label(path, data)}${key} names ${name}, which is not set in the environment`),
+        );
     }
   });
   return problems;
+}
+
+function missingMessage(path: Array<string | number>): string {
+  return path.length === 1 ? 'is missing: the file needs an organizations: list' : 'is missing';
 }
 
 function valueAt(data: unknown, path: Array<string | number>): unknown {

@@ -87,7 +87,10 @@ export function kindsAllowance(rules: ChannelRules, kinds: readonly ChangeKind[]
 }
 
 /** Whether a channel with these rules sees (and may change) this service. */
-export function inScope(scope: ServiceScope | undefined, service: Pick<ServiceRecord, 'id' | 'name' | 'tags'>): boolean {
+export function inScope(
+  scope: ServiceScope | undefined,
+  service: Pick<ServiceRecord, 'id' | 'name' | 'tags'>,
+): boolean {
   if (scope === undefined) return true;
   if (scope.names && !scope.names.some((name) => name === service.name || name === service.id)) return false;
   if (scope.tags) {

@@ -2,7 +2,10 @@
 import { code, esc, serviceRef } from './mrkdwn.js';
 
 /** A channel bound to no organization: which ones are, and how to bind this one. */
-export function unboundChannelText(channelId: string, bound: ReadonlyArray<{ channelId: string; organization: string }>): string {
+export function unboundChannelText(
+  channelId: string,
+  bound: ReadonlyArray<{ channelId: string; organization: string }>,
+): string {
   const list =
     bound.length === 0
       ? 'No channel is bound to an organization yet.'
