@@ -117,6 +117,23 @@ describe('each channel is served by its own organization', () => {
   });
 });
 
+describe('schedules', () => {
+  it('post the summary of the organization of the channel they were made in', async () => {
+    const h = await start();
+    expect(await say(h, 'schedule add "* * * * * *"', 'C0BILL')).toContain('Scheduled a summary');
+    await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === 'C0BILL' && String(a.text).startsWith('Scheduled ClickHouse Cloud summary:'),
+      { timeoutMs: 5_000 },
+    );
+    // Its details, in the headline's thread, name the services.
+    await h.slack.waitFor('chat.postMessage', (a) => a.channel === 'C0BILL' && a.thread_ts !== undefined);
+    const posted = textOf(h.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C0BILL').map((c) => c.args));
+    expect(posted).toContain('ledger-prod');
+    expect(posted).not.toContain('orders-prod');
+  });
+});
+
 describe('one organization down', () => {
   it('leaves the other answering promptly while its API fails or hangs', async () => {
     // A hanging read gives up after a second here (15 s by default).
