@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { ACTION_REVERT_NOW } from '../../src/core/render/temporary.js';
 import { DEMO_IDS, demoServices } from '../../src/simulator/seed.js';
 import {
   answerText,
@@ -114,6 +115,26 @@ describe('each channel is served by its own organization', () => {
     // Each organization's key stays out of the log.
     expect(h.logs.join('\n')).not.toContain('secret-of-billing');
     expect(h.logs.join('\n')).not.toContain(KEY_SECRET);
+  });
+});
+
+describe('temporary changes', () => {
+  it('are taken back in their own organization', async () => {
+    const h = await start();
+    const billing = h.simulators.billing;
+    const ack = await h.command('ip add ledger-prod 192.0.2.9 for 1h', USERS.requester, 'C0BILL');
+    const id = /CR-[0-9A-F]{10}/.exec(await answerText(h, ack))?.[0] ?? '';
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+    const sources = () => (billing?.service(LEDGER_ID)?.ipAccessList ?? []).map((entry) => entry.source);
+    expect(sources()).toContain('192.0.2.9');
+
+    const click = await h.click(ACTION_REVERT_NOW, id, USERS.requester);
+    expect(await answerText(h, click)).toContain('Reverted');
+    expect(sources()).not.toContain('192.0.2.9');
+    expect((await h.bot.changeStore.get(`${id}-R`))?.organization).toBe('billing');
+    expect(patchesOf(h, 'billing')).toHaveLength(2);
+    expect(patchesOf(h, 'analytics')).toHaveLength(0);
   });
 });
 
