@@ -568,4 +568,5 @@ function sendsNothing(plan: ChangePlan): boolean {
 }
 
 /** A revert, extension or undo changes the organization of the change it follows. */
-const organizationOf = (original: ChangeRequest) => (original.organization ? { organization: original.organization } : {});
+const organizationOf = (original: ChangeRequest) =>
+  original.organization ? { organization: original.organization } : {};

@@ -3,6 +3,7 @@
  * simulators (two organizations, each with its own key), driven by an ORGANIZATIONS_FILE.
  */
 import { randomUUID } from 'node:crypto';
+import { appendFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { ACTION_REVERT_NOW } from '../../src/core/render/temporary.js';
@@ -11,7 +12,6 @@ import {
   answerText,
   CHANNEL,
   KEY_SECRET,
-  requestChange,
   textOf,
   useHarnesses,
   USERS,
@@ -149,7 +149,12 @@ describe('schedules', () => {
     );
     // Its details, in the headline's thread, name the services.
     await h.slack.waitFor('chat.postMessage', (a) => a.channel === 'C0BILL' && a.thread_ts !== undefined);
-    const posted = textOf(h.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C0BILL').map((c) => c.args));
+    const posted = textOf(
+      h.slack
+        .callsOf('chat.postMessage')
+        .filter((c) => c.args.channel === 'C0BILL')
+        .map((c) => c.args),
+    );
     expect(posted).toContain('ledger-prod');
     expect(posted).not.toContain('orders-prod');
   });
@@ -189,11 +194,12 @@ describe('a request is checked against its channel’s rules as they are at appr
     if (!file) throw new Error('no organizations file');
     const kind = await say(h, 'ip add sandbox-dev 192.0.2.1', 'C0DEV');
     const scoped = await say(h, 'ip add sandbox-dev 192.0.2.2', 'C0DEV');
-    const [kindId, scopedId] = [kind, scoped].map((text) => /CR-[0-9A-F]{10}/.exec(text)?.[0] ?? '');
+    const idOf = (text: string) => /CR-[0-9A-F]{10}/.exec(text)?.[0] ?? '';
+    const [kindId, scopedId] = [idOf(kind), idOf(scoped)];
 
     // A bad file is refused with every problem, and the rules in force stay.
     await h.organizationsFile?.write([{ ...ANALYTICS, channels: { C0DEV: { allow: ['delete'] } } }]);
-    await import('node:fs/promises').then(({ appendFile }) => appendFile(file.path, 'oops: [\n'));
+    await appendFile(file.path, 'oops: [\n');
     const bad = await h.bot.reloadOrganizations();
     expect(bad.ok).toBe(false);
     expect(h.logs.join('\n')).toContain('NOT reloaded');

@@ -37,5 +37,3 @@ export const kindNotAllowedReason = (kind: string) => `${code(kind)} changes are
 export const serviceOutOfScopeReason = (name: string, id: string) =>
   `${serviceRef(name, id)} is no longer among the services this channel may change.`;
 
-/** Shown in a request's message when the bot drives several organizations. */
-export const organizationLine = (organization: string) => `Organization: ${code(organization)}`;

@@ -263,8 +263,19 @@ function storedUpdate(json: string): { update?: ServiceUpdate } {
 
 function parseImmutablePart(json: string): ImmutablePart {
   const value = parseJsonObject(json, 'data');
-  const { id, channelId, requesterId, organization, plan, createdAt, expiresAt, requirements, policyDigest, reason, ticket } =
-    value;
+  const {
+    id,
+    channelId,
+    requesterId,
+    organization,
+    plan,
+    createdAt,
+    expiresAt,
+    requirements,
+    policyDigest,
+    reason,
+    ticket,
+  } = value;
   if (
     typeof id !== 'string' ||
     typeof channelId !== 'string' ||
