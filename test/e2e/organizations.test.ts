@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { BLOCK } from '../../src/core/render/modal.js';
 import { ACTION_REVERT_NOW } from '../../src/core/render/temporary.js';
 import { DEMO_IDS, demoServices } from '../../src/simulator/seed.js';
 import {
@@ -115,6 +116,36 @@ describe('each channel is served by its own organization', () => {
     // Each organization's key stays out of the log.
     expect(h.logs.join('\n')).not.toContain('secret-of-billing');
     expect(h.logs.join('\n')).not.toContain(KEY_SECRET);
+  });
+});
+
+describe('the edit form', () => {
+  it('files only what its channel allows, on the channel’s organization', async () => {
+    const h = await harness({
+      organizations: [
+        { ...ANALYTICS, channels: { C0FORM: { allow: ['edit', 'ip-access'], services: { tags: { env: 'dev' } } } } },
+        BILLING,
+      ],
+    });
+    await h.command('edit sandbox-dev', USERS.requester, 'C0FORM');
+    const view = (await h.slack.waitFor('views.update')).args.view as Record<string, unknown>;
+    const renamed = await h.submitView(
+      view,
+      { [BLOCK.name]: { value: { type: 'plain_text_input', value: 'sandbox-two' } } },
+      USERS.requester,
+    );
+    expect(renamed.body).toBe('');
+    const told = await h.slack.waitFor('chat.postEphemeral', (a) => a.channel === 'C0FORM');
+    expect(textOf(told.args)).toContain('`name` is not allowed in this channel');
+
+    await h.submitView(
+      view,
+      { [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: '192.0.2.7' } } },
+      USERS.requester,
+    );
+    const posted = await h.slack.waitFor('chat.postMessage', (a) => a.channel === 'C0FORM');
+    expect(textOf(posted.args.blocks)).toContain('192.0.2.7');
+    expect(textOf(posted.args.blocks)).toContain('in the organization `analytics`');
   });
 });
 
