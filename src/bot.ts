@@ -345,7 +345,7 @@ function buildServices(
 ) {
   // Each request reads and changes its own organization (ORGANIZATIONS_FILE); the default one otherwise.
   const cloudOf = (organization: string | undefined) => organizations.directoryOf(organization);
-  const severalOrganizations = config.organizations.file !== undefined;
+  const organizationsFromFile = config.organizations.file !== undefined;
   const { changeStore, scheduleStore } = stores;
   const approvalRules = {
     current: () => rules.current(),
@@ -395,7 +395,7 @@ function buildServices(
     store: changeStore,
     messenger,
     // A request is held to its channel's guardrails as they are when it is approved.
-    policy: severalOrganizations ? channelGuardrails(policy, organizations) : policy,
+    policy: organizationsFromFile ? channelGuardrails(policy, organizations, changeStore) : policy,
     ttlMs: config.approvals.changeTtlSeconds * 1000,
     leaseMs: config.approvals.leaseMs,
     updateTimeoutMs: config.clickhouse.timeoutMs,
@@ -441,7 +441,7 @@ function buildServices(
     ...(overrides.scheduleSyncMs ? { syncIntervalMs: overrides.scheduleSyncMs } : {}),
     run: async (schedule) => {
       // A schedule belongs to its channel's organization and sees what the channel sees.
-      const scope = severalOrganizations ? organizations.scope(schedule.channelId) : { summaries };
+      const scope = organizationsFromFile ? organizations.scope(schedule.channelId) : { summaries };
       if (!scope) {
         logger.warn(
           `schedule ${schedule.id}: channel ${schedule.channelId} is bound to no organization in ORGANIZATIONS_FILE; not posted`,
@@ -474,7 +474,7 @@ function buildServices(
     auditRetentionDays: config.auditRetentionDays,
     logger,
     slashCommand: config.slack.slashCommand,
-    ...(severalOrganizations ? { tenants: organizations } : {}),
+    ...(organizationsFromFile ? { tenants: organizations } : {}),
   };
   return { services, changeRequests, temporary, follower, scheduler, nudger, homes };
 }

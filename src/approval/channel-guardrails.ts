@@ -12,17 +12,23 @@ import {
   serviceOutOfScopeReason,
 } from '../core/render/organizations.js';
 import type { ChangeRequest } from '../core/change/types.js';
-import type { ApprovalPolicy, Decision, Tenants, Verdict } from '../ports/index.js';
+import type { ApprovalPolicy, ChangeStore, Decision, Tenants, Verdict } from '../ports/index.js';
 
 export function channelGuardrails(
   inner: ApprovalPolicy,
   tenants: Pick<Tenants, 'binding' | 'directoryOf' | 'defaultOrganization'>,
+  store: Pick<ChangeStore, 'get'>,
 ): ApprovalPolicy {
+  /** An extension changes nothing itself: it is judged by the grant it prolongs, as its rules are. */
+  async function judgedPlan(request: ChangeRequest) {
+    return (request.extendOf ? (await store.get(request.extendOf))?.plan : undefined) ?? request.plan;
+  }
+
   async function refusal(request: ChangeRequest): Promise<string | undefined> {
     const organization = request.organization ?? tenants.defaultOrganization();
     const binding = tenants.binding(request.channelId);
     if (!binding || binding.organization !== organization) return channelUnboundReason(organization);
-    const kinds = kindsAllowance(binding.rules, planKinds(request.plan));
+    const kinds = kindsAllowance(binding.rules, planKinds(await judgedPlan(request)));
     if (!kinds.allowed) return kindNotAllowedReason(kinds.word);
     if (!binding.rules.services) return undefined;
     // A cached read is enough: the approval reads the service afresh before sending anything.

@@ -43,7 +43,10 @@ const INTENT_KINDS: { [K in keyof Required<ChangeIntent>]: ChangeKind } = {
 
 export function intentKinds(intent: ChangeIntent): ChangeKind[] {
   const kinds = (Object.keys(intent) as Array<keyof ChangeIntent>)
-    .filter((key) => intent[key] !== undefined)
+    .filter((key) => {
+      const part: unknown = intent[key];
+      return part !== undefined && !(Array.isArray(part) && part.length === 0);
+    })
     .map((key) => INTENT_KINDS[key]);
   return [...new Set(kinds)];
 }

@@ -28,7 +28,8 @@ describe('a channel’s allow list', () => {
     expect(allowed(DEV, 'ip remove sandbox 192.0.2.1')).toEqual({ allowed: true });
     expect(allowed(DEV, 'scale sandbox replicas 3')).toEqual({ allowed: false, word: 'replicas' });
     expect(allowed(DEV, 'stop sandbox')).toEqual({ allowed: false, word: 'power' });
-    expect(intentKinds({ ipAdd: [{ source: '1.2.3.4' }], name: 'x', ipRemove: ['5.6.7.8'] })).toEqual([
+    // The form sends empty lists for the parts left alone: they change nothing.
+    expect(intentKinds({ ipAdd: [{ source: '1.2.3.4' }], name: 'x', ipRemove: ['5.6.7.8'], tagAdd: [] })).toEqual([
       'ip-access',
       'name',
     ]);
