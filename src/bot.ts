@@ -137,8 +137,10 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     config.metrics.enabled ? config.metrics.token : undefined,
   );
 
-  // First: a bad policy or organizations file stops the bot before it opens any connection.
+  // First: a bad policy file stops the bot before it opens any connection (a bad ORGANIZATIONS_FILE
+  // too: it is read before any client is made).
   const rules = await PolicyFile.open(config.approvals.policyFile, logger);
+
   // 1. Adapters; metrics first, as the others report to them (the gauges read the store and the
   // client at scrape time, when both exist).
   const metrics = config.metrics.enabled
