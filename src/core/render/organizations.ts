@@ -36,4 +36,3 @@ export const kindNotAllowedReason = (kind: string) => `${code(kind)} changes are
 
 export const serviceOutOfScopeReason = (name: string, id: string) =>
   `${serviceRef(name, id)} is no longer among the services this channel may change.`;
-
