@@ -10,6 +10,7 @@ import type {
   ScheduleStore,
   ServiceDirectory,
   SummaryPublisher,
+  Tenants,
   TemporaryChangeService,
 } from '../ports/index.js';
 
@@ -34,6 +35,11 @@ export interface BotServices {
   auditRetentionDays: number;
   logger: Log;
   slashCommand: string;
+  /**
+   * Organizations and channels (ORGANIZATIONS_FILE): each command is served by its channel's
+   * organization, within the channel's guardrails. Without it, `cloud` serves every channel.
+   */
+  tenants?: Tenants;
 }
 
 /** One slash command as the handlers see it, whatever carried it (HTTP or Socket Mode). */

@@ -33,6 +33,7 @@ type ImmutablePart = Pick<
   | 'id'
   | 'channelId'
   | 'requesterId'
+  | 'organization'
   | 'plan'
   | 'createdAt'
   | 'expiresAt'
@@ -61,6 +62,7 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     id: request.id,
     channelId: request.channelId,
     requesterId: request.requesterId,
+    ...(request.organization ? { organization: request.organization } : {}),
     plan: request.plan,
     createdAt: request.createdAt,
     expiresAt: request.expiresAt,
@@ -230,6 +232,7 @@ export function auditFromStreamEntry(id: string, flatFields: string[]): AuditEnt
     ...(fields.fence !== undefined && Number.isSafeInteger(Number(fields.fence))
       ? { fence: Number(fields.fence) }
       : {}),
+    ...(fields.organization ? { organization: fields.organization } : {}),
     ...(fields.reason ? { reason: fields.reason } : {}),
     ...(fields.ticket ? { ticket: fields.ticket } : {}),
   });
@@ -249,7 +252,19 @@ function storedUpdate(json: string): { update?: ServiceUpdate } {
 
 function parseImmutablePart(json: string): ImmutablePart {
   const value = parseJsonObject(json, 'data');
-  const { id, channelId, requesterId, plan, createdAt, expiresAt, requirements, policyDigest, reason, ticket } = value;
+  const {
+    id,
+    channelId,
+    requesterId,
+    organization,
+    plan,
+    createdAt,
+    expiresAt,
+    requirements,
+    policyDigest,
+    reason,
+    ticket,
+  } = value;
   if (
     typeof id !== 'string' ||
     typeof channelId !== 'string' ||
@@ -266,6 +281,7 @@ function parseImmutablePart(json: string): ImmutablePart {
     id,
     channelId,
     requesterId,
+    ...(typeof organization === 'string' ? { organization } : {}),
     plan: plan as ChangeRequest['plan'],
     createdAt,
     expiresAt,
