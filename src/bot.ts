@@ -277,7 +277,9 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     throw stores.explainStartFailure(error);
   }
   const outbox = stores.changeStore.auditOutbox();
-  const auditDeliveries = startAuditExport(config, outbox, background, metrics, overrides);
+  const auditDeliveries = startAuditExport(config, outbox, background, metrics, overrides, (name) =>
+    organizations.idOf(name),
+  );
   const reconciler = startReconciler(changeRequests, {
     everyMs: config.approvals.leaseMs / 4,
     logger: background,
@@ -363,6 +365,7 @@ function startAuditExport(
   log: Log,
   metrics: BotMetrics | undefined,
   overrides: BotOverrides,
+  organizationIdOf: (name: string) => string | undefined,
 ): AuditDelivery[] {
   const { sinks, outboxMax } = config.auditExport;
   metrics?.auditOutboxMax.set(outboxMax);
@@ -375,6 +378,7 @@ function startAuditExport(
       sinkKey: spec.key,
       owner,
       organizationId,
+      organizationIdOf,
       outboxMax,
       log,
       ...(metrics ? { observe: auditObserver(metrics) } : {}),

@@ -27,6 +27,8 @@ export interface AuditDeliveryOptions {
   owner: string;
   /** The organization of entries that do not name their own. */
   organizationId: string | undefined;
+  /** The id of an organization an entry names (ORGANIZATIONS_FILE names it; the event carries its id). */
+  organizationIdOf?: (name: string) => string | undefined;
   /** AUDIT_OUTBOX_MAX: the most entries kept waiting for this sink. */
   outboxMax: number;
   log: Log;
@@ -170,7 +172,7 @@ export class AuditDelivery {
   }
 
   private async deliverBatch(): Promise<RoundResult> {
-    const { outbox, sinkKey, sink, log, observe, organizationId } = this.options;
+    const { outbox, sinkKey, sink, log, observe, organizationId, organizationIdOf } = this.options;
     const batchSize = this.options.batchSize ?? DEFAULT_BATCH;
     const { records, lost } = await outbox.next(sinkKey, batchSize);
     if (lost > 0) {
@@ -182,7 +184,7 @@ export class AuditDelivery {
     for (const [index, record] of records.entries()) {
       if (index > 0 && !(await this.keepLease())) return { failed: false, more: false };
       try {
-        await sink.deliver(toAuditEvent(record, organizationId));
+        await sink.deliver(toAuditEvent(record, organizationId, organizationIdOf));
       } catch (error) {
         observe?.failed(this.label);
         this.failuresInARow += 1;

@@ -129,6 +129,11 @@ export class Organizations implements Tenants {
     return [...this.tenants.keys()];
   }
 
+  /** The organization's id (a UUID) by its name in the file; undefined for a name it does not have. */
+  idOf(name: string): string | undefined {
+    return this.tenants.get(name)?.spec?.id;
+  }
+
   defaultOrganization(): string {
     return this.defaultName;
   }

@@ -109,10 +109,15 @@ describe('each channel is served by its own organization', () => {
     expect(h.simulators.billing?.service(LEDGER_ID)?.name).toBe('ledger-main');
     expect(patchesOf(h, 'analytics')).toHaveLength(0);
     expect((await h.bot.changeStore.get(id))?.organization).toBe('billing');
-    const requested = (await h.bot.changeStore.readAudit({ serviceId: LEDGER_ID, limit: 10 })).find(
-      (entry) => entry.action === 'requested',
+    // Every entry of the request says which organization, not only the first.
+    const entries = (await h.bot.changeStore.readAudit({ serviceId: LEDGER_ID, limit: 10 })).filter(
+      (entry) => entry.changeId === id,
     );
-    expect(requested?.organization).toBe('billing');
+    expect(entries.map((entry) => [entry.action, entry.organization])).toEqual([
+      ['applied', 'billing'],
+      ['approved', 'billing'],
+      ['requested', 'billing'],
+    ]);
     // Each organization's key stays out of the log.
     expect(h.logs.join('\n')).not.toContain('secret-of-billing');
     expect(h.logs.join('\n')).not.toContain(KEY_SECRET);

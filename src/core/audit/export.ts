@@ -47,10 +47,15 @@ const JSON_FIELDS = new Set(['update']);
 
 /**
  * The exported form of any audit entry, whatever its type: a type added later (break-glass)
- * needs no change here. `organizationId` is the configured organization, for entries written
- * before they carried their own.
+ * needs no change here. `organizationId` is the configured organization, for entries that name
+ * none; an entry naming one (`organization`, ORGANIZATIONS_FILE's name) gets its id from
+ * `organizationIdOf`.
  */
-export function toAuditEvent(record: AuditRecord, organizationId: string | undefined): AuditEvent {
+export function toAuditEvent(
+  record: AuditRecord,
+  organizationId: string | undefined,
+  organizationIdOf: (name: string) => string | undefined = () => undefined,
+): AuditEvent {
   const f = record.fields;
   const details: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(f)) {
@@ -58,11 +63,16 @@ export function toAuditEvent(record: AuditRecord, organizationId: string | undef
     details[name] = JSON_FIELDS.has(name) ? parsedOrText(value) : value;
   }
   const serviceId = nonEmpty(f.serviceId);
+  // An entry of a request of a named organization: its id (the name stays in details), else the name.
+  const named = (name: string | undefined) => {
+    const given = nonEmpty(name);
+    return given === undefined ? undefined : (organizationIdOf(given) ?? given);
+  };
   return {
     id: record.id,
     type: nonEmpty(f.action) ?? 'unknown',
     at: new Date(eventTime(record)).toISOString(),
-    organization: nonEmpty(f.organizationId) ?? nonEmpty(f.orgId) ?? organizationId ?? null,
+    organization: nonEmpty(f.organizationId) ?? nonEmpty(f.orgId) ?? named(f.organization) ?? organizationId ?? null,
     service: serviceId === undefined ? null : { id: serviceId, name: f.serviceName ?? '' },
     requestId: nonEmpty(f.changeId) ?? null,
     actor: nonEmpty(f.actorId) ?? 'system',

@@ -237,6 +237,7 @@ export class MemoryChangeStore implements ChangeStore {
         serviceId: stored.plan.serviceId,
         serviceName: stored.plan.serviceName,
         summary: step.audit.summary,
+        ...(stored.organization ? { organization: stored.organization } : {}),
       };
       if (stored.status === 'pending' && approval.at >= stored.expiresAt) {
         stored.status = 'expired';
@@ -530,6 +531,7 @@ export class MemoryChangeStore implements ChangeStore {
       // An applied entry carries the exact PATCH body, for drift attribution.
       ...(details.action === 'applied' ? { update: request.plan.update } : {}),
       ...(this.fences.has(request.id) ? { fence: this.fences.get(request.id) } : {}),
+      ...(request.organization ? { organization: request.organization } : {}),
     });
   }
 

@@ -11,6 +11,7 @@
  *   update       JSON of the plan's PATCH body, copied into the 'applied' audit entry
  *   revertTarget, revertAfterMs, remindAfterMs               — a temporary request's schedule
  *   revertOf     a revert's grant: applying the revert ends the grant's schedule
+ *   organization the request's organization (ORGANIZATIONS_FILE), copied into every audit entry
  *   confirmed    JSON of the operations confirmed so far (a request of several)
  *   fence, leaseOwner, leaseUntil, sending, sentAt, takenAt  — the apply lease (scripts.ts)
  */
@@ -87,6 +88,7 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     String(request.expiresAt),
     'update',
     JSON.stringify(request.plan.update),
+    ...(request.organization ? ['organization', request.organization] : []),
     'need',
     neededApprovals(request).join(','),
   ];

@@ -64,7 +64,7 @@ end
 -- and the channel's indexes; an applied entry also carries the exact PATCH body and goes to the
 -- stream of applied entries (drift attribution).
 local function append_request_audit(streams, applied_stream, minid, retention_ms, request, id, now, actor, action, summary, api_request_id, message)
-  local about = redis.call('HMGET', request, 'channelId', 'serviceId', 'serviceName', 'fence', 'update')
+  local about = redis.call('HMGET', request, 'channelId', 'serviceId', 'serviceName', 'fence', 'update', 'organization')
   local fields = {
     'at', now, 'action', action, 'changeId', id, 'actorId', actor,
     'channelId', about[1], 'serviceId', about[2], 'serviceName', about[3], 'summary', summary,
@@ -72,6 +72,11 @@ local function append_request_audit(streams, applied_stream, minid, retention_ms
   if about[4] then
     fields[#fields + 1] = 'fence'
     fields[#fields + 1] = about[4]
+  end
+  -- Every entry of a request of a named organization (ORGANIZATIONS_FILE) says which.
+  if about[6] then
+    fields[#fields + 1] = 'organization'
+    fields[#fields + 1] = about[6]
   end
   if api_request_id ~= '' then
     fields[#fields + 1] = 'apiRequestId'

@@ -111,6 +111,18 @@ describe('exported events', () => {
     });
   });
 
+  it('carry the id of the organization an entry names (ORGANIZATIONS_FILE), keeping its name in the details', () => {
+    const ids: Record<string, string> = { billing: '22222222-3333-4444-8555-666666666666' };
+    const entry = { id: '7-1', fields: { action: 'applied', changeId: 'CR-1', organization: 'billing' } };
+    const event = toAuditEvent(entry, ORG, (name) => ids[name]);
+    expect(event.organization).toBe(ids.billing);
+    expect(event.details).toMatchObject({ organization: 'billing' });
+    // A name the file no longer has is still said, as the name.
+    expect(toAuditEvent({ ...entry, fields: { ...entry.fields, organization: 'gone' } }, ORG).organization).toBe(
+      'gone',
+    );
+  });
+
   it('accept any type of entry (break-glass, one without a request) and the entry own organization first', () => {
     const event = toAuditEvent(
       { id: '5-1', fields: { action: 'break-glass', actorId: 'U1', organizationId: 'org-b', justification: 'outage' } },
