@@ -476,13 +476,11 @@ function lookAfterTakeover(
   const firstMissing = operations.findIndex(missing);
   const shownUpTo = (end: number): OperationResult[] => [
     ...confirmed,
-    ...operations
-      .slice(confirmed.length, end)
-      .map((operation, offset) => ({
-        index: confirmed.length + offset,
-        endpoint: operation.endpoint,
-        status: 'applied' as const,
-      })),
+    ...operations.slice(confirmed.length, end).map((operation, offset) => ({
+      index: confirmed.length + offset,
+      endpoint: operation.endpoint,
+      status: 'applied' as const,
+    })),
   ];
   if (service && firstMissing === -1)
     return record(request, work.actorId, 'settle', {
