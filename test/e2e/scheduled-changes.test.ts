@@ -73,11 +73,15 @@ describe('a scheduled change', () => {
       const clock = movableClock();
       const a = await harness({ clock: clock.now, simulator, slack, keyPrefix });
       const b = await harness({ clock: clock.now, simulator, slack, keyPrefix });
-      const { id } = await scheduled(a, clock, 30);
+      const { id, at } = await scheduled(a, clock, 30);
       // Approved, not applied: nothing was sent, and `pending` lists it with its time.
       expect(patches(a)).toHaveLength(0);
       const pending = await a.command('pending');
       expect(await answerText(a, pending)).toMatch(new RegExp(`${id}.*approved, applies <!date\\^`));
+      // The requester's Home tab lists it among their open requests, with its time.
+      await expect
+        .poll(() => textOf(slack.homes.get(USERS.requester)))
+        .toMatch(new RegExp(`${id}[^\\n]*approved, applies <!date\\^${at / 1000}`));
 
       clock.advance(31 * MINUTE);
       await messageSays(a, id, 'Applied');
