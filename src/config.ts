@@ -52,7 +52,10 @@ const spokenDuration = (fallback: string, minMs: number, maxMs: number) =>
     z.string().transform((text, context) => {
       const reading = readSpokenDuration(text.trim().split(/\s+/u));
       if (reading.kind !== 'duration') {
-        context.addIssue({ code: 'custom', message: `must be a duration such as 15m, 1h or 90 minutes. ${DURATION_FORMS}` });
+        context.addIssue({
+          code: 'custom',
+          message: `must be a duration such as 15m, 1h or 90 minutes. ${DURATION_FORMS}`,
+        });
         return z.NEVER;
       }
       if (reading.ms < minMs || reading.ms > maxMs) {
@@ -71,7 +74,10 @@ const channelTimeZones = z.preprocess(
   (v) => (v === undefined ? '' : v),
   z.string().transform((text, context) => {
     const zones: Record<string, string> = {};
-    for (const entry of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+    for (const entry of text
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)) {
       const [channel = '', zone = '', ...rest] = entry.split('=').map((part) => part.trim());
       if (!/^[CGD][A-Z0-9]{2,}$/u.test(channel) || rest.length > 0)
         context.addIssue({

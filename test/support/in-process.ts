@@ -128,7 +128,7 @@ export function inProcess(options: InProcessOptions = {}) {
     summaryTimeZone: 'UTC',
     scheduleLimits: { minIntervalSeconds: 1, maxPerChannel: 10 },
     auditRetentionDays: 400,
-    timeZoneOf: async () => ({ zone: 'UTC', source: 'default' as const }),
+    timeZoneOf: () => Promise.resolve({ zone: 'UTC', source: 'default' as const }),
     now: Date.now,
     logger,
     slashCommand: '/clickhouse',

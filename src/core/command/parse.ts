@@ -44,8 +44,14 @@ export type Command =
   | { kind: 'edit'; service: string }
   /** verb is the command that asked for the change, as the catalogue names it: "ip add", "rename"... */
   /** when: `at TIME`, read but not yet resolved to an instant (that needs the clock and a time zone). */
-  | ({ kind: 'change'; service: string; intent: ChangeIntent; verb: string; durationMs?: number; when?: WhenSpec } &
-      Justification)
+  | ({
+      kind: 'change';
+      service: string;
+      intent: ChangeIntent;
+      verb: string;
+      durationMs?: number;
+      when?: WhenSpec;
+    } & Justification)
   | { kind: 'pending' }
   | { kind: 'temporary' }
   | { kind: 'history'; service?: string }

@@ -264,8 +264,19 @@ function storedUpdate(json: string): { update?: ServiceUpdate } {
 
 function parseImmutablePart(json: string): ImmutablePart {
   const value = parseJsonObject(json, 'data');
-  const { id, channelId, requesterId, plan, createdAt, expiresAt, requirements, policyDigest, reason, ticket, applyAt } =
-    value;
+  const {
+    id,
+    channelId,
+    requesterId,
+    plan,
+    createdAt,
+    expiresAt,
+    requirements,
+    policyDigest,
+    reason,
+    ticket,
+    applyAt,
+  } = value;
   if (
     typeof id !== 'string' ||
     typeof channelId !== 'string' ||
