@@ -19,7 +19,13 @@ import { planChange } from '../core/change/plan.js';
 import { changeSummary } from '../core/change/summary.js';
 import { operationsOf } from '../core/change/operations.js';
 import { stackedGrantProblem, temporaryPlanProblem } from '../core/change/temporary.js';
-import { FINAL_STATUSES, type ChangePlan, type ChangeRequest, type Operation } from '../core/change/types.js';
+import {
+  FINAL_STATUSES,
+  type ChangePlan,
+  type ChangeRequest,
+  type Operation,
+  type OperationResult,
+} from '../core/change/types.js';
 import {
   appliedResultText,
   appliedResultTitle,
@@ -401,6 +407,8 @@ export class ApprovalFlow implements ChangeRequestService {
         }
       case 'send':
         return this.send(run, effect.index, effect.operation);
+      case 'record-confirmed':
+        return { type: 'confirmed-recorded', result: await this.recordConfirmed(run, effect.results) };
       case 'show':
         await this.refreshMessage(effect.request);
         return undefined;
@@ -509,6 +517,20 @@ export class ApprovalFlow implements ChangeRequestService {
     if (!lease || lease.lost) return { type: 'lock-answered', attempt: 'lost', leaseLost: true };
     const attempt = await this.options.store.lockService(lease.token, this.leaseMs);
     return { type: 'lock-answered', attempt, leaseLost: lease.lost };
+  }
+
+  /** The store's record of the operations confirmed so far, under this run's lease. */
+  private async recordConfirmed(run: Run, results: OperationResult[]): Promise<'recorded' | 'lost' | 'unavailable'> {
+    const lease = run.hold?.lease;
+    if (!lease || lease.lost) return 'lost';
+    try {
+      return (await this.options.store.recordConfirmed(lease.token, results)) ? 'recorded' : 'lost';
+    } catch (error) {
+      this.options.logger.warn(
+        `change ${lease.token.requestId}: could not record its confirmed operations: ${messageOf(error)}`,
+      );
+      return 'unavailable';
+    }
   }
 
   /** Sends one operation; the fence check runs right before the bytes leave. */

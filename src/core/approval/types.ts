@@ -62,6 +62,8 @@ export type Work =
   | ({ phase: 'reconciling'; actorId: string; mode: ApplyMode; index: number; attempt: number } & Progress & {
         error: CloudApiError;
       })
+  /** Recording the operations confirmed so far before the next one is sent. */
+  | ({ phase: 'confirming'; actorId: string; mode: ApplyMode } & Progress)
   | { phase: 'recording'; actorId: string; mode: ApplyMode; outcome: FlowOutcome }
   | { phase: 'done' };
 
@@ -112,7 +114,9 @@ export type FlowEvent =
   | { type: 'operation-answered'; index: number; apiRequestId: string; service: ServiceRecord }
   | { type: 'operation-failed'; index: number; error: CloudApiError | undefined }
   /** The lease was gone (or the send window closed) right before the bytes would have left: nothing was sent. */
-  | { type: 'send-refused'; index: number };
+  | { type: 'send-refused'; index: number }
+  /** The confirmed operations were recorded ('recorded'), or not: the lease is gone, or the store is unreachable. */
+  | { type: 'confirmed-recorded'; result: 'recorded' | 'lost' | 'unavailable' };
 
 /** Why a request was withdrawn or auto-approved: written to the audit trail by the runner. */
 export type AuditNote =
@@ -155,6 +159,8 @@ export type Effect =
   | { type: 'wait'; ms: number; jitter?: true }
   | { type: 'read-service' }
   | { type: 'send'; index: number; operation: Operation }
+  /** Record the operations confirmed so far (under the lease), so a takeover resumes after them. */
+  | { type: 'record-confirmed'; results: OperationResult[] }
   /** Show the request in its message (the runner re-reads it after a status that is not final). */
   | { type: 'show'; request: ChangeRequest }
   | { type: 'post-result'; request: ChangeRequest; service: ServiceRecord }
@@ -181,6 +187,7 @@ export const ASKING_EFFECTS = [
   'wait',
   'read-service',
   'send',
+  'record-confirmed',
 ] as const satisfies ReadonlyArray<Effect['type']>;
 
 export type LogFact =

@@ -5,7 +5,7 @@
  */
 import { approvalChannelOf } from '../../core/policy/progress.js';
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
-import type { ChangeRequest } from '../../core/change/types.js';
+import type { ChangeRequest, OperationResult } from '../../core/change/types.js';
 import type {
   ApprovalResult,
   ApprovalStep,
@@ -309,6 +309,15 @@ export class MemoryChangeStore implements ChangeStore {
       stored.lease.sending = true;
       stored.lease.sentAt = now;
       lock.until = now + SENT_LOCK_MS;
+      return true;
+    });
+  }
+
+  recordConfirmed(token: LeaseToken, confirmed: readonly OperationResult[]): Promise<boolean> {
+    return answer(() => {
+      const stored = this.heldBy(token, Date.now());
+      if (!stored) return false;
+      stored.confirmed = structuredClone([...confirmed]);
       return true;
     });
   }

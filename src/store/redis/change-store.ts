@@ -5,7 +5,7 @@
  */
 import { approvalChannelOf } from '../../core/policy/progress.js';
 import type { AuditEntry } from '../../core/change/audit.js';
-import type { ChangeRequest } from '../../core/change/types.js';
+import type { ChangeRequest, OperationResult } from '../../core/change/types.js';
 import type {
   ApprovalResult,
   ApprovalStep,
@@ -50,6 +50,8 @@ import {
   defineScript,
   LOCK_SERVICE_COMMAND,
   LOCK_SERVICE_LUA,
+  RECORD_CONFIRMED_COMMAND,
+  RECORD_CONFIRMED_LUA,
   RENEW_LEASE_COMMAND,
   RENEW_LEASE_LUA,
   SET_MESSAGE_TS_COMMAND,
@@ -100,6 +102,7 @@ export class RedisChangeStore implements ChangeStore {
   private readonly renewLeaseScript: ScriptCommand;
   private readonly lockServiceScript: ScriptCommand;
   private readonly confirmSendingScript: ScriptCommand;
+  private readonly recordConfirmedScript: ScriptCommand;
   private readonly takeOverScript: ScriptCommand;
 
   constructor(connection: RedisConnection | string, options: RedisChangeStoreOptions = {}) {
@@ -118,6 +121,7 @@ export class RedisChangeStore implements ChangeStore {
     this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
     this.confirmSendingScript = defineScript(this.redis, CONFIRM_SENDING_COMMAND, 2, CONFIRM_SENDING_LUA);
     this.takeOverScript = defineScript(this.redis, TAKE_OVER_COMMAND, 2, TAKE_OVER_LUA);
+    this.recordConfirmedScript = defineScript(this.redis, RECORD_CONFIRMED_COMMAND, 1, RECORD_CONFIRMED_LUA);
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
     return reportUnavailableAsStoreErrors(this);
   }
@@ -286,6 +290,16 @@ export class RedisChangeStore implements ChangeStore {
       token.fence,
       Math.ceil(minRemainingMs),
       SENT_LOCK_MS,
+    );
+    return reply === 1;
+  }
+
+  async recordConfirmed(token: LeaseToken, confirmed: readonly OperationResult[]): Promise<boolean> {
+    const reply = await this.recordConfirmedScript(
+      this.keys.request(token.requestId),
+      token.owner,
+      token.fence,
+      JSON.stringify(confirmed),
     );
     return reply === 1;
   }

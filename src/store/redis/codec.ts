@@ -13,7 +13,15 @@
  *   fence, leaseOwner, leaseUntil, sending, sentAt, takenAt  — the apply lease (scripts.ts)
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
-import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../../core/change/types.js';
+import { z } from 'zod';
+import {
+  CHANGE_STATUSES,
+  ENDPOINTS,
+  type ChangeOutcome,
+  type ChangeRequest,
+  type ChangeStatus,
+  type OperationResult,
+} from '../../core/change/types.js';
 import { ServiceUpdateSchema, type ServiceUpdate } from '../../core/service/schema.js';
 import type { Approval, Requirement } from '../../core/policy/types.js';
 import { isAuditAction, neededApprovals, withoutEmptyOptionals } from '../rules.js';
@@ -135,6 +143,7 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   if (hash.decidedBy !== undefined) request.decidedBy = hash.decidedBy;
   if (hash.decidedAt !== undefined) request.decidedAt = parseNumber(hash.decidedAt, 'decidedAt');
   if (hash.outcome !== undefined) request.outcome = parseOutcome(hash.outcome);
+  if (hash.confirmed !== undefined) request.confirmed = parseOperationResults(hash.confirmed, 'confirmed');
   const approvals = approvalsFromHash(hash);
   if (approvals.length > 0) request.approvals = approvals;
   if (hash.leaseOwner !== undefined && hash.fence !== undefined) {
@@ -337,7 +346,7 @@ function parseNumber(value: string, field: string): number {
 
 /** The outcome a transition recorded; a field of another type means something else wrote the hash. */
 function parseOutcome(json: string): ChangeOutcome {
-  const { apiRequestId, message, status, rejectedBecause } = parseJsonObject(json, 'outcome');
+  const { apiRequestId, message, status, rejectedBecause, operations } = parseJsonObject(json, 'outcome');
   if (
     (apiRequestId !== undefined && typeof apiRequestId !== 'string') ||
     (message !== undefined && typeof message !== 'string') ||
@@ -351,7 +360,33 @@ function parseOutcome(json: string): ChangeOutcome {
     ...(message === undefined ? {} : { message }),
     ...(status === undefined ? {} : { status }),
     ...(rejectedBecause === undefined ? {} : { rejectedBecause }),
+    ...(operations === undefined ? {} : { operations: operationResultsOf(operations, 'outcome') }),
   };
+}
+
+const OperationResultsSchema = z.array(
+  z.object({
+    index: z.number().int().nonnegative(),
+    endpoint: z.enum(ENDPOINTS),
+    status: z.enum(['applied', 'failed', 'unknown']),
+    apiRequestId: z.string().optional(),
+  }),
+);
+
+function parseOperationResults(json: string, field: string): OperationResult[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new StoredDataError(field);
+  }
+  return operationResultsOf(value, field);
+}
+
+function operationResultsOf(value: unknown, field: string): OperationResult[] {
+  const parsed = OperationResultsSchema.safeParse(value);
+  if (!parsed.success) throw new StoredDataError(field);
+  return parsed.data.map(({ apiRequestId, ...result }) => (apiRequestId ? { ...result, apiRequestId } : result));
 }
 
 function parseJsonObject(json: string, field: string): Record<string, unknown> {
