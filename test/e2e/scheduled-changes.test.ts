@@ -45,6 +45,22 @@ async function scheduled(h: Harness, clock: { now: () => number }, minutes: numb
   expect(textOf(posted.args.blocks)).toContain(`applies at <!date^${when.at / 1000}^{date_short_pretty} {time}|`);
   const click = await h.click(ACTION_APPROVE, id, USERS.approver);
   expect(await answerText(h, click)).toContain('Approved');
+  // The requester hears it was approved, and when it applies (not that it is being applied).
+  await expect
+    .poll(() =>
+      h.slack
+        .directMessages(USERS.requester)
+        .map((m) => textOf(m.blocks))
+        .join('\n'),
+    )
+    .toContain(`${id}\``);
+  const told = h.slack
+    .directMessages(USERS.requester)
+    .map((m) => textOf(m.blocks))
+    .join('\n');
+  expect(told).toMatch(
+    new RegExp(`${id}.*was approved by <@${USERS.approver}>; it applies at <!date\\^${when.at / 1000}`),
+  );
   await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Scheduled'));
   expect(await h.bot.changeStore.get(id)).toMatchObject({ status: 'scheduled', applyAt: when.at, expiresAt: when.at });
   return { id, at: when.at };
@@ -140,7 +156,7 @@ describe('a scheduled change', () => {
             .map((m) => textOf(m.blocks))
             .join('\n'),
         )
-        .toContain(missed.id);
+        .toMatch(new RegExp(`${missed.id}.* expired: It was to apply at .*SCHEDULED_GRACE`));
       expect(patches(second)).toHaveLength(1);
     });
   });
