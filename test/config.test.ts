@@ -191,3 +191,67 @@ describe('configuration', () => {
     expect(message).not.toMatch(/\bat \w+ \(/);
   });
 });
+
+describe('audit export settings', () => {
+  it('default to no sinks, 100 MiB files keeping 5, and 100,000 waiting events', () => {
+    expect(loadConfig(minimal).auditExport).toEqual({
+      sinks: [],
+      webhookSecret: undefined,
+      fileMaxBytes: 104_857_600,
+      fileKeep: 5,
+      outboxMax: 100_000,
+    });
+  });
+
+  it('reads sinks and their settings', () => {
+    const config = loadConfig({
+      ...minimal,
+      AUDIT_SINKS: 'file:/var/log/clickhouse-bot/audit.jsonl,webhook:https://siem.example.com/hook',
+      AUDIT_WEBHOOK_SECRET: 'a'.repeat(32),
+      AUDIT_FILE_MAX_BYTES: '2048',
+      AUDIT_FILE_KEEP: '0',
+      AUDIT_OUTBOX_MAX: '500',
+    });
+    expect(config.auditExport).toMatchObject({
+      fileMaxBytes: 2048,
+      fileKeep: 0,
+      outboxMax: 500,
+      webhookSecret: 'a'.repeat(32),
+    });
+    expect(config.auditExport.sinks.map((sink) => sink.label)).toEqual([
+      'file:audit.jsonl',
+      'webhook:siem.example.com',
+    ]);
+  });
+
+  it('names every problem at once', () => {
+    expect(
+      problems({
+        ...minimal,
+        AUDIT_SINKS: 'file:audit.jsonl,webhook:http://siem.example.com/hook,kafka:x',
+        AUDIT_FILE_MAX_BYTES: '10',
+        AUDIT_FILE_KEEP: '-1',
+        AUDIT_OUTBOX_MAX: 'lots',
+      }),
+    ).toEqual([
+      expect.stringMatching(/^AUDIT_SINKS has file:audit.jsonl: the file sink needs an absolute path/),
+      expect.stringMatching(
+        /^AUDIT_SINKS has webhook:http:\/\/siem.example.com\/...: plain http is allowed only to this machine/,
+      ),
+      expect.stringMatching(/^AUDIT_SINKS has "kafka:x": each sink is file:/),
+      'AUDIT_FILE_MAX_BYTES must be at least 1024',
+      'AUDIT_FILE_KEEP must be at least 0',
+      'AUDIT_OUTBOX_MAX must be a whole number from 10 to 10000000',
+    ]);
+  });
+
+  it('requires a long enough webhook secret with a webhook sink', () => {
+    expect(problems({ ...minimal, AUDIT_SINKS: 'webhook:https://siem.example.com/hook' })).toEqual([
+      expect.stringMatching(/^AUDIT_WEBHOOK_SECRET is required when AUDIT_SINKS names a webhook/),
+    ]);
+    expect(
+      problems({ ...minimal, AUDIT_SINKS: 'webhook:https://siem.example.com/hook', AUDIT_WEBHOOK_SECRET: 'short' }),
+    ).toEqual([expect.stringMatching(/^AUDIT_WEBHOOK_SECRET must be at least 16 characters/)]);
+    expect(problems({ ...minimal, AUDIT_SINKS: 'file:/tmp/a.jsonl' })).toEqual([]);
+  });
+});

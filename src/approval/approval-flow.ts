@@ -14,7 +14,15 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { step } from '../core/approval/step.js';
-import type { Effect, FlowContext, FlowEvent, FlowReply, FlowState, RequesterNews } from '../core/approval/types.js';
+import type {
+  Effect,
+  FlowContext,
+  FlowEvent,
+  FlowReply,
+  FlowState,
+  GrantAction,
+  RequesterNews,
+} from '../core/approval/types.js';
 import { planChange } from '../core/change/plan.js';
 import { changeSummary } from '../core/change/summary.js';
 import { operationsOf } from '../core/change/operations.js';
@@ -67,6 +75,7 @@ import {
   type ServiceUpdateResult,
   type UpdateOptions,
 } from '../ports/index.js';
+import { GrantIo } from './grant-io.js';
 import { holdLease, LeaseLostError, newLeaseOwner, type LeaseHold } from './lease.js';
 
 export interface ApprovalFlowOptions {
@@ -95,6 +104,8 @@ export interface ApprovalFlowOptions {
   afterApproval?: (request: ChangeRequest) => void;
   /** Told of every request posted for approval (its approvers are messaged); never awaited by the requester. */
   afterFiled?: (request: ChangeRequest) => Promise<void>;
+  /** Told when a due revert finds its grant's record gone (a metric counts it). */
+  onMissingRecord?: (id: string) => void;
 }
 
 const DEFAULT_LEASE_MS = 20_000;
@@ -133,10 +144,21 @@ export class ApprovalFlow implements ChangeRequestService {
   private readonly owner: string;
   readonly leaseMs: number;
 
+  private readonly grants: GrantIo;
+
   constructor(private readonly options: ApprovalFlowOptions) {
     this.now = options.now ?? Date.now;
     this.owner = options.owner ?? newLeaseOwner();
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    const { store, cloud, messenger, logger, onMissingRecord } = options;
+    this.grants = new GrantIo({
+      store,
+      cloud,
+      messenger,
+      logger,
+      now: this.now,
+      ...(onMissingRecord ? { onMissingRecord } : {}),
+    });
   }
 
   /** Plans the change against the service, stores it and posts it in the channel for approval. */
@@ -290,6 +312,46 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /**
+   * A grant's revert is due (the sweep): files its revert attempt if nobody did and applies it.
+   * `failures`: its reverts that failed in a row here (the back-off). Answers what the run said.
+   */
+  async revertDue(originalId: string, actorId: string, failures: number): Promise<FlowReply | undefined> {
+    const grant = await this.options.store.get(originalId);
+    const event: FlowEvent = { type: 'revert-due', originalId, actorId, failures };
+    return (await this.track(this.run({ request: grant, work: { phase: 'idle' } }, event))).reply;
+  }
+
+  /** Revert now, Extend or Undo, clicked on an applied request. */
+  grantClicked(action: GrantAction, id: string, userId: string): Promise<DecisionReply> {
+    return this.track(
+      (async () => {
+        const grant = await this.options.store.get(id);
+        const dueAt = action === 'extend' ? await this.grants.revertDueAt(id) : undefined;
+        const event: FlowEvent = { type: 'grant-clicked', action, userId, ...(dueAt === undefined ? {} : { dueAt }) };
+        return replyOf(await this.run({ request: grant, work: { phase: 'idle' } }, event));
+      })(),
+    );
+  }
+
+  /**
+   * After a request settled: a revert attempt's grant is done with or tried again later; an
+   * applied grant (or an extension of it) says in its thread when the bot reverts it.
+   */
+  async grantSettled(request: ChangeRequest): Promise<void> {
+    if (request.revertOf) {
+      const grant = await this.options.store.get(request.revertOf);
+      await this.run({ request: grant, work: { phase: 'idle' } }, { type: 'revert-settled', revert: request });
+      return;
+    }
+    if (request.status !== 'applied' || !request.temporary) return;
+    const grantId = request.extendOf ?? request.id;
+    const dueAt = await this.grants.revertDueAt(grantId);
+    const grant = request.extendOf ? await this.options.store.get(request.extendOf) : request;
+    const event: FlowEvent = { type: 'grant-applied', applied: request, ...(dueAt === undefined ? {} : { dueAt }) };
+    await this.run({ request: grant, work: { phase: 'idle' } }, event);
+  }
+
+  /**
    * Settles requests in "applying" whose owner stopped renewing its lease (SIGKILL, crash, a
    * frozen or cut-off process): takes each over with a new fencing token, so the old owner can no
    * longer send or record anything, then decides. A live owner's lease is never taken.
@@ -357,6 +419,16 @@ export class ApprovalFlow implements ChangeRequestService {
   /** Performs one effect; an effect that asks something answers with the event to feed back. */
   private async perform(effect: Effect, run: Run): Promise<FlowEvent | undefined> {
     const request = run.state.request;
+    // These two need no request: a click on one long gone is answered; a grant's record may be lost.
+    if (effect.type === 'reply') {
+      run.reply = effect.reply;
+      return undefined;
+    }
+    if (effect.type === 'log') {
+      this.options.logger[effect.level](logText(effect.fact, request?.id ?? '', request?.channelId ?? '', run.cause));
+      return undefined;
+    }
+    if (isGrantEffect(effect)) return this.performForGrant(effect, run);
     if (!request) return undefined;
     const { store } = this.options;
     switch (effect.type) {
@@ -421,12 +493,6 @@ export class ApprovalFlow implements ChangeRequestService {
       case 'follow-up':
         await this.followUp(effect.request);
         return undefined;
-      case 'log':
-        this.options.logger[effect.level](logText(effect.fact, request.id, request.channelId, run.cause));
-        return undefined;
-      case 'reply':
-        run.reply = effect.reply;
-        return undefined;
       case 'tell-requester':
         // In the background, in order within the run (approved before applied): a DM that is
         // slow or refused never holds up or fails the request.
@@ -434,6 +500,89 @@ export class ApprovalFlow implements ChangeRequestService {
         void this.track(run.telling);
         return undefined;
     }
+  }
+
+  /** The effects about a grant (core/approval/grant.ts), through GrantIo and the flow itself. */
+  private async performForGrant(effect: GrantEffect, run: Run): Promise<FlowEvent | undefined> {
+    const io = this.grants;
+    // The grant's record may be gone (a due revert of a lost request): only these effects then.
+    switch (effect.type) {
+      case 'count-missing-record':
+        io.countMissingRecord(effect.originalId);
+        return undefined;
+      case 'postpone-revert':
+        await io.postponeRevert(effect.originalId, effect.ms);
+        return undefined;
+      case 'forget-revert':
+        await io.forgetRevert(effect.originalId);
+        return undefined;
+      default:
+        break;
+    }
+    const grant = run.state.request;
+    if (!grant) return undefined;
+    switch (effect.type) {
+      case 'check-may-act':
+        return { type: 'may-act-answered', verdict: await this.options.policy.mayAct(effect.userId, grant) };
+      case 'read-revert':
+        return { type: 'revert-read', latest: await io.latestRevert(grant.id) };
+      case 'read-for-revert':
+        return { type: 'revert-planning', ...(await io.revertInputs(grant)) };
+      case 'file-revert':
+        return { type: 'revert-filed', revert: await io.fileRevert(effect.candidate) };
+      case 'apply-revert': {
+        const applied = await this.run(
+          { request: effect.revert, work: { phase: 'idle' } },
+          { type: 'apply-unreviewed', actorId: effect.actorId },
+        );
+        const latest = await io.latestRevert(grant.id);
+        const text = applied.reply && replyText(applied.reply);
+        return { type: 'revert-ran', ...(text !== undefined && applied.reply ? { reply: applied.reply } : {}), latest };
+      }
+      case 'settle-unsent-revert':
+        return { type: 'revert-unsent-settled', ok: await io.settleUnsentRevert(effect.revert, effect.actorId) };
+      case 'close-reminder':
+        await io.closeReminder(grant, effect.revertId);
+        return undefined;
+      case 'announce-revert':
+        await io.announceRevert(grant, effect.applied, effect.dueAt);
+        return undefined;
+      case 'claim-click':
+        return { type: 'click-claimed', ...(await io.claimClick(grant, effect.action)) };
+      case 'release-click':
+        await io.releaseClick(grant.id, effect.action);
+        return undefined;
+      case 'read-for-follow-on':
+        return { type: 'follow-on-read', service: await io.readForFollowOn(grant, effect.userId) };
+      case 'file-follow-on':
+        return { type: 'follow-on-filed', outcome: await this.fileFollowOn(grant, effect) };
+    }
+  }
+
+  /** An extension (judged by the rules of the change it prolongs) or an undo, filed as a request of its own. */
+  private fileFollowOn(
+    grant: ChangeRequest,
+    effect: Extract<Effect, { type: 'file-follow-on' }>,
+  ): Promise<RequestOutcome> {
+    const common = {
+      channelId: grant.channelId,
+      userId: effect.userId,
+      service: effect.service,
+      plan: effect.plan,
+      serviceIsFresh: true,
+      ...(grant.messageTs ? { threadTs: grant.messageTs } : {}),
+      // Buttons: they carry the original's reason and ticket, shown with them.
+      ...(grant.reason ? { reason: grant.reason } : {}),
+      ...(grant.ticket ? { ticket: grant.ticket } : {}),
+    };
+    if (effect.action === 'undo') return this.file({ ...common, undoOf: grant.id });
+    return this.file({
+      ...common,
+      judgedAs: grant.plan,
+      beneficiaryId: grant.requesterId,
+      ...(grant.temporary ? { temporary: grant.temporary } : {}),
+      extendOf: grant.id,
+    });
   }
 
   /** A DM to whoever asked for the request (a revert: the original's requester); failures are logged. */
@@ -737,6 +886,30 @@ export class ApprovalFlow implements ChangeRequestService {
         this.options.logger.warn(`change ${request.id}: follow-up failed: ${messageOf(error)}`),
       );
   }
+}
+
+const GRANT_EFFECTS = [
+  'check-may-act',
+  'read-revert',
+  'read-for-revert',
+  'file-revert',
+  'apply-revert',
+  'settle-unsent-revert',
+  'forget-revert',
+  'postpone-revert',
+  'close-reminder',
+  'announce-revert',
+  'count-missing-record',
+  'claim-click',
+  'release-click',
+  'read-for-follow-on',
+  'file-follow-on',
+] as const satisfies ReadonlyArray<Effect['type']>;
+type GrantEffect = Extract<Effect, { type: (typeof GRANT_EFFECTS)[number] }>;
+
+/** Effects about a grant (core/approval/grant.ts). */
+function isGrantEffect(effect: Effect): effect is GrantEffect {
+  return (GRANT_EFFECTS as readonly string[]).includes(effect.type);
 }
 
 function replyOf(run: Run): DecisionReply {

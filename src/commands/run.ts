@@ -17,7 +17,7 @@ import { helpBlocks, invalidBlocks, suggestionBlocks } from '../core/render/help
 import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
-import { filedText } from '../core/render/approval.js';
+import { filedText } from '../core/render/grant.js';
 import { scheduledFilingText } from '../core/render/scheduled.js';
 import { resolveWhen, type WhenSpec } from '../core/command/when.js';
 import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js';

@@ -1,4 +1,5 @@
 import type { AuditEntry, NewAuditEntry } from '../core/change/audit.js';
+import type { AuditOutbox } from './audit-export.js';
 import type { ChangeOutcome, ChangeRequest, ChangeStatus, OperationResult } from '../core/change/types.js';
 import type { Approval } from '../core/policy/types.js';
 import type { StoreApprovalResult, StoreTransitionResult } from '../core/approval/types.js';
@@ -159,6 +160,8 @@ export interface ChangeStore {
   readApplied(window: { from: number; to: number }): Promise<AuditEntry[]>;
   /** When the oldest entry still kept was written (entries older than the retention are gone). */
   auditBeginsAt(): Promise<number | undefined>;
+  /** The audit trail as an outbox for export (AUDIT_SINKS), over the same entries. */
+  auditOutbox(): AuditOutbox;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

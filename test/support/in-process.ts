@@ -85,9 +85,7 @@ export function inProcess(options: InProcessOptions = {}) {
   const temporary: TemporaryChanges = new TemporaryChanges({
     flow,
     store: changeStore,
-    cloud: directory,
     messenger,
-    policy,
     logger,
     now: clock.now,
   });

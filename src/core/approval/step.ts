@@ -19,13 +19,14 @@ import { rulesGrown } from '../policy/evaluate.js';
 import { unjustified } from '../policy/justification.js';
 import type { PolicyDecision } from '../policy/types.js';
 import type { ServiceRecord } from '../service/schema.js';
+import { GRANT_EVENTS, GRANT_HANDLERS } from './grant.js';
+import { finish, ignored, inPhase, next, reply } from './results.js';
 import type {
   ApplyMode,
   Effect,
   FlowContext,
   FlowEvent,
   FlowOutcome,
-  FlowReply,
   FlowState,
   RequesterNews,
   StepResult,
@@ -38,7 +39,9 @@ export const SERVICE_LOCK_POLL_MS = 100;
 
 export function step(state: FlowState, event: FlowEvent, context: FlowContext): StepResult {
   // A final status never moves; a click on a settled request is still answered (it says so).
-  if (state.request && FINAL_STATUSES.includes(state.request.status) && event.type !== 'clicked')
+  // Events about a grant concern an applied request and never move it (grant.ts).
+  const exempt = event.type === 'clicked' || GRANT_EVENTS.has(event.type);
+  if (state.request && FINAL_STATUSES.includes(state.request.status) && !exempt)
     return ignored(state, `the request is already ${state.request.status}`);
   const handler = HANDLERS[event.type] as Handler<FlowEvent>;
   return handler(state, event, context);
@@ -48,6 +51,7 @@ type Handler<E extends FlowEvent> = (state: FlowState, event: E, context: FlowCo
 type Handlers = { [K in FlowEvent['type']]: Handler<Extract<FlowEvent, { type: K }>> };
 
 const HANDLERS: Handlers = {
+  ...GRANT_HANDLERS,
   file: (state, event) => {
     if (!state.request || state.work.phase !== 'idle') return ignored(state, 'only a new request is filed');
     return next(state.request, { phase: 'filing', ...(event.autoRules ? { auto: event.autoRules } : {}) }, [
@@ -699,32 +703,6 @@ function failure<K extends Extract<FlowOutcome, { status: 'failed' }>['failure']
   const failed = { kind, ...details } as Extract<Extract<FlowOutcome, { status: 'failed' }>['failure'], { kind: K }>;
   return { status: 'failed', audit, failure: failed, ...(results ? { results } : {}) };
 }
-
-function inPhase<P extends Work['phase']>(
-  state: FlowState,
-  phase: P,
-  handle: (request: ChangeRequest, work: Extract<Work, { phase: P }>) => StepResult,
-): StepResult {
-  if (!state.request) return ignored(state, 'no request');
-  if (FINAL_STATUSES.includes(state.request.status))
-    return ignored(state, `the request is already ${state.request.status}`);
-  if (state.work.phase !== phase) return ignored(state, `expected phase ${phase}, not ${state.work.phase}`);
-  return handle(state.request, state.work as Extract<Work, { phase: P }>);
-}
-
-function next(request: ChangeRequest, work: Work, effects: Effect[]): StepResult {
-  return { state: { request, work }, effects };
-}
-
-function finish(request: ChangeRequest | undefined, effects: Effect[]): StepResult {
-  return { state: { request, work: { phase: 'done' } }, effects };
-}
-
-function ignored(state: FlowState, reason: string): StepResult {
-  return { state, effects: [], ignored: reason };
-}
-
-const reply = (flowReply: FlowReply): Effect => ({ type: 'reply', reply: flowReply });
 
 /**
  * The requester is told of every ending of their request, and of its approval, but never of

@@ -16,6 +16,8 @@ import type {
   Transition,
   TransitionResult,
 } from '../../ports/change-store.js';
+import type { AuditOutbox } from '../../ports/audit-export.js';
+import { RedisAuditOutbox } from './audit-outbox.js';
 import {
   AUDIT_SCAN_MAX,
   DEFAULT_AUDIT_RETENTION_DAYS,
@@ -104,6 +106,7 @@ export class RedisChangeStore implements ChangeStore {
   private readonly confirmSendingScript: ScriptCommand;
   private readonly recordConfirmedScript: ScriptCommand;
   private readonly takeOverScript: ScriptCommand;
+  private outbox: AuditOutbox | undefined;
 
   constructor(connection: RedisConnection | string, options: RedisChangeStoreOptions = {}) {
     this.keys = changeKeys(options.keyPrefix);
@@ -493,6 +496,12 @@ export class RedisChangeStore implements ChangeStore {
       end = `(${last[0]}`;
     }
     return found;
+  }
+
+  /** The audit stream read by each export sink through its own consumer group (audit-outbox.ts). */
+  auditOutbox(): AuditOutbox {
+    this.outbox ??= new RedisAuditOutbox(this.redis, this.keys, this.auditRetentionMs);
+    return this.outbox;
   }
 
   /** False, never an exception, when Redis cannot be reached within PING_TIMEOUT_MS. */

@@ -10,6 +10,9 @@
  *                                                              Lua scripts never parse `data`
  *   applyAt      a scheduled request's time (ms), also in `data`: the scheduled index's score
  *   update       JSON of the plan's PATCH body, copied into the 'applied' audit entry
+ *   revertTarget, revertAfterMs, remindAfterMs               — a temporary request's schedule
+ *   revertOf     a revert's grant: applying the revert ends the grant's schedule
+ *   confirmed    JSON of the operations confirmed so far (a request of several)
  *   fence, leaseOwner, leaseUntil, sending, sentAt, takenAt  — the apply lease (scripts.ts)
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
@@ -24,7 +27,7 @@ import {
 } from '../../core/change/types.js';
 import { ServiceUpdateSchema, type ServiceUpdate } from '../../core/service/schema.js';
 import type { Approval, Requirement } from '../../core/policy/types.js';
-import { isAuditAction, neededApprovals, withoutEmptyOptionals } from '../rules.js';
+import { auditFields, isAuditAction, neededApprovals, withoutEmptyOptionals } from '../rules.js';
 
 type ImmutablePart = Pick<
   ChangeRequest,
@@ -122,6 +125,8 @@ function temporaryPart(request: ChangeRequest): Pick<ChangeRequest, TemporaryPar
  * applied: which request's revert to schedule, and how long after now it and its reminder are due.
  */
 function revertScheduleArgs(request: ChangeRequest): string[] {
+  // A revert, once applied, ends its grant's schedule in the same step (the transition script).
+  if (request.revertOf) return ['revertOf', request.revertOf];
   if (!request.temporary) return [];
   return [
     'revertTarget',
@@ -192,31 +197,7 @@ export function hashFromFlatReply(reply: unknown): Record<string, string> {
 }
 
 export function auditToStreamArgs(entry: NewAuditEntry): string[] {
-  const args = [
-    'at',
-    String(entry.at),
-    'action',
-    entry.action,
-    'changeId',
-    entry.changeId,
-    'actorId',
-    entry.actorId,
-    'channelId',
-    entry.channelId,
-    'serviceId',
-    entry.serviceId,
-    'serviceName',
-    entry.serviceName,
-    'summary',
-    entry.summary,
-  ];
-  if (entry.apiRequestId) args.push('apiRequestId', entry.apiRequestId);
-  if (entry.message) args.push('message', entry.message);
-  if (entry.update) args.push('update', JSON.stringify(entry.update));
-  if (entry.fence !== undefined) args.push('fence', String(entry.fence));
-  if (entry.reason) args.push('reason', entry.reason);
-  if (entry.ticket) args.push('ticket', entry.ticket);
-  return args;
+  return Object.entries(auditFields(entry)).flat();
 }
 
 /** An XRANGE/XREVRANGE entry as an AuditEntry; undefined for entries this store did not write. */

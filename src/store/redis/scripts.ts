@@ -225,6 +225,12 @@ if to == 'applied' then
     local ttl = redis.call('PTTL', target)
     if ttl >= 0 and ttl < keep then redis.call('PEXPIRE', target, keep) end
   end
+  -- A revert applied: its grant is over in this same step (no "temporary" listing after the record).
+  local grant = redis.call('HGET', request, 'revertOf')
+  if grant then
+    redis.call('ZREM', reverts, grant)
+    redis.call('ZREM', reminders, grant)
+  end
 end
 append_audit(ARGV[7], ARGV[8], ARGV[9], ARGV[10])
 return reply('ok')
