@@ -199,6 +199,7 @@ export class ApprovalFlow implements ChangeRequestService {
         : unjustified(ruling.decision.requirements, { reason: input.reason, ticket: input.ticket });
     if (lacking) return { ok: false, text: unjustifiedText(lacking, input.askedBy ?? 'command') };
     const createdAt = this.now();
+    const applyAt = input.applyAt !== undefined && input.applyAt > createdAt ? input.applyAt : undefined;
     const request: ChangeRequest = {
       id: newRequestId(),
       channelId: input.channelId,
@@ -206,9 +207,10 @@ export class ApprovalFlow implements ChangeRequestService {
       plan: input.plan,
       createdAt,
       // A scheduled request's approvals expire with it: its approval window lasts until its time.
-      expiresAt: input.applyAt ?? createdAt + this.options.ttlMs,
+      // A time already past (a caller's slow path) is no schedule: the request is an ordinary one.
+      expiresAt: applyAt ?? createdAt + this.options.ttlMs,
       status: 'pending',
-      ...(input.applyAt !== undefined ? { applyAt: input.applyAt } : {}),
+      ...(applyAt !== undefined ? { applyAt } : {}),
       requirements: [...ruling.decision.requirements],
       ...(ruling.digest ? { policyDigest: ruling.digest } : {}),
       ...(input.temporary ? { temporary: input.temporary } : {}),

@@ -8,7 +8,9 @@ describe('the time zone of at TIME', () => {
     const messenger = new RecordingMessenger();
     messenger.timeZones.set('U-BERLINER', 'Europe/Berlin');
     const warnings: string[] = [];
-    const zoneOf = timeZoneResolver({ C0OPS: 'America/New_York' }, messenger, { warn: (line) => warnings.push(line) });
+    const zoneOf = timeZoneResolver({ C0OPS: 'America/New_York' }, messenger, {
+      warn: (line: string) => warnings.push(line),
+    });
     expect(await zoneOf('C0OPS', 'U-BERLINER')).toEqual({ zone: 'America/New_York', source: 'channel' });
     expect(await zoneOf('C0DEV', 'U-BERLINER')).toEqual({ zone: 'Europe/Berlin', source: 'requester' });
     expect(await zoneOf('C0DEV', 'U-NOBODY')).toEqual({ zone: 'UTC', source: 'default' });
@@ -18,7 +20,7 @@ describe('the time zone of at TIME', () => {
   it('a Slack that does not answer (no users:read scope) or names no zone it knows means UTC, logged', async () => {
     const warnings: string[] = [];
     const failing = { userTimeZone: () => Promise.reject(new Error('Slack users.info failed: missing_scope')) };
-    const zoneOf = timeZoneResolver({}, failing, { warn: (line) => warnings.push(line) });
+    const zoneOf = timeZoneResolver({}, failing, { warn: (line: string) => warnings.push(line) });
     expect(await zoneOf('C0DEV', 'U1')).toEqual({ zone: 'UTC', source: 'default' });
     expect(warnings).toEqual(["could not read U1's time zone: Slack users.info failed: missing_scope"]);
     const odd = timeZoneResolver(
