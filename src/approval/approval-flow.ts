@@ -80,6 +80,8 @@ import { holdLease, LeaseLostError, newLeaseOwner, type LeaseHold } from './leas
 
 export interface ApprovalFlowOptions {
   cloud: ServiceDirectory;
+  /** Each organization's directory (ORGANIZATIONS_FILE); without it every request goes through `cloud`. */
+  cloudOf?: (organization: string | undefined) => ServiceDirectory;
   store: ChangeStore;
   messenger: Messenger;
   policy: ApprovalPolicy;
@@ -150,10 +152,10 @@ export class ApprovalFlow implements ChangeRequestService {
     this.now = options.now ?? Date.now;
     this.owner = options.owner ?? newLeaseOwner();
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    const { store, cloud, messenger, logger, onMissingRecord } = options;
+    const { store, messenger, logger, onMissingRecord } = options;
     this.grants = new GrantIo({
       store,
-      cloud,
+      cloudOf: (organization) => this.cloudOf(organization),
       messenger,
       logger,
       now: this.now,
@@ -188,7 +190,9 @@ export class ApprovalFlow implements ChangeRequestService {
   ): Promise<RequestOutcome> {
     // The rules are judged on a fresh record: a tag added a second ago must count (the list the
     // request was planned on may be seconds old). Apply time judges them again.
-    const service = input.serviceIsFresh ? input.service : await this.freshOr(input.service, input.userId);
+    const service = input.serviceIsFresh
+      ? input.service
+      : await this.freshOr(input.service, input.userId, input.organization);
     const ruling = this.options.policy.rulesFor(service, input.judgedAs ?? input.plan, input.temporary !== undefined);
     if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
     // A reason or ticket a matching rule asks for is refused here, before anything is stored or
@@ -204,6 +208,7 @@ export class ApprovalFlow implements ChangeRequestService {
       id: newRequestId(),
       channelId: input.channelId,
       requesterId: input.userId,
+      ...(input.organization ? { organization: input.organization } : {}),
       plan: input.plan,
       createdAt,
       // A scheduled request's approvals expire with it: its approval window lasts until its time.
@@ -470,7 +475,7 @@ export class ApprovalFlow implements ChangeRequestService {
         return { type: 'waited' };
       case 'read-service':
         try {
-          const service = await this.freshService(request.plan.serviceId);
+          const service = await this.freshService(request);
           const rules = service
             ? this.options.policy.rulesFor(service, await this.judgedPlan(request), request.temporary !== undefined)
                 .decision
@@ -569,6 +574,8 @@ export class ApprovalFlow implements ChangeRequestService {
     const common = {
       channelId: grant.channelId,
       userId: effect.userId,
+      // An extension or undo changes the organization of the change it follows.
+      ...(grant.organization ? { organization: grant.organization } : {}),
       service: effect.service,
       plan: effect.plan,
       serviceIsFresh: true,
@@ -689,8 +696,11 @@ export class ApprovalFlow implements ChangeRequestService {
     const lease = run.hold?.lease;
     if (!lease) return { type: 'send-refused', index };
     const serviceId = lease.token.serviceId;
+    const cloud = this.cloudOf(run.state.request?.organization);
     try {
-      const result = await this.sendOperation(serviceId, operation, { beforeSend: () => this.confirmSending(run) });
+      const result = await this.sendOperation(cloud, serviceId, operation, {
+        beforeSend: () => this.confirmSending(run),
+      });
       return { type: 'operation-answered', index, apiRequestId: result.requestId, service: result.service };
     } catch (error) {
       if (error instanceof LeaseLostError || error instanceof SendWindowClosedError)
@@ -700,14 +710,19 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** The one table from an operation's endpoint to the Cloud client's call. */
-  private sendOperation(serviceId: string, operation: Operation, options: UpdateOptions): Promise<ServiceUpdateResult> {
+  private sendOperation(
+    cloud: ServiceDirectory,
+    serviceId: string,
+    operation: Operation,
+    options: UpdateOptions,
+  ): Promise<ServiceUpdateResult> {
     switch (operation.endpoint) {
       case 'update':
-        return this.options.cloud.updateService(serviceId, operation.body, options);
+        return cloud.updateService(serviceId, operation.body, options);
       case 'replicaScaling':
-        return this.options.cloud.scaleReplicas(serviceId, operation.body, options);
+        return cloud.scaleReplicas(serviceId, operation.body, options);
       case 'state':
-        return this.options.cloud.changeState(serviceId, operation.body.command, options);
+        return cloud.changeState(serviceId, operation.body.command, options);
     }
   }
 
@@ -755,16 +770,23 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** The service read afresh in the person's own lane; the given record if that read fails (apply time checks again). */
-  private async freshOr(service: ServiceRecord, person: string): Promise<ServiceRecord> {
+  private async freshOr(service: ServiceRecord, person: string, organization?: string): Promise<ServiceRecord> {
     try {
-      return (await this.options.cloud.getService(service.id, { fresh: true, priority: 'read', person })) ?? service;
+      return (
+        (await this.cloudOf(organization).getService(service.id, { fresh: true, priority: 'read', person })) ?? service
+      );
     } catch {
       return service;
     }
   }
 
-  private freshService(serviceId: string): Promise<ServiceRecord | undefined> {
-    return this.options.cloud.getService(serviceId, { fresh: true });
+  private freshService(request: ChangeRequest): Promise<ServiceRecord | undefined> {
+    return this.cloudOf(request.organization).getService(request.plan.serviceId, { fresh: true });
+  }
+
+  /** The directory of the request's organization (the default one for requests stored before organizations). */
+  private cloudOf(organization: string | undefined): ServiceDirectory {
+    return this.options.cloudOf?.(organization) ?? this.options.cloud;
   }
 
   private notify(outcome: string, request: ChangeRequest, userId: string, apiRequestId?: string): void {

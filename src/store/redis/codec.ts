@@ -34,6 +34,7 @@ type ImmutablePart = Pick<
   | 'id'
   | 'channelId'
   | 'requesterId'
+  | 'organization'
   | 'plan'
   | 'createdAt'
   | 'expiresAt'
@@ -63,6 +64,7 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     id: request.id,
     channelId: request.channelId,
     requesterId: request.requesterId,
+    ...(request.organization ? { organization: request.organization } : {}),
     plan: request.plan,
     createdAt: request.createdAt,
     expiresAt: request.expiresAt,
@@ -235,6 +237,7 @@ export function auditFromStreamEntry(id: string, flatFields: string[]): AuditEnt
     ...(fields.fence !== undefined && Number.isSafeInteger(Number(fields.fence))
       ? { fence: Number(fields.fence) }
       : {}),
+    ...(fields.organization ? { organization: fields.organization } : {}),
     ...(fields.reason ? { reason: fields.reason } : {}),
     ...(fields.ticket ? { ticket: fields.ticket } : {}),
   });
@@ -258,6 +261,7 @@ function parseImmutablePart(json: string): ImmutablePart {
     id,
     channelId,
     requesterId,
+    organization,
     plan,
     createdAt,
     expiresAt,
@@ -283,6 +287,7 @@ function parseImmutablePart(json: string): ImmutablePart {
     id,
     channelId,
     requesterId,
+    ...(typeof organization === 'string' ? { organization } : {}),
     plan: plan as ChangeRequest['plan'],
     createdAt,
     expiresAt,
