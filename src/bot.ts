@@ -16,6 +16,7 @@ import { HomeTabs } from './approval/home.js';
 import { Nudger } from './approval/nudger.js';
 import { BOT_ACTOR, startTemporaryTicks, TemporaryChanges } from './approval/temporary-changes.js';
 import { startTicks } from './scheduler/ticks.js';
+import { timeZoneResolver } from './commands/time-zone.js';
 import { AuditDelivery } from './audit/delivery.js';
 import { fileSink } from './audit-sinks/file.js';
 import { webhookSink } from './audit-sinks/webhook.js';
@@ -89,6 +90,8 @@ export interface BotHandle {
   reconciledAtStart: Promise<number>;
   /** Settles when reverts that fell due while the bot was down have been looked at once. */
   revertedAtStart: Promise<void>;
+  /** Settles when the first look for due scheduled changes (what fell due while every replica was down) is done. */
+  scheduledAtStart: Promise<void>;
   /** Re-reads POLICY_FILE (SIGHUP); a bad file keeps the rules in force and is logged. */
   reloadPolicy(): Promise<ReloadResult>;
   /** Re-reads ORGANIZATIONS_FILE (SIGHUP); a bad file keeps the organizations in force and logs every problem. */
@@ -289,6 +292,15 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     overrides.temporaryTickMs ?? config.approvals.leaseMs / 4,
     background,
   );
+  // Scheduled changes whose time came (or came while every replica was down): as often as reverts.
+  const scheduledTicks = startTicks(
+    'scheduled changes that are due',
+    async () => {
+      await changeRequests.startDueScheduled(BOT_ACTOR, config.scheduling.graceMs);
+    },
+    overrides.temporaryTickMs ?? config.approvals.leaseMs / 4,
+    background,
+  );
   const nudgeTicks = startTicks(
     'waiting requests to expire, remind or escalate',
     async () => {
@@ -328,6 +340,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     simulator,
     reconciledAtStart: reconciler.settledAtStart,
     revertedAtStart: temporaryTicks.firstPass,
+    scheduledAtStart: scheduledTicks.firstPass,
     async reloadPolicy() {
       const result = await rules.reload();
       await recordPolicyReload(outbox, rules.path, result).catch((error: unknown) =>
@@ -344,6 +357,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       accepting = false;
       await reconciler.stop();
       await temporaryTicks.stop();
+      await scheduledTicks.stop();
       await nudgeTicks.stop();
       // Following ends at once (a sleeping follow wakes and returns); approvals in flight finish.
       const drained = Promise.all([changeRequests.drain(), scheduler.stop(), follower.stop()]).then(() => homes.idle());
@@ -558,6 +572,8 @@ function buildServices(
     auditRetentionDays: config.auditRetentionDays,
     logger,
     slashCommand: config.slack.slashCommand,
+    timeZoneOf: timeZoneResolver(config.scheduling.channelTimeZones, messenger, logger),
+    now: overrides.clock ?? Date.now,
     ...(organizationsFromFile ? { tenants: organizations } : {}),
   };
   return { services, changeRequests, temporary, follower, scheduler, nudger, homes };

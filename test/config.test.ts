@@ -37,6 +37,29 @@ describe('configuration', () => {
     expect(config.followMs).toBe(10 * 60_000);
   });
 
+  it('scheduled changes: SCHEDULED_GRACE as a duration (15m by default), CHANNEL_TIMEZONES per channel', () => {
+    expect(loadConfig(minimal).scheduling).toEqual({ graceMs: 15 * 60_000, channelTimeZones: {} });
+    const config = loadConfig({
+      ...minimal,
+      SCHEDULED_GRACE: '1h 30m',
+      CHANNEL_TIMEZONES: 'C0OPS=Europe/Berlin, C0DATA = America/New_York',
+    });
+    expect(config.scheduling).toEqual({
+      graceMs: 90 * 60_000,
+      channelTimeZones: { C0OPS: 'Europe/Berlin', C0DATA: 'America/New_York' },
+    });
+    expect(problems({ ...minimal, SCHEDULED_GRACE: 'soon' })).toEqual([
+      expect.stringMatching(/^SCHEDULED_GRACE must be a duration such as 15m, 1h or 90 minutes/) as unknown,
+    ]);
+    expect(problems({ ...minimal, SCHEDULED_GRACE: '3d' })).toEqual([
+      'SCHEDULED_GRACE must be from 1 minute(s) to 24 hours',
+    ]);
+    expect(problems({ ...minimal, CHANNEL_TIMEZONES: 'C0OPS=Mars/Olympus,general=UTC' })).toEqual([
+      'CHANNEL_TIMEZONES "Mars/Olympus" (for C0OPS) is not a time zone: use an IANA name such as Europe/Berlin',
+      'CHANNEL_TIMEZONES "general=UTC" is not CHANNEL_ID=Area/City: write it like C0123ABCD=Europe/Berlin, entries separated by commas',
+    ]);
+  });
+
   it('takes FOLLOW_MINUTES in whole minutes, from 1 to 120', () => {
     expect(loadConfig({ ...minimal, FOLLOW_MINUTES: '3' }).followMs).toBe(180_000);
     expect(() => loadConfig({ ...minimal, FOLLOW_MINUTES: '0' })).toThrow(/FOLLOW_MINUTES.*at least 1/);

@@ -48,6 +48,7 @@ import {
 import { requesterMessage, requestMessage, withdrawnInApprovalChannel } from '../core/render/change.js';
 import { approvalChannelOf, isUserId } from '../core/policy/progress.js';
 import { requesterNewsMessage } from '../core/render/requester.js';
+import { scheduledCompletesText } from '../core/render/scheduled.js';
 import { messageOf } from '../core/render/errors.js';
 import { section } from '../core/render/mrkdwn.js';
 import { countsForText, deniedText, unjustifiedText } from '../core/render/policy.js';
@@ -202,6 +203,7 @@ export class ApprovalFlow implements ChangeRequestService {
         : unjustified(ruling.decision.requirements, { reason: input.reason, ticket: input.ticket });
     if (lacking) return { ok: false, text: unjustifiedText(lacking, input.askedBy ?? 'command') };
     const createdAt = this.now();
+    const applyAt = input.applyAt !== undefined && input.applyAt > createdAt ? input.applyAt : undefined;
     const request: ChangeRequest = {
       id: newRequestId(),
       channelId: input.channelId,
@@ -209,8 +211,11 @@ export class ApprovalFlow implements ChangeRequestService {
       ...(input.organization ? { organization: input.organization } : {}),
       plan: input.plan,
       createdAt,
-      expiresAt: createdAt + this.options.ttlMs,
+      // A scheduled request's approvals expire with it: its approval window lasts until its time.
+      // A time already past (a caller's slow path) is no schedule: the request is an ordinary one.
+      expiresAt: applyAt ?? createdAt + this.options.ttlMs,
       status: 'pending',
+      ...(applyAt !== undefined ? { applyAt } : {}),
       requirements: [...ruling.decision.requirements],
       ...(ruling.digest ? { policyDigest: ruling.digest } : {}),
       ...(input.temporary ? { temporary: input.temporary } : {}),
@@ -282,6 +287,25 @@ export class ApprovalFlow implements ChangeRequestService {
       if (run.state.request?.status === 'expired') expired += 1;
     }
     return expired;
+  }
+
+  /**
+   * Starts the scheduled requests whose time has come (the due-items tick): each is claimed by one
+   * replica (the store's scheduled -> applying transition decides), read again and applied if the
+   * service still looks as it did, or refused as stale. One noticed more than `graceMs` after its
+   * time (the bot was down) ends expired instead, and its channel and requester are told.
+   */
+  async startDueScheduled(actorId: string, graceMs: number): Promise<number> {
+    let started = 0;
+    for (const id of await this.options.store.dueScheduled(this.now(), 20)) {
+      const request = await this.options.store.get(id);
+      if (request?.status !== 'scheduled') continue;
+      const run = await this.track(
+        this.run({ request, work: { phase: 'idle' } }, { type: 'schedule-due', actorId, graceMs }),
+      );
+      if (run.state.request && run.state.request.status !== 'scheduled') started += 1;
+    }
+    return started;
   }
 
   /**
@@ -593,8 +617,9 @@ export class ApprovalFlow implements ChangeRequestService {
           summary: changeSummary(request.plan.changes),
           message: countsForText(request.requirements ?? [], effect.counts),
         },
-        completesMessage: COMPLETES_TEXT,
-        claim: { owner: this.owner, ttlMs: this.leaseMs },
+        ...(effect.scheduleAt !== undefined
+          ? { completesMessage: scheduledCompletesText(effect.scheduleAt), schedule: { at: effect.scheduleAt } }
+          : { completesMessage: COMPLETES_TEXT, claim: { owner: this.owner, ttlMs: this.leaseMs } }),
       })
       .then((result) => {
         if (!result.ok && result.reason === 'expired') this.notify('expired', request, effect.approverId);

@@ -18,6 +18,8 @@ import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
 import { filedText } from '../core/render/grant.js';
+import { scheduledFilingText } from '../core/render/scheduled.js';
+import { resolveWhen, type WhenSpec } from '../core/command/when.js';
 import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
@@ -29,6 +31,15 @@ import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 
 const HISTORY_LIMIT = 20;
+
+/** `at TIME` as an instant: read in its own tz:, else the channel's or the requester's zone. */
+async function scheduleOf(when: WhenSpec, inv: Invocation, s: BotServices) {
+  const { zone, source } = when.zone
+    ? { zone: when.zone, source: 'command' as const }
+    : await s.timeZoneOf(inv.channelId, inv.userId);
+  const resolved = resolveWhen(when, s.now(), zone);
+  return resolved.ok ? { ...resolved, source } : resolved;
+}
 
 export async function runCommand(command: Command, inv: Invocation, everywhere: BotServices): Promise<void> {
   const here = servicesOfChannel(everywhere, inv.channelId);
@@ -85,6 +96,8 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     const tooLong =
       command.durationMs === undefined ? undefined : durationProblem(command.durationMs, s.temporaryMaxMs);
     if (tooLong) return replyText(inv, `:warning: ${esc(tooLong)}`);
+    const schedule = command.when ? await scheduleOf(command.when, inv, s) : undefined;
+    if (schedule && !schedule.ok) return replyText(inv, `:warning: ${esc(schedule.message)}`);
     const found = await lookupService(s, command.service, inv.userId);
     if (!found.ok) return replyText(inv, found.text);
     const temporary = command.durationMs === undefined ? {} : { temporary: temporaryTerms(command.durationMs) };
@@ -97,7 +110,14 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
       ...(command.reason !== undefined ? { reason: command.reason } : {}),
       ...(command.ticket !== undefined ? { ticket: command.ticket } : {}),
       askedBy: 'command',
+      ...(schedule ? { applyAt: schedule.at } : {}),
     });
+    if (result.ok && schedule) {
+      const { request } = result;
+      const approved = request.status === 'scheduled';
+      const when = scheduledFilingText(schedule.at, schedule.zone, schedule.source, approved);
+      return replyText(inv, `${filedText(request, 'the channel')} ${esc(when)}`);
+    }
     if (result.ok) return replyText(inv, filedText(result.request, 'the channel'));
     if ('text' in result) return replyText(inv, result.text);
     return replyText(

@@ -115,6 +115,14 @@ export function leavesPending(from: ChangeStatus, to: ChangeStatus): boolean {
   return from === 'pending' && to !== 'pending';
 }
 
+/**
+ * Whether a transition records who decided and when: leaving pending, and a scheduled request
+ * ending before its time (cancelled, expired). Its start (to applying) keeps its approver.
+ */
+export function recordsDecider(from: ChangeStatus, to: ChangeStatus): boolean {
+  return leavesPending(from, to) || (from === 'scheduled' && to !== 'scheduled' && to !== 'applying');
+}
+
 /** An audit entry as the stream fields both stores write (and the export reads), in a fixed order. */
 export function auditFields(entry: NewAuditEntry): Record<string, string> {
   const fields: Record<string, string> = {

@@ -126,6 +126,8 @@ export function inProcess(options: InProcessOptions = {}) {
     summaryTimeZone: 'UTC',
     scheduleLimits: { minIntervalSeconds: 1, maxPerChannel: 10 },
     auditRetentionDays: 400,
+    timeZoneOf: () => Promise.resolve({ zone: 'UTC', source: 'default' as const }),
+    now: Date.now,
     logger,
     slashCommand: '/clickhouse',
   };

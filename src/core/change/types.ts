@@ -116,6 +116,8 @@ export interface ChangePlan {
 
 export const CHANGE_STATUSES = [
   'pending',
+  /** Approved, waiting for its `applyAt` (a scheduled change); the requester may still cancel it. */
+  'scheduled',
   'applying',
   'applied',
   'failed',
@@ -198,6 +200,12 @@ export interface ChangeRequest {
   reason?: string;
   /** The ticket the change belongs to (`ticket ABC-123`); a policy rule may require one matching its pattern. */
   ticket?: string;
+  /**
+   * A scheduled change (`at TIME`, or deferred to a window's opening): once approved it waits in
+   * "scheduled" until this time (app clock, ms), then is applied if the service still looks as it
+   * did (docs/scheduled-changes.md). Its approval window (`expiresAt`) ends at this time too.
+   */
+  applyAt?: number;
 }
 
 export interface TemporaryTerms {

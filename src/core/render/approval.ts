@@ -3,12 +3,13 @@
  * clicked is told, what goes to the audit trail and the log. The flow (core/approval/step.ts)
  * only names what happened; every word for people is here.
  */
+import { appliesAt, SCHEDULE_STARTED_TEXT, scheduleMissedText } from './scheduled.js';
 import type { AuditNote, Failure, FlowOutcome, FlowReply, LogFact } from '../approval/types.js';
 import type { ChangeOutcome, OperationResult } from '../change/types.js';
 import type { CloudApiError } from '../service/api-error.js';
 import { alreadyDecidedText } from './change.js';
 import { cloudErrorSentence, UNEXPECTED_IN_BOT } from './errors.js';
-import { esc, serviceRefPlain } from './mrkdwn.js';
+import { code, esc, serviceRefPlain } from './mrkdwn.js';
 import { approvalNotCountedText, approvalRecordedText } from './policy.js';
 import { channelRef } from './people.js';
 import { grantLogText, grantReplyText } from './grant.js';
@@ -148,6 +149,8 @@ export function replyText(reply: FlowReply): string | undefined {
       return approvalNotCountedText(reply.request, reply.reason);
     case 'approval-recorded':
       return approvalRecordedText(reply.request);
+    case 'scheduled':
+      return `:alarm_clock: Approved. Request ${code(reply.request.id)} ${appliesAt(reply.request.applyAt ?? reply.request.expiresAt)}, if the service still looks as it does now; its requester may cancel it until then.`;
     case 'expired':
       return ':hourglass_flowing_sand: This change request has expired, so nothing was changed. Ask again if it is still needed.';
     case 'lost-before-sending':
@@ -172,6 +175,10 @@ export function auditNoteText(note: AuditNote): string {
       return 'The bot could not record this request, so it was withdrawn. Ask again in a minute.';
     case 'rejected-because':
       return `Reason: ${note.reason}`;
+    case 'schedule-missed':
+      return scheduleMissedText(note.dueAt, note.graceMs);
+    case 'schedule-started':
+      return SCHEDULE_STARTED_TEXT;
   }
 }
 
@@ -182,6 +189,7 @@ export function auditNoteText(note: AuditNote): string {
 export function noteOutcome(note: AuditNote): ChangeOutcome | undefined {
   switch (note.kind) {
     case 'auto-approved':
+    case 'schedule-started':
       return undefined;
     case 'rejected-because':
       return { rejectedBecause: note.reason };

@@ -8,6 +8,7 @@
  *   approvalTs                                               — the approval channel's message
  *   channelId, serviceId, serviceName, expiresAt             — copies of immutable scalars, so the
  *                                                              Lua scripts never parse `data`
+ *   applyAt      a scheduled request's time (ms), also in `data`: the scheduled index's score
  *   update       JSON of the plan's PATCH body, copied into the 'applied' audit entry
  *   revertTarget, revertAfterMs, remindAfterMs               — a temporary request's schedule
  *   revertOf     a revert's grant: applying the revert ends the grant's schedule
@@ -40,6 +41,7 @@ type ImmutablePart = Pick<
   | 'expiresAt'
   | 'requirements'
   | 'policyDigest'
+  | 'applyAt'
   | TemporaryPart
   | JustificationPart
 >;
@@ -72,6 +74,7 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     ...temporaryPart(request),
     ...(request.reason ? { reason: request.reason } : {}),
     ...(request.ticket ? { ticket: request.ticket } : {}),
+    ...(request.applyAt !== undefined ? { applyAt: request.applyAt } : {}),
   };
   const args = [
     'data',
@@ -93,6 +96,8 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     neededApprovals(request).join(','),
   ];
   args.push(...revertScheduleArgs(request));
+  // Read by the scripts when the request moves to "scheduled" (its score in the scheduled index).
+  if (request.applyAt !== undefined) args.push('applyAt', String(request.applyAt));
   const approvals = request.approvals ?? [];
   approvals.forEach((approval, index) =>
     args.push(`${APPROVED_PREFIX}${approval.userId}`, `${index + 1}|${approval.at}|${approval.counts.join(',')}`),
@@ -266,6 +271,7 @@ function parseImmutablePart(json: string): ImmutablePart {
     policyDigest,
     reason,
     ticket,
+    applyAt,
   } = value;
   if (
     typeof id !== 'string' ||
@@ -293,6 +299,7 @@ function parseImmutablePart(json: string): ImmutablePart {
     ...readTemporaryPart(value),
     ...(typeof reason === 'string' ? { reason } : {}),
     ...(typeof ticket === 'string' ? { ticket } : {}),
+    ...(typeof applyAt === 'number' ? { applyAt } : {}),
   };
 }
 
