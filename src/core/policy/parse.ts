@@ -457,6 +457,7 @@ const MISSING: Record<string, string> = {
   rules: 'is missing: the file needs a rules: list',
   name: 'is required: a short name people will see in requests and the audit',
   match: 'is missing (use match: {} to match every request)',
+  reason: 'is required: the sentence a refused requester reads, like "Year-end freeze"',
 };
 
 function missingMessage(path: Array<string | number>): string {
