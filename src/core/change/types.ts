@@ -185,6 +185,10 @@ export interface ChangeRequest {
   reason?: string;
   /** The ticket the change belongs to (`ticket ABC-123`); a policy rule may require one matching its pattern. */
   ticket?: string;
+  /** Applied at once by someone on the policy's break-glass list, skipping approvals, windows and freezes. */
+  breakGlass?: true;
+  /** The break-glass request this one asks approvers to review after the fact (it sends nothing). */
+  reviewOf?: string;
 }
 
 export interface TemporaryTerms {

@@ -31,7 +31,8 @@ type ImmutablePart = Pick<
   | JustificationPart
 >;
 /** What makes a request time-boxed, a revert or an extension (core/change/temporary.ts). */
-type TemporaryPart = 'temporary' | 'revertOf' | 'extendOf' | 'threadTs' | 'beneficiaryId' | 'undoOf';
+type TemporaryPart =
+  'temporary' | 'revertOf' | 'extendOf' | 'threadTs' | 'beneficiaryId' | 'undoOf' | 'breakGlass' | 'reviewOf';
 /** Why the request was made; absent on requests stored before reasons and tickets existed. */
 type JustificationPart = 'reason' | 'ticket';
 
@@ -93,8 +94,10 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
 }
 
 function temporaryPart(request: ChangeRequest): Pick<ChangeRequest, TemporaryPart> {
-  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf } = request;
+  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf, breakGlass, reviewOf } = request;
   return {
+    ...(breakGlass ? { breakGlass } : {}),
+    ...(reviewOf ? { reviewOf } : {}),
     ...(beneficiaryId ? { beneficiaryId } : {}),
     ...(undoOf ? { undoOf } : {}),
     ...(temporary ? { temporary } : {}),
@@ -289,7 +292,7 @@ function parseImmutablePart(json: string): ImmutablePart {
 }
 
 function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, TemporaryPart> {
-  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf } = value;
+  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf, breakGlass, reviewOf } = value;
   const part: Pick<ChangeRequest, TemporaryPart> = {};
   if (typeof temporary === 'object' && temporary !== null) {
     const { durationMs, remindAfterMs } = temporary as Record<string, unknown>;
@@ -302,6 +305,8 @@ function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, 
   if (typeof threadTs === 'string') part.threadTs = threadTs;
   if (typeof beneficiaryId === 'string') part.beneficiaryId = beneficiaryId;
   if (typeof undoOf === 'string') part.undoOf = undoOf;
+  if (breakGlass === true) part.breakGlass = true;
+  if (typeof reviewOf === 'string') part.reviewOf = reviewOf;
   return part;
 }
 
