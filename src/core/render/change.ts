@@ -21,6 +21,7 @@ import { channelRef, mention, people } from './people.js';
 import { approvalChannelOf } from '../policy/progress.js';
 import { progressLines, progressSummary } from './policy.js';
 import { offersUndo, temporaryNote, undoButton } from './temporary.js';
+import { breakGlassSkippedText, reviewBlocks } from './breakglass.js';
 
 export const ACTION_APPROVE = 'change_approve';
 export const ACTION_REJECT = 'change_reject';
@@ -35,6 +36,7 @@ export function changeLine(change: FieldChange): string {
  * approval channel: the same record, without buttons, saying where it is decided.
  */
 export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): Block[] {
+  if (request.reviewOf) return reviewBlocks(request, [markReviewedButton(request.id)]);
   const { plan } = request;
   const blocks: Block[] = [
     header(`Change request: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 16)}`),
@@ -42,7 +44,11 @@ export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): B
   ];
   const warnings = distinctSentences(plan.warnings).map((w) => `:warning: *${esc(w)}*`);
   const note = temporaryNote(request);
-  const rules = request.requirements ? progressLines(request, request.requirements) : [];
+  const rules = request.breakGlass
+    ? [breakGlassSkippedText(request)]
+    : request.requirements
+      ? progressLines(request, request.requirements)
+      : [];
   const why = justificationLines(request);
   const budget =
     LIMITS.messageBlocks -
@@ -91,6 +97,8 @@ function shortened(text: string, max: number): string {
 function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
   // A revert is applied by the bot at once: nobody decides it, so it offers no buttons.
   if (request.status === 'pending' && request.revertOf) return [context(`Request ${code(request.id)} · reverting now`)];
+  if (request.status === 'pending' && request.breakGlass)
+    return [context(`Request ${code(request.id)} · :rotating_light: break-glass: applying now without approval`)];
   const decidedIn = linkOnly ? approvalChannelOf(request) : undefined;
   if (request.status === 'pending' && decidedIn)
     return [
@@ -160,8 +168,26 @@ export function outcomeText(request: ChangeRequest): string {
   return request.status === 'pending' ? 'Waiting for approval.' : OUTCOME[request.status](request);
 }
 
+/** The Mark reviewed button of a break-glass review: an approval by another name, on the same exactly-once path. */
+function markReviewedButton(requestId: string): Block {
+  return {
+    type: 'actions',
+    block_id: 'change_actions',
+    elements: [
+      {
+        type: 'button',
+        action_id: ACTION_APPROVE,
+        text: { type: 'plain_text', text: 'Mark reviewed' },
+        style: 'primary',
+        value: requestId,
+      },
+    ],
+  };
+}
+
 /** Everyone whose approval counted, or the rules that needed none. */
 function approvedBy(r: ChangeRequest): string {
+  if (r.breakGlass) return `:rotating_light: Break-glass by ${mention(r.decidedBy)}, without approval`;
   const approvals = r.approvals ?? [];
   if (approvals.length > 0) return `Approved by ${people(approvals.map((a) => a.userId))}`;
   const requirements = r.requirements ?? [];
