@@ -34,6 +34,7 @@ import {
 import { requesterMessage, requestMessage, withdrawnInApprovalChannel } from '../core/render/change.js';
 import { approvalChannelOf, isUserId } from '../core/policy/progress.js';
 import { requesterNewsMessage } from '../core/render/requester.js';
+import { scheduledCompletesText } from '../core/render/scheduled.js';
 import { messageOf } from '../core/render/errors.js';
 import { section } from '../core/render/mrkdwn.js';
 import { countsForText, deniedText, unjustifiedText } from '../core/render/policy.js';
@@ -176,8 +177,10 @@ export class ApprovalFlow implements ChangeRequestService {
       requesterId: input.userId,
       plan: input.plan,
       createdAt,
-      expiresAt: createdAt + this.options.ttlMs,
+      // A scheduled request's approvals expire with it: its approval window lasts until its time.
+      expiresAt: input.applyAt ?? createdAt + this.options.ttlMs,
       status: 'pending',
+      ...(input.applyAt !== undefined ? { applyAt: input.applyAt } : {}),
       requirements: [...ruling.decision.requirements],
       ...(ruling.digest ? { policyDigest: ruling.digest } : {}),
       ...(input.temporary ? { temporary: input.temporary } : {}),
@@ -249,6 +252,25 @@ export class ApprovalFlow implements ChangeRequestService {
       if (run.state.request?.status === 'expired') expired += 1;
     }
     return expired;
+  }
+
+  /**
+   * Starts the scheduled requests whose time has come (the due-items tick): each is claimed by one
+   * replica (the store's scheduled -> applying transition decides), read again and applied if the
+   * service still looks as it did, or refused as stale. One noticed more than `graceMs` after its
+   * time (the bot was down) ends expired instead, and its channel and requester are told.
+   */
+  async startDueScheduled(actorId: string, graceMs: number): Promise<number> {
+    let started = 0;
+    for (const id of await this.options.store.dueScheduled(this.now(), 20)) {
+      const request = await this.options.store.get(id);
+      if (request?.status !== 'scheduled') continue;
+      const run = await this.track(
+        this.run({ request, work: { phase: 'idle' } }, { type: 'schedule-due', actorId, graceMs }),
+      );
+      if (run.state.request && run.state.request.status !== 'scheduled') started += 1;
+    }
+    return started;
   }
 
   /**
@@ -429,8 +451,9 @@ export class ApprovalFlow implements ChangeRequestService {
           summary: changeSummary(request.plan.changes),
           message: countsForText(request.requirements ?? [], effect.counts),
         },
-        completesMessage: COMPLETES_TEXT,
-        claim: { owner: this.owner, ttlMs: this.leaseMs },
+        ...(effect.scheduleAt !== undefined
+          ? { completesMessage: scheduledCompletesText(effect.scheduleAt), schedule: { at: effect.scheduleAt } }
+          : { completesMessage: COMPLETES_TEXT, claim: { owner: this.owner, ttlMs: this.leaseMs } }),
       })
       .then((result) => {
         if (!result.ok && result.reason === 'expired') this.notify('expired', request, effect.approverId);

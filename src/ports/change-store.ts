@@ -36,6 +36,11 @@ export interface ApprovalStep {
   completesMessage?: string;
   /** When this approval completes the request: the approver's lease, granted in the same step (see Transition). */
   claim?: { owner: string; ttlMs: number };
+  /**
+   * A scheduled request: when this approval completes it, it moves to "scheduled" (not
+   * "applying", no lease) and into the scheduled index at `at` (its applyAt).
+   */
+  schedule?: { at: number };
 }
 
 /**
@@ -80,7 +85,13 @@ export interface ChangeStore {
    * approved by this person, or when the approval counts for no requirement still unmet.
    */
   addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult>;
-  /** Pending requests of a channel (made there, or decided there) that have not expired, oldest first. */
+  /**
+   * Ids of requests in "scheduled" whose applyAt is at or before `now` (app clock), soonest first,
+   * at most `limit` (the due-items tick). A transition to "scheduled" (or the approval completing
+   * a request with `schedule`) adds them; any transition out of it removes them, atomically.
+   */
+  dueScheduled(now: number, limit: number): Promise<string[]>;
+  /** Pending requests of a channel (made there, or decided there) that have not expired, oldest first, and its scheduled ones. */
   listPending(channelId: string, now: number): Promise<ChangeRequest[]>;
   /** Pending requests of every channel that have not expired (the pending gauge). */
   countPending(now: number): Promise<number>;

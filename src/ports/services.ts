@@ -28,6 +28,11 @@ export interface NewChangeRequest {
   ticket?: string;
   /** Which words a refusal for a missing reason or ticket points at: the command's or the form's. */
   askedBy?: 'command' | 'form';
+  /**
+   * `at TIME` (or a window's next opening): approved now, applied at this time (app clock, ms).
+   * The request's approval window ends then too (docs/scheduled-changes.md).
+   */
+  applyAt?: number;
 }
 
 /** Change requests: asked for, then decided by a click (approval/change-requests.ts). */

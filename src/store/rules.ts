@@ -115,3 +115,11 @@ export function approvalTally(needed: readonly number[], approvals: ReadonlyArra
 export function leavesPending(from: ChangeStatus, to: ChangeStatus): boolean {
   return from === 'pending' && to !== 'pending';
 }
+
+/**
+ * Whether a transition records who decided and when: leaving pending, and a scheduled request
+ * ending before its time (cancelled, expired). Its start (to applying) keeps its approver.
+ */
+export function recordsDecider(from: ChangeStatus, to: ChangeStatus): boolean {
+  return leavesPending(from, to) || (from === 'scheduled' && to !== 'scheduled' && to !== 'applying');
+}

@@ -87,10 +87,13 @@ const HANDLERS: Handlers = {
     if (state.work.phase !== 'idle') return ignored(state, 'a click starts a run of its own');
     const { request } = state;
     if (!request) return finish(undefined, [reply({ kind: 'gone-long-ago' })]);
-    if (request.status !== 'pending') return finish(request, [reply({ kind: 'already-decided', request })]);
-    if (request.revertOf) return finish(request, [reply({ kind: 'revert-needs-no-decision' })]);
-    if (request.reviewOf && event.decision !== 'approve') return finish(request, [reply({ kind: 'review-only' })]);
     const { decision, userId } = event;
+    // A scheduled request waits for its time: only its requester's Cancel still applies (the policy checks who).
+    const cancelsScheduled = request.status === 'scheduled' && decision === 'cancel';
+    if (request.status !== 'pending' && !cancelsScheduled)
+      return finish(request, [reply({ kind: 'already-decided', request })]);
+    if (request.revertOf) return finish(request, [reply({ kind: 'revert-needs-no-decision' })]);
+    if (request.reviewOf && decision !== 'approve') return finish(request, [reply({ kind: 'review-only' })]);
     const reason = decision === 'reject' && event.reason ? { reason: event.reason } : {};
     return next(request, { phase: 'checking', decision, userId, ...reason }, [
       { type: 'check-policy', decision, userId },
@@ -109,13 +112,15 @@ const HANDLERS: Handlers = {
       if (work.decision === 'approve') {
         const given = verdict.counts ?? (request.requirements ?? []).map((_, index) => index);
         const counts = given.length > 0 ? [...given] : [0];
-        return next(request, deciding, [{ type: 'add-approval', approverId: work.userId, at: context.now, counts }]);
+        const scheduleAt = waitsForItsTime(request, context) ? { scheduleAt: request.applyAt } : {};
+        return next(request, deciding, [
+          { type: 'add-approval', approverId: work.userId, at: context.now, counts, ...scheduleAt },
+        ]);
       }
       const to = work.decision === 'reject' ? 'rejected' : 'cancelled';
       const note = work.reason ? { note: { kind: 'rejected-because' as const, reason: work.reason } } : {};
-      return next(request, deciding, [
-        { type: 'transition', from: ['pending'], to, actorId: work.userId, audit: to, ...note },
-      ]);
+      const from = request.status === 'scheduled' ? (['scheduled'] as const) : (['pending'] as const);
+      return next(request, deciding, [{ type: 'transition', from, to, actorId: work.userId, audit: to, ...note }]);
     }),
   'approval-recorded': (state, event, context) =>
     inPhase(state, 'deciding', (request, work) => {
@@ -133,6 +138,13 @@ const HANDLERS: Handlers = {
           { type: 'show', request: result.request },
           reply({ kind: 'approval-recorded', request: result.request }),
         ]);
+      // The store moved it to "scheduled": it waits for its time, the due-items tick applies it.
+      if (result.request.status === 'scheduled')
+        return finish(result.request, [
+          { type: 'show', request: result.request },
+          ...tell(result.request, { kind: 'approved', by: work.userId }),
+          reply({ kind: 'scheduled', request: result.request }),
+        ]);
       return beginApply(
         result.request,
         work.userId,
@@ -141,11 +153,16 @@ const HANDLERS: Handlers = {
       );
     }),
 
-  'apply-unreviewed': (state, event) => {
+  'apply-unreviewed': (state, event, context) => {
     if (state.work.phase !== 'idle') return ignored(state, 'applying starts a run of its own');
     const { request } = state;
     if (!request) return finish(undefined, [reply({ kind: 'gone' })]);
     if (request.status !== 'pending') return finish(request, [reply({ kind: 'already-decided', request })]);
+    const auto = event.autoRules ? { note: { kind: 'auto-approved' as const, rules: event.autoRules } } : {};
+    if (waitsForItsTime(request, context))
+      return next(request, { phase: 'scheduling' }, [
+        { type: 'transition', from: ['pending'], to: 'scheduled', actorId: event.actorId, audit: 'approved', ...auto },
+      ]);
     return next(request, { phase: 'claiming', actorId: event.actorId }, [
       {
         type: 'transition',
@@ -178,6 +195,38 @@ const HANDLERS: Handlers = {
     ]);
   },
 
+  'schedule-due': (state, event, context) => {
+    const { request, work } = state;
+    if (!request || work.phase !== 'idle') return ignored(state, 'the due-items tick starts a run of its own');
+    if (request.status !== 'scheduled') return ignored(state, `the request is ${request.status}, not scheduled`);
+    const dueAt = request.applyAt ?? request.expiresAt;
+    if (context.now < dueAt) return ignored(state, 'its time has not come yet');
+    if (context.now > dueAt + event.graceMs)
+      return next(request, { phase: 'expiring' }, [
+        {
+          type: 'transition',
+          from: ['scheduled'],
+          to: 'expired',
+          actorId: event.actorId,
+          audit: 'expired',
+          note: { kind: 'schedule-missed', dueAt, graceMs: event.graceMs },
+        },
+      ]);
+    // The claim is the store's compare-and-set: of two replicas noticing it, one applies it.
+    const actorId = request.decidedBy ?? request.requesterId;
+    return next(request, { phase: 'claiming', actorId }, [
+      {
+        type: 'transition',
+        from: ['scheduled'],
+        to: 'applying',
+        actorId: event.actorId,
+        audit: 'approved',
+        claim: true,
+        note: { kind: 'schedule-started' },
+      },
+    ]);
+  },
+
   'expiry-due': (state, event, context) => {
     const { request, work } = state;
     if (!request || work.phase !== 'idle') return ignored(state, 'the expiry sweep starts a run of its own');
@@ -202,6 +251,9 @@ const HANDLERS: Handlers = {
         ]);
       case 'withdrawing':
         return withdrawn(request, work, result);
+      case 'scheduling':
+        if (!result.ok) return lostRace(result);
+        return finish(result.request, [{ type: 'show', request: result.request }]);
       case 'deciding': {
         if (!result.ok) return lostRace(result);
         const rejected =
@@ -576,6 +628,11 @@ function stopHolding(request: ChangeRequest, mode: ApplyMode): StepResult {
 
 // ---------------------------------------------------------------------------------------------
 // Filing and deciding
+
+/** A scheduled request approved before its time waits for it; one approved at or after it applies at once. */
+function waitsForItsTime(request: ChangeRequest, context: FlowContext): request is ChangeRequest & { applyAt: number } {
+  return request.applyAt !== undefined && request.applyAt > context.now;
+}
 
 function withdraw(request: ChangeRequest, kind: 'withdrawn-unposted' | 'withdrawn-unrecorded'): Effect {
   return {

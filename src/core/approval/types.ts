@@ -54,6 +54,8 @@ export type Work =
   | { phase: 'claiming'; actorId: string }
   /** Marking a request past its expiry expired, with nobody clicking (the expiry sweep). */
   | { phase: 'expiring' }
+  /** Moving a request that needs no approval to "scheduled": it waits for its time (applyAt). */
+  | { phase: 'scheduling' }
   | { phase: 'locking'; actorId: string; mode: ApplyMode; deadline: number; waitedFrom: number }
   | { phase: 'reading'; actorId: string; mode: ApplyMode; attempt: number }
   | ({ phase: 'sending'; actorId: string; mode: ApplyMode; index: number } & Progress)
@@ -92,6 +94,11 @@ export type FlowEvent =
   | { type: 'clicked'; decision: Decision; userId: string; reason?: string }
   | { type: 'policy-answered'; verdict: Verdict }
   | { type: 'approval-recorded'; result: StoreApprovalResult }
+  /**
+   * A scheduled request's time has come (the due-items tick noticed): it is applied now, or, when
+   * the bot noticed more than `graceMs` late (it was down), it ends expired and everyone is told.
+   */
+  | { type: 'schedule-due'; actorId: string; graceMs: number }
   // Applied without a decision: a policy that asks none, or a revert.
   | { type: 'apply-unreviewed'; actorId: string; autoRules?: readonly string[] }
   /** Someone on the break-glass list applies the request at once (approvals, windows and freezes skipped). */
@@ -117,14 +124,19 @@ export type AuditNote =
   /** A rejection with the reason its rejecter typed: kept as the outcome, and in the audit. */
   | { kind: 'rejected-because'; reason: string }
   /** Applied at once by someone on the break-glass list, for this reason. */
-  | { kind: 'break-glass'; reason: string };
+  | { kind: 'break-glass'; reason: string }
+  /** A scheduled request the bot noticed more than the grace after its time (it was down): not applied. */
+  | { kind: 'schedule-missed'; dueAt: number; graceMs: number }
+  /** A scheduled request's time came: applying it now. */
+  | { kind: 'schedule-started' };
 
 export type Effect =
   | { type: 'create' }
   | { type: 'post-request' }
   | { type: 'record-message-ts'; ts: string; approvalTs?: string }
   | { type: 'check-policy'; decision: Decision; userId: string }
-  | { type: 'add-approval'; approverId: string; at: number; counts: number[] }
+  /** `scheduleAt`: a scheduled request; the last approval moves it to "scheduled" (not "applying") to wait for that time. */
+  | { type: 'add-approval'; approverId: string; at: number; counts: number[]; scheduleAt?: number }
   | {
       type: 'transition';
       from: readonly ChangeRequest['status'][];
@@ -238,6 +250,8 @@ export type FlowReply =
   | { kind: 'not-allowed'; reason: string }
   | { kind: 'approval-not-counted'; request: ChangeRequest; reason: 'already-approved' | 'not-needed' }
   | { kind: 'approval-recorded'; request: ChangeRequest }
+  /** The last approval was given to a scheduled request: it applies at its time. */
+  | { kind: 'scheduled'; request: ChangeRequest }
   | { kind: 'expired' }
   | { kind: 'lost-before-sending' }
   | { kind: 'lost-after-sending' }

@@ -114,6 +114,8 @@ export interface ChangePlan {
 
 export const CHANGE_STATUSES = [
   'pending',
+  /** Approved, waiting for its `applyAt` (a scheduled change); the requester may still cancel it. */
+  'scheduled',
   'applying',
   'applied',
   'failed',
@@ -189,6 +191,12 @@ export interface ChangeRequest {
   breakGlass?: true;
   /** The break-glass request this one asks approvers to review after the fact (it sends nothing). */
   reviewOf?: string;
+  /**
+   * A scheduled change (`at TIME`, or deferred to a window's opening): once approved it waits in
+   * "scheduled" until this time (app clock, ms), then is applied if the service still looks as it
+   * did (docs/scheduled-changes.md). Its approval window (`expiresAt`) ends at this time too.
+   */
+  applyAt?: number;
 }
 
 export interface TemporaryTerms {

@@ -50,6 +50,7 @@ export const COMMAND_CATALOGUE = [
     name: 'ip add',
     usage: 'ip add SERVICE SOURCE [DESCRIPTION...] [for DURATION]',
     example: 'ip add orders-prod 192.0.2.0/24 office VPN',
+    more: ['ip add orders-prod 203.0.113.7 vendor at tuesday 09:00 for 3h'],
     summary: 'Request access for an IP address or CIDR block; with for 30m, 2h or 3d the bot takes it back then.',
   },
   {

@@ -33,6 +33,7 @@ import { normalizeSlackText, tokenize, type Token } from './tokenize.js';
 import { durationProblem, TEMPORARY_MIN_MS } from '../change/temporary.js';
 import { DURATION_FORMS, readSpokenDuration } from './duration.js';
 import { checkReason, checkTicket, type Justification } from '../policy/justification.js';
+import { readWhen, type WhenSpec } from './when.js';
 
 export type Command =
   | { kind: 'help' }
@@ -42,7 +43,9 @@ export type Command =
   | { kind: 'show'; service: string }
   | { kind: 'edit'; service: string }
   /** verb is the command that asked for the change, as the catalogue names it: "ip add", "rename"... */
-  | ({ kind: 'change'; service: string; intent: ChangeIntent; verb: string; durationMs?: number } & Justification)
+  /** when: `at TIME`, read but not yet resolved to an instant (that needs the clock and a time zone). */
+  | ({ kind: 'change'; service: string; intent: ChangeIntent; verb: string; durationMs?: number; when?: WhenSpec } &
+      Justification)
   | { kind: 'pending' }
   | { kind: 'temporary' }
   | { kind: 'history'; service?: string }
@@ -140,8 +143,10 @@ function parseText(text: string): Command {
   }
   if (unterminated !== undefined) throw unclosedQuote(unterminated, tokens);
   if (handler === undefined || first === undefined) return { kind: 'help' };
-  const justified = splitJustification(first.text.toLowerCase(), args);
-  return withJustification(handler(justified.args), justified, first.text);
+  const firstWord = first.text.toLowerCase();
+  const timed = splitWhen(firstWord, args);
+  const justified = splitJustification(firstWord, timed.args);
+  return withWhen(withJustification(handler(justified.args), justified, first.text), timed.when, first.text);
 }
 
 function tooLong(text: string): UsageProblem {
@@ -387,6 +392,61 @@ function withJustification(command: Command, given: Justified, firstWord: string
   const hint = command.kind === 'edit' ? ' The edit form has Reason and Ticket fields.' : '';
   throw new UsageProblem(
     `${words.join(' and ')} go${words.length === 1 ? 'es' : ''} with commands that request a change, not with ${firstWord.toLowerCase()}.${hint}`,
+    usageForWords([firstWord]),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// at TIME: when an approved change is applied (core/command/when.ts)
+
+/** Commands whose own words may hold an `at` of another meaning (a cron expression is quoted, but its filters are not). */
+const UNTIMED_FIRST_WORDS: ReadonlySet<string> = new Set(['schedule', 'help']);
+
+/**
+ * Takes an unquoted `at TIME [tz:ZONE]` out of the arguments, before `because`, `for` and the
+ * command's own parser see them. Words after an `at` that look like a time but cannot be read are
+ * refused with the accepted forms, never taken as a description (as `for` does); an `at` followed
+ * by other words ("vendor at office") stays a word of the description.
+ */
+function splitWhen(firstWord: string, args: Token[]): { args: Token[]; when?: WhenSpec } {
+  if (UNTIMED_FIRST_WORDS.has(firstWord)) return { args };
+  const from = FIXED_WORDS[firstWord] ?? 1;
+  const problem = (message: string): never => {
+    throw new UsageProblem(message, usageForWords([firstWord, ...textOf(args)]));
+  };
+  let when: WhenSpec | undefined;
+  const kept: Token[] = [];
+  for (let at = 0; at < args.length; at++) {
+    const token = args[at] as Token;
+    if (at < from || token.quoted || token.text.toLowerCase() !== 'at') {
+      kept.push(token);
+      continue;
+    }
+    const after = args.slice(at + 1, at + 4);
+    const reading = readWhen(textOf(after.slice(0, firstQuoted(after))));
+    if (reading.kind === 'other') {
+      kept.push(token);
+      continue;
+    }
+    if (reading.kind === 'unreadable') return problem(`${reading.message} ${QUOTED_DESCRIPTION}`);
+    if (when) problem(`Give one time: at appears twice (${echo(when.text)} and ${echo(reading.spec.text)}).`);
+    when = reading.spec;
+    at += reading.words;
+  }
+  return when ? { args: kept, when } : { args: kept };
+}
+
+function firstQuoted(tokens: Token[]): number {
+  const index = tokens.findIndex((token) => token.quoted);
+  return index === -1 ? tokens.length : index;
+}
+
+/** Only a change request can be scheduled; any other command given a time is refused. */
+function withWhen(command: Command, when: WhenSpec | undefined, firstWord: string): Command {
+  if (when === undefined || command.kind === 'invalid') return command;
+  if (command.kind === 'change') return { ...command, when };
+  throw new UsageProblem(
+    `at ${echo(when.text)} schedules a change; ${firstWord.toLowerCase()} does not change anything, so it takes no time.`,
     usageForWords([firstWord]),
   );
 }

@@ -3,6 +3,7 @@
  * clicked is told, what goes to the audit trail and the log. The flow (core/approval/step.ts)
  * only names what happened; every word for people is here.
  */
+import { appliesAt, SCHEDULE_STARTED_TEXT, scheduleMissedText } from './scheduled.js';
 import type { AuditNote, Failure, FlowOutcome, FlowReply, LogFact } from '../approval/types.js';
 import type { ChangeOutcome, ChangeRequest, OperationResult } from '../change/types.js';
 import type { CloudApiError } from '../service/api-error.js';
@@ -158,6 +159,8 @@ export function replyText(reply: FlowReply): string | undefined {
       return approvalNotCountedText(reply.request, reply.reason);
     case 'approval-recorded':
       return approvalRecordedText(reply.request);
+    case 'scheduled':
+      return `:alarm_clock: Approved. Request ${code(reply.request.id)} ${appliesAt(reply.request.applyAt ?? reply.request.expiresAt)}, if the service still looks as it does now; its requester may cancel it until then.`;
     case 'expired':
       return ':hourglass_flowing_sand: This change request has expired, so nothing was changed. Ask again if it is still needed.';
     case 'lost-before-sending':
@@ -182,6 +185,10 @@ export function auditNoteText(note: AuditNote): string {
       return `Reason: ${note.reason}`;
     case 'break-glass':
       return `Break-glass: applied without approval, windows or freezes. Reason: ${note.reason}`;
+    case 'schedule-missed':
+      return scheduleMissedText(note.dueAt, note.graceMs);
+    case 'schedule-started':
+      return SCHEDULE_STARTED_TEXT;
   }
 }
 
@@ -193,6 +200,7 @@ export function noteOutcome(note: AuditNote): ChangeOutcome | undefined {
   switch (note.kind) {
     case 'auto-approved':
     case 'break-glass':
+    case 'schedule-started':
       return undefined;
     case 'rejected-because':
       return { rejectedBecause: note.reason };

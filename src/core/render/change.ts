@@ -1,4 +1,5 @@
 /** Block Kit for change requests: the message people approve, and what it becomes afterwards. */
+import { appliesAt } from './scheduled.js';
 import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest, ChangeStatus, FieldChange } from '../change/types.js';
 import { apiReference } from './errors.js';
@@ -103,32 +104,46 @@ function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
   if (request.status === 'pending' && decidedIn)
     return [
       context(
-        `Request ${code(request.id)} · waiting for approval in ${channelRef(decidedIn)} · expires ${slackDate(request.expiresAt)}`,
+        `Request ${code(request.id)} · waiting for approval in ${channelRef(decidedIn)} · ${expiry(request)}`,
       ),
     ];
   if (request.status === 'pending') {
     return [
-      context(`Request ${code(request.id)} · waiting for approval · expires ${slackDate(request.expiresAt)}`),
+      context(`Request ${code(request.id)} · waiting for approval · ${expiry(request)}`),
       {
         type: 'actions',
         block_id: 'change_actions',
-        elements: [
-          ...decisionButtons(request.id),
-          {
-            type: 'button',
-            action_id: ACTION_CANCEL,
-            text: { type: 'plain_text', text: 'Cancel (requester)' },
-            value: request.id,
-          },
-        ],
+        elements: [...decisionButtons(request.id), cancelButton(request.id)],
       },
     ];
   }
+  // Approved, waiting for its time: its requester may still call it off.
+  if (request.status === 'scheduled' && !decidedIn)
+    return [
+      section(outcomeText(request)),
+      context(`Request ${code(request.id)}`),
+      { type: 'actions', block_id: 'change_actions', elements: [cancelButton(request.id)] },
+    ];
   return [
     section(outcomeText(request)),
     context(`Request ${code(request.id)}`),
     ...(offersUndo(request) ? [undoButton(request)] : []),
   ];
+}
+
+function cancelButton(requestId: string) {
+  return {
+    type: 'button' as const,
+    action_id: ACTION_CANCEL,
+    text: { type: 'plain_text' as const, text: 'Cancel (requester)' },
+    value: requestId,
+  };
+}
+
+/** A scheduled request's approval window ends at its time: both are said. */
+function expiry(request: ChangeRequest): string {
+  if (request.applyAt !== undefined) return `${appliesAt(request.applyAt)} if approved by then`;
+  return `expires ${slackDate(request.expiresAt)}`;
 }
 
 /** Approve and Reject for a request: the same buttons in the channel, a DM and the Home tab. */
@@ -152,6 +167,8 @@ export function decisionButtons(requestId: string) {
 }
 
 const OUTCOME: Record<Exclude<ChangeStatus, 'pending'>, (r: ChangeRequest) => string> = {
+  scheduled: (r) =>
+    `:alarm_clock: *Scheduled.* ${approvedBy(r)}${when(r)}; it ${appliesAt(r.applyAt ?? r.expiresAt)}, if the service still looks as it does now.`,
   applying: (r) => `:hourglass: ${approvedBy(r)}; applying the change…`,
   applied: (r) =>
     `:white_check_mark: *Applied.* ${approvedBy(r)}${when(r)}${apiRef(r)}${r.outcome?.message ? ` ${esc(r.outcome.message)}` : ''}`,
@@ -161,7 +178,9 @@ const OUTCOME: Record<Exclude<ChangeStatus, 'pending'>, (r: ChangeRequest) => st
     `:no_entry: *Rejected* by ${mention(r.decidedBy)}${when(r)}${r.outcome?.rejectedBecause ? `: “${esc(r.outcome.rejectedBecause)}”` : ''}`,
   cancelled: (r) => `:heavy_multiplication_x: *Cancelled* by ${mention(r.decidedBy)}${when(r)}`,
   expired: (r) =>
-    `:hourglass_flowing_sand: *Expired* without approval at ${slackDate(r.expiresAt)}. Ask again if it is still needed.`,
+    r.decidedBy && r.applyAt !== undefined && r.outcome?.message
+      ? `:hourglass_flowing_sand: *Expired.* ${esc(r.outcome.message)}`
+      : `:hourglass_flowing_sand: *Expired* without approval at ${slackDate(r.expiresAt)}. Ask again if it is still needed.`,
 };
 
 export function outcomeText(request: ChangeRequest): string {
@@ -206,12 +225,18 @@ export function pendingBlocks(requests: ChangeRequest[]): Block[] {
   if (requests.length === 0) return [section('No change request is waiting for approval in this channel.')];
   const lines = requests.map(
     (r) =>
-      `• ${code(r.id)} ${serviceRef(r.plan.serviceName, r.plan.serviceId)} by ${mention(r.requesterId)}: ${esc(changeSummary(r.plan.changes))}${justificationPhrase(r)}${r.requirements ? ` · ${progressSummary(r, r.requirements)}` : ''} · expires ${slackDate(r.expiresAt)}`,
+      `• ${code(r.id)} ${serviceRef(r.plan.serviceName, r.plan.serviceId)} by ${mention(r.requesterId)}: ${esc(changeSummary(r.plan.changes))}${justificationPhrase(r)}${pendingState(r)}`,
   );
   return [
     header(`Pending change requests (${requests.length})`),
     ...packLines(lines, LIMITS.messageBlocks - 1, (n) => `_…and ${n} more_`),
   ];
+}
+
+/** Where a request listed by `pending` stands: its approvals and expiry, or its time once approved. */
+function pendingState(r: ChangeRequest): string {
+  if (r.status === 'scheduled') return ` · approved, ${appliesAt(r.applyAt ?? r.expiresAt)}`;
+  return `${r.requirements ? ` · ${progressSummary(r, r.requirements)}` : ''} · ${expiry(r)}`;
 }
 
 /** The public message of a change request: its summary line as text, its blocks with buttons. */

@@ -9,7 +9,7 @@ export function helpBlocks(slashCommand: string, lead?: string): Block[] {
     ...(lead ? [section(lead)] : []),
     ...packLines(lines, 20, (n) => `…and ${n} more`),
     context(
-      'SERVICE is a service id or name; quote names with spaces. Every change becomes a request that a colleague approves in the channel; add `because "REASON"` and `ticket ID` after its arguments when a policy rule asks for them.',
+      'SERVICE is a service id or name; quote names with spaces. Every change becomes a request that a colleague approves in the channel; add `because "REASON"` and `ticket ID` after its arguments when a policy rule asks for them. Add `at TIME` (`at 2026-12-01 09:00`, `at 09:00`, `at monday 06:00`, optionally `tz:Europe/Berlin`) to any change to have it approved now and applied then.',
     ),
   ];
 }

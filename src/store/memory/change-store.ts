@@ -28,7 +28,7 @@ import {
   byCreation,
   duplicateRequestError,
   approvalTally,
-  leavesPending,
+  recordsDecider,
   neededApprovals,
   requestedAuditEntry,
   retentionDeadline,
@@ -64,6 +64,8 @@ export class MemoryChangeStore implements ChangeStore {
   private readonly fences = new Map<string, number>();
   /** Applied temporary requests -> when they are reverted and reminded (app clock), like the Redis zsets. */
   private readonly reverts = new Map<string, number>();
+  /** As the Redis store's scheduled index: requests in "scheduled", by applyAt. */
+  private readonly scheduled = new Map<string, number>();
   private readonly reminders = new Map<string, number>();
   /** claimOnce: until when each key is claimed. */
   private readonly clicks = new Map<string, number>();
@@ -131,7 +133,7 @@ export class MemoryChangeStore implements ChangeStore {
 
       const previous = stored.status;
       stored.status = transition.to;
-      if (leavesPending(previous, transition.to)) {
+      if (recordsDecider(previous, transition.to)) {
         stored.decidedBy = transition.actorId;
         stored.decidedAt = transition.now;
       }
@@ -139,6 +141,8 @@ export class MemoryChangeStore implements ChangeStore {
       if (previous === 'applying' && transition.to !== 'applying') this.releaseLease(stored, holder?.serviceId);
       if (previous !== 'applying' && transition.to === 'applying' && claim) this.grantLease(stored, claim);
       if (transition.to === 'applied') this.scheduleRevert(stored, transition.now);
+      if (previous === 'scheduled' && transition.to !== 'scheduled') this.scheduled.delete(stored.id);
+      if (transition.to === 'scheduled') this.scheduled.set(stored.id, stored.applyAt ?? stored.expiresAt);
       this.appendTransitionAudit(stored, transition, transition.audit);
       return { ok: true, request: copyOf(stored) };
     });
@@ -183,6 +187,10 @@ export class MemoryChangeStore implements ChangeStore {
       this.reverts.delete(id);
       this.reminders.delete(id);
     });
+  }
+
+  dueScheduled(now: number, limit: number): Promise<string[]> {
+    return answer(() => dueIds(this.scheduled, now, limit));
   }
 
   dueReminders(now: number, limit: number): Promise<string[]> {
@@ -250,10 +258,11 @@ export class MemoryChangeStore implements ChangeStore {
       const after = approvalTally(needed, stored.approvals);
       const complete = needed.every((count, index) => (after[index] ?? 0) >= count);
       if (complete) {
-        stored.status = 'applying';
+        stored.status = step.schedule ? 'scheduled' : 'applying';
         stored.decidedBy = approval.userId;
         stored.decidedAt = approval.at;
-        if (step.claim) this.grantLease(stored, step.claim);
+        if (step.schedule) this.scheduled.set(stored.id, step.schedule.at);
+        else if (step.claim) this.grantLease(stored, step.claim);
       }
       const message = [step.audit.message, complete ? step.completesMessage : undefined].filter(Boolean).join(' ');
       const fence = this.fences.get(stored.id);
@@ -355,7 +364,7 @@ export class MemoryChangeStore implements ChangeStore {
         .filter(
           (r) =>
             (r.channelId === channelId || approvalChannelOf(r) === channelId) &&
-            r.status === 'pending' &&
+            (r.status === 'pending' || r.status === 'scheduled') &&
             r.expiresAt > now,
         )
         .sort(byCreation)

@@ -111,9 +111,9 @@ export class RedisChangeStore implements ChangeStore {
     const { onConnectionError } = options;
     if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
     this.createScript = defineScript(this.redis, CREATE_COMMAND, 6, CREATE_LUA);
-    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 10, TRANSITION_LUA);
+    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 11, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
-    this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 7, ADD_APPROVAL_LUA);
+    this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 8, ADD_APPROVAL_LUA);
     this.renewLeaseScript = defineScript(this.redis, RENEW_LEASE_COMMAND, 2, RENEW_LEASE_LUA);
     this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
     this.confirmSendingScript = defineScript(this.redis, CONFIRM_SENDING_COMMAND, 2, CONFIRM_SENDING_LUA);
@@ -193,6 +193,7 @@ export class RedisChangeStore implements ChangeStore {
       ...indexes,
       this.keys.reverts,
       this.keys.reminders,
+      this.keys.scheduled,
       id,
       transition.now,
       transition.to,
@@ -222,6 +223,7 @@ export class RedisChangeStore implements ChangeStore {
       this.keys.audit,
       this.keys.open,
       ...(await this.auditIndexKeys(id)),
+      this.keys.scheduled,
       id,
       approval.at,
       approval.userId,
@@ -234,6 +236,7 @@ export class RedisChangeStore implements ChangeStore {
       step.claim?.owner ?? '',
       step.claim ? Math.ceil(step.claim.ttlMs) : 0,
       this.auditRetentionMs,
+      step.schedule ? step.schedule.at : '',
     );
     return approvalResultFromReply(reply);
   }
@@ -312,7 +315,9 @@ export class RedisChangeStore implements ChangeStore {
   async listPending(channelId: string, now: number): Promise<ChangeRequest[]> {
     const ids = await this.redis.zrangebyscore(this.keys.pending(channelId), `(${now}`, '+inf');
     const requests = await this.getMany(ids);
-    return requests.filter((r) => r.status === 'pending' && r.expiresAt > now).sort(byCreation);
+    return requests
+      .filter((r) => (r.status === 'pending' || r.status === 'scheduled') && r.expiresAt > now)
+      .sort(byCreation);
   }
 
   async listOpen(now: number, limit: number): Promise<ChangeRequest[]> {
@@ -337,6 +342,16 @@ export class RedisChangeStore implements ChangeStore {
     await this.forgetVanished(ids, requests);
     // Transitions keep the set exact; the status check only guards against a stale read.
     return requests.filter((r) => r.status === 'applying').sort(byCreation);
+  }
+
+  async dueScheduled(now: number, limit: number): Promise<string[]> {
+    const ids = await this.redis.zrangebyscore(this.keys.scheduled, '-inf', now, 'LIMIT', 0, limit);
+    // A member whose record has gone (past its retention) can never be started: drop it.
+    const requests = await this.getMany(ids);
+    const live = new Set(requests.map((request) => request.id));
+    const gone = ids.filter((id) => !live.has(id));
+    if (gone.length > 0) await this.redis.zrem(this.keys.scheduled, ...gone);
+    return ids.filter((id) => live.has(id));
   }
 
   /**

@@ -8,6 +8,7 @@
  *   approvalTs                                               — the approval channel's message
  *   channelId, serviceId, serviceName, expiresAt             — copies of immutable scalars, so the
  *                                                              Lua scripts never parse `data`
+ *   applyAt      a scheduled request's time (ms), also in `data`: the scheduled index's score
  *   update       JSON of the plan's PATCH body, copied into the 'applied' audit entry
  *   fence, leaseOwner, leaseUntil, sending, sentAt, takenAt  — the apply lease (scripts.ts)
  */
@@ -27,6 +28,7 @@ type ImmutablePart = Pick<
   | 'expiresAt'
   | 'requirements'
   | 'policyDigest'
+  | 'applyAt'
   | TemporaryPart
   | JustificationPart
 >;
@@ -59,6 +61,7 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     ...temporaryPart(request),
     ...(request.reason ? { reason: request.reason } : {}),
     ...(request.ticket ? { ticket: request.ticket } : {}),
+    ...(request.applyAt !== undefined ? { applyAt: request.applyAt } : {}),
   };
   const args = [
     'data',
@@ -79,6 +82,8 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     neededApprovals(request).join(','),
   ];
   args.push(...revertScheduleArgs(request));
+  // Read by the scripts when the request moves to "scheduled" (its score in the scheduled index).
+  if (request.applyAt !== undefined) args.push('applyAt', String(request.applyAt));
   const approvals = request.approvals ?? [];
   approvals.forEach((approval, index) =>
     args.push(`${APPROVED_PREFIX}${approval.userId}`, `${index + 1}|${approval.at}|${approval.counts.join(',')}`),
@@ -262,7 +267,8 @@ function storedUpdate(json: string): { update?: ServiceUpdate } {
 
 function parseImmutablePart(json: string): ImmutablePart {
   const value = parseJsonObject(json, 'data');
-  const { id, channelId, requesterId, plan, createdAt, expiresAt, requirements, policyDigest, reason, ticket } = value;
+  const { id, channelId, requesterId, plan, createdAt, expiresAt, requirements, policyDigest, reason, ticket, applyAt } =
+    value;
   if (
     typeof id !== 'string' ||
     typeof channelId !== 'string' ||
@@ -288,6 +294,7 @@ function parseImmutablePart(json: string): ImmutablePart {
     ...readTemporaryPart(value),
     ...(typeof reason === 'string' ? { reason } : {}),
     ...(typeof ticket === 'string' ? { ticket } : {}),
+    ...(typeof applyAt === 'number' ? { applyAt } : {}),
   };
 }
 

@@ -17,6 +17,8 @@
  *   <prefix>{changes}:reverts                ZSET  ids of applied temporary requests, scored by
  *                                            when the bot reverts them (app clock, ms)
  *   <prefix>{changes}:reminders              ZSET  the same ids, scored by when to remind
+ *   <prefix>{changes}:scheduled              ZSET  ids of approved requests in "scheduled", scored by
+ *                                            their applyAt (app clock, ms): the due-items tick reads it
  *   <prefix>{changes}:click:<key>            STRING a click claimed once for a while (SET NX PX)
  *
  *   <prefix>{schedules}:all                  HASH  id -> schedule JSON
@@ -39,6 +41,8 @@ export interface ChangeKeys {
   serviceLock(serviceId: string): string;
   reverts: string;
   reminders: string;
+  /** Approved scheduled requests by their time (applyAt). */
+  scheduled: string;
   /** A click claimed once for a while (claimOnce). */
   click(key: string): string;
 }
@@ -59,6 +63,7 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
     reverts: `${base}reverts`,
     reminders: `${base}reminders`,
+    scheduled: `${base}scheduled`,
     click: (key) => `${base}click:${key}`,
   };
 }

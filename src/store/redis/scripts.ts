@@ -132,7 +132,8 @@ return 1
 /**
  * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 the service's lock,
  *       5 index of all pending requests, 6 channel's audit stream, 7 channel's audit stream of
- *       the service, 8 stream of applied entries, 9 reverts due (zset), 10 reminders due (zset)
+ *       the service, 8 stream of applied entries, 9 reverts due (zset), 10 reminders due (zset),
+ *       11 scheduled requests (zset, by applyAt)
  * ARGV: 1 id, 2 now, 3 to, 4 actorId, 5 outcome JSON or '', 6 audit MINID (unix ms),
  *       7 audit action, 8 summary, 9 apiRequestId or '', 10 message or '',
  *       11 message of the automatic expiry entry,
@@ -146,7 +147,7 @@ export const TRANSITION_LUA =
   LEASE_PRELUDE +
   `
 local request, applying, audit, service_lock, open = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local reverts, reminders = KEYS[9], KEYS[10]
+local reverts, reminders, scheduled = KEYS[9], KEYS[10], KEYS[11]
 local id, now, to, actor, outcome, minid = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local claim_owner, claim_ttl, holder_owner, holder_fence = ARGV[12], ARGV[13], ARGV[14], ARGV[15]
 
@@ -186,6 +187,16 @@ redis.call('HSET', request, 'status', to)
 if status == 'pending' and to ~= 'pending' then
   redis.call('HSET', request, 'decidedBy', actor, 'decidedAt', now)
   redis.call('ZREM', open, id)
+end
+-- A scheduled request waits in the scheduled index until it leaves "scheduled"; ended before its
+-- time (cancelled, expired) it records who ended it, started (applying) it keeps its approver.
+if status == 'scheduled' and to ~= 'scheduled' then
+  redis.call('ZREM', scheduled, id)
+  if to ~= 'applying' then redis.call('HSET', request, 'decidedBy', actor, 'decidedAt', now) end
+end
+if to == 'scheduled' and status ~= 'scheduled' then
+  local apply_at = redis.call('HGET', request, 'applyAt') or redis.call('HGET', request, 'expiresAt')
+  redis.call('ZADD', scheduled, apply_at, id)
 end
 if outcome ~= '' then redis.call('HSET', request, 'outcome', outcome) end
 if status == 'applying' and to ~= 'applying' then
@@ -369,12 +380,14 @@ export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
 
 /**
  * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 index of all pending requests,
- *       5 channel's audit stream, 6 channel's audit stream of the service, 7 stream of applied entries
+ *       5 channel's audit stream, 6 channel's audit stream of the service, 7 stream of applied entries,
+ *       8 scheduled requests (zset, by applyAt)
  * ARGV: 1 id, 2 now, 3 approver, 4 requirement indices it counts for ("0,2"), 5 audit MINID (unix ms),
  *       6 summary, 7 audit message or '', 8 message appended when it completes the request,
  *       9 message of the automatic expiry entry, 10 owner claiming the lease when this approval
  *       completes the request (as a transition to applying does) or '', 11 its lease in ms,
- *       12 audit retention (ms)
+ *       12 audit retention (ms), 13 a scheduled request's applyAt or '': when this approval
+ *       completes it, it moves to "scheduled" (into KEYS 8 at that score) instead of "applying"
  * The request hash holds `need` ("2,1,0": approvals per requirement; absent = "1") and one field
  * `approved:<user>` = "<seq>|<at>|<indices>" per approval, seq counting in the order the approvals
  * were recorded here (clicks' own clocks may disagree across replicas). Returns {'missing'} or {reason, complete,
@@ -442,7 +455,12 @@ for position, wanted in ipairs(need) do
   if (after[position - 1] or 0) < wanted then complete = 0 end
 end
 local message = ARGV[7]
-if complete == 1 then
+if complete == 1 and ARGV[13] ~= '' then
+  redis.call('HSET', request, 'status', 'scheduled', 'decidedBy', user, 'decidedAt', now)
+  redis.call('ZADD', KEYS[8], ARGV[13], id)
+  redis.call('ZREM', open, id)
+  if ARGV[8] ~= '' then message = (message ~= '' and (message .. ' ') or '') .. ARGV[8] end
+elseif complete == 1 then
   redis.call('HSET', request, 'status', 'applying', 'decidedBy', user, 'decidedAt', now)
   redis.call('SADD', applying, id)
   redis.call('ZREM', open, id)
