@@ -355,6 +355,7 @@ function buildServices(
     policy,
     ttlMs: config.approvals.changeTtlSeconds * 1000,
     leaseMs: config.approvals.leaseMs,
+    ...(config.approvals.securityChannel ? { securityChannel: config.approvals.securityChannel } : {}),
     updateTimeoutMs: config.clickhouse.timeoutMs,
     logger,
     ...(overrides.clock ? { now: overrides.clock } : {}),

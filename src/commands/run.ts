@@ -18,6 +18,8 @@ import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
 import { filedText } from '../core/render/approval.js';
+import { breakGlassReplyText, deferredText } from '../core/render/breakglass.js';
+import type { NewChangeRequest } from '../ports/index.js';
 import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
@@ -77,30 +79,26 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   },
   edit: (command, inv, s) => openEditModal(command.service, inv, s),
   change: async (command, inv, s) => {
-    const tooLong =
-      command.durationMs === undefined ? undefined : durationProblem(command.durationMs, s.temporaryMaxMs);
-    if (tooLong) return replyText(inv, `:warning: ${esc(tooLong)}`);
-    const found = await lookupService(s, command.service, inv.userId);
-    if (!found.ok) return replyText(inv, found.text);
-    const temporary = command.durationMs === undefined ? {} : { temporary: temporaryTerms(command.durationMs) };
-    const result = await s.changeRequests.request({
-      channelId: inv.channelId,
-      userId: inv.userId,
-      service: found.service,
-      intent: command.intent,
-      ...temporary,
-      ...(command.reason !== undefined ? { reason: command.reason } : {}),
-      ...(command.ticket !== undefined ? { ticket: command.ticket } : {}),
-      askedBy: 'command',
-    });
-    if (result.ok) return replyText(inv, filedText(result.request, 'the channel'));
+    const asked = await changeInput(command, inv, s);
+    if (!asked.ok) return replyText(inv, asked.text);
+    const result = await s.changeRequests.request(asked.input);
+    if (result.ok)
+      return replyText(
+        inv,
+        result.deferred
+          ? `${filedText(result.request, 'the channel')}\n${deferredText(result.deferred)}`
+          : filedText(result.request, 'the channel'),
+      );
     if ('text' in result) return replyText(inv, result.text);
-    return replyText(
-      inv,
-      `:warning: ${distinctSentences(result.problems.map((p) => p.message))
-        .map(esc)
-        .join('\n')}`,
-    );
+    return replyText(inv, problemsText(result.problems));
+  },
+  breakglass: async (command, inv, s) => {
+    const asked = await changeInput(command.change, inv, s);
+    if (!asked.ok) return replyText(inv, asked.text);
+    const result = await s.changeRequests.breakGlass(asked.input);
+    if (result.ok) return replyText(inv, breakGlassReplyText(result.request, result.reviewId));
+    if ('text' in result) return replyText(inv, result.text);
+    return replyText(inv, problemsText(result.problems));
   },
   pending: async (_command, inv, s) => {
     const requests = await s.changeStore.listPending(inv.channelId, Date.now());
@@ -114,6 +112,37 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   'schedule list': (_command, inv, s) => listSchedules(inv, s),
   'schedule remove': (command, inv, s) => removeSchedule(command.id, inv, s),
 };
+
+/** A change command as the middle layer takes it: its service looked up, its duration checked. */
+async function changeInput(
+  command: Extract<Command, { kind: 'change' }>,
+  inv: Invocation,
+  s: BotServices,
+): Promise<{ ok: true; input: NewChangeRequest } | { ok: false; text: string }> {
+  const tooLong = command.durationMs === undefined ? undefined : durationProblem(command.durationMs, s.temporaryMaxMs);
+  if (tooLong) return { ok: false, text: `:warning: ${esc(tooLong)}` };
+  const found = await lookupService(s, command.service, inv.userId);
+  if (!found.ok) return found;
+  const temporary = command.durationMs === undefined ? {} : { temporary: temporaryTerms(command.durationMs) };
+  return {
+    ok: true,
+    input: {
+      channelId: inv.channelId,
+      userId: inv.userId,
+      service: found.service,
+      intent: command.intent,
+      ...temporary,
+      ...(command.reason !== undefined ? { reason: command.reason } : {}),
+      ...(command.ticket !== undefined ? { ticket: command.ticket } : {}),
+      askedBy: 'command',
+    },
+  };
+}
+
+const problemsText = (problems: ReadonlyArray<{ message: string }>) =>
+  `:warning: ${distinctSentences(problems.map((p) => p.message))
+    .map(esc)
+    .join('\n')}`;
 
 function dispatch<K extends CommandKind>(
   command: Extract<Command, { kind: K }>,

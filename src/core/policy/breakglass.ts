@@ -6,7 +6,13 @@
  */
 import { defaultRequirement } from './evaluate.js';
 import { isGroupId } from './progress.js';
-import { DEFAULT_BREAKGLASS_MAX_MS, type Policy, type PolicyDecision, type PolicyDefaults, type Requirement } from './types.js';
+import {
+  DEFAULT_BREAKGLASS_MAX_MS,
+  type Policy,
+  type PolicyDecision,
+  type PolicyDefaults,
+  type Requirement,
+} from './types.js';
 
 /** Why a break-glass change is refused; core/render/breakglass.ts words it. */
 export type BreakGlassRefusal =
@@ -22,6 +28,13 @@ export const REVIEW_RULE = 'break-glass review';
 /** A review waits this long (reminded and escalated meanwhile) before it is recorded as never done. */
 export const REVIEW_TTL_MS = 7 * 24 * 3_600_000;
 
+/** Who may break glass under the rules in force, for how long, and whether this person is one of them. */
+export interface BreakGlassTerms {
+  list: readonly string[];
+  maxMs: number;
+  listed: boolean;
+}
+
 /** The longest a break-glass change may last under this policy. */
 export const breakGlassMaxMs = (policy: Policy | undefined) => policy?.breakglassMaxMs ?? DEFAULT_BREAKGLASS_MAX_MS;
 
@@ -34,20 +47,16 @@ export function isListed(list: readonly string[], userId: string, inGroup: (grou
  * Whether a break-glass change may go ahead: in this order, so that a person not on the list
  * learns nothing about the rules, and a deny rule refuses whatever the rest says.
  */
-export function breakGlassRefusal(input: {
-  policy: Policy | undefined;
-  listed: boolean;
-  reason: string | undefined;
-  durationMs: number | undefined;
-  decision: PolicyDecision;
-}): BreakGlassRefusal | undefined {
-  const { policy, decision } = input;
-  const list = policy?.breakglass ?? [];
+export function breakGlassRefusal(
+  terms: BreakGlassTerms,
+  input: { reason: string | undefined; durationMs: number | undefined; decision: PolicyDecision },
+): BreakGlassRefusal | undefined {
+  const { list, maxMs } = terms;
+  const { decision } = input;
   if (list.length === 0) return { kind: 'no-list' };
-  if (!input.listed) return { kind: 'not-listed', listed: list };
+  if (!terms.listed) return { kind: 'not-listed', listed: list };
   if (decision.kind === 'deny') return { kind: 'denied', rule: decision.rule, text: decision.text };
   if (!input.reason?.trim()) return { kind: 'no-reason' };
-  const maxMs = breakGlassMaxMs(policy);
   if (input.durationMs === undefined) return { kind: 'no-duration', maxMs };
   if (input.durationMs > maxMs) return { kind: 'too-long', maxMs, askedMs: input.durationMs };
   return undefined;
