@@ -192,7 +192,7 @@ async function showPolicy(query: string | undefined, inv: Invocation, s: BotServ
   if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
   return inv.reply({
     text: `Approval rules for ${esc(found.service.name)}`,
-    blocks: servicePolicyBlocks(approvalRules.current(), found.service, approvalRules.defaults),
+    blocks: servicePolicyBlocks(approvalRules.current(), found.service, approvalRules.defaults, Date.now()),
   });
 }
 
