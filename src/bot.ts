@@ -14,6 +14,7 @@ import { HomeTabs } from './approval/home.js';
 import { Nudger } from './approval/nudger.js';
 import { BOT_ACTOR, startTemporaryTicks, TemporaryChanges } from './approval/temporary-changes.js';
 import { startTicks } from './scheduler/ticks.js';
+import { timeZoneResolver } from './commands/time-zone.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
 import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
@@ -66,6 +67,8 @@ export interface BotHandle {
   reconciledAtStart: Promise<number>;
   /** Settles when reverts that fell due while the bot was down have been looked at once. */
   revertedAtStart: Promise<void>;
+  /** Settles when the first look for due scheduled changes (what fell due while every replica was down) is done. */
+  scheduledAtStart: Promise<void>;
   /** Re-reads POLICY_FILE (SIGHUP); a bad file keeps the rules in force and is logged. */
   reloadPolicy(): Promise<ReloadResult>;
   /** Whether ClickHouse Cloud accepts the API key, now. */
@@ -230,6 +233,15 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     overrides.temporaryTickMs ?? config.approvals.leaseMs / 4,
     background,
   );
+  // Scheduled changes whose time came (or came while every replica was down): as often as reverts.
+  const scheduledTicks = startTicks(
+    'scheduled changes that are due',
+    async () => {
+      await changeRequests.startDueScheduled(BOT_ACTOR, config.scheduling.graceMs);
+    },
+    overrides.temporaryTickMs ?? config.approvals.leaseMs / 4,
+    background,
+  );
   const nudgeTicks = startTicks(
     'waiting requests to expire, remind or escalate',
     async () => {
@@ -269,6 +281,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     simulator,
     reconciledAtStart: reconciler.settledAtStart,
     revertedAtStart: temporaryTicks.firstPass,
+    scheduledAtStart: scheduledTicks.firstPass,
     reloadPolicy: () => rules.reload(),
     cloudKey: () => cloudKey.state,
     cloudKeyChecked,
@@ -276,6 +289,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       accepting = false;
       await reconciler.stop();
       await temporaryTicks.stop();
+      await scheduledTicks.stop();
       await nudgeTicks.stop();
       // Following ends at once (a sleeping follow wakes and returns); approvals in flight finish.
       const drained = Promise.all([changeRequests.drain(), scheduler.stop(), follower.stop()]).then(() => homes.idle());
@@ -426,6 +440,8 @@ function buildServices(
     auditRetentionDays: config.auditRetentionDays,
     logger,
     slashCommand: config.slack.slashCommand,
+    timeZoneOf: timeZoneResolver(config.scheduling.channelTimeZones, messenger, logger),
+    now: overrides.clock ?? Date.now,
   };
   return { services, changeRequests, temporary, follower, scheduler, nudger, homes };
 }

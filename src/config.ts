@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { isTimeZone } from './core/schedule/cron.js';
+import { DURATION_FORMS, readSpokenDuration } from './core/command/duration.js';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -43,6 +44,50 @@ const seconds = (fallback: number, min: number, max: number) =>
       .min(min, { error: `must be at least ${min}` })
       .max(max, { error: `must be at most ${max}` }),
   );
+
+/** A duration written as in `for DURATION` ("15m", "1h", "90 minutes"), in ms. */
+const spokenDuration = (fallback: string, minMs: number, maxMs: number) =>
+  z.preprocess(
+    (v) => (v === '' || v === undefined ? fallback : v),
+    z.string().transform((text, context) => {
+      const reading = readSpokenDuration(text.trim().split(/\s+/u));
+      if (reading.kind !== 'duration') {
+        context.addIssue({ code: 'custom', message: `must be a duration such as 15m, 1h or 90 minutes. ${DURATION_FORMS}` });
+        return z.NEVER;
+      }
+      if (reading.ms < minMs || reading.ms > maxMs) {
+        context.addIssue({
+          code: 'custom',
+          message: `must be from ${minMs / 60_000} minute(s) to ${maxMs / 3_600_000} hours`,
+        });
+        return z.NEVER;
+      }
+      return reading.ms;
+    }),
+  );
+
+/** `C0OPS=Europe/Berlin,C0DATA=America/New_York`: each channel's default time zone for `at TIME`. */
+const channelTimeZones = z.preprocess(
+  (v) => (v === undefined ? '' : v),
+  z.string().transform((text, context) => {
+    const zones: Record<string, string> = {};
+    for (const entry of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+      const [channel = '', zone = '', ...rest] = entry.split('=').map((part) => part.trim());
+      if (!/^[CGD][A-Z0-9]{2,}$/u.test(channel) || rest.length > 0)
+        context.addIssue({
+          code: 'custom',
+          message: `"${entry}" is not CHANNEL_ID=Area/City: write it like C0123ABCD=Europe/Berlin, entries separated by commas`,
+        });
+      else if (!isTimeZone(zone))
+        context.addIssue({
+          code: 'custom',
+          message: `"${zone}" (for ${channel}) is not a time zone: use an IANA name such as Europe/Berlin`,
+        });
+      else zones[channel] = zone;
+    }
+    return zones;
+  }),
+);
 
 const url = (fallback: string) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.url({ protocol: /^https?$/ }));
@@ -177,6 +222,8 @@ const EnvSchema = z.object({
     z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
   ),
   SCHEDULE_MIN_INTERVAL_SECONDS: integer(900, 1, 7 * 24 * 3600),
+  SCHEDULED_GRACE: spokenDuration('15m', 60_000, 24 * 3_600_000),
+  CHANNEL_TIMEZONES: channelTimeZones,
   SCHEDULE_MAX_PER_CHANNEL: integer(10, 1, 1000),
   AUDIT_RETENTION_DAYS: integer(400, 1, 10 * 366),
   LOG_LEVEL: z.preprocess(lowerCased('info'), z.enum(LOG_LEVELS)),
@@ -282,6 +329,13 @@ export interface Config {
    */
   followMs: number;
   summaryTimeZone: string;
+  /** Scheduled changes (`at TIME`, docs/scheduled-changes.md). */
+  scheduling: {
+    /** SCHEDULED_GRACE: a bot that was down at a change's time still applies it this long after. */
+    graceMs: number;
+    /** CHANNEL_TIMEZONES: the zone `at TIME` is read in, per channel, before the requester's own. */
+    channelTimeZones: Readonly<Record<string, string>>;
+  };
   /** Schedules may fire at most once per `minIntervalSeconds`; a channel has at most `maxPerChannel`. */
   schedules: { minIntervalSeconds: number; maxPerChannel: number };
   /** Audit entries are kept this long (AUDIT_RETENTION_DAYS), whatever else is recorded. */
@@ -352,6 +406,7 @@ function toConfig(env: Env): Config {
     },
     followMs: env.FOLLOW_MINUTES * 60_000,
     summaryTimeZone: env.SUMMARY_TZ,
+    scheduling: { graceMs: env.SCHEDULED_GRACE, channelTimeZones: env.CHANNEL_TIMEZONES },
     schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_SECONDS, maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL },
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     logLevel: env.LOG_LEVEL,

@@ -132,11 +132,15 @@ export class HomeTabs {
   private async snapshot(): Promise<Snapshot> {
     const { store, now } = this.options;
     const requests = new Map<string, Promise<ChangeRequest | undefined>>();
-    const [open, audit, reverts] = await Promise.all([
+    const [pending, scheduledIds, audit, reverts] = await Promise.all([
       store.listOpen(now(), OPEN_READ),
+      // Every scheduled request, soonest first: they wait days at times, past the recent audit.
+      store.dueScheduled(Number.MAX_SAFE_INTEGER, OPEN_READ),
       store.readAudit({ limit: AUDIT_READ }),
       store.scheduledReverts(),
     ]);
+    const scheduled = await Promise.all(scheduledIds.map((id) => store.get(id)));
+    const open = [...pending, ...scheduled.filter((r): r is ChangeRequest => r?.status === 'scheduled')];
     const askedBy = new Map<string, string[]>();
     for (const entry of audit) {
       if (entry.action !== 'requested') continue;

@@ -14,6 +14,7 @@ import type {
 } from '../ports/index.js';
 
 export type { Modals } from '../ports/modals.js';
+import type { TimeZoneOf } from './time-zone.js';
 
 /** Everything command handlers use, wired once by the composition root. */
 export interface BotServices {
@@ -34,6 +35,10 @@ export interface BotServices {
   auditRetentionDays: number;
   logger: Log;
   slashCommand: string;
+  /** The zone `at TIME` is read in when the command names none (commands/time-zone.ts). */
+  timeZoneOf: TimeZoneOf;
+  /** The app's clock (requests, expiry, `at TIME`); tests move it. */
+  now: () => number;
 }
 
 /** One slash command as the handlers see it, whatever carried it (HTTP or Socket Mode). */

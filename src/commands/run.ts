@@ -20,6 +20,8 @@ import { editMetadata, editView, loadingView, messageView } from '../core/render
 import { filedText } from '../core/render/approval.js';
 import { breakGlassReplyText, deferredText } from '../core/render/breakglass.js';
 import type { NewChangeRequest } from '../ports/index.js';
+import { scheduledFilingText } from '../core/render/scheduled.js';
+import { resolveWhen, type WhenSpec } from '../core/command/when.js';
 import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
@@ -30,6 +32,15 @@ import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 
 const HISTORY_LIMIT = 20;
+
+/** `at TIME` as an instant: read in its own tz:, else the channel's or the requester's zone. */
+async function scheduleOf(when: WhenSpec, inv: Invocation, s: BotServices) {
+  const { zone, source } = when.zone
+    ? { zone: when.zone, source: 'command' as const }
+    : await s.timeZoneOf(inv.channelId, inv.userId);
+  const resolved = resolveWhen(when, s.now(), zone);
+  return resolved.ok ? { ...resolved, source } : resolved;
+}
 
 export async function runCommand(command: Command, inv: Invocation, services: BotServices): Promise<void> {
   try {
@@ -82,15 +93,15 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     const asked = await changeInput(command, inv, s);
     if (!asked.ok) return replyText(inv, asked.text);
     const result = await s.changeRequests.request(asked.input);
-    if (result.ok)
-      return replyText(
-        inv,
-        result.deferred
-          ? `${filedText(result.request, 'the channel')}\n${deferredText(result.deferred)}`
-          : filedText(result.request, 'the channel'),
-      );
-    if ('text' in result) return replyText(inv, result.text);
-    return replyText(inv, problemsText(result.problems));
+    if (!result.ok) return replyText(inv, 'text' in result ? result.text : problemsText(result.problems));
+    const filed = filedText(result.request, 'the channel');
+    // Outside a maintenance window: deferred to its next opening (whatever time was asked).
+    if (result.deferred) return replyText(inv, `${filed}\n${deferredText(result.deferred)}`);
+    const { schedule } = asked;
+    if (!schedule) return replyText(inv, filed);
+    const approved = result.request.status === 'scheduled';
+    const when = scheduledFilingText(schedule.at, schedule.zone, schedule.source, approved);
+    return replyText(inv, `${filed} ${esc(when)}`);
   },
   breakglass: async (command, inv, s) => {
     const asked = await changeInput(command.change, inv, s);
@@ -114,29 +125,26 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
 };
 
 /** A change command as the middle layer takes it: its service looked up, its duration checked. */
-async function changeInput(
-  command: Extract<Command, { kind: 'change' }>,
-  inv: Invocation,
-  s: BotServices,
-): Promise<{ ok: true; input: NewChangeRequest } | { ok: false; text: string }> {
+async function changeInput(command: Extract<Command, { kind: 'change' }>, inv: Invocation, s: BotServices) {
   const tooLong = command.durationMs === undefined ? undefined : durationProblem(command.durationMs, s.temporaryMaxMs);
-  if (tooLong) return { ok: false, text: `:warning: ${esc(tooLong)}` };
+  if (tooLong) return { ok: false as const, text: `:warning: ${esc(tooLong)}` };
+  const schedule = command.when ? await scheduleOf(command.when, inv, s) : undefined;
+  if (schedule && !schedule.ok) return { ok: false as const, text: `:warning: ${esc(schedule.message)}` };
   const found = await lookupService(s, command.service, inv.userId);
   if (!found.ok) return found;
   const temporary = command.durationMs === undefined ? {} : { temporary: temporaryTerms(command.durationMs) };
-  return {
-    ok: true,
-    input: {
-      channelId: inv.channelId,
-      userId: inv.userId,
-      service: found.service,
-      intent: command.intent,
-      ...temporary,
-      ...(command.reason !== undefined ? { reason: command.reason } : {}),
-      ...(command.ticket !== undefined ? { ticket: command.ticket } : {}),
-      askedBy: 'command',
-    },
+  const input: NewChangeRequest = {
+    channelId: inv.channelId,
+    userId: inv.userId,
+    service: found.service,
+    intent: command.intent,
+    ...temporary,
+    ...(command.reason !== undefined ? { reason: command.reason } : {}),
+    ...(command.ticket !== undefined ? { ticket: command.ticket } : {}),
+    askedBy: 'command',
+    ...(schedule ? { applyAt: schedule.at } : {}),
   };
+  return { ok: true as const, input, ...(schedule ? { schedule } : {}) };
 }
 
 const problemsText = (problems: ReadonlyArray<{ message: string }>) =>
@@ -192,7 +200,7 @@ async function showPolicy(query: string | undefined, inv: Invocation, s: BotServ
   if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
   return inv.reply({
     text: `Approval rules for ${esc(found.service.name)}`,
-    blocks: servicePolicyBlocks(approvalRules.current(), found.service, approvalRules.defaults, Date.now()),
+    blocks: servicePolicyBlocks(approvalRules.current(), found.service, approvalRules.defaults, s.now()),
   });
 }
 

@@ -60,6 +60,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
   /** Channels (or, for DMs, user ids) where chat.postMessage fails with this error code (e.g. not_in_channel, user_disabled). */
   readonly failingChannels = new Map<string, string>();
   readonly userGroups = new Map<string, string[]>();
+  /** What users.info says of each person's time zone (`user.tz`); absent people have none. */
+  readonly userTimeZones = new Map<string, string>();
   /** User groups whose usergroups.users.list fails with this error code (e.g. missing_scope). */
   readonly failingGroups = new Map<string, string>();
   /** What apps.connections.open answers: a Socket Mode server's ws:// URL (tests), fresh for each call. */
@@ -248,6 +250,10 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
         return this.socketModeUrl
           ? { ok: true, url: this.socketModeUrl() }
           : { ok: false, error: 'not_allowed_token_type' };
+      case 'users.info': {
+        const tz = this.userTimeZones.get(str(args.user));
+        return { ok: true, user: { id: str(args.user), ...(tz ? { tz } : {}) } };
+      }
       case 'usergroups.users.list': {
         const failure = this.failingGroups.get(str(args.usergroup));
         return failure

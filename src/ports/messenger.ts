@@ -21,6 +21,8 @@ export interface Messenger {
   groupMembers(groupId: string): Promise<string[]>;
   /** Replaces what one person sees in the bot's Home tab (a view of type `home`). */
   publishHome(userId: string, view: View): Promise<void>;
+  /** The person's own time zone as set in Slack (users.info `user.tz`), e.g. Europe/Berlin; undefined when Slack does not say. */
+  userTimeZone(userId: string): Promise<string | undefined>;
 }
 
 /**

@@ -1,9 +1,13 @@
 /** The Messenger the middle layer needs, on top of Bolt's Web API client. */
 import type { webApi } from '@slack/bolt';
+import { z } from 'zod';
 import { MessengerError, type Messenger, type MessengerFailure } from '../ports/messenger.js';
 import { messageText } from '../core/render/mrkdwn.js';
 
 type WebClient = webApi.WebClient;
+
+/** What users.info says of a person's time zone (the rest of the answer is not read). */
+const UserZoneSchema = z.object({ user: z.object({ tz: z.string().min(1).optional() }).optional() });
 
 /** `onApiError` hears of every failed Web API call (metrics): its method and Slack's error code. */
 export function slackMessenger(client: WebClient, onApiError: ApiErrorListener = () => undefined): Messenger {
@@ -48,6 +52,11 @@ export function slackMessenger(client: WebClient, onApiError: ApiErrorListener =
     },
     async publishHome(userId, view) {
       await call('views.publish', () => client.views.publish({ user_id: userId, view }));
+    },
+    async userTimeZone(userId) {
+      const result = await call('users.info', () => client.users.info({ user: userId }));
+      const parsed = UserZoneSchema.safeParse(result);
+      return parsed.success ? parsed.data.user?.tz : undefined;
     },
   };
 }

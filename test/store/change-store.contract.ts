@@ -476,6 +476,72 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
     });
   });
 
+  describe('scheduled changes', () => {
+    const approval = (userId: string, at: number, applyAt: number) => ({
+      approval: { userId, at, counts: [0] },
+      audit: { summary: 'Name: analytics -> analytics-2' },
+      schedule: { at: applyAt },
+    });
+    const toScheduled = (at: number): Transition => ({
+      from: ['pending'],
+      to: 'scheduled',
+      actorId: 'U-requester',
+      now: at,
+      audit: { action: 'approved', summary: 'Name: analytics -> analytics-2' },
+    });
+    const start = (at: number): Transition => ({
+      from: ['scheduled'],
+      to: 'applying',
+      actorId: 'the bot',
+      now: at,
+      claim: { owner: 'replica-a', ttlMs: 20_000 },
+      audit: { action: 'approved', summary: 'Name: analytics -> analytics-2' },
+    });
+
+    it('the approval that completes a scheduled request moves it to scheduled, indexed by its time, without a lease', async () => {
+      const { store, sibling } = openHarness();
+      const at = Date.now();
+      const request = await created(store, { applyAt: at + 60_000, expiresAt: at + 60_000 });
+      const result = await store.addApproval(request.id, approval('U-approver', at, at + 60_000));
+      expect(result).toMatchObject({ ok: true, complete: true, request: { status: 'scheduled', decidedBy: 'U-approver' } });
+      const stored = await sibling.get(request.id);
+      expect(stored).toMatchObject({ status: 'scheduled', applyAt: at + 60_000 });
+      expect(stored?.lease).toBeUndefined();
+      expect(await store.listApplying()).toStrictEqual([]);
+      expect(await store.dueScheduled(at + 59_999, 10)).toStrictEqual([]);
+      expect(await sibling.dueScheduled(at + 60_000, 10)).toStrictEqual([request.id]);
+      // `pending` lists it until its time; the pending gauge and the reminders do not count it.
+      expect((await store.listPending('C-ops', at)).map((r) => r.id)).toStrictEqual([request.id]);
+      expect(await store.countPending(at)).toBe(0);
+      expect(await store.listOpen(at, 10)).toStrictEqual([]);
+    });
+
+    it('exactly one of two replicas starts it; starting it, cancelling it or expiring it takes it out of the index', async () => {
+      const { store, sibling } = openHarness();
+      const at = Date.now();
+      const ids: string[] = [];
+      for (const _ of [1, 2, 3]) {
+        const request = await created(store, { applyAt: at + 1_000, expiresAt: at + 1_000 });
+        expect(await store.transition(request.id, toScheduled(at))).toMatchObject({ ok: true });
+        ids.push(request.id);
+      }
+      const [started = '', cancelled = '', expired = ''] = ids;
+      expect(new Set(await store.dueScheduled(at + 1_000, 10))).toStrictEqual(new Set(ids));
+      const races = await Promise.all([store.transition(started, start(at + 1_000)), sibling.transition(started, start(at + 1_000))]);
+      expect(races.map((r) => r.ok).sort()).toStrictEqual([false, true]);
+      expect(await store.get(started)).toMatchObject({ status: 'applying', decidedBy: 'U-requester', lease: { owner: 'replica-a' } });
+      const cancel: Transition = { ...toScheduled(at), from: ['scheduled'], to: 'cancelled', audit: { action: 'cancelled', summary: 's' } };
+      expect(await store.transition(cancelled, cancel)).toMatchObject({ ok: true, request: { status: 'cancelled' } });
+      const expire: Transition = { ...start(at + 1_000), to: 'expired', audit: { action: 'expired', summary: 's' } };
+      delete expire.claim;
+      expect(await store.transition(expired, expire)).toMatchObject({
+        ok: true,
+        request: { status: 'expired', decidedBy: 'the bot' },
+      });
+      expect(await store.dueScheduled(at + 1_000, 10)).toStrictEqual([]);
+    });
+  });
+
   describe('temporary changes', () => {
     const terms = { durationMs: 60_000, remindAfterMs: 30_000 };
     async function applied(store: ChangeStore, overrides: Partial<ChangeRequest>, at: number): Promise<ChangeRequest> {

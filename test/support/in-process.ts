@@ -128,6 +128,8 @@ export function inProcess(options: InProcessOptions = {}) {
     summaryTimeZone: 'UTC',
     scheduleLimits: { minIntervalSeconds: 1, maxPerChannel: 10 },
     auditRetentionDays: 400,
+    timeZoneOf: async () => ({ zone: 'UTC', source: 'default' as const }),
+    now: Date.now,
     logger,
     slashCommand: '/clickhouse',
   };

@@ -67,6 +67,13 @@ export class RecordingMessenger implements Messenger {
     });
   }
 
+  /** Each person's Slack time zone, as users.info would say it. */
+  readonly timeZones = new Map<string, string>();
+
+  userTimeZone(userId: string): Promise<string | undefined> {
+    return answer(() => this.timeZones.get(userId));
+  }
+
   publishHome(userId: string, view: View): Promise<void> {
     return answer(() => {
       this.homes.push({ userId, view: structuredClone(view) });

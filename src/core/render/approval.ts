@@ -256,6 +256,8 @@ export function filedText(request: ChangeRequest, where: string): string {
       return `:x: Change request ${id} needed no approval${underRules}, but it was not applied: ${esc(request.outcome?.message ?? 'the update failed.')}`;
     case 'applying':
       return `:hourglass: Change request ${id} needed no approval${underRules} and is being applied; ${where} shows the outcome.`;
+    case 'scheduled':
+      return `:alarm_clock: Change request ${id} needed no approval${underRules} and is scheduled; ${where} shows it.`;
     default:
       return `:memo: Change request ${id} is posted in ${where} and waits for a colleague's approval.`;
   }

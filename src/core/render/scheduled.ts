@@ -23,3 +23,21 @@ export const SCHEDULE_STARTED_TEXT = 'Its time came: applying the scheduled chan
 export function scheduledCompletesText(at: number): string {
   return `The last approval needed: it applies at ${localLabel(at, 'UTC')}.`;
 }
+
+/** Where the zone `at TIME` was read in came from (commands/time-zone.ts). */
+export type ZoneSource = 'command' | 'channel' | 'requester' | 'default';
+
+const ZONE_SOURCES: Record<ZoneSource, string> = {
+  command: 'as you wrote',
+  channel: "this channel's time zone",
+  requester: 'your Slack time zone',
+  default: 'neither this channel nor your Slack profile sets a time zone',
+};
+
+/** "It applies at 2026-12-01 09:00 Europe/Berlin (this channel's time zone)": what the requester is told on filing. */
+export function scheduledFilingText(at: number, zone: string, source: ZoneSource, approved: boolean): string {
+  const local = localLabel(at, zone);
+  return approved
+    ? `It applies at ${local} (${ZONE_SOURCES[source]}), unless you cancel it before.`
+    : `Once approved it applies at ${local} (${ZONE_SOURCES[source]}); it expires if nobody approves it by then.`;
+}

@@ -28,6 +28,9 @@ const action = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('take-over' as const), replica: fc.nat(1) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('replay' as const), replica: fc.nat(1), pick: fc.nat(50) }) },
+  // A scheduled request's time coming (in time, or past the grace), and its requester cancelling.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('due' as const), replica: fc.nat(1), late: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), replica: fc.nat(1) }) },
 );
 
 function play(world: World, actions: readonly Action[]): void {
@@ -37,6 +40,8 @@ function play(world: World, actions: readonly Action[]): void {
     if (a.kind === 'click') world.click(a.replica, a.user);
     else if (a.kind === 'answer') world.answer(a.replica, a.send, a.read);
     else if (a.kind === 'take-over') world.takeOver(a.replica);
+    else if (a.kind === 'due') world.due(a.replica, a.late);
+    else if (a.kind === 'cancel') world.cancel(a.replica);
     else world.replay(a.replica, a.pick);
   }
   // Let everything that is waiting finish, as live replicas would.
@@ -47,6 +52,8 @@ type Action =
   | { kind: 'click'; replica: number; user: string }
   | { kind: 'answer'; replica: number; send: (typeof SEND_DICE)[number]; read: 'read' | 'read-fails' }
   | { kind: 'take-over'; replica: number }
+  | { kind: 'due'; replica: number; late: boolean }
+  | { kind: 'cancel'; replica: number }
   | { kind: 'replay'; replica: number; pick: number };
 
 describe('the decision function under random schedules (fast-check)', () => {
@@ -67,6 +74,21 @@ describe('the decision function under random schedules (fast-check)', () => {
     // The schedules reach every ending that matters, or the invariants above were never tested.
     expect(endings.get('applied')).toBeGreaterThan(50);
     expect(endings.get('failed')).toBeGreaterThan(50);
+  });
+
+  it('a scheduled request: 1,000 sequences keep every invariant, and it never starts before its time', () => {
+    const endings = new Map<string, number>();
+    fc.assert(
+      fc.property(fc.array(action, { minLength: 10, maxLength: 80, size: 'max' }), (actions) => {
+        const world = new World(OPERATIONS, ['A', 'B'], { applyAt: 60_000 });
+        play(world, actions);
+        expect(world.verdict()).toEqual([]);
+        endings.set(world.stored.status, (endings.get(world.stored.status) ?? 0) + 1);
+      }),
+      { numRuns: 1_000 },
+    );
+    for (const ending of ['applied', 'failed', 'cancelled', 'expired', 'scheduled'])
+      expect(endings.get(ending), ending).toBeGreaterThan(20);
   });
 
   it('the world can fail: a store that lets a lost lease record is caught', () => {

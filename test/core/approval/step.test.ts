@@ -35,6 +35,7 @@ const WORKS: Work[] = [
   { phase: 'deciding', decision: 'approve', userId: 'U1' },
   { phase: 'claiming', actorId: 'U1' },
   { phase: 'expiring' },
+  { phase: 'scheduling' },
   { phase: 'locking', actorId: 'U1', mode: 'apply', deadline: 5_000, waitedFrom: 0 },
   { phase: 'reading', actorId: 'U1', mode: 'apply', attempt: 0 },
   { phase: 'sending', actorId: 'U1', mode: 'apply', index: 0, results: [] },
@@ -64,6 +65,7 @@ const EVENTS: FlowEvent[] = [
   { type: 'operation-failed', index: 0, error: refused },
   { type: 'send-refused', index: 0 },
   { type: 'expiry-due', actorId: 'the bot' },
+  { type: 'schedule-due', actorId: 'the bot', graceMs: 900_000 },
 ];
 
 function run(state: FlowState, ...events: FlowEvent[]): { state: FlowState; effects: Effect[]; ignored?: string } {
@@ -79,7 +81,8 @@ describe('step: every phase meets every event', () => {
   for (const work of WORKS)
     for (const event of EVENTS)
       it(`${work.phase} + ${event.type} is answered without a throw`, () => {
-        for (const request of [pendingRequest(), applying(), final, undefined]) {
+        const scheduled = { ...pendingRequest(), status: 'scheduled' as const, applyAt: 500, decidedBy: 'U1' };
+        for (const request of [pendingRequest(), applying(), final, scheduled, undefined]) {
           const result = step({ request, work }, event, CONTEXT);
           if ('ignored' in result) {
             expect(result.state).toEqual({ request, work });

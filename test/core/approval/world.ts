@@ -84,9 +84,13 @@ export class World {
   /** Violations found while running, in words. */
   problems: string[] = [];
   readonly replicas: Replica[];
+  /** The app's clock as the replicas see it: a scheduled request's time comes when `due` moves it. */
+  context: FlowContext = { ...CONTEXT };
 
-  constructor(operations: Operation[] = OPERATIONS, names: string[] = ['A', 'B']) {
+  constructor(operations: Operation[] = OPERATIONS, names: string[] = ['A', 'B'], options: { applyAt?: number } = {}) {
     this.stored = pendingRequest(operations);
+    if (options.applyAt !== undefined)
+      this.stored = { ...this.stored, applyAt: options.applyAt, expiresAt: options.applyAt };
     this.landed = operations.map(() => 0);
     this.replicas = names.map((name) => ({
       name,
@@ -116,6 +120,29 @@ export class World {
     replica.state = { request: structuredClone(this.stored), work: { phase: 'idle' } };
     replica.fence = undefined;
     this.feed(replica, { type: 'clicked', decision: 'approve', userId });
+  }
+
+  /** The requester clicks Cancel through this replica. */
+  cancel(index: number): void {
+    const replica = this.replicas[index];
+    if (!replica || !this.idle(replica)) return;
+    replica.state = { request: structuredClone(this.stored), work: { phase: 'idle' } };
+    replica.fence = undefined;
+    this.feed(replica, { type: 'clicked', decision: 'cancel', userId: this.stored.requesterId });
+  }
+
+  /**
+   * The due-items tick of this replica finds the scheduled request due (read first, as the
+   * runner does): at its time, or, `late`, past the grace (the bot was down).
+   */
+  due(index: number, late: boolean): void {
+    const replica = this.replicas[index];
+    const applyAt = this.stored.applyAt;
+    if (!replica || !this.idle(replica) || applyAt === undefined) return;
+    this.context = { ...this.context, now: Math.max(this.context.now, applyAt + (late ? WORLD_GRACE_MS + 1 : 0)) };
+    replica.state = { request: structuredClone(this.stored), work: { phase: 'idle' } };
+    replica.fence = undefined;
+    this.feed(replica, { type: 'schedule-due', actorId: 'the bot', graceMs: WORLD_GRACE_MS });
   }
 
   /** The replica applying it froze: its lease ran out and this replica takes it over. */
@@ -166,7 +193,7 @@ export class World {
 
   private feed(replica: Replica, event: FlowEvent, replayed = false): void {
     if (!replayed) replica.history.push(event);
-    const stepped = step(replica.state, event, CONTEXT);
+    const stepped = step(replica.state, event, this.context);
     replica.state = stepped.state;
     for (const effect of stepped.effects) {
       if (effect.type === 'transition' && effect.from.some((s) => FINAL_STATUSES.includes(s)))
@@ -200,6 +227,22 @@ export class World {
             type: 'approval-recorded',
             result: { ok: false, reason: 'already-approved', request: structuredClone(this.stored) },
           };
+        if (effect.scheduleAt !== undefined) {
+          // The store's approval that completes a scheduled request: "scheduled", no lease.
+          if (effect.scheduleAt !== this.stored.applyAt) this.problems.push('scheduled at another time than asked');
+          this.stored = {
+            ...this.stored,
+            status: 'scheduled',
+            approvals: [{ userId: effect.approverId, at: effect.at, counts: effect.counts }],
+            decidedBy: effect.approverId,
+          };
+          return {
+            type: 'approval-recorded',
+            result: { ok: true, complete: true, request: structuredClone(this.stored) },
+          };
+        }
+        if (this.stored.applyAt !== undefined && this.stored.applyAt > this.context.now)
+          this.problems.push('a scheduled request was claimed before its time');
         const fence = (this.stored.lease?.fence ?? 0) + 1;
         this.stored = {
           ...this.stored,
@@ -253,6 +296,8 @@ export class World {
     if (!effect.from.includes(this.stored.status))
       return { ok: false as const, reason: 'conflict' as const, request: current };
     if (this.finalSeen) this.problems.push(`final status ${this.finalSeen} moved to ${effect.to}`);
+    if (effect.to === 'applying' && this.stored.applyAt !== undefined && this.stored.applyAt > this.context.now)
+      this.problems.push('a scheduled request started before its time');
     if (effect.to === 'applied' && this.landed.some((count) => count === 0))
       this.problems.push(`recorded applied while operations ${JSON.stringify(this.landed)} had landed`);
     const lease = effect.claim
@@ -269,6 +314,9 @@ export class World {
     this.landed.forEach((count, index) => {
       if (count > 1) problems.push(`operation ${index} landed ${count} times`);
     });
+    // Cancelled or expired before it started: nothing of it may have reached the service.
+    if ((this.finalSeen === 'cancelled' || this.finalSeen === 'expired') && this.landed.some((count) => count > 0))
+      problems.push(`${this.finalSeen}, yet operations ${JSON.stringify(this.landed)} landed`);
     return problems;
   }
 }
@@ -281,5 +329,8 @@ function told(shown: ChangeRequest['status'], stored: ChangeRequest['status']): 
 function isAsking(effect: Effect): boolean {
   return (ASKING_EFFECTS as readonly string[]).includes(effect.type);
 }
+
+/** SCHEDULED_GRACE in the world. */
+export const WORLD_GRACE_MS = 15 * 60_000;
 
 export const SEND_DICE: SendDice[] = ['answered', 'refused', 'timeout-landed', 'timeout-lost', 'timeout-late'];

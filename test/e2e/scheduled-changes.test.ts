@@ -1,0 +1,168 @@
+/**
+ * Scheduled changes (`at TIME`, issue 26) end to end: the real bot over signed HTTP, real Redis,
+ * the simulator. The bot's clock is moved forward instead of waiting for the time; Redis, leases
+ * and the API run in real time.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ACTION_APPROVE, ACTION_CANCEL } from '../../src/core/render/change.js';
+import { CloudSimulator } from '../../src/simulator/server.js';
+import { DEMO_IDS, DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
+import { FakeSlack } from './fake-slack.js';
+import {
+  answerText,
+  CHANNEL,
+  KEY_ID,
+  KEY_SECRET,
+  MINUTE,
+  movableClock,
+  requestChange,
+  startHarness,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Harness,
+} from './harness.js';
+
+const harness = useHarnesses({ temporaryTickMs: 50 });
+const SOURCE = '192.0.2.77';
+
+const patches = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'PATCH');
+const hasEntry = (h: Harness, source = SOURCE) =>
+  h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList?.some((e) => e.source.startsWith(source)) ?? false;
+
+/** `at YYYY-MM-DD HH:MM tz:UTC` for the whole minute `minutes` after the clock's now, and that instant. */
+function atMinutesFromNow(now: number, minutes: number): { words: string; at: number } {
+  const at = Math.ceil((now + minutes * MINUTE) / MINUTE) * MINUTE;
+  const iso = new Date(at).toISOString();
+  return { words: `at ${iso.slice(0, 10)} ${iso.slice(11, 16)} tz:UTC`, at };
+}
+
+/** Files `ip add … at TIME` and approves it; resolves once its message says it is scheduled. */
+async function scheduled(h: Harness, clock: { now: () => number }, minutes: number, source = SOURCE) {
+  const when = atMinutesFromNow(clock.now(), minutes);
+  const { id, posted } = await requestChange(h, `ip add orders-prod ${source} vendor ${when.words}`);
+  expect(textOf(posted.args.blocks)).toContain(`applies <!date^${when.at / 1000}^{date_short_pretty} {time}|`);
+  const click = await h.click(ACTION_APPROVE, id, USERS.approver);
+  expect(await answerText(h, click)).toContain('Approved');
+  await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Scheduled'));
+  expect(await h.bot.changeStore.get(id)).toMatchObject({ status: 'scheduled', applyAt: when.at, expiresAt: when.at });
+  return { id, at: when.at };
+}
+
+const messageSays = (h: Harness, id: string, words: string) =>
+  h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(words));
+
+/** One simulator, one Slack and one Redis key prefix for several bots (replicas, restarts). */
+async function withSharedBackends(
+  test: (shared: { simulator: CloudSimulator; slack: FakeSlack; keyPrefix: string }) => Promise<void>,
+) {
+  const simulator = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+  const slack = await FakeSlack.start();
+  try {
+    await test({ simulator, slack, keyPrefix: `test:${randomUUID().slice(0, 8)}:` });
+  } finally {
+    await slack.close();
+    await simulator.close();
+  }
+}
+
+describe('a scheduled change', () => {
+  it('is approved now and applied at its time by exactly one of two replicas', async () => {
+    await withSharedBackends(async ({ simulator, slack, keyPrefix }) => {
+      const clock = movableClock();
+      const a = await harness({ clock: clock.now, simulator, slack, keyPrefix });
+      const b = await harness({ clock: clock.now, simulator, slack, keyPrefix });
+      const { id, at } = await scheduled(a, clock, 30);
+      // Approved, not applied: nothing was sent, and `pending` lists it with its time.
+      expect(patches(a)).toHaveLength(0);
+      const pending = await a.command('pending');
+      expect(await answerText(a, pending)).toMatch(new RegExp(`${id}.*approved, applies <!date\\^`));
+      // The requester's Home tab lists it among their open requests, with its time.
+      await expect
+        .poll(() => textOf(slack.homes.get(USERS.requester)))
+        .toMatch(new RegExp(`${id}[^\\n]*approved, applies <!date\\^${at / 1000}`));
+
+      clock.advance(31 * MINUTE);
+      await messageSays(a, id, 'Applied');
+      expect(hasEntry(a)).toBe(true);
+      // Both replicas look every 50 ms; give the loser time to (not) send.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(patches(a)).toHaveLength(1);
+      expect(await a.bot.changeStore.get(id)).toMatchObject({ status: 'applied', decidedBy: USERS.approver });
+      await expect.poll(() => slack.directMessages(USERS.requester).map((m) => textOf(m.blocks)).join('\n')).toContain(
+        'applied',
+      );
+      expect([...a.logs, ...b.logs].join('\n')).not.toMatch(/(WARN|ERROR).*CR-/);
+    });
+  });
+
+  it('due while every replica was down: applied when one starts within SCHEDULED_GRACE, expired (and said) after it', async () => {
+    await withSharedBackends(async ({ simulator, slack, keyPrefix }) => {
+      const clock = movableClock();
+      // Started outside useHarnesses: stopped here, before the times come.
+      const first = await startHarness({ clock: clock.now, simulator, slack, keyPrefix, env: { SCHEDULED_GRACE: '15m' } });
+      const missed = await scheduled(first, clock, 10, '192.0.2.78');
+      const caught = await scheduled(first, clock, 30, '192.0.2.79');
+      await first.stop();
+
+      // 21 minutes after the first one's time (past the grace), 1 minute after the second's.
+      clock.advance(31 * MINUTE);
+      const second = await harness({ clock: clock.now, simulator, slack, keyPrefix, env: { SCHEDULED_GRACE: '15m' } });
+      await second.bot.scheduledAtStart;
+      await expect.poll(async () => (await second.bot.changeStore.get(caught.id))?.status).toBe('applied');
+      expect(hasEntry(second, '192.0.2.79')).toBe(true);
+
+      expect(await second.bot.changeStore.get(missed.id)).toMatchObject({ status: 'expired', decidedBy: 'the bot' });
+      expect(hasEntry(second, '192.0.2.78')).toBe(false);
+      const expired = await messageSays(second, missed.id, 'Expired');
+      expect(textOf(expired.args.blocks)).toContain('the bot was not running then nor within 15 minutes after');
+      await expect.poll(() => slack.directMessages(USERS.requester).map((m) => textOf(m.blocks)).join('\n')).toContain(
+        missed.id,
+      );
+      expect(patches(second)).toHaveLength(1);
+    });
+  });
+
+  it('refused as stale at its time when the service moved since it was approved, saying what changed', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const { id } = await scheduled(h, clock, 5);
+    h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, {
+      ipAccessList: [{ source: '198.51.100.1/32', description: 'added in the console' }],
+    });
+    clock.advance(6 * MINUTE);
+    const stale = await messageSays(h, id, 'Not applied');
+    expect(textOf(stale.args.blocks)).toContain('The service changed since this request was made (IP access)');
+    expect(patches(h)).toHaveLength(0);
+    expect(hasEntry(h)).toBe(false);
+    await expect.poll(() => h.slack.directMessages(USERS.requester).map((m) => textOf(m.blocks)).join('\n')).toContain(id);
+  });
+
+  it('its requester may cancel it until it starts; then nothing is applied', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const { id } = await scheduled(h, clock, 5);
+    const notTheirs = await h.click(ACTION_CANCEL, id, USERS.approver);
+    expect(await answerText(h, notTheirs)).toContain('Only the person who asked for this change can cancel it');
+    await h.click(ACTION_CANCEL, id, USERS.requester);
+    await messageSays(h, id, 'Cancelled');
+    clock.advance(6 * MINUTE);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await h.bot.changeStore.get(id)).toMatchObject({ status: 'cancelled', decidedBy: USERS.requester });
+    expect(patches(h)).toHaveLength(0);
+  });
+
+  it('reads at TIME in the channel time zone (CHANNEL_TIMEZONES), else the requester’s Slack time zone', async () => {
+    const h = await harness({ env: { CHANNEL_TIMEZONES: `${CHANNEL}=Europe/Berlin` } });
+    const inChannel = await h.command(`ip add orders-prod ${SOURCE} vendor at 09:00`, USERS.requester);
+    expect(await answerText(h, inChannel)).toMatch(/Once approved it applies at \d{4}-\d\d-\d\d 09:00 Europe\/Berlin \(this channel's time zone\)/);
+
+    h.slack.userTimeZones.set(USERS.second, 'America/New_York');
+    const elsewhere = await h.command(`ip add orders-prod 192.0.2.80 vendor at monday 06:00`, USERS.second, 'C0OTHER');
+    expect(await answerText(h, elsewhere)).toMatch(/06:00 America\/New_York \(your Slack time zone\)/);
+
+    const wrong = await h.command(`ip add orders-prod 192.0.2.81 vendor at 2026-02-30 09:00`, USERS.requester);
+    expect(await answerText(h, wrong)).toContain('is not a date on the calendar. Write the time as at 2026-12-01 09:00');
+  });
+});
