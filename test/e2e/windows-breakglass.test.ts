@@ -95,13 +95,12 @@ describe('a freeze', () => {
     // Three days on: 2026-12-20 in Berlin, frozen; the grant's revert falls due.
     clock.advance(3 * 24 * 60 * MINUTE + MINUTE);
     await expect.poll(() => hasEntry(h, '192.0.2.81'), { timeout: 10_000 }).toBe(false);
-    expect((await h.bot.changeStore.get(`${id}-R`))?.status).toBe('applied');
+    await expect.poll(async () => (await h.bot.changeStore.get(`${id}-R`))?.status).toBe('applied');
 
-    const before = h.slack.callsOf('chat.postMessage').length;
     const refused = await answerText(h, await h.command('rename orders-prod orders-main'));
     expect(refused).toContain('Changes under the policy rule *production* are frozen until <!date^');
     expect(refused).toContain('“Year-end freeze”. Nothing was requested.');
-    expect(h.slack.callsOf('chat.postMessage')).toHaveLength(before);
+    expect(h.slack.callsOf('chat.postMessage', (a) => textOf(a.blocks).includes('orders-main'))).toHaveLength(0);
 
     const policy = await answerText(h, await h.command('policy orders-prod'));
     expect(policy).toContain(`frozen until <!date^${seconds('2027-01-04T23:00:00Z')}^`);
@@ -160,7 +159,7 @@ describe('break-glass', () => {
     h.slack.userGroups.set('S0ONCALL', [USERS.second]);
     const answer = await answerText(
       h,
-      await h.command('breakglass scale orders-prod replicas 3 for 30m because "INC-8 load"', USERS.second),
+      await h.command('breakglass ip add orders-prod 203.0.113.10 oncall for 30m because "INC-8 load"', USERS.second),
     );
     expect(answer).toContain('was applied without approval');
   });
