@@ -136,8 +136,12 @@ describe('break-glass', () => {
     expect(JSON.stringify(review.args.blocks)).toContain('Mark reviewed');
 
     // Not by whoever broke the glass, nor by someone who could not approve the change.
-    expect(await answerText(h, await h.click(ACTION_APPROVE, reviewId, USERS.requester))).toContain('Nothing was changed');
-    expect(await answerText(h, await h.click(ACTION_APPROVE, reviewId, USERS.outsider))).toContain('Nothing was changed');
+    expect(await answerText(h, await h.click(ACTION_APPROVE, reviewId, USERS.requester))).toContain(
+      'Nothing was changed',
+    );
+    expect(await answerText(h, await h.click(ACTION_APPROVE, reviewId, USERS.outsider))).toContain(
+      'Nothing was changed',
+    );
     expect((await h.bot.changeStore.get(reviewId))?.status).toBe('pending');
 
     await h.click(ACTION_APPROVE, reviewId, USERS.approver);

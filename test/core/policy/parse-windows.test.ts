@@ -75,7 +75,11 @@ rules:
   });
 
   it('refuses a window whose from and to are the same time', () => {
-    expect(problemsOf(`rules:\n  - name: a\n    match: {}\n    approvals: 1\n    window: { days: [mon], from: "10:00", to: "10:00", tz: UTC }\n`)).toEqual([
+    expect(
+      problemsOf(
+        `rules:\n  - name: a\n    match: {}\n    approvals: 1\n    window: { days: [mon], from: "10:00", to: "10:00", tz: UTC }\n`,
+      ),
+    ).toEqual([
       'line 5: rule 1 ("a"): window.to must differ from from (for a whole day write from: "00:00", to: "24:00")',
     ]);
   });

@@ -108,7 +108,12 @@ describe('timingOf the requirements of a request', () => {
   it('is open without windows, and frozen while a rule freezes (counted in its window zone)', () => {
     expect(timingOf([requirement({})], at('2026-11-27T10:00:00Z'))).toEqual({ kind: 'open' });
     const frozen = timingOf(
-      [requirement({ window: BERLIN_WEEKDAYS, freezes: [{ from: '2026-12-20', to: '2027-01-04', reason: 'Year-end' }] })],
+      [
+        requirement({
+          window: BERLIN_WEEKDAYS,
+          freezes: [{ from: '2026-12-20', to: '2027-01-04', reason: 'Year-end' }],
+        }),
+      ],
       at('2026-12-19T23:30:00Z'),
     );
     expect(frozen).toMatchObject({ kind: 'frozen', rule: 'production', until: at('2027-01-04T23:00:00Z') });
@@ -130,9 +135,15 @@ describe('timingOf the requirements of a request', () => {
   it('needs every window open at once, and says never when they cannot be', () => {
     const tuesdayAfternoon: ChangeWindow = { days: ['tue'], fromMinute: 14 * 60, toMinute: 18 * 60, tz: 'UTC' };
     const both = [requirement({ window: BERLIN_WEEKDAYS }), requirement({ rule: 'b', window: tuesdayAfternoon })];
-    expect(timingOf(both, at('2026-11-23T10:00:00Z'))).toMatchObject({ kind: 'deferred', at: at('2026-11-24T14:00:00Z') });
+    expect(timingOf(both, at('2026-11-23T10:00:00Z'))).toMatchObject({
+      kind: 'deferred',
+      at: at('2026-11-24T14:00:00Z'),
+    });
     const fridayOnly: ChangeWindow = { days: ['fri'], fromMinute: 0, toMinute: 1440, tz: 'UTC' };
-    const never = timingOf([requirement({ window: BERLIN_WEEKDAYS }), requirement({ rule: 'c', window: fridayOnly })], at('2026-11-23T10:00:00Z'));
+    const never = timingOf(
+      [requirement({ window: BERLIN_WEEKDAYS }), requirement({ rule: 'c', window: fridayOnly })],
+      at('2026-11-23T10:00:00Z'),
+    );
     expect(never.kind).toBe('never');
   });
 });
