@@ -120,7 +120,8 @@ describe('ApprovalFlow, in process', () => {
         },
         mayAct: () => Promise.resolve({ allowed: true }),
         breakGlassTerms: () => Promise.resolve({ list: [], maxMs: 0, listed: false }),
-        reviewRequirement: (requirements) => requirements[0] ?? defaultRequirement({ approvers: [], allowSelfApproval: false }),
+        reviewRequirement: (requirements) =>
+          requirements[0] ?? defaultRequirement({ approvers: [], allowSelfApproval: false }),
       },
     });
     const id = await h.requestChange('rename orders-prod orders-main');

@@ -151,7 +151,7 @@ export const COMMAND_CATALOGUE = [
     usage: 'breakglass CHANGE COMMAND for DURATION because "REASON"',
     example: 'breakglass ip add orders-prod 203.0.113.9 laptop for 1h because "INC-7 dashboards down"',
     summary:
-      'Apply a temporary change at once, without approval, windows or freezes (never past a deny rule): only for the policy file\'s break-glass list; announced and reviewed afterwards.',
+      "Apply a temporary change at once, without approval, windows or freezes (never past a deny rule): only for the policy file's break-glass list; announced and reviewed afterwards.",
   },
   {
     name: 'policy',

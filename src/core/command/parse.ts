@@ -44,8 +44,14 @@ export type Command =
   | { kind: 'edit'; service: string }
   /** verb is the command that asked for the change, as the catalogue names it: "ip add", "rename"... */
   /** when: `at TIME`, read but not yet resolved to an instant (that needs the clock and a time zone). */
-  | ({ kind: 'change'; service: string; intent: ChangeIntent; verb: string; durationMs?: number; when?: WhenSpec } &
-      Justification)
+  | ({
+      kind: 'change';
+      service: string;
+      intent: ChangeIntent;
+      verb: string;
+      durationMs?: number;
+      when?: WhenSpec;
+    } & Justification)
   | { kind: 'pending' }
   | { kind: 'temporary' }
   | { kind: 'history'; service?: string }
@@ -470,15 +476,27 @@ function parseBreakglass(args: Token[]): Command {
   if (inner === undefined) return missing('breakglass', 'the change to make');
   const word = inner.text.toLowerCase();
   if (!HANDLERS.has(word) || word === 'breakglass')
-    fail('breakglass', `${echo(inner.text)} is not a command I know. Write the change after breakglass, like this: ${exampleOf('breakglass')}`);
+    fail(
+      'breakglass',
+      `${echo(inner.text)} is not a command I know. Write the change after breakglass, like this: ${exampleOf('breakglass')}`,
+    );
   const command = parseWords(inner, rest);
   if (command.kind === 'invalid') return command;
   if (command.kind !== 'change')
-    fail('breakglass', `breakglass goes before a command that changes a service, not ${echo(inner.text)}, like this: ${exampleOf('breakglass')}`);
+    fail(
+      'breakglass',
+      `breakglass goes before a command that changes a service, not ${echo(inner.text)}, like this: ${exampleOf('breakglass')}`,
+    );
   if (command.when !== undefined)
-    fail('breakglass', 'Break-glass applies at once, so it takes no at TIME. Leave the at out, or ask for a scheduled change the usual way.');
+    fail(
+      'breakglass',
+      'Break-glass applies at once, so it takes no at TIME. Leave the at out, or ask for a scheduled change the usual way.',
+    );
   if (command.reason === undefined)
-    fail('breakglass', `Break-glass needs a reason that reviewers will read: add because "INC-7 dashboards down", like this: ${exampleOf('breakglass')}`);
+    fail(
+      'breakglass',
+      `Break-glass needs a reason that reviewers will read: add because "INC-7 dashboards down", like this: ${exampleOf('breakglass')}`,
+    );
   if (command.durationMs === undefined)
     fail(
       'breakglass',

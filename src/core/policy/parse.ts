@@ -236,7 +236,9 @@ const RuleSchema = z
       require: RequireSchema.optional(),
       window: WindowSchema.optional(),
       freeze: z
-        .array(FreezeSchema, { error: 'must be a list of freezes, like [{ from: 2026-12-20, to: 2027-01-04, reason: "Year-end freeze" }]' })
+        .array(FreezeSchema, {
+          error: 'must be a list of freezes, like [{ from: 2026-12-20, to: 2027-01-04, reason: "Year-end freeze" }]',
+        })
         .min(1, { error: 'must not be empty (leave the key out when nothing is frozen)' })
         .optional(),
     },

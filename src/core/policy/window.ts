@@ -96,7 +96,10 @@ export function isOpen(window: ChangeWindow, at: number): boolean {
   const { weekday, minute } = wallClock(at, window.tz);
   if (window.fromMinute < window.toMinute)
     return listed(window, weekday) && minute >= window.fromMinute && minute < window.toMinute;
-  return (listed(window, weekday) && minute >= window.fromMinute) || (listed(window, weekday - 1) && minute < window.toMinute);
+  return (
+    (listed(window, weekday) && minute >= window.fromMinute) ||
+    (listed(window, weekday - 1) && minute < window.toMinute)
+  );
 }
 
 /** The first moment at or after `at` the window is open (`at` itself when it is open). */

@@ -67,7 +67,9 @@ export function neverOpenText(timing: Extract<Timing, { kind: 'never' }>): strin
  * ("production changes are applied Mon–Thu 09:00–16:00 Berlin; this will apply at Mon 09:00 unless you cancel").
  */
 export function deferredText(timing: Extract<Timing, { kind: 'deferred' }>): string {
-  const windows = timing.rules.map((r) => `${bold(r.rule)} changes are applied ${esc(windowText(r.window))}`).join('; ');
+  const windows = timing.rules
+    .map((r) => `${bold(r.rule)} changes are applied ${esc(windowText(r.window))}`)
+    .join('; ');
   return `:calendar: ${windows}; this will apply at ${slackDate(timing.at, '{date_short_pretty} {time}')} unless you cancel.`;
 }
 

@@ -103,9 +103,7 @@ function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
   const decidedIn = linkOnly ? approvalChannelOf(request) : undefined;
   if (request.status === 'pending' && decidedIn)
     return [
-      context(
-        `Request ${code(request.id)} · waiting for approval in ${channelRef(decidedIn)} · ${expiry(request)}`,
-      ),
+      context(`Request ${code(request.id)} · waiting for approval in ${channelRef(decidedIn)} · ${expiry(request)}`),
     ];
   if (request.status === 'pending') {
     return [

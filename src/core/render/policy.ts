@@ -187,7 +187,9 @@ function timingLines(requirements: readonly Requirement[], now: number): string[
     }
     const frozen = freezeInForce(requirement.freezes, freezeZone(requirement), now);
     if (frozen)
-      parts.push(`:snowflake: *frozen until ${slackDate(frozen.until, '{date_short_pretty} {time}')}*: “${esc(frozen.freeze.reason)}”`);
+      parts.push(
+        `:snowflake: *frozen until ${slackDate(frozen.until, '{date_short_pretty} {time}')}*: “${esc(frozen.freeze.reason)}”`,
+      );
     const coming = (requirement.freezes ?? []).filter((f) => freezeSpan(f, freezeZone(requirement)).from > now);
     if (coming.length > 0) parts.push(`freezes to come: ${coming.map((f) => esc(freezeText(f))).join('; ')}`);
     return [`• ${bold(requirement.rule)}: ${parts.join(' · ')}`];

@@ -48,7 +48,7 @@ describe('break-glass', () => {
       { type: 'break-glass', actorId: 'U1' },
       CONTEXT,
     );
-    expect(result.effects).toEqual([{ type: 'reply', reply: expect.objectContaining({ kind: 'already-decided' }) }]);
+    expect(result.effects).toMatchObject([{ type: 'reply', reply: { kind: 'already-decided' } }]);
   });
 
   it('skips approvals and freezes at apply time, but never a deny rule', () => {
