@@ -19,7 +19,7 @@ import {
 } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
-const harness = useHarnesses({ temporaryTickMs: 50 });
+const harness = useHarnesses({ temporaryTickMs: 50, nudgeTickMs: 50 });
 const policyFile = usePolicyFiles();
 const SECURITY = 'C0SECURITY';
 
@@ -110,7 +110,7 @@ describe('a freeze', () => {
 
 describe('break-glass', () => {
   it('applies at once in a freeze, says so loudly, and stays open until an approver marks it reviewed', async () => {
-    const { h } = await botAt('2026-12-22T10:00:00Z'); // Tuesday, frozen
+    const { h, clock } = await botAt('2026-12-22T10:00:00Z'); // Tuesday, frozen
     const ack = await h.command(
       'breakglass ip add orders-prod 203.0.113.9 laptop for 1h because "INC-7 dashboards down"',
       USERS.requester,
@@ -143,6 +143,15 @@ describe('break-glass', () => {
       'Nothing was changed',
     );
     expect((await h.bot.changeStore.get(reviewId))?.status).toBe('pending');
+
+    // Unreviewed, it is reminded like any waiting request (the default 30 minutes).
+    clock.advance(31 * MINUTE);
+    const reminded = (a: Record<string, unknown>) =>
+      textOf(a.blocks).includes(`${reviewId}\` still waits for review of break-glass`);
+    const inThread = await h.slack.waitFor('chat.postMessage', (a) => a.channel === CHANNEL && reminded(a));
+    expect(inThread.args.thread_ts).toBeDefined();
+    // …and its reviewers are messaged directly.
+    await h.slack.waitFor('chat.postMessage', (a) => a.channel === USERS.approver && reminded(a));
 
     await h.click(ACTION_APPROVE, reviewId, USERS.approver);
     await messageSays(h, reviewId, 'Reviewed');

@@ -223,7 +223,7 @@ export function pendingBlocks(requests: ChangeRequest[]): Block[] {
   if (requests.length === 0) return [section('No change request is waiting for approval in this channel.')];
   const lines = requests.map(
     (r) =>
-      `• ${code(r.id)} ${serviceRef(r.plan.serviceName, r.plan.serviceId)} by ${mention(r.requesterId)}: ${esc(changeSummary(r.plan.changes))}${justificationPhrase(r)}${pendingState(r)}`,
+      `• ${code(r.id)} ${serviceRef(r.plan.serviceName, r.plan.serviceId)} by ${mention(r.requesterId)}: ${r.reviewOf ? `review of break-glass ${code(r.reviewOf)}` : esc(changeSummary(r.plan.changes))}${justificationPhrase(r)}${pendingState(r)}`,
   );
   return [
     header(`Pending change requests (${requests.length})`),
