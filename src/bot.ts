@@ -4,6 +4,8 @@
  * listeners, start. main.ts calls it for production; tests call it with their own config (fake
  * Slack, simulator, real Redis) so they run the very same wiring.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { ApprovalFlow } from './approval/approval-flow.js';
 import { ApproverPolicy } from './approval/approvers.js';
 import { Follower } from './approval/follower.js';
@@ -15,6 +17,10 @@ import { Nudger } from './approval/nudger.js';
 import { BOT_ACTOR, startTemporaryTicks, TemporaryChanges } from './approval/temporary-changes.js';
 import { startTicks } from './scheduler/ticks.js';
 import { timeZoneResolver } from './commands/time-zone.js';
+import { AuditDelivery } from './audit/delivery.js';
+import { fileSink } from './audit-sinks/file.js';
+import { webhookSink } from './audit-sinks/webhook.js';
+import { policyReloadFields, type AuditSinkSpec } from './core/audit/export.js';
 import { CloudClient, type CloudClientOptions } from './cloud/client.js';
 import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
@@ -25,6 +31,7 @@ import { createLogger, quietWhile, type BotLogger } from './log.js';
 import { CloudKeyStatus, type KeyIdentity, type KeyState } from './cloud/key-check.js';
 import { createMetrics, type BotMetrics } from './metrics.js';
 import {
+  auditObserver,
   changeObserver,
   cloudObserver,
   commandLabel,
@@ -32,7 +39,7 @@ import {
   countSlackApiError,
   followObserver,
 } from './observe.js';
-import type { ChangeStore, Messenger, Modals, ScheduleStore } from './ports/index.js';
+import type { AuditOutbox, AuditSink, ChangeStore, Log, Messenger, Modals, ScheduleStore } from './ports/index.js';
 import { scheduleSnapshotKey } from './core/schedule/types.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { CloudSimulator } from './simulator/server.js';
@@ -101,6 +108,9 @@ export interface BotOverrides {
   temporaryTickMs?: number;
   /** How often waiting requests are looked at for reminders and escalation (default 30 s). */
   nudgeTickMs?: number;
+  /** Audit export (AUDIT_SINKS): how often new events are looked for, and the first retry's wait (tests shorten them). */
+  auditPollMs?: number;
+  auditRetryBaseMs?: number;
   /** Interface the HTTP receiver listens on; every interface unless given (the playground: loopback). */
   host?: string;
   /** Process metrics (CPU, memory, GC): off in tests, where many bots share a process. */
@@ -125,6 +135,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     config.slack.signingSecret,
     config.slack.appToken,
     config.metrics.enabled ? config.metrics.token : undefined,
+    config.auditExport.webhookSecret,
   );
 
   // First: a bad policy file stops the bot before it opens any connection.
@@ -224,6 +235,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     await simulator?.close();
     throw stores.explainStartFailure(error);
   }
+  const outbox = stores.changeStore.auditOutbox();
+  const auditDeliveries = startAuditExport(config, outbox, background, metrics, overrides);
   const reconciler = startReconciler(changeRequests, {
     everyMs: config.approvals.leaseMs / 4,
     logger: background,
@@ -282,7 +295,14 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     reconciledAtStart: reconciler.settledAtStart,
     revertedAtStart: temporaryTicks.firstPass,
     scheduledAtStart: scheduledTicks.firstPass,
-    reloadPolicy: () => rules.reload(),
+    async reloadPolicy() {
+      const result = await rules.reload();
+      await recordPolicyReload(outbox, rules.path, result).catch((error: unknown) =>
+        logger.warn(`the policy reload could not be written to the audit trail: ${messageOf(error)}`),
+      );
+      for (const delivery of auditDeliveries) delivery.nudge();
+      return result;
+    },
     cloudKey: () => cloudKey.state,
     cloudKeyChecked,
     async stop() {
@@ -296,11 +316,63 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
       await slack.stop().catch((error: unknown) => logger.warn(`stopping the Slack receiver: ${messageOf(error)}`));
       await metricsServer?.close();
+      await Promise.all(auditDeliveries.map((delivery) => delivery.stop()));
       await stores.close();
       await cloud.close();
       await simulator?.close();
     },
   };
+}
+
+/** One delivery worker per AUDIT_SINKS entry, each taking its turn (lease) among the replicas. */
+function startAuditExport(
+  config: Config,
+  outbox: AuditOutbox,
+  log: Log,
+  metrics: BotMetrics | undefined,
+  overrides: BotOverrides,
+): AuditDelivery[] {
+  const { sinks, outboxMax } = config.auditExport;
+  metrics?.auditOutboxMax.set(outboxMax);
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const organizationId = config.clickhouse.mode === 'live' ? config.clickhouse.orgId : DEMO_ORG_ID;
+  return sinks.map((spec) => {
+    const delivery = new AuditDelivery({
+      outbox,
+      sink: auditSinkOf(spec, config),
+      sinkKey: spec.key,
+      owner,
+      organizationId,
+      outboxMax,
+      log,
+      ...(metrics ? { observe: auditObserver(metrics) } : {}),
+      ...(overrides.auditPollMs === undefined ? {} : { pollMs: overrides.auditPollMs }),
+      ...(overrides.auditRetryBaseMs === undefined ? {} : { retryBaseMs: overrides.auditRetryBaseMs }),
+    });
+    delivery.start();
+    return delivery;
+  });
+}
+
+function auditSinkOf(spec: AuditSinkSpec, config: Config): AuditSink {
+  const { fileMaxBytes, fileKeep, webhookSecret } = config.auditExport;
+  if (spec.kind === 'file')
+    return fileSink({ path: spec.path, label: spec.label, maxBytes: fileMaxBytes, keep: fileKeep });
+  // The config refuses a webhook without a secret.
+  return webhookSink({ url: spec.url, label: spec.label, secret: webhookSecret ?? '' });
+}
+
+/** A reload (or a refused one) is an audit event like any other: who changes the rules matters. */
+async function recordPolicyReload(outbox: AuditOutbox, path: string | undefined, result: ReloadResult): Promise<void> {
+  await outbox.record(
+    policyReloadFields({
+      at: Date.now(),
+      path,
+      ...(result.ok
+        ? { result: result.changed ? 'reloaded' : 'unchanged', digest: result.policy?.digest }
+        : { result: 'refused', problems: result.problems }),
+    }),
+  );
 }
 
 interface Adapters {
@@ -379,6 +451,7 @@ function buildServices(
       homes.moved(event.changeRequestId);
     },
     afterApproval: (request) => homes.moved(request),
+    ...(metrics ? { onMissingRecord: () => metrics.revertRecordsMissing.inc() } : {}),
     afterFiled: (request) => {
       homes.moved(request);
       return approverDms.filed(request);
@@ -398,12 +471,9 @@ function buildServices(
   const temporary: TemporaryChanges = new TemporaryChanges({
     flow: changeRequests,
     store: changeStore,
-    cloud,
     messenger,
-    policy,
     logger,
     now: overrides.clock ?? Date.now,
-    ...(metrics ? { onMissingRecord: () => metrics.revertRecordsMissing.inc() } : {}),
   });
   const summaries = countedSummaries(
     new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger }),

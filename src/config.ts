@@ -3,6 +3,7 @@
  * the process with one message naming every problem and how to fix it, never a stack trace.
  */
 import { z } from 'zod';
+import { parseAuditSinks, type AuditSinkSpec } from './core/audit/export.js';
 import { isTimeZone } from './core/schedule/cron.js';
 import { DURATION_FORMS, readSpokenDuration } from './core/command/duration.js';
 
@@ -52,7 +53,10 @@ const spokenDuration = (fallback: string, minMs: number, maxMs: number) =>
     z.string().transform((text, context) => {
       const reading = readSpokenDuration(text.trim().split(/\s+/u));
       if (reading.kind !== 'duration') {
-        context.addIssue({ code: 'custom', message: `must be a duration such as 15m, 1h or 90 minutes. ${DURATION_FORMS}` });
+        context.addIssue({
+          code: 'custom',
+          message: `must be a duration such as 15m, 1h or 90 minutes. ${DURATION_FORMS}`,
+        });
         return z.NEVER;
       }
       if (reading.ms < minMs || reading.ms > maxMs) {
@@ -71,7 +75,10 @@ const channelTimeZones = z.preprocess(
   (v) => (v === undefined ? '' : v),
   z.string().transform((text, context) => {
     const zones: Record<string, string> = {};
-    for (const entry of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+    for (const entry of text
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)) {
       const [channel = '', zone = '', ...rest] = entry.split('=').map((part) => part.trim());
       if (!/^[CGD][A-Z0-9]{2,}$/u.test(channel) || rest.length > 0)
         context.addIssue({
@@ -226,6 +233,20 @@ const EnvSchema = z.object({
   CHANNEL_TIMEZONES: channelTimeZones,
   SCHEDULE_MAX_PER_CHANNEL: integer(10, 1, 1000),
   AUDIT_RETENTION_DAYS: integer(400, 1, 10 * 366),
+  AUDIT_SINKS: z.preprocess(
+    (v) => (v === undefined ? '' : v),
+    z.string().transform((text, ctx) => {
+      const { sinks, problems } = parseAuditSinks(text);
+      for (const message of problems) ctx.addIssue({ code: 'custom', message });
+      return sinks;
+    }),
+  ),
+  AUDIT_WEBHOOK_SECRET: optionalText.refine((v) => v === undefined || (v.length >= 16 && !/\s/.test(v)), {
+    error: 'must be at least 16 characters without spaces (e.g. the output of `openssl rand -hex 32`), or unset',
+  }),
+  AUDIT_FILE_MAX_BYTES: integer(100 * 1024 * 1024, 1024, 2 ** 40),
+  AUDIT_FILE_KEEP: integer(5, 0, 100),
+  AUDIT_OUTBOX_MAX: integer(100_000, 10, 10_000_000),
   LOG_LEVEL: z.preprocess(lowerCased('info'), z.enum(LOG_LEVELS)),
   LOG_FORMAT: z.preprocess(
     lowerCased('text'),
@@ -250,6 +271,16 @@ function keyProblems(env: NodeJS.ProcessEnv): string[] {
   }
   if (id && secret && !given('CLICKHOUSE_ORG_ID')) {
     return ['CLICKHOUSE_ORG_ID is required when CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET are set'];
+  }
+  return [];
+}
+
+function auditProblems(env: NodeJS.ProcessEnv): string[] {
+  const webhooks = parseAuditSinks(env.AUDIT_SINKS ?? '').sinks.some((sink) => sink.kind === 'webhook');
+  if (webhooks && (env.AUDIT_WEBHOOK_SECRET ?? '').trim() === '') {
+    return [
+      'AUDIT_WEBHOOK_SECRET is required when AUDIT_SINKS names a webhook: webhook bodies are signed with it (e.g. `openssl rand -hex 32`; give the receiver the same value)',
+    ];
   }
   return [];
 }
@@ -340,6 +371,18 @@ export interface Config {
   schedules: { minIntervalSeconds: number; maxPerChannel: number };
   /** Audit entries are kept this long (AUDIT_RETENTION_DAYS), whatever else is recorded. */
   auditRetentionDays: number;
+  /**
+   * Where audit events are sent besides the store (AUDIT_SINKS): files rotated at `fileMaxBytes`
+   * keeping `fileKeep` old ones, webhooks signed with `webhookSecret`; at most `outboxMax` events
+   * wait for one sink.
+   */
+  auditExport: {
+    sinks: AuditSinkSpec[];
+    webhookSecret: string | undefined;
+    fileMaxBytes: number;
+    fileKeep: number;
+    outboxMax: number;
+  };
   logLevel: LogLevel;
   logFormat: 'text' | 'json';
   /**
@@ -370,6 +413,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'} ${issue.message}`)),
     ...keyProblems(env),
     ...redisProblems(env),
+    ...auditProblems(env),
   ];
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   return toConfig(parsed.data);
@@ -409,6 +453,13 @@ function toConfig(env: Env): Config {
     scheduling: { graceMs: env.SCHEDULED_GRACE, channelTimeZones: env.CHANNEL_TIMEZONES },
     schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_SECONDS, maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL },
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
+    auditExport: {
+      sinks: env.AUDIT_SINKS,
+      webhookSecret: env.AUDIT_WEBHOOK_SECRET,
+      fileMaxBytes: env.AUDIT_FILE_MAX_BYTES,
+      fileKeep: env.AUDIT_FILE_KEEP,
+      outboxMax: env.AUDIT_OUTBOX_MAX,
+    },
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
     metrics:

@@ -26,6 +26,11 @@ export interface BotMetrics {
   readonly followOutcomes: Counter<'outcome'>;
   readonly pendingChangeRequests: Gauge;
   readonly cloudKey: Gauge<'state'>;
+  readonly auditQueued: Gauge<'sink'>;
+  readonly auditDelivered: Counter<'sink'>;
+  readonly auditFailed: Counter<'sink'>;
+  readonly auditDropped: Counter<'sink'>;
+  readonly auditOutboxMax: Gauge;
 }
 
 export interface MetricsOptions {
@@ -149,6 +154,35 @@ export function createMetrics(options: MetricsOptions = {}): BotMetrics {
             },
           }
         : {}),
+    }),
+    auditQueued: new Gauge({
+      name: 'clickhouse_bot_audit_events_queued',
+      help: 'Audit events waiting for a sink (AUDIT_SINKS; sink = kind and host, or file name)',
+      labelNames: ['sink'],
+      registers,
+    }),
+    auditDelivered: new Counter({
+      name: 'clickhouse_bot_audit_events_delivered_total',
+      help: 'Audit events a sink accepted',
+      labelNames: ['sink'],
+      registers,
+    }),
+    auditFailed: new Counter({
+      name: 'clickhouse_bot_audit_events_failed_total',
+      help: 'Attempts to send an audit event that the sink refused or did not answer (retried)',
+      labelNames: ['sink'],
+      registers,
+    }),
+    auditDropped: new Counter({
+      name: 'clickhouse_bot_audit_events_dropped_total',
+      help: 'Audit events that will never reach a sink: skipped past AUDIT_OUTBOX_MAX or removed by AUDIT_RETENTION_DAYS first',
+      labelNames: ['sink'],
+      registers,
+    }),
+    auditOutboxMax: new Gauge({
+      name: 'clickhouse_bot_audit_outbox_max',
+      help: 'AUDIT_OUTBOX_MAX: the most audit events kept waiting for one sink',
+      registers,
     }),
   };
 }

@@ -4,6 +4,7 @@
  * flow, the Cloud client and the listeners only ever call one small observer.
  */
 import type { FollowObserver } from './approval/follower.js';
+import type { AuditDeliveryObserver } from './audit/delivery.js';
 import type { CloudObserver } from './cloud/client.js';
 import type { Command } from './core/command/parse.js';
 import { logFields, type BotLogger } from './log.js';
@@ -64,5 +65,15 @@ export function countedSummaries(inner: SummaryPublisher, metrics: BotMetrics | 
         throw error;
       }
     },
+  };
+}
+
+/** Audit export per sink: waiting, delivered, refused attempts, dropped. */
+export function auditObserver(metrics: BotMetrics): AuditDeliveryObserver {
+  return {
+    queued: (sink, count) => metrics.auditQueued.set({ sink }, count),
+    delivered: (sink) => metrics.auditDelivered.inc({ sink }),
+    failed: (sink) => metrics.auditFailed.inc({ sink }),
+    dropped: (sink, count) => metrics.auditDropped.inc({ sink }, count),
   };
 }

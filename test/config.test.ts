@@ -37,6 +37,29 @@ describe('configuration', () => {
     expect(config.followMs).toBe(10 * 60_000);
   });
 
+  it('scheduled changes: SCHEDULED_GRACE as a duration (15m by default), CHANNEL_TIMEZONES per channel', () => {
+    expect(loadConfig(minimal).scheduling).toEqual({ graceMs: 15 * 60_000, channelTimeZones: {} });
+    const config = loadConfig({
+      ...minimal,
+      SCHEDULED_GRACE: '1h 30m',
+      CHANNEL_TIMEZONES: 'C0OPS=Europe/Berlin, C0DATA = America/New_York',
+    });
+    expect(config.scheduling).toEqual({
+      graceMs: 90 * 60_000,
+      channelTimeZones: { C0OPS: 'Europe/Berlin', C0DATA: 'America/New_York' },
+    });
+    expect(problems({ ...minimal, SCHEDULED_GRACE: 'soon' })).toEqual([
+      expect.stringMatching(/^SCHEDULED_GRACE must be a duration such as 15m, 1h or 90 minutes/) as unknown,
+    ]);
+    expect(problems({ ...minimal, SCHEDULED_GRACE: '3d' })).toEqual([
+      'SCHEDULED_GRACE must be from 1 minute(s) to 24 hours',
+    ]);
+    expect(problems({ ...minimal, CHANNEL_TIMEZONES: 'C0OPS=Mars/Olympus,general=UTC' })).toEqual([
+      'CHANNEL_TIMEZONES "Mars/Olympus" (for C0OPS) is not a time zone: use an IANA name such as Europe/Berlin',
+      'CHANNEL_TIMEZONES "general=UTC" is not CHANNEL_ID=Area/City: write it like C0123ABCD=Europe/Berlin, entries separated by commas',
+    ]);
+  });
+
   it('takes FOLLOW_MINUTES in whole minutes, from 1 to 120', () => {
     expect(loadConfig({ ...minimal, FOLLOW_MINUTES: '3' }).followMs).toBe(180_000);
     expect(() => loadConfig({ ...minimal, FOLLOW_MINUTES: '0' })).toThrow(/FOLLOW_MINUTES.*at least 1/);
@@ -166,5 +189,69 @@ describe('configuration', () => {
     expect(message).toContain('The bot cannot start: 2 settings need fixing.');
     expect(message).toContain('.env.example');
     expect(message).not.toMatch(/\bat \w+ \(/);
+  });
+});
+
+describe('audit export settings', () => {
+  it('default to no sinks, 100 MiB files keeping 5, and 100,000 waiting events', () => {
+    expect(loadConfig(minimal).auditExport).toEqual({
+      sinks: [],
+      webhookSecret: undefined,
+      fileMaxBytes: 104_857_600,
+      fileKeep: 5,
+      outboxMax: 100_000,
+    });
+  });
+
+  it('reads sinks and their settings', () => {
+    const config = loadConfig({
+      ...minimal,
+      AUDIT_SINKS: 'file:/var/log/clickhouse-bot/audit.jsonl,webhook:https://siem.example.com/hook',
+      AUDIT_WEBHOOK_SECRET: 'a'.repeat(32),
+      AUDIT_FILE_MAX_BYTES: '2048',
+      AUDIT_FILE_KEEP: '0',
+      AUDIT_OUTBOX_MAX: '500',
+    });
+    expect(config.auditExport).toMatchObject({
+      fileMaxBytes: 2048,
+      fileKeep: 0,
+      outboxMax: 500,
+      webhookSecret: 'a'.repeat(32),
+    });
+    expect(config.auditExport.sinks.map((sink) => sink.label)).toEqual([
+      'file:audit.jsonl',
+      'webhook:siem.example.com',
+    ]);
+  });
+
+  it('names every problem at once', () => {
+    expect(
+      problems({
+        ...minimal,
+        AUDIT_SINKS: 'file:audit.jsonl,webhook:http://siem.example.com/hook,kafka:x',
+        AUDIT_FILE_MAX_BYTES: '10',
+        AUDIT_FILE_KEEP: '-1',
+        AUDIT_OUTBOX_MAX: 'lots',
+      }),
+    ).toEqual([
+      expect.stringMatching(/^AUDIT_SINKS has file:audit.jsonl: the file sink needs an absolute path/),
+      expect.stringMatching(
+        /^AUDIT_SINKS has webhook:http:\/\/siem.example.com\/...: plain http is allowed only to this machine/,
+      ),
+      expect.stringMatching(/^AUDIT_SINKS has "kafka:x": each sink is file:/),
+      'AUDIT_FILE_MAX_BYTES must be at least 1024',
+      'AUDIT_FILE_KEEP must be at least 0',
+      'AUDIT_OUTBOX_MAX must be a whole number from 10 to 10000000',
+    ]);
+  });
+
+  it('requires a long enough webhook secret with a webhook sink', () => {
+    expect(problems({ ...minimal, AUDIT_SINKS: 'webhook:https://siem.example.com/hook' })).toEqual([
+      expect.stringMatching(/^AUDIT_WEBHOOK_SECRET is required when AUDIT_SINKS names a webhook/),
+    ]);
+    expect(
+      problems({ ...minimal, AUDIT_SINKS: 'webhook:https://siem.example.com/hook', AUDIT_WEBHOOK_SECRET: 'short' }),
+    ).toEqual([expect.stringMatching(/^AUDIT_WEBHOOK_SECRET must be at least 16 characters/)]);
+    expect(problems({ ...minimal, AUDIT_SINKS: 'file:/tmp/a.jsonl' })).toEqual([]);
   });
 });

@@ -14,12 +14,26 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { step } from '../core/approval/step.js';
-import type { Effect, FlowContext, FlowEvent, FlowReply, FlowState, RequesterNews } from '../core/approval/types.js';
+import type {
+  Effect,
+  FlowContext,
+  FlowEvent,
+  FlowReply,
+  FlowState,
+  GrantAction,
+  RequesterNews,
+} from '../core/approval/types.js';
 import { planChange } from '../core/change/plan.js';
 import { changeSummary } from '../core/change/summary.js';
 import { operationsOf } from '../core/change/operations.js';
 import { stackedGrantProblem, temporaryPlanProblem } from '../core/change/temporary.js';
-import { FINAL_STATUSES, type ChangePlan, type ChangeRequest, type Operation } from '../core/change/types.js';
+import {
+  FINAL_STATUSES,
+  type ChangePlan,
+  type ChangeRequest,
+  type Operation,
+  type OperationResult,
+} from '../core/change/types.js';
 import {
   appliedResultText,
   appliedResultTitle,
@@ -65,6 +79,7 @@ import {
   type ServiceUpdateResult,
   type UpdateOptions,
 } from '../ports/index.js';
+import { GrantIo } from './grant-io.js';
 import { holdLease, LeaseLostError, newLeaseOwner, type LeaseHold } from './lease.js';
 
 export interface ApprovalFlowOptions {
@@ -95,6 +110,8 @@ export interface ApprovalFlowOptions {
   afterFiled?: (request: ChangeRequest) => Promise<void>;
   /** SECURITY_CHANNEL: every break-glass change is announced there too. */
   securityChannel?: string;
+  /** Told when a due revert finds its grant's record gone (a metric counts it). */
+  onMissingRecord?: (id: string) => void;
 }
 
 const DEFAULT_LEASE_MS = 20_000;
@@ -133,10 +150,21 @@ export class ApprovalFlow implements ChangeRequestService {
   private readonly owner: string;
   readonly leaseMs: number;
 
+  private readonly grants: GrantIo;
+
   constructor(private readonly options: ApprovalFlowOptions) {
     this.now = options.now ?? Date.now;
     this.owner = options.owner ?? newLeaseOwner();
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    const { store, cloud, messenger, logger, onMissingRecord } = options;
+    this.grants = new GrantIo({
+      store,
+      cloud,
+      messenger,
+      logger,
+      now: this.now,
+      ...(onMissingRecord ? { onMissingRecord } : {}),
+    });
   }
 
   /** Plans the change against the service, stores it and posts it in the channel for approval. */
@@ -402,6 +430,46 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /**
+   * A grant's revert is due (the sweep): files its revert attempt if nobody did and applies it.
+   * `failures`: its reverts that failed in a row here (the back-off). Answers what the run said.
+   */
+  async revertDue(originalId: string, actorId: string, failures: number): Promise<FlowReply | undefined> {
+    const grant = await this.options.store.get(originalId);
+    const event: FlowEvent = { type: 'revert-due', originalId, actorId, failures };
+    return (await this.track(this.run({ request: grant, work: { phase: 'idle' } }, event))).reply;
+  }
+
+  /** Revert now, Extend or Undo, clicked on an applied request. */
+  grantClicked(action: GrantAction, id: string, userId: string): Promise<DecisionReply> {
+    return this.track(
+      (async () => {
+        const grant = await this.options.store.get(id);
+        const dueAt = action === 'extend' ? await this.grants.revertDueAt(id) : undefined;
+        const event: FlowEvent = { type: 'grant-clicked', action, userId, ...(dueAt === undefined ? {} : { dueAt }) };
+        return replyOf(await this.run({ request: grant, work: { phase: 'idle' } }, event));
+      })(),
+    );
+  }
+
+  /**
+   * After a request settled: a revert attempt's grant is done with or tried again later; an
+   * applied grant (or an extension of it) says in its thread when the bot reverts it.
+   */
+  async grantSettled(request: ChangeRequest): Promise<void> {
+    if (request.revertOf) {
+      const grant = await this.options.store.get(request.revertOf);
+      await this.run({ request: grant, work: { phase: 'idle' } }, { type: 'revert-settled', revert: request });
+      return;
+    }
+    if (request.status !== 'applied' || !request.temporary) return;
+    const grantId = request.extendOf ?? request.id;
+    const dueAt = await this.grants.revertDueAt(grantId);
+    const grant = request.extendOf ? await this.options.store.get(request.extendOf) : request;
+    const event: FlowEvent = { type: 'grant-applied', applied: request, ...(dueAt === undefined ? {} : { dueAt }) };
+    await this.run({ request: grant, work: { phase: 'idle' } }, event);
+  }
+
+  /**
    * Settles requests in "applying" whose owner stopped renewing its lease (SIGKILL, crash, a
    * frozen or cut-off process): takes each over with a new fencing token, so the old owner can no
    * longer send or record anything, then decides. A live owner's lease is never taken.
@@ -469,6 +537,16 @@ export class ApprovalFlow implements ChangeRequestService {
   /** Performs one effect; an effect that asks something answers with the event to feed back. */
   private async perform(effect: Effect, run: Run): Promise<FlowEvent | undefined> {
     const request = run.state.request;
+    // These two need no request: a click on one long gone is answered; a grant's record may be lost.
+    if (effect.type === 'reply') {
+      run.reply = effect.reply;
+      return undefined;
+    }
+    if (effect.type === 'log') {
+      this.options.logger[effect.level](logText(effect.fact, request?.id ?? '', request?.channelId ?? '', run.cause));
+      return undefined;
+    }
+    if (isGrantEffect(effect)) return this.performForGrant(effect, run);
     if (!request) return undefined;
     const { store } = this.options;
     switch (effect.type) {
@@ -519,6 +597,8 @@ export class ApprovalFlow implements ChangeRequestService {
         }
       case 'send':
         return this.send(run, effect.index, effect.operation);
+      case 'record-confirmed':
+        return { type: 'confirmed-recorded', result: await this.recordConfirmed(run, effect.results) };
       case 'show':
         await this.refreshMessage(effect.request);
         return undefined;
@@ -531,12 +611,6 @@ export class ApprovalFlow implements ChangeRequestService {
       case 'follow-up':
         await this.followUp(effect.request);
         return undefined;
-      case 'log':
-        this.options.logger[effect.level](logText(effect.fact, request.id, request.channelId, run.cause));
-        return undefined;
-      case 'reply':
-        run.reply = effect.reply;
-        return undefined;
       case 'tell-requester':
         // In the background, in order within the run (approved before applied): a DM that is
         // slow or refused never holds up or fails the request.
@@ -544,6 +618,89 @@ export class ApprovalFlow implements ChangeRequestService {
         void this.track(run.telling);
         return undefined;
     }
+  }
+
+  /** The effects about a grant (core/approval/grant.ts), through GrantIo and the flow itself. */
+  private async performForGrant(effect: GrantEffect, run: Run): Promise<FlowEvent | undefined> {
+    const io = this.grants;
+    // The grant's record may be gone (a due revert of a lost request): only these effects then.
+    switch (effect.type) {
+      case 'count-missing-record':
+        io.countMissingRecord(effect.originalId);
+        return undefined;
+      case 'postpone-revert':
+        await io.postponeRevert(effect.originalId, effect.ms);
+        return undefined;
+      case 'forget-revert':
+        await io.forgetRevert(effect.originalId);
+        return undefined;
+      default:
+        break;
+    }
+    const grant = run.state.request;
+    if (!grant) return undefined;
+    switch (effect.type) {
+      case 'check-may-act':
+        return { type: 'may-act-answered', verdict: await this.options.policy.mayAct(effect.userId, grant) };
+      case 'read-revert':
+        return { type: 'revert-read', latest: await io.latestRevert(grant.id) };
+      case 'read-for-revert':
+        return { type: 'revert-planning', ...(await io.revertInputs(grant)) };
+      case 'file-revert':
+        return { type: 'revert-filed', revert: await io.fileRevert(effect.candidate) };
+      case 'apply-revert': {
+        const applied = await this.run(
+          { request: effect.revert, work: { phase: 'idle' } },
+          { type: 'apply-unreviewed', actorId: effect.actorId },
+        );
+        const latest = await io.latestRevert(grant.id);
+        const text = applied.reply && replyText(applied.reply);
+        return { type: 'revert-ran', ...(text !== undefined && applied.reply ? { reply: applied.reply } : {}), latest };
+      }
+      case 'settle-unsent-revert':
+        return { type: 'revert-unsent-settled', ok: await io.settleUnsentRevert(effect.revert, effect.actorId) };
+      case 'close-reminder':
+        await io.closeReminder(grant, effect.revertId);
+        return undefined;
+      case 'announce-revert':
+        await io.announceRevert(grant, effect.applied, effect.dueAt);
+        return undefined;
+      case 'claim-click':
+        return { type: 'click-claimed', ...(await io.claimClick(grant, effect.action)) };
+      case 'release-click':
+        await io.releaseClick(grant.id, effect.action);
+        return undefined;
+      case 'read-for-follow-on':
+        return { type: 'follow-on-read', service: await io.readForFollowOn(grant, effect.userId) };
+      case 'file-follow-on':
+        return { type: 'follow-on-filed', outcome: await this.fileFollowOn(grant, effect) };
+    }
+  }
+
+  /** An extension (judged by the rules of the change it prolongs) or an undo, filed as a request of its own. */
+  private fileFollowOn(
+    grant: ChangeRequest,
+    effect: Extract<Effect, { type: 'file-follow-on' }>,
+  ): Promise<RequestOutcome> {
+    const common = {
+      channelId: grant.channelId,
+      userId: effect.userId,
+      service: effect.service,
+      plan: effect.plan,
+      serviceIsFresh: true,
+      ...(grant.messageTs ? { threadTs: grant.messageTs } : {}),
+      // Buttons: they carry the original's reason and ticket, shown with them.
+      ...(grant.reason ? { reason: grant.reason } : {}),
+      ...(grant.ticket ? { ticket: grant.ticket } : {}),
+    };
+    if (effect.action === 'undo') return this.file({ ...common, undoOf: grant.id });
+    return this.file({
+      ...common,
+      judgedAs: grant.plan,
+      beneficiaryId: grant.requesterId,
+      ...(grant.temporary ? { temporary: grant.temporary } : {}),
+      extendOf: grant.id,
+    });
   }
 
   /** A DM to whoever asked for the request (a revert: the original's requester); failures are logged. */
@@ -627,6 +784,20 @@ export class ApprovalFlow implements ChangeRequestService {
     if (!lease || lease.lost) return { type: 'lock-answered', attempt: 'lost', leaseLost: true };
     const attempt = await this.options.store.lockService(lease.token, this.leaseMs);
     return { type: 'lock-answered', attempt, leaseLost: lease.lost };
+  }
+
+  /** The store's record of the operations confirmed so far, under this run's lease. */
+  private async recordConfirmed(run: Run, results: OperationResult[]): Promise<'recorded' | 'lost' | 'unavailable'> {
+    const lease = run.hold?.lease;
+    if (!lease || lease.lost) return 'lost';
+    try {
+      return (await this.options.store.recordConfirmed(lease.token, results)) ? 'recorded' : 'lost';
+    } catch (error) {
+      this.options.logger.warn(
+        `change ${lease.token.requestId}: could not record its confirmed operations: ${messageOf(error)}`,
+      );
+      return 'unavailable';
+    }
   }
 
   /** Sends one operation; the fence check runs right before the bytes leave. */
@@ -833,6 +1004,30 @@ export class ApprovalFlow implements ChangeRequestService {
         this.options.logger.warn(`change ${request.id}: follow-up failed: ${messageOf(error)}`),
       );
   }
+}
+
+const GRANT_EFFECTS = [
+  'check-may-act',
+  'read-revert',
+  'read-for-revert',
+  'file-revert',
+  'apply-revert',
+  'settle-unsent-revert',
+  'forget-revert',
+  'postpone-revert',
+  'close-reminder',
+  'announce-revert',
+  'count-missing-record',
+  'claim-click',
+  'release-click',
+  'read-for-follow-on',
+  'file-follow-on',
+] as const satisfies ReadonlyArray<Effect['type']>;
+type GrantEffect = Extract<Effect, { type: (typeof GRANT_EFFECTS)[number] }>;
+
+/** Effects about a grant (core/approval/grant.ts). */
+function isGrantEffect(effect: Effect): effect is GrantEffect {
+  return (GRANT_EFFECTS as readonly string[]).includes(effect.type);
 }
 
 function replyOf(run: Run): DecisionReply {

@@ -1,7 +1,8 @@
 /**
- * ClickHouse Cloud API client: list services, read one, and the three PATCHes we drive (basic
- * settings, …/replicaScaling and …/state). The three PATCHes share one path through the code:
- * the same strict body check, throttle ticket, beforeSend fencing, retry rules and envelope.
+ * ClickHouse Cloud API client: list services, read one, read the organization's activities, and
+ * the three PATCHes we drive (basic settings, …/replicaScaling and …/state). The three PATCHes
+ * share one path through the code: the same strict body check, throttle ticket, beforeSend
+ * fencing, retry rules and envelope.
  *
  * Retries, by design:
  * - 429 on any call: wait for X-RateLimit-Reset (plus a safety second, as the official Terraform
@@ -30,8 +31,11 @@ import {
   type ServiceUpdate,
   type StateCommand,
 } from '../core/service/schema.js';
+import { parseActivities } from '../core/service/activity.js';
 import {
   SendWindowClosedError,
+  type ActivityList,
+  type ActivityWindow,
   type ReadOptions,
   type ServiceDirectory,
   type ServiceList,
@@ -229,6 +233,25 @@ export class CloudClient implements ServiceDirectory {
       // Whatever happened, the organization may have changed: the next read must be fresh.
       this.cache.invalidate();
     }
+  }
+
+  /**
+   * GET …/activities for the window (both ends as ISO date-times). Never cached: each summary asks
+   * for its own window, and only when it has drift to attribute. Entries are parsed leniently.
+   */
+  async listActivities(window: ActivityWindow, options: ReadOptions = {}): Promise<ActivityList> {
+    const query = new URLSearchParams({
+      from_date: new Date(window.from).toISOString(),
+      to_date: new Date(window.to).toISOString(),
+    });
+    const path = `${this.orgPath()}/activities?${query.toString()}`;
+    const ticket: ThrottleTicket = { priority: options.priority ?? 'read', person: options.person ?? 'bot' };
+    const response = await this.send('GET', path, ticket);
+    const parsed = ListEnvelopeSchema.safeParse(response.json);
+    if (!parsed.success) throw this.badResponse('GET', path, response.json);
+    const { activities, skipped } = parseActivities(parsed.data.result);
+    if (skipped > 0) this.logger?.warn(`Cloud API activities: left out ${skipped} entries that were not objects`);
+    return { activities, skipped, ownKeyId: this.options.keyId, requestId: parsed.data.requestId };
   }
 
   /** Requests waiting for the client-side throttle right now. */

@@ -17,7 +17,7 @@ import { helpBlocks, invalidBlocks, suggestionBlocks } from '../core/render/help
 import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
-import { filedText } from '../core/render/approval.js';
+import { filedText } from '../core/render/grant.js';
 import { breakGlassReplyText, deferredText } from '../core/render/breakglass.js';
 import type { NewChangeRequest } from '../ports/index.js';
 import { scheduledFilingText } from '../core/render/scheduled.js';

@@ -355,7 +355,8 @@ function streamChanges(slack: SlackStandIn, bot: BotHandle, req: IncomingMessage
 
 /**
  * A change "in the console": it goes through the simulator's own PATCH rules (so the form accepts
- * exactly what the API would), but not through the API, so the bot's request log never sees it.
+ * exactly what the API would), but not through the API, so the bot's request log never sees it;
+ * the activity log names a console user, as ClickHouse Cloud's would, so drift says who.
  */
 function changeOutsideBot(
   bot: BotHandle,
@@ -376,7 +377,7 @@ function changeOutsideBot(
   if (!update.ok) return { ok: false, error: `The API would refuse this: ${update.message}` };
   const next = applyServiceUpdate(service, update.value);
   if (!next.ok) return { ok: false, error: `The API would refuse this: ${next.message}` };
-  simulator.changeOutsideBot(input.serviceId, next.value);
+  simulator.changeInConsole(input.serviceId, next.value);
   return { ok: true };
 }
 

@@ -1,5 +1,6 @@
 import type { AuditEntry, NewAuditEntry } from '../core/change/audit.js';
-import type { ChangeOutcome, ChangeRequest, ChangeStatus } from '../core/change/types.js';
+import type { AuditOutbox } from './audit-export.js';
+import type { ChangeOutcome, ChangeRequest, ChangeStatus, OperationResult } from '../core/change/types.js';
 import type { Approval } from '../core/policy/types.js';
 import type { StoreApprovalResult, StoreTransitionResult } from '../core/approval/types.js';
 
@@ -113,6 +114,11 @@ export interface ChangeStore {
    * the lease and the service lock are held and the lease has at least `minRemainingMs` left.
    */
   confirmSending(token: LeaseToken, minRemainingMs: number): Promise<boolean>;
+  /**
+   * Records the operations of the request the API confirmed so far (`confirmed`), only while the
+   * lease is held: true when recorded, false once the lease is lost or expired.
+   */
+  recordConfirmed(token: LeaseToken, confirmed: readonly OperationResult[]): Promise<boolean>;
   /** A request in "applying" whose lease has expired passes to `owner` (fence + 1); undefined otherwise. */
   takeOver(
     request: Pick<ChangeRequest, 'id' | 'plan'>,
@@ -154,6 +160,8 @@ export interface ChangeStore {
   readApplied(window: { from: number; to: number }): Promise<AuditEntry[]>;
   /** When the oldest entry still kept was written (entries older than the retention are gone). */
   auditBeginsAt(): Promise<number | undefined>;
+  /** The audit trail as an outbox for export (AUDIT_SINKS), over the same entries. */
+  auditOutbox(): AuditOutbox;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

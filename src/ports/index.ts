@@ -4,6 +4,7 @@
  * classes; bot.ts plugs the adapters in.
  */
 export type * from './approval-policy.js';
+export type * from './audit-export.js';
 export type * from './change-events.js';
 export type * from './change-store.js';
 export type * from './log.js';

@@ -4,6 +4,7 @@
  * Failures are CloudApiError (core/service/api-error.ts), whose `certainlyNotApplied` tells an
  * update that never happened from one whose outcome is unknown.
  */
+import type { Activity } from '../core/service/activity.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../core/service/schema.js';
 
 export interface ServiceList {
@@ -12,6 +13,22 @@ export interface ServiceList {
   fetchedAt: number;
   /** Records the API sent that lacked even an id; they are left out, not fatal. */
   skipped: number;
+}
+
+/** The organization's activities in a window, as GET …/activities answered. */
+export interface ActivityList {
+  activities: Activity[];
+  /** The API key the directory reads and changes with: an `api` activity with this actorId is the bot's. */
+  ownKeyId: string;
+  requestId: string;
+  /** Entries that were not even objects; left out, not fatal. */
+  skipped: number;
+}
+
+/** Both ends inclusive, epoch ms. */
+export interface ActivityWindow {
+  from: number;
+  to: number;
 }
 
 export interface ServiceUpdateResult {
@@ -65,4 +82,9 @@ export interface ServiceDirectory {
    * fresh reads rather than assume it settled.
    */
   changeState(serviceId: string, command: StateCommand, options?: UpdateOptions): Promise<ServiceUpdateResult>;
+  /**
+   * GET …/activities: who changed what in the organization within the window. A key without the
+   * right to read them gets a CloudApiError with status 401 or 403.
+   */
+  listActivities(window: ActivityWindow, options?: ReadOptions): Promise<ActivityList>;
 }

@@ -8,13 +8,21 @@ import { randomUUID } from 'node:crypto';
 import { parseServiceList } from '../cloud/envelopes.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../core/service/schema.js';
-import type { ServiceDirectory, ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
+import { parseActivities } from '../core/service/activity.js';
+import type {
+  ActivityList,
+  ActivityWindow,
+  ServiceDirectory,
+  ServiceList,
+  ServiceUpdateResult,
+} from '../ports/service-directory.js';
 import {
   changeServiceState,
   filterServices,
   OrganizationState,
   scaleService,
   updateService,
+  UNNAMED_API_ACTOR,
   type ServiceRecordLike,
   type UpdateResult,
 } from './state.js';
@@ -79,6 +87,14 @@ export class InProcessDirectory implements ServiceDirectory {
       const result = this.result(outcome, 'PATCH');
       this.stateChanges.push({ serviceId, command });
       return result;
+    });
+  }
+
+  /** The activity log in the window; this directory's own changes are logged under UNNAMED_API_ACTOR's key id. */
+  listActivities(window: ActivityWindow): Promise<ActivityList> {
+    return answer(() => {
+      const { activities, skipped } = parseActivities(this.state.activities(window.from, window.to));
+      return { activities, skipped, ownKeyId: UNNAMED_API_ACTOR.id, requestId: randomUUID() };
     });
   }
 

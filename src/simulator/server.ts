@@ -10,8 +10,11 @@ import { EventEmitter } from 'node:events';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
 import {
+  changedActivityTypes,
   changeServiceState,
+  consoleUser,
   filterServices,
   OrganizationState,
   scaleService,
@@ -41,8 +44,14 @@ export interface SimulatorOptions {
   transitionMs?: number;
 }
 
+/** Who changeInConsole says made a change when the caller does not name anyone. */
+export const CONSOLE_EMAIL = 'console.user@example.com';
+
 /** A stop or start takes a few seconds in the demo: long enough to watch, short enough to wait for. */
 export const DEFAULT_TRANSITION_MS = 5_000;
+
+/** An RFC 3339 date-time with an offset, the form the API's `format: date-time` takes. */
+const DATE_TIME = z.iso.datetime({ offset: true });
 
 /** One request as received. The Authorization header is deliberately not kept. */
 export interface RecordedRequest {
@@ -336,6 +345,8 @@ interface SimulatorEvents {
 export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   readonly faults = new FaultSwitches();
   readonly requests: RecordedRequest[] = [];
+  /** The key's role may not read the activity log: GET …/activities answers 403, as the real API would. */
+  activitiesForbidden = false;
   private readonly credentials: Credentials;
   private readonly state: OrganizationState;
   private readonly limiter = new SlidingWindowLimiter();
@@ -395,6 +406,20 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     if (current === undefined) throw new Error(`the simulator has no service ${id}`);
     if (patch.state !== undefined) this.state.cancelTransition(id);
     this.state.put({ ...current, ...structuredClone(patch), id });
+  }
+
+  /**
+   * Edits a service as someone in the console does: like changeOutsideBot, and the activity log
+   * records it under that person (a `user` actor whose actorDetails is the email), one activity per
+   * kind of setting that changed, as GET …/activities will show it.
+   */
+  changeInConsole(id: string, patch: Partial<ServiceRecordLike>, by: Actor = consoleUser(CONSOLE_EMAIL)): void {
+    this.state.settle(this.now());
+    const before = this.service(id);
+    this.changeOutsideBot(id, patch);
+    const after = this.state.get(id);
+    if (before === undefined || after === undefined) return;
+    for (const type of changedActivityTypes(before, after)) this.recordActivity(id, type, by);
   }
 
   addService(record: ServiceRecordLike): void {
@@ -531,6 +556,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
       case 'list':
         return this.listServices(url.searchParams);
       case 'activities':
+        if (this.activitiesForbidden) return failure(403, 'the API key is not allowed to read activities');
         return this.listActivities(url.searchParams);
       case 'service':
         return method === 'GET'
@@ -565,18 +591,23 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     return record === undefined ? failure(404, `service ${serviceId} not found`) : success(record);
   }
 
-  /** from_date and to_date are ISO date-times; either may be left out. */
+  /**
+   * from_date and to_date are date-times (RFC 3339, as the document's `format: date-time`: a
+   * date alone, a time without seconds or offset, or a 30th of February is a 400); either may be
+   * left out.
+   */
   private listActivities(query: URLSearchParams): Reply {
-    const bound = (name: string): number | undefined | null => {
+    const bounds: Array<number | undefined> = [];
+    for (const name of ['from_date', 'to_date']) {
       const text = query.get(name);
-      if (text === null || text === '') return undefined;
-      const at = Date.parse(text);
-      return Number.isNaN(at) ? null : at;
-    };
-    const from = bound('from_date');
-    const to = bound('to_date');
-    if (from === null) return failure(400, `query.from_date: 'must match format "date-time"'`);
-    if (to === null) return failure(400, `query.to_date: 'must match format "date-time"'`);
+      if (text === null || text === '') {
+        bounds.push(undefined);
+        continue;
+      }
+      if (!DATE_TIME.safeParse(text).success) return failure(400, `query.${name}: 'must match format "date-time"'`);
+      bounds.push(Date.parse(text));
+    }
+    const [from, to] = bounds;
     return success(this.state.activities(from, to));
   }
 

@@ -31,6 +31,13 @@ const copy = <T>(value: T): T => structuredClone(value);
 export interface Actor {
   type: 'api' | 'user' | 'support' | 'system';
   id: string;
+  /** `actorDetails`: a console user's email, for instance. */
+  details?: string;
+}
+
+/** A console user, as a change made "in the console" names them. */
+export function consoleUser(email: string): Actor {
+  return { type: 'user', id: `user-${email.split('@')[0] ?? 'someone'}`, details: email };
 }
 
 /** One entry of GET /v1/organizations/{org}/activities (the fields the document lists that we fill). */
@@ -40,6 +47,7 @@ export interface ActivityRecord {
   type: string;
   actorType: Actor['type'];
   actorId: string;
+  actorDetails?: string;
   organizationId: string;
   serviceId: string;
 }
@@ -106,6 +114,7 @@ export class OrganizationState {
       type,
       actorType: actor.type,
       actorId: actor.id,
+      ...(actor.details === undefined ? {} : { actorDetails: actor.details }),
       organizationId: this.orgId,
       serviceId,
     });
@@ -358,19 +367,63 @@ export type UpdateResult = { ok: true; value: ServiceRecordLike } | { ok: false;
 
 export const serviceNotFound = (serviceId: string) => `service ${serviceId} not found`;
 
+/**
+ * The activity type each basic setting is logged under. All but the last are the API's names (its
+ * current type list has service_update_mysql_interface and service_encryption_key_rotated); no
+ * type for tags is published, so that one is a plausible guess.
+ */
+const UPDATE_ACTIVITY_TYPES: Array<[keyof ServiceUpdateBody, string]> = [
+  ['name', 'service_update_name'],
+  ['ipAccessList', 'service_update_ip_access_list'],
+  ['privateEndpointIds', 'service_update_private_endpoints'],
+  ['releaseChannel', 'service_update_release_channel'],
+  ['endpoints', 'service_update_mysql_interface'],
+  ['transparentDataEncryptionKeyId', 'service_encryption_key_rotated'],
+  ['tags', 'service_update_tags'],
+];
+
 /** Activity types of a basic-settings PATCH, one per setting it touches. */
 function updateActivityTypes(update: ServiceUpdateBody): string[] {
-  // The first four are the document's names; the last three are plausible guesses.
-  const types: Array<[keyof ServiceUpdateBody, string]> = [
-    ['name', 'service_update_name'],
-    ['ipAccessList', 'service_update_ip_access_list'],
-    ['privateEndpointIds', 'service_update_private_endpoints'],
-    ['releaseChannel', 'service_update_release_channel'],
-    ['endpoints', 'service_update_mysql_endpoint'],
-    ['transparentDataEncryptionKeyId', 'service_update_transparent_data_encryption_key'],
-    ['tags', 'service_update_tags'],
-  ];
-  return types.filter(([field]) => update[field] !== undefined).map(([, type]) => type);
+  return UPDATE_ACTIVITY_TYPES.filter(([field]) => update[field] !== undefined).map(([, type]) => type);
+}
+
+const mysqlOn = (record: ServiceRecordLike) => (record.endpoints ?? []).some(isMysql);
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The capacity fields each scaling activity type covers. */
+const SCALING_FIELDS: Array<[string, readonly string[]]> = [
+  ['service_update_autoscaling_memory', ['minReplicaMemoryGb', 'maxReplicaMemoryGb', 'replicaMemoryGb']],
+  ['service_update_autoscaling_replicas', ['numReplicas', 'minReplicas', 'maxReplicas', 'autoscalingMode']],
+  ['service_update_autoscaling_idling', ['idleScaling', 'idleTimeoutMinutes']],
+];
+
+/** The activity a change of state is logged under (a console click on stop, start or wake). */
+function stateActivityType(from: string | undefined, to: string | undefined): string | undefined {
+  if (from === to || to === undefined) return undefined;
+  if (to === 'stopped' || to === 'stopping') return 'service_stop';
+  if (to === 'idle') return 'service_idle';
+  if (to === 'running' || to === 'starting' || to === 'awaking') {
+    return from === 'idle' || to === 'awaking' ? 'service_awaken' : 'service_start';
+  }
+  return undefined;
+}
+
+/**
+ * The activity types a change from one record to another would leave in the log, one per kind of
+ * setting that differs: what the console logs when someone changes a service there.
+ */
+export function changedActivityTypes(before: ServiceRecordLike, after: ServiceRecordLike): string[] {
+  const types: string[] = [];
+  for (const [field, type] of UPDATE_ACTIVITY_TYPES) {
+    const differs = field === 'endpoints' ? mysqlOn(before) !== mysqlOn(after) : !sameJson(before[field], after[field]);
+    if (differs) types.push(type);
+  }
+  for (const [type, fields] of SCALING_FIELDS) {
+    if (fields.some((field) => !sameJson(before[field], after[field]))) types.push(type);
+  }
+  const state = stateActivityType(before.state, after.state);
+  if (state !== undefined) types.push(state);
+  return types;
 }
 
 /** The actor of changes made without saying who (the in-process directory). */

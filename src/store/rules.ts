@@ -123,3 +123,24 @@ export function leavesPending(from: ChangeStatus, to: ChangeStatus): boolean {
 export function recordsDecider(from: ChangeStatus, to: ChangeStatus): boolean {
   return leavesPending(from, to) || (from === 'scheduled' && to !== 'scheduled' && to !== 'applying');
 }
+
+/** An audit entry as the stream fields both stores write (and the export reads), in a fixed order. */
+export function auditFields(entry: NewAuditEntry): Record<string, string> {
+  const fields: Record<string, string> = {
+    at: String(entry.at),
+    action: entry.action,
+    changeId: entry.changeId,
+    actorId: entry.actorId,
+    channelId: entry.channelId,
+    serviceId: entry.serviceId,
+    serviceName: entry.serviceName,
+    summary: entry.summary,
+  };
+  if (entry.apiRequestId) fields.apiRequestId = entry.apiRequestId;
+  if (entry.message) fields.message = entry.message;
+  if (entry.update) fields.update = JSON.stringify(entry.update);
+  if (entry.fence !== undefined) fields.fence = String(entry.fence);
+  if (entry.reason) fields.reason = entry.reason;
+  if (entry.ticket) fields.ticket = entry.ticket;
+  return fields;
+}

@@ -3,6 +3,8 @@
  * drift against the previous summary of the same schedule (or the channel's previous ad-hoc one).
  * Every summary reads the organization once, unfiltered, through the cached client and filters
  * locally, so a burst of schedules costs one API request, not one each.
+ *
+ * Who made each change comes from the organization's activity log (drift-authors.ts).
  */
 import { AD_HOC_SNAPSHOTS_PER_CHANNEL } from '../core/schedule/types.js';
 import { messageOf, summaryFailureReason } from '../core/render/errors.js';
@@ -15,6 +17,8 @@ import {
   summaryFailureMessage,
   summaryMessages,
   takeSnapshot,
+  type ActivityLogUnread,
+  type DriftItem,
 } from '../core/summary/index.js';
 import {
   MessengerError,
@@ -28,9 +32,13 @@ import {
   type SummaryTarget,
 } from '../ports/index.js';
 
+import { DriftAuthors } from './drift-authors.js';
+
 export type { SummaryOutcome, SummaryTarget } from '../ports/services.js';
 
 export class Summaries implements SummaryPublisher {
+  private readonly authors: DriftAuthors;
+
   constructor(
     private readonly deps: {
       cloud: ServiceDirectory;
@@ -40,7 +48,9 @@ export class Summaries implements SummaryPublisher {
       logger: Pick<Log, 'info' | 'warn' | 'error'>;
       now?: () => number;
     },
-  ) {}
+  ) {
+    this.authors = new DriftAuthors(deps);
+  }
 
   async post(target: SummaryTarget): Promise<SummaryOutcome> {
     try {
@@ -58,16 +68,21 @@ export class Summaries implements SummaryPublisher {
     const now = this.deps.now?.() ?? Date.now();
     const current = takeSnapshot(services, now);
     const previous = parseSnapshot(await snapshots.readSnapshot(target.snapshotKey));
-    let drift;
+    let drift: DriftItem[] | undefined;
+    let activityLogUnread: ActivityLogUnread | undefined;
     if (previous) {
-      const audit = await auditLog.readApplied({ from: previous.takenAt, to: now });
-      drift = attributeDrift(diffSnapshots(previous, current), audit, { from: previous.takenAt, to: now });
+      const window = { from: previous.takenAt, to: now };
+      const audit = await auditLog.readApplied(window);
+      drift = attributeDrift(diffSnapshots(previous, current), audit, window);
+      const person = target.reader ?? 'summaries';
+      ({ drift, unread: activityLogUnread } = await this.authors.attribute(drift, audit, window, person));
     }
     const { headline, details } = summaryMessages({
       services,
       filters: target.filters,
       drift,
       generatedAt: now,
+      ...(activityLogUnread ? { activityLogUnread } : {}),
       ...(target.title ? { title: target.title } : {}),
     });
     const ts = await messenger.post(target.channelId, { ...headline, bulk: true });

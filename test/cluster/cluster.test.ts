@@ -132,6 +132,28 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
   let contractConnections: [RedisConnection, RedisConnection] | undefined;
   const contractStores = redisStoreOpeners(() => (contractConnections ??= [connect(0), connect(2)]));
 
+  it('serves the audit export outbox: cursors (consumer groups), leases and the retention count, in the audit slot', async () => {
+    const keyPrefix = `cl-${randomUUID().slice(0, 8)}:`;
+    const changes = new RedisChangeStore(connect(1), { keyPrefix });
+    const outbox = changes.auditOutbox();
+    const sink = 'webhook:https://siem.example.com/hook';
+    await outbox.openSink(sink);
+    const request = buildChangeRequest({ channelId: 'C-export' });
+    await changes.create(request);
+    await changes.transition(request.id, approve());
+    await outbox.record({ action: 'policy-reloaded', summary: 'reloaded' });
+    expect(await outbox.queued(sink)).toBe(3);
+    const { records, lost } = await outbox.next(sink, 10);
+    expect(lost).toBe(0);
+    expect(records.map((r) => r.fields.action)).toEqual(['requested', 'approved', 'policy-reloaded']);
+    for (const record of records) await outbox.acknowledge(sink, record.id);
+    expect(await outbox.queued(sink)).toBe(0);
+    expect(await outbox.holdSink(sink, 'replica-a', 5_000)).toBe(true);
+    expect(await changes.auditOutbox().holdSink(sink, 'replica-b', 5_000)).toBe(false);
+    const keys = changeKeys(keyPrefix);
+    expect(await keyslot(keys.auditSinkLease('export:webhook:0123456789abcdef'))).toBe(await keyslot(keys.audit));
+  });
+
   describe('the change store contract', () => runChangeStoreContract(contractStores.changeStores));
   runLeaseContract('Redis Cluster, two connections seeded from different nodes', () => contractStores.changeStores({}));
   runApprovalContract('Redis Cluster, two connections seeded from different nodes', () =>

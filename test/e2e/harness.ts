@@ -172,6 +172,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     scheduleSyncMs: 200,
     processMetrics: false,
     checkCloudKey: options.checkCloudKey ?? false,
+    // Audit export (AUDIT_SINKS): look for new events and retry a failing sink within milliseconds.
+    auditPollMs: 20,
+    auditRetryBaseMs: 10,
     // Socket Mode reconnects after this times the failures in a row (5 s by default).
     socketClientPingTimeoutMs: 2_000,
     ...(options.clock ? { clock: options.clock } : {}),

@@ -42,9 +42,25 @@ function atMinutesFromNow(now: number, minutes: number): { words: string; at: nu
 async function scheduled(h: Harness, clock: { now: () => number }, minutes: number, source = SOURCE) {
   const when = atMinutesFromNow(clock.now(), minutes);
   const { id, posted } = await requestChange(h, `ip add orders-prod ${source} vendor ${when.words}`);
-  expect(textOf(posted.args.blocks)).toContain(`applies <!date^${when.at / 1000}^{date_short_pretty} {time}|`);
+  expect(textOf(posted.args.blocks)).toContain(`applies at <!date^${when.at / 1000}^{date_short_pretty} {time}|`);
   const click = await h.click(ACTION_APPROVE, id, USERS.approver);
   expect(await answerText(h, click)).toContain('Approved');
+  // The requester hears it was approved, and when it applies (not that it is being applied).
+  await expect
+    .poll(() =>
+      h.slack
+        .directMessages(USERS.requester)
+        .map((m) => textOf(m.blocks))
+        .join('\n'),
+    )
+    .toContain(`${id}\``);
+  const told = h.slack
+    .directMessages(USERS.requester)
+    .map((m) => textOf(m.blocks))
+    .join('\n');
+  expect(told).toMatch(
+    new RegExp(`${id}.*was approved by <@${USERS.approver}>; it applies at <!date\\^${when.at / 1000}`),
+  );
   await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Scheduled'));
   expect(await h.bot.changeStore.get(id)).toMatchObject({ status: 'scheduled', applyAt: when.at, expiresAt: when.at });
   return { id, at: when.at };
@@ -57,7 +73,12 @@ const messageSays = (h: Harness, id: string, words: string) =>
 async function withSharedBackends(
   test: (shared: { simulator: CloudSimulator; slack: FakeSlack; keyPrefix: string }) => Promise<void>,
 ) {
-  const simulator = await CloudSimulator.start({ keyId: KEY_ID, keySecret: KEY_SECRET, orgId: DEMO_ORG_ID, services: demoServices() });
+  const simulator = await CloudSimulator.start({
+    keyId: KEY_ID,
+    keySecret: KEY_SECRET,
+    orgId: DEMO_ORG_ID,
+    services: demoServices(),
+  });
   const slack = await FakeSlack.start();
   try {
     await test({ simulator, slack, keyPrefix: `test:${randomUUID().slice(0, 8)}:` });
@@ -77,11 +98,11 @@ describe('a scheduled change', () => {
       // Approved, not applied: nothing was sent, and `pending` lists it with its time.
       expect(patches(a)).toHaveLength(0);
       const pending = await a.command('pending');
-      expect(await answerText(a, pending)).toMatch(new RegExp(`${id}.*approved, applies <!date\\^`));
+      expect(await answerText(a, pending)).toMatch(new RegExp(`${id}.*approved, applies at <!date\\^`));
       // The requester's Home tab lists it among their open requests, with its time.
       await expect
         .poll(() => textOf(slack.homes.get(USERS.requester)))
-        .toMatch(new RegExp(`${id}[^\\n]*approved, applies <!date\\^${at / 1000}`));
+        .toMatch(new RegExp(`${id}[^\\n]*approved, applies at <!date\\^${at / 1000}`));
 
       clock.advance(31 * MINUTE);
       await messageSays(a, id, 'Applied');
@@ -90,9 +111,14 @@ describe('a scheduled change', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(patches(a)).toHaveLength(1);
       expect(await a.bot.changeStore.get(id)).toMatchObject({ status: 'applied', decidedBy: USERS.approver });
-      await expect.poll(() => slack.directMessages(USERS.requester).map((m) => textOf(m.blocks)).join('\n')).toContain(
-        'applied',
-      );
+      await expect
+        .poll(() =>
+          slack
+            .directMessages(USERS.requester)
+            .map((m) => textOf(m.blocks))
+            .join('\n'),
+        )
+        .toContain('applied');
       expect([...a.logs, ...b.logs].join('\n')).not.toMatch(/(WARN|ERROR).*CR-/);
     });
   });
@@ -101,7 +127,13 @@ describe('a scheduled change', () => {
     await withSharedBackends(async ({ simulator, slack, keyPrefix }) => {
       const clock = movableClock();
       // Started outside useHarnesses: stopped here, before the times come.
-      const first = await startHarness({ clock: clock.now, simulator, slack, keyPrefix, env: { SCHEDULED_GRACE: '15m' } });
+      const first = await startHarness({
+        clock: clock.now,
+        simulator,
+        slack,
+        keyPrefix,
+        env: { SCHEDULED_GRACE: '15m' },
+      });
       const missed = await scheduled(first, clock, 10, '192.0.2.78');
       const caught = await scheduled(first, clock, 30, '192.0.2.79');
       await first.stop();
@@ -117,9 +149,14 @@ describe('a scheduled change', () => {
       expect(hasEntry(second, '192.0.2.78')).toBe(false);
       const expired = await messageSays(second, missed.id, 'Expired');
       expect(textOf(expired.args.blocks)).toContain('the bot was not running then nor within 15 minutes after');
-      await expect.poll(() => slack.directMessages(USERS.requester).map((m) => textOf(m.blocks)).join('\n')).toContain(
-        missed.id,
-      );
+      await expect
+        .poll(() =>
+          slack
+            .directMessages(USERS.requester)
+            .map((m) => textOf(m.blocks))
+            .join('\n'),
+        )
+        .toMatch(new RegExp(`${missed.id}.* expired: It was to apply at .*SCHEDULED_GRACE`));
       expect(patches(second)).toHaveLength(1);
     });
   });
@@ -136,7 +173,14 @@ describe('a scheduled change', () => {
     expect(textOf(stale.args.blocks)).toContain('The service changed since this request was made (IP access)');
     expect(patches(h)).toHaveLength(0);
     expect(hasEntry(h)).toBe(false);
-    await expect.poll(() => h.slack.directMessages(USERS.requester).map((m) => textOf(m.blocks)).join('\n')).toContain(id);
+    await expect
+      .poll(() =>
+        h.slack
+          .directMessages(USERS.requester)
+          .map((m) => textOf(m.blocks))
+          .join('\n'),
+      )
+      .toContain(id);
   });
 
   it('its requester may cancel it until it starts; then nothing is applied', async () => {
@@ -156,13 +200,17 @@ describe('a scheduled change', () => {
   it('reads at TIME in the channel time zone (CHANNEL_TIMEZONES), else the requester’s Slack time zone', async () => {
     const h = await harness({ env: { CHANNEL_TIMEZONES: `${CHANNEL}=Europe/Berlin` } });
     const inChannel = await h.command(`ip add orders-prod ${SOURCE} vendor at 09:00`, USERS.requester);
-    expect(await answerText(h, inChannel)).toMatch(/Once approved it applies at \d{4}-\d\d-\d\d 09:00 Europe\/Berlin \(this channel's time zone\)/);
+    expect(await answerText(h, inChannel)).toMatch(
+      /Once approved it applies at \d{4}-\d\d-\d\d 09:00 Europe\/Berlin \(this channel's time zone\)/,
+    );
 
     h.slack.userTimeZones.set(USERS.second, 'America/New_York');
     const elsewhere = await h.command(`ip add orders-prod 192.0.2.80 vendor at monday 06:00`, USERS.second, 'C0OTHER');
     expect(await answerText(h, elsewhere)).toMatch(/06:00 America\/New_York \(your Slack time zone\)/);
 
     const wrong = await h.command(`ip add orders-prod 192.0.2.81 vendor at 2026-02-30 09:00`, USERS.requester);
-    expect(await answerText(h, wrong)).toContain('is not a date on the calendar. Write the time as at 2026-12-01 09:00');
+    expect(await answerText(h, wrong)).toContain(
+      'is not a date on the calendar. Write the time as at 2026-12-01 09:00',
+    );
   });
 });

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS, syntheticServices } from '../../src/simulator/seed.js';
+import { consoleUser } from '../../src/simulator/state.js';
 import type { Schedule } from '../../src/core/schedule/types.js';
 import type { ScheduleStore } from '../../src/ports/schedule-store.js';
 import { RedisScheduleStore } from '../../src/store/index.js';
@@ -249,7 +250,7 @@ describe('/clickhouse summary', () => {
     expect(thread).not.toContain('IP access list is empty');
   });
 
-  it('reports drift since the previous summary, marking what this bot applied and what changed elsewhere', async () => {
+  it('reports drift since the previous summary, naming who made each change from the activity log', async () => {
     // No read cache, so each summary sees the organization as it is at that moment.
     const h = await harness({ env: { CLICKHOUSE_CACHE_SECONDS: '0' } });
     await h.command('summary');
@@ -259,26 +260,49 @@ describe('/clickhouse summary', () => {
 
     // Through the bot: a request approved by a colleague.
     const changeId = await applyThroughBot(h, 'ip add orders-prod 10.20.30.0/24 vendor');
-    // Elsewhere (the console): a rename, and an IP entry on the very service the bot changed.
-    h.simulator.changeOutsideBot(DEMO_IDS.legacyReporting, { name: 'legacy-reports' });
+    // In the console: a rename by Jane, and an IP entry on the very service the bot changed, by Sam.
+    h.simulator.changeInConsole(DEMO_IDS.legacyReporting, { name: 'legacy-reports' }, consoleUser('jane@example.com'));
     const ordersIps = h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList ?? [];
-    h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, {
-      ipAccessList: [...ordersIps, { source: '192.0.2.10', description: 'added in console' }],
-    });
+    h.simulator.changeInConsole(
+      DEMO_IDS.ordersProd,
+      { ipAccessList: [...ordersIps, { source: '192.0.2.10', description: 'added in console' }] },
+      consoleUser('sam@example.com'),
+    );
+    // Elsewhere, with no trace in the activity log.
+    h.simulator.changeOutsideBot(DEMO_IDS.searchProd, { releaseChannel: 'fast' });
 
     const after = h.slack.calls.length;
     await h.command('summary');
     const second = await summaryPosted(h, { after });
-    expect(String(second.headline.args.text)).toContain('3 changes since the last summary');
-    expect(second.head).toContain('3 changes since the last summary: 1 via this bot, 2 elsewhere');
-    expect(second.thread).toContain('*Changes since the last summary* (3: 1 via this bot, 2 elsewhere)');
-    expect(second.thread).toContain(
-      `• *orders-prod*: IP access entry added: 10.20.30.0/24 (vendor) — :robot_face: via this bot (\`${changeId}\`)`,
+    expect(String(second.headline.args.text)).toContain('4 changes since the last summary');
+    expect(second.head).toContain('4 changes since the last summary: 1 via this bot, 3 elsewhere');
+    expect(second.thread).toContain('*Changes since the last summary* (4: 1 via this bot, 3 elsewhere)');
+    const time = '<!date\\^\\d+\\^\\{time\\}\\|[^>]+>';
+    expect(second.thread).toMatch(
+      new RegExp(
+        `• \\*orders-prod\\*: IP access entry added: 10\\.20\\.30\\.0/24 \\(vendor\\) — :robot_face: via this bot \\(\`${changeId}\`\\) at ${time}`,
+      ),
+    );
+    expect(second.thread).toMatch(
+      new RegExp(
+        `• \\*orders-prod\\*: IP access entry added: 192\\.0\\.2\\.10 \\(added in console\\) — :bust_in_silhouette: changed in the console by sam@example\\.com at ${time}`,
+      ),
+    );
+    expect(second.thread).toMatch(
+      new RegExp(
+        `• \\*legacy-reports\\*: Renamed: legacy-reporting → legacy-reports — :bust_in_silhouette: changed in the console by jane@example\\.com at ${time}`,
+      ),
     );
     expect(second.thread).toContain(
-      '• *orders-prod*: IP access entry added: 192.0.2.10 (added in console) — _elsewhere_',
+      '• *search-prod*: Release channel: default → fast — _elsewhere_ (the activity log names nobody for it)',
     );
-    expect(second.thread).toContain('• *legacy-reports*: Renamed: legacy-reporting → legacy-reports — _elsewhere_');
+    expect(second.thread).not.toContain("this bot's own guess");
+    // The log was read once, for the window between the two summaries.
+    const reads = h.simulator.requests.filter((r) => r.path.endsWith('/activities'));
+    expect(reads).toHaveLength(1);
+    expect(
+      Date.parse(reads[0]?.query.get('to_date') ?? '') - Date.parse(reads[0]?.query.get('from_date') ?? ''),
+    ).toBeGreaterThan(0);
 
     const later = h.slack.calls.length;
     await h.command('summary');
@@ -287,23 +311,58 @@ describe('/clickhouse summary', () => {
     expect(third.thread).not.toContain('Changes since the last summary');
   });
 
-  it('credits a console change that undid the bot\'s entry and opened 0.0.0.0/0 to "elsewhere", not to the bot', async () => {
+  it("credits a console user who undid the bot's entry and opened 0.0.0.0/0, not the bot", async () => {
     const h = await harness({ env: { CLICKHOUSE_CACHE_SECONDS: '0' } });
     await h.command('summary');
     await summaryPosted(h);
     const before = h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList ?? [];
     await applyThroughBot(h, 'ip add orders-prod 10.20.30.0/24 vendor');
     // The console then removes the bot's entry and opens the service to everyone.
-    h.simulator.changeOutsideBot(DEMO_IDS.ordersProd, {
-      ipAccessList: [...before, { source: '0.0.0.0/0', description: '' }],
-    });
+    h.simulator.changeInConsole(
+      DEMO_IDS.ordersProd,
+      { ipAccessList: [...before, { source: '0.0.0.0/0', description: '' }] },
+      consoleUser('mallory@example.com'),
+    );
 
     const after = h.slack.calls.length;
     await h.command('summary');
     const second = await summaryPosted(h, { after });
     expect(second.thread).toContain('*Changes since the last summary* (1: 0 via this bot, 1 elsewhere)');
-    expect(second.thread).toContain('• *orders-prod*: IP access entry added: 0.0.0.0/0 — _elsewhere_');
+    expect(second.thread).toContain(
+      '• *orders-prod*: IP access entry added: 0.0.0.0/0 — :bust_in_silhouette: changed in the console by mallory@example.com at',
+    );
     expect(second.thread).not.toContain(':robot_face:');
+  });
+
+  it("falls back to the bot's own record when the key may not read the activity log, and says so once", async () => {
+    const h = await harness({ env: { CLICKHOUSE_CACHE_SECONDS: '0' } });
+    h.simulator.activitiesForbidden = true;
+    await h.command('summary');
+    await summaryPosted(h);
+    const changeId = await applyThroughBot(h, 'ip add orders-prod 10.20.30.0/24 vendor');
+    h.simulator.changeInConsole(DEMO_IDS.legacyReporting, { name: 'legacy-reports' }, consoleUser('jane@example.com'));
+
+    let after = h.slack.calls.length;
+    await h.command('summary');
+    const second = await summaryPosted(h, { after });
+    expect(second.thread).toContain(
+      "Who made each change is this bot's own guess from its change requests, because ClickHouse Cloud does not let the bot's API key read the organization's activities (status 403).",
+    );
+    expect(second.thread).toContain(`:robot_face: via this bot (\`${changeId}\`)`);
+    expect(second.thread).toContain(
+      '• *legacy-reports*: Renamed: legacy-reporting → legacy-reports — _elsewhere_ (console, Terraform or another tool)',
+    );
+    expect(second.thread).not.toContain('jane@example.com');
+
+    h.simulator.changeInConsole(DEMO_IDS.legacyReporting, { name: 'legacy-again' }, consoleUser('jane@example.com'));
+    after = h.slack.calls.length;
+    await h.command('summary');
+    const third = await summaryPosted(h, { after });
+    expect(third.thread).toContain('Renamed: legacy-reports → legacy-again — _elsewhere_');
+    expect(third.thread).not.toContain("this bot's own guess");
+    expect(h.logs.filter((line) => line.includes('Drift attribution falls back'))).toHaveLength(1);
+    // A refused key is not asked again at every summary.
+    expect(h.simulator.requests.filter((r) => r.path.endsWith('/activities'))).toHaveLength(1);
   });
 
   it('reports a failed read in the channel and to the person, clearly', async () => {

@@ -162,7 +162,9 @@ describe('the playground page', () => {
     await second.waitFor();
     await second.getByTestId('thread-toggle').click();
     await second.getByTestId('thread').getByText('sandbox renamed').first().waitFor();
-    expect(await second.getByTestId('thread').textContent()).toMatch(/elsewhere/);
+    expect(await second.getByTestId('thread').textContent()).toContain(
+      'changed in the console by console.user@example.com',
+    );
   });
 
   it('shows a temporary grant and, when its time is up, its revert in the thread', async () => {

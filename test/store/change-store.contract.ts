@@ -503,7 +503,11 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       const at = Date.now();
       const request = await created(store, { applyAt: at + 60_000, expiresAt: at + 60_000 });
       const result = await store.addApproval(request.id, approval('U-approver', at, at + 60_000));
-      expect(result).toMatchObject({ ok: true, complete: true, request: { status: 'scheduled', decidedBy: 'U-approver' } });
+      expect(result).toMatchObject({
+        ok: true,
+        complete: true,
+        request: { status: 'scheduled', decidedBy: 'U-approver' },
+      });
       const stored = await sibling.get(request.id);
       expect(stored).toMatchObject({ status: 'scheduled', applyAt: at + 60_000 });
       expect(stored?.lease).toBeUndefined();
@@ -527,10 +531,22 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       }
       const [started = '', cancelled = '', expired = ''] = ids;
       expect(new Set(await store.dueScheduled(at + 1_000, 10))).toStrictEqual(new Set(ids));
-      const races = await Promise.all([store.transition(started, start(at + 1_000)), sibling.transition(started, start(at + 1_000))]);
+      const races = await Promise.all([
+        store.transition(started, start(at + 1_000)),
+        sibling.transition(started, start(at + 1_000)),
+      ]);
       expect(races.map((r) => r.ok).sort()).toStrictEqual([false, true]);
-      expect(await store.get(started)).toMatchObject({ status: 'applying', decidedBy: 'U-requester', lease: { owner: 'replica-a' } });
-      const cancel: Transition = { ...toScheduled(at), from: ['scheduled'], to: 'cancelled', audit: { action: 'cancelled', summary: 's' } };
+      expect(await store.get(started)).toMatchObject({
+        status: 'applying',
+        decidedBy: 'U-requester',
+        lease: { owner: 'replica-a' },
+      });
+      const cancel: Transition = {
+        ...toScheduled(at),
+        from: ['scheduled'],
+        to: 'cancelled',
+        audit: { action: 'cancelled', summary: 's' },
+      };
       expect(await store.transition(cancelled, cancel)).toMatchObject({ ok: true, request: { status: 'cancelled' } });
       const expire: Transition = { ...start(at + 1_000), to: 'expired', audit: { action: 'expired', summary: 's' } };
       delete expire.claim;

@@ -181,6 +181,22 @@ export function runLeaseContract(name: string, open: () => Promise<LeaseStores> 
       expect((await sibling.get(token.requestId))?.lease?.sending).toBe(true);
     });
 
+    it('records the confirmed operations only under the lease; a takeover reads them back', async () => {
+      const { store, sibling } = await stores();
+      const old = await claimed(store, 'replica-a', SHORT_MS);
+      const first = [{ index: 0, endpoint: 'update' as const, status: 'applied' as const, apiRequestId: 'r0' }];
+      expect(await store.recordConfirmed(old, first)).toBe(true);
+      expect((await sibling.get(old.requestId))?.confirmed).toEqual(first);
+      const taken = await takeOverWhenExpired(sibling, old, 'replica-b');
+      expect(taken.request.confirmed).toEqual(first);
+      // The old holder can no longer add to the record; the new one can.
+      const both = [...first, { index: 1, endpoint: 'replicaScaling' as const, status: 'applied' as const }];
+      expect(await store.recordConfirmed(old, both)).toBe(false);
+      expect((await sibling.get(old.requestId))?.confirmed).toEqual(first);
+      expect(await sibling.recordConfirmed(taken.token, both)).toBe(true);
+      expect((await store.get(old.requestId))?.confirmed).toEqual(both);
+    });
+
     it('leaves a request claimed without any lease (by an older replica) to the age rule: not taken over at once', async () => {
       const { store, sibling } = await stores();
       const request = buildChangeRequest();

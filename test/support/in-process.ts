@@ -85,9 +85,7 @@ export function inProcess(options: InProcessOptions = {}) {
   const temporary: TemporaryChanges = new TemporaryChanges({
     flow,
     store: changeStore,
-    cloud: directory,
     messenger,
-    policy,
     logger,
     now: clock.now,
   });
@@ -128,7 +126,7 @@ export function inProcess(options: InProcessOptions = {}) {
     summaryTimeZone: 'UTC',
     scheduleLimits: { minIntervalSeconds: 1, maxPerChannel: 10 },
     auditRetentionDays: 400,
-    timeZoneOf: async () => ({ zone: 'UTC', source: 'default' as const }),
+    timeZoneOf: () => Promise.resolve({ zone: 'UTC', source: 'default' as const }),
     now: Date.now,
     logger,
     slashCommand: '/clickhouse',

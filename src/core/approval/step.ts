@@ -20,13 +20,14 @@ import { unjustified } from '../policy/justification.js';
 import type { PolicyDecision } from '../policy/types.js';
 import { timingOf } from '../policy/window.js';
 import type { ServiceRecord } from '../service/schema.js';
+import { GRANT_EVENTS, GRANT_HANDLERS } from './grant.js';
+import { finish, ignored, inPhase, next, reply } from './results.js';
 import type {
   ApplyMode,
   Effect,
   FlowContext,
   FlowEvent,
   FlowOutcome,
-  FlowReply,
   FlowState,
   RequesterNews,
   StepResult,
@@ -39,7 +40,9 @@ export const SERVICE_LOCK_POLL_MS = 100;
 
 export function step(state: FlowState, event: FlowEvent, context: FlowContext): StepResult {
   // A final status never moves; a click on a settled request is still answered (it says so).
-  if (state.request && FINAL_STATUSES.includes(state.request.status) && event.type !== 'clicked')
+  // Events about a grant concern an applied request and never move it (grant.ts).
+  const exempt = event.type === 'clicked' || GRANT_EVENTS.has(event.type);
+  if (state.request && FINAL_STATUSES.includes(state.request.status) && !exempt)
     return ignored(state, `the request is already ${state.request.status}`);
   const handler = HANDLERS[event.type] as Handler<FlowEvent>;
   return handler(state, event, context);
@@ -49,6 +52,7 @@ type Handler<E extends FlowEvent> = (state: FlowState, event: E, context: FlowCo
 type Handlers = { [K in FlowEvent['type']]: Handler<Extract<FlowEvent, { type: K }>> };
 
 const HANDLERS: Handlers = {
+  ...GRANT_HANDLERS,
   file: (state, event) => {
     if (!state.request || state.work.phase !== 'idle') return ignored(state, 'only a new request is filed');
     return next(state.request, { phase: 'filing', ...(event.autoRules ? { auto: event.autoRules } : {}) }, [
@@ -390,7 +394,17 @@ const HANDLERS: Handlers = {
   'send-refused': (state, event) =>
     inPhase(state, 'sending', (request, work) => {
       if (event.index !== work.index) return ignored(state, `operation ${event.index} was not the one sent`);
-      return stopHolding(request, work.mode);
+      return stopHolding(request, work.mode, work.results.length > 0);
+    }),
+
+  'confirmed-recorded': (state, event) =>
+    inPhase(state, 'confirming', (request, work) => {
+      // The lease is gone: the new owner resumes from what the store holds; nothing more is sent here.
+      if (event.result === 'lost') return stopHolding(request, work.mode, true);
+      // Unrecorded (the store is unreachable): sent anyway, as before there was a record; a
+      // takeover then judges these operations from the service itself.
+      const confirmed = event.result === 'recorded' ? { ...request, confirmed: work.results } : request;
+      return sendNext(confirmed, work.actorId, work.mode, work.results, work.service);
     }),
 };
 
@@ -475,11 +489,13 @@ function afterOperation(
   note?: 'confirmed-by-reread' | 'resumed',
 ): StepResult {
   const operations = operationsOf(request.plan);
-  const index = results.length;
-  const operation = operations[index];
-  if (operation) {
-    const sending: Work = { phase: 'sending', actorId, mode, index, results, ...(service ? { service } : {}) };
-    return next(request, sending, [{ type: 'send', index, operation }]);
+  if (results.length < operations.length) {
+    // Each confirmed operation is recorded before the next goes out, so a takeover resumes after it.
+    if (results.length > (request.confirmed?.length ?? 0))
+      return next(request, { phase: 'confirming', actorId, mode, results, ...(service ? { service } : {}) }, [
+        { type: 'record-confirmed', results },
+      ]);
+    return sendNext(request, actorId, mode, results, service);
   }
   const last = results.at(-1);
   const outcome: FlowOutcome = {
@@ -491,6 +507,20 @@ function afterOperation(
     ...(service ? { service } : {}),
   };
   return record(request, actorId, mode, outcome);
+}
+
+function sendNext(
+  request: ChangeRequest,
+  actorId: string,
+  mode: ApplyMode,
+  results: OperationResult[],
+  service: ServiceRecord | undefined,
+): StepResult {
+  const index = results.length;
+  const operation = operationsOf(request.plan)[index];
+  if (!operation) return afterOperation(request, actorId, mode, results, service);
+  const sending: Work = { phase: 'sending', actorId, mode, index, results, ...(service ? { service } : {}) };
+  return next(request, sending, [{ type: 'send', index, operation }]);
 }
 
 /** A re-read after an operation whose outcome was unknown. */
@@ -525,10 +555,11 @@ function reconcileRead(
 }
 
 /**
- * After taking over a request whose replica stopped: the service decides. Every operation shown:
- * applied. The first not shown after the re-checks: if operations before it are shown, the
- * replica stopped between operations, so the rest are sent (the send window and the API timeout
- * have passed, so the missing one can no longer land); if none is shown, nothing was changed.
+ * After taking over a request whose replica stopped: the operations it recorded as confirmed
+ * happened; the service decides about the rest. Every other operation shown: applied. The first
+ * not shown after the re-checks: if operations before it are confirmed or shown, the replica
+ * stopped between operations, so the rest are sent (the send window and the API timeout have
+ * passed, so the missing one can no longer land); if none is, nothing was changed.
  */
 function lookAfterTakeover(
   request: ChangeRequest,
@@ -537,23 +568,48 @@ function lookAfterTakeover(
   context: FlowContext,
 ): StepResult {
   const operations = operationsOf(request.plan);
-  const shown = service ? operations.findIndex((operation) => !operationVisible(operation, request.plan, service)) : 0;
-  if (service && shown === -1)
+  const confirmed = confirmedSoFar(request);
+  const missing = (operation: (typeof operations)[number], index: number) =>
+    index >= confirmed.length && !(service && operationVisible(operation, request.plan, service));
+  const firstMissing = operations.findIndex(missing);
+  const shownUpTo = (end: number): OperationResult[] => [
+    ...confirmed,
+    ...operations
+      .slice(confirmed.length, end)
+      .map((operation, offset) => ({
+        index: confirmed.length + offset,
+        endpoint: operation.endpoint,
+        status: 'applied' as const,
+      })),
+  ];
+  if (service && firstMissing === -1)
     return record(request, work.actorId, 'settle', {
       status: 'applied',
       audit: 'applied',
       note: 'settled-shows',
+      ...(confirmed.length > 0 ? { results: shownUpTo(operations.length) } : {}),
       service,
     });
   const delay = context.recheckDelaysMs[work.attempt];
   if (delay !== undefined) return next(request, { ...work, attempt: work.attempt + 1 }, [{ type: 'wait', ms: delay }]);
-  if (service && shown > 0) {
-    const done: OperationResult[] = operations
-      .slice(0, shown)
-      .map((operation, index) => ({ index, endpoint: operation.endpoint, status: 'applied' }));
-    return afterOperation(request, work.actorId, 'settle', done, service, 'resumed');
+  if (service && firstMissing > 0)
+    return afterOperation(request, work.actorId, 'settle', shownUpTo(firstMissing), service, 'resumed');
+  return record(
+    request,
+    work.actorId,
+    'settle',
+    failure('settled-not-shown', undefined, confirmed.length > 0 ? confirmed : undefined),
+  );
+}
+
+/** The operations recorded as confirmed, in order from the first (anything else is not trusted). */
+function confirmedSoFar(request: ChangeRequest): OperationResult[] {
+  const confirmed: OperationResult[] = [];
+  for (const result of request.confirmed ?? []) {
+    if (result.status !== 'applied' || result.index !== confirmed.length) break;
+    confirmed.push(result);
   }
-  return record(request, work.actorId, 'settle', failure('settled-not-shown'));
+  return confirmed;
 }
 
 function record(
@@ -619,10 +675,10 @@ function recorded(
   ]);
 }
 
-/** The lease was lost before anything was sent: this replica stops, the new owner settles it. */
-function stopHolding(request: ChangeRequest, mode: ApplyMode): StepResult {
+/** The lease was lost (before anything, or more, was sent): this replica stops, the new owner settles it. */
+function stopHolding(request: ChangeRequest, mode: ApplyMode, sentSome = false): StepResult {
   const effects: Effect[] = [{ type: 'release-lease' }];
-  if (mode === 'apply') effects.push(reply({ kind: 'lost-before-sending' }));
+  if (mode === 'apply') effects.push(reply({ kind: sentSome ? 'lost-after-sending' : 'lost-before-sending' }));
   return finish(request, effects);
 }
 
@@ -693,32 +749,6 @@ function failure<K extends Extract<FlowOutcome, { status: 'failed' }>['failure']
   const failed = { kind, ...details } as Extract<Extract<FlowOutcome, { status: 'failed' }>['failure'], { kind: K }>;
   return { status: 'failed', audit, failure: failed, ...(results ? { results } : {}) };
 }
-
-function inPhase<P extends Work['phase']>(
-  state: FlowState,
-  phase: P,
-  handle: (request: ChangeRequest, work: Extract<Work, { phase: P }>) => StepResult,
-): StepResult {
-  if (!state.request) return ignored(state, 'no request');
-  if (FINAL_STATUSES.includes(state.request.status))
-    return ignored(state, `the request is already ${state.request.status}`);
-  if (state.work.phase !== phase) return ignored(state, `expected phase ${phase}, not ${state.work.phase}`);
-  return handle(state.request, state.work as Extract<Work, { phase: P }>);
-}
-
-function next(request: ChangeRequest, work: Work, effects: Effect[]): StepResult {
-  return { state: { request, work }, effects };
-}
-
-function finish(request: ChangeRequest | undefined, effects: Effect[]): StepResult {
-  return { state: { request, work: { phase: 'done' } }, effects };
-}
-
-function ignored(state: FlowState, reason: string): StepResult {
-  return { state, effects: [], ignored: reason };
-}
-
-const reply = (flowReply: FlowReply): Effect => ({ type: 'reply', reply: flowReply });
 
 /**
  * The requester is told of every ending of their request, and of its approval, but never of

@@ -5,7 +5,9 @@
  * (approval/approval-flow.ts) performs effects through the ports and feeds their results back.
  */
 import type { AuditAction } from '../change/audit.js';
-import type { ChangeRequest, Operation, OperationResult } from '../change/types.js';
+import type { ChangePlan, ChangeRequest, Operation, OperationResult } from '../change/types.js';
+import type { LaterChange } from '../change/temporary.js';
+import type { PlanProblem } from '../change/plan.js';
 import type { CloudApiError } from '../service/api-error.js';
 import type { PolicyDecision } from '../policy/types.js';
 import type { ServiceRecord } from '../service/schema.js';
@@ -62,7 +64,32 @@ export type Work =
   | ({ phase: 'reconciling'; actorId: string; mode: ApplyMode; index: number; attempt: number } & Progress & {
         error: CloudApiError;
       })
+  /** Recording the operations confirmed so far before the next one is sent. */
+  | ({ phase: 'confirming'; actorId: string; mode: ApplyMode } & Progress)
   | { phase: 'recording'; actorId: string; mode: ApplyMode; outcome: FlowOutcome }
+  // A temporary change (a grant) or an applied request, acted on by the sweep or a button (grant.ts).
+  /** Asking the rules whether this person may Revert now, Extend or Undo. */
+  | { phase: 'grant-checking'; action: GrantAction; userId: string; dueAt?: number }
+  /** Reverting a grant: `asked` by a person (Revert now), else the sweep; `failures` in a row so far. */
+  | {
+      phase: 'reverting';
+      actorId: string;
+      asked: boolean;
+      failures: number;
+      /** The attempt being filed (CR-X-R is 1). */
+      attempt?: number;
+      /** The attempt being applied or settled. */
+      revert?: ChangeRequest;
+    }
+  /** Filing an extension or an undo of it, as a request of its own. */
+  | {
+      phase: 'following-on';
+      action: 'extend' | 'undo';
+      userId: string;
+      dueAt?: number;
+      /** Undo: the parts already undone, left out of it. */
+      leftAlone?: readonly string[];
+    }
   | { phase: 'done' };
 
 /** What the operations sent so far came to, and the service as the last answer showed it. */
@@ -114,7 +141,34 @@ export type FlowEvent =
   | { type: 'operation-answered'; index: number; apiRequestId: string; service: ServiceRecord }
   | { type: 'operation-failed'; index: number; error: CloudApiError | undefined }
   /** The lease was gone (or the send window closed) right before the bytes would have left: nothing was sent. */
-  | { type: 'send-refused'; index: number };
+  | { type: 'send-refused'; index: number }
+  /** The confirmed operations were recorded ('recorded'), or not: the lease is gone, or the store is unreachable. */
+  | { type: 'confirmed-recorded'; result: 'recorded' | 'lost' | 'unavailable' }
+  // Temporary changes and Undo: events about an applied request (the grant), handled by grant.ts.
+  /** The grant's revert is due (the sweep); `failures`: its reverts that failed in a row in this process. */
+  | { type: 'revert-due'; originalId: string; actorId: string; failures: number }
+  /** Revert now, Extend or Undo clicked; `dueAt`: when the grant's revert is scheduled, if it is. */
+  | { type: 'grant-clicked'; action: GrantAction; userId: string; dueAt?: number }
+  | { type: 'may-act-answered'; verdict: Verdict }
+  /** The latest attempt at reverting the grant, as the store holds it. */
+  | { type: 'revert-read'; latest: RevertAttempt }
+  /** What a new revert is planned from: the service as it is now, and the changes applied to it since. */
+  | { type: 'revert-planning'; service: ServiceRecord | undefined; later: readonly LaterChange[] }
+  /** The revert attempt as stored after filing it (by this replica or another); undefined if it could not be. */
+  | { type: 'revert-filed'; revert: ChangeRequest | undefined }
+  /** The revert attempt ran through the flow: its reply (if any) and where the grant's reverts stand now. */
+  | { type: 'revert-ran'; reply?: FlowReply; latest: RevertAttempt }
+  /** A revert attempt that had nothing to send was recorded as such (or someone else settled it). */
+  | { type: 'revert-unsent-settled'; ok: boolean }
+  /** A revert attempt of this grant settled (its follow-up). */
+  | { type: 'revert-settled'; revert: ChangeRequest }
+  /** This temporary request, or an extension of it (`applied`), was applied; `dueAt`: its revert's time. */
+  | { type: 'grant-applied'; applied: ChangeRequest; dueAt?: number }
+  /** Extend or Undo: an open one of this grant (`open`), or whether this click claimed the filing. */
+  | { type: 'click-claimed'; open?: string; claimed: boolean }
+  /** The service read afresh for an extension or an undo. */
+  | { type: 'follow-on-read'; service: ServiceRecord | undefined }
+  | { type: 'follow-on-filed'; outcome: FollowOnOutcome };
 
 /** Why a request was withdrawn or auto-approved: written to the audit trail by the runner. */
 export type AuditNote =
@@ -159,6 +213,35 @@ export type Effect =
   | { type: 'wait'; ms: number; jitter?: true }
   | { type: 'read-service' }
   | { type: 'send'; index: number; operation: Operation }
+  /** Record the operations confirmed so far (under the lease), so a takeover resumes after them. */
+  | { type: 'record-confirmed'; results: OperationResult[] }
+  // Temporary changes and Undo (grant.ts).
+  | { type: 'check-may-act'; userId: string }
+  | { type: 'read-revert' }
+  /** Read the service afresh and the changes applied to it since the grant. */
+  | { type: 'read-for-revert' }
+  /** Store the revert attempt unless another replica did, post it in the grant's thread, read it back. */
+  | { type: 'file-revert'; candidate: ChangeRequest }
+  /** Apply a pending revert attempt through the flow (no approval), then read where the reverts stand. */
+  | { type: 'apply-revert'; revert: ChangeRequest; actorId: string }
+  /** Record a revert attempt with nothing to send as such (it found everything already changed). */
+  | { type: 'settle-unsent-revert'; revert: ChangeRequest; actorId: string }
+  /** The grant is done with: its revert and reminder are dropped. */
+  | { type: 'forget-revert'; originalId: string }
+  /** Look at the grant's revert again this much later. */
+  | { type: 'postpone-revert'; originalId: string; ms: number }
+  /** Take Extend and Revert now off the grant's reminder: it is over (see `revertId`). */
+  | { type: 'close-reminder'; originalId: string; revertId: string }
+  /** Say in the grant's thread when the bot reverts it (after it or an extension of it was applied). */
+  | { type: 'announce-revert'; applied: ChangeRequest; dueAt: number }
+  /** A revert is due but the grant's record is gone: counted (a metric) besides the log line. */
+  | { type: 'count-missing-record'; originalId: string }
+  /** Extend or Undo: find an open one of this grant, else claim filing it (one per flood of clicks). */
+  | { type: 'claim-click'; action: 'extend' | 'undo' }
+  | { type: 'release-click'; action: 'extend' | 'undo' }
+  | { type: 'read-for-follow-on'; userId: string }
+  /** File the extension or undo as a request of its own, approved like any other. */
+  | { type: 'file-follow-on'; action: 'extend' | 'undo'; plan: ChangePlan; userId: string; service: ServiceRecord }
   /** Show the request in its message (the runner re-reads it after a status that is not final). */
   | { type: 'show'; request: ChangeRequest }
   | { type: 'post-result'; request: ChangeRequest; service: ServiceRecord }
@@ -185,10 +268,24 @@ export const ASKING_EFFECTS = [
   'wait',
   'read-service',
   'send',
+  'record-confirmed',
+  'check-may-act',
+  'read-revert',
+  'read-for-revert',
+  'file-revert',
+  'apply-revert',
+  'settle-unsent-revert',
+  'claim-click',
+  'read-for-follow-on',
+  'file-follow-on',
 ] as const satisfies ReadonlyArray<Effect['type']>;
 
 export type LogFact =
   | { kind: 'not-posted' }
+  | { kind: 'revert-record-missing'; originalId: string }
+  | { kind: 'revert-gave-up'; attempts: number; lastId: string; lastMessage?: string }
+  | { kind: 'revert-failed'; revertId: string; retryInMs: number; message?: string }
+  | { kind: 'revert-not-yet'; failures: number; retryInMs: number; problems: string }
   | { kind: 'message-ts-not-recorded' }
   | { kind: 'taken-over-before-recorded'; status: 'applied' | 'failed'; apiRequestId?: string }
   | { kind: 'outcome-not-recorded'; status: 'applied' | 'failed' };
@@ -255,7 +352,49 @@ export type FlowReply =
   | { kind: 'expired' }
   | { kind: 'lost-before-sending' }
   | { kind: 'lost-after-sending' }
-  | { kind: 'outcome-not-recorded' };
+  | { kind: 'outcome-not-recorded' }
+  | GrantReply;
+
+/** The grant's actions in one word each: the buttons Revert now, Extend and Undo. */
+export type GrantAction = 'revert-now' | 'extend' | 'undo';
+
+/** The latest attempt at reverting a grant (CR-X-R, CR-X-R2, …) and its number (1 when none was filed). */
+export interface RevertAttempt {
+  attempt: number;
+  revert: ChangeRequest | undefined;
+}
+
+/** What became of filing an extension or an undo (the flow's own outcome of filing a request). */
+export type FollowOnOutcome =
+  { ok: true; request: ChangeRequest } | { ok: false; problems: PlanProblem[] } | { ok: false; text: string };
+
+/** What the person who clicked Revert now, Extend or Undo is told; core/render/temporary.ts words it. */
+export type GrantReply =
+  | { kind: 'revert-record-missing'; originalId: string }
+  | { kind: 'not-temporary' }
+  | { kind: 'grant-inactive' }
+  | { kind: 'revert-service-gone' }
+  | { kind: 'reverting-now'; revertId: string }
+  | { kind: 'already-reverted'; revertId: string }
+  | { kind: 'revert-gave-up'; originalId: string; attempts: number; lastId: string }
+  | { kind: 'revert-not-yet'; originalId: string; problems: string }
+  | { kind: 'nothing-left-to-revert'; found: readonly string[] }
+  | { kind: 'reverted-now'; originalId: string }
+  | { kind: 'revert-failed-retrying'; originalId: string; message?: string }
+  | { kind: 'grant-not-allowed'; action: GrantAction; reason: string }
+  | { kind: 'extension-inactive' }
+  | { kind: 'follow-on-open'; action: 'extend' | 'undo'; originalId: string; openId: string }
+  | { kind: 'follow-on-being-filed'; action: 'extend' | 'undo'; originalId: string; inThread: boolean }
+  | { kind: 'undo-not-applied' }
+  | { kind: 'follow-on-service-gone'; action: 'extend' | 'undo' }
+  | { kind: 'nothing-left-to-undo'; originalId: string; leftAlone: readonly string[] }
+  | {
+      kind: 'follow-on-filed';
+      outcome: FollowOnOutcome;
+      where: 'the thread' | 'the channel';
+      /** Undo: the parts already undone, left out of it. */
+      leftAlone?: readonly string[];
+    };
 
 export type StepResult =
   | { state: FlowState; effects: Effect[] }

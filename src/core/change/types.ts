@@ -85,6 +85,8 @@ export interface StateOperation {
 
 export type Operation = UpdateOperation | ReplicaScalingOperation | StateOperation;
 export type Endpoint = Operation['endpoint'];
+/** Every endpoint an operation may go to (stored results are checked against these). */
+export const ENDPOINTS = ['update', 'replicaScaling', 'state'] as const satisfies readonly Endpoint[];
 
 /** What one operation came to, in order; an operation after a failed one is never sent. */
 export type OperationResult =
@@ -165,6 +167,12 @@ export interface ChangeRequest {
   approvals?: Approval[];
   /** While applying: which replica holds the request, until when, and whether it sent the update. */
   lease?: ApplyLease;
+  /**
+   * Of a request of several operations: those the API confirmed so far, in order, each recorded
+   * as it was confirmed (under the lease). A replica that takes the request over resumes at the
+   * first operation not in this list instead of judging the earlier ones from the service.
+   */
+  confirmed?: OperationResult[];
   /** A time-boxed change: the bot reverts it this long after it is applied (core/change/temporary.ts). */
   temporary?: TemporaryTerms;
   /** A revert the bot files itself for this temporary request; it needs no approval. */

@@ -24,9 +24,7 @@ const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'frida
 const WEEKDAY_SHORT = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 
 export type WhenDay =
-  | { kind: 'date'; year: number; month: number; day: number }
-  | { kind: 'weekday'; weekday: number }
-  | { kind: 'next' };
+  { kind: 'date'; year: number; month: number; day: number } | { kind: 'weekday'; weekday: number } | { kind: 'next' };
 
 /** `at …` as written, checked for what can be checked without a clock. */
 export interface WhenSpec {
@@ -67,7 +65,9 @@ export function readWhen(words: readonly string[]): WhenReading {
   if (zoneWord?.startsWith('tz:')) {
     zone = (dayOf ? words[2] : words[1])?.slice(3) ?? '';
     if (!isTimeZone(zone) || zone === '')
-      return unreadable(`${quoteWords(`tz:${zone}`)} is not a time zone I know: use an IANA name like tz:Europe/Berlin.`);
+      return unreadable(
+        `${quoteWords(`tz:${zone}`)} is not a time zone I know: use an IANA name like tz:Europe/Berlin.`,
+      );
     used += 1;
   }
   const spec: WhenSpec = {
@@ -153,7 +153,10 @@ export function resolveWhen(spec: WhenSpec, now: number, zone: string): Resolved
       continue;
     }
     if (instant - now > WHEN_MAX_AHEAD_DAYS * DAY_MS)
-      return { ok: false, message: `${label} is more than ${WHEN_MAX_AHEAD_DAYS} days away: schedule it closer to the time.` };
+      return {
+        ok: false,
+        message: `${label} is more than ${WHEN_MAX_AHEAD_DAYS} days away: schedule it closer to the time.`,
+      };
     return { ok: true, at: instant, zone: inZone };
   }
   return { ok: false, message: `I could not find the next ${spec.text}. ${WHEN_FORMS}.` };

@@ -5,13 +5,14 @@
  */
 import { appliesAt, SCHEDULE_STARTED_TEXT, scheduleMissedText } from './scheduled.js';
 import type { AuditNote, Failure, FlowOutcome, FlowReply, LogFact } from '../approval/types.js';
-import type { ChangeOutcome, ChangeRequest, OperationResult } from '../change/types.js';
+import type { ChangeOutcome, OperationResult } from '../change/types.js';
 import type { CloudApiError } from '../service/api-error.js';
 import { alreadyDecidedText } from './change.js';
 import { cloudErrorSentence, UNEXPECTED_IN_BOT } from './errors.js';
 import { code, esc, serviceRefPlain } from './mrkdwn.js';
 import { approvalNotCountedText, approvalRecordedText } from './policy.js';
 import { channelRef } from './people.js';
+import { grantLogText, grantReplyText } from './grant.js';
 
 export const LOST_BEFORE_SENDING_TEXT =
   'This bot replica was held up long enough to lose its hold on the request (it was paused or cut off from its store), so it sent nothing to ClickHouse Cloud. Another replica settles the request and updates its message; look there.';
@@ -169,6 +170,8 @@ export function replyText(reply: FlowReply): string | undefined {
       return LOST_AFTER_SENDING_TEXT;
     case 'outcome-not-recorded':
       return 'The bot could not record the outcome of this request. Look at the service with the show command before doing anything else.';
+    default:
+      return grantReplyText(reply);
   }
 }
 
@@ -221,6 +224,8 @@ export function logText(fact: LogFact, requestId: string, channelId: string, cau
       return `change ${requestId}: taken over by another replica before its outcome was recorded here (${fact.status}${fact.apiRequestId ? `, API request ${fact.apiRequestId}` : ''})`;
     case 'outcome-not-recorded':
       return `change ${requestId}: could not record outcome ${fact.status}`;
+    default:
+      return grantLogText(fact, requestId);
   }
 }
 
@@ -239,26 +244,4 @@ export function appliedResultText(requestId: string, service: { name: string; id
 /** The title of the resulting service's post: its name and id, then the change. */
 export function appliedResultTitle(requestId: string, service: { name: string; id: string }): string {
   return `${serviceRefPlain(service.name, service.id)}: after change ${requestId}`;
-}
-
-/**
- * What the requester is told once a request is filed: it waits for approval, or, when no rule
- * asked for one, what became of it (applied, failed, still applying).
- */
-export function filedText(request: ChangeRequest, where: string): string {
-  const id = code(request.id);
-  const rules = (request.requirements ?? []).map((r) => r.rule).join(', ');
-  const underRules = rules ? ` under the policy rule(s) ${esc(rules)}` : '';
-  switch (request.status) {
-    case 'applied':
-      return `:white_check_mark: Change request ${id} needed no approval${underRules} and was applied; ${where} shows the result.`;
-    case 'failed':
-      return `:x: Change request ${id} needed no approval${underRules}, but it was not applied: ${esc(request.outcome?.message ?? 'the update failed.')}`;
-    case 'applying':
-      return `:hourglass: Change request ${id} needed no approval${underRules} and is being applied; ${where} shows the outcome.`;
-    case 'scheduled':
-      return `:alarm_clock: Change request ${id} needed no approval${underRules} and is scheduled; ${where} shows it.`;
-    default:
-      return `:memo: Change request ${id} is posted in ${where} and waits for a colleague's approval.`;
-  }
 }

@@ -258,5 +258,7 @@ export function withdrawnInApprovalChannel(request: ChangeRequest): { text: stri
 export function alreadyDecidedText(request: ChangeRequest): string {
   if (request.status === 'applying')
     return `This change request is being applied right now, so your click changed nothing. ${outcomeText(request)}`;
+  if (request.status === 'scheduled')
+    return `This change request is already approved and waits for its time; only its requester can still cancel it, so your click changed nothing. ${outcomeText(request)}`;
   return `This change request is already settled, so your click changed nothing. ${outcomeText(request)}`;
 }

@@ -8,6 +8,7 @@ import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest } from '../change/types.js';
 import { code, context, esc, section, serviceRef, type Block } from './mrkdwn.js';
 import { channelRef, mention } from './people.js';
+import { appliesAt } from './scheduled.js';
 
 export function requesterNewsMessage(request: ChangeRequest, news: RequesterNews): { text: string; blocks: Block[] } {
   const service = serviceRef(request.plan.serviceName, request.plan.serviceId);
@@ -15,7 +16,9 @@ export function requesterNewsMessage(request: ChangeRequest, news: RequesterNews
   const sentence = ((): string => {
     switch (news.kind) {
       case 'approved':
-        return `:thumbsup: ${yours} was approved by ${mention(news.by)}; the bot is applying it now.`;
+        return request.status === 'scheduled'
+          ? `:thumbsup: ${yours} was approved by ${mention(news.by)}; it ${appliesAt(request.applyAt ?? request.expiresAt)}, unless you cancel it before.`
+          : `:thumbsup: ${yours} was approved by ${mention(news.by)}; the bot is applying it now.`;
       case 'applied':
         return `:white_check_mark: ${yours} was applied.`;
       case 'failed':
@@ -23,7 +26,10 @@ export function requesterNewsMessage(request: ChangeRequest, news: RequesterNews
       case 'rejected':
         return `:no_entry: ${yours} was rejected by ${mention(news.by)}${news.reason ? `: “${esc(news.reason)}”` : '.'}`;
       case 'expired':
-        return `:hourglass_flowing_sand: ${yours} expired before it was approved, so nothing was changed. Ask again if it is still needed.`;
+        // A scheduled request approved in time, but found past SCHEDULED_GRACE: its outcome says why.
+        return request.decidedBy && request.applyAt !== undefined && request.outcome?.message
+          ? `:hourglass_flowing_sand: ${yours} expired: ${esc(request.outcome.message)}`
+          : `:hourglass_flowing_sand: ${yours} expired before it was approved, so nothing was changed. Ask again if it is still needed.`;
       case 'reverted':
         return `:leftwards_arrow_with_hook: Your temporary change ${code(request.revertOf)} to ${service} is over: the bot took it back (${code(request.id)}).`;
     }

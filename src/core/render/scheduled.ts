@@ -4,7 +4,7 @@ import { slackDate } from './mrkdwn.js';
 
 /** Slack shows the time in each reader's own zone; the fallback (UTC) where it cannot. */
 export function appliesAt(at: number): string {
-  return `applies ${slackDate(at, '{date_short_pretty} {time}')}`;
+  return `applies at ${slackDate(at, '{date_short_pretty} {time}')}`;
 }
 
 /** The outcome sentence of a scheduled request the bot noticed too late (stored as text: no Slack markup). */

@@ -50,6 +50,27 @@ export interface DriftItem {
   ipDescription?: string;
   /** Set when the change was applied through this bot. */
   via?: { changeId: string };
+  /**
+   * Set when the organization's activity log was read: who it says made the change (attribution.ts).
+   * Empty: the log names nobody for it; several: it names more than one possible author.
+   */
+  authors?: ChangeAuthor[];
+}
+
+/** Who made a change, as the organization's activity log names them. */
+export interface ChangeAuthor {
+  /** 'bot': an API call with this bot's own key; 'api-key': with any other key; 'user': in the console. */
+  actor: 'bot' | 'api-key' | 'user' | 'support' | 'system' | 'unknown';
+  /** The key id ('api-key'), the email or else the user id ('user'); absent otherwise. */
+  name?: string;
+  /** When (epoch ms): the latest activity of this author that can be the change. */
+  at: number;
+}
+
+/** Made by this bot: an applied request of the bot explains it, or the activity log names only the bot's key. */
+export function isBotChange(item: DriftItem): boolean {
+  if (item.via !== undefined) return true;
+  return item.authors !== undefined && item.authors.length > 0 && item.authors.every((a) => a.actor === 'bot');
 }
 
 export interface TimeWindow {

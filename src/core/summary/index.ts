@@ -16,13 +16,16 @@ export {
   attributeDrift,
   CHANGE_LABELS,
   diffSnapshots,
+  isBotChange,
   updateEffects,
+  type ChangeAuthor,
   type ChangeLabel,
   type DriftItem,
   type DriftKind,
   type DriftLabel,
   type TimeWindow,
 } from './drift.js';
+export { ACTIVITY_TYPES_OF, attributeFromActivities, authorOf, type AttributionOptions } from './attribution.js';
 export {
   findingsByService,
   memoryRange,
@@ -33,11 +36,14 @@ export {
   type SummaryTotals,
 } from './totals.js';
 export {
+  activityLogFallbackNote,
   DEFAULT_SUMMARY_TITLE,
+  driftAuthorText,
   serviceSummaryLine,
   summaryFailureMessage,
   summaryMessages,
   type SummaryMessage,
+  type ActivityLogUnread,
   type SummaryInput,
   type SummaryMessages,
 } from './render.js';

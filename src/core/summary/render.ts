@@ -18,7 +18,7 @@ import {
 } from '../render/mrkdwn.js';
 import { enabledEndpoints, idleText, stateText } from '../render/service.js';
 import { capacityPhrase } from '../service/capacity.js';
-import type { DriftItem } from './drift.js';
+import { isBotChange, type ChangeAuthor, type DriftItem } from './drift.js';
 import { packParts, type DetailPart } from './pack.js';
 import { findingsByService, summaryTotals, type FindingsByService, type Range, type SummaryTotals } from './totals.js';
 
@@ -38,6 +38,16 @@ export interface SummaryInput {
   drift: readonly DriftItem[] | undefined;
   generatedAt: number;
   title?: string;
+  /**
+   * Set when the organization's activity log could not be read, so attribution fell back to the
+   * bot's own record, and this summary is the one to say so (once, not in every summary).
+   */
+  activityLogUnread?: ActivityLogUnread;
+}
+
+/** Why the activity log could not be read: the API's status when it answered, else undefined. */
+export interface ActivityLogUnread {
+  status: number | undefined;
 }
 
 export interface SummaryMessages {
@@ -183,29 +193,108 @@ function headlineText(
 
 function detailParts(input: SummaryInput, findings: FindingsByService): DetailPart[] {
   const services = [...input.services].sort(byName);
-  return [driftPart(input.drift ?? [], input.filters), posturePart(services, findings), servicesPart(services)].filter(
+  const drift = driftPart(input.drift ?? [], input.filters, input.activityLogUnread, input.generatedAt);
+  return [drift, posturePart(services, findings), servicesPart(services)].filter(
     (part): part is DetailPart => part !== undefined,
   );
 }
 
-function driftPart(drift: readonly DriftItem[], filters: readonly string[]): DetailPart | undefined {
+function driftPart(
+  drift: readonly DriftItem[],
+  filters: readonly string[],
+  unread: ActivityLogUnread | undefined,
+  generatedAt: number,
+): DetailPart | undefined {
   if (drift.length === 0) return undefined;
   const { bot, elsewhere } = driftCounts(drift);
   // With filters, a service whose tags changed leaves the summary's scope and reads as removed.
-  const note =
+  const scope =
     filters.length > 0 ? "\n_A service whose tags stop matching this summary's filters shows as removed._" : '';
+  const fallback = unread === undefined ? '' : `\n${activityLogFallbackNote(unread)}`;
   return {
-    title: `*Changes since the last summary* (${formatNumber(drift.length)}: ${formatNumber(bot)} via this bot, ${formatNumber(elsewhere)} elsewhere)${note}`,
+    title: `*Changes since the last summary* (${formatNumber(drift.length)}: ${formatNumber(bot)} via this bot, ${formatNumber(elsewhere)} elsewhere)${scope}${fallback}`,
     continuedTitle: '*Changes since the last summary* (continued)',
-    lines: drift.map(driftLine),
+    lines: drift.map((item) => driftLine(item, generatedAt)),
   };
 }
 
-function driftLine(item: DriftItem): string {
-  const where = item.via
-    ? `:robot_face: via this bot (${code(clip(item.via.changeId, 80))})`
-    : '_elsewhere_ (console, Terraform or another tool)';
-  return `• ${bold(clip(item.serviceName, 100))}: ${esc(clip(item.text, 600))} — ${where}`;
+/** Said once when exact attribution is not possible: why, and what whoever runs the bot can do. */
+export function activityLogFallbackNote(unread: ActivityLogUnread): string {
+  const refused = unread.status === 401 || unread.status === 403;
+  const why = refused
+    ? `ClickHouse Cloud does not let the bot's API key read the organization's activities (status ${unread.status})`
+    : `the organization's activities could not be read from ClickHouse Cloud${unread.status === undefined ? '' : ` (status ${unread.status})`}`;
+  const todo = refused
+    ? ' Give the key a role that may read activities to see who made each change.'
+    : ' The bot tries again at the next summary.';
+  return `:information_source: _Who made each change is this bot's own guess from its change requests, because ${why}.${todo} This is said once._`;
+}
+
+function driftLine(item: DriftItem, generatedAt: number): string {
+  return `• ${bold(clip(item.serviceName, 100))}: ${esc(clip(item.text, 600))} — ${driftAuthorText(item, generatedAt)}`;
+}
+
+/** Who made a change, in words: exact when the activity log was read, else the bot's own guess. */
+export function driftAuthorText(item: DriftItem, generatedAt: number): string {
+  const authors = item.authors;
+  if (item.via) {
+    const when = authors?.[0] ? ` ${whenText(authors[0].at, generatedAt)}` : '';
+    return `:robot_face: via this bot (${code(clip(item.via.changeId, 80))})${when}`;
+  }
+  if (authors === undefined) return '_elsewhere_ (console, Terraform or another tool)';
+  const [only, ...others] = authors;
+  if (only === undefined) return '_elsewhere_ (the activity log names nobody for it)';
+  if (others.length === 0) return authorSentence(only, generatedAt);
+  return `_elsewhere_, by one of: ${authors.map((author) => authorPhrase(author, generatedAt)).join('; ')}`;
+}
+
+function authorSentence(author: ChangeAuthor, generatedAt: number): string {
+  const when = whenText(author.at, generatedAt);
+  switch (author.actor) {
+    case 'bot':
+      return `:robot_face: with this bot's API key ${when}, but by none of its change requests`;
+    case 'user':
+      return `:bust_in_silhouette: changed in the console by ${userName(author)} ${when}`;
+    case 'api-key':
+      return `:key: changed through another API key (${keyName(author)}) ${when}`;
+    case 'support':
+      return `:technologist: changed by ClickHouse support ${when}`;
+    case 'system':
+      return `:gear: changed by ClickHouse Cloud itself ${when}`;
+    case 'unknown':
+      return `_elsewhere_, by ${author.name ? code(clip(author.name, 80)) : 'someone the activity log does not name'} ${when}`;
+  }
+}
+
+/** One of several possible authors, without the emoji. */
+function authorPhrase(author: ChangeAuthor, generatedAt: number): string {
+  const when = whenText(author.at, generatedAt);
+  switch (author.actor) {
+    case 'bot':
+      return `this bot's API key ${when}`;
+    case 'user':
+      return `${userName(author)} in the console ${when}`;
+    case 'api-key':
+      return `API key ${keyName(author)} ${when}`;
+    case 'support':
+      return `ClickHouse support ${when}`;
+    case 'system':
+      return `ClickHouse Cloud itself ${when}`;
+    case 'unknown':
+      return `${author.name ? code(clip(author.name, 80)) : 'someone unnamed'} ${when}`;
+  }
+}
+
+const userName = (author: ChangeAuthor) => (author.name ? esc(clip(author.name, 100)) : 'a user the log does not name');
+const keyName = (author: ChangeAuthor) => (author.name ? code(clip(author.name, 80)) : 'unnamed');
+
+/** Within half a day of the summary the time is enough; older changes carry their date. */
+const RECENT_MS = 12 * 60 * 60 * 1000;
+
+function whenText(at: number, generatedAt: number): string {
+  return generatedAt - at < RECENT_MS
+    ? `at ${slackDate(at, '{time}')}`
+    : `on ${slackDate(at, '{date_short} at {time}')}`;
 }
 
 function posturePart(services: readonly ServiceRecord[], findings: FindingsByService): DetailPart | undefined {
@@ -264,7 +353,7 @@ function detailMessage(
 // Small helpers
 
 function driftCounts(drift: readonly DriftItem[]): { bot: number; elsewhere: number } {
-  const bot = drift.filter((item) => item.via !== undefined).length;
+  const bot = drift.filter(isBotChange).length;
   return { bot, elsewhere: drift.length - bot };
 }
 

@@ -5,7 +5,7 @@
  */
 import { approvalChannelOf } from '../../core/policy/progress.js';
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
-import type { ChangeRequest } from '../../core/change/types.js';
+import type { ChangeRequest, OperationResult } from '../../core/change/types.js';
 import type {
   ApprovalResult,
   ApprovalStep,
@@ -33,7 +33,10 @@ import {
   requestedAuditEntry,
   retentionDeadline,
   withoutEmptyOptionals,
+  auditFields,
 } from '../rules.js';
+import type { AuditOutbox } from '../../ports/audit-export.js';
+import { MemoryAuditOutbox } from './audit-outbox.js';
 import { answer } from '../../ports/answer.js';
 
 export interface MemoryChangeStoreOptions {
@@ -58,6 +61,7 @@ export class MemoryChangeStore implements ChangeStore {
   private auditSequence = 0;
   private readonly retentionSeconds: number;
   private readonly auditRetentionMs: number;
+  private readonly outbox: MemoryAuditOutbox;
   /** serviceId -> "<requestId>:<fence>" and when it expires, like the Redis lock key. */
   private readonly serviceLocks = new Map<string, { holder: string; until: number }>();
   /** The last fence handed out per request: it keeps growing after a lease is released. */
@@ -73,6 +77,7 @@ export class MemoryChangeStore implements ChangeStore {
   constructor(options: MemoryChangeStoreOptions = {}) {
     this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
     this.auditRetentionMs = (options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400_000;
+    this.outbox = new MemoryAuditOutbox(this.auditRetentionMs);
   }
 
   async create(request: ChangeRequest): Promise<void> {
@@ -148,8 +153,15 @@ export class MemoryChangeStore implements ChangeStore {
     });
   }
 
-  /** As the transition script: a temporary request schedules its revert; an extension moves one still due. */
+  /**
+   * As the transition script: a temporary request schedules its revert; an extension moves one
+   * still due; an applied revert ends its grant's schedule.
+   */
   private scheduleRevert(applied: ChangeRequest, now: number): void {
+    if (applied.revertOf) {
+      this.reverts.delete(applied.revertOf);
+      this.reminders.delete(applied.revertOf);
+    }
     if (!applied.temporary) return;
     const target = applied.extendOf ?? applied.id;
     if (target !== applied.id && !this.reverts.has(target)) return;
@@ -313,6 +325,15 @@ export class MemoryChangeStore implements ChangeStore {
     });
   }
 
+  recordConfirmed(token: LeaseToken, confirmed: readonly OperationResult[]): Promise<boolean> {
+    return answer(() => {
+      const stored = this.heldBy(token, Date.now());
+      if (!stored) return false;
+      stored.confirmed = structuredClone([...confirmed]);
+      return true;
+    });
+  }
+
   takeOver(request: Pick<ChangeRequest, 'id' | 'plan'>, owner: string, ttlMs: number) {
     return answer(() => {
       const stored = this.live(request.id);
@@ -435,6 +456,10 @@ export class MemoryChangeStore implements ChangeStore {
     });
   }
 
+  auditOutbox(): AuditOutbox {
+    return this.outbox;
+  }
+
   /** Entries the audit trail holds; for operators and tests. */
   auditSize(): Promise<number> {
     return answer(() => {
@@ -518,6 +543,7 @@ export class MemoryChangeStore implements ChangeStore {
   }
 
   private appendAudit(entry: NewAuditEntry): void {
+    this.outbox.append(auditFields(entry));
     this.auditSequence += 1;
     this.audit.push({
       entry: withoutEmptyOptionals({ ...copyOf(entry), id: String(this.auditSequence) }),

@@ -5,7 +5,7 @@
  */
 import { approvalChannelOf } from '../../core/policy/progress.js';
 import type { AuditEntry } from '../../core/change/audit.js';
-import type { ChangeRequest } from '../../core/change/types.js';
+import type { ChangeRequest, OperationResult } from '../../core/change/types.js';
 import type {
   ApprovalResult,
   ApprovalStep,
@@ -16,6 +16,8 @@ import type {
   Transition,
   TransitionResult,
 } from '../../ports/change-store.js';
+import type { AuditOutbox } from '../../ports/audit-export.js';
+import { RedisAuditOutbox } from './audit-outbox.js';
 import {
   AUDIT_SCAN_MAX,
   DEFAULT_AUDIT_RETENTION_DAYS,
@@ -50,6 +52,8 @@ import {
   defineScript,
   LOCK_SERVICE_COMMAND,
   LOCK_SERVICE_LUA,
+  RECORD_CONFIRMED_COMMAND,
+  RECORD_CONFIRMED_LUA,
   RENEW_LEASE_COMMAND,
   RENEW_LEASE_LUA,
   SET_MESSAGE_TS_COMMAND,
@@ -100,7 +104,9 @@ export class RedisChangeStore implements ChangeStore {
   private readonly renewLeaseScript: ScriptCommand;
   private readonly lockServiceScript: ScriptCommand;
   private readonly confirmSendingScript: ScriptCommand;
+  private readonly recordConfirmedScript: ScriptCommand;
   private readonly takeOverScript: ScriptCommand;
+  private outbox: AuditOutbox | undefined;
 
   constructor(connection: RedisConnection | string, options: RedisChangeStoreOptions = {}) {
     this.keys = changeKeys(options.keyPrefix);
@@ -118,6 +124,7 @@ export class RedisChangeStore implements ChangeStore {
     this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
     this.confirmSendingScript = defineScript(this.redis, CONFIRM_SENDING_COMMAND, 2, CONFIRM_SENDING_LUA);
     this.takeOverScript = defineScript(this.redis, TAKE_OVER_COMMAND, 2, TAKE_OVER_LUA);
+    this.recordConfirmedScript = defineScript(this.redis, RECORD_CONFIRMED_COMMAND, 1, RECORD_CONFIRMED_LUA);
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
     return reportUnavailableAsStoreErrors(this);
   }
@@ -286,6 +293,16 @@ export class RedisChangeStore implements ChangeStore {
       token.fence,
       Math.ceil(minRemainingMs),
       SENT_LOCK_MS,
+    );
+    return reply === 1;
+  }
+
+  async recordConfirmed(token: LeaseToken, confirmed: readonly OperationResult[]): Promise<boolean> {
+    const reply = await this.recordConfirmedScript(
+      this.keys.request(token.requestId),
+      token.owner,
+      token.fence,
+      JSON.stringify(confirmed),
     );
     return reply === 1;
   }
@@ -479,6 +496,12 @@ export class RedisChangeStore implements ChangeStore {
       end = `(${last[0]}`;
     }
     return found;
+  }
+
+  /** The audit stream read by each export sink through its own consumer group (audit-outbox.ts). */
+  auditOutbox(): AuditOutbox {
+    this.outbox ??= new RedisAuditOutbox(this.redis, this.keys, this.auditRetentionMs);
+    return this.outbox;
   }
 
   /** False, never an exception, when Redis cannot be reached within PING_TIMEOUT_MS. */

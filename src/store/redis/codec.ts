@@ -10,13 +10,24 @@
  *                                                              Lua scripts never parse `data`
  *   applyAt      a scheduled request's time (ms), also in `data`: the scheduled index's score
  *   update       JSON of the plan's PATCH body, copied into the 'applied' audit entry
+ *   revertTarget, revertAfterMs, remindAfterMs               — a temporary request's schedule
+ *   revertOf     a revert's grant: applying the revert ends the grant's schedule
+ *   confirmed    JSON of the operations confirmed so far (a request of several)
  *   fence, leaseOwner, leaseUntil, sending, sentAt, takenAt  — the apply lease (scripts.ts)
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
-import { CHANGE_STATUSES, type ChangeOutcome, type ChangeRequest, type ChangeStatus } from '../../core/change/types.js';
+import { z } from 'zod';
+import {
+  CHANGE_STATUSES,
+  ENDPOINTS,
+  type ChangeOutcome,
+  type ChangeRequest,
+  type ChangeStatus,
+  type OperationResult,
+} from '../../core/change/types.js';
 import { ServiceUpdateSchema, type ServiceUpdate } from '../../core/service/schema.js';
 import type { Approval, Requirement } from '../../core/policy/types.js';
-import { isAuditAction, neededApprovals, withoutEmptyOptionals } from '../rules.js';
+import { auditFields, isAuditAction, neededApprovals, withoutEmptyOptionals } from '../rules.js';
 
 type ImmutablePart = Pick<
   ChangeRequest,
@@ -117,6 +128,8 @@ function temporaryPart(request: ChangeRequest): Pick<ChangeRequest, TemporaryPar
  * applied: which request's revert to schedule, and how long after now it and its reminder are due.
  */
 function revertScheduleArgs(request: ChangeRequest): string[] {
+  // A revert, once applied, ends its grant's schedule in the same step (the transition script).
+  if (request.revertOf) return ['revertOf', request.revertOf];
   if (!request.temporary) return [];
   return [
     'revertTarget',
@@ -138,6 +151,7 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   if (hash.decidedBy !== undefined) request.decidedBy = hash.decidedBy;
   if (hash.decidedAt !== undefined) request.decidedAt = parseNumber(hash.decidedAt, 'decidedAt');
   if (hash.outcome !== undefined) request.outcome = parseOutcome(hash.outcome);
+  if (hash.confirmed !== undefined) request.confirmed = parseOperationResults(hash.confirmed, 'confirmed');
   const approvals = approvalsFromHash(hash);
   if (approvals.length > 0) request.approvals = approvals;
   if (hash.leaseOwner !== undefined && hash.fence !== undefined) {
@@ -186,31 +200,7 @@ export function hashFromFlatReply(reply: unknown): Record<string, string> {
 }
 
 export function auditToStreamArgs(entry: NewAuditEntry): string[] {
-  const args = [
-    'at',
-    String(entry.at),
-    'action',
-    entry.action,
-    'changeId',
-    entry.changeId,
-    'actorId',
-    entry.actorId,
-    'channelId',
-    entry.channelId,
-    'serviceId',
-    entry.serviceId,
-    'serviceName',
-    entry.serviceName,
-    'summary',
-    entry.summary,
-  ];
-  if (entry.apiRequestId) args.push('apiRequestId', entry.apiRequestId);
-  if (entry.message) args.push('message', entry.message);
-  if (entry.update) args.push('update', JSON.stringify(entry.update));
-  if (entry.fence !== undefined) args.push('fence', String(entry.fence));
-  if (entry.reason) args.push('reason', entry.reason);
-  if (entry.ticket) args.push('ticket', entry.ticket);
-  return args;
+  return Object.entries(auditFields(entry)).flat();
 }
 
 /** An XRANGE/XREVRANGE entry as an AuditEntry; undefined for entries this store did not write. */
@@ -267,8 +257,19 @@ function storedUpdate(json: string): { update?: ServiceUpdate } {
 
 function parseImmutablePart(json: string): ImmutablePart {
   const value = parseJsonObject(json, 'data');
-  const { id, channelId, requesterId, plan, createdAt, expiresAt, requirements, policyDigest, reason, ticket, applyAt } =
-    value;
+  const {
+    id,
+    channelId,
+    requesterId,
+    plan,
+    createdAt,
+    expiresAt,
+    requirements,
+    policyDigest,
+    reason,
+    ticket,
+    applyAt,
+  } = value;
   if (
     typeof id !== 'string' ||
     typeof channelId !== 'string' ||
@@ -331,7 +332,7 @@ function parseNumber(value: string, field: string): number {
 
 /** The outcome a transition recorded; a field of another type means something else wrote the hash. */
 function parseOutcome(json: string): ChangeOutcome {
-  const { apiRequestId, message, status, rejectedBecause } = parseJsonObject(json, 'outcome');
+  const { apiRequestId, message, status, rejectedBecause, operations } = parseJsonObject(json, 'outcome');
   if (
     (apiRequestId !== undefined && typeof apiRequestId !== 'string') ||
     (message !== undefined && typeof message !== 'string') ||
@@ -345,7 +346,33 @@ function parseOutcome(json: string): ChangeOutcome {
     ...(message === undefined ? {} : { message }),
     ...(status === undefined ? {} : { status }),
     ...(rejectedBecause === undefined ? {} : { rejectedBecause }),
+    ...(operations === undefined ? {} : { operations: operationResultsOf(operations, 'outcome') }),
   };
+}
+
+const OperationResultsSchema = z.array(
+  z.object({
+    index: z.number().int().nonnegative(),
+    endpoint: z.enum(ENDPOINTS),
+    status: z.enum(['applied', 'failed', 'unknown']),
+    apiRequestId: z.string().optional(),
+  }),
+);
+
+function parseOperationResults(json: string, field: string): OperationResult[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new StoredDataError(field);
+  }
+  return operationResultsOf(value, field);
+}
+
+function operationResultsOf(value: unknown, field: string): OperationResult[] {
+  const parsed = OperationResultsSchema.safeParse(value);
+  if (!parsed.success) throw new StoredDataError(field);
+  return parsed.data.map(({ apiRequestId, ...result }) => (apiRequestId ? { ...result, apiRequestId } : result));
 }
 
 function parseJsonObject(json: string, field: string): Record<string, unknown> {

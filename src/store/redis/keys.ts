@@ -20,6 +20,8 @@
  *   <prefix>{changes}:scheduled              ZSET  ids of approved requests in "scheduled", scored by
  *                                            their applyAt (app clock, ms): the due-items tick reads it
  *   <prefix>{changes}:click:<key>            STRING a click claimed once for a while (SET NX PX)
+ *   (the audit stream's consumer groups, one per export sink, are the sinks' cursors)
+ *   <prefix>{changes}:audit-sink:<group>     STRING the replica delivering to that sink (lease, PX)
  *
  *   <prefix>{schedules}:all                  HASH  id -> schedule JSON
  *   <prefix>{schedules}:lastrun              HASH  id -> last fire time claimed (ms)
@@ -45,6 +47,8 @@ export interface ChangeKeys {
   scheduled: string;
   /** A click claimed once for a while (claimOnce). */
   click(key: string): string;
+  /** Which replica delivers to an export sink (its consumer group's name). */
+  auditSinkLease(group: string): string;
 }
 
 export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
@@ -65,6 +69,7 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     reminders: `${base}reminders`,
     scheduled: `${base}scheduled`,
     click: (key) => `${base}click:${key}`,
+    auditSinkLease: (group) => `${base}audit-sink:${group}`,
   };
 }
 

@@ -29,6 +29,7 @@ export const SET_MESSAGE_TS_COMMAND = 'chbotSetChangeMessageTs';
 export const RENEW_LEASE_COMMAND = 'chbotRenewLease';
 export const LOCK_SERVICE_COMMAND = 'chbotLockService';
 export const CONFIRM_SENDING_COMMAND = 'chbotConfirmSending';
+export const RECORD_CONFIRMED_COMMAND = 'chbotRecordConfirmed';
 export const TAKE_OVER_COMMAND = 'chbotTakeOver';
 
 /**
@@ -224,6 +225,12 @@ if to == 'applied' then
     local ttl = redis.call('PTTL', target)
     if ttl >= 0 and ttl < keep then redis.call('PEXPIRE', target, keep) end
   end
+  -- A revert applied: its grant is over in this same step (no "temporary" listing after the record).
+  local grant = redis.call('HGET', request, 'revertOf')
+  if grant then
+    redis.call('ZREM', reverts, grant)
+    redis.call('ZREM', reminders, grant)
+  end
 end
 append_audit(ARGV[7], ARGV[8], ARGV[9], ARGV[10])
 return reply('ok')
@@ -284,6 +291,20 @@ if not lease_held(request, owner, fence, now + min_left) then return 0 end
 if redis.call('GET', service_lock) ~= id .. ':' .. fence then return 0 end
 redis.call('HSET', request, 'sending', '1', 'sentAt', now)
 redis.call('PEXPIRE', service_lock, sent_lock_ms)
+return 1
+`;
+
+/**
+ * KEYS: 1 request hash. ARGV: 1 owner, 2 fence, 3 JSON of the operations confirmed so far.
+ * Returns 1 and records them while the lease is held; 0 otherwise (nothing written).
+ */
+export const RECORD_CONFIRMED_LUA =
+  LEASE_PRELUDE +
+  `
+local request = KEYS[1]
+local owner, fence, confirmed = ARGV[1], ARGV[2], ARGV[3]
+if not lease_held(request, owner, fence, now_ms()) then return 0 end
+redis.call('HSET', request, 'confirmed', confirmed)
 return 1
 `;
 

@@ -267,8 +267,19 @@ describe('step: a request filed, decided and applied', () => {
       { type: 'service-read', service: service() },
     );
     expect(sending.effects).toEqual([{ type: 'send', index: 0, operation: OPERATIONS[0] }]);
-    const second = run(sending.state, { type: 'operation-answered', index: 0, apiRequestId: 'r0', service: service() });
+    const confirming = run(sending.state, {
+      type: 'operation-answered',
+      index: 0,
+      apiRequestId: 'r0',
+      service: service(),
+    });
+    // The first is recorded as confirmed before the second goes out.
+    expect(confirming.effects).toEqual([
+      { type: 'record-confirmed', results: [{ index: 0, endpoint: 'update', status: 'applied', apiRequestId: 'r0' }] },
+    ]);
+    const second = run(confirming.state, { type: 'confirmed-recorded', result: 'recorded' });
     expect(second.effects).toEqual([{ type: 'send', index: 1, operation: OPERATIONS[1] }]);
+    expect(second.state.request?.confirmed).toHaveLength(1);
     // A duplicate answer of the first operation changes nothing.
     expect(
       run(second.state, { type: 'operation-answered', index: 0, apiRequestId: 'r0', service: service() }).ignored,
@@ -290,12 +301,36 @@ describe('step: a request filed, decided and applied', () => {
     });
   });
 
+  it('the lease lost while recording a confirmed operation: nothing more is sent here', () => {
+    const sending = run(
+      locked(),
+      { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
+      { type: 'service-read', service: service() },
+      { type: 'operation-answered', index: 0, apiRequestId: 'r0', service: service() },
+    );
+    const lost = run(sending.state, { type: 'confirmed-recorded', result: 'lost' });
+    expect(lost.effects).toEqual([{ type: 'release-lease' }, { type: 'reply', reply: { kind: 'lost-after-sending' } }]);
+  });
+
+  it('the store unreachable while recording: the next operation still goes out (a takeover reads the service)', () => {
+    const sending = run(
+      locked(),
+      { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
+      { type: 'service-read', service: service() },
+      { type: 'operation-answered', index: 0, apiRequestId: 'r0', service: service() },
+    );
+    const next = run(sending.state, { type: 'confirmed-recorded', result: 'unavailable' });
+    expect(next.effects).toEqual([{ type: 'send', index: 1, operation: OPERATIONS[1] }]);
+    expect(next.state.request?.confirmed).toBeUndefined();
+  });
+
   it('a refused second operation records which part happened', () => {
     const sending = run(
       locked(),
       { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
       { type: 'service-read', service: service() },
       { type: 'operation-answered', index: 0, apiRequestId: 'r0', service: service() },
+      { type: 'confirmed-recorded', result: 'recorded' },
     );
     const failed = run(sending.state, { type: 'operation-failed', index: 1, error: refused });
     expect(failed.effects[0]).toMatchObject({
@@ -394,7 +429,58 @@ describe('step: settling a request whose replica stopped', () => {
     );
     state = result.state;
     result = run(state, { type: 'service-read', service: halfway });
+    // What the service shows is recorded as confirmed first, then the rest goes out.
+    expect(result.effects).toEqual([
+      { type: 'record-confirmed', results: [{ index: 0, endpoint: 'update', status: 'applied' }] },
+    ]);
+    result = run(result.state, { type: 'confirmed-recorded', result: 'recorded' });
     expect(result.effects).toEqual([{ type: 'send', index: 1, operation: OPERATIONS[1] }]);
+  });
+
+  it('trusts the operations recorded as confirmed, though the service no longer shows them', () => {
+    // The first operation was confirmed and recorded; something else renamed the service since.
+    const lease = { ...LEASE, fence: 2, sending: true };
+    const confirmed = [{ index: 0, endpoint: 'update' as const, status: 'applied' as const, apiRequestId: 'r0' }];
+    const result = run(
+      { request: undefined, work: { phase: 'idle' } },
+      { type: 'taken-over', request: { ...taken(lease), confirmed } },
+      { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
+      { type: 'service-read', service: service({ name: 'renamed-meanwhile' }) },
+      { type: 'waited' },
+      { type: 'service-read', service: service({ name: 'renamed-meanwhile' }) },
+      { type: 'waited' },
+      { type: 'service-read', service: service({ name: 'renamed-meanwhile' }) },
+    );
+    // Resumes at the second operation without re-recording the first.
+    expect(result.effects).toEqual([{ type: 'send', index: 1, operation: OPERATIONS[1] }]);
+    const done = run(result.state, {
+      type: 'operation-answered',
+      index: 1,
+      apiRequestId: 'r1',
+      service: service({ name: 'renamed-meanwhile', releaseChannel: 'fast' }),
+    });
+    expect(done.effects[0]).toMatchObject({
+      to: 'applied',
+      outcome: {
+        results: [
+          { index: 0, status: 'applied', apiRequestId: 'r0' },
+          { index: 1, status: 'applied', apiRequestId: 'r1' },
+        ],
+      },
+    });
+  });
+
+  it('a confirmed record that skips an operation is not trusted past the gap', () => {
+    const lease = { ...LEASE, fence: 2, sending: true };
+    const confirmed = [{ index: 1, endpoint: 'update' as const, status: 'applied' as const }];
+    const result = run(
+      { request: undefined, work: { phase: 'idle' } },
+      { type: 'taken-over', request: { ...taken(lease), confirmed } },
+      { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
+      { type: 'service-read', service: service({ name: 'orders-next', releaseChannel: 'fast' }) },
+    );
+    // Judged from the service: both operations show, so it is applied.
+    expect(result.effects[0]).toMatchObject({ to: 'applied', outcome: { note: 'settled-shows' } });
   });
 
   it('nothing shown after the re-checks: failed, and says the service does not show it', () => {

@@ -271,6 +271,15 @@ export class World {
           : { type: 'service-read', service: this.service() };
       case 'send':
         return this.send(replica, effect.index, send);
+      case 'record-confirmed': {
+        if (!this.holds(replica)) return { type: 'confirmed-recorded', result: 'lost' };
+        effect.results.forEach((result) => {
+          if (result.status === 'applied' && (this.landed[result.index] ?? 0) === 0)
+            this.problems.push(`operation ${result.index} was recorded as confirmed but never landed`);
+        });
+        this.stored = { ...this.stored, confirmed: structuredClone(effect.results) };
+        return { type: 'confirmed-recorded', result: 'recorded' };
+      }
       default:
         return undefined;
     }

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseCommand } from '../../../src/core/command/parse.js';
+import { stringContaining } from '../../support/matchers.js';
 import { localLabel, readWhen, resolveWhen, WHEN_FORMS, type WhenSpec } from '../../../src/core/command/when.js';
 
 /** Saturday 2026-03-28 12:00 UTC: the day before Europe's clocks go forward. */
@@ -110,7 +111,9 @@ describe('at TIME: mistakes are refused with the accepted forms', () => {
   });
 
   it('a full date in the past, or too far ahead, is refused', () => {
-    expect(refusal('2026-03-01 09:00')).toBe(`2026-03-01 09:00 UTC has passed. Give a time in the future. ${WHEN_FORMS}.`);
+    expect(refusal('2026-03-01 09:00')).toBe(
+      `2026-03-01 09:00 UTC has passed. Give a time in the future. ${WHEN_FORMS}.`,
+    );
     expect(refusal('2026-03-28 11:59')).toContain('has passed');
     expect(refusal('2026-12-01 09:00')).toBe(
       '2026-12-01 09:00 UTC is more than 90 days away: schedule it closer to the time.',
@@ -161,7 +164,7 @@ describe('at TIME in change commands', () => {
   it('refuses a time it cannot read, two times, and a time on a command that changes nothing', () => {
     expect(parseCommand('stop orders-prod at 25:00')).toMatchObject({
       kind: 'invalid',
-      message: expect.stringContaining(WHEN_FORMS),
+      message: stringContaining(WHEN_FORMS),
     });
     expect(parseCommand('stop orders-prod at 09:00 at 10:00')).toMatchObject({
       kind: 'invalid',
@@ -170,7 +173,7 @@ describe('at TIME in change commands', () => {
     expect(parseCommand('show orders-prod at 09:00')).toMatchObject({ kind: 'invalid' });
     expect(parseCommand('history orders-prod at 09:00')).toMatchObject({
       kind: 'invalid',
-      message: expect.stringContaining('history does not change anything, so it takes no time'),
+      message: stringContaining('history does not change anything, so it takes no time'),
     });
   });
 });

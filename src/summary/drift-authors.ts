@@ -1,0 +1,91 @@
+/**
+ * Who made each change of a summary's drift, from the organization's activity log: read only when
+ * there is drift (one more API request, shared by summaries firing together), matched by the pure
+ * core (core/summary/attribution.ts). When the log cannot be read, the bot's own audit stays the
+ * guess, as before, and that is said once: in the log and in the next summary, until the log can
+ * be read again. A key refused the log (401/403) is not asked again for REFUSED_RECHECK_MS.
+ */
+import { messageOf } from '../core/render/errors.js';
+import { CloudApiError } from '../core/service/api-error.js';
+import type { AuditEntry } from '../core/change/audit.js';
+import {
+  attributeFromActivities,
+  type ActivityLogUnread,
+  type DriftItem,
+  type TimeWindow,
+} from '../core/summary/index.js';
+import type { ActivityList, Log, ServiceDirectory } from '../ports/index.js';
+
+/** How long a key the API refused the activity log (401/403) is not asked for it again. */
+export const REFUSED_RECHECK_MS = 60 * 60 * 1000;
+
+/**
+ * The activity log is read this much beyond both ends of the window between two summaries, and
+ * an activity there names an author when none inside the window does: a snapshot may come from a
+ * list read up to CLICKHOUSE_CACHE_SECONDS before its time, and the API's clock is not the bot's.
+ * It also lets summaries firing together share one read.
+ */
+export const ACTIVITY_MARGIN_MS = 60_000;
+
+interface ActivityRead {
+  window: TimeWindow;
+  read: Promise<ActivityList>;
+}
+
+export class DriftAuthors {
+  /** The fallback was told (log and a summary) and the log has not been readable since. */
+  private fallbackTold = false;
+  /** Until when a refused key is not asked for the activity log again. */
+  private refusedUntil = -Infinity;
+  /** Activity reads under way, which summaries firing together join instead of sending their own. */
+  private readonly reads = new Set<ActivityRead>();
+
+  constructor(private readonly deps: { cloud: ServiceDirectory; logger: Pick<Log, 'info' | 'warn'> }) {}
+
+  /**
+   * The drift with its authors from the activity log; when the log cannot be read, the drift as
+   * the audit guessed it, and (the first time only) why, for the summary to say.
+   */
+  async attribute(
+    drift: DriftItem[],
+    audit: readonly AuditEntry[],
+    window: TimeWindow,
+    person: string,
+  ): Promise<{ drift: DriftItem[]; unread?: ActivityLogUnread }> {
+    if (drift.length === 0 || window.to < this.refusedUntil) return { drift };
+    const wide = { from: window.from - ACTIVITY_MARGIN_MS, to: window.to + ACTIVITY_MARGIN_MS };
+    try {
+      const log = await this.read(wide, window.to, person);
+      if (this.fallbackTold)
+        this.deps.logger.info('The activity log can be read again: drift names who made each change.');
+      this.fallbackTold = false;
+      const options = { marginMs: ACTIVITY_MARGIN_MS };
+      return { drift: attributeFromActivities(drift, log.activities, log.ownKeyId, window, audit, options) };
+    } catch (error) {
+      const status = error instanceof CloudApiError ? error.details.status : undefined;
+      if (status === 401 || status === 403) this.refusedUntil = window.to + REFUSED_RECHECK_MS;
+      if (this.fallbackTold) return { drift };
+      this.fallbackTold = true;
+      this.deps.logger.warn(
+        `Drift attribution falls back to the bot's own audit: the organization's activities could not be read (${messageOf(error)}). Said once until they can be read again.`,
+      );
+      return { drift, unread: { status } };
+    }
+  }
+
+  /**
+   * GET …/activities for the window, or the read under way that covers it: one that starts no
+   * later and whose end is past this summary's time (`now`), so a burst costs one request.
+   */
+  private read(window: TimeWindow, now: number, person: string): Promise<ActivityList> {
+    for (const under of this.reads) {
+      if (under.window.from <= window.from && under.window.to >= now) return under.read;
+    }
+    const read = this.deps.cloud.listActivities(window, { person });
+    const entry = { window, read };
+    this.reads.add(entry);
+    const done = () => void this.reads.delete(entry);
+    read.then(done, done);
+    return read;
+  }
+}
