@@ -144,16 +144,21 @@ function expiry(request: ChangeRequest): string {
   return `expires ${slackDate(request.expiresAt)}`;
 }
 
-/** Approve and Reject for a request: the same buttons in the channel, a DM and the Home tab. */
-export function decisionButtons(requestId: string) {
+/**
+ * Approve and Reject for a request: the same buttons in the channel, a DM and the Home tab. A
+ * break-glass review has one, Mark reviewed: an approval by another name, on the same path.
+ */
+export function decisionButtons(requestId: string, review = false) {
+  const approve = {
+    type: 'button' as const,
+    action_id: ACTION_APPROVE,
+    text: { type: 'plain_text' as const, text: review ? 'Mark reviewed' : 'Approve' },
+    style: 'primary' as const,
+    value: requestId,
+  };
+  if (review) return [approve];
   return [
-    {
-      type: 'button' as const,
-      action_id: ACTION_APPROVE,
-      text: { type: 'plain_text' as const, text: 'Approve' },
-      style: 'primary' as const,
-      value: requestId,
-    },
+    approve,
     {
       type: 'button' as const,
       action_id: ACTION_REJECT,
@@ -187,19 +192,7 @@ export function outcomeText(request: ChangeRequest): string {
 
 /** The Mark reviewed button of a break-glass review: an approval by another name, on the same exactly-once path. */
 function markReviewedButton(requestId: string): Block {
-  return {
-    type: 'actions',
-    block_id: 'change_actions',
-    elements: [
-      {
-        type: 'button',
-        action_id: ACTION_APPROVE,
-        text: { type: 'plain_text', text: 'Mark reviewed' },
-        style: 'primary',
-        value: requestId,
-      },
-    ],
-  };
+  return { type: 'actions', block_id: 'change_actions', elements: decisionButtons(requestId, true) };
 }
 
 /** Everyone whose approval counted, or the rules that needed none. */
