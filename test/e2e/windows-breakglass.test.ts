@@ -35,6 +35,10 @@ rules:
   - name: never open prod
     match: { tags: { env: prod }, risks: [world-open] }
     deny: Never open production to the internet.
+  - name: dev nights
+    match: { tags: { env: dev } }
+    approvals: 0
+    window: { days: [fri], from: "22:00", to: "02:00", tz: UTC }
 `;
 
 /** A bot under POLICY whose clock reads `iso` now (and runs on from there). */
@@ -74,6 +78,18 @@ describe('a maintenance window', () => {
     expect(hasEntry(h, '192.0.2.80')).toBe(true);
   });
 
+  it('defers a change no rule asks approval for just the same: scheduled at once, applied at the opening', async () => {
+    const { h, clock } = await botAt('2026-11-27T10:00:00Z'); // Friday morning: the night window opens at 22:00
+    const answer = await answerText(h, await h.command('ip add sandbox-dev 192.0.2.83 vendor'));
+    expect(answer).toContain(
+      `*dev nights* changes are applied Fri 22:00–02:00 UTC; this will apply at <!date^${seconds('2026-11-27T22:00:00Z')}^`,
+    );
+    const id = /CR-[0-9A-F]{10}/.exec(answer)?.[0] ?? '';
+    await expect.poll(async () => (await h.bot.changeStore.get(id))?.status).toBe('scheduled');
+    clock.advance(Date.parse('2026-11-27T22:00:30Z') - clock.now());
+    await messageSays(h, id, 'Applied');
+  });
+
   it('lets a change inside it through at once; policy SERVICE shows it open with its closing time', async () => {
     const { h } = await botAt('2026-11-24T10:00:00Z'); // Tuesday 11:00 in Berlin
     const { id } = await requestChange(h, 'ip add orders-prod 192.0.2.82 vendor');
@@ -81,6 +97,11 @@ describe('a maintenance window', () => {
     const policy = await answerText(h, await h.command('policy orders-prod'));
     expect(policy).toContain('*production*: applied Mon–Thu 09:00–16:00 Berlin (open now, until <!date^');
     expect(policy).toContain('freezes to come: 2026-12-20 to 2027-01-04 (Year-end freeze)');
+    const rules = await answerText(h, await h.command('policy'));
+    expect(rules).toContain('applied Mon–Thu 09:00–16:00 Berlin; frozen 2026-12-20 to 2027-01-04 (Year-end freeze)');
+    expect(rules).toContain(
+      `Break-glass: <@${USERS.requester}>, <!subteam^S0ONCALL> may apply a temporary change at once (at most 2h)`,
+    );
   });
 });
 
