@@ -462,7 +462,8 @@ function checkBeforeSending(
 
 /**
  * Break-glass skips approvals, windows and freezes but never a deny rule; any other change is
- * refused if a freeze of its rules began since it was asked. A revert is never held back.
+ * refused if a freeze of its rules began since it was asked, or its window closed before it was
+ * approved. A revert is never held back.
  */
 function skippedAtApply(
   request: ChangeRequest,
@@ -475,8 +476,16 @@ function skippedAtApply(
       ? { status: 'failed', audit: 'failed', failure: { kind: 'denied-now', rule: rules.rule, text: rules.text } }
       : undefined;
   const timing = now === undefined ? undefined : timingOf(request.requirements ?? [], now);
-  if (timing?.kind !== 'frozen') return undefined;
-  return failure('frozen', { rule: timing.rule, reason: timing.freeze.reason, until: timing.until });
+  if (timing?.kind === 'frozen')
+    return failure('frozen', { rule: timing.rule, reason: timing.freeze.reason, until: timing.until });
+  // Approved after its window closed (asked inside it): never applied outside it. Deferring it
+  // here would need the store to move an approved request's applyAt; asking again defers it.
+  if (timing?.kind === 'deferred' || timing?.kind === 'never')
+    return failure('outside-window', {
+      rules: timing.rules.map((r) => r.rule),
+      ...(timing.kind === 'deferred' ? { opensAt: timing.at } : {}),
+    });
+  return undefined;
 }
 
 /** The next operation to send, or the outcome once every one was answered. */

@@ -316,6 +316,8 @@ export type Failure =
   | { kind: 'unjustified-now'; rule: string; missing: 'reason' | 'ticket' }
   /** A freeze of one of its rules began before it could be applied. */
   | { kind: 'frozen'; rule: string; reason: string; until: number }
+  /** Asked inside its rules' maintenance window, approved after it closed. */
+  | { kind: 'outside-window'; rules: string[]; opensAt?: number }
   | { kind: 'api-refused'; error: CloudApiError | undefined }
   | { kind: 'unknown-outcome'; error: CloudApiError | undefined }
   | { kind: 'not-shown'; error: CloudApiError | undefined }

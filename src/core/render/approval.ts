@@ -78,6 +78,10 @@ function failureRecord(failure: Failure): ChangeOutcome {
       return {
         message: `The policy rule "${failure.rule}" froze changes before this one could be applied: ${failure.reason} (until ${utcText(failure.until)}). It was not applied; ask again after the freeze, or break glass if it cannot wait.`,
       };
+    case 'outside-window':
+      return {
+        message: `It was approved after the maintenance window of the policy rule(s) ${failure.rules.map((r) => `"${r}"`).join(', ')} closed, so it was not applied outside it. Ask again: it will be scheduled for the next opening${failure.opensAt === undefined ? '' : ` (${utcText(failure.opensAt)})`}.`,
+      };
     case 'api-refused':
       return apiFailure(failure.error, 'ClickHouse Cloud did not apply the change');
     case 'unknown-outcome':

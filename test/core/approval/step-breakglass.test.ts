@@ -74,8 +74,27 @@ describe('a freeze at apply time', () => {
     });
   });
 
+  it('fails a change approved after its window closed, saying when it next opens (never applied outside it)', () => {
+    // CONTEXT.now is Thursday 1970-01-01 00:00:01 UTC: a Monday window is closed.
+    const closed: Requirement = {
+      ...FROZEN,
+      freezes: undefined,
+      window: { days: ['mon'], fromMinute: 540, toMinute: 960, tz: 'UTC' },
+    };
+    const request = { ...pendingRequest(), requirements: [closed] };
+    expect(recorded(step(reading(request), read(), CONTEXT).effects)).toMatchObject({
+      to: 'failed',
+      outcome: { failure: { kind: 'outside-window', rules: ['production'], opensAt: Date.UTC(1970, 0, 5, 9) } },
+    });
+    const breakGlass = { ...request, breakGlass: true as const };
+    expect(step(reading(breakGlass), read(), CONTEXT).effects).toEqual([
+      expect.objectContaining({ type: 'send', index: 0 }),
+    ]);
+  });
+
   it('never holds back a revert: returning to the previous state is always allowed', () => {
-    const revert = { ...pendingRequest(), requirements: [FROZEN], revertOf: 'CR-ORIGINAL' };
+    const closed = { days: ['mon' as const], fromMinute: 540, toMinute: 960, tz: 'UTC' };
+    const revert = { ...pendingRequest(), requirements: [{ ...FROZEN, window: closed }], revertOf: 'CR-ORIGINAL' };
     expect(step(reading(revert), read(), CONTEXT).effects).toEqual([
       expect.objectContaining({ type: 'send', index: 0 }),
     ]);
