@@ -21,7 +21,14 @@ import { AuditDelivery } from './audit/delivery.js';
 import { fileSink } from './audit-sinks/file.js';
 import { webhookSink } from './audit-sinks/webhook.js';
 import { policyReloadFields, type AuditSinkSpec } from './core/audit/export.js';
-import { CloudClient, type CloudClientOptions } from './cloud/client.js';
+import { channelGuardrails } from './approval/channel-guardrails.js';
+import { CloudClient, type CloudClientOptions, type CloudObserver } from './cloud/client.js';
+import {
+  DEFAULT_ORGANIZATION,
+  Organizations,
+  type OrganizationKey,
+  type OrganizationsReload,
+} from './cloud/organizations.js';
 import type { BotServices } from './commands/context.js';
 import type { Config } from './config.js';
 import { DEFAULT_FOLLOW, type FollowSchedule } from './core/capacity/follow.js';
@@ -39,7 +46,16 @@ import {
   countSlackApiError,
   followObserver,
 } from './observe.js';
-import type { AuditOutbox, AuditSink, ChangeStore, Log, Messenger, Modals, ScheduleStore } from './ports/index.js';
+import type {
+  AuditOutbox,
+  AuditSink,
+  ChangeStore,
+  Log,
+  Messenger,
+  Modals,
+  ScheduleStore,
+  ServiceDirectory,
+} from './ports/index.js';
 import { scheduleSnapshotKey } from './core/schedule/types.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { CloudSimulator } from './simulator/server.js';
@@ -78,6 +94,10 @@ export interface BotHandle {
   scheduledAtStart: Promise<void>;
   /** Re-reads POLICY_FILE (SIGHUP); a bad file keeps the rules in force and is logged. */
   reloadPolicy(): Promise<ReloadResult>;
+  /** Re-reads ORGANIZATIONS_FILE (SIGHUP); a bad file keeps the organizations in force and logs every problem. */
+  reloadOrganizations(): Promise<OrganizationsReload>;
+  /** The organizations and the clients serving them. */
+  organizations: Organizations;
   /** Whether ClickHouse Cloud accepts the API key, now. */
   cloudKey: () => KeyState;
   /** Settles with the verdict of the key check made at start. */
@@ -122,6 +142,8 @@ export interface BotOverrides {
    * API requests or arm faults for the first one turn it off.
    */
   checkCloudKey?: boolean;
+  /** Where ORGANIZATIONS_FILE's key_id_env and key_secret_env are looked up (default process.env). */
+  environment?: Readonly<Record<string, string | undefined>>;
 }
 
 const DRAIN_LIMIT_MS = 8_000;
@@ -138,7 +160,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     config.auditExport.webhookSecret,
   );
 
-  // First: a bad policy file stops the bot before it opens any connection.
+  // First: a bad policy file stops the bot before it opens any connection (a bad ORGANIZATIONS_FILE
+  // too: it is read before any client is made).
   const rules = await PolicyFile.open(config.approvals.policyFile, logger);
 
   // 1. Adapters; metrics first, as the others report to them (the gauges read the store and the
@@ -147,21 +170,41 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     ? createMetrics({
         processDefaults: overrides.processMetrics ?? true,
         countPending: () => stores.changeStore.countPending(Date.now()),
-        throttleQueue: () => cloud.throttleQueueLength,
+        throttleQueue: () => organizations.clients().reduce((sum, client) => sum + client.throttleQueueLength, 0),
         cloudKeyState: () => cloudKey.state,
       })
     : undefined;
-  const cloudKey = new CloudKeyStatus(keyIdentity(config), logger);
   const countRequest = metrics ? cloudObserver(metrics) : undefined;
-  const { cloud, simulator } = await connectCloud(config, logger, {
-    ...overrides.cloudClient,
-    observer: {
-      request(method, status, seconds) {
-        countRequest?.request(method, status, seconds);
-        cloudKey.observe(status);
-      },
+  // Every organization's requests are counted; the key check at start speaks for the default one.
+  const observing = (organization: string): CloudObserver => ({
+    request(method, status, seconds) {
+      countRequest?.request(method, status, seconds);
+      if (organization === organizations.defaultOrganization()) cloudKey.observe(status);
     },
   });
+  const connected =
+    config.organizations.file === undefined
+      ? await connectCloud(config, logger, { ...overrides.cloudClient, observer: observing(DEFAULT_ORGANIZATION) })
+      : undefined;
+  const keys = new Map<string, OrganizationKey>();
+  const organizations = await Organizations.open({
+    path: config.organizations.file,
+    env: overrides.environment ?? process.env,
+    logger,
+    fallback: () => {
+      if (!connected) throw new Error('no ClickHouse Cloud client for the environment');
+      return connected.cloud;
+    },
+    connect: (key) => {
+      keys.set(key.name, key);
+      return organizationClient(config, logger, key, { ...overrides.cloudClient, observer: observing(key.name) });
+    },
+    // Summaries read through the channel's view of its organization, counted like the others.
+    summaries: (directory) => summariesOver(directory, { stores, messenger, logger, metrics }),
+  });
+  const simulator = connected?.simulator;
+  const cloud = organizations.clientOf(undefined);
+  const cloudKey = new CloudKeyStatus(keyIdentity(config, keys.get(organizations.defaultOrganization())), logger);
   const stores = openStores({
     redis: { url: config.redisUrl, cluster: config.redisCluster, sentinel: config.redisSentinel },
     logger,
@@ -193,6 +236,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   // 2. Services.
   const { services, changeRequests, temporary, follower, scheduler, nudger, homes } = buildServices(config, overrides, {
     cloud,
+    organizations,
     stores,
     messenger,
     modals: boltModals(slack.app, onSlackApiError),
@@ -231,7 +275,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     await slack.stop().catch(() => undefined);
     await metricsServer?.close().catch(() => undefined);
     await stores.close().catch(() => undefined);
-    await cloud.close();
+    await organizations.close();
     await simulator?.close();
     throw stores.explainStartFailure(error);
   }
@@ -303,6 +347,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       for (const delivery of auditDeliveries) delivery.nudge();
       return result;
     },
+    reloadOrganizations: () => organizations.reload(),
+    organizations,
     cloudKey: () => cloudKey.state,
     cloudKeyChecked,
     async stop() {
@@ -318,7 +364,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       await metricsServer?.close();
       await Promise.all(auditDeliveries.map((delivery) => delivery.stop()));
       await stores.close();
-      await cloud.close();
+      await organizations.close();
       await simulator?.close();
     },
   };
@@ -376,7 +422,9 @@ async function recordPolicyReload(outbox: AuditOutbox, path: string | undefined,
 }
 
 interface Adapters {
+  /** The default organization's client. */
   cloud: CloudClient;
+  organizations: Organizations;
   stores: Stores;
   messenger: Messenger;
   modals: Modals;
@@ -390,8 +438,11 @@ interface Adapters {
 function buildServices(
   config: Config,
   overrides: BotOverrides,
-  { cloud, stores, messenger, modals, logger, metrics, rules }: Adapters,
+  { cloud, organizations, stores, messenger, modals, logger, metrics, rules }: Adapters,
 ) {
+  // Each request reads and changes its own organization (ORGANIZATIONS_FILE); the default one otherwise.
+  const cloudOf = (organization: string | undefined) => organizations.directoryOf(organization);
+  const organizationsFromFile = config.organizations.file !== undefined;
   const { changeStore, scheduleStore } = stores;
   const approvalRules = {
     current: () => rules.current(),
@@ -427,6 +478,7 @@ function buildServices(
   });
   const follower = new Follower({
     cloud,
+    cloudOf,
     messenger,
     logger,
     slashCommand: config.slack.slashCommand,
@@ -436,9 +488,11 @@ function buildServices(
   const observeChange = changeObserver(logger, metrics);
   const changeRequests = new ApprovalFlow({
     cloud,
+    cloudOf,
     store: changeStore,
     messenger,
-    policy,
+    // A request is held to its channel's guardrails as they are when it is approved.
+    policy: organizationsFromFile ? channelGuardrails(policy, organizations, changeStore) : policy,
     ttlMs: config.approvals.changeTtlSeconds * 1000,
     leaseMs: config.approvals.leaseMs,
     ...(config.approvals.securityChannel ? { securityChannel: config.approvals.securityChannel } : {}),
@@ -475,16 +529,21 @@ function buildServices(
     logger,
     now: overrides.clock ?? Date.now,
   });
-  const summaries = countedSummaries(
-    new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger }),
-    metrics,
-  );
+  const summaries = summariesOver(cloud, { stores, messenger, logger, metrics });
   const scheduler = new Scheduler({
     store: scheduleStore,
     logger: quietWhile(logger, () => stores.down()),
     ...(overrides.scheduleSyncMs ? { syncIntervalMs: overrides.scheduleSyncMs } : {}),
     run: async (schedule) => {
-      await summaries.post({
+      // A schedule belongs to its channel's organization and sees what the channel sees.
+      const scope = organizationsFromFile ? organizations.scope(schedule.channelId) : { summaries };
+      if (!scope) {
+        logger.warn(
+          `schedule ${schedule.id}: channel ${schedule.channelId} is bound to no organization in ORGANIZATIONS_FILE; not posted`,
+        );
+        return;
+      }
+      await scope.summaries.post({
         channelId: schedule.channelId,
         filters: schedule.filters,
         snapshotKey: scheduleSnapshotKey(schedule.id),
@@ -512,14 +571,50 @@ function buildServices(
     slashCommand: config.slack.slashCommand,
     timeZoneOf: timeZoneResolver(config.scheduling.channelTimeZones, messenger, logger),
     now: overrides.clock ?? Date.now,
+    ...(organizationsFromFile ? { tenants: organizations } : {}),
   };
   return { services, changeRequests, temporary, follower, scheduler, nudger, homes };
 }
 
-function keyIdentity(config: Config): KeyIdentity {
+/** Summaries of the organization behind this directory (a channel's view of it), counted in the metrics. */
+function summariesOver(
+  cloud: ServiceDirectory,
+  { stores, messenger, logger, metrics }: Pick<Adapters, 'stores' | 'messenger' | 'logger' | 'metrics'>,
+) {
+  return countedSummaries(
+    new Summaries({ cloud, audit: stores.changeStore, snapshots: stores.scheduleStore, messenger, logger }),
+    metrics,
+  );
+}
+
+function keyIdentity(config: Config, key: OrganizationKey | undefined): KeyIdentity {
+  if (key) return { keyId: key.keyId, orgId: key.orgId, demo: false };
   return config.clickhouse.mode === 'live'
     ? { keyId: config.clickhouse.keyId, orgId: config.clickhouse.orgId, demo: false }
     : { keyId: DEMO_KEY_ID, orgId: DEMO_ORG_ID, demo: true };
+}
+
+/** The client of one organization of ORGANIZATIONS_FILE: its own throttle, cache and retry budget. */
+function organizationClient(
+  config: Config,
+  logger: BotLogger,
+  key: OrganizationKey,
+  tuning: Partial<CloudClientOptions>,
+): CloudClient {
+  const { keyId, keySecret, orgId } = key;
+  logger.addSecrets(keySecret, Buffer.from(`${keyId}:${keySecret}`).toString('base64'));
+  const baseUrl = key.apiUrl ?? config.organizations.apiUrl;
+  logger.info(`ClickHouse Cloud API ${baseUrl}, organization ${key.name} (${orgId})`);
+  return new CloudClient({
+    baseUrl,
+    keyId,
+    keySecret,
+    orgId,
+    cacheSeconds: config.clickhouse.cacheSeconds,
+    timeoutMs: config.clickhouse.timeoutMs,
+    logger,
+    ...tuning,
+  });
 }
 
 async function connectCloud(config: Config, logger: BotLogger, tuning: Partial<CloudClientOptions> = {}) {

@@ -220,6 +220,7 @@ const EnvSchema = z.object({
       .regex(/^[CG][A-Z0-9]{2,}$/, { error: 'must be a Slack channel id (C…), like C0SECURITY' })
       .optional(),
   ),
+  ORGANIZATIONS_FILE: optionalText,
   CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
   APPROVAL_LEASE_SECONDS: seconds(20, 0.5, 600),
   TEMPORARY_MAX_SECONDS: integer(7 * 24 * 3600, 60, 90 * 24 * 3600),
@@ -335,6 +336,11 @@ export interface Config {
         timeoutMs: number;
       }
     | { mode: 'demo'; cacheSeconds: number; timeoutMs: number; transitionMs: number };
+  /**
+   * ORGANIZATIONS_FILE: the organizations and the channels bound to each; unset = the one
+   * organization above, every channel. `apiUrl` is the default of an organization without api_url.
+   */
+  organizations: { file: string | undefined; apiUrl: string };
   /** With redisSentinel, only its credentials, database and TLS setting are used (may be unset). */
   redisUrl: string | undefined;
   /** REDIS_URL names one seed node of a Redis Cluster; the bot discovers the others from it. */
@@ -436,6 +442,7 @@ function toConfig(env: Env): Config {
       keyId && keySecret && orgId
         ? { mode: 'live', apiUrl: env.CLICKHOUSE_API_URL, keyId, keySecret, orgId, ...common }
         : { mode: 'demo', transitionMs: env.SIMULATOR_TRANSITION_MS, ...common },
+    organizations: { file: env.ORGANIZATIONS_FILE, apiUrl: env.CLICKHOUSE_API_URL },
     redisUrl: env.REDIS_URL,
     redisCluster: env.REDIS_CLUSTER,
     redisSentinel: env.REDIS_SENTINELS ? { sentinels: env.REDIS_SENTINELS, name: env.REDIS_SENTINEL_NAME } : undefined,

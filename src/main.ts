@@ -45,10 +45,11 @@ async function main(): Promise<void> {
       },
     );
   };
-  // SIGHUP re-reads POLICY_FILE; a bad file keeps the rules in force (the reload logs why).
+  // SIGHUP re-reads POLICY_FILE and ORGANIZATIONS_FILE; a bad file keeps what is in force (the reload logs why).
   process.on('SIGHUP', () => {
-    logger.info('SIGHUP received: reloading the approval policy');
+    logger.info('SIGHUP received: reloading the approval policy and the organizations');
     void bot.reloadPolicy();
+    void bot.reloadOrganizations();
   });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -84,6 +84,8 @@ import { holdLease, LeaseLostError, newLeaseOwner, type LeaseHold } from './leas
 
 export interface ApprovalFlowOptions {
   cloud: ServiceDirectory;
+  /** Each organization's directory (ORGANIZATIONS_FILE); without it every request goes through `cloud`. */
+  cloudOf?: (organization: string | undefined) => ServiceDirectory;
   store: ChangeStore;
   messenger: Messenger;
   policy: ApprovalPolicy;
@@ -156,10 +158,10 @@ export class ApprovalFlow implements ChangeRequestService {
     this.now = options.now ?? Date.now;
     this.owner = options.owner ?? newLeaseOwner();
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    const { store, cloud, messenger, logger, onMissingRecord } = options;
+    const { store, messenger, logger, onMissingRecord } = options;
     this.grants = new GrantIo({
       store,
-      cloud,
+      cloudOf: (organization) => this.cloudOf(organization),
       messenger,
       logger,
       now: this.now,
@@ -194,7 +196,9 @@ export class ApprovalFlow implements ChangeRequestService {
   ): Promise<RequestOutcome> {
     // The rules are judged on a fresh record: a tag added a second ago must count (the list the
     // request was planned on may be seconds old). Apply time judges them again.
-    const service = input.serviceIsFresh ? input.service : await this.freshOr(input.service, input.userId);
+    const service = input.serviceIsFresh
+      ? input.service
+      : await this.freshOr(input.service, input.userId, input.organization);
     const ruling = this.options.policy.rulesFor(service, input.judgedAs ?? input.plan, input.temporary !== undefined);
     if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
     // A reason or ticket a matching rule asks for is refused here, before anything is stored or
@@ -206,16 +210,19 @@ export class ApprovalFlow implements ChangeRequestService {
     if (lacking) return { ok: false, text: unjustifiedText(lacking, input.askedBy ?? 'command') };
     // Windows and freezes, judged at the time the change would apply: refused in a freeze, moved
     // to the next opening outside a window (a scheduled change the requester may cancel).
-    const timing = timingOf(ruling.decision.requirements, input.applyAt ?? this.now());
+    const createdAt = this.now();
+    // A time already past (a caller's slow path) is no schedule: the request is an ordinary one.
+    const asked = input.applyAt !== undefined && input.applyAt > createdAt ? input.applyAt : undefined;
+    const timing = timingOf(ruling.decision.requirements, asked ?? createdAt);
     if (timing.kind === 'frozen') return { ok: false, text: frozenText(timing) };
     if (timing.kind === 'never') return { ok: false, text: neverOpenText(timing) };
     const deferred = timing.kind === 'deferred' ? timing : undefined;
-    const applyAt = deferred?.at ?? input.applyAt;
-    const createdAt = this.now();
+    const applyAt = deferred?.at ?? asked;
     const request: ChangeRequest = {
       id: newRequestId(),
       channelId: input.channelId,
       requesterId: input.userId,
+      ...(input.organization ? { organization: input.organization } : {}),
       plan: input.plan,
       createdAt,
       // A scheduled request's approvals expire with it: its approval window lasts until its time.
@@ -269,7 +276,7 @@ export class ApprovalFlow implements ChangeRequestService {
       (temporaryPlanProblem(input.intent, plan) ?? stackedGrantProblem(plan, await this.activeCapacityGrants(plan)));
     if (notTemporary) return { ok: false, problems: [{ field: 'request', message: notTemporary }] };
     const { policy } = this.options;
-    const service = await this.freshOr(input.service, input.userId);
+    const service = await this.freshOr(input.service, input.userId, input.organization);
     const ruling = policy.rulesFor(service, plan, true);
     const refusal = breakGlassRefusal(await policy.breakGlassTerms(input.userId), {
       reason: input.reason,
@@ -284,6 +291,7 @@ export class ApprovalFlow implements ChangeRequestService {
       id: newRequestId(),
       channelId: input.channelId,
       requesterId: input.userId,
+      ...(input.organization ? { organization: input.organization } : {}),
       plan,
       createdAt,
       expiresAt: createdAt + this.options.ttlMs,
@@ -332,6 +340,7 @@ export class ApprovalFlow implements ChangeRequestService {
       id: `${original.id}-B`,
       channelId: original.channelId,
       requesterId: original.requesterId,
+      ...(original.organization ? { organization: original.organization } : {}),
       plan: {
         serviceId: original.plan.serviceId,
         serviceName: original.plan.serviceName,
@@ -586,7 +595,7 @@ export class ApprovalFlow implements ChangeRequestService {
         return { type: 'waited' };
       case 'read-service':
         try {
-          const service = await this.freshService(request.plan.serviceId);
+          const service = await this.freshService(request);
           const rules = service
             ? this.options.policy.rulesFor(service, await this.judgedPlan(request), request.temporary !== undefined)
                 .decision
@@ -685,6 +694,8 @@ export class ApprovalFlow implements ChangeRequestService {
     const common = {
       channelId: grant.channelId,
       userId: effect.userId,
+      // An extension or undo changes the organization of the change it follows.
+      ...(grant.organization ? { organization: grant.organization } : {}),
       service: effect.service,
       plan: effect.plan,
       serviceIsFresh: true,
@@ -805,8 +816,11 @@ export class ApprovalFlow implements ChangeRequestService {
     const lease = run.hold?.lease;
     if (!lease) return { type: 'send-refused', index };
     const serviceId = lease.token.serviceId;
+    const cloud = this.cloudOf(run.state.request?.organization);
     try {
-      const result = await this.sendOperation(serviceId, operation, { beforeSend: () => this.confirmSending(run) });
+      const result = await this.sendOperation(cloud, serviceId, operation, {
+        beforeSend: () => this.confirmSending(run),
+      });
       return { type: 'operation-answered', index, apiRequestId: result.requestId, service: result.service };
     } catch (error) {
       if (error instanceof LeaseLostError || error instanceof SendWindowClosedError)
@@ -816,14 +830,19 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** The one table from an operation's endpoint to the Cloud client's call. */
-  private sendOperation(serviceId: string, operation: Operation, options: UpdateOptions): Promise<ServiceUpdateResult> {
+  private sendOperation(
+    cloud: ServiceDirectory,
+    serviceId: string,
+    operation: Operation,
+    options: UpdateOptions,
+  ): Promise<ServiceUpdateResult> {
     switch (operation.endpoint) {
       case 'update':
-        return this.options.cloud.updateService(serviceId, operation.body, options);
+        return cloud.updateService(serviceId, operation.body, options);
       case 'replicaScaling':
-        return this.options.cloud.scaleReplicas(serviceId, operation.body, options);
+        return cloud.scaleReplicas(serviceId, operation.body, options);
       case 'state':
-        return this.options.cloud.changeState(serviceId, operation.body.command, options);
+        return cloud.changeState(serviceId, operation.body.command, options);
     }
   }
 
@@ -871,16 +890,23 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** The service read afresh in the person's own lane; the given record if that read fails (apply time checks again). */
-  private async freshOr(service: ServiceRecord, person: string): Promise<ServiceRecord> {
+  private async freshOr(service: ServiceRecord, person: string, organization?: string): Promise<ServiceRecord> {
     try {
-      return (await this.options.cloud.getService(service.id, { fresh: true, priority: 'read', person })) ?? service;
+      return (
+        (await this.cloudOf(organization).getService(service.id, { fresh: true, priority: 'read', person })) ?? service
+      );
     } catch {
       return service;
     }
   }
 
-  private freshService(serviceId: string): Promise<ServiceRecord | undefined> {
-    return this.options.cloud.getService(serviceId, { fresh: true });
+  private freshService(request: ChangeRequest): Promise<ServiceRecord | undefined> {
+    return this.cloudOf(request.organization).getService(request.plan.serviceId, { fresh: true });
+  }
+
+  /** The directory of the request's organization (the default one for requests stored before organizations). */
+  private cloudOf(organization: string | undefined): ServiceDirectory {
+    return this.options.cloudOf?.(organization) ?? this.options.cloud;
   }
 
   private notify(outcome: string, request: ChangeRequest, userId: string, apiRequestId?: string): void {

@@ -45,6 +45,8 @@ export interface FollowObserver {
 
 export interface FollowerOptions {
   cloud: Pick<ServiceDirectory, 'getService'>;
+  /** Each organization's directory (ORGANIZATIONS_FILE); without it every read goes through `cloud`. */
+  cloudOf?: (organization: string | undefined) => Pick<ServiceDirectory, 'getService'>;
   messenger: Pick<Messenger, 'post' | 'update'>;
   logger: Pick<Log, 'info' | 'warn'>;
   /** The command people type (`/clickhouse`): the "check it with" sentences name it. */
@@ -187,7 +189,7 @@ export class Follower {
           // Woken by a request that joined: its first read may come before the one waited for.
           if (nap.signal.aborted) continue;
         }
-        const read = await this.read(serviceId);
+        const read = await this.read(serviceId, loop.watches[0]?.request.organization);
         if (signal.aborted) break;
         for (const watch of [...loop.watches]) await this.judge(loop, watch, read);
       }
@@ -202,10 +204,12 @@ export class Follower {
   /** One fresh read in the ordinary lane; a failure is an answer too, never thrown. */
   private async read(
     serviceId: string,
+    organization: string | undefined,
   ): Promise<{ at: number; ok: true; service: ServiceRecord | undefined } | { at: number; ok: false }> {
     this.options.observe?.read();
     try {
-      const service = await this.options.cloud.getService(serviceId, {
+      const cloud = this.options.cloudOf?.(organization) ?? this.options.cloud;
+      const service = await cloud.getService(serviceId, {
         fresh: true,
         priority: 'read',
         person: FOLLOW_READER,

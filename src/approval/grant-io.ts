@@ -19,7 +19,8 @@ const CLICK_WINDOW_MS = 10_000;
 
 export interface GrantIoOptions {
   store: ChangeStore;
-  cloud: ServiceDirectory;
+  /** The directory of a change's own organization (ORGANIZATIONS_FILE). */
+  cloudOf: (organization: string | undefined) => ServiceDirectory;
   messenger: Messenger;
   logger: Pick<Log, 'warn'>;
   now: () => number;
@@ -53,7 +54,8 @@ export class GrantIo {
 
   /** The service as it is now, and the changes other requests applied to it since the grant. */
   async revertInputs(original: ChangeRequest): Promise<{ service: ServiceRecord | undefined; later: LaterChange[] }> {
-    const service = await this.options.cloud.getService(original.plan.serviceId, { fresh: true });
+    const cloud = this.options.cloudOf(original.organization);
+    const service = await cloud.getService(original.plan.serviceId, { fresh: true });
     const applied = await this.options.store.readApplied({
       from: original.decidedAt ?? original.createdAt,
       to: this.options.now(),
@@ -154,6 +156,8 @@ export class GrantIo {
   }
 
   readForFollowOn(original: ChangeRequest, userId: string): Promise<ServiceRecord | undefined> {
-    return this.options.cloud.getService(original.plan.serviceId, { fresh: true, priority: 'read', person: userId });
+    return this.options
+      .cloudOf(original.organization)
+      .getService(original.plan.serviceId, { fresh: true, priority: 'read', person: userId });
   }
 }

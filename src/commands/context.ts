@@ -10,6 +10,7 @@ import type {
   ScheduleStore,
   ServiceDirectory,
   SummaryPublisher,
+  Tenants,
   TemporaryChangeService,
 } from '../ports/index.js';
 
@@ -39,6 +40,11 @@ export interface BotServices {
   timeZoneOf: TimeZoneOf;
   /** The app's clock (requests, expiry, `at TIME`); tests move it. */
   now: () => number;
+  /**
+   * Organizations and channels (ORGANIZATIONS_FILE): each command is served by its channel's
+   * organization, within the channel's guardrails. Without it, `cloud` serves every channel.
+   */
+  tenants?: Tenants;
 }
 
 /** One slash command as the handlers see it, whatever carried it (HTTP or Socket Mode). */

@@ -28,6 +28,7 @@ import { unjustifiedFieldError } from '../core/render/policy.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { Messenger } from '../ports/messenger.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
+import { servicesOfChannel } from './channel.js';
 import type { BotServices } from './context.js';
 
 export const SUBMIT_DEADLINE_MS = 2_000;
@@ -41,7 +42,20 @@ export interface EditSubmission {
 /** ack(errors) shows inline errors; ack() closes the modal. It must be called exactly once. */
 export type SubmissionAck = (errors?: Record<string, string>) => Promise<void>;
 
+/** Served by the organization of the channel the form was opened in, within its guardrails. */
 export async function submitEdit(
+  submission: EditSubmission,
+  ack: SubmissionAck,
+  everywhere: BotServices,
+  messenger: Messenger,
+): Promise<void> {
+  const here = servicesOfChannel(everywhere, submission.metadata.channelId);
+  if (here.ok) return submitInChannel(submission, ack, here.services, messenger);
+  await ack();
+  await tell(messenger, submission, here.text, everywhere);
+}
+
+async function submitInChannel(
   submission: EditSubmission,
   ack: SubmissionAck,
   s: BotServices,

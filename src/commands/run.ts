@@ -26,6 +26,7 @@ import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js'
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
+import { commandRefusal, servicesOfChannel } from './channel.js';
 import { replyText, type BotServices, type Invocation } from './context.js';
 import { lookupService } from './lookup.js';
 import { adHocSnapshotKey } from '../core/schedule/types.js';
@@ -42,8 +43,12 @@ async function scheduleOf(when: WhenSpec, inv: Invocation, s: BotServices) {
   return resolved.ok ? { ...resolved, source } : resolved;
 }
 
-export async function runCommand(command: Command, inv: Invocation, services: BotServices): Promise<void> {
+export async function runCommand(command: Command, inv: Invocation, everywhere: BotServices): Promise<void> {
+  const here = servicesOfChannel(everywhere, inv.channelId);
+  const refusal = here.ok ? commandRefusal(here.rules, command) : here.text;
+  const services = here.ok ? here.services : everywhere;
   try {
+    if (refusal !== undefined) return await replyText(inv, refusal);
     await dispatch(command, inv, services);
   } catch (error) {
     await inv.reply(failureMessage(error, command, services)).catch((replyError: unknown) => {

@@ -10,6 +10,7 @@ export type * from './change-store.js';
 export type * from './log.js';
 export { MessengerError, type Message, type Messenger, type MessengerFailure } from './messenger.js';
 export type * from './modals.js';
+export type * from './organizations.js';
 export type * from './schedule-store.js';
 export type * from './service-directory.js';
 export { SendWindowClosedError } from './service-directory.js';

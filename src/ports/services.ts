@@ -22,6 +22,8 @@ export type RequestOutcome =
 
 export interface NewChangeRequest {
   channelId: string;
+  /** The channel's organization, when the bot drives more than one (ORGANIZATIONS_FILE). */
+  organization?: string;
   userId: string;
   service: ServiceRecord;
   intent: ChangeIntent;

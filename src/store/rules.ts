@@ -81,6 +81,7 @@ export function requestedAuditEntry(request: ChangeRequest): NewAuditEntry {
     summary: changeSummary(request.plan.changes),
     // The rules in force and the policy file's digest, so the trail says what the request needed.
     ...(request.requirements ? { message: requirementsAuditText(request.requirements, request.policyDigest) } : {}),
+    ...(request.organization ? { organization: request.organization } : {}),
     ...(request.reason ? { reason: request.reason } : {}),
     ...(request.ticket ? { ticket: request.ticket } : {}),
   };
@@ -140,6 +141,7 @@ export function auditFields(entry: NewAuditEntry): Record<string, string> {
   if (entry.message) fields.message = entry.message;
   if (entry.update) fields.update = JSON.stringify(entry.update);
   if (entry.fence !== undefined) fields.fence = String(entry.fence);
+  if (entry.organization) fields.organization = entry.organization;
   if (entry.reason) fields.reason = entry.reason;
   if (entry.ticket) fields.ticket = entry.ticket;
   return fields;

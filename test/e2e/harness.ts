@@ -3,6 +3,10 @@
  * a fake Slack Web API and a real Redis, and sends it requests signed and shaped as Slack does.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { afterEach } from 'vitest';
 import { request } from 'undici';
 import { startBot, type BotHandle } from '../../src/bot.js';
@@ -82,11 +86,28 @@ export interface HarnessOptions {
    * the API requests tests count, and fill the cache before faults armed for the first read.
    */
   checkCloudKey?: boolean;
+  /**
+   * Run with ORGANIZATIONS_FILE: the first organization is the harness's simulator, each other
+   * one gets a simulator of its own (its own org id and key), as separate organizations are.
+   */
+  organizations?: OrganizationSetup[];
+}
+
+export interface OrganizationSetup {
+  name: string;
+  /** Channel id -> its rules as the file writes them ({ allow: [...], services: { tags: {...} } }). */
+  channels: Record<string, Record<string, unknown>>;
+  /** The services of an organization after the first (the demo organization's otherwise). */
+  services?: ServiceRecordLike[];
 }
 
 export interface Harness {
   bot: BotHandle;
   simulator: CloudSimulator;
+  /** With `organizations`: each organization's simulator by name (the first is `simulator`). */
+  simulators: Record<string, CloudSimulator>;
+  /** With `organizations`: the file, and how to write it anew (then `bot.reloadOrganizations()`). */
+  organizationsFile?: { path: string; write(organizations: OrganizationSetup[]): Promise<void> };
   slack: FakeSlack;
   keyPrefix: string;
   url: string;
@@ -129,6 +150,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       services: options.services ?? demoServices(),
       ...(options.simulatorTransitionMs === undefined ? {} : { transitionMs: options.simulatorTransitionMs }),
     }));
+  const tenants = options.organizations ? await startOrganizations(simulator, options.organizations) : undefined;
   const slack = options.slack ?? (await FakeSlack.start());
   const keyPrefix = options.keyPrefix ?? `test:${randomUUID().slice(0, 8)}:`;
   const logs: string[] = [];
@@ -150,6 +172,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     LOG_LEVEL: 'debug',
     // Tests fire schedules every second or two; production refuses more often than every 15 minutes.
     SCHEDULE_MIN_INTERVAL_SECONDS: '1',
+    ...(tenants ? { ORGANIZATIONS_FILE: tenants.path } : {}),
     ...options.env,
   });
   const shared = options.redisUrl === undefined ? undefined : connectRedis(options.redisUrl);
@@ -175,6 +198,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     // Audit export (AUDIT_SINKS): look for new events and retry a failing sink within milliseconds.
     auditPollMs: 20,
     auditRetryBaseMs: 10,
+    ...(tenants ? { environment: tenants.environment } : {}),
     // Socket Mode reconnects after this times the failures in a row (5 s by default).
     socketClientPingTimeoutMs: 2_000,
     ...(options.clock ? { clock: options.clock } : {}),
@@ -195,6 +219,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   return {
     bot,
     simulator,
+    simulators: tenants?.simulators ?? {},
+    ...(tenants ? { organizationsFile: { path: tenants.path, write: tenants.write } } : {}),
     slack,
     keyPrefix,
     url,
@@ -207,6 +233,63 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       else shared?.disconnect();
       if (!options.slack) await slack.close();
       if (!options.simulator) await simulator.close();
+      await tenants?.close();
+    },
+  };
+}
+
+/**
+ * The organizations of ORGANIZATIONS_FILE: the first is `first` (the demo org id), each other a
+ * simulator of its own; keys are in an environment of their own, never in the file.
+ */
+async function startOrganizations(first: CloudSimulator, setups: OrganizationSetup[]) {
+  const simulators: Record<string, CloudSimulator> = {};
+  const ids: Record<string, string> = {};
+  const environment: Record<string, string> = {};
+  const started: CloudSimulator[] = [];
+  for (const [index, setup] of setups.entries()) {
+    const envName = setup.name.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+    const keyId = index === 0 ? KEY_ID : `key-${setup.name}`;
+    const keySecret = index === 0 ? KEY_SECRET : `secret-of-${setup.name}-never-logged`;
+    const orgId = index === 0 ? DEMO_ORG_ID : randomUUID();
+    const simulator =
+      index === 0
+        ? first
+        : await CloudSimulator.start({ keyId, keySecret, orgId, services: setup.services ?? demoServices() });
+    if (index > 0) started.push(simulator);
+    simulators[setup.name] = simulator;
+    ids[setup.name] = orgId;
+    environment[`CH_${envName}_KEY_ID`] = keyId;
+    environment[`CH_${envName}_KEY_SECRET`] = keySecret;
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'orgs-'));
+  const path = join(dir, 'organizations.yaml');
+  const write = (organizations: OrganizationSetup[]) =>
+    writeFile(
+      path,
+      stringify({
+        organizations: organizations.map((setup) => {
+          const envName = setup.name.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+          return {
+            name: setup.name,
+            id: ids[setup.name] ?? randomUUID(),
+            key_id_env: `CH_${envName}_KEY_ID`,
+            key_secret_env: `CH_${envName}_KEY_SECRET`,
+            api_url: simulators[setup.name]?.url,
+            channels: setup.channels,
+          };
+        }),
+      }),
+    );
+  await write(setups);
+  return {
+    path,
+    simulators,
+    environment,
+    write,
+    async close() {
+      await Promise.all(started.map((simulator) => simulator.close()));
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }

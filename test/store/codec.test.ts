@@ -1,6 +1,12 @@
 /** Requests stored before reasons, tickets and rejection reasons existed still load as they were. */
 import { describe, expect, it } from 'vitest';
-import { requestFromHash, requestToHashArgs } from '../../src/store/redis/codec.js';
+import {
+  auditFromStreamEntry,
+  auditToStreamArgs,
+  requestFromHash,
+  requestToHashArgs,
+} from '../../src/store/redis/codec.js';
+import { requestedAuditEntry } from '../../src/store/rules.js';
 import { buildChangeRequest } from './fixtures.js';
 
 function hashOf(args: string[]): Record<string, string> {
@@ -29,5 +35,16 @@ describe('codec: reason, ticket and rejectedBecause', () => {
     expect(read).not.toHaveProperty('reason');
     expect(read).not.toHaveProperty('ticket');
     expect(read?.outcome).toStrictEqual({ message: 'Rejected.' });
+  });
+});
+
+describe('codec: organization', () => {
+  it('round-trips a request’s organization and its requested audit entry’s, and reads older ones without it', () => {
+    const request = buildChangeRequest({ organization: 'billing' });
+    expect(requestFromHash(hashOf(requestToHashArgs(request)))).toStrictEqual(request);
+    expect(requestFromHash(hashOf(requestToHashArgs(buildChangeRequest())))).not.toHaveProperty('organization');
+    const entry = requestedAuditEntry(request);
+    expect(entry.organization).toBe('billing');
+    expect(auditFromStreamEntry('1-0', auditToStreamArgs(entry))).toStrictEqual({ id: '1-0', ...entry });
   });
 });

@@ -36,6 +36,8 @@ export interface AuditEntry {
   update?: ServiceUpdate;
   /** The lease's fencing token of the replica that claimed, applied or settled the request. */
   fence?: number;
+  /** On 'requested' entries: the organization changed, when the bot drives more than one. */
+  organization?: string;
   /** On 'requested' entries: the requester's reason and ticket, as given. */
   reason?: string;
   ticket?: string;

@@ -85,6 +85,8 @@ export function revertCandidate(
     candidate: {
       id: ids.revertId,
       channelId: original.channelId,
+      // A revert changes the organization of the change it takes back.
+      ...(original.organization ? { organization: original.organization } : {}),
       requesterId: ids.actorId,
       plan,
       createdAt: now,

@@ -145,6 +145,11 @@ export interface ChangeRequest {
   id: string;
   channelId: string;
   requesterId: string;
+  /**
+   * The organization it changes (ORGANIZATIONS_FILE with more than one); absent: the default one,
+   * as for every request stored before organizations.
+   */
+  organization?: string;
   plan: ChangePlan;
   createdAt: number;
   expiresAt: number;

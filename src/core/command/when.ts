@@ -19,6 +19,8 @@ export const WHEN_FORMS =
 
 /** How far ahead a change may be scheduled: a request and its approvals should not outlive their context. */
 export const WHEN_MAX_AHEAD_DAYS = 90;
+/** Approvals expire at the time: one closer than this could not be approved (and is no schedule). */
+export const WHEN_MIN_AHEAD_MS = 60_000;
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 const WEEKDAY_SHORT = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
@@ -152,6 +154,11 @@ export function resolveWhen(spec: WhenSpec, now: number, zone: string): Resolved
         return { ok: false, message: `${label} has passed. Give a time in the future. ${WHEN_FORMS}.` };
       continue;
     }
+    if (instant - now < WHEN_MIN_AHEAD_MS)
+      return {
+        ok: false,
+        message: `${label} is less than a minute away, too soon to be approved before it. Leave out at to have it applied as soon as it is approved, or give a later time.`,
+      };
     if (instant - now > WHEN_MAX_AHEAD_DAYS * DAY_MS)
       return {
         ok: false,

@@ -511,7 +511,7 @@ function fieldName(path: Array<string | number>): string {
   );
 }
 
-function nodeOffset(doc: Document, path: Array<string | number>): number | undefined {
+export function nodeOffset(doc: Document, path: Array<string | number>): number | undefined {
   for (let end = path.length; end >= 0; end--) {
     const node: unknown = end === 0 ? doc.contents : doc.getIn(path.slice(0, end), true);
     const range: unknown = typeof node === 'object' && node !== null ? Reflect.get(node, 'range') : undefined;
@@ -520,20 +520,20 @@ function nodeOffset(doc: Document, path: Array<string | number>): number | undef
   return undefined;
 }
 
-function keyOffset(doc: Document, path: Array<string | number>, key: string | undefined): number | undefined {
+export function keyOffset(doc: Document, path: Array<string | number>, key: string | undefined): number | undefined {
   const node: unknown = path.length === 0 ? doc.contents : doc.getIn(path, true);
   if (!isMap(node)) return undefined;
   const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === key);
   return pair && isScalar(pair.key) ? pair.key.range?.[0] : undefined;
 }
 
-function located(line: number | undefined, message: string): string {
+export function located(line: number | undefined, message: string): string {
   return line === undefined ? message : `line ${line}: ${message}`;
 }
 
-const firstLine = (text: string) => text.split('\n')[0] ?? '';
+export const firstLine = (text: string) => text.split('\n')[0] ?? '';
 
-function byLine(a: string, b: string): number {
+export function byLine(a: string, b: string): number {
   const line = (text: string) => Number(/^line (\d+):/.exec(text)?.[1] ?? 0);
   return line(a) - line(b);
 }

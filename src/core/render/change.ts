@@ -41,7 +41,9 @@ export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): B
   const { plan } = request;
   const blocks: Block[] = [
     header(`Change request: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 16)}`),
-    section(`${mention(request.requesterId)} asks to change ${serviceRef(plan.serviceName, plan.serviceId)}:`),
+    section(
+      `${mention(request.requesterId)} asks to change ${serviceRef(plan.serviceName, plan.serviceId)}${request.organization ? ` in the organization ${code(request.organization)}` : ''}:`,
+    ),
   ];
   const warnings = distinctSentences(plan.warnings).map((w) => `:warning: *${esc(w)}*`);
   const note = temporaryNote(request);

@@ -34,6 +34,7 @@ type ImmutablePart = Pick<
   | 'id'
   | 'channelId'
   | 'requesterId'
+  | 'organization'
   | 'plan'
   | 'createdAt'
   | 'expiresAt'
@@ -64,6 +65,7 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
     id: request.id,
     channelId: request.channelId,
     requesterId: request.requesterId,
+    ...(request.organization ? { organization: request.organization } : {}),
     plan: request.plan,
     createdAt: request.createdAt,
     expiresAt: request.expiresAt,
@@ -238,6 +240,7 @@ export function auditFromStreamEntry(id: string, flatFields: string[]): AuditEnt
     ...(fields.fence !== undefined && Number.isSafeInteger(Number(fields.fence))
       ? { fence: Number(fields.fence) }
       : {}),
+    ...(fields.organization ? { organization: fields.organization } : {}),
     ...(fields.reason ? { reason: fields.reason } : {}),
     ...(fields.ticket ? { ticket: fields.ticket } : {}),
   });
@@ -261,6 +264,7 @@ function parseImmutablePart(json: string): ImmutablePart {
     id,
     channelId,
     requesterId,
+    organization,
     plan,
     createdAt,
     expiresAt,
@@ -286,6 +290,7 @@ function parseImmutablePart(json: string): ImmutablePart {
     id,
     channelId,
     requesterId,
+    ...(typeof organization === 'string' ? { organization } : {}),
     plan: plan as ChangeRequest['plan'],
     createdAt,
     expiresAt,

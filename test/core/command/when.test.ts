@@ -110,6 +110,13 @@ describe('at TIME: mistakes are refused with the accepted forms', () => {
     expect(refusal(text)).toBe(`${sentence} ${WHEN_FORMS}.`);
   });
 
+  it('a time less than a minute away is refused: it could not be approved before it', () => {
+    expect(refusal('12:00', 'UTC', Date.UTC(2026, 2, 28, 11, 59, 30))).toBe(
+      '2026-03-28 12:00 UTC is less than a minute away, too soon to be approved before it. Leave out at to have it applied as soon as it is approved, or give a later time.',
+    );
+    expect(resolved('12:00', 'UTC', Date.UTC(2026, 2, 28, 11, 59))).toContain('2026-03-28T12:00:00.000Z');
+  });
+
   it('a full date in the past, or too far ahead, is refused', () => {
     expect(refusal('2026-03-01 09:00')).toBe(
       `2026-03-01 09:00 UTC has passed. Give a time in the future. ${WHEN_FORMS}.`,

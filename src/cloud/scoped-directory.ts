@@ -1,0 +1,26 @@
+/**
+ * An organization's services as one channel sees them: its `services` rules (tags, names) narrow
+ * every read, so a service outside them is "not found" there, in lists, lookups and summaries alike.
+ */
+import { inScope } from '../core/organization/rules.js';
+import type { ServiceScope } from '../core/organization/types.js';
+import type { ServiceDirectory } from '../ports/service-directory.js';
+
+export function scopedDirectory(directory: ServiceDirectory, scope: ServiceScope | undefined): ServiceDirectory {
+  if (scope === undefined) return directory;
+  return {
+    async listServices(filters, options) {
+      const list = await directory.listServices(filters, options);
+      return { ...list, services: list.services.filter((service) => inScope(scope, service)) };
+    },
+    async getService(serviceId, options) {
+      const service = await directory.getService(serviceId, options);
+      return service && inScope(scope, service) ? service : undefined;
+    },
+    updateService: (serviceId, update, options) => directory.updateService(serviceId, update, options),
+    scaleReplicas: (serviceId, body, options) => directory.scaleReplicas(serviceId, body, options),
+    changeState: (serviceId, command, options) => directory.changeState(serviceId, command, options),
+    // Drift attribution only looks up activities of the services a summary shows (already scoped).
+    listActivities: (window, options) => directory.listActivities(window, options),
+  };
+}

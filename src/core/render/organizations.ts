@@ -1,0 +1,38 @@
+/** What people are told when a channel's organization or guardrails stand in the way. */
+import { code, esc, serviceRef } from './mrkdwn.js';
+
+/** A channel bound to no organization: which ones are, and how to bind this one. */
+export function unboundChannelText(
+  channelId: string,
+  bound: ReadonlyArray<{ channelId: string; organization: string }>,
+): string {
+  const list =
+    bound.length === 0
+      ? 'No channel is bound to an organization yet.'
+      : `Channels bound to an organization: ${bound.map((b) => `<#${esc(b.channelId)}> (${esc(b.organization)})`).join(', ')}.`;
+  return (
+    `:no_entry: This channel is not bound to a ClickHouse Cloud organization, so I do nothing here. ${list} ` +
+    `To use me here, an operator adds ${code(channelId)} under the organization's ${code('channels:')} in ORGANIZATIONS_FILE and sends the bot SIGHUP.`
+  );
+}
+
+/** A command word or change kind the channel's `allow` list leaves out. */
+export function notAllowedText(word: string, allow: readonly string[]): string {
+  return (
+    `:no_entry: ${code(word)} is not allowed in this channel. Here you may use: ${allow.map(code).join(', ')}. ` +
+    'Ask in a channel that allows it, or ask an operator to add it to this channel in ORGANIZATIONS_FILE.'
+  );
+}
+
+/** Approval refused: the channel's rules changed (reload) since the request was made. */
+export function approvalNoLongerAllowedText(why: string): string {
+  return `:no_entry: This request can no longer be approved: ${why} Ask for it again where it is allowed.`;
+}
+
+export const channelUnboundReason = (organization: string) =>
+  `this channel is no longer bound to the organization ${esc(organization)} in ORGANIZATIONS_FILE.`;
+
+export const kindNotAllowedReason = (kind: string) => `${code(kind)} changes are no longer allowed in this channel.`;
+
+export const serviceOutOfScopeReason = (name: string, id: string) =>
+  `${serviceRef(name, id)} is no longer among the services this channel may change.`;
