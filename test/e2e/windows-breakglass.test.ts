@@ -198,6 +198,19 @@ describe('break-glass', () => {
     expect(answer).toContain('was applied without approval');
   });
 
+  it("keeps to a channel's allowed kinds of change (several organizations): it skips approvals, not guardrails", async () => {
+    const h = await harness({
+      env: { POLICY_FILE: policyFile(POLICY) },
+      organizations: [{ name: 'analytics', channels: { [CHANNEL]: {}, C0DATA: { allow: ['list', 'show'] } } }],
+    });
+    const answer = await answerText(
+      h,
+      await h.command('breakglass ip add orders-prod 203.0.113.11 x for 1h because "y"', USERS.requester, 'C0DATA'),
+    );
+    expect(answer).toContain('`ip-access` is not allowed in this channel');
+    expect(patches(h)).toHaveLength(0);
+  });
+
   it('is refused in a sentence: not listed, a deny rule, no reason, no for, too long', async () => {
     const { h } = await botAt('2026-12-22T10:00:00Z');
     const ask = async (text: string, user: string = USERS.requester) => answerText(h, await h.command(text, user));
