@@ -147,7 +147,13 @@ describe('break-glass', () => {
     expect(textOf(notice.args.blocks)).toContain(`<@${USERS.requester}> changed`);
     expect(textOf(notice.args.blocks)).toContain('“INC-7 dashboards down”');
     expect(textOf(notice.args.blocks)).toContain('203.0.113.9');
-    // The channel's request says break-glass, not approved.
+    // The channel's request says break-glass, who, and why; and not approved.
+    const posted = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === CHANNEL && textOf(a.blocks).includes(id),
+    );
+    expect(textOf(posted.args.blocks)).toContain(`<@${USERS.requester}> broke glass to change`);
+    expect(textOf(posted.args.blocks)).toContain('*Reason:* “INC-7 dashboards down”');
     await messageSays(h, id, 'Break-glass by');
 
     // The review waits in the request's thread, with a Mark reviewed button.

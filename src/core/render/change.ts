@@ -40,9 +40,11 @@ export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): B
   if (request.reviewOf) return reviewBlocks(request, [markReviewedButton(request.id)]);
   const { plan } = request;
   const blocks: Block[] = [
-    header(`Change request: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 16)}`),
+    request.breakGlass
+      ? header(`Break-glass change: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 20)}`)
+      : header(`Change request: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 16)}`),
     section(
-      `${mention(request.requesterId)} asks to change ${serviceRef(plan.serviceName, plan.serviceId)}${request.organization ? ` in the organization ${code(request.organization)}` : ''}:`,
+      `${mention(request.requesterId)} ${request.breakGlass ? 'broke glass to change' : 'asks to change'} ${serviceRef(plan.serviceName, plan.serviceId)}${request.organization ? ` in the organization ${code(request.organization)}` : ''}:`,
     ),
   ];
   const warnings = distinctSentences(plan.warnings).map((w) => `:warning: *${esc(w)}*`);
