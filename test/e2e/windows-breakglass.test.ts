@@ -90,6 +90,23 @@ describe('a maintenance window', () => {
     await messageSays(h, id, 'Applied');
   });
 
+  it('schedules a change asked inside it but approved after it closed for the next opening', async () => {
+    const { h, clock } = await botAt('2026-11-26T14:50:00Z'); // Thursday 15:50 in Berlin
+    const { id } = await requestChange(h, 'ip add orders-prod 192.0.2.84 vendor');
+    clock.advance(20 * MINUTE); // 16:10: closed until Monday
+    const click = await h.click(ACTION_APPROVE, id, USERS.approver);
+    expect(await answerText(h, click)).toContain('Approved');
+    await messageSays(h, id, 'Scheduled');
+    expect(await h.bot.changeStore.get(id)).toMatchObject({
+      status: 'scheduled',
+      applyAt: Date.parse('2026-11-30T08:00:00Z'),
+    });
+    expect(hasEntry(h, '192.0.2.84')).toBe(false);
+    clock.advance(Date.parse('2026-11-30T08:00:30Z') - clock.now());
+    await messageSays(h, id, 'Applied');
+    expect(hasEntry(h, '192.0.2.84')).toBe(true);
+  });
+
   it('lets a change inside it through at once; policy SERVICE shows it open with its closing time', async () => {
     const { h } = await botAt('2026-11-24T10:00:00Z'); // Tuesday 11:00 in Berlin
     const { id } = await requestChange(h, 'ip add orders-prod 192.0.2.82 vendor');

@@ -116,7 +116,9 @@ const HANDLERS: Handlers = {
       if (work.decision === 'approve') {
         const given = verdict.counts ?? (request.requirements ?? []).map((_, index) => index);
         const counts = given.length > 0 ? [...given] : [0];
-        const scheduleAt = waitsForItsTime(request, context) ? { scheduleAt: request.applyAt } : {};
+        const scheduleAt = waitsForItsTime(request, context)
+          ? { scheduleAt: request.applyAt }
+          : deferredToWindow(request, context.now);
         return next(request, deciding, [
           { type: 'add-approval', approverId: work.userId, at: context.now, counts, ...scheduleAt },
         ]);
@@ -693,6 +695,17 @@ function stopHolding(request: ChangeRequest, mode: ApplyMode, sentSome = false):
 
 // ---------------------------------------------------------------------------------------------
 // Filing and deciding
+
+/**
+ * The last approval of a request whose maintenance window closed since it was asked: it waits in
+ * "scheduled" for the next opening (the store records that time as its applyAt), as a request asked
+ * outside its window does. Reverts, break-glass and reviews never wait for a window.
+ */
+function deferredToWindow(request: ChangeRequest, now: number): { scheduleAt?: number } {
+  if (request.revertOf || request.breakGlass || request.reviewOf) return {};
+  const timing = timingOf(request.requirements ?? [], now);
+  return timing.kind === 'deferred' ? { scheduleAt: timing.at } : {};
+}
 
 /** A scheduled request approved before its time waits for it; one approved at or after it applies at once. */
 function waitsForItsTime(request: ChangeRequest, context: FlowContext): request is ChangeRequest & { applyAt: number } {

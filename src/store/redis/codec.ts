@@ -154,6 +154,8 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   if (hash.decidedAt !== undefined) request.decidedAt = parseNumber(hash.decidedAt, 'decidedAt');
   if (hash.outcome !== undefined) request.outcome = parseOutcome(hash.outcome);
   if (hash.confirmed !== undefined) request.confirmed = parseOperationResults(hash.confirmed, 'confirmed');
+  // Set again by the approval that schedules it (a window's opening): the hash field wins over `data`.
+  if (hash.applyAt !== undefined) request.applyAt = parseNumber(hash.applyAt, 'applyAt');
   const approvals = approvalsFromHash(hash);
   if (approvals.length > 0) request.approvals = approvals;
   if (hash.leaseOwner !== undefined && hash.fence !== undefined) {

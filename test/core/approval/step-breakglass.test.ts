@@ -92,6 +92,33 @@ describe('a freeze at apply time', () => {
     ]);
   });
 
+  it('schedules the last approval after its window closed for the next opening', () => {
+    const closed: Requirement = {
+      ...FROZEN,
+      freezes: undefined,
+      window: { days: ['mon'], fromMinute: 540, toMinute: 960, tz: 'UTC' },
+    };
+    const request = { ...pendingRequest(), requirements: [closed] };
+    const result = step(
+      { request, work: { phase: 'checking', decision: 'approve', userId: 'U1' } },
+      { type: 'policy-answered', verdict: { allowed: true, counts: [0] } },
+      CONTEXT,
+    );
+    expect(result.effects).toEqual([
+      expect.objectContaining({ type: 'add-approval', scheduleAt: Date.UTC(1970, 0, 5, 9) }),
+    ]);
+    const open = {
+      ...pendingRequest(),
+      requirements: [{ ...closed, window: { ...closed.window!, days: ['thu' as const], fromMinute: 0 } }],
+    };
+    const now = step(
+      { request: open, work: { phase: 'checking', decision: 'approve', userId: 'U1' } },
+      { type: 'policy-answered', verdict: { allowed: true, counts: [0] } },
+      CONTEXT,
+    );
+    expect(now.effects).toEqual([expect.not.objectContaining({ scheduleAt: expect.any(Number) as unknown })]);
+  });
+
   it('never holds back a revert: returning to the previous state is always allowed', () => {
     const closed = { days: ['mon' as const], fromMinute: 540, toMinute: 960, tz: 'UTC' };
     const revert = { ...pendingRequest(), requirements: [{ ...FROZEN, window: closed }], revertOf: 'CR-ORIGINAL' };
