@@ -499,6 +499,7 @@ function buildServices(
     policy: organizationsFromFile ? channelGuardrails(policy, organizations, changeStore) : policy,
     ttlMs: config.approvals.changeTtlSeconds * 1000,
     leaseMs: config.approvals.leaseMs,
+    ...(config.approvals.securityChannel ? { securityChannel: config.approvals.securityChannel } : {}),
     updateTimeoutMs: config.clickhouse.timeoutMs,
     logger,
     ...(overrides.clock ? { now: overrides.clock } : {}),

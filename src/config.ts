@@ -212,6 +212,14 @@ const EnvSchema = z.object({
   ),
   ALLOW_SELF_APPROVAL: flag(false),
   POLICY_FILE: optionalText,
+  SECURITY_CHANNEL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .trim()
+      .regex(/^[CG][A-Z0-9]{2,}$/, { error: 'must be a Slack channel id (C…), like C0SECURITY' })
+      .optional(),
+  ),
   ORGANIZATIONS_FILE: optionalText,
   CHANGE_TTL_SECONDS: integer(3600, 60, 7 * 24 * 3600),
   APPROVAL_LEASE_SECONDS: seconds(20, 0.5, 600),
@@ -349,6 +357,8 @@ export interface Config {
     temporaryMaxMs: number;
     /** The YAML approval policy (POLICY_FILE); unset = one approval from `approvers`. */
     policyFile: string | undefined;
+    /** SECURITY_CHANNEL: where every break-glass change is announced too; unset = only its own channel. */
+    securityChannel: string | undefined;
   };
   /**
    * How long the bot follows a stop, start, wake or scaling after the API accepted it, reading the
@@ -443,6 +453,7 @@ function toConfig(env: Env): Config {
       leaseMs: env.APPROVAL_LEASE_SECONDS * 1000,
       temporaryMaxMs: env.TEMPORARY_MAX_SECONDS * 1000,
       policyFile: env.POLICY_FILE,
+      securityChannel: env.SECURITY_CHANNEL,
     },
     followMs: env.FOLLOW_MINUTES * 60_000,
     summaryTimeZone: env.SUMMARY_TZ,

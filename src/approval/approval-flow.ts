@@ -53,6 +53,9 @@ import { messageOf } from '../core/render/errors.js';
 import { section } from '../core/render/mrkdwn.js';
 import { countsForText, deniedText, unjustifiedText } from '../core/render/policy.js';
 import { unjustified } from '../core/policy/justification.js';
+import { timingOf } from '../core/policy/window.js';
+import { breakGlassNotice, breakGlassRefusalText, frozenText, neverOpenText } from '../core/render/breakglass.js';
+import { breakGlassRefusal, REVIEW_TTL_MS } from '../core/policy/breakglass.js';
 import { serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord } from '../core/service/schema.js';
@@ -60,6 +63,7 @@ import {
   MessengerError,
   SendWindowClosedError,
   type ApprovalPolicy,
+  type BreakGlassOutcome,
   type ChangeEventOutcome,
   type ChangeObserver,
   type ChangeRequestService,
@@ -106,6 +110,8 @@ export interface ApprovalFlowOptions {
   afterApproval?: (request: ChangeRequest) => void;
   /** Told of every request posted for approval (its approvers are messaged); never awaited by the requester. */
   afterFiled?: (request: ChangeRequest) => Promise<void>;
+  /** SECURITY_CHANNEL: every break-glass change is announced there too. */
+  securityChannel?: string;
   /** Told when a due revert finds its grant's record gone (a metric counts it). */
   onMissingRecord?: (id: string) => void;
 }
@@ -202,8 +208,16 @@ export class ApprovalFlow implements ChangeRequestService {
         ? undefined
         : unjustified(ruling.decision.requirements, { reason: input.reason, ticket: input.ticket });
     if (lacking) return { ok: false, text: unjustifiedText(lacking, input.askedBy ?? 'command') };
+    // Windows and freezes, judged at the time the change would apply: refused in a freeze, moved
+    // to the next opening outside a window (a scheduled change the requester may cancel).
     const createdAt = this.now();
-    const applyAt = input.applyAt !== undefined && input.applyAt > createdAt ? input.applyAt : undefined;
+    // A time already past (a caller's slow path) is no schedule: the request is an ordinary one.
+    const asked = input.applyAt !== undefined && input.applyAt > createdAt ? input.applyAt : undefined;
+    const timing = timingOf(ruling.decision.requirements, asked ?? createdAt);
+    if (timing.kind === 'frozen') return { ok: false, text: frozenText(timing) };
+    if (timing.kind === 'never') return { ok: false, text: neverOpenText(timing) };
+    const deferred = timing.kind === 'deferred' ? timing : undefined;
+    const applyAt = deferred?.at ?? asked;
     const request: ChangeRequest = {
       id: newRequestId(),
       channelId: input.channelId,
@@ -212,7 +226,6 @@ export class ApprovalFlow implements ChangeRequestService {
       plan: input.plan,
       createdAt,
       // A scheduled request's approvals expire with it: its approval window lasts until its time.
-      // A time already past (a caller's slow path) is no schedule: the request is an ordinary one.
       expiresAt: applyAt ?? createdAt + this.options.ttlMs,
       status: 'pending',
       ...(applyAt !== undefined ? { applyAt } : {}),
@@ -237,7 +250,7 @@ export class ApprovalFlow implements ChangeRequestService {
           this.options.logger.warn(`change ${filedRequest.id}: telling its approvers failed: ${messageOf(error)}`),
         ),
       );
-      return { ok: true, request: filedRequest };
+      return { ok: true, request: filedRequest, ...(deferred ? { deferred } : {}) };
     }
     await this.track(
       this.run(
@@ -250,7 +263,114 @@ export class ApprovalFlow implements ChangeRequestService {
     return {
       ok: true,
       request: settled ? { ...settled, messageTs: settled.messageTs ?? reply.request.messageTs } : reply.request,
+      ...(deferred ? { deferred } : {}),
     };
+  }
+
+  async breakGlass(input: NewChangeRequest): Promise<BreakGlassOutcome> {
+    const planned = planChange(input.service, input.intent);
+    if (!planned.ok) return { ok: false, problems: planned.problems };
+    const { plan } = planned;
+    const notTemporary =
+      input.temporary &&
+      (temporaryPlanProblem(input.intent, plan) ?? stackedGrantProblem(plan, await this.activeCapacityGrants(plan)));
+    if (notTemporary) return { ok: false, problems: [{ field: 'request', message: notTemporary }] };
+    const { policy } = this.options;
+    const service = await this.freshOr(input.service, input.userId, input.organization);
+    const ruling = policy.rulesFor(service, plan, true);
+    const refusal = breakGlassRefusal(await policy.breakGlassTerms(input.userId), {
+      reason: input.reason,
+      durationMs: input.temporary?.durationMs,
+      decision: ruling.decision,
+    });
+    if (refusal) return { ok: false, text: breakGlassRefusalText(refusal) };
+    // breakGlassRefusal refuses every deny; this only tells the compiler.
+    if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
+    const createdAt = this.now();
+    const request: ChangeRequest = {
+      id: newRequestId(),
+      channelId: input.channelId,
+      requesterId: input.userId,
+      ...(input.organization ? { organization: input.organization } : {}),
+      plan,
+      createdAt,
+      expiresAt: createdAt + this.options.ttlMs,
+      status: 'pending',
+      requirements: [...ruling.decision.requirements],
+      ...(ruling.digest ? { policyDigest: ruling.digest } : {}),
+      ...(input.temporary ? { temporary: input.temporary } : {}),
+      ...(input.reason ? { reason: input.reason } : {}),
+      ...(input.ticket ? { ticket: input.ticket } : {}),
+      breakGlass: true,
+    };
+    const filed = await this.run({ request, work: { phase: 'idle' } }, { type: 'file' });
+    const reply = filed.reply;
+    if (reply?.kind !== 'filed') return { ok: false, text: (reply && replyText(reply)) ?? '' };
+    await this.track(
+      this.run({ request: reply.request, work: { phase: 'idle' } }, { type: 'break-glass', actorId: input.userId }),
+    );
+    const stored = await this.options.store.get(request.id).catch(() => undefined);
+    const settled = stored ? { ...stored, messageTs: stored.messageTs ?? reply.request.messageTs } : reply.request;
+    await this.announceBreakGlass(settled);
+    const reviewId = settled.status === 'applied' ? await this.fileReview(settled) : undefined;
+    return { ok: true, request: settled, ...(reviewId ? { reviewId } : {}) };
+  }
+
+  /** Loud: who broke glass, on what and why, in the security channel (the channel has the request itself). */
+  private async announceBreakGlass(request: ChangeRequest): Promise<void> {
+    const channel = this.options.securityChannel;
+    if (!channel) return;
+    try {
+      await this.options.messenger.post(channel, breakGlassNotice(request));
+    } catch (error) {
+      this.options.logger.error(
+        `change ${request.id}: break-glass could not be announced in the security channel ${channel}: ${messageOf(error)}`,
+      );
+    }
+  }
+
+  /**
+   * The review of an applied break-glass change: a request in its thread that sends nothing, which
+   * an approver of its rules marks reviewed (Approve by another name) and which is reminded and
+   * escalated like any waiting request until then.
+   */
+  private async fileReview(original: ChangeRequest): Promise<string | undefined> {
+    const createdAt = this.now();
+    const review: ChangeRequest = {
+      id: `${original.id}-B`,
+      channelId: original.channelId,
+      requesterId: original.requesterId,
+      ...(original.organization ? { organization: original.organization } : {}),
+      plan: {
+        serviceId: original.plan.serviceId,
+        serviceName: original.plan.serviceName,
+        update: {},
+        operations: [],
+        changes: [],
+        warnings: [],
+        before: {},
+      },
+      createdAt,
+      expiresAt: createdAt + REVIEW_TTL_MS,
+      status: 'pending',
+      requirements: [this.options.policy.reviewRequirement(original.requirements ?? [])],
+      reviewOf: original.id,
+      ...(original.messageTs ? { threadTs: original.messageTs } : {}),
+      ...(original.reason ? { reason: original.reason } : {}),
+      ...(original.ticket ? { ticket: original.ticket } : {}),
+    };
+    const filed = await this.run({ request: review, work: { phase: 'idle' } }, { type: 'file' });
+    if (filed.reply?.kind !== 'filed') {
+      this.options.logger.error(`change ${original.id}: its break-glass review could not be filed`);
+      return undefined;
+    }
+    const posted = filed.reply.request;
+    void this.track(
+      (this.options.afterFiled?.(posted) ?? Promise.resolve()).catch((error: unknown) =>
+        this.options.logger.warn(`change ${posted.id}: telling its reviewers failed: ${messageOf(error)}`),
+      ),
+    );
+    return posted.id;
   }
 
   decide(decision: Decision, id: string, userId: string, details: { reason?: string } = {}): Promise<DecisionReply> {

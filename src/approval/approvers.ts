@@ -10,6 +10,7 @@ import { requestFacts } from '../core/policy/facts.js';
 import { withEscalation } from '../core/policy/nudges.js';
 import { groupsOf, isEligible, isGroupId, judgeApproval, mayReject } from '../core/policy/progress.js';
 import type { Policy, PolicyDefaults, Requirement } from '../core/policy/types.js';
+import { breakGlassMaxMs, isListed, reviewRequirement, type BreakGlassTerms } from '../core/policy/breakglass.js';
 import { approverLabel } from '../core/render/people.js';
 import { notEligibleText, requirementsOf, stillNeededText } from '../core/render/policy.js';
 import type { ServiceRecord } from '../core/service/schema.js';
@@ -83,6 +84,26 @@ export class ApproverPolicy implements ApprovalPolicy {
       membership,
       `Only the person who asked for this change${who ? ` or someone who may approve it (${who})` : ''} can do this.`,
     );
+  }
+
+  async breakGlassTerms(userId: string): Promise<BreakGlassTerms> {
+    const policy = this.options.policy?.();
+    const list = policy?.breakglass ?? [];
+    const maxMs = breakGlassMaxMs(policy);
+    if (list.includes(userId)) return { list, maxMs, listed: true };
+    // Only the groups could still list them: read afresh, as for an approval (a group Slack will not list counts nobody).
+    const members = new Map(
+      await Promise.all(
+        list
+          .filter(isGroupId)
+          .map(async (groupId) => [groupId, await this.members(groupId, true).catch(() => new Set<string>())] as const),
+      ),
+    );
+    return { list, maxMs, listed: isListed(list, userId, (groupId) => members.get(groupId)?.has(userId) ?? false) };
+  }
+
+  reviewRequirement(requirements: readonly Requirement[]): Requirement {
+    return reviewRequirement(requirements, this.defaults);
   }
 
   /**

@@ -39,6 +39,8 @@ export function channelGuardrails(
   return {
     rulesFor: (service, plan, temporary) => inner.rulesFor(service, plan, temporary),
     mayAct: (userId, request) => inner.mayAct(userId, request),
+    breakGlassTerms: (userId) => inner.breakGlassTerms(userId),
+    reviewRequirement: (requirements) => inner.reviewRequirement(requirements),
     async check(decision: Decision, userId: string, request: ChangeRequest): Promise<Verdict> {
       if (decision === 'approve') {
         const why = await refusal(request);

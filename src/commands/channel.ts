@@ -8,7 +8,7 @@ import { commandAllowance, intentKinds, kindsAllowance } from '../core/organizat
 import type { ChannelRules } from '../core/organization/types.js';
 import { notAllowedText, unboundChannelText } from '../core/render/organizations.js';
 import { ALLOW_WORDS } from '../core/organization/parse.js';
-import type { ChangeRequestService, ChannelScope } from '../ports/index.js';
+import type { ChangeRequestService, ChannelScope, NewChangeRequest } from '../ports/index.js';
 import type { BotServices } from './context.js';
 
 export type ChannelServices = { ok: true; services: BotServices; rules: ChannelRules } | { ok: false; text: string };
@@ -38,13 +38,18 @@ export function commandRefusal(rules: ChannelRules, command: Command): string | 
 
 /** New requests keep to the channel's kinds of change and name its organization when there are several. */
 function guardedRequests(inner: ChangeRequestService, scope: ChannelScope, several: boolean): ChangeRequestService {
-  return {
-    request(input) {
+  /** The channel's kinds of change hold for break-glass too: it skips approvals, not the channel's rules. */
+  const guarded =
+    <T>(ask: (input: NewChangeRequest) => Promise<T>) =>
+    (input: NewChangeRequest): Promise<T | { ok: false; text: string }> => {
       const allowance = kindsAllowance(scope.rules, intentKinds(input.intent));
       if (!allowance.allowed)
         return Promise.resolve({ ok: false, text: notAllowedText(allowance.word, scope.rules.allow ?? []) });
-      return inner.request({ ...input, ...(several ? { organization: scope.organization } : {}) });
-    },
+      return ask({ ...input, ...(several ? { organization: scope.organization } : {}) });
+    };
+  return {
+    request: guarded((input) => inner.request(input)),
+    breakGlass: guarded((input) => inner.breakGlass(input)),
     decide: (decision, id, userId, details) => inner.decide(decision, id, userId, details),
     ...(inner.mayReject
       ? { mayReject: (id: string, userId: string) => inner.mayReject?.(id, userId) ?? Promise.resolve(false) }

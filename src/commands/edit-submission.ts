@@ -4,6 +4,7 @@
  * modal; too slow, the modal closes and problems arrive as a private message in the channel.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { deferredText } from '../core/render/breakglass.js';
 import { planChange } from '../core/change/plan.js';
 import { durationProblem, temporaryPlanProblem, temporaryTerms } from '../core/change/temporary.js';
 import { cloudErrorText, EDIT_FAILED_TEXT, messageOf, STORE_DOWN_TEXT } from '../core/render/errors.js';
@@ -99,7 +100,8 @@ async function submitInChannel(
       ...justified.justification,
       askedBy: 'form',
     });
-    if (result.ok) return;
+    // Asked outside a maintenance window: the person learns when it will apply instead.
+    if (result.ok) return result.deferred ? await whisper(deferredText(result.deferred)) : undefined;
     await whisper(
       'text' in result
         ? result.text

@@ -18,6 +18,8 @@ import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
 import { filedText } from '../core/render/grant.js';
+import { breakGlassReplyText, deferredText } from '../core/render/breakglass.js';
+import type { NewChangeRequest } from '../ports/index.js';
 import { scheduledFilingText } from '../core/render/scheduled.js';
 import { resolveWhen, type WhenSpec } from '../core/command/when.js';
 import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js';
@@ -93,39 +95,26 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   },
   edit: (command, inv, s) => openEditModal(command.service, inv, s),
   change: async (command, inv, s) => {
-    const tooLong =
-      command.durationMs === undefined ? undefined : durationProblem(command.durationMs, s.temporaryMaxMs);
-    if (tooLong) return replyText(inv, `:warning: ${esc(tooLong)}`);
-    const schedule = command.when ? await scheduleOf(command.when, inv, s) : undefined;
-    if (schedule && !schedule.ok) return replyText(inv, `:warning: ${esc(schedule.message)}`);
-    const found = await lookupService(s, command.service, inv.userId);
-    if (!found.ok) return replyText(inv, found.text);
-    const temporary = command.durationMs === undefined ? {} : { temporary: temporaryTerms(command.durationMs) };
-    const result = await s.changeRequests.request({
-      channelId: inv.channelId,
-      userId: inv.userId,
-      service: found.service,
-      intent: command.intent,
-      ...temporary,
-      ...(command.reason !== undefined ? { reason: command.reason } : {}),
-      ...(command.ticket !== undefined ? { ticket: command.ticket } : {}),
-      askedBy: 'command',
-      ...(schedule ? { applyAt: schedule.at } : {}),
-    });
-    if (result.ok && schedule) {
-      const { request } = result;
-      const approved = request.status === 'scheduled';
-      const when = scheduledFilingText(schedule.at, schedule.zone, schedule.source, approved);
-      return replyText(inv, `${filedText(request, 'the channel')} ${esc(when)}`);
-    }
-    if (result.ok) return replyText(inv, filedText(result.request, 'the channel'));
+    const asked = await changeInput(command, inv, s);
+    if (!asked.ok) return replyText(inv, asked.text);
+    const result = await s.changeRequests.request(asked.input);
+    if (!result.ok) return replyText(inv, 'text' in result ? result.text : problemsText(result.problems));
+    const filed = filedText(result.request, 'the channel');
+    // Outside a maintenance window: deferred to its next opening (whatever time was asked).
+    if (result.deferred) return replyText(inv, `${filed}\n${deferredText(result.deferred)}`);
+    const { schedule } = asked;
+    if (!schedule) return replyText(inv, filed);
+    const approved = result.request.status === 'scheduled';
+    const when = scheduledFilingText(schedule.at, schedule.zone, schedule.source, approved);
+    return replyText(inv, `${filed} ${esc(when)}`);
+  },
+  breakglass: async (command, inv, s) => {
+    const asked = await changeInput(command.change, inv, s);
+    if (!asked.ok) return replyText(inv, asked.text);
+    const result = await s.changeRequests.breakGlass(asked.input);
+    if (result.ok) return replyText(inv, breakGlassReplyText(result.request, result.reviewId));
     if ('text' in result) return replyText(inv, result.text);
-    return replyText(
-      inv,
-      `:warning: ${distinctSentences(result.problems.map((p) => p.message))
-        .map(esc)
-        .join('\n')}`,
-    );
+    return replyText(inv, problemsText(result.problems));
   },
   pending: async (_command, inv, s) => {
     const requests = await s.changeStore.listPending(inv.channelId, Date.now());
@@ -139,6 +128,34 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   'schedule list': (_command, inv, s) => listSchedules(inv, s),
   'schedule remove': (command, inv, s) => removeSchedule(command.id, inv, s),
 };
+
+/** A change command as the middle layer takes it: its service looked up, its duration checked. */
+async function changeInput(command: Extract<Command, { kind: 'change' }>, inv: Invocation, s: BotServices) {
+  const tooLong = command.durationMs === undefined ? undefined : durationProblem(command.durationMs, s.temporaryMaxMs);
+  if (tooLong) return { ok: false as const, text: `:warning: ${esc(tooLong)}` };
+  const schedule = command.when ? await scheduleOf(command.when, inv, s) : undefined;
+  if (schedule && !schedule.ok) return { ok: false as const, text: `:warning: ${esc(schedule.message)}` };
+  const found = await lookupService(s, command.service, inv.userId);
+  if (!found.ok) return found;
+  const temporary = command.durationMs === undefined ? {} : { temporary: temporaryTerms(command.durationMs) };
+  const input: NewChangeRequest = {
+    channelId: inv.channelId,
+    userId: inv.userId,
+    service: found.service,
+    intent: command.intent,
+    ...temporary,
+    ...(command.reason !== undefined ? { reason: command.reason } : {}),
+    ...(command.ticket !== undefined ? { ticket: command.ticket } : {}),
+    askedBy: 'command',
+    ...(schedule ? { applyAt: schedule.at } : {}),
+  };
+  return { ok: true as const, input, ...(schedule ? { schedule } : {}) };
+}
+
+const problemsText = (problems: ReadonlyArray<{ message: string }>) =>
+  `:warning: ${distinctSentences(problems.map((p) => p.message))
+    .map(esc)
+    .join('\n')}`;
 
 function dispatch<K extends CommandKind>(
   command: Extract<Command, { kind: K }>,
@@ -188,7 +205,7 @@ async function showPolicy(query: string | undefined, inv: Invocation, s: BotServ
   if (!found.ok) return inv.reply({ text: found.text, blocks: [section(found.text)] });
   return inv.reply({
     text: `Approval rules for ${esc(found.service.name)}`,
-    blocks: servicePolicyBlocks(approvalRules.current(), found.service, approvalRules.defaults),
+    blocks: servicePolicyBlocks(approvalRules.current(), found.service, approvalRules.defaults, s.now()),
   });
 }
 

@@ -1,5 +1,6 @@
 import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
-import type { Policy, PolicyDecision, PolicyDefaults } from '../core/policy/types.js';
+import type { Policy, PolicyDecision, PolicyDefaults, Requirement } from '../core/policy/types.js';
+import type { BreakGlassTerms } from '../core/policy/breakglass.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 
 /**
@@ -30,6 +31,10 @@ export interface ApprovalPolicy {
    * requester, or anyone eligible to approve it under its rules, whether or not they approved it.
    */
   mayAct(userId: string, request: ChangeRequest): Promise<Verdict>;
+  /** The break-glass list and limit in force, and whether this person is on the list (groups read afresh). */
+  breakGlassTerms(userId: string): Promise<BreakGlassTerms>;
+  /** The one rule a review of a break-glass change made under these requirements needs. */
+  reviewRequirement(requirements: readonly Requirement[]): Requirement;
 }
 
 /** The rules in force, for `/clickhouse policy` (approval/policy-file.ts reloads them on SIGHUP). */

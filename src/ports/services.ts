@@ -5,6 +5,7 @@
 import type { PlanProblem } from '../core/change/plan.js';
 import type { ChangeIntent, ChangeRequest, TemporaryTerms } from '../core/change/types.js';
 import type { Schedule } from '../core/schedule/types.js';
+import type { Timing } from '../core/policy/window.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { Decision } from './approval-policy.js';
 import type { Message } from './messenger.js';
@@ -14,7 +15,10 @@ import type { AddScheduleResult } from './schedule-store.js';
 export type DecisionReply = { text: string } | undefined;
 
 export type RequestOutcome =
-  { ok: true; request: ChangeRequest } | { ok: false; problems: PlanProblem[] } | { ok: false; text: string };
+  /** `deferred`: asked outside a maintenance window, it applies at the next opening (core/policy/window.ts). */
+  | { ok: true; request: ChangeRequest; deferred?: Extract<Timing, { kind: 'deferred' }> }
+  | { ok: false; problems: PlanProblem[] }
+  | { ok: false; text: string };
 
 export interface NewChangeRequest {
   channelId: string;
@@ -37,10 +41,22 @@ export interface NewChangeRequest {
   applyAt?: number;
 }
 
+/** A break-glass change: applied at once (or refused in a sentence), with the id of its review once filed. */
+export type BreakGlassOutcome =
+  | { ok: true; request: ChangeRequest; reviewId?: string }
+  | { ok: false; problems: PlanProblem[] }
+  | { ok: false; text: string };
+
 /** Change requests: asked for, then decided by a click (approval/change-requests.ts). */
 export interface ChangeRequestService {
   /** Plans the change against the service, stores it and posts it in the channel for approval. */
   request(input: NewChangeRequest): Promise<RequestOutcome>;
+  /**
+   * `breakglass …`: someone on the policy's break-glass list applies a temporary change at once,
+   * skipping approvals, windows and freezes (never a deny rule); it is announced in the channel
+   * and the security channel, and approvers of its rules review it afterwards.
+   */
+  breakGlass(input: NewChangeRequest): Promise<BreakGlassOutcome>;
   /** `details.reason`: a rejection's reason, as its rejecter typed it in the Reject form. */
   decide(decision: Decision, id: string, userId: string, details?: { reason?: string }): Promise<DecisionReply>;
   /** Whether this person's Reject would count now: asked before the Reject form is opened for them. */

@@ -44,6 +44,8 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   cancelled: true,
   expired: true,
   stale: true,
+  'break-glass': true,
+  reviewed: true,
 };
 
 export function isAuditAction(value: string): value is AuditAction {

@@ -119,6 +119,9 @@ describe('ApprovalFlow, in process', () => {
           );
         },
         mayAct: () => Promise.resolve({ allowed: true }),
+        breakGlassTerms: () => Promise.resolve({ list: [], maxMs: 0, listed: false }),
+        reviewRequirement: (requirements) =>
+          requirements[0] ?? defaultRequirement({ approvers: [], allowSelfApproval: false }),
       },
     });
     const id = await h.requestChange('rename orders-prod orders-main');

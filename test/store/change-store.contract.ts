@@ -556,6 +556,15 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       });
       expect(await store.dueScheduled(at + 1_000, 10)).toStrictEqual([]);
     });
+
+    it('an approval that schedules a request made without a time (its window closed) gives it that time', async () => {
+      const { store, sibling } = openHarness();
+      const at = Date.now();
+      const request = await created(store, { expiresAt: at + 3_600_000 });
+      await store.addApproval(request.id, approval('U-approver', at, at + 86_400_000));
+      expect(await sibling.get(request.id)).toMatchObject({ status: 'scheduled', applyAt: at + 86_400_000 });
+      expect(await sibling.dueScheduled(at + 86_400_000, 10)).toStrictEqual([request.id]);
+    });
   });
 
   describe('temporary changes', () => {

@@ -18,6 +18,7 @@ import { FINAL_STATUSES, type ChangeRequest, type OperationResult } from '../cha
 import { rulesGrown } from '../policy/evaluate.js';
 import { unjustified } from '../policy/justification.js';
 import type { PolicyDecision } from '../policy/types.js';
+import { timingOf } from '../policy/window.js';
 import type { ServiceRecord } from '../service/schema.js';
 import { GRANT_EVENTS, GRANT_HANDLERS } from './grant.js';
 import { finish, ignored, inPhase, next, reply } from './results.js';
@@ -96,6 +97,7 @@ const HANDLERS: Handlers = {
     if (request.status !== 'pending' && !cancelsScheduled)
       return finish(request, [reply({ kind: 'already-decided', request })]);
     if (request.revertOf) return finish(request, [reply({ kind: 'revert-needs-no-decision' })]);
+    if (request.reviewOf && decision !== 'approve') return finish(request, [reply({ kind: 'review-only' })]);
     const reason = decision === 'reject' && event.reason ? { reason: event.reason } : {};
     return next(request, { phase: 'checking', decision, userId, ...reason }, [
       { type: 'check-policy', decision, userId },
@@ -114,7 +116,9 @@ const HANDLERS: Handlers = {
       if (work.decision === 'approve') {
         const given = verdict.counts ?? (request.requirements ?? []).map((_, index) => index);
         const counts = given.length > 0 ? [...given] : [0];
-        const scheduleAt = waitsForItsTime(request, context) ? { scheduleAt: request.applyAt } : {};
+        const scheduleAt = waitsForItsTime(request, context)
+          ? { scheduleAt: request.applyAt }
+          : deferredToWindow(request, context.now);
         return next(request, deciding, [
           { type: 'add-approval', approverId: work.userId, at: context.now, counts, ...scheduleAt },
         ]);
@@ -174,6 +178,25 @@ const HANDLERS: Handlers = {
         audit: 'approved',
         claim: true,
         ...(event.autoRules ? { note: { kind: 'auto-approved', rules: event.autoRules } } : {}),
+      },
+    ]);
+  },
+
+  'break-glass': (state, event) => {
+    if (state.work.phase !== 'idle') return ignored(state, 'break-glass starts a run of its own');
+    const { request } = state;
+    if (!request) return finish(undefined, [reply({ kind: 'gone' })]);
+    if (request.status !== 'pending' || !request.breakGlass)
+      return finish(request, [reply({ kind: 'already-decided', request })]);
+    return next(request, { phase: 'claiming', actorId: event.actorId }, [
+      {
+        type: 'transition',
+        from: ['pending'],
+        to: 'applying',
+        actorId: event.actorId,
+        audit: 'break-glass',
+        claim: true,
+        note: { kind: 'break-glass', reason: request.reason ?? '' },
       },
     ]);
   },
@@ -317,7 +340,7 @@ const HANDLERS: Handlers = {
     if (!request) return ignored(state, 'no request');
     if (work.phase === 'reading')
       return work.mode === 'apply'
-        ? checkBeforeSending(request, work.actorId, event.service, event.rules)
+        ? checkBeforeSending(request, work.actorId, event.service, event.rules, context.now)
         : lookAfterTakeover(request, work, event.service, context);
     if (work.phase === 'reconciling') return reconcileRead(request, work, event.service, context);
     return ignored(state, `no read was asked in phase ${work.phase}`);
@@ -410,14 +433,20 @@ function checkBeforeSending(
   actorId: string,
   service: ServiceRecord | undefined,
   rules: PolicyDecision | undefined,
+  now?: number,
 ): StepResult {
   const { plan } = request;
+  // A break-glass review sends nothing: marking it reviewed is the whole of it.
+  if (request.reviewOf) return record(request, actorId, 'apply', { status: 'applied', audit: 'reviewed' });
   if (!service) return record(request, actorId, 'apply', failure('service-gone'));
   const stale = staleFields(plan.before, service);
   if (stale.length > 0) {
     const labels = [...new Set(plan.changes.filter((c) => stale.includes(c.field)).map((c) => c.label))];
     return record(request, actorId, 'apply', failure('stale', { labels }, undefined, 'stale'));
   }
+  const skipped = skippedAtApply(request, rules, now);
+  if (skipped) return record(request, actorId, 'apply', skipped);
+  if (request.breakGlass) return afterOperation(request, actorId, 'apply', [], undefined);
   // The rules are judged again on the record the change applies to: a tag added since the request
   // was made must not let it through under the rules it had. A revert only takes access back.
   const grown = rules && !request.revertOf ? rulesGrown(request.requirements, rules) : undefined;
@@ -431,6 +460,34 @@ function checkBeforeSending(
   }
   // An extension of a temporary change sends nothing: approving it moves the revert (in the store).
   return afterOperation(request, actorId, 'apply', [], undefined);
+}
+
+/**
+ * Break-glass skips approvals, windows and freezes but never a deny rule; any other change is
+ * refused if a freeze of its rules began since it was asked, or its window closed before it was
+ * approved. A revert is never held back.
+ */
+function skippedAtApply(
+  request: ChangeRequest,
+  rules: PolicyDecision | undefined,
+  now: number | undefined,
+): FlowOutcome | undefined {
+  if (request.revertOf) return undefined;
+  if (request.breakGlass)
+    return rules?.kind === 'deny'
+      ? { status: 'failed', audit: 'failed', failure: { kind: 'denied-now', rule: rules.rule, text: rules.text } }
+      : undefined;
+  const timing = now === undefined ? undefined : timingOf(request.requirements ?? [], now);
+  if (timing?.kind === 'frozen')
+    return failure('frozen', { rule: timing.rule, reason: timing.freeze.reason, until: timing.until });
+  // Approved after its window closed (asked inside it): never applied outside it. Deferring it
+  // here would need the store to move an approved request's applyAt; asking again defers it.
+  if (timing?.kind === 'deferred' || timing?.kind === 'never')
+    return failure('outside-window', {
+      rules: timing.rules.map((r) => r.rule),
+      ...(timing.kind === 'deferred' ? { opensAt: timing.at } : {}),
+    });
+  return undefined;
 }
 
 /** The next operation to send, or the outcome once every one was answered. */
@@ -637,6 +694,17 @@ function stopHolding(request: ChangeRequest, mode: ApplyMode, sentSome = false):
 // ---------------------------------------------------------------------------------------------
 // Filing and deciding
 
+/**
+ * The last approval of a request whose maintenance window closed since it was asked: it waits in
+ * "scheduled" for the next opening (the store records that time as its applyAt), as a request asked
+ * outside its window does. Reverts, break-glass and reviews never wait for a window.
+ */
+function deferredToWindow(request: ChangeRequest, now: number): { scheduleAt?: number } {
+  if (request.revertOf || request.breakGlass || request.reviewOf) return {};
+  const timing = timingOf(request.requirements ?? [], now);
+  return timing.kind === 'deferred' ? { scheduleAt: timing.at } : {};
+}
+
 /** A scheduled request approved before its time waits for it; one approved at or after it applies at once. */
 function waitsForItsTime(request: ChangeRequest, context: FlowContext): request is ChangeRequest & { applyAt: number } {
   return request.applyAt !== undefined && request.applyAt > context.now;
@@ -708,6 +776,8 @@ function failure<K extends Extract<FlowOutcome, { status: 'failed' }>['failure']
  * it took their change back, and of nothing else (a failed revert is tried again by the bot).
  */
 function tell(request: ChangeRequest, news: RequesterNews): Effect[] {
+  // A review is news for approvers, not for whoever broke the glass (their change is long applied).
+  if (request.reviewOf) return [];
   if (request.revertOf)
     return news.kind === 'applied' ? [{ type: 'tell-requester', request, news: { kind: 'reverted' } }] : [];
   if ((news.kind === 'approved' || news.kind === 'rejected') && news.by === request.requesterId) return [];

@@ -128,6 +128,8 @@ export type FlowEvent =
   | { type: 'schedule-due'; actorId: string; graceMs: number }
   // Applied without a decision: a policy that asks none, or a revert.
   | { type: 'apply-unreviewed'; actorId: string; autoRules?: readonly string[] }
+  /** Someone on the break-glass list applies the request at once (approvals, windows and freezes skipped). */
+  | { type: 'break-glass'; actorId: string }
   | { type: 'transitioned'; result: StoreTransitionResult }
   // Applying, under a lease.
   | { type: 'taken-over'; request: ChangeRequest }
@@ -175,6 +177,8 @@ export type AuditNote =
   | { kind: 'withdrawn-unrecorded' }
   /** A rejection with the reason its rejecter typed: kept as the outcome, and in the audit. */
   | { kind: 'rejected-because'; reason: string }
+  /** Applied at once by someone on the break-glass list, for this reason. */
+  | { kind: 'break-glass'; reason: string }
   /** A scheduled request the bot noticed more than the grace after its time (it was down): not applied. */
   | { kind: 'schedule-missed'; dueAt: number; graceMs: number }
   /** A scheduled request's time came: applying it now. */
@@ -290,7 +294,8 @@ export type LogFact =
 export type FlowOutcome =
   | {
       status: 'applied';
-      audit: 'applied';
+      /** `reviewed`: a break-glass review, which sends nothing, was marked done. */
+      audit: 'applied' | 'reviewed';
       note?: 'confirmed-by-reread' | 'settled-shows' | 'resumed';
       apiRequestId?: string;
       results?: OperationResult[];
@@ -309,6 +314,10 @@ export type Failure =
   | { kind: 'rules-grew'; rules: string[] }
   /** The record now matches a rule asking for a reason or a ticket the request was not given. */
   | { kind: 'unjustified-now'; rule: string; missing: 'reason' | 'ticket' }
+  /** A freeze of one of its rules began before it could be applied. */
+  | { kind: 'frozen'; rule: string; reason: string; until: number }
+  /** Asked inside its rules' maintenance window, approved after it closed. */
+  | { kind: 'outside-window'; rules: string[]; opensAt?: number }
   | { kind: 'api-refused'; error: CloudApiError | undefined }
   | { kind: 'unknown-outcome'; error: CloudApiError | undefined }
   | { kind: 'not-shown'; error: CloudApiError | undefined }
@@ -335,6 +344,8 @@ export type FlowReply =
   | { kind: 'gone' }
   | { kind: 'already-decided'; request: ChangeRequest }
   | { kind: 'revert-needs-no-decision' }
+  /** A break-glass review is only marked reviewed: nobody rejects or cancels what already happened. */
+  | { kind: 'review-only' }
   | { kind: 'not-allowed'; reason: string }
   | { kind: 'approval-not-counted'; request: ChangeRequest; reason: 'already-approved' | 'not-needed' }
   | { kind: 'approval-recorded'; request: ChangeRequest }

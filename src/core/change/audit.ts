@@ -2,7 +2,18 @@
 import type { ServiceUpdate } from '../service/schema.js';
 
 export type AuditAction =
-  'requested' | 'approved' | 'applied' | 'failed' | 'rejected' | 'cancelled' | 'expired' | 'stale';
+  | 'requested'
+  | 'approved'
+  | 'applied'
+  | 'failed'
+  | 'rejected'
+  | 'cancelled'
+  | 'expired'
+  | 'stale'
+  /** Claimed for applying by someone on the break-glass list, without approval. */
+  | 'break-glass'
+  /** A break-glass change marked reviewed by an approver of its rules. */
+  | 'reviewed';
 
 export interface AuditEntry {
   /** Stream entry id (Redis) or a monotonic equivalent (memory). */

@@ -200,6 +200,10 @@ export interface ChangeRequest {
   reason?: string;
   /** The ticket the change belongs to (`ticket ABC-123`); a policy rule may require one matching its pattern. */
   ticket?: string;
+  /** Applied at once by someone on the policy's break-glass list, skipping approvals, windows and freezes. */
+  breakGlass?: true;
+  /** The break-glass request this one asks approvers to review after the fact (it sends nothing). */
+  reviewOf?: string;
   /**
    * A scheduled change (`at TIME`, or deferred to a window's opening): once approved it waits in
    * "scheduled" until this time (app clock, ms), then is applied if the service still looks as it

@@ -147,6 +147,13 @@ export const COMMAND_CATALOGUE = [
     summary: 'Show recent changes, for all services or one.',
   },
   {
+    name: 'breakglass',
+    usage: 'breakglass CHANGE COMMAND for DURATION because "REASON"',
+    example: 'breakglass ip add orders-prod 203.0.113.9 laptop for 1h because "INC-7 dashboards down"',
+    summary:
+      "Apply a temporary change at once, without approval, windows or freezes (never past a deny rule): only for the policy file's break-glass list; announced and reviewed afterwards.",
+  },
+  {
     name: 'policy',
     usage: 'policy [SERVICE]',
     example: 'policy orders-prod',

@@ -56,6 +56,8 @@ export type Command =
   | { kind: 'temporary' }
   | { kind: 'history'; service?: string }
   | { kind: 'policy'; service?: string }
+  /** `breakglass` followed by a change command: applied at once by someone on the break-glass list. */
+  | { kind: 'breakglass'; change: Extract<Command, { kind: 'change' }> }
   | { kind: 'summary'; filters: string[] }
   | { kind: 'schedule add'; cron: string; filters: string[]; timeZone?: string }
   | { kind: 'schedule list' }
@@ -84,6 +86,7 @@ const KINDS: Record<CommandKind, true> = {
   temporary: true,
   history: true,
   policy: true,
+  breakglass: true,
   summary: true,
   'schedule add': true,
   'schedule list': true,
@@ -149,7 +152,14 @@ function parseText(text: string): Command {
   }
   if (unterminated !== undefined) throw unclosedQuote(unterminated, tokens);
   if (handler === undefined || first === undefined) return { kind: 'help' };
+  return parseWords(first, args);
+}
+
+/** A command from its first word on (also the change after `breakglass`). */
+function parseWords(first: Token, args: Token[]): Command {
   const firstWord = first.text.toLowerCase();
+  if (firstWord === 'breakglass') return parseBreakglass(args);
+  const handler = HANDLERS.get(firstWord) ?? (() => ({ kind: 'help' }) as const);
   const timed = splitWhen(firstWord, args);
   const justified = splitJustification(firstWord, timed.args);
   return withWhen(withJustification(handler(justified.args), justified, first.text), timed.when, first.text);
@@ -189,6 +199,7 @@ const PARSERS: Record<FirstWord<CommandName>, Handler> = {
   temporary: parseTemporary,
   history: (args) => ({ kind: 'history', ...optionalService('history', args) }),
   policy: (args) => ({ kind: 'policy', ...optionalService('policy', args) }),
+  breakglass: (args) => parseBreakglass(args),
   rename: parseRename,
   ip: parseIp,
   endpoint: parseEndpoint,
@@ -455,6 +466,43 @@ function withWhen(command: Command, when: WhenSpec | undefined, firstWord: strin
     `at ${echo(when.text)} schedules a change; ${firstWord.toLowerCase()} does not change anything, so it takes no time.`,
     usageForWords([firstWord]),
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// breakglass CHANGE COMMAND: a change applied at once, which must say why and for how long
+
+function parseBreakglass(args: Token[]): Command {
+  const [inner, ...rest] = args;
+  if (inner === undefined) return missing('breakglass', 'the change to make');
+  const word = inner.text.toLowerCase();
+  if (!HANDLERS.has(word) || word === 'breakglass')
+    fail(
+      'breakglass',
+      `${echo(inner.text)} is not a command I know. Write the change after breakglass, like this: ${exampleOf('breakglass')}`,
+    );
+  const command = parseWords(inner, rest);
+  if (command.kind === 'invalid') return command;
+  if (command.kind !== 'change')
+    fail(
+      'breakglass',
+      `breakglass goes before a command that changes a service, not ${echo(inner.text)}, like this: ${exampleOf('breakglass')}`,
+    );
+  if (command.when !== undefined)
+    fail(
+      'breakglass',
+      'Break-glass applies at once, so it takes no at TIME. Leave the at out, or ask for a scheduled change the usual way.',
+    );
+  if (command.reason === undefined)
+    fail(
+      'breakglass',
+      `Break-glass needs a reason that reviewers will read: add because "INC-7 dashboards down", like this: ${exampleOf('breakglass')}`,
+    );
+  if (command.durationMs === undefined)
+    fail(
+      'breakglass',
+      `Break-glass changes are temporary: end the change with for DURATION (like for 1h), like this: ${exampleOf('breakglass')}. Only changes the bot can take back exactly can break glass: ip add, endpoint … mysql on, scale, idle, stop and start.`,
+    );
+  return { kind: 'breakglass', change: command };
 }
 
 // ---------------------------------------------------------------------------------------------

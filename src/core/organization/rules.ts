@@ -63,6 +63,7 @@ export function commandWord(command: Command): CommandWord | 'change' | undefine
     case 'invalid':
       return undefined;
     case 'change':
+    case 'breakglass':
       return 'change';
     case 'schedule add':
     case 'schedule list':
@@ -78,6 +79,7 @@ export type Allowance = { allowed: true } | { allowed: false; word: string };
 /** A command here: its word must be allowed, and a change command every kind it touches. */
 export function commandAllowance(rules: ChannelRules, command: Command): Allowance {
   if (command.kind === 'change') return kindsAllowance(rules, intentKinds(command.intent));
+  if (command.kind === 'breakglass') return kindsAllowance(rules, intentKinds(command.change.intent));
   const word = commandWord(command);
   if (word === undefined || word === 'change' || rules.allow === undefined) return { allowed: true };
   return rules.allow.includes(word) ? { allowed: true } : { allowed: false, word };

@@ -40,6 +40,8 @@ export function evaluatePolicy(
       ...(rule.escalate ? { escalate: { afterMs: rule.escalate.afterMs, to: [...rule.escalate.to] } } : {}),
       ...(rule.channel === undefined ? {} : { channel: rule.channel }),
       ...(rule.notify === undefined ? {} : { notify: rule.notify }),
+      ...(rule.window ? { window: rule.window } : {}),
+      ...(rule.freezes ? { freezes: rule.freezes } : {}),
     });
   }
   if (requirements.length === 0) return { kind: 'approve', requirements: [defaultRequirement(defaults)] };

@@ -8,7 +8,18 @@ import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } fr
 import { z } from 'zod';
 import { readSpokenDuration } from '../command/duration.js';
 import { ticketPatternProblem } from './justification.js';
-import { CHANGE_KINDS, NOTIFY, RISKS, type Policy, type Requires, type Rule, type RuleMatch } from './types.js';
+import { isTimeZone } from '../schedule/cron.js';
+import {
+  CHANGE_KINDS,
+  DEFAULT_BREAKGLASS_MAX_MS,
+  NOTIFY,
+  RISKS,
+  WEEKDAYS,
+  type Policy,
+  type Requires,
+  type Rule,
+  type RuleMatch,
+} from './types.js';
 
 /** More would be a typo, and no Slack channel has that many reviewers awake. */
 export const MAX_APPROVALS = 10;
@@ -21,10 +32,25 @@ const TAG_KEY = /^[A-Za-z0-9._-]{1,128}$/;
 export type PolicyParse = { ok: true; policy: Policy } | { ok: false; problems: string[] };
 
 const KEYS_OF = {
-  file: ['rules'],
-  rule: ['name', 'match', 'approvals', 'approvers', 'deny', 'remind', 'escalate', 'channel', 'notify', 'require'],
+  file: ['rules', 'breakglass', 'breakglass_max'],
+  rule: [
+    'name',
+    'match',
+    'approvals',
+    'approvers',
+    'deny',
+    'remind',
+    'escalate',
+    'channel',
+    'notify',
+    'require',
+    'window',
+    'freeze',
+  ],
   match: ['tags', 'services', 'changes', 'risks'],
   require: ['reason', 'ticket'],
+  window: ['days', 'from', 'to', 'tz'],
+  freeze: ['from', 'to', 'reason'],
 } as const;
 
 const nonEmptyList = <T extends z.ZodType>(item: T, what: string, example: string, ifLeftOut = 'to match any') =>
@@ -112,6 +138,72 @@ const EscalateSchema = z.strictObject(
   { error: 'must be a map like { after: 2h, to: [S0ONCALL] }' },
 );
 
+/** "09:00" -> 540; "24:00" only where a day's end is meant (`to`). */
+const timeOfDay = (endOfDay: boolean) =>
+  z.string({ error: 'must be a time of day in quotes, like "09:00"' }).transform((text, ctx) => {
+    const match = /^([01]?\d|2[0-4]):([0-5]\d)$/.exec(text.trim());
+    const minute = match ? Number(match[1]) * 60 + Number(match[2]) : Number.NaN;
+    if (!(minute <= (endOfDay ? 1440 : 1439))) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a time of day from "00:00" to "${endOfDay ? '24:00' : '23:59'}", like "09:00"`,
+      });
+      return z.NEVER;
+    }
+    return minute;
+  });
+
+const WindowSchema = z
+  .strictObject(
+    {
+      days: nonEmptyList(
+        z.preprocess(
+          (day) => (typeof day === 'string' ? day.trim().toLowerCase() : day),
+          z.enum(WEEKDAYS, { error: `must be a day: ${WEEKDAYS.join(', ')}` }),
+        ),
+        'days',
+        '[mon, tue, wed, thu]',
+        'and the window with it, to allow changes at any time',
+      ),
+      from: timeOfDay(false),
+      to: timeOfDay(true),
+      tz: z
+        .string({ error: 'must be a time zone like Europe/Berlin' })
+        .refine(isTimeZone, { error: 'is not a time zone I know; write it like Europe/Berlin or UTC' }),
+    },
+    { error: 'must be a map like { days: [mon, tue, wed, thu], from: "09:00", to: "16:00", tz: Europe/Berlin }' },
+  )
+  .refine((window) => window.from !== window.to, {
+    path: ['to'],
+    error: 'must differ from from (for a whole day write from: "00:00", to: "24:00")',
+  });
+
+/** A calendar date as YAML gives it unquoted (2026-12-20), checked to exist. */
+const DateSchema = z.string({ error: 'must be a date like 2026-12-20' }).refine(
+  (text) => {
+    const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+    if (!match) return false;
+    const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+    return date.toISOString().startsWith(text);
+  },
+  { error: 'must be a date that exists, written like 2026-12-20' },
+);
+
+const FreezeSchema = z
+  .strictObject(
+    {
+      from: DateSchema,
+      to: DateSchema,
+      reason: z
+        .string({ error: 'is required: the sentence a refused requester reads, like "Year-end freeze"' })
+        .trim()
+        .min(1, { error: 'must not be empty' })
+        .max(500, { error: 'must be at most 500 characters' }),
+    },
+    { error: 'must be a map like { from: 2026-12-20, to: 2027-01-04, reason: "Year-end freeze" }' },
+  )
+  .refine((freeze) => freeze.from <= freeze.to, { path: ['to'], error: 'is before from' });
+
 const RuleSchema = z
   .strictObject(
     {
@@ -142,6 +234,13 @@ const RuleSchema = z
         .optional(),
       notify: z.enum(NOTIFY, { error: `must be one of ${NOTIFY.join(', ')}` }).optional(),
       require: RequireSchema.optional(),
+      window: WindowSchema.optional(),
+      freeze: z
+        .array(FreezeSchema, {
+          error: 'must be a list of freezes, like [{ from: 2026-12-20, to: 2027-01-04, reason: "Year-end freeze" }]',
+        })
+        .min(1, { error: 'must not be empty (leave the key out when nothing is frozen)' })
+        .optional(),
     },
     { error: 'must be a map with name, match and either approvals or deny' },
   )
@@ -150,7 +249,14 @@ const RuleSchema = z
 
 /** Checks across a rule's keys, on values that may themselves be invalid. */
 function ruleShapeProblems(rule: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  const { deny, approvals, approvers, remind, escalate, channel, notify, require } = rule;
+  const { deny, approvals, approvers, remind, escalate, channel, notify, require, window, freeze } = rule;
+  for (const [key, value] of [
+    ['window', window],
+    ['freeze', freeze],
+  ] as const) {
+    if (value !== undefined && deny !== undefined && approvals === undefined)
+      ctx.addIssue({ code: 'custom', path: [key], message: 'has no effect in a deny rule: it refuses at any time' });
+  }
   for (const [key, value] of [
     ['remind', remind],
     ['escalate', escalate],
@@ -199,7 +305,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const FileSchema = z.strictObject(
-  { rules: z.array(RuleSchema, { error: 'must be a list of rules (each starting with "- name: …")' }) },
+  {
+    rules: z.array(RuleSchema, { error: 'must be a list of rules (each starting with "- name: …")' }),
+    breakglass: peopleList('[S0ONCALL, U0ALICE]', 'so that nobody may break glass').optional(),
+    breakglass_max: WaitSchema.optional(),
+  },
   { error: 'must be a map with a rules: list' },
 );
 
@@ -239,7 +349,16 @@ export function parsePolicy(text: string): PolicyParse {
   if (problems.length > 0 || !parsed.success) return { ok: false, problems: problems.sort(byLine) };
 
   const rules = parsed.data.rules.map((rule, index) => toRule(rule, lineOf(nodeOffset(doc, ['rules', index]))));
-  return { ok: true, policy: { rules, digest: createHash('sha256').update(text, 'utf8').digest('hex') } };
+  const { breakglass, breakglass_max: breakglassMaxMs } = parsed.data;
+  return {
+    ok: true,
+    policy: {
+      rules,
+      ...(breakglass ? { breakglass: [...new Set(breakglass)] } : {}),
+      breakglassMaxMs: breakglassMaxMs ?? DEFAULT_BREAKGLASS_MAX_MS,
+      digest: createHash('sha256').update(text, 'utf8').digest('hex'),
+    },
+  };
 }
 
 function toRule(rule: ParsedRule, line: number | undefined): Rule {
@@ -262,6 +381,17 @@ function toRule(rule: ParsedRule, line: number | undefined): Rule {
     ...(rule.channel === undefined ? {} : { channel: rule.channel }),
     ...(rule.notify === undefined ? {} : { notify: rule.notify }),
     ...(require ? { require } : {}),
+    ...(rule.window
+      ? {
+          window: {
+            days: [...new Set(rule.window.days)],
+            fromMinute: rule.window.from,
+            toMinute: rule.window.to,
+            tz: rule.window.tz,
+          },
+        }
+      : {}),
+    ...(rule.freeze ? { freezes: rule.freeze } : {}),
   };
 }
 
@@ -329,6 +459,7 @@ const MISSING: Record<string, string> = {
   rules: 'is missing: the file needs a rules: list',
   name: 'is required: a short name people will see in requests and the audit',
   match: 'is missing (use match: {} to match every request)',
+  reason: 'is required: the sentence a refused requester reads, like "Year-end freeze"',
 };
 
 function missingMessage(path: Array<string | number>): string {
@@ -347,7 +478,9 @@ function valueAt(data: unknown, path: Array<string | number>): unknown {
 function context(path: Array<string | number>): keyof typeof KEYS_OF {
   if (path.length === 0) return 'file';
   const last = path.at(-1);
-  return last === 'match' || last === 'require' ? last : 'rule';
+  if (last === 'match' || last === 'require' || last === 'window') return last;
+  if (path.at(-2) === 'freeze') return 'freeze';
+  return 'rule';
 }
 
 /** "rule 2 "prod needs two": " for problems inside a rule, '' at the top. */

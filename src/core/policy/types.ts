@@ -72,6 +72,10 @@ export type Rule =
       /** How approvers hear of it: direct messages, the channel thread, or both. */
       notify?: Notify;
       require?: Requires;
+      /** When its changes may be applied (a change asked outside is deferred to the next opening). */
+      window?: ChangeWindow;
+      /** Periods its changes are refused (break-glass aside), oldest first as written. */
+      freezes?: readonly Freeze[];
     });
 
 export interface Escalation {
@@ -82,8 +86,42 @@ export interface Escalation {
 /** A waiting request is bumped in its thread this long after it was made, and again as long after. */
 export const DEFAULT_REMIND_MS = 30 * 60_000;
 
+/** Days of the week as the policy file spells them, Sunday first (Date#getUTCDay order). */
+export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/**
+ * A maintenance window: on these days, from `fromMinute` to `toMinute` (minutes after midnight,
+ * wall-clock time in `tz`). `toMinute` <= `fromMinute` wraps past midnight (22:00-02:00): the
+ * window then opens on a listed day and closes the next morning.
+ */
+export interface ChangeWindow {
+  days: readonly Weekday[];
+  fromMinute: number;
+  toMinute: number;
+  /** IANA time zone, e.g. Europe/Berlin. */
+  tz: string;
+}
+
+/**
+ * A freeze: no change of the rule from the first moment of `from` to the last of `to` (dates
+ * YYYY-MM-DD, both inclusive), counted in the rule's window time zone, or UTC without a window.
+ */
+export interface Freeze {
+  from: string;
+  to: string;
+  reason: string;
+}
+
+/** Break-glass changes last at most this long unless the file says `breakglass_max`. */
+export const DEFAULT_BREAKGLASS_MAX_MS = 4 * 3_600_000;
+
 export interface Policy {
   rules: readonly Rule[];
+  /** Users (U…) and user groups (S…) who may apply a change at once with `breakglass`; none = nobody. */
+  breakglass?: readonly string[];
+  /** The longest `for` a break-glass change may ask (DEFAULT_BREAKGLASS_MAX_MS unless written). */
+  breakglassMaxMs?: number;
   /** sha256 of the file's bytes (hex), recorded with every request made under it. */
   digest: string;
 }
@@ -130,6 +168,9 @@ export interface Requirement {
   channel?: string;
   /** Absent: `both` when the rule lists approvers, `channel` otherwise (core/policy/nudges.ts). */
   notify?: Notify;
+  /** The rule's maintenance window and freezes (core/policy/window.ts). */
+  window?: ChangeWindow;
+  freezes?: readonly Freeze[];
 }
 
 export const NOTIFY = ['dm', 'channel', 'both'] as const;

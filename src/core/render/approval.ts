@@ -74,6 +74,14 @@ function failureRecord(failure: Failure): ChangeOutcome {
       return {
         message: `The service now falls under the policy rule "${failure.rule}", which asks for a ${failure.missing} this request was not given (its tags or the rules changed since it was asked), so it was not applied. Ask again with ${failure.missing === 'reason' ? 'because "REASON"' : 'ticket ID'}.`,
       };
+    case 'frozen':
+      return {
+        message: `The policy rule "${failure.rule}" froze changes before this one could be applied: ${failure.reason} (until ${utcText(failure.until)}). It was not applied; ask again after the freeze, or break glass if it cannot wait.`,
+      };
+    case 'outside-window':
+      return {
+        message: `It was approved after the maintenance window of the policy rule(s) ${failure.rules.map((r) => `"${r}"`).join(', ')} closed, so it was not applied outside it. Ask again: it will be scheduled for the next opening${failure.opensAt === undefined ? '' : ` (${utcText(failure.opensAt)})`}.`,
+      };
     case 'api-refused':
       return apiFailure(failure.error, 'ClickHouse Cloud did not apply the change');
     case 'unknown-outcome':
@@ -99,6 +107,11 @@ function failureRecord(failure: Failure): ChangeOutcome {
         `${SETTLED_NOTE}, but the service could not be read; look at it with the show command`,
       );
   }
+}
+
+/** A moment as plain text (outcome messages are escaped, so Slack's date markup cannot be used there). */
+function utcText(at: number): string {
+  return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 function apiFailure(error: CloudApiError | undefined, what: string): ChangeOutcome {
@@ -143,6 +156,8 @@ export function replyText(reply: FlowReply): string | undefined {
       return alreadyDecidedText(reply.request);
     case 'revert-needs-no-decision':
       return 'This is a revert the bot applies by itself: it needs no decision, so your click changed nothing.';
+    case 'review-only':
+      return 'A break-glass change has already happened: its review can only be marked reviewed (by an approver of its rules), not rejected or cancelled. If it was wrong, Undo it or file the change that puts it right.';
     case 'not-allowed':
       return `:no_entry_sign: ${reply.reason} Nothing was changed.`;
     case 'approval-not-counted':
@@ -175,6 +190,8 @@ export function auditNoteText(note: AuditNote): string {
       return 'The bot could not record this request, so it was withdrawn. Ask again in a minute.';
     case 'rejected-because':
       return `Reason: ${note.reason}`;
+    case 'break-glass':
+      return `Break-glass: applied without approval, windows or freezes. Reason: ${note.reason}`;
     case 'schedule-missed':
       return scheduleMissedText(note.dueAt, note.graceMs);
     case 'schedule-started':
@@ -189,6 +206,7 @@ export function auditNoteText(note: AuditNote): string {
 export function noteOutcome(note: AuditNote): ChangeOutcome | undefined {
   switch (note.kind) {
     case 'auto-approved':
+    case 'break-glass':
     case 'schedule-started':
       return undefined;
     case 'rejected-because':

@@ -22,6 +22,7 @@ import { channelRef, mention, people } from './people.js';
 import { approvalChannelOf } from '../policy/progress.js';
 import { progressLines, progressSummary } from './policy.js';
 import { offersUndo, temporaryNote, undoButton } from './temporary.js';
+import { breakGlassSkippedText, reviewBlocks } from './breakglass.js';
 
 export const ACTION_APPROVE = 'change_approve';
 export const ACTION_REJECT = 'change_reject';
@@ -36,16 +37,23 @@ export function changeLine(change: FieldChange): string {
  * approval channel: the same record, without buttons, saying where it is decided.
  */
 export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): Block[] {
+  if (request.reviewOf) return reviewBlocks(request, [markReviewedButton(request.id)]);
   const { plan } = request;
   const blocks: Block[] = [
-    header(`Change request: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 16)}`),
+    request.breakGlass
+      ? header(`Break-glass change: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 20)}`)
+      : header(`Change request: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 16)}`),
     section(
-      `${mention(request.requesterId)} asks to change ${serviceRef(plan.serviceName, plan.serviceId)}${request.organization ? ` in the organization ${code(request.organization)}` : ''}:`,
+      `${mention(request.requesterId)} ${request.breakGlass ? 'broke glass to change' : 'asks to change'} ${serviceRef(plan.serviceName, plan.serviceId)}${request.organization ? ` in the organization ${code(request.organization)}` : ''}:`,
     ),
   ];
   const warnings = distinctSentences(plan.warnings).map((w) => `:warning: *${esc(w)}*`);
   const note = temporaryNote(request);
-  const rules = request.requirements ? progressLines(request, request.requirements) : [];
+  const rules = request.breakGlass
+    ? [breakGlassSkippedText(request)]
+    : request.requirements
+      ? progressLines(request, request.requirements)
+      : [];
   const why = justificationLines(request);
   const budget =
     LIMITS.messageBlocks -
@@ -94,6 +102,8 @@ function shortened(text: string, max: number): string {
 function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
   // A revert is applied by the bot at once: nobody decides it, so it offers no buttons.
   if (request.status === 'pending' && request.revertOf) return [context(`Request ${code(request.id)} · reverting now`)];
+  if (request.status === 'pending' && request.breakGlass)
+    return [context(`Request ${code(request.id)} · :rotating_light: break-glass: applying now without approval`)];
   const decidedIn = linkOnly ? approvalChannelOf(request) : undefined;
   if (request.status === 'pending' && decidedIn)
     return [
@@ -138,16 +148,21 @@ function expiry(request: ChangeRequest): string {
   return `expires ${slackDate(request.expiresAt)}`;
 }
 
-/** Approve and Reject for a request: the same buttons in the channel, a DM and the Home tab. */
-export function decisionButtons(requestId: string) {
+/**
+ * Approve and Reject for a request: the same buttons in the channel, a DM and the Home tab. A
+ * break-glass review has one, Mark reviewed: an approval by another name, on the same path.
+ */
+export function decisionButtons(requestId: string, review = false) {
+  const approve = {
+    type: 'button' as const,
+    action_id: ACTION_APPROVE,
+    text: { type: 'plain_text' as const, text: review ? 'Mark reviewed' : 'Approve' },
+    style: 'primary' as const,
+    value: requestId,
+  };
+  if (review) return [approve];
   return [
-    {
-      type: 'button' as const,
-      action_id: ACTION_APPROVE,
-      text: { type: 'plain_text' as const, text: 'Approve' },
-      style: 'primary' as const,
-      value: requestId,
-    },
+    approve,
     {
       type: 'button' as const,
       action_id: ACTION_REJECT,
@@ -179,8 +194,14 @@ export function outcomeText(request: ChangeRequest): string {
   return request.status === 'pending' ? 'Waiting for approval.' : OUTCOME[request.status](request);
 }
 
+/** The Mark reviewed button of a break-glass review: an approval by another name, on the same exactly-once path. */
+function markReviewedButton(requestId: string): Block {
+  return { type: 'actions', block_id: 'change_actions', elements: decisionButtons(requestId, true) };
+}
+
 /** Everyone whose approval counted, or the rules that needed none. */
 function approvedBy(r: ChangeRequest): string {
+  if (r.breakGlass) return `:rotating_light: Break-glass by ${mention(r.decidedBy)}, without approval`;
   const approvals = r.approvals ?? [];
   if (approvals.length > 0) return `Approved by ${people(approvals.map((a) => a.userId))}`;
   const requirements = r.requirements ?? [];
@@ -199,7 +220,7 @@ export function pendingBlocks(requests: ChangeRequest[]): Block[] {
   if (requests.length === 0) return [section('No change request is waiting for approval in this channel.')];
   const lines = requests.map(
     (r) =>
-      `• ${code(r.id)} ${serviceRef(r.plan.serviceName, r.plan.serviceId)} by ${mention(r.requesterId)}: ${esc(changeSummary(r.plan.changes))}${justificationPhrase(r)}${pendingState(r)}`,
+      `• ${code(r.id)} ${serviceRef(r.plan.serviceName, r.plan.serviceId)} by ${mention(r.requesterId)}: ${r.reviewOf ? `review of break-glass ${code(r.reviewOf)}` : esc(changeSummary(r.plan.changes))}${justificationPhrase(r)}${pendingState(r)}`,
   );
   return [
     header(`Pending change requests (${requests.length})`),

@@ -23,6 +23,14 @@ const ICON: Record<AuditAction, string> = {
   rejected: ':no_entry:',
   cancelled: ':heavy_multiplication_x:',
   expired: ':hourglass_flowing_sand:',
+  'break-glass': ':rotating_light:',
+  reviewed: ':mag:',
+};
+
+/** Break-glass entries stand out: nobody approved them, and someone must look at them after the fact. */
+const ACTION_TEXT: Partial<Record<AuditAction, string>> = {
+  'break-glass': '*BREAK-GLASS* applied without approval',
+  reviewed: 'break-glass reviewed',
 };
 
 /** How far back the audit trail reaches: its oldest kept entry, and how long entries are kept. */
@@ -49,7 +57,7 @@ export function historyBlocks(entries: AuditEntry[], reach: AuditReach, serviceL
       .join(' · ');
     // Nobody expires a request: the entry's actor is only whoever happened to notice it.
     const actor = e.action === 'expired' ? '' : ` by ${mention(e.actorId)}`;
-    return `${ICON[e.action]} ${slackDate(e.at)} ${serviceRef(e.serviceName, e.serviceId)} ${esc(e.action)}${actor} ${code(e.changeId)}${detail ? `\n      ${detail}` : ''}`;
+    return `${ICON[e.action]} ${slackDate(e.at)} ${serviceRef(e.serviceName, e.serviceId)} ${ACTION_TEXT[e.action] ?? esc(e.action)}${actor} ${code(e.changeId)}${detail ? `\n      ${detail}` : ''}`;
   });
   return [
     header(title),

@@ -89,7 +89,7 @@ function waitingBlocks(waiting: readonly ChangeRequest[]): Block[] {
       {
         type: 'actions',
         block_id: `home_waiting_${index}`,
-        elements: decisionButtons(request.id),
+        elements: decisionButtons(request.id, request.reviewOf !== undefined),
       },
     );
   });

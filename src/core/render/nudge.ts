@@ -25,9 +25,10 @@ export function reminderMessage(
     (p) => `• ${bold(p.requirement.rule)}: ${p.missing} more from ${whoMayApprove(p, request.requesterId)}`,
   );
   const last = round >= MAX_REMINDERS ? ' This is the last reminder.' : '';
-  const head = `:bell: Request ${code(request.id)} still waits for approval after ${waited}.${last}`;
+  const what = request.reviewOf ? `review of break-glass ${request.reviewOf}` : 'approval';
+  const head = `:bell: Request ${code(request.id)} still waits for ${what} after ${waited}.${last}`;
   return {
-    text: `Request ${request.id} still waits for approval after ${waited}`,
+    text: `Request ${request.id} still waits for ${what} after ${waited}`,
     blocks: [section([head, ...lines].join('\n'))],
   };
 }
@@ -40,7 +41,7 @@ export function escalationMessage(request: ChangeRequest, requirement: Requireme
     text: `Request ${request.id} is escalated after ${after}`,
     blocks: [
       section(
-        `:rotating_light: Request ${code(request.id)} has waited ${after} for ${bold(requirement.rule)}: ${people(to)} may approve it now too.`,
+        `:rotating_light: Request ${code(request.id)} has waited ${after} for ${bold(requirement.rule)}: ${people(to)} may ${request.reviewOf ? 'mark it reviewed' : 'approve it'} now too.`,
       ),
     ],
   };

@@ -20,10 +20,15 @@ import {
   type Requires,
   type Risk,
   type Rule,
+  type ChangeWindow,
+  type Freeze,
 } from '../policy/types.js';
-import { bold, code, context, esc, header, LIMITS, packLines, section, type Block } from './mrkdwn.js';
+import { bold, code, context, esc, header, LIMITS, packLines, section, slackDate, type Block } from './mrkdwn.js';
 import { formatDuration } from '../change/temporary.js';
 import { people } from './people.js';
+import { freezeText, windowText } from './breakglass.js';
+import { breakGlassMaxMs } from '../policy/breakglass.js';
+import { closingAfter, freezeInForce, freezeSpan, freezeZone, isOpen, nextOpening } from '../policy/window.js';
 
 /** The request's requirements (the default one for requests made before policies). */
 export function requirementsOf(
@@ -141,8 +146,54 @@ function matchText(rule: Rule): string {
 function effectText(rule: Rule, defaults: PolicyDefaults): string {
   if (rule.effect === 'deny') return `refuses: _${esc(rule.deny)}_`;
   const asks = requiresText(rule.require);
-  if (rule.approvals === 0) return `needs no approval${asks}`;
-  return `needs ${rule.approvals} approval${rule.approvals === 1 ? '' : 's'} from ${approversText(rule.approvers ?? defaults.approvers)}${asks}`;
+  const when = whenText(rule);
+  if (rule.approvals === 0) return `needs no approval${asks}${when}`;
+  return `needs ${rule.approvals} approval${rule.approvals === 1 ? '' : 's'} from ${approversText(rule.approvers ?? defaults.approvers)}${asks}${when}`;
+}
+
+/** "; applied Mon–Thu 09:00–16:00 Berlin; frozen 2026-12-20 to 2027-01-04 (Year-end freeze)". */
+function whenText(rule: { window?: ChangeWindow; freezes?: readonly Freeze[] }): string {
+  return [
+    ...(rule.window ? [`applied ${esc(windowText(rule.window))}`] : []),
+    ...(rule.freezes ?? []).map((freeze) => `frozen ${esc(freezeText(freeze))}`),
+  ]
+    .map((part) => `; ${part}`)
+    .join('');
+}
+
+/** Who may break glass, and for how long at most. */
+function breakGlassLine(policy: Policy): string {
+  const list = policy.breakglass ?? [];
+  if (list.length === 0) return 'Break-glass: nobody is listed (`breakglass`), so every change goes through approval.';
+  return `Break-glass: ${people(list)} may apply a temporary change at once (at most ${formatDuration(breakGlassMaxMs(policy))}), never past a deny rule; it is announced and reviewed afterwards.`;
+}
+
+/**
+ * When changes to a service may be applied, as of `now`: each matching rule with a window (open
+ * now until…, or its next opening) or a freeze (in force until…, or to come).
+ */
+function timingLines(requirements: readonly Requirement[], now: number): string[] {
+  const seen = new Set<string>();
+  return requirements.flatMap((requirement) => {
+    if (seen.has(requirement.rule) || (!requirement.window && !requirement.freezes)) return [];
+    seen.add(requirement.rule);
+    const parts: string[] = [];
+    const { window } = requirement;
+    if (window) {
+      const state = isOpen(window, now)
+        ? `open now, until ${slackDate(closingAfter(window, now), '{time}')}`
+        : `closed now; next opening ${slackDate(nextOpening(window, now), '{date_short_pretty} {time}')}`;
+      parts.push(`applied ${esc(windowText(window))} (${state})`);
+    }
+    const frozen = freezeInForce(requirement.freezes, freezeZone(requirement), now);
+    if (frozen)
+      parts.push(
+        `:snowflake: *frozen until ${slackDate(frozen.until, '{date_short_pretty} {time}')}*: “${esc(frozen.freeze.reason)}”`,
+      );
+    const coming = (requirement.freezes ?? []).filter((f) => freezeSpan(f, freezeZone(requirement)).from > now);
+    if (coming.length > 0) parts.push(`freezes to come: ${coming.map((f) => esc(freezeText(f))).join('; ')}`);
+    return [`• ${bold(requirement.rule)}: ${parts.join(' · ')}`];
+  });
 }
 
 /** ", and a reason and a ticket matching `^[A-Z]+-[0-9]+$`": what a rule asks the requester to give. */
@@ -205,8 +256,9 @@ export function policyBlocks(policy: Policy | undefined, defaults: PolicyDefault
   );
   return [
     header(`Approval policy (${policy.rules.length} rule${policy.rules.length === 1 ? '' : 's'})`),
-    ...packLines(lines, LIMITS.messageBlocks - 3, (n) => `_…and ${n} more rules_`),
+    ...packLines(lines, LIMITS.messageBlocks - 4, (n) => `_…and ${n} more rules_`),
     section(defaultText(defaults)),
+    section(breakGlassLine(policy)),
     context(
       `A request needs every matching rule; a refusing rule wins. Rules match the service before or after the change. Policy file sha256 ${code(policy.digest.slice(0, 16))}.`,
     ),
@@ -222,8 +274,14 @@ export function servicePolicyBlocks(
   policy: Policy | undefined,
   service: ServiceRecord,
   defaults: PolicyDefaults,
+  now?: number,
 ): Block[] {
   const side = serviceSide(service);
+  const matching = CHANGE_KINDS.flatMap((kind) => {
+    const decision = evaluatePolicy(policy, { before: side, after: side, changes: [kind], risks: [] }, defaults);
+    return decision.kind === 'deny' ? [] : decision.requirements;
+  });
+  const timing = now === undefined ? [] : timingLines(matching, now);
   const tags = [...side.tags].map(([k, v]) => `${k}=${v}`).join(', ');
   const lines = CHANGE_KINDS.map((kind) => {
     const outcome = (risks: Risk[]) =>
@@ -237,7 +295,8 @@ export function servicePolicyBlocks(
   return [
     header(`Approval rules for ${service.name || service.id}`),
     section(`${bold(service.name)} ${code(service.id)}${tags ? ` · tags ${code(tags)}` : ' · no tags'}`),
-    ...packLines(lines, LIMITS.messageBlocks - 3, (n) => `_…and ${n} more_`),
+    ...packLines(lines, LIMITS.messageBlocks - 4, (n) => `_…and ${n} more_`),
+    ...(timing.length > 0 ? [section(`*When changes are applied*\n${timing.join('\n')}`)] : []),
     context(
       policy
         ? 'Rules also match the service as a change would leave it (a rename, a tag change).'

@@ -274,8 +274,11 @@ export class MemoryChangeStore implements ChangeStore {
         stored.status = step.schedule ? 'scheduled' : 'applying';
         stored.decidedBy = approval.userId;
         stored.decidedAt = approval.at;
-        if (step.schedule) this.scheduled.set(stored.id, step.schedule.at);
-        else if (step.claim) this.grantLease(stored, step.claim);
+        if (step.schedule) {
+          this.scheduled.set(stored.id, step.schedule.at);
+          // A request deferred to its window's opening at approval gets its time only now.
+          stored.applyAt = step.schedule.at;
+        } else if (step.claim) this.grantLease(stored, step.claim);
       }
       const message = [step.audit.message, complete ? step.completesMessage : undefined].filter(Boolean).join(' ');
       const fence = this.fences.get(stored.id);

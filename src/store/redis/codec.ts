@@ -46,7 +46,8 @@ type ImmutablePart = Pick<
   | JustificationPart
 >;
 /** What makes a request time-boxed, a revert or an extension (core/change/temporary.ts). */
-type TemporaryPart = 'temporary' | 'revertOf' | 'extendOf' | 'threadTs' | 'beneficiaryId' | 'undoOf';
+type TemporaryPart =
+  'temporary' | 'revertOf' | 'extendOf' | 'threadTs' | 'beneficiaryId' | 'undoOf' | 'breakGlass' | 'reviewOf';
 /** Why the request was made; absent on requests stored before reasons and tickets existed. */
 type JustificationPart = 'reason' | 'ticket';
 
@@ -113,8 +114,10 @@ export function requestToHashArgs(request: ChangeRequest): string[] {
 }
 
 function temporaryPart(request: ChangeRequest): Pick<ChangeRequest, TemporaryPart> {
-  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf } = request;
+  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf, breakGlass, reviewOf } = request;
   return {
+    ...(breakGlass ? { breakGlass } : {}),
+    ...(reviewOf ? { reviewOf } : {}),
     ...(beneficiaryId ? { beneficiaryId } : {}),
     ...(undoOf ? { undoOf } : {}),
     ...(temporary ? { temporary } : {}),
@@ -153,6 +156,8 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   if (hash.decidedAt !== undefined) request.decidedAt = parseNumber(hash.decidedAt, 'decidedAt');
   if (hash.outcome !== undefined) request.outcome = parseOutcome(hash.outcome);
   if (hash.confirmed !== undefined) request.confirmed = parseOperationResults(hash.confirmed, 'confirmed');
+  // Set again by the approval that schedules it (a window's opening): the hash field wins over `data`.
+  if (hash.applyAt !== undefined) request.applyAt = parseNumber(hash.applyAt, 'applyAt');
   const approvals = approvalsFromHash(hash);
   if (approvals.length > 0) request.approvals = approvals;
   if (hash.leaseOwner !== undefined && hash.fence !== undefined) {
@@ -304,7 +309,7 @@ function parseImmutablePart(json: string): ImmutablePart {
 }
 
 function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, TemporaryPart> {
-  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf } = value;
+  const { temporary, revertOf, extendOf, threadTs, beneficiaryId, undoOf, breakGlass, reviewOf } = value;
   const part: Pick<ChangeRequest, TemporaryPart> = {};
   if (typeof temporary === 'object' && temporary !== null) {
     const { durationMs, remindAfterMs } = temporary as Record<string, unknown>;
@@ -317,6 +322,8 @@ function readTemporaryPart(value: Record<string, unknown>): Pick<ChangeRequest, 
   if (typeof threadTs === 'string') part.threadTs = threadTs;
   if (typeof beneficiaryId === 'string') part.beneficiaryId = beneficiaryId;
   if (typeof undoOf === 'string') part.undoOf = undoOf;
+  if (breakGlass === true) part.breakGlass = true;
+  if (typeof reviewOf === 'string') part.reviewOf = reviewOf;
   return part;
 }
 

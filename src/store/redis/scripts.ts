@@ -482,7 +482,8 @@ for position, wanted in ipairs(need) do
 end
 local message = ARGV[7]
 if complete == 1 and ARGV[13] ~= '' then
-  redis.call('HSET', request, 'status', 'scheduled', 'decidedBy', user, 'decidedAt', now)
+  -- applyAt also here: a request deferred to its window's opening at approval gets its time only now
+  redis.call('HSET', request, 'status', 'scheduled', 'decidedBy', user, 'decidedAt', now, 'applyAt', ARGV[13])
   redis.call('ZADD', KEYS[8], ARGV[13], id)
   redis.call('ZREM', open, id)
   if ARGV[8] ~= '' then message = (message ~= '' and (message .. ' ') or '') .. ARGV[8] end

@@ -66,6 +66,7 @@ const EVENTS: FlowEvent[] = [
   { type: 'send-refused', index: 0 },
   { type: 'expiry-due', actorId: 'the bot' },
   { type: 'schedule-due', actorId: 'the bot', graceMs: 900_000 },
+  { type: 'break-glass', actorId: 'U1' },
 ];
 
 function run(state: FlowState, ...events: FlowEvent[]): { state: FlowState; effects: Effect[]; ignored?: string } {

@@ -94,7 +94,7 @@ describe('parsePolicy: every problem, with its line', () => {
     expect(problemsOf('- a\n')).toEqual(['line 1: The policy file must be a map with a rules: list']);
     expect(problemsOf('foo: 1\n')).toEqual([
       'line 1: rules is missing: the file needs a rules: list',
-      'line 1: unknown key "foo" (allowed here: rules)',
+      'line 1: unknown key "foo" (allowed here: rules, breakglass, breakglass_max)',
     ]);
     expect(problemsOf('rules: 3\n')).toEqual([
       'line 1: rules must be a list of rules (each starting with "- name: …")',
@@ -225,7 +225,7 @@ describe('parsePolicy: every problem, with its line', () => {
 
   it('unknown rule keys point at the key', () => {
     expect(problemsOf(rule('match: {}\napprovals: 1\n\napprover: [U0A]'))).toEqual([
-      'line 6: rule 1 ("r"): unknown key "approver" (allowed here: name, match, approvals, approvers, deny, remind, escalate, channel, notify, require)',
+      'line 6: rule 1 ("r"): unknown key "approver" (allowed here: name, match, approvals, approvers, deny, remind, escalate, channel, notify, require, window, freeze)',
     ]);
   });
 
