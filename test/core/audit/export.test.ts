@@ -48,6 +48,20 @@ describe('AUDIT_SINKS', () => {
     expect(parseAuditSinks('webhook:http://10.0.0.1/x').problems).toHaveLength(1);
   });
 
+  it.each([
+    'http://127.0.0.1.evil.com/x',
+    'http://localhost.evil.com/x',
+    'http://localhost%2eevil.com/x',
+    'http://127.0.0.1@evil.com/x',
+    'http://evil.com\\@127.0.0.1/x',
+    'http://127.0.0.1%2f@evil.com/x',
+    'http://[::ffff:127.0.0.1]/x',
+    'http://localhost./x',
+    'http://[::ffff:10.0.0.1]/x',
+  ])('refuses plain http to %s: a host that only looks like this machine', (url) => {
+    expect(parseAuditSinks(`webhook:${url}`).problems).toHaveLength(1);
+  });
+
   it('names every bad sink, each with the fix', () => {
     const { problems } = parseAuditSinks(
       [
