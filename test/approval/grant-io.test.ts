@@ -25,9 +25,9 @@ describe('GrantIo.settleUnsentRevert', () => {
     await store.create(revert);
     const io = new GrantIo({
       store,
-      cloud: new InProcessDirectory(),
+      cloud: new InProcessDirectory([]),
       messenger: new RecordingMessenger(),
-      logger: recordingLog().log,
+      logger: recordingLog(),
       now: () => now,
     });
     expect(await io.settleUnsentRevert(revert, 'the bot')).toBe(true);
