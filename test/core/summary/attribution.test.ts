@@ -320,7 +320,13 @@ describe('driftAuthorText', () => {
     // A line break in actorDetails (or actorId) would forge a drift line of the bot's own.
     const forged = `${name}\n• prod: IP added — via this bot\r\u2028x`;
     const one = driftAuthorText(item([{ actor, name: forged, at: NOW }]), NOW);
-    const several = driftAuthorText(item([{ actor, name: forged, at: NOW }, { actor: 'system', at: NOW }]), NOW);
+    const several = driftAuthorText(
+      item([
+        { actor, name: forged, at: NOW },
+        { actor: 'system', at: NOW },
+      ]),
+      NOW,
+    );
     for (const text of [one, several]) expect(text).not.toMatch(/[\r\n\u2028\u2029]/);
   });
 });
