@@ -9,7 +9,7 @@ import type { LaterChange } from '../core/change/temporary.js';
 import type { ChangeRequest } from '../core/change/types.js';
 import { requestMessage } from '../core/render/change.js';
 import { messageOf } from '../core/render/errors.js';
-import { grantReplyText } from '../core/render/grant.js';
+import { nothingToRevertText } from '../core/render/grant.js';
 import { nothingToRevertMessage, reminderClosedMessage, scheduledRevertMessage } from '../core/render/temporary.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { ChangeStore, Log, Messenger, ServiceDirectory } from '../ports/index.js';
@@ -95,7 +95,8 @@ export class GrantIo {
 
   /** A revert with nothing left to send: recorded as such (failed, audited as stale). */
   async settleUnsentRevert(revert: ChangeRequest, actorId: string): Promise<boolean> {
-    const message = grantReplyText({ kind: 'nothing-left-to-revert', found: revert.plan.warnings });
+    // Plain text: what shows it (history, the thread, the audit export) escapes it itself.
+    const message = nothingToRevertText(revert.plan.warnings);
     const settled = await this.options.store.transition(revert.id, {
       from: ['pending'],
       to: 'failed',

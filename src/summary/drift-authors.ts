@@ -33,10 +33,17 @@ interface ActivityRead {
 }
 
 export class DriftAuthors {
-  /** The fallback was told (log and a summary) and the log has not been readable since. */
-  private fallbackTold = false;
+  /** The fallback was logged and the log has not been readable since. */
+  private fallbackLogged = false;
+  /**
+   * Whether a summary said the fallback since the log was last readable: 'saying' while the one
+   * that carries it is being posted; back to 'unsaid' when that post failed, so the next one says it.
+   */
+  private fallbackNote: 'unsaid' | 'saying' | 'said' = 'unsaid';
   /** Until when a refused key is not asked for the activity log again. */
   private refusedUntil = -Infinity;
+  /** The status the key was refused with (401 or 403), for the note of a summary that does not ask. */
+  private refusedStatus: number | undefined;
   /** Activity reads under way, which summaries firing together join instead of sending their own. */
   private readonly reads = new Set<ActivityRead>();
 
@@ -52,25 +59,42 @@ export class DriftAuthors {
     window: TimeWindow,
     person: string,
   ): Promise<{ drift: DriftItem[]; unread?: ActivityLogUnread }> {
-    if (drift.length === 0 || window.to < this.refusedUntil) return { drift };
+    if (drift.length === 0) return { drift };
+    if (window.to < this.refusedUntil) return this.fallback(drift, this.refusedStatus);
     const wide = { from: window.from - ACTIVITY_MARGIN_MS, to: window.to + ACTIVITY_MARGIN_MS };
     try {
       const log = await this.read(wide, window.to, person);
-      if (this.fallbackTold)
+      if (this.fallbackLogged)
         this.deps.logger.info('The activity log can be read again: drift names who made each change.');
-      this.fallbackTold = false;
+      this.fallbackLogged = false;
+      this.fallbackNote = 'unsaid';
       const options = { marginMs: ACTIVITY_MARGIN_MS };
       return { drift: attributeFromActivities(drift, log.activities, log.ownKeyId, window, audit, options) };
     } catch (error) {
       const status = error instanceof CloudApiError ? error.details.status : undefined;
-      if (status === 401 || status === 403) this.refusedUntil = window.to + REFUSED_RECHECK_MS;
-      if (this.fallbackTold) return { drift };
-      this.fallbackTold = true;
-      this.deps.logger.warn(
-        `Drift attribution falls back to the bot's own audit: the organization's activities could not be read (${messageOf(error)}). Said once until they can be read again.`,
-      );
-      return { drift, unread: { status } };
+      if (status === 401 || status === 403) {
+        this.refusedUntil = window.to + REFUSED_RECHECK_MS;
+        this.refusedStatus = status;
+      }
+      if (!this.fallbackLogged)
+        this.deps.logger.warn(
+          `Drift attribution falls back to the bot's own audit: the organization's activities could not be read (${messageOf(error)}). Said once until they can be read again.`,
+        );
+      this.fallbackLogged = true;
+      return this.fallback(drift, status);
     }
+  }
+
+  /** The drift as the audit guessed it, with why for the summary to say unless one said it already. */
+  private fallback(drift: DriftItem[], status: number | undefined): { drift: DriftItem[]; unread?: ActivityLogUnread } {
+    if (this.fallbackNote !== 'unsaid') return { drift };
+    this.fallbackNote = 'saying';
+    return { drift, unread: { status } };
+  }
+
+  /** The summary that carried the fallback (`unread`) was posted, or was not: then the next one says it. */
+  fallbackPosted(posted: boolean): void {
+    if (this.fallbackNote === 'saying') this.fallbackNote = posted ? 'said' : 'unsaid';
   }
 
   /**

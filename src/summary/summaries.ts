@@ -85,8 +85,15 @@ export class Summaries implements SummaryPublisher {
       ...(activityLogUnread ? { activityLogUnread } : {}),
       ...(target.title ? { title: target.title } : {}),
     });
-    const ts = await messenger.post(target.channelId, { ...headline, bulk: true });
-    for (const message of details) await messenger.post(target.channelId, { ...message, threadTs: ts, bulk: true });
+    try {
+      const ts = await messenger.post(target.channelId, { ...headline, bulk: true });
+      for (const message of details) await messenger.post(target.channelId, { ...message, threadTs: ts, bulk: true });
+    } catch (error) {
+      // The fallback note (in the details) did not reach the channel: the next summary says it.
+      if (activityLogUnread) this.authors.fallbackPosted(false);
+      throw error;
+    }
+    if (activityLogUnread) this.authors.fallbackPosted(true);
     // Only a summary that was posted becomes the next baseline, so no drift is ever skipped.
     const channel = target.scheduled ? undefined : { channelId: target.channelId, keep: AD_HOC_SNAPSHOTS_PER_CHANNEL };
     await snapshots.writeSnapshot(target.snapshotKey, JSON.stringify(current), channel);

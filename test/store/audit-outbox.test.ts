@@ -131,4 +131,26 @@ describe('audit outbox (Redis) and the retention', () => {
     expect(await outbox.queued(SINK)).toBe(1);
     expect(await outbox.next(SINK, 10)).toMatchObject({ lost: 0, records: [{ fields: { summary: 'e6' } }] });
   });
+
+  it('after the stream expired (a whole retention without an entry), the first entries of the new one are sent', async () => {
+    const keyPrefix = randomKeyPrefix();
+    prefixes.push(keyPrefix);
+    const store = new RedisChangeStore(REDIS_URL, { keyPrefix });
+    opened.push(store);
+    const outbox = store.auditOutbox();
+    await outbox.openSink(SINK);
+    await outbox.record({ action: 'x', summary: 'old' });
+    for (const record of (await outbox.next(SINK, 10)).records) await outbox.acknowledge(SINK, record.id);
+    const redis = new Redis(REDIS_URL);
+    try {
+      // What PEXPIRE does after AUDIT_RETENTION_DAYS of silence: the stream goes, its groups with it.
+      await redis.del(changeKeys(keyPrefix).audit);
+    } finally {
+      await redis.quit();
+    }
+    // The next entry creates a new stream, with no group yet, before the delivery looks again.
+    await outbox.record({ action: 'x', summary: 'first after the silence' });
+    const seen = [...(await outbox.next(SINK, 10)).records, ...(await outbox.next(SINK, 10)).records];
+    expect(seen.map((r) => r.fields.summary)).toEqual(['first after the silence']);
+  });
 });

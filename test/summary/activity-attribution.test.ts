@@ -135,6 +135,8 @@ describe('drift attribution from the activity log', () => {
     h.directory.listActivities = () => Promise.reject(new CloudApiError('http', 'forbidden', { status: 403 }));
     await summary();
     renameInConsole(DEMO_IDS.searchProd, 'search-main');
+    // A summary in the same millisecond as the rename would count it in the next window too (both ends count).
+    clock.offsetMs += 1;
     expect(await summary()).toContain(FALLBACK);
 
     h.directory.listActivities = read;
@@ -149,5 +151,17 @@ describe('drift attribution from the activity log', () => {
     renameInConsole(DEMO_IDS.searchProd, 'search-third');
     expect(await summary()).toContain(FALLBACK);
     expect(h.logger.lines.filter((line) => line.includes('Drift attribution falls back'))).toHaveLength(2);
+  });
+
+  it('says the fallback in the next summary when the one that carried it could not be posted', async () => {
+    const { h, summaries, summary, renameInConsole } = setup();
+    h.directory.listActivities = () => Promise.reject(new CloudApiError('http', 'forbidden', { status: 403 }));
+    await summary();
+    renameInConsole(DEMO_IDS.searchProd, 'search-main');
+    h.messenger.outside.add(CHANNEL); // Slack refuses the summary that would have said it
+    expect((await summaries.post(target)).ok).toBe(false);
+    h.messenger.outside.delete(CHANNEL);
+    expect(await summary()).toContain(FALLBACK);
+    expect(h.logger.lines.filter((line) => line.includes('Drift attribution falls back'))).toHaveLength(1);
   });
 });

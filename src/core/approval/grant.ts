@@ -272,6 +272,16 @@ function judgeRevert(
   revert: ChangeRequest,
 ): StepResult {
   if (revert.status === 'applying') return finish(grant, [say({ kind: 'reverting-now', revertId: revert.id })]);
+  // Another replica filed this attempt and it failed with something left (two sweeps, or Revert
+  // now racing the sweep): that replica scheduled the retry; forgetting here would drop it.
+  if (isRetryable(revert))
+    return finish(grant, [
+      say({
+        kind: 'revert-failed-retrying',
+        originalId: grant.id,
+        ...(revert.outcome?.message ? { message: revert.outcome.message } : {}),
+      }),
+    ]);
   if (revert.status !== 'pending')
     return finish(grant, [
       { type: 'forget-revert', originalId: grant.id },

@@ -159,7 +159,7 @@ function parseSink(item: string): AuditSinkSpec | string {
   const target = colon === -1 ? '' : item.slice(colon + 1).trim();
   if (kind === 'file') return fileSink(target);
   if (kind === 'webhook') return webhookSink(target);
-  return `has "${shorten(item)}": each sink is file:/path/to/audit.jsonl or webhook:https://host/path`;
+  return `has "${withoutPath(item)}": each sink is file:/path/to/audit.jsonl or webhook:https://host/path`;
 }
 
 function fileSink(path: string): AuditSinkSpec | string {
@@ -176,10 +176,10 @@ function webhookSink(target: string): AuditSinkSpec | string {
   try {
     url = new URL(target);
   } catch {
-    return `has webhook:${shorten(target)}: the webhook sink needs a full URL, e.g. webhook:https://siem.example.com/hook`;
+    return `has webhook:${withoutPath(target)}: the webhook sink needs a full URL, e.g. webhook:https://siem.example.com/hook`;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return `has webhook:${shorten(target)}: only https:// URLs (or http:// to this machine) are allowed`;
+    return `has webhook:${withoutPath(target)}: only https:// URLs (or http:// to this machine) are allowed`;
   }
   if (url.username !== '' || url.password !== '') {
     return 'has a webhook URL with a user name or password in it: remove them; bodies are signed with AUDIT_WEBHOOK_SECRET';
@@ -194,6 +194,15 @@ function webhookSink(target: string): AuditSinkSpec | string {
 export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * A bad webhook item up to its host (`ftp://siem.example.com/...`): a webhook URL's path or query
+ * often carries its token, however short it is.
+ */
+function withoutPath(text: string): string {
+  const upToHost = /^(?:[^/?#]*:\/\/)?[^/?#]*/.exec(text)?.[0] ?? '';
+  return shorten(upToHost.length < text.length ? `${upToHost}/...` : text);
 }
 
 /** Enough of a bad item to find it, without echoing a long URL that may carry a token. */

@@ -50,7 +50,7 @@ export function grantReplyText(reply: GrantReply): string {
     case 'revert-not-yet':
       return `:hourglass_flowing_sand: ${code(reply.originalId)} cannot be reverted right now: ${esc(reply.problems)} The bot tries again shortly.`;
     case 'nothing-left-to-revert':
-      return esc(`Nothing to revert: ${reply.found.join(' ')}`);
+      return esc(nothingToRevertText(reply.found));
     case 'reverted-now':
       return `:rewind: Reverted ${code(reply.originalId)} now; the thread shows the outcome.`;
     case 'revert-failed-retrying':
@@ -78,6 +78,11 @@ export function grantReplyText(reply: GrantReply): string {
         : text;
     }
   }
+}
+
+/** A revert that found nothing left, in plain text (recorded as its outcome; escaped when shown). */
+export function nothingToRevertText(found: readonly string[]): string {
+  return `Nothing to revert: ${found.join(' ')}`;
 }
 
 const ACTION_VERBS: Record<GrantAction, string> = { 'revert-now': 'revert', extend: 'extend', undo: 'undo' };

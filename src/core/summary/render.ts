@@ -262,7 +262,7 @@ function authorSentence(author: ChangeAuthor, generatedAt: number): string {
     case 'system':
       return `:gear: changed by ClickHouse Cloud itself ${when}`;
     case 'unknown':
-      return `_elsewhere_, by ${author.name ? code(clip(author.name, 80)) : 'someone the activity log does not name'} ${when}`;
+      return `_elsewhere_, by ${author.name ? code(clip(oneLine(author.name), 80)) : 'someone the activity log does not name'} ${when}`;
   }
 }
 
@@ -281,12 +281,15 @@ function authorPhrase(author: ChangeAuthor, generatedAt: number): string {
     case 'system':
       return `ClickHouse Cloud itself ${when}`;
     case 'unknown':
-      return `${author.name ? code(clip(author.name, 80)) : 'someone unnamed'} ${when}`;
+      return `${author.name ? code(clip(oneLine(author.name), 80)) : 'someone unnamed'} ${when}`;
   }
 }
 
-const userName = (author: ChangeAuthor) => (author.name ? esc(clip(author.name, 100)) : 'a user the log does not name');
-const keyName = (author: ChangeAuthor) => (author.name ? code(clip(author.name, 80)) : 'unnamed');
+const userName = (author: ChangeAuthor) =>
+  author.name ? esc(clip(oneLine(author.name), 100)) : 'a user the log does not name';
+const keyName = (author: ChangeAuthor) => (author.name ? code(clip(oneLine(author.name), 80)) : 'unnamed');
+/** A name from the activity log on one line: a line break in it would forge a drift line of its own. */
+const oneLine = (name: string) => name.replace(/\s+/g, ' ');
 
 /** Within half a day of the summary the time is enough; older changes carry their date. */
 const RECENT_MS = 12 * 60 * 60 * 1000;

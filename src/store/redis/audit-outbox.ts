@@ -19,8 +19,10 @@ const CONSUMER = 'deliverer';
 const SKIP_PAGE = 1_000;
 
 /**
- * A new group starts at the end of the stream, with its read counter set to the entries ever
- * added: Redis leaves it unknown otherwise, and it is what tells entries trimmed unread apart.
+ * A new group starts at the end of the stream (ARGV[2] '$'), with its read counter set to the
+ * entries ever added: Redis leaves it unknown otherwise, and it is what tells entries trimmed
+ * unread apart. A group reopened after the stream expired starts at its beginning (ARGV[2] '0'):
+ * every entry of the new stream was written after the old one, group and all, was gone.
  */
 const OPEN_GROUP_LUA = `
 local added = 0
@@ -30,7 +32,8 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
     if info[i] == 'entries-added' then added = info[i + 1] end
   end
 end
-local created = redis.pcall('XGROUP', 'CREATE', KEYS[1], ARGV[1], '$', 'MKSTREAM', 'ENTRIESREAD', added)
+if ARGV[2] == '0' then added = 0 end
+local created = redis.pcall('XGROUP', 'CREATE', KEYS[1], ARGV[1], ARGV[2], 'MKSTREAM', 'ENTRIESREAD', added)
 if type(created) == 'table' and created.err and not string.find(created.err, 'BUSYGROUP') then
   return redis.error_reply(created.err)
 end
@@ -73,7 +76,7 @@ export class RedisAuditOutbox implements AuditOutbox {
   }
 
   async openSink(sink: string): Promise<void> {
-    await this.openScript(this.keys.audit, groupOf(sink));
+    await this.openScript(this.keys.audit, groupOf(sink), '$');
   }
 
   async next(sink: string, limit: number): Promise<{ records: AuditRecord[]; lost: number }> {
@@ -82,7 +85,8 @@ export class RedisAuditOutbox implements AuditOutbox {
     } catch (error) {
       // The stream expired (nothing written for the whole retention) and took the group with it.
       if (!/NOGROUP/.test(String(error))) throw error;
-      await this.openSink(sink);
+      // From the new stream's start: what was recorded since the expiry is for this sink too.
+      await this.openScript(this.keys.audit, groupOf(sink), '0');
       return { records: [], lost: 0 };
     }
   }

@@ -127,6 +127,19 @@ describe('a grant whose revert is due', () => {
     expect(types(applied.effects)).toEqual(['forget-revert', 'reply']);
   });
 
+  it('two replicas sweeping at once: an attempt the other one filed and that failed keeps the grant scheduled', () => {
+    // Replica B read "no attempt yet"; meanwhile replica A filed CR-GRANT-R, applied it, it failed
+    // (the API refused it) and A postponed the grant. B's create-if-absent reads A's failed attempt back.
+    const filing = run(idle(), due, nothingYet, { type: 'revert-planning', service: granted(), later: [] });
+    const [file] = filing.effects;
+    if (file?.type !== 'file-revert') throw new Error('no file-revert');
+    const failedByA = { ...file.candidate, status: 'failed' as const, outcome: { message: 'API down' } };
+    const judged = run(filing.state, { type: 'revert-filed', revert: failedByA });
+    // Forgetting it here would drop the retry A scheduled: the access would stay open for good.
+    expect(types(judged.effects)).not.toContain('forget-revert');
+    expect(types(judged.effects)).not.toContain('apply-revert');
+  });
+
   it('found everything already changed: recorded as such, the grant is over, and said', () => {
     const untouched = service(); // the hotel entry is gone already
     const planning = run(idle(), due, nothingYet);

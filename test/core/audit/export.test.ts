@@ -48,6 +48,20 @@ describe('AUDIT_SINKS', () => {
     expect(parseAuditSinks('webhook:http://10.0.0.1/x').problems).toHaveLength(1);
   });
 
+  it.each([
+    'http://127.0.0.1.evil.com/x',
+    'http://localhost.evil.com/x',
+    'http://localhost%2eevil.com/x',
+    'http://127.0.0.1@evil.com/x',
+    'http://evil.com\\@127.0.0.1/x',
+    'http://127.0.0.1%2f@evil.com/x',
+    'http://[::ffff:127.0.0.1]/x',
+    'http://localhost./x',
+    'http://[::ffff:10.0.0.1]/x',
+  ])('refuses plain http to %s: a host that only looks like this machine', (url) => {
+    expect(parseAuditSinks(`webhook:${url}`).problems).toHaveLength(1);
+  });
+
   it('names every bad sink, each with the fix', () => {
     const { problems } = parseAuditSinks(
       [
@@ -67,12 +81,25 @@ describe('AUDIT_SINKS', () => {
       'has file:relative/audit.jsonl: the file sink needs an absolute path, e.g. file:/var/log/clickhouse-bot/audit.jsonl',
       'has file:/var/log/: that is a directory; name the file, e.g. /var/log/audit.jsonl',
       'has webhook:not a url: the webhook sink needs a full URL, e.g. webhook:https://siem.example.com/hook',
-      'has webhook:ftp://siem.example.com/x: only https:// URLs (or http:// to this machine) are allowed',
+      'has webhook:ftp://siem.example.com/...: only https:// URLs (or http:// to this machine) are allowed',
       'has a webhook URL with a user name or password in it: remove them; bodies are signed with AUDIT_WEBHOOK_SECRET',
       'names file:a.jsonl twice',
       'has webhook:: the webhook sink needs a full URL, e.g. webhook:https://siem.example.com/hook',
     ]);
     expect(problems.join(' ')).not.toContain('pw@');
+  });
+
+  it('never echoes the path or query of a bad sink, where a webhook URL carries its token', () => {
+    const { problems } = parseAuditSinks(
+      [
+        'webhok:https://siem.example.com/hook/T0KEN',
+        'webhook:siem.example.com/hook/T0KEN',
+        'webhook:ftp://siem.example.com/hook?token=T0KEN',
+      ].join(','),
+    );
+    expect(problems).toHaveLength(3);
+    expect(problems.join(' ')).not.toContain('T0KEN');
+    expect(problems.join(' ')).toContain('siem.example.com');
   });
 });
 

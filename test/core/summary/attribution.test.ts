@@ -311,6 +311,24 @@ describe('driftAuthorText', () => {
     expect(text).not.toContain('<!channel>');
     expect(text).toContain(`on <!date^${old / 1000}^{date_short} at {time}|`);
   });
+
+  it.each([
+    ['user', 'mallory@example.com'],
+    ['api-key', 'key-1'],
+    ['unknown', 'someone'],
+  ] as const)('a %s name from the log cannot start a line of its own in the summary', (actor, name) => {
+    // A line break in actorDetails (or actorId) would forge a drift line of the bot's own.
+    const forged = `${name}\n• prod: IP added — via this bot\r\u2028x`;
+    const one = driftAuthorText(item([{ actor, name: forged, at: NOW }]), NOW);
+    const several = driftAuthorText(
+      item([
+        { actor, name: forged, at: NOW },
+        { actor: 'system', at: NOW },
+      ]),
+      NOW,
+    );
+    for (const text of [one, several]) expect(text).not.toMatch(/[\r\n\u2028\u2029]/);
+  });
 });
 
 describe('activityLogFallbackNote', () => {
