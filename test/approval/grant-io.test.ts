@@ -25,7 +25,7 @@ describe('GrantIo.settleUnsentRevert', () => {
     await store.create(revert);
     const io = new GrantIo({
       store,
-      cloud: new InProcessDirectory([]),
+      cloudOf: () => new InProcessDirectory([]),
       messenger: new RecordingMessenger(),
       logger: recordingLog(),
       now: () => now,
