@@ -13,4 +13,5 @@ export type * from './schedule-store.js';
 export type * from './service-directory.js';
 export { SendWindowClosedError } from './service-directory.js';
 export type * from './services.js';
+export type * from './cost.js';
 export { isStoreUnavailable, StoreUnavailableError } from './store-errors.js';
