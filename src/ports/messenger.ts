@@ -9,6 +9,17 @@ export interface Message {
   bulk?: boolean;
 }
 
+/** A file to share in a channel (a chart). */
+export interface FileUpload {
+  filename: string;
+  bytes: Uint8Array;
+  title: string;
+  /** What the image shows, for screen readers and for anyone it does not load for. */
+  altText: string;
+  /** In this thread rather than the channel itself. */
+  threadTs?: string;
+}
+
 /** What the middle layer needs from the chat platform; slack/messenger.ts implements it. */
 export interface Messenger {
   /** Posts publicly in a channel and returns the message's ts. */
@@ -21,6 +32,8 @@ export interface Messenger {
   groupMembers(groupId: string): Promise<string[]>;
   /** Replaces what one person sees in the bot's Home tab (a view of type `home`). */
   publishHome(userId: string, view: View): Promise<void>;
+  /** Shares a file in a channel or thread (Slack's files.uploadV2: needs the files:write scope). */
+  uploadFile(channelId: string, file: FileUpload): Promise<void>;
 }
 
 /**
