@@ -42,6 +42,8 @@ import { slackMessenger } from './slack/messenger.js';
 import { pacedMessenger } from './slack/pacing.js';
 import { openStores, type Stores } from './store/open.js';
 import { Summaries } from './summary/summaries.js';
+import { CostLedger } from './cost/ledger.js';
+import { echartsRenderer } from './chart/echarts.js';
 
 export interface BotHandle {
   /** The HTTP port bound (Slack requests and the probes; in Socket Mode the probes only). */
@@ -425,6 +427,9 @@ function buildServices(
     auditRetentionDays: config.auditRetentionDays,
     logger,
     slashCommand: config.slack.slashCommand,
+    messenger,
+    costs: new CostLedger({ api: cloud, store: stores.costStore }),
+    charts: echartsRenderer,
   };
   return { services, changeRequests, temporary, follower, scheduler, nudger, homes };
 }

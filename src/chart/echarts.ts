@@ -16,7 +16,7 @@ import type { ChartRenderer, ChartTheme } from '../ports/cost.js';
 echarts.use([BarChart, LineChart, GridComponent, LegendComponent, TitleComponent, SVGRenderer]);
 
 /** Okabe–Ito, then two greys for the rest ("other" is always the last grey). */
-const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000', '#999999'];
+const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#882255', '#999999'];
 const OTHER_COLOUR = '#8c8c8c';
 
 const THEMES: Record<ChartTheme, { background: string; text: string; grid: string }> = {
@@ -55,7 +55,15 @@ export function dailySpendSvg(
       backgroundColor: colours.background,
       textStyle: { fontFamily: FONT_FAMILY, color: colours.text },
       title: { text: options.title, left: 12, top: 8, textStyle: { color: colours.text, fontSize: 15 } },
-      legend: { type: 'plain', bottom: 6, left: 12, right: 12, textStyle: { color: colours.text, fontSize: 11 } },
+      legend: {
+        type: 'plain',
+        bottom: 6,
+        left: 12,
+        right: 12,
+        itemGap: 18,
+        itemWidth: 14,
+        textStyle: { color: colours.text, fontSize: 11 },
+      },
       grid: { left: 60, right: 20, top: 48, bottom: 40 + 18 * Math.ceil(data.series.length / 5) },
       xAxis: {
         type: 'category',
@@ -65,14 +73,16 @@ export function dailySpendSvg(
       },
       yAxis: {
         type: 'value',
-        name: 'CHC',
-        nameTextStyle: { color: colours.text },
         axisLabel: { color: colours.text, fontSize: 10 },
         splitLine: { lineStyle: { color: colours.grid } },
       },
-      color: data.series.map((s, i) => (s.name === 'other' ? OTHER_COLOUR : (PALETTE[i % PALETTE.length] ?? OTHER_COLOUR))),
+      color: data.series.map((s, i) =>
+        s.name === 'other' ? OTHER_COLOUR : (PALETTE[i % PALETTE.length] ?? OTHER_COLOUR),
+      ),
       series: data.series.map((s) => ({
-        ...(bars ? { type: 'bar', barCategoryGap: '20%' } : { type: 'line', areaStyle: { opacity: 1 }, symbol: 'none', lineStyle: { width: 0 } }),
+        ...(bars
+          ? { type: 'bar', barCategoryGap: '20%' }
+          : { type: 'line', areaStyle: { opacity: 1 }, symbol: 'none', lineStyle: { width: 0 } }),
         name: s.name,
         stack: 'spend',
         data: s.values.map((value) => Math.round(value * 100) / 100),
@@ -86,9 +96,10 @@ export function dailySpendSvg(
 }
 
 export function svgToPng(svg: string, width: number): Uint8Array {
-  const font = FONT_FILES.length > 0
-    ? { fontFiles: FONT_FILES, loadSystemFonts: false, defaultFontFamily: FONT_FAMILY }
-    : { loadSystemFonts: true };
+  const font =
+    FONT_FILES.length > 0
+      ? { fontFiles: FONT_FILES, loadSystemFonts: false, defaultFontFamily: FONT_FAMILY }
+      : { loadSystemFonts: true };
   return new Resvg(svg, { font, shapeRendering: 1, fitTo: { mode: 'width', value: width } }).render().asPng();
 }
 

@@ -181,7 +181,11 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
    * GET …/usageCost for one range of at most 31 UTC days, both ends included (the API's limit:
    * longer ranges are the caller's to split). Never cached here: the cost ledger keeps days.
    */
-  async usageCost(range: DayRange, filters: readonly string[] = [], options: ReadOptions = {}): Promise<UsageCostAnswer> {
+  async usageCost(
+    range: DayRange,
+    filters: readonly string[] = [],
+    options: ReadOptions = {},
+  ): Promise<UsageCostAnswer> {
     const days = dayCount(range);
     if (days < 1 || days > MAX_DAYS_PER_CALL) {
       throw new CloudApiError('invalid-request', `A usage cost read spans 1 to ${MAX_DAYS_PER_CALL} days, not ${days}`);

@@ -3,8 +3,11 @@ import type {
   ApprovalRules,
   ChangeRequestService,
   ChangeStore,
+  ChartRenderer,
+  CostReader,
   Log,
   Message,
+  Messenger,
   Modals,
   ScheduleRegistry,
   ScheduleStore,
@@ -34,6 +37,11 @@ export interface BotServices {
   auditRetentionDays: number;
   logger: Log;
   slashCommand: string;
+  /** Posts reports and shares charts in the channel. */
+  messenger: Messenger;
+  /** Usage cost rows, cached (cost/ledger.ts). */
+  costs: CostReader;
+  charts: ChartRenderer;
 }
 
 /** One slash command as the handlers see it, whatever carried it (HTTP or Socket Mode). */

@@ -26,6 +26,7 @@ import { replyText, type BotServices, type Invocation } from './context.js';
 import { lookupService } from './lookup.js';
 import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
+import { showCost } from './cost.js';
 
 const HISTORY_LIMIT = 20;
 
@@ -110,6 +111,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   history: (command, inv, s) => showHistory(command.service, inv, s),
   policy: (command, inv, s) => showPolicy(command.service, inv, s),
   summary: (command, inv, s) => postSummaryNow(command.filters, inv, s),
+  cost: (command, inv, s) => showCost(command, inv, s),
   'schedule add': (command, inv, s) => addSchedule(command, inv, s),
   'schedule list': (_command, inv, s) => listSchedules(inv, s),
   'schedule remove': (command, inv, s) => removeSchedule(command.id, inv, s),

@@ -309,7 +309,11 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
     const type = req.headers['content-type'] ?? 'application/octet-stream';
     let bytes = raw;
     if (type.includes('multipart/form-data')) {
-      const form = await new Request('http://stand-in.invalid/', { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(raw) }).formData();
+      const form = await new Request('http://stand-in.invalid/', {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: new Uint8Array(raw),
+      }).formData();
       const part = [...form.values()].find((value): value is File => typeof value !== 'string');
       bytes = part ? Buffer.from(await part.arrayBuffer()) : Buffer.alloc(0);
     }
@@ -337,7 +341,12 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
     for (const { entry, file } of files) {
       if (!file) continue;
       file.completed = true;
-      refs.push({ id: file.id, title: str(entry.title) || file.filename, altText: file.altText, url: `/files/${file.id}` });
+      refs.push({
+        id: file.id,
+        title: str(entry.title) || file.filename,
+        altText: file.altText,
+        url: `/files/${file.id}`,
+      });
     }
     const threadTs = typeof args.thread_ts === 'string' ? args.thread_ts : undefined;
     this.addMessage({

@@ -7,13 +7,7 @@ export type * from './approval-policy.js';
 export type * from './change-events.js';
 export type * from './change-store.js';
 export type * from './log.js';
-export {
-  MessengerError,
-  type FileUpload,
-  type Message,
-  type Messenger,
-  type MessengerFailure,
-} from './messenger.js';
+export { MessengerError, type FileUpload, type Message, type Messenger, type MessengerFailure } from './messenger.js';
 export type * from './modals.js';
 export type * from './schedule-store.js';
 export type * from './service-directory.js';

@@ -18,6 +18,9 @@ import type { ServiceRecordLike } from '../../src/simulator/state.js';
 import { MemoryChangeStore, MemoryScheduleStore } from '../../src/store/index.js';
 import { Summaries } from '../../src/summary/summaries.js';
 import { RecordingMessenger } from './recording-messenger.js';
+import { CostLedger } from '../../src/cost/ledger.js';
+import { MemoryCostStore } from '../../src/store/memory/cost-store.js';
+import { echartsRenderer } from '../../src/chart/echarts.js';
 
 export const CHANNEL = 'C0OPS';
 export const ALICE = 'U0ALICE';
@@ -62,6 +65,7 @@ export function inProcess(options: InProcessOptions = {}) {
   const messenger = new RecordingMessenger();
   const changeStore = new MemoryChangeStore();
   const scheduleStore = new MemoryScheduleStore();
+  const costStore = new MemoryCostStore(() => clock.now());
   const logger = recordingLog();
   const modals = recordingModals();
   const policy =
@@ -130,6 +134,10 @@ export function inProcess(options: InProcessOptions = {}) {
     auditRetentionDays: 400,
     logger,
     slashCommand: '/clickhouse',
+    messenger,
+    costs: new CostLedger({ api: directory, store: costStore, now: clock.now }),
+    // Small charts: the real renderer, at a size that keeps tests fast.
+    charts: { dailySpend: (data, chart) => echartsRenderer.dailySpend(data, { ...chart, width: 320, height: 160 }) },
   };
 
   /** Runs a slash command as `userId` in `channelId`; resolves with the private answers. */
@@ -170,6 +178,7 @@ export function inProcess(options: InProcessOptions = {}) {
     services,
     command,
     requestChange,
+    costStore,
   };
 }
 

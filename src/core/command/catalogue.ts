@@ -158,6 +158,13 @@ export const COMMAND_CATALOGUE = [
     summary: 'Summarise the services, optionally only those carrying the given tags.',
   },
   {
+    name: 'cost',
+    usage: 'cost [SERVICE | tag:KEY[=VALUE] ...] [7d|30d|90d]',
+    example: 'cost tag:env=prod 30d',
+    summary: 'Spend per service for the last 7, 30 or 90 days against the period before, with a chart.',
+    more: ['cost orders-prod', 'cost 90d'],
+  },
+  {
     name: 'schedule add',
     usage: 'schedule add "CRON" [tag:KEY[=VALUE] ...] [tz:Area/City]',
     example: 'schedule add "0 9 * * 1-5" tag:env=prod tz:Europe/Berlin',

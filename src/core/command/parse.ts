@@ -33,6 +33,7 @@ import { normalizeSlackText, tokenize, type Token } from './tokenize.js';
 import { durationProblem, TEMPORARY_MIN_MS } from '../change/temporary.js';
 import { DURATION_FORMS, readSpokenDuration } from './duration.js';
 import { checkReason, checkTicket, type Justification } from '../policy/justification.js';
+import { DEFAULT_PERIOD, PERIODS, type PeriodName } from '../cost/period.js';
 
 export type Command =
   | { kind: 'help' }
@@ -48,6 +49,8 @@ export type Command =
   | { kind: 'history'; service?: string }
   | { kind: 'policy'; service?: string }
   | { kind: 'summary'; filters: string[] }
+  /** service and filters never both; period defaults to 7d. */
+  | { kind: 'cost'; service?: string; filters: string[]; period: PeriodName }
   | { kind: 'schedule add'; cron: string; filters: string[]; timeZone?: string }
   | { kind: 'schedule list' }
   | { kind: 'schedule remove'; id: string }
@@ -76,6 +79,7 @@ const KINDS: Record<CommandKind, true> = {
   history: true,
   policy: true,
   summary: true,
+  cost: true,
   'schedule add': true,
   'schedule list': true,
   'schedule remove': true,
@@ -172,6 +176,7 @@ const PARSERS: Record<FirstWord<CommandName>, Handler> = {
   help: () => ({ kind: 'help' }),
   list: (args) => ({ kind: 'list', filters: filtersOf('list', args) }),
   summary: (args) => ({ kind: 'summary', filters: filtersOf('summary', args) }),
+  cost: parseCost,
   show: (args) => ({ kind: 'show', service: onlyService('show', args) }),
   edit: (args) => ({ kind: 'edit', service: onlyService('edit', args) }),
   pending: parsePending,
@@ -591,6 +596,59 @@ function parsePower(name: 'stop' | 'start' | 'wake', words: Token[]): Command {
       : 'one service, then optionally for DURATION';
   rejectExtra(name, extra, more);
   return change(name, value, { power: name }, 'durationMs' in temporary ? temporary.durationMs : undefined);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spend
+
+const PERIOD_WORDS = Object.keys(PERIODS).join(', ');
+const LONGEST_PERIOD = Math.max(...Object.values(PERIODS));
+
+function isPeriodName(word: string): word is PeriodName {
+  return Object.hasOwn(PERIODS, word);
+}
+
+/** A word that looks like a period ("14d", "2w", "3 months" as 3m) but is not one of ours, or undefined. */
+function periodProblem(word: string): string | undefined {
+  const match = /^(\d+)\s*([a-z]+)$/i.exec(word);
+  if (!match) return undefined;
+  const [, count = '', unit = ''] = match;
+  const days = /^d(ays?)?$/i.test(unit) ? Number(count) : undefined;
+  if (days !== undefined && days > LONGEST_PERIOD) {
+    return `${echo(word)} is longer than I look back: at most ${LONGEST_PERIOD} days. Choose ${PERIOD_WORDS}.`;
+  }
+  if (!/^(d|days?|w|weeks?|m|months?|y|years?)$/i.test(unit)) return undefined;
+  return `I can show spend for ${PERIOD_WORDS}, not ${echo(word)}.`;
+}
+
+function parseCost(args: Token[]): Command {
+  let period: PeriodName | undefined;
+  const filters: string[] = [];
+  let service: string | undefined;
+  for (const token of args) {
+    const word = token.text.trim();
+    const lower = word.toLowerCase();
+    if (!token.quoted && isPeriodName(lower)) {
+      if (period !== undefined && period !== lower) fail('cost', `Give one period, not two (${period} and ${lower}).`);
+      period = lower;
+      continue;
+    }
+    const notPeriod = token.quoted ? undefined : periodProblem(word);
+    if (notPeriod !== undefined) fail('cost', notPeriod);
+    if (!token.quoted && lower.startsWith('tag:')) {
+      filters.push(...must('cost', checkFilterWords([word], { timeZoneAllowed: false })).filters);
+      continue;
+    }
+    if (service !== undefined) {
+      fail('cost', `cost takes one service, so I don't know what to do with ${echo(word)}. ${QUOTE_HINT}`);
+    }
+    service = serviceOf('cost', token, 'which service');
+  }
+  if (service !== undefined && filters.length > 0) {
+    fail('cost', 'Give either one service or tag filters, not both: the filters choose services themselves.');
+  }
+  const chosen = period ?? DEFAULT_PERIOD;
+  return service === undefined ? { kind: 'cost', filters, period: chosen } : { kind: 'cost', service, filters, period: chosen };
 }
 
 // ---------------------------------------------------------------------------------------------

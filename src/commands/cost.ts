@@ -1,0 +1,107 @@
+/**
+ * `/clickhouse cost [SERVICE | tag:… …] [7d|30d|90d]`: the spend report is posted in the channel
+ * and the daily spend chart shared in its thread; the person who asked is told privately.
+ */
+import { costReport, dailySpendSeries, type CostReport, type EntityFilter } from '../core/cost/report.js';
+import { periodEndingYesterday, PERIODS, previousPeriod, type DayRange, type PeriodName } from '../core/cost/period.js';
+import type { CostRow } from '../core/cost/schema.js';
+import {
+  chartAltText,
+  chartFailedText,
+  chartTitle,
+  costBlocks,
+  costText,
+  COST_NO_SERVICES_TEXT,
+  COST_POSTED_TEXT,
+  type CostScope,
+} from '../core/render/cost.js';
+import { messageOf } from '../core/render/errors.js';
+import { esc } from '../core/render/mrkdwn.js';
+import { MessengerError } from '../ports/index.js';
+import { replyText, type BotServices, type Invocation } from './context.js';
+import { lookupService } from './lookup.js';
+
+/** Services drawn in the chart before the rest become "other". */
+export const CHART_TOP_SERVICES = 8;
+
+export interface CostAsk {
+  service?: string;
+  filters: string[];
+  period: PeriodName;
+}
+
+export async function showCost(ask: CostAsk, inv: Invocation, s: BotServices, now = Date.now()): Promise<void> {
+  const chosen = await chooseEntities(ask, inv.userId, s);
+  if (!chosen.ok) return replyText(inv, chosen.text);
+  const period = periodEndingYesterday(now, PERIODS[ask.period]);
+  const previous = previousPeriod(period);
+  const rows = await s.costs.rows({ from: previous.from, to: period.to }, { person: inv.userId });
+  const report = costReport(rows, period, previous, chosen.keep);
+  const scope: CostScope = { label: chosen.label, provisional: hasUnlocked(rows, period) };
+  const message = { text: costText(report, scope), blocks: costBlocks(report, scope) };
+  let ts: string;
+  try {
+    ts = await s.messenger.post(inv.channelId, message);
+  } catch (error) {
+    // Not allowed to post here (a private channel the bot is not in): the person still gets the figures.
+    if (!(error instanceof MessengerError)) throw error;
+    return inv.reply(message);
+  }
+  await replyText(inv, COST_POSTED_TEXT);
+  await shareChart(report, chosen.label, inv.channelId, ts, s);
+}
+
+/** Draws the chart and shares it in the report's thread; a failure is said there, in a sentence. */
+export async function shareChart(
+  report: CostReport,
+  label: string,
+  channelId: string,
+  threadTs: string | undefined,
+  s: Pick<BotServices, 'charts' | 'messenger' | 'logger'>,
+): Promise<void> {
+  const series = dailySpendSeries(report, CHART_TOP_SERVICES);
+  if (series.series.length === 0) return;
+  try {
+    const bytes = await s.charts.dailySpend(series, { title: chartTitle(series, label) });
+    await s.messenger.uploadFile(channelId, {
+      filename: `spend-${report.period.from}-${report.period.to}.png`,
+      bytes,
+      title: chartTitle(series, label),
+      altText: chartAltText(series, label),
+      ...(threadTs ? { threadTs } : {}),
+    });
+  } catch (error) {
+    s.logger.warn(`cost chart not shared in ${channelId}: ${messageOf(error)}`);
+    const code = error instanceof MessengerError ? error.code : 'internal_error';
+    const text = chartFailedText(code);
+    await s.messenger
+      .post(channelId, {
+        text,
+        blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+        ...(threadTs ? { threadTs } : {}),
+      })
+      .catch(() => undefined);
+  }
+}
+
+export function hasUnlocked(rows: readonly CostRow[], period: DayRange): boolean {
+  return rows.some((row) => !row.locked && row.date >= period.from && row.date <= period.to);
+}
+
+type Chosen = { ok: true; keep: EntityFilter; label: string } | { ok: false; text: string };
+
+/** Which entities the report counts: one service, the services carrying the tags, or everything. */
+async function chooseEntities(ask: CostAsk, person: string, s: BotServices): Promise<Chosen> {
+  if (ask.service !== undefined) {
+    const found = await lookupService(s, ask.service, person);
+    if (!found.ok) return found;
+    const id = found.service.id;
+    return { ok: true, keep: (entity) => entity.id === id, label: found.service.name };
+  }
+  if (ask.filters.length === 0) return { ok: true, keep: () => true, label: 'the organization' };
+  const list = await s.cloud.listServices(ask.filters, { person });
+  if (list.services.length === 0) return { ok: false, text: COST_NO_SERVICES_TEXT };
+  const ids = new Set(list.services.map((service) => service.id));
+  const tags = ask.filters.map((filter) => filter.slice('tag:'.length)).join(' ');
+  return { ok: true, keep: (entity) => entity.isService && ids.has(entity.id), label: `services tagged ${esc(tags)}` };
+}
