@@ -31,7 +31,7 @@ import {
   countSlackApiError,
   followObserver,
 } from './observe.js';
-import type { ChangeStore, Messenger, Modals, ScheduleStore } from './ports/index.js';
+import type { ChangeStore, CostDayStore, Messenger, Modals, ScheduleStore } from './ports/index.js';
 import { scheduleSnapshotKey } from './core/schedule/types.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { CloudSimulator } from './simulator/server.js';
@@ -88,6 +88,8 @@ export interface BotOverrides {
   clock?: () => number;
   /** Use this schedule store instead of the one the config names. */
   scheduleStore?: ScheduleStore;
+  /** Use this cost store (usage cost days, alert claims) instead of the one the config names. */
+  costStore?: CostDayStore;
   /** Spacing of posts to one channel (Slack allows about one a second). */
   channelPostIntervalMs?: number;
   /** How often schedules are re-read from the store. */
@@ -155,6 +157,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     logger,
     changeStore: overrides.changeStore,
     scheduleStore: overrides.scheduleStore,
+    costStore: overrides.costStore,
     auditRetentionDays: config.auditRetentionDays,
   });
   // Loops that run on their own stay quiet while the store is down: its outage is logged once a minute.

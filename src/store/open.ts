@@ -21,6 +21,7 @@ export interface OpenStoresOptions {
   /** Use this store instead of the one the settings name. */
   changeStore?: ChangeStore | undefined;
   scheduleStore?: ScheduleStore | undefined;
+  costStore?: CostDayStore | undefined;
   /** AUDIT_RETENTION_DAYS. */
   auditRetentionDays?: number;
 }
@@ -45,10 +46,11 @@ export function openStores({
   logger,
   changeStore,
   scheduleStore,
+  costStore,
   auditRetentionDays,
 }: OpenStoresOptions): Stores {
   const audit = auditRetentionDays === undefined ? {} : { auditRetentionDays };
-  if (changeStore && scheduleStore) return storesOf(changeStore, scheduleStore, new MemoryCostStore());
+  if (changeStore && scheduleStore) return storesOf(changeStore, scheduleStore, costStore ?? new MemoryCostStore());
   const opened = openRedis(settings, logger);
   if (!opened) {
     logger.warn(
@@ -57,14 +59,14 @@ export function openStores({
     return storesOf(
       changeStore ?? new MemoryChangeStore(audit),
       scheduleStore ?? new MemoryScheduleStore(),
-      new MemoryCostStore(),
+      costStore ?? new MemoryCostStore(),
     );
   }
   const { redis, target, outage } = opened;
   const stores = storesOf(
     changeStore ?? new RedisChangeStore(redis, audit),
     scheduleStore ?? new RedisScheduleStore(redis),
-    new RedisCostStore(redis),
+    costStore ?? new RedisCostStore(redis),
     redis,
   );
   return {

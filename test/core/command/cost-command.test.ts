@@ -7,7 +7,10 @@ describe('cost', () => {
     ['cost 30d', { kind: 'cost', filters: [], period: '30d' }],
     ['cost orders-prod 90D', { kind: 'cost', service: 'orders-prod', filters: [], period: '90d' }],
     ['cost "analytics staging"', { kind: 'cost', service: 'analytics staging', filters: [], period: '7d' }],
-    ['cost tag:env=prod Tag:team=data 30d', { kind: 'cost', filters: ['tag:env=prod', 'tag:team=data'], period: '30d' }],
+    [
+      'cost tag:env=prod Tag:team=data 30d',
+      { kind: 'cost', filters: ['tag:env=prod', 'tag:team=data'], period: '30d' },
+    ],
     // A service named like a period is still reachable, quoted.
     ['cost "7d"', { kind: 'cost', service: '7d', filters: [], period: '7d' }],
   ])('%s', (text, expected) => {
