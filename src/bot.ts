@@ -43,6 +43,7 @@ import { pacedMessenger } from './slack/pacing.js';
 import { openStores, type Stores } from './store/open.js';
 import { Summaries } from './summary/summaries.js';
 import { CostLedger } from './cost/ledger.js';
+import { ChartPoster } from './cost/chart-poster.js';
 import { echartsRenderer } from './chart/echarts.js';
 
 export interface BotHandle {
@@ -395,8 +396,10 @@ function buildServices(
     now: overrides.clock ?? Date.now,
     ...(metrics ? { onMissingRecord: () => metrics.revertRecordsMissing.inc() } : {}),
   });
+  const costs = new CostLedger({ api: cloud, store: stores.costStore });
+  const spendCharts = new ChartPoster({ charts: echartsRenderer, messenger, logger });
   const summaries = countedSummaries(
-    new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger }),
+    new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger, costs, spendCharts }),
     metrics,
   );
   const scheduler = new Scheduler({
@@ -411,6 +414,7 @@ function buildServices(
         title: 'Scheduled ClickHouse Cloud summary',
         scheduled: true,
         reader: `schedule:${schedule.id}`,
+        ...(schedule.chart ? { chart: true } : {}),
       });
     },
   });
@@ -431,8 +435,8 @@ function buildServices(
     logger,
     slashCommand: config.slack.slashCommand,
     messenger,
-    costs: new CostLedger({ api: cloud, store: stores.costStore }),
-    charts: echartsRenderer,
+    costs,
+    spendCharts,
   };
   return { services, changeRequests, temporary, follower, scheduler, nudger, homes };
 }

@@ -3,13 +3,13 @@ import type {
   ApprovalRules,
   ChangeRequestService,
   ChangeStore,
-  ChartRenderer,
   CostReader,
   Log,
   Message,
   Messenger,
   Modals,
   ScheduleRegistry,
+  SpendCharts,
   ScheduleStore,
   ServiceDirectory,
   SummaryPublisher,
@@ -41,7 +41,8 @@ export interface BotServices {
   messenger: Messenger;
   /** Usage cost rows, cached (cost/ledger.ts). */
   costs: CostReader;
-  charts: ChartRenderer;
+  /** Draws and shares the daily spend chart (cost/chart-poster.ts). */
+  spendCharts: SpendCharts;
 }
 
 /** One slash command as the handlers see it, whatever carried it (HTTP or Socket Mode). */

@@ -2,27 +2,13 @@
  * `/clickhouse cost [SERVICE | tag:… …] [7d|30d|90d]`: the spend report is posted in the channel
  * and the daily spend chart shared in its thread; the person who asked is told privately.
  */
-import { costReport, dailySpendSeries, type CostReport, type EntityFilter } from '../core/cost/report.js';
+import { costReport, type EntityFilter } from '../core/cost/report.js';
 import { periodEndingYesterday, PERIODS, previousPeriod, type DayRange, type PeriodName } from '../core/cost/period.js';
 import type { CostRow } from '../core/cost/schema.js';
-import {
-  chartAltText,
-  chartFailedText,
-  chartTitle,
-  costBlocks,
-  costText,
-  COST_NO_SERVICES_TEXT,
-  COST_POSTED_TEXT,
-  type CostScope,
-} from '../core/render/cost.js';
-import { messageOf } from '../core/render/errors.js';
-import { esc } from '../core/render/mrkdwn.js';
+import { costBlocks, costText, COST_NO_SERVICES_TEXT, COST_POSTED_TEXT, type CostScope } from '../core/render/cost.js';
 import { MessengerError } from '../ports/index.js';
 import { replyText, type BotServices, type Invocation } from './context.js';
 import { lookupService } from './lookup.js';
-
-/** Services drawn in the chart before the rest become "other". */
-export const CHART_TOP_SERVICES = 8;
 
 export interface CostAsk {
   service?: string;
@@ -48,40 +34,7 @@ export async function showCost(ask: CostAsk, inv: Invocation, s: BotServices, no
     return inv.reply(message);
   }
   await replyText(inv, COST_POSTED_TEXT);
-  await shareChart(report, chosen.label, inv.channelId, ts, s);
-}
-
-/** Draws the chart and shares it in the report's thread; a failure is said there, in a sentence. */
-export async function shareChart(
-  report: CostReport,
-  label: string,
-  channelId: string,
-  threadTs: string | undefined,
-  s: Pick<BotServices, 'charts' | 'messenger' | 'logger'>,
-): Promise<void> {
-  const series = dailySpendSeries(report, CHART_TOP_SERVICES);
-  if (series.series.length === 0) return;
-  try {
-    const bytes = await s.charts.dailySpend(series, { title: chartTitle(series, label) });
-    await s.messenger.uploadFile(channelId, {
-      filename: `spend-${report.period.from}-${report.period.to}.png`,
-      bytes,
-      title: chartTitle(series, label),
-      altText: chartAltText(series, label),
-      ...(threadTs ? { threadTs } : {}),
-    });
-  } catch (error) {
-    s.logger.warn(`cost chart not shared in ${channelId}: ${messageOf(error)}`);
-    const code = error instanceof MessengerError ? error.code : 'internal_error';
-    const text = chartFailedText(code);
-    await s.messenger
-      .post(channelId, {
-        text,
-        blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
-        ...(threadTs ? { threadTs } : {}),
-      })
-      .catch(() => undefined);
-  }
+  await s.spendCharts.share(report, chosen.label, inv.channelId, ts);
 }
 
 export function hasUnlocked(rows: readonly CostRow[], period: DayRange): boolean {
@@ -103,5 +56,5 @@ async function chooseEntities(ask: CostAsk, person: string, s: BotServices): Pro
   if (list.services.length === 0) return { ok: false, text: COST_NO_SERVICES_TEXT };
   const ids = new Set(list.services.map((service) => service.id));
   const tags = ask.filters.map((filter) => filter.slice('tag:'.length)).join(' ');
-  return { ok: true, keep: (entity) => entity.isService && ids.has(entity.id), label: `services tagged ${esc(tags)}` };
+  return { ok: true, keep: (entity) => entity.isService && ids.has(entity.id), label: `services tagged ${tags}` };
 }

@@ -4,7 +4,7 @@
  */
 import type { DayRange } from '../core/cost/period.js';
 import type { CostRow } from '../core/cost/schema.js';
-import type { DailySpendSeries } from '../core/cost/report.js';
+import type { CostReport, DailySpendSeries } from '../core/cost/report.js';
 import type { ReadOptions } from './service-directory.js';
 
 export interface UsageCostAnswer {
@@ -48,4 +48,10 @@ export interface ChartRenderer {
     data: DailySpendSeries,
     options: { title: string; theme?: ChartTheme; width?: number; height?: number },
   ): Promise<Uint8Array>;
+}
+
+/** Draws a report's daily spend chart and shares it in a channel or thread (cost/chart-poster.ts). */
+export interface SpendCharts {
+  /** Never rejects: a failure is said in the channel, in a sentence, and logged. */
+  share(report: CostReport, scopeLabel: string, channelId: string, threadTs?: string): Promise<void>;
 }

@@ -16,9 +16,15 @@ import {
   summaryMessages,
   takeSnapshot,
 } from '../core/summary/index.js';
+import { weekSpend, weekSpendRange } from '../core/cost/report.js';
+import { spendSummaryMessage, spendUnavailableText } from '../core/render/cost.js';
+import { section } from '../core/render/mrkdwn.js';
+import type { ServiceRecord } from '../core/service/schema.js';
 import {
   MessengerError,
   type AuditLog,
+  type CostReader,
+  type SpendCharts,
   type Log,
   type Messenger,
   type ScheduleStore,
@@ -39,6 +45,9 @@ export class Summaries implements SummaryPublisher {
       messenger: Messenger;
       logger: Pick<Log, 'info' | 'warn' | 'error'>;
       now?: () => number;
+      /** With both, summaries gain a spend section (and the chart when a schedule asks for it). */
+      costs?: CostReader;
+      spendCharts?: SpendCharts;
     },
   ) {}
 
@@ -72,9 +81,39 @@ export class Summaries implements SummaryPublisher {
     });
     const ts = await messenger.post(target.channelId, { ...headline, bulk: true });
     for (const message of details) await messenger.post(target.channelId, { ...message, threadTs: ts, bulk: true });
+    await this.postSpend(target, services, ts, now);
     // Only a summary that was posted becomes the next baseline, so no drift is ever skipped.
     const channel = target.scheduled ? undefined : { channelId: target.channelId, keep: AD_HOC_SNAPSHOTS_PER_CHANNEL };
     await snapshots.writeSnapshot(target.snapshotKey, JSON.stringify(current), channel);
+  }
+
+  /**
+   * The spend section, in the summary's thread: its own read (cached days, see cost/ledger.ts),
+   * so a failure costs the section only, said there in a sentence.
+   */
+  private async postSpend(target: SummaryTarget, services: ServiceRecord[], threadTs: string, now: number) {
+    const { costs, spendCharts, messenger } = this.deps;
+    if (!costs) return;
+    const ids = new Set(services.map((service) => service.id));
+    const filtered = target.filters.length > 0;
+    const label = filtered
+      ? `the services tagged ${target.filters.map((f) => f.slice(4)).join(' ')}`
+      : 'the organization';
+    let spend;
+    let provisional = false;
+    try {
+      const rows = await costs.rows(weekSpendRange(now), { person: target.reader ?? 'summaries' });
+      provisional = rows.some((row) => !row.locked);
+      spend = weekSpend(rows, now, (entity) => !filtered || (entity.isService && ids.has(entity.id)));
+    } catch (error) {
+      this.deps.logger.warn(`summary spend for ${target.channelId}: ${messageOf(error)}`);
+      const text = spendUnavailableText(summaryFailureReason(error));
+      await messenger.post(target.channelId, { text, blocks: [section(text)], threadTs, bulk: true });
+      return;
+    }
+    const message = spendSummaryMessage(spend, { label, provisional });
+    await messenger.post(target.channelId, { ...message, threadTs, bulk: true });
+    if (target.chart && spendCharts) await spendCharts.share(spend.report, label, target.channelId, threadTs);
   }
 
   /** A failure is logged, and told to the channel when the channel can be reached at all. */

@@ -21,6 +21,7 @@ import { RecordingMessenger } from './recording-messenger.js';
 import { CostLedger } from '../../src/cost/ledger.js';
 import { MemoryCostStore } from '../../src/store/memory/cost-store.js';
 import { echartsRenderer } from '../../src/chart/echarts.js';
+import { ChartPoster } from '../../src/cost/chart-poster.js';
 
 export const CHANNEL = 'C0OPS';
 export const ALICE = 'U0ALICE';
@@ -137,7 +138,11 @@ export function inProcess(options: InProcessOptions = {}) {
     messenger,
     costs: new CostLedger({ api: directory, store: costStore, now: clock.now }),
     // Small charts: the real renderer, at a size that keeps tests fast.
-    charts: { dailySpend: (data, chart) => echartsRenderer.dailySpend(data, { ...chart, width: 320, height: 160 }) },
+    spendCharts: new ChartPoster({
+      charts: { dailySpend: (data, chart) => echartsRenderer.dailySpend(data, { ...chart, width: 320, height: 160 }) },
+      messenger,
+      logger,
+    }),
   };
 
   /** Runs a slash command as `userId` in `channelId`; resolves with the private answers. */

@@ -166,9 +166,10 @@ export const COMMAND_CATALOGUE = [
   },
   {
     name: 'schedule add',
-    usage: 'schedule add "CRON" [tag:KEY[=VALUE] ...] [tz:Area/City]',
+    usage: 'schedule add "CRON" [tag:KEY[=VALUE] ...] [tz:Area/City] [chart:on]',
     example: 'schedule add "0 9 * * 1-5" tag:env=prod tz:Europe/Berlin',
-    summary: 'Post a summary to this channel on a schedule.',
+    summary: 'Post a summary to this channel on a schedule; chart:on adds the daily spend chart.',
+    more: ['schedule add "0 9 * * 1" chart:on'],
   },
   {
     name: 'schedule list',

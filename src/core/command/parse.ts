@@ -51,7 +51,8 @@ export type Command =
   | { kind: 'summary'; filters: string[] }
   /** service and filters never both; period defaults to 7d. */
   | { kind: 'cost'; service?: string; filters: string[]; period: PeriodName }
-  | { kind: 'schedule add'; cron: string; filters: string[]; timeZone?: string }
+  /** chart: the summary shares the daily spend chart too (`chart:on`). */
+  | { kind: 'schedule add'; cron: string; filters: string[]; timeZone?: string; chart?: boolean }
   | { kind: 'schedule list' }
   | { kind: 'schedule remove'; id: string }
   | { kind: 'invalid'; message: string; usage: string };
@@ -648,7 +649,9 @@ function parseCost(args: Token[]): Command {
     fail('cost', 'Give either one service or tag filters, not both: the filters choose services themselves.');
   }
   const chosen = period ?? DEFAULT_PERIOD;
-  return service === undefined ? { kind: 'cost', filters, period: chosen } : { kind: 'cost', service, filters, period: chosen };
+  return service === undefined
+    ? { kind: 'cost', filters, period: chosen }
+    : { kind: 'cost', service, filters, period: chosen };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -674,11 +677,24 @@ function parseScheduleAdd(args: Token[]): Command {
   const [cronToken, ...filterTokens] = args;
   if (cronToken === undefined) missing('schedule add', 'when to post, as a cron expression in quotes');
   const cron = cronOf(cronToken);
-  const words = checkFilterWords(textOf(filterTokens), { timeZoneAllowed: true });
+  const isChartWord = (token: Token) => !token.quoted && token.text.toLowerCase().startsWith('chart:');
+  const chartWords = filterTokens.filter(isChartWord).map((token) => token.text.toLowerCase());
+  const chart = chartWords.at(-1);
+  if (chart !== undefined && chart !== 'chart:on' && chart !== 'chart:off') {
+    fail('schedule add', `${echo(chart)} is not something I know: write chart:on to add the daily spend chart.`);
+  }
+  const words = checkFilterWords(textOf(filterTokens.filter((token) => !isChartWord(token))), {
+    timeZoneAllowed: true,
+  });
   const { filters, timeZone } = must('schedule add', words);
   // Left out rather than undefined when absent, so stored schedules carry no empty field.
-  if (timeZone === undefined) return { kind: 'schedule add', cron, filters };
-  return { kind: 'schedule add', cron, filters, timeZone };
+  return {
+    kind: 'schedule add',
+    cron,
+    filters,
+    ...(timeZone === undefined ? {} : { timeZone }),
+    ...(chart === 'chart:on' ? { chart: true } : {}),
+  };
 }
 
 /**

@@ -3,7 +3,7 @@
  * movers and each day's spend per service (for the chart). Pure: rows in, numbers out.
  */
 import { attribute, COST_KINDS, noKinds, type EntityDay, type KindSplit } from './attribution.js';
-import { daysOf, type Day, type DayRange } from './period.js';
+import { daysOf, periodEndingYesterday, previousPeriod, type Day, type DayRange } from './period.js';
 import type { CostRow } from './schema.js';
 
 export interface ServiceSpend {
@@ -118,4 +118,23 @@ export function dailySpendSeries(report: Pick<CostReport, 'period' | 'days' | 's
   }
   const all = other.total > 0 ? [...series, other] : series;
   return { days, series: all.map(({ name, values, total }) => ({ name, values, total })) };
+}
+
+/** The summary's spend: the last 7 complete days against the 7 before, and yesterday alone. */
+export interface WeekSpend {
+  report: CostReport;
+  yesterday: number;
+}
+
+/** The range a WeekSpend reads: the 7 days ending yesterday and the 7 before them. */
+export function weekSpendRange(nowMs: number): DayRange {
+  const period = periodEndingYesterday(nowMs, 7);
+  return { from: previousPeriod(period).from, to: period.to };
+}
+
+export function weekSpend(rows: readonly CostRow[], nowMs: number, keep: EntityFilter = everyEntity): WeekSpend {
+  const period = periodEndingYesterday(nowMs, 7);
+  const report = costReport(rows, period, previousPeriod(period), keep);
+  const yesterday = sum(report.days.filter((day) => day.date === period.to).map((day) => day.total));
+  return { report, yesterday };
 }

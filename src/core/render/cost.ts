@@ -3,7 +3,13 @@
  * top movers), the chart's text alternative (the same totals, for screen readers and for anyone
  * the image does not load for) and the sentences about spend that goes wrong.
  */
-import { changePercent, type CostReport, type DailySpendSeries, type ServiceSpend } from '../cost/report.js';
+import {
+  changePercent,
+  type CostReport,
+  type DailySpendSeries,
+  type ServiceSpend,
+  type WeekSpend,
+} from '../cost/report.js';
 import { dayCount, type DayRange } from '../cost/period.js';
 import { COST_KINDS } from '../cost/attribution.js';
 import { bold, code, context, esc, header, packLines, section, serviceRef, type Block } from './mrkdwn.js';
@@ -95,7 +101,7 @@ export function costBlocks(report: CostReport, scope: CostScope): Block[] {
 
 /** The notification text of the report: the total and its change. */
 export function costText(report: CostReport, scope: CostScope): string {
-  return `Spend of ${scope.label}: ${credits(report.total)} CHC over ${dayCount(report.period)} days (${changeText(report.total, report.previousTotal)})`;
+  return `Spend of ${esc(scope.label)}: ${credits(report.total)} CHC over ${dayCount(report.period)} days (${changeText(report.total, report.previousTotal)})`;
 }
 
 /** The chart's title. */
@@ -125,3 +131,26 @@ export const COST_NO_SERVICES_TEXT =
 
 /** Said privately to the person who asked, once the report is in the channel. */
 export const COST_POSTED_TEXT = ':bar_chart: The spend report is in the channel; the chart follows in its thread.';
+
+/** The spend part of a summary: yesterday, the last 7 days against the 7 before, the top movers. */
+export function spendSummaryMessage(spend: WeekSpend, scope: CostScope): { text: string; blocks: Block[] } {
+  const { report } = spend;
+  const lines = [
+    `*Spend* of ${esc(scope.label)} (ClickHouse Credits, UTC days)`,
+    `Yesterday (${esc(report.period.to)}): ${bold(`${credits(spend.yesterday)} CHC`)}`,
+    `Last 7 days: ${bold(`${credits(report.total)} CHC`)}, ${changeText(report.total, report.previousTotal)} against the 7 before (${credits(report.previousTotal)} CHC)`,
+    moversText(report),
+  ];
+  const notes = [
+    scope.provisional ? 'The last days are not final yet and may still change.' : undefined,
+    warehouseNote(report),
+  ].filter((note): note is string => note !== undefined);
+  const blocks: Block[] = [section(lines.join('\n'))];
+  if (notes.length > 0) blocks.push(context(notes.join(' ')));
+  return { text: `Spend: ${credits(report.total)} CHC in the last 7 days`, blocks };
+}
+
+/** Said in the summary's thread when spend could not be read: the rest of the summary stands. */
+export function spendUnavailableText(reason: string): string {
+  return `:warning: Spend is missing from this summary: ${esc(reason)}`;
+}
