@@ -15,10 +15,11 @@ import {
   summaryFailureMessage,
   summaryMessages,
   takeSnapshot,
+  type SummaryMessage,
 } from '../core/summary/index.js';
-import { weekSpend, weekSpendRange } from '../core/cost/report.js';
+import { weekSpend, weekSpendRange, type WeekSpend } from '../core/cost/report.js';
 import { spendSummaryMessage, spendUnavailableText } from '../core/render/cost.js';
-import { section } from '../core/render/mrkdwn.js';
+import { divider, LIMITS, section, type Block } from '../core/render/mrkdwn.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import {
   MessengerError,
@@ -35,6 +36,18 @@ import {
 } from '../ports/index.js';
 
 export type { SummaryOutcome, SummaryTarget } from '../ports/services.js';
+
+type SpendSection = { blocks: Block[]; spend?: WeekSpend; label?: string } | undefined;
+
+/** The spend section goes at the end of the last thread message when it fits, in one of its own otherwise. */
+function withSpend(details: SummaryMessage[], spend: SpendSection): SummaryMessage[] {
+  if (!spend) return details;
+  const last = details.at(-1);
+  if (last && last.blocks.length + spend.blocks.length + 1 <= LIMITS.messageBlocks) {
+    return [...details.slice(0, -1), { ...last, blocks: [...last.blocks, divider(), ...spend.blocks] }];
+  }
+  return [...details, { text: 'Spend', blocks: spend.blocks }];
+}
 
 export class Summaries implements SummaryPublisher {
   constructor(
@@ -79,41 +92,39 @@ export class Summaries implements SummaryPublisher {
       generatedAt: now,
       ...(target.title ? { title: target.title } : {}),
     });
+    const spend = await this.spendSection(target, services, now);
+    const thread = withSpend(details, spend);
     const ts = await messenger.post(target.channelId, { ...headline, bulk: true });
-    for (const message of details) await messenger.post(target.channelId, { ...message, threadTs: ts, bulk: true });
-    await this.postSpend(target, services, ts, now);
+    for (const message of thread) await messenger.post(target.channelId, { ...message, threadTs: ts, bulk: true });
     // Only a summary that was posted becomes the next baseline, so no drift is ever skipped.
     const channel = target.scheduled ? undefined : { channelId: target.channelId, keep: AD_HOC_SNAPSHOTS_PER_CHANNEL };
     await snapshots.writeSnapshot(target.snapshotKey, JSON.stringify(current), channel);
+    if (target.chart && spend?.spend && this.deps.spendCharts) {
+      await this.deps.spendCharts.share(spend.spend.report, spend.label ?? '', target.channelId, ts);
+    }
   }
 
   /**
-   * The spend section, in the summary's thread: its own read (cached days, see cost/ledger.ts),
-   * so a failure costs the section only, said there in a sentence.
+   * The spend section: its own read (cached days, see cost/ledger.ts), so a failure costs the
+   * section only, said in its place in a sentence. Undefined without a cost reader.
    */
-  private async postSpend(target: SummaryTarget, services: ServiceRecord[], threadTs: string, now: number) {
-    const { costs, spendCharts, messenger } = this.deps;
-    if (!costs) return;
+  private async spendSection(target: SummaryTarget, services: ServiceRecord[], now: number): Promise<SpendSection> {
+    const { costs } = this.deps;
+    if (!costs) return undefined;
     const ids = new Set(services.map((service) => service.id));
     const filtered = target.filters.length > 0;
     const label = filtered
       ? `the services tagged ${target.filters.map((f) => f.slice(4)).join(' ')}`
       : 'the organization';
-    let spend;
-    let provisional = false;
     try {
       const rows = await costs.rows(weekSpendRange(now), { person: target.reader ?? 'summaries' });
-      provisional = rows.some((row) => !row.locked);
-      spend = weekSpend(rows, now, (entity) => !filtered || (entity.isService && ids.has(entity.id)));
+      const spend = weekSpend(rows, now, (entity) => !filtered || (entity.isService && ids.has(entity.id)));
+      const provisional = rows.some((row) => !row.locked);
+      return { blocks: spendSummaryMessage(spend, { label, provisional }).blocks, spend, label };
     } catch (error) {
       this.deps.logger.warn(`summary spend for ${target.channelId}: ${messageOf(error)}`);
-      const text = spendUnavailableText(summaryFailureReason(error));
-      await messenger.post(target.channelId, { text, blocks: [section(text)], threadTs, bulk: true });
-      return;
+      return { blocks: [section(spendUnavailableText(summaryFailureReason(error)))] };
     }
-    const message = spendSummaryMessage(spend, { label, provisional });
-    await messenger.post(target.channelId, { ...message, threadTs, bulk: true });
-    if (target.chart && spendCharts) await spendCharts.share(spend.report, label, target.channelId, threadTs);
   }
 
   /** A failure is logged, and told to the channel when the channel can be reached at all. */

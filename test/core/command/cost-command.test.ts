@@ -33,3 +33,26 @@ describe('cost', () => {
     expect(command.usage).toBe('cost [SERVICE | tag:KEY[=VALUE] ...] [7d|30d|90d]');
   });
 });
+
+describe('schedule add … chart:on', () => {
+  it('asks for the chart, anywhere after the cron', () => {
+    expect(parseCommand('schedule add "0 9 * * 1" chart:on tag:env=prod')).toEqual({
+      kind: 'schedule add',
+      cron: '0 9 * * 1',
+      filters: ['tag:env=prod'],
+      chart: true,
+    });
+    expect(parseCommand('schedule add "0 9 * * 1" Chart:off')).toEqual({
+      kind: 'schedule add',
+      cron: '0 9 * * 1',
+      filters: [],
+    });
+  });
+
+  it('refuses a chart word it does not know', () => {
+    const command = parseCommand('schedule add "0 9 * * 1" chart:yes');
+    expect(command.kind).toBe('invalid');
+    if (command.kind === 'invalid')
+      expect(command.message).toMatch(/"chart:yes" is not something I know: write chart:on/);
+  });
+});
