@@ -5,10 +5,22 @@
 import { costReport, type EntityFilter } from '../core/cost/report.js';
 import { periodEndingYesterday, PERIODS, previousPeriod, type DayRange, type PeriodName } from '../core/cost/period.js';
 import type { CostRow } from '../core/cost/schema.js';
-import { costBlocks, costText, COST_NO_SERVICES_TEXT, COST_POSTED_TEXT, type CostScope } from '../core/render/cost.js';
+import {
+  capacitySpendText,
+  costBlocks,
+  costText,
+  COST_NO_SERVICES_TEXT,
+  COST_POSTED_TEXT,
+  type CostScope,
+} from '../core/render/cost.js';
 import { MessengerError } from '../ports/index.js';
 import { replyText, type BotServices, type Invocation } from './context.js';
 import { lookupService } from './lookup.js';
+import { computeByDay, estimateSpend, isCapacityIntent } from '../core/cost/capacity.js';
+import type { ChangeIntent, ChangeRequest } from '../core/change/types.js';
+import type { ServiceRecord } from '../core/service/schema.js';
+import { messageOf } from '../core/render/errors.js';
+import { section } from '../core/render/mrkdwn.js';
 
 export interface CostAsk {
   service?: string;
@@ -57,4 +69,28 @@ async function chooseEntities(ask: CostAsk, person: string, s: BotServices): Pro
   const ids = new Set(list.services.map((service) => service.id));
   const tags = ask.filters.map((filter) => filter.slice('tag:'.length)).join(' ');
   return { ok: true, keep: (entity) => entity.isService && ids.has(entity.id), label: `services tagged ${tags}` };
+}
+
+/**
+ * Beside a capacity request (scale, memory, idle), in its thread: the service's compute spend per
+ * day over the last 7 days and the estimate of the change. Best effort: the request stands
+ * whatever happens here, and a failure is only logged.
+ */
+export async function showCapacitySpend(
+  request: ChangeRequest,
+  service: ServiceRecord,
+  intent: ChangeIntent,
+  s: BotServices,
+  now = Date.now(),
+): Promise<void> {
+  if (!isCapacityIntent(intent) || request.messageTs === undefined) return;
+  try {
+    const week = periodEndingYesterday(now, 7);
+    const rows = await s.costs.rows(week, { person: request.requesterId });
+    const days = computeByDay(rows, service.id, week);
+    const text = capacitySpendText(service.name, days, estimateSpend(service, intent, days));
+    await s.messenger.post(request.channelId, { text, blocks: [section(text)], threadTs: request.messageTs });
+  } catch (error) {
+    s.logger.warn(`compute spend beside ${request.id} not shown: ${messageOf(error)}`);
+  }
 }

@@ -26,7 +26,7 @@ import { replyText, type BotServices, type Invocation } from './context.js';
 import { lookupService } from './lookup.js';
 import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
-import { showCost } from './cost.js';
+import { showCapacitySpend, showCost } from './cost.js';
 
 const HISTORY_LIMIT = 20;
 
@@ -94,7 +94,10 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
       ...(command.ticket !== undefined ? { ticket: command.ticket } : {}),
       askedBy: 'command',
     });
-    if (result.ok) return replyText(inv, filedText(result.request, 'the channel'));
+    if (result.ok) {
+      await replyText(inv, filedText(result.request, 'the channel'));
+      return showCapacitySpend(result.request, found.service, command.intent, s);
+    }
     if ('text' in result) return replyText(inv, result.text);
     return replyText(
       inv,

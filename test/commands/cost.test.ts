@@ -59,3 +59,31 @@ describe('/clickhouse cost in process', () => {
     expect(last && last.from >= new Date(bot.clock.now() - 3 * 86_400_000).toISOString().slice(0, 10)).toBe(true);
   });
 });
+
+describe('spend beside a capacity request', () => {
+  it('shows compute per day over the last 7 days and an estimate labelled with its assumption', async () => {
+    const bot = inProcess();
+    await bot.requestChange('scale orders-prod replicas 6');
+    const thread = bot.messenger.sent.filter((sent) => sent.kind === 'post' && sent.message.threadTs !== undefined);
+    const text = thread.map((sent) => sent.message.text).find((t) => t.startsWith('*Compute spend of orders-prod*'));
+    expect(text).toBeDefined();
+    expect(text?.split(': ')[1]?.split(' · ')).toHaveLength(7);
+    // orders-prod runs 3 replicas: 6 doubles its total memory, and the estimate doubles with it.
+    expect(text).toMatch(/\*Estimate\* after this change: about [\d,.]+ CHC a day \(\+[\d,.]+ CHC a day, \+100%\)/);
+    expect(text).toMatch(/Assumption: compute spend is proportional to total memory \(\d+ GB → \d+ GB, mid-range\)/);
+  });
+
+  it('says idle scaling changes the hours, not the memory', async () => {
+    const bot = inProcess();
+    await bot.requestChange('idle orders-prod on');
+    const texts = bot.messenger.sent.map((sent) => sent.message.text);
+    expect(texts.some((t) => /spend falls by the share of hours it idles/.test(t))).toBe(true);
+  });
+
+  it('a rename shows no spend', async () => {
+    const bot = inProcess();
+    await bot.requestChange('rename legacy-reporting legacy-reports');
+    expect(bot.messenger.sent.some((sent) => sent.message.text.includes('Compute spend'))).toBe(false);
+    expect(bot.directory.usageCostReads).toHaveLength(0);
+  });
+});

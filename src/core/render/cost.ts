@@ -12,6 +12,7 @@ import {
 } from '../cost/report.js';
 import { dayCount, type DayRange } from '../cost/period.js';
 import { COST_KINDS } from '../cost/attribution.js';
+import type { ComputeDay, SpendEstimate } from '../cost/capacity.js';
 import { bold, code, context, esc, header, packLines, section, serviceRef, type Block } from './mrkdwn.js';
 
 /** Services listed one per line before the rest are counted. */
@@ -153,4 +154,30 @@ export function spendSummaryMessage(spend: WeekSpend, scope: CostScope): { text:
 /** Said in the summary's thread when spend could not be read: the rest of the summary stands. */
 export function spendUnavailableText(reason: string): string {
   return `:warning: Spend is missing from this summary: ${esc(reason)}`;
+}
+
+const gb = (value: number) => `${Number.isInteger(value) ? value : value.toFixed(1)} GB`;
+
+/** Beside a capacity request: compute spend per day over the last 7 days, and the labelled estimate. */
+export function capacitySpendText(serviceName: string, days: readonly ComputeDay[], estimate: SpendEstimate): string {
+  const perDay = days.map((day) => `${day.date.slice(5)} ${credits(day.compute)}`).join(' · ');
+  const lines = [`*Compute spend of ${esc(serviceName)}*, CHC per UTC day, last 7 days: ${esc(perDay)}`];
+  if (estimate.kind === 'memory') {
+    const change = estimate.dailyAfter - estimate.dailyBefore;
+    lines.push(
+      `*Estimate* after this change: about ${credits(estimate.dailyAfter)} CHC a day (${signedCredits(change)} CHC a day, ` +
+        `${changeText(estimate.dailyAfter, estimate.dailyBefore)}). Assumption: compute spend is proportional to total ` +
+        `memory (${gb(estimate.beforeGb)} → ${gb(estimate.afterGb)}, mid-range) and the service runs the same hours. ` +
+        'An estimate, not a quote.',
+    );
+  } else if (estimate.kind === 'hours') {
+    lines.push(
+      estimate.enabled
+        ? '*Estimate*: idle scaling stops compute while the service is idle, so spend falls by the share of hours it idles, which I cannot foresee.'
+        : '*Estimate*: without idle scaling the service is billed for every hour, so compute spend rises to about 24 hours a day of its current memory.',
+    );
+  } else {
+    lines.push('*Estimate*: not available, because the service does not show its total memory.');
+  }
+  return lines.join('\n');
 }
