@@ -44,6 +44,7 @@ import { openStores, type Stores } from './store/open.js';
 import { Summaries } from './summary/summaries.js';
 import { CostLedger } from './cost/ledger.js';
 import { ChartPoster } from './cost/chart-poster.js';
+import { CostAlerts } from './cost/alerts.js';
 import { echartsRenderer } from './chart/echarts.js';
 
 export interface BotHandle {
@@ -103,6 +104,8 @@ export interface BotOverrides {
   temporaryTickMs?: number;
   /** How often waiting requests are looked at for reminders and escalation (default 30 s). */
   nudgeTickMs?: number;
+  /** How often COST_ALERTS looks at yesterday's spend (default an hour). */
+  costAlertTickMs?: number;
   /** Interface the HTTP receiver listens on; every interface unless given (the playground: loopback). */
   host?: string;
   /** Process metrics (CPU, memory, GC): off in tests, where many bots share a process. */
@@ -119,6 +122,8 @@ export interface BotOverrides {
 const DRAIN_LIMIT_MS = 8_000;
 /** Reminders and escalations are due on whole minutes at best: a look every 30 s is on time enough. */
 const NUDGE_TICK_MS = 30_000;
+/** Spend is reported per day and unlocked days are read at most hourly: an hourly look is enough. */
+const COST_ALERT_TICK_MS = 3_600_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
@@ -183,15 +188,19 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   );
 
   // 2. Services.
-  const { services, changeRequests, temporary, follower, scheduler, nudger, homes } = buildServices(config, overrides, {
-    cloud,
-    stores,
-    messenger,
-    modals: boltModals(slack.app, onSlackApiError),
-    logger,
-    metrics,
-    rules,
-  });
+  const { services, changeRequests, temporary, follower, scheduler, nudger, homes, costAlerts } = buildServices(
+    config,
+    overrides,
+    {
+      cloud,
+      stores,
+      messenger,
+      modals: boltModals(slack.app, onSlackApiError),
+      logger,
+      metrics,
+      rules,
+    },
+  );
 
   // 3. Listeners.
   let accepting = true;
@@ -245,6 +254,14 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     overrides.nudgeTickMs ?? NUDGE_TICK_MS,
     background,
   );
+  const costAlertTicks = costAlerts
+    ? startTicks(
+        'services whose spend jumped',
+        () => costAlerts.look().then(() => undefined),
+        overrides.costAlertTickMs ?? COST_ALERT_TICK_MS,
+        background,
+      )
+    : undefined;
   // One read of the organization: a wrong key or organization is said in a sentence now, not at
   // the first command. Not awaited: an API that is slow to answer must not hold the start.
   const cloudKeyChecked =
@@ -283,6 +300,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       await reconciler.stop();
       await temporaryTicks.stop();
       await nudgeTicks.stop();
+      await costAlertTicks?.stop();
       // Following ends at once (a sleeping follow wakes and returns); approvals in flight finish.
       const drained = Promise.all([changeRequests.drain(), scheduler.stop(), follower.stop()]).then(() => homes.idle());
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
@@ -438,7 +456,18 @@ function buildServices(
     costs,
     spendCharts,
   };
-  return { services, changeRequests, temporary, follower, scheduler, nudger, homes };
+  const costAlerts = config.costAlerts
+    ? new CostAlerts({
+        costs,
+        claims: stores.costStore,
+        messenger,
+        channelId: config.costAlerts.channelId,
+        rules: { aboveChc: config.costAlerts.aboveChc, factor: config.costAlerts.factor },
+        slashCommand: config.slack.slashCommand,
+        logger,
+      })
+    : undefined;
+  return { services, changeRequests, temporary, follower, scheduler, nudger, homes, costAlerts };
 }
 
 function keyIdentity(config: Config): KeyIdentity {

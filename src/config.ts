@@ -171,6 +171,23 @@ const EnvSchema = z.object({
   SCHEDULE_MIN_INTERVAL_SECONDS: integer(900, 1, 7 * 24 * 3600),
   SCHEDULE_MAX_PER_CHANNEL: integer(10, 1, 1000),
   AUDIT_RETENTION_DAYS: integer(400, 1, 10 * 366),
+  COST_ALERTS: optionalText.refine((v) => v === undefined || /^[CG][A-Z0-9]{2,}$/.test(v), {
+    error: 'must be the id of the Slack channel (C... or G...) that gets cost alerts, or unset for none',
+  }),
+  COST_ALERT_ABOVE_CHC: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.coerce
+      .number({ error: 'must be a number of ClickHouse Credits a day, or unset for no absolute threshold' })
+      .positive({ error: 'must be more than 0 (or unset for no absolute threshold)' })
+      .optional(),
+  ),
+  COST_ALERT_FACTOR: z.preprocess(
+    (v) => (v === '' || v === undefined ? 2 : v),
+    z.coerce
+      .number({ error: 'must be a number from 1.1 to 100' })
+      .min(1.1, { error: 'must be at least 1.1' })
+      .max(100, { error: 'must be at most 100' }),
+  ),
   LOG_LEVEL: z.preprocess(lowerCased('info'), z.enum(LOG_LEVELS)),
   LOG_FORMAT: z.preprocess(
     lowerCased('text'),
@@ -276,6 +293,8 @@ export interface Config {
   schedules: { minIntervalSeconds: number; maxPerChannel: number };
   /** Audit entries are kept this long (AUDIT_RETENTION_DAYS), whatever else is recorded. */
   auditRetentionDays: number;
+  /** COST_ALERTS: the channel that hears of services whose daily spend jumped; undefined: off. */
+  costAlerts: { channelId: string; aboveChc: number | undefined; factor: number } | undefined;
   logLevel: LogLevel;
   logFormat: 'text' | 'json';
   /**
@@ -343,6 +362,9 @@ function toConfig(env: Env): Config {
     summaryTimeZone: env.SUMMARY_TZ,
     schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_SECONDS, maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL },
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
+    costAlerts: env.COST_ALERTS
+      ? { channelId: env.COST_ALERTS, aboveChc: env.COST_ALERT_ABOVE_CHC, factor: env.COST_ALERT_FACTOR }
+      : undefined,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
     metrics:

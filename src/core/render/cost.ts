@@ -13,6 +13,7 @@ import {
 import { dayCount, type DayRange } from '../cost/period.js';
 import { COST_KINDS } from '../cost/attribution.js';
 import type { ComputeDay, SpendEstimate } from '../cost/capacity.js';
+import type { AlertRules, CostAlert } from '../cost/alerts.js';
 import { bold, code, context, esc, header, packLines, section, serviceRef, type Block } from './mrkdwn.js';
 
 /** Services listed one per line before the rest are counted. */
@@ -180,4 +181,20 @@ export function capacitySpendText(serviceName: string, days: readonly ComputeDay
     lines.push('*Estimate*: not available, because the service does not show its total memory.');
   }
   return lines.join('\n');
+}
+
+/** One cost alert, posted in the COST_ALERTS channel. */
+export function costAlertText(alert: CostAlert, rules: AlertRules, slashCommand: string): string {
+  const reasons = [
+    alert.jumped
+      ? `${(alert.spend / alert.median).toFixed(1)}× its median of the 7 days before (${credits(alert.median)} CHC)`
+      : undefined,
+    alert.above && rules.aboveChc !== undefined
+      ? `above the alert threshold of ${credits(rules.aboveChc)} CHC`
+      : undefined,
+  ].filter((reason): reason is string => reason !== undefined);
+  return (
+    `:chart_with_upwards_trend: ${serviceRef(alert.name, alert.serviceId)} spent ${bold(`${credits(alert.spend)} CHC`)} on ` +
+    `${esc(alert.date)} (UTC), ${reasons.join(' and ')}. ${code(`${slashCommand} cost ${alert.name.includes(' ') ? `"${alert.name}"` : alert.name}`)} shows where it went.`
+  );
 }
