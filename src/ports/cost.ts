@@ -27,9 +27,16 @@ export interface StoredCostDay {
   readAt: number;
 }
 
+/**
+ * Days older than this before the newest day written are dropped from the store: the longest
+ * report reads 180 days (90 and the 90 before), alerts 8.
+ */
+export const COST_DAYS_KEPT = 200;
+
 export interface CostDayStore {
   /** The stored days among `dates` (absent ones are left out). */
   readDays(dates: readonly string[]): Promise<Map<string, StoredCostDay>>;
+  /** Stores the days, and drops those older than COST_DAYS_KEPT before the newest one written. */
   writeDays(days: readonly StoredCostDay[]): Promise<void>;
   /** True for the first caller across replicas for this key within ttlMs (a cost alert, once per day). */
   claimOnce(key: string, ttlMs: number): Promise<boolean>;

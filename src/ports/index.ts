@@ -14,4 +14,5 @@ export type * from './service-directory.js';
 export { SendWindowClosedError } from './service-directory.js';
 export type * from './services.js';
 export type * from './cost.js';
+export { COST_DAYS_KEPT } from './cost.js';
 export { isStoreUnavailable, StoreUnavailableError } from './store-errors.js';

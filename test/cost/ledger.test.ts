@@ -104,3 +104,17 @@ describe('single flight', () => {
     expect(await ledger.rows(range)).toHaveLength(3);
   });
 });
+
+describe('the kept days', () => {
+  it.each([
+    ['memory', () => new MemoryCostStore(() => NOW) as CostDayStore],
+    ['Redis', redisStore],
+  ])('drop days 200 before the newest written (%s)', async (_name, openStore) => {
+    const store = openStore();
+    const day = (date: string) => ({ date, rows: [], settled: true, readAt: NOW });
+    await store.writeDays([day('2025-01-01'), day('2025-06-01')]);
+    await store.writeDays([day('2025-08-01')]);
+    const kept = await store.readDays(['2025-01-01', '2025-06-01', '2025-08-01']);
+    expect([...kept.keys()]).toEqual(['2025-06-01', '2025-08-01']);
+  });
+});

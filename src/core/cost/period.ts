@@ -80,3 +80,9 @@ export function coveringPieces(missing: readonly Day[], max = MAX_DAYS_PER_CALL)
   }
   return out;
 }
+
+/** The oldest day a cache keeps once these days are written: `keep` days before the newest. */
+export function oldestDayKept(written: readonly Day[], keep: number): Day {
+  const newest = written.reduce((latest, day) => (day > latest ? day : latest), '');
+  return newest === '' ? '' : addDays(newest, -keep);
+}

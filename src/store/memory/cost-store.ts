@@ -1,5 +1,6 @@
 /** The cost days and alert claims of one process (no REDIS_URL): same contract as the Redis store. */
-import type { CostDayStore, StoredCostDay } from '../../ports/cost.js';
+import { COST_DAYS_KEPT, type CostDayStore, type StoredCostDay } from '../../ports/cost.js';
+import { oldestDayKept } from '../../core/cost/period.js';
 
 export class MemoryCostStore implements CostDayStore {
   private readonly days = new Map<string, StoredCostDay>();
@@ -18,6 +19,13 @@ export class MemoryCostStore implements CostDayStore {
 
   writeDays(days: readonly StoredCostDay[]): Promise<void> {
     for (const day of days) this.days.set(day.date, structuredClone(day));
+    if (days.length > 0) {
+      const cutoff = oldestDayKept(
+        days.map((day) => day.date),
+        COST_DAYS_KEPT,
+      );
+      for (const date of this.days.keys()) if (date < cutoff) this.days.delete(date);
+    }
     return Promise.resolve();
   }
 

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { CostRowSchema } from '../../core/cost/schema.js';
-import type { CostDayStore, StoredCostDay } from '../../ports/cost.js';
+import { COST_DAYS_KEPT, type CostDayStore, type StoredCostDay } from '../../ports/cost.js';
+import { oldestDayKept } from '../../core/cost/period.js';
 import type { RedisConnection } from './connection.js';
 import { reportUnavailableAsStoreErrors } from './errors.js';
 import { costKeys, type CostKeys } from './keys.js';
@@ -54,6 +55,15 @@ export class RedisCostStore implements CostDayStore {
     if (days.length === 0) return;
     const fields = days.flatMap((day) => [day.date, JSON.stringify(day)]);
     await this.redis.hset(this.keys.days, ...fields);
+    const old = (await this.redis.hkeys(this.keys.days)).filter(
+      (date) =>
+        date <
+        oldestDayKept(
+          days.map((day) => day.date),
+          COST_DAYS_KEPT,
+        ),
+    );
+    if (old.length > 0) await this.redis.hdel(this.keys.days, ...old);
   }
 
   async claimOnce(key: string, ttlMs: number): Promise<boolean> {

@@ -26,7 +26,8 @@
  *   <prefix>{schedules}:adhoc:<channelId>    ZSET  a channel's ad-hoc baseline keys, scored by last write
  *
  *   <prefix>{costs}:days                     HASH  YYYY-MM-DD -> that day's usageCost rows as read,
- *                                            whether they are all locked, and when they were read
+ *                                            whether they are all locked, and when they were read;
+ *                                            days 200 before the newest written are dropped
  *   <prefix>{costs}:claim:<key>              STRING a cost alert claimed once (SET NX PX)
  */
 export const DEFAULT_KEY_PREFIX = 'chbot:';
