@@ -70,6 +70,8 @@ export interface BotHandle {
   reconciledAtStart: Promise<number>;
   /** Settles when reverts that fell due while the bot was down have been looked at once. */
   revertedAtStart: Promise<void>;
+  /** Settles when COST_ALERTS has looked at yesterday's spend once (at once without COST_ALERTS). */
+  costAlertsLookedAtStart: Promise<void>;
   /** Re-reads POLICY_FILE (SIGHUP); a bad file keeps the rules in force and is logged. */
   reloadPolicy(): Promise<ReloadResult>;
   /** Whether ClickHouse Cloud accepts the API key, now. */
@@ -292,6 +294,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     simulator,
     reconciledAtStart: reconciler.settledAtStart,
     revertedAtStart: temporaryTicks.firstPass,
+    costAlertsLookedAtStart: costAlertTicks?.firstPass ?? Promise.resolve(),
     reloadPolicy: () => rules.reload(),
     cloudKey: () => cloudKey.state,
     cloudKeyChecked,

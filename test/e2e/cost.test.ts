@@ -58,3 +58,24 @@ describe('/clickhouse cost over HTTP', () => {
     expect(usageCostCalls(h)).toBe(0);
   });
 });
+
+describe('COST_ALERTS over HTTP', () => {
+  it('two replicas post each alert once', async () => {
+    // Every demo service that spent over 20 CHC yesterday alerts: how many the simulator decides.
+    const env = { COST_ALERTS: 'C0COSTS', COST_ALERT_ABOVE_CHC: '20' };
+    const first = await harness({ env });
+    await first.bot.costAlertsLookedAtStart;
+    const second = await harness({ env, keyPrefix: first.keyPrefix, simulator: first.simulator, slack: first.slack });
+    await second.bot.costAlertsLookedAtStart;
+    const alerts = first.slack
+      .callsOf('chat.postMessage', (a) => a.channel === 'C0COSTS')
+      .map((c) => String(c.args.text));
+    expect(alerts.length).toBeGreaterThan(0);
+    const services = alerts.map((text) => /`([0-9a-f-]{36})`/.exec(text)?.[1]);
+    expect(new Set(services).size).toBe(alerts.length);
+    expect(alerts.every((text) => /above the alert threshold of 20\.00 CHC/.test(text))).toBe(true);
+    // The second replica did look (from the shared cache, no API call) and found every alert claimed.
+    expect([...first.logs, ...second.logs].join('\n')).not.toMatch(/services whose spend jumped failed/);
+    expect(usageCostCalls(first)).toBe(1);
+  });
+});
