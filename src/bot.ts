@@ -154,9 +154,10 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const { cloud, simulator } = await connectCloud(config, logger, {
     ...overrides.cloudClient,
     observer: {
-      request(method, status, seconds) {
+      request(method, status, seconds, reads) {
         countRequest?.request(method, status, seconds);
-        cloudKey.observe(status);
+        // A key refused usage costs (no billing permission) still manages services: not "refused".
+        if (reads !== 'costs' || status !== 403) cloudKey.observe(status);
       },
     },
   });

@@ -81,8 +81,11 @@ export interface CloudClientOptions {
 }
 
 export interface CloudObserver {
-  /** One attempt: its method, HTTP status (undefined when none came back) and duration. */
-  request(method: string, status: number | undefined, seconds: number): void;
+  /**
+   * One attempt: its method, HTTP status (undefined when none came back), duration, and what it
+   * read: services, or usage costs (which a key may be refused on while it manages services).
+   */
+  request(method: string, status: number | undefined, seconds: number, reads?: 'services' | 'costs'): void;
 }
 
 interface RawResponse {
@@ -368,7 +371,8 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
       status = response.status;
       return response;
     } finally {
-      this.observer?.request(method, status, (performance.now() - started) / 1000);
+      const reads = path.includes('/usageCost?') ? 'costs' : 'services';
+      this.observer?.request(method, status, (performance.now() - started) / 1000, reads);
     }
   }
 

@@ -8,6 +8,7 @@ import type { CostRow } from '../core/cost/schema.js';
 import {
   capacitySpendText,
   costBlocks,
+  costReadFailure,
   costText,
   COST_NO_SERVICES_TEXT,
   COST_POSTED_TEXT,
@@ -20,7 +21,7 @@ import { computeByDay, estimateSpend, isCapacityIntent } from '../core/cost/capa
 import type { ChangeIntent, ChangeRequest } from '../core/change/types.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import { messageOf } from '../core/render/errors.js';
-import { section } from '../core/render/mrkdwn.js';
+import { esc, section } from '../core/render/mrkdwn.js';
 
 export interface CostAsk {
   service?: string;
@@ -33,7 +34,14 @@ export async function showCost(ask: CostAsk, inv: Invocation, s: BotServices, no
   if (!chosen.ok) return replyText(inv, chosen.text);
   const period = periodEndingYesterday(now, PERIODS[ask.period]);
   const previous = previousPeriod(period);
-  const rows = await s.costs.rows({ from: previous.from, to: period.to }, { person: inv.userId });
+  let rows: CostRow[];
+  try {
+    rows = await s.costs.rows({ from: previous.from, to: period.to }, { person: inv.userId });
+  } catch (error) {
+    const forbidden = costReadFailure(error);
+    if (forbidden === undefined) throw error;
+    return replyText(inv, `:x: /clickhouse cost failed: ${esc(forbidden)}`);
+  }
   const report = costReport(rows, period, previous, chosen.keep);
   const scope: CostScope = { label: chosen.label, provisional: hasUnlocked(rows, period) };
   const message = { text: costText(report, scope), blocks: costBlocks(report, scope) };

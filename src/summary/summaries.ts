@@ -18,7 +18,7 @@ import {
   type SummaryMessage,
 } from '../core/summary/index.js';
 import { weekSpend, weekSpendRange, type WeekSpend } from '../core/cost/report.js';
-import { spendSummaryMessage, spendUnavailableText } from '../core/render/cost.js';
+import { costReadFailure, spendSummaryMessage, spendUnavailableText } from '../core/render/cost.js';
 import { divider, LIMITS, section, type Block } from '../core/render/mrkdwn.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import {
@@ -123,7 +123,7 @@ export class Summaries implements SummaryPublisher {
       return { blocks: spendSummaryMessage(spend, { label, provisional }).blocks, spend, label };
     } catch (error) {
       this.deps.logger.warn(`summary spend for ${target.channelId}: ${messageOf(error)}`);
-      return { blocks: [section(spendUnavailableText(summaryFailureReason(error)))] };
+      return { blocks: [section(spendUnavailableText(costReadFailure(error) ?? summaryFailureReason(error)))] };
     }
   }
 

@@ -79,3 +79,16 @@ describe('COST_ALERTS over HTTP', () => {
     expect(usageCostCalls(first)).toBe(1);
   });
 });
+
+describe('a key that may not read usage costs', () => {
+  it('gets a sentence, and the bot stays ready', async () => {
+    const h = await harness();
+    h.simulator.faults.failNext(1, 403);
+    const ack = await h.command('cost');
+    const said = await h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId);
+    expect(textOf(said.args)).toMatch(
+      /may not read usage costs \(ClickHouse Cloud answered 403\)\. Whoever runs the bot/,
+    );
+    expect(h.bot.cloudKey()).not.toBe('refused');
+  });
+});

@@ -55,6 +55,8 @@ describe('the spend section of a summary', () => {
       Promise.reject(new CloudApiError('http', 'boom', { status: 403, requestId: 'req-403' }));
     expect(await summaries.post({ channelId: CHANNEL, filters: [], snapshotKey: 'adhoc:b' })).toEqual({ ok: true });
     const said = allTexts(h.messenger.of('post', CHANNEL).at(-1)?.message.blocks ?? []);
-    expect(said).toMatch(/:warning: Spend is missing from this summary: .*status 403, request id req-403/);
+    expect(said).toMatch(
+      /:warning: Spend is missing from this summary: .*may not read usage costs.*request id req-403/,
+    );
   });
 });

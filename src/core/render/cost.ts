@@ -14,6 +14,8 @@ import { dayCount, type DayRange } from '../cost/period.js';
 import { COST_KINDS } from '../cost/attribution.js';
 import type { ComputeDay, SpendEstimate } from '../cost/capacity.js';
 import type { AlertRules, CostAlert } from '../cost/alerts.js';
+import { CloudApiError } from '../service/api-error.js';
+import { apiReference } from './errors.js';
 import { bold, code, context, esc, header, packLines, section, serviceRef, type Block } from './mrkdwn.js';
 
 /** Services listed one per line before the rest are counted. */
@@ -197,4 +199,16 @@ export function costAlertText(alert: CostAlert, rules: AlertRules, slashCommand:
     `:chart_with_upwards_trend: ${serviceRef(alert.name, alert.serviceId)} spent ${bold(`${credits(alert.spend)} CHC`)} on ` +
     `${esc(alert.date)} (UTC), ${reasons.join(' and ')}. ${code(`${slashCommand} cost ${alert.name.includes(' ') ? `"${alert.name}"` : alert.name}`)} shows where it went.`
   );
+}
+
+/** A usage cost read the API refused for the key (403): billing is a permission of its own. */
+export const COST_FORBIDDEN_SENTENCE =
+  "the bot's API key may not read usage costs (ClickHouse Cloud answered 403). Whoever runs the bot should give the key a role that can see billing and usage.";
+
+/** Why spend could not be read (plain text, escape it), for a 403; undefined for what every API failure says. */
+export function costReadFailure(error: unknown): string | undefined {
+  if (!(error instanceof CloudApiError)) return undefined;
+  if (error.kind === 'http' && error.details.status === 403)
+    return `${COST_FORBIDDEN_SENTENCE}${apiReference(error, 'plain')}`;
+  return undefined;
 }
