@@ -11,6 +11,8 @@ RUN npm run build
 # Run: production dependencies and compiled code only, as the unprivileged node user.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production PORT=3000
+# A font for the text of spend charts (resvg draws no text without one; the slim image has none).
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

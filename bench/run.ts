@@ -23,6 +23,7 @@ import { DEMO_ORG_ID, demoServices, syntheticServices } from '../src/simulator/s
 import { SlackStandIn as FakeSlack } from '../src/playground/slack-stand-in.js';
 import { epochMs, percentiles, type Latency, type LoadStep, type StepResult } from './load.js';
 import { BENCH_SECRET, commandBody, signed } from './slack-requests.js';
+import { chartRenderingCost, chartRow } from './chart.js';
 
 const KEY_ID = 'benchKey';
 const KEY_SECRET = 'bench-key-secret';
@@ -136,6 +137,7 @@ async function main(): Promise<void> {
     const apiCalls = await countApiCalls(bot, simulator, slack);
     printTable(['Cloud API calls', 'count'], apiCalls);
     printTable(['rendering', 'median ms', 'blocks'], renderingCost());
+    printTable(['chart rendering (median of 15)', 'ms', 'size'], [chartRow(chartRenderingCost())]);
     printTable(
       ['bot memory', 'MiB'],
       [['peak RSS (VmHWM) after the load', (peakRssKiB(bot.process) / 1024).toFixed(0)]],

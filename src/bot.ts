@@ -54,6 +54,7 @@ import type {
   Messenger,
   Modals,
   ScheduleStore,
+  CostDayStore,
   ServiceDirectory,
 } from './ports/index.js';
 import { scheduleSnapshotKey } from './core/schedule/types.js';
@@ -66,6 +67,10 @@ import { slackMessenger } from './slack/messenger.js';
 import { pacedMessenger } from './slack/pacing.js';
 import { openStores, type Stores } from './store/open.js';
 import { Summaries } from './summary/summaries.js';
+import { CostLedger } from './cost/ledger.js';
+import { ChartPoster } from './cost/chart-poster.js';
+import { CostAlerts } from './cost/alerts.js';
+import { echartsRenderer } from './chart/echarts.js';
 
 export interface BotHandle {
   /** The HTTP port bound (Slack requests and the probes; in Socket Mode the probes only). */
@@ -92,6 +97,8 @@ export interface BotHandle {
   revertedAtStart: Promise<void>;
   /** Settles when the first look for due scheduled changes (what fell due while every replica was down) is done. */
   scheduledAtStart: Promise<void>;
+  /** Settles when COST_ALERTS has looked at yesterday's spend once (at once without COST_ALERTS). */
+  costAlertsLookedAtStart: Promise<void>;
   /** Re-reads POLICY_FILE (SIGHUP); a bad file keeps the rules in force and is logged. */
   reloadPolicy(): Promise<ReloadResult>;
   /** Re-reads ORGANIZATIONS_FILE (SIGHUP); a bad file keeps the organizations in force and logs every problem. */
@@ -116,6 +123,8 @@ export interface BotOverrides {
   clock?: () => number;
   /** Use this schedule store instead of the one the config names. */
   scheduleStore?: ScheduleStore;
+  /** Use this cost store (usage cost days, alert claims) instead of the one the config names. */
+  costStore?: CostDayStore;
   /** Spacing of posts to one channel (Slack allows about one a second). */
   channelPostIntervalMs?: number;
   /** How often schedules are re-read from the store. */
@@ -131,6 +140,8 @@ export interface BotOverrides {
   /** Audit export (AUDIT_SINKS): how often new events are looked for, and the first retry's wait (tests shorten them). */
   auditPollMs?: number;
   auditRetryBaseMs?: number;
+  /** How often COST_ALERTS looks at yesterday's spend (default an hour). */
+  costAlertTickMs?: number;
   /** Interface the HTTP receiver listens on; every interface unless given (the playground: loopback). */
   host?: string;
   /** Process metrics (CPU, memory, GC): off in tests, where many bots share a process. */
@@ -149,6 +160,8 @@ export interface BotOverrides {
 const DRAIN_LIMIT_MS = 8_000;
 /** Reminders and escalations are due on whole minutes at best: a look every 30 s is on time enough. */
 const NUDGE_TICK_MS = 30_000;
+/** Spend is reported per day and unlocked days are read at most hourly: an hourly look is enough. */
+const COST_ALERT_TICK_MS = 3_600_000;
 
 export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<BotHandle> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
@@ -177,9 +190,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const countRequest = metrics ? cloudObserver(metrics) : undefined;
   // Every organization's requests are counted; the key check at start speaks for the default one.
   const observing = (organization: string): CloudObserver => ({
-    request(method, status, seconds) {
+    request(method, status, seconds, reads) {
       countRequest?.request(method, status, seconds);
-      if (organization === organizations.defaultOrganization()) cloudKey.observe(status);
+      // A key refused usage costs (no billing permission) still manages services: not "refused".
+      const refusedCosts = reads === 'costs' && status === 403;
+      if (organization === organizations.defaultOrganization() && !refusedCosts) cloudKey.observe(status);
     },
   });
   const connected =
@@ -210,6 +225,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     logger,
     changeStore: overrides.changeStore,
     scheduleStore: overrides.scheduleStore,
+    costStore: overrides.costStore,
     auditRetentionDays: config.auditRetentionDays,
   });
   // Loops that run on their own stay quiet while the store is down: its outage is logged once a minute.
@@ -234,16 +250,20 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   );
 
   // 2. Services.
-  const { services, changeRequests, temporary, follower, scheduler, nudger, homes } = buildServices(config, overrides, {
-    cloud,
-    organizations,
-    stores,
-    messenger,
-    modals: boltModals(slack.app, onSlackApiError),
-    logger,
-    metrics,
-    rules,
-  });
+  const { services, changeRequests, temporary, follower, scheduler, nudger, homes, costAlerts } = buildServices(
+    config,
+    overrides,
+    {
+      cloud,
+      organizations,
+      stores,
+      messenger,
+      modals: boltModals(slack.app, onSlackApiError),
+      logger,
+      metrics,
+      rules,
+    },
+  );
 
   // 3. Listeners.
   let accepting = true;
@@ -310,6 +330,14 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     overrides.nudgeTickMs ?? NUDGE_TICK_MS,
     background,
   );
+  const costAlertTicks = costAlerts
+    ? startTicks(
+        'services whose spend jumped',
+        () => costAlerts.look().then(() => undefined),
+        overrides.costAlertTickMs ?? COST_ALERT_TICK_MS,
+        background,
+      )
+    : undefined;
   // One read of the organization: a wrong key or organization is said in a sentence now, not at
   // the first command. Not awaited: an API that is slow to answer must not hold the start.
   const cloudKeyChecked =
@@ -351,6 +379,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     },
     reloadOrganizations: () => organizations.reload(),
     organizations,
+    costAlertsLookedAtStart: costAlertTicks?.firstPass ?? Promise.resolve(),
     cloudKey: () => cloudKey.state,
     cloudKeyChecked,
     async stop() {
@@ -359,6 +388,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       await temporaryTicks.stop();
       await scheduledTicks.stop();
       await nudgeTicks.stop();
+      await costAlertTicks?.stop();
       // Following ends at once (a sleeping follow wakes and returns); approvals in flight finish.
       const drained = Promise.all([changeRequests.drain(), scheduler.stop(), follower.stop()]).then(() => homes.idle());
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
@@ -533,7 +563,12 @@ function buildServices(
     logger,
     now: overrides.clock ?? Date.now,
   });
-  const summaries = summariesOver(cloud, { stores, messenger, logger, metrics });
+  const costs = new CostLedger({ api: cloud, store: stores.costStore });
+  const spendCharts = new ChartPoster({ charts: echartsRenderer, messenger, logger });
+  const summaries = countedSummaries(
+    new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger, costs, spendCharts }),
+    metrics,
+  );
   const scheduler = new Scheduler({
     store: scheduleStore,
     logger: quietWhile(logger, () => stores.down()),
@@ -554,6 +589,7 @@ function buildServices(
         title: 'Scheduled ClickHouse Cloud summary',
         scheduled: true,
         reader: `schedule:${schedule.id}`,
+        ...(schedule.chart ? { chart: true } : {}),
       });
     },
   });
@@ -576,8 +612,22 @@ function buildServices(
     timeZoneOf: timeZoneResolver(config.scheduling.channelTimeZones, messenger, logger),
     now: overrides.clock ?? Date.now,
     ...(organizationsFromFile ? { tenants: organizations } : {}),
+    messenger,
+    costs,
+    spendCharts,
   };
-  return { services, changeRequests, temporary, follower, scheduler, nudger, homes };
+  const costAlerts = config.costAlerts
+    ? new CostAlerts({
+        costs,
+        claims: stores.costStore,
+        messenger,
+        channelId: config.costAlerts.channelId,
+        rules: { aboveChc: config.costAlerts.aboveChc, factor: config.costAlerts.factor },
+        slashCommand: config.slack.slashCommand,
+        logger,
+      })
+    : undefined;
+  return { services, changeRequests, temporary, follower, scheduler, nudger, homes, costAlerts };
 }
 
 /** Summaries of the organization behind this directory (a channel's view of it), counted in the metrics. */

@@ -248,6 +248,23 @@ const EnvSchema = z.object({
   AUDIT_FILE_MAX_BYTES: integer(100 * 1024 * 1024, 1024, 2 ** 40),
   AUDIT_FILE_KEEP: integer(5, 0, 100),
   AUDIT_OUTBOX_MAX: integer(100_000, 10, 10_000_000),
+  COST_ALERTS: optionalText.refine((v) => v === undefined || /^[CG][A-Z0-9]{2,}$/.test(v), {
+    error: 'must be the id of the Slack channel (C... or G...) that gets cost alerts, or unset for none',
+  }),
+  COST_ALERT_ABOVE_CHC: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.coerce
+      .number({ error: 'must be a number of ClickHouse Credits a day, or unset for no absolute threshold' })
+      .positive({ error: 'must be more than 0 (or unset for no absolute threshold)' })
+      .optional(),
+  ),
+  COST_ALERT_FACTOR: z.preprocess(
+    (v) => (v === '' || v === undefined ? 2 : v),
+    z.coerce
+      .number({ error: 'must be a number from 1.1 to 100' })
+      .min(1.1, { error: 'must be at least 1.1' })
+      .max(100, { error: 'must be at most 100' }),
+  ),
   LOG_LEVEL: z.preprocess(lowerCased('info'), z.enum(LOG_LEVELS)),
   LOG_FORMAT: z.preprocess(
     lowerCased('text'),
@@ -389,6 +406,8 @@ export interface Config {
     fileKeep: number;
     outboxMax: number;
   };
+  /** COST_ALERTS: the channel that hears of services whose daily spend jumped; undefined: off. */
+  costAlerts: { channelId: string; aboveChc: number | undefined; factor: number } | undefined;
   logLevel: LogLevel;
   logFormat: 'text' | 'json';
   /**
@@ -467,6 +486,9 @@ function toConfig(env: Env): Config {
       fileKeep: env.AUDIT_FILE_KEEP,
       outboxMax: env.AUDIT_OUTBOX_MAX,
     },
+    costAlerts: env.COST_ALERTS
+      ? { channelId: env.COST_ALERTS, aboveChc: env.COST_ALERT_ABOVE_CHC, factor: env.COST_ALERT_FACTOR }
+      : undefined,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
     metrics:

@@ -194,7 +194,7 @@ export function slackErrorLabel(code: string): string {
 
 /** Web API method names (chat.postMessage, views.open...), from the bot's own code. */
 export function slackMethodLabel(method: string): string {
-  return /^[a-zA-Z.]{1,48}$/.test(method) ? method : 'other';
+  return /^[a-zA-Z][a-zA-Z0-9.]{0,47}$/.test(method) ? method : 'other';
 }
 
 /** HTTP status as a label: the number for real answers, "error" for timeouts and dropped connections. */

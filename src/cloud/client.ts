@@ -42,11 +42,20 @@ import {
   type ServiceUpdateResult,
   type UpdateOptions,
 } from '../ports/service-directory.js';
-import { ErrorEnvelopeSchema, ListEnvelopeSchema, parseServiceList, ServiceEnvelopeSchema } from './envelopes.js';
+import {
+  ErrorEnvelopeSchema,
+  ListEnvelopeSchema,
+  parseServiceList,
+  ServiceEnvelopeSchema,
+  UsageCostEnvelopeSchema,
+} from './envelopes.js';
 import { FairThrottle, ThrottleBusyError, type ThrottleOptions, type ThrottleTicket } from './throttle.js';
 import { normaliseFilters } from '../core/schedule/types.js';
 import { filterServices } from '../core/summary/tags.js';
 import { ReadCache } from './read-cache.js';
+import type { UsageCostAnswer, UsageCostSource } from '../ports/cost.js';
+import { dayCount, MAX_DAYS_PER_CALL, type DayRange } from '../core/cost/period.js';
+import { parseCostRows } from '../core/cost/schema.js';
 
 export type { ServiceList, ServiceUpdateResult } from '../ports/service-directory.js';
 
@@ -76,8 +85,11 @@ export interface CloudClientOptions {
 }
 
 export interface CloudObserver {
-  /** One attempt: its method, HTTP status (undefined when none came back) and duration. */
-  request(method: string, status: number | undefined, seconds: number): void;
+  /**
+   * One attempt: its method, HTTP status (undefined when none came back), duration, and what it
+   * read: services, or usage costs (which a key may be refused on while it manages services).
+   */
+  request(method: string, status: number | undefined, seconds: number, reads?: 'services' | 'costs'): void;
 }
 
 interface RawResponse {
@@ -87,7 +99,7 @@ interface RawResponse {
 
 type Method = 'GET' | 'PATCH';
 
-export class CloudClient implements ServiceDirectory {
+export class CloudClient implements ServiceDirectory, UsageCostSource {
   readonly orgId: string;
   /** Requests sent on the wire (after cache and single flight); for tests and benchmarks. */
   requestsSent = 0;
@@ -170,6 +182,36 @@ export class CloudClient implements ServiceDirectory {
       if (error instanceof CloudApiError && error.status === 404) return undefined;
       throw error;
     }
+  }
+
+  /**
+   * GET …/usageCost for one range of at most 31 UTC days, both ends included (the API's limit:
+   * longer ranges are the caller's to split). Never cached here: the cost ledger keeps days.
+   */
+  async usageCost(
+    range: DayRange,
+    filters: readonly string[] = [],
+    options: ReadOptions = {},
+  ): Promise<UsageCostAnswer> {
+    const days = dayCount(range);
+    if (days < 1 || days > MAX_DAYS_PER_CALL) {
+      throw new CloudApiError('invalid-request', `A usage cost read spans 1 to ${MAX_DAYS_PER_CALL} days, not ${days}`);
+    }
+    for (const filter of filters) {
+      if (!TagFilterSchema.safeParse(filter).success) {
+        throw new CloudApiError('invalid-request', `"${filter}" is not a tag filter: write tag:KEY or tag:KEY=VALUE`);
+      }
+    }
+    const query = new URLSearchParams({ from_date: range.from, to_date: range.to });
+    for (const filter of filters) query.append('filter', filter);
+    const path = `${this.orgPath()}/usageCost?${query.toString()}`;
+    const ticket: ThrottleTicket = { priority: options.priority ?? 'read', person: options.person ?? 'bot' };
+    const response = await this.send('GET', path, ticket);
+    const parsed = UsageCostEnvelopeSchema.safeParse(response.json);
+    if (!parsed.success) throw this.badResponse('GET', path, response.json);
+    const { rows, skipped } = parseCostRows(parsed.data.result.costs);
+    if (skipped > 0) this.logger?.warn(`Cloud API usageCost: left out ${skipped} row(s) it could not read`);
+    return { rows, requestId: parsed.data.requestId };
   }
 
   /**
@@ -352,7 +394,8 @@ export class CloudClient implements ServiceDirectory {
       status = response.status;
       return response;
     } finally {
-      this.observer?.request(method, status, (performance.now() - started) / 1000);
+      const reads = path.includes('/usageCost?') ? 'costs' : 'services';
+      this.observer?.request(method, status, (performance.now() - started) / 1000, reads);
     }
   }
 

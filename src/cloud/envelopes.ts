@@ -12,6 +12,11 @@ const envelope = { status: lenient(z.number()), requestId: z.string().catch('') 
 export const ListEnvelopeSchema = z.looseObject({ ...envelope, result: z.array(z.unknown()) });
 /** One service: the answer to GET of one service and to PATCH. */
 export const ServiceEnvelopeSchema = z.looseObject({ ...envelope, result: ServiceRecordSchema });
+/** usageCost: rows are parsed one by one (core/cost/schema.ts), so one odd row never breaks a report. */
+export const UsageCostEnvelopeSchema = z.looseObject({
+  ...envelope,
+  result: z.looseObject({ grandTotalCHC: lenient(z.number()), costs: z.array(z.unknown()) }),
+});
 export const ErrorEnvelopeSchema = z.looseObject({
   status: lenient(z.number()),
   error: lenient(z.string()),

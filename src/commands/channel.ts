@@ -6,7 +6,7 @@
 import type { Command } from '../core/command/parse.js';
 import { commandAllowance, intentKinds, kindsAllowance } from '../core/organization/rules.js';
 import type { ChannelRules } from '../core/organization/types.js';
-import { notAllowedText, unboundChannelText } from '../core/render/organizations.js';
+import { costsElsewhereText, notAllowedText, unboundChannelText } from '../core/render/organizations.js';
 import { ALLOW_WORDS } from '../core/organization/parse.js';
 import type { ChangeRequestService, ChannelScope, NewChangeRequest } from '../ports/index.js';
 import type { BotServices } from './context.js';
@@ -26,6 +26,10 @@ export function servicesOfChannel(services: BotServices, channelId: string): Cha
       cloud: scope.directory,
       summaries: scope.summaries,
       changeRequests: guardedRequests(services.changeRequests, scope, tenants.several()),
+      // Spend is read for the first organization only (cost/ledger.ts keeps one organization's days).
+      ...(scope.organization === tenants.defaultOrganization()
+        ? {}
+        : { costsUnavailable: costsElsewhereText(scope.organization, tenants.defaultOrganization()) }),
     },
   };
 }

@@ -3,10 +3,13 @@ import type {
   ApprovalRules,
   ChangeRequestService,
   ChangeStore,
+  CostReader,
   Log,
   Message,
+  Messenger,
   Modals,
   ScheduleRegistry,
+  SpendCharts,
   ScheduleStore,
   ServiceDirectory,
   SummaryPublisher,
@@ -45,6 +48,14 @@ export interface BotServices {
    * organization, within the channel's guardrails. Without it, `cloud` serves every channel.
    */
   tenants?: Tenants;
+  /** Posts reports and shares charts in the channel. */
+  messenger: Messenger;
+  /** Usage cost rows, cached (cost/ledger.ts). */
+  costs: CostReader;
+  /** Why this channel gets no spend (its organization is not the one costs are read for); undefined: it does. */
+  costsUnavailable?: string;
+  /** Draws and shares the daily spend chart (cost/chart-poster.ts). */
+  spendCharts: SpendCharts;
 }
 
 /** One slash command as the handlers see it, whatever carried it (HTTP or Socket Mode). */

@@ -31,6 +31,7 @@ import { replyText, type BotServices, type Invocation } from './context.js';
 import { lookupService } from './lookup.js';
 import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
+import { showCapacitySpend, showCost } from './cost.js';
 
 const HISTORY_LIMIT = 20;
 
@@ -99,14 +100,9 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     if (!asked.ok) return replyText(inv, asked.text);
     const result = await s.changeRequests.request(asked.input);
     if (!result.ok) return replyText(inv, 'text' in result ? result.text : problemsText(result.problems));
-    const filed = filedText(result.request, 'the channel');
-    // Outside a maintenance window: deferred to its next opening (whatever time was asked).
-    if (result.deferred) return replyText(inv, `${filed}\n${deferredText(result.deferred)}`);
-    const { schedule } = asked;
-    if (!schedule) return replyText(inv, filed);
-    const approved = result.request.status === 'scheduled';
-    const when = scheduledFilingText(schedule.at, schedule.zone, schedule.source, approved);
-    return replyText(inv, `${filed} ${esc(when)}`);
+    await replyText(inv, filingReply(result, asked.schedule));
+    // A capacity request: the service's compute spend and the change's estimate, in its thread.
+    return showCapacitySpend(result.request, asked.input.service, command.intent, s);
   },
   breakglass: async (command, inv, s) => {
     const asked = await changeInput(command.change, inv, s);
@@ -124,10 +120,24 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   history: (command, inv, s) => showHistory(command.service, inv, s),
   policy: (command, inv, s) => showPolicy(command.service, inv, s),
   summary: (command, inv, s) => postSummaryNow(command.filters, inv, s),
+  cost: (command, inv, s) => showCost(command, inv, s),
   'schedule add': (command, inv, s) => addSchedule(command, inv, s),
   'schedule list': (_command, inv, s) => listSchedules(inv, s),
   'schedule remove': (command, inv, s) => removeSchedule(command.id, inv, s),
 };
+
+/** What the requester is told once a change is filed: waiting, deferred to its window, or scheduled. */
+function filingReply(
+  result: Extract<Awaited<ReturnType<BotServices['changeRequests']['request']>>, { ok: true }>,
+  schedule: Extract<Awaited<ReturnType<typeof changeInput>>, { ok: true }>['schedule'],
+): string {
+  const filed = filedText(result.request, 'the channel');
+  // Outside a maintenance window: deferred to its next opening (whatever time was asked).
+  if (result.deferred) return `${filed}\n${deferredText(result.deferred)}`;
+  if (!schedule) return filed;
+  const approved = result.request.status === 'scheduled';
+  return `${filed} ${esc(scheduledFilingText(schedule.at, schedule.zone, schedule.source, approved))}`;
+}
 
 /** A change command as the middle layer takes it: its service looked up, its duration checked. */
 async function changeInput(command: Extract<Command, { kind: 'change' }>, inv: Invocation, s: BotServices) {

@@ -7,7 +7,7 @@ import type { Schedule } from '../core/schedule/types.js';
 import { replyText, type BotServices, type Invocation } from './context.js';
 
 export async function addSchedule(
-  input: { cron: string; filters: string[]; timeZone?: string },
+  input: { cron: string; filters: string[]; timeZone?: string; chart?: boolean },
   inv: Invocation,
   s: BotServices,
 ): Promise<void> {
@@ -24,6 +24,7 @@ export async function addSchedule(
     filters: input.filters,
     createdBy: inv.userId,
     createdAt: Date.now(),
+    ...(input.chart ? { chart: true } : {}),
   };
   const added = await s.scheduler.add(schedule, { maxPerChannel });
   if (!added.ok && added.reason === 'channel-full') {

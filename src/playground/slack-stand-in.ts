@@ -30,6 +30,29 @@ export interface ChatMessage {
   visibleTo?: string;
   /** A direct message from the app to this person (chat.postMessage with their user id as channel). */
   directTo?: string;
+  /** Files shared with the message (files.completeUploadExternal), served at their url. */
+  files?: SharedFileRef[];
+}
+
+export interface SharedFileRef {
+  id: string;
+  title: string;
+  altText: string;
+  /** Where the stand-in serves its bytes (path on its own port). */
+  url: string;
+}
+
+/** A file as uploaded through files.getUploadURLExternal and the upload URL. */
+export interface UploadedFile {
+  id: string;
+  filename: string;
+  /** The length announced in files.getUploadURLExternal. */
+  length: number;
+  altText: string;
+  /** Undefined until the bytes arrived at the upload URL. */
+  bytes?: Buffer;
+  /** Set by files.completeUploadExternal. */
+  completed: boolean;
 }
 
 export interface OpenView {
@@ -57,6 +80,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
   readonly views = new Map<string, OpenView>();
   /** Each person's Home tab as last published (views.publish), by user id. */
   readonly homes = new Map<string, Record<string, unknown>>();
+  /** Files uploaded (files.uploadV2's three steps), by file id. */
+  readonly files = new Map<string, UploadedFile>();
   /** Channels (or, for DMs, user ids) where chat.postMessage fails with this error code (e.g. not_in_channel, user_disabled). */
   readonly failingChannels = new Map<string, string>();
   readonly userGroups = new Map<string, string[]>();
@@ -174,8 +199,11 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req);
+    const raw = await readBody(req);
+    const body = raw.toString('utf8');
     const path = req.url ?? '';
+    if (req.method === 'POST' && path.startsWith('/upload/')) return this.receiveUpload(req, res, path, raw);
+    if (req.method === 'GET' && path.startsWith('/files/')) return this.serveFile(res, path);
     if (req.method === 'POST' && path.startsWith('/respond/')) {
       const args = JSON.parse(body || '{}') as Record<string, unknown>;
       const id = path.slice('/respond/'.length);
@@ -246,6 +274,10 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
         this.emit('change');
         return { ok: true, view: { id: `VHOME-${userId}` } };
       }
+      case 'files.getUploadURLExternal':
+        return this.uploadUrl(args);
+      case 'files.completeUploadExternal':
+        return this.completeUpload(args);
       case 'apps.connections.open':
         return this.socketModeUrl
           ? { ok: true, url: this.socketModeUrl() }
@@ -263,6 +295,74 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
       default:
         return { ok: false, error: 'unknown_method' };
     }
+  }
+
+  /** Step 1 of files.uploadV2: a URL to send the bytes to, and the file's id. */
+  private uploadUrl(args: Record<string, unknown>): Record<string, unknown> {
+    const filename = str(args.filename);
+    const length = Number(args.length);
+    if (!filename || !Number.isInteger(length) || length <= 0) return { ok: false, error: 'invalid_arguments' };
+    this.counter += 1;
+    const id = `F${String(this.counter).padStart(8, '0')}`;
+    this.files.set(id, { id, filename, length, altText: str(args.alt_text), completed: false });
+    return { ok: true, upload_url: `${this.url}/upload/${id}`, file_id: id };
+  }
+
+  /** Step 2: the bytes, as WebClient sends them (a multipart form with one file field). */
+  private async receiveUpload(req: IncomingMessage, res: ServerResponse, path: string, raw: Buffer): Promise<void> {
+    const file = this.files.get(path.slice('/upload/'.length));
+    if (!file) return void res.writeHead(404).end();
+    const type = req.headers['content-type'] ?? 'application/octet-stream';
+    let bytes = raw;
+    if (type.includes('multipart/form-data')) {
+      const form = await new Request('http://stand-in.invalid/', {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: new Uint8Array(raw),
+      }).formData();
+      const part = [...form.values()].find((value): value is File => typeof value !== 'string');
+      bytes = part ? Buffer.from(await part.arrayBuffer()) : Buffer.alloc(0);
+    }
+    if (bytes.length !== file.length) return void res.writeHead(400).end('length does not match');
+    file.bytes = bytes;
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${bytes.length}`);
+  }
+
+  private serveFile(res: ServerResponse, path: string): void {
+    const file = this.files.get(path.slice('/files/'.length));
+    if (!file?.bytes || !file.completed) return void res.writeHead(404).end();
+    const type = file.filename.endsWith('.png') ? 'image/png' : 'application/octet-stream';
+    res.writeHead(200, { 'content-type': type, 'content-length': file.bytes.length }).end(file.bytes);
+  }
+
+  /** Step 3: the uploaded files are shared in the channel (or thread) as one message. */
+  private completeUpload(args: Record<string, unknown>): Record<string, unknown> {
+    const listed = Array.isArray(args.files) ? (args.files as Array<{ id?: unknown; title?: unknown }>) : [];
+    const files = listed.map((entry) => ({ entry, file: this.files.get(str(entry.id)) }));
+    if (files.length === 0 || files.some(({ file }) => !file?.bytes)) return { ok: false, error: 'file_not_found' };
+    const channel = str(args.channel_id);
+    const failure = this.failingChannels.get(channel);
+    if (failure) return { ok: false, error: failure };
+    const refs: SharedFileRef[] = [];
+    for (const { entry, file } of files) {
+      if (!file) continue;
+      file.completed = true;
+      refs.push({
+        id: file.id,
+        title: str(entry.title) || file.filename,
+        altText: file.altText,
+        url: `/files/${file.id}`,
+      });
+    }
+    const threadTs = typeof args.thread_ts === 'string' ? args.thread_ts : undefined;
+    this.addMessage({
+      channel,
+      text: str(args.initial_comment),
+      blocks: [],
+      files: refs,
+      ...(threadTs ? { threadTs } : {}),
+    });
+    return { ok: true, files: refs.map((ref) => ({ id: ref.id, title: ref.title })) };
   }
 
   private postMessage(args: Record<string, unknown>): Record<string, unknown> {
@@ -336,11 +436,11 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 const blocksOf = (args: Record<string, unknown>): unknown[] => (Array.isArray(args.blocks) ? args.blocks : []);
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

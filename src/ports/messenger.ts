@@ -9,6 +9,17 @@ export interface Message {
   bulk?: boolean;
 }
 
+/** A file to share in a channel (a chart). */
+export interface FileUpload {
+  filename: string;
+  bytes: Uint8Array;
+  title: string;
+  /** What the image shows, for screen readers and for anyone it does not load for. */
+  altText: string;
+  /** In this thread rather than the channel itself. */
+  threadTs?: string;
+}
+
 /** What the middle layer needs from the chat platform; slack/messenger.ts implements it. */
 export interface Messenger {
   /** Posts publicly in a channel and returns the message's ts. */
@@ -23,6 +34,8 @@ export interface Messenger {
   publishHome(userId: string, view: View): Promise<void>;
   /** The person's own time zone as set in Slack (users.info `user.tz`), e.g. Europe/Berlin; undefined when Slack does not say. */
   userTimeZone(userId: string): Promise<string | undefined>;
+  /** Shares a file in a channel or thread (Slack's files.uploadV2: needs the files:write scope). */
+  uploadFile(channelId: string, file: FileUpload): Promise<void>;
 }
 
 /**

@@ -82,6 +82,8 @@ export interface SummaryTarget {
   scheduled?: boolean;
   /** Who the read is for (the person who asked, or the schedule): the API budget is shared fairly. */
   reader?: string;
+  /** Share the daily spend chart in the summary's thread too (a schedule's `chart:on`). */
+  chart?: boolean;
 }
 
 export type SummaryOutcome = { ok: true } | { ok: false; text: string };

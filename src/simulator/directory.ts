@@ -27,6 +27,10 @@ import {
   type UpdateResult,
 } from './state.js';
 import { answer } from '../ports/answer.js';
+import type { UsageCostAnswer, UsageCostSource } from '../ports/cost.js';
+import type { DayRange } from '../core/cost/period.js';
+import { parseCostRows } from '../core/cost/schema.js';
+import { usageCost } from './cost.js';
 
 export interface InProcessDirectoryOptions {
   /** How long `stopping`, `starting` and `awaking` last (ms); 0, the default, settles at once. */
@@ -34,7 +38,7 @@ export interface InProcessDirectoryOptions {
   now?: () => number;
 }
 
-export class InProcessDirectory implements ServiceDirectory {
+export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   readonly state: OrganizationState;
   /** Every update that reached the organization (what would have been PATCHed), in order. */
   readonly updates: Array<{ serviceId: string; update: ServiceUpdate }> = [];
@@ -42,6 +46,8 @@ export class InProcessDirectory implements ServiceDirectory {
   readonly scalings: Array<{ serviceId: string; body: ReplicaScalingUpdate }> = [];
   /** Every state command that was accepted, in order. */
   readonly stateChanges: Array<{ serviceId: string; command: StateCommand }> = [];
+  /** Every usageCost read, in order (what would have been a GET). */
+  readonly usageCostReads: DayRange[] = [];
   private readonly now: () => number;
 
   constructor(
@@ -51,6 +57,26 @@ export class InProcessDirectory implements ServiceDirectory {
   ) {
     this.state = new OrganizationState(orgId, services, options.transitionMs ?? 0);
     this.now = options.now ?? Date.now;
+  }
+
+  /** The simulator's usageCost over the organization, with its 400s as CloudApiErrors. */
+  usageCost(range: DayRange, filters: readonly string[] = []): Promise<UsageCostAnswer> {
+    return answer(() => {
+      this.usageCostReads.push(range);
+      const query = new URLSearchParams({ from_date: range.from, to_date: range.to });
+      for (const filter of filters) query.append('filter', filter);
+      const all = this.state.list();
+      const outcome = usageCost(query, filterServices(all, filters), all, this.now());
+      if (!outcome.ok) {
+        throw new CloudApiError('http', `ClickHouse Cloud API answered 400: BAD_REQUEST: ${outcome.message}`, {
+          status: 400,
+          apiMessage: `BAD_REQUEST: ${outcome.message}`,
+          method: 'GET',
+          path: 'usageCost',
+        });
+      }
+      return { rows: parseCostRows(structuredClone(outcome.value.costs)).rows, requestId: randomUUID() };
+    });
   }
 
   listServices(filters: readonly string[] = []): Promise<ServiceList> {

@@ -1,7 +1,7 @@
 /**
  * A local stand-in for the ClickHouse Cloud API operations the bot drives (list services, read one,
  * update one, scale one through …/replicaScaling, start/stop/wake one through …/state, read the
- * organization's activities), over real HTTP (node:http), with the real API's envelopes, Basic
+ * organization's activities, read its daily costs), over real HTTP (node:http), with the real API's envelopes, Basic
  * auth, tag filters and PATCH rules, timed state transitions, plus fault switches so tests can
  * make it slow, failing, rate-limited, rude (dropped sockets) or silent.
  */
@@ -11,6 +11,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { usageCost } from './cost.js';
 import {
   changedActivityTypes,
   changeServiceState,
@@ -280,6 +281,7 @@ function bodyForLog(rawBody: string): unknown {
 type Route =
   | { kind: 'list'; orgId: string }
   | { kind: 'activities'; orgId: string }
+  | { kind: 'usageCost'; orgId: string }
   | { kind: 'service'; orgId: string; serviceId: string }
   | { kind: 'replicaScaling'; orgId: string; serviceId: string }
   | { kind: 'state'; orgId: string; serviceId: string };
@@ -288,6 +290,7 @@ type Route =
 const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
   list: ['GET'],
   activities: ['GET'],
+  usageCost: ['GET'],
   service: ['GET', 'PATCH'],
   replicaScaling: ['PATCH'],
   state: ['PATCH'],
@@ -312,6 +315,7 @@ function matchRoute(pathname: string): Route | undefined {
   const orgId = decodeSegment(rawOrgId);
   if (!shapeOk || orgId === undefined || rest.length > 0) return undefined;
   if (collection === 'activities') return rawServiceId === undefined ? { kind: 'activities', orgId } : undefined;
+  if (collection === 'usageCost') return rawServiceId === undefined ? { kind: 'usageCost', orgId } : undefined;
   if (collection !== 'services') return undefined;
   if (rawServiceId === undefined) return { kind: 'list', orgId };
   const serviceId = decodeSegment(rawServiceId);
@@ -558,6 +562,8 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
       case 'activities':
         if (this.activitiesForbidden) return failure(403, 'the API key is not allowed to read activities');
         return this.listActivities(url.searchParams);
+      case 'usageCost':
+        return this.usageCost(url.searchParams);
       case 'service':
         return method === 'GET'
           ? this.getService(route.serviceId)
@@ -589,6 +595,13 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   private getService(serviceId: string): Reply {
     const record = this.state.get(serviceId);
     return record === undefined ? failure(404, `service ${serviceId} not found`) : success(record);
+  }
+
+  /** Daily costs per entity (cost.ts): from_date..to_date, UTC days, at most 31, tag filters as the list. */
+  private usageCost(query: URLSearchParams): Reply {
+    const all = this.state.list();
+    const outcome = usageCost(query, filterServices(all, query.getAll('filter')), all, this.now());
+    return outcome.ok ? success(outcome.value) : failure(400, outcome.message);
   }
 
   /**

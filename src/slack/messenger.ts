@@ -58,6 +58,19 @@ export function slackMessenger(client: WebClient, onApiError: ApiErrorListener =
       const parsed = UserZoneSchema.safeParse(result);
       return parsed.success ? parsed.data.user?.tz : undefined;
     },
+    async uploadFile(channelId, file) {
+      // files.uploadV2: getUploadURLExternal, the bytes to that URL, then completeUploadExternal.
+      const common = {
+        channel_id: channelId,
+        file: Buffer.from(file.bytes),
+        filename: file.filename,
+        title: file.title,
+        alt_text: file.altText,
+      };
+      await call('files.uploadV2', () =>
+        file.threadTs ? client.filesUploadV2({ ...common, thread_ts: file.threadTs }) : client.filesUploadV2(common),
+      );
+    },
   };
 }
 

@@ -4,7 +4,9 @@
  * Tests may bring their own stores.
  */
 import type { BotLogger } from '../log.js';
-import type { ChangeStore, ScheduleStore } from '../ports/index.js';
+import type { ChangeStore, CostDayStore, ScheduleStore } from '../ports/index.js';
+import { MemoryCostStore } from './memory/cost-store.js';
+import { RedisCostStore } from './redis/cost-store.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
 import { MemoryChangeStore } from './memory/change-store.js';
 import { MemoryScheduleStore } from './memory/schedule-store.js';
@@ -19,6 +21,7 @@ export interface OpenStoresOptions {
   /** Use this store instead of the one the settings name. */
   changeStore?: ChangeStore | undefined;
   scheduleStore?: ScheduleStore | undefined;
+  costStore?: CostDayStore | undefined;
   /** AUDIT_RETENTION_DAYS. */
   auditRetentionDays?: number;
 }
@@ -26,6 +29,8 @@ export interface OpenStoresOptions {
 export interface Stores {
   changeStore: ChangeStore;
   scheduleStore: ScheduleStore;
+  /** Usage cost days read so far and cost alert claims (shared by replicas over Redis). */
+  costStore: CostDayStore;
   /** A sentence for a store that does not answer at start (where, and how to run without it); other errors as they are. */
   explainStartFailure(error: unknown): unknown;
   /**
@@ -41,21 +46,27 @@ export function openStores({
   logger,
   changeStore,
   scheduleStore,
+  costStore,
   auditRetentionDays,
 }: OpenStoresOptions): Stores {
   const audit = auditRetentionDays === undefined ? {} : { auditRetentionDays };
-  if (changeStore && scheduleStore) return storesOf(changeStore, scheduleStore);
+  if (changeStore && scheduleStore) return storesOf(changeStore, scheduleStore, costStore ?? new MemoryCostStore());
   const opened = openRedis(settings, logger);
   if (!opened) {
     logger.warn(
       'IN-MEMORY STORE: REDIS_URL is not set, so change requests and schedules live in this process only and are lost on restart. Set REDIS_URL for production.',
     );
-    return storesOf(changeStore ?? new MemoryChangeStore(audit), scheduleStore ?? new MemoryScheduleStore());
+    return storesOf(
+      changeStore ?? new MemoryChangeStore(audit),
+      scheduleStore ?? new MemoryScheduleStore(),
+      costStore ?? new MemoryCostStore(),
+    );
   }
   const { redis, target, outage } = opened;
   const stores = storesOf(
     changeStore ?? new RedisChangeStore(redis, audit),
     scheduleStore ?? new RedisScheduleStore(redis),
+    costStore ?? new RedisCostStore(redis),
     redis,
   );
   return {
@@ -71,10 +82,16 @@ export function openStores({
   };
 }
 
-function storesOf(changeStore: ChangeStore, scheduleStore: ScheduleStore, shared?: RedisConnection): Stores {
+function storesOf(
+  changeStore: ChangeStore,
+  scheduleStore: ScheduleStore,
+  costStore: CostDayStore,
+  shared?: RedisConnection,
+): Stores {
   return {
     changeStore,
     scheduleStore,
+    costStore,
     explainStartFailure: (error) => error,
     down: () => false,
     async close() {

@@ -19,10 +19,17 @@ import {
   takeSnapshot,
   type ActivityLogUnread,
   type DriftItem,
+  type SummaryMessage,
 } from '../core/summary/index.js';
+import { weekSpend, weekSpendRange, type WeekSpend } from '../core/cost/report.js';
+import { costReadFailure, spendSummaryMessage, spendUnavailableText } from '../core/render/cost.js';
+import { divider, LIMITS, section, type Block } from '../core/render/mrkdwn.js';
+import type { ServiceRecord } from '../core/service/schema.js';
 import {
   MessengerError,
   type AuditLog,
+  type CostReader,
+  type SpendCharts,
   type Log,
   type Messenger,
   type ScheduleStore,
@@ -36,6 +43,18 @@ import { DriftAuthors } from './drift-authors.js';
 
 export type { SummaryOutcome, SummaryTarget } from '../ports/services.js';
 
+type SpendSection = { blocks: Block[]; spend?: WeekSpend; label?: string } | undefined;
+
+/** The spend section goes at the end of the last thread message when it fits, in one of its own otherwise. */
+function withSpend(details: SummaryMessage[], spend: SpendSection): SummaryMessage[] {
+  if (!spend) return details;
+  const last = details.at(-1);
+  if (last && last.blocks.length + spend.blocks.length + 1 <= LIMITS.messageBlocks) {
+    return [...details.slice(0, -1), { ...last, blocks: [...last.blocks, divider(), ...spend.blocks] }];
+  }
+  return [...details, { text: 'Spend', blocks: spend.blocks }];
+}
+
 export class Summaries implements SummaryPublisher {
   private readonly authors: DriftAuthors;
 
@@ -47,6 +66,9 @@ export class Summaries implements SummaryPublisher {
       messenger: Messenger;
       logger: Pick<Log, 'info' | 'warn' | 'error'>;
       now?: () => number;
+      /** With both, summaries gain a spend section (and the chart when a schedule asks for it). */
+      costs?: CostReader;
+      spendCharts?: SpendCharts;
     },
   ) {
     this.authors = new DriftAuthors(deps);
@@ -85,9 +107,12 @@ export class Summaries implements SummaryPublisher {
       ...(activityLogUnread ? { activityLogUnread } : {}),
       ...(target.title ? { title: target.title } : {}),
     });
+    const spend = await this.spendSection(target, services, now);
+    const thread = withSpend(details, spend);
+    let ts: string;
     try {
-      const ts = await messenger.post(target.channelId, { ...headline, bulk: true });
-      for (const message of details) await messenger.post(target.channelId, { ...message, threadTs: ts, bulk: true });
+      ts = await messenger.post(target.channelId, { ...headline, bulk: true });
+      for (const message of thread) await messenger.post(target.channelId, { ...message, threadTs: ts, bulk: true });
     } catch (error) {
       // The fallback note (in the details) did not reach the channel: the next summary says it.
       if (activityLogUnread) this.authors.fallbackPosted(false);
@@ -97,6 +122,32 @@ export class Summaries implements SummaryPublisher {
     // Only a summary that was posted becomes the next baseline, so no drift is ever skipped.
     const channel = target.scheduled ? undefined : { channelId: target.channelId, keep: AD_HOC_SNAPSHOTS_PER_CHANNEL };
     await snapshots.writeSnapshot(target.snapshotKey, JSON.stringify(current), channel);
+    if (target.chart && spend?.spend && this.deps.spendCharts) {
+      await this.deps.spendCharts.share(spend.spend.report, spend.label ?? '', target.channelId, ts);
+    }
+  }
+
+  /**
+   * The spend section: its own read (cached days, see cost/ledger.ts), so a failure costs the
+   * section only, said in its place in a sentence. Undefined without a cost reader.
+   */
+  private async spendSection(target: SummaryTarget, services: ServiceRecord[], now: number): Promise<SpendSection> {
+    const { costs } = this.deps;
+    if (!costs) return undefined;
+    const ids = new Set(services.map((service) => service.id));
+    const filtered = target.filters.length > 0;
+    const label = filtered
+      ? `the services tagged ${target.filters.map((f) => f.slice(4)).join(' ')}`
+      : 'the organization';
+    try {
+      const rows = await costs.rows(weekSpendRange(now), { person: target.reader ?? 'summaries' });
+      const spend = weekSpend(rows, now, (entity) => !filtered || (entity.isService && ids.has(entity.id)));
+      const provisional = rows.some((row) => !row.locked);
+      return { blocks: spendSummaryMessage(spend, { label, provisional }).blocks, spend, label };
+    } catch (error) {
+      this.deps.logger.warn(`summary spend for ${target.channelId}: ${messageOf(error)}`);
+      return { blocks: [section(spendUnavailableText(costReadFailure(error) ?? summaryFailureReason(error)))] };
+    }
   }
 
   /** A failure is logged, and told to the channel when the channel can be reached at all. */

@@ -21,6 +21,7 @@ import type { ServiceRecordLike } from '../../src/simulator/state.js';
 import type { ChangeStore, ScheduleStore } from '../../src/ports/index.js';
 import { isUserId } from '../../src/core/policy/progress.js';
 import { connectRedis, RedisChangeStore, RedisScheduleStore } from '../../src/store/index.js';
+import { RedisCostStore } from '../../src/store/redis/cost-store.js';
 import { FakeSlack } from './fake-slack.js';
 import type { Envelope, SocketModeServer } from '../support/socket-mode-server.js';
 
@@ -177,6 +178,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const shared = options.redisUrl === undefined ? undefined : connectRedis(options.redisUrl);
   shared?.on('error', (error: Error) => logs.push(`redis connection: ${error.message}`));
+  // The cost store borrows a connection: the shared one, or one of its own closed at stop.
+  const ownCostRedis = shared === undefined && !options.storesFromConfig ? connectRedis(REDIS_URL) : undefined;
   const wrapScheduleStore = options.wrapScheduleStore ?? ((schedules: ScheduleStore) => schedules);
   const stores = options.storesFromConfig
     ? {}
@@ -186,6 +189,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           ...(options.auditRetentionDays ? { auditRetentionDays: options.auditRetentionDays } : {}),
         }) as ChangeStore,
         scheduleStore: wrapScheduleStore(new RedisScheduleStore(shared ?? REDIS_URL, { keyPrefix })),
+        costStore: new RedisCostStore(shared ?? ownCostRedis ?? connectRedis(REDIS_URL), { keyPrefix }),
       };
   const bot = await startBot(config, {
     logger,
@@ -231,6 +235,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       // QUIT would wait in the offline queue while Redis is down.
       if (shared?.status === 'ready') await shared.quit().catch(() => shared.disconnect());
       else shared?.disconnect();
+      if (ownCostRedis?.status === 'ready') await ownCostRedis.quit().catch(() => ownCostRedis.disconnect());
+      else ownCostRedis?.disconnect();
       if (!options.slack) await slack.close();
       if (!options.simulator) await simulator.close();
       await tenants?.close();

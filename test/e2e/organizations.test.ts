@@ -272,3 +272,27 @@ describe('a request is checked against its channel’s rules as they are at appr
     expect(patchesOf(h, 'billing')).toHaveLength(0);
   });
 });
+
+describe('spend under organizations', () => {
+  it('a channel of another organization is told spend is read for the first only; a scoped channel sees its services only', async () => {
+    const h = await start([
+      { ...ANALYTICS, channels: { ...ANALYTICS.channels, C0DEV: { services: { tags: { env: 'dev' } } } } },
+      BILLING,
+    ]);
+    expect(await say(h, 'cost', 'C0BILL')).toContain(
+      'Spend reports read the first organization of ORGANIZATIONS_FILE only (`analytics`)',
+    );
+    const after = h.slack.calls.length;
+    await h.command('cost', USERS.requester, 'C0DEV');
+    const report = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === 'C0DEV' && String(a.text).startsWith('Spend'),
+      {
+        after,
+      },
+    );
+    const text = textOf(report.args.blocks);
+    expect(text).toContain('sandbox-dev');
+    expect(text).not.toContain('orders-prod');
+  });
+});

@@ -167,6 +167,20 @@ describe('the playground page', () => {
     );
   });
 
+  it('shows the spend report and, in its thread, the chart with its text alternative', async () => {
+    const page = await open();
+    await type(page, '/clickhouse cost');
+    const report = channelMessages(page).filter({ hasText: 'Spend of the organization, last 7 days' });
+    await report.waitFor();
+    await report.getByTestId('thread-toggle').click();
+    const chart = report.getByTestId('thread').locator('[data-testid="file"] img');
+    await chart.waitFor();
+    expect(await chart.getAttribute('alt')).toMatch(
+      /^Daily spend of the organization \(CHC\), .* total [\d,.]+ CHC\.$/,
+    );
+    await expect.poll(() => chart.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(900);
+  });
+
   it('shows a temporary grant and, when its time is up, its revert in the thread', async () => {
     let offset = 0;
     const page = await open({ clock: () => Date.now() + offset, temporaryTickMs: 100 });

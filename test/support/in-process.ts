@@ -18,6 +18,10 @@ import type { ServiceRecordLike } from '../../src/simulator/state.js';
 import { MemoryChangeStore, MemoryScheduleStore } from '../../src/store/index.js';
 import { Summaries } from '../../src/summary/summaries.js';
 import { RecordingMessenger } from './recording-messenger.js';
+import { CostLedger } from '../../src/cost/ledger.js';
+import { MemoryCostStore } from '../../src/store/memory/cost-store.js';
+import { echartsRenderer } from '../../src/chart/echarts.js';
+import { ChartPoster } from '../../src/cost/chart-poster.js';
 
 export const CHANNEL = 'C0OPS';
 export const ALICE = 'U0ALICE';
@@ -62,6 +66,7 @@ export function inProcess(options: InProcessOptions = {}) {
   const messenger = new RecordingMessenger();
   const changeStore = new MemoryChangeStore();
   const scheduleStore = new MemoryScheduleStore();
+  const costStore = new MemoryCostStore(() => clock.now());
   const logger = recordingLog();
   const modals = recordingModals();
   const policy =
@@ -130,6 +135,14 @@ export function inProcess(options: InProcessOptions = {}) {
     now: Date.now,
     logger,
     slashCommand: '/clickhouse',
+    messenger,
+    costs: new CostLedger({ api: directory, store: costStore, now: clock.now }),
+    // Small charts: the real renderer, at a size that keeps tests fast.
+    spendCharts: new ChartPoster({
+      charts: { dailySpend: (data, chart) => echartsRenderer.dailySpend(data, { ...chart, width: 320, height: 160 }) },
+      messenger,
+      logger,
+    }),
   };
 
   /** Runs a slash command as `userId` in `channelId`; resolves with the private answers. */
@@ -170,6 +183,7 @@ export function inProcess(options: InProcessOptions = {}) {
     services,
     command,
     requestChange,
+    costStore,
   };
 }
 

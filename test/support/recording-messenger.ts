@@ -3,7 +3,7 @@
  * ts it handed out), updates and ephemeral messages, per channel. Channels can be made to refuse
  * posts as Slack does for a channel the bot is not in, and user groups can be given members.
  */
-import type { Message, Messenger } from '../../src/ports/index.js';
+import type { FileUpload, Message, Messenger } from '../../src/ports/index.js';
 import type { View } from '../../src/core/render/mrkdwn.js';
 import { MessengerError } from '../../src/ports/index.js';
 import { answer } from '../../src/ports/answer.js';
@@ -26,6 +26,8 @@ export class RecordingMessenger implements Messenger {
   readonly unreachable = new Map<string, string>();
   /** Every Home tab published, in order: who it was for and the view. */
   readonly homes: Array<{ userId: string; view: View }> = [];
+  /** Every file shared (charts), in order. */
+  readonly files: Array<{ channelId: string; file: FileUpload }> = [];
   private counter = 0;
 
   post(channelId: string, message: Message): Promise<string> {
@@ -72,6 +74,13 @@ export class RecordingMessenger implements Messenger {
 
   userTimeZone(userId: string): Promise<string | undefined> {
     return answer(() => this.timeZones.get(userId));
+  }
+
+  uploadFile(channelId: string, file: FileUpload): Promise<void> {
+    return answer(() => {
+      if (this.outside.has(channelId)) throw new MessengerError('files.uploadV2', 'not-in-channel', 'not_in_channel');
+      this.files.push({ channelId, file: { ...file, bytes: new Uint8Array(file.bytes) } });
+    });
   }
 
   publishHome(userId: string, view: View): Promise<void> {

@@ -166,10 +166,18 @@ export const COMMAND_CATALOGUE = [
     summary: 'Summarise the services, optionally only those carrying the given tags.',
   },
   {
+    name: 'cost',
+    usage: 'cost [SERVICE | tag:KEY[=VALUE] ...] [7d|30d|90d]',
+    example: 'cost tag:env=prod 30d',
+    summary: 'Spend per service for the last 7, 30 or 90 days against the period before, with a chart.',
+    more: ['cost orders-prod', 'cost 90d'],
+  },
+  {
     name: 'schedule add',
-    usage: 'schedule add "CRON" [tag:KEY[=VALUE] ...] [tz:Area/City]',
+    usage: 'schedule add "CRON" [tag:KEY[=VALUE] ...] [tz:Area/City] [chart:on]',
     example: 'schedule add "0 9 * * 1-5" tag:env=prod tz:Europe/Berlin',
-    summary: 'Post a summary to this channel on a schedule.',
+    summary: 'Post a summary to this channel on a schedule; chart:on adds the daily spend chart.',
+    more: ['schedule add "0 9 * * 1" chart:on'],
   },
   {
     name: 'schedule list',

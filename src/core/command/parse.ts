@@ -34,6 +34,7 @@ import { durationProblem, TEMPORARY_MIN_MS } from '../change/temporary.js';
 import { DURATION_FORMS, readSpokenDuration } from './duration.js';
 import { checkReason, checkTicket, type Justification } from '../policy/justification.js';
 import { readWhen, type WhenSpec } from './when.js';
+import { DEFAULT_PERIOD, PERIODS, type PeriodName } from '../cost/period.js';
 
 export type Command =
   | { kind: 'help' }
@@ -59,7 +60,10 @@ export type Command =
   /** `breakglass` followed by a change command: applied at once by someone on the break-glass list. */
   | { kind: 'breakglass'; change: Extract<Command, { kind: 'change' }> }
   | { kind: 'summary'; filters: string[] }
-  | { kind: 'schedule add'; cron: string; filters: string[]; timeZone?: string }
+  /** service and filters never both; period defaults to 7d. */
+  | { kind: 'cost'; service?: string; filters: string[]; period: PeriodName }
+  /** chart: the summary shares the daily spend chart too (`chart:on`). */
+  | { kind: 'schedule add'; cron: string; filters: string[]; timeZone?: string; chart?: boolean }
   | { kind: 'schedule list' }
   | { kind: 'schedule remove'; id: string }
   | { kind: 'invalid'; message: string; usage: string };
@@ -88,6 +92,7 @@ const KINDS: Record<CommandKind, true> = {
   policy: true,
   breakglass: true,
   summary: true,
+  cost: true,
   'schedule add': true,
   'schedule list': true,
   'schedule remove': true,
@@ -193,6 +198,7 @@ const PARSERS: Record<FirstWord<CommandName>, Handler> = {
   help: () => ({ kind: 'help' }),
   list: (args) => ({ kind: 'list', filters: filtersOf('list', args) }),
   summary: (args) => ({ kind: 'summary', filters: filtersOf('summary', args) }),
+  cost: parseCost,
   show: (args) => ({ kind: 'show', service: onlyService('show', args) }),
   edit: (args) => ({ kind: 'edit', service: onlyService('edit', args) }),
   pending: parsePending,
@@ -708,6 +714,61 @@ function parsePower(name: 'stop' | 'start' | 'wake', words: Token[]): Command {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Spend
+
+const PERIOD_WORDS = Object.keys(PERIODS).join(', ');
+const LONGEST_PERIOD = Math.max(...Object.values(PERIODS));
+
+function isPeriodName(word: string): word is PeriodName {
+  return Object.hasOwn(PERIODS, word);
+}
+
+/** A word that looks like a period ("14d", "2w", "3 months" as 3m) but is not one of ours, or undefined. */
+function periodProblem(word: string): string | undefined {
+  const match = /^(\d+)\s*([a-z]+)$/i.exec(word);
+  if (!match) return undefined;
+  const [, count = '', unit = ''] = match;
+  const days = /^d(ays?)?$/i.test(unit) ? Number(count) : undefined;
+  if (days !== undefined && days > LONGEST_PERIOD) {
+    return `${echo(word)} is longer than I look back: at most ${LONGEST_PERIOD} days. Choose ${PERIOD_WORDS}.`;
+  }
+  if (!/^(d|days?|w|weeks?|m|months?|y|years?)$/i.test(unit)) return undefined;
+  return `I can show spend for ${PERIOD_WORDS}, not ${echo(word)}.`;
+}
+
+function parseCost(args: Token[]): Command {
+  let period: PeriodName | undefined;
+  const filters: string[] = [];
+  let service: string | undefined;
+  for (const token of args) {
+    const word = token.text.trim();
+    const lower = word.toLowerCase();
+    if (!token.quoted && isPeriodName(lower)) {
+      if (period !== undefined && period !== lower) fail('cost', `Give one period, not two (${period} and ${lower}).`);
+      period = lower;
+      continue;
+    }
+    const notPeriod = token.quoted ? undefined : periodProblem(word);
+    if (notPeriod !== undefined) fail('cost', notPeriod);
+    if (!token.quoted && lower.startsWith('tag:')) {
+      filters.push(...must('cost', checkFilterWords([word], { timeZoneAllowed: false })).filters);
+      continue;
+    }
+    if (service !== undefined) {
+      fail('cost', `cost takes one service, so I don't know what to do with ${echo(word)}. ${QUOTE_HINT}`);
+    }
+    service = serviceOf('cost', token, 'which service');
+  }
+  if (service !== undefined && filters.length > 0) {
+    fail('cost', 'Give either one service or tag filters, not both: the filters choose services themselves.');
+  }
+  const chosen = period ?? DEFAULT_PERIOD;
+  return service === undefined
+    ? { kind: 'cost', filters, period: chosen }
+    : { kind: 'cost', service, filters, period: chosen };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Scheduled summaries
 
 function parseSchedule(args: Token[]): Command {
@@ -730,11 +791,24 @@ function parseScheduleAdd(args: Token[]): Command {
   const [cronToken, ...filterTokens] = args;
   if (cronToken === undefined) missing('schedule add', 'when to post, as a cron expression in quotes');
   const cron = cronOf(cronToken);
-  const words = checkFilterWords(textOf(filterTokens), { timeZoneAllowed: true });
+  const isChartWord = (token: Token) => !token.quoted && token.text.toLowerCase().startsWith('chart:');
+  const chartWords = filterTokens.filter(isChartWord).map((token) => token.text.toLowerCase());
+  const chart = chartWords.at(-1);
+  if (chart !== undefined && chart !== 'chart:on' && chart !== 'chart:off') {
+    fail('schedule add', `${echo(chart)} is not something I know: write chart:on to add the daily spend chart.`);
+  }
+  const words = checkFilterWords(textOf(filterTokens.filter((token) => !isChartWord(token))), {
+    timeZoneAllowed: true,
+  });
   const { filters, timeZone } = must('schedule add', words);
   // Left out rather than undefined when absent, so stored schedules carry no empty field.
-  if (timeZone === undefined) return { kind: 'schedule add', cron, filters };
-  return { kind: 'schedule add', cron, filters, timeZone };
+  return {
+    kind: 'schedule add',
+    cron,
+    filters,
+    ...(timeZone === undefined ? {} : { timeZone }),
+    ...(chart === 'chart:on' ? { chart: true } : {}),
+  };
 }
 
 /**

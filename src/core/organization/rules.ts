@@ -20,6 +20,7 @@ export const COMMAND_WORDS = [
   'policy',
   'summary',
   'schedule',
+  'cost',
 ] as const;
 export type CommandWord = (typeof COMMAND_WORDS)[number];
 

@@ -36,3 +36,8 @@ export const kindNotAllowedReason = (kind: string) => `${code(kind)} changes are
 
 export const serviceOutOfScopeReason = (name: string, id: string) =>
   `${serviceRef(name, id)} is no longer among the services this channel may change.`;
+
+/** `cost` in a channel of another organization than the first: spend is read for the first one only. */
+export function costsElsewhereText(organization: string, first: string): string {
+  return `:information_source: Spend reports read the first organization of ORGANIZATIONS_FILE only (${code(first)}); this channel belongs to ${code(organization)}, so there is no spend to show here.`;
+}

@@ -4,7 +4,7 @@ import { code, context, header, LIMITS, packLines, section, slackDate, type Bloc
 
 function describe(schedule: Schedule): string {
   const filters = schedule.filters.length > 0 ? ` for ${schedule.filters.map(code).join(' ')}` : ' for every service';
-  return `${code(schedule.id)} ${code(schedule.cron)} (${code(schedule.timeZone)})${filters}`;
+  return `${code(schedule.id)} ${code(schedule.cron)} (${code(schedule.timeZone)})${filters}${schedule.chart ? ', with the spend chart' : ''}`;
 }
 
 function nextRunsText(schedule: Schedule, now: Date): string {

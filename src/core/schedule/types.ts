@@ -9,6 +9,8 @@ export const ScheduleSchema = z.object({
   filters: z.array(z.string()),
   createdBy: z.string(),
   createdAt: z.number(),
+  /** Share the daily spend chart with each summary (`chart:on`); absent on older schedules. */
+  chart: z.boolean().optional(),
 });
 export type Schedule = z.infer<typeof ScheduleSchema>;
 

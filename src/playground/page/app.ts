@@ -19,6 +19,8 @@ interface ChatMessage {
   visibleTo?: string;
   /** A DM from the app: shown only to that person, marked as such. */
   directTo?: string;
+  /** Shared files (a spend chart): the stand-in serves each at its url. */
+  files?: Array<{ id: string; title: string; altText: string; url: string }>;
 }
 interface OpenView {
   id: string;
@@ -286,8 +288,19 @@ function renderMessage(message: ChatMessage, replies: ChatMessage[]): HTMLElemen
           message.userId ? message.text : textNode({ type: 'mrkdwn', text: message.text }),
         );
   node.append(head, body);
+  for (const file of message.files ?? []) node.append(renderFile(file));
   if (replies.length > 0) node.append(threadOf(message, replies));
   return node;
+}
+
+/** A shared image as Slack shows it: its title, then the picture; the alt text is the words it says. */
+function renderFile(file: NonNullable<ChatMessage['files']>[number]): HTMLElement {
+  return el(
+    'figure',
+    { class: 'file', 'data-testid': 'file' },
+    el('figcaption', {}, file.title),
+    el('img', { src: file.url, alt: file.altText, loading: 'lazy' }),
+  );
 }
 
 function threadOf(parent: ChatMessage, replies: ChatMessage[]): HTMLElement {

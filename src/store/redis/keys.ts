@@ -28,6 +28,11 @@
  *   <prefix>{schedules}:running              HASH  id -> until when a replica is posting its run (ms)
  *   <prefix>{schedules}:snap:<key>           STRING drift baseline JSON (expires after 90 days)
  *   <prefix>{schedules}:adhoc:<channelId>    ZSET  a channel's ad-hoc baseline keys, scored by last write
+ *
+ *   <prefix>{costs}:days                     HASH  YYYY-MM-DD -> that day's usageCost rows as read,
+ *                                            whether they are all locked, and when they were read;
+ *                                            days 200 before the newest written are dropped
+ *   <prefix>{costs}:claim:<key>              STRING a cost alert claimed once (SET NX PX)
  */
 export const DEFAULT_KEY_PREFIX = 'chbot:';
 
@@ -93,4 +98,15 @@ export function scheduleKeys(prefix: string = DEFAULT_KEY_PREFIX): ScheduleKeys 
     snapshot: (key) => `${base}snap:${key}`,
     adHoc: (channelId) => `${base}adhoc:${channelId}`,
   };
+}
+
+export interface CostKeys {
+  days: string;
+  claim(key: string): string;
+}
+
+export function costKeys(prefix: string = DEFAULT_KEY_PREFIX): CostKeys {
+  if (/[{}]/.test(prefix)) throw new Error(`Redis key prefix must not contain braces: ${prefix}`);
+  const base = `${prefix}{costs}:`;
+  return { days: `${base}days`, claim: (key) => `${base}claim:${key}` };
 }

@@ -34,6 +34,10 @@ describe('help examples in the demo organization', () => {
     if (command.kind === 'list' || command.kind === 'summary' || command.kind === 'schedule add') {
       expect(demo.filter((service) => matchesTagFilters(service, command.filters)).length).toBeGreaterThan(0);
     }
+    if (command.kind === 'cost') {
+      if (command.service !== undefined) expect(byName(command.service)).toBeDefined();
+      expect(demo.filter((service) => matchesTagFilters(service, command.filters)).length).toBeGreaterThan(0);
+    }
     if (command.kind === 'schedule remove') expect(command.id).toMatch(/^sch-[0-9a-f]{6}$/);
   });
 

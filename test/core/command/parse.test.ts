@@ -341,7 +341,7 @@ describe('schedules', () => {
   it('asks for quotes around an unquoted cron expression', () => {
     const { message, usage } = refusal('schedule add 0 9 * * 1-5 tag:env=prod');
     expect(message).toContain('Put the cron expression in quotes');
-    expect(usage).toBe('schedule add "CRON" [tag:KEY[=VALUE] ...] [tz:Area/City]');
+    expect(usage).toBe('schedule add "CRON" [tag:KEY[=VALUE] ...] [tz:Area/City] [chart:on]');
   });
 
   it('refuses a missing or empty cron expression', () => {
