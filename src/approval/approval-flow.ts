@@ -14,73 +14,48 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { step } from '../core/approval/step.js';
-import type {
-  Effect,
-  FlowContext,
-  FlowEvent,
-  FlowReply,
-  FlowState,
-  GrantAction,
-  RequesterNews,
-} from '../core/approval/types.js';
+import type { Effect, FlowContext, FlowEvent, FlowReply, FlowState, GrantAction } from '../core/approval/types.js';
 import { planChange } from '../core/change/plan.js';
 import { changeSummary } from '../core/change/summary.js';
 import { operationsOf } from '../core/change/operations.js';
 import { stackedGrantProblem, temporaryPlanProblem } from '../core/change/temporary.js';
+import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
 import {
-  FINAL_STATUSES,
-  type ChangePlan,
-  type ChangeRequest,
-  type Operation,
-  type OperationResult,
-} from '../core/change/types.js';
-import {
-  appliedResultText,
-  appliedResultTitle,
   auditNoteText,
   COMPLETES_TEXT,
-  correctionText,
   logText,
   noteOutcome,
   outcomeRecord,
   replyText,
 } from '../core/render/approval.js';
-import { requesterMessage, requestMessage, withdrawnInApprovalChannel } from '../core/render/change.js';
-import { approvalChannelOf, isUserId } from '../core/policy/progress.js';
-import { requesterNewsMessage } from '../core/render/requester.js';
 import { scheduledCompletesText } from '../core/render/scheduled.js';
 import { messageOf } from '../core/render/errors.js';
-import { section } from '../core/render/mrkdwn.js';
 import { countsForText, deniedText, unjustifiedText } from '../core/render/policy.js';
 import { unjustified } from '../core/policy/justification.js';
 import { timingOf } from '../core/policy/window.js';
-import { breakGlassNotice, breakGlassRefusalText, frozenText, neverOpenText } from '../core/render/breakglass.js';
-import { breakGlassRefusal, REVIEW_TTL_MS } from '../core/policy/breakglass.js';
-import { serviceBlocks } from '../core/render/service.js';
+import { breakGlassRefusalText, frozenText, neverOpenText } from '../core/render/breakglass.js';
+import { breakGlassRefusal, reviewRequestOf } from '../core/policy/breakglass.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord } from '../core/service/schema.js';
-import {
-  MessengerError,
-  SendWindowClosedError,
-  type ApprovalPolicy,
-  type BreakGlassOutcome,
-  type ChangeEventOutcome,
-  type ChangeObserver,
-  type ChangeRequestService,
-  type ChangeStore,
-  type Decision,
-  type DecisionReply,
-  type LeaseToken,
-  type Log,
-  type Messenger,
-  type NewChangeRequest,
-  type RequestOutcome,
-  type ServiceDirectory,
-  type ServiceUpdateResult,
-  type UpdateOptions,
+import type {
+  ApprovalPolicy,
+  BreakGlassOutcome,
+  ChangeEventOutcome,
+  ChangeObserver,
+  ChangeRequestService,
+  ChangeStore,
+  Decision,
+  DecisionReply,
+  Log,
+  Messenger,
+  NewChangeRequest,
+  RequestOutcome,
+  ServiceDirectory,
 } from '../ports/index.js';
+import { FlowMessages } from './flow-messages.js';
+import { LeasedSender } from './flow-lease.js';
 import { GrantIo } from './grant-io.js';
-import { holdLease, LeaseLostError, newLeaseOwner, type LeaseHold } from './lease.js';
+import { newLeaseOwner, type LeaseHold } from './lease.js';
 
 export interface ApprovalFlowOptions {
   cloud: ServiceDirectory;
@@ -147,18 +122,20 @@ export class ApprovalFlow implements ChangeRequestService {
   private readonly now: () => number;
   /** Runs in this process; shutdown waits for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** Ids of the requests this process is applying right now; never reconciled from here. */
-  private readonly applyingHere = new Set<string>();
   private readonly owner: string;
   readonly leaseMs: number;
 
   private readonly grants: GrantIo;
+  private readonly messages: FlowMessages;
+  private readonly sender: LeasedSender;
 
   constructor(private readonly options: ApprovalFlowOptions) {
     this.now = options.now ?? Date.now;
     this.owner = options.owner ?? newLeaseOwner();
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     const { store, messenger, logger, onMissingRecord } = options;
+    this.messages = new FlowMessages({ messenger, store, logger });
+    this.sender = new LeasedSender({ store, leaseMs: this.leaseMs, logger });
     this.grants = new GrantIo({
       store,
       cloudOf: (organization) => this.cloudOf(organization),
@@ -311,22 +288,9 @@ export class ApprovalFlow implements ChangeRequestService {
     );
     const stored = await this.options.store.get(request.id).catch(() => undefined);
     const settled = stored ? { ...stored, messageTs: stored.messageTs ?? reply.request.messageTs } : reply.request;
-    await this.announceBreakGlass(settled);
+    await this.messages.announceBreakGlass(this.options.securityChannel, settled);
     const reviewId = settled.status === 'applied' ? await this.fileReview(settled) : undefined;
     return { ok: true, request: settled, ...(reviewId ? { reviewId } : {}) };
-  }
-
-  /** Loud: who broke glass, on what and why, in the security channel (the channel has the request itself). */
-  private async announceBreakGlass(request: ChangeRequest): Promise<void> {
-    const channel = this.options.securityChannel;
-    if (!channel) return;
-    try {
-      await this.options.messenger.post(channel, breakGlassNotice(request));
-    } catch (error) {
-      this.options.logger.error(
-        `change ${request.id}: break-glass could not be announced in the security channel ${channel}: ${messageOf(error)}`,
-      );
-    }
   }
 
   /**
@@ -335,30 +299,8 @@ export class ApprovalFlow implements ChangeRequestService {
    * escalated like any waiting request until then.
    */
   private async fileReview(original: ChangeRequest): Promise<string | undefined> {
-    const createdAt = this.now();
-    const review: ChangeRequest = {
-      id: `${original.id}-B`,
-      channelId: original.channelId,
-      requesterId: original.requesterId,
-      ...(original.organization ? { organization: original.organization } : {}),
-      plan: {
-        serviceId: original.plan.serviceId,
-        serviceName: original.plan.serviceName,
-        update: {},
-        operations: [],
-        changes: [],
-        warnings: [],
-        before: {},
-      },
-      createdAt,
-      expiresAt: createdAt + REVIEW_TTL_MS,
-      status: 'pending',
-      requirements: [this.options.policy.reviewRequirement(original.requirements ?? [])],
-      reviewOf: original.id,
-      ...(original.messageTs ? { threadTs: original.messageTs } : {}),
-      ...(original.reason ? { reason: original.reason } : {}),
-      ...(original.ticket ? { ticket: original.ticket } : {}),
-    };
+    const requirement = this.options.policy.reviewRequirement(original.requirements ?? []);
+    const review = reviewRequestOf(original, requirement, this.now());
     const filed = await this.run({ request: review, work: { phase: 'idle' } }, { type: 'file' });
     if (filed.reply?.kind !== 'filed') {
       this.options.logger.error(`change ${original.id}: its break-glass review could not be filed`);
@@ -486,7 +428,7 @@ export class ApprovalFlow implements ChangeRequestService {
   async reconcileAbandoned(): Promise<number> {
     let settled = 0;
     for (const request of await this.options.store.listApplying()) {
-      if (this.applyingHere.has(request.id)) continue;
+      if (this.sender.applyingHere.has(request.id)) continue;
       const taken = await this.options.store.takeOver(request, this.owner, this.leaseMs);
       if (!taken) continue;
       const run = await this.run(
@@ -563,8 +505,11 @@ export class ApprovalFlow implements ChangeRequestService {
         await store.create(request);
         this.notify('requested', request, request.requesterId);
         return { type: 'created' };
-      case 'post-request':
-        return this.postRequest(request, run);
+      case 'post-request': {
+        const posted = await this.messages.postRequest(request);
+        if (posted.cause !== undefined) run.cause = posted.cause;
+        return posted.event;
+      }
       case 'record-message-ts':
         try {
           await store.setMessageTs(request.id, effect.ts, effect.approvalTs);
@@ -583,13 +528,13 @@ export class ApprovalFlow implements ChangeRequestService {
       case 'transition':
         return { type: 'transitioned', result: await this.transition(request, effect, run) };
       case 'hold-lease':
-        this.hold(run, effect.request);
+        run.hold = this.sender.hold(effect.request);
         return undefined;
       case 'release-lease':
         this.release(run);
         return undefined;
       case 'lock-service':
-        return this.lockService(run);
+        return this.sender.lockService(run.hold);
       case 'wait':
         await sleep(effect.jitter ? effect.ms * (0.5 + Math.random()) : effect.ms);
         return { type: 'waited' };
@@ -605,17 +550,17 @@ export class ApprovalFlow implements ChangeRequestService {
           return { type: 'read-failed', error: error instanceof CloudApiError ? error : undefined };
         }
       case 'send':
-        return this.send(run, effect.index, effect.operation);
+        return this.sender.send(run.hold, this.cloudOf(request.organization), effect.index, effect.operation);
       case 'record-confirmed':
-        return { type: 'confirmed-recorded', result: await this.recordConfirmed(run, effect.results) };
+        return { type: 'confirmed-recorded', result: await this.sender.recordConfirmed(run.hold, effect.results) };
       case 'show':
-        await this.refreshMessage(effect.request);
+        await this.messages.refreshMessage(effect.request);
         return undefined;
       case 'post-result':
-        await this.postResult(effect.request, effect.service);
+        await this.messages.postResult(effect.request, effect.service);
         return undefined;
       case 'post-correction':
-        await this.correctIfSettledOtherwise(request, effect.apiRequestId);
+        await this.messages.correctIfSettledOtherwise(request, effect.apiRequestId);
         return undefined;
       case 'follow-up':
         await this.followUp(effect.request);
@@ -623,7 +568,9 @@ export class ApprovalFlow implements ChangeRequestService {
       case 'tell-requester':
         // In the background, in order within the run (approved before applied): a DM that is
         // slow or refused never holds up or fails the request.
-        run.telling = (run.telling ?? Promise.resolve()).then(() => this.tellRequester(effect.request, effect.news));
+        run.telling = (run.telling ?? Promise.resolve()).then(() =>
+          this.messages.tellRequester(effect.request, effect.news),
+        );
         void this.track(run.telling);
         return undefined;
     }
@@ -714,21 +661,6 @@ export class ApprovalFlow implements ChangeRequestService {
     });
   }
 
-  /** A DM to whoever asked for the request (a revert: the original's requester); failures are logged. */
-  private async tellRequester(request: ChangeRequest, news: RequesterNews): Promise<void> {
-    try {
-      const original = request.revertOf ? await this.options.store.get(request.revertOf) : undefined;
-      const to = request.revertOf ? original?.requesterId : request.requesterId;
-      // The bot files reverts as "the bot": only a Slack user can be written to.
-      if (!to || !isUserId(to)) return;
-      await this.options.messenger.dm(to, requesterNewsMessage(request, news));
-    } catch (error) {
-      this.options.logger.warn(
-        `change ${request.id}: could not tell its requester it was ${news.kind}: ${messageOf(error)}`,
-      );
-    }
-  }
-
   private addApproval(request: ChangeRequest, effect: Extract<Effect, { type: 'add-approval' }>) {
     return this.options.store
       .addApproval(request.id, {
@@ -778,94 +710,10 @@ export class ApprovalFlow implements ChangeRequestService {
     return result;
   }
 
-  private hold(run: Run, request: ChangeRequest): void {
-    this.applyingHere.add(request.id);
-    run.hold = holdLease(this.options.store, leaseTokenOf(request), this.leaseMs, this.options.logger);
-  }
-
   private release(run: Run): void {
     if (!run.hold) return;
-    run.hold.release();
-    this.applyingHere.delete(run.hold.lease.token.requestId);
+    this.sender.release(run.hold);
     run.hold = undefined;
-  }
-
-  private async lockService(run: Run): Promise<FlowEvent> {
-    const lease = run.hold?.lease;
-    if (!lease || lease.lost) return { type: 'lock-answered', attempt: 'lost', leaseLost: true };
-    const attempt = await this.options.store.lockService(lease.token, this.leaseMs);
-    return { type: 'lock-answered', attempt, leaseLost: lease.lost };
-  }
-
-  /** The store's record of the operations confirmed so far, under this run's lease. */
-  private async recordConfirmed(run: Run, results: OperationResult[]): Promise<'recorded' | 'lost' | 'unavailable'> {
-    const lease = run.hold?.lease;
-    if (!lease || lease.lost) return 'lost';
-    try {
-      return (await this.options.store.recordConfirmed(lease.token, results)) ? 'recorded' : 'lost';
-    } catch (error) {
-      this.options.logger.warn(
-        `change ${lease.token.requestId}: could not record its confirmed operations: ${messageOf(error)}`,
-      );
-      return 'unavailable';
-    }
-  }
-
-  /** Sends one operation; the fence check runs right before the bytes leave. */
-  private async send(run: Run, index: number, operation: Operation): Promise<FlowEvent> {
-    const lease = run.hold?.lease;
-    if (!lease) return { type: 'send-refused', index };
-    const serviceId = lease.token.serviceId;
-    const cloud = this.cloudOf(run.state.request?.organization);
-    try {
-      const result = await this.sendOperation(cloud, serviceId, operation, {
-        beforeSend: () => this.confirmSending(run),
-      });
-      return { type: 'operation-answered', index, apiRequestId: result.requestId, service: result.service };
-    } catch (error) {
-      if (error instanceof LeaseLostError || error instanceof SendWindowClosedError)
-        return { type: 'send-refused', index };
-      return { type: 'operation-failed', index, error: error instanceof CloudApiError ? error : undefined };
-    }
-  }
-
-  /** The one table from an operation's endpoint to the Cloud client's call. */
-  private sendOperation(
-    cloud: ServiceDirectory,
-    serviceId: string,
-    operation: Operation,
-    options: UpdateOptions,
-  ): Promise<ServiceUpdateResult> {
-    switch (operation.endpoint) {
-      case 'update':
-        return cloud.updateService(serviceId, operation.body, options);
-      case 'replicaScaling':
-        return cloud.scaleReplicas(serviceId, operation.body, options);
-      case 'state':
-        return cloud.changeState(serviceId, operation.body.command, options);
-    }
-  }
-
-  /**
-   * The fence check right before an operation goes on the wire. Answers the time by which it must
-   * have left: a process frozen after the check for longer than a quarter lease sends nothing
-   * when it wakes (the client checks the clock right before sending).
-   */
-  private async confirmSending(run: Run): Promise<number> {
-    const lease = run.hold?.lease;
-    if (!lease) throw new LeaseLostError(run.state.request?.id ?? 'unknown');
-    // Half a lease left at least: a lease renewed every quarter has three quarters after a renewal,
-    // so less means the renewals stopped (a pause) and another replica may be about to take over.
-    // One slow renewal is forgiven: renew once, then ask again.
-    const confirm = () => this.options.store.confirmSending(lease.token, this.leaseMs / 2);
-    if (lease.lost) throw new LeaseLostError(lease.token.requestId);
-    if (
-      !(await confirm()) &&
-      !((await this.options.store.renewLease(lease.token, this.leaseMs)) && (await confirm()))
-    ) {
-      throw new LeaseLostError(lease.token.requestId);
-    }
-    return Date.now() + this.leaseMs / 4;
   }
 
   /** The plan a request's rules are judged by: an extension's are those of the grant it prolongs. */
@@ -921,108 +769,6 @@ export class ApprovalFlow implements ChangeRequestService {
     this.options.observe?.(apiRequestId ? { ...event, apiRequestId } : event);
   }
 
-  /**
-   * Shows the request in its message. A replica that was held up must never leave "applying"
-   * over a newer outcome, so after showing a status that is not final it reads the request
-   * again and shows the newer status if it moved meanwhile (final statuses never change).
-   */
-  /**
-   * Posts a new request: in its approval channel first (with the buttons) when a rule names one,
-   * then in the requester's channel (a link there, the request itself otherwise). Nothing is left
-   * half-posted: a request the requester's channel could not take is withdrawn in the approval
-   * channel too.
-   */
-  private async postRequest(request: ChangeRequest, run: Run): Promise<FlowEvent> {
-    const { messenger } = this.options;
-    /** `approvalChannel`: the failure was there, and the requester is told which channel to invite the bot to. */
-    const failed = (error: unknown, approvalChannel?: string): FlowEvent => {
-      run.cause = messageOf(error);
-      const notInChannel = error instanceof MessengerError && error.reason === 'not-in-channel';
-      return {
-        type: 'post-failed',
-        notInChannel,
-        ...(notInChannel && approvalChannel ? { channelId: approvalChannel } : {}),
-      };
-    };
-    const approvalChannel = approvalChannelOf(request);
-    let approvalTs: string | undefined;
-    if (approvalChannel !== undefined) {
-      try {
-        approvalTs = await messenger.post(approvalChannel, requestMessage(request));
-      } catch (error) {
-        return failed(error, approvalChannel);
-      }
-    }
-    try {
-      const ts = await messenger.post(request.channelId, { ...requesterMessage(request), ...inThread(request) });
-      return { type: 'posted', ts, ...(approvalTs ? { approvalTs } : {}) };
-    } catch (error) {
-      if (approvalChannel !== undefined && approvalTs !== undefined)
-        await messenger
-          .update(approvalChannel, approvalTs, withdrawnInApprovalChannel(request))
-          .catch((cause: unknown) =>
-            this.options.logger.warn(
-              `change ${request.id}: could not withdraw it in ${approvalChannel}: ${messageOf(cause)}`,
-            ),
-          );
-      return failed(error);
-    }
-  }
-
-  private async refreshMessage(request: ChangeRequest): Promise<void> {
-    try {
-      let shown = request;
-      for (let round = 0; round < 3; round++) {
-        if (!shown.messageTs) return;
-        await this.options.messenger.update(shown.channelId, shown.messageTs, requesterMessage(shown));
-        const decidedIn = approvalChannelOf(shown);
-        if (decidedIn && shown.approvalTs)
-          await this.options.messenger.update(decidedIn, shown.approvalTs, requestMessage(shown));
-        if (FINAL_STATUSES.includes(shown.status)) return;
-        const latest = await this.options.store.get(request.id);
-        if (!latest || latest.status === shown.status) return;
-        shown = {
-          ...latest,
-          messageTs: latest.messageTs ?? shown.messageTs,
-          ...((latest.approvalTs ?? shown.approvalTs) ? { approvalTs: latest.approvalTs ?? shown.approvalTs } : {}),
-        };
-      }
-    } catch (error) {
-      this.options.logger.warn(`change ${request.id}: could not update its message: ${messageOf(error)}`);
-    }
-  }
-
-  private async postResult(request: ChangeRequest, service: ServiceRecord): Promise<void> {
-    try {
-      await this.options.messenger.post(request.channelId, {
-        text: appliedResultText(request.id, service),
-        blocks: serviceBlocks(service, appliedResultTitle(request.id, service)),
-        ...inThread(request),
-      });
-    } catch (error) {
-      this.options.logger.warn(`change ${request.id}: could not post the resulting service: ${messageOf(error)}`);
-    }
-  }
-
-  /**
-   * ClickHouse Cloud confirmed an update after another replica had settled the request: if that
-   * replica concluded otherwise, say so in the request's thread rather than leave a wrong record.
-   */
-  private async correctIfSettledOtherwise(request: ChangeRequest, apiRequestId: string | undefined): Promise<void> {
-    const settled = await this.options.store.get(request.id);
-    if (!settled || settled.status === 'applied' || !settled.messageTs) return;
-    const text = correctionText(request.id, apiRequestId);
-    try {
-      await this.options.messenger.post(request.channelId, {
-        text,
-        blocks: [section(text)],
-        threadTs: settled.messageTs,
-      });
-    } catch (error) {
-      this.options.logger.warn(`change ${request.id}: could not post the correction: ${messageOf(error)}`);
-    }
-  }
-
   private async followUp(request: ChangeRequest): Promise<void> {
     await this.options
       .afterSettled?.(request)
@@ -1059,20 +805,6 @@ function isGrantEffect(effect: Effect): effect is GrantEffect {
 function replyOf(run: Run): DecisionReply {
   const text = run.reply && replyText(run.reply);
   return text === undefined ? undefined : { text };
-}
-
-function leaseTokenOf(request: ChangeRequest): LeaseToken {
-  if (!request.lease) throw new Error(`change ${request.id}: claimed without a lease`);
-  return {
-    requestId: request.id,
-    serviceId: request.plan.serviceId,
-    owner: request.lease.owner,
-    fence: request.lease.fence,
-  };
-}
-
-function inThread(request: ChangeRequest): { threadTs?: string } {
-  return request.threadTs ? { threadTs: request.threadTs } : {};
 }
 
 function newRequestId(): string {

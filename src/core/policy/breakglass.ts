@@ -4,6 +4,7 @@
  * `breakglass_max`; approvers of the rules it skipped review it afterwards. Pure: group
  * membership is looked up by the caller and passed in as `inGroup`.
  */
+import type { ChangeRequest } from '../change/types.js';
 import { defaultRequirement } from './evaluate.js';
 import { isGroupId } from './progress.js';
 import {
@@ -83,5 +84,35 @@ export function reviewRequirement(requirements: readonly Requirement[], defaults
     ...(remind.length > 0 ? { remindMs: Math.min(...remind) } : {}),
     ...(escalate ? { escalate } : {}),
     ...(notify ? { notify } : {}),
+  };
+}
+
+/**
+ * The review of an applied break-glass change: a request in its thread that sends nothing, which
+ * an approver of its rules marks reviewed, reminded and escalated like any waiting request.
+ */
+export function reviewRequestOf(original: ChangeRequest, requirement: Requirement, now: number): ChangeRequest {
+  return {
+    id: `${original.id}-B`,
+    channelId: original.channelId,
+    requesterId: original.requesterId,
+    ...(original.organization ? { organization: original.organization } : {}),
+    plan: {
+      serviceId: original.plan.serviceId,
+      serviceName: original.plan.serviceName,
+      update: {},
+      operations: [],
+      changes: [],
+      warnings: [],
+      before: {},
+    },
+    createdAt: now,
+    expiresAt: now + REVIEW_TTL_MS,
+    status: 'pending',
+    requirements: [requirement],
+    reviewOf: original.id,
+    ...(original.messageTs ? { threadTs: original.messageTs } : {}),
+    ...(original.reason ? { reason: original.reason } : {}),
+    ...(original.ticket ? { ticket: original.ticket } : {}),
   };
 }

@@ -1,0 +1,135 @@
+/**
+ * Sending under a lease: the lease held and renewed while a request is applied, the service's
+ * lock, the confirmation right before each operation goes on the wire, the record of confirmed
+ * operations, and the one table from an operation's endpoint to the Cloud client's call.
+ * A replica that lost its lease sends and records nothing (the store checks the fence).
+ */
+import type { FlowEvent } from '../core/approval/types.js';
+import type { ChangeRequest, Operation, OperationResult } from '../core/change/types.js';
+import { messageOf } from '../core/render/errors.js';
+import { CloudApiError } from '../core/service/api-error.js';
+import {
+  SendWindowClosedError,
+  type ChangeStore,
+  type LeaseToken,
+  type Log,
+  type ServiceDirectory,
+  type ServiceUpdateResult,
+  type UpdateOptions,
+} from '../ports/index.js';
+import { holdLease, LeaseLostError, type LeaseHold } from './lease.js';
+
+export interface LeasedSenderOptions {
+  store: ChangeStore;
+  leaseMs: number;
+  logger: Pick<Log, 'info' | 'warn' | 'error'>;
+}
+
+export class LeasedSender {
+  /** Ids of the requests this process is applying right now; never reconciled from here. */
+  readonly applyingHere = new Set<string>();
+
+  constructor(private readonly options: LeasedSenderOptions) {}
+
+  /** Starts holding the request's lease (renewed every quarter) and marks it as applied here. */
+  hold(request: ChangeRequest): LeaseHold {
+    this.applyingHere.add(request.id);
+    return holdLease(this.options.store, leaseTokenOf(request), this.options.leaseMs, this.options.logger);
+  }
+
+  release(hold: LeaseHold): void {
+    hold.release();
+    this.applyingHere.delete(hold.lease.token.requestId);
+  }
+
+  async lockService(hold: LeaseHold | undefined): Promise<FlowEvent> {
+    const lease = hold?.lease;
+    if (!lease || lease.lost) return { type: 'lock-answered', attempt: 'lost', leaseLost: true };
+    const attempt = await this.options.store.lockService(lease.token, this.options.leaseMs);
+    return { type: 'lock-answered', attempt, leaseLost: lease.lost };
+  }
+
+  /** The store's record of the operations confirmed so far, under this lease. */
+  async recordConfirmed(
+    hold: LeaseHold | undefined,
+    results: OperationResult[],
+  ): Promise<'recorded' | 'lost' | 'unavailable'> {
+    const lease = hold?.lease;
+    if (!lease || lease.lost) return 'lost';
+    try {
+      return (await this.options.store.recordConfirmed(lease.token, results)) ? 'recorded' : 'lost';
+    } catch (error) {
+      this.options.logger.warn(
+        `change ${lease.token.requestId}: could not record its confirmed operations: ${messageOf(error)}`,
+      );
+      return 'unavailable';
+    }
+  }
+
+  /** Sends one operation; the fence check runs right before the bytes leave. */
+  async send(
+    hold: LeaseHold | undefined,
+    cloud: ServiceDirectory,
+    index: number,
+    operation: Operation,
+  ): Promise<FlowEvent> {
+    if (!hold) return { type: 'send-refused', index };
+    const serviceId = hold.lease.token.serviceId;
+    try {
+      const result = await sendOperation(cloud, serviceId, operation, {
+        beforeSend: () => this.confirmSending(hold),
+      });
+      return { type: 'operation-answered', index, apiRequestId: result.requestId, service: result.service };
+    } catch (error) {
+      if (error instanceof LeaseLostError || error instanceof SendWindowClosedError)
+        return { type: 'send-refused', index };
+      return { type: 'operation-failed', index, error: error instanceof CloudApiError ? error : undefined };
+    }
+  }
+
+  /**
+   * The fence check right before an operation goes on the wire. Answers the time by which it must
+   * have left: a process frozen after the check for longer than a quarter lease sends nothing
+   * when it wakes (the client checks the clock right before sending).
+   */
+  private async confirmSending(hold: LeaseHold): Promise<number> {
+    const { store, leaseMs } = this.options;
+    const lease = hold.lease;
+    // Half a lease left at least: a lease renewed every quarter has three quarters after a renewal,
+    // so less means the renewals stopped (a pause) and another replica may be about to take over.
+    // One slow renewal is forgiven: renew once, then ask again.
+    const confirm = () => store.confirmSending(lease.token, leaseMs / 2);
+    if (lease.lost) throw new LeaseLostError(lease.token.requestId);
+    if (!(await confirm()) && !((await store.renewLease(lease.token, leaseMs)) && (await confirm()))) {
+      throw new LeaseLostError(lease.token.requestId);
+    }
+    return Date.now() + leaseMs / 4;
+  }
+}
+
+/** The one table from an operation's endpoint to the Cloud client's call. */
+function sendOperation(
+  cloud: ServiceDirectory,
+  serviceId: string,
+  operation: Operation,
+  options: UpdateOptions,
+): Promise<ServiceUpdateResult> {
+  switch (operation.endpoint) {
+    case 'update':
+      return cloud.updateService(serviceId, operation.body, options);
+    case 'replicaScaling':
+      return cloud.scaleReplicas(serviceId, operation.body, options);
+    case 'state':
+      return cloud.changeState(serviceId, operation.body.command, options);
+  }
+}
+
+function leaseTokenOf(request: ChangeRequest): LeaseToken {
+  if (!request.lease) throw new Error(`change ${request.id}: claimed without a lease`);
+  return {
+    requestId: request.id,
+    serviceId: request.plan.serviceId,
+    owner: request.lease.owner,
+    fence: request.lease.fence,
+  };
+}
