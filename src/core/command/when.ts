@@ -12,6 +12,7 @@
  *   occurrence, the one still on summer time (as Temporal's "compatible" disambiguation does).
  */
 import { isTimeZone } from '../schedule/cron.js';
+import { zoneFormatter } from '../time/zone-clock.js';
 
 export const WHEN_FORMS =
   'Write the time as at 2026-12-01 09:00, at 09:00 (the next 09:00) or at monday 06:00 (the next Monday), ' +
@@ -190,30 +191,10 @@ function addDays(day: CalendarDay, days: number): CalendarDay {
   return { year: moved.getUTCFullYear(), month: moved.getUTCMonth() + 1, day: moved.getUTCDate() };
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterOf(zone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(zone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(zone, formatter);
-  }
-  return formatter;
-}
-
 /** The wall clock in `zone` at `instant`. */
 function wallClock(instant: number, zone: string): CalendarDay & { weekday: number; local: number } {
   const parts: Record<string, number> = {};
-  for (const part of formatterOf(zone).formatToParts(new Date(instant)))
+  for (const part of zoneFormatter(zone).formatToParts(new Date(instant)))
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
   const [year, month, day] = [parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1];
   const local = Date.UTC(year, month - 1, day, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0);

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { CHANGE_KINDS } from '../policy/types.js';
-import { byLine, firstLine, keyOffset, located, nodeOffset } from '../policy/parse.js';
+import { byLine, firstLine, keyOffset, located, nodeOffset, valueAt } from '../yaml-problems.js';
 import { COMMAND_WORDS } from './rules.js';
 import type { ChannelRules, OrganizationSpec, OrganizationsSpec } from './types.js';
 
@@ -228,15 +228,6 @@ function crossProblems(
 
 function missingMessage(path: Array<string | number>): string {
   return path.length === 1 ? 'is missing: the file needs an organizations: list' : 'is missing';
-}
-
-function valueAt(data: unknown, path: Array<string | number>): unknown {
-  let value = data;
-  for (const part of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = Reflect.get(value, part);
-  }
-  return value;
 }
 
 function context(path: Array<string | number>): keyof typeof KEYS_OF {

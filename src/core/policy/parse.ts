@@ -4,9 +4,10 @@
  * fixes the whole file in one go instead of one error per restart.
  */
 import { createHash } from 'node:crypto';
-import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { readSpokenDuration } from '../command/duration.js';
+import { byLine, firstLine, keyOffset, located, nodeOffset, valueAt } from '../yaml-problems.js';
 import { ticketPatternProblem } from './justification.js';
 import { isTimeZone } from '../schedule/cron.js';
 import {
@@ -466,15 +467,6 @@ function missingMessage(path: Array<string | number>): string {
   return MISSING[String(path.at(-1))] ?? 'is missing';
 }
 
-function valueAt(data: unknown, path: Array<string | number>): unknown {
-  let value = data;
-  for (const part of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = Reflect.get(value, part);
-  }
-  return value;
-}
-
 function context(path: Array<string | number>): keyof typeof KEYS_OF {
   if (path.length === 0) return 'file';
   const last = path.at(-1);
@@ -509,31 +501,4 @@ function fieldName(path: Array<string | number>): string {
     (text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : part),
     '',
   );
-}
-
-export function nodeOffset(doc: Document, path: Array<string | number>): number | undefined {
-  for (let end = path.length; end >= 0; end--) {
-    const node: unknown = end === 0 ? doc.contents : doc.getIn(path.slice(0, end), true);
-    const range: unknown = typeof node === 'object' && node !== null ? Reflect.get(node, 'range') : undefined;
-    if (Array.isArray(range) && typeof range[0] === 'number') return range[0];
-  }
-  return undefined;
-}
-
-export function keyOffset(doc: Document, path: Array<string | number>, key: string | undefined): number | undefined {
-  const node: unknown = path.length === 0 ? doc.contents : doc.getIn(path, true);
-  if (!isMap(node)) return undefined;
-  const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === key);
-  return pair && isScalar(pair.key) ? pair.key.range?.[0] : undefined;
-}
-
-export function located(line: number | undefined, message: string): string {
-  return line === undefined ? message : `line ${line}: ${message}`;
-}
-
-export const firstLine = (text: string) => text.split('\n')[0] ?? '';
-
-export function byLine(a: string, b: string): number {
-  const line = (text: string) => Number(/^line (\d+):/.exec(text)?.[1] ?? 0);
-  return line(a) - line(b);
 }

@@ -8,6 +8,7 @@
  */
 import type { ChangeWindow, Freeze, Requirement } from './types.js';
 import { WEEKDAYS } from './types.js';
+import { zoneFormatter } from '../time/zone-clock.js';
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
@@ -23,26 +24,6 @@ export interface WallClock {
   minute: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterOf(tz: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(tz);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(tz, formatter);
-  }
-  return formatter;
-}
-
 /** The wall clock of `tz` at `at`. */
 export function wallClock(at: number, tz: string): WallClock {
   const { year, month, day, minute } = partsOf(at, tz);
@@ -51,7 +32,7 @@ export function wallClock(at: number, tz: string): WallClock {
 
 function partsOf(at: number, tz: string) {
   const parts: Record<string, number> = {};
-  for (const part of formatterOf(tz).formatToParts(new Date(at)))
+  for (const part of zoneFormatter(tz).formatToParts(new Date(at)))
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
   return {
     year: parts.year ?? 1970,
