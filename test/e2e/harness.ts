@@ -624,3 +624,30 @@ export const patchesTo = (h: Harness, path: string) =>
 export function appliedMessage(h: Harness, id: string) {
   return h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
 }
+
+/**
+ * One simulator, one Slack and one Redis key prefix for several bots (replicas, restarts), with a
+ * movable clock they may share; closed after `test`.
+ */
+export async function withSharedBackends(
+  test: (shared: {
+    clock: ReturnType<typeof movableClock>;
+    simulator: CloudSimulator;
+    slack: FakeSlack;
+    keyPrefix: string;
+  }) => Promise<void>,
+): Promise<void> {
+  const simulator = await CloudSimulator.start({
+    keyId: KEY_ID,
+    keySecret: KEY_SECRET,
+    orgId: DEMO_ORG_ID,
+    services: demoServices(),
+  });
+  const slack = await FakeSlack.start();
+  try {
+    await test({ clock: movableClock(), simulator, slack, keyPrefix: `test:${randomUUID().slice(0, 8)}:` });
+  } finally {
+    await slack.close();
+    await simulator.close();
+  }
+}

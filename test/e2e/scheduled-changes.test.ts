@@ -3,17 +3,12 @@
  * the simulator. The bot's clock is moved forward instead of waiting for the time; Redis, leases
  * and the API run in real time.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_CANCEL } from '../../src/core/render/change.js';
-import { CloudSimulator } from '../../src/simulator/server.js';
-import { DEMO_IDS, DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
-import { FakeSlack } from './fake-slack.js';
+import { DEMO_IDS } from '../../src/simulator/seed.js';
 import {
   answerText,
   CHANNEL,
-  KEY_ID,
-  KEY_SECRET,
   MINUTE,
   movableClock,
   requestChange,
@@ -22,6 +17,7 @@ import {
   useHarnesses,
   USERS,
   type Harness,
+  withSharedBackends,
 } from './harness.js';
 
 const harness = useHarnesses({ temporaryTickMs: 50 });
@@ -68,25 +64,6 @@ async function scheduled(h: Harness, clock: { now: () => number }, minutes: numb
 
 const messageSays = (h: Harness, id: string, words: string) =>
   h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(words));
-
-/** One simulator, one Slack and one Redis key prefix for several bots (replicas, restarts). */
-async function withSharedBackends(
-  test: (shared: { simulator: CloudSimulator; slack: FakeSlack; keyPrefix: string }) => Promise<void>,
-) {
-  const simulator = await CloudSimulator.start({
-    keyId: KEY_ID,
-    keySecret: KEY_SECRET,
-    orgId: DEMO_ORG_ID,
-    services: demoServices(),
-  });
-  const slack = await FakeSlack.start();
-  try {
-    await test({ simulator, slack, keyPrefix: `test:${randomUUID().slice(0, 8)}:` });
-  } finally {
-    await slack.close();
-    await simulator.close();
-  }
-}
 
 describe('a scheduled change', () => {
   it('is approved now and applied at its time by exactly one of two replicas', async () => {

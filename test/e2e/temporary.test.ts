@@ -4,20 +4,14 @@
  * minute (reverts are due on the approval flow's clock, which tests may override); everything
  * else (Redis, leases, the API) runs in real time.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { BLOCK } from '../../src/core/render/modal.js';
 import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../src/core/render/temporary.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { CloudSimulator } from '../../src/simulator/server.js';
-import { DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
-import { FakeSlack } from './fake-slack.js';
 import {
   answerText,
   startHarness,
-  KEY_ID,
-  KEY_SECRET,
   requestChange,
   textOf,
   useHarnesses,
@@ -26,6 +20,7 @@ import {
   MINUTE,
   movableClock,
   messageTsOf,
+  withSharedBackends,
 } from './harness.js';
 
 const GRANT = '192.0.2.44/32';
@@ -52,30 +47,6 @@ async function grant(h: Harness, text = `ip add orders-prod ${GRANT} hotel for 1
   const scheduled = await threadPost(h, ts, 'reverts');
   expect(textOf(scheduled.args.blocks)).toContain(id);
   return { id, ts };
-}
-
-/** One simulator, one Slack and one Redis key prefix for several bots (replicas, restarts). */
-async function withSharedBackends(
-  test: (shared: {
-    clock: ReturnType<typeof movableClock>;
-    simulator: CloudSimulator;
-    slack: FakeSlack;
-    keyPrefix: string;
-  }) => Promise<void>,
-) {
-  const simulator = await CloudSimulator.start({
-    keyId: KEY_ID,
-    keySecret: KEY_SECRET,
-    orgId: DEMO_ORG_ID,
-    services: demoServices(),
-  });
-  const slack = await FakeSlack.start();
-  try {
-    await test({ clock: movableClock(), simulator, slack, keyPrefix: `test:${randomUUID().slice(0, 8)}:` });
-  } finally {
-    await slack.close();
-    await simulator.close();
-  }
 }
 
 describe('a temporary IP grant', () => {
