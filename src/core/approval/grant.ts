@@ -8,6 +8,7 @@
  */
 import {
   attemptOf,
+  endedUnapplied,
   extensionPlan,
   isRetryable,
   REVERT_ATTEMPTS_MAX,
@@ -79,7 +80,7 @@ export const GRANT_HANDLERS: GrantHandlers = {
   'revert-read': (state, event) =>
     inGrantPhase(state, 'reverting', (grant, work) => {
       const { attempt, revert } = event.latest;
-      if (revert?.status === 'failed' && attempt >= REVERT_ATTEMPTS_MAX)
+      if (revert && endedUnapplied(revert) && attempt >= REVERT_ATTEMPTS_MAX)
         return finish(grant, [
           {
             type: 'log',
@@ -94,8 +95,8 @@ export const GRANT_HANDLERS: GrantHandlers = {
           { type: 'postpone-revert', originalId: grant.id, ms: REVERT_LOOK_AGAIN_MS },
           say({ kind: 'revert-gave-up', originalId: grant.id, attempts: REVERT_ATTEMPTS_MAX, lastId: revert.id }),
         ]);
-      if (revert && revert.status !== 'failed') return judgeRevert(grant, work, revert);
-      // None filed yet, or the last one failed with something left: file the next attempt.
+      if (revert && !endedUnapplied(revert)) return judgeRevert(grant, work, revert);
+      // None filed yet, or the last one ended unapplied (failed, expired): file the next attempt.
       return next(grant, { ...work, attempt: revert ? attempt + 1 : attempt }, [{ type: 'read-for-revert' }]);
     }),
 
@@ -169,6 +170,7 @@ export const GRANT_HANDLERS: GrantHandlers = {
         level: 'warn',
         fact: {
           kind: 'revert-failed',
+          originalId,
           revertId: revert.id,
           retryInMs,
           ...(revert.outcome?.message ? { message: revert.outcome.message } : {}),

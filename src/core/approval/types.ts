@@ -284,7 +284,7 @@ export type LogFact =
   | { kind: 'not-posted' }
   | { kind: 'revert-record-missing'; originalId: string }
   | { kind: 'revert-gave-up'; attempts: number; lastId: string; lastMessage?: string }
-  | { kind: 'revert-failed'; revertId: string; retryInMs: number; message?: string }
+  | { kind: 'revert-failed'; originalId: string; revertId: string; retryInMs: number; message?: string }
   | { kind: 'revert-not-yet'; failures: number; retryInMs: number; problems: string }
   | { kind: 'message-ts-not-recorded' }
   | { kind: 'taken-over-before-recorded'; status: 'applied' | 'failed'; apiRequestId?: string }

@@ -43,9 +43,22 @@ export function sendsNothing(plan: ChangePlan): boolean {
   return operationsOf(plan).length === 0;
 }
 
-/** A revert that failed with something left to take back; one that found nothing left is final. */
+/** An attempt that ended without being applied: failed, or left pending until it expired (or cancelled). */
+export function endedUnapplied(revert: ChangeRequest): boolean {
+  return (
+    revert.status === 'failed' ||
+    revert.status === 'expired' ||
+    revert.status === 'cancelled' ||
+    revert.status === 'rejected'
+  );
+}
+
+/**
+ * A revert that ended unapplied with something left to take back: tried again (the access must not
+ * stay open because one attempt failed or expired); one that found nothing left is final.
+ */
 export function isRetryable(revert: ChangeRequest): boolean {
-  return revert.status === 'failed' && !sendsNothing(revert.plan);
+  return endedUnapplied(revert) && !sendsNothing(revert.plan);
 }
 
 export type RevertCandidate = { ok: true; candidate: ChangeRequest } | { ok: false; notYet: string };

@@ -110,7 +110,7 @@ export function grantLogText(fact: GrantLogFact, grantId: string): string {
     case 'revert-gave-up':
       return `temporary change ${grantId}: ${REVERT_ATTEMPTS_MAX} reverts failed (the last, ${fact.lastId}: ${fact.lastMessage ?? 'no reason given'}); the access it granted is still open. Take it back by hand.`;
     case 'revert-failed':
-      return `temporary change ${grantId}: revert ${fact.revertId} failed (${fact.message ?? 'no reason given'}); the bot tries again in ${seconds(fact.retryInMs)}`;
+      return `temporary change ${fact.originalId}: revert ${fact.revertId} failed (${fact.message ?? 'no reason given'}); the bot tries again in ${seconds(fact.retryInMs)}`;
     case 'revert-not-yet':
       return `temporary change ${grantId}: its revert failed (${fact.failures} time(s)): ${fact.problems}; trying again in ${seconds(fact.retryInMs)}`;
   }

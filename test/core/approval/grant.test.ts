@@ -105,6 +105,14 @@ describe('a grant whose revert is due', () => {
     expect(filing.effects[0]).toMatchObject({ type: 'file-revert', candidate: { id: `${GRANT_ID}-R4` } });
   });
 
+  it('an attempt that expired unapplied (every replica down for a week) is followed by the next, never forgotten', () => {
+    const expired = changeRequest(grant().plan, { id: `${GRANT_ID}-R`, status: 'expired', revertOf: GRANT_ID });
+    const planning = run(idle(), due, { type: 'revert-read', latest: { attempt: 1, revert: expired } });
+    expect(planning.effects).toEqual([{ type: 'read-for-revert' }]);
+    const filing = run(planning.state, { type: 'revert-planning', service: granted(), later: [] });
+    expect(filing.effects[0]).toMatchObject({ type: 'file-revert', candidate: { id: `${GRANT_ID}-R2` } });
+  });
+
   it(`gives up after ${REVERT_ATTEMPTS_MAX} failed attempts: loud, hourly, and says to take it back by hand`, () => {
     const last = changeRequest(grant().plan, {
       id: `${GRANT_ID}-R${REVERT_ATTEMPTS_MAX}`,
