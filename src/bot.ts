@@ -142,6 +142,8 @@ export interface BotOverrides {
   auditRetryBaseMs?: number;
   /** How often COST_ALERTS looks at yesterday's spend (default an hour). */
   costAlertTickMs?: number;
+  /** How long a summary waits for its spend section before posting without it (default 5 s). */
+  summarySpendWaitMs?: number;
   /** Interface the HTTP receiver listens on; every interface unless given (the playground: loopback). */
   host?: string;
   /** Process metrics (CPU, memory, GC): off in tests, where many bots share a process. */
@@ -566,7 +568,16 @@ function buildServices(
   const costs = new CostLedger({ api: cloud, store: stores.costStore });
   const spendCharts = new ChartPoster({ charts: echartsRenderer, messenger, logger });
   const summaries = countedSummaries(
-    new Summaries({ cloud, audit: changeStore, snapshots: scheduleStore, messenger, logger, costs, spendCharts }),
+    new Summaries({
+      cloud,
+      audit: changeStore,
+      snapshots: scheduleStore,
+      messenger,
+      logger,
+      costs,
+      spendCharts,
+      ...(overrides.summarySpendWaitMs === undefined ? {} : { spendWaitMs: overrides.summarySpendWaitMs }),
+    }),
     metrics,
   );
   const scheduler = new Scheduler({

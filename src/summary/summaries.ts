@@ -22,7 +22,12 @@ import {
   type SummaryMessage,
 } from '../core/summary/index.js';
 import { weekSpend, weekSpendRange, type WeekSpend } from '../core/cost/report.js';
-import { costReadFailure, spendSummaryMessage, spendUnavailableText } from '../core/render/cost.js';
+import {
+  costReadFailure,
+  SPEND_NOT_READY_REASON,
+  spendSummaryMessage,
+  spendUnavailableText,
+} from '../core/render/cost.js';
 import { divider, LIMITS, section, type Block } from '../core/render/mrkdwn.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import {
@@ -69,6 +74,8 @@ export class Summaries implements SummaryPublisher {
       /** With both, summaries gain a spend section (and the chart when a schedule asks for it). */
       costs?: CostReader;
       spendCharts?: SpendCharts;
+      /** How long a summary waits for its spend section (default 5 s); tests shorten it. */
+      spendWaitMs?: number;
     },
   ) {
     this.authors = new DriftAuthors(deps);
@@ -140,11 +147,16 @@ export class Summaries implements SummaryPublisher {
       ? `the services tagged ${target.filters.map((f) => f.slice(4)).join(' ')}`
       : 'the organization';
     try {
-      const rows = await costs.rows(weekSpendRange(now), { person: target.reader ?? 'summaries' });
+      // The summary waits for its spend a little at most: a busy API budget delays the section, not the summary.
+      const rows = await withinMs(
+        costs.rows(weekSpendRange(now), { person: target.reader ?? 'summaries' }),
+        this.deps.spendWaitMs ?? SPEND_WAIT_MS,
+      );
       const spend = weekSpend(rows, now, (entity) => !filtered || (entity.isService && ids.has(entity.id)));
       const provisional = rows.some((row) => !row.locked);
       return { blocks: spendSummaryMessage(spend, { label, provisional }).blocks, spend, label };
     } catch (error) {
+      if (error instanceof SpendNotReady) return { blocks: [section(spendUnavailableText(SPEND_NOT_READY_REASON))] };
       this.deps.logger.warn(`summary spend for ${target.channelId}: ${messageOf(error)}`);
       return { blocks: [section(spendUnavailableText(costReadFailure(error) ?? summaryFailureReason(error)))] };
     }
@@ -169,4 +181,21 @@ export class Summaries implements SummaryPublisher {
         : '';
     return { ok: false, text: `:x: The summary could not be posted: ${esc(reason)}${invite}` };
   }
+}
+
+/** How long a summary waits for its spend section before posting without it. */
+const SPEND_WAIT_MS = 5_000;
+
+class SpendNotReady extends Error {
+  override readonly name = 'SpendNotReady';
+}
+
+/** The answer of `work` if it comes within `ms`; else SpendNotReady (the read goes on and fills the cache). */
+function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SpendNotReady('spend not ready in time')), ms);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

@@ -62,6 +62,8 @@ export interface HarnessOptions {
   temporaryTickMs?: number;
   /** How often waiting requests are looked at for reminders and escalation. */
   nudgeTickMs?: number;
+  /** How long a summary waits for its spend section (the bot's default is 5 s). */
+  summarySpendWaitMs?: number;
   /** The follow schedule after the API accepted a stop or a scaling (tests read every few ms). */
   followSchedule?: Partial<FollowSchedule>;
   /** Spacing of posts per channel; 0 in tests unless a test measures the pacing. */
@@ -208,6 +210,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.temporaryTickMs ? { temporaryTickMs: options.temporaryTickMs } : {}),
     ...(options.nudgeTickMs ? { nudgeTickMs: options.nudgeTickMs } : {}),
+    ...(options.summarySpendWaitMs === undefined ? {} : { summarySpendWaitMs: options.summarySpendWaitMs }),
     ...(options.followSchedule ? { followSchedule: options.followSchedule } : {}),
     cloudClient: {
       throttle: false,

@@ -95,6 +95,8 @@ describe('GET /metrics', () => {
     const h = await harness({
       env: { CLICKHOUSE_CACHE_SECONDS: '0' },
       cloudClient: { throttle: { limit: 1, windowMs: 60_000 }, rateLimitBudgetMs: 100 },
+      // The summary's spend read waits in the throttle too: the summary posts without it soon.
+      summarySpendWaitMs: 50,
     });
     h.slack.failingChannels.set('C0GONE', 'channel_not_found');
     await h.command('summary', USERS.requester, 'C0GONE');
@@ -108,7 +110,8 @@ describe('GET /metrics', () => {
     ).toBeGreaterThanOrEqual(1);
     // The throttle admits one request a minute and the summary used it: the next read waits in its queue.
     await h.command('list tag:env=staging');
-    await expect.poll(async () => sample(await scrape(h), 'clickhouse_bot_throttle_queue_length')).toBe(1);
+    // Waiting: the list, and the summary's spend read (it goes on after the summary, to fill the cache).
+    await expect.poll(async () => sample(await scrape(h), 'clickhouse_bot_throttle_queue_length')).toBe(2);
   });
 
   it('counts a 429 from the API', async () => {

@@ -25,7 +25,8 @@ const listFailed = (sentence: string) =>
 
 const harness = useHarnesses({ env: NO_CACHE });
 
-const gets = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'GET');
+/** Reads of the services (a summary's spend section reads usageCost besides: not counted here). */
+const gets = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'GET' && !r.path.endsWith('/usageCost'));
 const patches = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'PATCH');
 
 /** The private answer to a command (or click), optionally the first one matching. */

@@ -6,9 +6,10 @@ import { allTexts } from '../core/render/block-kit.js';
 import { CHANNEL, inProcess } from '../support/in-process.js';
 import { pngSize } from '../support/png.js';
 
-function withSpend() {
+function withSpend(spendWaitMs?: number) {
   const h = inProcess();
   const summaries = new Summaries({
+    ...(spendWaitMs === undefined ? {} : { spendWaitMs }),
     cloud: h.directory,
     audit: h.changeStore,
     snapshots: h.scheduleStore,
@@ -47,6 +48,14 @@ describe('the spend section of a summary', () => {
     const [file] = h.messenger.files;
     expect(file?.file.threadTs).toBe(headline?.ts);
     expect(pngSize(file?.file.bytes ?? new Uint8Array())).toEqual({ width: 320, height: 160 });
+  });
+
+  it('a spend read kept waiting (a busy API budget) never holds the summary up: posted without it, said', async () => {
+    const { h, summaries } = withSpend(30);
+    h.directory.usageCost = () => new Promise(() => undefined);
+    expect(await summaries.post({ channelId: CHANNEL, filters: [], snapshotKey: 'adhoc:w' })).toEqual({ ok: true });
+    const said = allTexts(h.messenger.of('post', CHANNEL).at(-1)?.message.blocks ?? []);
+    expect(said).toContain('Spend is missing from this summary: the figures were not ready in time');
   });
 
   it('a spend read that fails costs the section only, said in a sentence', async () => {

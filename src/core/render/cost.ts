@@ -212,3 +212,7 @@ export function costReadFailure(error: unknown): string | undefined {
     return `${COST_FORBIDDEN_SENTENCE}${apiReference(error, 'plain')}`;
   return undefined;
 }
+
+/** Why a summary's spend section is missing when the API budget kept it waiting. */
+export const SPEND_NOT_READY_REASON =
+  'the figures were not ready in time (the API budget is busy); the next summary has them.';
