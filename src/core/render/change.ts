@@ -37,7 +37,7 @@ export function changeLine(change: FieldChange): string {
  * approval channel: the same record, without buttons, saying where it is decided.
  */
 export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): Block[] {
-  if (request.reviewOf) return reviewBlocks(request, [markReviewedButton(request.id)]);
+  if (request.reviewOf) return reviewBlocks(request, fitsButton(request.id) ? [markReviewedButton(request.id)] : []);
   const { plan } = request;
   const blocks: Block[] = [
     request.breakGlass
@@ -99,7 +99,11 @@ function shortened(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
+/** A button carries the request id as its value: an id past Slack's limit (never the bot's own) gets none. */
+export const fitsButton = (requestId: string): boolean => requestId.length <= LIMITS.buttonValue;
+
 function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
+  if (!fitsButton(request.id)) return [section(outcomeOrWaiting(request)), context(`Request ${code(request.id)}`)];
   // A revert is applied by the bot at once: nobody decides it, so it offers no buttons.
   if (request.status === 'pending' && request.revertOf) return [context(`Request ${code(request.id)} · reverting now`)];
   if (request.status === 'pending' && request.breakGlass)
@@ -258,4 +262,8 @@ export function alreadyDecidedText(request: ChangeRequest): string {
   if (request.status === 'scheduled')
     return `This change request is already approved and waits for its time; only its requester can still cancel it, so your click changed nothing. ${outcomeText(request)}`;
   return `This change request is already settled, so your click changed nothing. ${outcomeText(request)}`;
+}
+
+function outcomeOrWaiting(request: ChangeRequest): string {
+  return request.status === 'pending' ? 'Waiting for approval.' : outcomeText(request);
 }
