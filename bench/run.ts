@@ -23,6 +23,8 @@ import { DEMO_ORG_ID, demoServices, syntheticServices } from '../src/simulator/s
 import { SlackStandIn as FakeSlack } from '../src/playground/slack-stand-in.js';
 import { epochMs, percentiles, type Latency, type LoadStep, type StepResult } from './load.js';
 import { BENCH_SECRET, commandBody, signed } from './slack-requests.js';
+import { approvalPhase, type ApprovalFigures } from './approvals.js';
+import { startBenchRedis } from './redis-server.js';
 
 const KEY_ID = 'benchKey';
 const KEY_SECRET = 'bench-key-secret';
@@ -30,8 +32,18 @@ const RATES = (process.env.BENCH_RATES ?? '50,200,500').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Each step runs this many times, alternating which target goes first; medians are reported. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-// BENCH_ACKS_ONLY=1 stops after the acknowledgement table (quicker runs while tuning).
+/** Sequential approvals of the approval phase. */
+const APPROVALS = Number(process.env.BENCH_APPROVALS ?? 30);
+/**
+ * Which parts run (comma-separated; all by default): acks (the acknowledgement table and CPU per
+ * request), approvals, timers, calls (Cloud API calls, rendering, memory). BENCH_ACKS_ONLY=1 is
+ * BENCH_PHASES=acks.
+ */
+const PHASES = new Set(
+  (process.env.BENCH_ACKS_ONLY === '1' ? 'acks' : (process.env.BENCH_PHASES ?? 'acks,approvals,timers,calls')).split(
+    ',',
+  ),
+);
 
 interface Target {
   name: string;
@@ -40,6 +52,8 @@ interface Target {
 }
 
 async function main(): Promise<void> {
+  // A Redis server of the bench's own: its command counts are the bot's alone.
+  const redis = await startBenchRedis(await freePort());
   const slack = await FakeSlack.start();
   const simulator = await CloudSimulator.start({
     keyId: KEY_ID,
@@ -56,7 +70,7 @@ async function main(): Promise<void> {
     CLICKHOUSE_KEY_ID: KEY_ID,
     CLICKHOUSE_KEY_SECRET: KEY_SECRET,
     CLICKHOUSE_ORG_ID: DEMO_ORG_ID,
-    REDIS_URL,
+    REDIS_URL: redis.url,
     ALLOW_SELF_APPROVAL: 'false',
     LOG_LEVEL: 'info', // the bot logs nothing per request at info; its start line says it is ready
   };
@@ -77,7 +91,7 @@ async function main(): Promise<void> {
       await load(target, 100, 'list', 2);
       await load(target, 100, 'approve', 2);
     }
-    for (const rate of RATES) {
+    for (const rate of PHASES.has('acks') ? RATES : []) {
       for (const kind of ['list', 'approve'] as const) {
         const bots: MeasuredStep[] = [];
         const bares: MeasuredStep[] = [];
@@ -112,27 +126,29 @@ async function main(): Promise<void> {
         ]);
       }
     }
-    printTable(
-      [
-        'load',
-        'bot ack p50',
-        'bot ack p99',
-        'bot ack max',
-        'bare p50',
-        'bare p99',
-        'bare max',
-        'p99 ratio',
-        'round ratios',
-        'answer p50',
-        'answer p99',
-        'bot CPU ms/req',
-        'bare CPU ms/req',
-        'errors',
-      ],
-      rows,
-    );
+    if (rows.length > 0)
+      printTable(
+        [
+          'load',
+          'bot ack p50',
+          'bot ack p99',
+          'bot ack max',
+          'bare p50',
+          'bare p99',
+          'bare max',
+          'p99 ratio',
+          'round ratios',
+          'answer p50',
+          'answer p99',
+          'bot CPU ms/req',
+          'bare CPU ms/req',
+          'errors',
+        ],
+        rows,
+      );
 
-    if (process.env.BENCH_ACKS_ONLY === '1') return;
+    if (PHASES.has('approvals')) printApprovals(await approvalPhase(bot.port, slack, simulator, redis, APPROVALS));
+    if (!PHASES.has('calls')) return;
     const apiCalls = await countApiCalls(bot, simulator, slack);
     printTable(['Cloud API calls', 'count'], apiCalls);
     printTable(['rendering', 'median ms', 'blocks'], renderingCost());
@@ -149,7 +165,28 @@ async function main(): Promise<void> {
     loader?.kill('SIGTERM');
     await simulator.close();
     await slack.close();
+    await redis.close();
   }
+}
+
+function printApprovals(f: ApprovalFigures): void {
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  printTable(
+    [`approval phase (${f.approvals} sequential approvals, each in its own channel)`, 'figure'],
+    [
+      [
+        'click → record posted in the thread, p50 / p99 / max',
+        `${ms(f.clickToRecord.p50)} / ${ms(f.clickToRecord.p99)} / ${ms(f.clickToRecord.max)}`,
+      ],
+      ['command → request posted, p50 / p99', `${ms(f.commandToPosted.p50)} / ${ms(f.commandToPosted.p99)}`],
+      ['Cloud API calls per approval', f.apiCallsPerApproval.toFixed(1)],
+      ['Redis commands per request (command → posted)', f.redisPerRequest.toFixed(1)],
+      ['Redis commands per approval (click → record, whole server)', f.redisPerApproval.toFixed(1)],
+      ['Redis commands per approval, less the idle rate', f.redisPerApprovalNet.toFixed(1)],
+      ['Redis commands per second, idle bot', f.redisIdlePerSecond.toFixed(1)],
+      ['by command, per request + approval', f.redisByCommand.map(([n, c]) => `${n} ${c.toFixed(1)}`).join(', ')],
+    ],
+  );
 }
 
 async function startTarget(name: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<Target> {
