@@ -65,6 +65,8 @@ export class MemoryChangeStore implements ChangeStore {
   /** Applied temporary requests -> when they are reverted and reminded (app clock), like the Redis zsets. */
   private readonly reverts = new Map<string, number>();
   private readonly reminders = new Map<string, number>();
+  /** Waiting requests -> when their next reminder or escalation may be due, like the Redis zset. */
+  private readonly nudges = new Map<string, number>();
   /** claimOnce: until when each key is claimed. */
   private readonly clicks = new Map<string, number>();
 
@@ -100,6 +102,7 @@ export class MemoryChangeStore implements ChangeStore {
       const stored = this.live(id);
       if (stored) stored.messageTs = messageTs;
       if (stored && approvalTs !== undefined) stored.approvalTs = approvalTs;
+      if (stored?.status === 'pending') this.nudges.set(id, 0);
     });
   }
 
@@ -182,6 +185,19 @@ export class MemoryChangeStore implements ChangeStore {
     return answer(() => {
       this.reverts.delete(id);
       this.reminders.delete(id);
+    });
+  }
+
+  dueForNudges(now: number, limit: number): Promise<string[]> {
+    return answer(() => dueIds(this.nudges, now, limit));
+  }
+
+  scheduleNudges(next: ReadonlyArray<{ id: string; at: number | undefined }>): Promise<void> {
+    return answer(() => {
+      for (const { id, at } of next) {
+        if (at === undefined) this.nudges.delete(id);
+        else this.nudges.set(id, at);
+      }
     });
   }
 

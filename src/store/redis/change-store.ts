@@ -54,6 +54,8 @@ import {
   RENEW_LEASE_LUA,
   SET_MESSAGE_TS_COMMAND,
   SET_MESSAGE_TS_LUA,
+  SET_POSTED_COMMAND,
+  SET_POSTED_LUA,
   TAKE_OVER_COMMAND,
   TAKE_OVER_LUA,
   TRANSITION_COMMAND,
@@ -94,6 +96,7 @@ export class RedisChangeStore implements ChangeStore {
   private readonly retentionSeconds: number;
   private readonly auditRetentionMs: number;
   private readonly createScript: ScriptCommand;
+  private readonly setPostedScript: ScriptCommand;
   private readonly transitionScript: ScriptCommand;
   private readonly setMessageTsScript: ScriptCommand;
   private readonly addApprovalScript: ScriptCommand;
@@ -113,6 +116,7 @@ export class RedisChangeStore implements ChangeStore {
     this.createScript = defineScript(this.redis, CREATE_COMMAND, 6, CREATE_LUA);
     this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 10, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
+    this.setPostedScript = defineScript(this.redis, SET_POSTED_COMMAND, 2, SET_POSTED_LUA);
     this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 7, ADD_APPROVAL_LUA);
     this.renewLeaseScript = defineScript(this.redis, RENEW_LEASE_COMMAND, 2, RENEW_LEASE_LUA);
     this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
@@ -170,9 +174,7 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async setMessageTs(id: string, messageTs: string, approvalTs?: string): Promise<void> {
-    // The approval channel's first: messageTs is what says the request was posted.
-    if (approvalTs !== undefined) await this.setMessageTsScript(this.keys.request(id), approvalTs, 'approvalTs');
-    await this.setMessageTsScript(this.keys.request(id), messageTs);
+    await this.setPostedScript(this.keys.request(id), this.keys.nudges, id, messageTs, approvalTs ?? '');
   }
 
   async setReminderTs(id: string, reminderTs: string): Promise<void> {
@@ -379,6 +381,20 @@ export class RedisChangeStore implements ChangeStore {
 
   async forgetRevert(id: string): Promise<void> {
     await this.redis.multi().zrem(this.keys.reverts, id).zrem(this.keys.reminders, id).exec();
+  }
+
+  async dueForNudges(now: number, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.nudges, '-inf', now, 'LIMIT', 0, limit);
+  }
+
+  async scheduleNudges(next: ReadonlyArray<{ id: string; at: number | undefined }>): Promise<void> {
+    if (next.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const { id, at } of next) {
+      if (at === undefined) pipeline.zrem(this.keys.nudges, id);
+      else pipeline.zadd(this.keys.nudges, at, id);
+    }
+    for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
   }
 
   async dueReminders(now: number, limit: number): Promise<string[]> {

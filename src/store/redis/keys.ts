@@ -17,6 +17,8 @@
  *   <prefix>{changes}:reverts                ZSET  ids of applied temporary requests, scored by
  *                                            when the bot reverts them (app clock, ms)
  *   <prefix>{changes}:reminders              ZSET  the same ids, scored by when to remind
+ *   <prefix>{changes}:nudges                 ZSET  ids of posted waiting requests, scored by when their
+ *                                            next reminder or escalation may be due (app clock, ms)
  *   <prefix>{changes}:click:<key>            STRING a click claimed once for a while (SET NX PX)
  *
  *   <prefix>{schedules}:all                  HASH  id -> schedule JSON
@@ -39,6 +41,7 @@ export interface ChangeKeys {
   serviceLock(serviceId: string): string;
   reverts: string;
   reminders: string;
+  nudges: string;
   /** A click claimed once for a while (claimOnce). */
   click(key: string): string;
 }
@@ -59,6 +62,7 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
     reverts: `${base}reverts`,
     reminders: `${base}reminders`,
+    nudges: `${base}nudges`,
     click: (key) => `${base}click:${key}`,
   };
 }

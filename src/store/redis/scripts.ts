@@ -309,6 +309,23 @@ return redis.call('HGETALL', request)
  * KEYS: 1 request hash. ARGV: 1 messageTs.
  * A plain HSET would recreate a missing (expired) request as a hash holding only messageTs.
  */
+export const SET_POSTED_COMMAND = 'chbotSetChangePosted';
+
+/**
+ * Where a request was posted, in one round trip: its approval channel's message (when given) and
+ * its message; a request still pending joins the nudges, due at once (the nudger's next look
+ * computes when its first reminder or escalation is due).
+ * KEYS: 1 request hash, 2 nudges zset. ARGV: 1 request id, 2 messageTs, 3 approvalTs or ''.
+ * Returns 0 when the request is gone, else 1.
+ */
+export const SET_POSTED_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'approvalTs', ARGV[3]) end
+redis.call('HSET', KEYS[1], 'messageTs', ARGV[2])
+if redis.call('HGET', KEYS[1], 'status') == 'pending' then redis.call('ZADD', KEYS[2], 0, ARGV[1]) end
+return 1
+`;
+
 export const SET_MESSAGE_TS_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[2] or 'messageTs', ARGV[1])
