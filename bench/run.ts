@@ -25,6 +25,7 @@ import { epochMs, percentiles, type Latency, type LoadStep, type StepResult } fr
 import { BENCH_SECRET, commandBody, signed } from './slack-requests.js';
 import { approvalPhase, type ApprovalFigures } from './approvals.js';
 import { startBenchRedis } from './redis-server.js';
+import { timerScale } from './timers.js';
 
 const KEY_ID = 'benchKey';
 const KEY_SECRET = 'bench-key-secret';
@@ -148,6 +149,24 @@ async function main(): Promise<void> {
       );
 
     if (PHASES.has('approvals')) printApprovals(await approvalPhase(bot.port, slack, simulator, redis, APPROVALS));
+    if (PHASES.has('timers')) {
+      const sizes = await timerScale(redis, [
+        [10, 10],
+        [10_000, 1_000],
+      ]);
+      printTable(
+        [
+          'timer scale: one look of every timer loop, nothing due',
+          'Redis commands per look',
+          'ms per look (median of 20)',
+        ],
+        sizes.map((s) => [
+          `${s.timers.toLocaleString('en')} pending timers, ${s.waiting.toLocaleString('en')} waiting requests`,
+          s.commandsPerLook.toFixed(1),
+          s.msPerLook.toFixed(2),
+        ]),
+      );
+    }
     if (!PHASES.has('calls')) return;
     const apiCalls = await countApiCalls(bot, simulator, slack);
     printTable(['Cloud API calls', 'count'], apiCalls);
