@@ -18,10 +18,11 @@ import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
 import { filedText } from '../core/render/approval.js';
-import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js';
+import { code, distinctSentences, esc, section, type Block } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
+import type { ServiceList } from '../ports/service-directory.js';
 import { replyText, type BotServices, type Invocation } from './context.js';
 import { lookupService } from './lookup.js';
 import { adHocSnapshotKey } from '../core/schedule/types.js';
@@ -37,6 +38,23 @@ export async function runCommand(command: Command, inv: Invocation, services: Bo
       services.logger.error(`could not answer ${command.kind}: ${messageOf(replyError)}`);
     });
   }
+}
+
+/**
+ * The list as rendered, by the list read (the client hands out one object per cached read and
+ * filter list): within the cache window every `list` reuses the blocks instead of rendering the
+ * same services again, which was most of a command's CPU. Keyed also by the filters as written,
+ * which the blocks repeat.
+ */
+const renderedLists = new WeakMap<ServiceList, Map<string, Block[]>>();
+
+function renderedList(list: ServiceList, filters: readonly string[]): Block[] {
+  let byFilters = renderedLists.get(list);
+  if (!byFilters) renderedLists.set(list, (byFilters = new Map()));
+  const key = filters.join('\n');
+  let blocks = byFilters.get(key);
+  if (!blocks) byFilters.set(key, (blocks = listBlocks(list.services, filters, list.fetchedAt)));
+  return blocks;
 }
 
 type Runner<K extends CommandKind> = (
@@ -67,7 +85,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     const list = await s.cloud.listServices(command.filters, { person: inv.userId });
     return inv.reply({
       text: `${list.services.length} ClickHouse Cloud services`,
-      blocks: listBlocks(list.services, command.filters, list.fetchedAt),
+      blocks: renderedList(list, command.filters),
     });
   },
   show: async (command, inv, s) => {
