@@ -150,7 +150,7 @@ export class CloudClient implements ServiceDirectory {
    */
   private filteredOnce(all: ServiceList, wanted: readonly string[]): ServiceList {
     let byFilters = this.filtered.get(all);
-    if (!byFilters) this.filtered.set(all, (byFilters = new Map()));
+    if (!byFilters) this.filtered.set(all, (byFilters = new Map<string, ServiceList>()));
     const key = wanted.join(' ');
     let list = byFilters.get(key);
     if (!list) byFilters.set(key, (list = { ...all, services: filterServices(all.services, wanted) }));

@@ -50,7 +50,7 @@ const renderedLists = new WeakMap<ServiceList, Map<string, Block[]>>();
 
 function renderedList(list: ServiceList, filters: readonly string[]): Block[] {
   let byFilters = renderedLists.get(list);
-  if (!byFilters) renderedLists.set(list, (byFilters = new Map()));
+  if (!byFilters) renderedLists.set(list, (byFilters = new Map<string, Block[]>()));
   const key = filters.join('\n');
   let blocks = byFilters.get(key);
   if (!blocks) byFilters.set(key, (blocks = listBlocks(list.services, filters, list.fetchedAt)));

@@ -84,6 +84,8 @@ const APPLIED_READ_MAX = 10_000;
 const APPLIED_CLOCK_SLACK_MS = 60_000;
 /** Entries fetched per XREVRANGE when filtering by service. */
 const AUDIT_PAGE_SIZE = 500;
+/** Requests whose channel and service one process keeps in mind (a few hundred bytes each). */
+const PLACES_REMEMBERED = 2_000;
 
 export class RedisChangeStore implements ChangeStore {
   private readonly redis: RedisConnection;
@@ -153,6 +155,7 @@ export class RedisChangeStore implements ChangeStore {
       ...hashArgs,
       ...auditToStreamArgs(requestedAuditEntry(request)),
     );
+    if (created === 1) this.remembered(request);
     const decidedIn = approvalChannelOf(request);
     if (created === 1 && decidedIn) await this.listInChannel(decidedIn, request, deadline - wallNow);
     return created === 1;
@@ -170,7 +173,22 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async get(id: string): Promise<ChangeRequest | undefined> {
-    return requestFromHash(await this.redis.hgetall(this.keys.request(id)));
+    return this.remembered(requestFromHash(await this.redis.hgetall(this.keys.request(id))));
+  }
+
+  /**
+   * Channel and service of requests this process has read or created lately. Both are fixed when
+   * the request is created, so a transition that follows a read (a click reads the request first)
+   * needs no round trip to name its audit streams. Bounded: the oldest are forgotten first.
+   */
+  private readonly placeOf = new Map<string, { channelId: string; serviceId: string }>();
+
+  private remembered<T extends Pick<ChangeRequest, 'id' | 'channelId' | 'plan'> | undefined>(request: T): T {
+    if (!request) return request;
+    this.placeOf.delete(request.id);
+    this.placeOf.set(request.id, { channelId: request.channelId, serviceId: request.plan.serviceId });
+    if (this.placeOf.size > PLACES_REMEMBERED) this.placeOf.delete(this.placeOf.keys().next().value ?? '');
+    return request;
   }
 
   async setMessageTs(id: string, messageTs: string, approvalTs?: string): Promise<void> {
@@ -246,7 +264,10 @@ export class RedisChangeStore implements ChangeStore {
    * change, so reading them first cannot race; Redis Cluster wants every key in KEYS up front.
    */
   private async auditIndexKeys(id: string): Promise<[string, string, string]> {
-    const [channelId, serviceId] = await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
+    const place = this.placeOf.get(id);
+    const [channelId, serviceId] = place
+      ? [place.channelId, place.serviceId]
+      : await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
     return [
       this.keys.auditOfChannel(channelId ?? '-'),
       this.keys.auditOfService(channelId ?? '-', serviceId ?? '-'),
