@@ -37,13 +37,15 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const APPROVALS = Number(process.env.BENCH_APPROVALS ?? 30);
 /**
  * Which parts run (comma-separated; all by default): acks (the acknowledgement table and CPU per
- * request), approvals, timers, calls (Cloud API calls, rendering, memory). BENCH_ACKS_ONLY=1 is
+ * request), answers (the bot's answer time against a bare Bolt app answering with respond()),
+ * approvals, timers, calls (Cloud API calls, rendering, memory). BENCH_ACKS_ONLY=1 is
  * BENCH_PHASES=acks.
  */
 const PHASES = new Set(
-  (process.env.BENCH_ACKS_ONLY === '1' ? 'acks' : (process.env.BENCH_PHASES ?? 'acks,approvals,timers,calls')).split(
-    ',',
-  ),
+  (process.env.BENCH_ACKS_ONLY === '1'
+    ? 'acks'
+    : (process.env.BENCH_PHASES ?? 'acks,answers,approvals,timers,calls')
+  ).split(','),
 );
 
 interface Target {
@@ -78,6 +80,14 @@ async function main(): Promise<void> {
   const botArgs = [...(process.env.BENCH_BOT_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js'];
   const bot = await startTarget('bot', botArgs, env, /HTTP on port (\d+)/);
   const bare = await startTarget('bare Bolt', [besideThisFile('bare-bolt.js')], env, /listening (\d+)/);
+  const answering = PHASES.has('answers')
+    ? await startTarget(
+        'bare Bolt answering',
+        [besideThisFile('bare-bolt.js')],
+        { ...env, BARE_ANSWERS: '1' },
+        /listening (\d+)/,
+      )
+    : undefined;
   try {
     const rows: string[][] = [];
     const requestId = await createChangeRequest(bot, slack);
@@ -85,10 +95,10 @@ async function main(): Promise<void> {
     const load = (target: Target, rate: number, kind: LoadStep['kind'], seconds = SECONDS) =>
       runLoadStep(
         { port: target.port, rate, seconds, kind, requestId, responseUrlBase: slack.url },
-        target === bot ? answeredAt : undefined,
+        target === bare ? undefined : answeredAt,
       );
-    // Warm both up (JIT, connection pools, caches) before anything is recorded.
-    for (const target of [bare, bot]) {
+    // Warm them up (JIT, connection pools, caches) before anything is recorded.
+    for (const target of [bare, bot, ...(answering ? [answering] : [])]) {
       await load(target, 100, 'list', 2);
       await load(target, 100, 'approve', 2);
     }
@@ -148,6 +158,7 @@ async function main(): Promise<void> {
         rows,
       );
 
+    if (answering) printAnswers(await compareAnswers(bot, answering, load));
     if (PHASES.has('approvals')) printApprovals(await approvalPhase(bot.port, slack, simulator, redis, APPROVALS));
     if (PHASES.has('timers')) {
       const sizes = await timerScale(redis, [
@@ -181,11 +192,57 @@ async function main(): Promise<void> {
   } finally {
     bot.process.kill('SIGTERM');
     bare.process.kill('SIGTERM');
+    answering?.process.kill('SIGTERM');
     loader?.kill('SIGTERM');
     await simulator.close();
     await slack.close();
     await redis.close();
   }
+}
+
+type Load = (target: Target, rate: number, kind: LoadStep['kind']) => Promise<MeasuredStep>;
+
+/** `list` commands at each rate, alternating the bot and a bare Bolt app that answers with respond(). */
+async function compareAnswers(bot: Target, answering: Target, load: Load): Promise<string[][]> {
+  const rows: string[][] = [];
+  for (const rate of RATES) {
+    const bots: Latency[] = [];
+    const bares: Latency[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const target of round % 2 === 0 ? [answering, bot] : [bot, answering]) {
+        const step = await load(target, rate, 'list');
+        (target === bot ? bots : bares).push(step.answers);
+        process.stderr.write(
+          `answers @ ${rate}/s round ${round + 1} ${target.name}: p50 ${step.answers.p50.toFixed(1)} p99 ${step.answers.p99.toFixed(1)} ms\n`,
+        );
+      }
+    }
+    const measured = medianLatency(bots);
+    const baseline = medianLatency(bares);
+    rows.push([
+      `list @ ${rate}/s`,
+      ...fmt(measured).slice(0, 2),
+      ...fmt(baseline).slice(0, 2),
+      (measured.p99 / baseline.p99).toFixed(2),
+      String(measured.errors + baseline.errors),
+    ]);
+  }
+  return rows;
+}
+
+function printAnswers(rows: string[][]): void {
+  printTable(
+    [
+      'command → response_url answer',
+      'bot p50',
+      'bot p99',
+      'bare respond() p50',
+      'bare respond() p99',
+      'p99 ratio',
+      'errors',
+    ],
+    rows,
+  );
 }
 
 function printApprovals(f: ApprovalFigures): void {
