@@ -431,18 +431,20 @@ local function reply(reason, complete)
   return {reason, complete, redis.call('HGETALL', request)}
 end
 
-local status = redis.call('HGET', request, 'status')
+-- Every single field the decision needs, in one read.
+local fields = redis.call('HMGET', request, 'status', 'expiresAt', 'approved:' .. user, 'need')
+local status = fields[1]
 if not status then return {'missing'} end
-if status == 'pending' and tonumber(now) >= tonumber(redis.call('HGET', request, 'expiresAt')) then
+if status == 'pending' and tonumber(now) >= tonumber(fields[2]) then
   redis.call('HSET', request, 'status', 'expired')
   redis.call('ZREM', open, id)
   append_audit('expired', ARGV[9])
   return reply('expired', 0)
 end
 if status ~= 'pending' then return reply('conflict', 0) end
-if redis.call('HEXISTS', request, 'approved:' .. user) == 1 then return reply('already-approved', 0) end
+if fields[3] then return reply('already-approved', 0) end
 
-local need = indices(redis.call('HGET', request, 'need') or '1')
+local need = indices(fields[4] or '1')
 local before = tally()
 local needed = false
 for _, index in ipairs(indices(counts)) do
@@ -453,7 +455,9 @@ if not needed then return reply('not-needed', 0) end
 
 local seq = redis.call('HINCRBY', request, 'approvalSeq', 1)
 redis.call('HSET', request, 'approved:' .. user, seq .. '|' .. now .. '|' .. counts)
-local after = tally()
+-- The tally with this approval: the one before, plus what it counts for.
+local after = before
+for _, index in ipairs(indices(counts)) do after[index] = (after[index] or 0) + 1 end
 local complete = 1
 for position, wanted in ipairs(need) do
   if (after[position - 1] or 0) < wanted then complete = 0 end
