@@ -158,10 +158,12 @@ local function reply(reason)
   return {reason, redis.call('HGETALL', request)}
 end
 
-local status = redis.call('HGET', request, 'status')
+-- Every single field the step needs, in one read (none of them is written before it is used).
+local fields = redis.call('HMGET', request, 'status', 'expiresAt', 'leaseOwner', 'fence', 'revertTarget', 'revertAfterMs', 'remindAfterMs')
+local status = fields[1]
 if not status then return {'missing'} end
 
-local expires_at = tonumber(redis.call('HGET', request, 'expiresAt'))
+local expires_at = tonumber(fields[2])
 if status == 'pending' and to ~= 'expired' and tonumber(now) >= expires_at then
   redis.call('HSET', request, 'status', 'expired')
   redis.call('ZREM', open, id)
@@ -178,8 +180,7 @@ if not allowed then return reply('conflict') end
 -- Only the lease's current holder records an outcome: expiry alone does not take it away, a
 -- takeover (which moves the fence on) does.
 if status == 'applying' and holder_owner ~= '' then
-  local held = redis.call('HMGET', request, 'leaseOwner', 'fence')
-  if held[1] ~= holder_owner or held[2] ~= holder_fence then return reply('lost') end
+  if fields[3] ~= holder_owner or fields[4] ~= holder_fence then return reply('lost') end
 end
 
 redis.call('HSET', request, 'status', to)
@@ -190,7 +191,7 @@ end
 if outcome ~= '' then redis.call('HSET', request, 'outcome', outcome) end
 if status == 'applying' and to ~= 'applying' then
   redis.call('SREM', applying, id)
-  local fence = redis.call('HGET', request, 'fence')
+  local fence = fields[4]
   if fence and redis.call('GET', service_lock) == id .. ':' .. fence then redis.call('DEL', service_lock) end
   redis.call('HDEL', request, 'leaseOwner', 'leaseUntil', 'sending')
 end
@@ -202,7 +203,7 @@ end
 -- grant can never lack its revert; an approved extension moves the original's revert, if any is
 -- still due.
 if to == 'applied' then
-  local s = redis.call('HMGET', request, 'revertTarget', 'revertAfterMs', 'remindAfterMs')
+  local s = {fields[5], fields[6], fields[7]}
   if s[1] and (s[1] == id or redis.call('ZSCORE', reverts, s[1])) then
     redis.call('ZADD', reverts, tonumber(now) + tonumber(s[2]), s[1])
     redis.call('ZADD', reminders, tonumber(now) + tonumber(s[3]), s[1])
