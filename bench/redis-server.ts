@@ -26,6 +26,12 @@ export async function startBenchRedis(port: number): Promise<BenchRedis> {
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
     { stdio: 'ignore' },
   );
+  server.once('error', (error: NodeJS.ErrnoException) => {
+    process.stderr.write(
+      `The benchmark starts a Redis server of its own and could not run redis-server (${error.code ?? error.message}): install Redis (redis-server on PATH) and run it again.\n`,
+    );
+    process.exit(1);
+  });
   const url = `redis://127.0.0.1:${port}`;
   const client = await connectWhenUp(url);
   const info = async (section: string) => String(await client.info(section));
