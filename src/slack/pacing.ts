@@ -9,8 +9,9 @@
  * 92-message summary is going out (it waits for nothing), and the summary keeps the sustained rate.
  *
  * A post Slack refuses with 429 is sent again after its Retry-After, with the channel paused for
- * that long. Updates, ephemeral messages, DMs and Home tabs are another tier of Slack's limits and
- * are never queued here: they only wait for their own Retry-After.
+ * that long. Updates, ephemeral messages, DMs, Home tabs and user group reads are other tiers of
+ * Slack's limits and are never queued here: they only wait for their own Retry-After. (Modals are
+ * not retried: a trigger expires in 3 seconds.)
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MessengerError, type Message, type Messenger } from '../ports/messenger.js';
@@ -134,6 +135,7 @@ export function pacedMessenger(inner: Messenger, options: PacingOptions): Messen
       honouringRetryAfter('chat.postEphemeral', () => inner.ephemeral(channelId, userId, message)),
     dm: (userId, message) => honouringRetryAfter('chat.postMessage', () => inner.dm(userId, message)),
     publishHome: (userId, view) => honouringRetryAfter('views.publish', () => inner.publishHome(userId, view)),
+    groupMembers: (groupId) => honouringRetryAfter('usergroups.users.list', () => inner.groupMembers(groupId)),
   };
 }
 
