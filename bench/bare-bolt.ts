@@ -24,8 +24,20 @@ const app = new App({
   convoStore: false,
   clientOptions: { slackApiUrl: process.env.SLACK_API_URL ?? 'http://127.0.0.1:9/api/' },
 });
-app.command(process.env.SLASH_COMMAND ?? '/clickhouse', async ({ ack }) => ack());
-app.action(/.*/, async ({ ack }) => ack());
+if (process.env.BARE_ANSWERS === '1') {
+  // The answer baseline: acknowledge, then answer through the response_url with Bolt's respond().
+  app.command(process.env.SLASH_COMMAND ?? '/clickhouse', async ({ ack, respond }) => {
+    await ack();
+    await respond({ response_type: 'ephemeral', text: '12 ClickHouse Cloud services' });
+  });
+  app.action(/.*/, async ({ ack, respond }) => {
+    await ack();
+    await respond({ text: 'This request is already settled.' });
+  });
+} else {
+  app.command(process.env.SLASH_COMMAND ?? '/clickhouse', async ({ ack }) => ack());
+  app.action(/.*/, async ({ ack }) => ack());
+}
 
 await app.init();
 const server = await receiver.start(Number(process.env.PORT ?? 0));

@@ -24,6 +24,9 @@ import { SlackStandIn as FakeSlack } from '../src/playground/slack-stand-in.js';
 import { epochMs, percentiles, type Latency, type LoadStep, type StepResult } from './load.js';
 import { BENCH_SECRET, commandBody, signed } from './slack-requests.js';
 import { chartRenderingCost, chartRow } from './chart.js';
+import { approvalPhase, type ApprovalFigures } from './approvals.js';
+import { startBenchRedis } from './redis-server.js';
+import { timerScale } from './timers.js';
 
 const KEY_ID = 'benchKey';
 const KEY_SECRET = 'bench-key-secret';
@@ -31,8 +34,20 @@ const RATES = (process.env.BENCH_RATES ?? '50,200,500').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Each step runs this many times, alternating which target goes first; medians are reported. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-// BENCH_ACKS_ONLY=1 stops after the acknowledgement table (quicker runs while tuning).
+/** Sequential approvals of the approval phase. */
+const APPROVALS = Number(process.env.BENCH_APPROVALS ?? 30);
+/**
+ * Which parts run (comma-separated; all by default): acks (the acknowledgement table and CPU per
+ * request), answers (the bot's answer time against a bare Bolt app answering with respond()),
+ * approvals, timers, calls (Cloud API calls, rendering, memory). BENCH_ACKS_ONLY=1 is
+ * BENCH_PHASES=acks.
+ */
+const PHASES = new Set(
+  (process.env.BENCH_ACKS_ONLY === '1'
+    ? 'acks'
+    : (process.env.BENCH_PHASES ?? 'acks,answers,approvals,timers,calls')
+  ).split(','),
+);
 
 interface Target {
   name: string;
@@ -41,6 +56,8 @@ interface Target {
 }
 
 async function main(): Promise<void> {
+  // A Redis server of the bench's own: its command counts are the bot's alone.
+  const redis = await startBenchRedis(await freePort());
   const slack = await FakeSlack.start();
   const simulator = await CloudSimulator.start({
     keyId: KEY_ID,
@@ -57,13 +74,21 @@ async function main(): Promise<void> {
     CLICKHOUSE_KEY_ID: KEY_ID,
     CLICKHOUSE_KEY_SECRET: KEY_SECRET,
     CLICKHOUSE_ORG_ID: DEMO_ORG_ID,
-    REDIS_URL,
+    REDIS_URL: redis.url,
     ALLOW_SELF_APPROVAL: 'false',
     LOG_LEVEL: 'info', // the bot logs nothing per request at info; its start line says it is ready
   };
   const botArgs = [...(process.env.BENCH_BOT_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js'];
   const bot = await startTarget('bot', botArgs, env, /HTTP on port (\d+)/);
   const bare = await startTarget('bare Bolt', [besideThisFile('bare-bolt.js')], env, /listening (\d+)/);
+  const answering = PHASES.has('answers')
+    ? await startTarget(
+        'bare Bolt answering',
+        [besideThisFile('bare-bolt.js')],
+        { ...env, BARE_ANSWERS: '1' },
+        /listening (\d+)/,
+      )
+    : undefined;
   try {
     const rows: string[][] = [];
     const requestId = await createChangeRequest(bot, slack);
@@ -71,14 +96,14 @@ async function main(): Promise<void> {
     const load = (target: Target, rate: number, kind: LoadStep['kind'], seconds = SECONDS) =>
       runLoadStep(
         { port: target.port, rate, seconds, kind, requestId, responseUrlBase: slack.url },
-        target === bot ? answeredAt : undefined,
+        target === bare ? undefined : answeredAt,
       );
-    // Warm both up (JIT, connection pools, caches) before anything is recorded.
-    for (const target of [bare, bot]) {
+    // Warm them up (JIT, connection pools, caches) before anything is recorded.
+    for (const target of [bare, bot, ...(answering ? [answering] : [])]) {
       await load(target, 100, 'list', 2);
       await load(target, 100, 'approve', 2);
     }
-    for (const rate of RATES) {
+    for (const rate of PHASES.has('acks') ? RATES : []) {
       for (const kind of ['list', 'approve'] as const) {
         const bots: MeasuredStep[] = [];
         const bares: MeasuredStep[] = [];
@@ -113,27 +138,48 @@ async function main(): Promise<void> {
         ]);
       }
     }
-    printTable(
-      [
-        'load',
-        'bot ack p50',
-        'bot ack p99',
-        'bot ack max',
-        'bare p50',
-        'bare p99',
-        'bare max',
-        'p99 ratio',
-        'round ratios',
-        'answer p50',
-        'answer p99',
-        'bot CPU ms/req',
-        'bare CPU ms/req',
-        'errors',
-      ],
-      rows,
-    );
+    if (rows.length > 0)
+      printTable(
+        [
+          'load',
+          'bot ack p50',
+          'bot ack p99',
+          'bot ack max',
+          'bare p50',
+          'bare p99',
+          'bare max',
+          'p99 ratio',
+          'round ratios',
+          'answer p50',
+          'answer p99',
+          'bot CPU ms/req',
+          'bare CPU ms/req',
+          'errors',
+        ],
+        rows,
+      );
 
-    if (process.env.BENCH_ACKS_ONLY === '1') return;
+    if (answering) printAnswers(await compareAnswers(bot, answering, load));
+    if (PHASES.has('approvals')) printApprovals(await approvalPhase(bot.port, slack, simulator, redis, APPROVALS));
+    if (PHASES.has('timers')) {
+      const sizes = await timerScale(redis, [
+        [10, 10],
+        [10_000, 1_000],
+      ]);
+      printTable(
+        [
+          'timer scale: one look of every timer loop, nothing due',
+          'Redis commands per look',
+          'ms per look (median of 20)',
+        ],
+        sizes.map((s) => [
+          `${s.timers.toLocaleString('en')} pending timers, ${s.waiting.toLocaleString('en')} waiting requests`,
+          s.commandsPerLook.toFixed(1),
+          s.msPerLook.toFixed(2),
+        ]),
+      );
+    }
+    if (!PHASES.has('calls')) return;
     const apiCalls = await countApiCalls(bot, simulator, slack);
     printTable(['Cloud API calls', 'count'], apiCalls);
     printTable(['rendering', 'median ms', 'blocks'], renderingCost());
@@ -148,10 +194,77 @@ async function main(): Promise<void> {
   } finally {
     bot.process.kill('SIGTERM');
     bare.process.kill('SIGTERM');
+    answering?.process.kill('SIGTERM');
     loader?.kill('SIGTERM');
     await simulator.close();
     await slack.close();
+    await redis.close();
   }
+}
+
+type Load = (target: Target, rate: number, kind: LoadStep['kind']) => Promise<MeasuredStep>;
+
+/** `list` commands at each rate, alternating the bot and a bare Bolt app that answers with respond(). */
+async function compareAnswers(bot: Target, answering: Target, load: Load): Promise<string[][]> {
+  const rows: string[][] = [];
+  for (const rate of RATES) {
+    const bots: Latency[] = [];
+    const bares: Latency[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const target of round % 2 === 0 ? [answering, bot] : [bot, answering]) {
+        const step = await load(target, rate, 'list');
+        (target === bot ? bots : bares).push(step.answers);
+        process.stderr.write(
+          `answers @ ${rate}/s round ${round + 1} ${target.name}: p50 ${step.answers.p50.toFixed(1)} p99 ${step.answers.p99.toFixed(1)} ms\n`,
+        );
+      }
+    }
+    const measured = medianLatency(bots);
+    const baseline = medianLatency(bares);
+    rows.push([
+      `list @ ${rate}/s`,
+      ...fmt(measured).slice(0, 2),
+      ...fmt(baseline).slice(0, 2),
+      (measured.p99 / baseline.p99).toFixed(2),
+      String(measured.errors + baseline.errors),
+    ]);
+  }
+  return rows;
+}
+
+function printAnswers(rows: string[][]): void {
+  printTable(
+    [
+      'command → response_url answer',
+      'bot p50',
+      'bot p99',
+      'bare respond() p50',
+      'bare respond() p99',
+      'p99 ratio',
+      'errors',
+    ],
+    rows,
+  );
+}
+
+function printApprovals(f: ApprovalFigures): void {
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  printTable(
+    [`approval phase (${f.approvals} sequential approvals, each in its own channel)`, 'figure'],
+    [
+      [
+        'click → record posted in the thread, p50 / p99 / max',
+        `${ms(f.clickToRecord.p50)} / ${ms(f.clickToRecord.p99)} / ${ms(f.clickToRecord.max)}`,
+      ],
+      ['command → request posted, p50 / p99', `${ms(f.commandToPosted.p50)} / ${ms(f.commandToPosted.p99)}`],
+      ['Cloud API calls per approval', f.apiCallsPerApproval.toFixed(1)],
+      ['Redis commands per request (command → posted)', f.redisPerRequest.toFixed(1)],
+      ['Redis commands per approval (click → record, whole server)', f.redisPerApproval.toFixed(1)],
+      ['Redis commands per approval, less the idle rate', f.redisPerApprovalNet.toFixed(1)],
+      ['Redis commands per second, idle bot', f.redisIdlePerSecond.toFixed(1)],
+      ['by command, per request + approval', f.redisByCommand.map(([n, c]) => `${n} ${c.toFixed(1)}`).join(', ')],
+    ],
+  );
 }
 
 async function startTarget(name: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<Target> {

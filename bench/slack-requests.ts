@@ -32,14 +32,15 @@ export function clickBody(
   responseUrlBase: string,
   requestId: string,
   responseUrl = `${responseUrlBase}/respond/${randomUUID()}`,
+  { user = 'UBENCH2', channel = 'CBENCH' }: { user?: string; channel?: string } = {},
 ): string {
   const payload = {
     type: 'block_actions',
-    user: { id: 'UBENCH2' },
+    user: { id: user },
     team: { id: 'T1' },
-    channel: { id: 'CBENCH' },
+    channel: { id: channel },
     api_app_id: 'A1',
-    container: { type: 'message', message_ts: '1.1', channel_id: 'CBENCH' },
+    container: { type: 'message', message_ts: '1.1', channel_id: channel },
     trigger_id: randomUUID(),
     response_url: responseUrl,
     actions: [{ action_id: 'change_approve', block_id: 'change_actions', value: requestId, type: 'button' }],

@@ -44,6 +44,7 @@ import {
   commandLabel,
   countedSummaries,
   countSlackApiError,
+  countSlackRetry,
   followObserver,
 } from './observe.js';
 import type {
@@ -127,6 +128,8 @@ export interface BotOverrides {
   costStore?: CostDayStore;
   /** Spacing of posts to one channel (Slack allows about one a second). */
   channelPostIntervalMs?: number;
+  /** Posts a quiet channel takes at once before the spacing applies. */
+  channelPostBurst?: number;
   /** How often schedules are re-read from the store. */
   scheduleSyncMs?: number;
   /** Pauses between re-reads when an update's outcome is unknown. */
@@ -160,6 +163,11 @@ export interface BotOverrides {
 }
 
 const DRAIN_LIMIT_MS = 8_000;
+/**
+ * Slack allows short bursts above a channel's one post a second: a request message, its approval's
+ * record and a reminder never wait for one another. A summary's posts keep to the second.
+ */
+const CHANNEL_POST_BURST = 3;
 /** Reminders and escalations are due on whole minutes at best: a look every 30 s is on time enough. */
 const NUDGE_TICK_MS = 30_000;
 /** Spend is reported per day and unlocked days are read at most hourly: an hourly look is enough. */
@@ -246,10 +254,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     ...(overrides.socketClientPingTimeoutMs ? { socketClientPingTimeoutMs: overrides.socketClientPingTimeoutMs } : {}),
   });
   const onSlackApiError = metrics ? countSlackApiError(metrics) : undefined;
-  const messenger = pacedMessenger(
-    slackMessenger(slack.app.client, onSlackApiError),
-    overrides.channelPostIntervalMs ?? 1_000,
-  );
+  const messenger = pacedMessenger(slackMessenger(slack.app.client, onSlackApiError), {
+    intervalMs: overrides.channelPostIntervalMs ?? 1_000,
+    burst: overrides.channelPostBurst ?? CHANNEL_POST_BURST,
+    ...(metrics ? { onRetry: countSlackRetry(metrics) } : {}),
+  });
 
   // 2. Services.
   const { services, changeRequests, temporary, follower, scheduler, nudger, homes, costAlerts } = buildServices(

@@ -19,6 +19,8 @@ export interface BotMetrics {
   readonly cloudRateLimited: Counter;
   readonly throttleQueueLength: Gauge;
   readonly slackApiErrors: Counter<'method' | 'error'>;
+  readonly slackRateLimited: Counter<'method'>;
+  readonly slackRetries: Counter<'method'>;
   readonly ackSeconds: Histogram;
   readonly summaries: Counter<'result'>;
   readonly revertRecordsMissing: Counter;
@@ -97,6 +99,18 @@ export function createMetrics(options: MetricsOptions = {}): BotMetrics {
       name: 'clickhouse_bot_slack_api_errors_total',
       help: 'Slack Web API calls that failed, by method and Slack error code',
       labelNames: ['method', 'error'],
+      registers,
+    }),
+    slackRateLimited: new Counter({
+      name: 'clickhouse_bot_slack_rate_limited_total',
+      help: 'Slack Web API calls refused with 429 (rate limited), by method',
+      labelNames: ['method'],
+      registers,
+    }),
+    slackRetries: new Counter({
+      name: 'clickhouse_bot_slack_retries_total',
+      help: 'Slack Web API calls made again after a 429, once its Retry-After had passed, by method',
+      labelNames: ['method'],
       registers,
     }),
     ackSeconds: new Histogram({

@@ -9,6 +9,7 @@ import type { CloudObserver } from './cloud/client.js';
 import type { Command } from './core/command/parse.js';
 import { logFields, type BotLogger } from './log.js';
 import { slackErrorLabel, slackMethodLabel, statusLabel, type BotMetrics } from './metrics.js';
+import { isRateLimitCode } from './slack/messenger.js';
 import type { ChangeObserver, SummaryOutcome, SummaryPublisher, SummaryTarget } from './ports/index.js';
 
 export function cloudObserver(metrics: BotMetrics): CloudObserver {
@@ -47,8 +48,15 @@ export function commandLabel(command: Command): string {
 }
 
 export function countSlackApiError(metrics: BotMetrics) {
-  return (method: string, code: string) =>
+  return (method: string, code: string) => {
     metrics.slackApiErrors.inc({ method: slackMethodLabel(method), error: slackErrorLabel(code) });
+    if (isRateLimitCode(code)) metrics.slackRateLimited.inc({ method: slackMethodLabel(method) });
+  };
+}
+
+/** Calls made again after Slack's Retry-After (slack/pacing.ts). */
+export function countSlackRetry(metrics: BotMetrics) {
+  return (method: string) => metrics.slackRetries.inc({ method: slackMethodLabel(method) });
 }
 
 /** Summaries counted by result, whoever asked (a command or a schedule). */

@@ -157,8 +157,24 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
       ? this.cache.refresh(WHOLE_ORGANIZATION, load)
       : this.cache.get(WHOLE_ORGANIZATION, load));
     const wanted = normaliseFilters(filters);
-    return wanted.length === 0 ? all : { ...all, services: filterServices(all.services, wanted) };
+    return wanted.length === 0 ? all : this.filteredOnce(all, wanted);
   }
+
+  /**
+   * A cached list filtered once per distinct filter list: repeated commands get the same object,
+   * so what is derived from it (the rendered list, commands/run.ts) is computed once too.
+   */
+  private filteredOnce(all: ServiceList, wanted: readonly string[]): ServiceList {
+    let byFilters = this.filtered.get(all);
+    if (!byFilters) this.filtered.set(all, (byFilters = new Map<string, ServiceList>()));
+    const key = wanted.join(' ');
+    let list = byFilters.get(key);
+    if (!list) byFilters.set(key, (list = { ...all, services: filterServices(all.services, wanted) }));
+    return list;
+  }
+
+  /** Filtered lists by the cached list they came from (forgotten with it). */
+  private readonly filtered = new WeakMap<ServiceList, Map<string, ServiceList>>();
 
   /**
    * One service by id, or undefined when the organization has no such service. A fresh read is the

@@ -22,11 +22,12 @@ import { breakGlassReplyText, deferredText } from '../core/render/breakglass.js'
 import type { NewChangeRequest } from '../ports/index.js';
 import { scheduledFilingText } from '../core/render/scheduled.js';
 import { resolveWhen, type WhenSpec } from '../core/command/when.js';
-import { code, distinctSentences, esc, section } from '../core/render/mrkdwn.js';
+import { code, distinctSentences, esc, section, type Block } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
 import { commandRefusal, servicesOfChannel } from './channel.js';
+import type { ServiceList } from '../ports/service-directory.js';
 import { replyText, type BotServices, type Invocation } from './context.js';
 import { lookupService } from './lookup.js';
 import { adHocSnapshotKey } from '../core/schedule/types.js';
@@ -58,6 +59,23 @@ export async function runCommand(command: Command, inv: Invocation, everywhere: 
   }
 }
 
+/**
+ * The list as rendered, by the list read (the client hands out one object per cached read and
+ * filter list): within the cache window every `list` reuses the blocks instead of rendering the
+ * same services again, which was most of a command's CPU. Keyed also by the filters as written,
+ * which the blocks repeat.
+ */
+const renderedLists = new WeakMap<ServiceList, Map<string, Block[]>>();
+
+function renderedList(list: ServiceList, filters: readonly string[]): Block[] {
+  let byFilters = renderedLists.get(list);
+  if (!byFilters) renderedLists.set(list, (byFilters = new Map<string, Block[]>()));
+  const key = filters.join('\n');
+  let blocks = byFilters.get(key);
+  if (!blocks) byFilters.set(key, (blocks = listBlocks(list.services, filters, list.fetchedAt)));
+  return blocks;
+}
+
 type Runner<K extends CommandKind> = (
   command: Extract<Command, { kind: K }>,
   inv: Invocation,
@@ -86,7 +104,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     const list = await s.cloud.listServices(command.filters, { person: inv.userId });
     return inv.reply({
       text: `${list.services.length} ClickHouse Cloud services`,
-      blocks: listBlocks(list.services, command.filters, list.fetchedAt),
+      blocks: renderedList(list, command.filters),
     });
   },
   show: async (command, inv, s) => {

@@ -74,7 +74,7 @@ const TRIGGER_LIFETIME_MS = 3_000;
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => boolean | Promise<boolean>;
 
-export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }> {
+export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: []; rateLimited: [SlackCall] }> {
   readonly calls: SlackCall[] = [];
   readonly messages: ChatMessage[] = [];
   readonly views = new Map<string, OpenView>();
@@ -87,6 +87,13 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
   readonly userGroups = new Map<string, string[]>();
   /** What users.info says of each person's time zone (`user.tz`); absent people have none. */
   readonly userTimeZones = new Map<string, string>();
+  /**
+   * Calls to refuse with 429 and a Retry-After, as Slack does past a rate limit: each entry refuses
+   * the next matching call once (by method, and channel when given). Refused calls go to
+   * `rateLimitedCalls`, not `calls`.
+   */
+  readonly rateLimits: Array<{ method: string; channel?: string; retryAfterSeconds: number }> = [];
+  readonly rateLimitedCalls: SlackCall[] = [];
   /** User groups whose usergroups.users.list fails with this error code (e.g. missing_scope). */
   readonly failingGroups = new Map<string, string>();
   /** What apps.connections.open answers: a Socket Mode server's ws:// URL (tests), fresh for each call. */
@@ -214,6 +221,18 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: [] }
     if (req.method === 'POST' && path.startsWith('/api/')) {
       const method = path.slice('/api/'.length).split('?')[0] ?? '';
       const args = decodeArgs(req.headers['content-type'] ?? '', body);
+      const limit = this.rateLimits.findIndex(
+        (l) => l.method === method && (l.channel === undefined || l.channel === str(args.channel)),
+      );
+      if (limit >= 0) {
+        const retryAfterSeconds = this.rateLimits.splice(limit, 1)[0]?.retryAfterSeconds ?? 1;
+        const refused = { method, args, at: Date.now() };
+        this.rateLimitedCalls.push(refused);
+        this.emit('rateLimited', refused);
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) });
+        res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+        return;
+      }
       this.record(method, args);
       return json(res, this.answer(method, args));
     }

@@ -98,6 +98,14 @@ export interface ChangeStore {
   countPending(now: number): Promise<number>;
   /** Pending requests of every channel that have not expired, oldest first, at most `limit` (reminders). */
   listOpen(now: number, limit: number): Promise<ChangeRequest[]>;
+  /**
+   * Requests whose next reminder or escalation may be due at `now`, soonest first, at most `limit`:
+   * read by score, so a look costs the same with 10 or 10,000 requests waiting. A request enters
+   * (due at once) when its message is posted; the nudger reschedules or drops it after each look.
+   */
+  dueForNudges(now: number, limit: number): Promise<string[]>;
+  /** When each request's next reminder or escalation is due; undefined drops it (nothing more to say). */
+  scheduleNudges(next: ReadonlyArray<{ id: string; at: number | undefined }>): Promise<void>;
   /** Ids of requests still pending although their expiry has passed, at most `limit` (the expiry sweep). */
   listOverdue(now: number, limit: number): Promise<string[]>;
   /** Requests in "applying", with their leases; the reconciler takes over those whose lease expired. */

@@ -52,6 +52,8 @@ export class MessengerError extends Error {
     readonly reason: MessengerFailure,
     /** The platform's code as it said it (e.g. Slack's not_in_channel); never the request. */
     readonly code: string,
+    /** Rate limited (429): how long the platform asked to wait before calling again. */
+    readonly retryAfterMs?: number,
   ) {
     super(`Slack ${method} failed: ${code}`);
   }

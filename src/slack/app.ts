@@ -86,6 +86,9 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
     clientOptions: {
       slackApiUrl: options.apiUrl,
       retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2000 },
+      // A 429 comes back to us with its Retry-After (slack/pacing.ts waits it for that call or
+      // channel alone), instead of the client pausing every call, updates included, meanwhile.
+      rejectRateLimitedCalls: true,
     },
   });
   // Over HTTP the thread times the acks; in Socket Mode they happen here.

@@ -83,20 +83,31 @@ export async function callSlack<T>(method: string, run: () => Promise<T>, onApiE
   } catch (error) {
     const code = slackErrorCode(error);
     onApiError(method, code);
-    throw slackCallError(method, code);
+    throw slackCallError(method, code, retryAfterMsOf(error));
   }
 }
 
 /** Slack's codes, in the middle layer's words (ports/messenger.ts). */
 function failureOf(code: string): MessengerFailure {
   if (code === 'not_in_channel' || code === 'channel_not_found') return 'not-in-channel';
-  if (code === 'ratelimited' || code === 'rate_limited' || code === 'slack_webapi_rate_limited_error')
-    return 'rate-limited';
+  if (isRateLimitCode(code)) return 'rate-limited';
   return 'other';
 }
 
-function slackCallError(method: string, code: string): MessengerError {
-  return new MessengerError(method, failureOf(code), code);
+/** Slack's answer 429, as the Web API client or the platform words it. */
+export function isRateLimitCode(code: string): boolean {
+  return code === 'ratelimited' || code === 'rate_limited' || code === 'slack_webapi_rate_limited_error';
+}
+
+function slackCallError(method: string, code: string, retryAfterMs?: number): MessengerError {
+  return new MessengerError(method, failureOf(code), code, retryAfterMs);
+}
+
+/** The Web API client refuses a 429 with Slack's Retry-After in seconds (rejectRateLimitedCalls). */
+function retryAfterMsOf(error: unknown): number | undefined {
+  const seconds =
+    typeof error === 'object' && error !== null ? (error as { retryAfter?: unknown }).retryAfter : undefined;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1_000 : undefined;
 }
 
 export function slackErrorCode(error: unknown): string {

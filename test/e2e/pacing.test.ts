@@ -4,8 +4,21 @@
  * must not wait its turn behind them.
  */
 import { describe, expect, it } from 'vitest';
+import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { syntheticServices } from '../../src/simulator/seed.js';
-import { CHANNEL, textOf, useHarnesses, USERS } from './harness.js';
+import type { SlackCall } from './fake-slack.js';
+import { CHANNEL, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+
+const recordOf = (h: Harness, id: string) =>
+  h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes(`after change ${id}`));
+const appliedUpdateOf = (h: Harness, id: string) =>
+  h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+
+async function metric(h: Harness, series: string): Promise<number> {
+  const text = (await h.bot.metrics?.registry.metrics()) ?? '';
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
 
 const harness = useHarnesses();
 
@@ -48,4 +61,42 @@ describe('pacing', () => {
     // The summaries were still going out: the request went ahead of them.
     expect(detailsBefore).toBeLessThan(4 * threadSize);
   }, 120_000);
+
+  it("posts an approval's record at once after its request message: Slack's burst allowance, not a second's wait", async () => {
+    const h = await harness({ channelPostIntervalMs: 1_000 });
+    const { id, posted } = await requestChange(h, 'rename orders-staging orders-stage');
+    const clickedAt = Date.now();
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    const record = await recordOf(h, id);
+    expect(record.at - clickedAt).toBeLessThan(500);
+    expect(record.at - posted.at).toBeLessThan(1_000);
+  });
+
+  it("waits Slack's Retry-After after a 429 on a post, counts it, and meanwhile updates other requests at once", async () => {
+    const h = await harness();
+    const first = await requestChange(h, 'rename orders-staging orders-stage');
+    const second = await requestChange(h, 'rename sandbox-dev sandbox-two');
+    h.slack.rateLimits.push({ method: 'chat.postMessage', channel: CHANNEL, retryAfterSeconds: 1 });
+    await h.click(ACTION_APPROVE, first.id, USERS.approver);
+    await appliedUpdateOf(h, first.id);
+    const refusedAt = await until429(h);
+    // The channel is paused for its Retry-After; the second approval's update does not wait for it.
+    const secondClickedAt = Date.now();
+    await h.click(ACTION_APPROVE, second.id, USERS.approver);
+    const secondApplied = await appliedUpdateOf(h, second.id);
+    expect(secondApplied.at - secondClickedAt).toBeLessThan(800);
+    const firstRecord = await recordOf(h, first.id);
+    expect(firstRecord.at - refusedAt).toBeGreaterThanOrEqual(1_000);
+    expect(secondApplied.at).toBeLessThan(firstRecord.at);
+    await recordOf(h, second.id);
+    expect(await metric(h, 'clickhouse_bot_slack_rate_limited_total{method="chat.postMessage"}')).toBe(1);
+    expect(await metric(h, 'clickhouse_bot_slack_retries_total{method="chat.postMessage"}')).toBe(1);
+  });
 });
+
+/** When Slack refused the first call with 429. */
+async function until429(h: Harness): Promise<number> {
+  const refused =
+    h.slack.rateLimitedCalls[0] ?? (await new Promise<SlackCall>((resolve) => h.slack.once('rateLimited', resolve)));
+  return refused.at;
+}

@@ -10,6 +10,8 @@ const NAMES = [
   'clickhouse_bot_cloud_rate_limited_total',
   'clickhouse_bot_throttle_queue_length',
   'clickhouse_bot_slack_api_errors_total',
+  'clickhouse_bot_slack_rate_limited_total',
+  'clickhouse_bot_slack_retries_total',
   'clickhouse_bot_ack_seconds',
   'clickhouse_bot_summaries_total',
   'clickhouse_bot_revert_record_missing_total',

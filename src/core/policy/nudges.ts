@@ -65,6 +65,31 @@ export function dueNudges(
   return nudges;
 }
 
+/**
+ * When the next reminder or escalation of a pending request may be due after `now`, or undefined
+ * when nothing more will be said (not pending, every rule met, past its expiry, all reminders
+ * said). A later approval can only make it later: a look at the time returned finds nothing due
+ * and asks again.
+ */
+export function nextNudgeAt(
+  request: Pick<ChangeRequest, 'status' | 'createdAt' | 'expiresAt' | 'approvals'>,
+  requirements: readonly Requirement[],
+  now: number,
+): number | undefined {
+  if (request.status !== 'pending' || now >= request.expiresAt) return undefined;
+  const open = unmet(requirements, request.approvals ?? []);
+  if (open.length === 0) return undefined;
+  const every = Math.min(...open.map((progress) => remindMsOf(progress.requirement)));
+  const round = Math.floor((now - request.createdAt) / every);
+  const times = round < MAX_REMINDERS ? [request.createdAt + (round + 1) * every] : [];
+  for (const { requirement } of open) {
+    const at = escalatedAt(requirement, request.createdAt);
+    if (at !== undefined && at > now) times.push(at);
+  }
+  const next = Math.min(...times);
+  return next < request.expiresAt ? next : undefined;
+}
+
 /** How a rule's approvers hear of a request: as written, else DMs and the thread when it names people. */
 export function notifyOf(requirement: Requirement): Notify {
   return requirement.notify ?? (requirement.approvers.length > 0 ? 'both' : 'channel');

@@ -71,6 +71,8 @@ export class MemoryChangeStore implements ChangeStore {
   /** As the Redis store's scheduled index: requests in "scheduled", by applyAt. */
   private readonly scheduled = new Map<string, number>();
   private readonly reminders = new Map<string, number>();
+  /** Waiting requests -> when their next reminder or escalation may be due, like the Redis zset. */
+  private readonly nudges = new Map<string, number>();
   /** claimOnce: until when each key is claimed. */
   private readonly clicks = new Map<string, number>();
 
@@ -107,6 +109,7 @@ export class MemoryChangeStore implements ChangeStore {
       const stored = this.live(id);
       if (stored) stored.messageTs = messageTs;
       if (stored && approvalTs !== undefined) stored.approvalTs = approvalTs;
+      if (stored?.status === 'pending') this.nudges.set(id, 0);
     });
   }
 
@@ -203,6 +206,19 @@ export class MemoryChangeStore implements ChangeStore {
 
   dueScheduled(now: number, limit: number): Promise<string[]> {
     return answer(() => dueIds(this.scheduled, now, limit));
+  }
+
+  dueForNudges(now: number, limit: number): Promise<string[]> {
+    return answer(() => dueIds(this.nudges, now, limit));
+  }
+
+  scheduleNudges(next: ReadonlyArray<{ id: string; at: number | undefined }>): Promise<void> {
+    return answer(() => {
+      for (const { id, at } of next) {
+        if (at === undefined) this.nudges.delete(id);
+        else this.nudges.set(id, at);
+      }
+    });
   }
 
   dueReminders(now: number, limit: number): Promise<string[]> {

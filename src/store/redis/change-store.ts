@@ -58,6 +58,8 @@ import {
   RENEW_LEASE_LUA,
   SET_MESSAGE_TS_COMMAND,
   SET_MESSAGE_TS_LUA,
+  SET_POSTED_COMMAND,
+  SET_POSTED_LUA,
   TAKE_OVER_COMMAND,
   TAKE_OVER_LUA,
   TRANSITION_COMMAND,
@@ -86,6 +88,8 @@ const APPLIED_READ_MAX = 10_000;
 const APPLIED_CLOCK_SLACK_MS = 60_000;
 /** Entries fetched per XREVRANGE when filtering by service. */
 const AUDIT_PAGE_SIZE = 500;
+/** Requests whose channel and service one process keeps in mind (a few hundred bytes each). */
+const PLACES_REMEMBERED = 2_000;
 
 export class RedisChangeStore implements ChangeStore {
   private readonly redis: RedisConnection;
@@ -98,6 +102,7 @@ export class RedisChangeStore implements ChangeStore {
   private readonly retentionSeconds: number;
   private readonly auditRetentionMs: number;
   private readonly createScript: ScriptCommand;
+  private readonly setPostedScript: ScriptCommand;
   private readonly transitionScript: ScriptCommand;
   private readonly setMessageTsScript: ScriptCommand;
   private readonly addApprovalScript: ScriptCommand;
@@ -119,6 +124,7 @@ export class RedisChangeStore implements ChangeStore {
     this.createScript = defineScript(this.redis, CREATE_COMMAND, 6, CREATE_LUA);
     this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 11, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
+    this.setPostedScript = defineScript(this.redis, SET_POSTED_COMMAND, 2, SET_POSTED_LUA);
     this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 8, ADD_APPROVAL_LUA);
     this.renewLeaseScript = defineScript(this.redis, RENEW_LEASE_COMMAND, 2, RENEW_LEASE_LUA);
     this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
@@ -156,6 +162,7 @@ export class RedisChangeStore implements ChangeStore {
       ...hashArgs,
       ...auditToStreamArgs(requestedAuditEntry(request)),
     );
+    if (created === 1) this.remembered(request);
     const decidedIn = approvalChannelOf(request);
     if (created === 1 && decidedIn) await this.listInChannel(decidedIn, request, deadline - wallNow);
     return created === 1;
@@ -173,13 +180,26 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async get(id: string): Promise<ChangeRequest | undefined> {
-    return requestFromHash(await this.redis.hgetall(this.keys.request(id)));
+    return this.remembered(requestFromHash(await this.redis.hgetall(this.keys.request(id))));
+  }
+
+  /**
+   * Channel and service of requests this process has read or created lately. Both are fixed when
+   * the request is created, so a transition that follows a read (a click reads the request first)
+   * needs no round trip to name its audit streams. Bounded: the oldest are forgotten first.
+   */
+  private readonly placeOf = new Map<string, { channelId: string; serviceId: string }>();
+
+  private remembered<T extends Pick<ChangeRequest, 'id' | 'channelId' | 'plan'> | undefined>(request: T): T {
+    if (!request) return request;
+    this.placeOf.delete(request.id);
+    this.placeOf.set(request.id, { channelId: request.channelId, serviceId: request.plan.serviceId });
+    if (this.placeOf.size > PLACES_REMEMBERED) this.placeOf.delete(this.placeOf.keys().next().value ?? '');
+    return request;
   }
 
   async setMessageTs(id: string, messageTs: string, approvalTs?: string): Promise<void> {
-    // The approval channel's first: messageTs is what says the request was posted.
-    if (approvalTs !== undefined) await this.setMessageTsScript(this.keys.request(id), approvalTs, 'approvalTs');
-    await this.setMessageTsScript(this.keys.request(id), messageTs);
+    await this.setPostedScript(this.keys.request(id), this.keys.nudges, id, messageTs, approvalTs ?? '');
   }
 
   async setReminderTs(id: string, reminderTs: string): Promise<void> {
@@ -254,7 +274,10 @@ export class RedisChangeStore implements ChangeStore {
    * change, so reading them first cannot race; Redis Cluster wants every key in KEYS up front.
    */
   private async auditIndexKeys(id: string): Promise<[string, string, string]> {
-    const [channelId, serviceId] = await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
+    const place = this.placeOf.get(id);
+    const [channelId, serviceId] = place
+      ? [place.channelId, place.serviceId]
+      : await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
     return [
       this.keys.auditOfChannel(channelId ?? '-'),
       this.keys.auditOfService(channelId ?? '-', serviceId ?? '-'),
@@ -411,6 +434,20 @@ export class RedisChangeStore implements ChangeStore {
 
   async forgetRevert(id: string): Promise<void> {
     await this.redis.multi().zrem(this.keys.reverts, id).zrem(this.keys.reminders, id).exec();
+  }
+
+  async dueForNudges(now: number, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.nudges, '-inf', now, 'LIMIT', 0, limit);
+  }
+
+  async scheduleNudges(next: ReadonlyArray<{ id: string; at: number | undefined }>): Promise<void> {
+    if (next.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const { id, at } of next) {
+      if (at === undefined) pipeline.zrem(this.keys.nudges, id);
+      else pipeline.zadd(this.keys.nudges, at, id);
+    }
+    for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
   }
 
   async dueReminders(now: number, limit: number): Promise<string[]> {

@@ -19,6 +19,8 @@
  *   <prefix>{changes}:reminders              ZSET  the same ids, scored by when to remind
  *   <prefix>{changes}:scheduled              ZSET  ids of approved requests in "scheduled", scored by
  *                                            their applyAt (app clock, ms): the due-items tick reads it
+ *   <prefix>{changes}:nudges                 ZSET  ids of posted waiting requests, scored by when their
+ *                                            next reminder or escalation may be due (app clock, ms)
  *   <prefix>{changes}:click:<key>            STRING a click claimed once for a while (SET NX PX)
  *   (the audit stream's consumer groups, one per export sink, are the sinks' cursors)
  *   <prefix>{changes}:audit-sink:<group>     STRING the replica delivering to that sink (lease, PX)
@@ -50,6 +52,7 @@ export interface ChangeKeys {
   reminders: string;
   /** Approved scheduled requests by their time (applyAt). */
   scheduled: string;
+  nudges: string;
   /** A click claimed once for a while (claimOnce). */
   click(key: string): string;
   /** Which replica delivers to an export sink (its consumer group's name). */
@@ -73,6 +76,7 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     reverts: `${base}reverts`,
     reminders: `${base}reminders`,
     scheduled: `${base}scheduled`,
+    nudges: `${base}nudges`,
     click: (key) => `${base}click:${key}`,
     auditSinkLease: (group) => `${base}audit-sink:${group}`,
   };

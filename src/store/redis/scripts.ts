@@ -165,10 +165,12 @@ local function reply(reason)
   return {reason, redis.call('HGETALL', request)}
 end
 
-local status = redis.call('HGET', request, 'status')
+-- Every single field the step needs, in one read (none of them is written before it is used).
+local fields = redis.call('HMGET', request, 'status', 'expiresAt', 'leaseOwner', 'fence', 'revertTarget', 'revertAfterMs', 'remindAfterMs')
+local status = fields[1]
 if not status then return {'missing'} end
 
-local expires_at = tonumber(redis.call('HGET', request, 'expiresAt'))
+local expires_at = tonumber(fields[2])
 if status == 'pending' and to ~= 'expired' and tonumber(now) >= expires_at then
   redis.call('HSET', request, 'status', 'expired')
   redis.call('ZREM', open, id)
@@ -185,8 +187,7 @@ if not allowed then return reply('conflict') end
 -- Only the lease's current holder records an outcome: expiry alone does not take it away, a
 -- takeover (which moves the fence on) does.
 if status == 'applying' and holder_owner ~= '' then
-  local held = redis.call('HMGET', request, 'leaseOwner', 'fence')
-  if held[1] ~= holder_owner or held[2] ~= holder_fence then return reply('lost') end
+  if fields[3] ~= holder_owner or fields[4] ~= holder_fence then return reply('lost') end
 end
 
 redis.call('HSET', request, 'status', to)
@@ -207,7 +208,7 @@ end
 if outcome ~= '' then redis.call('HSET', request, 'outcome', outcome) end
 if status == 'applying' and to ~= 'applying' then
   redis.call('SREM', applying, id)
-  local fence = redis.call('HGET', request, 'fence')
+  local fence = fields[4]
   if fence and redis.call('GET', service_lock) == id .. ':' .. fence then redis.call('DEL', service_lock) end
   redis.call('HDEL', request, 'leaseOwner', 'leaseUntil', 'sending')
 end
@@ -219,7 +220,7 @@ end
 -- grant can never lack its revert; an approved extension moves the original's revert, if any is
 -- still due.
 if to == 'applied' then
-  local s = redis.call('HMGET', request, 'revertTarget', 'revertAfterMs', 'remindAfterMs')
+  local s = {fields[5], fields[6], fields[7]}
   if s[1] and (s[1] == id or redis.call('ZSCORE', reverts, s[1])) then
     redis.call('ZADD', reverts, tonumber(now) + tonumber(s[2]), s[1])
     redis.call('ZADD', reminders, tonumber(now) + tonumber(s[3]), s[1])
@@ -346,6 +347,23 @@ return redis.call('HGETALL', request)
  * KEYS: 1 request hash. ARGV: 1 messageTs.
  * A plain HSET would recreate a missing (expired) request as a hash holding only messageTs.
  */
+export const SET_POSTED_COMMAND = 'chbotSetChangePosted';
+
+/**
+ * Where a request was posted, in one round trip: its approval channel's message (when given) and
+ * its message; a request still pending joins the nudges, due at once (the nudger's next look
+ * computes when its first reminder or escalation is due).
+ * KEYS: 1 request hash, 2 nudges zset. ARGV: 1 request id, 2 messageTs, 3 approvalTs or ''.
+ * Returns 0 when the request is gone, else 1.
+ */
+export const SET_POSTED_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'approvalTs', ARGV[3]) end
+redis.call('HSET', KEYS[1], 'messageTs', ARGV[2])
+if redis.call('HGET', KEYS[1], 'status') == 'pending' then redis.call('ZADD', KEYS[2], 0, ARGV[1]) end
+return 1
+`;
+
 export const SET_MESSAGE_TS_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[2] or 'messageTs', ARGV[1])
@@ -453,18 +471,20 @@ local function reply(reason, complete)
   return {reason, complete, redis.call('HGETALL', request)}
 end
 
-local status = redis.call('HGET', request, 'status')
+-- Every single field the decision needs, in one read.
+local fields = redis.call('HMGET', request, 'status', 'expiresAt', 'approved:' .. user, 'need')
+local status = fields[1]
 if not status then return {'missing'} end
-if status == 'pending' and tonumber(now) >= tonumber(redis.call('HGET', request, 'expiresAt')) then
+if status == 'pending' and tonumber(now) >= tonumber(fields[2]) then
   redis.call('HSET', request, 'status', 'expired')
   redis.call('ZREM', open, id)
   append_audit('expired', ARGV[9])
   return reply('expired', 0)
 end
 if status ~= 'pending' then return reply('conflict', 0) end
-if redis.call('HEXISTS', request, 'approved:' .. user) == 1 then return reply('already-approved', 0) end
+if fields[3] then return reply('already-approved', 0) end
 
-local need = indices(redis.call('HGET', request, 'need') or '1')
+local need = indices(fields[4] or '1')
 local before = tally()
 local needed = false
 for _, index in ipairs(indices(counts)) do
@@ -475,7 +495,9 @@ if not needed then return reply('not-needed', 0) end
 
 local seq = redis.call('HINCRBY', request, 'approvalSeq', 1)
 redis.call('HSET', request, 'approved:' .. user, seq .. '|' .. now .. '|' .. counts)
-local after = tally()
+-- The tally with this approval: the one before, plus what it counts for.
+local after = before
+for _, index in ipairs(indices(counts)) do after[index] = (after[index] or 0) + 1 end
 local complete = 1
 for position, wanted in ipairs(need) do
   if (after[position - 1] or 0) < wanted then complete = 0 end

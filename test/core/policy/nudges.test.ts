@@ -3,6 +3,7 @@ import {
   dmTargets,
   dueNudges,
   MAX_REMINDERS,
+  nextNudgeAt,
   notifyOf,
   remindsInThread,
   withEscalation,
@@ -147,5 +148,34 @@ describe('policy files: remind, escalate and channel', () => {
     expect(parsed.ok ? '' : parsed.problems.join('\n')).toContain(
       'remind has no effect in a rule that asks for no approval',
     );
+  });
+});
+
+describe('nextNudgeAt', () => {
+  it('is the next reminder round, then nothing once MAX_REMINDERS are said', () => {
+    const requirements = [rule()];
+    expect(nextNudgeAt(request(), requirements, 0)).toBe(30 * MINUTE);
+    expect(nextNudgeAt(request(), requirements, 30 * MINUTE)).toBe(60 * MINUTE);
+    expect(nextNudgeAt(request(), requirements, 89 * MINUTE)).toBe(90 * MINUTE);
+    expect(nextNudgeAt(request(), requirements, 90 * MINUTE)).toBeUndefined();
+  });
+
+  it('is an escalation due sooner than the next reminder, and never a time dueNudges finds nothing at', () => {
+    const requirements = [rule({ escalate: { afterMs: 45 * MINUTE, to: ['U0LEAD'] } })];
+    expect(nextNudgeAt(request(), requirements, 31 * MINUTE)).toBe(45 * MINUTE);
+    for (const now of [0, 10 * MINUTE, 31 * MINUTE, 45 * MINUTE, 61 * MINUTE]) {
+      const at = nextNudgeAt(request(), requirements, now);
+      expect(at).toBeGreaterThan(now);
+      expect(dueNudges(request(), requirements, at ?? 0).length).toBeGreaterThan(0);
+    }
+  });
+
+  it('is nothing for a decided, fully approved or expiring request', () => {
+    const requirements = [rule()];
+    expect(nextNudgeAt(request({ status: 'applied' }), requirements, 0)).toBeUndefined();
+    expect(
+      nextNudgeAt(request({ approvals: [{ userId: 'U0DBA', at: 1, counts: [0] }] }), requirements, 0),
+    ).toBeUndefined();
+    expect(nextNudgeAt(request({ expiresAt: 20 * MINUTE }), requirements, 0)).toBeUndefined();
   });
 });
