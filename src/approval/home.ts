@@ -22,6 +22,8 @@ const AUDIT_READ = 500;
 const TEMPORARY_READ = 200;
 /** People one moving request refreshes at most (a huge group is told when they open the tab). */
 const MAX_PEOPLE_PER_REQUEST = 50;
+/** A Home opened within this long is redrawn when a request of its person moves. */
+const HOME_LOOKED_AT_MS = 30 * 24 * 3_600_000;
 /** People waiting for a refresh at most; beyond, refreshes are dropped (and logged) until it drains. */
 const MAX_QUEUED = 1_000;
 
@@ -52,6 +54,12 @@ export class HomeTabs {
 
   /** Someone opened the tab: their Home, now (settles once it is published or the failure logged). */
   opened(userId: string): Promise<void> {
+    // Remembered across replicas: from now on, moves redraw this person's Home too.
+    void this.options.store
+      .noteHomeOpened(userId, this.options.now())
+      .catch((error: unknown) =>
+        this.options.logger.warn(`could not note that ${userId} opened Home: ${String(error)}`),
+      );
     this.enqueue([userId]);
     return this.idle();
   }
@@ -88,7 +96,10 @@ export class HomeTabs {
     const approvers = await this.options.policy.approversOf(request);
     const concerned = [request.requesterId, ...(request.beneficiaryId ? [request.beneficiaryId] : []), ...approvers];
     // Only Slack user ids have a Home tab (a revert's requester may be the bot itself).
-    return [...new Set(concerned)].filter(isUserId).slice(0, MAX_PEOPLE_PER_REQUEST);
+    const people = [...new Set(concerned)].filter(isUserId).slice(0, MAX_PEOPLE_PER_REQUEST);
+    // Only the Homes someone looks at are redrawn when a request moves: a person who never opened the
+    // tab (or not for a month) gets theirs drawn when they do. If the store cannot say, all of them.
+    return this.options.store.homesOpenedSince(people, this.options.now() - HOME_LOOKED_AT_MS).catch(() => people);
   }
 
   private enqueue(people: readonly string[]): void {

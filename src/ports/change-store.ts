@@ -159,6 +159,10 @@ export interface ChangeStore {
   claimOnce(key: string, ttlMs: number): Promise<boolean>;
   /** Gives a claim back before its time (the request it guarded was not filed after all). */
   releaseClaim(key: string): Promise<void>;
+  /** Notes that this person opened the bot's Home tab now (across replicas). */
+  noteHomeOpened(userId: string, at: number): Promise<void>;
+  /** Of these people, those who opened the Home tab at `since` or later (the others' Homes are drawn when opened). */
+  homesOpenedSince(userIds: readonly string[], since: number): Promise<string[]>;
   /**
    * Newest first. With a channel, only that channel's requests (kept in their own index, so noise
    * elsewhere never pushes them out); with a channel and a service, that service's in that channel.

@@ -68,6 +68,20 @@ describe('the Home tab', () => {
     expect(h.slack.callsOf('views.publish', (a) => a.user_id === USERS.outsider)).toHaveLength(1);
   });
 
+  it('a move redraws only the Homes people have opened: the others are drawn when they open the tab', async () => {
+    const h = await harness();
+    await open(h, USERS.approver);
+    const { id } = await requestChange(h, 'rename orders-staging orders-stage');
+    const after = h.slack.calls.length;
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await home(h, USERS.approver, (t) => t.includes('Waiting for you (0)'), after);
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+    await h.bot.homes.idle();
+    // The requester never opened the tab: nothing was published for them, and their store reads were saved.
+    expect(h.slack.callsOf('views.publish', (a) => a.user_id === USERS.requester)).toHaveLength(0);
+    expect(textOf(await open(h, USERS.requester))).toContain('Your requests (0 open)');
+  });
+
   it('a Home click that does not count is answered by DM, since it has no channel', async () => {
     const h = await harness();
     h.slack.userGroups.set('S0DBAS', []);
@@ -107,6 +121,7 @@ describe('the Home tab', () => {
   it("a temporary change shows in its requester's Home with Extend and Revert now, and leaves it once reverted", async () => {
     let skew = 0;
     const h = await harness({ clock: () => Date.now() + skew, temporaryTickMs: 50 });
+    await open(h, USERS.requester);
     const { id } = await requestChange(h, 'ip add orders-prod 192.0.2.45/32 hotel for 1m');
     const after = h.slack.calls.length;
     await h.click(ACTION_APPROVE, id, USERS.approver);

@@ -50,6 +50,18 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
     return request;
   }
 
+  describe('Home tabs people look at', () => {
+    it('says which of these people opened their Home since a time, the latest opening counting', async () => {
+      const { store } = openHarness();
+      await store.noteHomeOpened('U0OLD', 1_000);
+      await store.noteHomeOpened('U0NEW', 5_000);
+      await store.noteHomeOpened('U0OLD', 2_000);
+      expect(await store.homesOpenedSince(['U0OLD', 'U0NEW', 'U0NEVER'], 2_000)).toStrictEqual(['U0OLD', 'U0NEW']);
+      expect(await store.homesOpenedSince(['U0OLD', 'U0NEW'], 3_000)).toStrictEqual(['U0NEW']);
+      expect(await store.homesOpenedSince([], 0)).toStrictEqual([]);
+    });
+  });
+
   describe('create and get', () => {
     it('returns the request as created, empty arrays included', async () => {
       const { store } = openHarness();

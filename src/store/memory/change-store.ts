@@ -241,6 +241,18 @@ export class MemoryChangeStore implements ChangeStore {
     });
   }
 
+  private readonly homesOpened = new Map<string, number>();
+
+  noteHomeOpened(userId: string, at: number): Promise<void> {
+    return answer(() => {
+      this.homesOpened.set(userId, at);
+    });
+  }
+
+  homesOpenedSince(userIds: readonly string[], since: number): Promise<string[]> {
+    return answer(() => userIds.filter((userId) => (this.homesOpened.get(userId) ?? -Infinity) >= since));
+  }
+
   claimOnce(key: string, ttlMs: number): Promise<boolean> {
     return answer(() => {
       const until = this.clicks.get(key);

@@ -466,6 +466,16 @@ export class RedisChangeStore implements ChangeStore {
     await this.redis.del(this.keys.click(key));
   }
 
+  async noteHomeOpened(userId: string, at: number): Promise<void> {
+    await this.redis.zadd(this.keys.homes, at, userId);
+  }
+
+  async homesOpenedSince(userIds: readonly string[], since: number): Promise<string[]> {
+    if (userIds.length === 0) return [];
+    const scores = await this.redis.zmscore(this.keys.homes, ...userIds);
+    return userIds.filter((_, index) => Number(scores[index] ?? -Infinity) >= since);
+  }
+
   async claimOnce(key: string, ttlMs: number): Promise<boolean> {
     return (await this.redis.set(this.keys.click(key), '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX')) === 'OK';
   }

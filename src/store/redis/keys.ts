@@ -22,6 +22,7 @@
  *   <prefix>{changes}:nudges                 ZSET  ids of posted waiting requests, scored by when their
  *                                            next reminder or escalation may be due (app clock, ms)
  *   <prefix>{changes}:click:<key>            STRING a click claimed once for a while (SET NX PX)
+ *   <prefix>{changes}:homes                  ZSET  people who opened the Home tab, scored by when (app clock)
  *   (the audit stream's consumer groups, one per export sink, are the sinks' cursors)
  *   <prefix>{changes}:audit-sink:<group>     STRING the replica delivering to that sink (lease, PX)
  *
@@ -55,6 +56,8 @@ export interface ChangeKeys {
   nudges: string;
   /** A click claimed once for a while (claimOnce). */
   click(key: string): string;
+  /** People who opened the Home tab, by when. */
+  homes: string;
   /** Which replica delivers to an export sink (its consumer group's name). */
   auditSinkLease(group: string): string;
 }
@@ -78,6 +81,7 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     scheduled: `${base}scheduled`,
     nudges: `${base}nudges`,
     click: (key) => `${base}click:${key}`,
+    homes: `${base}homes`,
     auditSinkLease: (group) => `${base}audit-sink:${group}`,
   };
 }
