@@ -445,7 +445,8 @@ function splitWhen(firstWord: string, args: Token[]): { args: Token[]; when?: Wh
       kept.push(token);
       continue;
     }
-    const after = args.slice(at + 1, at + 4);
+    // The words of the time and the one after it (refused when it would change the time).
+    const after = args.slice(at + 1, at + 5);
     const reading = readWhen(textOf(after.slice(0, firstQuoted(after))));
     if (reading.kind === 'other') {
       kept.push(token);
