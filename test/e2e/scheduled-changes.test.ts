@@ -76,7 +76,9 @@ describe('a scheduled change', () => {
       expect(patches(a)).toHaveLength(0);
       const pending = await a.command('pending');
       expect(await answerText(a, pending)).toMatch(new RegExp(`${id}.*approved, applies at <!date\\^`));
-      // The requester's Home tab lists it among their open requests, with its time.
+      // The requester's Home tab lists it among their open requests, with its time (a Home is
+      // drawn for people who open it: #29).
+      await a.event({ type: 'app_home_opened', user: USERS.requester, channel: 'D0REQUESTER', tab: 'home' });
       await expect
         .poll(() => textOf(slack.homes.get(USERS.requester)))
         .toMatch(new RegExp(`${id}[^\\n]*approved, applies at <!date\\^${at / 1000}`));
