@@ -167,7 +167,10 @@ describe('a scheduled change', () => {
     const h = await harness({ clock: clock.now });
     const { id } = await scheduled(h, clock, 5);
     const notTheirs = await h.click(ACTION_CANCEL, id, USERS.approver);
-    expect(await answerText(h, notTheirs)).toContain('Only the person who asked for this change can cancel it');
+    const refused = await answerText(h, notTheirs);
+    expect(refused).toContain('Only the person who asked for this change can cancel it');
+    // Reject does nothing on an approved scheduled change: the refusal must not send them there.
+    expect(refused).not.toContain('Reject');
     await h.click(ACTION_CANCEL, id, USERS.requester);
     await messageSays(h, id, 'Cancelled');
     clock.advance(6 * MINUTE);
