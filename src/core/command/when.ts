@@ -87,9 +87,19 @@ export function readWhen(words: readonly string[]): WhenReading {
   return { kind: 'when', spec, words: used };
 }
 
-/** A word an `at` of a schedule starts with: a digit, a weekday, or a word people use for days. */
+/** Words people write times and days with, which this bot does not read: refused, never a description. */
+const TIME_WORDS = new Set(
+  (
+    'today tomorrow tonight noon midday midnight next half quarter ' +
+    'one two three four five six seven eight nine ten eleven twelve ' +
+    'jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july ' +
+    'august september october november december'
+  ).split(' '),
+);
+
+/** A word an `at` of a schedule starts with: a digit, a weekday, or a word people use for times and days. */
 function looksLikeTime(word: string): boolean {
-  return /^\d/u.test(word) || weekdayOf(word) !== undefined || ['today', 'tomorrow', 'noon', 'midnight'].includes(word);
+  return /^\d/u.test(word) || weekdayOf(word) !== undefined || TIME_WORDS.has(word);
 }
 
 /** Common abbreviations of time zones, which people write after a time instead of tz:Area/City. */
