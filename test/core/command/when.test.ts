@@ -241,3 +241,15 @@ describe('at TIME written in words is refused, not kept as a description (and ap
     });
   });
 });
+
+describe('a tz: away from its time is refused, not kept as a description while the time is read in another zone', () => {
+  it.each(['tz:UTC at 10:00', 'at 10:00 because "x" tz:UTC', 'at 10:00 vendor TZ:Europe/Berlin'])(
+    'ip add orders-prod 203.0.113.7 %s',
+    (words) => {
+      expect(parseCommand(`ip add orders-prod 203.0.113.7 ${words}`)).toMatchObject({
+        kind: 'invalid',
+        message: stringContaining('right after the time'),
+      });
+    },
+  );
+});
