@@ -202,8 +202,7 @@ export class ApprovalFlow implements ChangeRequestService {
       ...(input.organization ? { organization: input.organization } : {}),
       plan: input.plan,
       createdAt,
-      // A scheduled request's approvals expire with it: its approval window lasts until its time.
-      expiresAt: applyAt ?? createdAt + this.options.ttlMs,
+      expiresAt: this.expiryOf(createdAt, asked, deferred?.at),
       status: 'pending',
       ...(applyAt !== undefined ? { applyAt } : {}),
       requirements: [...ruling.decision.requirements],
@@ -242,6 +241,17 @@ export class ApprovalFlow implements ChangeRequestService {
       request: settled ? { ...settled, messageTs: settled.messageTs ?? reply.request.messageTs } : reply.request,
       ...(deferred ? { deferred } : {}),
     };
+  }
+
+  /**
+   * A request asked for a time (`at`) may be approved until then (its time, or the window opening
+   * it was moved to). One only deferred to its window's next opening keeps the usual approval time
+   * when that opens sooner: asked a minute before the opening it must not expire a minute later.
+   * Approved after the opening, it applies at once (or at the next opening if closed again).
+   */
+  private expiryOf(createdAt: number, asked: number | undefined, deferredTo: number | undefined): number {
+    if (asked !== undefined) return deferredTo ?? asked;
+    return Math.max(deferredTo ?? 0, createdAt + this.options.ttlMs);
   }
 
   async breakGlass(input: NewChangeRequest): Promise<BreakGlassOutcome> {

@@ -141,9 +141,11 @@ export class ApproverPolicy implements ApprovalPolicy {
   }
 
   mayCancel(userId: string, request: ChangeRequest): Verdict {
-    return userId === request.requesterId
-      ? { allowed: true }
-      : { allowed: false, reason: 'Only the person who asked for this change can cancel it. Approvers can Reject it.' };
+    if (userId === request.requesterId) return { allowed: true };
+    // Approved and waiting for its time, it can no longer be rejected: only its requester stops it.
+    const others =
+      request.status === 'scheduled' ? 'It is approved and waits for its time: ask them.' : 'Approvers can Reject it.';
+    return { allowed: false, reason: `Only the person who asked for this change can cancel it. ${others}` };
   }
 
   /** Looks up only the groups that could change the answer: those of rules the user is not listed in directly. */

@@ -76,7 +76,9 @@ describe('a scheduled change', () => {
       expect(patches(a)).toHaveLength(0);
       const pending = await a.command('pending');
       expect(await answerText(a, pending)).toMatch(new RegExp(`${id}.*approved, applies at <!date\\^`));
-      // The requester's Home tab lists it among their open requests, with its time.
+      // The requester's Home tab lists it among their open requests, with its time (a Home is
+      // drawn for people who open it: #29).
+      await a.event({ type: 'app_home_opened', user: USERS.requester, channel: 'D0REQUESTER', tab: 'home' });
       await expect
         .poll(() => textOf(slack.homes.get(USERS.requester)))
         .toMatch(new RegExp(`${id}[^\\n]*approved, applies at <!date\\^${at / 1000}`));
@@ -165,7 +167,10 @@ describe('a scheduled change', () => {
     const h = await harness({ clock: clock.now });
     const { id } = await scheduled(h, clock, 5);
     const notTheirs = await h.click(ACTION_CANCEL, id, USERS.approver);
-    expect(await answerText(h, notTheirs)).toContain('Only the person who asked for this change can cancel it');
+    const refused = await answerText(h, notTheirs);
+    expect(refused).toContain('Only the person who asked for this change can cancel it');
+    // Reject does nothing on an approved scheduled change: the refusal must not send them there.
+    expect(refused).not.toContain('Reject');
     await h.click(ACTION_CANCEL, id, USERS.requester);
     await messageSays(h, id, 'Cancelled');
     clock.advance(6 * MINUTE);

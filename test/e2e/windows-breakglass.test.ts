@@ -107,6 +107,17 @@ describe('a maintenance window', () => {
     expect(hasEntry(h, '192.0.2.84')).toBe(true);
   });
 
+  it('gives a change asked just before the opening the usual time to be approved, not until the opening', async () => {
+    const { h, clock } = await botAt('2026-11-30T07:58:00Z'); // Monday 08:58 in Berlin: opens in 2 minutes
+    const { id, ack } = await requestChange(h, 'ip add orders-prod 192.0.2.85 vendor');
+    expect(await answerText(h, ack)).toContain(`this will apply at <!date^${seconds('2026-11-30T08:00:00Z')}^`);
+    clock.advance(7 * MINUTE); // 09:05: the approver had a coffee; the window is open
+    const click = await h.click(ACTION_APPROVE, id, USERS.approver);
+    expect(click.status).toBe(200);
+    await messageSays(h, id, 'Applied');
+    expect(hasEntry(h, '192.0.2.85')).toBe(true);
+  });
+
   it('lets a change inside it through at once; policy SERVICE shows it open with its closing time', async () => {
     const { h } = await botAt('2026-11-24T10:00:00Z'); // Tuesday 11:00 in Berlin
     const { id } = await requestChange(h, 'ip add orders-prod 192.0.2.82 vendor');

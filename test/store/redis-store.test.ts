@@ -75,6 +75,24 @@ describe('RedisChangeStore', () => {
     expect(indexTtl).toBeGreaterThan(DEFAULT_RETENTION_SECONDS * 1000);
   });
 
+  it('keeps a request deferred at approval until its new time plus the retention, not its old expiry', async () => {
+    // Approved after its window closed, with a freeze over the next opening: it waits weeks in
+    // the scheduled index, and its record must still be there when its time comes.
+    openStore();
+    const request = buildChangeRequest();
+    await store.create(request);
+    const applyAt = request.expiresAt + 21 * 86_400_000;
+    const result = await store.addApproval(request.id, {
+      approval: { userId: 'U-approver', at: Date.now(), counts: [0] },
+      audit: { summary: 'Name: analytics -> analytics-2' },
+      schedule: { at: applyAt },
+    });
+    expect(result).toMatchObject({ ok: true, complete: true, request: { status: 'scheduled', applyAt } });
+    const before = Date.now();
+    const ttl = await admin.pttl(`${keyPrefix}{changes}:req:${request.id}`);
+    expect(before + ttl).toBeGreaterThan(applyAt + DEFAULT_RETENTION_SECONDS * 1000 - 1_000);
+  });
+
   it('indexes pending requests by expiry and applying ones in a set', async () => {
     openStore();
     const request = buildChangeRequest();

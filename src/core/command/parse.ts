@@ -445,7 +445,8 @@ function splitWhen(firstWord: string, args: Token[]): { args: Token[]; when?: Wh
       kept.push(token);
       continue;
     }
-    const after = args.slice(at + 1, at + 4);
+    // The words of the time and the one after it (refused when it would change the time).
+    const after = args.slice(at + 1, at + 5);
     const reading = readWhen(textOf(after.slice(0, firstQuoted(after))));
     if (reading.kind === 'other') {
       kept.push(token);
@@ -456,6 +457,12 @@ function splitWhen(firstWord: string, args: Token[]): { args: Token[]; when?: Wh
     when = reading.spec;
     at += reading.words;
   }
+  // A zone elsewhere would be a description while the time is read in another zone.
+  const stray = kept.find((token, index) => index >= from && !token.quoted && /^tz:/iu.test(token.text));
+  if (when && stray)
+    problem(
+      `${echo(stray.text)} stands apart from the time: write it right after the time, like ${echo(`at ${when.text} ${stray.text}`)}.`,
+    );
   return when ? { args: kept, when } : { args: kept };
 }
 

@@ -73,6 +73,11 @@ export function readWhen(words: readonly string[]): WhenReading {
       );
     used += 1;
   }
+  const qualifier = words[used];
+  if (qualifier !== undefined && qualifiesTime(qualifier))
+    return unreadable(
+      `${quoteWords(qualifier)} after ${quoteWords(words.slice(0, used).join(' '))} would change the time, and I do not read it.`,
+    );
   const spec: WhenSpec = {
     day: dayOf ? dayOf.day : { kind: 'next' },
     ...time,
@@ -82,9 +87,42 @@ export function readWhen(words: readonly string[]): WhenReading {
   return { kind: 'when', spec, words: used };
 }
 
-/** A word an `at` of a schedule starts with: a digit, a weekday, or a word people use for days. */
+/** Words people write times and days with, which this bot does not read: refused, never a description. */
+const TIME_WORDS = new Set(
+  (
+    'today tomorrow tonight noon midday midnight next half quarter ' +
+    'one two three four five six seven eight nine ten eleven twelve ' +
+    'jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july ' +
+    'august september october november december'
+  ).split(' '),
+);
+
+/** A word an `at` of a schedule starts with: a digit, a weekday, or a word people use for times and days. */
 function looksLikeTime(word: string): boolean {
-  return /^\d/u.test(word) || weekdayOf(word) !== undefined || ['today', 'tomorrow', 'noon', 'midnight'].includes(word);
+  return /^\d/u.test(word) || weekdayOf(word) !== undefined || TIME_WORDS.has(word);
+}
+
+/** Common abbreviations of time zones, which people write after a time instead of tz:Area/City. */
+const ZONE_ABBREVIATIONS = new Set(
+  'utc gmt z cet cest eet eest wet west bst ist est edt cst cdt mst mdt pst pdt akst akdt hst aest aedt jst kst sgt'.split(' '),
+);
+
+/**
+ * A word right after the time that would change its meaning (am/pm, a day, a zone, an offset):
+ * kept as an ip description it would silently schedule another time than the one meant.
+ */
+function qualifiesTime(word: string): boolean {
+  const lower = word.toLowerCase();
+  return (
+    /^[ap]\.?m\.?$/u.test(lower) ||
+    looksLikeTime(lower) ||
+    /^[+-]\d/u.test(lower) ||
+    lower.startsWith('tz:') ||
+    ZONE_ABBREVIATIONS.has(lower) ||
+    /^(utc|gmt)[+-]/u.test(lower) ||
+    (lower.includes('/') && isTimeZone(word)) ||
+    ['tonight', 'morning', 'afternoon', 'evening'].includes(lower)
+  );
 }
 
 function weekdayOf(word: string): number | undefined {

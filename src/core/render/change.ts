@@ -1,5 +1,5 @@
 /** Block Kit for change requests: the message people approve, and what it becomes afterwards. */
-import { appliesAt } from './scheduled.js';
+import { appliesAt, pendingAppliesText } from './scheduled.js';
 import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest, ChangeStatus, FieldChange } from '../change/types.js';
 import { apiReference } from './errors.js';
@@ -148,7 +148,7 @@ function cancelButton(requestId: string) {
 
 /** A scheduled request's approval window ends at its time: both are said. */
 function expiry(request: ChangeRequest): string {
-  if (request.applyAt !== undefined) return `${appliesAt(request.applyAt)} if approved by then`;
+  if (request.applyAt !== undefined) return pendingAppliesText(request, request.applyAt);
   return `expires ${slackDate(request.expiresAt)}`;
 }
 

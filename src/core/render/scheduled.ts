@@ -1,10 +1,20 @@
 /** The words of scheduled changes (`at TIME`, docs/scheduled-changes.md). */
 import { localLabel } from '../command/when.js';
+import type { ChangeRequest } from '../change/types.js';
 import { slackDate } from './mrkdwn.js';
 
 /** Slack shows the time in each reader's own zone; the fallback (UTC) where it cannot. */
 export function appliesAt(at: number): string {
   return `applies at ${slackDate(at, '{date_short_pretty} {time}')}`;
+}
+
+/**
+ * When a waiting request with a time applies: at its time if approved by then. One deferred to its
+ * window's next opening keeps the usual approval time, and applies once approved when that is later.
+ */
+export function pendingAppliesText(request: Pick<ChangeRequest, 'applyAt' | 'expiresAt'>, applyAt: number): string {
+  if (request.expiresAt <= applyAt) return `${appliesAt(applyAt)} if approved by then`;
+  return `${appliesAt(applyAt)}, or once approved if later · expires ${slackDate(request.expiresAt)}`;
 }
 
 /** The outcome sentence of a scheduled request the bot noticed too late (stored as text: no Slack markup). */

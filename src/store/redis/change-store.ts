@@ -264,6 +264,7 @@ export class RedisChangeStore implements ChangeStore {
       step.claim ? Math.ceil(step.claim.ttlMs) : 0,
       this.auditRetentionMs,
       step.schedule ? step.schedule.at : '',
+      this.retentionSeconds * 1000,
     );
     return approvalResultFromReply(reply);
   }

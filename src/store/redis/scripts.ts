@@ -432,6 +432,7 @@ export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
  *       completes the request (as a transition to applying does) or '', 11 its lease in ms,
  *       12 audit retention (ms), 13 a scheduled request's applyAt or '': when this approval
  *       completes it, it moves to "scheduled" (into KEYS 8 at that score) instead of "applying"
+ *       14 the request's retention (ms): a request moved to "scheduled" is kept that long after its time
  * The request hash holds `need` ("2,1,0": approvals per requirement; absent = "1") and one field
  * `approved:<user>` = "<seq>|<at>|<indices>" per approval, seq counting in the order the approvals
  * were recorded here (clicks' own clocks may disagree across replicas). Returns {'missing'} or {reason, complete,
@@ -508,6 +509,11 @@ if complete == 1 and ARGV[13] ~= '' then
   redis.call('HSET', request, 'status', 'scheduled', 'decidedBy', user, 'decidedAt', now, 'applyAt', ARGV[13])
   redis.call('ZADD', KEYS[8], ARGV[13], id)
   redis.call('ZREM', open, id)
+  -- Deferred to a window's opening, it may wait past its expiry (a freeze over the next opening):
+  -- its record lives until its time and the retention after it, as one scheduled when asked does.
+  local keep = tonumber(ARGV[13]) - tonumber(now) + tonumber(ARGV[14])
+  local ttl = redis.call('PTTL', request)
+  if ttl >= 0 and ttl < keep then redis.call('PEXPIRE', request, keep) end
   if ARGV[8] ~= '' then message = (message ~= '' and (message .. ' ') or '') .. ARGV[8] end
 elseif complete == 1 then
   redis.call('HSET', request, 'status', 'applying', 'decidedBy', user, 'decidedAt', now)

@@ -184,3 +184,72 @@ describe('at TIME in change commands', () => {
     });
   });
 });
+
+describe('at TIME: words after the time that change its meaning are refused, not kept as a description', () => {
+  // An ip description takes any words: `at 21:00 UTC` used to apply at 21:00 in the channel's zone
+  // with "UTC" as the description, `at 09:00 pm` at nine in the morning, `at 10:00 monday` at the
+  // next 10:00 whatever the day.
+  it.each([
+    ['at 09:00 pm', '"pm"'],
+    ['at 9:30 AM', '"AM"'],
+    ['at 21:00 UTC', '"UTC"'],
+    ['at 21:00 CET', '"CET"'],
+    ['at 21:00 Europe/Berlin', '"Europe/Berlin"'],
+    ['at 10:00 +0200', '"+0200"'],
+    ['at 10:00 tomorrow', '"tomorrow"'],
+    ['at 10:00 today', '"today"'],
+    ['at 10:00 monday', '"monday"'],
+    ['at 10:00 2026-04-01', '"2026-04-01"'],
+    ['at monday 06:00 pm', '"pm"'],
+    ['at 10:00 tz:Europe/Berlin tz:UTC', '"tz:UTC"'],
+    ['at 2026-04-01 10:00 tz:UTC EST', '"EST"'],
+  ])('ip add orders-prod 203.0.113.7 %s', (words, quoted) => {
+    const command = parseCommand(`ip add orders-prod 203.0.113.7 ${words}`);
+    expect(command).toMatchObject({ kind: 'invalid', message: stringContaining(quoted) });
+    expect(command).toMatchObject({ message: stringContaining(WHEN_FORMS) });
+  });
+
+  it('a description, for, because and ticket after the time are still fine', () => {
+    expect(parseCommand('ip add orders-prod 203.0.113.7 at 10:00 vendor laptop')).toMatchObject({
+      kind: 'change',
+      intent: { ipAdd: [{ source: '203.0.113.7', description: 'vendor laptop' }] },
+      when: { hour: 10, text: '10:00' },
+    });
+    expect(parseCommand('ip add orders-prod 203.0.113.7 at 10:00 tz:UTC for 1h because "x"')).toMatchObject({
+      kind: 'change',
+      durationMs: 3_600_000,
+      when: { zone: 'UTC' },
+    });
+  });
+});
+
+describe('at TIME written in words is refused, not kept as a description (and applied at once)', () => {
+  it.each(['at nine', 'at half past nine', 'at next monday 06:00', 'at dec 1 09:00', 'at December 1', 'at tonight', 'at midday'])(
+    'ip add orders-prod 203.0.113.7 %s',
+    (words) => {
+      expect(parseCommand(`ip add orders-prod 203.0.113.7 ${words}`)).toMatchObject({
+        kind: 'invalid',
+        message: stringContaining(WHEN_FORMS),
+      });
+    },
+  );
+
+  it('other words after at stay a description', () => {
+    expect(parseCommand('ip add orders-prod 203.0.113.7 desk at office')).toMatchObject({
+      kind: 'change',
+      intent: { ipAdd: [{ description: 'desk at office' }] },
+    });
+  });
+});
+
+describe('a tz: away from its time is refused, not kept as a description while the time is read in another zone', () => {
+  it.each(['tz:UTC at 10:00', 'at 10:00 because "x" tz:UTC', 'at 10:00 vendor TZ:Europe/Berlin'])(
+    'ip add orders-prod 203.0.113.7 %s',
+    (words) => {
+      expect(parseCommand(`ip add orders-prod 203.0.113.7 ${words}`)).toMatchObject({
+        kind: 'invalid',
+        message: stringContaining('right after the time'),
+      });
+    },
+  );
+});
