@@ -33,7 +33,12 @@ import { messageOf } from '../core/render/errors.js';
 import { countsForText, deniedText, unjustifiedText } from '../core/render/policy.js';
 import { unjustified } from '../core/policy/justification.js';
 import { timingOf } from '../core/policy/window.js';
-import { breakGlassRefusalText, frozenText, neverOpenText } from '../core/render/breakglass.js';
+import {
+  breakGlassRefusalText,
+  extensionOutsideWindowText,
+  frozenText,
+  neverOpenText,
+} from '../core/render/breakglass.js';
 import { breakGlassRefusal, reviewRequestOf } from '../core/policy/breakglass.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord } from '../core/service/schema.js';
@@ -193,6 +198,8 @@ export class ApprovalFlow implements ChangeRequestService {
     const timing = timingOf(ruling.decision.requirements, asked ?? createdAt);
     if (timing.kind === 'frozen') return { ok: false, text: frozenText(timing) };
     if (timing.kind === 'never') return { ok: false, text: neverOpenText(timing) };
+    // Deferred, an extension would apply after the revert it is meant to push back: refused instead.
+    if (timing.kind === 'deferred' && input.extendOf) return { ok: false, text: extensionOutsideWindowText(timing) };
     const deferred = timing.kind === 'deferred' ? timing : undefined;
     const applyAt = deferred?.at ?? asked;
     const request: ChangeRequest = {

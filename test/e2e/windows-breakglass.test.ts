@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
+import { ACTION_EXTEND } from '../../src/core/render/temporary.js';
 import {
   answerText,
   CHANNEL,
@@ -57,6 +58,19 @@ const messageSays = (h: Harness, id: string, words: string) =>
 const seconds = (iso: string) => Date.parse(iso) / 1000;
 
 describe('a maintenance window', () => {
+  it('refuses an Extend clicked after the window closed: deferred, it would come after the revert it should push back', async () => {
+    const { h, clock } = await botAt('2026-11-26T14:00:00Z'); // a Thursday, 15:00 in Berlin: open
+    const { id } = await requestChange(h, 'ip add orders-prod 192.0.2.81 vendor for 3h');
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await messageSays(h, id, 'Applied');
+    clock.advance(65 * MINUTE); // 16:05 in Berlin: closed until Monday
+    const extend = await h.click(ACTION_EXTEND, id, USERS.requester);
+    expect(await answerText(h, extend)).toContain(
+      'An extension can only be asked while its window is open (*production*: Mon–Thu 09:00–16:00 Berlin)',
+    );
+    expect(hasEntry(h, '192.0.2.81')).toBe(true);
+  });
+
   it('defers a change asked outside it to the next opening, says so, and applies it then', async () => {
     const { h, clock } = await botAt('2026-11-27T10:00:00Z'); // a Friday
     const { id, ack } = await requestChange(h, 'ip add orders-prod 192.0.2.80 vendor');

@@ -697,10 +697,12 @@ function stopHolding(request: ChangeRequest, mode: ApplyMode, sentSome = false):
 /**
  * The last approval of a request whose maintenance window closed since it was asked: it waits in
  * "scheduled" for the next opening (the store records that time as its applyAt), as a request asked
- * outside its window does. Reverts, break-glass and reviews never wait for a window.
+ * outside its window does. Reverts, break-glass, reviews and extensions never wait for a window.
  */
 function deferredToWindow(request: ChangeRequest, now: number): { scheduleAt?: number } {
-  if (request.revertOf || request.breakGlass || request.reviewOf) return {};
+  // An extension sends nothing: it only moves its grant's revert, which would run before any
+  // deferred time (it was asked inside the window; outside, filing refuses it).
+  if (request.revertOf || request.breakGlass || request.reviewOf || request.extendOf) return {};
   const timing = timingOf(request.requirements ?? [], now);
   return timing.kind === 'deferred' ? { scheduleAt: timing.at } : {};
 }

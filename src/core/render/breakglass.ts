@@ -73,6 +73,12 @@ export function deferredText(timing: Extract<Timing, { kind: 'deferred' }>): str
   return `:calendar: ${windows}; this will apply at ${slackDate(timing.at, '{date_short_pretty} {time}')} unless you cancel.`;
 }
 
+/** Extend clicked outside the grant's window: deferred, it would come after the revert it should push back. */
+export function extensionOutsideWindowText(timing: Extract<Timing, { kind: 'deferred' }>): string {
+  const windows = timing.rules.map((r) => `${bold(r.rule)}: ${esc(windowText(r.window))}`).join('; ');
+  return `:calendar: An extension can only be asked while its window is open (${windows}): deferred to ${slackDate(timing.at, '{date_short_pretty} {time}')}, it would come after the grant is reverted. Nothing was requested; the grant is reverted as planned. Ask for it again when the window opens.`;
+}
+
 /** Every break-glass refusal, in a sentence saying what to do. */
 export function breakGlassRefusalText(refusal: BreakGlassRefusal): string {
   switch (refusal.kind) {

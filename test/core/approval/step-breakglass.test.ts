@@ -119,6 +119,25 @@ describe('a freeze at apply time', () => {
     expect(now.effects).toEqual([expect.not.objectContaining({ scheduleAt: expect.any(Number) as unknown })]);
   });
 
+  it('never defers an extension approved after its window closed: it would come after its revert, so apply time refuses it instead', () => {
+    const closed: Requirement = {
+      ...FROZEN,
+      freezes: undefined,
+      window: { days: ['mon'], fromMinute: 540, toMinute: 960, tz: 'UTC' },
+    };
+    const extension = { ...pendingRequest(), requirements: [closed], extendOf: 'CR-GRANT' };
+    const approved = step(
+      { request: extension, work: { phase: 'checking', decision: 'approve', userId: 'U1' } },
+      { type: 'policy-answered', verdict: { allowed: true, counts: [0] } },
+      CONTEXT,
+    );
+    expect(approved.effects).toEqual([expect.not.objectContaining({ scheduleAt: expect.any(Number) as unknown })]);
+    expect(recorded(step(reading(extension), read(), CONTEXT).effects)).toMatchObject({
+      to: 'failed',
+      outcome: { failure: { kind: 'outside-window', opensAt: Date.UTC(1970, 0, 5, 9) } },
+    });
+  });
+
   it('never holds back a revert: returning to the previous state is always allowed', () => {
     const closed = { days: ['mon' as const], fromMinute: 540, toMinute: 960, tz: 'UTC' };
     const revert = { ...pendingRequest(), requirements: [{ ...FROZEN, window: closed }], revertOf: 'CR-ORIGINAL' };
