@@ -574,7 +574,18 @@ function buildServices(
     logger,
     now: overrides.clock ?? Date.now,
   });
-  const costs = new CostLedger({ api: cloud, store: stores.costStore });
+  // The cached days are shared by whatever organization the bot serves: they carry its id, so a
+  // changed CLICKHOUSE_ORG_ID (or first organization of the file) never shows the old one's spend.
+  const costOrganizationId = organizationsFromFile
+    ? organizations.idOf(organizations.defaultOrganization())
+    : config.clickhouse.mode === 'live'
+      ? config.clickhouse.orgId
+      : DEMO_ORG_ID;
+  const costs = new CostLedger({
+    api: cloud,
+    store: stores.costStore,
+    ...(costOrganizationId === undefined ? {} : { organizationId: costOrganizationId }),
+  });
   const spendCharts = new ChartPoster({ charts: echartsRenderer, messenger, logger });
   const summaries = countedSummaries(
     new Summaries({

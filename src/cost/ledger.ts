@@ -22,6 +22,8 @@ export interface CostLedgerOptions {
   now?: () => number;
   /** How long an unlocked day is reused before it is read again (an hour). */
   rereadMs?: number;
+  /** The organization read: days stored for another organization are read again. */
+  organizationId?: string;
 }
 
 export class CostLedger implements CostReader {
@@ -52,7 +54,7 @@ export class CostLedger implements CostReader {
     const missing = wanted.filter((day) => !this.usable(stored.get(day), now));
     for (const piece of coveringPieces(missing)) {
       const answer = await this.options.api.usageCost(piece, [], options);
-      const fresh = daysRead(piece, answer.rows, now);
+      const fresh = daysRead(piece, answer.rows, now, this.options.organizationId);
       await this.options.store.writeDays(fresh);
       for (const day of fresh) stored.set(day.date, day);
     }
@@ -60,7 +62,8 @@ export class CostLedger implements CostReader {
   }
 
   private usable(day: StoredCostDay | undefined, now: number): boolean {
-    return day !== undefined && (day.settled || now - day.readAt < this.rereadMs);
+    if (day === undefined || day.organizationId !== this.options.organizationId) return false;
+    return day.settled || now - day.readAt < this.rereadMs;
   }
 }
 
@@ -69,7 +72,12 @@ export class CostLedger implements CostReader {
  * rows is settled only when a later day of the same answer is (nothing ran that day, and the API
  * has closed the books past it).
  */
-export function daysRead(piece: DayRange, rows: readonly CostRow[], readAt: number): StoredCostDay[] {
+export function daysRead(
+  piece: DayRange,
+  rows: readonly CostRow[],
+  readAt: number,
+  organizationId?: string,
+): StoredCostDay[] {
   const byDay = new Map<Day, CostRow[]>();
   for (const row of rows) byDay.set(row.date, [...(byDay.get(row.date) ?? []), row]);
   const days = daysOf(piece).filter((day) => day <= dayOf(readAt));
@@ -81,6 +89,6 @@ export function daysRead(piece: DayRange, rows: readonly CostRow[], readAt: numb
   return days.map((date) => {
     const of = byDay.get(date) ?? [];
     const settled = of.length > 0 ? lockedWithRows(date) : lastLocked !== undefined && date < lastLocked;
-    return { date, rows: of, settled, readAt };
+    return { date, rows: of, settled, readAt, ...(organizationId === undefined ? {} : { organizationId }) };
   });
 }
