@@ -574,17 +574,17 @@ function buildServices(
     logger,
     now: overrides.clock ?? Date.now,
   });
-  // The cached days are shared by whatever organization the bot serves: they carry its id, so a
-  // changed CLICKHOUSE_ORG_ID (or first organization of the file) never shows the old one's spend.
-  const costOrganizationId = organizationsFromFile
-    ? organizations.idOf(organizations.defaultOrganization())
-    : config.clickhouse.mode === 'live'
-      ? config.clickhouse.orgId
-      : DEMO_ORG_ID;
+  // Spend is the first organization's, as it is now (a reload may put another first, or give it a
+  // new key). The cached days carry its id, so a changed CLICKHOUSE_ORG_ID (or first organization
+  // of the file) never shows the old one's spend.
+  const environmentOrgId = config.clickhouse.mode === 'live' ? config.clickhouse.orgId : DEMO_ORG_ID;
   const costs = new CostLedger({
-    api: cloud,
+    api: {
+      usageCost: (range, filters, options) => organizations.clientOf(undefined).usageCost(range, filters, options),
+    },
     store: stores.costStore,
-    ...(costOrganizationId === undefined ? {} : { organizationId: costOrganizationId }),
+    organizationId: () =>
+      organizationsFromFile ? organizations.idOf(organizations.defaultOrganization()) : environmentOrgId,
   });
   const spendCharts = new ChartPoster({ charts: echartsRenderer, messenger, logger });
   const summaries = countedSummaries(

@@ -22,8 +22,8 @@ export interface CostLedgerOptions {
   now?: () => number;
   /** How long an unlocked day is reused before it is read again (an hour). */
   rereadMs?: number;
-  /** The organization read: days stored for another organization are read again. */
-  organizationId?: string;
+  /** The organization read now (it may change on reload): days stored for another one are read again. */
+  organizationId?: () => string | undefined;
 }
 
 export class CostLedger implements CostReader {
@@ -51,18 +51,19 @@ export class CostLedger implements CostReader {
     const today = dayOf(now);
     const wanted = daysOf(range).filter((day) => day <= today);
     const stored = await this.options.store.readDays(wanted);
-    const missing = wanted.filter((day) => !this.usable(stored.get(day), now));
+    const organizationId = this.options.organizationId?.();
+    const missing = wanted.filter((day) => !this.usable(stored.get(day), now, organizationId));
     for (const piece of coveringPieces(missing)) {
       const answer = await this.options.api.usageCost(piece, [], options);
-      const fresh = daysRead(piece, answer.rows, now, this.options.organizationId);
+      const fresh = daysRead(piece, answer.rows, now, organizationId);
       await this.options.store.writeDays(fresh);
       for (const day of fresh) stored.set(day.date, day);
     }
     return wanted.flatMap((day) => stored.get(day)?.rows ?? []);
   }
 
-  private usable(day: StoredCostDay | undefined, now: number): boolean {
-    if (day === undefined || day.organizationId !== this.options.organizationId) return false;
+  private usable(day: StoredCostDay | undefined, now: number, organizationId: string | undefined): boolean {
+    if (day === undefined || day.organizationId !== organizationId) return false;
     return day.settled || now - day.readAt < this.rereadMs;
   }
 }

@@ -295,4 +295,22 @@ describe('spend under organizations', () => {
     expect(text).toContain('sandbox-dev');
     expect(text).not.toContain('orders-prod');
   });
+
+  it('reads spend for the organization that is first after a reload, not the one first at start', async () => {
+    const h = await start();
+    await h.organizationsFile?.write([BILLING, ANALYTICS]);
+    expect((await h.bot.reloadOrganizations()).ok).toBe(true);
+    expect(await say(h, 'cost', CHANNEL)).toContain(
+      'Spend reports read the first organization of ORGANIZATIONS_FILE only (`billing`)',
+    );
+    const after = h.slack.calls.length;
+    await h.command('cost', USERS.requester, 'C0BILL');
+    const report = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === 'C0BILL' && String(a.text).startsWith('Spend'),
+      { after },
+    );
+    expect(textOf(report.args.blocks)).toContain('ledger-prod');
+    expect(textOf(report.args.blocks)).not.toContain('No spend recorded');
+  });
 });
