@@ -212,6 +212,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       ? await connectCloud(config, logger, { ...overrides.cloudClient, observer: observing(DEFAULT_ORGANIZATION) })
       : undefined;
   const keys = new Map<string, OrganizationKey>();
+  // Set once the middle layer has built them: the spend sections of the first organization's summaries.
+  let spendOfFirst: Pick<SummariesSpend, 'costs' | 'spendCharts' | 'spendWaitMs'> | undefined;
   const organizations = await Organizations.open({
     path: config.organizations.file,
     env: overrides.environment ?? process.env,
@@ -224,8 +226,16 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       keys.set(key.name, key);
       return organizationClient(config, logger, key, { ...overrides.cloudClient, observer: observing(key.name) });
     },
-    // Summaries read through the channel's view of its organization, counted like the others.
-    summaries: (directory) => summariesOver(directory, { stores, messenger, logger, metrics }),
+    // Summaries read through the channel's view of its organization, counted like the others; the
+    // first organization's end with the spend of what the channel sees (spend is read for it only).
+    summaries: (directory, binding) =>
+      summariesOver(
+        directory,
+        { stores, messenger, logger, metrics },
+        spendOfFirst && binding.organization === organizations.defaultOrganization()
+          ? { ...spendOfFirst, spendOfListedOnly: binding.rules.services !== undefined }
+          : {},
+      ),
   });
   const simulator = connected?.simulator;
   const cloud = organizations.clientOf(undefined);
@@ -275,6 +285,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       rules,
     },
   );
+  spendOfFirst = {
+    costs: services.costs,
+    spendCharts: services.spendCharts,
+    ...(overrides.summarySpendWaitMs === undefined ? {} : { spendWaitMs: overrides.summarySpendWaitMs }),
+  };
 
   // 3. Listeners.
   let accepting = true;
@@ -661,13 +676,19 @@ function buildServices(
   return { services, changeRequests, temporary, follower, scheduler, nudger, homes, costAlerts };
 }
 
+type SummariesSpend = Pick<
+  ConstructorParameters<typeof Summaries>[0],
+  'costs' | 'spendCharts' | 'spendWaitMs' | 'spendOfListedOnly'
+>;
+
 /** Summaries of the organization behind this directory (a channel's view of it), counted in the metrics. */
 function summariesOver(
   cloud: ServiceDirectory,
   { stores, messenger, logger, metrics }: Pick<Adapters, 'stores' | 'messenger' | 'logger' | 'metrics'>,
+  spend: SummariesSpend = {},
 ) {
   return countedSummaries(
-    new Summaries({ cloud, audit: stores.changeStore, snapshots: stores.scheduleStore, messenger, logger }),
+    new Summaries({ cloud, audit: stores.changeStore, snapshots: stores.scheduleStore, messenger, logger, ...spend }),
     metrics,
   );
 }

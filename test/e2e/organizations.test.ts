@@ -313,4 +313,28 @@ describe('spend under organizations', () => {
     expect(textOf(report.args.blocks)).toContain('ledger-prod');
     expect(textOf(report.args.blocks)).not.toContain('No spend recorded');
   });
+
+  it('ends a summary with the spend of the services the channel sees, in the first organization only', async () => {
+    const h = await start([
+      { ...ANALYTICS, channels: { ...ANALYTICS.channels, C0DEV: { services: { tags: { env: 'dev' } } } } },
+      BILLING,
+    ]);
+    const hasSpend = (blocks: unknown) => textOf(blocks).includes('*Spend* of');
+    const spendIn = async (channel: string) => {
+      const after = h.slack.calls.length;
+      await h.command('summary', USERS.requester, channel);
+      const spend = await h.slack.waitFor('chat.postMessage', (a) => a.channel === channel && hasSpend(a.blocks), {
+        after,
+      });
+      return textOf(spend.args.blocks).slice(textOf(spend.args.blocks).indexOf('*Spend* of'));
+    };
+    expect(await spendIn(CHANNEL)).toContain('*Spend* of the organization');
+    const scoped = await spendIn('C0DEV');
+    expect(scoped).toContain('*Spend* of this channel’s services');
+    expect(scoped).not.toMatch(/orders-prod|events-prod|billing-prod/);
+    const after = h.slack.calls.length;
+    await h.command('summary', USERS.requester, 'C0BILL');
+    await h.slack.waitFor('chat.postMessage', (a) => a.channel === 'C0BILL' && a.thread_ts !== undefined, { after });
+    expect(h.slack.callsOf('chat.postMessage', (a) => a.channel === 'C0BILL' && hasSpend(a.blocks))).toHaveLength(0);
+  });
 });
