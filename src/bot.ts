@@ -213,7 +213,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       : undefined;
   const keys = new Map<string, OrganizationKey>();
   // Set once the middle layer has built them: the spend sections of the first organization's summaries.
-  let spendOfFirst: Pick<SummariesSpend, 'costs' | 'spendCharts' | 'spendWaitMs'> | undefined;
+  const spendOfFirst: { current?: Pick<SummariesSpend, 'costs' | 'spendCharts' | 'spendWaitMs'> } = {};
   const organizations = await Organizations.open({
     path: config.organizations.file,
     env: overrides.environment ?? process.env,
@@ -232,8 +232,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       summariesOver(
         directory,
         { stores, messenger, logger, metrics },
-        spendOfFirst && binding.organization === organizations.defaultOrganization()
-          ? { ...spendOfFirst, spendOfListedOnly: binding.rules.services !== undefined }
+        spendOfFirst.current && binding.organization === organizations.defaultOrganization()
+          ? { ...spendOfFirst.current, spendOfListedOnly: binding.rules.services !== undefined }
           : {},
       ),
   });
@@ -285,7 +285,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       rules,
     },
   );
-  spendOfFirst = {
+  spendOfFirst.current = {
     costs: services.costs,
     spendCharts: services.spendCharts,
     ...(overrides.summarySpendWaitMs === undefined ? {} : { spendWaitMs: overrides.summarySpendWaitMs }),
