@@ -671,9 +671,29 @@ function buildServices(
         rules: { aboveChc: config.costAlerts.aboveChc, factor: config.costAlerts.factor },
         slashCommand: config.slack.slashCommand,
         logger,
+        ...(organizationsFromFile
+          ? {
+              visibleServices: () => firstOrganizationServicesSeenBy(organizations, config.costAlerts?.channelId ?? ''),
+            }
+          : {}),
       })
     : undefined;
   return { services, changeRequests, temporary, follower, scheduler, nudger, homes, costAlerts };
+}
+
+/**
+ * The first organization's services a channel sees (spend is read for it only): none in a channel
+ * bound to another organization or to none, only its own in a channel with `services` rules.
+ */
+async function firstOrganizationServicesSeenBy(
+  tenants: Organizations,
+  channelId: string,
+): Promise<ReadonlySet<string> | undefined> {
+  const scope = tenants.scope(channelId);
+  if (!scope || scope.organization !== tenants.defaultOrganization()) return new Set();
+  if (!scope.rules.services) return undefined;
+  const list = await scope.directory.listServices([], { person: 'cost alerts' });
+  return new Set(list.services.map((service) => service.id));
 }
 
 type SummariesSpend = Pick<

@@ -337,4 +337,22 @@ describe('spend under organizations', () => {
     await h.slack.waitFor('chat.postMessage', (a) => a.channel === 'C0BILL' && a.thread_ts !== undefined, { after });
     expect(h.slack.callsOf('chat.postMessage', (a) => a.channel === 'C0BILL' && hasSpend(a.blocks))).toHaveLength(0);
   });
+
+  it("posts COST_ALERTS only of the services its channel sees, and none in another organization's channel", async () => {
+    const organizations = [
+      { ...ANALYTICS, channels: { ...ANALYTICS.channels, C0DEV: { services: { tags: { env: 'dev' } } } } },
+      BILLING,
+    ];
+    const alertsIn = async (channel: string) => {
+      const h = await harness({ organizations, env: { COST_ALERTS: channel, COST_ALERT_ABOVE_CHC: '0.5' } });
+      await h.bot.costAlertsLookedAtStart;
+      return h.slack.callsOf('chat.postMessage', (a) => a.channel === channel).map((c) => String(c.args.text));
+    };
+    expect((await alertsIn(CHANNEL)).join('\n')).toContain('orders-prod');
+    const scoped = await alertsIn('C0DEV');
+    // The services tagged env=dev only: sandbox-dev and ml-dev.
+    expect(scoped.length).toBeGreaterThan(0);
+    expect(scoped.every((text) => /\*(sandbox|ml)-dev\*/.test(text))).toBe(true);
+    expect(await alertsIn('C0BILL')).toStrictEqual([]);
+  });
 });
