@@ -174,6 +174,23 @@ describe('temporary changes', () => {
   });
 });
 
+describe('a temporary change of an organization taken out of the file', () => {
+  it('is still reverted there, from the channel that asked', async () => {
+    const h = await start();
+    const billing = h.simulators.billing;
+    const ack = await h.command('ip add ledger-prod 192.0.2.9 for 1h', USERS.requester, 'C0BILL');
+    const id = /CR-[0-9A-F]{10}/.exec(await answerText(h, ack))?.[0] ?? '';
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+    await h.organizationsFile?.write([ANALYTICS]);
+    expect((await h.bot.reloadOrganizations()).ok).toBe(true);
+    const click = await h.click(ACTION_REVERT_NOW, id, USERS.requester);
+    expect(await answerText(h, click)).toContain('Reverted');
+    const sources = (billing?.service(LEDGER_ID)?.ipAccessList ?? []).map((entry) => entry.source);
+    expect(sources).not.toContain('192.0.2.9');
+  });
+});
+
 describe('schedules', () => {
   it('post the summary of the organization of the channel they were made in', async () => {
     const h = await start();
