@@ -212,6 +212,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       ? await connectCloud(config, logger, { ...overrides.cloudClient, observer: observing(DEFAULT_ORGANIZATION) })
       : undefined;
   const keys = new Map<string, OrganizationKey>();
+  // Set once the middle layer has built them: the spend sections of the first organization's summaries.
+  const spendOfFirst: { current?: Pick<SummariesSpend, 'costs' | 'spendCharts' | 'spendWaitMs'> } = {};
   const organizations = await Organizations.open({
     path: config.organizations.file,
     env: overrides.environment ?? process.env,
@@ -224,8 +226,16 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       keys.set(key.name, key);
       return organizationClient(config, logger, key, { ...overrides.cloudClient, observer: observing(key.name) });
     },
-    // Summaries read through the channel's view of its organization, counted like the others.
-    summaries: (directory) => summariesOver(directory, { stores, messenger, logger, metrics }),
+    // Summaries read through the channel's view of its organization, counted like the others; the
+    // first organization's end with the spend of what the channel sees (spend is read for it only).
+    summaries: (directory, binding) =>
+      summariesOver(
+        directory,
+        { stores, messenger, logger, metrics },
+        spendOfFirst.current && binding.organization === organizations.defaultOrganization()
+          ? { ...spendOfFirst.current, spendOfListedOnly: binding.rules.services !== undefined }
+          : {},
+      ),
   });
   const simulator = connected?.simulator;
   const cloud = organizations.clientOf(undefined);
@@ -275,6 +285,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       rules,
     },
   );
+  spendOfFirst.current = {
+    costs: services.costs,
+    spendCharts: services.spendCharts,
+    ...(overrides.summarySpendWaitMs === undefined ? {} : { spendWaitMs: overrides.summarySpendWaitMs }),
+  };
 
   // 3. Listeners.
   let accepting = true;
@@ -574,7 +589,18 @@ function buildServices(
     logger,
     now: overrides.clock ?? Date.now,
   });
-  const costs = new CostLedger({ api: cloud, store: stores.costStore });
+  // Spend is the first organization's, as it is now (a reload may put another first, or give it a
+  // new key). The cached days carry its id, so a changed CLICKHOUSE_ORG_ID (or first organization
+  // of the file) never shows the old one's spend.
+  const environmentOrgId = config.clickhouse.mode === 'live' ? config.clickhouse.orgId : DEMO_ORG_ID;
+  const costs = new CostLedger({
+    api: {
+      usageCost: (range, filters, options) => organizations.clientOf(undefined).usageCost(range, filters, options),
+    },
+    store: stores.costStore,
+    organizationId: () =>
+      organizationsFromFile ? organizations.idOf(organizations.defaultOrganization()) : environmentOrgId,
+  });
   const spendCharts = new ChartPoster({ charts: echartsRenderer, messenger, logger });
   const summaries = countedSummaries(
     new Summaries({
@@ -645,18 +671,44 @@ function buildServices(
         rules: { aboveChc: config.costAlerts.aboveChc, factor: config.costAlerts.factor },
         slashCommand: config.slack.slashCommand,
         logger,
+        ...(organizationsFromFile
+          ? {
+              visibleServices: () => firstOrganizationServicesSeenBy(organizations, config.costAlerts?.channelId ?? ''),
+            }
+          : {}),
       })
     : undefined;
   return { services, changeRequests, temporary, follower, scheduler, nudger, homes, costAlerts };
 }
 
+/**
+ * The first organization's services a channel sees (spend is read for it only): none in a channel
+ * bound to another organization or to none, only its own in a channel with `services` rules.
+ */
+async function firstOrganizationServicesSeenBy(
+  tenants: Organizations,
+  channelId: string,
+): Promise<ReadonlySet<string> | undefined> {
+  const scope = tenants.scope(channelId);
+  if (!scope || scope.organization !== tenants.defaultOrganization()) return new Set();
+  if (!scope.rules.services) return undefined;
+  const list = await scope.directory.listServices([], { person: 'cost alerts' });
+  return new Set(list.services.map((service) => service.id));
+}
+
+type SummariesSpend = Pick<
+  ConstructorParameters<typeof Summaries>[0],
+  'costs' | 'spendCharts' | 'spendWaitMs' | 'spendOfListedOnly'
+>;
+
 /** Summaries of the organization behind this directory (a channel's view of it), counted in the metrics. */
 function summariesOver(
   cloud: ServiceDirectory,
   { stores, messenger, logger, metrics }: Pick<Adapters, 'stores' | 'messenger' | 'logger' | 'metrics'>,
+  spend: SummariesSpend = {},
 ) {
   return countedSummaries(
-    new Summaries({ cloud, audit: stores.changeStore, snapshots: stores.scheduleStore, messenger, logger }),
+    new Summaries({ cloud, audit: stores.changeStore, snapshots: stores.scheduleStore, messenger, logger, ...spend }),
     metrics,
   );
 }

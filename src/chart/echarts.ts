@@ -11,6 +11,7 @@ import { GridComponent, LegendComponent, TitleComponent } from 'echarts/componen
 import * as echarts from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
 import type { DailySpendSeries } from '../core/cost/report.js';
+import { visible } from '../core/render/mrkdwn.js';
 import type { ChartRenderer, ChartTheme } from '../ports/cost.js';
 
 echarts.use([BarChart, LineChart, GridComponent, LegendComponent, TitleComponent, SVGRenderer]);
@@ -37,6 +38,18 @@ const BARS_UP_TO_DAYS = 31;
 
 export const DEFAULT_CHART_SIZE = { width: 900, height: 420 };
 
+/** Characters XML refuses in text: one in a service name would make the whole SVG unreadable to resvg. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+/** Data as the chart draws it: invisible and non-XML characters by their code point, as messages show them. */
+function drawn(text: string): string {
+  return visible(text).replace(
+    NOT_XML,
+    (char) => `[U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}]`,
+  );
+}
+
 /** The chart as an SVG document (exported for the benchmark, which times both halves). */
 export function dailySpendSvg(
   data: DailySpendSeries,
@@ -54,7 +67,7 @@ export function dailySpendSvg(
       animation: false,
       backgroundColor: colours.background,
       textStyle: { fontFamily: FONT_FAMILY, color: colours.text },
-      title: { text: options.title, left: 12, top: 8, textStyle: { color: colours.text, fontSize: 15 } },
+      title: { text: drawn(options.title), left: 12, top: 8, textStyle: { color: colours.text, fontSize: 15 } },
       legend: {
         type: 'plain',
         bottom: 6,
@@ -83,7 +96,7 @@ export function dailySpendSvg(
         ...(bars
           ? { type: 'bar', barCategoryGap: '20%' }
           : { type: 'line', areaStyle: { opacity: 1 }, symbol: 'none', lineStyle: { width: 0 } }),
-        name: s.name,
+        name: drawn(s.name),
         stack: 'spend',
         data: s.values.map((value) => Math.round(value * 100) / 100),
       })),

@@ -48,8 +48,8 @@ export interface OrganizationsOptions {
   fallback: () => CloudClient;
   /** A client for one organization of the file. */
   connect: (key: OrganizationKey) => CloudClient;
-  /** Summaries posted through this directory (bot.ts builds them). */
-  summaries: (directory: ServiceDirectory) => SummaryPublisher;
+  /** Summaries posted through this directory, for a channel bound so (bot.ts builds them). */
+  summaries: (directory: ServiceDirectory, binding: ChannelBinding) => SummaryPublisher;
 }
 
 export type OrganizationsReload =
@@ -90,7 +90,7 @@ export class Organizations implements Tenants {
     const binding = this.binding(channelId);
     if (!binding) return undefined;
     const directory = scopedDirectory(this.directoryOf(binding.organization), binding.rules.services);
-    return { ...binding, directory, summaries: this.options.summaries(directory) };
+    return { ...binding, directory, summaries: this.options.summaries(directory, binding) };
   }
 
   binding(channelId: string): ChannelBinding | undefined {

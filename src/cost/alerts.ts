@@ -22,6 +22,11 @@ export interface CostAlertsOptions {
   slashCommand: string;
   logger: Pick<Log, 'warn'>;
   now?: () => number;
+  /**
+   * The services the channel may see (ORGANIZATIONS_FILE: a scoped channel, or one of another
+   * organization, sees only some or none); undefined: every service of the organization.
+   */
+  visibleServices?: () => Promise<ReadonlySet<string> | undefined>;
 }
 
 export class CostAlerts {
@@ -32,8 +37,10 @@ export class CostAlerts {
     const { costs, claims, messenger, channelId, rules, slashCommand, logger } = this.options;
     const now = (this.options.now ?? Date.now)();
     const rows = await costs.rows(alertRange(now), { person: 'cost alerts' });
+    const alerts = costAlerts(rows, now, rules);
+    const visible = alerts.length > 0 ? await this.options.visibleServices?.() : undefined;
     let posted = 0;
-    for (const alert of costAlerts(rows, now, rules)) {
+    for (const alert of alerts.filter((found) => !visible || visible.has(found.serviceId))) {
       if (!(await claims.claimOnce(`alert:${alert.serviceId}:${alert.date}`, CLAIM_MS))) continue;
       const text = costAlertText(alert, rules, slashCommand);
       try {

@@ -22,6 +22,8 @@ export interface CostLedgerOptions {
   now?: () => number;
   /** How long an unlocked day is reused before it is read again (an hour). */
   rereadMs?: number;
+  /** The organization read now (it may change on reload): days stored for another one are read again. */
+  organizationId?: () => string | undefined;
 }
 
 export class CostLedger implements CostReader {
@@ -49,18 +51,20 @@ export class CostLedger implements CostReader {
     const today = dayOf(now);
     const wanted = daysOf(range).filter((day) => day <= today);
     const stored = await this.options.store.readDays(wanted);
-    const missing = wanted.filter((day) => !this.usable(stored.get(day), now));
+    const organizationId = this.options.organizationId?.();
+    const missing = wanted.filter((day) => !this.usable(stored.get(day), now, organizationId));
     for (const piece of coveringPieces(missing)) {
       const answer = await this.options.api.usageCost(piece, [], options);
-      const fresh = daysRead(piece, answer.rows, now);
+      const fresh = daysRead(piece, answer.rows, now, organizationId);
       await this.options.store.writeDays(fresh);
       for (const day of fresh) stored.set(day.date, day);
     }
     return wanted.flatMap((day) => stored.get(day)?.rows ?? []);
   }
 
-  private usable(day: StoredCostDay | undefined, now: number): boolean {
-    return day !== undefined && (day.settled || now - day.readAt < this.rereadMs);
+  private usable(day: StoredCostDay | undefined, now: number, organizationId: string | undefined): boolean {
+    if (day === undefined || day.organizationId !== organizationId) return false;
+    return day.settled || now - day.readAt < this.rereadMs;
   }
 }
 
@@ -69,7 +73,12 @@ export class CostLedger implements CostReader {
  * rows is settled only when a later day of the same answer is (nothing ran that day, and the API
  * has closed the books past it).
  */
-export function daysRead(piece: DayRange, rows: readonly CostRow[], readAt: number): StoredCostDay[] {
+export function daysRead(
+  piece: DayRange,
+  rows: readonly CostRow[],
+  readAt: number,
+  organizationId?: string,
+): StoredCostDay[] {
   const byDay = new Map<Day, CostRow[]>();
   for (const row of rows) byDay.set(row.date, [...(byDay.get(row.date) ?? []), row]);
   const days = daysOf(piece).filter((day) => day <= dayOf(readAt));
@@ -81,6 +90,6 @@ export function daysRead(piece: DayRange, rows: readonly CostRow[], readAt: numb
   return days.map((date) => {
     const of = byDay.get(date) ?? [];
     const settled = of.length > 0 ? lockedWithRows(date) : lastLocked !== undefined && date < lastLocked;
-    return { date, rows: of, settled, readAt };
+    return { date, rows: of, settled, readAt, ...(organizationId === undefined ? {} : { organizationId }) };
   });
 }

@@ -25,6 +25,12 @@ export interface StoredCostDay {
   settled: boolean;
   /** When it was read (epoch ms): an unsettled day is read again once this is an hour old. */
   readAt: number;
+  /**
+   * The organization whose rows these are. The store is shared by whatever organization the bot
+   * serves now: a day of another one (CLICKHOUSE_ORG_ID or the file's first organization changed)
+   * is read again, never shown.
+   */
+  organizationId?: string | undefined;
 }
 
 /**

@@ -98,10 +98,13 @@ export function pacedMessenger(inner: Messenger, options: PacingOptions): Messen
       }
     }
     lane.busy = false;
-    // An idle lane is forgotten once its bucket is full again, so the map stays small.
+    // An idle lane is forgotten once its bucket is full again, so the map stays small. A later
+    // drain may have emptied it meanwhile: then that drain's own timer forgets it, not this one
+    // (a forgotten lane starts with a full burst).
     const untilFull = Math.max(waitFor(lane, burst, Date.now()), 0);
     setTimeout(() => {
-      if (!lane.busy && lanes.get(channelId) === lane) lanes.delete(channelId);
+      if (!lane.busy && lanes.get(channelId) === lane && waitFor(lane, burst, Date.now()) === 0)
+        lanes.delete(channelId);
     }, untilFull).unref();
   }
 

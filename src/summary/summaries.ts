@@ -76,6 +76,8 @@ export class Summaries implements SummaryPublisher {
       spendCharts?: SpendCharts;
       /** How long a summary waits for its spend section (default 5 s); tests shorten it. */
       spendWaitMs?: number;
+      /** Spend of the services the summary lists only (a channel that sees part of its organization). */
+      spendOfListedOnly?: boolean;
     },
   ) {
     this.authors = new DriftAuthors(deps);
@@ -142,10 +144,13 @@ export class Summaries implements SummaryPublisher {
     const { costs } = this.deps;
     if (!costs) return undefined;
     const ids = new Set(services.map((service) => service.id));
-    const filtered = target.filters.length > 0;
-    const label = filtered
-      ? `the services tagged ${target.filters.map((f) => f.slice(4)).join(' ')}`
-      : 'the organization';
+    const filtered = target.filters.length > 0 || this.deps.spendOfListedOnly === true;
+    const label =
+      target.filters.length > 0
+        ? `the services tagged ${target.filters.map((f) => f.slice(4)).join(' ')}`
+        : filtered
+          ? 'this channel’s services'
+          : 'the organization';
     try {
       // The summary waits for its spend a little at most: a busy API budget delays the section, not the summary.
       const rows = await withinMs(

@@ -74,6 +74,28 @@ describe.each([
     await new CostLedger({ api: second, store, now: () => NOW + 2 * 3_600_000 }).rows(range);
     expect(second.calls).toEqual([{ from: addDays(TODAY, -1), to: addDays(TODAY, -1) }]);
   });
+
+  it("never answers with another organization's days (CLICKHOUSE_ORG_ID or the file's first organization changed)", async () => {
+    const store = openStore();
+    const week = { from: addDays(TODAY, -7), to: addDays(TODAY, -1) };
+    await new CostLedger({
+      api: new CountingApi(() => NOW),
+      store,
+      now: () => NOW,
+      organizationId: () => 'org-a',
+    }).rows(week);
+    const other: UsageCostSource = {
+      usageCost: (piece) =>
+        Promise.resolve({
+          rows: [
+            CostRowSchema.parse({ date: piece.from, entityType: 'service', entityId: 'b', totalCHC: 5, locked: true }),
+          ],
+          requestId: 'r',
+        }),
+    };
+    const rows = await new CostLedger({ api: other, store, now: () => NOW, organizationId: () => 'org-b' }).rows(week);
+    expect(rows.map((row) => row.entityId)).toEqual(['b']);
+  });
 });
 
 describe('single flight', () => {

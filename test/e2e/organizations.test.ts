@@ -174,6 +174,23 @@ describe('temporary changes', () => {
   });
 });
 
+describe('a temporary change of an organization taken out of the file', () => {
+  it('is still reverted there, from the channel that asked', async () => {
+    const h = await start();
+    const billing = h.simulators.billing;
+    const ack = await h.command('ip add ledger-prod 192.0.2.9 for 1h', USERS.requester, 'C0BILL');
+    const id = /CR-[0-9A-F]{10}/.exec(await answerText(h, ack))?.[0] ?? '';
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+    await h.organizationsFile?.write([ANALYTICS]);
+    expect((await h.bot.reloadOrganizations()).ok).toBe(true);
+    const click = await h.click(ACTION_REVERT_NOW, id, USERS.requester);
+    expect(await answerText(h, click)).toContain('Reverted');
+    const sources = (billing?.service(LEDGER_ID)?.ipAccessList ?? []).map((entry) => entry.source);
+    expect(sources).not.toContain('192.0.2.9');
+  });
+});
+
 describe('schedules', () => {
   it('post the summary of the organization of the channel they were made in', async () => {
     const h = await start();
@@ -294,5 +311,65 @@ describe('spend under organizations', () => {
     const text = textOf(report.args.blocks);
     expect(text).toContain('sandbox-dev');
     expect(text).not.toContain('orders-prod');
+  });
+
+  it('reads spend for the organization that is first after a reload, not the one first at start', async () => {
+    const h = await start();
+    await h.organizationsFile?.write([BILLING, ANALYTICS]);
+    expect((await h.bot.reloadOrganizations()).ok).toBe(true);
+    expect(await say(h, 'cost', CHANNEL)).toContain(
+      'Spend reports read the first organization of ORGANIZATIONS_FILE only (`billing`)',
+    );
+    const after = h.slack.calls.length;
+    await h.command('cost', USERS.requester, 'C0BILL');
+    const report = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === 'C0BILL' && String(a.text).startsWith('Spend'),
+      { after },
+    );
+    expect(textOf(report.args.blocks)).toContain('ledger-prod');
+    expect(textOf(report.args.blocks)).not.toContain('No spend recorded');
+  });
+
+  it('ends a summary with the spend of the services the channel sees, in the first organization only', async () => {
+    const h = await start([
+      { ...ANALYTICS, channels: { ...ANALYTICS.channels, C0DEV: { services: { tags: { env: 'dev' } } } } },
+      BILLING,
+    ]);
+    const hasSpend = (blocks: unknown) => textOf(blocks).includes('*Spend* of');
+    const spendIn = async (channel: string) => {
+      const after = h.slack.calls.length;
+      await h.command('summary', USERS.requester, channel);
+      const spend = await h.slack.waitFor('chat.postMessage', (a) => a.channel === channel && hasSpend(a.blocks), {
+        after,
+      });
+      return textOf(spend.args.blocks).slice(textOf(spend.args.blocks).indexOf('*Spend* of'));
+    };
+    expect(await spendIn(CHANNEL)).toContain('*Spend* of the organization');
+    const scoped = await spendIn('C0DEV');
+    expect(scoped).toContain('*Spend* of this channel’s services');
+    expect(scoped).not.toMatch(/orders-prod|events-prod|billing-prod/);
+    const after = h.slack.calls.length;
+    await h.command('summary', USERS.requester, 'C0BILL');
+    await h.slack.waitFor('chat.postMessage', (a) => a.channel === 'C0BILL' && a.thread_ts !== undefined, { after });
+    expect(h.slack.callsOf('chat.postMessage', (a) => a.channel === 'C0BILL' && hasSpend(a.blocks))).toHaveLength(0);
+  });
+
+  it("posts COST_ALERTS only of the services its channel sees, and none in another organization's channel", async () => {
+    const organizations = [
+      { ...ANALYTICS, channels: { ...ANALYTICS.channels, C0DEV: { services: { tags: { env: 'dev' } } } } },
+      BILLING,
+    ];
+    const alertsIn = async (channel: string) => {
+      const h = await harness({ organizations, env: { COST_ALERTS: channel, COST_ALERT_ABOVE_CHC: '0.5' } });
+      await h.bot.costAlertsLookedAtStart;
+      return h.slack.callsOf('chat.postMessage', (a) => a.channel === channel).map((c) => String(c.args.text));
+    };
+    expect((await alertsIn(CHANNEL)).join('\n')).toContain('orders-prod');
+    const scoped = await alertsIn('C0DEV');
+    // The services tagged env=dev only: sandbox-dev and ml-dev.
+    expect(scoped.length).toBeGreaterThan(0);
+    expect(scoped.every((text) => /\*(sandbox|ml)-dev\*/.test(text))).toBe(true);
+    expect(await alertsIn('C0BILL')).toStrictEqual([]);
   });
 });

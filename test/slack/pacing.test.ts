@@ -129,6 +129,20 @@ describe('pacedMessenger', () => {
     await outcome;
   });
 
+  it('never forgets a channel whose bucket a later burst emptied: no second burst within the second', async () => {
+    const slack = fakeSlack();
+    const paced = pacedMessenger(slack.inner, { intervalMs: 1_000, burst: 3 });
+    await Promise.all(['a', 'b', 'c'].map((t) => paced.post('C1', message(t))));
+    await vi.advanceTimersByTimeAsync(2_500);
+    await Promise.all(['d', 'e'].map((t) => paced.post('C1', message(t))));
+    // The first burst's "forget this idle channel" timer fires at 3 s, when the bucket is nearly empty.
+    await vi.advanceTimersByTimeAsync(501);
+    const late = ['f', 'g', 'h'].map((t) => paced.post('C1', message(t)));
+    await vi.advanceTimersByTimeAsync(3_000);
+    await Promise.all(late);
+    expect(offsets(slack.sent).slice(3)).toStrictEqual(['d@2500', 'e@2500', 'f@3001', 'g@4001', 'h@5001']);
+  });
+
   it('never delays an update behind posts, pacing or a Retry-After', async () => {
     const slack = fakeSlack();
     const paced = pacedMessenger(slack.inner, { intervalMs: 1_000, burst: 1 });

@@ -16,7 +16,7 @@ import type { ComputeDay, SpendEstimate } from '../cost/capacity.js';
 import type { AlertRules, CostAlert } from '../cost/alerts.js';
 import { CloudApiError } from '../service/api-error.js';
 import { apiReference } from './errors.js';
-import { bold, code, context, esc, header, packLines, section, serviceRef, type Block } from './mrkdwn.js';
+import { bold, code, context, esc, header, packLines, section, serviceRef, visible, type Block } from './mrkdwn.js';
 
 /** Services listed one per line before the rest are counted. */
 const SERVICES_LISTED = 15;
@@ -112,12 +112,12 @@ export function costText(report: CostReport, scope: CostScope): string {
 export function chartTitle(series: DailySpendSeries, scopeLabel: string): string {
   const first = series.days[0] ?? '';
   const last = series.days.at(-1) ?? '';
-  return `Daily spend of ${scopeLabel} (CHC), ${first} to ${last}`;
+  return `Daily spend of ${visible(scopeLabel)} (CHC), ${first} to ${last}`;
 }
 
 /** What the chart shows, in words: each series' total over the period, largest first, and the sum. */
 export function chartAltText(series: DailySpendSeries, scopeLabel: string): string {
-  const parts = series.series.map((s) => `${s.name} ${credits(s.total)}`);
+  const parts = series.series.map((s) => `${visible(s.name)} ${credits(s.total)}`);
   const total = series.series.reduce((sum, s) => sum + s.total, 0);
   return `${chartTitle(series, scopeLabel)}, stacked per service: ${parts.join(', ')}; total ${credits(total)} CHC.`;
 }

@@ -15,6 +15,7 @@ const StoredDaySchema = z.object({
   rows: z.array(CostRowSchema),
   settled: z.boolean(),
   readAt: z.number(),
+  organizationId: z.string().optional(),
 });
 
 function parseDay(json: string | null): StoredCostDay | undefined {
