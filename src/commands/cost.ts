@@ -2,7 +2,7 @@
  * `/clickhouse cost [SERVICE | tag:… …] [7d|30d|90d]`: the spend report is posted in the channel
  * and the daily spend chart shared in its thread; the person who asked is told privately.
  */
-import { costReport, type EntityFilter } from '../core/cost/report.js';
+import { costReport, dailySpendSeries, type EntityFilter } from '../core/cost/report.js';
 import { periodEndingYesterday, PERIODS, previousPeriod, type DayRange, type PeriodName } from '../core/cost/period.js';
 import type { CostRow } from '../core/cost/schema.js';
 import {
@@ -11,6 +11,7 @@ import {
   costReadFailure,
   costText,
   COST_NO_SERVICES_TEXT,
+  COST_POSTED_NO_CHART_TEXT,
   COST_POSTED_TEXT,
   type CostScope,
 } from '../core/render/cost.js';
@@ -54,8 +55,10 @@ export async function showCost(ask: CostAsk, inv: Invocation, s: BotServices, no
     if (!(error instanceof MessengerError)) throw error;
     return inv.reply(message);
   }
-  await replyText(inv, COST_POSTED_TEXT);
-  await s.spendCharts.share(report, chosen.label, inv.channelId, ts);
+  // The chart poster draws nothing for a report without daily spend: the person is not promised one.
+  const charted = dailySpendSeries(report).series.length > 0;
+  await replyText(inv, charted ? COST_POSTED_TEXT : COST_POSTED_NO_CHART_TEXT);
+  if (charted) await s.spendCharts.share(report, chosen.label, inv.channelId, ts);
 }
 
 export function hasUnlocked(rows: readonly CostRow[], period: DayRange): boolean {

@@ -168,8 +168,15 @@ async function wakeableSleep(lane: Lane, ms: number): Promise<void> {
   });
 }
 
-/** Slack's Retry-After, when the call was refused for its rate (429) and said how long to wait. */
+/**
+ * The longest Retry-After waited for: past it the call fails at once (its caller says so) rather
+ * than hold a channel's posts, an answer or an update for many minutes.
+ */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Slack's Retry-After, when the call was refused for its rate (429) and said how long to wait (within reason). */
 function retryAfterOf(error: unknown): number | undefined {
   if (!(error instanceof MessengerError) || error.reason !== 'rate-limited') return undefined;
-  return error.retryAfterMs;
+  const wait = error.retryAfterMs;
+  return wait !== undefined && wait <= MAX_RETRY_AFTER_MS ? wait : undefined;
 }

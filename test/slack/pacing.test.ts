@@ -129,6 +129,20 @@ describe('pacedMessenger', () => {
     await outcome;
   });
 
+  it('does not wait out an unreasonable Retry-After (an hour): the post fails at once with the rate-limited error', async () => {
+    const slack = fakeSlack();
+    const paced = pacedMessenger(slack.inner, { intervalMs: 1_000, burst: 3 });
+    slack.refuse(3_600_000);
+    const post = paced.post('C1', message('now or never'));
+    const outcome = expect(post).rejects.toMatchObject({ reason: 'rate-limited' });
+    await vi.advanceTimersByTimeAsync(10);
+    await outcome;
+    // The channel is not held up for the hour: the next post goes out.
+    const next = paced.post('C1', message('next'));
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(next).resolves.toBeDefined();
+  });
+
   it('never forgets a channel whose bucket a later burst emptied: no second burst within the second', async () => {
     const slack = fakeSlack();
     const paced = pacedMessenger(slack.inner, { intervalMs: 1_000, burst: 3 });

@@ -219,7 +219,10 @@ function crossProblems(
       const name = valueAt(data, [...path, key]);
       if (typeof name === 'string' && ENV_NAME.test(name) && !isSet(name))
         problems.push(
-          located(at([...path, key]), `${label(path, data)}${key} names ${name}, which is not set in the environment`),
+          located(
+            at([...path, key]),
+            `${label(path, data)}${key} ${namedVariable(name)}, which is not set in the environment`,
+          ),
         );
     }
   });
@@ -253,4 +256,14 @@ function fieldName(path: Array<string | number>): string {
     (text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : part),
     '',
   );
+}
+
+/**
+ * The variable a key_*_env names, in a message: a conventional name (CH_BILLING_KEY_SECRET) is
+ * echoed; anything else may be the key itself pasted by mistake, so it is not.
+ */
+function namedVariable(name: string): string {
+  return /^[A-Z][A-Z0-9_]*$/.test(name)
+    ? `names ${name}`
+    : 'names a variable (not shown: it is not written LIKE_THIS, so it may be the key itself pasted by mistake)';
 }

@@ -135,6 +135,8 @@ export const COST_NO_SERVICES_TEXT =
 
 /** Said privately to the person who asked, once the report is in the channel. */
 export const COST_POSTED_TEXT = ':bar_chart: The spend report is in the channel; the chart follows in its thread.';
+/** Said when the report has no daily spend to chart. */
+export const COST_POSTED_NO_CHART_TEXT = ':bar_chart: The spend report is in the channel.';
 
 /** The spend part of a summary: yesterday, the last 7 days against the 7 before, the top movers. */
 export function spendSummaryMessage(spend: WeekSpend, scope: CostScope): { text: string; blocks: Block[] } {

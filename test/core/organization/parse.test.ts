@@ -106,6 +106,20 @@ describe('ORGANIZATIONS_FILE', () => {
     expect(parsed.ok ? [] : parsed.problems[0]).toMatch(problem);
   });
 
+  it('never echoes a key_*_env value that may be the key itself pasted by mistake', () => {
+    const file = `organizations:
+  - name: analytics
+    id: 11111111-2222-4333-8444-555555555555
+    key_id_env: CH_KEY_ID
+    key_secret_env: s3cr3tK3yValue9
+    channels: { C0OPS: {} }
+`;
+    const parsed = parseOrganizations(file, set);
+    const problems = parsed.ok ? [] : parsed.problems;
+    expect(problems.join('\n')).not.toContain('s3cr3tK3yValue9');
+    expect(problems.join('\n')).toContain('key_secret_env names a variable (not shown');
+  });
+
   it('refuses a file far larger than any organizations file', () => {
     const parsed = parseOrganizations(`# ${'x'.repeat(300_000)}`, set);
     expect(parsed.ok ? '' : parsed.problems[0]).toMatch(/bytes; the limit is/);
