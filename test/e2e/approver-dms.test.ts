@@ -5,11 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import { randomUUID } from 'node:crypto';
-import { DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
-import { CloudSimulator } from '../../src/simulator/server.js';
-import { FakeSlack } from './fake-slack.js';
-import { CHANNEL, KEY_ID, KEY_SECRET, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import { CHANNEL, requestChange, textOf, useHarnesses, USERS, withSharedBackends, type Harness } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
 const harness = useHarnesses({ nudgeTickMs: 50 });
@@ -40,16 +36,9 @@ describe('approvers told directly', () => {
   });
 
   it('two approvers clicking their DMs at once on two replicas of the bot: one PATCH, each DM sent once', async () => {
-    const simulator = await CloudSimulator.start({
-      keyId: KEY_ID,
-      keySecret: KEY_SECRET,
-      orgId: DEMO_ORG_ID,
-      services: demoServices(),
-    });
-    const slack = await FakeSlack.start();
-    try {
+    await withSharedBackends(async ({ simulator, slack, keyPrefix }) => {
       const env = { POLICY_FILE: policyFile(rule()) };
-      const shared = { simulator, slack, keyPrefix: `test:${randomUUID().slice(0, 8)}:`, env };
+      const shared = { simulator, slack, keyPrefix, env };
       const a = await harness(shared);
       const b = await harness(shared);
       const { id } = await requestChange(a, 'rename orders-staging orders-stage');
@@ -60,10 +49,7 @@ describe('approvers told directly', () => {
       await b.bot.changeRequests.drain();
       expect(simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
       for (const person of [USERS.approver, USERS.second]) expect(dmsTo(a, person)).toHaveLength(1);
-    } finally {
-      await slack.close();
-      await simulator.close();
-    }
+    });
   });
 
   it('notify: channel sends no DM', async () => {

@@ -2,17 +2,11 @@
  * Reminders and escalation of waiting requests (issue 25), end to end: the real bot over signed
  * HTTP, real Redis, the simulator. The bot's clock is moved forward instead of waiting half an hour.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import { DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
-import { CloudSimulator } from '../../src/simulator/server.js';
-import { FakeSlack } from './fake-slack.js';
 import {
   answerText,
   startHarness,
-  KEY_ID,
-  KEY_SECRET,
   requestChange,
   textOf,
   useHarnesses,
@@ -20,7 +14,9 @@ import {
   MINUTE,
   movableClock,
   messageTsOf,
+  withSharedBackends,
 } from './harness.js';
+import type { FakeSlack } from './fake-slack.js';
 import { usePolicyFiles } from './policy-files.js';
 
 const harness = useHarnesses({ nudgeTickMs: 50 });
@@ -54,20 +50,12 @@ describe('reminders', () => {
   });
 
   it('is said once across two replicas and not again after a restart', async () => {
-    const simulator = await CloudSimulator.start({
-      keyId: KEY_ID,
-      keySecret: KEY_SECRET,
-      orgId: DEMO_ORG_ID,
-      services: demoServices(),
-    });
-    const slack = await FakeSlack.start();
-    try {
-      const clock = movableClock();
+    await withSharedBackends(async ({ clock, simulator, slack, keyPrefix }) => {
       const shared = {
         clock: clock.now,
         simulator,
         slack,
-        keyPrefix: `test:${randomUUID().slice(0, 8)}:`,
+        keyPrefix,
         env: { POLICY_FILE: policyFile(ESCALATING) },
       };
       const a = await harness(shared);
@@ -81,10 +69,7 @@ describe('reminders', () => {
       await c.bot.changeRequests.drain();
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(threadPosts(slack, ts, 'still waits')).toHaveLength(1);
-    } finally {
-      await slack.close();
-      await simulator.close();
-    }
+    });
   });
 });
 
@@ -125,16 +110,8 @@ describe('expiry', () => {
   });
 
   it('two replicas sweeping at once end it once: one Expired record, one DM to the requester', async () => {
-    const simulator = await CloudSimulator.start({
-      keyId: KEY_ID,
-      keySecret: KEY_SECRET,
-      orgId: DEMO_ORG_ID,
-      services: demoServices(),
-    });
-    const slack = await FakeSlack.start();
-    try {
-      const clock = movableClock();
-      const shared = { clock: clock.now, simulator, slack, keyPrefix: `test:${randomUUID().slice(0, 8)}:` };
+    await withSharedBackends(async ({ clock, simulator, slack, keyPrefix }) => {
+      const shared = { clock: clock.now, simulator, slack, keyPrefix };
       const a = await harness(shared);
       const b = await harness(shared);
       const { id } = await requestChange(a, 'rename orders-staging orders-stage');
@@ -146,9 +123,6 @@ describe('expiry', () => {
       expect(slack.callsOf('chat.postMessage', (x) => x.channel === USERS.requester)).toHaveLength(1);
       const audit = await a.bot.changeStore.readAudit({ limit: 20 });
       expect(audit.filter((entry) => entry.changeId === id && entry.action === 'expired')).toHaveLength(1);
-    } finally {
-      await slack.close();
-      await simulator.close();
-    }
+    });
   });
 });
