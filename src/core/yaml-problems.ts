@@ -3,6 +3,7 @@
  * a node or a key for its line, "line N: " prefixes, and ordering problems by line. Pure.
  */
 import { isMap, isPair, isScalar, type Document } from 'yaml';
+import type { z } from 'zod';
 
 /** The value at a key path of parsed data; undefined where the path leaves objects. */
 export function valueAt(data: unknown, path: Array<string | number>): unknown {
@@ -39,4 +40,18 @@ export const firstLine = (text: string) => text.split('\n')[0] ?? '';
 export function byLine(a: string, b: string): number {
   const line = (text: string) => Number(/^line (\d+):/.exec(text)?.[1] ?? 0);
   return line(a) - line(b);
+}
+
+/**
+ * What a zod issue says of the value at its path: a bad key's own problem, "missing" (in the
+ * file's words) when nothing is there, else zod's message (the schemas word their errors).
+ */
+export function issueMessage(
+  issue: z.core.$ZodIssue,
+  data: unknown,
+  path: Array<string | number>,
+  missing: (path: Array<string | number>) => string,
+): string {
+  if (issue.code === 'invalid_key') return issue.issues[0]?.message ?? issue.message;
+  return valueAt(data, path) === undefined && path.length > 0 ? missing(path) : issue.message;
 }

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { CHANGE_KINDS } from '../policy/types.js';
-import { byLine, firstLine, keyOffset, located, nodeOffset, valueAt } from '../yaml-problems.js';
+import { byLine, firstLine, issueMessage, keyOffset, located, nodeOffset, valueAt } from '../yaml-problems.js';
 import { COMMAND_WORDS } from './rules.js';
 import type { ChannelRules, OrganizationSpec, OrganizationsSpec } from './types.js';
 
@@ -139,12 +139,7 @@ export function parseOrganizations(text: string, isSet: (name: string) => boolea
           ),
         );
       } else {
-        const message =
-          issue.code === 'invalid_key'
-            ? (issue.issues[0]?.message ?? issue.message)
-            : valueAt(data, path) === undefined && path.length > 0
-              ? missingMessage(path)
-              : issue.message;
+        const message = issueMessage(issue, data, path, missingMessage);
         problems.push(located(at(path), `${label(path, data)}${fieldName(path)} ${message}`));
       }
     }

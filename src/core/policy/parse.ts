@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { readSpokenDuration } from '../command/duration.js';
-import { byLine, firstLine, keyOffset, located, nodeOffset, valueAt } from '../yaml-problems.js';
+import { byLine, firstLine, issueMessage, keyOffset, located, nodeOffset } from '../yaml-problems.js';
 import { ticketPatternProblem } from './justification.js';
 import { isTimeZone } from '../schedule/cron.js';
 import {
@@ -447,12 +447,7 @@ function issueProblem(
       `${where(path, data)}unknown key${issue.keys.length === 1 ? '' : 's'} ${keys} (allowed here: ${allowed.join(', ')})`,
     );
   }
-  const message =
-    issue.code === 'invalid_key'
-      ? (issue.issues[0]?.message ?? issue.message)
-      : valueAt(data, path) === undefined && path.length > 0
-        ? missingMessage(path)
-        : issue.message;
+  const message = issueMessage(issue, data, path, missingMessage);
   return located(lineOf(nodeOffset(doc, path)), `${where(path, data)}${fieldName(path)} ${message}`);
 }
 
