@@ -104,7 +104,9 @@ function looksLikeTime(word: string): boolean {
 
 /** Common abbreviations of time zones, which people write after a time instead of tz:Area/City. */
 const ZONE_ABBREVIATIONS = new Set(
-  'utc gmt z cet cest eet eest wet west bst ist est edt cst cdt mst mdt pst pdt akst akdt hst aest aedt jst kst sgt'.split(' '),
+  'utc gmt z cet cest eet eest wet west bst ist est edt cst cdt mst mdt pst pdt akst akdt hst aest aedt jst kst sgt'.split(
+    ' ',
+  ),
 );
 
 /**
