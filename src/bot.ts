@@ -147,6 +147,8 @@ export interface BotOverrides {
   costAlertTickMs?: number;
   /** How long a summary waits for its spend section before posting without it (default 5 s). */
   summarySpendWaitMs?: number;
+  /** false: summaries without a spend section (tests of huge organizations whose spend is beside the point). */
+  summarySpend?: boolean;
   /** Interface the HTTP receiver listens on; every interface unless given (the playground: loopback). */
   host?: string;
   /** Process metrics (CPU, memory, GC): off in tests, where many bots share a process. */
@@ -285,11 +287,14 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       rules,
     },
   );
-  spendOfFirst.current = {
-    costs: services.costs,
-    spendCharts: services.spendCharts,
-    ...(overrides.summarySpendWaitMs === undefined ? {} : { spendWaitMs: overrides.summarySpendWaitMs }),
-  };
+  spendOfFirst.current =
+    overrides.summarySpend === false
+      ? {}
+      : {
+          costs: services.costs,
+          spendCharts: services.spendCharts,
+          ...(overrides.summarySpendWaitMs === undefined ? {} : { spendWaitMs: overrides.summarySpendWaitMs }),
+        };
 
   // 3. Listeners.
   let accepting = true;
@@ -609,9 +614,13 @@ function buildServices(
       snapshots: scheduleStore,
       messenger,
       logger,
-      costs,
-      spendCharts,
-      ...(overrides.summarySpendWaitMs === undefined ? {} : { spendWaitMs: overrides.summarySpendWaitMs }),
+      ...(overrides.summarySpend === false
+        ? {}
+        : {
+            costs,
+            spendCharts,
+            ...(overrides.summarySpendWaitMs === undefined ? {} : { spendWaitMs: overrides.summarySpendWaitMs }),
+          }),
     }),
     metrics,
   );

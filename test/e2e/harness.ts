@@ -64,6 +64,8 @@ export interface HarnessOptions {
   nudgeTickMs?: number;
   /** How long a summary waits for its spend section (the bot's default is 5 s). */
   summarySpendWaitMs?: number;
+  /** false: summaries without their spend section. */
+  summarySpend?: boolean;
   /** The follow schedule after the API accepted a stop or a scaling (tests read every few ms). */
   followSchedule?: Partial<FollowSchedule>;
   /** Spacing of posts per channel; 0 in tests unless a test measures the pacing. */
@@ -211,6 +213,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.temporaryTickMs ? { temporaryTickMs: options.temporaryTickMs } : {}),
     ...(options.nudgeTickMs ? { nudgeTickMs: options.nudgeTickMs } : {}),
     ...(options.summarySpendWaitMs === undefined ? {} : { summarySpendWaitMs: options.summarySpendWaitMs }),
+    ...(options.summarySpend === undefined ? {} : { summarySpend: options.summarySpend }),
     ...(options.followSchedule ? { followSchedule: options.followSchedule } : {}),
     cloudClient: {
       throttle: false,
