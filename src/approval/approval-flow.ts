@@ -376,11 +376,12 @@ export class ApprovalFlow implements ChangeRequestService {
    */
   async startDueScheduled(actorId: string, graceMs: number): Promise<number> {
     let started = 0;
-    for (const id of await this.options.store.dueScheduled(this.now(), 20)) {
+    const noticedAt = this.now();
+    for (const id of await this.options.store.dueScheduled(noticedAt, 20)) {
       const request = await this.options.store.get(id);
       if (request?.status !== 'scheduled') continue;
       const run = await this.track(
-        this.run({ request, work: { phase: 'idle' } }, { type: 'schedule-due', actorId, graceMs }),
+        this.run({ request, work: { phase: 'idle' } }, { type: 'schedule-due', actorId, graceMs, noticedAt }),
       );
       if (run.state.request && run.state.request.status !== 'scheduled') started += 1;
     }

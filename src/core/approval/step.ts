@@ -207,7 +207,7 @@ const HANDLERS: Handlers = {
     if (request.status !== 'scheduled') return ignored(state, `the request is ${request.status}, not scheduled`);
     const dueAt = request.applyAt ?? request.expiresAt;
     if (context.now < dueAt) return ignored(state, 'its time has not come yet');
-    if (context.now > dueAt + event.graceMs)
+    if ((event.noticedAt ?? context.now) > dueAt + event.graceMs)
       return next(request, { phase: 'expiring' }, [
         {
           type: 'transition',

@@ -124,8 +124,10 @@ export type FlowEvent =
   /**
    * A scheduled request's time has come (the due-items tick noticed): it is applied now, or, when
    * the bot noticed more than `graceMs` late (it was down), it ends expired and everyone is told.
+   * `noticedAt`: when the tick listed it as due (default now). Lateness is judged from then: a tick
+   * working through several due changes one after another never expires the later ones.
    */
-  | { type: 'schedule-due'; actorId: string; graceMs: number }
+  | { type: 'schedule-due'; actorId: string; graceMs: number; noticedAt?: number }
   // Applied without a decision: a policy that asks none, or a revert.
   | { type: 'apply-unreviewed'; actorId: string; autoRules?: readonly string[] }
   /** Someone on the break-glass list applies the request at once (approvals, windows and freezes skipped). */

@@ -171,6 +171,15 @@ describe('step: a scheduled request is approved now and applied at its time', ()
     expect(types(told.effects)).toEqual(['show', 'tell-requester']);
   });
 
+  it('lateness is judged from when the tick noticed it: one worked on later in the same tick still applies', () => {
+    // Noticed right at its time, reached two grace periods later (the tick was applying others).
+    const noticed: FlowEvent = { ...due, noticedAt: APPLY_AT };
+    expect(run(idle(scheduled()), at(APPLY_AT + 2 * GRACE), noticed).effects[0]).toMatchObject({ to: 'applying' });
+    // Noticed late (the bot was down): expired, whenever it is reached.
+    const missed: FlowEvent = { ...due, noticedAt: APPLY_AT + GRACE + 1 };
+    expect(run(idle(scheduled()), at(APPLY_AT + GRACE + 1), missed).effects[0]).toMatchObject({ to: 'expired' });
+  });
+
   it('schedule-due that does not apply leaves the state as it was, with a reason', () => {
     const cases: Array<[string, FlowState, number]> = [
       ['not yet due', idle(scheduled()), APPLY_AT - 1],
