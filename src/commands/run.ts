@@ -152,7 +152,8 @@ function filingReply(
   const filed = filedText(result.request, 'the channel');
   // Outside a maintenance window: deferred to its next opening (whatever time was asked).
   if (result.deferred) return `${filed}\n${deferredText(result.deferred)}`;
-  if (!schedule) return filed;
+  // No time kept with the request (it had passed by the time it was filed): an ordinary request, said as one.
+  if (!schedule || result.request.applyAt === undefined) return filed;
   const approved = result.request.status === 'scheduled';
   return `${filed} ${esc(scheduledFilingText(schedule.at, schedule.zone, schedule.source, approved))}`;
 }
