@@ -33,7 +33,7 @@ export class GrantIo {
 
   /** When the grant's revert is scheduled, if it is. */
   async revertDueAt(originalId: string): Promise<number | undefined> {
-    return (await this.options.store.scheduledReverts()).find((entry) => entry.id === originalId)?.dueAt;
+    return this.options.store.revertDueAt(originalId);
   }
 
   /**

@@ -90,7 +90,7 @@ export class TemporaryChanges implements TemporaryChangeService {
     const { store, messenger } = this.options;
     if (!(await store.claimReminder(id))) return;
     const request = await store.get(id);
-    const dueAt = (await store.scheduledReverts()).find((entry) => entry.id === id)?.dueAt;
+    const dueAt = await store.revertDueAt(id);
     if (!request?.messageTs || dueAt === undefined) return;
     const ts = await messenger.post(request.channelId, {
       ...reminderMessage(request, dueAt),

@@ -144,6 +144,8 @@ export interface ChangeStore {
   dueReverts(now: number, limit: number): Promise<string[]>;
   /** Every scheduled revert, soonest first (for `temporary`). */
   scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>>;
+  /** When one grant's revert is scheduled, if it is (one lookup, not the whole schedule). */
+  revertDueAt(id: string): Promise<number | undefined>;
   /** Moves a scheduled revert to `dueAt` (one whose record is missing is looked at again later, never dropped). */
   postponeRevert(id: string, dueAt: number): Promise<void>;
   /** Drops a temporary request's revert and reminder once its revert is settled. */

@@ -594,8 +594,10 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       const pending = await created(store, { temporary: terms });
       await store.transition(pending.id, approve('U-approver', at));
       expect(await store.scheduledReverts()).toStrictEqual([]);
+      expect(await store.revertDueAt(pending.id)).toBeUndefined();
       await store.transition(pending.id, markApplied('U-approver', at));
       expect(await sibling.scheduledReverts()).toStrictEqual([{ id: pending.id, dueAt: at + 60_000 }]);
+      expect(await sibling.revertDueAt(pending.id)).toBe(at + 60_000);
       expect(await sibling.get(pending.id)).toMatchObject({ temporary: terms });
       expect(await store.dueReverts(at + 59_999, 10)).toStrictEqual([]);
       expect(await store.dueReverts(at + 60_000, 10)).toStrictEqual([pending.id]);

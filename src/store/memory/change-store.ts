@@ -197,6 +197,10 @@ export class MemoryChangeStore implements ChangeStore {
     );
   }
 
+  revertDueAt(id: string): Promise<number | undefined> {
+    return answer(() => this.reverts.get(id));
+  }
+
   forgetRevert(id: string): Promise<void> {
     return answer(() => {
       this.reverts.delete(id);

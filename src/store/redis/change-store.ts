@@ -433,6 +433,11 @@ export class RedisChangeStore implements ChangeStore {
     return scheduled;
   }
 
+  async revertDueAt(id: string): Promise<number | undefined> {
+    const score = await this.redis.zscore(this.keys.reverts, id);
+    return score === null ? undefined : Number(score);
+  }
+
   async forgetRevert(id: string): Promise<void> {
     await this.redis.multi().zrem(this.keys.reverts, id).zrem(this.keys.reminders, id).exec();
   }
