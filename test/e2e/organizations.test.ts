@@ -154,14 +154,20 @@ describe('the edit form', () => {
   });
 });
 
+/** A temporary IP grant on ledger-prod asked in the billing channel, approved and applied: its id. */
+async function grantInBilling(h: Harness): Promise<string> {
+  const ack = await h.command('ip add ledger-prod 192.0.2.9 for 1h', USERS.requester, 'C0BILL');
+  const id = /CR-[0-9A-F]{10}/.exec(await answerText(h, ack))?.[0] ?? '';
+  await h.click(ACTION_APPROVE, id, USERS.approver);
+  await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+  return id;
+}
+
 describe('temporary changes', () => {
   it('are taken back in their own organization', async () => {
     const h = await start();
     const billing = h.simulators.billing;
-    const ack = await h.command('ip add ledger-prod 192.0.2.9 for 1h', USERS.requester, 'C0BILL');
-    const id = /CR-[0-9A-F]{10}/.exec(await answerText(h, ack))?.[0] ?? '';
-    await h.click(ACTION_APPROVE, id, USERS.approver);
-    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+    const id = await grantInBilling(h);
     const sources = () => (billing?.service(LEDGER_ID)?.ipAccessList ?? []).map((entry) => entry.source);
     expect(sources()).toContain('192.0.2.9');
 
@@ -178,10 +184,7 @@ describe('a temporary change of an organization taken out of the file', () => {
   it('is still reverted there, from the channel that asked', async () => {
     const h = await start();
     const billing = h.simulators.billing;
-    const ack = await h.command('ip add ledger-prod 192.0.2.9 for 1h', USERS.requester, 'C0BILL');
-    const id = /CR-[0-9A-F]{10}/.exec(await answerText(h, ack))?.[0] ?? '';
-    await h.click(ACTION_APPROVE, id, USERS.approver);
-    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+    const id = await grantInBilling(h);
     await h.organizationsFile?.write([ANALYTICS]);
     expect((await h.bot.reloadOrganizations()).ok).toBe(true);
     const click = await h.click(ACTION_REVERT_NOW, id, USERS.requester);
