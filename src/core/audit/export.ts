@@ -2,6 +2,7 @@
  * Audit export: which sinks AUDIT_SINKS names, what one exported event looks like, and when a
  * sink is retried. Pure: the delivery worker (audit/) and the sinks (audit-sinks/) do the I/O.
  */
+import { createHash } from 'node:crypto';
 
 /** One entry of the audit trail as the store holds it: its stream id and its fields, as written. */
 export interface AuditRecord {
@@ -187,7 +188,10 @@ function webhookSink(target: string): AuditSinkSpec | string {
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
     return `has webhook:http://${url.host}/...: plain http is allowed only to this machine (localhost, 127.0.0.1, ::1); use https://`;
   }
-  return { kind: 'webhook', url: url.href, label: `webhook:${url.host}`, key: `webhook:${url.href}` };
+  // The key names the sink's cursor and lease in Redis: the URL's path may carry a token, so it is
+  // hashed there (distinct per URL, never readable back).
+  const digest = createHash('sha256').update(url.href).digest('hex').slice(0, 16);
+  return { kind: 'webhook', url: url.href, label: `webhook:${url.host}`, key: `webhook:${url.host}:${digest}` };
 }
 
 /** localhost, 127.0.0.0/8 and ::1 (URL keeps IPv6 hosts in brackets). */

@@ -26,16 +26,18 @@ describe('AUDIT_SINKS', () => {
         kind: 'webhook',
         url: 'https://siem.example.com/hook/T0KEN?x=1',
         label: 'webhook:siem.example.com',
-        key: 'webhook:https://siem.example.com/hook/T0KEN?x=1',
+        key: 'webhook:siem.example.com:6c4c49709ec41027',
       },
       {
         kind: 'webhook',
         url: 'http://127.0.0.1:8080/in',
         label: 'webhook:127.0.0.1:8080',
-        key: 'webhook:http://127.0.0.1:8080/in',
+        key: 'webhook:127.0.0.1:8080:ce6c6b12f068ebeb',
       },
     ]);
     expect(parseAuditSinks('')).toEqual({ sinks: [], problems: [] });
+    // A token in a webhook's path never names anything in Redis.
+    expect(parseAuditSinks('webhook:https://siem.example.com/hook/T0KEN').sinks[0]?.key).not.toContain('T0KEN');
   });
 
   it('allows plain http only to this machine', () => {
