@@ -300,7 +300,7 @@ describe('spend under organizations', () => {
       BILLING,
     ]);
     expect(await say(h, 'cost', 'C0BILL')).toContain(
-      'Spend reports read the first organization of ORGANIZATIONS_FILE only (`analytics`)',
+      'Spend reports cover one organization, `analytics` (the first the bot is set up with); this channel belongs to `billing`',
     );
     const after = h.slack.calls.length;
     await h.command('cost', USERS.requester, 'C0DEV');
@@ -321,7 +321,7 @@ describe('spend under organizations', () => {
     await h.organizationsFile?.write([BILLING, ANALYTICS]);
     expect((await h.bot.reloadOrganizations()).ok).toBe(true);
     expect(await say(h, 'cost', CHANNEL)).toContain(
-      'Spend reports read the first organization of ORGANIZATIONS_FILE only (`billing`)',
+      'Spend reports cover one organization, `billing` (the first the bot is set up with)',
     );
     const after = h.slack.calls.length;
     await h.command('cost', USERS.requester, 'C0BILL');

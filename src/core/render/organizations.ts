@@ -39,5 +39,5 @@ export const serviceOutOfScopeReason = (name: string, id: string) =>
 
 /** `cost` in a channel of another organization than the first: spend is read for the first one only. */
 export function costsElsewhereText(organization: string, first: string): string {
-  return `:information_source: Spend reports read the first organization of ORGANIZATIONS_FILE only (${code(first)}); this channel belongs to ${code(organization)}, so there is no spend to show here.`;
+  return `:information_source: Spend reports cover one organization, ${code(first)} (the first the bot is set up with); this channel belongs to ${code(organization)}, so there is no spend to show here. Whoever runs the bot can tell you more.`;
 }
