@@ -265,6 +265,13 @@ function printApprovals(f: ApprovalFigures): void {
       ['by command, per request + approval', f.redisByCommand.map(([n, c]) => `${n} ${c.toFixed(1)}`).join(', ')],
     ],
   );
+  printTable(
+    ['one approval, click → record, round trip by round trip (MONITOR)', 'server commands', 'inside the script'],
+    [
+      ...f.steps.map((s) => [s.step, String(s.commands), s.inside]),
+      ['**total**', `**${f.steps.reduce((sum, s) => sum + s.commands, 0)}** in ${f.steps.length} round trips`, ''],
+    ],
+  );
 }
 
 async function startTarget(name: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<Target> {

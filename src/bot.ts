@@ -565,10 +565,9 @@ function buildServices(
     logger,
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),
-    observe: (event) => {
-      observeChange(event);
-      homes.moved(event.changeRequestId);
-    },
+    observe: observeChange,
+    // The request as the flow has it (who it concerns never changes): no read to find its people.
+    moved: (request) => homes.moved(request),
     afterApproval: (request) => homes.moved(request),
     ...(metrics ? { onMissingRecord: () => metrics.revertRecordsMissing.inc() } : {}),
     afterFiled: (request) => {

@@ -84,6 +84,8 @@ export interface ApprovalFlowOptions {
   updateTimeoutMs?: number;
   /** Told of every outcome (requested, applied, failed, stale, rejected, cancelled, expired). */
   observe?: ChangeObserver;
+  /** Told with the request itself at each of those outcomes (the Home tabs); it must not block. */
+  moved?: (request: ChangeRequest) => void;
   /** Told of every request that reached applied or failed (temporary changes follow up on it). */
   afterSettled?: (request: ChangeRequest) => Promise<void>;
   /** Told of every approval recorded, the request as it is now (the Home tabs); it must not block. */
@@ -121,6 +123,8 @@ interface Run {
   cause?: string;
   /** The requester's DMs of this run, one after the other. */
   telling?: Promise<void>;
+  /** When this run asked the store for the lease it holds (monotonic ms), before the answer came. */
+  claimAskedAt?: number;
 }
 
 export class ApprovalFlow implements ChangeRequestService {
@@ -542,8 +546,10 @@ export class ApprovalFlow implements ChangeRequestService {
           verdict: await this.options.policy.check(effect.decision, effect.userId, request),
         };
       case 'add-approval':
+        run.claimAskedAt = performance.now();
         return { type: 'approval-recorded', result: await this.addApproval(request, effect) };
       case 'transition':
+        if (effect.claim) run.claimAskedAt = performance.now();
         return { type: 'transitioned', result: await this.transition(request, effect, run) };
       case 'hold-lease':
         run.hold = this.sender.hold(effect.request);
@@ -572,7 +578,7 @@ export class ApprovalFlow implements ChangeRequestService {
       case 'record-confirmed':
         return { type: 'confirmed-recorded', result: await this.sender.recordConfirmed(run.hold, effect.results) };
       case 'show':
-        await this.messages.refreshMessage(effect.request);
+        await this.messages.refreshMessage(effect.request, () => this.surelyHeld(run));
         return undefined;
       case 'post-result':
         await this.messages.postResult(effect.request, effect.service);
@@ -728,6 +734,16 @@ export class ApprovalFlow implements ChangeRequestService {
     return result;
   }
 
+  /**
+   * Whether no other replica can have taken the request over yet: this run holds its lease, and
+   * less than half a lease has passed since it asked for it (a takeover waits for a whole lease
+   * to run out). Then only this run can move it, and a message showing it applying is not stale.
+   */
+  private surelyHeld(run: Run): boolean {
+    if (!run.hold || run.hold.lease.lost || run.claimAskedAt === undefined) return false;
+    return performance.now() - run.claimAskedAt < this.leaseMs / 2;
+  }
+
   private release(run: Run): void {
     if (!run.hold) return;
     this.sender.release(run.hold);
@@ -785,6 +801,7 @@ export class ApprovalFlow implements ChangeRequestService {
       userId,
     };
     this.options.observe?.(apiRequestId ? { ...event, apiRequestId } : event);
+    this.options.moved?.(request);
   }
 
   private async followUp(request: ChangeRequest): Promise<void> {

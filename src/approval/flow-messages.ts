@@ -71,9 +71,11 @@ export class FlowMessages {
   /**
    * Shows the request in its message. A replica that was held up must never leave "applying"
    * over a newer outcome, so after showing a status that is not final it reads the request
-   * again and shows the newer status if it moved meanwhile (final statuses never change).
+   * again and shows the newer status if it moved meanwhile (final statuses never change). A
+   * request the caller is applying under a lease nobody can have taken over yet (`surelyHeld`,
+   * asked after the update) has not moved: no read then.
    */
-  async refreshMessage(request: ChangeRequest): Promise<void> {
+  async refreshMessage(request: ChangeRequest, surelyHeld: () => boolean = () => false): Promise<void> {
     try {
       let shown = request;
       for (let round = 0; round < 3; round++) {
@@ -83,6 +85,7 @@ export class FlowMessages {
         if (decidedIn && shown.approvalTs)
           await this.options.messenger.update(decidedIn, shown.approvalTs, requestMessage(shown));
         if (FINAL_STATUSES.includes(shown.status)) return;
+        if (shown.status === 'applying' && surelyHeld()) return;
         const latest = await this.options.store.get(request.id);
         if (!latest || latest.status === shown.status) return;
         shown = {

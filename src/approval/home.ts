@@ -26,6 +26,14 @@ const MAX_PEOPLE_PER_REQUEST = 50;
 const HOME_LOOKED_AT_MS = 30 * 24 * 3_600_000;
 /** People waiting for a refresh at most; beyond, refreshes are dropped (and logged) until it drains. */
 const MAX_QUEUED = 1_000;
+/**
+ * How long this process trusts what it read of who opened their Home: the moves of one approval
+ * (approved, then applied a few milliseconds later) ask Redis once. A Home opened on another
+ * replica within this window is redrawn at the next move after it.
+ */
+const OPENED_READ_KEPT_MS = 2_000;
+/** People whose answer is kept at most; past it the memory starts over. */
+const OPENED_READ_MAX = 10_000;
 
 export interface HomeTabsOptions {
   store: ChangeStore;
@@ -49,12 +57,15 @@ export class HomeTabs {
   private draining: Promise<void> | undefined;
   /** Moves whose people are being worked out (then queued). */
   private readonly resolving = new Set<Promise<void>>();
+  /** Whether each person had opened their Home, as read lately (monotonic ms). */
+  private readonly openedRead = new Map<string, { at: number; opened: boolean }>();
 
   constructor(private readonly options: HomeTabsOptions) {}
 
   /** Someone opened the tab: their Home, now (settles once it is published or the failure logged). */
   opened(userId: string): Promise<void> {
     // Remembered across replicas: from now on, moves redraw this person's Home too.
+    this.openedRead.set(userId, { at: performance.now(), opened: true });
     void this.options.store
       .noteHomeOpened(userId, this.options.now())
       .catch((error: unknown) =>
@@ -99,7 +110,23 @@ export class HomeTabs {
     const people = [...new Set(concerned)].filter(isUserId).slice(0, MAX_PEOPLE_PER_REQUEST);
     // Only the Homes someone looks at are redrawn when a request moves: a person who never opened the
     // tab (or not for a month) gets theirs drawn when they do. If the store cannot say, all of them.
-    return this.options.store.homesOpenedSince(people, this.options.now() - HOME_LOOKED_AT_MS).catch(() => people);
+    return this.lookingAtHome(people).catch(() => people);
+  }
+
+  /** Of these people, those who opened their Home lately; read from the store unless read just now. */
+  private async lookingAtHome(people: string[]): Promise<string[]> {
+    const now = performance.now();
+    const unknown = people.filter(
+      (userId) => !(now - (this.openedRead.get(userId)?.at ?? -Infinity) < OPENED_READ_KEPT_MS),
+    );
+    if (unknown.length > 0) {
+      const opened = new Set(
+        await this.options.store.homesOpenedSince(unknown, this.options.now() - HOME_LOOKED_AT_MS),
+      );
+      if (this.openedRead.size > OPENED_READ_MAX) this.openedRead.clear();
+      for (const userId of unknown) this.openedRead.set(userId, { at: now, opened: opened.has(userId) });
+    }
+    return people.filter((userId) => this.openedRead.get(userId)?.opened ?? true);
   }
 
   private enqueue(people: readonly string[]): void {

@@ -109,6 +109,8 @@ export function runApprovalContract(name: string, open: () => Promise<LeaseStore
       const done = await sibling.addApproval(request.id, { ...step('U-carol', [0]), claim });
       if (!done.ok || !done.complete) throw new Error(`expected completion, got ${JSON.stringify(done)}`);
       expect(done.request.lease).toMatchObject({ owner: 'replica-b', fence: 1, sending: false });
+      // The service was free: the approval took its lock too (the flow goes straight to reading it).
+      expect(done.serviceLocked).toBe(true);
       const token = { requestId: request.id, serviceId: request.plan.serviceId, owner: 'replica-b', fence: 1 };
       expect(await store.lockService(token, 60_000)).toBe('acquired');
       expect(await store.lockService({ ...token, owner: 'replica-a' }, 60_000)).toBe('lost');

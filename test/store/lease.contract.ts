@@ -173,12 +173,38 @@ export function runLeaseContract(name: string, open: () => Promise<LeaseStores> 
 
     it('confirms sending only with the lease, the lock and enough lease left, and marks the request', async () => {
       const { store, sibling } = await stores();
-      const token = await claimed(store, 'replica-a', LONG_MS);
-      expect(await store.confirmSending(token, 0)).toBe(false); // no service lock yet
+      const holder = await claimed(store, 'replica-a', LONG_MS, 'svc-shared');
+      const token = await claimed(store, 'replica-a', LONG_MS, 'svc-shared');
+      expect(await store.confirmSending(token, 0)).toBe(false); // the service's lock is another's
+      const done = await store.transition(holder.requestId, { ...markApplied(), holder });
+      expect(done.ok).toBe(true);
       expect(await store.lockService(token, LONG_MS)).toBe('acquired');
       expect(await store.confirmSending(token, LONG_MS * 2)).toBe(false); // would run out mid-send
       expect(await store.confirmSending(token, 1_000)).toBe(true);
       expect((await sibling.get(token.requestId))?.lease?.sending).toBe(true);
+    });
+
+    it("a claim takes the service's lock with the lease when it is free, in the same step", async () => {
+      const { store, sibling } = await stores();
+      const first = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-claimed' }) });
+      const second = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-claimed' }) });
+      await store.create(first);
+      await store.create(second);
+      const taken = await store.transition(first.id, claim('replica-a', LONG_MS));
+      expect(taken.ok && taken.serviceLocked).toBe(true);
+      const token = taken.ok ? tokenOf(taken.request) : undefined;
+      if (!token) throw new Error('claim failed');
+      // The second claim gets its lease but not the lock, and is told so (it asks for the lock then).
+      const waiting = await sibling.transition(second.id, claim('replica-b', LONG_MS));
+      expect(waiting.ok && waiting.serviceLocked).toBeFalsy();
+      const waitingToken = waiting.ok ? tokenOf(waiting.request) : undefined;
+      if (!waitingToken) throw new Error('claim failed');
+      expect(await sibling.lockService(waitingToken, LONG_MS)).toBe('busy');
+      expect(await store.confirmSending(token, 1_000)).toBe(true);
+      expect(await sibling.confirmSending(waitingToken, 0)).toBe(false);
+      // The lock stays another's after the refused confirmation: the holder still settles and frees it.
+      expect((await store.transition(first.id, { ...markApplied(), holder: token })).ok).toBe(true);
+      expect(await sibling.lockService(waitingToken, LONG_MS)).toBe('acquired');
     });
 
     it('records the confirmed operations only under the lease; a takeover reads them back', async () => {

@@ -42,7 +42,6 @@ describe('RedisChangeStore', () => {
         `${keyPrefix}{changes}:applying`,
         `${keyPrefix}{changes}:audit`,
         `${keyPrefix}{changes}:audit:ch:C-ops`,
-        `${keyPrefix}{changes}:audit:ch:C-ops:svc:${request.plan.serviceId}`,
         `${keyPrefix}{changes}:pending:C-ops`,
         `${keyPrefix}{changes}:req:${request.id}`,
       ].sort(),

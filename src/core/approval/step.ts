@@ -156,6 +156,7 @@ const HANDLERS: Handlers = {
         work.userId,
         context,
         tell(result.request, { kind: 'approved', by: work.userId }),
+        result.serviceLocked,
       );
     }),
 
@@ -274,7 +275,7 @@ const HANDLERS: Handlers = {
       }
       case 'claiming':
         if (!result.ok) return lostRace(result);
-        return beginApply(result.request, work.actorId, context);
+        return beginApply(result.request, work.actorId, context, [], result.serviceLocked);
       case 'recording':
         return recorded(request, work, result);
       default:
@@ -413,7 +414,23 @@ const HANDLERS: Handlers = {
 // ---------------------------------------------------------------------------------------------
 // Applying
 
-function beginApply(request: ChangeRequest, actorId: string, context: FlowContext, before: Effect[] = []): StepResult {
+/**
+ * Applying starts under the lease the claim took: with the service's lock (the claim took it too
+ * when it was free, in the same store step), straight to the fresh read; else by asking for it.
+ */
+function beginApply(
+  request: ChangeRequest,
+  actorId: string,
+  context: FlowContext,
+  before: Effect[] = [],
+  serviceLocked = false,
+): StepResult {
+  const holding: Effect[] = [...before, { type: 'hold-lease', request }, { type: 'show', request }];
+  if (serviceLocked)
+    return next(request, { phase: 'reading', actorId, mode: 'apply', attempt: 0 }, [
+      ...holding,
+      { type: 'read-service' },
+    ]);
   return next(
     request,
     {
@@ -423,7 +440,7 @@ function beginApply(request: ChangeRequest, actorId: string, context: FlowContex
       deadline: context.clock + context.lockWaitMs,
       waitedFrom: context.clock,
     },
-    [...before, { type: 'hold-lease', request }, { type: 'show', request }, { type: 'lock-service' }],
+    [...holding, { type: 'lock-service' }],
   );
 }
 

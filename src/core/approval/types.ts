@@ -18,12 +18,13 @@ export type Decision = 'approve' | 'reject' | 'cancel';
 export type Verdict = { allowed: true; counts?: readonly number[] } | { allowed: false; reason: string };
 
 /** Results of the store's atomic steps, as the ports report them (ports/change-store.ts). */
+/** `serviceLocked`: a claim (to applying) took the service's lock in the same step. */
 export type StoreTransitionResult =
-  | { ok: true; request: ChangeRequest }
+  | { ok: true; request: ChangeRequest; serviceLocked?: boolean }
   | { ok: false; reason: 'conflict' | 'expired' | 'lost'; request: ChangeRequest }
   | { ok: false; reason: 'missing' };
 export type StoreApprovalResult =
-  | { ok: true; request: ChangeRequest; complete: boolean }
+  | { ok: true; request: ChangeRequest; complete: boolean; serviceLocked?: boolean }
   | { ok: false; reason: 'already-approved' | 'not-needed' | 'conflict' | 'expired'; request: ChangeRequest }
   | { ok: false; reason: 'missing' };
 export type LockAttempt = 'acquired' | 'busy' | 'lost';

@@ -147,12 +147,13 @@ export class MemoryChangeStore implements ChangeStore {
       }
       if (transition.outcome) stored.outcome = copyOf(transition.outcome);
       if (previous === 'applying' && transition.to !== 'applying') this.releaseLease(stored, holder?.serviceId);
-      if (previous !== 'applying' && transition.to === 'applying' && claim) this.grantLease(stored, claim);
+      const serviceLocked =
+        previous !== 'applying' && transition.to === 'applying' && claim ? this.grantLease(stored, claim) : false;
       if (transition.to === 'applied') this.scheduleRevert(stored, transition.now);
       if (previous === 'scheduled' && transition.to !== 'scheduled') this.scheduled.delete(stored.id);
       if (transition.to === 'scheduled') this.scheduled.set(stored.id, stored.applyAt ?? stored.expiresAt);
       this.appendTransitionAudit(stored, transition, transition.audit);
-      return { ok: true, request: copyOf(stored) };
+      return { ok: true, request: copyOf(stored), ...(serviceLocked ? { serviceLocked } : {}) };
     });
   }
 
@@ -302,6 +303,7 @@ export class MemoryChangeStore implements ChangeStore {
       stored.approvals = [...approvals, copyOf(approval)];
       const after = approvalTally(needed, stored.approvals);
       const complete = needed.every((count, index) => (after[index] ?? 0) >= count);
+      let serviceLocked = false;
       if (complete) {
         stored.status = step.schedule ? 'scheduled' : 'applying';
         stored.decidedBy = approval.userId;
@@ -310,7 +312,7 @@ export class MemoryChangeStore implements ChangeStore {
           this.scheduled.set(stored.id, step.schedule.at);
           // A request deferred to its window's opening at approval gets its time only now.
           stored.applyAt = step.schedule.at;
-        } else if (step.claim) this.grantLease(stored, step.claim);
+        } else if (step.claim) serviceLocked = this.grantLease(stored, step.claim);
       }
       const message = [step.audit.message, complete ? step.completesMessage : undefined].filter(Boolean).join(' ');
       const fence = this.fences.get(stored.id);
@@ -322,7 +324,7 @@ export class MemoryChangeStore implements ChangeStore {
         ...(message ? { message } : {}),
         ...(fence === undefined ? {} : { fence }),
       });
-      return { ok: true, request: copyOf(stored), complete };
+      return { ok: true, request: copyOf(stored), complete, ...(serviceLocked ? { serviceLocked } : {}) };
     });
   }
 
@@ -546,14 +548,21 @@ export class MemoryChangeStore implements ChangeStore {
   }
 
   /** The claimant owns the request from now on: fence + 1, a fresh lease, nothing sent yet. */
-  private grantLease(stored: ChangeRequest, claim: { owner: string; ttlMs: number }): void {
+  /** As the scripts' grant_lease: the lease, and the service's lock when it is free (true then). */
+  private grantLease(stored: ChangeRequest, claim: { owner: string; ttlMs: number }): boolean {
+    const now = Date.now();
     stored.lease = {
       owner: claim.owner,
       fence: (stored.lease?.fence ?? this.fences.get(stored.id) ?? 0) + 1,
-      until: Date.now() + claim.ttlMs,
+      until: now + claim.ttlMs,
       sending: false,
     };
     this.fences.set(stored.id, stored.lease.fence);
+    const serviceId = stored.plan.serviceId;
+    const lock = this.serviceLocks.get(serviceId);
+    if (lock && lock.until > now) return false;
+    this.serviceLocks.set(serviceId, { holder: `${stored.id}:${stored.lease.fence}`, until: now + claim.ttlMs });
+    return true;
   }
 
   private appendTransitionAudit(

@@ -42,6 +42,7 @@ import {
 import { closeQuietly, connectRedis, type RedisConnection } from './connection.js';
 import { reportUnavailableAsStoreErrors } from './errors.js';
 import { changeKeys, type ChangeKeys } from './keys.js';
+import { StreamExpiry } from './stream-expiry.js';
 import {
   ADD_APPROVAL_COMMAND,
   ADD_APPROVAL_LUA,
@@ -85,6 +86,8 @@ export interface RedisChangeStoreOptions {
 const PING_TIMEOUT_MS = 2_000;
 /** Applied entries read at most per summary, and how far their server times may run behind `at`. */
 const APPLIED_READ_MAX = 10_000;
+/** Main-stream entries looked through at most for them. */
+const APPLIED_SCAN_MAX = 100_000;
 const APPLIED_CLOCK_SLACK_MS = 60_000;
 /** Entries fetched per XREVRANGE when filtering by service. */
 const AUDIT_PAGE_SIZE = 500;
@@ -112,20 +115,23 @@ export class RedisChangeStore implements ChangeStore {
   private readonly recordConfirmedScript: ScriptCommand;
   private readonly takeOverScript: ScriptCommand;
   private outbox: AuditOutbox | undefined;
+  /** When this process last renewed each audit stream's expiry. */
+  private readonly streamExpiry: StreamExpiry;
 
   constructor(connection: RedisConnection | string, options: RedisChangeStoreOptions = {}) {
     this.keys = changeKeys(options.keyPrefix);
     this.retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
     this.auditRetentionMs = (options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400_000;
+    this.streamExpiry = new StreamExpiry(this.auditRetentionMs);
     this.ownsConnection = typeof connection === 'string';
     this.redis = typeof connection === 'string' ? connectRedis(connection) : connection;
     const { onConnectionError } = options;
     if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
-    this.createScript = defineScript(this.redis, CREATE_COMMAND, 6, CREATE_LUA);
-    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 11, TRANSITION_LUA);
+    this.createScript = defineScript(this.redis, CREATE_COMMAND, 5, CREATE_LUA);
+    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 9, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
     this.setPostedScript = defineScript(this.redis, SET_POSTED_COMMAND, 2, SET_POSTED_LUA);
-    this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 8, ADD_APPROVAL_LUA);
+    this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 7, ADD_APPROVAL_LUA);
     this.renewLeaseScript = defineScript(this.redis, RENEW_LEASE_COMMAND, 2, RENEW_LEASE_LUA);
     this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
     this.confirmSendingScript = defineScript(this.redis, CONFIRM_SENDING_COMMAND, 2, CONFIRM_SENDING_LUA);
@@ -144,25 +150,30 @@ export class RedisChangeStore implements ChangeStore {
     const wallNow = Date.now();
     const deadline = retentionDeadline(request, this.retentionSeconds);
     const hashArgs = requestToHashArgs(request);
+    const channelAudit = this.keys.auditOfChannel(request.channelId);
+    const renew = this.streamExpiry.due([this.keys.audit, channelAudit]);
     const created = await this.createScript(
       this.keys.request(request.id),
       this.keys.pending(request.channelId),
       this.keys.audit,
       this.keys.open,
-      this.keys.auditOfChannel(request.channelId),
-      this.keys.auditOfService(request.channelId, request.plan.serviceId),
+      channelAudit,
       request.id,
       request.expiresAt,
       deadline,
       deadline - wallNow,
       wallNow - this.retentionSeconds * 1000,
       wallNow - this.auditRetentionMs,
-      this.auditRetentionMs,
+      this.streamExpiry.ttlMs,
+      renew.flags,
       hashArgs.length,
       ...hashArgs,
       ...auditToStreamArgs(requestedAuditEntry(request)),
     );
-    if (created === 1) this.remembered(request);
+    if (created === 1) {
+      this.streamExpiry.renewed(renew);
+      this.remembered(request);
+    }
     const decidedIn = approvalChannelOf(request);
     if (created === 1 && decidedIn) await this.listInChannel(decidedIn, request, deadline - wallNow);
     return created === 1;
@@ -208,16 +219,16 @@ export class RedisChangeStore implements ChangeStore {
 
   async transition(id: string, transition: Transition): Promise<TransitionResult> {
     const { audit } = transition;
-    const indexes = await this.auditIndexKeys(id);
+    const place = await this.placeKeys(id);
+    const renew = this.streamExpiry.due([this.keys.audit, place.channelAudit]);
     const { claim, holder } = transition;
     const reply = await this.transitionScript(
       this.keys.request(id),
       this.keys.applying,
       this.keys.audit,
-      // A key of the same slot that no lock uses when the caller names no service.
-      this.keys.serviceLock(holder?.serviceId ?? ''),
+      place.serviceLock,
       this.keys.open,
-      ...indexes,
+      place.channelAudit,
       this.keys.reverts,
       this.keys.reminders,
       this.keys.scheduled,
@@ -237,20 +248,26 @@ export class RedisChangeStore implements ChangeStore {
       holder?.owner ?? '',
       holder?.fence ?? '',
       this.auditRetentionMs,
+      this.streamExpiry.ttlMs,
+      renew.flags,
       ...transition.from,
     );
+    if (wroteAudit(reply)) this.streamExpiry.renewed(renew);
     return transitionResultFromReply(reply);
   }
 
   async addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult> {
     const { approval } = step;
+    const place = await this.placeKeys(id);
+    const renew = this.streamExpiry.due([this.keys.audit, place.channelAudit]);
     const reply = await this.addApprovalScript(
       this.keys.request(id),
       this.keys.applying,
       this.keys.audit,
       this.keys.open,
-      ...(await this.auditIndexKeys(id)),
+      place.channelAudit,
       this.keys.scheduled,
+      place.serviceLock,
       id,
       approval.at,
       approval.userId,
@@ -265,25 +282,28 @@ export class RedisChangeStore implements ChangeStore {
       this.auditRetentionMs,
       step.schedule ? step.schedule.at : '',
       this.retentionSeconds * 1000,
+      this.streamExpiry.ttlMs,
+      renew.flags,
     );
+    if (wroteAudit(reply)) this.streamExpiry.renewed(renew);
     return approvalResultFromReply(reply);
   }
 
   /**
-   * The audit index streams a script about this request writes besides the main stream: the
-   * channel's, the channel's for the service, and the applied entries'. Channel and service never
-   * change, so reading them first cannot race; Redis Cluster wants every key in KEYS up front.
+   * The keys a script about this request names besides the shared ones: its channel's audit stream
+   * and its service's lock. Channel and service never change, so reading them first cannot race;
+   * Redis Cluster wants every key in KEYS up front.
    */
-  private async auditIndexKeys(id: string): Promise<[string, string, string]> {
+  private async placeKeys(id: string): Promise<{ channelAudit: string; serviceLock: string }> {
     const place = this.placeOf.get(id);
     const [channelId, serviceId] = place
       ? [place.channelId, place.serviceId]
       : await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
-    return [
-      this.keys.auditOfChannel(channelId ?? '-'),
-      this.keys.auditOfService(channelId ?? '-', serviceId ?? '-'),
-      this.keys.auditApplied,
-    ];
+    return {
+      channelAudit: this.keys.auditOfChannel(channelId ?? '-'),
+      // A key of the same slot that no lock uses when the request is gone.
+      serviceLock: this.keys.serviceLock(serviceId ?? ''),
+    };
   }
 
   async renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
@@ -487,14 +507,16 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async readAudit(query: AuditQuery): Promise<AuditEntry[]> {
-    if (query.channelId === undefined) return this.scanAudit(query);
     if (query.limit <= 0) return [];
-    const stream =
-      query.serviceId === undefined
-        ? this.keys.auditOfChannel(query.channelId)
-        : this.keys.auditOfService(query.channelId, query.serviceId);
-    const page = await this.redis.xrevrange(stream, '+', this.auditFloor(), 'COUNT', query.limit);
-    return page.flatMap(([id, fields]) => auditFromStreamEntry(id, fields) ?? []);
+    if (query.channelId === undefined) return this.newestOfService(this.keys.audit, query.limit, query.serviceId);
+    const channel = this.keys.auditOfChannel(query.channelId);
+    if (query.serviceId === undefined) {
+      const page = await this.redis.xrevrange(channel, '+', this.auditFloor(), 'COUNT', query.limit);
+      return page.flatMap(([id, fields]) => auditFromStreamEntry(id, fields) ?? []);
+    }
+    // A service's entries in a channel are read from the channel's stream (no index of their own:
+    // one fewer stream written per entry), as far back as AUDIT_SCAN_MAX entries.
+    return this.newestOfService(channel, query.limit, query.serviceId);
   }
 
   /**
@@ -512,16 +534,23 @@ export class RedisChangeStore implements ChangeStore {
 
   async readApplied(window: { from: number; to: number }): Promise<AuditEntry[]> {
     // Stream ids are the server's clock; the entries' own time decides (core/summary/drift.ts).
-    const page = await this.redis.xrange(
-      this.keys.auditApplied,
-      String(Math.max(0, window.from - APPLIED_CLOCK_SLACK_MS, Date.now() - this.auditRetentionMs)),
-      '+',
-      'COUNT',
-      APPLIED_READ_MAX,
-    );
-    return page
-      .flatMap(([id, fields]) => auditFromStreamEntry(id, fields) ?? [])
-      .filter((e) => e.at >= window.from && e.at <= window.to);
+    // The applied entries are read from the main stream (no stream of their own: one fewer written
+    // per approval), a page at a time, oldest first.
+    const applied: AuditEntry[] = [];
+    let start = String(Math.max(0, window.from - APPLIED_CLOCK_SLACK_MS, Date.now() - this.auditRetentionMs));
+    const end = String(window.to + APPLIED_CLOCK_SLACK_MS);
+    for (let scanned = 0; scanned < APPLIED_SCAN_MAX && applied.length < APPLIED_READ_MAX;) {
+      const page = await this.redis.xrange(this.keys.audit, start, end, 'COUNT', AUDIT_PAGE_SIZE);
+      for (const [id, fields] of page) {
+        const entry = auditFromStreamEntry(id, fields);
+        if (entry?.action === 'applied' && entry.at >= window.from && entry.at <= window.to) applied.push(entry);
+      }
+      const last = page.at(-1);
+      if (!last || page.length < AUDIT_PAGE_SIZE) break;
+      scanned += page.length;
+      start = `(${last[0]}`;
+    }
+    return applied.slice(0, APPLIED_READ_MAX);
   }
 
   async auditBeginsAt(): Promise<number | undefined> {
@@ -529,19 +558,19 @@ export class RedisChangeStore implements ChangeStore {
     return first ? (auditFromStreamEntry(first[0], first[1])?.at ?? Number(first[0].split('-')[0])) : undefined;
   }
 
-  /** The whole trail, newest first, optionally one service's: a bounded scan of the newest entries. */
-  private async scanAudit(options: AuditQuery): Promise<AuditEntry[]> {
+  /** A stream's newest entries, optionally one service's, newest first: a bounded scan (AUDIT_SCAN_MAX entries). */
+  private async newestOfService(stream: string, limit: number, serviceId: string | undefined): Promise<AuditEntry[]> {
     const found: AuditEntry[] = [];
     let scanned = 0;
     let end = '+';
-    while (found.length < options.limit && scanned < AUDIT_SCAN_MAX) {
-      const wanted = options.serviceId === undefined ? options.limit - found.length : AUDIT_PAGE_SIZE;
+    while (found.length < limit && scanned < AUDIT_SCAN_MAX) {
+      const wanted = serviceId === undefined ? limit - found.length : AUDIT_PAGE_SIZE;
       const count = Math.min(wanted, AUDIT_SCAN_MAX - scanned);
-      const page = await this.redis.xrevrange(this.keys.audit, end, this.auditFloor(), 'COUNT', count);
+      const page = await this.redis.xrevrange(stream, end, this.auditFloor(), 'COUNT', count);
       for (const [id, fields] of page) {
         const entry = auditFromStreamEntry(id, fields);
-        if (entry && (options.serviceId === undefined || entry.serviceId === options.serviceId)) found.push(entry);
-        if (found.length === options.limit) break;
+        if (entry && (serviceId === undefined || entry.serviceId === serviceId)) found.push(entry);
+        if (found.length === limit) break;
       }
       const last = page.at(-1);
       if (!last || page.length < count) break;
@@ -613,13 +642,18 @@ function asStringRecord(value: unknown): Record<string, string> {
   return record;
 }
 
+/** Whether a transition or approval script wrote its audit entry: it does when it moved the request. */
+function wroteAudit(reply: unknown): boolean {
+  return Array.isArray(reply) && (reply[0] === 'ok' || reply[0] === 'expired');
+}
+
 function transitionResultFromReply(reply: unknown): TransitionResult {
   if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw new StoredDataError('transition reply');
   const reason: string = reply[0];
   if (reason === 'missing') return { ok: false, reason };
   const request = requestFromHash(hashFromFlatReply(reply[1]));
   if (!request) throw new StoredDataError('transition reply lacks the request');
-  if (reason === 'ok') return { ok: true, request };
+  if (reason === 'ok') return { ok: true, request, ...(reply[2] === 1 ? { serviceLocked: true } : {}) };
   if (reason === 'conflict' || reason === 'expired' || reason === 'lost') return { ok: false, reason, request };
   throw new StoredDataError(`transition reason ${reason}`);
 }
@@ -630,7 +664,8 @@ function approvalResultFromReply(reply: unknown): ApprovalResult {
   if (reason === 'missing') return { ok: false, reason };
   const request = requestFromHash(hashFromFlatReply(reply[2]));
   if (!request) throw new StoredDataError('approval reply lacks the request');
-  if (reason === 'ok') return { ok: true, request, complete: reply[1] === 1 };
+  if (reason === 'ok')
+    return { ok: true, request, complete: reply[1] === 1, ...(reply[3] === 1 ? { serviceLocked: true } : {}) };
   if (reason === 'conflict' || reason === 'expired' || reason === 'already-approved' || reason === 'not-needed')
     return { ok: false, reason, request };
   throw new StoredDataError(`approval reason ${reason}`);

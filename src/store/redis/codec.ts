@@ -160,7 +160,9 @@ export function requestFromHash(hash: Record<string, string>): ChangeRequest | u
   if (hash.applyAt !== undefined) request.applyAt = parseNumber(hash.applyAt, 'applyAt');
   const approvals = approvalsFromHash(hash);
   if (approvals.length > 0) request.approvals = approvals;
-  if (hash.leaseOwner !== undefined && hash.fence !== undefined) {
+  // A lease belongs to an applying request: a settled one keeps its last lease's fields (removing
+  // them would cost the server a command per request), which say nothing any more.
+  if (request.status === 'applying' && hash.leaseOwner !== undefined && hash.fence !== undefined) {
     request.lease = {
       owner: hash.leaseOwner,
       fence: parseNumber(hash.fence, 'fence'),

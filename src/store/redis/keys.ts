@@ -11,9 +11,11 @@
  *                                            to that service now; expires with its lease
  *   <prefix>{changes}:audit                  STREAM audit trail, entries kept AUDIT_RETENTION_DAYS
  *   <prefix>{changes}:audit:ch:<channelId>   STREAM the same entries of one channel's requests
- *   <prefix>{changes}:audit:ch:<c>:svc:<s>   STREAM ... of one service's requests in that channel
- *   <prefix>{changes}:audit:applied          STREAM the 'applied' entries (drift attribution)
- *   (every index stream has the same entry ids and trimming as the main one, and expires when idle)
+ *   (the index stream has the same entry ids and trimming as the main one; each process renews a
+ *   stream's expiry at most daily, to the retention and a day: stream-expiry.ts. Streams of one
+ *   service in a channel, `audit:ch:<c>:svc:<s>`, and of applied entries, `audit:applied`, are
+ *   no longer written: their readers look through the channel's and the main stream; old ones
+ *   expire on their own)
  *   <prefix>{changes}:reverts                ZSET  ids of applied temporary requests, scored by
  *                                            when the bot reverts them (app clock, ms)
  *   <prefix>{changes}:reminders              ZSET  the same ids, scored by when to remind
@@ -46,8 +48,6 @@ export interface ChangeKeys {
   open: string;
   audit: string;
   auditOfChannel(channelId: string): string;
-  auditOfService(channelId: string, serviceId: string): string;
-  auditApplied: string;
   serviceLock(serviceId: string): string;
   reverts: string;
   reminders: string;
@@ -73,8 +73,6 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     open: `${base}open`,
     audit: `${base}audit`,
     auditOfChannel: (channelId) => `${base}audit:ch:${channelId}`,
-    auditOfService: (channelId, serviceId) => `${base}audit:ch:${channelId}:svc:${serviceId}`,
-    auditApplied: `${base}audit:applied`,
     serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
     reverts: `${base}reverts`,
     reminders: `${base}reminders`,

@@ -33,8 +33,10 @@ export const RECORD_CONFIRMED_COMMAND = 'chbotRecordConfirmed';
 export const TAKE_OVER_COMMAND = 'chbotTakeOver';
 
 /**
- * Shared by the change scripts: leases and audit entries. Lease times are on the Redis server's
- * clock (TIME), so replicas whose clocks disagree still agree on when a lease has expired.
+ * Shared by the change scripts: the request as a table, leases and audit entries. Lease times are
+ * on the Redis server's clock (TIME), so replicas whose clocks disagree still agree on when a
+ * lease has expired. A step reads its request once (HGETALL), changes the table and writes what
+ * changed in one HSET: the server's work per step is what Redis counts per approval (issue 29).
  */
 const LEASE_PRELUDE = `
 local function now_ms()
@@ -42,41 +44,91 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
--- The claimant owns the request from now on: fence + 1, a fresh lease, nothing sent yet.
-local function grant_lease(request, owner, ttl)
-  redis.call('HINCRBY', request, 'fence', 1)
-  redis.call('HSET', request, 'leaseOwner', owner, 'leaseUntil', now_ms() + tonumber(ttl))
-  redis.call('HDEL', request, 'sending')
+local function int(n)
+  return string.format('%d', n)
+end
+
+-- The request hash as a table (nil when it is gone), and the fields a step changes in it.
+local function read_request(key)
+  local flat = redis.call('HGETALL', key)
+  if #flat == 0 then return nil end
+  local fields = {}
+  for i = 1, #flat, 2 do fields[flat[i]] = flat[i + 1] end
+  return {key = key, fields = fields, changed = {}}
+end
+
+local function put(r, ...)
+  local pairs_ = {...}
+  for i = 1, #pairs_, 2 do
+    r.fields[pairs_[i]] = tostring(pairs_[i + 1])
+    r.changed[pairs_[i]] = true
+  end
+end
+
+-- One HSET with every changed field (nothing when none changed).
+local function save(r)
+  local args = {}
+  for field in pairs(r.changed) do
+    args[#args + 1] = field
+    args[#args + 1] = r.fields[field]
+  end
+  if #args > 0 then redis.call('HSET', r.key, unpack(args)) end
+  r.changed = {}
+end
+
+-- The request as it is now, as HGETALL would answer, without asking the server again.
+local function flat_fields(r)
+  local flat = {}
+  for field, value in pairs(r.fields) do
+    flat[#flat + 1] = field
+    flat[#flat + 1] = value
+  end
+  return flat
+end
+
+-- The claimant owns the request from now on: fence + 1, a fresh lease, nothing sent yet, and the
+-- service's lock when it is free (SET NX: the lock and the lease then expire together). Answers 1
+-- when the lock was taken here, else 0 (the flow then asks for it as before). The caller saves.
+local function grant_lease(r, owner, ttl, service_lock, id)
+  local fence = (tonumber(r.fields.fence or '0') or 0) + 1
+  put(r, 'fence', int(fence), 'leaseOwner', owner, 'leaseUntil', int(now_ms() + tonumber(ttl)))
+  if r.fields.sending then
+    redis.call('HDEL', r.key, 'sending')
+    r.fields.sending = nil
+  end
+  if not service_lock then return 0 end
+  if redis.call('SET', service_lock, id .. ':' .. int(fence), 'NX', 'PX', ttl) then return 1 end
+  return 0
 end
 
 -- Appends one audit entry to the main stream and, with the same id, to each index stream; all are
--- trimmed by age (MINID) and expire when nothing is written to them for the retention period.
-local function append_entry(streams, minid, retention_ms, fields)
-  local entry_id = redis.call('XADD', streams[1], 'MINID', '~', minid, '*', unpack(fields))
-  redis.call('PEXPIRE', streams[1], retention_ms)
-  for i = 2, #streams do
-    redis.call('XADD', streams[i], 'MINID', '~', minid, entry_id, unpack(fields))
-    redis.call('PEXPIRE', streams[i], retention_ms)
+-- trimmed by age (MINID). A stream's expiry is renewed only where \`renew\` has a 1 at its place:
+-- each replica renews a stream's expiry (retention and a day) at most once a day, not per entry.
+local function append_entry(streams, renew, minid, stream_ttl_ms, fields)
+  local entry_id = '*'
+  for i = 1, #streams do
+    entry_id = redis.call('XADD', streams[i], 'MINID', '~', minid, entry_id, unpack(fields))
+    if string.sub(renew, i, i) == '1' then redis.call('PEXPIRE', streams[i], stream_ttl_ms) end
   end
 end
 
 -- One audit entry about the request, with its current fence when it has one, in the main stream
--- and the channel's indexes; an applied entry also carries the exact PATCH body and goes to the
--- stream of applied entries (drift attribution).
-local function append_request_audit(streams, applied_stream, minid, retention_ms, request, id, now, actor, action, summary, api_request_id, message)
-  local about = redis.call('HMGET', request, 'channelId', 'serviceId', 'serviceName', 'fence', 'update', 'organization')
+-- and the channel's; an applied entry also carries the exact PATCH body (drift attribution reads
+-- the applied entries of the main stream).
+local function append_request_audit(streams, renew, minid, stream_ttl_ms, r, id, now, actor, action, summary, api_request_id, message)
+  local about = r.fields
   local fields = {
     'at', now, 'action', action, 'changeId', id, 'actorId', actor,
-    'channelId', about[1], 'serviceId', about[2], 'serviceName', about[3], 'summary', summary,
+    'channelId', about.channelId, 'serviceId', about.serviceId, 'serviceName', about.serviceName, 'summary', summary,
   }
-  if about[4] then
+  if about.fence then
     fields[#fields + 1] = 'fence'
-    fields[#fields + 1] = about[4]
+    fields[#fields + 1] = about.fence
   end
   -- Every entry of a request of a named organization (ORGANIZATIONS_FILE) says which.
-  if about[6] then
+  if about.organization then
     fields[#fields + 1] = 'organization'
-    fields[#fields + 1] = about[6]
+    fields[#fields + 1] = about.organization
   end
   if api_request_id ~= '' then
     fields[#fields + 1] = 'apiRequestId'
@@ -86,38 +138,35 @@ local function append_request_audit(streams, applied_stream, minid, retention_ms
     fields[#fields + 1] = 'message'
     fields[#fields + 1] = message
   end
-  local all = {unpack(streams)}
-  if action == 'applied' then
-    if about[5] then
-      fields[#fields + 1] = 'update'
-      fields[#fields + 1] = about[5]
-    end
-    all[#all + 1] = applied_stream
+  if action == 'applied' and about.update then
+    fields[#fields + 1] = 'update'
+    fields[#fields + 1] = about.update
   end
-  append_entry(all, minid, retention_ms, fields)
+  append_entry(streams, renew, minid, stream_ttl_ms, fields)
 end
 
 -- The lease fields of a request, and whether the given owner and fence hold it unexpired.
 local function lease_held(request, owner, fence, now)
   local f = redis.call('HMGET', request, 'status', 'leaseOwner', 'fence', 'leaseUntil')
-  return f[1] == 'applying' and f[2] == owner and f[3] == fence and tonumber(f[4] or '0') > now
+  return f[1] == 'applying' and f[2] == owner and f[3] == fence and (tonumber(f[4] or '0') or 0) > now
 end
 `;
 
 /**
  * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream, 4 index of all pending requests,
- *       5 channel's audit stream, 6 channel's audit stream of the service
+ *       5 channel's audit stream
  * ARGV: 1 id, 2 expiresAt, 3 retention deadline (unix ms), 4 ms until that deadline,
- *       5 prune pending members scored at or below this, 6 audit MINID (unix ms), 7 audit retention (ms),
- *       8 n = count of hash arguments, 9..8+n hash field/value pairs, then audit field/value pairs
+ *       5 prune pending members scored at or below this, 6 audit MINID (unix ms),
+ *       7 audit streams' expiry (ms), 8 which of the two streams to renew it on ("10"),
+ *       9 n = count of hash arguments, 10..9+n hash field/value pairs, then audit field/value pairs
  * Returns 1 when created, 0 when the id already exists.
  */
 export const CREATE_LUA = `${LEASE_PRELUDE}
 local request, pending, audit, open = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 if redis.call('EXISTS', request) == 1 then return 0 end
 
-local hashEnd = 8 + tonumber(ARGV[8])
-redis.call('HSET', request, unpack(ARGV, 9, hashEnd))
+local hashEnd = 9 + tonumber(ARGV[9])
+redis.call('HSET', request, unpack(ARGV, 10, hashEnd))
 redis.call('PEXPIREAT', request, ARGV[3])
 
 -- Members whose request hash has already expired can never be listed again.
@@ -131,55 +180,56 @@ if ttl > 0 then
   if redis.call('PTTL', pending) < ttl then redis.call('PEXPIRE', pending, ttl) end
 end
 
-append_entry({audit, KEYS[5], KEYS[6]}, ARGV[6], ARGV[7], {unpack(ARGV, hashEnd + 1)})
+append_entry({audit, KEYS[5]}, ARGV[8], ARGV[6], ARGV[7], {unpack(ARGV, hashEnd + 1)})
 return 1
 `;
 
 /**
  * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 the service's lock,
- *       5 index of all pending requests, 6 channel's audit stream, 7 channel's audit stream of
- *       the service, 8 stream of applied entries, 9 reverts due (zset), 10 reminders due (zset),
- *       11 scheduled requests (zset, by applyAt)
+ *       5 index of all pending requests, 6 channel's audit stream, 7 reverts due (zset),
+ *       8 reminders due (zset), 9 scheduled requests (zset, by applyAt)
  * ARGV: 1 id, 2 now, 3 to, 4 actorId, 5 outcome JSON or '', 6 audit MINID (unix ms),
  *       7 audit action, 8 summary, 9 apiRequestId or '', 10 message or '',
  *       11 message of the automatic expiry entry,
  *       12 owner claiming a lease (to = applying) or '', 13 its lease in ms,
  *       14 owner holding the lease (leaving applying) or '', 15 its fence,
- *       16 audit retention (ms), 17.. statuses the transition starts from
- * Returns {'missing'} or {reason, HGETALL of the request afterwards}, reason one of
- * 'ok', 'conflict', 'expired', 'lost' (the holder's fence is outdated).
+ *       16 audit retention (ms), 17 audit streams' expiry (ms), 18 which streams to renew it on,
+ *       19.. statuses the transition starts from
+ * Returns {'missing'} or {reason, the request's fields afterwards, 1 when a claim took the service's
+ * lock too}, reason one of 'ok', 'conflict', 'expired', 'lost' (the holder's fence is outdated).
  */
 export const TRANSITION_LUA =
   LEASE_PRELUDE +
   `
 local request, applying, audit, service_lock, open = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local reverts, reminders, scheduled = KEYS[9], KEYS[10], KEYS[11]
+local reverts, reminders, scheduled = KEYS[7], KEYS[8], KEYS[9]
 local id, now, to, actor, outcome, minid = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local claim_owner, claim_ttl, holder_owner, holder_fence = ARGV[12], ARGV[13], ARGV[14], ARGV[15]
 
+local r = read_request(request)
+if not r then return {'missing'} end
+local f = r.fields
+local locked = 0
+
 local function append_audit(action, summary, api_request_id, message)
-  append_request_audit({audit, KEYS[6], KEYS[7]}, KEYS[8], minid, ARGV[16], request, id, now, actor, action, summary, api_request_id, message)
+  append_request_audit({audit, KEYS[6]}, ARGV[18], minid, ARGV[17], r, id, now, actor, action, summary, api_request_id, message)
 end
 
 local function reply(reason)
-  return {reason, redis.call('HGETALL', request)}
+  return {reason, flat_fields(r), locked}
 end
 
--- Every single field the step needs, in one read (none of them is written before it is used).
-local fields = redis.call('HMGET', request, 'status', 'expiresAt', 'leaseOwner', 'fence', 'revertTarget', 'revertAfterMs', 'remindAfterMs')
-local status = fields[1]
-if not status then return {'missing'} end
-
-local expires_at = tonumber(fields[2])
-if status == 'pending' and to ~= 'expired' and tonumber(now) >= expires_at then
-  redis.call('HSET', request, 'status', 'expired')
+local status = f.status
+if status == 'pending' and to ~= 'expired' and tonumber(now) >= tonumber(f.expiresAt) then
+  put(r, 'status', 'expired')
+  save(r)
   redis.call('ZREM', open, id)
   append_audit('expired', ARGV[8], '', ARGV[11])
   return reply('expired')
 end
 
 local allowed = false
-for i = 17, #ARGV do
+for i = 19, #ARGV do
   if ARGV[i] == status then allowed = true break end
 end
 if not allowed then return reply('conflict') end
@@ -187,57 +237,56 @@ if not allowed then return reply('conflict') end
 -- Only the lease's current holder records an outcome: expiry alone does not take it away, a
 -- takeover (which moves the fence on) does.
 if status == 'applying' and holder_owner ~= '' then
-  if fields[3] ~= holder_owner or fields[4] ~= holder_fence then return reply('lost') end
+  if f.leaseOwner ~= holder_owner or f.fence ~= holder_fence then return reply('lost') end
 end
 
-redis.call('HSET', request, 'status', to)
+put(r, 'status', to)
 if status == 'pending' and to ~= 'pending' then
-  redis.call('HSET', request, 'decidedBy', actor, 'decidedAt', now)
+  put(r, 'decidedBy', actor, 'decidedAt', now)
   redis.call('ZREM', open, id)
 end
 -- A scheduled request waits in the scheduled index until it leaves "scheduled"; ended before its
 -- time (cancelled, expired) it records who ended it, started (applying) it keeps its approver.
 if status == 'scheduled' and to ~= 'scheduled' then
   redis.call('ZREM', scheduled, id)
-  if to ~= 'applying' then redis.call('HSET', request, 'decidedBy', actor, 'decidedAt', now) end
+  if to ~= 'applying' then put(r, 'decidedBy', actor, 'decidedAt', now) end
 end
 if to == 'scheduled' and status ~= 'scheduled' then
-  local apply_at = redis.call('HGET', request, 'applyAt') or redis.call('HGET', request, 'expiresAt')
-  redis.call('ZADD', scheduled, apply_at, id)
+  redis.call('ZADD', scheduled, f.applyAt or f.expiresAt, id)
 end
-if outcome ~= '' then redis.call('HSET', request, 'outcome', outcome) end
+if outcome ~= '' then put(r, 'outcome', outcome) end
+-- Leaving "applying": the service's lock is released. The lease fields stay (read only while a
+-- request is applying, codec.ts): deleting them would cost the server a command per request.
 if status == 'applying' and to ~= 'applying' then
   redis.call('SREM', applying, id)
-  local fence = fields[4]
-  if fence and redis.call('GET', service_lock) == id .. ':' .. fence then redis.call('DEL', service_lock) end
-  redis.call('HDEL', request, 'leaseOwner', 'leaseUntil', 'sending')
+  if f.fence and redis.call('GET', service_lock) == id .. ':' .. f.fence then redis.call('DEL', service_lock) end
 end
 if to == 'applying' and status ~= 'applying' then
   redis.call('SADD', applying, id)
-  if claim_owner ~= '' then grant_lease(request, claim_owner, claim_ttl) end
+  if claim_owner ~= '' then locked = grant_lease(r, claim_owner, claim_ttl, service_lock, id) end
 end
 -- A time-boxed request schedules its own revert when applied, in this same step, so an applied
 -- grant can never lack its revert; an approved extension moves the original's revert, if any is
 -- still due.
 if to == 'applied' then
-  local s = {fields[5], fields[6], fields[7]}
-  if s[1] and (s[1] == id or redis.call('ZSCORE', reverts, s[1])) then
-    redis.call('ZADD', reverts, tonumber(now) + tonumber(s[2]), s[1])
-    redis.call('ZADD', reminders, tonumber(now) + tonumber(s[3]), s[1])
+  local target_id = f.revertTarget
+  if target_id and (target_id == id or redis.call('ZSCORE', reverts, target_id)) then
+    redis.call('ZADD', reverts, tonumber(now) + tonumber(f.revertAfterMs), target_id)
+    redis.call('ZADD', reminders, tonumber(now) + tonumber(f.remindAfterMs), target_id)
     -- The record the revert needs lives until the revert is due and the audit retention after it,
     -- however far a long grant or an extension pushed the revert (keys share the hash tag).
-    local target = request:sub(1, #request - #id) .. s[1]
-    local keep = tonumber(s[2]) + tonumber(ARGV[16])
+    local target = request:sub(1, #request - #id) .. target_id
+    local keep = tonumber(f.revertAfterMs) + tonumber(ARGV[16])
     local ttl = redis.call('PTTL', target)
     if ttl >= 0 and ttl < keep then redis.call('PEXPIRE', target, keep) end
   end
   -- A revert applied: its grant is over in this same step (no "temporary" listing after the record).
-  local grant = redis.call('HGET', request, 'revertOf')
-  if grant then
-    redis.call('ZREM', reverts, grant)
-    redis.call('ZREM', reminders, grant)
+  if f.revertOf then
+    redis.call('ZREM', reverts, f.revertOf)
+    redis.call('ZREM', reminders, f.revertOf)
   end
 end
+save(r)
 append_audit(ARGV[7], ARGV[8], ARGV[9], ARGV[10])
 return reply('ok')
 `;
@@ -272,11 +321,9 @@ local request, service_lock = KEYS[1], KEYS[2]
 local id, owner, fence, ttl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 if not lease_held(request, owner, fence, now_ms()) then return 'lost' end
 local mine = id .. ':' .. fence
-local holder = redis.call('GET', service_lock)
-if holder == mine then return 'acquired' end
-if holder then return 'busy' end
-redis.call('SET', service_lock, mine, 'PX', ttl)
-return 'acquired'
+if redis.call('SET', service_lock, mine, 'NX', 'PX', ttl) then return 'acquired' end
+if redis.call('GET', service_lock) == mine then return 'acquired' end
+return 'busy'
 `;
 
 /**
@@ -294,9 +341,17 @@ local request, service_lock = KEYS[1], KEYS[2]
 local id, owner, fence, min_left, sent_lock_ms = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local now = now_ms()
 if not lease_held(request, owner, fence, now + min_left) then return 0 end
-if redis.call('GET', service_lock) ~= id .. ':' .. fence then return 0 end
+-- The lock's long expiry, set only if it is ours: one SET that answers what it replaced. A held
+-- lease implies the lock is ours (they are taken and renewed together, a takeover moves the
+-- fence); should another request's lock be there all the same, it is put back, keeping the long
+-- expiry (its holder deletes it when it settles, a takeover moves it on).
+local mine = id .. ':' .. fence
+local before = redis.call('SET', service_lock, mine, 'XX', 'PX', sent_lock_ms, 'GET')
+if before ~= mine then
+  if before then redis.call('SET', service_lock, before, 'KEEPTTL') end
+  return 0
+end
 redis.call('HSET', request, 'sending', '1', 'sentAt', now)
-redis.call('PEXPIRE', service_lock, sent_lock_ms)
 return 1
 `;
 
@@ -424,19 +479,20 @@ export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
 
 /**
  * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 index of all pending requests,
- *       5 channel's audit stream, 6 channel's audit stream of the service, 7 stream of applied entries,
- *       8 scheduled requests (zset, by applyAt)
+ *       5 channel's audit stream, 6 scheduled requests (zset, by applyAt), 7 the service's lock
  * ARGV: 1 id, 2 now, 3 approver, 4 requirement indices it counts for ("0,2"), 5 audit MINID (unix ms),
  *       6 summary, 7 audit message or '', 8 message appended when it completes the request,
  *       9 message of the automatic expiry entry, 10 owner claiming the lease when this approval
  *       completes the request (as a transition to applying does) or '', 11 its lease in ms,
  *       12 audit retention (ms), 13 a scheduled request's applyAt or '': when this approval
- *       completes it, it moves to "scheduled" (into KEYS 8 at that score) instead of "applying"
+ *       completes it, it moves to "scheduled" (into KEYS 6 at that score) instead of "applying"
  *       14 the request's retention (ms): a request moved to "scheduled" is kept that long after its time
+ *       15 audit streams' expiry (ms), 16 which streams to renew it on ("01")
  * The request hash holds `need` ("2,1,0": approvals per requirement; absent = "1") and one field
  * `approved:<user>` = "<seq>|<at>|<indices>" per approval, seq counting in the order the approvals
  * were recorded here (clicks' own clocks may disagree across replicas). Returns {'missing'} or {reason, complete,
- * HGETALL afterwards}, reason one of 'ok', 'conflict', 'expired', 'already-approved', 'not-needed'.
+ * the request's fields afterwards, 1 when completing it took the service's lock too}, reason one of
+ * 'ok', 'conflict', 'expired', 'already-approved', 'not-needed'.
  */
 export const ADD_APPROVAL_LUA =
   LEASE_PRELUDE +
@@ -445,8 +501,13 @@ local request, applying, audit, open = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, now, user, counts, minid = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local claim_owner, claim_ttl = ARGV[10], ARGV[11]
 
+local r = read_request(request)
+if not r then return {'missing'} end
+local f = r.fields
+local locked = 0
+
 local function append_audit(action, message)
-  append_request_audit({audit, KEYS[5], KEYS[6]}, KEYS[7], minid, ARGV[12], request, id, now, user, action, ARGV[6], '', message)
+  append_request_audit({audit, KEYS[5]}, ARGV[16], minid, ARGV[15], r, id, now, user, action, ARGV[6], '', message)
 end
 
 local function indices(text)
@@ -458,10 +519,9 @@ end
 -- Approvals counted per requirement (0-based index -> count), from every approved:<user> field.
 local function tally()
   local counted = {}
-  local fields = redis.call('HGETALL', request)
-  for i = 1, #fields, 2 do
-    if string.sub(fields[i], 1, 9) == 'approved:' then
-      local given = string.match(fields[i + 1], '|[^|]*|(.*)$') or ''
+  for field, value in pairs(f) do
+    if string.sub(field, 1, 9) == 'approved:' then
+      local given = string.match(value, '|[^|]*|(.*)$') or ''
       for _, index in ipairs(indices(given)) do counted[index] = (counted[index] or 0) + 1 end
     end
   end
@@ -469,23 +529,21 @@ local function tally()
 end
 
 local function reply(reason, complete)
-  return {reason, complete, redis.call('HGETALL', request)}
+  return {reason, complete, flat_fields(r), locked}
 end
 
--- Every single field the decision needs, in one read.
-local fields = redis.call('HMGET', request, 'status', 'expiresAt', 'approved:' .. user, 'need')
-local status = fields[1]
-if not status then return {'missing'} end
-if status == 'pending' and tonumber(now) >= tonumber(fields[2]) then
-  redis.call('HSET', request, 'status', 'expired')
+local status = f.status
+if status == 'pending' and tonumber(now) >= tonumber(f.expiresAt) then
+  put(r, 'status', 'expired')
+  save(r)
   redis.call('ZREM', open, id)
   append_audit('expired', ARGV[9])
   return reply('expired', 0)
 end
 if status ~= 'pending' then return reply('conflict', 0) end
-if fields[3] then return reply('already-approved', 0) end
+if f['approved:' .. user] then return reply('already-approved', 0) end
 
-local need = indices(fields[4] or '1')
+local need = indices(f.need or '1')
 local before = tally()
 local needed = false
 for _, index in ipairs(indices(counts)) do
@@ -494,8 +552,8 @@ for _, index in ipairs(indices(counts)) do
 end
 if not needed then return reply('not-needed', 0) end
 
-local seq = redis.call('HINCRBY', request, 'approvalSeq', 1)
-redis.call('HSET', request, 'approved:' .. user, seq .. '|' .. now .. '|' .. counts)
+local seq = (tonumber(f.approvalSeq or '0') or 0) + 1
+put(r, 'approvalSeq', int(seq), 'approved:' .. user, int(seq) .. '|' .. now .. '|' .. counts)
 -- The tally with this approval: the one before, plus what it counts for.
 local after = before
 for _, index in ipairs(indices(counts)) do after[index] = (after[index] or 0) + 1 end
@@ -506,8 +564,8 @@ end
 local message = ARGV[7]
 if complete == 1 and ARGV[13] ~= '' then
   -- applyAt also here: a request deferred to its window's opening at approval gets its time only now
-  redis.call('HSET', request, 'status', 'scheduled', 'decidedBy', user, 'decidedAt', now, 'applyAt', ARGV[13])
-  redis.call('ZADD', KEYS[8], ARGV[13], id)
+  put(r, 'status', 'scheduled', 'decidedBy', user, 'decidedAt', now, 'applyAt', ARGV[13])
+  redis.call('ZADD', KEYS[6], ARGV[13], id)
   redis.call('ZREM', open, id)
   -- Deferred to a window's opening, it may wait past its expiry (a freeze over the next opening):
   -- its record lives until its time and the retention after it, as one scheduled when asked does.
@@ -516,12 +574,13 @@ if complete == 1 and ARGV[13] ~= '' then
   if ttl >= 0 and ttl < keep then redis.call('PEXPIRE', request, keep) end
   if ARGV[8] ~= '' then message = (message ~= '' and (message .. ' ') or '') .. ARGV[8] end
 elseif complete == 1 then
-  redis.call('HSET', request, 'status', 'applying', 'decidedBy', user, 'decidedAt', now)
+  put(r, 'status', 'applying', 'decidedBy', user, 'decidedAt', now)
   redis.call('SADD', applying, id)
   redis.call('ZREM', open, id)
-  if claim_owner ~= '' then grant_lease(request, claim_owner, claim_ttl) end
+  if claim_owner ~= '' then locked = grant_lease(r, claim_owner, claim_ttl, KEYS[7], id) end
   if ARGV[8] ~= '' then message = (message ~= '' and (message .. ' ') or '') .. ARGV[8] end
 end
+save(r)
 append_audit('approved', message)
 return reply('ok', complete)
 `;
