@@ -5,7 +5,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RETENTION_SECONDS, RedisChangeStore } from '../../src/store/index.js';
-import { approve, buildChangeRequest, markApplied } from './fixtures.js';
+import { DEFAULT_AUDIT_RETENTION_DAYS, requestedAuditEntry } from '../../src/store/rules.js';
+import { RENEW_EVERY_MS } from '../../src/store/redis/stream-expiry.js';
+import { approve, buildChangeRequest, buildPlan, markApplied } from './fixtures.js';
+import { auditToStreamArgs } from '../../src/store/redis/codec.js';
 import { REDIS_URL, deleteKeysWithPrefix, keysWithPrefix, randomKeyPrefix } from '../support/redis.js';
 
 describe('RedisChangeStore', () => {
@@ -41,7 +44,8 @@ describe('RedisChangeStore', () => {
       [
         `${keyPrefix}{changes}:applying`,
         `${keyPrefix}{changes}:audit`,
-        `${keyPrefix}{changes}:audit:ch:C-ops`,
+        `${keyPrefix}{changes}:audit:ch:C-ops:svc:${request.plan.serviceId}`,
+        `${keyPrefix}{changes}:audit:ch:C-ops:services`,
         `${keyPrefix}{changes}:pending:C-ops`,
         `${keyPrefix}{changes}:req:${request.id}`,
       ].sort(),
@@ -72,6 +76,66 @@ describe('RedisChangeStore', () => {
     expect(before + ttl).toBeLessThanOrEqual(deadline);
     const indexTtl = await admin.pttl(`${keyPrefix}{changes}:pending:C-ops`);
     expect(indexTtl).toBeGreaterThan(DEFAULT_RETENTION_SECONDS * 1000);
+  });
+
+  it("renews an audit stream's expiry once a day per process, not with every entry, and only when it wrote one", async () => {
+    openStore();
+    const day = RENEW_EVERY_MS;
+    const retention = DEFAULT_AUDIT_RETENTION_DAYS * day;
+    const streams = [
+      `${keyPrefix}{changes}:audit`,
+      `${keyPrefix}{changes}:audit:ch:C-ops:svc:${buildChangeRequest().plan.serviceId}`,
+      `${keyPrefix}{changes}:audit:ch:C-ops:services`,
+    ];
+    const ttls = () => Promise.all(streams.map((stream) => admin.pttl(stream)));
+    const first = buildChangeRequest();
+    await store.create(first);
+    // The first entry: the retention and a day, so an entry written up to a day later still lives the retention.
+    for (const ttl of await ttls()) expect(ttl).toBeGreaterThan(retention + day - 60_000);
+    for (const stream of streams) await admin.pexpire(stream, 3_600_000);
+    await store.transition(first.id, approve());
+    // This process renewed them a moment ago: the entry is written, the expiry left alone.
+    for (const ttl of await ttls()) expect(ttl).toBeLessThanOrEqual(3_600_000);
+
+    // Another process (another replica, or a restart) renews once, but not on a step that wrote nothing.
+    const other = new RedisChangeStore(REDIS_URL, { keyPrefix });
+    try {
+      expect((await other.transition(first.id, approve())).ok).toBe(false);
+      for (const ttl of await ttls()) expect(ttl).toBeLessThanOrEqual(3_600_000);
+      const second = buildChangeRequest();
+      await other.create(second);
+      for (const ttl of await ttls()) expect(ttl).toBeGreaterThan(retention + day - 60_000);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("reads a channel's history from its services' streams and, until it expires, the channel's stream of before", async () => {
+    openStore();
+    const legacy = `${keyPrefix}{changes}:audit:ch:C-ops`;
+    // Written by an older version: the channel's own stream (and, for the same entry, the service's).
+    const old = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-old' }) });
+    const oldEntry = auditToStreamArgs(requestedAuditEntry(old));
+    const oldId = await admin.xadd(legacy, '*', ...oldEntry);
+    await admin.xadd(`${keyPrefix}{changes}:audit:ch:C-ops:svc:svc-old`, oldId ?? '*', ...oldEntry);
+    const older = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-gone' }) });
+    await admin.xadd(legacy, '*', ...auditToStreamArgs(requestedAuditEntry(older)));
+    // Written now: the service's stream only.
+    const now = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-new' }) });
+    await store.create(now);
+    await store.transition(now.id, approve());
+
+    const history = await store.readAudit({ channelId: 'C-ops', limit: 10 });
+    expect(history.map((entry) => [entry.changeId, entry.action])).toStrictEqual([
+      [now.id, 'approved'],
+      [now.id, 'requested'],
+      [older.id, 'requested'],
+      [old.id, 'requested'],
+    ]);
+    expect(await store.readAudit({ channelId: 'C-ops', limit: 2 })).toHaveLength(2);
+    expect(
+      (await store.readAudit({ channelId: 'C-ops', serviceId: 'svc-new', limit: 10 })).map((e) => e.action),
+    ).toStrictEqual(['approved', 'requested']);
   });
 
   it('keeps a request deferred at approval until its new time plus the retention, not its old expiry', async () => {

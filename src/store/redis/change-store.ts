@@ -127,11 +127,11 @@ export class RedisChangeStore implements ChangeStore {
     this.redis = typeof connection === 'string' ? connectRedis(connection) : connection;
     const { onConnectionError } = options;
     if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
-    this.createScript = defineScript(this.redis, CREATE_COMMAND, 5, CREATE_LUA);
-    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 9, TRANSITION_LUA);
+    this.createScript = defineScript(this.redis, CREATE_COMMAND, 6, CREATE_LUA);
+    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 10, TRANSITION_LUA);
     this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
     this.setPostedScript = defineScript(this.redis, SET_POSTED_COMMAND, 2, SET_POSTED_LUA);
-    this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 7, ADD_APPROVAL_LUA);
+    this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 8, ADD_APPROVAL_LUA);
     this.renewLeaseScript = defineScript(this.redis, RENEW_LEASE_COMMAND, 2, RENEW_LEASE_LUA);
     this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
     this.confirmSendingScript = defineScript(this.redis, CONFIRM_SENDING_COMMAND, 2, CONFIRM_SENDING_LUA);
@@ -150,14 +150,15 @@ export class RedisChangeStore implements ChangeStore {
     const wallNow = Date.now();
     const deadline = retentionDeadline(request, this.retentionSeconds);
     const hashArgs = requestToHashArgs(request);
-    const channelAudit = this.keys.auditOfChannel(request.channelId);
-    const renew = this.streamExpiry.due([this.keys.audit, channelAudit]);
+    const place = this.placeKeysOf(request.channelId, request.plan.serviceId);
+    const renew = this.streamExpiry.due([this.keys.audit, place.serviceAudit]);
     const created = await this.createScript(
       this.keys.request(request.id),
       this.keys.pending(request.channelId),
       this.keys.audit,
       this.keys.open,
-      channelAudit,
+      place.serviceAudit,
+      place.services,
       request.id,
       request.expiresAt,
       deadline,
@@ -169,6 +170,7 @@ export class RedisChangeStore implements ChangeStore {
       hashArgs.length,
       ...hashArgs,
       ...auditToStreamArgs(requestedAuditEntry(request)),
+      request.plan.serviceId,
     );
     if (created === 1) {
       this.streamExpiry.renewed(renew);
@@ -220,7 +222,7 @@ export class RedisChangeStore implements ChangeStore {
   async transition(id: string, transition: Transition): Promise<TransitionResult> {
     const { audit } = transition;
     const place = await this.placeKeys(id);
-    const renew = this.streamExpiry.due([this.keys.audit, place.channelAudit]);
+    const renew = this.streamExpiry.due([this.keys.audit, place.serviceAudit]);
     const { claim, holder } = transition;
     const reply = await this.transitionScript(
       this.keys.request(id),
@@ -228,10 +230,11 @@ export class RedisChangeStore implements ChangeStore {
       this.keys.audit,
       place.serviceLock,
       this.keys.open,
-      place.channelAudit,
+      place.serviceAudit,
       this.keys.reverts,
       this.keys.reminders,
       this.keys.scheduled,
+      place.services,
       id,
       transition.now,
       transition.to,
@@ -259,15 +262,16 @@ export class RedisChangeStore implements ChangeStore {
   async addApproval(id: string, step: ApprovalStep): Promise<ApprovalResult> {
     const { approval } = step;
     const place = await this.placeKeys(id);
-    const renew = this.streamExpiry.due([this.keys.audit, place.channelAudit]);
+    const renew = this.streamExpiry.due([this.keys.audit, place.serviceAudit]);
     const reply = await this.addApprovalScript(
       this.keys.request(id),
       this.keys.applying,
       this.keys.audit,
       this.keys.open,
-      place.channelAudit,
+      place.serviceAudit,
       this.keys.scheduled,
       place.serviceLock,
+      place.services,
       id,
       approval.at,
       approval.userId,
@@ -290,19 +294,24 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   /**
-   * The keys a script about this request names besides the shared ones: its channel's audit stream
-   * and its service's lock. Channel and service never change, so reading them first cannot race;
-   * Redis Cluster wants every key in KEYS up front.
+   * The keys a script about this request names besides the shared ones: its audit index and its
+   * service's lock. Channel and service never change, so reading them first cannot race; Redis
+   * Cluster wants every key in KEYS up front.
    */
-  private async placeKeys(id: string): Promise<{ channelAudit: string; serviceLock: string }> {
+  private async placeKeys(id: string): Promise<PlaceKeys> {
     const place = this.placeOf.get(id);
     const [channelId, serviceId] = place
       ? [place.channelId, place.serviceId]
       : await this.redis.hmget(this.keys.request(id), 'channelId', 'serviceId');
+    // Keys of the same slot that nothing uses when the request is gone.
+    return this.placeKeysOf(channelId ?? '-', serviceId ?? '');
+  }
+
+  private placeKeysOf(channelId: string, serviceId: string): PlaceKeys {
     return {
-      channelAudit: this.keys.auditOfChannel(channelId ?? '-'),
-      // A key of the same slot that no lock uses when the request is gone.
-      serviceLock: this.keys.serviceLock(serviceId ?? ''),
+      serviceAudit: this.keys.auditOfService(channelId, serviceId),
+      services: this.keys.auditServicesOfChannel(channelId),
+      serviceLock: this.keys.serviceLock(serviceId),
     };
   }
 
@@ -509,14 +518,36 @@ export class RedisChangeStore implements ChangeStore {
   async readAudit(query: AuditQuery): Promise<AuditEntry[]> {
     if (query.limit <= 0) return [];
     if (query.channelId === undefined) return this.newestOfService(this.keys.audit, query.limit, query.serviceId);
-    const channel = this.keys.auditOfChannel(query.channelId);
-    if (query.serviceId === undefined) {
-      const page = await this.redis.xrevrange(channel, '+', this.auditFloor(), 'COUNT', query.limit);
-      return page.flatMap(([id, fields]) => auditFromStreamEntry(id, fields) ?? []);
+    const { channelId, limit } = query;
+    const streams =
+      query.serviceId === undefined
+        ? [
+            ...(await this.redis.smembers(this.keys.auditServicesOfChannel(channelId))).map((serviceId) =>
+              this.keys.auditOfService(channelId, serviceId),
+            ),
+            // Entries written before the channel's services were its index, until that stream expires.
+            this.keys.auditOfChannel(channelId),
+          ]
+        : [this.keys.auditOfService(channelId, query.serviceId)];
+    return this.newestOfStreams(streams, limit);
+  }
+
+  /** The newest entries of these streams together, newest first (an entry in two of them once). */
+  private async newestOfStreams(streams: string[], limit: number): Promise<AuditEntry[]> {
+    const pipeline = this.redis.pipeline();
+    for (const stream of streams) pipeline.xrevrange(stream, '+', this.auditFloor(), 'COUNT', limit);
+    const byId = new Map<string, AuditEntry>();
+    for (const [error, page] of (await pipeline.exec()) ?? []) {
+      if (error) throw error;
+      for (const [id, fields] of streamPage(page)) {
+        const entry = byId.has(id) ? undefined : auditFromStreamEntry(id, fields);
+        if (entry) byId.set(id, entry);
+      }
     }
-    // A service's entries in a channel are read from the channel's stream (no index of their own:
-    // one fewer stream written per entry), as far back as AUDIT_SCAN_MAX entries.
-    return this.newestOfService(channel, query.limit, query.serviceId);
+    return [...byId]
+      .sort(([a], [b]) => compareStreamIds(b, a))
+      .slice(0, limit)
+      .map(([, entry]) => entry);
   }
 
   /**
@@ -630,6 +661,31 @@ export class RedisChangeStore implements ChangeStore {
     const vanished = ids.filter((id) => !present.has(id));
     if (vanished.length > 0) await this.redis.srem(this.keys.applying, ...vanished);
   }
+}
+
+interface PlaceKeys {
+  /** The audit stream of the request's service in its channel. */
+  serviceAudit: string;
+  /** The channel's set of services with such a stream. */
+  services: string;
+  serviceLock: string;
+}
+
+/** An XREVRANGE reply from a pipeline, as [id, fields] pairs. */
+function streamPage(reply: unknown): Array<[string, string[]]> {
+  if (!Array.isArray(reply)) throw new StoredDataError('XREVRANGE reply is not a list');
+  return reply.map((item: unknown) => {
+    if (!Array.isArray(item) || typeof item[0] !== 'string' || !Array.isArray(item[1]))
+      throw new StoredDataError('stream entry');
+    return [item[0], item[1].map(String)];
+  });
+}
+
+/** Stream ids ("ms-seq") in order. */
+function compareStreamIds(a: string, b: string): number {
+  const [aMs = 0, aSeq = 0] = a.split('-').map(Number);
+  const [bMs = 0, bSeq = 0] = b.split('-').map(Number);
+  return aMs - bMs || aSeq - bSeq;
 }
 
 function asStringRecord(value: unknown): Record<string, string> {

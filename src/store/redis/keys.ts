@@ -10,12 +10,13 @@
  *   <prefix>{changes}:svc-lock:<serviceId>   STRING "<requestId>:<fence>" of the request applying
  *                                            to that service now; expires with its lease
  *   <prefix>{changes}:audit                  STREAM audit trail, entries kept AUDIT_RETENTION_DAYS
- *   <prefix>{changes}:audit:ch:<channelId>   STREAM the same entries of one channel's requests
- *   (the index stream has the same entry ids and trimming as the main one; each process renews a
- *   stream's expiry at most daily, to the retention and a day: stream-expiry.ts. Streams of one
- *   service in a channel, `audit:ch:<c>:svc:<s>`, and of applied entries, `audit:applied`, are
- *   no longer written: their readers look through the channel's and the main stream; old ones
- *   expire on their own)
+ *   <prefix>{changes}:audit:ch:<c>:svc:<s>   STREAM the same entries of one service's requests in that channel
+ *   <prefix>{changes}:audit:ch:<c>:services  SET   the services of the channel with such a stream
+ *   (an index stream has the same entry ids and trimming as the main one; each process renews its
+ *   expiry, and names its service in the channel's set, at most daily, to the retention and a day:
+ *   stream-expiry.ts. A channel's history merges its services' streams. No longer written, read
+ *   until they expire: `audit:ch:<c>`, the channel's entries before the set existed; no longer
+ *   read: `audit:applied`, drift attribution reads the main stream)
  *   <prefix>{changes}:reverts                ZSET  ids of applied temporary requests, scored by
  *                                            when the bot reverts them (app clock, ms)
  *   <prefix>{changes}:reminders              ZSET  the same ids, scored by when to remind
@@ -47,7 +48,10 @@ export interface ChangeKeys {
   applying: string;
   open: string;
   audit: string;
+  /** A channel's entries as written before its services' streams were its index (read until it expires). */
   auditOfChannel(channelId: string): string;
+  auditOfService(channelId: string, serviceId: string): string;
+  auditServicesOfChannel(channelId: string): string;
   serviceLock(serviceId: string): string;
   reverts: string;
   reminders: string;
@@ -73,6 +77,8 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     open: `${base}open`,
     audit: `${base}audit`,
     auditOfChannel: (channelId) => `${base}audit:ch:${channelId}`,
+    auditOfService: (channelId, serviceId) => `${base}audit:ch:${channelId}:svc:${serviceId}`,
+    auditServicesOfChannel: (channelId) => `${base}audit:ch:${channelId}:services`,
     serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
     reverts: `${base}reverts`,
     reminders: `${base}reminders`,

@@ -101,21 +101,27 @@ local function grant_lease(r, owner, ttl, service_lock, id)
   return 0
 end
 
--- Appends one audit entry to the main stream and, with the same id, to each index stream; all are
--- trimmed by age (MINID). A stream's expiry is renewed only where \`renew\` has a 1 at its place:
--- each replica renews a stream's expiry (retention and a day) at most once a day, not per entry.
-local function append_entry(streams, renew, minid, stream_ttl_ms, fields)
+-- Appends one audit entry to the main stream and, with the same id, to the index stream of its
+-- channel and service; both are trimmed by age (MINID). A stream's expiry is renewed only where
+-- \`renew\` has a 1 at its place: each replica renews a stream's expiry (retention and a day) at
+-- most once a day, not per entry. Renewing the index stream also (re)names its service in the
+-- channel's set of services (the channel's history reads their streams), which expires alike.
+local function append_entry(streams, renew, minid, stream_ttl_ms, fields, services, service_id)
   local entry_id = '*'
   for i = 1, #streams do
     entry_id = redis.call('XADD', streams[i], 'MINID', '~', minid, entry_id, unpack(fields))
     if string.sub(renew, i, i) == '1' then redis.call('PEXPIRE', streams[i], stream_ttl_ms) end
   end
+  if string.sub(renew, 2, 2) == '1' then
+    redis.call('SADD', services, service_id)
+    redis.call('PEXPIRE', services, stream_ttl_ms)
+  end
 end
 
 -- One audit entry about the request, with its current fence when it has one, in the main stream
--- and the channel's; an applied entry also carries the exact PATCH body (drift attribution reads
--- the applied entries of the main stream).
-local function append_request_audit(streams, renew, minid, stream_ttl_ms, r, id, now, actor, action, summary, api_request_id, message)
+-- and the index of its channel and service; an applied entry also carries the exact PATCH body
+-- (drift attribution reads the applied entries of the main stream).
+local function append_request_audit(streams, services, renew, minid, stream_ttl_ms, r, id, now, actor, action, summary, api_request_id, message)
   local about = r.fields
   local fields = {
     'at', now, 'action', action, 'changeId', id, 'actorId', actor,
@@ -142,7 +148,7 @@ local function append_request_audit(streams, renew, minid, stream_ttl_ms, r, id,
     fields[#fields + 1] = 'update'
     fields[#fields + 1] = about.update
   end
-  append_entry(streams, renew, minid, stream_ttl_ms, fields)
+  append_entry(streams, renew, minid, stream_ttl_ms, fields, services, about.serviceId)
 end
 
 -- The lease fields of a request, and whether the given owner and fence hold it unexpired.
@@ -154,11 +160,12 @@ end
 
 /**
  * KEYS: 1 request hash, 2 channel's pending index, 3 audit stream, 4 index of all pending requests,
- *       5 channel's audit stream
+ *       5 audit stream of the service in the channel, 6 the channel's set of services with one
  * ARGV: 1 id, 2 expiresAt, 3 retention deadline (unix ms), 4 ms until that deadline,
  *       5 prune pending members scored at or below this, 6 audit MINID (unix ms),
  *       7 audit streams' expiry (ms), 8 which of the two streams to renew it on ("10"),
- *       9 n = count of hash arguments, 10..9+n hash field/value pairs, then audit field/value pairs
+ *       9 n = count of hash arguments, 10..9+n hash field/value pairs, then audit field/value pairs,
+ *       the last of them the service's id
  * Returns 1 when created, 0 when the id already exists.
  */
 export const CREATE_LUA = `${LEASE_PRELUDE}
@@ -180,14 +187,15 @@ if ttl > 0 then
   if redis.call('PTTL', pending) < ttl then redis.call('PEXPIRE', pending, ttl) end
 end
 
-append_entry({audit, KEYS[5]}, ARGV[8], ARGV[6], ARGV[7], {unpack(ARGV, hashEnd + 1)})
+append_entry({audit, KEYS[5]}, ARGV[8], ARGV[6], ARGV[7], {unpack(ARGV, hashEnd + 1, #ARGV - 1)}, KEYS[6], ARGV[#ARGV])
 return 1
 `;
 
 /**
  * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 the service's lock,
- *       5 index of all pending requests, 6 channel's audit stream, 7 reverts due (zset),
- *       8 reminders due (zset), 9 scheduled requests (zset, by applyAt)
+ *       5 index of all pending requests, 6 audit stream of the service in the channel,
+ *       7 reverts due (zset), 8 reminders due (zset), 9 scheduled requests (zset, by applyAt),
+ *       10 the channel's set of services with an audit stream
  * ARGV: 1 id, 2 now, 3 to, 4 actorId, 5 outcome JSON or '', 6 audit MINID (unix ms),
  *       7 audit action, 8 summary, 9 apiRequestId or '', 10 message or '',
  *       11 message of the automatic expiry entry,
@@ -212,7 +220,7 @@ local f = r.fields
 local locked = 0
 
 local function append_audit(action, summary, api_request_id, message)
-  append_request_audit({audit, KEYS[6]}, ARGV[18], minid, ARGV[17], r, id, now, actor, action, summary, api_request_id, message)
+  append_request_audit({audit, KEYS[6]}, KEYS[10], ARGV[18], minid, ARGV[17], r, id, now, actor, action, summary, api_request_id, message)
 end
 
 local function reply(reason)
@@ -479,7 +487,8 @@ export const ADD_APPROVAL_COMMAND = 'chbotAddApproval';
 
 /**
  * KEYS: 1 request hash, 2 applying set, 3 audit stream, 4 index of all pending requests,
- *       5 channel's audit stream, 6 scheduled requests (zset, by applyAt), 7 the service's lock
+ *       5 audit stream of the service in the channel, 6 scheduled requests (zset, by applyAt),
+ *       7 the service's lock, 8 the channel's set of services with an audit stream
  * ARGV: 1 id, 2 now, 3 approver, 4 requirement indices it counts for ("0,2"), 5 audit MINID (unix ms),
  *       6 summary, 7 audit message or '', 8 message appended when it completes the request,
  *       9 message of the automatic expiry entry, 10 owner claiming the lease when this approval
@@ -507,7 +516,7 @@ local f = r.fields
 local locked = 0
 
 local function append_audit(action, message)
-  append_request_audit({audit, KEYS[5]}, ARGV[16], minid, ARGV[15], r, id, now, user, action, ARGV[6], '', message)
+  append_request_audit({audit, KEYS[5]}, KEYS[8], ARGV[16], minid, ARGV[15], r, id, now, user, action, ARGV[6], '', message)
 end
 
 local function indices(text)
