@@ -140,12 +140,27 @@ export class ApproverPolicy implements ApprovalPolicy {
     return withEscalation(requirementsOf(request, this.defaults), request.createdAt, this.now());
   }
 
-  mayCancel(userId: string, request: ChangeRequest): Verdict {
+  /**
+   * A waiting request is cancelled by its requester (approvers reject it). One approved and
+   * waiting for its time can no longer be rejected, so whoever may approve it may also stop it
+   * before its time (the on-call engineer who sees trouble coming), its requester told who did.
+   */
+  async mayCancel(userId: string, request: ChangeRequest): Promise<Verdict> {
     if (userId === request.requesterId) return { allowed: true };
-    // Approved and waiting for its time, it can no longer be rejected: only its requester stops it.
-    const others =
-      request.status === 'scheduled' ? 'It is approved and waits for its time: ask them.' : 'Approvers can Reject it.';
-    return { allowed: false, reason: `Only the person who asked for this change can cancel it. ${others}` };
+    if (request.status !== 'scheduled')
+      return {
+        allowed: false,
+        reason: 'Only the person who asked for this change can cancel it. Approvers can Reject it.',
+      };
+    const requirements = this.requirementsNow(request);
+    const membership = await this.membership(userId, requirements, { fresh: true });
+    if (requirements.some((r) => isEligible(r, userId, request.requesterId, membership.inGroup)))
+      return { allowed: true };
+    const who = whoCanApprove(requirements);
+    return refusal(
+      membership,
+      `It is approved and waits for its time: only the person who asked for it${who ? ` or someone who may approve it (${who})` : ''} can cancel it now.`,
+    );
   }
 
   /** Looks up only the groups that could change the answer: those of rules the user is not listed in directly. */

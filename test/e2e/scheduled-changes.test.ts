@@ -162,15 +162,36 @@ describe('a scheduled change', () => {
       .toContain(id);
   });
 
+  it('someone who may approve it may call it off before its time; the requester is told who; nobody else may', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now, env: { APPROVERS: USERS.approver } });
+    const { id } = await scheduled(h, clock, 5);
+    const refused = await answerText(h, await h.click(ACTION_CANCEL, id, USERS.outsider));
+    expect(refused).toContain('only the person who asked for it or someone who may approve it');
+    // Reject does nothing on an approved scheduled change: the refusal must not send them there.
+    expect(refused).not.toContain('Reject');
+    await h.click(ACTION_CANCEL, id, USERS.approver);
+    await messageSays(h, id, 'Cancelled');
+    await expect
+      .poll(() =>
+        h.slack
+          .directMessages(USERS.requester)
+          .map((m) => textOf(m.blocks))
+          .join('\n'),
+      )
+      .toContain(`was cancelled by <@${USERS.approver}> before its time`);
+    clock.advance(6 * MINUTE);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await h.bot.changeStore.get(id)).toMatchObject({ status: 'cancelled', decidedBy: USERS.approver });
+    const [entry] = await h.bot.changeStore.readAudit({ limit: 1 });
+    expect(entry).toMatchObject({ action: 'cancelled', actorId: USERS.approver, changeId: id });
+    expect(patches(h)).toHaveLength(0);
+  });
+
   it('its requester may cancel it until it starts; then nothing is applied', async () => {
     const clock = movableClock();
     const h = await harness({ clock: clock.now });
     const { id } = await scheduled(h, clock, 5);
-    const notTheirs = await h.click(ACTION_CANCEL, id, USERS.approver);
-    const refused = await answerText(h, notTheirs);
-    expect(refused).toContain('Only the person who asked for this change can cancel it');
-    // Reject does nothing on an approved scheduled change: the refusal must not send them there.
-    expect(refused).not.toContain('Reject');
     await h.click(ACTION_CANCEL, id, USERS.requester);
     await messageSays(h, id, 'Cancelled');
     clock.advance(6 * MINUTE);

@@ -92,7 +92,7 @@ const HANDLERS: Handlers = {
     const { request } = state;
     if (!request) return finish(undefined, [reply({ kind: 'gone-long-ago' })]);
     const { decision, userId } = event;
-    // A scheduled request waits for its time: only its requester's Cancel still applies (the policy checks who).
+    // A scheduled request waits for its time: only Cancel still applies (the policy checks who may).
     const cancelsScheduled = request.status === 'scheduled' && decision === 'cancel';
     if (request.status !== 'pending' && !cancelsScheduled)
       return finish(request, [reply({ kind: 'already-decided', request })]);
@@ -270,7 +270,9 @@ const HANDLERS: Handlers = {
                 by: work.userId,
                 ...(work.reason ? { reason: work.reason } : {}),
               })
-            : [];
+            : work.decision === 'cancel'
+              ? tell(result.request, { kind: 'cancelled', by: work.userId })
+              : [];
         return finish(result.request, [{ type: 'show', request: result.request }, ...rejected]);
       }
       case 'claiming':
@@ -799,6 +801,10 @@ function tell(request: ChangeRequest, news: RequesterNews): Effect[] {
   if (request.reviewOf) return [];
   if (request.revertOf)
     return news.kind === 'applied' ? [{ type: 'tell-requester', request, news: { kind: 'reverted' } }] : [];
-  if ((news.kind === 'approved' || news.kind === 'rejected') && news.by === request.requesterId) return [];
+  if (
+    (news.kind === 'approved' || news.kind === 'rejected' || news.kind === 'cancelled') &&
+    news.by === request.requesterId
+  )
+    return [];
   return [{ type: 'tell-requester', request, news }];
 }

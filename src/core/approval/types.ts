@@ -334,6 +334,8 @@ export type RequesterNews =
   | { kind: 'applied' }
   | { kind: 'failed' }
   | { kind: 'rejected'; by: string; reason?: string }
+  /** Someone else (who may approve it) called off the requester's approved scheduled change. */
+  | { kind: 'cancelled'; by: string }
   | { kind: 'expired' }
   /** A revert the bot filed took back the original's temporary change. */
   | { kind: 'reverted' };

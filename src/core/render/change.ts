@@ -123,12 +123,12 @@ function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
       },
     ];
   }
-  // Approved, waiting for its time: its requester may still call it off.
+  // Approved, waiting for its time: its requester, or whoever may approve it, may still call it off.
   if (request.status === 'scheduled' && !decidedIn)
     return [
       section(outcomeText(request)),
       context(`Request ${code(request.id)}`),
-      { type: 'actions', block_id: 'change_actions', elements: [cancelButton(request.id)] },
+      { type: 'actions', block_id: 'change_actions', elements: [cancelButton(request.id, 'Cancel before its time')] },
     ];
   return [
     section(outcomeText(request)),
@@ -137,11 +137,11 @@ function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
   ];
 }
 
-function cancelButton(requestId: string) {
+function cancelButton(requestId: string, label = 'Cancel (requester)') {
   return {
     type: 'button' as const,
     action_id: ACTION_CANCEL,
-    text: { type: 'plain_text' as const, text: 'Cancel (requester)' },
+    text: { type: 'plain_text' as const, text: label },
     value: requestId,
   };
 }
@@ -260,7 +260,7 @@ export function alreadyDecidedText(request: ChangeRequest): string {
   if (request.status === 'applying')
     return `This change request is being applied right now, so your click changed nothing. ${outcomeText(request)}`;
   if (request.status === 'scheduled')
-    return `This change request is already approved and waits for its time; only its requester can still cancel it, so your click changed nothing. ${outcomeText(request)}`;
+    return `This change request is already approved and waits for its time; only its requester or someone who may approve it can still cancel it, so your click changed nothing. ${outcomeText(request)}`;
   return `This change request is already settled, so your click changed nothing. ${outcomeText(request)}`;
 }
 

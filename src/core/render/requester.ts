@@ -1,6 +1,7 @@
 /**
  * What the requester is told directly (a DM) as their request moves: approved, applied, failed,
- * rejected with the rejecter's reason, expired, or their temporary change reverted. Each names
+ * rejected with the rejecter's reason, cancelled by someone else before its time, expired, or their
+ * temporary change reverted. Each names
  * the request, the service, what it changed and the channel it lives in.
  */
 import type { RequesterNews } from '../approval/types.js';
@@ -25,6 +26,8 @@ export function requesterNewsMessage(request: ChangeRequest, news: RequesterNews
         return `:x: ${yours} was not applied: ${esc(request.outcome?.message ?? 'the update failed.')}`;
       case 'rejected':
         return `:no_entry: ${yours} was rejected by ${mention(news.by)}${news.reason ? `: “${esc(news.reason)}”` : '.'}`;
+      case 'cancelled':
+        return `:no_entry_sign: ${yours} was cancelled by ${mention(news.by)} before its time, so nothing was changed.`;
       case 'expired':
         // A scheduled request approved in time, but found past SCHEDULED_GRACE: its outcome says why.
         return request.decidedBy && request.applyAt !== undefined && request.outcome?.message
