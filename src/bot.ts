@@ -343,6 +343,12 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     overrides.temporaryTickMs ?? config.approvals.leaseMs / 4,
     background,
   );
+  // Temporary changes of an organization the file no longer has cannot be reverted: said at start and after each reload.
+  const warnUnrevertable = () =>
+    temporary
+      .warnUnrevertable((organization) => organizations.has(organization))
+      .catch((error: unknown) => logger.warn(`checking the temporary changes' organizations: ${messageOf(error)}`));
+  void warnUnrevertable();
   // Scheduled changes whose time came (or came while every replica was down): as often as reverts.
   const scheduledTicks = startTicks(
     'scheduled changes that are due',
@@ -408,7 +414,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       for (const delivery of auditDeliveries) delivery.nudge();
       return result;
     },
-    reloadOrganizations: () => organizations.reload(),
+    reloadOrganizations: async () => {
+      const reloaded = await organizations.reload();
+      if (reloaded.ok) await warnUnrevertable();
+      return reloaded;
+    },
     organizations,
     costAlertsLookedAtStart: costAlertTicks?.firstPass ?? Promise.resolve(),
     cloudKey: () => cloudKey.state,

@@ -13,15 +13,23 @@
 import { startTicks, type Ticks } from '../scheduler/ticks.js';
 import { BOT_ACTOR, revertRetryMs } from '../core/change/grant.js';
 import type { ChangeRequest } from '../core/change/types.js';
-import { reminderMessage, temporaryListBlocks } from '../core/render/temporary.js';
+import { organizationMissingMessage, reminderMessage, temporaryListBlocks } from '../core/render/temporary.js';
 import { messageOf } from '../core/render/errors.js';
-import type { ChangeStore, DecisionReply, Log, Messenger, TemporaryChangeService } from '../ports/index.js';
+import {
+  UnknownOrganizationError,
+  type ChangeStore,
+  type DecisionReply,
+  type Log,
+  type Messenger,
+  type TemporaryChangeService,
+} from '../ports/index.js';
 import type { ApprovalFlow } from './approval-flow.js';
 
 export { BOT_ACTOR };
 
 /** Due reverts and reminders handled per tick; the rest wait for the next one. */
 const BATCH = 20;
+const DAY_MS = 86_400_000;
 
 export interface TemporaryChangesOptions {
   flow: Pick<ApprovalFlow, 'revertDue' | 'grantClicked' | 'grantSettled'>;
@@ -59,6 +67,7 @@ export class TemporaryChanges implements TemporaryChangeService {
     } catch (error) {
       this.failedReverts.set(id, failures + 1);
       const retryInMs = revertRetryMs(failures + 1);
+      if (error instanceof UnknownOrganizationError) await this.tellOrganizationMissing(id, error.organization);
       this.options.logger.warn(
         `temporary change ${id}: its revert failed (${failures + 1} time(s)): ${messageOf(error)}; trying again in ${Math.round(retryInMs / 1000)} s`,
       );
@@ -99,6 +108,21 @@ export class TemporaryChanges implements TemporaryChangeService {
     await store.setReminderTs(id, ts);
   }
 
+  /**
+   * Says in the log which temporary changes still to be reverted belong to an organization the
+   * file no longer has (at start, and after each reload): they cannot be reverted until it is back.
+   */
+  async warnUnrevertable(hasOrganization: (organization: string | undefined) => boolean): Promise<void> {
+    const { store, logger } = this.options;
+    for (const { id, dueAt } of await store.scheduledReverts()) {
+      const grant = await store.get(id);
+      if (!grant || hasOrganization(grant.organization)) continue;
+      logger.error(
+        `temporary change ${id} (reverted at ${new Date(dueAt).toISOString()}) belongs to the organization ${grant.organization ?? ''}, which ORGANIZATIONS_FILE no longer has: put it back (and reload); without it no restarted bot can revert it, and the change stays in place`,
+      );
+    }
+  }
+
   /** `temporary`: this channel's active temporary changes, soonest revert first. */
   async list(channelId: string) {
     const entries: Array<{ request: ChangeRequest; dueAt: number }> = [];
@@ -107,6 +131,29 @@ export class TemporaryChanges implements TemporaryChangeService {
       if (request?.channelId === channelId && request.status === 'applied') entries.push({ request, dueAt });
     }
     return { text: `${entries.length} temporary changes`, blocks: temporaryListBlocks(entries) };
+  }
+
+  /**
+   * A temporary change whose organization was taken out of the file (and the bot restarted since)
+   * cannot be taken back: its access stays open past its time. The operators hear it in the log on
+   * every try; its channel, in its thread, once a day (across replicas), until it is put back.
+   */
+  private async tellOrganizationMissing(id: string, organization: string): Promise<void> {
+    const { store, messenger, logger } = this.options;
+    logger.error(
+      `temporary change ${id}: cannot be reverted: its organization ${organization} is not in ORGANIZATIONS_FILE any more; put it back (and reload) so the bot can revert it`,
+    );
+    try {
+      if (!(await store.claimOnce(`revert-organization-missing:${id}`, DAY_MS))) return;
+      const grant = await store.get(id);
+      if (!grant?.messageTs) return;
+      await messenger.post(grant.channelId, {
+        ...organizationMissingMessage(grant, organization),
+        threadTs: grant.messageTs,
+      });
+    } catch (error) {
+      logger.warn(`temporary change ${id}: could not say in its thread why it is not reverted: ${messageOf(error)}`);
+    }
   }
 
   private async logFailure(id: string, work: Promise<unknown>): Promise<void> {

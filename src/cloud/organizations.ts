@@ -9,7 +9,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { MAX_ORGANIZATIONS_BYTES, parseOrganizations } from '../core/organization/parse.js';
 import type { ChannelBinding, OrganizationSpec, OrganizationsSpec } from '../core/organization/types.js';
 import type { Log } from '../ports/log.js';
-import type { ChannelScope, Tenants } from '../ports/organizations.js';
+import { UnknownOrganizationError, type ChannelScope, type Tenants } from '../ports/organizations.js';
 import type { ServiceDirectory } from '../ports/service-directory.js';
 import type { SummaryPublisher } from '../ports/services.js';
 import type { CloudClient } from './client.js';
@@ -116,13 +116,18 @@ export class Organizations implements Tenants {
   clientOf(organization: string | undefined): CloudClient {
     const name = organization ?? this.defaultName;
     const client = this.tenants.get(name)?.client ?? this.retired.get(name)?.at(-1);
-    if (!client) throw new Error(`the organization ${name} is not in ORGANIZATIONS_FILE`);
+    if (!client) throw new UnknownOrganizationError(name);
     return client;
   }
 
   /** Every client in use (metrics, the key check, closing). */
   clients(): CloudClient[] {
     return [...this.tenants.values()].map((tenant) => tenant.client);
+  }
+
+  /** Whether the file has this organization now (undefined: the default one, always there). */
+  has(organization: string | undefined): boolean {
+    return organization === undefined || this.tenants.has(organization);
   }
 
   names(): string[] {

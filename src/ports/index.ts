@@ -17,4 +17,5 @@ export { SendWindowClosedError } from './service-directory.js';
 export type * from './services.js';
 export type * from './cost.js';
 export { COST_DAYS_KEPT } from './cost.js';
+export { UnknownOrganizationError } from './organizations.js';
 export { isStoreUnavailable, StoreUnavailableError } from './store-errors.js';

@@ -29,3 +29,16 @@ export interface Tenants {
   /** Requests name their organization only when there is more than one. */
   several(): boolean;
 }
+
+/**
+ * An organization a stored request names is not in the file any more (after a restart: a reload
+ * keeps the old client for what it began). Nothing can be sent there until it is put back.
+ */
+export class UnknownOrganizationError extends Error {
+  override readonly name = 'UnknownOrganizationError';
+  constructor(readonly organization: string) {
+    super(
+      `the organization ${organization} is not in the bot's organizations file any more: an operator must put it back (and reload the bot) before anything can be changed there`,
+    );
+  }
+}

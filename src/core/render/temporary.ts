@@ -85,6 +85,18 @@ export function reminderMessage(request: ChangeRequest, dueAt: number): { text: 
   };
 }
 
+/** Why a temporary change past its time is still in place: its organization left the bot's file. */
+export function organizationMissingMessage(
+  request: ChangeRequest,
+  organization: string,
+): { text: string; blocks: Block[] } {
+  const text =
+    `:warning: The temporary change ${code(request.id)} on ${serviceRef(request.plan.serviceName, request.plan.serviceId)} is past its time but the bot cannot take it back: ` +
+    `its organization ${code(organization)} is no longer in the bot's list of organizations, so it is still in place. ` +
+    `An operator must put that organization back (and reload the bot); the bot keeps trying and reverts it then.`;
+  return { text: `The temporary change ${request.id} cannot be reverted yet`, blocks: [section(text)] };
+}
+
 /** Extend and Revert now for a temporary change: the same buttons in its thread and the Home tab. */
 export function grantButtons(requestId: string) {
   return [

@@ -1,0 +1,97 @@
+/**
+ * A temporary change of an organization taken out of ORGANIZATIONS_FILE, seen by a bot restarted
+ * since (no client left for it): its revert cannot be sent. The access must not stay open in
+ * silence: the log says so at start and on every try, its thread once a day, and the bot keeps
+ * trying (the revert stays due).
+ */
+import { describe, expect, it } from 'vitest';
+import { ApprovalFlow } from '../../src/approval/approval-flow.js';
+import { ApproverPolicy } from '../../src/approval/approvers.js';
+import { TemporaryChanges } from '../../src/approval/temporary-changes.js';
+import { UnknownOrganizationError } from '../../src/ports/index.js';
+import { demoServices } from '../../src/simulator/seed.js';
+import { MemoryChangeStore } from '../../src/store/index.js';
+import { buildChangeRequest, buildPlan } from '../store/fixtures.js';
+import { InProcessDirectory } from '../../src/simulator/directory.js';
+import { recordingLog } from '../support/in-process.js';
+import { RecordingMessenger } from '../support/recording-messenger.js';
+
+const HOUR_MS = 3_600_000;
+
+async function restartedWithoutBilling() {
+  const store = new MemoryChangeStore();
+  const messenger = new RecordingMessenger();
+  const logger = recordingLog();
+  const clock = { now: Date.now() };
+  const directory = new InProcessDirectory(demoServices());
+  const grant = buildChangeRequest({
+    organization: 'billing',
+    plan: buildPlan({ serviceId: 'svc-ledger', serviceName: 'ledger-prod' }),
+    temporary: { durationMs: HOUR_MS, remindAfterMs: HOUR_MS / 2 },
+    messageTs: '1700000000.000001',
+  });
+  await store.create(grant);
+  await store.transition(grant.id, {
+    from: ['pending'],
+    to: 'applying',
+    actorId: 'U-approver',
+    now: clock.now,
+    audit: { action: 'approved', summary: 'x' },
+  });
+  await store.transition(grant.id, {
+    from: ['applying'],
+    to: 'applied',
+    actorId: 'U-approver',
+    now: clock.now,
+    audit: { action: 'applied', summary: 'x' },
+  });
+  const flow = new ApprovalFlow({
+    cloud: directory,
+    cloudOf: (organization) => {
+      if (organization === 'billing') throw new UnknownOrganizationError(organization);
+      return directory;
+    },
+    store,
+    messenger,
+    policy: new ApproverPolicy({ approvers: [], allowSelfApproval: false, messenger }),
+    ttlMs: HOUR_MS,
+    logger,
+    now: () => clock.now,
+    recheckDelaysMs: [],
+  });
+  const temporary = new TemporaryChanges({ flow, store, messenger, logger, now: () => clock.now });
+  return { store, messenger, logger, clock, grant, temporary };
+}
+
+describe('a temporary change whose organization left the file', () => {
+  it('is named in the log at start, with what to do', async () => {
+    const { logger, grant, temporary } = await restartedWithoutBilling();
+    await temporary.warnUnrevertable((organization) => organization !== 'billing');
+    const said = logger.lines.filter((line) => line.includes(grant.id));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('organization billing, which ORGANIZATIONS_FILE no longer has: put it back');
+    await temporary.warnUnrevertable(() => true);
+    expect(logger.lines.filter((line) => line.includes(grant.id))).toHaveLength(1);
+  });
+
+  it('past its time, is said in its thread once, in the log each try, and stays due until it can be reverted', async () => {
+    const { store, messenger, logger, clock, grant, temporary } = await restartedWithoutBilling();
+    clock.now += 2 * HOUR_MS;
+    await temporary.tick();
+    const inThread = messenger.sent.filter((sent) => sent.kind === 'post' && sent.message.threadTs === grant.messageTs);
+    const notes = inThread.filter((sent) => JSON.stringify(sent.message.blocks).includes('cannot take it back'));
+    expect(notes).toHaveLength(1);
+    expect(JSON.stringify(notes[0]?.message.blocks)).toContain('`billing` is no longer in the bot');
+    // Tried again after its back-off: logged again, not said again in the channel.
+    clock.now = ((await store.revertDueAt(grant.id)) ?? clock.now) + 1;
+    await temporary.tick();
+    expect(logger.lines.filter((line) => line.includes('cannot be reverted: its organization billing'))).toHaveLength(
+      2,
+    );
+    expect(
+      messenger.sent.filter((sent) => JSON.stringify(sent.message.blocks).includes('cannot take it back')),
+    ).toHaveLength(1);
+    expect(await store.revertDueAt(grant.id)).toBeGreaterThan(clock.now);
+    expect((await store.get(grant.id))?.status).toBe('applied');
+  });
+});
