@@ -196,17 +196,30 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
         processDefaults: overrides.processMetrics ?? true,
         countPending: () => stores.changeStore.countPending(Date.now()),
         throttleQueue: () => organizations.clients().reduce((sum, client) => sum + client.throttleQueueLength, 0),
-        cloudKeyState: () => cloudKey.state,
+        cloudKeyState: () => cloudKey().state,
       })
     : undefined;
   const countRequest = metrics ? cloudObserver(metrics) : undefined;
-  // Every organization's requests are counted; the key check at start speaks for the default one.
+  // Each organization's key is checked and watched on its own (a reload with a new key starts
+  // afresh); the metric and /readyz's clickhouseKey speak for the default one, /readyz lists all.
+  const keyStatuses = new Map<string, CloudKeyStatus>();
+  const keyStatusOf = (organization: string): CloudKeyStatus => {
+    let status = keyStatuses.get(organization);
+    if (!status) {
+      status = new CloudKeyStatus(keyIdentity(config, keys.get(organization)), logger);
+      keyStatuses.set(organization, status);
+    }
+    return status;
+  };
+  const cloudKey = () => keyStatusOf(organizations.defaultOrganization());
+  const cloudKeys = () => Object.fromEntries(organizations.names().map((name) => [name, keyStatusOf(name).state]));
+  // Every organization's requests are counted.
   const observing = (organization: string): CloudObserver => ({
     request(method, status, seconds, reads) {
       countRequest?.request(method, status, seconds);
       // A key refused usage costs (no billing permission) still manages services: not "refused".
       const refusedCosts = reads === 'costs' && status === 403;
-      if (organization === organizations.defaultOrganization() && !refusedCosts) cloudKey.observe(status);
+      if (!refusedCosts) keyStatusOf(organization).observe(status);
     },
   });
   const connected =
@@ -226,6 +239,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     },
     connect: (key) => {
       keys.set(key.name, key);
+      keyStatuses.delete(key.name);
       return organizationClient(config, logger, key, { ...overrides.cloudClient, observer: observing(key.name) });
     },
     // Summaries read through the channel's view of its organization, counted like the others; the
@@ -241,7 +255,6 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   });
   const simulator = connected?.simulator;
   const cloud = organizations.clientOf(undefined);
-  const cloudKey = new CloudKeyStatus(keyIdentity(config, keys.get(organizations.defaultOrganization())), logger);
   const stores = openStores({
     redis: { url: config.redisUrl, cluster: config.redisCluster, sentinel: config.redisSentinel },
     logger,
@@ -260,7 +273,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     metricsToken,
     logger,
     storeAnswers: () => stores.changeStore.ping(),
-    cloudKey: () => cloudKey.state,
+    cloudKey: () => cloudKey().state,
+    cloudKeys,
     metrics: metricsOwnPort === undefined ? metrics?.registry : undefined,
     ...(metrics ? { onAck: (seconds: number) => metrics.ackSeconds.observe(seconds) } : {}),
     ...(overrides.socketClientPingTimeoutMs ? { socketClientPingTimeoutMs: overrides.socketClientPingTimeoutMs } : {}),
@@ -375,12 +389,20 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
         background,
       )
     : undefined;
-  // One read of the organization: a wrong key or organization is said in a sentence now, not at
+  // One read of each organization: a wrong key or organization is said in a sentence now, not at
   // the first command. Not awaited: an API that is slow to answer must not hold the start.
   const cloudKeyChecked =
     overrides.checkCloudKey === false
-      ? Promise.resolve(cloudKey.state)
-      : cloudKey.check(() => cloud.listServices([], { person: 'the start check' }));
+      ? Promise.resolve(cloudKey().state)
+      : Promise.all(
+          organizations
+            .names()
+            .map((name) =>
+              keyStatusOf(name).check(() =>
+                organizations.clientOf(name).listServices([], { person: 'the start check' }),
+              ),
+            ),
+        ).then(() => cloudKey().state);
   const where = (host: string | undefined, at: number) => `port ${at} of ${host ?? 'every interface'}`;
   const mainAt = where(overrides.host ?? config.slack.host, port);
   const metricsAt = !config.metrics.enabled
@@ -421,7 +443,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     },
     organizations,
     costAlertsLookedAtStart: costAlertTicks?.firstPass ?? Promise.resolve(),
-    cloudKey: () => cloudKey.state,
+    cloudKey: () => cloudKey().state,
     cloudKeyChecked,
     async stop() {
       accepting = false;

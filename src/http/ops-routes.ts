@@ -6,8 +6,9 @@
  *
  * - /livez: the process and its event loop answer. For a liveness probe: a Redis outage must not
  *   get the bot restarted (it answers people with a sentence meanwhile and recovers by itself).
- * - /readyz: the store answers, ClickHouse Cloud has not refused the API key and, in Socket
- *   Mode, the connection to Slack is open. For a readiness probe.
+ * - /readyz: the store answers, ClickHouse Cloud has not refused the API key (with several
+ *   organizations: not every organization's key; each is listed) and, in Socket Mode, the
+ *   connection to Slack is open. For a readiness probe.
  * - /healthz: unchanged: 200 when the store answers, 503 otherwise (the Dockerfile's HEALTHCHECK).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -23,6 +24,11 @@ export interface OpsChecks {
   socketOpen?: () => boolean;
   /** Whether ClickHouse Cloud accepts the API key; a refused key makes the bot not ready. */
   cloudKey?: () => KeyState;
+  /**
+   * With several organizations (ORGANIZATIONS_FILE), each one's key by name: the bot is ready while
+   * any of them is not refused (a channel of another organization is still served).
+   */
+  cloudKeys?: () => Record<string, KeyState>;
 }
 
 /** What a route answers, as plain data: the acknowledging thread carries it across to its socket. */
@@ -63,12 +69,16 @@ export function probeRoutes(checks: OpsChecks): OpsRoute[] {
         const store = await storeAnswers();
         const socket = checks.socketOpen?.();
         const key = checks.cloudKey?.();
-        const ok = store && socket !== false && key !== 'refused';
+        const keys = checks.cloudKeys?.();
+        const several = keys !== undefined && Object.keys(keys).length > 1;
+        const refused = several ? Object.values(keys).every((state) => state === 'refused') : key === 'refused';
+        const ok = store && socket !== false && !refused;
         return json(ok ? 200 : 503, {
           ok,
           store: store ? 'ok' : 'unreachable',
           ...(socket === undefined ? {} : { slack: socket ? 'connected' : 'disconnected' }),
           ...(key === undefined ? {} : { clickhouseKey: key }),
+          ...(several ? { clickhouseKeys: keys } : {}),
         });
       },
     },

@@ -30,6 +30,8 @@ export interface SlackAppOptions {
   storeAnswers: () => Promise<boolean>;
   /** Whether ClickHouse Cloud accepts the API key (/readyz). */
   cloudKey?: () => KeyState;
+  /** Each organization's key, by name (/readyz with ORGANIZATIONS_FILE). */
+  cloudKeys?: () => Record<string, KeyState>;
   /** Served at /metrics on `port`; leave out when metrics are off or have a port of their own. */
   metrics?: Registry | undefined;
   /** With it, /metrics answers only `Authorization: Bearer <token>` (METRICS_TOKEN). */
@@ -57,6 +59,7 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
       storeAnswers: options.storeAnswers,
       ...(socket ? { socketOpen: socket.isOpen } : {}),
       ...(options.cloudKey ? { cloudKey: options.cloudKey } : {}),
+      ...(options.cloudKeys ? { cloudKeys: options.cloudKeys } : {}),
     }),
     ...(options.metrics ? [metricsRoute(options.metrics, options.metricsToken)] : []),
   ];

@@ -5,7 +5,8 @@
  */
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { KEY_ID, KEY_SECRET, useHarnesses, type Harness } from './harness.js';
+import { DEMO_IDS } from '../../src/simulator/seed.js';
+import { CHANNEL, KEY_ID, KEY_SECRET, useHarnesses, type Harness, type OrganizationSetup } from './harness.js';
 
 const harness = useHarnesses({ checkCloudKey: true });
 
@@ -45,5 +46,48 @@ describe('the ClickHouse Cloud API key', () => {
     expect(JSON.parse(ready.text)).toMatchObject({ ok: true, clickhouseKey: 'accepted' });
     expect((await get(h, '/metrics')).text).toContain('clickhouse_bot_cloud_key{state="accepted"} 1');
     expect(h.simulator.requests).toHaveLength(1);
+  });
+});
+
+describe('the keys of several organizations (ORGANIZATIONS_FILE)', () => {
+  const BILLING: OrganizationSetup = { name: 'billing', channels: { C0BILL: {} } };
+  const ANALYTICS: OrganizationSetup = { name: 'analytics', channels: { [CHANNEL]: {} } };
+
+  it('are each checked at start, and one refused leaves the bot ready for the others, listed in /readyz', async () => {
+    const h = await harness({ organizations: [ANALYTICS, BILLING] });
+    expect(await h.bot.cloudKeyChecked).toBe('accepted');
+    const billing = h.simulators.billing;
+    if (!billing) throw new Error('no billing simulator');
+    // One read of each organization at start, each said in the log.
+    expect(h.simulator.requests).toHaveLength(1);
+    expect(billing.requests).toHaveLength(1);
+    expect(h.logs.join('\n')).toContain('ClickHouse Cloud accepts the API key key-billing for organization');
+
+    // The billing key is revoked: its next answer says so; the bot still serves analytics.
+    billing.faults.failNext(1, 401);
+    const read = (name: string) =>
+      h.bot.organizations
+        .clientOf(name)
+        .getService(DEMO_IDS.ordersProd, { fresh: true })
+        .catch(() => undefined);
+    await read('billing');
+    await expect.poll(() => h.logs.join('\n')).toContain('refused the API key key-billing');
+    const ready = await get(h, '/readyz');
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.text)).toMatchObject({
+      ok: true,
+      clickhouseKey: 'accepted',
+      clickhouseKeys: { analytics: 'accepted', billing: 'refused' },
+    });
+
+    // Every organization's key refused: not ready.
+    h.simulator.faults.failNext(1, 401);
+    await read('analytics');
+    const none = await get(h, '/readyz');
+    expect(none.status).toBe(503);
+    expect(JSON.parse(none.text)).toMatchObject({
+      ok: false,
+      clickhouseKeys: { analytics: 'refused', billing: 'refused' },
+    });
   });
 });
