@@ -77,7 +77,8 @@ export function costReport(
     total: sum(current.map((d) => d.total)),
     previousTotal: sum(before.map((d) => d.total)),
     kinds,
-    services: services.filter((s) => s.total > 0 || s.previous > 0),
+    // A credit (a negative total) is listed too: the services add up to the total.
+    services: services.filter((s) => s.total !== 0 || s.previous !== 0),
     movers,
     warehouseAttributed: sum(current.map((d) => d.fromWarehouse)),
     days: current,

@@ -84,6 +84,18 @@ describe('the report', () => {
     expect(report.movers.map((s) => s.id)).toEqual(['a', 'b']);
   });
 
+  it('lists a service whose period is a credit (negative), so the services add up to the total', () => {
+    const credited = [...rows, service('2026-01-10', 'c', -5)];
+    const report = costReport(credited, period, previous);
+    expect(report.total).toBe(142);
+    expect(report.services.map((s) => [s.id, s.total])).toEqual([
+      ['a', 140],
+      ['b', 7],
+      ['c', -5],
+    ]);
+    expect(report.services.reduce((sum, s) => sum + s.total, 0)).toBe(report.total);
+  });
+
   it('counts only what the filter keeps', () => {
     const report = costReport(rows, period, previous, (e) => e.id === 'b');
     expect(report.total).toBe(7);
