@@ -184,6 +184,15 @@ export function runLeaseContract(name: string, open: () => Promise<LeaseStores> 
       expect((await sibling.get(token.requestId))?.lease?.sending).toBe(true);
     });
 
+    it('claims with a lease that is not a whole number of ms (APPROVAL_LEASE_SECONDS=16.1 is 16100.000000000002)', async () => {
+      const { store, sibling } = await stores();
+      const request = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-fraction' }) });
+      await store.create(request);
+      const taken = await store.transition(request.id, claim('replica-a', 16.1 * 1000));
+      expect(taken.ok && taken.serviceLocked).toBe(true);
+      expect((await sibling.get(request.id))?.status).toBe('applying');
+    });
+
     it("a claim takes the service's lock with the lease when it is free, in the same step", async () => {
       const { store, sibling } = await stores();
       const first = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-claimed' }) });

@@ -247,7 +247,8 @@ export class RedisChangeStore implements ChangeStore {
       audit.message ?? '',
       EXPIRED_BEFORE_DECISION,
       claim?.owner ?? '',
-      claim?.ttlMs ?? 0,
+      // Whole ms: the claim also sets the service lock's PX, which refuses a fraction (16.1 s).
+      claim ? Math.ceil(claim.ttlMs) : 0,
       holder?.owner ?? '',
       holder?.fence ?? '',
       this.auditRetentionMs,
