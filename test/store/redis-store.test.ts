@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RETENTION_SECONDS, RedisChangeStore } from '../../src/store/index.js';
 import { DEFAULT_AUDIT_RETENTION_DAYS, requestedAuditEntry } from '../../src/store/rules.js';
 import { RENEW_EVERY_MS } from '../../src/store/redis/stream-expiry.js';
+import { policyReloadFields } from '../../src/core/audit/export.js';
 import { approve, buildChangeRequest, buildPlan, markApplied } from './fixtures.js';
 import { auditToStreamArgs } from '../../src/store/redis/codec.js';
 import { REDIS_URL, deleteKeysWithPrefix, keysWithPrefix, randomKeyPrefix } from '../support/redis.js';
@@ -108,6 +109,17 @@ describe('RedisChangeStore', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it("an entry recorded through the outbox (a policy reload) never shortens the audit stream's expiry", async () => {
+    // The stream's expiry is renewed daily, to the retention and a day: an entry of the next day
+    // must still live the retention, however a reload in between set the expiry.
+    openStore();
+    const day = RENEW_EVERY_MS;
+    const retention = DEFAULT_AUDIT_RETENTION_DAYS * day;
+    await store.create(buildChangeRequest());
+    await store.auditOutbox().record(policyReloadFields({ at: Date.now(), path: 'policy.yaml', result: 'unchanged' }));
+    expect(await admin.pttl(`${keyPrefix}{changes}:audit`)).toBeGreaterThan(retention + day - 60_000);
   });
 
   it("reads a channel's history from its services' streams and, until it expires, the channel's stream of before", async () => {

@@ -614,7 +614,7 @@ export class RedisChangeStore implements ChangeStore {
 
   /** The audit stream read by each export sink through its own consumer group (audit-outbox.ts). */
   auditOutbox(): AuditOutbox {
-    this.outbox ??= new RedisAuditOutbox(this.redis, this.keys, this.auditRetentionMs);
+    this.outbox ??= new RedisAuditOutbox(this.redis, this.keys, this.auditRetentionMs, this.streamExpiry.ttlMs);
     return this.outbox;
   }
 
