@@ -111,6 +111,24 @@ describe('RedisChangeStore', () => {
     }
   });
 
+  it('a stream gone since this process renewed it (a failover lost it, someone deleted it) is made again with its expiry and its service named', async () => {
+    openStore();
+    const request = buildChangeRequest();
+    const streams = [
+      `${keyPrefix}{changes}:audit`,
+      `${keyPrefix}{changes}:audit:ch:C-ops:svc:${request.plan.serviceId}`,
+      `${keyPrefix}{changes}:audit:ch:C-ops:services`,
+    ];
+    await store.create(request);
+    await admin.del(...streams);
+    await store.transition(request.id, approve());
+    // Not a stream without expiry, kept forever should its service go quiet, nor one its channel's history misses.
+    for (const stream of streams) expect(await admin.pttl(stream)).toBeGreaterThan(0);
+    expect((await store.readAudit({ channelId: 'C-ops', limit: 10 })).map((e) => e.action)).toStrictEqual([
+      'approved',
+    ]);
+  });
+
   it("an entry recorded through the outbox (a policy reload) never shortens the audit stream's expiry", async () => {
     // The stream's expiry is renewed daily, to the retention and a day: an entry of the next day
     // must still live the retention, however a reload in between set the expiry.
