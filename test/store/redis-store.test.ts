@@ -143,13 +143,18 @@ describe('RedisChangeStore', () => {
   it("reads a channel's history from its services' streams and, until it expires, the channel's stream of before", async () => {
     openStore();
     const legacy = `${keyPrefix}{changes}:audit:ch:C-ops`;
-    // Written by an older version: the channel's own stream (and, for the same entry, the service's).
+    // Written by an older version: the main stream, then with the same id the channel's own stream
+    // (and the service's). Ids come from the main stream, as then: two streams' own '*' ids of the
+    // same millisecond would be one entry to the history (it dedupes by id), a flaky test.
+    const main = `${keyPrefix}{changes}:audit`;
     const old = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-old' }) });
     const oldEntry = auditToStreamArgs(requestedAuditEntry(old));
-    const oldId = await admin.xadd(legacy, '*', ...oldEntry);
-    await admin.xadd(`${keyPrefix}{changes}:audit:ch:C-ops:svc:svc-old`, oldId ?? '*', ...oldEntry);
+    const oldId = (await admin.xadd(main, '*', ...oldEntry)) ?? '*';
+    await admin.xadd(legacy, oldId, ...oldEntry);
+    await admin.xadd(`${keyPrefix}{changes}:audit:ch:C-ops:svc:svc-old`, oldId, ...oldEntry);
     const older = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-gone' }) });
-    await admin.xadd(legacy, '*', ...auditToStreamArgs(requestedAuditEntry(older)));
+    const olderEntry = auditToStreamArgs(requestedAuditEntry(older));
+    await admin.xadd(legacy, (await admin.xadd(main, '*', ...olderEntry)) ?? '*', ...olderEntry);
     // Written now: the service's stream only.
     const now = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-new' }) });
     await store.create(now);
