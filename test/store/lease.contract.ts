@@ -216,6 +216,21 @@ export function runLeaseContract(name: string, open: () => Promise<LeaseStores> 
       expect(await sibling.lockService(waitingToken, LONG_MS)).toBe('acquired');
     });
 
+    it("a move out of applying that names no holder leaves the service's lock to the lease that holds it", async () => {
+      // Only the holder frees the lock (Transition.holder): its update may still be on its way.
+      const { store, sibling } = await stores();
+      const sent = await claimed(store, 'replica-a', LONG_MS, 'svc-unfenced');
+      expect(await store.confirmSending(sent, 1_000)).toBe(true);
+      expect((await sibling.transition(sent.requestId, markApplied())).ok).toBe(true);
+      const next = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-unfenced' }) });
+      await sibling.create(next);
+      const waiting = await sibling.transition(next.id, claim('replica-b', LONG_MS));
+      expect(waiting.ok && waiting.serviceLocked).toBeFalsy();
+      const waitingToken = waiting.ok ? tokenOf(waiting.request) : undefined;
+      if (!waitingToken) throw new Error('claim failed');
+      expect(await sibling.lockService(waitingToken, LONG_MS)).toBe('busy');
+    });
+
     it('records the confirmed operations only under the lease; a takeover reads them back', async () => {
       const { store, sibling } = await stores();
       const old = await claimed(store, 'replica-a', SHORT_MS);

@@ -275,11 +275,14 @@ if to == 'scheduled' and status ~= 'scheduled' then
   redis.call('ZADD', scheduled, f.applyAt or f.expiresAt, id)
 end
 if outcome ~= '' then put(r, 'outcome', outcome) end
--- Leaving "applying": the service's lock is released. The lease fields stay (read only while a
--- request is applying, codec.ts): deleting them would cost the server a command per request.
+-- Leaving "applying": the holder's service lock is released (only the holder's: a move that names
+-- none leaves it to the lease, whose update may still be on its way). The lease fields stay (read
+-- only while a request is applying, codec.ts): deleting them would cost the server a command per request.
 if status == 'applying' and to ~= 'applying' then
   redis.call('SREM', applying, id)
-  if f.fence and redis.call('GET', service_lock) == id .. ':' .. f.fence then redis.call('DEL', service_lock) end
+  if holder_owner ~= '' and f.fence and redis.call('GET', service_lock) == id .. ':' .. f.fence then
+    redis.call('DEL', service_lock)
+  end
 end
 if to == 'applying' and status ~= 'applying' then
   redis.call('SADD', applying, id)
