@@ -698,7 +698,7 @@ export class ApprovalFlow implements ChangeRequestService {
           : { completesMessage: COMPLETES_TEXT, claim: { owner: this.owner, ttlMs: this.leaseMs } }),
       })
       .then((result) => {
-        if (!result.ok && result.reason === 'expired') this.notify('expired', request, effect.approverId);
+        if (!result.ok && result.reason === 'expired') this.notify('expired', result.request, effect.approverId);
         if (result.ok) this.options.afterApproval?.(result.request);
         return result;
       });
@@ -727,10 +727,12 @@ export class ApprovalFlow implements ChangeRequestService {
     const result = effect.bestEffort
       ? await attempt.catch(() => ({ ok: false as const, reason: 'missing' as const }))
       : await attempt;
+    // The request as it is after the move: `moved` (the Home tabs) reads who it concerns from it,
+    // its decider included (unknown before a rejection).
     if (result.ok) {
-      this.notify(effect.audit, request, effect.actorId, outcome?.apiRequestId);
+      this.notify(effect.audit, result.request, effect.actorId, outcome?.apiRequestId);
       if (effect.holding) run.recorded = true;
-    } else if (result.reason === 'expired') this.notify('expired', request, effect.actorId);
+    } else if (result.reason === 'expired') this.notify('expired', result.request, effect.actorId);
     return result;
   }
 

@@ -61,6 +61,17 @@ describe('ApprovalFlow, in process', () => {
     expect(h.directory.updates).toHaveLength(0);
   });
 
+  it('tells of each move with the request as it is after it: who decided it too (their Home is redrawn)', async () => {
+    // A rule open to anyone names nobody: the one who rejected is known only as its decider.
+    const moved: Array<{ status: string; decidedBy: string | undefined }> = [];
+    const h = inProcess({
+      moved: (request) => moved.push({ status: request.status, decidedBy: request.decidedBy }),
+    });
+    const id = await h.requestChange('rename orders-prod orders-main');
+    expect(await h.flow.decide('reject', id, BOB)).toBeUndefined();
+    expect(moved.at(-1)).toStrictEqual({ status: 'rejected', decidedBy: BOB });
+  });
+
   it('refuses a change whose service moved since the request, naming the field', async () => {
     const h = inProcess();
     const id = await h.requestChange('rename orders-prod orders-main');

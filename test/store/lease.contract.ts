@@ -184,6 +184,15 @@ export function runLeaseContract(name: string, open: () => Promise<LeaseStores> 
       expect((await sibling.get(token.requestId))?.lease?.sending).toBe(true);
     });
 
+    it('claims with a lease that is not a whole number of ms (APPROVAL_LEASE_SECONDS=16.1 is 16100.000000000002)', async () => {
+      const { store, sibling } = await stores();
+      const request = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-fraction' }) });
+      await store.create(request);
+      const taken = await store.transition(request.id, claim('replica-a', 16.1 * 1000));
+      expect(taken.ok && taken.serviceLocked).toBe(true);
+      expect((await sibling.get(request.id))?.status).toBe('applying');
+    });
+
     it("a claim takes the service's lock with the lease when it is free, in the same step", async () => {
       const { store, sibling } = await stores();
       const first = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-claimed' }) });
@@ -205,6 +214,21 @@ export function runLeaseContract(name: string, open: () => Promise<LeaseStores> 
       // The lock stays another's after the refused confirmation: the holder still settles and frees it.
       expect((await store.transition(first.id, { ...markApplied(), holder: token })).ok).toBe(true);
       expect(await sibling.lockService(waitingToken, LONG_MS)).toBe('acquired');
+    });
+
+    it("a move out of applying that names no holder leaves the service's lock to the lease that holds it", async () => {
+      // Only the holder frees the lock (Transition.holder): its update may still be on its way.
+      const { store, sibling } = await stores();
+      const sent = await claimed(store, 'replica-a', LONG_MS, 'svc-unfenced');
+      expect(await store.confirmSending(sent, 1_000)).toBe(true);
+      expect((await sibling.transition(sent.requestId, markApplied())).ok).toBe(true);
+      const next = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-unfenced' }) });
+      await sibling.create(next);
+      const waiting = await sibling.transition(next.id, claim('replica-b', LONG_MS));
+      expect(waiting.ok && waiting.serviceLocked).toBeFalsy();
+      const waitingToken = waiting.ok ? tokenOf(waiting.request) : undefined;
+      if (!waitingToken) throw new Error('claim failed');
+      expect(await sibling.lockService(waitingToken, LONG_MS)).toBe('busy');
     });
 
     it('records the confirmed operations only under the lease; a takeover reads them back', async () => {

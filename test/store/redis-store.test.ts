@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RETENTION_SECONDS, RedisChangeStore } from '../../src/store/index.js';
 import { DEFAULT_AUDIT_RETENTION_DAYS, requestedAuditEntry } from '../../src/store/rules.js';
 import { RENEW_EVERY_MS } from '../../src/store/redis/stream-expiry.js';
+import { policyReloadFields } from '../../src/core/audit/export.js';
 import { approve, buildChangeRequest, buildPlan, markApplied } from './fixtures.js';
 import { auditToStreamArgs } from '../../src/store/redis/codec.js';
 import { REDIS_URL, deleteKeysWithPrefix, keysWithPrefix, randomKeyPrefix } from '../support/redis.js';
@@ -110,16 +111,50 @@ describe('RedisChangeStore', () => {
     }
   });
 
+  it('a stream gone since this process renewed it (a failover lost it, someone deleted it) is made again with its expiry and its service named', async () => {
+    openStore();
+    const request = buildChangeRequest();
+    const streams = [
+      `${keyPrefix}{changes}:audit`,
+      `${keyPrefix}{changes}:audit:ch:C-ops:svc:${request.plan.serviceId}`,
+      `${keyPrefix}{changes}:audit:ch:C-ops:services`,
+    ];
+    await store.create(request);
+    await admin.del(...streams);
+    await store.transition(request.id, approve());
+    // Not a stream without expiry, kept forever should its service go quiet, nor one its channel's history misses.
+    for (const stream of streams) expect(await admin.pttl(stream)).toBeGreaterThan(0);
+    expect((await store.readAudit({ channelId: 'C-ops', limit: 10 })).map((e) => e.action)).toStrictEqual([
+      'approved',
+    ]);
+  });
+
+  it("an entry recorded through the outbox (a policy reload) never shortens the audit stream's expiry", async () => {
+    // The stream's expiry is renewed daily, to the retention and a day: an entry of the next day
+    // must still live the retention, however a reload in between set the expiry.
+    openStore();
+    const day = RENEW_EVERY_MS;
+    const retention = DEFAULT_AUDIT_RETENTION_DAYS * day;
+    await store.create(buildChangeRequest());
+    await store.auditOutbox().record(policyReloadFields({ at: Date.now(), path: 'policy.yaml', result: 'unchanged' }));
+    expect(await admin.pttl(`${keyPrefix}{changes}:audit`)).toBeGreaterThan(retention + day - 60_000);
+  });
+
   it("reads a channel's history from its services' streams and, until it expires, the channel's stream of before", async () => {
     openStore();
     const legacy = `${keyPrefix}{changes}:audit:ch:C-ops`;
-    // Written by an older version: the channel's own stream (and, for the same entry, the service's).
+    // Written by an older version: the main stream, then with the same id the channel's own stream
+    // (and the service's). Ids come from the main stream, as then: two streams' own '*' ids of the
+    // same millisecond would be one entry to the history (it dedupes by id), a flaky test.
+    const main = `${keyPrefix}{changes}:audit`;
     const old = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-old' }) });
     const oldEntry = auditToStreamArgs(requestedAuditEntry(old));
-    const oldId = await admin.xadd(legacy, '*', ...oldEntry);
-    await admin.xadd(`${keyPrefix}{changes}:audit:ch:C-ops:svc:svc-old`, oldId ?? '*', ...oldEntry);
+    const oldId = (await admin.xadd(main, '*', ...oldEntry)) ?? '*';
+    await admin.xadd(legacy, oldId, ...oldEntry);
+    await admin.xadd(`${keyPrefix}{changes}:audit:ch:C-ops:svc:svc-old`, oldId, ...oldEntry);
     const older = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-gone' }) });
-    await admin.xadd(legacy, '*', ...auditToStreamArgs(requestedAuditEntry(older)));
+    const olderEntry = auditToStreamArgs(requestedAuditEntry(older));
+    await admin.xadd(legacy, (await admin.xadd(main, '*', ...olderEntry)) ?? '*', ...olderEntry);
     // Written now: the service's stream only.
     const now = buildChangeRequest({ plan: buildPlan({ serviceId: 'svc-new' }) });
     await store.create(now);

@@ -9,6 +9,7 @@ import { ApproverPolicy } from '../../src/approval/approvers.js';
 import type { BotServices, Invocation } from '../../src/commands/context.js';
 import { runCommand } from '../../src/commands/run.js';
 import { parseCommand } from '../../src/core/command/parse.js';
+import type { ChangeRequest } from '../../src/core/change/types.js';
 import type { View } from '../../src/core/render/mrkdwn.js';
 import type { ApprovalPolicy, Log, Message, Modals } from '../../src/ports/index.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
@@ -34,6 +35,8 @@ export interface InProcessOptions {
   allowSelfApproval?: boolean;
   /** Replaces the approver list (the ApprovalPolicy seam). */
   policy?: ApprovalPolicy;
+  /** Told of each request that moved (the Home tabs' seam). */
+  moved?: (request: ChangeRequest) => void;
 }
 
 /** Keeps log lines so tests can look at them; writes nothing. */
@@ -86,6 +89,7 @@ export function inProcess(options: InProcessOptions = {}) {
     now: clock.now,
     recheckDelaysMs: [],
     afterSettled: (request) => temporary.afterSettled(request),
+    ...(options.moved ? { moved: options.moved } : {}),
   });
   const temporary: TemporaryChanges = new TemporaryChanges({
     flow,

@@ -67,6 +67,8 @@ export class RedisAuditOutbox implements AuditOutbox {
     private readonly redis: RedisConnection,
     private readonly keys: ChangeKeys,
     private readonly retentionMs: number,
+    /** The stream's expiry as the change scripts renew it (stream-expiry.ts): never shortened here. */
+    private readonly streamTtlMs: number,
   ) {
     this.openScript = defineScript(redis, 'chbotOpenAuditSink', 1, OPEN_GROUP_LUA);
     this.holdScript = defineScript(redis, 'chbotHoldAuditSink', 1, HOLD_LEASE_LUA);
@@ -173,7 +175,9 @@ export class RedisAuditOutbox implements AuditOutbox {
   async record(fields: Record<string, string>): Promise<void> {
     const minId = String(Math.max(0, Date.now() - this.retentionMs));
     await this.redis.call('XADD', this.keys.audit, 'MINID', '~', minId, '*', ...Object.entries(fields).flat());
-    await this.redis.call('PEXPIRE', this.keys.audit, this.retentionMs);
+    // The retention and a day, as a daily renewal sets it: the retention alone would cut short the
+    // entries the change scripts write after this one without renewing the expiry (up to a day).
+    await this.redis.call('PEXPIRE', this.keys.audit, this.streamTtlMs);
   }
 
   private async readGroup(group: string, count: number, from: '0' | '>'): Promise<StreamEntry[]> {

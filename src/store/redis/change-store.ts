@@ -247,7 +247,8 @@ export class RedisChangeStore implements ChangeStore {
       audit.message ?? '',
       EXPIRED_BEFORE_DECISION,
       claim?.owner ?? '',
-      claim?.ttlMs ?? 0,
+      // Whole ms: the claim also sets the service lock's PX, which refuses a fraction (16.1 s).
+      claim ? Math.ceil(claim.ttlMs) : 0,
       holder?.owner ?? '',
       holder?.fence ?? '',
       this.auditRetentionMs,
@@ -613,7 +614,7 @@ export class RedisChangeStore implements ChangeStore {
 
   /** The audit stream read by each export sink through its own consumer group (audit-outbox.ts). */
   auditOutbox(): AuditOutbox {
-    this.outbox ??= new RedisAuditOutbox(this.redis, this.keys, this.auditRetentionMs);
+    this.outbox ??= new RedisAuditOutbox(this.redis, this.keys, this.auditRetentionMs, this.streamExpiry.ttlMs);
     return this.outbox;
   }
 

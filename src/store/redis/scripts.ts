@@ -106,15 +106,27 @@ end
 -- \`renew\` has a 1 at its place: each replica renews a stream's expiry (retention and a day) at
 -- most once a day, not per entry. Renewing the index stream also (re)names its service in the
 -- channel's set of services (the channel's history reads their streams), which expires alike.
+-- A stream not due for renewal is written with NOMKSTREAM: should it be gone since it was renewed
+-- (lost in a failover, deleted), it is made again with its expiry (and its service named), never
+-- as a stream without one, which would be kept forever once its service goes quiet.
 local function append_entry(streams, renew, minid, stream_ttl_ms, fields, services, service_id)
   local entry_id = '*'
   for i = 1, #streams do
-    entry_id = redis.call('XADD', streams[i], 'MINID', '~', minid, entry_id, unpack(fields))
-    if string.sub(renew, i, i) == '1' then redis.call('PEXPIRE', streams[i], stream_ttl_ms) end
-  end
-  if string.sub(renew, 2, 2) == '1' then
-    redis.call('SADD', services, service_id)
-    redis.call('PEXPIRE', services, stream_ttl_ms)
+    local due = string.sub(renew, i, i) == '1'
+    local added = false
+    if not due then
+      added = redis.call('XADD', streams[i], 'NOMKSTREAM', 'MINID', '~', minid, entry_id, unpack(fields))
+    end
+    if added then
+      entry_id = added
+    else
+      entry_id = redis.call('XADD', streams[i], 'MINID', '~', minid, entry_id, unpack(fields))
+      redis.call('PEXPIRE', streams[i], stream_ttl_ms)
+      if i == 2 then
+        redis.call('SADD', services, service_id)
+        redis.call('PEXPIRE', services, stream_ttl_ms)
+      end
+    end
   end
 end
 
@@ -263,11 +275,14 @@ if to == 'scheduled' and status ~= 'scheduled' then
   redis.call('ZADD', scheduled, f.applyAt or f.expiresAt, id)
 end
 if outcome ~= '' then put(r, 'outcome', outcome) end
--- Leaving "applying": the service's lock is released. The lease fields stay (read only while a
--- request is applying, codec.ts): deleting them would cost the server a command per request.
+-- Leaving "applying": the holder's service lock is released (only the holder's: a move that names
+-- none leaves it to the lease, whose update may still be on its way). The lease fields stay (read
+-- only while a request is applying, codec.ts): deleting them would cost the server a command per request.
 if status == 'applying' and to ~= 'applying' then
   redis.call('SREM', applying, id)
-  if f.fence and redis.call('GET', service_lock) == id .. ':' .. f.fence then redis.call('DEL', service_lock) end
+  if holder_owner ~= '' and f.fence and redis.call('GET', service_lock) == id .. ':' .. f.fence then
+    redis.call('DEL', service_lock)
+  end
 end
 if to == 'applying' and status ~= 'applying' then
   redis.call('SADD', applying, id)
