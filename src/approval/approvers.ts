@@ -73,17 +73,30 @@ export class ApproverPolicy implements ApprovalPolicy {
     return refusal(membership, notEligibleText(request, requirements, click.requester));
   }
 
-  async mayAct(userId: string, request: ChangeRequest): Promise<Verdict> {
+  mayAct(userId: string, request: ChangeRequest): Promise<Verdict> {
+    return this.requesterOrApprover(
+      userId,
+      request,
+      (anyone) => `Only the person who asked for this change${anyone} can do this.`,
+    );
+  }
+
+  /**
+   * Allowed for the requester and for anyone who may approve the request (its rules as they stand,
+   * groups read afresh); otherwise refused with `refused`, given " or someone who may approve it (…)".
+   */
+  private async requesterOrApprover(
+    userId: string,
+    request: ChangeRequest,
+    refused: (orApprovers: string) => string,
+  ): Promise<Verdict> {
     if (userId === request.requesterId) return { allowed: true };
     const requirements = this.requirementsNow(request);
     const membership = await this.membership(userId, requirements, { fresh: true });
     if (requirements.some((r) => isEligible(r, userId, request.requesterId, membership.inGroup)))
       return { allowed: true };
     const who = whoCanApprove(requirements);
-    return refusal(
-      membership,
-      `Only the person who asked for this change${who ? ` or someone who may approve it (${who})` : ''} can do this.`,
-    );
+    return refusal(membership, refused(who ? ` or someone who may approve it (${who})` : ''));
   }
 
   async breakGlassTerms(userId: string): Promise<BreakGlassTerms> {
@@ -152,14 +165,10 @@ export class ApproverPolicy implements ApprovalPolicy {
         allowed: false,
         reason: 'Only the person who asked for this change can cancel it. Approvers can Reject it.',
       };
-    const requirements = this.requirementsNow(request);
-    const membership = await this.membership(userId, requirements, { fresh: true });
-    if (requirements.some((r) => isEligible(r, userId, request.requesterId, membership.inGroup)))
-      return { allowed: true };
-    const who = whoCanApprove(requirements);
-    return refusal(
-      membership,
-      `It is approved and waits for its time: only the person who asked for it${who ? ` or someone who may approve it (${who})` : ''} can cancel it now.`,
+    return this.requesterOrApprover(
+      userId,
+      request,
+      (anyone) => `It is approved and waits for its time: only the person who asked for it${anyone} can cancel it now.`,
     );
   }
 

@@ -31,20 +31,16 @@ async function restartedWithoutBilling() {
     messageTs: '1700000000.000001',
   });
   await store.create(grant);
-  await store.transition(grant.id, {
-    from: ['pending'],
-    to: 'applying',
-    actorId: 'U-approver',
-    now: clock.now,
-    audit: { action: 'approved', summary: 'x' },
-  });
-  await store.transition(grant.id, {
-    from: ['applying'],
-    to: 'applied',
-    actorId: 'U-approver',
-    now: clock.now,
-    audit: { action: 'applied', summary: 'x' },
-  });
+  const move = (from: 'pending' | 'applying', to: 'applying' | 'applied', action: 'approved' | 'applied') =>
+    store.transition(grant.id, {
+      from: [from],
+      to,
+      actorId: 'U-approver',
+      now: clock.now,
+      audit: { action, summary: 'x' },
+    });
+  await move('pending', 'applying', 'approved');
+  await move('applying', 'applied', 'applied');
   const flow = new ApprovalFlow({
     cloud: directory,
     cloudOf: (organization) => {

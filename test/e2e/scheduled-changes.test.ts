@@ -42,18 +42,8 @@ async function scheduled(h: Harness, clock: { now: () => number }, minutes: numb
   const click = await h.click(ACTION_APPROVE, id, USERS.approver);
   expect(await answerText(h, click)).toContain('Approved');
   // The requester hears it was approved, and when it applies (not that it is being applied).
-  await expect
-    .poll(() =>
-      h.slack
-        .directMessages(USERS.requester)
-        .map((m) => textOf(m.blocks))
-        .join('\n'),
-    )
-    .toContain(`${id}\``);
-  const told = h.slack
-    .directMessages(USERS.requester)
-    .map((m) => textOf(m.blocks))
-    .join('\n');
+  await expect.poll(() => toldRequester(h)).toContain(`${id}\``);
+  const told = toldRequester(h);
   expect(told).toMatch(
     new RegExp(`${id}.*was approved by <@${USERS.approver}>; it applies at <!date\\^${when.at / 1000}`),
   );
@@ -61,6 +51,13 @@ async function scheduled(h: Harness, clock: { now: () => number }, minutes: numb
   expect(await h.bot.changeStore.get(id)).toMatchObject({ status: 'scheduled', applyAt: when.at, expiresAt: when.at });
   return { id, at: when.at };
 }
+
+/** Every DM the requester got so far, as text. */
+const toldRequester = (h: Harness) =>
+  h.slack
+    .directMessages(USERS.requester)
+    .map((m) => textOf(m.blocks))
+    .join('\n');
 
 const messageSays = (h: Harness, id: string, words: string) =>
   h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(words));
@@ -152,14 +149,7 @@ describe('a scheduled change', () => {
     expect(textOf(stale.args.blocks)).toContain('The service changed since this request was made (IP access)');
     expect(patches(h)).toHaveLength(0);
     expect(hasEntry(h)).toBe(false);
-    await expect
-      .poll(() =>
-        h.slack
-          .directMessages(USERS.requester)
-          .map((m) => textOf(m.blocks))
-          .join('\n'),
-      )
-      .toContain(id);
+    await expect.poll(() => toldRequester(h)).toContain(id);
   });
 
   it('someone who may approve it may call it off before its time; the requester is told who; nobody else may', async () => {
@@ -172,14 +162,7 @@ describe('a scheduled change', () => {
     expect(refused).not.toContain('Reject');
     await h.click(ACTION_CANCEL, id, USERS.approver);
     await messageSays(h, id, 'Cancelled');
-    await expect
-      .poll(() =>
-        h.slack
-          .directMessages(USERS.requester)
-          .map((m) => textOf(m.blocks))
-          .join('\n'),
-      )
-      .toContain(`was cancelled by <@${USERS.approver}> before its time`);
+    await expect.poll(() => toldRequester(h)).toContain(`was cancelled by <@${USERS.approver}> before its time`);
     clock.advance(6 * MINUTE);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await h.bot.changeStore.get(id)).toMatchObject({ status: 'cancelled', decidedBy: USERS.approver });
