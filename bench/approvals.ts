@@ -30,6 +30,8 @@ export interface ApprovalFigures {
   redisByCommand: Array<[name: string, perApproval: number]>;
   /** One approval (the last), round trip by round trip, from MONITOR. */
   steps: TraceStep[];
+  /** The request before it, command → posted, the same way. */
+  requestSteps: TraceStep[];
 }
 
 const READING_MS = 2_500;
@@ -52,6 +54,7 @@ export async function approvalPhase(
   let apiCalls = 0;
   let countedMs = 0;
   let steps: TraceStep[] = [];
+  let requestSteps: TraceStep[] = [];
   const statsBefore = await redis.commandStats();
   const idle = await idleRate(redis);
   for (let i = 0; i < count; i += 1) {
@@ -62,15 +65,20 @@ export async function approvalPhase(
     let commands = await redis.commandsProcessed();
     const sent = epochMs();
     const after = slack.calls.length;
-    await send(commandBody(slack.url, `rename ${serviceId} bench-${i}-${Date.now() % 100_000}`, 'UBENCH1', channel));
-    const posted = await slack.waitFor(
-      'chat.postMessage',
-      (a) => a.channel === channel && JSON.stringify(a.blocks ?? '').includes('CR-'),
-      { after, timeoutMs: 30_000 },
-    );
-    commandToPosted.push(posted.at - sent);
-    const id = /CR-[0-9A-F]{10}/.exec(JSON.stringify(posted.args.blocks))?.[0] ?? '';
-    await quiet(slack);
+    let id = '';
+    const ask = async () => {
+      await send(commandBody(slack.url, `rename ${serviceId} bench-${i}-${Date.now() % 100_000}`, 'UBENCH1', channel));
+      const posted = await slack.waitFor(
+        'chat.postMessage',
+        (a) => a.channel === channel && JSON.stringify(a.blocks ?? '').includes('CR-'),
+        { after, timeoutMs: 30_000 },
+      );
+      commandToPosted.push(posted.at - sent);
+      id = /CR-[0-9A-F]{10}/.exec(JSON.stringify(posted.args.blocks))?.[0] ?? '';
+      await quiet(slack);
+    };
+    if (i === count - 1) requestSteps = await traceRedis(redis.url, ask);
+    else await ask();
     requestCommands += (await redis.commandsProcessed()) - commands;
     // A person reads the request before approving: past the bot's short memories of the request's
     // first moves (who opened their Home), so the approval pays for what an approval minutes later would.
@@ -116,6 +124,7 @@ export async function approvalPhase(
     redisIdlePerSecond: idle,
     redisByCommand: byCommand,
     steps,
+    requestSteps,
   };
 }
 

@@ -25,6 +25,7 @@ import { epochMs, percentiles, type Latency, type LoadStep, type StepResult } fr
 import { BENCH_SECRET, commandBody, signed } from './slack-requests.js';
 import { chartRenderingCost, chartRow } from './chart.js';
 import { approvalPhase, type ApprovalFigures } from './approvals.js';
+import type { TraceStep } from './redis-trace.js';
 import { startBenchRedis } from './redis-server.js';
 import { timerScale } from './timers.js';
 
@@ -265,11 +266,16 @@ function printApprovals(f: ApprovalFigures): void {
       ['by command, per request + approval', f.redisByCommand.map(([n, c]) => `${n} ${c.toFixed(1)}`).join(', ')],
     ],
   );
+  printTrace('one request, command → posted, round trip by round trip (MONITOR)', f.requestSteps);
+  printTrace('one approval, click → record, round trip by round trip (MONITOR)', f.steps);
+}
+
+function printTrace(title: string, steps: TraceStep[]): void {
   printTable(
-    ['one approval, click → record, round trip by round trip (MONITOR)', 'server commands', 'inside the script'],
+    [title, 'server commands', 'inside the script'],
     [
-      ...f.steps.map((s) => [s.step, String(s.commands), s.inside]),
-      ['**total**', `**${f.steps.reduce((sum, s) => sum + s.commands, 0)}** in ${f.steps.length} round trips`, ''],
+      ...steps.map((s) => [s.step, String(s.commands), s.inside]),
+      ['**total**', `**${steps.reduce((sum, s) => sum + s.commands, 0)}** in ${steps.length} round trips`, ''],
     ],
   );
 }
