@@ -274,6 +274,40 @@ describe('the edit form’s Apply at', () => {
     expect(await h.bot.changeStore.get(id)).toMatchObject({ status: 'applied', decidedBy: USERS.approver });
   });
 
+  it('with For how long, as at TIME with for: in force from its time for that long, then reverted', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const view = await editForm(h);
+    const seconds = Math.ceil((clock.now() + 10 * MINUTE) / MINUTE) * 60;
+    const after = h.slack.calls.length;
+    const values = {
+      ...formValues(SOURCE, seconds),
+      [BLOCK.duration]: { value: { type: 'static_select', selected_option: { value: '1h' } } },
+    };
+    expect((await h.submitView(view, values, USERS.requester)).body).toBe('');
+    const posted = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === CHANNEL && textOf(a.blocks).includes('Change request'),
+      { after },
+    );
+    const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
+    expect(await h.bot.changeStore.get(id)).toMatchObject({
+      applyAt: seconds * 1000,
+      temporary: { durationMs: 3_600_000 },
+    });
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await messageSays(h, id, 'Scheduled');
+    clock.advance(seconds * 1000 - clock.now() + MINUTE);
+    await messageSays(h, id, 'Applied');
+    expect(hasEntry(h)).toBe(true);
+    // The hour counts from when it was applied, not from when it was asked.
+    clock.advance(58 * MINUTE);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hasEntry(h)).toBe(true);
+    clock.advance(3 * MINUTE);
+    await expect.poll(() => hasEntry(h), { timeout: 10_000 }).toBe(false);
+  });
+
   it('a time that has passed is refused under the field, in the person’s time zone, and nothing is filed', async () => {
     const h = await harness();
     h.slack.userTimeZones.set(USERS.requester, 'Europe/Berlin');
