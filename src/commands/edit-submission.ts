@@ -8,7 +8,9 @@ import { deferredText } from '../core/render/breakglass.js';
 import { planChange } from '../core/change/plan.js';
 import { durationProblem, temporaryPlanProblem, temporaryTerms } from '../core/change/temporary.js';
 import { cloudErrorText, EDIT_FAILED_TEXT, messageOf, STORE_DOWN_TEXT } from '../core/render/errors.js';
+import { applyAtProblem, applyAtProblemText, localLabel, type ApplyAtProblem } from '../core/command/when.js';
 import {
+  applyAtFromSubmission,
   BLOCK,
   capacityProblems,
   durationFromSubmission,
@@ -67,6 +69,11 @@ async function submitInChannel(
   const chosen = durationFromSubmission(submission.values);
   const durationError = chosen && ('problem' in chosen ? chosen.problem : durationProblem(chosen.ms, s.temporaryMaxMs));
   if (durationError) return ack({ [BLOCK.duration]: durationError });
+  const picked = applyAtFromSubmission(submission.values);
+  if (picked && 'problem' in picked) return ack({ [BLOCK.applyAt]: picked.problem });
+  const timeProblem = picked && applyAtProblem(picked.at, s.now());
+  if (picked && timeProblem)
+    return ack({ [BLOCK.applyAt]: await pickedTimeText(s, submission, picked.at, timeProblem) });
   const justified = justificationFromSubmission(submission.values);
   if (!justified.ok) return ack(justified.errors);
   const temporary = chosen && 'ms' in chosen ? { temporary: temporaryTerms(chosen.ms) } : {};
@@ -99,6 +106,8 @@ async function submitInChannel(
       ...temporary,
       ...justified.justification,
       askedBy: 'form',
+      // As `at TIME` files it: approved before then, it waits in "scheduled" for this time.
+      ...(picked ? { applyAt: picked.at } : {}),
     });
     // Asked outside a maintenance window: the person learns when it will apply instead.
     if (result.ok) return result.deferred ? await whisper(deferredText(result.deferred)) : undefined;
@@ -112,6 +121,28 @@ async function submitInChannel(
   } catch (error) {
     await whisper(failureText(error, s));
   }
+}
+
+/**
+ * The refusal of a picked time, as `at TIME`'s, with the time in the zone a command's would be
+ * read in (the channel's, else the person's). Looking that up may ask Slack, so within the
+ * submission's deadline; past it, in UTC: the modal must still answer in time.
+ */
+async function pickedTimeText(
+  s: BotServices,
+  submission: EditSubmission,
+  at: number,
+  problem: ApplyAtProblem,
+): Promise<string> {
+  const { channelId } = submission.metadata;
+  const zone = await Promise.race([
+    s.timeZoneOf(channelId, submission.userId).then(
+      (found) => found.zone,
+      () => 'UTC',
+    ),
+    sleep(SUBMIT_DEADLINE_MS).then(() => 'UTC'),
+  ]);
+  return applyAtProblemText(problem, localLabel(at, zone), 'form');
 }
 
 function lackingJustification(

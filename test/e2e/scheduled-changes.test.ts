@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_CANCEL } from '../../src/core/render/change.js';
+import { BLOCK } from '../../src/core/render/modal.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import {
   answerText,
@@ -198,5 +199,119 @@ describe('a scheduled change', () => {
     expect(await answerText(h, wrong)).toContain(
       'is not a date on the calendar. Write the time as at 2026-12-01 09:00',
     );
+  });
+});
+
+/** The edit form of orders-prod, as the bot put it in the modal. */
+async function editForm(h: Harness): Promise<Record<string, unknown>> {
+  await h.command('edit orders-prod');
+  const opened = await h.slack.waitFor('views.update', (a) => textOf(a.view).includes('Request change'));
+  return opened.args.view as Record<string, unknown>;
+}
+
+/** An IP entry to add and a picked time, in view.state.values as Slack sends them. */
+const formValues = (source: string, seconds: number | null) => ({
+  [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: `${source} vendor` } },
+  [BLOCK.applyAt]: { value: { type: 'datetimepicker', selected_date_time: seconds } },
+});
+
+const errorsOf = (ack: { body: string }) => (JSON.parse(ack.body) as { errors: Record<string, string> }).errors;
+
+describe('the edit form’s Apply at', () => {
+  it('files the change for the picked time: approved now, applied at that time only', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const view = await editForm(h);
+    const seconds = Math.ceil((clock.now() + 30 * MINUTE) / MINUTE) * 60;
+    const after = h.slack.calls.length;
+    const ack = await h.submitView(view, formValues(SOURCE, seconds), USERS.requester);
+    expect(ack.body).toBe('');
+    const posted = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === CHANNEL && textOf(a.blocks).includes('Change request'),
+      { after },
+    );
+    expect(textOf(posted.args.blocks)).toContain(`applies at <!date^${seconds}^{date_short_pretty} {time}|`);
+    const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
+    expect(await h.bot.changeStore.get(id)).toMatchObject({
+      status: 'pending',
+      applyAt: seconds * 1000,
+      expiresAt: seconds * 1000,
+    });
+
+    expect(await answerText(h, await h.click(ACTION_APPROVE, id, USERS.approver))).toContain('Approved');
+    await messageSays(h, id, 'Scheduled');
+    expect(await h.bot.changeStore.get(id)).toMatchObject({ status: 'scheduled', applyAt: seconds * 1000 });
+
+    // A minute before its time: still waiting, nothing sent.
+    clock.advance(seconds * 1000 - clock.now() - MINUTE);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await h.bot.changeStore.get(id)).toMatchObject({ status: 'scheduled' });
+    expect(patches(h)).toHaveLength(0);
+    expect(hasEntry(h)).toBe(false);
+
+    clock.advance(2 * MINUTE);
+    await messageSays(h, id, 'Applied');
+    expect(hasEntry(h)).toBe(true);
+    expect(patches(h)).toHaveLength(1);
+    expect(await h.bot.changeStore.get(id)).toMatchObject({ status: 'applied', decidedBy: USERS.approver });
+  });
+
+  it('with For how long, as at TIME with for: in force from its time for that long, then reverted', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const view = await editForm(h);
+    const seconds = Math.ceil((clock.now() + 10 * MINUTE) / MINUTE) * 60;
+    const after = h.slack.calls.length;
+    const values = {
+      ...formValues(SOURCE, seconds),
+      [BLOCK.duration]: { value: { type: 'static_select', selected_option: { value: '1h' } } },
+    };
+    expect((await h.submitView(view, values, USERS.requester)).body).toBe('');
+    const posted = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === CHANNEL && textOf(a.blocks).includes('Change request'),
+      { after },
+    );
+    const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
+    expect(await h.bot.changeStore.get(id)).toMatchObject({
+      applyAt: seconds * 1000,
+      temporary: { durationMs: 3_600_000 },
+    });
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await messageSays(h, id, 'Scheduled');
+    clock.advance(seconds * 1000 - clock.now() + MINUTE);
+    await messageSays(h, id, 'Applied');
+    expect(hasEntry(h)).toBe(true);
+    // The hour counts from when it was applied, not from when it was asked.
+    clock.advance(58 * MINUTE);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hasEntry(h)).toBe(true);
+    clock.advance(3 * MINUTE);
+    await expect.poll(() => hasEntry(h), { timeout: 10_000 }).toBe(false);
+  });
+
+  it('a time that has passed is refused under the field, in the person’s time zone, and nothing is filed', async () => {
+    const h = await harness();
+    h.slack.userTimeZones.set(USERS.requester, 'Europe/Berlin');
+    const view = await editForm(h);
+    const after = h.slack.calls.length;
+    // 2026-01-01 00:00 UTC.
+    const ack = await h.submitView(view, formValues(SOURCE, 1767225600), USERS.requester);
+    expect(ack.elapsedMs).toBeLessThan(3_000);
+    expect(errorsOf(ack)).toStrictEqual({
+      [BLOCK.applyAt]:
+        '2026-01-01 01:00 Europe/Berlin has passed. Pick a time in the future, or leave Apply at empty to have it applied as soon as it is approved.',
+    });
+    // Left empty, the same form files an ordinary request (no time).
+    const plain = await h.submitView(view, formValues(SOURCE, null), USERS.requester);
+    expect(plain.body).toBe('');
+    const posted = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === CHANNEL && textOf(a.blocks).includes('Change request'),
+      { after },
+    );
+    expect(textOf(posted.args.blocks)).not.toContain('applies at');
+    expect(h.slack.callsOf('chat.postMessage').filter((c) => h.slack.calls.indexOf(c) >= after)).toHaveLength(1);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { BLOCK } from '../../src/core/render/modal.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { ACTION_EXTEND } from '../../src/core/render/temporary.js';
 import {
@@ -144,6 +145,42 @@ describe('a maintenance window', () => {
     expect(rules).toContain(
       `Break-glass: <@${USERS.requester}>, <!subteam^S0ONCALL> may apply a temporary change at once (at most 2h)`,
     );
+  });
+});
+
+describe('the edit form’s Apply at, under windows and freezes as at TIME', () => {
+  it('moves a picked time outside the window to its next opening, and refuses one in a freeze', async () => {
+    const { h } = await botAt('2026-12-07T10:00:00Z'); // a Monday, 11:00 in Berlin: open
+    await h.command('edit orders-prod');
+    const opened = await h.slack.waitFor('views.update', (a) => textOf(a.view).includes('Request change'));
+    const view = opened.args.view as Record<string, unknown>;
+    const form = (source: string, iso: string) => ({
+      [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: `${source} vendor` } },
+      [BLOCK.applyAt]: { value: { type: 'datetimepicker', selected_date_time: seconds(iso) } },
+    });
+    const requestsOf = (source: string) =>
+      h.slack.callsOf(
+        'chat.postMessage',
+        (a) =>
+          a.channel === CHANNEL && textOf(a.blocks).includes('Change request') && textOf(a.blocks).includes(source),
+      );
+
+    // Friday 11:00 in Berlin is outside Mon–Thu: moved to Monday 09:00 Berlin (08:00 UTC), and said so.
+    let after = h.slack.calls.length;
+    expect((await h.submitView(view, form('192.0.2.84', '2026-12-11T10:00:00Z'), USERS.requester)).body).toBe('');
+    const deferred = await h.slack.waitFor('chat.postEphemeral', (a) => a.user === USERS.requester, { after });
+    expect(textOf(deferred.args.blocks)).toContain(`this will apply at <!date^${seconds('2026-12-14T08:00:00Z')}^`);
+    const [posted] = requestsOf('192.0.2.84');
+    const id = /CR-[0-9A-F]{10}/.exec(textOf(posted?.args.blocks))?.[0] ?? '';
+    expect(await h.bot.changeStore.get(id)).toMatchObject({ applyAt: Date.parse('2026-12-14T08:00:00Z') });
+
+    // Monday 2026-12-21 is in the year-end freeze: refused, nothing filed.
+    after = h.slack.calls.length;
+    expect((await h.submitView(view, form('192.0.2.85', '2026-12-21T10:00:00Z'), USERS.requester)).body).toBe('');
+    const frozen = await h.slack.waitFor('chat.postEphemeral', (a) => a.user === USERS.requester, { after });
+    expect(textOf(frozen.args.blocks)).toContain('are frozen until');
+    expect(textOf(frozen.args.blocks)).toContain('Year-end freeze');
+    expect(requestsOf('192.0.2.85')).toHaveLength(0);
   });
 });
 

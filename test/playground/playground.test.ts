@@ -144,6 +144,26 @@ describe('the playground page', () => {
     await messages(page).getByText('Change request: orders-prod').waitFor();
   });
 
+  it('takes Apply at from the edit form: a past time is refused under it, a future one is in the request', async () => {
+    const page = await open();
+    await type(page, '/clickhouse edit orders-prod');
+    const modal = page.getByTestId('modal');
+    await modal.waitFor();
+    await modal.getByLabel('IP access entries to add').fill('192.0.2.0/24 lab');
+    await modal.getByLabel('Apply at').fill('2026-01-01T09:00');
+    await modal.getByRole('button', { name: 'Request change' }).click();
+    await modal.getByTestId('field-error').filter({ hasText: 'has passed. Pick a time in the future' }).waitFor();
+    // Two days ahead, in the browser's zone as the page reads it.
+    const ahead = new Date(Date.now() + 2 * 24 * 3600_000);
+    const local = new Date(ahead.getTime() - ahead.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await modal.getByLabel('Apply at').fill(local);
+    await modal.getByRole('button', { name: 'Request change' }).click();
+    await modal.waitFor({ state: 'detached' });
+    const request = channelMessages(page).filter({ hasText: 'Change request: orders-prod' });
+    await request.waitFor();
+    expect(await request.textContent()).toContain('applies at');
+  });
+
   it('posts a summary with its details in a thread, and shows drift made outside the bot', async () => {
     const page = await open();
     await type(page, '/clickhouse summary');

@@ -190,27 +190,62 @@ export function resolveWhen(spec: WhenSpec, now: number, zone: string): Resolved
           `${label} does not exist: the clocks skip that hour for daylight saving time. ` +
           'Pick a time outside the skipped hour.',
       };
-    if (instant <= now) {
-      if (spec.day.kind === 'date')
-        return { ok: false, message: `${label} has passed. Give a time in the future. ${WHEN_FORMS}.` };
-      continue;
-    }
-    if (instant - now < WHEN_MIN_AHEAD_MS)
-      return {
-        ok: false,
-        message: `${label} is less than a minute away, too soon to be approved before it. Leave out at to have it applied as soon as it is approved, or give a later time.`,
-      };
-    if (instant - now > WHEN_MAX_AHEAD_DAYS * DAY_MS)
-      return {
-        ok: false,
-        message: `${label} is more than ${WHEN_MAX_AHEAD_DAYS} days away: schedule it closer to the time.`,
-      };
+    // `at 09:00` and `at monday 06:00` already behind us today mean the next one.
+    if (instant <= now && spec.day.kind !== 'date') continue;
+    const problem = applyAtProblem(instant, now);
+    if (problem) return { ok: false, message: applyAtProblemText(problem, label, 'command') };
     return { ok: true, at: instant, zone: inZone };
   }
   return { ok: false, message: `I could not find the next ${spec.text}. ${WHEN_FORMS}.` };
 }
 
 const DAY_MS = 24 * 3600 * 1000;
+
+// ---------------------------------------------------------------------------------------------
+// The limits of a change's time, however it was given (`at TIME` or the edit form's picker)
+
+/** The edit form's field for the time (render/modal.ts), named in its sentences. */
+export const APPLY_AT_FIELD = 'Apply at';
+
+/** Why an instant cannot be the time a change applies, as seen at `now`. */
+export type ApplyAtProblem = 'passed' | 'too-soon' | 'too-far';
+
+/** Past, closer than a minute (no time to approve it) or more than WHEN_MAX_AHEAD_DAYS ahead. */
+export function applyAtProblem(at: number, now: number): ApplyAtProblem | undefined {
+  if (at <= now) return 'passed';
+  if (at - now < WHEN_MIN_AHEAD_MS) return 'too-soon';
+  if (at - now > WHEN_MAX_AHEAD_DAYS * DAY_MS) return 'too-far';
+  return undefined;
+}
+
+/** Where the time was given, which decides how the sentence says to give another or none. */
+export type ApplyAtSource = 'command' | 'form';
+
+const REMEDIES: Record<ApplyAtSource, Record<ApplyAtProblem, string>> = {
+  command: {
+    passed: `Give a time in the future. ${WHEN_FORMS}.`,
+    'too-soon': 'Leave out at to have it applied as soon as it is approved, or give a later time.',
+    'too-far': 'schedule it closer to the time.',
+  },
+  form: {
+    passed: `Pick a time in the future, or leave ${APPLY_AT_FIELD} empty to have it applied as soon as it is approved.`,
+    'too-soon': `Leave ${APPLY_AT_FIELD} empty to have it applied as soon as it is approved, or pick a later time.`,
+    'too-far': `pick a time within ${WHEN_MAX_AHEAD_DAYS} days, or ask again closer to the time.`,
+  },
+};
+
+/** The sentence refusing `label` (the time as "2026-12-01 09:00 Europe/Berlin") for `problem`, and what to do instead. */
+export function applyAtProblemText(problem: ApplyAtProblem, label: string, source: ApplyAtSource): string {
+  const remedy = REMEDIES[source][problem];
+  switch (problem) {
+    case 'passed':
+      return `${label} has passed. ${remedy}`;
+    case 'too-soon':
+      return `${label} is less than a minute away, too soon to be approved before it. ${remedy}`;
+    case 'too-far':
+      return `${label} is more than ${WHEN_MAX_AHEAD_DAYS} days away: ${remedy}`;
+  }
+}
 
 interface CalendarDay {
   year: number;

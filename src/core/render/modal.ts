@@ -9,6 +9,7 @@ import { IDLE_TIMEOUT_MIN_MINUTES, RELEASE_CHANNELS, type OutgoingTag, type Serv
 import { tagText, type PlanProblem } from '../change/plan.js';
 import { currentState, mayLeaveDefaultChannel, mysqlEnabled } from '../change/state.js';
 import { readDuration } from '../change/temporary.js';
+import { APPLY_AT_FIELD } from '../command/when.js';
 import type { ChangeIntent } from '../change/types.js';
 import {
   checkReason,
@@ -32,6 +33,7 @@ export const BLOCK = {
   detach: 'pe_detach',
   tdeKey: 'tde_key',
   duration: 'duration',
+  applyAt: 'apply_at',
   tags: 'tags',
   replicas: 'replicas',
   memory: 'replica_memory',
@@ -200,6 +202,7 @@ export function editView(service: ServiceRecord, metadata: EditMetadata, tempora
     ...tagBlocks(metadata.shown.tags),
     ...capacityBlocks(metadata.shown.capacity ?? {}),
     ...durationBlocks(temporaryMaxMs),
+    applyAtBlock(),
     ...justificationBlocks(),
   ];
   return {
@@ -294,6 +297,43 @@ export function durationFromSubmission(values: ViewState): { ms: number } | { pr
   if (chosen === undefined) return undefined;
   const reading = readDuration(chosen);
   return reading.ok ? { ms: reading.ms } : { problem: reading.message };
+}
+
+/**
+ * Optional: when the change applies, as `at TIME` does on the command line. Slack's datetimepicker
+ * shows the person's own time zone and answers an instant (Unix seconds), so nothing is ambiguous.
+ */
+function applyAtBlock(): Block {
+  return input(
+    BLOCK.applyAt,
+    APPLY_AT_FIELD,
+    { type: 'datetimepicker', action_id: ACTION },
+    {
+      optional: true,
+      hint: 'Leave empty to apply the change once approved. Set, it waits, approved, for this time (in your time zone), and expires if nobody approves it by then.',
+    },
+  );
+}
+
+/**
+ * What Slack sends for the picker: `selected_date_time` in Unix seconds (10 digits), null or
+ * absent when left empty. A value in milliseconds or of another element is not taken as a time.
+ */
+const PickedTime = z.object({
+  type: z.literal('datetimepicker'),
+  selected_date_time: z.number().int().positive().lt(10_000_000_000).nullish(),
+});
+
+export const APPLY_AT_UNREADABLE = `I could not read the time picked in ${APPLY_AT_FIELD}. Pick the date and the time again, or leave it empty to have the change applied as soon as it is approved.`;
+
+/** The picked time, in ms; undefined when left empty (applied once approved). Its limits are when.ts's applyAtProblem. */
+export function applyAtFromSubmission(values: ViewState): { at: number } | { problem: string } | undefined {
+  const state = values[BLOCK.applyAt]?.[ACTION];
+  if (state === undefined) return undefined;
+  const parsed = PickedTime.safeParse(state);
+  if (!parsed.success) return { problem: APPLY_AT_UNREADABLE };
+  const seconds = parsed.data.selected_date_time;
+  return seconds === null || seconds === undefined ? undefined : { at: seconds * 1000 };
 }
 
 /** Reason and Ticket: optional here, since only some policy rules ask for them (the request says which). */

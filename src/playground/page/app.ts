@@ -428,6 +428,9 @@ function inputElement(element: Element, id: string): HTMLElement {
           return el('label', {}, radio, ` ${option.text.text}`);
         }),
       );
+    case 'datetimepicker':
+      // Slack's picker shows the person's own zone; the browser's local time stands in for it.
+      return el('input', { id, type: 'datetime-local' });
     default: {
       const field = element.multiline ? el('textarea', { id, rows: '3' }) : el('input', { id });
       field.value = element.initial_value ?? '';
@@ -461,6 +464,12 @@ function readElement(form: HTMLElement, element: Element, id: string): Record<st
   if (type === 'radio_buttons') {
     const checked = form.querySelector<HTMLInputElement>(`input[name="${CSS.escape(id)}"]:checked`);
     return { type, selected_option: checked ? { value: checked.value } : null };
+  }
+  if (type === 'datetimepicker') {
+    // As Slack answers it: the instant in Unix seconds, null when nothing was picked.
+    const picked = form.querySelector<HTMLInputElement>(`#${CSS.escape(id)}`)?.value ?? '';
+    const ms = picked ? new Date(picked).getTime() : NaN;
+    return { type, selected_date_time: Number.isNaN(ms) ? null : Math.floor(ms / 1000) };
   }
   const field = form.querySelector<HTMLInputElement | HTMLTextAreaElement>(`#${CSS.escape(id)}`);
   return { type, value: field?.value || null };

@@ -110,6 +110,7 @@ describe('editView', () => {
       BLOCK.idle,
       BLOCK.idleTimeout,
       BLOCK.duration,
+      BLOCK.applyAt,
       BLOCK.reason,
       BLOCK.ticket,
     ]);
@@ -207,6 +208,7 @@ describe('editView', () => {
       BLOCK.idle,
       BLOCK.idleTimeout,
       BLOCK.duration,
+      BLOCK.applyAt,
       BLOCK.reason,
       BLOCK.ticket,
     ]);
