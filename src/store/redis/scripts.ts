@@ -435,10 +435,14 @@ export const SET_POSTED_COMMAND = 'chbotSetChangePosted';
  * Returns 0 when the request is gone, else 1.
  */
 export const SET_POSTED_LUA = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'approvalTs', ARGV[3]) end
-redis.call('HSET', KEYS[1], 'messageTs', ARGV[2])
-if redis.call('HGET', KEYS[1], 'status') == 'pending' then redis.call('ZADD', KEYS[2], 0, ARGV[1]) end
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return 0 end
+if ARGV[3] ~= '' then
+  redis.call('HSET', KEYS[1], 'messageTs', ARGV[2], 'approvalTs', ARGV[3])
+else
+  redis.call('HSET', KEYS[1], 'messageTs', ARGV[2])
+end
+if status == 'pending' then redis.call('ZADD', KEYS[2], 0, ARGV[1]) end
 return 1
 `;
 
