@@ -5,7 +5,7 @@
  * cached, since membership changes rarely and a click must be answered fast.
  */
 import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
-import { evaluatePolicy } from '../core/policy/evaluate.js';
+import { defaultRequirement, evaluatePolicy } from '../core/policy/evaluate.js';
 import { requestFacts } from '../core/policy/facts.js';
 import { withEscalation } from '../core/policy/nudges.js';
 import { groupsOf, isEligible, isGroupId, judgeApproval, mayReject } from '../core/policy/progress.js';
@@ -91,7 +91,10 @@ export class ApproverPolicy implements ApprovalPolicy {
     refused: (orApprovers: string) => string,
   ): Promise<Verdict> {
     if (userId === request.requesterId) return { allowed: true };
-    const requirements = this.requirementsNow(request);
+    // A rule asking for no approval names nobody who may approve (its empty list is not "anyone"):
+    // with no rule asking for one, the default's approvers are the ones, as for a break-glass review.
+    const deciding = this.requirementsNow(request).filter((r) => r.approvals > 0);
+    const requirements = deciding.length > 0 ? deciding : [defaultRequirement(this.defaults)];
     const membership = await this.membership(userId, requirements, { fresh: true });
     if (requirements.some((r) => isEligible(r, userId, request.requesterId, membership.inGroup)))
       return { allowed: true };
