@@ -13,7 +13,12 @@
 import { startTicks, type Ticks } from '../scheduler/ticks.js';
 import { BOT_ACTOR, revertRetryMs } from '../core/change/grant.js';
 import type { ChangeRequest } from '../core/change/types.js';
-import { organizationMissingMessage, reminderMessage, temporaryListBlocks } from '../core/render/temporary.js';
+import {
+  organizationMissingClickText,
+  organizationMissingMessage,
+  reminderMessage,
+  temporaryListBlocks,
+} from '../core/render/temporary.js';
 import { messageOf } from '../core/render/errors.js';
 import {
   UnknownOrganizationError,
@@ -82,17 +87,33 @@ export class TemporaryChanges implements TemporaryChangeService {
 
   /** Revert now: the requester or anyone who may approve it; no approval needed. */
   revertNow(originalId: string, userId: string): Promise<DecisionReply> {
-    return this.options.flow.grantClicked('revert-now', originalId, userId);
+    return this.clicked('revert-now', originalId, userId);
   }
 
   /** Extend: a new change request, approved like any other, moving the revert by the same duration. */
   extend(originalId: string, userId: string): Promise<DecisionReply> {
-    return this.options.flow.grantClicked('extend', originalId, userId);
+    return this.clicked('extend', originalId, userId);
   }
 
   /** Undo: the inverse of an applied change, planned against the service as it is now. */
   undo(requestId: string, userId: string): Promise<DecisionReply> {
-    return this.options.flow.grantClicked('undo', requestId, userId);
+    return this.clicked('undo', requestId, userId);
+  }
+
+  /**
+   * A click on a change whose organization left the file (the bot restarted since) cannot reach its
+   * service: the person is told why and what would help, not "an internal error, try again"; an
+   * Extend or Undo's claim is let go, so that a click once the organization is back is not refused.
+   */
+  private async clicked(action: 'revert-now' | 'extend' | 'undo', id: string, userId: string): Promise<DecisionReply> {
+    try {
+      return await this.options.flow.grantClicked(action, id, userId);
+    } catch (error) {
+      if (!(error instanceof UnknownOrganizationError)) throw error;
+      this.options.logger.warn(`${action} of ${id} by ${userId}: ${error.message}`);
+      if (action !== 'revert-now') await this.options.store.releaseClaim(`${action}:${id}`).catch(() => undefined);
+      return { text: organizationMissingClickText(error.organization) };
+    }
   }
 
   private async remind(id: string): Promise<void> {

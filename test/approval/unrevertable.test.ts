@@ -90,4 +90,20 @@ describe('a temporary change whose organization left the file', () => {
     expect(await store.revertDueAt(grant.id)).toBeGreaterThan(clock.now);
     expect((await store.get(grant.id))?.status).toBe('applied');
   });
+
+  it('Revert now, Extend and Undo clicked on it say why nothing was done, not "an internal error, try again"', async () => {
+    const { grant, temporary, store } = await restartedWithoutBilling();
+    for (const click of [
+      () => temporary.revertNow(grant.id, grant.requesterId),
+      () => temporary.extend(grant.id, grant.requesterId),
+      () => temporary.undo(grant.id, grant.requesterId),
+    ]) {
+      const reply = await click();
+      expect(reply?.text).toContain('`billing` is no longer in the bot');
+      expect(reply?.text).toContain('nothing was changed');
+    }
+    // The Extend's claim was let go: clicked again, it says the same, not "already being filed".
+    expect((await temporary.extend(grant.id, grant.requesterId))?.text).toContain('`billing` is no longer in the bot');
+    expect((await store.get(grant.id))?.status).toBe('applied');
+  });
 });

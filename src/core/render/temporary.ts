@@ -97,6 +97,14 @@ export function organizationMissingMessage(
   return { text: `The temporary change ${request.id} cannot be reverted yet`, blocks: [section(text)] };
 }
 
+/** Revert now, Extend or Undo clicked on a change whose organization left the bot's file. */
+export function organizationMissingClickText(organization: string): string {
+  return (
+    `:no_entry: The bot cannot do this, so nothing was changed: its organization ${code(organization)} is no longer in the bot's list of organizations, ` +
+    `so the bot cannot reach its services. An operator must put that organization back (and reload the bot) first.`
+  );
+}
+
 /** Extend and Revert now for a temporary change: the same buttons in its thread and the Home tab. */
 export function grantButtons(requestId: string) {
   return [
