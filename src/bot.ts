@@ -213,18 +213,26 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   };
   const cloudKey = () => keyStatusOf(organizations.defaultOrganization());
   const cloudKeys = () => Object.fromEntries(organizations.names().map((name) => [name, keyStatusOf(name).state]));
-  // Every organization's requests are counted.
-  const observing = (organization: string): CloudObserver => ({
-    request(method, status, seconds, reads) {
-      countRequest?.request(method, status, seconds);
-      // A key refused usage costs (no billing permission) still manages services: not "refused".
-      const refusedCosts = reads === 'costs' && status === 403;
-      if (!refusedCosts) keyStatusOf(organization).observe(status);
-    },
-  });
+  // Every organization's requests are counted. Each client speaks for its own key only: one a
+  // reload replaced (its old key) may still be answered, and must not judge the new key.
+  const observing = (organization: string, key: OrganizationKey | undefined): CloudObserver => {
+    const keyStatus = new CloudKeyStatus(keyIdentity(config, key), logger);
+    keyStatuses.set(organization, keyStatus);
+    return {
+      request(method, status, seconds, reads) {
+        countRequest?.request(method, status, seconds);
+        // A key refused usage costs (no billing permission) still manages services: not "refused".
+        const refusedCosts = reads === 'costs' && status === 403;
+        if (!refusedCosts) keyStatus.observe(status);
+      },
+    };
+  };
   const connected =
     config.organizations.file === undefined
-      ? await connectCloud(config, logger, { ...overrides.cloudClient, observer: observing(DEFAULT_ORGANIZATION) })
+      ? await connectCloud(config, logger, {
+          ...overrides.cloudClient,
+          observer: observing(DEFAULT_ORGANIZATION, undefined),
+        })
       : undefined;
   const keys = new Map<string, OrganizationKey>();
   // Set once the middle layer has built them: the spend sections of the first organization's summaries.
@@ -239,8 +247,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     },
     connect: (key) => {
       keys.set(key.name, key);
-      keyStatuses.delete(key.name);
-      return organizationClient(config, logger, key, { ...overrides.cloudClient, observer: observing(key.name) });
+      return organizationClient(config, logger, key, { ...overrides.cloudClient, observer: observing(key.name, key) });
     },
     // Summaries read through the channel's view of its organization, counted like the others; the
     // first organization's end with the spend of what the channel sees (spend is read for it only).

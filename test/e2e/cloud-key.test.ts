@@ -90,4 +90,28 @@ describe('the keys of several organizations (ORGANIZATIONS_FILE)', () => {
       clickhouseKeys: { analytics: 'refused', billing: 'refused' },
     });
   });
+  it("are judged by the client of each key: after a reload with a new key, the old client's answers do not speak for it", async () => {
+    const h = await harness({ organizations: [ANALYTICS, BILLING] });
+    expect(await h.bot.cloudKeyChecked).toBe('accepted');
+    const before = h.bot.organizations.clientOf('billing');
+    const file = h.organizationsFile;
+    if (!file) throw new Error('no organizations file');
+    // The billing key is replaced by one ClickHouse Cloud does not know.
+    file.environment['CH_BILLING_KEY_SECRET'] = 'a-new-secret-it-refuses';
+    await file.write([ANALYTICS, BILLING]);
+    expect((await h.bot.reloadOrganizations()).ok).toBe(true);
+    const after = h.bot.organizations.clientOf('billing');
+    expect(after).not.toBe(before);
+    await after.getService(DEMO_IDS.ordersProd, { fresh: true }).catch(() => undefined);
+    await expect
+      .poll(async () => JSON.parse((await get(h, '/readyz')).text) as unknown)
+      .toMatchObject({
+        clickhouseKeys: { billing: 'refused' },
+      });
+    // A request still finishing on the old client (the old key) is answered: the new key is still refused.
+    await before.getService(DEMO_IDS.ordersProd, { fresh: true });
+    expect(JSON.parse((await get(h, '/readyz')).text)).toMatchObject({
+      clickhouseKeys: { analytics: 'accepted', billing: 'refused' },
+    });
+  });
 });

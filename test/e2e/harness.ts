@@ -111,8 +111,15 @@ export interface Harness {
   simulator: CloudSimulator;
   /** With `organizations`: each organization's simulator by name (the first is `simulator`). */
   simulators: Record<string, CloudSimulator>;
-  /** With `organizations`: the file, and how to write it anew (then `bot.reloadOrganizations()`). */
-  organizationsFile?: { path: string; write(organizations: OrganizationSetup[]): Promise<void> };
+  /**
+   * With `organizations`: the file, and how to write it anew (then `bot.reloadOrganizations()`);
+   * the environment the keys are read from (changed, a reload reads the new values).
+   */
+  organizationsFile?: {
+    path: string;
+    write(organizations: OrganizationSetup[]): Promise<void>;
+    environment: Record<string, string>;
+  };
   slack: FakeSlack;
   keyPrefix: string;
   url: string;
@@ -230,7 +237,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     bot,
     simulator,
     simulators: tenants?.simulators ?? {},
-    ...(tenants ? { organizationsFile: { path: tenants.path, write: tenants.write } } : {}),
+    ...(tenants
+      ? { organizationsFile: { path: tenants.path, write: tenants.write, environment: tenants.environment } }
+      : {}),
     slack,
     keyPrefix,
     url,
