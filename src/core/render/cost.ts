@@ -23,13 +23,22 @@ const SERVICES_LISTED = 15;
 
 /** 1234.5 → "1,234.50" (credits are shown to the hundredth). */
 export function credits(value: number): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  // Rounding noise of a credit (-0.001) is not shown as "-0.00".
+  const shown = Math.abs(value) < 0.005 ? 0 : value;
+  return shown.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 }
 
-/** "+12%", "−4%", or "new" when nothing was spent before. */
+/**
+ * "+12%", "−4%", or "new" when nothing was spent before. Against nothing or a credit (a negative
+ * total) a percentage means nothing: "new credit", or the difference in credits ("+15.00 CHC").
+ */
 export function changeText(now: number, before: number): string {
   const percent = changePercent(now, before);
-  if (percent === undefined) return now > 0 ? 'new' : 'no change';
+  if (percent === undefined) {
+    if (Math.abs(now - before) < 0.005) return 'no change';
+    if (Math.abs(before) < 0.005) return now > 0 ? 'new' : 'new credit';
+    return `${signedCredits(now - before)} CHC`;
+  }
   const rounded = Math.round(percent);
   if (rounded === 0) return 'no change';
   return rounded > 0 ? `+${rounded}%` : `−${Math.abs(rounded)}%`;
