@@ -398,18 +398,14 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     : undefined;
   // One read of each organization: a wrong key or organization is said in a sentence now, not at
   // the first command. Not awaited: an API that is slow to answer must not hold the start.
+  const checkKeys = (names: string[], person: string) =>
+    Promise.all(
+      names.map((name) => keyStatusOf(name).check(() => organizations.clientOf(name).listServices([], { person }))),
+    );
   const cloudKeyChecked =
     overrides.checkCloudKey === false
       ? Promise.resolve(cloudKey().state)
-      : Promise.all(
-          organizations
-            .names()
-            .map((name) =>
-              keyStatusOf(name).check(() =>
-                organizations.clientOf(name).listServices([], { person: 'the start check' }),
-              ),
-            ),
-        ).then(() => cloudKey().state);
+      : checkKeys(organizations.names(), 'the start check').then(() => cloudKey().state);
   const where = (host: string | undefined, at: number) => `port ${at} of ${host ?? 'every interface'}`;
   const mainAt = where(overrides.host ?? config.slack.host, port);
   const metricsAt = !config.metrics.enabled
@@ -445,7 +441,14 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     },
     reloadOrganizations: async () => {
       const reloaded = await organizations.reload();
-      if (reloaded.ok) await warnUnrevertable();
+      if (!reloaded.ok) return reloaded;
+      await warnUnrevertable();
+      // A key new to this reload (an organization added, a key changed) is checked as at start,
+      // not first at someone's command; not awaited, as at start.
+      if (overrides.checkCloudKey !== false) {
+        const fresh = organizations.names().filter((name) => keyStatusOf(name).state === 'unchecked');
+        void checkKeys(fresh, 'the reload check');
+      }
       return reloaded;
     },
     organizations,

@@ -90,6 +90,23 @@ describe('the keys of several organizations (ORGANIZATIONS_FILE)', () => {
       clickhouseKeys: { analytics: 'refused', billing: 'refused' },
     });
   });
+  it('a key changed by a reload is checked then, not first at a command', async () => {
+    const h = await harness({ organizations: [ANALYTICS, BILLING] });
+    expect(await h.bot.cloudKeyChecked).toBe('accepted');
+    const file = h.organizationsFile;
+    if (!file) throw new Error('no organizations file');
+    file.environment['CH_BILLING_KEY_SECRET'] = 'a-new-secret-it-refuses';
+    await file.write([ANALYTICS, BILLING]);
+    expect((await h.bot.reloadOrganizations()).ok).toBe(true);
+    await expect.poll(() => h.logs.join('\n')).toContain('refused the API key key-billing');
+    expect(JSON.parse((await get(h, '/readyz')).text)).toMatchObject({
+      clickhouseKeys: { analytics: 'accepted', billing: 'refused' },
+    });
+    // The unchanged key is not read again.
+    expect(h.simulator.requests).toHaveLength(1);
+    expect(h.logs.join('\n')).not.toContain('a-new-secret-it-refuses');
+  });
+
   it("are judged by the client of each key: after a reload with a new key, the old client's answers do not speak for it", async () => {
     const h = await harness({ organizations: [ANALYTICS, BILLING] });
     expect(await h.bot.cloudKeyChecked).toBe('accepted');
