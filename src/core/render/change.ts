@@ -34,7 +34,8 @@ export function changeLine(change: FieldChange): string {
 
 /**
  * The request as a message. `linkOnly`: the requester's channel of a request decided in an
- * approval channel: the same record, without buttons, saying where it is decided.
+ * approval channel: the same record, without Approve and Reject, saying where it is decided (once
+ * approved and waiting for its time, it offers Cancel before its time there too).
  */
 export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): Block[] {
   if (request.reviewOf) return reviewBlocks(request, fitsButton(request.id) ? [markReviewedButton(request.id)] : []);
@@ -123,8 +124,9 @@ function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
       },
     ];
   }
-  // Approved, waiting for its time: its requester, or whoever may approve it, may still call it off.
-  if (request.status === 'scheduled' && !decidedIn)
+  // Approved, waiting for its time: its requester, or whoever may approve it, may still call it off,
+  // from either channel (the requester, told "unless you cancel it before", may not be in the other).
+  if (request.status === 'scheduled')
     return [
       section(outcomeText(request)),
       context(`Request ${code(request.id)}`),

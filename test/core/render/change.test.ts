@@ -218,3 +218,29 @@ describe('escaping in change rendering', () => {
     assertSafeMrkdwn(changeRequestBlocks(changeRequest(renamePlan(), { requesterId: '!channel' })));
   });
 });
+
+describe('a scheduled request decided in an approval channel', () => {
+  const decidedElsewhere = (status: ChangeRequest['status']) =>
+    changeRequest(renamePlan(), {
+      status,
+      applyAt: NOW + 3_600_000,
+      decidedBy: 'U0APPROVER',
+      requirements: [
+        { rule: 'prod', approvals: 1, approvers: ['U0APPROVER'], reasons: ['env=prod'], channel: 'C0DBAS' },
+      ],
+    });
+  const actionIds = (blocks: ReturnType<typeof changeRequestBlocks>) =>
+    blocks
+      .filter((b) => b.type === 'actions')
+      .flatMap((b) => ('elements' in b && Array.isArray(b.elements) ? b.elements : []))
+      .map((e) => (e as { action_id?: string }).action_id);
+
+  it("offers Cancel before its time in the requester's channel too: the requester is told they may cancel it", () => {
+    expect(actionIds(changeRequestBlocks(decidedElsewhere('scheduled'), true))).toContain(ACTION_CANCEL);
+    expect(actionIds(changeRequestBlocks(decidedElsewhere('scheduled'), false))).toContain(ACTION_CANCEL);
+  });
+
+  it("still shows no decision buttons in the requester's channel while it waits for approval", () => {
+    expect(actionIds(changeRequestBlocks(decidedElsewhere('pending'), true))).toEqual([]);
+  });
+});
