@@ -72,9 +72,12 @@ export function kindsText(report: Pick<CostReport, 'kinds'>): string {
 
 export function moversText(report: Pick<CostReport, 'movers'>): string {
   if (report.movers.length === 0) return 'Top movers: none, every service spent about the same as before.';
-  const moves = report.movers.map(
-    (s) => `${nameOf(s)} ${signedCredits(s.total - s.previous)} CHC (${changeText(s.total, s.previous)})`,
-  );
+  const moves = report.movers.map((s) => {
+    const difference = `${signedCredits(s.total - s.previous)} CHC`;
+    const change = changeText(s.total, s.previous);
+    // Against a credit the change is said as the difference itself: said once.
+    return `${nameOf(s)} ${difference}${change === difference ? '' : ` (${change})`}`;
+  });
   return `Top movers: ${moves.join(', ')}`;
 }
 

@@ -4,7 +4,7 @@
  * nor show rounding noise as "-0.00".
  */
 import { describe, expect, it } from 'vitest';
-import { changeText, costBlocks, credits } from '../../../src/core/render/cost.js';
+import { changeText, costBlocks, credits, moversText } from '../../../src/core/render/cost.js';
 import type { CostReport } from '../../../src/core/cost/report.js';
 import { noKinds } from '../../../src/core/cost/attribution.js';
 
@@ -48,5 +48,11 @@ describe('a credit in the spend report', () => {
   it('rounding noise is not shown as a negative zero', () => {
     expect(credits(-0.001)).toBe('0.00');
     expect(credits(-5)).toBe('-5.00');
+  });
+  it('a mover that was a credit says its difference once', () => {
+    const report = reportOf([{ id: 'refunded', total: -50, previous: -5 }]);
+    const movers = moversText({ movers: report.services });
+    expect(movers).toContain('−45.00 CHC');
+    expect(movers.split('45.00')).toHaveLength(2);
   });
 });
