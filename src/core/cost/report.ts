@@ -99,6 +99,8 @@ export interface DailySpendSeries {
 }
 
 export const OTHER_SERIES = 'other';
+/** The services whose period is a credit (a negative total), drawn below zero. */
+export const CREDITS_SERIES = 'credits';
 
 export function dailySpendSeries(report: Pick<CostReport, 'period' | 'days' | 'services'>, top = 8): DailySpendSeries {
   const days = daysOf(report.period);
@@ -106,18 +108,21 @@ export function dailySpendSeries(report: Pick<CostReport, 'period' | 'days' | 's
   const spending = report.services.filter((s) => s.total > 0);
   const shown = spending.slice(0, spending.length > top ? top - 1 : top);
   const shownIds = new Set(shown.map((s) => s.id));
+  // A credit netted into "other" would shrink (or drop) the small services' spend drawn there.
+  const creditIds = new Set(report.services.filter((s) => s.total < 0).map((s) => s.id));
   const series = shown.map((s) => ({ id: s.id, name: s.name, values: days.map(() => 0), total: 0 }));
   const other = { id: '', name: OTHER_SERIES, values: days.map(() => 0), total: 0 };
+  const credit = { id: '', name: CREDITS_SERIES, values: days.map(() => 0), total: 0 };
   const seriesOf = new Map(series.map((s) => [s.id, s]));
   for (const day of report.days) {
     const at = index.get(day.date);
     if (at === undefined) continue;
-    const target = shownIds.has(day.id) ? seriesOf.get(day.id) : other;
+    const target = shownIds.has(day.id) ? seriesOf.get(day.id) : creditIds.has(day.id) ? credit : other;
     if (!target) continue;
     target.values[at] = (target.values[at] ?? 0) + day.total;
     target.total += day.total;
   }
-  const all = other.total > 0 ? [...series, other] : series;
+  const all = [...series, ...(other.total > 0 ? [other] : []), ...(credit.total < 0 ? [credit] : [])];
   return { days, series: all.map(({ name, values, total }) => ({ name, values, total })) };
 }
 

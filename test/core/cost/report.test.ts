@@ -111,4 +111,23 @@ describe('the report', () => {
     expect(chart.series.at(-1)?.total).toBe(1 + 2 + 3 + 4 + 5);
     expect(chart.series.reduce((sum, s) => sum + s.total, 0)).toBe(report.total);
   });
+  it('charts a credit as its own series below zero: it neither hides the other services nor leaves the total', () => {
+    const credited = [service('2026-01-08', 'a', 140), service('2026-01-09', 'b', 7), service('2026-01-10', 'c', -5)];
+    const report = costReport(credited, period, previous);
+    const chart = dailySpendSeries(report, 8);
+    expect(chart.series.map((s) => [s.name, s.total])).toEqual([
+      ['a', 140],
+      ['b', 7],
+      ['credits', -5],
+    ]);
+    expect(chart.series.reduce((sum, s) => sum + s.total, 0)).toBe(report.total);
+    // With more services than shown: the small ones stay in "other", not netted against the credit.
+    const many = [
+      ...Array.from({ length: 12 }, (_, i) => service('2026-01-08', `s${i}`, i + 1)),
+      service('2026-01-09', 'c', -20),
+    ];
+    const more = dailySpendSeries(costReport(many, period, previous), 8);
+    expect(more.series.find((s) => s.name === 'other')?.total).toBe(1 + 2 + 3 + 4 + 5);
+    expect(more.series.at(-1)).toMatchObject({ name: 'credits', total: -20 });
+  });
 });
