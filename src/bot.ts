@@ -764,7 +764,7 @@ function summariesOver(
 }
 
 function keyIdentity(config: Config, key: OrganizationKey | undefined): KeyIdentity {
-  if (key) return { keyId: key.keyId, orgId: key.orgId, demo: false };
+  if (key) return { keyId: key.keyId, orgId: key.orgId, demo: false, organization: key.name };
   return config.clickhouse.mode === 'live'
     ? { keyId: config.clickhouse.keyId, orgId: config.clickhouse.orgId, demo: false }
     : { keyId: DEMO_KEY_ID, orgId: DEMO_ORG_ID, demo: true };

@@ -16,6 +16,11 @@ export interface KeyIdentity {
   orgId: string;
   /** The built-in simulator (demo mode): said so in the sentence. */
   demo: boolean;
+  /**
+   * The organization's name in ORGANIZATIONS_FILE, when the key is one of its: its variables are
+   * the ones the file names, and a refusal stops only its channels (/readyz: all refused).
+   */
+  organization?: string;
 }
 
 export class CloudKeyStatus {
@@ -52,7 +57,7 @@ export class CloudKeyStatus {
         this.set(
           'refused',
           `ClickHouse Cloud knows no organization ${this.identity.orgId} for the API key ${this.identity.keyId} (404): ` +
-            'check CLICKHOUSE_ORG_ID (the organization UUID in the console). Every command will fail until it is right; /readyz answers 503 meanwhile.',
+            `check ${this.identity.organization === undefined ? 'CLICKHOUSE_ORG_ID' : `the id of organization ${this.identity.organization} in ORGANIZATIONS_FILE`} (the organization UUID in the console). ${this.consequence('right')}`,
         );
       else
         this.set(
@@ -81,11 +86,23 @@ export class CloudKeyStatus {
   }
 
   private refusedSentence(status: 401 | 403): string {
-    const { keyId, orgId } = this.identity;
+    const { keyId, orgId, organization } = this.identity;
+    const variables =
+      organization === undefined
+        ? 'CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET do'
+        : `the variables ORGANIZATIONS_FILE names for organization ${organization} (its key_id_env and key_secret_env) do`;
     const why =
       status === 401
-        ? `ClickHouse Cloud refused the API key ${keyId} (401 Unauthorized): CLICKHOUSE_KEY_ID and CLICKHOUSE_KEY_SECRET do not name a valid key (wrong secret, or the key was deleted or expired).`
+        ? `ClickHouse Cloud refused the API key ${keyId} (401 Unauthorized): ${variables} not name a valid key (wrong secret, or the key was deleted or expired).`
         : `ClickHouse Cloud accepted the API key ${keyId} but does not let it read organization ${orgId} (403 Forbidden): give the key a role that can read and update services, or use a key of that organization.`;
-    return `${why} Every command will fail until it is fixed; /readyz answers 503 meanwhile.`;
+    return `${why} ${this.consequence('fixed')}`;
+  }
+
+  /** What a refused key stops: every command, or (a key of ORGANIZATIONS_FILE) its organization's. */
+  private consequence(until: 'fixed' | 'right'): string {
+    const { organization } = this.identity;
+    return organization === undefined
+      ? `Every command will fail until it is ${until}; /readyz answers 503 meanwhile.`
+      : `Every command in the channels of organization ${organization} will fail until it is ${until}; /readyz answers 503 only when every organization's key is refused.`;
   }
 }

@@ -90,6 +90,24 @@ describe('the keys of several organizations (ORGANIZATIONS_FILE)', () => {
       clickhouseKeys: { analytics: 'refused', billing: 'refused' },
     });
   });
+  it("a refused key of one organization is said as that organization's, with where its key comes from", async () => {
+    const h = await harness({ organizations: [ANALYTICS, BILLING] });
+    expect(await h.bot.cloudKeyChecked).toBe('accepted');
+    h.simulators.billing?.faults.failNext(1, 401);
+    await h.bot.organizations
+      .clientOf('billing')
+      .getService(DEMO_IDS.ordersProd, { fresh: true })
+      .catch(() => undefined);
+    await expect.poll(() => h.logs.join('\n')).toContain('refused the API key key-billing');
+    const said = h.logs.find((line) => line.includes('refused the API key key-billing')) ?? '';
+    // Its key is read from the variables the file names, not CLICKHOUSE_KEY_ID; the bot stays ready.
+    expect(said).not.toContain('CLICKHOUSE_KEY_ID');
+    expect(said).toContain('billing');
+    expect(said).toContain('key_id_env');
+    expect(said).not.toContain('/readyz answers 503 meanwhile');
+    expect((await get(h, '/readyz')).status).toBe(200);
+  });
+
   it('a key changed by a reload is checked then, not first at a command', async () => {
     const h = await harness({ organizations: [ANALYTICS, BILLING] });
     expect(await h.bot.cloudKeyChecked).toBe('accepted');
