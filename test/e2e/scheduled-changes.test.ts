@@ -215,14 +215,20 @@ const formValues = (source: string, seconds: number | null) => ({
   [BLOCK.applyAt]: { value: { type: 'datetimepicker', selected_date_time: seconds } },
 });
 
+/** A bot on a movable clock with the edit form open, and a whole minute about `minutes` ahead (Unix seconds). */
+async function editFormPicking(minutes: number) {
+  const clock = movableClock();
+  const h = await harness({ clock: clock.now });
+  const view = await editForm(h);
+  const seconds = Math.ceil((clock.now() + minutes * MINUTE) / MINUTE) * 60;
+  return { clock, h, view, seconds };
+}
+
 const errorsOf = (ack: { body: string }) => (JSON.parse(ack.body) as { errors: Record<string, string> }).errors;
 
 describe('the edit form’s Apply at', () => {
   it('files the change for the picked time: approved now, applied at that time only', async () => {
-    const clock = movableClock();
-    const h = await harness({ clock: clock.now });
-    const view = await editForm(h);
-    const seconds = Math.ceil((clock.now() + 30 * MINUTE) / MINUTE) * 60;
+    const { clock, h, view, seconds } = await editFormPicking(30);
     const after = h.slack.calls.length;
     const ack = await h.submitView(view, formValues(SOURCE, seconds), USERS.requester);
     expect(ack.body).toBe('');
@@ -258,10 +264,7 @@ describe('the edit form’s Apply at', () => {
   });
 
   it('with For how long, as at TIME with for: in force from its time for that long, then reverted', async () => {
-    const clock = movableClock();
-    const h = await harness({ clock: clock.now });
-    const view = await editForm(h);
-    const seconds = Math.ceil((clock.now() + 10 * MINUTE) / MINUTE) * 60;
+    const { clock, h, view, seconds } = await editFormPicking(10);
     const after = h.slack.calls.length;
     const values = {
       ...formValues(SOURCE, seconds),
