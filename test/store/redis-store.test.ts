@@ -124,9 +124,7 @@ describe('RedisChangeStore', () => {
     await store.transition(request.id, approve());
     // Not a stream without expiry, kept forever should its service go quiet, nor one its channel's history misses.
     for (const stream of streams) expect(await admin.pttl(stream)).toBeGreaterThan(0);
-    expect((await store.readAudit({ channelId: 'C-ops', limit: 10 })).map((e) => e.action)).toStrictEqual([
-      'approved',
-    ]);
+    expect((await store.readAudit({ channelId: 'C-ops', limit: 10 })).map((e) => e.action)).toStrictEqual(['approved']);
   });
 
   it("an entry recorded through the outbox (a policy reload) never shortens the audit stream's expiry", async () => {
