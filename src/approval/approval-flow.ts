@@ -57,6 +57,7 @@ import type {
   RequestOutcome,
   ServiceDirectory,
 } from '../ports/index.js';
+import { UnknownOrganizationError } from '../ports/index.js';
 import { FlowMessages } from './flow-messages.js';
 import { LeasedSender } from './flow-lease.js';
 import { GrantIo } from './grant-io.js';
@@ -571,6 +572,8 @@ export class ApprovalFlow implements ChangeRequestService {
             : undefined;
           return { type: 'service-read', service, ...(rules ? { rules } : {}) };
         } catch (error) {
+          if (error instanceof UnknownOrganizationError)
+            return { type: 'read-failed', error: undefined, organizationGone: error.organization };
           return { type: 'read-failed', error: error instanceof CloudApiError ? error : undefined };
         }
       case 'send':

@@ -56,7 +56,7 @@ async function restartedWithoutBilling() {
     recheckDelaysMs: [],
   });
   const temporary = new TemporaryChanges({ flow, store, messenger, logger, now: () => clock.now });
-  return { store, messenger, logger, clock, grant, temporary };
+  return { store, messenger, logger, clock, grant, temporary, flow };
 }
 
 describe('a temporary change whose organization left the file', () => {
@@ -105,5 +105,33 @@ describe('a temporary change whose organization left the file', () => {
     // The Extend's claim was let go: clicked again, it says the same, not "already being filed".
     expect((await temporary.extend(grant.id, grant.requesterId))?.text).toContain('`billing` is no longer in the bot');
     expect((await store.get(grant.id))?.status).toBe('applied');
+  });
+});
+
+describe('a scheduled change whose organization left the file', () => {
+  it('is not applied at its time, and its record names the organization and what to do', async () => {
+    const { store, clock, flow } = await restartedWithoutBilling();
+    const applyAt = clock.now + 60_000;
+    const scheduled = buildChangeRequest({
+      organization: 'billing',
+      plan: buildPlan({ serviceId: 'svc-ledger', serviceName: 'ledger-prod' }),
+      applyAt,
+      expiresAt: applyAt,
+    });
+    await store.create(scheduled);
+    await store.transition(scheduled.id, {
+      from: ['pending'],
+      to: 'scheduled',
+      actorId: 'U-approver',
+      now: clock.now,
+      audit: { action: 'approved', summary: 'x' },
+    });
+    clock.now = applyAt + 1;
+    await flow.startDueScheduled('bot', 60_000);
+    const settled = await store.get(scheduled.id);
+    expect(settled?.status).toBe('failed');
+    expect(settled?.outcome?.message).toBe(
+      "Its organization billing is no longer in the bot's list of organizations, so nothing was changed. An operator must put it back (and reload the bot); then ask again.",
+    );
   });
 });

@@ -353,8 +353,11 @@ const HANDLERS: Handlers = {
     const { request, work } = state;
     if (!request) return ignored(state, 'no request');
     if (work.phase === 'reading') {
-      const kind = work.mode === 'apply' ? 'read-before-apply' : 'settled-read-failed';
-      return record(request, work.actorId, work.mode, failure(kind, { error: event.error }));
+      if (work.mode === 'apply') {
+        const gone = event.organizationGone === undefined ? {} : { organizationGone: event.organizationGone };
+        return record(request, work.actorId, work.mode, failure('read-before-apply', { error: event.error, ...gone }));
+      }
+      return record(request, work.actorId, work.mode, failure('settled-read-failed', { error: event.error }));
     }
     if (work.phase === 'reconciling')
       return record(request, work.actorId, work.mode, failure('unknown-outcome', { error: work.error }, work.results));

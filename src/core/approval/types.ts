@@ -140,7 +140,8 @@ export type FlowEvent =
   | { type: 'waited' }
   /** A fresh read; `rules` is what the policy in force asks of the request on this record. */
   | { type: 'service-read'; service: ServiceRecord | undefined; rules?: PolicyDecision }
-  | { type: 'read-failed'; error: CloudApiError | undefined }
+  /** `organizationGone`: the request's organization is no longer in the organizations file (after a restart). */
+  | { type: 'read-failed'; error: CloudApiError | undefined; organizationGone?: string }
   | { type: 'operation-answered'; index: number; apiRequestId: string; service: ServiceRecord }
   | { type: 'operation-failed'; index: number; error: CloudApiError | undefined }
   /** The lease was gone (or the send window closed) right before the bytes would have left: nothing was sent. */
@@ -308,7 +309,7 @@ export type FlowOutcome =
 
 export type Failure =
   | { kind: 'lock-timeout'; waitedMs: number }
-  | { kind: 'read-before-apply'; error: CloudApiError | undefined }
+  | { kind: 'read-before-apply'; error: CloudApiError | undefined; organizationGone?: string }
   | { kind: 'service-gone' }
   | { kind: 'stale'; labels: string[] }
   /** The record the change would apply to now falls under a deny rule. */

@@ -55,6 +55,10 @@ function failureRecord(failure: Failure): ChangeOutcome {
         message: `Another change to this service was still being applied after ${Math.round(failure.waitedMs / 1000)} s, so this one was not applied. Look at the service with the show command, then ask again.`,
       };
     case 'read-before-apply':
+      if (failure.organizationGone !== undefined)
+        return {
+          message: `Its organization ${failure.organizationGone} is no longer in the bot's list of organizations, so nothing was changed. An operator must put it back (and reload the bot); then ask again.`,
+        };
       return apiFailure(failure.error, 'Could not re-read the service before applying, so nothing was changed');
     case 'service-gone':
       return { message: 'The service no longer exists, so nothing was changed.' };
