@@ -20,6 +20,12 @@ export interface ThreadSettings {
    * are answered with `busyText` instead of queued (a flood must not grow memory without bound).
    */
   maxPending: number;
+  /**
+   * One Int32 the main thread adds 1 to (Atomics.add) whenever a handed-over request finishes; the
+   * thread compares it with its own count of requests handed over (both wrap at 2^32 alike). Shared
+   * memory rather than a message per request: no copy, no wake-up of the thread, and always current.
+   */
+  finished: SharedArrayBuffer;
   busyText: string;
   /** The largest body read (413 past it); see BODY_LIMIT_BYTES in receiver.ts. */
   bodyLimit: number;
@@ -60,6 +66,4 @@ export type ToThread =
   /** The listener's ack of a request the thread waits on; `status` 500 when the listener failed first. */
   | { type: 'ack'; id: number; response: unknown; status?: number }
   | { type: 'route-answer'; id: number; answer: OpsAnswer }
-  /** This many handed-over requests have finished (sent once per turn of the main event loop). */
-  | { type: 'done'; count: number }
   | { type: 'stop' };

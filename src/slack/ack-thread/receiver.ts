@@ -58,7 +58,10 @@ export const SOCKET_LIMITS: SocketLimits = {
 const ThreadEventSchema = z.object({
   type: z.literal('event'),
   id: z.number().int().nonnegative(),
-  body: z.record(z.string(), z.unknown()),
+  // Checked, not copied: the listeners parse the fields they use (a z.record copied every body).
+  body: z.custom<Record<string, unknown>>(
+    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  ),
   retryNum: z.number().optional(),
   retryReason: z.string().optional(),
   ackSeconds: z.number().optional(),
@@ -78,8 +81,8 @@ export class AckThreadReceiver implements Receiver {
   private thread: Worker | undefined;
   private stopping = false;
   private boundPort: number | undefined;
-  /** Handed-over requests finished since the thread was last told. */
-  private finished = 0;
+  /** Each thread's counter of handed-over requests finished (ThreadSettings.finished), by thread. */
+  private readonly finishedCounters = new WeakMap<Worker, Int32Array>();
 
   constructor(private readonly options: AckThreadOptions) {}
 
@@ -110,6 +113,7 @@ export class AckThreadReceiver implements Receiver {
   }
 
   private startThread(port: number): Promise<number> {
+    const finished = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
     const settings: ThreadSettings = {
       signingSecret: this.options.signingSecret,
       port,
@@ -118,6 +122,7 @@ export class AckThreadReceiver implements Receiver {
       routes: this.options.routes.map(({ method, path }) => ({ method, path })),
       unhandledTimeoutMs: UNHANDLED_TIMEOUT_MS,
       maxPending: this.options.maxPending ?? MAX_PENDING,
+      finished,
       busyText: BUSY_TEXT,
       ...SOCKET_LIMITS,
       ...this.options.limits,
@@ -125,6 +130,7 @@ export class AckThreadReceiver implements Receiver {
     // No execArgv: a loader the main thread runs under (tsx) would cost the thread its fast start.
     const thread = new Worker(THREAD_FILE, { workerData: settings, execArgv: [] });
     this.thread = thread;
+    this.finishedCounters.set(thread, new Int32Array(finished));
     return new Promise<number>((resolve, reject) => {
       thread.on('message', (message: FromThread) => {
         if (message.type === 'listening') resolve(message.port);
@@ -203,14 +209,10 @@ export class AckThreadReceiver implements Receiver {
       .finally(() => this.finish(thread));
   }
 
-  /** Tells the thread of finished requests once per turn of the event loop, not once each. */
+  /** Counts a handed-over request as finished, where the thread reads it (no message, no wake-up). */
   private finish(thread: Worker): void {
-    this.finished += 1;
-    if (this.finished > 1) return;
-    setImmediate(() => {
-      if (this.thread === thread) this.send(thread, { type: 'done', count: this.finished });
-      this.finished = 0;
-    });
+    const counter = this.finishedCounters.get(thread);
+    if (counter) Atomics.add(counter, 0, 1);
   }
 
   /** An ack with content after the thread's empty one: a slash command's goes to its response_url. */

@@ -38,8 +38,11 @@ if (!main) throw new Error('thread.js runs as a worker thread of the bot');
 const SSL_CHECK_MAX_BYTES = 200;
 
 let lastId = 0;
-/** Requests handed to the main thread that it has not finished. */
-let pending = 0;
+/** Requests handed to the main thread, and (settings.finished) how many of them it has finished. */
+let handedOver = 0;
+const finished = new Int32Array(settings.finished);
+/** Requests handed to the main thread that it has not finished (Int32 arithmetic, as the counter wraps). */
+const pending = () => (handedOver - Atomics.load(finished, 0)) | 0;
 /** Bytes of request bodies being read now, across connections (bounded by settings.bodyBudget). */
 let buffered = 0;
 /** Answers the main thread owes, by id: a submission's ack or a route's answer. */
@@ -67,7 +70,6 @@ function logRefusal(sentence) {
 
 main.on('message', (/** @type {ToThread} */ message) => {
   if (message.type === 'stop') return stop();
-  if (message.type === 'done') return void (pending -= message.count);
   const answer = owed.get(message.id);
   owed.delete(message.id);
   answer?.(message);
@@ -198,8 +200,8 @@ async function receive(req, res) {
   const retry = header(req, 'x-slack-retry-num');
   const retryNum = retry === undefined ? undefined : Number.parseInt(retry, 10);
   const retryReason = header(req, 'x-slack-retry-reason');
-  if (body.type !== 'view_submission' && pending >= settings.maxPending) return refuseBusy(body, res);
-  pending += 1;
+  if (body.type !== 'view_submission' && pending() >= settings.maxPending) return refuseBusy(body, res);
+  handedOver = (handedOver + 1) | 0;
   if (body.type !== 'view_submission') {
     content(res, undefined);
     return tell({ type: 'event', id: 0, body, retryNum, retryReason, ackSeconds: secondsSince(received) });

@@ -1,4 +1,4 @@
-import type { AllMiddlewareArgs, App, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../../core/render/change.js';
 import { clickFailureText, messageOf } from '../../../core/render/errors.js';
@@ -16,10 +16,12 @@ const DECISION_ACTIONS: Record<Decision, string> = {
   cancel: ACTION_CANCEL,
 };
 
-export function registerDecisionButtons(app: App, deps: ListenerDeps): void {
-  for (const [decision, actionId] of Object.entries(DECISION_ACTIONS) as Array<[Decision, string]>) {
-    app.action(actionId, decision === 'reject' ? rejectListener(deps) : decisionListener(decision, deps));
-  }
+/** The listener of each decision button, by action id (listeners/index.ts registers them with Bolt). */
+export function decisionButtons(deps: ListenerDeps): Record<string, (args: ActionArgs) => Promise<void>> {
+  const buttons: Record<string, (args: ActionArgs) => Promise<void>> = {};
+  for (const [decision, actionId] of Object.entries(DECISION_ACTIONS) as Array<[Decision, string]>)
+    buttons[actionId] = decision === 'reject' ? rejectListener(deps) : decisionListener(decision, deps);
+  return buttons;
 }
 
 /** What opening the Reject form needs from a click: its trigger (valid 3 s) and its channel. */
@@ -74,7 +76,7 @@ const AnswerTo = z.object({
   container: z.object({ channel_id: z.string().min(1).optional() }).optional(),
 });
 
-type ActionArgs = SlackActionMiddlewareArgs & AllMiddlewareArgs;
+export type ActionArgs = SlackActionMiddlewareArgs & AllMiddlewareArgs;
 
 /**
  * Answers only whoever clicked: through the click's response_url, or, when the payload has none,

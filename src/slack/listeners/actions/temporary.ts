@@ -1,10 +1,9 @@
 /** Undo (on applied changes), Extend and Revert now (on a temporary change's reminder). */
-import type { AllMiddlewareArgs, App, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../../core/render/temporary.js';
 import type { DecisionReply, TemporaryChangeService } from '../../../ports/index.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import type { ListenerDeps } from '../deps.js';
-import { ButtonClick, whisperToClicker } from './decision.js';
+import { ButtonClick, whisperToClicker, type ActionArgs } from './decision.js';
 
 type Handler = (service: TemporaryChangeService, requestId: string, userId: string) => Promise<DecisionReply>;
 
@@ -14,9 +13,11 @@ const BUTTONS: Record<string, Handler> = {
   [ACTION_REVERT_NOW]: (service, id, user) => service.revertNow(id, user),
 };
 
-export function registerTemporaryButtons(app: App, deps: ListenerDeps): void {
+/** The listener of each button, by action id (listeners/index.ts registers them with Bolt). */
+export function temporaryButtons(deps: ListenerDeps): Record<string, (args: ActionArgs) => Promise<void>> {
+  const buttons: Record<string, (args: ActionArgs) => Promise<void>> = {};
   for (const [actionId, handle] of Object.entries(BUTTONS)) {
-    app.action(actionId, async ({ ack, body }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
+    buttons[actionId] = async ({ ack, body }: ActionArgs) => {
       await ack();
       const click = ButtonClick.safeParse(body);
       const tell = whisperToClicker(body, deps);
@@ -32,6 +33,7 @@ export function registerTemporaryButtons(app: App, deps: ListenerDeps): void {
         return { text: `:x: The bot could not handle your click: ${cause}. Try again in a minute.` };
       });
       if (reply) await tell(reply.text);
-    });
+    };
   }
+  return buttons;
 }
