@@ -211,22 +211,29 @@ async function compareAnswers(bot: Target, answering: Target, load: Load): Promi
   for (const rate of RATES) {
     const bots: Latency[] = [];
     const bares: Latency[] = [];
+    // CPU per request too: against a bare app that also answers, the same work is asked of both.
+    const cpu = { bot: [] as number[], bare: [] as number[] };
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const target of round % 2 === 0 ? [answering, bot] : [bot, answering]) {
+        const cpuBefore = cpuMs(target.process);
         const step = await load(target, rate, 'list');
+        const cpuPerRequest = (cpuMs(target.process) - cpuBefore) / step.sentAt.length;
         (target === bot ? bots : bares).push(step.answers);
+        (target === bot ? cpu.bot : cpu.bare).push(cpuPerRequest);
         process.stderr.write(
-          `answers @ ${rate}/s round ${round + 1} ${target.name}: p50 ${step.answers.p50.toFixed(1)} p99 ${step.answers.p99.toFixed(1)} ms\n`,
+          `answers @ ${rate}/s round ${round + 1} ${target.name}: p50 ${step.answers.p50.toFixed(1)} p99 ${step.answers.p99.toFixed(1)} ms, CPU ${cpuPerRequest.toFixed(2)} ms/request\n`,
         );
       }
     }
     const measured = medianLatency(bots);
     const baseline = medianLatency(bares);
+    const [botCpu, bareCpu] = [median3(cpu.bot), median3(cpu.bare)];
     rows.push([
       `list @ ${rate}/s`,
       ...fmt(measured).slice(0, 2),
       ...fmt(baseline).slice(0, 2),
       (measured.p99 / baseline.p99).toFixed(2),
+      `${botCpu.toFixed(2)} / ${bareCpu.toFixed(2)} (${(botCpu / bareCpu).toFixed(2)}×)`,
       String(measured.errors + baseline.errors),
     ]);
   }
@@ -242,6 +249,7 @@ function printAnswers(rows: string[][]): void {
       'bare respond() p50',
       'bare respond() p99',
       'p99 ratio',
+      'CPU ms/request, bot / bare respond()',
       'errors',
     ],
     rows,
