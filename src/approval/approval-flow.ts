@@ -654,7 +654,12 @@ export class ApprovalFlow implements ChangeRequestService {
         await io.releaseClick(grant.id, effect.action);
         return undefined;
       case 'read-for-follow-on':
-        return { type: 'follow-on-read', service: await io.readForFollowOn(grant, effect.userId) };
+        try {
+          return { type: 'follow-on-read', service: await io.readForFollowOn(grant, effect.userId) };
+        } catch (error) {
+          if (!(error instanceof CloudApiError)) throw error;
+          return { type: 'follow-on-read', service: undefined, failed: error };
+        }
       case 'file-follow-on':
         return { type: 'follow-on-filed', outcome: await this.fileFollowOn(grant, effect) };
     }

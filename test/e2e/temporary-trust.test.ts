@@ -242,6 +242,22 @@ describe('an Extend denied by the rules (review of issue 22)', () => {
   });
 });
 
+describe('an Extend whose read of the service fails', () => {
+  it('says why in a sentence and gives its claim back: clicked again once the API answers, it is filed', async () => {
+    const h = await harness();
+    const id = await grantApproved(h);
+    // Every attempt of the client's read fails (it retries a 503 a few times).
+    h.simulator.faults.failNext(10, 503, { on: 'GET' });
+    const first = await answerText(h, await h.click(ACTION_EXTEND, id, USERS.requester));
+    expect(first).toContain('Reading the service to extend this change failed');
+    expect(first).toContain('Nothing was filed; click again once it answers.');
+    h.simulator.faults.reset();
+    const second = await answerText(h, await h.click(ACTION_EXTEND, id, USERS.requester));
+    expect(second).not.toContain('being filed right now');
+    expect(second).toContain(':memo: Change request');
+  });
+});
+
 describe('the reminder after the grant is over (issue 22, newcomer trial)', () => {
   it('loses Extend and Revert now once the grant is reverted', async () => {
     const clock = movableClock();

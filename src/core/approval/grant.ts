@@ -209,6 +209,9 @@ export const GRANT_HANDLERS: GrantHandlers = {
       const { service } = event;
       const { action, userId } = work;
       const release: Effect = { type: 'release-click', action };
+      // The click is let go whatever stops it here: a click once the service can be read is not refused.
+      if (event.failed)
+        return finish(grant, [release, say({ kind: 'follow-on-read-failed', action, error: event.failed })]);
       if (!service) return finish(grant, [release, say({ kind: 'follow-on-service-gone', action })]);
       if (action === 'extend') {
         const plan = extensionPlan(grant, service, work.dueAt ?? 0);

@@ -171,7 +171,8 @@ export type FlowEvent =
   /** Extend or Undo: an open one of this grant (`open`), or whether this click claimed the filing. */
   | { type: 'click-claimed'; open?: string; claimed: boolean }
   /** The service read afresh for an extension or an undo. */
-  | { type: 'follow-on-read'; service: ServiceRecord | undefined }
+  /** `failed`: ClickHouse Cloud could not be read (the service is then unknown, not gone). */
+  | { type: 'follow-on-read'; service: ServiceRecord | undefined; failed?: CloudApiError }
   | { type: 'follow-on-filed'; outcome: FollowOnOutcome };
 
 /** Why a request was withdrawn or auto-approved: written to the audit trail by the runner. */
@@ -395,6 +396,7 @@ export type GrantReply =
   | { kind: 'follow-on-being-filed'; action: 'extend' | 'undo'; originalId: string; inThread: boolean }
   | { kind: 'undo-not-applied' }
   | { kind: 'follow-on-service-gone'; action: 'extend' | 'undo' }
+  | { kind: 'follow-on-read-failed'; action: 'extend' | 'undo'; error: CloudApiError }
   | { kind: 'nothing-left-to-undo'; originalId: string; leftAlone: readonly string[] }
   | {
       kind: 'follow-on-filed';

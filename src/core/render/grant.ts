@@ -6,6 +6,7 @@
 import { REVERT_ATTEMPTS_MAX } from '../change/grant.js';
 import type { ChangeRequest } from '../change/types.js';
 import type { GrantAction, GrantReply, LogFact } from '../approval/types.js';
+import { cloudErrorText } from './errors.js';
 import { code, distinctSentences, esc } from './mrkdwn.js';
 
 /**
@@ -65,6 +66,8 @@ export function grantReplyText(reply: GrantReply): string {
       return `:information_source: ${FOLLOW_ON_NAMES[reply.action]} of ${code(reply.originalId)} is being filed right now; look for it in ${reply.inThread ? 'its thread' : 'the channel'}.`;
     case 'undo-not-applied':
       return 'Only an applied change can be undone.';
+    case 'follow-on-read-failed':
+      return `${cloudErrorText(reply.error, `Reading the service to ${reply.action} this change`)} Nothing was filed; click again once it answers.`;
     case 'follow-on-service-gone':
       return reply.action === 'undo'
         ? 'The service of this change no longer exists, so there is nothing to undo.'
