@@ -54,7 +54,7 @@ async function scheduled(h: Harness, clock: { now: () => number }, minutes: numb
 }
 
 /** Every DM the requester got so far, as text. */
-const toldRequester = (h: Harness) =>
+const toldRequester = (h: Pick<Harness, 'slack'>) =>
   h.slack
     .directMessages(USERS.requester)
     .map((m) => textOf(m.blocks))
@@ -88,14 +88,7 @@ describe('a scheduled change', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(patches(a)).toHaveLength(1);
       expect(await a.bot.changeStore.get(id)).toMatchObject({ status: 'applied', decidedBy: USERS.approver });
-      await expect
-        .poll(() =>
-          slack
-            .directMessages(USERS.requester)
-            .map((m) => textOf(m.blocks))
-            .join('\n'),
-        )
-        .toContain('applied');
+      await expect.poll(() => toldRequester({ slack })).toContain('applied');
       expect([...a.logs, ...b.logs].join('\n')).not.toMatch(/(WARN|ERROR).*CR-/);
     });
   });
@@ -127,12 +120,7 @@ describe('a scheduled change', () => {
       const expired = await messageSays(second, missed.id, 'Expired');
       expect(textOf(expired.args.blocks)).toContain('the bot was not running then nor within 15 minutes after');
       await expect
-        .poll(() =>
-          slack
-            .directMessages(USERS.requester)
-            .map((m) => textOf(m.blocks))
-            .join('\n'),
-        )
+        .poll(() => toldRequester({ slack }))
         .toMatch(new RegExp(`${missed.id}.* expired: It was to apply at .*SCHEDULED_GRACE`));
       expect(patches(second)).toHaveLength(1);
     });
