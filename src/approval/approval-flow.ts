@@ -14,7 +14,15 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { step } from '../core/approval/step.js';
-import type { Effect, FlowContext, FlowEvent, FlowReply, FlowState, GrantAction } from '../core/approval/types.js';
+import {
+  GRANT_EFFECTS,
+  type Effect,
+  type FlowContext,
+  type FlowEvent,
+  type FlowReply,
+  type FlowState,
+  type GrantAction,
+} from '../core/approval/types.js';
 import { planChange } from '../core/change/plan.js';
 import { changeSummary } from '../core/change/summary.js';
 import { operationsOf } from '../core/change/operations.js';
@@ -823,23 +831,6 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 }
 
-const GRANT_EFFECTS = [
-  'check-may-act',
-  'read-revert',
-  'read-for-revert',
-  'file-revert',
-  'apply-revert',
-  'settle-unsent-revert',
-  'forget-revert',
-  'postpone-revert',
-  'close-reminder',
-  'announce-revert',
-  'count-missing-record',
-  'claim-click',
-  'release-click',
-  'read-for-follow-on',
-  'file-follow-on',
-] as const satisfies ReadonlyArray<Effect['type']>;
 type GrantEffect = Extract<Effect, { type: (typeof GRANT_EFFECTS)[number] }>;
 
 /** Effects about a grant (core/approval/grant.ts). */

@@ -43,6 +43,18 @@ async function say(h: Harness, text: string, channel: string): Promise<string> {
   return answerText(h, await h.command(text, USERS.requester, channel));
 }
 
+/** `cost` typed in the channel: the text of the spend report it posts there. */
+async function spendReport(h: Harness, channel: string): Promise<string> {
+  const after = h.slack.calls.length;
+  await h.command('cost', USERS.requester, channel);
+  const report = await h.slack.waitFor(
+    'chat.postMessage',
+    (a) => a.channel === channel && String(a.text).startsWith('Spend'),
+    { after },
+  );
+  return textOf(report.args.blocks);
+}
+
 const patchesOf = (h: Harness, name: string) =>
   (h.simulators[name]?.requests ?? []).filter((request) => request.method === 'PATCH');
 
@@ -302,16 +314,7 @@ describe('spend under organizations', () => {
     expect(await say(h, 'cost', 'C0BILL')).toContain(
       'Spend reports cover one organization, `analytics` (the first the bot is set up with); this channel belongs to `billing`',
     );
-    const after = h.slack.calls.length;
-    await h.command('cost', USERS.requester, 'C0DEV');
-    const report = await h.slack.waitFor(
-      'chat.postMessage',
-      (a) => a.channel === 'C0DEV' && String(a.text).startsWith('Spend'),
-      {
-        after,
-      },
-    );
-    const text = textOf(report.args.blocks);
+    const text = await spendReport(h, 'C0DEV');
     expect(text).toContain('sandbox-dev');
     expect(text).not.toContain('orders-prod');
   });
@@ -323,15 +326,9 @@ describe('spend under organizations', () => {
     expect(await say(h, 'cost', CHANNEL)).toContain(
       'Spend reports cover one organization, `billing` (the first the bot is set up with)',
     );
-    const after = h.slack.calls.length;
-    await h.command('cost', USERS.requester, 'C0BILL');
-    const report = await h.slack.waitFor(
-      'chat.postMessage',
-      (a) => a.channel === 'C0BILL' && String(a.text).startsWith('Spend'),
-      { after },
-    );
-    expect(textOf(report.args.blocks)).toContain('ledger-prod');
-    expect(textOf(report.args.blocks)).not.toContain('No spend recorded');
+    const text = await spendReport(h, 'C0BILL');
+    expect(text).toContain('ledger-prod');
+    expect(text).not.toContain('No spend recorded');
   });
 
   it('ends a summary with the spend of the services the channel sees, in the first organization only', async () => {

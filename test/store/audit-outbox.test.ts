@@ -107,14 +107,20 @@ describe.each(kinds)('audit outbox ($name)', (kind) => {
   });
 });
 
+/** A Redis store of its own (cleaned up after) and its outbox with SINK open. */
+async function redisOutbox() {
+  const keyPrefix = randomKeyPrefix();
+  prefixes.push(keyPrefix);
+  const store = new RedisChangeStore(REDIS_URL, { keyPrefix });
+  opened.push(store);
+  const outbox = store.auditOutbox();
+  await outbox.openSink(SINK);
+  return { keyPrefix, store, outbox };
+}
+
 describe('audit outbox (Redis) and the retention', () => {
   it('counts entries trimmed before a sink read them as lost, then carries on exactly', async () => {
-    const keyPrefix = randomKeyPrefix();
-    prefixes.push(keyPrefix);
-    const store = new RedisChangeStore(REDIS_URL, { keyPrefix });
-    opened.push(store);
-    const outbox = store.auditOutbox();
-    await outbox.openSink(SINK);
+    const { keyPrefix, outbox } = await redisOutbox();
     for (let n = 1; n <= 5; n++) await outbox.record({ action: 'x', summary: `e${n}` });
     const redis = new Redis(REDIS_URL);
     try {
@@ -133,12 +139,7 @@ describe('audit outbox (Redis) and the retention', () => {
   });
 
   it('after the stream expired (a whole retention without an entry), the first entries of the new one are sent', async () => {
-    const keyPrefix = randomKeyPrefix();
-    prefixes.push(keyPrefix);
-    const store = new RedisChangeStore(REDIS_URL, { keyPrefix });
-    opened.push(store);
-    const outbox = store.auditOutbox();
-    await outbox.openSink(SINK);
+    const { keyPrefix, outbox } = await redisOutbox();
     await outbox.record({ action: 'x', summary: 'old' });
     for (const record of (await outbox.next(SINK, 10)).records) await outbox.acknowledge(SINK, record.id);
     const redis = new Redis(REDIS_URL);

@@ -261,6 +261,30 @@ export type Effect =
   | { type: 'tell-requester'; request: ChangeRequest; news: RequesterNews }
   | { type: 'reply'; reply: FlowReply };
 
+/** Effects about a grant (core/approval/grant.ts) that answer with an event. */
+const GRANT_ASKING_EFFECTS = [
+  'check-may-act',
+  'read-revert',
+  'read-for-revert',
+  'file-revert',
+  'apply-revert',
+  'settle-unsent-revert',
+  'claim-click',
+  'read-for-follow-on',
+  'file-follow-on',
+] as const satisfies ReadonlyArray<Effect['type']>;
+
+/** Every effect about a grant: those that ask, and those that only act. The runner sends them to GrantIo. */
+export const GRANT_EFFECTS = [
+  ...GRANT_ASKING_EFFECTS,
+  'forget-revert',
+  'postpone-revert',
+  'close-reminder',
+  'announce-revert',
+  'count-missing-record',
+  'release-click',
+] as const satisfies ReadonlyArray<Effect['type']>;
+
 /** Effects that answer with an event; a step asks at most one, last. */
 export const ASKING_EFFECTS = [
   'create',
@@ -274,15 +298,7 @@ export const ASKING_EFFECTS = [
   'read-service',
   'send',
   'record-confirmed',
-  'check-may-act',
-  'read-revert',
-  'read-for-revert',
-  'file-revert',
-  'apply-revert',
-  'settle-unsent-revert',
-  'claim-click',
-  'read-for-follow-on',
-  'file-follow-on',
+  ...GRANT_ASKING_EFFECTS,
 ] as const satisfies ReadonlyArray<Effect['type']>;
 
 export type LogFact =
