@@ -37,7 +37,9 @@ function setup() {
     const record = h.directory.state.get(id);
     if (!record) throw new Error(`no ${id}`);
     h.directory.state.put({ ...record, name });
-    h.directory.state.recordActivity(id, 'service_update_name', consoleUser(email), Date.now());
+    // On the bot's clock, which the test moves: on the real one, a rename made a millisecond after a
+    // summary moved that clock on by 1 ms fell before the next window and was not attributed (1 CI run in many).
+    h.directory.state.recordActivity(id, 'service_update_name', consoleUser(email), Date.now() + clock.offsetMs);
   };
   return { h, clock, summaries, summary, renameInConsole };
 }
