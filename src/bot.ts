@@ -43,6 +43,7 @@ import {
   cloudObserver,
   commandLabel,
   countedSummaries,
+  countReadyAnswers,
   countSlackApiError,
   countSlackRetry,
   followObserver,
@@ -63,6 +64,7 @@ import { Scheduler } from './scheduler/scheduler.js';
 import { CloudSimulator } from './simulator/server.js';
 import { DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG_ID, demoServices } from './simulator/seed.js';
 import { boltModals, createSlackApp } from './slack/app.js';
+import { ReadyAnswers } from './slack/ack-thread/ready-answers.js';
 import { registerListeners } from './slack/listeners/index.js';
 import { slackMessenger } from './slack/messenger.js';
 import { pacedMessenger } from './slack/pacing.js';
@@ -227,11 +229,15 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       },
     };
   };
+  // Answers the acknowledging thread gives again by itself; every cached read that changes outdates them.
+  const readyAnswers = new ReadyAnswers();
+  const outdateReadyAnswers = () => readyAnswers.outdate();
   const connected =
     config.organizations.file === undefined
       ? await connectCloud(config, logger, {
           ...overrides.cloudClient,
           observer: observing(DEFAULT_ORGANIZATION, undefined),
+          onCacheChange: outdateReadyAnswers,
         })
       : undefined;
   const keys = new Map<string, OrganizationKey>();
@@ -247,7 +253,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     },
     connect: (key) => {
       keys.set(key.name, key);
-      return organizationClient(config, logger, key, { ...overrides.cloudClient, observer: observing(key.name, key) });
+      return organizationClient(config, logger, key, {
+        ...overrides.cloudClient,
+        observer: observing(key.name, key),
+        onCacheChange: outdateReadyAnswers,
+      });
     },
     // Summaries read through the channel's view of its organization, counted like the others; the
     // first organization's end with the spend of what the channel sees (spend is read for it only).
@@ -284,6 +294,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     cloudKeys,
     metrics: metricsOwnPort === undefined ? metrics?.registry : undefined,
     ...(metrics ? { onAck: (seconds: number) => metrics.ackSeconds.observe(seconds) } : {}),
+    readyAnswers,
+    ...(metrics ? { onReadyAnswers: countReadyAnswers(metrics) } : {}),
     ...(overrides.socketClientPingTimeoutMs ? { socketClientPingTimeoutMs: overrides.socketClientPingTimeoutMs } : {}),
   });
   const onSlackApiError = metrics ? countSlackApiError(metrics) : undefined;
@@ -325,6 +337,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     homes,
     accepting: () => accepting,
     ...(metrics ? { onCommand: (command) => metrics.commands.inc({ command: commandLabel(command) }) } : {}),
+    readyAnswerOffer: (key, command) => readyAnswers.offerFor(key, commandLabel(command)),
   });
 
   // 4. Start.
@@ -442,6 +455,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     reloadOrganizations: async () => {
       const reloaded = await organizations.reload();
       if (!reloaded.ok) return reloaded;
+      // A channel's organization, services or allowed commands may have changed.
+      readyAnswers.outdate();
       await warnUnrevertable();
       // A key new to this reload (an organization added, a key changed) is checked as at start,
       // not first at someone's command; not awaited, as at start.
@@ -457,6 +472,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     cloudKeyChecked,
     async stop() {
       accepting = false;
+      // Draining: commands get the restart sentence, not an answer the thread kept.
+      readyAnswers.outdate();
       await reconciler.stop();
       await temporaryTicks.stop();
       await scheduledTicks.stop();

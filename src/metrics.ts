@@ -13,6 +13,7 @@ export type ChangeOutcomeLabel = (typeof CHANGE_OUTCOMES)[number];
 export interface BotMetrics {
   readonly registry: Registry;
   readonly commands: Counter<'command'>;
+  readonly commandsAnsweredInAck: Counter<'command'>;
   readonly changeRequests: Counter<'outcome'>;
   readonly cloudRequests: Counter<'method' | 'status'>;
   readonly cloudRequestSeconds: Histogram<'method'>;
@@ -56,6 +57,12 @@ export function createMetrics(options: MetricsOptions = {}): BotMetrics {
     commands: new Counter({
       name: 'clickhouse_bot_commands_total',
       help: 'Slash commands received, by command',
+      labelNames: ['command'],
+      registers,
+    }),
+    commandsAnsweredInAck: new Counter({
+      name: 'clickhouse_bot_commands_answered_in_ack_total',
+      help: 'Slash commands the acknowledging thread answered itself with a ready answer (counted in commands_total too), by command',
       labelNames: ['command'],
       registers,
     }),

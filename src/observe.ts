@@ -59,6 +59,16 @@ export function countSlackRetry(metrics: BotMetrics) {
   return (method: string) => metrics.slackRetries.inc({ method: slackMethodLabel(method) });
 }
 
+/** Commands the acknowledging thread answered itself: counted as commands too, and on their own. */
+export function countReadyAnswers(metrics: BotMetrics) {
+  return (counts: Record<string, number>) => {
+    for (const [command, count] of Object.entries(counts)) {
+      metrics.commands.inc({ command }, count);
+      metrics.commandsAnsweredInAck.inc({ command }, count);
+    }
+  };
+}
+
 /** Summaries counted by result, whoever asked (a command or a schedule). */
 export function countedSummaries(inner: SummaryPublisher, metrics: BotMetrics | undefined): SummaryPublisher {
   if (!metrics) return inner;

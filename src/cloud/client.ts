@@ -82,6 +82,11 @@ export interface CloudClientOptions {
   logger?: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Told about every request on the wire (metrics). */
   observer?: CloudObserver;
+  /**
+   * Called whenever the cached list changes (a read stored, a write invalidating it): what was
+   * derived from it elsewhere (the acknowledging thread's ready answers) must not outlive it.
+   */
+  onCacheChange?: () => void;
 }
 
 export interface CloudObserver {
@@ -109,7 +114,7 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
   private readonly authorization: string;
   private readonly cache: ReadCache<ServiceList>;
   private readonly throttle: FairThrottle | undefined;
-  private readonly options: Required<Omit<CloudClientOptions, 'logger' | 'throttle' | 'observer'>>;
+  private readonly options: Required<Omit<CloudClientOptions, 'logger' | 'throttle' | 'observer' | 'onCacheChange'>>;
   private readonly logger: CloudClientOptions['logger'];
   private readonly observer: CloudObserver | undefined;
 
@@ -130,7 +135,7 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     this.pool = new Pool(base.origin, { connections: this.options.connections, pipelining: 1 });
     this.authorization = `Basic ${Buffer.from(`${options.keyId}:${options.keySecret}`).toString('base64')}`;
     this.orgId = options.orgId;
-    this.cache = new ReadCache(this.options.cacheSeconds * 1000);
+    this.cache = new ReadCache(this.options.cacheSeconds * 1000, Date.now, options.onCacheChange);
     const throttle = options.throttle ?? { limit: 10, windowMs: 10_000 };
     this.throttle = throttle ? new FairThrottle(throttle) : undefined;
     this.logger = options.logger;
@@ -336,7 +341,9 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     if (!parsed.success) throw this.badResponse('GET', path, response.json);
     const { services, skipped } = parseServiceList(parsed.data.result);
     if (skipped > 0) this.logger?.warn(`Cloud API list: left out ${skipped} record(s) without an id`);
-    return { services, skipped, requestId: parsed.data.requestId, fetchedAt: Date.now() };
+    const fetchedAt = Date.now();
+    const cacheMs = this.options.cacheSeconds * 1000;
+    return { services, skipped, requestId: parsed.data.requestId, fetchedAt, cachedUntil: fetchedAt + cacheMs };
   }
 
   private async send(

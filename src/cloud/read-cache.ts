@@ -11,6 +11,8 @@ export class ReadCache<T> {
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    /** Told whenever what a `get` would answer changes: a value stored, or all invalidated. */
+    private readonly onChange: () => void = () => undefined,
   ) {}
 
   get(key: string, load: () => Promise<T>): Promise<T> {
@@ -30,6 +32,7 @@ export class ReadCache<T> {
     this.generation += 1;
     this.entries.clear();
     this.inFlight.clear();
+    this.onChange();
   }
 
   private startLoad(key: string, load: () => Promise<T>): Promise<T> {
@@ -37,7 +40,10 @@ export class ReadCache<T> {
     const promise = load().then(
       (value) => {
         if (generation === this.generation) {
-          if (this.ttlMs > 0) this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs });
+          if (this.ttlMs > 0) {
+            this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs });
+            this.onChange();
+          }
         }
         this.forget(key, promise);
         return value;

@@ -184,7 +184,7 @@ function uiRoutes(slack: SlackStandIn, bot: BotHandle, forward: Forward) {
       const responseId = randomUUID();
       const triggerId = `${Date.now()}.${randomUUID()}`;
       slack.issueTrigger(triggerId, input.userId);
-      return forward(
+      const ack = await forward(
         new URLSearchParams({
           token: 'playground',
           team_id: 'T0TEAM',
@@ -201,6 +201,8 @@ function uiRoutes(slack: SlackStandIn, bot: BotHandle, forward: Forward) {
           trigger_id: triggerId,
         }),
       );
+      if (ack.status === 200) slack.answerInAck(responseId, ack.body);
+      return ack;
     },
     '/ui/click': async (body) => {
       const input = ClickInput.parse(body);

@@ -135,6 +135,24 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: []; 
     return this.responseUrl(id);
   }
 
+  /**
+   * A slash command's acknowledgement that carries a message is its answer, shown as a
+   * response_url post would be (Slack's "immediate response"); an empty one answers nothing.
+   * Recorded as a `response_url` call with `inAck: true`.
+   */
+  answerInAck(responseUrlId: string, ackBody: string): void {
+    if (ackBody.trim() === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(ackBody);
+    } catch {
+      parsed = { text: ackBody };
+    }
+    const args = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : { text: ackBody };
+    this.record('response_url', { ...args, responseUrlId, inAck: true });
+    this.respond(responseUrlId, args);
+  }
+
   /** Shows what a person typed, as Slack shows the slash command in the channel to its author. */
   echoCommand(channel: string, userId: string, text: string): void {
     this.addMessage({ channel, userId, text, blocks: [], visibleTo: userId });

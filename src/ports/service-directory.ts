@@ -11,6 +11,11 @@ export interface ServiceList {
   services: ServiceRecord[];
   requestId: string;
   fetchedAt: number;
+  /**
+   * Until when (epoch ms) the same read may answer again from a cache: `fetchedAt` plus the cache
+   * window. Absent where nothing is cached.
+   */
+  cachedUntil?: number;
   /** Records the API sent that lacked even an id; they are left out, not fatal. */
   skipped: number;
 }

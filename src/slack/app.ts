@@ -15,6 +15,7 @@ import type { Modals } from '../ports/index.js';
 import { slackErrorCode, type ApiErrorListener } from './messenger.js';
 import { serveAcksFirst, WorkQueue } from './acks-first.js';
 import { AckThreadReceiver } from './ack-thread/receiver.js';
+import type { ReadyAnswers } from './ack-thread/ready-answers.js';
 
 export interface SlackAppOptions {
   botToken: string;
@@ -38,6 +39,10 @@ export interface SlackAppOptions {
   metricsToken?: string | undefined;
   /** Each acknowledgement's latency, in seconds. */
   onAck?: (seconds: number) => void;
+  /** HTTP mode: answers the acknowledging thread may give again by itself (ready-answers.ts). */
+  readyAnswers?: ReadyAnswers;
+  /** Commands answered that way, by metrics label. */
+  onReadyAnswers?: (counts: Record<string, number>) => void;
   /** Socket Mode client tuning (tests shorten the reconnect pause, which is this times the failures). */
   socketClientPingTimeoutMs?: number;
 }
@@ -72,6 +77,8 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
         logger: options.logger,
         routes,
         ...(options.onAck ? { onAck: options.onAck } : {}),
+        ...(options.readyAnswers ? { readyAnswers: options.readyAnswers } : {}),
+        ...(options.onReadyAnswers ? { onReadyAnswers: options.onReadyAnswers } : {}),
       });
   const receiver = (socket?.receiver ?? http) as Receiver;
   let opsServer: OpsServer | undefined;

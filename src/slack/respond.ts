@@ -16,18 +16,22 @@ export type Reply = (message: Pick<Message, 'text'> & Partial<Pick<Message, 'blo
 
 export function replyTo(responseUrl: string, options: ResponseOptions = {}): Reply {
   return async (message) => {
-    const body = JSON.stringify({
-      response_type: options.responseType ?? 'ephemeral',
-      ...(options.replaceOriginal === undefined ? {} : { replace_original: options.replaceOriginal }),
-      text: messageText(message.text),
-      ...(message.blocks ? { blocks: message.blocks } : {}),
-    });
     const response = await request(responseUrl, {
       method: 'POST',
-      body,
+      body: responseBody(message, options),
       headers: { 'content-type': 'application/json' },
     });
     await response.body.dump();
     if (response.statusCode >= 400) throw new Error(`Slack refused the response_url answer (${response.statusCode})`);
   };
+}
+
+/** An answer as Slack takes it, in a response_url post or in a slash command's acknowledgement. */
+export function responseBody(message: Parameters<Reply>[0], options: ResponseOptions = {}): string {
+  return JSON.stringify({
+    response_type: options.responseType ?? 'ephemeral',
+    ...(options.replaceOriginal === undefined ? {} : { replace_original: options.replaceOriginal }),
+    text: messageText(message.text),
+    ...(message.blocks ? { blocks: message.blocks } : {}),
+  });
 }

@@ -330,12 +330,14 @@ export function slackSender(url: string, slack: FakeSlack): SlackSender {
   };
 
   return {
-    command(text, user = USERS.requester, channel = CHANNEL) {
+    async command(text, user = USERS.requester, channel = CHANNEL) {
       const { fields, responseUrlId, triggerId } = commandFields(slack, text, user, channel);
-      return send(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', {
+      const ack = await send(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', {
         responseUrlId,
         triggerId,
       });
+      if (ack.status === 200) slack.answerInAck(responseUrlId, ack.body);
+      return ack;
     },
     click(actionId, value, user, messageTs, options) {
       const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs);
@@ -495,9 +497,11 @@ export function socketSender(server: SocketModeServer, slack: FakeSlack, connect
     };
   };
   return {
-    command(text, user, channel) {
+    async command(text, user, channel) {
       const { fields, responseUrlId, triggerId } = commandFields(slack, text, user, channel);
-      return deliver('slash_commands', fields, { responseUrlId, triggerId });
+      const ack = await deliver('slash_commands', fields, { responseUrlId, triggerId });
+      slack.answerInAck(responseUrlId, ack.body);
+      return ack;
     },
     click(actionId, value, user, messageTs, options) {
       const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs);

@@ -4,6 +4,7 @@ import { createMetrics, slackErrorLabel, statusLabel } from '../../src/metrics.j
 
 const NAMES = [
   'clickhouse_bot_commands_total',
+  'clickhouse_bot_commands_answered_in_ack_total',
   'clickhouse_bot_change_requests_total',
   'clickhouse_bot_cloud_requests_total',
   'clickhouse_bot_cloud_request_seconds',

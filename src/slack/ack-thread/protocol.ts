@@ -3,6 +3,7 @@
  * they cross by structured clone.
  */
 import type { OpsAnswer } from '../../http/ops-routes.js';
+import type { ReadyAnswerOffer } from './ready-answers.js';
 
 export interface ThreadSettings {
   signingSecret: string;
@@ -26,6 +27,11 @@ export interface ThreadSettings {
    * memory rather than a message per request: no copy, no wake-up of the thread, and always current.
    */
   finished: SharedArrayBuffer;
+  /** One Int32, the generation of ready answers (ready-answers.ts): an offer of another is not given. */
+  readyGeneration: SharedArrayBuffer;
+  /** Ready answers kept at most, and their bodies' bytes at most: the oldest give way. */
+  readyAnswersMax: number;
+  readyAnswersMaxBytes: number;
   busyText: string;
   /** The largest body read (413 past it); see BODY_LIMIT_BYTES in receiver.ts. */
   bodyLimit: number;
@@ -60,10 +66,17 @@ export type FromThread =
   /** A probe or /metrics; `authorization` is the request's header, for a route that asks for a token. */
   | { type: 'route'; id: number; method: string; path: string; authorization: string | undefined }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string }
+  /**
+   * Commands the thread answered with a ready answer since its last such report (sent at most
+   * once a second): how many, by metrics label, and each acknowledgement's latency.
+   */
+  | { type: 'answered-ready'; counts: Record<string, number>; ackSeconds: number[] }
   | { type: 'stopped' };
 
 export type ToThread =
   /** The listener's ack of a request the thread waits on; `status` 500 when the listener failed first. */
   | { type: 'ack'; id: number; response: unknown; status?: number }
   | { type: 'route-answer'; id: number; answer: OpsAnswer }
+  /** An answer the thread may give again by itself (ready-answers.ts). */
+  | ({ type: 'ready-answer' } & ReadyAnswerOffer)
   | { type: 'stop' };

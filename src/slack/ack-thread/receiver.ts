@@ -13,6 +13,7 @@ import { messageOf } from '../../core/render/errors.js';
 import { listenProblem } from '../../http/listen-problem.js';
 import { answerRoute, type OpsRoute } from '../../http/ops-routes.js';
 import type { FromThread, ThreadEvent, ThreadSettings, ToThread } from './protocol.js';
+import type { ReadyAnswers } from './ready-answers.js';
 
 export interface AckThreadOptions {
   signingSecret: string;
@@ -26,6 +27,10 @@ export interface AckThreadOptions {
   maxPending?: number;
   /** The socket's limits; the defaults below unless given (tests shorten the timeouts). */
   limits?: Partial<SocketLimits>;
+  /** Answers the thread may give again by itself; without them every command reaches the App. */
+  readyAnswers?: ReadyAnswers;
+  /** Commands the thread answered with a ready answer, by metrics label, as it reports them. */
+  onReadyAnswers?: (counts: Record<string, number>) => void;
 }
 
 export interface SocketLimits {
@@ -34,6 +39,8 @@ export interface SocketLimits {
   maxConnections: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  readyAnswersMax: number;
+  readyAnswersMaxBytes: number;
 }
 
 /**
@@ -45,6 +52,8 @@ export interface SocketLimits {
  * of bodies with made-up signatures gets 503s rather than the bot's memory. Slack gives up on a
  * request after 3 s, so 5 s for the headers and 10 s for the whole request lose nothing real;
  * Slack's own concurrency (and the benchmark's 256 connections) stays far below 1,024 connections.
+ * Ready answers (ready-answers.ts): the few commands a team repeats in a flood, for a few hundred
+ * channels, in at most 8 MiB (a `list` of a few dozen services is 10–20 KB).
  */
 export const SOCKET_LIMITS: SocketLimits = {
   bodyLimit: 1024 * 1024,
@@ -52,6 +61,8 @@ export const SOCKET_LIMITS: SocketLimits = {
   maxConnections: 1_024,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
+  readyAnswersMax: 512,
+  readyAnswersMaxBytes: 8 * 1024 * 1024,
 };
 
 /** What the thread hands over, checked again on this side of the boundary. */
@@ -84,7 +95,11 @@ export class AckThreadReceiver implements Receiver {
   /** Each thread's counter of handed-over requests finished (ThreadSettings.finished), by thread. */
   private readonly finishedCounters = new WeakMap<Worker, Int32Array>();
 
-  constructor(private readonly options: AckThreadOptions) {}
+  constructor(private readonly options: AckThreadOptions) {
+    options.readyAnswers?.attach((offer) => {
+      if (this.thread) this.send(this.thread, { type: 'ready-answer', ...offer });
+    });
+  }
 
   /** The thread serving now (tests stop it to see it started again). */
   get serving(): Worker | undefined {
@@ -123,6 +138,8 @@ export class AckThreadReceiver implements Receiver {
       unhandledTimeoutMs: UNHANDLED_TIMEOUT_MS,
       maxPending: this.options.maxPending ?? MAX_PENDING,
       finished,
+      // Without ready answers nothing is ever offered; the thread still reads a generation.
+      readyGeneration: this.options.readyAnswers?.shared ?? new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT),
       busyText: BUSY_TEXT,
       ...SOCKET_LIMITS,
       ...this.options.limits,
@@ -168,6 +185,9 @@ export class AckThreadReceiver implements Receiver {
       }
       case 'acked':
         return this.options.onAck?.(message.seconds);
+      case 'answered-ready':
+        for (const seconds of message.ackSeconds) this.options.onAck?.(seconds);
+        return this.options.onReadyAnswers?.(message.counts);
       case 'route':
         void answerRoute(this.options.routes, message.method, message.path, {
           authorization: message.authorization,

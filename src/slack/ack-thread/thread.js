@@ -17,12 +17,14 @@ import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
 import { URLSearchParams } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
+import { readyAnswerKey } from './ready-answer-key.js';
 import { parseSlackBody } from './slack-body.js';
 import { signatureHeadersProblem, signatureMatches } from './slack-signature.js';
 
 /** @typedef {import('./protocol.js').FromThread} FromThread */
 /** @typedef {import('./protocol.js').ToThread} ToThread */
 /** @typedef {import('./protocol.js').ThreadSettings} ThreadSettings */
+/** @typedef {import('./ready-answers.js').ReadyAnswerOffer} ReadyAnswerOffer */
 /** @typedef {import('../../http/ops-routes.js').OpsAnswer} OpsAnswer */
 /** @typedef {import('node:http').IncomingMessage} Request */
 /** @typedef {import('node:http').ServerResponse} Response */
@@ -48,6 +50,18 @@ let buffered = 0;
 /** Answers the main thread owes, by id: a submission's ack or a route's answer. */
 const owed = /** @type {Map<number, (message: ToThread) => void>} */ (new Map());
 
+/**
+ * Ready answers (ready-answers.ts) by key: the acknowledgement's body as bytes, so that giving one
+ * again is a write, not an encoding. Oldest first (a Map keeps insertion order), bounded in number
+ * and bytes.
+ * @type {Map<string, { body: Buffer, until: number, generation: number, label: string }>}
+ */
+const ready = new Map();
+let readyBytes = 0;
+const readyGeneration = new Int32Array(settings.readyGeneration);
+/** The generation whose outdated answers were last dropped. */
+let readyPurgedAt = Atomics.load(readyGeneration, 0);
+
 /** @param {FromThread} message */
 const tell = (message) => main.postMessage(message);
 /** @param {'debug' | 'info' | 'warn' | 'error'} level @param {string} message */
@@ -70,6 +84,7 @@ function logRefusal(sentence) {
 
 main.on('message', (/** @type {ToThread} */ message) => {
   if (message.type === 'stop') return stop();
+  if (message.type === 'ready-answer') return keepReadyAnswer(message);
   const answer = owed.get(message.id);
   owed.delete(message.id);
   answer?.(message);
@@ -197,6 +212,7 @@ async function receive(req, res) {
   const body = parsed.body;
   if (body.ssl_check === '1') return content(res, undefined);
   if (body.type === 'url_verification') return content(res, { challenge: body.challenge });
+  if (typeof body.command === 'string' && giveReadyAnswer(body, res, received)) return;
   const retry = header(req, 'x-slack-retry-num');
   const retryNum = retry === undefined ? undefined : Number.parseInt(retry, 10);
   const retryReason = header(req, 'x-slack-retry-reason');
@@ -223,6 +239,83 @@ async function receive(req, res) {
     tell({ type: 'acked', seconds: secondsSince(received) });
   });
   tell({ type: 'event', id, body, retryNum, retryReason, ackSeconds: undefined });
+}
+
+/** @param {ReadyAnswerOffer} offer */
+function keepReadyAnswer(offer) {
+  const generation = Atomics.load(readyGeneration, 0);
+  if (generation !== readyPurgedAt) {
+    for (const [key, kept] of ready) if (kept.generation !== generation) forgetReadyAnswer(key, kept);
+    readyPurgedAt = generation;
+  }
+  if (offer.generation !== generation) return;
+  const body = Buffer.from(offer.body, 'utf8');
+  if (body.length > settings.readyAnswersMaxBytes) return;
+  const previous = ready.get(offer.key);
+  if (previous) forgetReadyAnswer(offer.key, previous);
+  for (const [key, kept] of ready) {
+    if (ready.size < settings.readyAnswersMax && readyBytes + body.length <= settings.readyAnswersMaxBytes) break;
+    forgetReadyAnswer(key, kept);
+  }
+  ready.set(offer.key, { body, until: offer.until, generation: offer.generation, label: offer.label });
+  readyBytes += body.length;
+}
+
+/** @param {string} key @param {{ body: Buffer }} kept */
+function forgetReadyAnswer(key, kept) {
+  ready.delete(key);
+  readyBytes -= kept.body.length;
+}
+
+/**
+ * Answers a slash command in its acknowledgement when the main thread left a ready answer for it
+ * that is still good (its time not past, nothing it came from changed); false otherwise.
+ * @param {Record<string, unknown>} body @param {Response} res @param {number} received
+ */
+function giveReadyAnswer(body, res, received) {
+  if (ready.size === 0) return false;
+  const key = readyAnswerKey({
+    teamId: String(body.team_id ?? ''),
+    channelId: String(body.channel_id ?? ''),
+    command: String(body.command),
+    text: String(body.text ?? ''),
+  });
+  const kept = ready.get(key);
+  if (!kept) return false;
+  if (kept.generation !== Atomics.load(readyGeneration, 0) || Date.now() >= kept.until) {
+    forgetReadyAnswer(key, kept);
+    return false;
+  }
+  res.writeHead(200, { 'content-type': 'application/json' }).end(kept.body);
+  countReadyAnswer(kept.label, secondsSince(received));
+  return true;
+}
+
+/** Ready answers given since the last report, told to the main thread at most once a second. */
+const REPORT_EVERY_MS = 1_000;
+/** Latencies kept per report at most (a flood's count stays exact; its latencies are a sample). */
+const REPORT_MAX_LATENCIES = 10_000;
+/** @type {Record<string, number>} */
+let answeredCounts = {};
+/** @type {number[]} */
+let answeredAckSeconds = [];
+/** @type {NodeJS.Timeout | undefined} */
+let reportTimer;
+
+/** @param {string} label @param {number} seconds */
+function countReadyAnswer(label, seconds) {
+  answeredCounts[label] = (answeredCounts[label] ?? 0) + 1;
+  if (answeredAckSeconds.length < REPORT_MAX_LATENCIES) answeredAckSeconds.push(seconds);
+  reportTimer ??= setTimeout(reportReadyAnswers, REPORT_EVERY_MS);
+}
+
+function reportReadyAnswers() {
+  clearTimeout(reportTimer);
+  reportTimer = undefined;
+  if (answeredAckSeconds.length === 0 && Object.keys(answeredCounts).length === 0) return;
+  tell({ type: 'answered-ready', counts: answeredCounts, ackSeconds: answeredAckSeconds });
+  answeredCounts = {};
+  answeredAckSeconds = [];
 }
 
 /**
@@ -279,6 +372,7 @@ function answerRoute(method, path, authorization, res) {
 }
 
 function stop() {
+  reportReadyAnswers();
   server.closeAllConnections();
   server.close(() => {
     tell({ type: 'stopped' });

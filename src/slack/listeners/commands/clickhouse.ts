@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import { runCommand } from '../../../commands/run.js';
 import { parseCommand } from '../../../core/command/parse.js';
-import { replyTo } from '../../respond.js';
+import { replyTo, responseBody } from '../../respond.js';
 import type { ListenerDeps } from '../deps.js';
 
 /** The slash command: ack at once (Slack's 3 s), then work and answer through response_url. */
@@ -10,6 +10,11 @@ export function registerSlashCommand(app: App, deps: ListenerDeps): void {
     await ack();
     const parsed = parseCommand(command.text);
     deps.onCommand?.(parsed);
+    // Bound to now, before the command reads anything its answer shows (ready-answers.ts).
+    const offer = deps.readyAnswerOffer?.(
+      { teamId: command.team_id, channelId: command.channel_id, command: command.command, text: command.text },
+      parsed,
+    );
     await runCommand(
       parsed,
       {
@@ -17,6 +22,9 @@ export function registerSlashCommand(app: App, deps: ListenerDeps): void {
         userId: command.user_id,
         triggerId: command.trigger_id,
         reply: replyTo(command.response_url),
+        ...(offer
+          ? { offerAgain: (message, until) => void (deps.accepting() && offer(responseBody(message), until)) }
+          : {}),
       },
       deps.services,
     );

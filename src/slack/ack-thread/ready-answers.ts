@@ -1,0 +1,69 @@
+/**
+ * Answers the acknowledging thread may give again by itself. A slash command whose answer the
+ * main thread has just given, from data that stays the same for a while (`list` within the Cloud
+ * API cache window), is offered to the thread; the same command typed in the same channel is then
+ * answered in its acknowledgement, as Slack allows, without waking the main thread or posting to
+ * the response_url. That is what a flood of `list` during an incident costs most: the hand-over and
+ * the second HTTP exchange, not the answer.
+ *
+ * An offer is good until its time, and only while nothing it was derived from has changed: a
+ * generation in shared memory, which the main thread moves on (`outdate`) whenever a cached read
+ * changes, the organizations are reloaded or the bot drains, and which the thread reads for each
+ * request. An offer carries the generation read before its data was read, so an answer built from
+ * data that changed meanwhile is never given again. No message has to reach the thread first.
+ */
+import { readyAnswerKey } from './ready-answer-key.js';
+
+export interface ReadyAnswerKey {
+  teamId: string;
+  channelId: string;
+  command: string;
+  text: string;
+}
+
+/** What the thread keeps: the acknowledgement's JSON, its label for the metrics, and its limits. */
+export interface ReadyAnswerOffer {
+  key: string;
+  /** The acknowledgement's body, JSON (`response_type`, `text`, `blocks`). */
+  body: string;
+  /** Epoch ms after which it is not given again. */
+  until: number;
+  generation: number;
+  /** The command's label in clickhouse_bot_commands_total. */
+  label: string;
+}
+
+export class ReadyAnswers {
+  /** One Int32: the generation. Shared with every acknowledging thread the receiver starts. */
+  readonly shared = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+  private readonly generationCell = new Int32Array(this.shared);
+  private deliver: ((offer: ReadyAnswerOffer) => void) | undefined;
+
+  /** The receiver's way to the thread; without one (Socket Mode) offers are dropped. */
+  attach(deliver: (offer: ReadyAnswerOffer) => void): void {
+    this.deliver = deliver;
+  }
+
+  generation(): number {
+    return Atomics.load(this.generationCell, 0);
+  }
+
+  /** Something an offered answer may have been derived from changed: none is given again. */
+  outdate(): void {
+    Atomics.add(this.generationCell, 0, 1);
+  }
+
+  /**
+   * A way for one command to offer its answer, bound to the generation of now: call it before
+   * the command reads anything its answer shows.
+   */
+  offerFor(key: ReadyAnswerKey, label: string): ((body: string, until: number) => void) | undefined {
+    const deliver = this.deliver;
+    if (!deliver) return undefined;
+    const generation = this.generation();
+    return (body, until) => {
+      if (until <= Date.now() || generation !== this.generation()) return;
+      deliver({ key: readyAnswerKey(key), body, until, generation, label });
+    };
+  }
+}
