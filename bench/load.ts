@@ -14,7 +14,12 @@ export interface LoadStep {
   port: number;
   rate: number;
   seconds: number;
-  kind: 'list' | 'approve';
+  /**
+   * `list` typed again and again in one channel (answered by the acknowledging thread once the
+   * bot has offered its answer), `list` from a new channel each time (always run by the main
+   * thread, from its cache), or Approve on a settled request.
+   */
+  kind: 'list' | 'list-new-channel' | 'approve';
   requestId: string;
   responseUrlBase: string;
 }
@@ -29,6 +34,8 @@ export interface Latency {
 export interface StepResult extends Latency {
   /** When each request was sent (epoch ms, sub-ms precision), by its response_url id: for the end-to-end times. */
   sentAt: Array<[id: string, epochMs: number]>;
+  /** Requests answered in their acknowledgement (a body with the message), by id, with when. */
+  answeredInAck: Array<[id: string, epochMs: number]>;
 }
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
@@ -42,12 +49,19 @@ export function percentiles(samples: number[]): Pick<Latency, 'p50' | 'p99' | 'm
 
 async function run(step: LoadStep): Promise<StepResult> {
   const pool = new Pool(`http://127.0.0.1:${step.port}`, { connections: 256, pipelining: 1 });
-  const make = (responseUrl: string) =>
-    step.kind === 'list'
-      ? commandBody(step.responseUrlBase, 'list', undefined, undefined, responseUrl)
-      : clickBody(step.responseUrlBase, step.requestId, responseUrl);
+  const make = (responseUrl: string, i: number) =>
+    step.kind === 'approve'
+      ? clickBody(step.responseUrlBase, step.requestId, responseUrl)
+      : commandBody(
+          step.responseUrlBase,
+          'list',
+          undefined,
+          step.kind === 'list' ? undefined : `CNEW${step.rate}x${i}x${randomUUID().slice(0, 8)}`,
+          responseUrl,
+        );
   const latencies: number[] = [];
   const sentAt: StepResult['sentAt'] = [];
+  const answeredInAck: StepResult['answeredInAck'] = [];
   let errors = 0;
   const total = step.rate * step.seconds;
   const started = performance.now();
@@ -56,16 +70,17 @@ async function run(step: LoadStep): Promise<StepResult> {
     const wait = started + (i * 1000) / step.rate - performance.now();
     if (wait > 1) await sleep(wait);
     const id = randomUUID();
-    const body = make(`${step.responseUrlBase}/respond/${id}`);
+    const body = make(`${step.responseUrlBase}/respond/${id}`, i);
     const sent = performance.now();
     sentAt.push([id, performance.timeOrigin + sent]);
     inFlight.push(
       pool
         .request({ path: '/slack/events', method: 'POST', body, headers: signed(body) })
         .then(async (res) => {
-          await res.body.text();
+          const answer = await res.body.text();
           if (res.statusCode !== 200) errors += 1;
           latencies.push(performance.now() - sent);
+          if (answer !== '') answeredInAck.push([id, epochMs()]);
         })
         .catch(() => {
           errors += 1;
@@ -74,7 +89,7 @@ async function run(step: LoadStep): Promise<StepResult> {
   }
   await Promise.all(inFlight);
   await pool.close();
-  return { ...percentiles(latencies), errors, sentAt };
+  return { ...percentiles(latencies), errors, sentAt, answeredInAck };
 }
 
 process.on('message', (step: LoadStep) => {

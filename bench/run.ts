@@ -35,6 +35,10 @@ const RATES = (process.env.BENCH_RATES ?? '50,200,500').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Each step runs this many times, alternating which target goes first; medians are reported. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The acks phase's kinds of request (LoadStep['kind']), comma-separated; all by default. */
+const KINDS = (process.env.BENCH_KINDS ?? 'list,list-new-channel,approve')
+  .split(',')
+  .filter((kind): kind is LoadStep['kind'] => ['list', 'list-new-channel', 'approve'].includes(kind));
 /** Sequential approvals of the approval phase. */
 const APPROVALS = Number(process.env.BENCH_APPROVALS ?? 30);
 /**
@@ -105,7 +109,7 @@ async function main(): Promise<void> {
       await load(target, 100, 'approve', 2);
     }
     for (const rate of PHASES.has('acks') ? RATES : []) {
-      for (const kind of ['list', 'approve'] as const) {
+      for (const kind of KINDS) {
         const bots: MeasuredStep[] = [];
         const bares: MeasuredStep[] = [];
         for (let round = 0; round < ROUNDS; round += 1) {
@@ -135,6 +139,7 @@ async function main(): Promise<void> {
           ...fmt(answers).slice(0, 2),
           cpu(bots),
           cpu(bares),
+          `${(median3(bots.map((b) => b.answeredInAck.length / b.sentAt.length)) * 100).toFixed(0)} %`,
           String(measured.errors + baseline.errors + answers.errors),
         ]);
       }
@@ -155,6 +160,7 @@ async function main(): Promise<void> {
           'answer p99',
           'bot CPU ms/req',
           'bare CPU ms/req',
+          'bot answered in ack',
           'errors',
         ],
         rows,
@@ -348,6 +354,8 @@ async function runLoadStep(step: LoadStep, answeredAt?: Map<string, number>): Pr
     child.once('message', (message) => resolve(message as StepResult));
     child.send(step);
   });
+  // An answer in the acknowledgement is the command's answer, as Slack shows it.
+  for (const [id, at] of result.answeredInAck) answeredAt?.set(id, at);
   const deadline = Date.now() + 30_000;
   while (answeredAt && Date.now() < deadline && result.sentAt.some(([id]) => !answeredAt.has(id))) await sleep(50);
   await sleep(1_000);

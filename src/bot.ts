@@ -337,7 +337,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     homes,
     accepting: () => accepting,
     ...(metrics ? { onCommand: (command) => metrics.commands.inc({ command: commandLabel(command) }) } : {}),
-    readyAnswerOffer: (key, command) => readyAnswers.offerFor(key, commandLabel(command)),
+    readyAnswerOffer: (key, command) =>
+      readyAnswers.askedBefore(key) ? readyAnswers.offerFor(key, commandLabel(command)) : undefined,
   });
 
   // 4. Start.

@@ -167,6 +167,19 @@ describe('ready answers in the acknowledging thread', () => {
     expect(Object.keys(Object.assign({}, ...r.reported))).toStrictEqual(['list']);
   });
 
+  it('tells a command that repeats from one asked once, until something changes', () => {
+    const ready = new ReadyAnswers();
+    expect(ready.askedBefore(KEY)).toBe(false);
+    expect(ready.askedBefore(KEY)).toBe(true);
+    expect(ready.askedBefore({ ...KEY, channelId: 'C2' })).toBe(false);
+    ready.outdate();
+    expect(ready.askedBefore(KEY)).toBe(false);
+    expect(ready.askedBefore(KEY)).toBe(true);
+    // Bounded: thousands of one-off commands forget the others, and are forgotten in turn.
+    for (let i = 0; i < 5_000; i += 1) ready.askedBefore({ ...KEY, channelId: `C-${i}` });
+    expect(ready.askedBefore(KEY)).toBe(false);
+  });
+
   it('offers nothing without a thread to give it (Socket Mode)', () => {
     expect(new ReadyAnswers().offerFor(KEY, 'list')).toBeUndefined();
   });

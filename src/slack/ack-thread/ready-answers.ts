@@ -33,6 +33,9 @@ export interface ReadyAnswerOffer {
   label: string;
 }
 
+/** Keys remembered for `askedBefore` at most; past it they are forgotten all at once. */
+const ASKED_REMEMBERED = 4_096;
+
 export class ReadyAnswers {
   /** One Int32: the generation. Shared with every acknowledging thread the receiver starts. */
   readonly shared = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
@@ -52,6 +55,26 @@ export class ReadyAnswers {
   outdate(): void {
     Atomics.add(this.generationCell, 0, 1);
   }
+
+  /**
+   * Whether the same command (same key) already reached the main thread since the last
+   * `outdate`; remembers this one. Only a command that repeats is worth offering: an offer costs
+   * the thread a wake-up and a place among the answers it keeps, which one-off commands (a new
+   * channel's first `list`) would take from the ones a team repeats.
+   */
+  askedBefore(key: ReadyAnswerKey): boolean {
+    const spelled = readyAnswerKey(key);
+    const generation = this.generation();
+    const before = this.asked.get(spelled) === generation;
+    if (!before) {
+      if (this.asked.size >= ASKED_REMEMBERED) this.asked.clear();
+      this.asked.set(spelled, generation);
+    }
+    return before;
+  }
+
+  /** Commands that reached the main thread, by key, with the generation they came in. */
+  private readonly asked = new Map<string, number>();
 
   /**
    * A way for one command to offer its answer, bound to the generation of now: call it before
