@@ -7,6 +7,7 @@
  */
 import { FINAL_STATUSES, type ChangeRequest } from '../core/change/types.js';
 import { homeView, HOME_FINISHED_SHOWN, HOME_OPEN_SHOWN } from '../core/render/home.js';
+import type { TemporaryEntry } from '../core/render/temporary.js';
 import type { View } from '../core/render/mrkdwn.js';
 import type { ChangeStore } from '../ports/change-store.js';
 import type { Log } from '../ports/log.js';
@@ -48,7 +49,7 @@ interface Snapshot {
   open: ChangeRequest[];
   /** Request ids by requester, newest first, from the audit's "requested" entries. */
   askedBy: Map<string, string[]>;
-  temporary: Array<{ request: ChangeRequest; dueAt: number }>;
+  temporary: TemporaryEntry[];
   requests: Map<string, Promise<ChangeRequest | undefined>>;
 }
 
@@ -187,9 +188,10 @@ export class HomeTabs {
       askedBy.set(entry.actorId, ids);
     }
     const temporary: Snapshot['temporary'] = [];
-    for (const { id, dueAt } of reverts.slice(0, TEMPORARY_READ)) {
+    for (const { id, dueAt, overdueSince } of reverts.slice(0, TEMPORARY_READ)) {
       const request = await store.get(id);
-      if (request?.status === 'applied' && request.temporary) temporary.push({ request, dueAt });
+      if (request?.status === 'applied' && request.temporary)
+        temporary.push({ request, dueAt, ...(overdueSince === undefined ? {} : { overdueSince }) });
     }
     return { open, askedBy, temporary, requests };
   }

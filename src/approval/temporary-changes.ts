@@ -18,6 +18,7 @@ import {
   organizationMissingMessage,
   reminderMessage,
   temporaryListBlocks,
+  type TemporaryEntry,
 } from '../core/render/temporary.js';
 import { messageOf } from '../core/render/errors.js';
 import {
@@ -146,10 +147,11 @@ export class TemporaryChanges implements TemporaryChangeService {
 
   /** `temporary`: this channel's active temporary changes, soonest revert first. */
   async list(channelId: string) {
-    const entries: Array<{ request: ChangeRequest; dueAt: number }> = [];
-    for (const { id, dueAt } of await this.options.store.scheduledReverts()) {
+    const entries: TemporaryEntry[] = [];
+    for (const { id, dueAt, overdueSince } of await this.options.store.scheduledReverts()) {
       const request = await this.options.store.get(id);
-      if (request?.channelId === channelId && request.status === 'applied') entries.push({ request, dueAt });
+      if (request?.channelId === channelId && request.status === 'applied')
+        entries.push({ request, dueAt, ...(overdueSince === undefined ? {} : { overdueSince }) });
     }
     return { text: `${entries.length} temporary changes`, blocks: temporaryListBlocks(entries) };
   }

@@ -143,10 +143,14 @@ export interface ChangeStore {
    */
   dueReverts(now: number, limit: number): Promise<string[]>;
   /** Every scheduled revert, soonest first (for `temporary`). */
-  scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>>;
+  scheduledReverts(): Promise<ScheduledRevert[]>;
   /** When one grant's revert is scheduled, if it is (one lookup, not the whole schedule). */
   revertDueAt(id: string): Promise<number | undefined>;
-  /** Moves a scheduled revert to `dueAt` (one whose record is missing is looked at again later, never dropped). */
+  /**
+   * Moves a scheduled revert that could not be done to a retry at `dueAt` (one whose record is
+   * missing is looked at again later, never dropped), remembering when it was due as planned
+   * until it is scheduled anew or forgotten.
+   */
   postponeRevert(id: string, dueAt: number): Promise<void>;
   /** Drops a temporary request's revert and reminder once its revert is settled. */
   forgetRevert(id: string): Promise<void>;
@@ -188,3 +192,10 @@ export interface AuditQuery {
 
 /** The audit trail as readers see it (history, drift attribution). */
 export type AuditLog = Pick<ChangeStore, 'readAudit' | 'readApplied' | 'auditBeginsAt'>;
+
+/** A scheduled revert: when it is tried next, and, once it failed, when it was due as planned. */
+export interface ScheduledRevert {
+  id: string;
+  dueAt: number;
+  overdueSince?: number;
+}

@@ -116,6 +116,30 @@ describe('a temporary IP grant', () => {
     );
   });
 
+  it('says its revert is overdue, since when, while the API refuses it, and not after it is done', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const { id } = await grant(h);
+    const planned = await h.bot.changeStore.revertDueAt(id);
+    h.simulator.faults.failNext(1, 500, { on: 'PATCH' });
+    clock.advance(MINUTE + 1_000);
+    await expect.poll(async () => (await h.bot.changeStore.get(`${id}-R`))?.status).toBe('failed');
+    await expect.poll(async () => (await h.bot.changeStore.scheduledReverts())[0]?.overdueSince).toBe(planned);
+
+    const listed = await answerText(h, await h.command('temporary'));
+    expect(listed).toContain('revert overdue* since');
+    expect(listed).toContain(`<!date^${Math.floor((planned ?? 0) / 1000)}^`);
+    expect(listed).not.toMatch(/ · reverted </);
+    await h.event({ type: 'app_home_opened', user: USERS.requester, tab: 'home' });
+    const home = await h.slack.waitFor('views.publish', (a) => textOf(a.view).includes('revert overdue'));
+    expect(textOf(home.args.view)).toContain(id);
+
+    // The next try (the back-off's first step) works: nothing is left to list.
+    clock.advance(MINUTE);
+    await expect.poll(async () => (await h.bot.changeStore.get(`${id}-R2`))?.status, { timeout: 10_000 }).toBe('applied');
+    expect(await answerText(h, await h.command('temporary'))).toContain('No temporary change is active');
+  });
+
   it('is reverted by exactly one of two replicas', async () => {
     await withSharedBackends(async ({ clock, simulator, slack, keyPrefix }) => {
       const a = await harness({ clock: clock.now, simulator, slack, keyPrefix });

@@ -645,6 +645,35 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       expect(await store.dueReminders(at + 1_000_000, 10)).toStrictEqual([]);
     });
 
+    it('remembers when a revert that keeps failing was due, until it is scheduled anew or forgotten', async () => {
+      const { store, sibling } = openHarness();
+      const at = Date.now();
+      const original = await applied(store, { temporary: terms }, at);
+      const due = at + 60_000;
+      await store.postponeRevert(original.id, due + 5_000);
+      expect(await sibling.scheduledReverts()).toStrictEqual([
+        { id: original.id, dueAt: due + 5_000, overdueSince: due },
+      ]);
+      // Failing again (on another replica): still overdue since the planned time, not the last try.
+      await sibling.postponeRevert(original.id, due + 20_000);
+      expect(await store.scheduledReverts()).toStrictEqual([
+        { id: original.id, dueAt: due + 20_000, overdueSince: due },
+      ]);
+      expect(await store.revertDueAt(original.id)).toBe(due + 20_000);
+      // An extension applied schedules it anew: no longer overdue, and a later failure counts from it.
+      await applied(store, { temporary: terms, extendOf: original.id, threadTs: '1.2' }, at + 70_000);
+      expect(await store.scheduledReverts()).toStrictEqual([{ id: original.id, dueAt: at + 130_000 }]);
+      await store.postponeRevert(original.id, at + 131_000);
+      expect(await store.scheduledReverts()).toStrictEqual([
+        { id: original.id, dueAt: at + 131_000, overdueSince: at + 130_000 },
+      ]);
+      await store.forgetRevert(original.id);
+      expect(await store.scheduledReverts()).toStrictEqual([]);
+      // A revert not scheduled (done, forgotten) is not scheduled by a late postponement either.
+      await sibling.postponeRevert(original.id, at + 200_000);
+      expect(await store.scheduledReverts()).toStrictEqual([]);
+    });
+
     it('creates a revert only if absent, once among concurrent creators', async () => {
       const { store, sibling } = openHarness();
       const revert = buildChangeRequest({ id: 'CR-0000000001-R', revertOf: 'CR-0000000001', threadTs: '1.2' });

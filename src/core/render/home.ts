@@ -25,7 +25,7 @@ import {
 } from './mrkdwn.js';
 import { mention } from './people.js';
 import { progressSummary } from './policy.js';
-import { grantButtons } from './temporary.js';
+import { grantButtons, revertTimeText, type TemporaryEntry } from './temporary.js';
 
 /** Requests waiting for this person shown with their buttons (two blocks each); older ones are counted. */
 export const HOME_WAITING_SHOWN = 20;
@@ -45,7 +45,7 @@ export interface HomeInput {
   /** Their own requests: open ones and recently finished ones, in any order. */
   mine: readonly ChangeRequest[];
   /** Their applied temporary changes and when each is reverted. */
-  temporary: ReadonlyArray<{ request: ChangeRequest; dueAt: number }>;
+  temporary: ReadonlyArray<TemporaryEntry>;
   now: number;
 }
 
@@ -132,11 +132,11 @@ function temporaryBlocks(entries: HomeInput['temporary']): Block[] {
   if (entries.length === 0) return [title, section('No temporary change of yours is active.')];
   const shown = [...entries].sort((a, b) => a.dueAt - b.dueAt).slice(0, HOME_TEMPORARY_SHOWN);
   const blocks: Block[] = [title];
-  shown.forEach(({ request, dueAt }, index) => {
-    blocks.push(section(`• ${requestLine(request)} · reverted ${slackDate(dueAt)}`), {
+  shown.forEach((entry, index) => {
+    blocks.push(section(`• ${requestLine(entry.request)} · ${revertTimeText(entry)}`), {
       type: 'actions',
       block_id: `home_temporary_${index}`,
-      elements: grantButtons(request.id),
+      elements: grantButtons(entry.request.id),
     });
   });
   const hidden = entries.length - shown.length;

@@ -143,12 +143,26 @@ export function nothingToRevertMessage(request: ChangeRequest, found: string[]) 
   };
 }
 
+/** An applied temporary change, when its revert is tried next and, if it failed, when it was due. */
+export interface TemporaryEntry {
+  request: ChangeRequest;
+  dueAt: number;
+  /** Set once its revert failed: when it was due as planned (dueAt is then the next try). */
+  overdueSince?: number;
+}
+
+/** When a temporary change is reverted, or that its revert is overdue and when it is tried again. */
+export function revertTimeText({ dueAt, overdueSince }: Omit<TemporaryEntry, 'request'>): string {
+  if (overdueSince === undefined) return `reverted ${slackDate(dueAt)}`;
+  return `:warning: *revert overdue* since ${slackDate(overdueSince)}; the bot tries again ${slackDate(dueAt)}`;
+}
+
 /** `temporary`: a channel's temporary changes and when each is reverted. */
-export function temporaryListBlocks(entries: Array<{ request: ChangeRequest; dueAt: number }>): Block[] {
+export function temporaryListBlocks(entries: TemporaryEntry[]): Block[] {
   if (entries.length === 0) return [section('No temporary change is active in this channel.')];
   const lines = entries.map(
-    ({ request, dueAt }) =>
-      `• ${code(request.id)} ${serviceRef(request.plan.serviceName, request.plan.serviceId)} by ${mention(request.requesterId)}: ${esc(request.plan.changes.map((c) => c.after).join(', '))} · reverted ${slackDate(dueAt)}`,
+    (entry) =>
+      `• ${code(entry.request.id)} ${serviceRef(entry.request.plan.serviceName, entry.request.plan.serviceId)} by ${mention(entry.request.requesterId)}: ${esc(entry.request.plan.changes.map((c) => c.after).join(', '))} · ${revertTimeText(entry)}`,
   );
   // Each with its own Revert now while they fit one message (a block each); beyond, lines only.
   if (entries.length <= LIMITS.messageBlocks - 1)

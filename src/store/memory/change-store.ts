@@ -15,6 +15,7 @@ import type {
   ServiceLockAttempt,
   Transition,
   TransitionResult,
+  ScheduledRevert,
 } from '../../ports/change-store.js';
 import {
   AUDIT_SCAN_MAX,
@@ -190,13 +191,19 @@ export class MemoryChangeStore implements ChangeStore {
 
   private dueRevertsFrom = 0;
 
-  scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>> {
+  scheduledReverts(): Promise<ScheduledRevert[]> {
     return answer(() =>
       [...this.reverts]
-        .map(([id, dueAt]) => ({ id, dueAt }))
+        .map(([id, dueAt]): ScheduledRevert => {
+          const note = this.retrying.get(id);
+          return note?.retryAt === dueAt ? { id, dueAt, overdueSince: note.planned } : { id, dueAt };
+        })
         .sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1)),
     );
   }
+
+  /** As the Redis store's reverts:retrying: good only while the revert's time is that retry. */
+  private readonly retrying = new Map<string, { planned: number; retryAt: number }>();
 
   revertDueAt(id: string): Promise<number | undefined> {
     return answer(() => this.reverts.get(id));
@@ -206,6 +213,7 @@ export class MemoryChangeStore implements ChangeStore {
     return answer(() => {
       this.reverts.delete(id);
       this.reminders.delete(id);
+      this.retrying.delete(id);
     });
   }
 
@@ -236,7 +244,12 @@ export class MemoryChangeStore implements ChangeStore {
 
   postponeRevert(id: string, dueAt: number): Promise<void> {
     return answer(() => {
-      if (this.reverts.has(id)) this.reverts.set(id, dueAt);
+      const due = this.reverts.get(id);
+      if (due === undefined) return;
+      const note = this.retrying.get(id);
+      const retryAt = Math.ceil(dueAt);
+      this.retrying.set(id, { planned: note?.retryAt === due ? note.planned : due, retryAt });
+      this.reverts.set(id, retryAt);
     });
   }
 

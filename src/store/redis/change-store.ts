@@ -12,6 +12,7 @@ import type {
   AuditQuery,
   ChangeStore,
   LeaseToken,
+  ScheduledRevert,
   ServiceLockAttempt,
   Transition,
   TransitionResult,
@@ -456,10 +457,21 @@ export class RedisChangeStore implements ChangeStore {
     return [...ids, ...front];
   }
 
-  async scheduledReverts(): Promise<Array<{ id: string; dueAt: number }>> {
-    const flat = await this.redis.zrange(this.keys.reverts, 0, -1, 'WITHSCORES');
-    const scheduled: Array<{ id: string; dueAt: number }> = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) scheduled.push({ id: flat[i] ?? '', dueAt: Number(flat[i + 1]) });
+  async scheduledReverts(): Promise<ScheduledRevert[]> {
+    const [flat, retrying] = await Promise.all([
+      this.redis.zrange(this.keys.reverts, 0, -1, 'WITHSCORES'),
+      this.redis.hgetall(this.keys.revertsRetrying),
+    ]);
+    const scheduled: ScheduledRevert[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const id = flat[i] ?? '';
+      const dueAt = Number(flat[i + 1]);
+      const overdueSince = retryingSince(retrying[id], dueAt);
+      scheduled.push({ id, dueAt, ...(overdueSince === undefined ? {} : { overdueSince }) });
+    }
+    // A retry note outlived by its revert (done, or scheduled anew by an extension) is dropped.
+    const stale = Object.keys(retrying).filter((id) => !scheduled.some((r) => r.id === id && r.overdueSince));
+    if (stale.length > 0) await this.redis.hdel(this.keys.revertsRetrying, ...stale);
     return scheduled;
   }
 
@@ -469,7 +481,12 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async forgetRevert(id: string): Promise<void> {
-    await this.redis.multi().zrem(this.keys.reverts, id).zrem(this.keys.reminders, id).exec();
+    await this.redis
+      .multi()
+      .zrem(this.keys.reverts, id)
+      .zrem(this.keys.reminders, id)
+      .hdel(this.keys.revertsRetrying, id)
+      .exec();
   }
 
   async dueForNudges(now: number, limit: number): Promise<string[]> {
@@ -495,7 +512,7 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async postponeRevert(id: string, dueAt: number): Promise<void> {
-    await this.redis.zadd(this.keys.reverts, 'XX', dueAt, id);
+    await this.redis.eval(POSTPONE_REVERT, 2, this.keys.reverts, this.keys.revertsRetrying, id, Math.ceil(dueAt));
   }
 
   async releaseClaim(key: string): Promise<void> {
@@ -726,4 +743,30 @@ function approvalResultFromReply(reply: unknown): ApprovalResult {
   if (reason === 'conflict' || reason === 'expired' || reason === 'already-approved' || reason === 'not-needed')
     return { ok: false, reason, request };
   throw new StoredDataError(`approval reason ${reason}`);
+}
+
+/**
+ * Moves a scheduled revert to its retry and notes when it was due as planned: its score now, unless
+ * the note already says this score is an earlier retry, whose planned time it keeps.
+ * KEYS: reverts, reverts:retrying. ARGV: id, retry at (ms).
+ */
+const POSTPONE_REVERT = `
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not due then return 0 end
+local planned = due
+local note = redis.call('HGET', KEYS[2], ARGV[1])
+if note then
+  local first, retry = string.match(note, '^(%d+):(%d+)$')
+  if first and tonumber(retry) == tonumber(due) then planned = first end
+end
+redis.call('ZADD', KEYS[1], 'XX', ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], string.format('%d', tonumber(planned)) .. ':' .. ARGV[2])
+return 1
+`;
+
+/** When a revert was due as planned, if its retry note still matches its score. */
+function retryingSince(note: string | undefined, dueAt: number): number | undefined {
+  const match = note === undefined ? null : /^(\d+):(\d+)$/.exec(note);
+  if (!match || Number(match[2]) !== dueAt) return undefined;
+  return Number(match[1]);
 }

@@ -19,6 +19,9 @@
  *   read: `audit:applied`, drift attribution reads the main stream)
  *   <prefix>{changes}:reverts                ZSET  ids of applied temporary requests, scored by
  *                                            when the bot reverts them (app clock, ms)
+ *   <prefix>{changes}:reverts:retrying       HASH  id -> "<due as planned>:<retry at>" for a revert that
+ *                                            failed and was moved to a retry; good only while the
+ *                                            id's score in `reverts` is still that retry time
  *   <prefix>{changes}:reminders              ZSET  the same ids, scored by when to remind
  *   <prefix>{changes}:scheduled              ZSET  ids of approved requests in "scheduled", scored by
  *                                            their applyAt (app clock, ms): the due-items tick reads it
@@ -54,6 +57,8 @@ export interface ChangeKeys {
   auditServicesOfChannel(channelId: string): string;
   serviceLock(serviceId: string): string;
   reverts: string;
+  /** Reverts moved to a retry: when each was due as planned (see the table above). */
+  revertsRetrying: string;
   reminders: string;
   /** Approved scheduled requests by their time (applyAt). */
   scheduled: string;
@@ -81,6 +86,7 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     auditServicesOfChannel: (channelId) => `${base}audit:ch:${channelId}:services`,
     serviceLock: (serviceId) => `${base}svc-lock:${serviceId}`,
     reverts: `${base}reverts`,
+    revertsRetrying: `${base}reverts:retrying`,
     reminders: `${base}reminders`,
     scheduled: `${base}scheduled`,
     nudges: `${base}nudges`,
