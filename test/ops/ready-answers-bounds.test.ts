@@ -32,8 +32,8 @@ describe('ReadyAnswers.askedBefore', () => {
     expect(ready.askedBefore({ teamId: 'T1', channelId: 'C1', command: '/clickhouse', text: `list 7 ${filler}` })).toBe(
       true,
     );
-    expect(ready.askedBefore({ teamId: 'T1', channelId: 'C1', command: '/clickhouse', text: `list 7 ${filler}!` })).toBe(
-      false,
-    );
+    expect(
+      ready.askedBefore({ teamId: 'T1', channelId: 'C1', command: '/clickhouse', text: `list 7 ${filler}!` }),
+    ).toBe(false);
   });
 });

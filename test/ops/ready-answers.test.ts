@@ -152,7 +152,7 @@ describe('ready answers in the acknowledging thread', () => {
     for (const text of ['b', 'c', 'd']) expect((await command(r.port, { text })).body).toBe('');
   });
 
-  it('counts each answer\'s key in its bytes: long commands cannot keep more than the bytes allowed', async () => {
+  it("counts each answer's key in its bytes: long commands cannot keep more than the bytes allowed", async () => {
     const r = await start({ readyAnswersMaxBytes: 1_000 });
     const long = 'list ' + 'k'.repeat(600);
     offer(r, { text: `${long} 1` }, 'one');
@@ -174,7 +174,7 @@ describe('ready answers in the acknowledging thread', () => {
     const given = r.reported.reduce((sum, counts) => sum + (counts.list ?? 0), 0);
     // Every request acknowledged is timed: the ones the App saw, and the ones given an answer.
     expect(r.acks.length).toBe(given + r.reached.length);
-    expect(Object.keys(Object.assign({}, ...r.reported))).toStrictEqual(['list']);
+    expect(Object.keys(Object.assign({}, ...r.reported) as Record<string, number>)).toStrictEqual(['list']);
   });
 
   it('tells a command that repeats from one asked once, until something changes', () => {
