@@ -138,7 +138,7 @@ describe('ready answers in the acknowledging thread', () => {
   });
 
   it('keeps at most so many answers and bytes: the oldest give way, an answer too big is not kept', async () => {
-    const r = await start({ readyAnswersMax: 3, readyAnswersMaxBytes: 400 });
+    const r = await start({ readyAnswersMax: 3, readyAnswersMaxBytes: 450 });
     for (const text of ['a', 'b', 'c', 'd']) offer(r, { text }, `answer ${text}`);
     await untilGiven(r, { text: 'd' }, 'answer d');
     expect((await command(r.port, { text: 'a' })).body).toBe('');
@@ -148,8 +148,18 @@ describe('ready answers in the acknowledging thread', () => {
     offer(r, { text: 'big' }, 'y'.repeat(350));
     await untilGiven(r, { text: 'big' }, 'y'.repeat(350));
     expect((await command(r.port, { text: 'huge' })).body).toBe('');
-    // 389 bytes of 400: the others (47 bytes each) gave way.
+    // 389 bytes and its key's 31 of 450: the others (47 bytes and a key of 29 each) gave way.
     for (const text of ['b', 'c', 'd']) expect((await command(r.port, { text })).body).toBe('');
+  });
+
+  it("counts each answer's key in its bytes: long commands cannot keep more than the bytes allowed", async () => {
+    const r = await start({ readyAnswersMaxBytes: 1_000 });
+    const long = 'list ' + 'k'.repeat(600);
+    offer(r, { text: `${long} 1` }, 'one');
+    offer(r, { text: `${long} 2` }, 'two');
+    await untilGiven(r, { text: `${long} 2` }, 'two');
+    // Two keys of 600 bytes and more are over 1,000 bytes, however small their answers.
+    expect((await command(r.port, { text: `${long} 1` })).body).toBe('');
   });
 
   it('reports what it answered, by label, with each acknowledgement’s time', async () => {
@@ -164,7 +174,7 @@ describe('ready answers in the acknowledging thread', () => {
     const given = r.reported.reduce((sum, counts) => sum + (counts.list ?? 0), 0);
     // Every request acknowledged is timed: the ones the App saw, and the ones given an answer.
     expect(r.acks.length).toBe(given + r.reached.length);
-    expect(Object.keys(Object.assign({}, ...r.reported))).toStrictEqual(['list']);
+    expect(Object.keys(Object.assign({}, ...r.reported) as Record<string, number>)).toStrictEqual(['list']);
   });
 
   it('tells a command that repeats from one asked once, until something changes', () => {

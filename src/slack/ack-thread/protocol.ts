@@ -29,7 +29,7 @@ export interface ThreadSettings {
   finished: SharedArrayBuffer;
   /** One Int32, the generation of ready answers (ready-answers.ts): an offer of another is not given. */
   readyGeneration: SharedArrayBuffer;
-  /** Ready answers kept at most, and their bodies' bytes at most: the oldest give way. */
+  /** Ready answers kept at most, and their bodies' and keys' bytes at most: the oldest give way. */
   readyAnswersMax: number;
   readyAnswersMaxBytes: number;
   busyText: string;

@@ -12,6 +12,7 @@
  * request. An offer carries the generation read before its data was read, so an answer built from
  * data that changed meanwhile is never given again. No message has to reach the thread first.
  */
+import { createHash } from 'node:crypto';
 import { readyAnswerKey } from './ready-answer-key.js';
 
 export interface ReadyAnswerKey {
@@ -63,7 +64,8 @@ export class ReadyAnswers {
    * channel's first `list`) would take from the ones a team repeats.
    */
   askedBefore(key: ReadyAnswerKey): boolean {
-    const spelled = readyAnswerKey(key);
+    // A digest, not the key: a command's text is the person's, up to tens of kilobytes each.
+    const spelled = createHash('sha256').update(readyAnswerKey(key)).digest('base64');
     const generation = this.generation();
     const before = this.asked.get(spelled) === generation;
     if (!before) {
@@ -73,7 +75,7 @@ export class ReadyAnswers {
     return before;
   }
 
-  /** Commands that reached the main thread, by key, with the generation they came in. */
+  /** Commands that reached the main thread, by their key's digest, with the generation they came in. */
   private readonly asked = new Map<string, number>();
 
   /**

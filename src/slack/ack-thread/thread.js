@@ -54,7 +54,7 @@ const owed = /** @type {Map<number, (message: ToThread) => void>} */ (new Map())
  * Ready answers (ready-answers.ts) by key: the acknowledgement's body as bytes, so that giving one
  * again is a write, not an encoding. Oldest first (a Map keeps insertion order), bounded in number
  * and bytes.
- * @type {Map<string, { body: Buffer, until: number, generation: number, label: string }>}
+ * @type {Map<string, { body: Buffer, bytes: number, until: number, generation: number, label: string }>}
  */
 const ready = new Map();
 let readyBytes = 0;
@@ -250,21 +250,23 @@ function keepReadyAnswer(offer) {
   }
   if (offer.generation !== generation) return;
   const body = Buffer.from(offer.body, 'utf8');
-  if (body.length > settings.readyAnswersMaxBytes) return;
+  // The key counts too: it holds the command's text, which is the person's to make long.
+  const bytes = body.length + Buffer.byteLength(offer.key, 'utf8');
+  if (bytes > settings.readyAnswersMaxBytes) return;
   const previous = ready.get(offer.key);
   if (previous) forgetReadyAnswer(offer.key, previous);
   for (const [key, kept] of ready) {
-    if (ready.size < settings.readyAnswersMax && readyBytes + body.length <= settings.readyAnswersMaxBytes) break;
+    if (ready.size < settings.readyAnswersMax && readyBytes + bytes <= settings.readyAnswersMaxBytes) break;
     forgetReadyAnswer(key, kept);
   }
-  ready.set(offer.key, { body, until: offer.until, generation: offer.generation, label: offer.label });
-  readyBytes += body.length;
+  ready.set(offer.key, { body, bytes, until: offer.until, generation: offer.generation, label: offer.label });
+  readyBytes += bytes;
 }
 
-/** @param {string} key @param {{ body: Buffer }} kept */
+/** @param {string} key @param {{ bytes: number }} kept */
 function forgetReadyAnswer(key, kept) {
   ready.delete(key);
-  readyBytes -= kept.body.length;
+  readyBytes -= kept.bytes;
 }
 
 /**
