@@ -76,6 +76,9 @@ function renderedList(list: ServiceList, filters: readonly string[]): Block[] {
   return blocks;
 }
 
+/** The kinds whose runner may offer its answer again (Invocation.offerAgain): only `list`. */
+export const ANSWERS_GIVEN_AGAIN: ReadonlySet<CommandKind> = new Set<CommandKind>(['list']);
+
 type Runner<K extends CommandKind> = (
   command: Extract<Command, { kind: K }>,
   inv: Invocation,

@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { runCommand } from '../../../commands/run.js';
+import { ANSWERS_GIVEN_AGAIN, runCommand } from '../../../commands/run.js';
 import { parseCommand } from '../../../core/command/parse.js';
 import { replyTo, responseBody } from '../../respond.js';
 import type { ListenerDeps } from '../deps.js';
@@ -10,11 +10,14 @@ export function registerSlashCommand(app: App, deps: ListenerDeps): void {
     await ack();
     const parsed = parseCommand(command.text);
     deps.onCommand?.(parsed);
-    // Bound to now, before the command reads anything its answer shows (ready-answers.ts).
-    const offer = deps.readyAnswerOffer?.(
-      { teamId: command.team_id, channelId: command.channel_id, command: command.command, text: command.text },
-      parsed,
-    );
+    // Bound to now, before the command reads anything its answer shows (ready-answers.ts); asked
+    // only for the kinds that offer, so other commands neither pay for it nor count as repeats.
+    const offer = ANSWERS_GIVEN_AGAIN.has(parsed.kind)
+      ? deps.readyAnswerOffer?.(
+          { teamId: command.team_id, channelId: command.channel_id, command: command.command, text: command.text },
+          parsed,
+        )
+      : undefined;
     await runCommand(
       parsed,
       {
