@@ -105,7 +105,10 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     inv.reply({ text: esc(command.message), blocks: invalidBlocks(s.slashCommand, command.message, command.usage) }),
   list: async (command, inv, s) => {
     const list = await s.cloud.listServices(command.filters, { person: inv.userId });
-    const answer = { text: `${list.services.length} ClickHouse Cloud services`, blocks: renderedList(list, command.filters) };
+    const answer = {
+      text: `${list.services.length} ClickHouse Cloud services`,
+      blocks: renderedList(list, command.filters),
+    };
     await inv.reply(answer);
     // The same list, to whoever types the same command here within the cache window.
     if (list.cachedUntil !== undefined) inv.offerAgain?.(answer, list.cachedUntil);

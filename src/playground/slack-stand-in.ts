@@ -148,7 +148,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: []; 
     } catch {
       parsed = { text: ackBody };
     }
-    const args = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : { text: ackBody };
+    const args =
+      typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : { text: ackBody };
     this.record('response_url', { ...args, responseUrlId, inAck: true });
     this.respond(responseUrlId, args);
   }

@@ -7,16 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import {
-  answerText,
-  CHANNEL,
-  requestChange,
-  textOf,
-  useHarnesses,
-  USERS,
-  type Ack,
-  type Harness,
-} from './harness.js';
+import { answerText, CHANNEL, requestChange, textOf, useHarnesses, USERS, type Ack, type Harness } from './harness.js';
 
 const harness = useHarnesses();
 
@@ -58,7 +49,12 @@ async function scrape(h: Harness): Promise<string> {
 }
 
 const sample = (text: string, series: string) =>
-  Number(text.split('\n').find((line) => line.startsWith(`${series} `))?.slice(series.length + 1) ?? 0);
+  Number(
+    text
+      .split('\n')
+      .find((line) => line.startsWith(`${series} `))
+      ?.slice(series.length + 1) ?? 0,
+  );
 
 describe('a list answered again by the acknowledging thread', () => {
   it('answers the same list to anyone in the channel, in the acknowledgement, without reading again', async () => {

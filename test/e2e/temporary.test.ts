@@ -136,7 +136,9 @@ describe('a temporary IP grant', () => {
 
     // The next try (the back-off's first step) works: nothing is left to list.
     clock.advance(MINUTE);
-    await expect.poll(async () => (await h.bot.changeStore.get(`${id}-R2`))?.status, { timeout: 10_000 }).toBe('applied');
+    await expect
+      .poll(async () => (await h.bot.changeStore.get(`${id}-R2`))?.status, { timeout: 10_000 })
+      .toBe('applied');
     expect(await answerText(h, await h.command('temporary'))).toContain('No temporary change is active');
   });
 
