@@ -5,7 +5,7 @@
  * answered by DM. Every step awaits the call it expects.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { ACTION_APPROVE, ACTION_CANCEL } from '../../src/core/render/change.js';
 import { SocketModeServer } from '../support/socket-mode-server.js';
 import { requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
@@ -29,6 +29,15 @@ function approveButtons(view: { blocks: unknown[] }): string[] {
     .flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : []))
     .filter((e) => e.action_id === ACTION_APPROVE)
     .map((e) => e.value);
+}
+
+/** The Cancel buttons of a Home view: the request each calls off, and its label. */
+function cancelButtons(view: { blocks: unknown[] }): Array<{ value: string; label: string }> {
+  type Button = { action_id: string; value: string; text: { text: string } };
+  return (view.blocks as Array<{ accessory?: Button; elements?: Button[] }>)
+    .flatMap((b) => [...(b.accessory ? [b.accessory] : []), ...(b.elements ?? [])])
+    .filter((e) => e.action_id === ACTION_CANCEL)
+    .map((e) => ({ value: e.value, label: e.text.text }));
 }
 
 async function open(h: Harness, user: string) {
@@ -80,6 +89,29 @@ describe('the Home tab', () => {
     // The requester never opened the tab: nothing was published for them, and their store reads were saved.
     expect(h.slack.callsOf('views.publish', (a) => a.user_id === USERS.requester)).toHaveLength(0);
     expect(textOf(await open(h, USERS.requester))).toContain('Your requests (0 open)');
+  });
+
+  it("the requester's Home has Cancel on each open request; a click there cancels it as in the channel", async () => {
+    const h = await harness();
+    h.slack.userGroups.set('S0DBAS', []);
+    const { id } = await requestChange(h, 'rename orders-staging orders-stage');
+    const mine = await open(h, USERS.requester);
+    expect(cancelButtons(mine)).toStrictEqual([{ value: id, label: 'Cancel' }]);
+    // An approver's Home has Approve and Reject, not the requester's Cancel.
+    expect(cancelButtons(await open(h, USERS.approver))).toStrictEqual([]);
+
+    // Only the requester (or an approver) may: someone else's click changes nothing.
+    await h.clickHome(ACTION_CANCEL, id, USERS.outsider);
+    const refused = await h.slack.waitFor('chat.postMessage', (a) => a.channel === USERS.outsider);
+    expect(textOf(refused.args.blocks)).not.toContain('Cancelled');
+    expect((await h.bot.changeStore.get(id))?.status).toBe('pending');
+
+    const after = h.slack.calls.length;
+    await h.clickHome(ACTION_CANCEL, id, USERS.requester);
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && /cancel/i.test(textOf(a.blocks)));
+    const redrawn = await home(h, USERS.requester, (t) => t.includes('Your requests (0 open)'), after);
+    expect(cancelButtons(redrawn)).toStrictEqual([]);
+    expect((await h.bot.changeStore.get(id))?.status).toBe('cancelled');
   });
 
   it('a Home click that does not count is answered by DM, since it has no channel', async () => {

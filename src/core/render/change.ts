@@ -139,7 +139,7 @@ function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
   ];
 }
 
-function cancelButton(requestId: string, label = 'Cancel (requester)') {
+export function cancelButton(requestId: string, label = 'Cancel (requester)') {
   return {
     type: 'button' as const,
     action_id: ACTION_CANCEL,

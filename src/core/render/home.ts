@@ -8,7 +8,7 @@
 import { appliesAt, pendingAppliesText } from './scheduled.js';
 import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest, ChangeStatus } from '../change/types.js';
-import { decisionButtons, justificationPhrase } from './change.js';
+import { cancelButton, decisionButtons, justificationPhrase } from './change.js';
 import {
   code,
   context,
@@ -118,14 +118,27 @@ function mineBlocks(mine: readonly ChangeRequest[]): Block[] {
   const title = header(`Your requests (${open.length} open)`);
   if (mine.length === 0) return [title, section('You have not asked for any change lately.')];
   const line = (r: ChangeRequest) => `• ${requestLine(r)} · ${STATUS[r.status](r)}`;
-  const lines = open.slice(0, HOME_OPEN_SHOWN).map(line);
-  const hiddenOpen = open.length - Math.min(open.length, HOME_OPEN_SHOWN);
+  // Each open request on a line of its own, with Cancel while it can still be called off: the
+  // requester need not find the channel's message for it.
+  const openBlocks = open.slice(0, HOME_OPEN_SHOWN).map((r): Block => {
+    const label = CANCEL_LABEL[r.status];
+    if (!label) return section(line(r));
+    return { type: 'section', text: { type: 'mrkdwn', text: line(r) }, accessory: cancelButton(r.id, label) };
+  });
+  const lines: string[] = [];
+  const hiddenOpen = open.length - openBlocks.length;
   if (hiddenOpen > 0) lines.push(`_…and ${hiddenOpen} more open requests of yours_`);
   if (open.length === 0) lines.push('No request of yours is open.');
   const recent = finished.slice(0, HOME_FINISHED_SHOWN);
   if (recent.length > 0) lines.push('*Recently finished:*', ...recent.map(line));
-  return [title, ...packLines(lines, MINE_BLOCKS, (n) => `_…and ${n} more_`)];
+  return [title, ...openBlocks, ...packLines(lines, MINE_BLOCKS, (n) => `_…and ${n} more_`)];
 }
+
+/** The requester's Cancel on the Home tab, as on the request's message; none once it is applying. */
+const CANCEL_LABEL: Partial<Record<ChangeStatus, string>> = {
+  pending: 'Cancel',
+  scheduled: 'Cancel before its time',
+};
 
 function temporaryBlocks(entries: HomeInput['temporary']): Block[] {
   const title = header(`Your temporary changes (${entries.length})`);

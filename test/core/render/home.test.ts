@@ -1,8 +1,8 @@
 /** The Home tab (issue 25): its three sections, their buttons, escaping, and Block Kit's limits with hundreds of requests. */
 import { describe, expect, it } from 'vitest';
 import type { ChangeRequest, ChangeStatus } from '../../../src/core/change/types.js';
-import { ACTION_APPROVE, ACTION_REJECT } from '../../../src/core/render/change.js';
-import { homeView, HOME_FINISHED_SHOWN, HOME_WAITING_SHOWN } from '../../../src/core/render/home.js';
+import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../../src/core/render/change.js';
+import { homeView, HOME_FINISHED_SHOWN, HOME_OPEN_SHOWN, HOME_WAITING_SHOWN } from '../../../src/core/render/home.js';
 import { ACTION_EXTEND, ACTION_REVERT_NOW } from '../../../src/core/render/temporary.js';
 import { pendingRequest } from '../approval/world.js';
 import { allTexts, assertBlockKitLimits, assertSafeMrkdwn } from './block-kit.js';
@@ -22,8 +22,8 @@ function request(id: string, overrides: Partial<ChangeRequest> = {}): ChangeRequ
 
 type Button = { action_id: string; value: string };
 function buttons(view: ReturnType<typeof homeView>): Button[] {
-  return (JSON.parse(JSON.stringify(view.blocks)) as Array<{ type: string; elements?: Button[] }>)
-    .flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : []))
+  return (JSON.parse(JSON.stringify(view.blocks)) as Array<{ type: string; elements?: Button[]; accessory?: Button }>)
+    .flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : b.accessory ? [b.accessory] : []))
     .map(({ action_id, value }) => ({ action_id, value }));
 }
 
@@ -50,6 +50,7 @@ describe('the Home tab', () => {
     expect(buttons(view)).toStrictEqual([
       { action_id: ACTION_APPROVE, value: 'CR-W1' },
       { action_id: ACTION_REJECT, value: 'CR-W1' },
+      { action_id: ACTION_CANCEL, value: 'CR-M1' },
       { action_id: ACTION_EXTEND, value: 'CR-T1' },
       { action_id: ACTION_REVERT_NOW, value: 'CR-T1' },
     ]);
@@ -114,6 +115,10 @@ describe('the Home tab', () => {
     expect(text).not.toContain('`CR-W0`');
     // The soonest revert first.
     expect(buttons(view).find((b) => b.action_id === ACTION_EXTEND)?.value).toBe('CR-T0');
+    // Cancel on each open request of theirs shown, newest first.
+    const cancel = buttons(view).filter((b) => b.action_id === ACTION_CANCEL);
+    expect(cancel).toHaveLength(HOME_OPEN_SHOWN);
+    expect(cancel[0]?.value).toBe('CR-M398');
     // At most the last few finished.
     expect(
       text.match(/:white_check_mark: applied|:x: not applied|:no_entry: rejected|cancelled <|expired </g)?.length ?? 0,
