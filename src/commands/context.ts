@@ -66,11 +66,12 @@ export interface Invocation {
   /** Answers only the person who typed the command (Slack's response_url). */
   reply(message: Message): Promise<void>;
   /**
-   * Offers an answer just given to be given again to the same command in this channel, by anyone,
-   * until `until` (epoch ms), without running it: only for answers that depend on nothing else
-   * (not the person, not the time) and whose data stays the same until then. Absent: not offered.
+   * Offers an answer just given to be given again to the same command in this channel (with
+   * `everyChannel`, in any channel of the workspace), by anyone, until `until` (epoch ms), without
+   * running it: only for answers that depend on nothing else (not the person, not the time) and
+   * whose data stays the same until then. Absent: not offered.
    */
-  offerAgain?(message: Message, until: number): void;
+  offerAgain?(message: Message, until: number, everyChannel?: boolean): void;
 }
 
 /** Answers with one paragraph of mrkdwn. */

@@ -110,8 +110,9 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
       blocks: renderedList(list, command.filters),
     };
     await inv.reply(answer);
-    // The same list, to whoever types the same command here within the cache window.
-    if (list.cachedUntil !== undefined) inv.offerAgain?.(answer, list.cachedUntil);
+    // The same list, to whoever types the same command here within the cache window; in every
+    // channel when there are no organizations (ORGANIZATIONS_FILE) to give channels their own.
+    if (list.cachedUntil !== undefined) inv.offerAgain?.(answer, list.cachedUntil, s.tenants === undefined);
   },
   show: async (command, inv, s) => {
     const found = await lookupService(s, command.service, inv.userId);

@@ -57,7 +57,7 @@ const sample = (text: string, series: string) =>
   );
 
 describe('a list answered again by the acknowledging thread', () => {
-  it('answers the same list to anyone in the channel, in the acknowledgement, without reading again', async () => {
+  it('answers the same list to anyone, in the acknowledgement, without reading again', async () => {
     const h = await harness();
     const first = await answerOf(h, await h.command('list'));
     expect(first).toContain('orders-prod');
@@ -65,10 +65,11 @@ describe('a list answered again by the acknowledging thread', () => {
     expect(fromThread).toBe(first);
     expect(listReads(h)).toBe(1);
 
-    // Elsewhere, or with other filters, the command is run as always (and answered the same way).
+    // Without ORGANIZATIONS_FILE every channel sees the same list: it is given in any channel.
     const elsewhere = await h.command('list', USERS.requester, 'C0ELSEWHERE');
-    expect(elsewhere.body).toBe('');
-    expect(await answerText(h, elsewhere)).toContain('orders-prod');
+    expect(elsewhere.body).not.toBe('');
+    expect(await answerOf(h, elsewhere)).toBe(first);
+    // With other filters the command is run as always (and answered the same way).
     const filtered = await h.command('list tag:env=prod', USERS.requester);
     expect(filtered.body).toBe('');
     expect(await answerText(h, filtered)).toContain('orders-prod');
@@ -142,6 +143,10 @@ describe('ready answers and ORGANIZATIONS_FILE', () => {
     const channels = { [CHANNEL]: {}, C0DATA: { allow: ['list', 'show'] } };
     const h = await harness({ organizations: [{ name: 'analytics', channels }] });
     expect(await untilAnsweredInAck(h, 'list', 'C0DATA')).toContain('orders-prod');
+    // Channels have organizations and rules of their own here: another channel's list is its own.
+    const other = await h.command('list', USERS.outsider, CHANNEL);
+    expect(other.body).toBe('');
+    expect(await answerText(h, other)).toContain('orders-prod');
 
     await h.organizationsFile?.write([{ name: 'analytics', channels: { ...channels, C0DATA: { allow: ['show'] } } }]);
     expect((await h.bot.reloadOrganizations()).ok).toBe(true);

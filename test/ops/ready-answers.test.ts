@@ -81,8 +81,8 @@ async function command(port: number, key: Partial<ReadyAnswerKey> = {}, user = '
 }
 
 const answer = (text: string) => JSON.stringify({ response_type: 'ephemeral', text });
-const offer = (r: Running, key: Partial<ReadyAnswerKey>, text: string, untilMs = 60_000) =>
-  r.ready.offerFor({ ...KEY, ...key }, 'list')?.(answer(text), Date.now() + untilMs);
+const offer = (r: Running, key: Partial<ReadyAnswerKey>, text: string, untilMs = 60_000, everyChannel = false) =>
+  r.ready.offerFor({ ...KEY, ...key }, 'list')?.(answer(text), Date.now() + untilMs, everyChannel);
 
 /** Resolves once the thread gives the answer offered for `key` (offers cross by message). */
 async function untilGiven(r: Running, key: Partial<ReadyAnswerKey>, text: string): Promise<void> {
@@ -110,6 +110,19 @@ describe('ready answers in the acknowledging thread', () => {
     await expect.poll(() => r.reached).toEqual(expect.arrayContaining(['list tag:env=prod', 'list ']));
   });
 
+  it('gives an answer offered for every channel in any channel of the team, and a channel’s own first', async () => {
+    const r = await start();
+    offer(r, {}, 'everywhere', 60_000, true);
+    await untilGiven(r, { channelId: 'C-ANY' }, 'everywhere');
+    expect((await command(r.port, { channelId: 'C1' })).body).toBe(answer('everywhere'));
+    for (const other of [{ teamId: 'T2' }, { text: 'list tag:env=prod' }, { command: '/other' }])
+      expect((await command(r.port, { ...other, channelId: 'C-ANY' })).body, JSON.stringify(other)).toBe('');
+    // A channel's own answer goes before the one for every channel.
+    offer(r, { channelId: 'C1' }, 'only here');
+    await untilGiven(r, { channelId: 'C1' }, 'only here');
+    expect((await command(r.port, { channelId: 'C-ANY' })).body).toBe(answer('everywhere'));
+  });
+
   it('never gives an answer once what it came from changed, nor one offered before the change', async () => {
     const r = await start();
     const bound = r.ready.offerFor(KEY, 'list');
@@ -118,7 +131,7 @@ describe('ready answers in the acknowledging thread', () => {
     r.ready.outdate();
     expect((await command(r.port)).body).toBe('');
     // Bound before the change, offered after it: dropped, though it reaches the thread's side.
-    bound?.(answer('read before the change'), Date.now() + 60_000);
+    bound?.(answer('read before the change'), Date.now() + 60_000, false);
     offer(r, { text: 'sentinel' }, 'sentinel');
     await untilGiven(r, { text: 'sentinel' }, 'sentinel');
     expect((await command(r.port)).body).toBe('');
@@ -131,7 +144,7 @@ describe('ready answers in the acknowledging thread', () => {
     await expect.poll(async () => (await command(r.port)).body, { timeout: 5_000, interval: 50 }).toBe('');
     // An answer whose time has passed is never offered.
     expect(r.ready.offerFor(KEY, 'list')).toBeDefined();
-    r.ready.offerFor(KEY, 'list')?.(answer('already old'), Date.now() - 1);
+    r.ready.offerFor(KEY, 'list')?.(answer('already old'), Date.now() - 1, false);
     offer(r, { text: 'sentinel' }, 'sentinel');
     await untilGiven(r, { text: 'sentinel' }, 'sentinel');
     expect((await command(r.port)).body).toBe('');
@@ -177,16 +190,18 @@ describe('ready answers in the acknowledging thread', () => {
     expect(Object.keys(Object.assign({}, ...r.reported) as Record<string, number>)).toStrictEqual(['list']);
   });
 
-  it('tells a command that repeats from one asked once, until something changes', () => {
+  it('tells a command that repeats from one asked once, in any channel, until something changes', () => {
     const ready = new ReadyAnswers();
     expect(ready.askedBefore(KEY)).toBe(false);
     expect(ready.askedBefore(KEY)).toBe(true);
-    expect(ready.askedBefore({ ...KEY, channelId: 'C2' })).toBe(false);
+    // Counted across channels (whether an answer holds in every channel is known only later).
+    expect(ready.askedBefore({ ...KEY, channelId: 'C2' })).toBe(true);
+    expect(ready.askedBefore({ ...KEY, text: 'list tag:a' })).toBe(false);
     ready.outdate();
     expect(ready.askedBefore(KEY)).toBe(false);
     expect(ready.askedBefore(KEY)).toBe(true);
     // Bounded: thousands of one-off commands forget the others, and are forgotten in turn.
-    for (let i = 0; i < 5_000; i += 1) ready.askedBefore({ ...KEY, channelId: `C-${i}` });
+    for (let i = 0; i < 5_000; i += 1) ready.askedBefore({ ...KEY, text: `list tag:n=${i}` });
     expect(ready.askedBefore(KEY)).toBe(false);
   });
 

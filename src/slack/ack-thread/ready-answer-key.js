@@ -12,3 +12,10 @@
 export function readyAnswerKey(key) {
   return JSON.stringify([key.teamId, key.channelId, key.command, key.text]);
 }
+
+/**
+ * The channel of an answer that holds in every channel of the workspace (a `list` when no
+ * ORGANIZATIONS_FILE gives channels organizations or rules of their own). Slack's channel ids
+ * are never `*`.
+ */
+export const EVERY_CHANNEL = '*';

@@ -13,7 +13,7 @@
  * data that changed meanwhile is never given again. No message has to reach the thread first.
  */
 import { createHash } from 'node:crypto';
-import { readyAnswerKey } from './ready-answer-key.js';
+import { EVERY_CHANNEL, readyAnswerKey } from './ready-answer-key.js';
 
 export interface ReadyAnswerKey {
   teamId: string;
@@ -21,6 +21,12 @@ export interface ReadyAnswerKey {
   command: string;
   text: string;
 }
+
+/**
+ * Offers one command's answer: the acknowledgement's JSON, until when (epoch ms), and whether it
+ * holds in every channel of the workspace (else in the command's channel only).
+ */
+export type OfferAgain = (body: string, until: number, everyChannel: boolean) => void;
 
 /** What the thread keeps: the acknowledgement's JSON, its label for the metrics, and its limits. */
 export interface ReadyAnswerOffer {
@@ -64,8 +70,11 @@ export class ReadyAnswers {
    * channel's first `list`) would take from the ones a team repeats.
    */
   askedBefore(key: ReadyAnswerKey): boolean {
-    // A digest, not the key: a command's text is the person's, up to tens of kilobytes each.
-    const spelled = createHash('sha256').update(readyAnswerKey(key)).digest('base64');
+    // Counted across channels: whether an answer holds in one channel or in all is known only
+    // once the command has run. A digest, not the key: a command's text is the person's, up to
+    // tens of kilobytes each.
+    const anyChannel = readyAnswerKey({ ...key, channelId: EVERY_CHANNEL });
+    const spelled = createHash('sha256').update(anyChannel).digest('base64');
     const generation = this.generation();
     const before = this.asked.get(spelled) === generation;
     if (!before) {
@@ -82,13 +91,14 @@ export class ReadyAnswers {
    * A way for one command to offer its answer, bound to the generation of now: call it before
    * the command reads anything its answer shows.
    */
-  offerFor(key: ReadyAnswerKey, label: string): ((body: string, until: number) => void) | undefined {
+  offerFor(key: ReadyAnswerKey, label: string): OfferAgain | undefined {
     const deliver = this.deliver;
     if (!deliver) return undefined;
     const generation = this.generation();
-    return (body, until) => {
+    return (body, until, everyChannel) => {
       if (until <= Date.now() || generation !== this.generation()) return;
-      deliver({ key: readyAnswerKey(key), body, until, generation, label });
+      const spelled = readyAnswerKey(everyChannel ? { ...key, channelId: EVERY_CHANNEL } : key);
+      deliver({ key: spelled, body, until, generation, label });
     };
   }
 }

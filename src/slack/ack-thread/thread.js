@@ -17,7 +17,7 @@ import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
 import { URLSearchParams } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
-import { readyAnswerKey } from './ready-answer-key.js';
+import { EVERY_CHANNEL, readyAnswerKey } from './ready-answer-key.js';
 import { parseSlackBody } from './slack-body.js';
 import { signatureHeadersProblem, signatureMatches } from './slack-signature.js';
 
@@ -276,21 +276,27 @@ function forgetReadyAnswer(key, kept) {
  */
 function giveReadyAnswer(body, res, received) {
   if (ready.size === 0) return false;
-  const key = readyAnswerKey({
+  const command = {
     teamId: String(body.team_id ?? ''),
     channelId: String(body.channel_id ?? ''),
     command: String(body.command),
     text: String(body.text ?? ''),
-  });
-  const kept = ready.get(key);
+  };
+  const kept =
+    stillGood(readyAnswerKey(command)) ?? stillGood(readyAnswerKey({ ...command, channelId: EVERY_CHANNEL }));
   if (!kept) return false;
-  if (kept.generation !== Atomics.load(readyGeneration, 0) || Date.now() >= kept.until) {
-    forgetReadyAnswer(key, kept);
-    return false;
-  }
   res.writeHead(200, { 'content-type': 'application/json' }).end(kept.body);
   countReadyAnswer(kept.label, secondsSince(received));
   return true;
+}
+
+/** The ready answer kept under `key`, if it may still be given (an outdated one is dropped). */
+function stillGood(/** @type {string} */ key) {
+  const kept = ready.get(key);
+  if (!kept) return undefined;
+  if (kept.generation === Atomics.load(readyGeneration, 0) && Date.now() < kept.until) return kept;
+  forgetReadyAnswer(key, kept);
+  return undefined;
 }
 
 /** Ready answers given since the last report, told to the main thread at most once a second. */

@@ -2,7 +2,7 @@
 import type { BotServices } from '../../commands/context.js';
 import type { Command } from '../../core/command/parse.js';
 import type { Messenger } from '../../ports/index.js';
-import type { ReadyAnswerKey } from '../ack-thread/ready-answers.js';
+import type { OfferAgain, ReadyAnswerKey } from '../ack-thread/ready-answers.js';
 
 /** The bot's Home tab: drawn when someone opens it. */
 export interface HomeTab {
@@ -22,5 +22,5 @@ export interface ListenerDeps {
    * A way for one command to offer its answer to the acknowledging thread (ready-answers.ts),
    * bound to now; undefined where the thread takes none (Socket Mode).
    */
-  readyAnswerOffer?: (key: ReadyAnswerKey, command: Command) => ((body: string, until: number) => void) | undefined;
+  readyAnswerOffer?: (key: ReadyAnswerKey, command: Command) => OfferAgain | undefined;
 }

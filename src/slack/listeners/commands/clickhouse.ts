@@ -26,7 +26,10 @@ export function registerSlashCommand(app: App, deps: ListenerDeps): void {
         triggerId: command.trigger_id,
         reply: replyTo(command.response_url),
         ...(offer
-          ? { offerAgain: (message, until) => void (deps.accepting() && offer(responseBody(message), until)) }
+          ? {
+              offerAgain: (message, until, everyChannel = false) =>
+                void (deps.accepting() && offer(responseBody(message), until, everyChannel)),
+            }
           : {}),
       },
       deps.services,
