@@ -199,6 +199,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
         countPending: () => stores.changeStore.countPending(Date.now()),
         throttleQueue: () => organizations.clients().reduce((sum, client) => sum + client.throttleQueueLength, 0),
         cloudKeyState: () => cloudKey().state,
+        cloudKeyStates: () => cloudKeys(),
       })
     : undefined;
   const countRequest = metrics ? cloudObserver(metrics) : undefined;

@@ -29,6 +29,7 @@ export interface BotMetrics {
   readonly followOutcomes: Counter<'outcome'>;
   readonly pendingChangeRequests: Gauge;
   readonly cloudKey: Gauge<'state'>;
+  readonly cloudKeys: Gauge<'organization' | 'state'>;
   readonly auditQueued: Gauge<'sink'>;
   readonly auditDelivered: Counter<'sink'>;
   readonly auditFailed: Counter<'sink'>;
@@ -45,13 +46,15 @@ export interface MetricsOptions {
   throttleQueue?: () => number;
   /** Read at each scrape: whether ClickHouse Cloud accepts the API key. */
   cloudKeyState?: () => KeyState;
+  /** Read at each scrape: each organization's key (ORGANIZATIONS_FILE names them; few, fixed by the operator). */
+  cloudKeyStates?: () => Record<string, KeyState>;
 }
 
 export function createMetrics(options: MetricsOptions = {}): BotMetrics {
   const registry = new Registry();
   if (options.processDefaults !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const { countPending, throttleQueue, cloudKeyState } = options;
+  const { countPending, throttleQueue, cloudKeyState, cloudKeyStates } = options;
   return {
     registry,
     commands: new Counter({
@@ -172,6 +175,22 @@ export function createMetrics(options: MetricsOptions = {}): BotMetrics {
             collect(this: Gauge<'state'>) {
               const now = cloudKeyState();
               for (const state of KEY_STATES) this.set({ state }, state === now ? 1 : 0);
+            },
+          }
+        : {}),
+    }),
+    cloudKeys: new Gauge({
+      name: 'clickhouse_bot_cloud_keys',
+      help: "Each organization's API key (ORGANIZATIONS_FILE; `default` without it): 1 for its current state, 0 for the others",
+      labelNames: ['organization', 'state'],
+      registers,
+      ...(cloudKeyStates
+        ? {
+            collect(this: Gauge<'organization' | 'state'>) {
+              // An organization a reload removed leaves the series, not a stale 1.
+              this.reset();
+              for (const [organization, now] of Object.entries(cloudKeyStates()))
+                for (const state of KEY_STATES) this.set({ organization, state }, state === now ? 1 : 0);
             },
           }
         : {}),

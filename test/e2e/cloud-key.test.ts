@@ -79,6 +79,10 @@ describe('the keys of several organizations (ORGANIZATIONS_FILE)', () => {
       clickhouseKey: 'accepted',
       clickhouseKeys: { analytics: 'accepted', billing: 'refused' },
     });
+    const metrics = (await get(h, '/metrics')).text;
+    expect(metrics).toContain('clickhouse_bot_cloud_keys{organization="billing",state="refused"} 1');
+    expect(metrics).toContain('clickhouse_bot_cloud_keys{organization="billing",state="accepted"} 0');
+    expect(metrics).toContain('clickhouse_bot_cloud_keys{organization="analytics",state="accepted"} 1');
 
     // Every organization's key refused: not ready.
     h.simulator.faults.failNext(1, 401);

@@ -20,6 +20,7 @@ const NAMES = [
   'clickhouse_bot_follow_outcomes_total',
   'clickhouse_bot_pending_change_requests',
   'clickhouse_bot_cloud_key',
+  'clickhouse_bot_cloud_keys',
   'clickhouse_bot_audit_events_queued',
   'clickhouse_bot_audit_events_delivered_total',
   'clickhouse_bot_audit_events_failed_total',

@@ -46,7 +46,7 @@ describe('while Redis is down', () => {
 
     const lines = bot.output.join('').slice(before).split('\n').filter(Boolean);
     const complaints = lines.filter((line) => / (WARN|ERROR) /.test(line));
-    expect(complaints).toHaveLength(1);
+    expect(complaints, complaints.join('\n')).toHaveLength(1);
     expect(complaints[0]).toContain(`Redis at 127.0.0.1:${redis.port} is not answering`);
     expect(complaints[0]).toContain('leave REDIS_URL unset');
     expect(complaints[0]).toContain('once a minute');
