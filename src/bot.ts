@@ -383,7 +383,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const warnUnrevertable = () =>
     temporary
       .warnUnrevertable((organization) => organizations.has(organization))
-      .catch((error: unknown) => logger.warn(`checking the temporary changes' organizations: ${messageOf(error)}`));
+      // Quiet while the store is down, as every background loop: its outage is logged on its own.
+      .catch((error: unknown) => background.warn(`checking the temporary changes' organizations: ${messageOf(error)}`));
   void warnUnrevertable();
   // Scheduled changes whose time came (or came while every replica was down): as often as reverts.
   const scheduledTicks = startTicks(
