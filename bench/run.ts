@@ -35,6 +35,10 @@ const RATES = (process.env.BENCH_RATES ?? '50,200,500').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Each step runs this many times, alternating which target goes first; medians are reported. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The answers phase's kinds (list, approve), comma-separated; both by default. */
+const ANSWER_KINDS = (process.env.BENCH_ANSWER_KINDS ?? 'list,approve')
+  .split(',')
+  .filter((kind): kind is LoadStep['kind'] => ['list', 'list-new-channel', 'approve'].includes(kind));
 /** The acks phase's kinds of request (LoadStep['kind']), comma-separated; all by default. */
 const KINDS = (process.env.BENCH_KINDS ?? 'list,list-new-channel,approve')
   .split(',')
@@ -211,45 +215,57 @@ async function main(): Promise<void> {
 
 type Load = (target: Target, rate: number, kind: LoadStep['kind']) => Promise<MeasuredStep>;
 
-/** `list` commands at each rate, alternating the bot and a bare Bolt app that answers with respond(). */
+/**
+ * `list` commands and Approve clicks on a settled request (BENCH_ANSWER_KINDS) at each rate,
+ * alternating the bot and a bare Bolt app that answers each with respond().
+ */
 async function compareAnswers(bot: Target, answering: Target, load: Load): Promise<string[][]> {
   const rows: string[][] = [];
-  for (const rate of RATES) {
-    const bots: Latency[] = [];
-    const bares: Latency[] = [];
-    // CPU per request too: against a bare app that also answers, the same work is asked of both.
-    const cpu = { bot: [] as number[], bare: [] as number[] };
-    for (let round = 0; round < ROUNDS; round += 1) {
-      for (const target of round % 2 === 0 ? [answering, bot] : [bot, answering]) {
-        const cpuBefore = cpuMs(target.process);
-        const step = await load(target, rate, 'list');
-        const cpuPerRequest = (cpuMs(target.process) - cpuBefore) / step.sentAt.length;
-        (target === bot ? bots : bares).push(step.answers);
-        (target === bot ? cpu.bot : cpu.bare).push(cpuPerRequest);
-        process.stderr.write(
-          `answers @ ${rate}/s round ${round + 1} ${target.name}: p50 ${step.answers.p50.toFixed(1)} p99 ${step.answers.p99.toFixed(1)} ms, CPU ${cpuPerRequest.toFixed(2)} ms/request\n`,
-        );
-      }
-    }
-    const measured = medianLatency(bots);
-    const baseline = medianLatency(bares);
-    const [botCpu, bareCpu] = [median3(cpu.bot), median3(cpu.bare)];
-    rows.push([
-      `list @ ${rate}/s`,
-      ...fmt(measured).slice(0, 2),
-      ...fmt(baseline).slice(0, 2),
-      (measured.p99 / baseline.p99).toFixed(2),
-      `${botCpu.toFixed(2)} / ${bareCpu.toFixed(2)} (${(botCpu / bareCpu).toFixed(2)}×)`,
-      String(measured.errors + baseline.errors),
-    ]);
-  }
+  for (const kind of ANSWER_KINDS)
+    for (const rate of RATES) rows.push(await compareAnswersOf(kind, rate, bot, answering, load));
   return rows;
+}
+
+async function compareAnswersOf(
+  kind: LoadStep['kind'],
+  rate: number,
+  bot: Target,
+  answering: Target,
+  load: Load,
+): Promise<string[]> {
+  const bots: Latency[] = [];
+  const bares: Latency[] = [];
+  // CPU per request too: against a bare app that also answers, the same work is asked of both.
+  const cpu = { bot: [] as number[], bare: [] as number[] };
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const target of round % 2 === 0 ? [answering, bot] : [bot, answering]) {
+      const cpuBefore = cpuMs(target.process);
+      const step = await load(target, rate, kind);
+      const cpuPerRequest = (cpuMs(target.process) - cpuBefore) / step.sentAt.length;
+      (target === bot ? bots : bares).push(step.answers);
+      (target === bot ? cpu.bot : cpu.bare).push(cpuPerRequest);
+      process.stderr.write(
+        `answers ${kind} @ ${rate}/s round ${round + 1} ${target.name}: p50 ${step.answers.p50.toFixed(1)} p99 ${step.answers.p99.toFixed(1)} ms, CPU ${cpuPerRequest.toFixed(2)} ms/request\n`,
+      );
+    }
+  }
+  const measured = medianLatency(bots);
+  const baseline = medianLatency(bares);
+  const [botCpu, bareCpu] = [median3(cpu.bot), median3(cpu.bare)];
+  return [
+    `${kind} @ ${rate}/s`,
+    ...fmt(measured).slice(0, 2),
+    ...fmt(baseline).slice(0, 2),
+    (measured.p99 / baseline.p99).toFixed(2),
+    `${botCpu.toFixed(2)} / ${bareCpu.toFixed(2)} (${(botCpu / bareCpu).toFixed(2)}×)`,
+    String(measured.errors + baseline.errors),
+  ];
 }
 
 function printAnswers(rows: string[][]): void {
   printTable(
     [
-      'command → response_url answer',
+      'command or click → its answer',
       'bot p50',
       'bot p99',
       'bare respond() p50',
