@@ -511,8 +511,9 @@ export class RedisChangeStore implements ChangeStore {
     return (await this.redis.zrem(this.keys.reminders, id)) === 1;
   }
 
-  async postponeRevert(id: string, dueAt: number): Promise<void> {
-    await this.redis.eval(POSTPONE_REVERT, 2, this.keys.reverts, this.keys.revertsRetrying, id, Math.ceil(dueAt));
+  async postponeRevert(id: string, dueAt: number, now: number): Promise<void> {
+    const keys = [this.keys.reverts, this.keys.revertsRetrying];
+    await this.redis.eval(POSTPONE_REVERT, 2, ...keys, id, Math.ceil(dueAt), Math.floor(now));
   }
 
   async releaseClaim(key: string): Promise<void> {
@@ -746,14 +747,16 @@ function approvalResultFromReply(reply: unknown): ApprovalResult {
 }
 
 /**
- * Moves a scheduled revert to its retry and notes when it was due as planned: its score now, unless
- * the note already says this score is an earlier retry, whose planned time it keeps.
- * KEYS: reverts, reverts:retrying. ARGV: id, retry at (ms).
+ * Moves a scheduled revert to its retry and notes when it was due as planned: its score now (or
+ * the time it failed, if earlier: asked before its time), unless the note already says this score
+ * is an earlier retry, whose planned time it keeps.
+ * KEYS: reverts, reverts:retrying. ARGV: id, retry at (ms), now (ms).
  */
 const POSTPONE_REVERT = `
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not due then return 0 end
 local planned = due
+if tonumber(ARGV[3]) < tonumber(due) then planned = ARGV[3] end
 local note = redis.call('HGET', KEYS[2], ARGV[1])
 if note then
   local first, retry = string.match(note, '^(%d+):(%d+)$')
