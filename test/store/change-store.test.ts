@@ -34,7 +34,7 @@ describe('RedisChangeStore: reverts:retrying against a replica postponing meanwh
         const notes = await read(key);
         await sibling.postponeRevert(id, due + 5_000, due + 1);
         return notes;
-      }) as typeof connection.hgetall;
+      });
       await store.scheduledReverts();
       expect(await sibling.scheduledReverts()).toStrictEqual([{ id, dueAt: due + 5_000, overdueSince: due }]);
     } finally {
