@@ -122,7 +122,8 @@ function mineBlocks(mine: readonly ChangeRequest[]): Block[] {
   // Each open request on a line of its own, with Cancel while it can still be called off: the
   // requester need not find the channel's message for it.
   const openBlocks = open.slice(0, HOME_OPEN_SHOWN).map((r): Block => {
-    const label = CANCEL_LABEL[r.status];
+    // A break-glass review and a revert are not the requester's to call off (the flow refuses).
+    const label = r.reviewOf || r.revertOf ? undefined : CANCEL_LABEL[r.status];
     if (!label) return section(line(r));
     // Within a section's 3,000 characters (a form's many IP entries), its status kept whole.
     const status = ` · ${STATUS[r.status](r)}`;

@@ -101,6 +101,22 @@ describe('the Home tab', () => {
     }
   });
 
+  it('offers no Cancel on what the flow would refuse to cancel: a break-glass review, a revert filed for them', () => {
+    const view = homeView({
+      userId: 'U0BOB',
+      waiting: [],
+      mine: [
+        request('CR-1-B', { requesterId: 'U0BOB', reviewOf: 'CR-1' }),
+        request('CR-2-R', { requesterId: 'U0BOB', revertOf: 'CR-2' }),
+        request('CR-3', { requesterId: 'U0BOB', extendOf: 'CR-2' }),
+      ],
+      temporary: [],
+      now: NOW,
+    });
+    expect(buttons(view)).toStrictEqual([{ action_id: ACTION_CANCEL, value: 'CR-3' }]);
+    expect(allTexts(view.blocks)).toContain('CR-1-B');
+  });
+
   it('keeps hundreds of requests within 100 blocks, newest first, and says how many more', () => {
     const statuses: ChangeStatus[] = ['applied', 'failed', 'rejected', 'cancelled', 'expired'];
     const waiting = Array.from({ length: 300 }, (_, i) => request(`CR-W${i}`, { createdAt: NOW - 1_000_000 + i }));
