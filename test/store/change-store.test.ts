@@ -30,11 +30,11 @@ describe('RedisChangeStore: reverts:retrying against a replica postponing meanwh
       await connection.hset(keys.revertsRetrying, id, `${due - 600_000}:${due - 300_000}`);
       // Right after this replica read the notes, the other one fails the revert and postpones it.
       const read = connection.hgetall.bind(connection);
-      connection.hgetall = (async (key: string) => {
+      connection.hgetall = async (key: string) => {
         const notes = await read(key);
         await sibling.postponeRevert(id, due + 5_000, due + 1);
         return notes;
-      });
+      };
       await store.scheduledReverts();
       expect(await sibling.scheduledReverts()).toStrictEqual([{ id, dueAt: due + 5_000, overdueSince: due }]);
     } finally {
