@@ -113,7 +113,8 @@ export class GrantIo {
   }
 
   async postponeRevert(originalId: string, ms: number): Promise<void> {
-    await this.options.store.postponeRevert(originalId, this.options.now() + ms);
+    const now = this.options.now();
+    await this.options.store.postponeRevert(originalId, now + ms, now);
   }
 
   countMissingRecord(originalId: string): void {

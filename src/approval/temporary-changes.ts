@@ -77,7 +77,8 @@ export class TemporaryChanges implements TemporaryChangeService {
       this.options.logger.warn(
         `temporary change ${id}: its revert failed (${failures + 1} time(s)): ${messageOf(error)}; trying again in ${Math.round(retryInMs / 1000)} s`,
       );
-      await this.options.store.postponeRevert(id, this.options.now() + retryInMs).catch(() => undefined);
+      const now = this.options.now();
+      await this.options.store.postponeRevert(id, now + retryInMs, now).catch(() => undefined);
     }
   }
 

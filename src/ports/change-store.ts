@@ -147,11 +147,12 @@ export interface ChangeStore {
   /** When one grant's revert is scheduled, if it is (one lookup, not the whole schedule). */
   revertDueAt(id: string): Promise<number | undefined>;
   /**
-   * Moves a scheduled revert that could not be done to a retry at `dueAt` (one whose record is
-   * missing is looked at again later, never dropped), remembering when it was due as planned
-   * until it is scheduled anew or forgotten.
+   * Moves a scheduled revert that could not be done at `now` to a retry at `dueAt` (one whose
+   * record is missing is looked at again later, never dropped), remembering when it was due as
+   * planned until it is scheduled anew or forgotten: `now` instead when that is earlier (a Revert
+   * now clicked before its time that failed is overdue since then, not since a time to come).
    */
-  postponeRevert(id: string, dueAt: number): Promise<void>;
+  postponeRevert(id: string, dueAt: number, now: number): Promise<void>;
   /** Drops a temporary request's revert and reminder once its revert is settled. */
   forgetRevert(id: string): Promise<void>;
   /** Temporary requests whose reminder is due at `now`. */

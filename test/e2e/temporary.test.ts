@@ -142,6 +142,23 @@ describe('a temporary IP grant', () => {
     expect(await answerText(h, await h.command('temporary'))).toContain('No temporary change is active');
   });
 
+  it('is not called overdue when a Revert now clicked before its time fails (review: a future "overdue since")', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const { id } = await grant(h);
+    const planned = (await h.bot.changeStore.revertDueAt(id)) ?? 0;
+    h.simulator.faults.failNext(1, 500, { on: 'PATCH' });
+    const click = await h.click(ACTION_REVERT_NOW, id, USERS.requester);
+    expect(await answerText(h, click)).toContain('again');
+    await expect.poll(async () => (await h.bot.changeStore.get(`${id}-R`))?.status).toBe('failed');
+    // The retry (5 s) comes before the minute is up: the revert was asked early, it is not late.
+    await expect.poll(async () => (await h.bot.changeStore.scheduledReverts())[0]?.dueAt).toBeLessThan(planned);
+    const [scheduled] = await h.bot.changeStore.scheduledReverts();
+    expect(scheduled?.overdueSince ?? 0).toBeLessThanOrEqual(clock.now());
+    const listed = await answerText(h, await h.command('temporary'));
+    expect(listed).not.toContain(`<!date^${Math.floor(planned / 1000)}^`);
+  });
+
   it('is reverted by exactly one of two replicas', async () => {
     await withSharedBackends(async ({ clock, simulator, slack, keyPrefix }) => {
       const a = await harness({ clock: clock.now, simulator, slack, keyPrefix });

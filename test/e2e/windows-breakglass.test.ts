@@ -4,7 +4,7 @@
  * test needs (a Friday, a day in the year-end freeze) and moved forward instead of waiting.
  */
 import { describe, expect, it } from 'vitest';
-import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { ACTION_APPROVE, ACTION_CANCEL } from '../../src/core/render/change.js';
 import { BLOCK } from '../../src/core/render/modal.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { ACTION_EXTEND } from '../../src/core/render/temporary.js';
@@ -271,6 +271,30 @@ describe('break-glass', () => {
     const history = await answerText(h, await h.command('history orders-prod'));
     expect(history).toContain(`*BREAK-GLASS* applied without approval by <@${USERS.requester}> \`${id}\``);
     expect(history).toContain(`break-glass reviewed by <@${USERS.approver}> \`${reviewId}\``);
+  });
+
+  it('gives whoever broke the glass no Cancel for its review on their Home tab (the flow refuses it)', async () => {
+    const { h } = await botAt('2026-12-22T10:00:00Z');
+    const answer = await answerText(
+      h,
+      await h.command('breakglass ip add orders-prod 203.0.113.9 laptop for 1h because "INC-7"', USERS.requester),
+    );
+    const id = /CR-[0-9A-F]{10}/.exec(answer)?.[0] ?? '';
+    const reviewId = `${id}-B`;
+    await expect.poll(async () => (await h.bot.changeStore.get(reviewId))?.status).toBe('pending');
+    const after = h.slack.calls.length;
+    await h.event({ type: 'app_home_opened', user: USERS.requester, tab: 'home' });
+    const published = await h.slack.waitFor(
+      'views.publish',
+      (a) => a.user_id === USERS.requester && textOf(a.view).includes(reviewId),
+      { after },
+    );
+    type Button = { action_id?: string; value?: string };
+    const blocks = (published.args.view as { blocks: Array<{ accessory?: Button; elements?: Button[] }> }).blocks;
+    const cancels = blocks
+      .flatMap((b) => [...(b.accessory ? [b.accessory] : []), ...(b.elements ?? [])])
+      .filter((e) => e.action_id === ACTION_CANCEL);
+    expect(cancels.map((e) => e.value)).not.toContain(reviewId);
   });
 
   it('counts members of a listed user group', async () => {

@@ -650,12 +650,12 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       const at = Date.now();
       const original = await applied(store, { temporary: terms }, at);
       const due = at + 60_000;
-      await store.postponeRevert(original.id, due + 5_000);
+      await store.postponeRevert(original.id, due + 5_000, due);
       expect(await sibling.scheduledReverts()).toStrictEqual([
         { id: original.id, dueAt: due + 5_000, overdueSince: due },
       ]);
       // Failing again (on another replica): still overdue since the planned time, not the last try.
-      await sibling.postponeRevert(original.id, due + 20_000);
+      await sibling.postponeRevert(original.id, due + 20_000, due + 5_000);
       expect(await store.scheduledReverts()).toStrictEqual([
         { id: original.id, dueAt: due + 20_000, overdueSince: due },
       ]);
@@ -663,15 +663,31 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       // An extension applied schedules it anew: no longer overdue, and a later failure counts from it.
       await applied(store, { temporary: terms, extendOf: original.id, threadTs: '1.2' }, at + 70_000);
       expect(await store.scheduledReverts()).toStrictEqual([{ id: original.id, dueAt: at + 130_000 }]);
-      await store.postponeRevert(original.id, at + 131_000);
+      await store.postponeRevert(original.id, at + 131_000, at + 130_000);
       expect(await store.scheduledReverts()).toStrictEqual([
         { id: original.id, dueAt: at + 131_000, overdueSince: at + 130_000 },
       ]);
       await store.forgetRevert(original.id);
       expect(await store.scheduledReverts()).toStrictEqual([]);
       // A revert not scheduled (done, forgotten) is not scheduled by a late postponement either.
-      await sibling.postponeRevert(original.id, at + 200_000);
+      await sibling.postponeRevert(original.id, at + 200_000, at + 195_000);
       expect(await store.scheduledReverts()).toStrictEqual([]);
+    });
+
+    it('notes a revert asked before its time (Revert now) that failed as overdue since then, not since its planned time', async () => {
+      const { store, sibling } = openHarness();
+      const at = Date.now();
+      const original = await applied(store, { temporary: terms }, at);
+      const clicked = at + 10_000;
+      // Planned at + 60 s; clicked at + 10 s, failed, retried 5 s later.
+      await store.postponeRevert(original.id, clicked + 5_000, clicked);
+      expect(await sibling.scheduledReverts()).toStrictEqual([
+        { id: original.id, dueAt: clicked + 5_000, overdueSince: clicked },
+      ]);
+      await sibling.postponeRevert(original.id, clicked + 15_000, clicked + 5_000);
+      expect(await store.scheduledReverts()).toStrictEqual([
+        { id: original.id, dueAt: clicked + 15_000, overdueSince: clicked },
+      ]);
     });
 
     it('creates a revert only if absent, once among concurrent creators', async () => {

@@ -20,6 +20,7 @@ import {
   section,
   serviceRef,
   slackDate,
+  truncate,
   type Block,
   type View,
 } from './mrkdwn.js';
@@ -121,9 +122,13 @@ function mineBlocks(mine: readonly ChangeRequest[]): Block[] {
   // Each open request on a line of its own, with Cancel while it can still be called off: the
   // requester need not find the channel's message for it.
   const openBlocks = open.slice(0, HOME_OPEN_SHOWN).map((r): Block => {
-    const label = CANCEL_LABEL[r.status];
+    // A break-glass review and a revert are not the requester's to call off (the flow refuses).
+    const label = r.reviewOf || r.revertOf ? undefined : CANCEL_LABEL[r.status];
     if (!label) return section(line(r));
-    return { type: 'section', text: { type: 'mrkdwn', text: line(r) }, accessory: cancelButton(r.id, label) };
+    // Within a section's 3,000 characters (a form's many IP entries), its status kept whole.
+    const status = ` · ${STATUS[r.status](r)}`;
+    const text = `• ${truncate(requestLine(r), LIMITS.sectionText - 2 - status.length)}${status}`;
+    return { type: 'section', text: { type: 'mrkdwn', text }, accessory: cancelButton(r.id, label) };
   });
   const lines: string[] = [];
   const hiddenOpen = open.length - openBlocks.length;

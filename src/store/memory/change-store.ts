@@ -242,13 +242,15 @@ export class MemoryChangeStore implements ChangeStore {
     return answer(() => this.reminders.delete(id));
   }
 
-  postponeRevert(id: string, dueAt: number): Promise<void> {
+  postponeRevert(id: string, dueAt: number, now: number): Promise<void> {
     return answer(() => {
       const due = this.reverts.get(id);
       if (due === undefined) return;
       const note = this.retrying.get(id);
       const retryAt = Math.ceil(dueAt);
-      this.retrying.set(id, { planned: note?.retryAt === due ? note.planned : due, retryAt });
+      // Whole milliseconds, as the Redis store writes them.
+      const planned = note?.retryAt === due ? note.planned : Math.floor(Math.min(due, now));
+      this.retrying.set(id, { planned, retryAt });
       this.reverts.set(id, retryAt);
     });
   }

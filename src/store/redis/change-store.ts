@@ -469,9 +469,12 @@ export class RedisChangeStore implements ChangeStore {
       const overdueSince = retryingSince(retrying[id], dueAt);
       scheduled.push({ id, dueAt, ...(overdueSince === undefined ? {} : { overdueSince }) });
     }
-    // A retry note outlived by its revert (done, or scheduled anew by an extension) is dropped.
-    const stale = Object.keys(retrying).filter((id) => !scheduled.some((r) => r.id === id && r.overdueSince));
-    if (stale.length > 0) await this.redis.hdel(this.keys.revertsRetrying, ...stale);
+    // A retry note outlived by its revert (done, or scheduled anew by an extension) is dropped,
+    // unless another replica made it good since it was read (a retry postponed meanwhile).
+    const noted = new Set(scheduled.filter((r) => r.overdueSince !== undefined).map((r) => r.id));
+    const stale = Object.keys(retrying).filter((id) => !noted.has(id));
+    if (stale.length > 0)
+      await this.redis.eval(DROP_STALE_RETRY_NOTES, 2, this.keys.reverts, this.keys.revertsRetrying, ...stale);
     return scheduled;
   }
 
@@ -511,8 +514,9 @@ export class RedisChangeStore implements ChangeStore {
     return (await this.redis.zrem(this.keys.reminders, id)) === 1;
   }
 
-  async postponeRevert(id: string, dueAt: number): Promise<void> {
-    await this.redis.eval(POSTPONE_REVERT, 2, this.keys.reverts, this.keys.revertsRetrying, id, Math.ceil(dueAt));
+  async postponeRevert(id: string, dueAt: number, now: number): Promise<void> {
+    const keys = [this.keys.reverts, this.keys.revertsRetrying];
+    await this.redis.eval(POSTPONE_REVERT, 2, ...keys, id, Math.ceil(dueAt), Math.floor(now));
   }
 
   async releaseClaim(key: string): Promise<void> {
@@ -746,14 +750,16 @@ function approvalResultFromReply(reply: unknown): ApprovalResult {
 }
 
 /**
- * Moves a scheduled revert to its retry and notes when it was due as planned: its score now, unless
- * the note already says this score is an earlier retry, whose planned time it keeps.
- * KEYS: reverts, reverts:retrying. ARGV: id, retry at (ms).
+ * Moves a scheduled revert to its retry and notes when it was due as planned: its score now (or
+ * the time it failed, if earlier: asked before its time), unless the note already says this score
+ * is an earlier retry, whose planned time it keeps.
+ * KEYS: reverts, reverts:retrying. ARGV: id, retry at (ms), now (ms).
  */
 const POSTPONE_REVERT = `
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not due then return 0 end
 local planned = due
+if tonumber(ARGV[3]) < tonumber(due) then planned = ARGV[3] end
 local note = redis.call('HGET', KEYS[2], ARGV[1])
 if note then
   local first, retry = string.match(note, '^(%d+):(%d+)$')
@@ -762,6 +768,23 @@ end
 redis.call('ZADD', KEYS[1], 'XX', ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], string.format('%d', tonumber(planned)) .. ':' .. ARGV[2])
 return 1
+`;
+
+/**
+ * Drops the retry notes of these ids that do not match their revert's score (gone, or scheduled
+ * anew), as they are now: a note another replica wrote since they were read is kept.
+ * KEYS: reverts, reverts:retrying. ARGV: ids.
+ */
+const DROP_STALE_RETRY_NOTES = `
+for _, id in ipairs(ARGV) do
+  local note = redis.call('HGET', KEYS[2], id)
+  if note then
+    local due = redis.call('ZSCORE', KEYS[1], id)
+    local _, retry = string.match(note, '^(%d+):(%d+)$')
+    if not due or not retry or tonumber(retry) ~= tonumber(due) then redis.call('HDEL', KEYS[2], id) end
+  end
+end
+return 0
 `;
 
 /** When a revert was due as planned, if its retry note still matches its score. */

@@ -85,6 +85,38 @@ describe('the Home tab', () => {
     expect(allTexts(view.blocks)).toContain('[U+202E]');
   });
 
+  it("keeps an open request's line with Cancel within a section's 3,000 characters (many IP entries from the form)", () => {
+    const changes = Array.from({ length: 20 }, (_, i) => ({
+      field: 'ipAccessList' as const,
+      label: 'IP access',
+      before: 'absent',
+      after: `10.0.0.${i}/32 (${'d'.repeat(250)})`,
+    }));
+    const long = request('CR-LONG', { requesterId: 'U0BOB', plan: { ...pendingRequest().plan, changes } });
+    for (const status of ['pending', 'scheduled'] as const) {
+      const view = homeView({ userId: 'U0BOB', waiting: [], mine: [{ ...long, status }], temporary: [], now: NOW });
+      assertBlockKitLimits(view.blocks, { max: 100 });
+      expect(buttons(view)).toStrictEqual([{ action_id: ACTION_CANCEL, value: 'CR-LONG' }]);
+      expect(allTexts(view.blocks)).toContain(status === 'pending' ? 'waiting for approval' : 'approved,');
+    }
+  });
+
+  it('offers no Cancel on what the flow would refuse to cancel: a break-glass review, a revert filed for them', () => {
+    const view = homeView({
+      userId: 'U0BOB',
+      waiting: [],
+      mine: [
+        request('CR-1-B', { requesterId: 'U0BOB', reviewOf: 'CR-1' }),
+        request('CR-2-R', { requesterId: 'U0BOB', revertOf: 'CR-2' }),
+        request('CR-3', { requesterId: 'U0BOB', extendOf: 'CR-2' }),
+      ],
+      temporary: [],
+      now: NOW,
+    });
+    expect(buttons(view)).toStrictEqual([{ action_id: ACTION_CANCEL, value: 'CR-3' }]);
+    expect(allTexts(view.blocks)).toContain('CR-1-B');
+  });
+
   it('keeps hundreds of requests within 100 blocks, newest first, and says how many more', () => {
     const statuses: ChangeStatus[] = ['applied', 'failed', 'rejected', 'cancelled', 'expired'];
     const waiting = Array.from({ length: 300 }, (_, i) => request(`CR-W${i}`, { createdAt: NOW - 1_000_000 + i }));
