@@ -154,7 +154,7 @@ export class TemporaryChanges implements TemporaryChangeService {
       if (request?.channelId === channelId && request.status === 'applied')
         entries.push({ request, dueAt, ...(overdueSince === undefined ? {} : { overdueSince }) });
     }
-    return { text: `${entries.length} temporary changes`, blocks: temporaryListBlocks(entries) };
+    return { text: `${entries.length} temporary changes`, blocks: temporaryListBlocks(entries, this.options.now()) };
   }
 
   /**

@@ -64,7 +64,7 @@ export function homeView(input: HomeInput): View {
     divider(),
     ...mineBlocks(input.mine),
     divider(),
-    ...temporaryBlocks(input.temporary),
+    ...temporaryBlocks(input.temporary, input.now),
   ];
   return { type: 'home', blocks: blocks.slice(0, LIMITS.homeBlocks) };
 }
@@ -145,13 +145,13 @@ const CANCEL_LABEL: Partial<Record<ChangeStatus, string>> = {
   scheduled: 'Cancel before its time',
 };
 
-function temporaryBlocks(entries: HomeInput['temporary']): Block[] {
+function temporaryBlocks(entries: HomeInput['temporary'], now: number): Block[] {
   const title = header(`Your temporary changes (${entries.length})`);
   if (entries.length === 0) return [title, section('No temporary change of yours is active.')];
   const shown = [...entries].sort((a, b) => a.dueAt - b.dueAt).slice(0, HOME_TEMPORARY_SHOWN);
   const blocks: Block[] = [title];
   shown.forEach((entry, index) => {
-    blocks.push(section(`• ${requestLine(entry.request)} · ${revertTimeText(entry)}`), {
+    blocks.push(section(`• ${requestLine(entry.request)} · ${revertTimeText(entry, now)}`), {
       type: 'actions',
       block_id: `home_temporary_${index}`,
       elements: grantButtons(entry.request.id),

@@ -151,18 +151,23 @@ export interface TemporaryEntry {
   overdueSince?: number;
 }
 
-/** When a temporary change is reverted, or that its revert is overdue and when it is tried again. */
-export function revertTimeText({ dueAt, overdueSince }: Omit<TemporaryEntry, 'request'>): string {
-  if (overdueSince === undefined) return `reverted ${slackDate(dueAt)}`;
-  return `:warning: *revert overdue* since ${slackDate(overdueSince)}; the bot tries again ${slackDate(dueAt)}`;
+/**
+ * When a temporary change is reverted; that its revert is due and under way (its time passed, not
+ * yet done: a tick or a takeover away); or that it failed, since when, and when it is tried again.
+ */
+export function revertTimeText({ dueAt, overdueSince }: Omit<TemporaryEntry, 'request'>, now: number): string {
+  if (overdueSince !== undefined)
+    return `:warning: *revert overdue* since ${slackDate(overdueSince)}; the bot tries again ${slackDate(dueAt)}`;
+  if (dueAt <= now) return `:hourglass: revert due ${slackDate(dueAt)}, under way`;
+  return `reverted ${slackDate(dueAt)}`;
 }
 
 /** `temporary`: a channel's temporary changes and when each is reverted. */
-export function temporaryListBlocks(entries: TemporaryEntry[]): Block[] {
+export function temporaryListBlocks(entries: TemporaryEntry[], now: number): Block[] {
   if (entries.length === 0) return [section('No temporary change is active in this channel.')];
   const lines = entries.map(
     (entry) =>
-      `• ${code(entry.request.id)} ${serviceRef(entry.request.plan.serviceName, entry.request.plan.serviceId)} by ${mention(entry.request.requesterId)}: ${esc(entry.request.plan.changes.map((c) => c.after).join(', '))} · ${revertTimeText(entry)}`,
+      `• ${code(entry.request.id)} ${serviceRef(entry.request.plan.serviceName, entry.request.plan.serviceId)} by ${mention(entry.request.requesterId)}: ${esc(entry.request.plan.changes.map((c) => c.after).join(', '))} · ${revertTimeText(entry, now)}`,
   );
   // Each with its own Revert now while they fit one message (a block each); beyond, lines only.
   if (entries.length <= LIMITS.messageBlocks - 1)

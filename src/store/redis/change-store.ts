@@ -64,6 +64,10 @@ import {
   SET_POSTED_LUA,
   TAKE_OVER_COMMAND,
   TAKE_OVER_LUA,
+  POSTPONE_REVERT_COMMAND,
+  POSTPONE_REVERT_LUA,
+  DROP_STALE_RETRY_NOTES_COMMAND,
+  DROP_STALE_RETRY_NOTES_LUA,
   TRANSITION_COMMAND,
   TRANSITION_LUA,
   type ScriptCommand,
@@ -115,6 +119,8 @@ export class RedisChangeStore implements ChangeStore {
   private readonly confirmSendingScript: ScriptCommand;
   private readonly recordConfirmedScript: ScriptCommand;
   private readonly takeOverScript: ScriptCommand;
+  private readonly postponeRevertScript: ScriptCommand;
+  private readonly dropStaleRetryNotesScript: ScriptCommand;
   private outbox: AuditOutbox | undefined;
   /** When this process last renewed each audit stream's expiry. */
   private readonly streamExpiry: StreamExpiry;
@@ -138,6 +144,13 @@ export class RedisChangeStore implements ChangeStore {
     this.confirmSendingScript = defineScript(this.redis, CONFIRM_SENDING_COMMAND, 2, CONFIRM_SENDING_LUA);
     this.takeOverScript = defineScript(this.redis, TAKE_OVER_COMMAND, 2, TAKE_OVER_LUA);
     this.recordConfirmedScript = defineScript(this.redis, RECORD_CONFIRMED_COMMAND, 1, RECORD_CONFIRMED_LUA);
+    this.postponeRevertScript = defineScript(this.redis, POSTPONE_REVERT_COMMAND, 2, POSTPONE_REVERT_LUA);
+    this.dropStaleRetryNotesScript = defineScript(
+      this.redis,
+      DROP_STALE_RETRY_NOTES_COMMAND,
+      2,
+      DROP_STALE_RETRY_NOTES_LUA,
+    );
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
     return reportUnavailableAsStoreErrors(this);
   }
@@ -473,8 +486,7 @@ export class RedisChangeStore implements ChangeStore {
     // unless another replica made it good since it was read (a retry postponed meanwhile).
     const noted = new Set(scheduled.filter((r) => r.overdueSince !== undefined).map((r) => r.id));
     const stale = Object.keys(retrying).filter((id) => !noted.has(id));
-    if (stale.length > 0)
-      await this.redis.eval(DROP_STALE_RETRY_NOTES, 2, this.keys.reverts, this.keys.revertsRetrying, ...stale);
+    if (stale.length > 0) await this.dropStaleRetryNotesScript(this.keys.reverts, this.keys.revertsRetrying, ...stale);
     return scheduled;
   }
 
@@ -516,7 +528,7 @@ export class RedisChangeStore implements ChangeStore {
 
   async postponeRevert(id: string, dueAt: number, now: number): Promise<void> {
     const keys = [this.keys.reverts, this.keys.revertsRetrying];
-    await this.redis.eval(POSTPONE_REVERT, 2, ...keys, id, Math.ceil(dueAt), Math.floor(now));
+    await this.postponeRevertScript(...keys, id, Math.ceil(dueAt), Math.floor(now));
   }
 
   async releaseClaim(key: string): Promise<void> {
@@ -748,44 +760,6 @@ function approvalResultFromReply(reply: unknown): ApprovalResult {
     return { ok: false, reason, request };
   throw new StoredDataError(`approval reason ${reason}`);
 }
-
-/**
- * Moves a scheduled revert to its retry and notes when it was due as planned: its score now (or
- * the time it failed, if earlier: asked before its time), unless the note already says this score
- * is an earlier retry, whose planned time it keeps.
- * KEYS: reverts, reverts:retrying. ARGV: id, retry at (ms), now (ms).
- */
-const POSTPONE_REVERT = `
-local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not due then return 0 end
-local planned = due
-if tonumber(ARGV[3]) < tonumber(due) then planned = ARGV[3] end
-local note = redis.call('HGET', KEYS[2], ARGV[1])
-if note then
-  local first, retry = string.match(note, '^(%d+):(%d+)$')
-  if first and tonumber(retry) == tonumber(due) then planned = first end
-end
-redis.call('ZADD', KEYS[1], 'XX', ARGV[2], ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], string.format('%d', tonumber(planned)) .. ':' .. ARGV[2])
-return 1
-`;
-
-/**
- * Drops the retry notes of these ids that do not match their revert's score (gone, or scheduled
- * anew), as they are now: a note another replica wrote since they were read is kept.
- * KEYS: reverts, reverts:retrying. ARGV: ids.
- */
-const DROP_STALE_RETRY_NOTES = `
-for _, id in ipairs(ARGV) do
-  local note = redis.call('HGET', KEYS[2], id)
-  if note then
-    local due = redis.call('ZSCORE', KEYS[1], id)
-    local _, retry = string.match(note, '^(%d+):(%d+)$')
-    if not due or not retry or tonumber(retry) ~= tonumber(due) then redis.call('HDEL', KEYS[2], id) end
-  end
-end
-return 0
-`;
 
 /** When a revert was due as planned, if its retry note still matches its score. */
 function retryingSince(note: string | undefined, dueAt: number): number | undefined {

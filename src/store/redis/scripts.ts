@@ -31,6 +31,8 @@ export const LOCK_SERVICE_COMMAND = 'chbotLockService';
 export const CONFIRM_SENDING_COMMAND = 'chbotConfirmSending';
 export const RECORD_CONFIRMED_COMMAND = 'chbotRecordConfirmed';
 export const TAKE_OVER_COMMAND = 'chbotTakeOver';
+export const POSTPONE_REVERT_COMMAND = 'chbotPostponeRevert';
+export const DROP_STALE_RETRY_NOTES_COMMAND = 'chbotDropStaleRetryNotes';
 
 /**
  * Shared by the change scripts: the request as a table, leases and audit entries. Lease times are
@@ -611,4 +613,42 @@ end
 save(r)
 append_audit('approved', message)
 return reply('ok', complete)
+`;
+
+/**
+ * Moves a scheduled revert to its retry and notes when it was due as planned: its score now (or
+ * the time it failed, if earlier: asked before its time), unless the note already says this score
+ * is an earlier retry, whose planned time it keeps.
+ * KEYS: reverts, reverts:retrying. ARGV: id, retry at (ms), now (ms).
+ */
+export const POSTPONE_REVERT_LUA = `
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not due then return 0 end
+local planned = due
+if tonumber(ARGV[3]) < tonumber(due) then planned = ARGV[3] end
+local note = redis.call('HGET', KEYS[2], ARGV[1])
+if note then
+  local first, retry = string.match(note, '^(%d+):(%d+)$')
+  if first and tonumber(retry) == tonumber(due) then planned = first end
+end
+redis.call('ZADD', KEYS[1], 'XX', ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], string.format('%d', tonumber(planned)) .. ':' .. ARGV[2])
+return 1
+`;
+
+/**
+ * Drops the retry notes of these ids that do not match their revert's score (gone, or scheduled
+ * anew), as they are now: a note another replica wrote since they were read is kept.
+ * KEYS: reverts, reverts:retrying. ARGV: ids.
+ */
+export const DROP_STALE_RETRY_NOTES_LUA = `
+for _, id in ipairs(ARGV) do
+  local note = redis.call('HGET', KEYS[2], id)
+  if note then
+    local due = redis.call('ZSCORE', KEYS[1], id)
+    local _, retry = string.match(note, '^(%d+):(%d+)$')
+    if not due or not retry or tonumber(retry) ~= tonumber(due) then redis.call('HDEL', KEYS[2], id) end
+  end
+end
+return 0
 `;
