@@ -645,49 +645,42 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       expect(await store.dueReminders(at + 1_000_000, 10)).toStrictEqual([]);
     });
 
-    it('remembers when a revert that keeps failing was due, until it is scheduled anew or forgotten', async () => {
+    /** The one scheduled revert is `id`'s, tried next at `dueAt`, overdue since `overdueSince`. */
+    async function expectOverdue(reader: ChangeStore, id: string, dueAt: number, overdueSince: number) {
+      expect(await reader.scheduledReverts()).toStrictEqual([{ id, dueAt, overdueSince }]);
+    }
+
+    it.each([
+      ['at its time', 60_000],
+      ['when asked before its time (Revert now)', 10_000],
+    ])('notes a revert that fails %s as overdue since then, across replicas and retries', async (_, failsAfter) => {
       const { store, sibling } = openHarness();
       const at = Date.now();
       const original = await applied(store, { temporary: terms }, at);
-      const due = at + 60_000;
-      await store.postponeRevert(original.id, due + 5_000, due);
-      expect(await sibling.scheduledReverts()).toStrictEqual([
-        { id: original.id, dueAt: due + 5_000, overdueSince: due },
-      ]);
-      // Failing again (on another replica): still overdue since the planned time, not the last try.
-      await sibling.postponeRevert(original.id, due + 20_000, due + 5_000);
-      expect(await store.scheduledReverts()).toStrictEqual([
-        { id: original.id, dueAt: due + 20_000, overdueSince: due },
-      ]);
-      expect(await store.revertDueAt(original.id)).toBe(due + 20_000);
+      const failed = at + failsAfter;
+      await store.postponeRevert(original.id, failed + 5_000, failed);
+      await expectOverdue(sibling, original.id, failed + 5_000, failed);
+      // Failing again (on the other replica): still overdue since the first failure, not the last try.
+      await sibling.postponeRevert(original.id, failed + 20_000, failed + 5_000);
+      await expectOverdue(store, original.id, failed + 20_000, failed);
+      expect(await store.revertDueAt(original.id)).toBe(failed + 20_000);
+    });
+
+    it('forgets that a revert is overdue once it is scheduled anew or forgotten', async () => {
+      const { store, sibling } = openHarness();
+      const at = Date.now();
+      const original = await applied(store, { temporary: terms }, at);
+      await store.postponeRevert(original.id, at + 65_000, at + 60_000);
       // An extension applied schedules it anew: no longer overdue, and a later failure counts from it.
       await applied(store, { temporary: terms, extendOf: original.id, threadTs: '1.2' }, at + 70_000);
       expect(await store.scheduledReverts()).toStrictEqual([{ id: original.id, dueAt: at + 130_000 }]);
       await store.postponeRevert(original.id, at + 131_000, at + 130_000);
-      expect(await store.scheduledReverts()).toStrictEqual([
-        { id: original.id, dueAt: at + 131_000, overdueSince: at + 130_000 },
-      ]);
+      await expectOverdue(store, original.id, at + 131_000, at + 130_000);
       await store.forgetRevert(original.id);
       expect(await store.scheduledReverts()).toStrictEqual([]);
       // A revert not scheduled (done, forgotten) is not scheduled by a late postponement either.
       await sibling.postponeRevert(original.id, at + 200_000, at + 195_000);
       expect(await store.scheduledReverts()).toStrictEqual([]);
-    });
-
-    it('notes a revert asked before its time (Revert now) that failed as overdue since then, not since its planned time', async () => {
-      const { store, sibling } = openHarness();
-      const at = Date.now();
-      const original = await applied(store, { temporary: terms }, at);
-      const clicked = at + 10_000;
-      // Planned at + 60 s; clicked at + 10 s, failed, retried 5 s later.
-      await store.postponeRevert(original.id, clicked + 5_000, clicked);
-      expect(await sibling.scheduledReverts()).toStrictEqual([
-        { id: original.id, dueAt: clicked + 5_000, overdueSince: clicked },
-      ]);
-      await sibling.postponeRevert(original.id, clicked + 15_000, clicked + 5_000);
-      expect(await store.scheduledReverts()).toStrictEqual([
-        { id: original.id, dueAt: clicked + 15_000, overdueSince: clicked },
-      ]);
     });
 
     it('creates a revert only if absent, once among concurrent creators', async () => {
