@@ -179,6 +179,8 @@ describe('a bot stopped with SIGTERM', () => {
     const { bot, send } = await child({});
     const inFlight = await requestRename(send, 'events-staging', 'events-drained');
     const waiting = await requestRename(send, 'sandbox-dev', 'sandbox-not-now');
+    // `list` answered by the acknowledging thread itself (ready answers): draining must stop that too.
+    await expect.poll(async () => (await send.command('list')).body, { timeout: 10_000 }).not.toBe('');
 
     // The update takes 3 s to answer, so the approval is still running when SIGTERM arrives and
     // while the test sends new work.
