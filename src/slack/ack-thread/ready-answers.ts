@@ -1,9 +1,9 @@
 /**
  * Answers the acknowledging thread may give again by itself. A slash command whose answer the
  * main thread has just given, from data that stays the same for a while (`list` within the Cloud
- * API cache window), is offered to the thread; the same command typed in the same channel is then
- * answered in its acknowledgement, as Slack allows, without waking the main thread or posting to
- * the response_url. That is what a flood of `list` during an incident costs most: the hand-over and
+ * API cache window), is offered to the thread; the same command typed in the same channel (in any
+ * channel, when every channel sees the same list) is then answered in its acknowledgement, as
+ * Slack allows, without waking the main thread or posting to the response_url. That is what a flood of `list` during an incident costs most: the hand-over and
  * the second HTTP exchange, not the answer.
  *
  * An offer is good until its time, and only while nothing it was derived from has changed: a
