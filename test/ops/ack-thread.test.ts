@@ -13,6 +13,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { slackSignatureHeaders } from '../../src/playground/signing.js';
 import { AckThreadReceiver, BUSY_TEXT } from '../../src/slack/ack-thread/receiver.js';
+import { ReadyAnswers } from '../../src/slack/ack-thread/ready-answers.js';
 
 const SECRET = 'ack-thread-test-secret';
 const FORM = 'application/x-www-form-urlencoded';
@@ -32,7 +33,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
-async function start(register: (app: App) => void, maxPending?: number): Promise<Running> {
+async function start(register: (app: App) => void, maxPending?: number, readyAnswers?: ReadyAnswers): Promise<Running> {
   const logs: string[] = [];
   const logger = recordingLogger(logs);
   const routes = [
@@ -49,6 +50,7 @@ async function start(register: (app: App) => void, maxPending?: number): Promise
     logger,
     routes,
     ...(maxPending ? { maxPending } : {}),
+    ...(readyAnswers ? { readyAnswers } : {}),
   });
   // A fixed authorization: these tests need no Web API.
   const app = new App({
@@ -122,8 +124,9 @@ function sendFromAnotherThread(
   port: number,
   count: number,
   everyMs: number,
+  text: (i: number) => string = (i) => `help ${i}`,
 ): { blockUntilSent: () => void; results: Promise<Sent[]> } {
-  const bodies = Array.from({ length: count }, (_, i) => commandBody(`help ${i}`));
+  const bodies = Array.from({ length: count }, (_, i) => commandBody(text(i)));
   const requests = bodies.map((body) => ({
     body,
     headers: { 'content-type': FORM, ...slackSignatureHeaders(body, SECRET) },
@@ -197,6 +200,23 @@ describe('the acknowledging thread', () => {
     await expect.poll(() => handled.length).toBe(5);
     await expect.poll(async () => (await post(port, commandBody('after'))).body).toBe('');
     await expect.poll(() => handled).toContain('after');
+  });
+
+  it('answers a flood of the same list itself while the main thread is held, past the bound, once the list is ready', async () => {
+    const ready = new ReadyAnswers();
+    const { port } = await start((app) => app.command('/clickhouse', async ({ ack }) => ack()), 5, ready);
+    const list = JSON.stringify({ response_type: 'ephemeral', text: '12 ClickHouse Cloud services' });
+    ready.offerFor({ teamId: 'T1', channelId: 'C1', command: '/clickhouse', text: 'list' }, 'list')?.(
+      list,
+      Date.now() + 60_000,
+      false,
+    );
+    await expect.poll(async () => (await post(port, commandBody('list'))).body).toBe(list);
+    const sender = sendFromAnotherThread(port, 12, 0, () => 'list');
+    // The main thread takes nothing off the thread's hands meanwhile: nothing is handed over.
+    sender.blockUntilSent();
+    const results = await sender.results;
+    expect(results.map((r) => [r.status, r.body])).toEqual(Array(12).fill([200, list]));
   });
 
   it('answers a click past the bound privately, through its response_url', async () => {
