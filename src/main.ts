@@ -32,12 +32,15 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    // Stopping first: its first step refuses new work (the acknowledging thread's ready answers
+    // included), so whoever reads the line below finds the bot already draining.
+    const stopped = bot.stop();
     logger.info(`${signal} received: finishing approvals in flight, refusing new work`);
     setTimeout(() => {
       logger.error('shutdown took too long; exiting anyway');
       process.exit(1);
     }, EXIT_DEADLINE_MS).unref();
-    bot.stop().then(
+    stopped.then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error(`shutdown failed: ${messageOf(error)}`);
