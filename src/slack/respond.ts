@@ -29,7 +29,7 @@ export function replyTo(responseUrl: string, options: ResponseOptions = {}): Rep
 /**
  * An answer as Slack takes it, in a response_url post or in a slash command's acknowledgement.
  * Serialized once per blocks array and text: a cached list's blocks (commands/run.ts) are the same
- * array for every `list` within the cache window, and serializing them was a tenth of a command.
+ * array for every `list` within the cache window, so its answer is serialized once, not per command.
  */
 export function responseBody(message: Parameters<Reply>[0], options: ResponseOptions = {}): string {
   const serialize = () =>
