@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { connectRedis, type SentinelTarget } from '../../src/store/index.js';
-import { freePort, until } from '../support/local-processes.js';
+import { onFreePort, until } from '../support/local-processes.js';
 
 export { until };
 
@@ -159,37 +159,33 @@ export async function startLocalSentinel(sentinelCount = 3): Promise<LocalSentin
 
   try {
     const taken = new Set<number>();
-    const dataPorts: [number, number] = [await freePort(taken), await freePort(taken)];
-    const sentinelPorts: number[] = [];
-    for (let i = 0; i < sentinelCount; i++) sentinelPorts.push(await freePort(taken));
-    const [masterPort, replicaPort] = dataPorts;
+    const masterPort = await onFreePort(taken, (port) => dataNode(port));
+    const replicaPort = await onFreePort(taken, (port) => dataNode(port, masterPort));
+    const dataPorts: [number, number] = [masterPort, replicaPort];
 
-    await dataNode(masterPort);
-    await dataNode(replicaPort, masterPort);
-
-    const sentinels = await Promise.all(
-      sentinelPorts.map(async (port) => {
-        const file = join(dir, `sentinel-${port}.conf`);
-        await writeFile(
-          file,
-          [
-            `port ${port}`,
-            'bind 127.0.0.1',
-            `dir ${dir}`,
-            `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${masterPort} 1`,
-            `sentinel down-after-milliseconds ${MASTER_NAME} 1000`,
-            `sentinel failover-timeout ${MASTER_NAME} 3000`,
-            `sentinel auth-pass ${MASTER_NAME} ${PASSWORD}`,
-            '',
-          ].join('\n'),
-        );
-        const label = `sentinel-${port}`;
-        launch(label, [file, '--sentinel']);
-        const connection = admin(label, port);
-        await answering(label, connection);
-        return connection;
-      }),
+    const startSentinel = async (port: number): Promise<void> => {
+      const file = join(dir, `sentinel-${port}.conf`);
+      await writeFile(
+        file,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${masterPort} 1`,
+          `sentinel down-after-milliseconds ${MASTER_NAME} 1000`,
+          `sentinel failover-timeout ${MASTER_NAME} 3000`,
+          `sentinel auth-pass ${MASTER_NAME} ${PASSWORD}`,
+          '',
+        ].join('\n'),
+      );
+      const label = `sentinel-${port}`;
+      launch(label, [file, '--sentinel']);
+      await answering(label, admin(label, port));
+    };
+    const sentinelPorts = await Promise.all(
+      Array.from({ length: sentinelCount }, () => onFreePort(taken, startSentinel)),
     );
+    const sentinels = sentinelPorts.map((port) => admin(`sentinel-${port}`, port));
     // Ready when every Sentinel knows the replica (a failover candidate) and every other Sentinel
     // (a failover needs a majority of them to elect a leader); they meet through hello messages.
     await Promise.all(

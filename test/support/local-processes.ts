@@ -43,3 +43,20 @@ export async function until<T>(
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last.message}` : ''}`);
 }
+
+/**
+ * Starts something on a port found free, and on another if that one was taken meanwhile (the port
+ * is found free, then bound by the server a moment later: a bot or server of a parallel test file
+ * may bind it in between, as once in CI). Resolves with the port it started on.
+ */
+export async function onFreePort(taken: Set<number>, start: (port: number) => Promise<void>): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort(taken);
+    try {
+      await start(port);
+      return port;
+    } catch (error) {
+      if (attempt >= 3 || !/Address already in use/.test(String(error))) throw error;
+    }
+  }
+}
