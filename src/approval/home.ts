@@ -188,10 +188,9 @@ export class HomeTabs {
       askedBy.set(entry.actorId, ids);
     }
     const temporary: Snapshot['temporary'] = [];
-    for (const { id, dueAt, overdueSince } of reverts.slice(0, TEMPORARY_READ)) {
-      const request = await store.get(id);
-      if (request?.status === 'applied' && request.temporary)
-        temporary.push({ request, dueAt, ...(overdueSince === undefined ? {} : { overdueSince }) });
+    for (const revert of reverts.slice(0, TEMPORARY_READ)) {
+      const request = await store.get(revert.id);
+      if (request?.status === 'applied' && request.temporary) temporary.push({ ...revert, request });
     }
     return { open, askedBy, temporary, requests };
   }

@@ -149,10 +149,9 @@ export class TemporaryChanges implements TemporaryChangeService {
   /** `temporary`: this channel's active temporary changes, soonest revert first. */
   async list(channelId: string) {
     const entries: TemporaryEntry[] = [];
-    for (const { id, dueAt, overdueSince } of await this.options.store.scheduledReverts()) {
-      const request = await this.options.store.get(id);
-      if (request?.channelId === channelId && request.status === 'applied')
-        entries.push({ request, dueAt, ...(overdueSince === undefined ? {} : { overdueSince }) });
+    for (const revert of await this.options.store.scheduledReverts()) {
+      const request = await this.options.store.get(revert.id);
+      if (request?.channelId === channelId && request.status === 'applied') entries.push({ ...revert, request });
     }
     return { text: `${entries.length} temporary changes`, blocks: temporaryListBlocks(entries, this.options.now()) };
   }
