@@ -195,7 +195,8 @@ function scalingRefusal(record: ServiceRecordLike, body: ScalingBody, next: Base
   if (memorySent && record.tier === 'development') {
     return 'replica memory can only be changed for production services';
   }
-  if (typeof record['byocId'] === 'string' && memorySent) {
+  // The API means "not BYOC" by an empty byocId as by none.
+  if (typeof record['byocId'] === 'string' && record['byocId'].trim() !== '' && memorySent) {
     const size = [body.minReplicaMemoryGb, body.maxReplicaMemoryGb].find(
       (value) => value !== undefined && !BYOC_SIZES.includes(value),
     );

@@ -100,6 +100,20 @@ describe('scale', () => {
     expect(h.slack.callsOf('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'))).toHaveLength(0);
   });
 
+  it('treats an empty byocId as "not BYOC": a memory size only BYOC refuses is planned and applied', async () => {
+    const services = demoServices().map((service) =>
+      service.id === DEMO_IDS.ordersProd ? { ...service, byocId: '', dataWarehouseId: ' ' } : service,
+    );
+    const h = await harness({ services });
+    const { id, posted } = await requestChange(h, 'scale orders-prod memory 24');
+    expect(textOf(posted.args.blocks)).not.toContain('BYOC');
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await appliedMessage(h, id);
+    expect(h.simulator.service(DEMO_IDS.ordersProd)?.maxReplicaMemoryGb).toBe(24);
+    const show = await h.command('show orders-prod', USERS.requester);
+    expect(await answerText(h, show)).not.toMatch(/BYOC|warehouse/i);
+  });
+
   it("passes the API's 400 on as a sentence with its request id, and records nothing as applied", async () => {
     const h = await harness();
     const { id } = await requestChange(h, 'scale orders-prod memory 16-64');

@@ -12,6 +12,14 @@ import { z } from 'zod';
 /** An optional field that never fails the record: a wrong type or null reads as "absent". */
 export const lenient = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
 
+/**
+ * An id-like field: absent when missing, of another type, or blank. The API sends `""` where it
+ * means "none" at times (`"byocId": ""` on a service that is not BYOC), and a blank id must never
+ * make a service look BYOC, encrypted or part of a warehouse.
+ */
+const NonBlankString = z.string().refine((text) => text.trim() !== '');
+export const lenientId = lenient(NonBlankString);
+
 export const RELEASE_CHANNELS = ['slow', 'default', 'fast'] as const;
 export type ReleaseChannel = (typeof RELEASE_CHANNELS)[number];
 
@@ -80,18 +88,18 @@ export const ServiceRecordSchema = z.looseObject({
   idleTimeoutMinutes: lenient(z.number()),
   ipAccessList: lenientArray(AccessEntrySchema),
   createdAt: lenient(z.string()),
-  encryptionKey: lenient(z.string()),
-  encryptionAssumedRoleIdentifier: lenient(z.string()),
-  iamRole: lenient(z.string()),
-  privateEndpointIds: lenientArray(z.string()),
-  availablePrivateEndpointIds: lenientArray(z.string()),
-  dataWarehouseId: lenient(z.string()),
+  encryptionKey: lenientId,
+  encryptionAssumedRoleIdentifier: lenientId,
+  iamRole: lenientId,
+  privateEndpointIds: lenientArray(NonBlankString),
+  availablePrivateEndpointIds: lenientArray(NonBlankString),
+  dataWarehouseId: lenientId,
   isPrimary: lenient(z.boolean()),
   isReadonly: lenient(z.boolean()),
-  byocId: lenient(z.string()),
+  byocId: lenientId,
   hasTransparentDataEncryption: lenient(z.boolean()),
-  transparentDataEncryptionKeyId: lenient(z.string()),
-  encryptionRoleId: lenient(z.string()),
+  transparentDataEncryptionKeyId: lenientId,
+  encryptionRoleId: lenientId,
   tags: lenientArray(TagSchema),
 });
 export type ServiceRecord = z.infer<typeof ServiceRecordSchema>;
