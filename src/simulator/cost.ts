@@ -115,14 +115,14 @@ function rowsOfDay(
   const locked = dayStart + 2 * DAY_MS <= Date.parse(`${dayText(nowMs)}T00:00:00Z`);
   const warehouseSize = new Map<string, number>();
   for (const record of all) {
-    const warehouse = typeof record['dataWarehouseId'] === 'string' ? record['dataWarehouseId'] : record.id;
+    const warehouse = warehouseOf(record);
     warehouseSize.set(warehouse, (warehouseSize.get(warehouse) ?? 0) + 1);
   }
   const rows: UsageCostRow[] = [];
   const billedWarehouses = new Set<string>();
   for (const record of services) {
     if (typeof record['createdAt'] === 'string' && Date.parse(record['createdAt']) >= dayStart + DAY_MS) continue;
-    const warehouse = typeof record['dataWarehouseId'] === 'string' ? record['dataWarehouseId'] : record.id;
+    const warehouse = warehouseOf(record);
     const shared = (warehouseSize.get(warehouse) ?? 1) > 1;
     const storage = storageOf(warehouse, createdOf(all, warehouse, record), date) * (hoursInDay / 24);
     const metrics = emptyMetrics();
@@ -208,4 +208,10 @@ export function usageCost(
     costs.push(...rowsOfDay(services, all, dayText(at), nowMs));
   }
   return { ok: true, value: { grandTotalCHC: round(costs.reduce((a, c) => a + c.totalCHC, 0)), costs } };
+}
+
+/** A service's warehouse: its own id when it names none (a blank id is none, as the bot reads it). */
+function warehouseOf(record: ServiceRecordLike): string {
+  const id = record['dataWarehouseId'];
+  return typeof id === 'string' && id.trim() !== '' ? id : record.id;
 }
