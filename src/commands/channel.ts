@@ -23,6 +23,7 @@ export function servicesOfChannel(services: BotServices, channelId: string): Cha
     rules: scope.rules,
     services: {
       ...services,
+      channelRules: scope.rules,
       cloud: scope.directory,
       summaries: scope.summaries,
       changeRequests: guardedRequests(services.changeRequests, scope, tenants.several()),

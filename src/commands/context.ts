@@ -19,6 +19,7 @@ import type {
 
 export type { Modals } from '../ports/modals.js';
 import type { TimeZoneOf } from './time-zone.js';
+import type { ChannelRules } from '../core/organization/types.js';
 
 /** Everything command handlers use, wired once by the composition root. */
 export interface BotServices {
@@ -56,6 +57,8 @@ export interface BotServices {
   costsUnavailable?: string;
   /** Draws and shares the daily spend chart (cost/chart-poster.ts). */
   spendCharts: SpendCharts;
+  /** The channel's guardrails (ORGANIZATIONS_FILE), once the services are the channel's own. */
+  channelRules?: ChannelRules;
 }
 
 /** One slash command as the handlers see it, whatever carried it (HTTP or Socket Mode). */

@@ -13,7 +13,7 @@ import {
   READ_FAILED_TEXT,
   STORE_DOWN_TEXT,
 } from '../core/render/errors.js';
-import { helpBlocks, invalidBlocks, suggestionBlocks } from '../core/render/help.js';
+import { helpBlocks, invalidBlocks, suggestionBlocks, type HelpContext } from '../core/render/help.js';
 import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
@@ -76,6 +76,19 @@ function renderedList(list: ServiceList, filters: readonly string[]): Block[] {
   return blocks;
 }
 
+/** What help needs to offer only what works here: the channel's rules, break-glass, a schedule's id. */
+async function helpContext(inv: Invocation, s: BotServices): Promise<HelpContext> {
+  const policy = s.approvalRules.current();
+  // Help answers even with the store down: `schedule remove` then shows its usage alone.
+  const schedules = await s.scheduleStore.listSchedules(inv.channelId).catch(() => []);
+  const newest = schedules.at(-1);
+  return {
+    rules: s.channelRules ?? {},
+    breakGlass: (policy?.breakglass ?? []).length > 0,
+    ...(newest ? { scheduleId: newest.id } : {}),
+  };
+}
+
 /** The kinds whose runner may offer its answer again (Invocation.offerAgain): only `list`. */
 export const ANSWERS_GIVEN_AGAIN: ReadonlySet<CommandKind> = new Set<CommandKind>(['list']);
 
@@ -87,8 +100,12 @@ type Runner<K extends CommandKind> = (
 
 /** One runner per command kind: a kind without one is a type error, not a silent no-op. */
 const RUNNERS: { [K in CommandKind]: Runner<K> } = {
-  help: (_command, inv, s) => inv.reply({ text: 'ClickHouse Cloud bot commands', blocks: helpBlocks(s.slashCommand) }),
-  unknown: (command, inv, s) =>
+  help: async (_command, inv, s) =>
+    inv.reply({
+      text: 'ClickHouse Cloud bot commands',
+      blocks: helpBlocks(s.slashCommand, undefined, await helpContext(inv, s)),
+    }),
+  unknown: async (command, inv, s) =>
     command.suggestions
       ? inv.reply({
           text: `Unknown command ${esc(command.word)}; did you mean ${esc(command.suggestions.join(' or '))}?`,
@@ -99,6 +116,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
           blocks: helpBlocks(
             s.slashCommand,
             `:grey_question: ${code(command.word)} is not a command I know. Here is what I can do:`,
+            await helpContext(inv, s),
           ),
         }),
   invalid: (command, inv, s) =>

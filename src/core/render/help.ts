@@ -1,9 +1,28 @@
 /** Help and usage answers, built from the command catalogue so they never drift from the parser. */
 import { COMMAND_CATALOGUE, specOfName, type CommandName, type CommandSpec } from '../command/catalogue.js';
+import { parseCommand } from '../command/parse.js';
+import { commandAllowance } from '../organization/rules.js';
+import type { ChannelRules } from '../organization/types.js';
 import { code, context, esc, header, packLines, section, type Block } from './mrkdwn.js';
 
-export function helpBlocks(slashCommand: string, lead?: string): Block[] {
-  const lines = COMMAND_CATALOGUE.map((c) => helpLine(slashCommand, c));
+/**
+ * Where help is asked: it lists what works there, each example as written. Without it (an
+ * unknown word before the channel is known) every command is listed as the catalogue has it.
+ */
+export interface HelpContext {
+  /** The channel's guardrails: a command or example they refuse is not offered. */
+  rules: ChannelRules;
+  /** Whether the policy file names anyone who may break glass; without a list `breakglass` cannot work. */
+  breakGlass: boolean;
+  /** A schedule of this channel, so that `schedule remove`'s example names one that exists. */
+  scheduleId?: string;
+}
+
+export function helpBlocks(slashCommand: string, lead?: string, here?: HelpContext): Block[] {
+  const lines = COMMAND_CATALOGUE.flatMap((spec) => {
+    const line = helpLine(slashCommand, spec, here);
+    return line === undefined ? [] : [line];
+  });
   return [
     header('ClickHouse Cloud bot'),
     ...(lead ? [section(lead)] : []),
@@ -14,10 +33,29 @@ export function helpBlocks(slashCommand: string, lead?: string): Block[] {
   ];
 }
 
-/** A command's usage, what it does, and an example of each of its forms. */
-function helpLine(slashCommand: string, spec: CommandSpec): string {
-  const examples = [spec.example, ...(spec.more ?? [])].map((example) => code(`${slashCommand} ${example}`));
-  return `${code(`${slashCommand} ${spec.usage}`)}\n${esc(spec.summary)} _e.g._ ${examples.join(', ')}`;
+/**
+ * A command's usage, what it does, and an example of each of its forms that works here; nothing
+ * when none of its forms may run here (the channel's `allow` list, no break-glass list).
+ */
+function helpLine(slashCommand: string, spec: CommandSpec, here?: HelpContext): string | undefined {
+  const examples = here ? examplesHere(spec, here) : [spec.example, ...(spec.more ?? [])];
+  if (examples === undefined) return undefined;
+  const usage = `${code(`${slashCommand} ${spec.usage}`)}\n${esc(spec.summary)}`;
+  if (examples.length === 0) return usage;
+  return `${usage} _e.g._ ${examples.map((example) => code(`${slashCommand} ${example}`)).join(', ')}`;
+}
+
+/** The forms of a command that work here; undefined when the command itself does not. */
+function examplesHere(spec: CommandSpec, here: HelpContext): string[] | undefined {
+  if (spec.name === 'breakglass' && !here.breakGlass) return undefined;
+  if (spec.name === 'schedule remove') {
+    if (!commandAllowance(here.rules, parseCommand(spec.example)).allowed) return undefined;
+    return here.scheduleId === undefined ? [] : [`schedule remove ${here.scheduleId}`];
+  }
+  const allowed = [spec.example, ...(spec.more ?? [])].filter(
+    (example) => commandAllowance(here.rules, parseCommand(example)).allowed,
+  );
+  return allowed.length > 0 ? allowed : undefined;
 }
 
 export function invalidBlocks(slashCommand: string, message: string, usage: string): Block[] {
@@ -34,7 +72,7 @@ export function invalidBlocks(slashCommand: string, message: string, usage: stri
 export function suggestionBlocks(slashCommand: string, typed: string, suggestions: readonly CommandName[]): Block[] {
   const names = suggestions.map((name) => code(name));
   const question = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
-  const lines = suggestions.map((name) => helpLine(slashCommand, specOfName(name)));
+  const lines = suggestions.map((name) => helpLine(slashCommand, specOfName(name)) ?? '');
   return [
     section(`:grey_question: ${code(typed)} is not a command I know. Did you mean ${question ?? ''}?`),
     section(lines.join('\n')),
