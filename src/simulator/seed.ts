@@ -8,6 +8,7 @@
  * vertical one (orders-prod), an idle development service that idles after 15 minutes
  * (sandbox-dev) and stopped ones (orders-staging, ml-dev).
  */
+import type { BackupConfiguration } from './backups.js';
 import { currentScalingOf } from './capacity.js';
 import type { AccessEntryRecord, EndpointRecord, ServiceRecordLike, TagRecord } from './state.js';
 
@@ -413,3 +414,13 @@ export function syntheticServices(count: number, options: SyntheticOptions = {})
   });
   return structuredClone(records);
 }
+
+/**
+ * The demo's customised backup configurations (the others keep the default: daily, kept a day):
+ * orders-prod is backed up every 6 hours and kept 2 days, so its list shows a daily full with
+ * incrementals between; billing-prod at 02:30 UTC, kept a week.
+ */
+export const DEMO_BACKUP_CONFIGURATIONS: Readonly<Record<string, BackupConfiguration>> = {
+  [DEMO_IDS.ordersProd]: { backupPeriodInHours: 6, backupRetentionPeriodInHours: 48 },
+  [DEMO_IDS.billingProd]: { backupPeriodInHours: 24, backupRetentionPeriodInHours: 168, backupStartTime: '02:30' },
+};

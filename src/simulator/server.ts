@@ -13,6 +13,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { usageCost } from './cost.js';
 import {
+  backupsOf,
+  DEFAULT_BACKUP_CONFIGURATION,
+  patchBackupConfiguration,
+  type BackupConfiguration,
+  type BackupRecord,
+} from './backups.js';
+import { createService, deletionRefusal } from './create.js';
+import { DEMO_BACKUP_CONFIGURATIONS } from './seed.js';
+import {
   changedActivityTypes,
   changeServiceState,
   consoleUser,
@@ -25,7 +34,7 @@ import {
   type ServiceRecordLike,
 } from './state.js';
 
-export type SimulatedMethod = 'GET' | 'PATCH';
+export type SimulatedMethod = 'GET' | 'PATCH' | 'POST' | 'DELETE';
 
 export interface SimulatorOptions {
   keyId: string;
@@ -43,6 +52,8 @@ export interface SimulatorOptions {
    * at once. DEFAULT_TRANSITION_MS unless given.
    */
   transitionMs?: number;
+  /** Backup configurations by service id (the demo's unless given); the default (daily, kept a day) for the others. */
+  backupConfigurations?: Record<string, BackupConfiguration>;
 }
 
 /** Who changeInConsole says made a change when the caller does not name anyone. */
@@ -284,16 +295,22 @@ type Route =
   | { kind: 'usageCost'; orgId: string }
   | { kind: 'service'; orgId: string; serviceId: string }
   | { kind: 'replicaScaling'; orgId: string; serviceId: string }
-  | { kind: 'state'; orgId: string; serviceId: string };
+  | { kind: 'state'; orgId: string; serviceId: string }
+  | { kind: 'backups'; orgId: string; serviceId: string }
+  | { kind: 'backup'; orgId: string; serviceId: string; backupId: string }
+  | { kind: 'backupConfiguration'; orgId: string; serviceId: string };
 
 /** The methods each route answers. */
 const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
-  list: ['GET'],
+  list: ['GET', 'POST'],
   activities: ['GET'],
   usageCost: ['GET'],
-  service: ['GET', 'PATCH'],
+  service: ['GET', 'PATCH', 'DELETE'],
   replicaScaling: ['PATCH'],
   state: ['PATCH'],
+  backups: ['GET'],
+  backup: ['GET'],
+  backupConfiguration: ['GET', 'PATCH'],
 };
 
 function decodeSegment(segment: string | undefined): string | undefined {
@@ -307,13 +324,20 @@ function decodeSegment(segment: string | undefined): string | undefined {
 
 /**
  * /v1/organizations/{orgId}/services, /v1/organizations/{orgId}/activities,
- * /v1/organizations/{orgId}/services/{serviceId} and its /replicaScaling and /state.
+ * /v1/organizations/{orgId}/services/{serviceId} and its /replicaScaling, /state, /backups,
+ * /backups/{backupId} and /backupConfiguration.
  */
 function matchRoute(pathname: string): Route | undefined {
-  const [root, version, organizations, rawOrgId, collection, rawServiceId, action, ...rest] = pathname.split('/');
+  const [root, version, organizations, rawOrgId, collection, rawServiceId, action, item, ...rest] = pathname.split('/');
   const shapeOk = root === '' && version === 'v1' && organizations === 'organizations';
   const orgId = decodeSegment(rawOrgId);
   if (!shapeOk || orgId === undefined || rest.length > 0) return undefined;
+  if (item !== undefined) {
+    const serviceId = decodeSegment(rawServiceId);
+    const backupId = decodeSegment(item);
+    const isBackup = collection === 'services' && action === 'backups';
+    return isBackup && serviceId && backupId ? { kind: 'backup', orgId, serviceId, backupId } : undefined;
+  }
   if (collection === 'activities') return rawServiceId === undefined ? { kind: 'activities', orgId } : undefined;
   if (collection === 'usageCost') return rawServiceId === undefined ? { kind: 'usageCost', orgId } : undefined;
   if (collection !== 'services') return undefined;
@@ -321,7 +345,8 @@ function matchRoute(pathname: string): Route | undefined {
   const serviceId = decodeSegment(rawServiceId);
   if (serviceId === undefined) return undefined;
   if (action === undefined) return { kind: 'service', orgId, serviceId };
-  if (action === 'replicaScaling' || action === 'state') return { kind: action, orgId, serviceId };
+  if (action === 'replicaScaling' || action === 'state' || action === 'backups' || action === 'backupConfiguration')
+    return { kind: action, orgId, serviceId };
   return undefined;
 }
 
@@ -351,6 +376,12 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   readonly requests: RecordedRequest[] = [];
   /** The key's role may not read the activity log: GET …/activities answers 403, as the real API would. */
   activitiesForbidden = false;
+  /** The organization is on the BASIC package: a backup configuration cannot be customised (403). */
+  basicPackage = false;
+  /** Each service's backup configuration, where it differs from the default. */
+  private readonly backupConfigs = new Map<string, BackupConfiguration>();
+  /** When the simulator started: services stopped before it took their last backup 3 days before. */
+  private readonly startedAt: number;
   private readonly credentials: Credentials;
   private readonly state: OrganizationState;
   private readonly limiter = new SlidingWindowLimiter();
@@ -371,6 +402,9 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     super();
     this.credentials = { keyId: options.keyId, keySecret: options.keySecret };
     this.now = options.now ?? Date.now;
+    this.startedAt = this.now();
+    for (const [id, configuration] of Object.entries(options.backupConfigurations ?? DEMO_BACKUP_CONFIGURATIONS))
+      this.backupConfigs.set(id, { ...configuration });
     this.state = new OrganizationState(
       options.orgId,
       options.services ?? [],
@@ -424,6 +458,36 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     const after = this.state.get(id);
     if (before === undefined || after === undefined) return;
     for (const type of changedActivityTypes(before, after)) this.recordActivity(id, type, by);
+  }
+
+  /** A service's backups as GET …/backups serves them, newest first. */
+  backups(serviceId: string): BackupRecord[] {
+    this.state.settle(this.now());
+    const record = this.state.get(serviceId);
+    if (record === undefined) return [];
+    const created = typeof record['createdAt'] === 'string' ? Date.parse(record['createdAt']) : undefined;
+    return backupsOf(serviceId, this.backupConfiguration(serviceId), this.now(), {
+      ...(created !== undefined && !Number.isNaN(created) ? { createdAt: created } : {}),
+      ...(record.state === 'stopped' ? { takenUntil: this.stoppedSince(serviceId) } : {}),
+    });
+  }
+
+  backupConfiguration(serviceId: string): BackupConfiguration {
+    return { ...(this.backupConfigs.get(serviceId) ?? DEFAULT_BACKUP_CONFIGURATION) };
+  }
+
+  /** Changes a backup configuration as the console would, bypassing the API. */
+  changeBackupConfigurationInConsole(serviceId: string, configuration: BackupConfiguration): void {
+    this.backupConfigs.set(serviceId, { ...configuration });
+  }
+
+  /** When the service stopped: its last stop in the activity log, else three days before the simulator started. */
+  private stoppedSince(serviceId: string): number {
+    const stops = this.state
+      .activities()
+      .filter((activity) => activity.serviceId === serviceId && activity.type === 'service_stop');
+    const last = stops.at(-1);
+    return last === undefined ? this.startedAt - 3 * 24 * 3_600_000 : Date.parse(last.createdAt);
   }
 
   addService(record: ServiceRecordLike): void {
@@ -558,13 +622,14 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     const actor: Actor = { type: 'api', id: credentials.keyId };
     switch (route.kind) {
       case 'list':
-        return this.listServices(url.searchParams);
+        return method === 'POST' ? this.createService(incoming.rawBody, actor) : this.listServices(url.searchParams);
       case 'activities':
         if (this.activitiesForbidden) return failure(403, 'the API key is not allowed to read activities');
         return this.listActivities(url.searchParams);
       case 'usageCost':
         return this.usageCost(url.searchParams);
       case 'service':
+        if (method === 'DELETE') return this.deleteService(route.serviceId, actor);
         return method === 'GET'
           ? this.getService(route.serviceId)
           : this.patchWith(updateService, route.serviceId, incoming.rawBody, actor);
@@ -572,6 +637,16 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
         return this.patchWith(scaleService, route.serviceId, incoming.rawBody, actor);
       case 'state':
         return this.patchWith(changeServiceState, route.serviceId, incoming.rawBody, actor);
+      case 'backups':
+        return this.withService(route.serviceId, () => success(this.backups(route.serviceId)));
+      case 'backup':
+        return this.withService(route.serviceId, () => this.getBackup(route.serviceId, route.backupId));
+      case 'backupConfiguration':
+        return this.withService(route.serviceId, () =>
+          method === 'GET'
+            ? success(this.backupConfiguration(route.serviceId))
+            : this.patchBackupConfiguration(route.serviceId, incoming.rawBody),
+        );
     }
   }
 
@@ -586,6 +661,59 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   private rateLimit(keyId: string): number | undefined {
     const policy = this.faults.enforceRateLimit;
     return policy === undefined ? undefined : this.limiter.admit(keyId, policy, this.now());
+  }
+
+  private withService(serviceId: string, answer: () => Reply): Reply {
+    return this.state.get(serviceId) === undefined ? failure(404, serviceNotFound(serviceId)) : answer();
+  }
+
+  private getBackup(serviceId: string, backupId: string): Reply {
+    const backup = this.backups(serviceId).find((candidate) => candidate.id === backupId);
+    return backup === undefined ? failure(404, `backup ${backupId} not found`) : success(backup);
+  }
+
+  private patchBackupConfiguration(serviceId: string, rawBody: string): Reply {
+    if (this.basicPackage) return failure(403, 'Cannot use customized backup schedule in BASIC pricing package');
+    const body = parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const outcome = patchBackupConfiguration(this.backupConfiguration(serviceId), body.value);
+    if (!outcome.ok) return failure(400, outcome.message);
+    this.backupConfigs.set(serviceId, outcome.value);
+    return success(outcome.value);
+  }
+
+  /** POST …/services: a new service, or one restored from a backup; the answer carries its password once. */
+  private createService(rawBody: string, actor: Actor): Reply {
+    const body = parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const backupId = (body.value as { backupId?: unknown } | null)?.backupId;
+    const source = typeof backupId === 'string' ? this.findBackup(backupId) : undefined;
+    const missing = typeof backupId === 'string' && source === undefined ? backupId : undefined;
+    const created = createService(body.value, source, this.now(), missing);
+    if (!created.ok) return failure(400, created.message);
+    this.state.put(created.value.service);
+    this.state.beginTransition(created.value.service.id, 'provisioning', 'running', this.now());
+    this.state.recordActivity(created.value.service.id, 'service_create', actor, this.now());
+    return success({ service: this.state.get(created.value.service.id), password: created.value.password });
+  }
+
+  /** DELETE …/services/{id}: only a stopped service; it is gone after the transition delay. */
+  private deleteService(serviceId: string, actor: Actor): Reply {
+    const record = this.state.get(serviceId);
+    if (record === undefined) return failure(404, serviceNotFound(serviceId));
+    const refused = deletionRefusal(record);
+    if (refused !== undefined) return failure(400, refused);
+    this.state.beginTransition(serviceId, 'terminating', null, this.now());
+    this.state.recordActivity(serviceId, 'service_delete', actor, this.now());
+    return { status: 200, body: { status: 200, requestId: randomUUID() } };
+  }
+
+  private findBackup(backupId: string): { status: string; service: ServiceRecordLike } | undefined {
+    for (const service of this.state.list()) {
+      const backup = this.backups(service.id).find((candidate) => candidate.id === backupId);
+      if (backup !== undefined) return { status: backup.status, service };
+    }
+    return undefined;
   }
 
   private listServices(query: URLSearchParams): Reply {

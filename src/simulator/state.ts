@@ -56,7 +56,8 @@ export interface ActivityRecord {
 const ACTIVITIES_KEPT = 10_000;
 
 interface PendingTransition {
-  to: string;
+  /** The state it settles in; null: the service is gone (a delete). */
+  to: string | null;
   at: number;
 }
 
@@ -85,16 +86,18 @@ export class OrganizationState {
       if (pending.at > now) continue;
       this.transitions.delete(id);
       const record = this.byId.get(id);
-      if (record !== undefined) record.state = pending.to;
+      if (pending.to === null) this.byId.delete(id);
+      else if (record !== undefined) record.state = pending.to;
     }
   }
 
-  /** Puts the service in `through` now, and in `to` once the transition delay has passed. */
-  beginTransition(id: string, through: string, to: string, now: number): void {
+  /** Puts the service in `through` now, and in `to` (null: gone) once the transition delay has passed. */
+  beginTransition(id: string, through: string, to: string | null, now: number): void {
     const record = this.byId.get(id);
     if (record === undefined) return;
     if (this.transitionMs <= 0) {
-      record.state = to;
+      if (to === null) this.byId.delete(id);
+      else record.state = to;
       this.transitions.delete(id);
       return;
     }

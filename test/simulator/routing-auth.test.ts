@@ -79,7 +79,8 @@ describe('routes', () => {
 
   it('answers 404 with the envelope for paths outside the simulated operations', async () => {
     expectError(await call(sim, 'GET', '/v1/organizations'), 404, 'NOT_FOUND');
-    expectError(await call(sim, 'GET', `${listPath()}/${DEMO_IDS.ordersProd}/backups`), 404, 'NOT_FOUND');
+    expectError(await call(sim, 'GET', `${listPath()}/${DEMO_IDS.ordersProd}/backupBucket`), 404, 'NOT_FOUND');
+    expectError(await call(sim, 'GET', `${listPath()}/${DEMO_IDS.ordersProd}/backups/x/y`), 404, 'NOT_FOUND');
     expectError(await call(sim, 'PATCH', `${listPath()}/${DEMO_IDS.ordersProd}/scaling`), 404, 'NOT_FOUND');
     expectError(await call(sim, 'GET', '/'), 404, 'NOT_FOUND');
   });
@@ -93,10 +94,10 @@ describe('routes', () => {
   });
 
   it('answers 405 and names the allowed method when the method is wrong', async () => {
-    const posted = await call(sim, 'POST', listPath(), { body: { name: 'new' } });
+    const posted = await call(sim, 'POST', `${servicePath(DEMO_IDS.ordersProd)}/backups`, { body: {} });
     expectError(posted, 405, 'METHOD_NOT_ALLOWED');
     expect(posted.headers.get('allow')).toBe('GET');
-    const deleted = await call(sim, 'DELETE', servicePath(DEMO_IDS.ordersProd));
+    const deleted = await call(sim, 'DELETE', `${servicePath(DEMO_IDS.ordersProd)}/backupConfiguration`);
     expectError(deleted, 405, 'METHOD_NOT_ALLOWED');
     expect(deleted.headers.get('allow')).toBe('GET, PATCH');
     expect(sim.services()).toHaveLength(12);
