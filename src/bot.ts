@@ -4,6 +4,9 @@
  * listeners, start. main.ts calls it for production; tests call it with their own config (fake
  * Slack, simulator, real Redis) so they run the very same wiring.
  */
+import { secretsKeyBytes } from './store/secret-cipher.js';
+import { SecretDelivery } from './secrets/delivery.js';
+import type { SecretVault } from './ports/secret-vault.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ApprovalFlow } from './approval/approval-flow.js';
@@ -128,6 +131,8 @@ export interface BotOverrides {
   scheduleStore?: ScheduleStore;
   /** Use this cost store (usage cost days, alert claims) instead of the one the config names. */
   costStore?: CostDayStore;
+  /** Secrets waiting to be revealed (tests give each bot its own Redis key prefix). */
+  secretVault?: SecretVault;
   /** Spacing of posts to one channel (Slack allows about one a second). */
   channelPostIntervalMs?: number;
   /** Posts a quiet channel takes at once before the spacing applies. */
@@ -185,6 +190,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     config.slack.appToken,
     config.metrics.enabled ? config.metrics.token : undefined,
     config.auditExport.webhookSecret,
+    config.secretsKey,
   );
 
   // First: a bad policy file stops the bot before it opens any connection (a bad ORGANIZATIONS_FILE
@@ -280,6 +286,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     scheduleStore: overrides.scheduleStore,
     costStore: overrides.costStore,
     auditRetentionDays: config.auditRetentionDays,
+    secretsKey: config.secretsKey === undefined ? undefined : secretsKeyBytes(config.secretsKey),
+    secretVault: overrides.secretVault,
   });
   // Loops that run on their own stay quiet while the store is down: its outage is logged once a minute.
   const background = quietWhile(logger, () => stores.down());
@@ -731,6 +739,7 @@ function buildServices(
     messenger,
     costs,
     spendCharts,
+    secrets: new SecretDelivery({ vault: stores.secretVault, messenger, logger, now: overrides.clock ?? Date.now }),
   };
   const costAlerts = config.costAlerts
     ? new CostAlerts({

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { parseAuditSinks, type AuditSinkSpec } from './core/audit/export.js';
 import { isTimeZone } from './core/schedule/cron.js';
 import { DURATION_FORMS, readSpokenDuration } from './core/command/duration.js';
+import { secretsKeyBytes } from './store/secret-cipher.js';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -245,6 +246,10 @@ const EnvSchema = z.object({
   AUDIT_WEBHOOK_SECRET: optionalText.refine((v) => v === undefined || (v.length >= 16 && !/\s/.test(v)), {
     error: 'must be at least 16 characters without spaces (e.g. the output of `openssl rand -hex 32`), or unset',
   }),
+  SECRETS_KEY: optionalText.refine((v) => v === undefined || secretsKeyBytes(v) !== undefined, {
+    error:
+      'must be 32 random bytes as 64 hex characters (e.g. the output of `openssl rand -hex 32`) or as base64, or unset',
+  }),
   AUDIT_FILE_MAX_BYTES: integer(100 * 1024 * 1024, 1024, 2 ** 40),
   AUDIT_FILE_KEEP: integer(5, 0, 100),
   AUDIT_OUTBOX_MAX: integer(100_000, 10, 10_000_000),
@@ -406,6 +411,11 @@ export interface Config {
     fileKeep: number;
     outboxMax: number;
   };
+  /**
+   * SECRETS_KEY as written: seals secrets waiting to be revealed (a restored service's password) in
+   * Redis with AES-256-GCM. Without it they stay in this process's memory only.
+   */
+  secretsKey: string | undefined;
   /** COST_ALERTS: the channel that hears of services whose daily spend jumped; undefined: off. */
   costAlerts: { channelId: string; aboveChc: number | undefined; factor: number } | undefined;
   logLevel: LogLevel;
@@ -479,6 +489,7 @@ function toConfig(env: Env): Config {
     scheduling: { graceMs: env.SCHEDULED_GRACE, channelTimeZones: env.CHANNEL_TIMEZONES },
     schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_SECONDS, maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL },
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
+    secretsKey: env.SECRETS_KEY,
     auditExport: {
       sinks: env.AUDIT_SINKS,
       webhookSecret: env.AUDIT_WEBHOOK_SECRET,

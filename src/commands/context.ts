@@ -20,6 +20,7 @@ import type {
 export type { Modals } from '../ports/modals.js';
 import type { TimeZoneOf } from './time-zone.js';
 import type { ChannelRules } from '../core/organization/types.js';
+import type { SecretDeliveryService } from '../ports/secret-vault.js';
 
 /** Everything command handlers use, wired once by the composition root. */
 export interface BotServices {
@@ -57,6 +58,8 @@ export interface BotServices {
   costsUnavailable?: string;
   /** Draws and shares the daily spend chart (cost/chart-poster.ts). */
   spendCharts: SpendCharts;
+  /** Hands secrets (a restored service's password) to one person through Reveal. */
+  secrets: SecretDeliveryService;
   /** The channel's guardrails (ORGANIZATIONS_FILE), once the services are the channel's own. */
   channelRules?: ChannelRules;
 }

@@ -30,3 +30,13 @@ export interface SecretVault {
 
 /** How long the vault remembers that a secret was revealed or expired, to say so on a later click. */
 export const SECRET_REMEMBERED_MS = 24 * 3_600_000;
+
+/** What a Reveal click leads to: the secret's view, or a sentence saying why not. */
+export type RevealAnswer = { kind: 'show'; label: string; value: string } | { kind: 'refuse'; text: string };
+
+/** The middle layer's delivery of secrets to one person: a DM with Reveal, and the click's answer. */
+export interface SecretDeliveryService {
+  /** Keeps the secret for 15 minutes and DMs its owner the Reveal button; false when the DM failed. */
+  deliver(secret: SecretToKeep): Promise<{ delivered: boolean; expiresAt: number }>;
+  reveal(secretId: string, userId: string): Promise<RevealAnswer>;
+}

@@ -14,6 +14,10 @@ import { RedisChangeStore } from './redis/change-store.js';
 import { closeQuietly, type RedisConnection } from './redis/connection.js';
 import { openRedis, type RedisSettings } from './redis/open.js';
 import { RedisScheduleStore } from './redis/schedule-store.js';
+import { RedisSecretVault } from './redis/secret-vault.js';
+import { MemorySecretVault } from './memory/secret-vault.js';
+import { SecretCipher } from './secret-cipher.js';
+import type { SecretVault } from '../ports/secret-vault.js';
 
 export interface OpenStoresOptions {
   redis: RedisSettings;
@@ -24,6 +28,9 @@ export interface OpenStoresOptions {
   costStore?: CostDayStore | undefined;
   /** AUDIT_RETENTION_DAYS. */
   auditRetentionDays?: number;
+  /** SECRETS_KEY's bytes: secrets are sealed with it in Redis; without it they stay in memory. */
+  secretsKey?: Buffer | undefined;
+  secretVault?: SecretVault | undefined;
 }
 
 export interface Stores {
@@ -31,6 +38,8 @@ export interface Stores {
   scheduleStore: ScheduleStore;
   /** Usage cost days read so far and cost alert claims (shared by replicas over Redis). */
   costStore: CostDayStore;
+  /** Secrets waiting to be revealed by one person (sealed in Redis with SECRETS_KEY, else in memory). */
+  secretVault: SecretVault;
   /** A sentence for a store that does not answer at start (where, and how to run without it); other errors as they are. */
   explainStartFailure(error: unknown): unknown;
   /**
@@ -48,9 +57,17 @@ export function openStores({
   scheduleStore,
   costStore,
   auditRetentionDays,
+  secretsKey,
+  secretVault,
 }: OpenStoresOptions): Stores {
   const audit = auditRetentionDays === undefined ? {} : { auditRetentionDays };
-  if (changeStore && scheduleStore) return storesOf(changeStore, scheduleStore, costStore ?? new MemoryCostStore());
+  if (!secretVault && !secretsKey)
+    logger.warn(
+      "SECRETS_KEY is not set: secrets waiting to be revealed (a restored service's password) stay in this process's memory only, and are lost if it stops. Set SECRETS_KEY (`openssl rand -hex 32`) to keep them encrypted in Redis.",
+    );
+  const memoryVault = () => secretVault ?? new MemorySecretVault();
+  if (changeStore && scheduleStore)
+    return storesOf(changeStore, scheduleStore, costStore ?? new MemoryCostStore(), memoryVault());
   const opened = openRedis(settings, logger);
   if (!opened) {
     logger.warn(
@@ -60,6 +77,7 @@ export function openStores({
       changeStore ?? new MemoryChangeStore(audit),
       scheduleStore ?? new MemoryScheduleStore(),
       costStore ?? new MemoryCostStore(),
+      memoryVault(),
     );
   }
   const { redis, target, outage } = opened;
@@ -67,6 +85,7 @@ export function openStores({
     changeStore ?? new RedisChangeStore(redis, audit),
     scheduleStore ?? new RedisScheduleStore(redis),
     costStore ?? new RedisCostStore(redis),
+    secretVault ?? (secretsKey ? new RedisSecretVault(redis, new SecretCipher(secretsKey)) : new MemorySecretVault()),
     redis,
   );
   return {
@@ -86,17 +105,20 @@ function storesOf(
   changeStore: ChangeStore,
   scheduleStore: ScheduleStore,
   costStore: CostDayStore,
+  secretVault: SecretVault,
   shared?: RedisConnection,
 ): Stores {
   return {
     changeStore,
     scheduleStore,
     costStore,
+    secretVault,
     explainStartFailure: (error) => error,
     down: () => false,
     async close() {
       await changeStore.close();
       await scheduleStore.close();
+      await secretVault.close();
       if (shared) await closeQuietly(shared);
     },
   };

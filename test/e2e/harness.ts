@@ -22,6 +22,8 @@ import type { ChangeStore, ScheduleStore } from '../../src/ports/index.js';
 import { isUserId } from '../../src/core/policy/progress.js';
 import { connectRedis, RedisChangeStore, RedisScheduleStore } from '../../src/store/index.js';
 import { RedisCostStore } from '../../src/store/redis/cost-store.js';
+import { RedisSecretVault } from '../../src/store/redis/secret-vault.js';
+import { SecretCipher, secretsKeyBytes } from '../../src/store/secret-cipher.js';
 import { FakeSlack } from './fake-slack.js';
 import type { Envelope, SocketModeServer } from '../support/socket-mode-server.js';
 
@@ -191,6 +193,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   shared?.on('error', (error: Error) => logs.push(`redis connection: ${error.message}`));
   // The cost store borrows a connection: the shared one, or one of its own closed at stop.
   const ownCostRedis = shared === undefined && !options.storesFromConfig ? connectRedis(REDIS_URL) : undefined;
+  const secretsKey = options.env?.['SECRETS_KEY'] ? secretsKeyBytes(options.env['SECRETS_KEY']) : undefined;
   const wrapScheduleStore = options.wrapScheduleStore ?? ((schedules: ScheduleStore) => schedules);
   const stores = options.storesFromConfig
     ? {}
@@ -201,6 +204,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         }) as ChangeStore,
         scheduleStore: wrapScheduleStore(new RedisScheduleStore(shared ?? REDIS_URL, { keyPrefix })),
         costStore: new RedisCostStore(shared ?? ownCostRedis ?? connectRedis(REDIS_URL), { keyPrefix }),
+        // With SECRETS_KEY, secrets are sealed in Redis under this bot's prefix, as production keeps them.
+        ...(secretsKey
+          ? {
+              secretVault: new RedisSecretVault(
+                shared ?? ownCostRedis ?? connectRedis(REDIS_URL),
+                new SecretCipher(secretsKey),
+                { keyPrefix },
+              ),
+            }
+          : {}),
       };
   const bot = await startBot(config, {
     logger,

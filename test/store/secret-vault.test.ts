@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SecretVault } from '../../src/ports/secret-vault.js';
-import { SecretCipher, secretsKeyBytes } from '../../src/secrets/cipher.js';
+import { SecretCipher, secretsKeyBytes } from '../../src/store/secret-cipher.js';
 import { MemorySecretVault } from '../../src/store/memory/secret-vault.js';
 import { RedisSecretVault } from '../../src/store/redis/secret-vault.js';
 import { REDIS_URL, deleteKeysWithPrefix, keysWithPrefix, randomKeyPrefix } from '../support/redis.js';

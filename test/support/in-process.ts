@@ -3,6 +3,8 @@
  * simulator's organization in process and a recording messenger: no Redis, no HTTP, no Slack.
  * Commands go through the real parser and runner; clicks through ApprovalFlow.decide.
  */
+import { SecretDelivery } from '../../src/secrets/delivery.js';
+import { MemorySecretVault } from '../../src/store/memory/secret-vault.js';
 import { TemporaryChanges } from '../../src/approval/temporary-changes.js';
 import { ApprovalFlow } from '../../src/approval/approval-flow.js';
 import { ApproverPolicy } from '../../src/approval/approvers.js';
@@ -120,6 +122,7 @@ export function inProcess(options: InProcessOptions = {}) {
   });
   const services: BotServices = {
     cloud: directory,
+    secrets: new SecretDelivery({ vault: new MemorySecretVault(), messenger, logger, now: clock.now }),
     changeStore,
     changeRequests: flow,
     temporary,

@@ -5,6 +5,7 @@
 import type { App } from '@slack/bolt';
 import { decisionButtons, type ActionArgs } from './actions/decision.js';
 import { temporaryButtons } from './actions/temporary.js';
+import { revealButtons } from './actions/reveal.js';
 import { registerSlashCommand } from './commands/clickhouse.js';
 import type { ListenerDeps } from './deps.js';
 import { registerHomeOpened } from './events/home-opened.js';
@@ -15,7 +16,7 @@ import { registerRejectSubmission } from './views/reject-reason.js';
 export function registerListeners(app: App, deps: ListenerDeps): void {
   app.use(refuseWhileDraining(deps));
   registerSlashCommand(app, deps);
-  registerButtons(app, { ...decisionButtons(deps), ...temporaryButtons(deps) });
+  registerButtons(app, { ...decisionButtons(deps), ...temporaryButtons(deps), ...revealButtons(deps) });
   registerEditSubmission(app, deps);
   registerRejectSubmission(app, deps);
   registerHomeOpened(app, deps);

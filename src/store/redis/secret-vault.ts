@@ -9,7 +9,7 @@ import type { RedisConnection } from './connection.js';
 import { reportUnavailableAsStoreErrors } from './errors.js';
 import { DEFAULT_KEY_PREFIX } from './keys.js';
 import { newSecretId } from '../memory/secret-vault.js';
-import type { SecretCipher } from '../../secrets/cipher.js';
+import type { SecretCipher } from '../secret-cipher.js';
 import {
   SECRET_REMEMBERED_MS,
   type RevealOutcome,
