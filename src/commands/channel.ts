@@ -17,7 +17,7 @@ export function servicesOfChannel(services: BotServices, channelId: string): Cha
   const { tenants } = services;
   if (!tenants) return { ok: true, services, rules: {} };
   const scope = tenants.scope(channelId);
-  if (!scope) return { ok: false, text: unboundChannelText(channelId, tenants.bound()) };
+  if (!scope) return { ok: false, text: unboundChannelText(channelId) };
   return {
     ok: true,
     rules: scope.rules,
