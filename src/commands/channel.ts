@@ -57,7 +57,7 @@ function guardedRequests(inner: ChangeRequestService, scope: ChannelScope, sever
     decide: (decision, id, userId, details) => inner.decide(decision, id, userId, details),
     ...(inner.mayReject
       ? {
-          mayReject: (id: string, userId: string, origin?: ClickOrigin) =>
+          mayReject: (id: string, userId: string, origin: ClickOrigin) =>
             inner.mayReject?.(id, userId, origin) ?? Promise.resolve(false),
         }
       : {}),

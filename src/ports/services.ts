@@ -60,26 +60,26 @@ export interface ChangeRequestService {
   /**
    * `details.reason`: a rejection's reason, as its rejecter typed it in the Reject form;
    * `details.origin`: where the click came from (a click outside the request's channel is judged
-   * by what its author could see and decide there).
+   * by what its author could see and decide there). Required: every caller is a click.
    */
   decide(
     decision: Decision,
     id: string,
     userId: string,
-    details?: { reason?: string; origin?: ClickOrigin },
+    details: { reason?: string; origin: ClickOrigin },
   ): Promise<DecisionReply>;
   /** Whether this person's Reject would count now: asked before the Reject form is opened for them. */
-  mayReject?(id: string, userId: string, origin?: ClickOrigin): Promise<boolean>;
+  mayReject?(id: string, userId: string, origin: ClickOrigin): Promise<boolean>;
 }
 
 /** Temporary changes and Undo (approval/temporary-changes.ts). */
 export interface TemporaryChangeService {
   /** A channel's active temporary changes and when each is reverted. */
   list(channelId: string): Promise<Message>;
-  /** `origin`: where the click came from, as for a decision. */
-  revertNow(originalId: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply>;
-  extend(originalId: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply>;
-  undo(requestId: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply>;
+  /** `origin`: where the click (or the form it opened) came from, as for a decision. */
+  revertNow(originalId: string, userId: string, origin: ClickOrigin): Promise<DecisionReply>;
+  extend(originalId: string, userId: string, origin: ClickOrigin): Promise<DecisionReply>;
+  undo(requestId: string, userId: string, origin: ClickOrigin): Promise<DecisionReply>;
 }
 
 export interface SummaryTarget {
