@@ -102,9 +102,9 @@ export function notEligibleText(
  * could not see it there: nothing of the request nor of its channel (it may be private).
  */
 export function outsiderText(slackCode?: string): string {
-  const lead =
-    ':no_entry: You cannot act on this request: it belongs to a channel you are not in, and no rule names you as one of its approvers. Ask someone in that channel, or ask to be added to it.';
-  return slackCode ? `${lead} ${channelUnreadableText(slackCode)}` : lead;
+  if (slackCode === undefined)
+    return ':no_entry: You cannot act on this request: it belongs to a channel you are not in, and no rule names you as one of its approvers. Ask someone in that channel, or ask to be added to it.';
+  return `:no_entry: You cannot act on this request from here: no rule names you as one of its approvers, and the bot could not check whether you are in its channel. If you are, use the buttons in the channel itself. ${channelUnreadableText(slackCode)}`;
 }
 
 /** Slack would not list a channel's members: who runs the bot learns what to fix (the channel is not named). */
