@@ -128,6 +128,7 @@ const silentMessenger: Messenger = {
   ephemeral: () => Promise.resolve(),
   dm: () => Promise.resolve(),
   groupMembers: () => Promise.resolve([]),
+  channelMembers: () => Promise.resolve([]),
   publishHome: () => Promise.resolve(),
   userTimeZone: () => Promise.resolve(undefined),
   uploadFile: () => Promise.resolve(),

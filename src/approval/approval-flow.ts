@@ -57,6 +57,7 @@ import type {
   ChangeObserver,
   ChangeRequestService,
   ChangeStore,
+  ClickOrigin,
   Decision,
   DecisionReply,
   Log,
@@ -134,6 +135,8 @@ interface Run {
   telling?: Promise<void>;
   /** When this run asked the store for the lease it holds (monotonic ms), before the answer came. */
   claimAskedAt?: number;
+  /** Where the click this run answers came from (the policy judges a click from elsewhere). */
+  origin?: ClickOrigin;
 }
 
 export class ApprovalFlow implements ChangeRequestService {
@@ -345,7 +348,12 @@ export class ApprovalFlow implements ChangeRequestService {
     return posted.id;
   }
 
-  decide(decision: Decision, id: string, userId: string, details: { reason?: string } = {}): Promise<DecisionReply> {
+  decide(
+    decision: Decision,
+    id: string,
+    userId: string,
+    details: { reason?: string; origin?: ClickOrigin } = {},
+  ): Promise<DecisionReply> {
     return this.track(
       (async () => {
         const request = await this.options.store.get(id);
@@ -353,6 +361,7 @@ export class ApprovalFlow implements ChangeRequestService {
         const run = await this.run(
           { request, work: { phase: 'idle' } },
           { type: 'clicked', decision, userId, ...reason },
+          details.origin,
         );
         return replyOf(run);
       })(),
@@ -360,10 +369,10 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** Whether this person may reject the request now (a pending request, and the rules let them). */
-  async mayReject(id: string, userId: string): Promise<boolean> {
+  async mayReject(id: string, userId: string, origin?: ClickOrigin): Promise<boolean> {
     const request = await this.options.store.get(id);
     if (request?.status !== 'pending') return false;
-    return (await this.options.policy.check('reject', userId, request)).allowed;
+    return (await this.options.policy.check('reject', userId, request, origin)).allowed;
   }
 
   /**
@@ -422,13 +431,13 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** Revert now, Extend or Undo, clicked on an applied request. */
-  grantClicked(action: GrantAction, id: string, userId: string): Promise<DecisionReply> {
+  grantClicked(action: GrantAction, id: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply> {
     return this.track(
       (async () => {
         const grant = await this.options.store.get(id);
         const dueAt = action === 'extend' ? await this.grants.revertDueAt(id) : undefined;
         const event: FlowEvent = { type: 'grant-clicked', action, userId, ...(dueAt === undefined ? {} : { dueAt }) };
-        return replyOf(await this.run({ request: grant, work: { phase: 'idle' } }, event));
+        return replyOf(await this.run({ request: grant, work: { phase: 'idle' } }, event, origin));
       })(),
     );
   }
@@ -489,8 +498,8 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** Feeds the step one event, performs its effects in order, and feeds back what they answer. */
-  private async run(state: FlowState, first: FlowEvent): Promise<Run> {
-    const run: Run = { state, recorded: false };
+  private async run(state: FlowState, first: FlowEvent, origin?: ClickOrigin): Promise<Run> {
+    const run: Run = { state, recorded: false, ...(origin ? { origin } : {}) };
     let event: FlowEvent | undefined = first;
     try {
       while (event) {
@@ -552,7 +561,7 @@ export class ApprovalFlow implements ChangeRequestService {
       case 'check-policy':
         return {
           type: 'policy-answered',
-          verdict: await this.options.policy.check(effect.decision, effect.userId, request),
+          verdict: await this.options.policy.check(effect.decision, effect.userId, request, run.origin),
         };
       case 'add-approval':
         run.claimAskedAt = performance.now();
@@ -632,7 +641,10 @@ export class ApprovalFlow implements ChangeRequestService {
     if (!grant) return undefined;
     switch (effect.type) {
       case 'check-may-act':
-        return { type: 'may-act-answered', verdict: await this.options.policy.mayAct(effect.userId, grant) };
+        return {
+          type: 'may-act-answered',
+          verdict: await this.options.policy.mayAct(effect.userId, grant, run.origin),
+        };
       case 'read-revert':
         return { type: 'revert-read', latest: await io.latestRevert(grant.id) };
       case 'read-for-revert':

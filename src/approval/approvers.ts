@@ -3,38 +3,75 @@
  * POLICY_FILE rules that matched when it was made, or the default: one approval from APPROVERS);
  * approvers are user ids (U...) and user group ids (S...). Groups are resolved through Slack and
  * cached, since membership changes rarely and a click must be answered fast.
+ *
+ * A click in the request's channel is from one of its members: Slack shows the buttons to them
+ * only. A click from anywhere else (the Home tab, a DM) counts only as far as the person could
+ * see and decide the request in its channel: as its requester, a named approver (user or group)
+ * of a rule that applies, or a member of that channel (conversations.members, read afresh for a
+ * click, cached for the Home tab) where a rule allows anyone in it. Anyone else is refused
+ * without a word about the request or its channel.
  */
 import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
 import { defaultRequirement, evaluatePolicy } from '../core/policy/evaluate.js';
 import { requestFacts } from '../core/policy/facts.js';
 import { withEscalation } from '../core/policy/nudges.js';
-import { groupsOf, isEligible, isGroupId, judgeApproval, mayReject } from '../core/policy/progress.js';
+import {
+  approvalChannelOf,
+  decidingChannelOf,
+  groupsOf,
+  isEligible,
+  isGroupId,
+  judgeApproval,
+  mayReject,
+  type ApprovalClick,
+} from '../core/policy/progress.js';
 import type { Policy, PolicyDefaults, Requirement } from '../core/policy/types.js';
 import { breakGlassMaxMs, isListed, reviewRequirement, type BreakGlassTerms } from '../core/policy/breakglass.js';
 import { approverLabel } from '../core/render/people.js';
-import { notEligibleText, requirementsOf, stillNeededText } from '../core/render/policy.js';
+import {
+  channelUnreadableText,
+  notEligibleText,
+  outsiderText,
+  requirementsOf,
+  stillNeededText,
+} from '../core/render/policy.js';
 import type { ServiceRecord } from '../core/service/schema.js';
-import type { ApprovalPolicy, Decision, Ruling, Verdict } from '../ports/approval-policy.js';
+import type { ApprovalPolicy, ClickOrigin, Decision, Ruling, Verdict } from '../ports/approval-policy.js';
 import { MessengerError, type Messenger } from '../ports/messenger.js';
 
 export interface ApproverPolicyOptions {
   approvers: readonly string[];
   allowSelfApproval: boolean;
-  messenger: Pick<Messenger, 'groupMembers'>;
+  messenger: Pick<Messenger, 'groupMembers' | 'channelMembers'>;
   /** The rules in force (POLICY_FILE, reloaded on SIGHUP); none = the default for every request. */
   policy?: () => Policy | undefined;
   groupCacheMs?: number;
+  /** How long the Home tab trusts a channel's members (a click reads them afresh); default 1 min. */
+  channelCacheMs?: number;
   now?: () => number;
 }
 
-/** Membership of the groups a click depends on; groups Slack would not tell about are listed. */
+/** Membership of the groups (and, for a click from elsewhere, the channels) a click depends on. */
 interface Membership {
   inGroup: (groupId: string) => boolean;
+  /** In the channel the request is decided in: always, for a click there. */
+  inChannel: boolean;
+  /** In the request's own channel or the one it is decided in: they could see it there. */
+  seesChannel: boolean;
+  /** Groups Slack would not list, for whoever runs the bot. */
   unknown: string[];
+  /** Slack's code when it would not list a channel's members (outsiders are then refused). */
+  channelUnread?: string;
+}
+
+/** A click from outside the request's channels, and whether to read their members afresh. */
+interface Outside {
+  fresh: boolean;
 }
 
 export class ApproverPolicy implements ApprovalPolicy {
-  private readonly groups = new Map<string, { members: Promise<Set<string>>; fetchedAt: number }>();
+  /** Members of user groups (`S…`) and channels, as Slack listed them lately, by id. */
+  private readonly lists = new Map<string, { members: Promise<Set<string>>; fetchedAt: number }>();
   private readonly now: () => number;
   private readonly defaults: PolicyDefaults;
 
@@ -49,35 +86,39 @@ export class ApproverPolicy implements ApprovalPolicy {
     return { decision, ...(policy ? { digest: policy.digest } : {}) };
   }
 
-  async check(decision: Decision, userId: string, request: ChangeRequest): Promise<Verdict> {
-    if (decision === 'cancel') return this.mayCancel(userId, request);
+  async check(decision: Decision, userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict> {
+    if (decision === 'cancel') return this.mayCancel(userId, request, origin);
     const requirements = this.requirementsNow(request);
     if (decision === 'reject' && userId === request.requesterId) {
       return { allowed: false, reason: 'This is your own request: use Cancel to withdraw it.' };
     }
     // An approval reads the groups afresh: someone just removed from a group must not approve.
-    const membership = await this.membership(userId, requirements, { fresh: decision === 'approve' });
+    const membership = await this.membership(userId, request, requirements, {
+      fresh: decision === 'approve',
+      outside: outsideOf(request, origin),
+    });
+    if (!sees(userId, request, requirements, membership)) return unseen(membership);
     if (decision === 'reject') {
-      if (mayReject(requirements, userId, request.requesterId, membership.inGroup)) return { allowed: true };
+      if (mayReject(requirements, userId, request.requesterId, membership.inGroup, membership.inChannel))
+        return { allowed: true };
       return refusal(
         membership,
         `Only people who can approve this request can reject it: ${whoCanApprove(requirements)}.`,
       );
     }
-    // An extension is never approved by the person whose access it prolongs (unless self-approval is on).
-    const askedBy = userId === request.beneficiaryId ? request.beneficiaryId : request.requesterId;
-    const click = judgeApproval(requirements, request.approvals ?? [], userId, askedBy, membership.inGroup);
+    const click = judgeClick(userId, request, requirements, membership);
     if (click.kind === 'counts') return { allowed: true, counts: click.counts };
     if (click.kind === 'already-approved')
       return { allowed: false, reason: `You already approved this request. ${stillNeededText(request, requirements)}` };
     return refusal(membership, notEligibleText(request, requirements, click.requester));
   }
 
-  mayAct(userId: string, request: ChangeRequest): Promise<Verdict> {
+  mayAct(userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict> {
     return this.requesterOrApprover(
       userId,
       request,
       (anyone) => `Only the person who asked for this change${anyone} can do this.`,
+      origin,
     );
   }
 
@@ -89,14 +130,19 @@ export class ApproverPolicy implements ApprovalPolicy {
     userId: string,
     request: ChangeRequest,
     refused: (orApprovers: string) => string,
+    origin: ClickOrigin | undefined,
   ): Promise<Verdict> {
     if (userId === request.requesterId) return { allowed: true };
     // A rule asking for no approval names nobody who may approve (its empty list is not "anyone"):
     // with no rule asking for one, the default's approvers are the ones, as for a break-glass review.
     const deciding = this.requirementsNow(request).filter((r) => r.approvals > 0);
     const requirements = deciding.length > 0 ? deciding : [defaultRequirement(this.defaults)];
-    const membership = await this.membership(userId, requirements, { fresh: true });
-    if (requirements.some((r) => isEligible(r, userId, request.requesterId, membership.inGroup)))
+    const membership = await this.membership(userId, request, requirements, {
+      fresh: true,
+      outside: outsideOf(request, origin),
+    });
+    if (!sees(userId, request, requirements, membership)) return unseen(membership);
+    if (requirements.some((r) => isEligible(r, userId, request.requesterId, membership.inGroup, membership.inChannel)))
       return { allowed: true };
     const who = whoCanApprove(requirements);
     return refusal(membership, refused(who ? ` or someone who may approve it (${who})` : ''));
@@ -112,7 +158,10 @@ export class ApproverPolicy implements ApprovalPolicy {
       await Promise.all(
         list
           .filter(isGroupId)
-          .map(async (groupId) => [groupId, await this.members(groupId, true).catch(() => new Set<string>())] as const),
+          .map(
+            async (groupId) =>
+              [groupId, await this.groupMembers(groupId, true).catch(() => new Set<string>())] as const,
+          ),
       ),
     );
     return { list, maxMs, listed: isListed(list, userId, (groupId) => members.get(groupId)?.has(userId) ?? false) };
@@ -123,15 +172,17 @@ export class ApproverPolicy implements ApprovalPolicy {
   }
 
   /**
-   * Whether an Approve click by this person would count now (the Home tab's "Waiting for you"):
-   * the same judgement as a click, on the cached group membership (a Home lists many requests;
-   * the click itself reads the groups afresh).
+   * Whether an Approve click by this person in the Home tab would count now ("Waiting for you"):
+   * the same judgement as that click, on the cached group and channel members (a Home lists many
+   * requests; the click itself reads them afresh).
    */
   async mayApprove(userId: string, request: ChangeRequest): Promise<boolean> {
     const requirements = this.requirementsNow(request);
-    const membership = await this.membership(userId, requirements, { fresh: false });
-    const askedBy = userId === request.beneficiaryId ? request.beneficiaryId : request.requesterId;
-    return judgeApproval(requirements, request.approvals ?? [], userId, askedBy, membership.inGroup).kind === 'counts';
+    const membership = await this.membership(userId, request, requirements, {
+      fresh: false,
+      outside: { fresh: false },
+    });
+    return judgeClick(userId, request, requirements, membership).kind === 'counts';
   }
 
   /**
@@ -144,7 +195,7 @@ export class ApproverPolicy implements ApprovalPolicy {
     for (const requirement of this.requirementsNow(request))
       for (const id of requirement.approvers) {
         if (!isGroupId(id)) people.add(id);
-        else for (const member of await this.members(id, false).catch(() => new Set<string>())) people.add(member);
+        else for (const member of await this.groupMembers(id, false).catch(() => new Set<string>())) people.add(member);
       }
     for (const approval of request.approvals ?? []) people.add(approval.userId);
     if (request.decidedBy) people.add(request.decidedBy);
@@ -161,7 +212,7 @@ export class ApproverPolicy implements ApprovalPolicy {
    * waiting for its time can no longer be rejected, so whoever may approve it may also stop it
    * before its time (the on-call engineer who sees trouble coming), its requester told who did.
    */
-  async mayCancel(userId: string, request: ChangeRequest): Promise<Verdict> {
+  async mayCancel(userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict> {
     if (userId === request.requesterId) return { allowed: true };
     if (request.status !== 'scheduled')
       return {
@@ -172,54 +223,146 @@ export class ApproverPolicy implements ApprovalPolicy {
       userId,
       request,
       (anyone) => `It is approved and waits for its time: only the person who asked for it${anyone} can cancel it now.`,
+      origin,
     );
   }
 
-  /** Looks up only the groups that could change the answer: those of rules the user is not listed in directly. */
+  /**
+   * The groups of these rules, and for a click from outside the request's channels, whether the
+   * person is in them (the channel it is decided in, and its own).
+   */
   private async membership(
     userId: string,
+    request: ChangeRequest,
     requirements: readonly Requirement[],
-    read: { fresh: boolean },
+    read: { fresh: boolean; outside: Outside | undefined },
   ): Promise<Membership> {
     const members = new Map<string, Set<string>>();
     const unknown: string[] = [];
-    await Promise.all(
+    const groups = Promise.all(
       groupsOf(requirements).map(async (groupId) => {
         try {
-          members.set(groupId, await this.members(groupId, read.fresh));
+          members.set(groupId, await this.groupMembers(groupId, read.fresh));
         } catch (error) {
-          unknown.push(
-            `${approverLabel(groupId)} (Slack said: ${error instanceof MessengerError ? error.code : 'no answer'})`,
-          );
+          unknown.push(`${approverLabel(groupId)} (Slack said: ${slackCode(error)})`);
         }
       }),
     );
-    return { inGroup: (groupId) => members.get(groupId)?.has(userId) ?? false, unknown };
+    const [, channels] = await Promise.all([groups, this.channelsOf(userId, request, read.outside)]);
+    return { inGroup: (groupId) => members.get(groupId)?.has(userId) ?? false, unknown, ...channels };
   }
 
-  private members(groupId: string, fresh: boolean): Promise<Set<string>> {
-    const ttl = this.options.groupCacheMs ?? 5 * 60_000;
-    const cached = this.groups.get(groupId);
-    if (!fresh && cached && this.now() - cached.fetchedAt < ttl) return cached.members;
-    const members = this.options.messenger.groupMembers(groupId).then(
+  /** Whether the person is in the request's channels: for a click there, surely; otherwise as Slack lists them. */
+  private async channelsOf(
+    userId: string,
+    request: ChangeRequest,
+    outside: Outside | undefined,
+  ): Promise<Pick<Membership, 'inChannel' | 'seesChannel' | 'channelUnread'>> {
+    if (!outside) return { inChannel: true, seesChannel: true };
+    const deciding = decidingChannelOf(request);
+    const ids = [...new Set([deciding, request.channelId])];
+    const read = await Promise.all(
+      ids.map((channelId) =>
+        this.channelMembers(channelId, outside.fresh).then(
+          (members) => ({ channelId, member: members.has(userId) }),
+          (error: unknown) => ({ channelId, member: false, code: slackCode(error) }),
+        ),
+      ),
+    );
+    const unread = read.find((r) => 'code' in r);
+    return {
+      inChannel: read.some((r) => r.channelId === deciding && r.member),
+      seesChannel: read.some((r) => r.member),
+      ...(unread && 'code' in unread ? { channelUnread: unread.code } : {}),
+    };
+  }
+
+  private groupMembers(groupId: string, fresh: boolean): Promise<Set<string>> {
+    return this.listed(groupId, this.options.groupCacheMs ?? 5 * 60_000, fresh, (id) =>
+      this.options.messenger.groupMembers(id),
+    );
+  }
+
+  private channelMembers(channelId: string, fresh: boolean): Promise<Set<string>> {
+    return this.listed(channelId, this.options.channelCacheMs ?? 60_000, fresh, (id) =>
+      this.options.messenger.channelMembers(id),
+    );
+  }
+
+  /** A list of members from Slack, cached for `ttlMs` unless read afresh; a failure is not cached. */
+  private listed(
+    id: string,
+    ttlMs: number,
+    fresh: boolean,
+    read: (id: string) => Promise<string[]>,
+  ): Promise<Set<string>> {
+    const cached = this.lists.get(id);
+    if (!fresh && cached && this.now() - cached.fetchedAt < ttlMs) return cached.members;
+    const members = read(id).then(
       (ids) => new Set(ids),
       (error: unknown) => {
-        this.groups.delete(groupId); // do not cache a failure
+        this.lists.delete(id);
         throw error;
       },
     );
-    this.groups.set(groupId, { members, fetchedAt: this.now() });
+    this.lists.set(id, { members, fetchedAt: this.now() });
     return members;
   }
 }
 
-/** A refusal that may come from a group Slack would not list says so, for whoever runs the bot. */
+/** What an Approve click by this person would do, under these rules and memberships. */
+function judgeClick(
+  userId: string,
+  request: ChangeRequest,
+  requirements: readonly Requirement[],
+  membership: Membership,
+): ApprovalClick {
+  // An extension is never approved by the person whose access it prolongs (unless self-approval is on).
+  const askedBy = userId === request.beneficiaryId ? request.beneficiaryId : request.requesterId;
+  const { inGroup, inChannel } = membership;
+  return judgeApproval(requirements, request.approvals ?? [], userId, askedBy, inGroup, inChannel);
+}
+
+/** A click from somewhere other than the request's channels (the Home tab, a DM); undefined for one there. */
+function outsideOf(request: ChangeRequest, origin: ClickOrigin | undefined): Outside | undefined {
+  if (!origin) return undefined;
+  const { channelId } = origin;
+  if (channelId !== undefined && (channelId === request.channelId || channelId === approvalChannelOf(request)))
+    return undefined;
+  return { fresh: true };
+}
+
+/**
+ * Whether the person could see the request in its channel: they asked for it (or it prolongs
+ * their access), a rule names them (or a group of theirs), or they are in its channel.
+ */
+function sees(
+  userId: string,
+  request: ChangeRequest,
+  requirements: readonly Requirement[],
+  membership: Membership,
+): boolean {
+  if (userId === request.requesterId || userId === request.beneficiaryId || membership.seesChannel) return true;
+  return requirements.some((r) => r.approvers.some((id) => id === userId || (isGroupId(id) && membership.inGroup(id))));
+}
+
+/** Someone who could not see the request is told nothing of it, nor of its channel (it may be private). */
+function unseen(membership: Membership): Verdict {
+  return { allowed: false, reason: outsiderText(membership.channelUnread) };
+}
+
+function slackCode(error: unknown): string {
+  return error instanceof MessengerError ? error.code : 'no answer';
+}
+
+/** A refusal that may come from a group or channel Slack would not list says so, for whoever runs the bot. */
 function refusal(membership: Membership, reason: string): Verdict {
-  if (membership.unknown.length === 0) return { allowed: false, reason };
-  return {
-    allowed: false,
-    reason: `${reason} The bot could not check the approver group ${membership.unknown.join(', ')}; whoever runs the bot should check its usergroups:read scope.`,
-  };
+  const groups =
+    membership.unknown.length === 0
+      ? ''
+      : ` The bot could not check the approver group ${membership.unknown.join(', ')}; whoever runs the bot should check its usergroups:read scope.`;
+  const channel = membership.channelUnread ? ` ${channelUnreadableText(membership.channelUnread)}` : '';
+  return { allowed: false, reason: `${reason}${groups}${channel}` };
 }
 
 function whoCanApprove(requirements: readonly Requirement[]): string {

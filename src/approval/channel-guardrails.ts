@@ -12,7 +12,7 @@ import {
   serviceOutOfScopeReason,
 } from '../core/render/organizations.js';
 import type { ChangeRequest } from '../core/change/types.js';
-import type { ApprovalPolicy, ChangeStore, Decision, Tenants, Verdict } from '../ports/index.js';
+import type { ApprovalPolicy, ChangeStore, ClickOrigin, Decision, Tenants, Verdict } from '../ports/index.js';
 
 export function channelGuardrails(
   inner: ApprovalPolicy,
@@ -38,15 +38,15 @@ export function channelGuardrails(
   }
   return {
     rulesFor: (service, plan, temporary) => inner.rulesFor(service, plan, temporary),
-    mayAct: (userId, request) => inner.mayAct(userId, request),
+    mayAct: (userId, request, origin) => inner.mayAct(userId, request, origin),
     breakGlassTerms: (userId) => inner.breakGlassTerms(userId),
     reviewRequirement: (requirements) => inner.reviewRequirement(requirements),
-    async check(decision: Decision, userId: string, request: ChangeRequest): Promise<Verdict> {
+    async check(decision: Decision, userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict> {
       if (decision === 'approve') {
         const why = await refusal(request);
         if (why) return { allowed: false, reason: approvalNoLongerAllowedText(why) };
       }
-      return inner.check(decision, userId, request);
+      return inner.check(decision, userId, request, origin);
     },
   };
 }

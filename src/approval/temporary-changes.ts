@@ -24,6 +24,7 @@ import { messageOf } from '../core/render/errors.js';
 import {
   UnknownOrganizationError,
   type ChangeStore,
+  type ClickOrigin,
   type DecisionReply,
   type Log,
   type Messenger,
@@ -88,18 +89,18 @@ export class TemporaryChanges implements TemporaryChangeService {
   }
 
   /** Revert now: the requester or anyone who may approve it; no approval needed. */
-  revertNow(originalId: string, userId: string): Promise<DecisionReply> {
-    return this.clicked('revert-now', originalId, userId);
+  revertNow(originalId: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply> {
+    return this.clicked('revert-now', originalId, userId, origin);
   }
 
   /** Extend: a new change request, approved like any other, moving the revert by the same duration. */
-  extend(originalId: string, userId: string): Promise<DecisionReply> {
-    return this.clicked('extend', originalId, userId);
+  extend(originalId: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply> {
+    return this.clicked('extend', originalId, userId, origin);
   }
 
   /** Undo: the inverse of an applied change, planned against the service as it is now. */
-  undo(requestId: string, userId: string): Promise<DecisionReply> {
-    return this.clicked('undo', requestId, userId);
+  undo(requestId: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply> {
+    return this.clicked('undo', requestId, userId, origin);
   }
 
   /**
@@ -107,9 +108,14 @@ export class TemporaryChanges implements TemporaryChangeService {
    * service: the person is told why and what would help, not "an internal error, try again"; an
    * Extend or Undo's claim is let go, so that a click once the organization is back is not refused.
    */
-  private async clicked(action: 'revert-now' | 'extend' | 'undo', id: string, userId: string): Promise<DecisionReply> {
+  private async clicked(
+    action: 'revert-now' | 'extend' | 'undo',
+    id: string,
+    userId: string,
+    origin: ClickOrigin | undefined,
+  ): Promise<DecisionReply> {
     try {
-      return await this.options.flow.grantClicked(action, id, userId);
+      return await this.options.flow.grantClicked(action, id, userId, origin);
     } catch (error) {
       if (!(error instanceof UnknownOrganizationError)) throw error;
       this.options.logger.warn(`${action} of ${id} by ${userId}: ${error.message}`);

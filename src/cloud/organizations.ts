@@ -102,12 +102,6 @@ export class Organizations implements Tenants {
     return undefined;
   }
 
-  bound(): Array<{ channelId: string; organization: string }> {
-    return (this.spec?.organizations ?? []).flatMap((organization) =>
-      Object.keys(organization.channels).map((channelId) => ({ channelId, organization: organization.name })),
-    );
-  }
-
   directoryOf(organization: string | undefined): ServiceDirectory {
     return this.clientOf(organization);
   }

@@ -8,7 +8,7 @@ import { commandAllowance, intentKinds, kindsAllowance } from '../core/organizat
 import type { ChannelRules } from '../core/organization/types.js';
 import { costsElsewhereText, notAllowedText, unboundChannelText } from '../core/render/organizations.js';
 import { ALLOW_WORDS } from '../core/organization/parse.js';
-import type { ChangeRequestService, ChannelScope, NewChangeRequest } from '../ports/index.js';
+import type { ChangeRequestService, ChannelScope, ClickOrigin, NewChangeRequest } from '../ports/index.js';
 import type { BotServices } from './context.js';
 
 export type ChannelServices = { ok: true; services: BotServices; rules: ChannelRules } | { ok: false; text: string };
@@ -17,7 +17,7 @@ export function servicesOfChannel(services: BotServices, channelId: string): Cha
   const { tenants } = services;
   if (!tenants) return { ok: true, services, rules: {} };
   const scope = tenants.scope(channelId);
-  if (!scope) return { ok: false, text: unboundChannelText(channelId, tenants.bound()) };
+  if (!scope) return { ok: false, text: unboundChannelText(channelId) };
   return {
     ok: true,
     rules: scope.rules,
@@ -57,7 +57,10 @@ function guardedRequests(inner: ChangeRequestService, scope: ChannelScope, sever
     breakGlass: guarded((input) => inner.breakGlass(input)),
     decide: (decision, id, userId, details) => inner.decide(decision, id, userId, details),
     ...(inner.mayReject
-      ? { mayReject: (id: string, userId: string) => inner.mayReject?.(id, userId) ?? Promise.resolve(false) }
+      ? {
+          mayReject: (id: string, userId: string, origin: ClickOrigin) =>
+            inner.mayReject?.(id, userId, origin) ?? Promise.resolve(false),
+        }
       : {}),
   };
 }

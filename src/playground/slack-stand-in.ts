@@ -72,6 +72,23 @@ interface Interaction {
 
 const TRIGGER_LIFETIME_MS = 3_000;
 
+/** The one person who is not in every channel by default: only in the tests' main channel. */
+const OUTSIDER = 'U0OUTSIDER';
+const MAIN_CHANNEL = 'C0CHANNEL';
+const EVERYONE = [
+  'U0REQUESTER',
+  'U0APPROVER',
+  'U0SECOND',
+  OUTSIDER,
+  'U0ALICE',
+  'U0BOB',
+  'U0CAROL',
+  'U0DAVE',
+  'U0BOSS',
+  'U0PERSON',
+  'U0APP1',
+];
+
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => boolean | Promise<boolean>;
 
 export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: []; rateLimited: [SlackCall] }> {
@@ -96,6 +113,15 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: []; 
   readonly rateLimitedCalls: SlackCall[] = [];
   /** User groups whose usergroups.users.list fails with this error code (e.g. missing_scope). */
   readonly failingGroups = new Map<string, string>();
+  /**
+   * Who is in each channel (conversations.members), as a test puts them. A channel not set here
+   * has `everyone` in it, but U0OUTSIDER is only in C0CHANNEL.
+   */
+  readonly channelMembers = new Map<string, string[]>();
+  /** The people of a channel a test did not fill: everyone the tests and the playground act as. */
+  everyone: string[] = [...EVERYONE];
+  /** Channels whose conversations.members fails with this error code (missing_scope, not_in_channel). */
+  readonly failingMembers = new Map<string, string>();
   /** What apps.connections.open answers: a Socket Mode server's ws:// URL (tests), fresh for each call. */
   socketModeUrl: (() => string) | undefined;
   url = '';
@@ -330,9 +356,25 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: []; 
           ? { ok: false, error: failure }
           : { ok: true, users: this.userGroups.get(str(args.usergroup)) ?? [] };
       }
+      case 'conversations.members':
+        return this.members(args);
       default:
         return { ok: false, error: 'unknown_method' };
     }
+  }
+
+  /** One page of a channel's members, as Slack pages them: `limit` at most, then a cursor. */
+  private members(args: Record<string, unknown>): Record<string, unknown> {
+    const channel = str(args.channel);
+    const failure = this.failingMembers.get(channel);
+    if (failure) return { ok: false, error: failure };
+    const all =
+      this.channelMembers.get(channel) ??
+      this.everyone.filter((userId) => userId !== OUTSIDER || channel === MAIN_CHANNEL);
+    const from = Number(str(args.cursor) || '0');
+    const limit = Number(args.limit) || 100;
+    const next = from + limit < all.length ? String(from + limit) : '';
+    return { ok: true, members: all.slice(from, from + limit), response_metadata: { next_cursor: next } };
   }
 
   /** Step 1 of files.uploadV2: a URL to send the bytes to, and the file's id. */

@@ -10,6 +10,16 @@ import type { ServiceRecord } from '../core/service/schema.js';
 import type { Decision, Verdict } from '../core/approval/types.js';
 export type { Decision, Verdict };
 
+/**
+ * Where a click came from: the channel (or DM) it was clicked in, none for the Home tab. A click
+ * in the request's own channel is from a member (Slack shows its buttons to members only); any
+ * other is judged by what the person could see and decide there. No origin: not a click (the
+ * bot's own calls, or a caller that checked already).
+ */
+export interface ClickOrigin {
+  channelId?: string;
+}
+
 /** What the rules in force demand of a new request, and the digest of the file they came from. */
 export interface Ruling {
   decision: PolicyDecision;
@@ -25,12 +35,12 @@ export interface ApprovalPolicy {
   /** The rules a new request must satisfy (fixed with the request), or the rule that refuses it. */
   /** `temporary`: the request is time-boxed, and its revert (which asks nobody) is judged with it. */
   rulesFor(service: ServiceRecord, plan: ChangePlan, temporary?: boolean): Ruling;
-  check(decision: Decision, userId: string, request: ChangeRequest): Promise<Verdict>;
+  check(decision: Decision, userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict>;
   /**
    * Whether this person may act on an applied request's grant (Revert now, Extend, Undo): its
    * requester, or anyone eligible to approve it under its rules, whether or not they approved it.
    */
-  mayAct(userId: string, request: ChangeRequest): Promise<Verdict>;
+  mayAct(userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict>;
   /** The break-glass list and limit in force, and whether this person is on the list (groups read afresh). */
   breakGlassTerms(userId: string): Promise<BreakGlassTerms>;
   /** The one rule a review of a break-glass change made under these requirements needs. */

@@ -30,6 +30,8 @@ export interface Messenger {
   dm(userId: string, message: Message): Promise<void>;
   /** Members of a Slack user group (S...). */
   groupMembers(groupId: string): Promise<string[]>;
+  /** Members of a channel, every page of them (conversations.members: channels:read, groups:read if private). */
+  channelMembers(channelId: string): Promise<string[]>;
   /** Replaces what one person sees in the bot's Home tab (a view of type `home`). */
   publishHome(userId: string, view: View): Promise<void>;
   /** The person's own time zone as set in Slack (users.info `user.tz`), e.g. Europe/Berlin; undefined when Slack does not say. */

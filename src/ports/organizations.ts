@@ -20,8 +20,6 @@ export interface Tenants {
   scope(channelId: string): ChannelScope | undefined;
   /** The binding alone, without building anything (approval-time checks). */
   binding(channelId: string): ChannelBinding | undefined;
-  /** Every bound channel, for the answer in a channel bound to none. */
-  bound(): Array<{ channelId: string; organization: string }>;
   /** An organization's whole directory; undefined (a request stored before organizations) is the default one. */
   directoryOf(organization: string | undefined): ServiceDirectory;
   /** The organization of requests that name none (the first of the file, or the environment's). */

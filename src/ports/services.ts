@@ -7,7 +7,7 @@ import type { ChangeIntent, ChangeRequest, TemporaryTerms } from '../core/change
 import type { Schedule } from '../core/schedule/types.js';
 import type { Timing } from '../core/policy/window.js';
 import type { ServiceRecord } from '../core/service/schema.js';
-import type { Decision } from './approval-policy.js';
+import type { ClickOrigin, Decision } from './approval-policy.js';
 import type { Message } from './messenger.js';
 import type { AddScheduleResult } from './schedule-store.js';
 
@@ -57,19 +57,29 @@ export interface ChangeRequestService {
    * and the security channel, and approvers of its rules review it afterwards.
    */
   breakGlass(input: NewChangeRequest): Promise<BreakGlassOutcome>;
-  /** `details.reason`: a rejection's reason, as its rejecter typed it in the Reject form. */
-  decide(decision: Decision, id: string, userId: string, details?: { reason?: string }): Promise<DecisionReply>;
+  /**
+   * `details.reason`: a rejection's reason, as its rejecter typed it in the Reject form;
+   * `details.origin`: where the click came from (a click outside the request's channel is judged
+   * by what its author could see and decide there). Required: every caller is a click.
+   */
+  decide(
+    decision: Decision,
+    id: string,
+    userId: string,
+    details: { reason?: string; origin: ClickOrigin },
+  ): Promise<DecisionReply>;
   /** Whether this person's Reject would count now: asked before the Reject form is opened for them. */
-  mayReject?(id: string, userId: string): Promise<boolean>;
+  mayReject?(id: string, userId: string, origin: ClickOrigin): Promise<boolean>;
 }
 
 /** Temporary changes and Undo (approval/temporary-changes.ts). */
 export interface TemporaryChangeService {
   /** A channel's active temporary changes and when each is reverted. */
   list(channelId: string): Promise<Message>;
-  revertNow(originalId: string, userId: string): Promise<DecisionReply>;
-  extend(originalId: string, userId: string): Promise<DecisionReply>;
-  undo(requestId: string, userId: string): Promise<DecisionReply>;
+  /** `origin`: where the click (or the form it opened) came from, as for a decision. */
+  revertNow(originalId: string, userId: string, origin: ClickOrigin): Promise<DecisionReply>;
+  extend(originalId: string, userId: string, origin: ClickOrigin): Promise<DecisionReply>;
+  undo(requestId: string, userId: string, origin: ClickOrigin): Promise<DecisionReply>;
 }
 
 export interface SummaryTarget {

@@ -50,6 +50,19 @@ export function slackMessenger(client: WebClient, onApiError: ApiErrorListener =
       const result = await call('usergroups.users.list', () => client.usergroups.users.list({ usergroup: groupId }));
       return result.users ?? [];
     },
+    async channelMembers(channelId) {
+      const members: string[] = [];
+      let cursor: string | undefined;
+      // Every page: Slack lists at most 1,000 members per call and hands a cursor for the next.
+      do {
+        const page = await call('conversations.members', () =>
+          client.conversations.members({ channel: channelId, limit: 1_000, ...(cursor ? { cursor } : {}) }),
+        );
+        members.push(...(page.members ?? []));
+        cursor = page.response_metadata?.next_cursor || undefined;
+      } while (cursor);
+      return members;
+    },
     async publishHome(userId, view) {
       await call('views.publish', () => client.views.publish({ user_id: userId, view }));
     },

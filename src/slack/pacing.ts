@@ -139,6 +139,7 @@ export function pacedMessenger(inner: Messenger, options: PacingOptions): Messen
     dm: (userId, message) => honouringRetryAfter('chat.postMessage', () => inner.dm(userId, message)),
     publishHome: (userId, view) => honouringRetryAfter('views.publish', () => inner.publishHome(userId, view)),
     groupMembers: (groupId) => honouringRetryAfter('usergroups.users.list', () => inner.groupMembers(groupId)),
+    channelMembers: (channelId) => honouringRetryAfter('conversations.members', () => inner.channelMembers(channelId)),
     userTimeZone: (userId) => honouringRetryAfter('users.info', () => inner.userTimeZone(userId)),
     uploadFile: (channelId, file) => honouringRetryAfter('files.uploadV2', () => inner.uploadFile(channelId, file)),
   };

@@ -127,13 +127,16 @@ export interface Harness {
   url: string;
   logs: string[];
   command(text: string, user?: string, channel?: string): Promise<Ack>;
-  /** `options.trigger`: Slack's trigger_id is valid for views.open (a form the click opens); off by default. */
+  /**
+   * `options.trigger`: Slack's trigger_id is valid for views.open (a form the click opens); off by default.
+   * `options.channel`: the channel (or a DM's D… id) the button is clicked in; CHANNEL otherwise.
+   */
   click(
     actionId: string,
     value: string,
     user: string,
     messageTs?: string,
-    options?: { trigger?: boolean },
+    options?: { trigger?: boolean; channel?: string },
   ): Promise<Ack>;
   submitView(view: Record<string, unknown>, values: Record<string, unknown>, user: string): Promise<Ack>;
   /** An Events API event (app_home_opened…), wrapped in its event_callback as Slack sends it. */
@@ -353,7 +356,7 @@ export function slackSender(url: string, slack: FakeSlack): SlackSender {
       return ack;
     },
     click(actionId, value, user, messageTs, options) {
-      const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs);
+      const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs, options?.channel);
       if (options?.trigger) slack.issueTrigger(payload.trigger_id, user);
       const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
       return send(body, 'application/x-www-form-urlencoded', { responseUrlId, triggerId: payload.trigger_id });
@@ -412,6 +415,7 @@ export function clickPayload(
   value: string,
   user: string,
   messageTs = '1700000000.000001',
+  channel = CHANNEL,
 ) {
   const responseUrlId = randomUUID();
   const payload = {
@@ -419,10 +423,10 @@ export function clickPayload(
     user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
     api_app_id: 'A0APP',
     token: 'legacy-verification-token',
-    container: { type: 'message', message_ts: messageTs, channel_id: CHANNEL, is_ephemeral: false },
+    container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },
     trigger_id: `${Date.now()}.${randomUUID()}`,
     team: { id: 'T0TEAM', domain: 'test' },
-    channel: { id: CHANNEL, name: 'ops' },
+    channel: { id: channel, name: 'ops' },
     message: { type: 'message', ts: messageTs, text: 'Change request' },
     response_url: slack.responseUrl(responseUrlId),
     actions: [
@@ -517,7 +521,7 @@ export function socketSender(server: SocketModeServer, slack: FakeSlack, connect
       return ack;
     },
     click(actionId, value, user, messageTs, options) {
-      const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs);
+      const { payload, responseUrlId } = clickPayload(slack, actionId, value, user, messageTs, options?.channel);
       if (options?.trigger) slack.issueTrigger(payload.trigger_id, user);
       return deliver('interactive', payload, { responseUrlId, triggerId: payload.trigger_id });
     },
@@ -591,9 +595,9 @@ export function answerText(h: Harness, ack: Ack, timeoutMs = 10_000): Promise<st
  * Asks for a change by command and waits until it is complete: posted in the channel and
  * confirmed to the requester (which happens after its message ts is stored).
  */
-export async function requestChange(h: Harness, text: string, user: string = USERS.requester) {
+export async function requestChange(h: Harness, text: string, user: string = USERS.requester, channel = CHANNEL) {
   const after = h.slack.calls.length;
-  const ack = await h.command(text, user);
+  const ack = await h.command(text, user, channel);
   // A DM to an approver (channel = a user id) also says "Change request", and one for an earlier
   // request may arrive late: only a post in a channel is the request's message.
   const posted = await h.slack.waitFor(

@@ -40,6 +40,7 @@ function fakeSlack() {
     ephemeral: () => Promise.resolve(),
     dm: () => Promise.resolve(),
     groupMembers: () => Promise.resolve([]),
+    channelMembers: () => Promise.resolve([]),
     publishHome: () => Promise.resolve(),
     userTimeZone: () => Promise.resolve(undefined),
     uploadFile: () => Promise.resolve(),

@@ -22,6 +22,8 @@ export class RecordingMessenger implements Messenger {
   /** Channels where the bot is not a member: posts there fail with reason not-in-channel. */
   readonly outside = new Set<string>();
   readonly groups = new Map<string, string[]>();
+  /** Members of each channel (conversations.members); a channel not set has nobody in it. */
+  readonly channelPeople = new Map<string, string[]>();
   /** People whose DMs fail, with Slack's code (user_disabled, cannot_dm_bot...). */
   readonly unreachable = new Map<string, string>();
   /** Every Home tab published, in order: who it was for and the view. */
@@ -67,6 +69,10 @@ export class RecordingMessenger implements Messenger {
       if (!members) throw new MessengerError('usergroups.users.list', 'other', 'no_such_subteam');
       return [...members];
     });
+  }
+
+  channelMembers(channelId: string): Promise<string[]> {
+    return answer(() => [...(this.channelPeople.get(channelId) ?? [])]);
   }
 
   /** Each person's Slack time zone, as users.info would say it. */

@@ -14,9 +14,21 @@ export const isGroupId = (id: string) => id.startsWith('S');
 /** A Slack user (U…, or W… on Enterprise Grid): only a person can be written to or have a Home tab. */
 export const isUserId = (id: string) => /^[UW][A-Z0-9]{2,}$/.test(id);
 
-export function isEligible(requirement: Requirement, userId: string, requesterId: string, inGroup: InGroup): boolean {
+/**
+ * `inChannel`: whether the person is in the channel the request is decided in. A click there is
+ * from a member (Slack shows its buttons to members only); one from the Home tab or a DM is not,
+ * and a rule open to anyone in the channel counts them only if they are in it.
+ */
+export function isEligible(
+  requirement: Requirement,
+  userId: string,
+  requesterId: string,
+  inGroup: InGroup,
+  inChannel = true,
+): boolean {
   if (userId === requesterId && !requirement.selfApproval) return false;
-  if (requirement.approvers.length === 0 || requirement.approvers.includes(userId)) return true;
+  if (requirement.approvers.length === 0) return inChannel;
+  if (requirement.approvers.includes(userId)) return true;
   return requirement.approvers.some((id) => isGroupId(id) && inGroup(id));
 }
 
@@ -26,9 +38,10 @@ export function eligibleFor(
   userId: string,
   requesterId: string,
   inGroup: InGroup,
+  inChannel = true,
 ): number[] {
   return requirements.flatMap((requirement, index) =>
-    requirement.approvals > 0 && isEligible(requirement, userId, requesterId, inGroup) ? [index] : [],
+    requirement.approvals > 0 && isEligible(requirement, userId, requesterId, inGroup, inChannel) ? [index] : [],
   );
 }
 
@@ -63,6 +76,14 @@ export function approvalChannelOf(request: {
 }): string | undefined {
   const channel = request.requirements?.find((r) => r.approvals > 0 && r.channel)?.channel;
   return channel && channel !== request.channelId ? channel : undefined;
+}
+
+/** The channel a request is decided in, whose members a rule open to anyone in the channel means. */
+export function decidingChannelOf(request: {
+  channelId: string;
+  requirements?: readonly Requirement[] | undefined;
+}): string {
+  return approvalChannelOf(request) ?? request.channelId;
 }
 
 /** True when every requirement has its approvals; the store decides this atomically with the same count. */
@@ -100,9 +121,10 @@ export function judgeApproval(
   userId: string,
   requesterId: string,
   inGroup: InGroup,
+  inChannel = true,
 ): ApprovalClick {
   if (approvals.some((a) => a.userId === userId)) return { kind: 'already-approved' };
-  const counts = eligibleFor(requirements, userId, requesterId, inGroup);
+  const counts = eligibleFor(requirements, userId, requesterId, inGroup, inChannel);
   const open = new Set(unmet(requirements, approvals).map((p) => p.index));
   if (!counts.some((index) => open.has(index))) return { kind: 'not-eligible', requester: userId === requesterId };
   return { kind: 'counts', counts };
@@ -114,7 +136,8 @@ export function mayReject(
   userId: string,
   requesterId: string,
   inGroup: InGroup,
+  inChannel = true,
 ): boolean {
   if (userId === requesterId) return false;
-  return requirements.some((r) => r.approvals > 0 && isEligible(r, userId, requesterId, inGroup));
+  return requirements.some((r) => r.approvals > 0 && isEligible(r, userId, requesterId, inGroup, inChannel));
 }

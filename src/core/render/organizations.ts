@@ -2,17 +2,14 @@
 import { code, esc, serviceRef } from './mrkdwn.js';
 
 /** A channel bound to no organization: which ones are, and how to bind this one. */
-export function unboundChannelText(
-  channelId: string,
-  bound: ReadonlyArray<{ channelId: string; organization: string }>,
-): string {
-  const list =
-    bound.length === 0
-      ? 'No channel is bound to an organization yet.'
-      : `Channels bound to an organization: ${bound.map((b) => `<#${esc(b.channelId)}> (${esc(b.organization)})`).join(', ')}.`;
+/**
+ * The answer in a channel bound to no organization: that, and who can bind it. Never which other
+ * channels are bound (some are private) nor to which organization.
+ */
+export function unboundChannelText(channelId: string): string {
   return (
-    `:no_entry: This channel is not bound to a ClickHouse Cloud organization, so I do nothing here. ${list} ` +
-    `To use me here, an operator adds ${code(channelId)} under the organization's ${code('channels:')} in ORGANIZATIONS_FILE and sends the bot SIGHUP.`
+    ':no_entry: This channel is not bound to a ClickHouse Cloud organization, so I do nothing here. ' +
+    `To use me here, whoever runs the bot adds ${code(channelId)} under an organization's ${code('channels:')} in ORGANIZATIONS_FILE and sends the bot SIGHUP.`
   );
 }
 

@@ -97,6 +97,21 @@ export function notEligibleText(
   return `${lead} ${stillNeededText(request, requirements)}`;
 }
 
+/**
+ * Told to someone who clicked a request's button outside its channel (the Home tab, a DM) but
+ * could not see it there: nothing of the request nor of its channel (it may be private).
+ */
+export function outsiderText(slackCode?: string): string {
+  if (slackCode === undefined)
+    return ':no_entry: You cannot act on this request: it belongs to a channel you are not in, and no rule names you as one of its approvers. Ask someone in that channel, or ask to be added to it.';
+  return `:no_entry: You cannot act on this request from here: no rule names you as one of its approvers, and the bot could not check whether you are in its channel. If you are, use the buttons in the channel itself. ${channelUnreadableText(slackCode)}`;
+}
+
+/** Slack would not list a channel's members: who runs the bot learns what to fix (the channel is not named). */
+export function channelUnreadableText(slackCode: string): string {
+  return `The bot could not check who is in the request's channel (Slack said: ${code(slackCode)}); whoever runs the bot should check its channels:read and groups:read scopes, and that the bot is in that channel.`;
+}
+
 /** "1 more for *prod two* from <!subteam^S1>": what a pending request still needs. */
 export function stillNeededText(request: ChangeRequest, requirements: readonly Requirement[]): string {
   const missing = unmet(requirements, request.approvals ?? []).map(

@@ -33,6 +33,18 @@ function judge(requirements: Requirement[], approvals: Approval[], user: string)
 }
 
 describe('eligibility', () => {
+  it('counts someone outside the channel for the rules naming them, never for a rule open to anyone in it', () => {
+    // A click from the Home tab or a DM by someone not in the request's channel (inChannel false).
+    expect(eligibleFor([prodTwo, anyone], 'U0APP1', REQUESTER, inGroup('U0APP1'), false)).toEqual([0]);
+    expect(eligibleFor([prodTwo, anyone], 'U0APP1', REQUESTER, inGroup('U0APP1'), true)).toEqual([0, 1]);
+    expect(judgeApproval([anyone], [], 'U0DAVE', REQUESTER, inGroup('U0DAVE'), false)).toEqual({
+      kind: 'not-eligible',
+      requester: false,
+    });
+    expect(mayReject([anyone], 'U0DAVE', REQUESTER, inGroup('U0DAVE'), false)).toBe(false);
+    expect(mayReject([anyone], 'U0DAVE', REQUESTER, inGroup('U0DAVE'))).toBe(true);
+  });
+
   it('counts users listed directly and members of listed groups, never the requester', () => {
     expect(eligibleFor([prodTwo, security], 'U0BOB', REQUESTER, inGroup('U0BOB'))).toEqual([0, 1]);
     expect(eligibleFor([prodTwo, security], 'U0APP1', REQUESTER, inGroup('U0APP1'))).toEqual([0]);

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../../core/render/change.js';
 import { clickFailureText, messageOf } from '../../../core/render/errors.js';
-import type { Decision } from '../../../ports/approval-policy.js';
+import type { ClickOrigin, Decision } from '../../../ports/approval-policy.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import { section } from '../../../core/render/mrkdwn.js';
 import { rejectView } from '../../../core/render/reject-form.js';
@@ -24,12 +24,21 @@ export function decisionButtons(deps: ListenerDeps): Record<string, (args: Actio
   return buttons;
 }
 
-/** What opening the Reject form needs from a click: its trigger (valid 3 s) and its channel. */
-const FormTrigger = z.object({
-  trigger_id: z.string().min(1),
+/** The channel (or DM) a button was clicked in; none in the Home tab, whose container is the view. */
+const ClickPlace = z.object({
   channel: z.object({ id: z.string().min(1) }).optional(),
   container: z.object({ channel_id: z.string().min(1).optional() }).optional(),
 });
+
+/** Where a click came from: the policy judges one from outside the request's channel (the Home tab, a DM). */
+export function originOf(body: unknown): ClickOrigin {
+  const place = ClickPlace.safeParse(body).data;
+  const channelId = place?.channel?.id ?? place?.container?.channel_id;
+  return channelId ? { channelId } : {};
+}
+
+/** What opening the Reject form needs from a click: its trigger (valid 3 s). */
+const FormTrigger = z.object({ trigger_id: z.string().min(1) });
 
 /**
  * Reject asks for a reason in a small form; its submission rejects (views/reject-reason.ts).
@@ -44,9 +53,12 @@ export function rejectListener(deps: ListenerDeps) {
     await args.ack();
     // Someone who may not reject (or a request already settled) is told so at once, not after
     // filling in the form: the click goes the usual way, which refuses it with a sentence.
-    const may = await deps.services.changeRequests.mayReject?.(action.value, args.body.user.id).catch(() => true);
+    const origin = originOf(args.body);
+    const may = await deps.services.changeRequests
+      .mayReject?.(action.value, args.body.user.id, origin)
+      .catch(() => true);
     if (may === false) return decideClick('reject', args.body, deps);
-    const channelId = trigger.channel?.id ?? trigger.container?.channel_id;
+    const { channelId } = origin;
     try {
       await deps.services.modals.open(
         trigger.trigger_id,
@@ -68,12 +80,10 @@ export const ButtonClick = z.object({
 });
 
 /** Where the person who clicked can be answered, read apart so that a broken click is still answered. */
-const AnswerTo = z.object({
+const AnswerTo = ClickPlace.extend({
   // Absent from some payloads (Slack promises it for message buttons only): then an ephemeral message.
   response_url: z.string().url().optional(),
   user: z.object({ id: z.string().min(1) }),
-  channel: z.object({ id: z.string().min(1) }).optional(),
-  container: z.object({ channel_id: z.string().min(1).optional() }).optional(),
 });
 
 export type ActionArgs = SlackActionMiddlewareArgs & AllMiddlewareArgs;
@@ -88,7 +98,7 @@ export function whisperToClicker(
   deps: Pick<ListenerDeps, 'messenger' | 'services'>,
 ): (text: string) => Promise<void> {
   const to = AnswerTo.safeParse(body).data;
-  const channelId = to?.channel?.id ?? to?.container?.channel_id;
+  const { channelId } = originOf(body);
   const userId = to?.user.id;
   const send = to?.response_url
     ? replyTo(to.response_url, { replaceOriginal: false })
@@ -124,7 +134,7 @@ async function decideClick(decision: Decision, body: unknown, deps: ListenerDeps
   if (!click.success || !action)
     return void (await tell('This button did not carry a change request id, so nothing was changed.'));
   const outcome = await deps.services.changeRequests
-    .decide(decision, action.value, click.data.user.id)
+    .decide(decision, action.value, click.data.user.id, { origin: originOf(body) })
     .catch((error: unknown) => {
       deps.services.logger.error(`${decision} of ${action.value} failed:`, messageOf(error));
       // The click may have been claimed (and the change sent) before the failure: say so honestly.

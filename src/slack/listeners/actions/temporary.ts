@@ -1,16 +1,21 @@
 /** Undo (on applied changes), Extend and Revert now (on a temporary change's reminder). */
 import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../../core/render/temporary.js';
-import type { DecisionReply, TemporaryChangeService } from '../../../ports/index.js';
+import type { ClickOrigin, DecisionReply, TemporaryChangeService } from '../../../ports/index.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import type { ListenerDeps } from '../deps.js';
-import { ButtonClick, whisperToClicker, type ActionArgs } from './decision.js';
+import { ButtonClick, originOf, whisperToClicker, type ActionArgs } from './decision.js';
 
-type Handler = (service: TemporaryChangeService, requestId: string, userId: string) => Promise<DecisionReply>;
+type Handler = (
+  service: TemporaryChangeService,
+  requestId: string,
+  userId: string,
+  origin: ClickOrigin,
+) => Promise<DecisionReply>;
 
 const BUTTONS: Record<string, Handler> = {
-  [ACTION_UNDO]: (service, id, user) => service.undo(id, user),
-  [ACTION_EXTEND]: (service, id, user) => service.extend(id, user),
-  [ACTION_REVERT_NOW]: (service, id, user) => service.revertNow(id, user),
+  [ACTION_UNDO]: (service, id, user, origin) => service.undo(id, user, origin),
+  [ACTION_EXTEND]: (service, id, user, origin) => service.extend(id, user, origin),
+  [ACTION_REVERT_NOW]: (service, id, user, origin) => service.revertNow(id, user, origin),
 };
 
 /** The listener of each button, by action id (listeners/index.ts registers them with Bolt). */
@@ -24,14 +29,17 @@ export function temporaryButtons(deps: ListenerDeps): Record<string, (args: Acti
       const [action] = click.success ? click.data.actions : [];
       if (!click.success || !action)
         return void (await tell('This button did not carry a change request id, so nothing was changed.'));
-      const reply = await handle(deps.services.temporary, action.value, click.data.user.id).catch((error: unknown) => {
-        deps.services.logger.error(
-          `${actionId} of ${action.value} failed:`,
-          error instanceof Error ? error.message : String(error),
-        );
-        const cause = isStoreUnavailable(error) ? 'its store (Redis) did not answer' : 'it hit an internal error';
-        return { text: `:x: The bot could not handle your click: ${cause}. Try again in a minute.` };
-      });
+      const origin = originOf(body);
+      const reply = await handle(deps.services.temporary, action.value, click.data.user.id, origin).catch(
+        (error: unknown) => {
+          deps.services.logger.error(
+            `${actionId} of ${action.value} failed:`,
+            error instanceof Error ? error.message : String(error),
+          );
+          const cause = isStoreUnavailable(error) ? 'its store (Redis) did not answer' : 'it hit an internal error';
+          return { text: `:x: The bot could not handle your click: ${cause}. Try again in a minute.` };
+        },
+      );
       if (reply) await tell(reply.text);
     };
   }

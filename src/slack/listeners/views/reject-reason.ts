@@ -44,7 +44,8 @@ export function registerRejectSubmission(app: App, deps: ListenerDeps): void {
     await ack();
     const { requestId, channelId } = view.private_metadata;
     const outcome = await deps.services.changeRequests
-      .decide('reject', requestId, user.id, { reason: reason.value })
+      // The form carries the channel its Reject was clicked in (none from the Home tab).
+      .decide('reject', requestId, user.id, { reason: reason.value, origin: channelId ? { channelId } : {} })
       .catch((error: unknown) => {
         deps.services.logger.error(`reject of ${requestId} failed:`, messageOf(error));
         return { text: clickFailureText(isStoreUnavailable(error)) };
