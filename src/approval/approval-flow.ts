@@ -30,7 +30,7 @@ import { stackedGrantProblem, temporaryPlanProblem } from '../core/change/tempor
 import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
 import {
   auditNoteText,
-  COMPLETES_TEXT,
+  completesText,
   logText,
   noteOutcome,
   outcomeRecord,
@@ -711,7 +711,7 @@ export class ApprovalFlow implements ChangeRequestService {
         },
         ...(effect.scheduleAt !== undefined
           ? { completesMessage: scheduledCompletesText(effect.scheduleAt), schedule: { at: effect.scheduleAt } }
-          : { completesMessage: COMPLETES_TEXT, claim: { owner: this.owner, ttlMs: this.leaseMs } }),
+          : { completesMessage: completesText(request), claim: { owner: this.owner, ttlMs: this.leaseMs } }),
       })
       .then((result) => {
         if (!result.ok && result.reason === 'expired') this.notify('expired', result.request, effect.approverId);
