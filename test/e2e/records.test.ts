@@ -7,18 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { answerText, CHANNEL, MINUTE, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
-import { usePolicyFiles } from './policy-files.js';
+import { BREAKGLASS_PROD, usePolicyFiles } from './policy-files.js';
 
 const harness = useHarnesses({ env: { APPROVERS: USERS.approver } });
 const policyFile = usePolicyFiles();
-
-const BREAKGLASS_POLICY = `breakglass: [U0REQUESTER]
-rules:
-  - name: production
-    match: { tags: { env: prod } }
-    approvals: 1
-    approvers: [U0APPROVER]
-`;
 
 const messageSays = (h: Harness, id: string, words: string) =>
   h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes(words));
@@ -32,7 +24,7 @@ function entryOf(history: string, id: string, words: string): string {
 
 describe('the record of a request', () => {
   it('logs marking a break-glass review as a review, not as applying the change', async () => {
-    const h = await harness({ env: { POLICY_FILE: policyFile(BREAKGLASS_POLICY) } });
+    const h = await harness({ env: { POLICY_FILE: policyFile(BREAKGLASS_PROD) } });
     const answer = await answerText(
       h,
       await h.command('breakglass ip add orders-prod 203.0.113.9 laptop for 1h because "INC-7"', USERS.requester),

@@ -4,64 +4,25 @@
  * - Killed while applying it: the replica that settles it files its review, once.
  * - Killed after recording it applied, before filing its review: filed once when bots start again.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reviewIdOf } from '../../src/core/policy/breakglass.js';
-import { CloudSimulator } from '../../src/simulator/server.js';
-import { DEMO_IDS, DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
-import { DEFAULT_KEY_PREFIX, RedisChangeStore } from '../../src/store/index.js';
-import { FakeSlack, type SlackCall } from '../e2e/fake-slack.js';
-import { CHANNEL, KEY_ID, KEY_SECRET, slackSender, startHarness, textOf, type Harness } from '../e2e/harness.js';
-import { usePolicyFiles } from '../e2e/policy-files.js';
-import { startChildBot, startRedisServer, type ChildBot, type RedisServer } from './processes.js';
+import { DEMO_IDS } from '../../src/simulator/seed.js';
+import { DEFAULT_KEY_PREFIX } from '../../src/store/index.js';
+import type { SlackCall } from '../e2e/fake-slack.js';
+import { CHANNEL, slackSender, startHarness, textOf } from '../e2e/harness.js';
+import { BREAKGLASS_PROD, usePolicyFiles } from '../e2e/policy-files.js';
+import { startChildBot, useProcessBackends, type ChildBot } from './processes.js';
 
+const backends = useProcessBackends();
 const policyFile = usePolicyFiles();
-const POLICY = `breakglass: [U0REQUESTER]
-rules:
-  - name: production
-    match: { tags: { env: prod } }
-    approvals: 1
-    approvers: [U0APPROVER]
-`;
+/** One-second leases: a killed bot's request is taken over within about a second. */
+const ENV = { APPROVAL_LEASE_SECONDS: '1', CLICKHOUSE_TIMEOUT_SECONDS: '2', POLICY_FILE: policyFile(BREAKGLASS_PROD) };
 const BREAK_GLASS = 'breakglass ip add orders-prod 203.0.113.9 laptop for 1h because "INC-7 dashboards down"';
-
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  await redis.stop();
-});
-
-let simulator: CloudSimulator;
-let slack: FakeSlack;
-let store: RedisChangeStore;
-let env: Record<string, string>;
-const children: ChildBot[] = [];
-const replicas: Harness[] = [];
-beforeEach(async () => {
-  await redis.client().flushall();
-  simulator = await CloudSimulator.start({
-    keyId: KEY_ID,
-    keySecret: KEY_SECRET,
-    orgId: DEMO_ORG_ID,
-    services: demoServices(),
-  });
-  slack = await FakeSlack.start();
-  store = new RedisChangeStore(redis.url, { keyPrefix: DEFAULT_KEY_PREFIX });
-  // One-second leases: a killed bot's request is taken over within about a second.
-  env = { APPROVAL_LEASE_SECONDS: '1', CLICKHOUSE_TIMEOUT_SECONDS: '2', POLICY_FILE: policyFile(POLICY) };
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) await child.kill();
-  while (replicas.length > 0) await replicas.pop()?.stop();
-  await store.close();
-  await simulator.close();
-  await slack.close();
-});
 
 /** The bot as a process that breaks glass; resolves with the request's id once it is posted. */
 async function breakGlassInChild(): Promise<{ bot: ChildBot; id: string }> {
-  const bot = await startChildBot({ simulator, slack, redisUrl: redis.url, env });
+  const { simulator, slack, redis, children } = backends;
+  const bot = await startChildBot({ simulator, slack, redisUrl: redis.url, env: ENV });
   children.push(bot);
   const after = slack.calls.length;
   expect((await slackSender(bot.url, slack).command(BREAK_GLASS)).status).toBe(200);
@@ -78,18 +39,18 @@ async function kill(bot: ChildBot): Promise<void> {
 
 /** Two replicas start on the same Redis at once, as after a crash. */
 async function twoReplicas(): Promise<void> {
-  const started = await Promise.all(
-    [0, 1].map(() => startHarness({ simulator, slack, redisUrl: redis.url, keyPrefix: DEFAULT_KEY_PREFIX, env })),
-  );
-  replicas.push(...started);
+  const { simulator, slack, redis, replicas } = backends;
+  const shared = { simulator, slack, redisUrl: redis.url, keyPrefix: DEFAULT_KEY_PREFIX, env: ENV };
+  replicas.push(...(await Promise.all([startHarness(shared), startHarness(shared)])));
 }
 
 /** The review's posts in the channel (its reviewers are told by DM too). */
 const reviewPosts = (reviewId: string): SlackCall[] =>
-  slack.callsOf('chat.postMessage', (a) => a.channel === CHANNEL && textOf(a.blocks).includes(reviewId));
+  backends.slack.callsOf('chat.postMessage', (a) => a.channel === CHANNEL && textOf(a.blocks).includes(reviewId));
 
 /** The review is posted in the change's thread, once, and waits for an approver. */
 async function expectReviewedOnce(id: string): Promise<void> {
+  const { slack, store, replicas } = backends;
   const reviewId = reviewIdOf(id);
   const posted = await slack.waitFor(
     'chat.postMessage',
@@ -104,22 +65,25 @@ async function expectReviewedOnce(id: string): Promise<void> {
   expect(reviewPosts(reviewId)).toHaveLength(1);
 }
 
+const patches = () => backends.simulator.requests.filter((r) => r.method === 'PATCH');
+
 describe('the review of a break-glass change whose bot was killed', () => {
   it('is filed once by the replica that settles the change, when the bot died while applying it', async () => {
     const { bot, id } = await breakGlassInChild();
     // The update took effect but never answers: the bot is inside the API call when it dies.
-    simulator.faults.hangNext(1, { on: 'PATCH', afterApply: true });
-    await expect.poll(() => simulator.requests.filter((r) => r.method === 'PATCH').length).toBe(1);
+    backends.simulator.faults.hangNext(1, { on: 'PATCH', afterApply: true });
+    await expect.poll(() => patches().length).toBe(1);
     await kill(bot);
-    expect((await store.get(id))?.status).toBe('applying');
+    expect((await backends.store.get(id))?.status).toBe('applying');
 
     await twoReplicas();
-    await expect.poll(async () => (await store.get(id))?.status, { timeout: 15_000 }).toBe('applied');
+    await expect.poll(async () => (await backends.store.get(id))?.status, { timeout: 15_000 }).toBe('applied');
     await expectReviewedOnce(id);
-    expect(simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+    expect(patches()).toHaveLength(1);
   }, 40_000);
 
   it('is filed once when bots start again, when the bot died after recording it applied', async () => {
+    const { simulator, slack, store } = backends;
     // The message update right after the outcome is recorded waits a minute (Slack's Retry-After):
     // the bot is killed there, between recording the change applied and filing its review.
     simulator.on('request', (r) => {
@@ -129,9 +93,8 @@ describe('the review of a break-glass change whose bot was killed', () => {
     await new Promise((resolve) => slack.once('rateLimited', resolve));
     expect((await store.get(id))?.status).toBe('applied');
     await kill(bot);
-    expect(simulator.service(DEMO_IDS.ordersProd)?.ipAccessList?.some((e) => e.source.startsWith('203.0.113.9'))).toBe(
-      true,
-    );
+    const opened = simulator.service(DEMO_IDS.ordersProd)?.ipAccessList ?? [];
+    expect(opened.some((e) => e.source.startsWith('203.0.113.9'))).toBe(true);
     expect(await store.get(reviewIdOf(id))).toBeUndefined();
 
     await twoReplicas();
