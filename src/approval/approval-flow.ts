@@ -30,7 +30,7 @@ import { stackedGrantProblem, temporaryPlanProblem } from '../core/change/tempor
 import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
 import {
   auditNoteText,
-  COMPLETES_TEXT,
+  completesText,
   logText,
   noteOutcome,
   outcomeRecord,
@@ -47,7 +47,7 @@ import {
   frozenText,
   neverOpenText,
 } from '../core/render/breakglass.js';
-import { breakGlassRefusal, reviewRequestOf } from '../core/policy/breakglass.js';
+import { breakGlassRefusal, reviewIdOf, reviewRequestOf } from '../core/policy/breakglass.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type {
@@ -322,22 +322,27 @@ export class ApprovalFlow implements ChangeRequestService {
     const stored = await this.options.store.get(request.id).catch(() => undefined);
     const settled = stored ? { ...stored, messageTs: stored.messageTs ?? reply.request.messageTs } : reply.request;
     await this.messages.announceBreakGlass(this.options.securityChannel, settled);
-    const reviewId = settled.status === 'applied' ? await this.fileReview(settled) : undefined;
-    return { ok: true, request: settled, ...(reviewId ? { reviewId } : {}) };
+    // Recording it applied filed its review (the step's file-review), in the same run.
+    const review = settled.status === 'applied' ? await this.options.store.get(reviewIdOf(settled.id)) : undefined;
+    return { ok: true, request: settled, ...(review ? { reviewId: review.id } : {}) };
   }
 
   /**
    * The review of an applied break-glass change: a request in its thread that sends nothing, which
    * an approver of its rules marks reviewed (Approve by another name) and which is reminded and
-   * escalated like any waiting request until then.
+   * escalated like any waiting request until then. Filed once: the store creates it only if absent,
+   * and only its creator posts it, whichever replica (or restart) got there first.
    */
-  private async fileReview(original: ChangeRequest): Promise<string | undefined> {
+  private async fileReview(original: ChangeRequest): Promise<void> {
     const requirement = this.options.policy.reviewRequirement(original.requirements ?? []);
     const review = reviewRequestOf(original, requirement, this.now());
-    const filed = await this.run({ request: review, work: { phase: 'idle' } }, { type: 'file' });
+    if (!(await this.options.store.createIfAbsent(review))) return;
+    this.notify('requested', review, review.requesterId);
+    // Created here: the ordinary filing goes on from there (posted in the thread, its ts recorded).
+    const filed = await this.run({ request: review, work: { phase: 'filing' } }, { type: 'created' });
     if (filed.reply?.kind !== 'filed') {
       this.options.logger.error(`change ${original.id}: its break-glass review could not be filed`);
-      return undefined;
+      return;
     }
     const posted = filed.reply.request;
     void this.track(
@@ -345,7 +350,24 @@ export class ApprovalFlow implements ChangeRequestService {
         this.options.logger.warn(`change ${posted.id}: telling its reviewers failed: ${messageOf(error)}`),
       ),
     );
-    return posted.id;
+  }
+
+  /**
+   * At start: files the review of every applied break-glass change that has none, because the
+   * replica applying it stopped between recording it and filing the review. Break-glass changes
+   * are temporary, so each one not yet reverted is in the schedule of reverts.
+   */
+  async fileOwedReviews(): Promise<number> {
+    const { store } = this.options;
+    let filed = 0;
+    for (const { id } of await store.scheduledReverts()) {
+      const grant = await store.get(id);
+      if (!grant?.breakGlass || grant.status !== 'applied' || (await store.get(reviewIdOf(id)))) continue;
+      await this.track(this.fileReview(grant));
+      filed += 1;
+    }
+    if (filed > 0) this.options.logger.info(`filed ${filed} break-glass review(s) a stopped replica had not filed`);
+    return filed;
   }
 
   decide(
@@ -606,6 +628,9 @@ export class ApprovalFlow implements ChangeRequestService {
       case 'post-correction':
         await this.messages.correctIfSettledOtherwise(request, effect.apiRequestId);
         return undefined;
+      case 'file-review':
+        await this.fileReview(effect.original);
+        return undefined;
       case 'follow-up':
         await this.followUp(effect.request);
         return undefined;
@@ -723,7 +748,7 @@ export class ApprovalFlow implements ChangeRequestService {
         },
         ...(effect.scheduleAt !== undefined
           ? { completesMessage: scheduledCompletesText(effect.scheduleAt), schedule: { at: effect.scheduleAt } }
-          : { completesMessage: COMPLETES_TEXT, claim: { owner: this.owner, ttlMs: this.leaseMs } }),
+          : { completesMessage: completesText(request), claim: { owner: this.owner, ttlMs: this.leaseMs } }),
       })
       .then((result) => {
         if (!result.ok && result.reason === 'expired') this.notify('expired', result.request, effect.approverId);

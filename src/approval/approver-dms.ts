@@ -14,7 +14,7 @@ import { requirementsOf } from '../core/render/policy.js';
 import type { ChangeRequest } from '../core/change/types.js';
 import type { ChangeStore } from '../ports/change-store.js';
 import type { Log } from '../ports/log.js';
-import type { Messenger } from '../ports/messenger.js';
+import type { Messenger, PostedMessage } from '../ports/messenger.js';
 
 /** A claim outlives the request by this much, so a late replica never sends it again. */
 const CLAIM_MARGIN_MS = 3_600_000;
@@ -38,7 +38,7 @@ export class ApproverDms {
   /** A new request: its approvers get it, with the buttons. */
   async filed(request: ChangeRequest): Promise<void> {
     const people = await this.people(dmTargets(request, this.requirementsNow(request)));
-    await this.send(request, people, 'dm', requestMessage(request));
+    await this.sendRequest(request, people);
   }
 
   /** Its first reminder: the people told of it get one reminder each. */
@@ -50,7 +50,24 @@ export class ApproverDms {
   /** A rule escalated: the people it escalates to get the request, with the buttons. */
   async escalated(request: ChangeRequest, requirement: Requirement): Promise<void> {
     const people = await this.people(requirement.escalate?.to ?? []);
-    await this.send(request, people, 'dm', requestMessage(request));
+    await this.sendRequest(request, people);
+  }
+
+  /**
+   * The request itself, with its buttons: each copy is recorded, so the flow shows it as the
+   * request moves. One that moved while these were sent (before the copies were recorded) is
+   * shown in them here.
+   */
+  private async sendRequest(request: ChangeRequest, people: readonly string[]): Promise<void> {
+    const { store, messenger, logger } = this.options;
+    const copies = await this.send(request, people, 'dm', requestMessage(request));
+    for (const copy of copies) await store.recordCopy(request, copy);
+    const latest = copies.length > 0 ? await store.get(request.id) : undefined;
+    if (!latest || !movedSince(request, latest)) return;
+    for (const copy of copies)
+      await messenger
+        .update(copy.channelId, copy.ts, requestMessage(latest))
+        .catch((error: unknown) => logger.warn(`change ${request.id}: could not update its DM: ${String(error)}`));
   }
 
   /** One of the person's hourly slots, claimed across replicas; false once they are all taken. */
@@ -82,8 +99,15 @@ export class ApproverDms {
     return [...people].slice(0, MAX_PEOPLE);
   }
 
-  private async send(request: ChangeRequest, people: readonly string[], kind: string, message: NudgeMessage) {
+  /** Sends the message to each person not sent it yet; answers where each was posted. */
+  private async send(
+    request: ChangeRequest,
+    people: readonly string[],
+    kind: string,
+    message: NudgeMessage,
+  ): Promise<PostedMessage[]> {
     const { store, messenger, logger, now } = this.options;
+    const posted: PostedMessage[] = [];
     const ttl = request.expiresAt - now() + CLAIM_MARGIN_MS;
     // The requester may be in an approvers' group: they are never asked about their own request.
     for (const userId of people.filter((id) => id !== request.requesterId)) {
@@ -94,11 +118,17 @@ export class ApproverDms {
         continue;
       }
       try {
-        await messenger.dm(userId, message);
+        posted.push(await messenger.dm(userId, message));
       } catch (error) {
         // Deactivated, DMs closed: logged, never retried into a storm, never blocking the request.
         logger.warn(`change ${request.id}: could not message ${userId}: ${String(error)}`);
       }
     }
+    return posted;
   }
+}
+
+/** Whether the request moved since it was drawn: decided, or approved once more. */
+function movedSince(drawn: ChangeRequest, latest: ChangeRequest): boolean {
+  return latest.status !== drawn.status || (latest.approvals?.length ?? 0) !== (drawn.approvals?.length ?? 0);
 }

@@ -84,6 +84,7 @@ export class FlowMessages {
         const decidedIn = approvalChannelOf(shown);
         if (decidedIn && shown.approvalTs)
           await this.options.messenger.update(decidedIn, shown.approvalTs, requestMessage(shown));
+        await this.showCopies(shown);
         if (FINAL_STATUSES.includes(shown.status)) return;
         if (shown.status === 'applying' && surelyHeld()) return;
         const latest = await this.options.store.get(request.id);
@@ -97,6 +98,21 @@ export class FlowMessages {
     } catch (error) {
       this.options.logger.warn(`change ${request.id}: could not update its message: ${messageOf(error)}`);
     }
+  }
+
+  /**
+   * The request's copies sent elsewhere (approvers' DMs) show it as it is now, like its channel
+   * message: no "0 of 2 approvals" nor live buttons once it settled. One that fails is logged and
+   * the others are still shown.
+   */
+  async showCopies(request: ChangeRequest): Promise<void> {
+    const { messenger, store, logger } = this.options;
+    for (const copy of await store.copiesOf(request.id))
+      await messenger
+        .update(copy.channelId, copy.ts, requestMessage(request))
+        .catch((error: unknown) =>
+          logger.warn(`change ${request.id}: could not update its copy in ${copy.channelId}: ${messageOf(error)}`),
+        );
   }
 
   async postResult(request: ChangeRequest, service: ServiceRecord): Promise<void> {

@@ -2,7 +2,8 @@
  * Settles, every quarter lease, the requests whose replica stopped renewing its lease while
  * applying them (ApprovalFlow's reconcileAbandoned), one pass at a time: a slow API must not
  * stack passes on top of each other. A lease not renewed for its whole length is so taken over
- * within another quarter of it.
+ * within another quarter of it. At start, once, it also files the break-glass reviews a stopped
+ * replica owed (ApprovalFlow's fileOwedReviews).
  */
 import { messageOf } from '../core/render/errors.js';
 import type { Log } from '../ports/index.js';
@@ -21,7 +22,7 @@ export interface Reconciler {
 }
 
 export function startReconciler(
-  flow: Pick<ApprovalFlow, 'reconcileAbandoned'>,
+  flow: Pick<ApprovalFlow, 'reconcileAbandoned' | 'fileOwedReviews'>,
   options: ReconcilerOptions,
 ): Reconciler {
   let running: Promise<number> | undefined;
@@ -38,13 +39,17 @@ export function startReconciler(
     return running;
   };
   const settledAtStart = reconcile();
+  // Once, at start: the reviews of break-glass changes a stopped replica applied but did not file.
+  const reviewsAtStart = flow
+    .fileOwedReviews()
+    .catch((error: unknown) => options.logger.warn(`filing owed break-glass reviews failed: ${messageOf(error)}`));
   const timer = setInterval(() => void reconcile(), options.everyMs).unref();
   return {
     settledAtStart,
     async stop() {
       clearInterval(timer);
       // A pass in progress may be recording an outcome: let it finish before the stores close.
-      await Promise.all([settledAtStart, running]);
+      await Promise.all([settledAtStart, reviewsAtStart, running]);
     },
   };
 }

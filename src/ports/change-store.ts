@@ -1,5 +1,6 @@
 import type { AuditEntry, NewAuditEntry } from '../core/change/audit.js';
 import type { AuditOutbox } from './audit-export.js';
+import type { PostedMessage } from './messenger.js';
 import type { ChangeOutcome, ChangeRequest, ChangeStatus, OperationResult } from '../core/change/types.js';
 import type { Approval } from '../core/policy/types.js';
 import type { StoreApprovalResult, StoreTransitionResult } from '../core/approval/types.js';
@@ -71,6 +72,13 @@ export interface ChangeStore {
   get(id: string): Promise<ChangeRequest | undefined>;
   /** Where the request was posted: in its channel, and in its approval channel when it has one. */
   setMessageTs(id: string, messageTs: string, approvalTs?: string): Promise<void>;
+  /**
+   * Records one more copy of a request sent elsewhere (an approver's DM), kept as long as the
+   * request, so every copy can be shown as the request moves.
+   */
+  recordCopy(request: Pick<ChangeRequest, 'id' | 'expiresAt'>, copy: PostedMessage): Promise<void>;
+  /** The copies recorded for a request, oldest first. */
+  copiesOf(id: string): Promise<PostedMessage[]>;
   /** Records where a temporary request's reminder was posted, so its buttons can be taken off later. */
   setReminderTs(id: string, reminderTs: string): Promise<void>;
   /**

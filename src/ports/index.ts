@@ -8,7 +8,14 @@ export type * from './audit-export.js';
 export type * from './change-events.js';
 export type * from './change-store.js';
 export type * from './log.js';
-export { MessengerError, type FileUpload, type Message, type Messenger, type MessengerFailure } from './messenger.js';
+export {
+  MessengerError,
+  type FileUpload,
+  type Message,
+  type Messenger,
+  type MessengerFailure,
+  type PostedMessage,
+} from './messenger.js';
 export type * from './modals.js';
 export type * from './organizations.js';
 export type * from './schedule-store.js';

@@ -20,14 +20,23 @@ export interface FileUpload {
   threadTs?: string;
 }
 
+/** Where a message was posted: enough to update it later (a DM's conversation, not the person). */
+export interface PostedMessage {
+  channelId: string;
+  ts: string;
+}
+
 /** What the middle layer needs from the chat platform; slack/messenger.ts implements it. */
 export interface Messenger {
   /** Posts publicly in a channel and returns the message's ts. */
   post(channelId: string, message: Message): Promise<string>;
   update(channelId: string, ts: string, message: Message): Promise<void>;
   ephemeral(channelId: string, userId: string, message: Message): Promise<void>;
-  /** A direct message to one person (Slack opens the conversation); callers must not depend on it arriving. */
-  dm(userId: string, message: Message): Promise<void>;
+  /**
+   * A direct message to one person (Slack opens the conversation); callers must not depend on it
+   * arriving. Answers where it was posted, so it can be updated like any message.
+   */
+  dm(userId: string, message: Message): Promise<PostedMessage>;
   /** Members of a Slack user group (S...). */
   groupMembers(groupId: string): Promise<string[]>;
   /** Members of a channel, every page of them (conversations.members: channels:read, groups:read if private). */

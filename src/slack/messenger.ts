@@ -42,9 +42,12 @@ export function slackMessenger(client: WebClient, onApiError: ApiErrorListener =
     },
     async dm(userId, message) {
       // chat.postMessage to a user id posts in the app's DM with them (chat:write; im:write opens it).
-      await call('chat.postMessage', () =>
+      const result = await call('chat.postMessage', () =>
         client.chat.postMessage({ channel: userId, text: messageText(message.text), blocks: message.blocks }),
       );
+      if (!result.ts) throw slackCallError('chat.postMessage', 'no_ts_returned');
+      // chat.update needs the DM's conversation id (D…), which Slack answers with.
+      return { channelId: result.channel ?? userId, ts: result.ts };
     },
     async groupMembers(groupId) {
       const result = await call('usergroups.users.list', () => client.usergroups.users.list({ usergroup: groupId }));

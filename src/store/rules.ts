@@ -7,6 +7,8 @@ import { changeSummary } from '../core/change/summary.js';
 import { requirementsAuditText } from '../core/policy/audit.js';
 import type { ChangeRequest, ChangeStatus } from '../core/change/types.js';
 import type { Approval } from '../core/policy/types.js';
+import { z } from 'zod';
+import type { PostedMessage } from '../ports/messenger.js';
 
 /**
  * Once an update is on its way, the service's lock lasts until the request is settled; this long
@@ -145,4 +147,21 @@ export function auditFields(entry: NewAuditEntry): Record<string, string> {
   if (entry.reason) fields.reason = entry.reason;
   if (entry.ticket) fields.ticket = entry.ticket;
   return fields;
+}
+
+/** A request's copies past this many keep the newest: DMs go to at most 50 people, plus escalations. */
+export const MAX_COPIES = 100;
+
+const CopySchema = z.object({ channelId: z.string().min(1), ts: z.string().min(1) });
+
+/** Stored copies (JSON) as read back; one that cannot be read is skipped: nothing could update it. */
+export function copiesFrom(stored: readonly string[]): PostedMessage[] {
+  return stored.flatMap((text) => {
+    try {
+      const parsed = CopySchema.safeParse(JSON.parse(text));
+      return parsed.success ? [parsed.data] : [];
+    } catch {
+      return [];
+    }
+  });
 }

@@ -28,7 +28,7 @@ function setup() {
       expiresAt: NOW + 3_600_000,
     });
   const dmsTo = (userId: string) => messenger.sent.filter((s) => s.kind === 'dm' && s.userId === userId);
-  return { dms, request, dmsTo, logs };
+  return { dms, request, dmsTo, logs, store, messenger };
 }
 
 describe('ApproverDms', () => {
@@ -40,6 +40,33 @@ describe('ApproverDms', () => {
     expect(dmsTo('U0DBA')).toHaveLength(1);
     expect(dmsTo('U0ANA')).toHaveLength(1);
     expect(dmsTo('U0REQ')).toHaveLength(0);
+  });
+
+  it('shows its DMs the request as it is when it moved while they were being sent', async () => {
+    const { dms, request, dmsTo, store, messenger } = setup();
+    // Kept by the store in real time (a request of NOW's day would be past its retention).
+    const filed = { ...request('CR-00000000A2'), expiresAt: Date.now() + 3_600_000 };
+    await store.create(filed);
+    // Rejected in the channel while the DMs go out, drawn as it was filed.
+    const dm = messenger.dm.bind(messenger);
+    messenger.dm = async (userId, message) => {
+      const posted = await dm(userId, message);
+      await store.transition(filed.id, {
+        from: ['pending'],
+        to: 'rejected',
+        actorId: 'U0DBA',
+        now: Date.now(),
+        audit: { action: 'rejected', summary: 'x' },
+      });
+      return posted;
+    };
+    await dms.filed(filed);
+    const copies = await store.copiesOf(filed.id);
+    expect(copies.map((c) => c.channelId).sort()).toStrictEqual(['U0ANA', 'U0DBA']);
+    expect(dmsTo('U0DBA')).toHaveLength(1);
+    const updates = messenger.sent.filter((s) => s.kind === 'update');
+    expect(updates.map((u) => u.ts).sort()).toStrictEqual(copies.map((c) => c.ts).sort());
+    for (const update of updates) expect(JSON.stringify(update.message.blocks)).toContain('Rejected');
   });
 
   it(`never sends one person more than ${MAX_DMS_PER_PERSON_HOUR} in an hour, and says so in the log`, async () => {

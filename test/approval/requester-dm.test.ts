@@ -3,7 +3,7 @@
  * never answers leaves the flow alone (in process: memory store, recording messenger).
  */
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../src/ports/index.js';
+import type { Message, PostedMessage } from '../../src/ports/index.js';
 import { ALICE, BOB, inProcess } from '../support/in-process.js';
 
 describe("the requester's DMs", () => {
@@ -33,7 +33,7 @@ describe("the requester's DMs", () => {
     const sent: Message[] = [];
     h.messenger.dm = (_userId, message) => {
       sent.push(message);
-      return new Promise<void>(() => undefined);
+      return new Promise<PostedMessage>(() => undefined);
     };
     const id = await h.requestChange('rename orders-prod orders-main');
     expect(await h.flow.decide('approve', id, BOB)).toBeUndefined();

@@ -21,3 +21,12 @@ export function usePolicyFiles(): (text: string) => string {
 /** A policy that never lets production be opened to the whole internet. */
 export const NEVER_OPEN_PROD =
   'rules:\n  - name: never open prod\n    match: { tags: { env: prod }, risks: [world-open] }\n    deny: Never open production.\n';
+
+/** Break-glass for the requester; production needs the approver otherwise. */
+export const BREAKGLASS_PROD = `breakglass: [U0REQUESTER]
+rules:
+  - name: production
+    match: { tags: { env: prod } }
+    approvals: 1
+    approvers: [U0APPROVER]
+`;

@@ -7,10 +7,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { DEMO_ORG_ID } from '../../src/simulator/seed.js';
-import type { FakeSlack } from '../e2e/fake-slack.js';
-import { KEY_ID, KEY_SECRET, SIGNING_SECRET } from '../e2e/harness.js';
-import type { CloudSimulator } from '../../src/simulator/server.js';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
+import { DEFAULT_KEY_PREFIX, RedisChangeStore } from '../../src/store/index.js';
+import { FakeSlack } from '../e2e/fake-slack.js';
+import { KEY_ID, KEY_SECRET, SIGNING_SECRET, type Harness } from '../e2e/harness.js';
+import { CloudSimulator } from '../../src/simulator/server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -222,4 +224,51 @@ export async function startChildBot(deps: {
     await exited;
     throw error;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A test file's backends
+
+/**
+ * What the tests of a file share with the bots they start: a redis-server of its own, and for each
+ * test a fresh simulator, Slack stand-in and change store on that Redis (the default key prefix, as
+ * a child bot's REDIS_URL gives it). The children and replicas a test starts are stopped after it.
+ */
+export class ProcessBackends {
+  // Set by the hooks useProcessBackends registers, before any test reads them.
+  redis!: RedisServer;
+  simulator!: CloudSimulator;
+  slack!: FakeSlack;
+  store!: RedisChangeStore;
+  readonly children: ChildBot[] = [];
+  readonly replicas: Harness[] = [];
+}
+
+export function useProcessBackends(): ProcessBackends {
+  const backends = new ProcessBackends();
+  beforeAll(async () => {
+    backends.redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await backends.redis.stop();
+  });
+  beforeEach(async () => {
+    await backends.redis.client().flushall();
+    backends.simulator = await CloudSimulator.start({
+      keyId: KEY_ID,
+      keySecret: KEY_SECRET,
+      orgId: DEMO_ORG_ID,
+      services: demoServices(),
+    });
+    backends.slack = await FakeSlack.start();
+    backends.store = new RedisChangeStore(backends.redis.url, { keyPrefix: DEFAULT_KEY_PREFIX });
+  });
+  afterEach(async () => {
+    for (const child of backends.children.splice(0)) await child.kill();
+    while (backends.replicas.length > 0) await backends.replicas.pop()?.stop();
+    await backends.store.close();
+    await backends.simulator.close();
+    await backends.slack.close();
+  });
+  return backends;
 }

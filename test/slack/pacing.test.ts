@@ -38,7 +38,7 @@ function fakeSlack() {
       return Promise.resolve();
     },
     ephemeral: () => Promise.resolve(),
-    dm: () => Promise.resolve(),
+    dm: (userId) => Promise.resolve({ channelId: userId, ts: '1.1' }),
     groupMembers: () => Promise.resolve([]),
     channelMembers: () => Promise.resolve([]),
     publishHome: () => Promise.resolve(),

@@ -62,6 +62,21 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
     });
   });
 
+  describe('copies of a request', () => {
+    it('keeps where a request was also sent, oldest first, each request its own', async () => {
+      const { store } = openHarness();
+      const request = await created(store);
+      expect(await store.copiesOf(request.id)).toStrictEqual([]);
+      await store.recordCopy(request, { channelId: 'D0ANA', ts: '1.1' });
+      await store.recordCopy(request, { channelId: 'D0BOB', ts: '1.2' });
+      await store.recordCopy({ id: 'CR-OTHER00001', expiresAt: request.expiresAt }, { channelId: 'D0ANA', ts: '2.1' });
+      expect(await store.copiesOf(request.id)).toStrictEqual([
+        { channelId: 'D0ANA', ts: '1.1' },
+        { channelId: 'D0BOB', ts: '1.2' },
+      ]);
+    });
+  });
+
   describe('create and get', () => {
     it('returns the request as created, empty arrays included', async () => {
       const { store } = openHarness();

@@ -3,7 +3,7 @@
  * ts it handed out), updates and ephemeral messages, per channel. Channels can be made to refuse
  * posts as Slack does for a channel the bot is not in, and user groups can be given members.
  */
-import type { FileUpload, Message, Messenger } from '../../src/ports/index.js';
+import type { FileUpload, Message, Messenger, PostedMessage } from '../../src/ports/index.js';
 import type { View } from '../../src/core/render/mrkdwn.js';
 import { MessengerError } from '../../src/ports/index.js';
 import { answer } from '../../src/ports/answer.js';
@@ -55,11 +55,13 @@ export class RecordingMessenger implements Messenger {
     });
   }
 
-  dm(userId: string, message: Message): Promise<void> {
+  dm(userId: string, message: Message): Promise<PostedMessage> {
     return answer(() => {
       const code = this.unreachable.get(userId);
       if (code) throw new MessengerError('chat.postMessage', 'other', code);
-      this.sent.push({ kind: 'dm', channelId: userId, ts: '', userId, message: structuredClone(message) });
+      const ts = `1700000000.${String(++this.counter).padStart(6, '0')}`;
+      this.sent.push({ kind: 'dm', channelId: userId, ts, userId, message: structuredClone(message) });
+      return { channelId: userId, ts };
     });
   }
 

@@ -677,6 +677,9 @@ function recorded(
   const { outcome } = work;
   if (result.ok) {
     const effects: Effect[] = [{ type: 'release-lease' }, { type: 'show', request: result.request }];
+    // Whoever records a break-glass change applied (its own bot, or one that took it over) files its review.
+    if (outcome.status === 'applied' && result.request.breakGlass)
+      effects.push({ type: 'file-review', original: result.request });
     if (outcome.status === 'applied' && outcome.service)
       effects.push({ type: 'post-result', request: result.request, service: outcome.service });
     effects.push(...tell(result.request, { kind: outcome.status }), { type: 'follow-up', request: result.request });

@@ -220,6 +220,11 @@ export type Effect =
   | { type: 'send'; index: number; operation: Operation }
   /** Record the operations confirmed so far (under the lease), so a takeover resumes after them. */
   | { type: 'record-confirmed'; results: OperationResult[] }
+  /**
+   * An applied break-glass change is reviewed after the fact: file its review (CR-…-B) unless it
+   * was filed already (by another replica, or before a restart: the bot files owed ones at start).
+   */
+  | { type: 'file-review'; original: ChangeRequest }
   // Temporary changes and Undo (grant.ts).
   | { type: 'check-may-act'; userId: string }
   | { type: 'read-revert' }

@@ -87,13 +87,16 @@ export function reviewRequirement(requirements: readonly Requirement[], defaults
   };
 }
 
+/** A break-glass change has one review, under one id: filing it twice is refused by the store. */
+export const reviewIdOf = (originalId: string): string => `${originalId}-B`;
+
 /**
  * The review of an applied break-glass change: a request in its thread that sends nothing, which
  * an approver of its rules marks reviewed, reminded and escalated like any waiting request.
  */
 export function reviewRequestOf(original: ChangeRequest, requirement: Requirement, now: number): ChangeRequest {
   return {
-    id: `${original.id}-B`,
+    id: reviewIdOf(original.id),
     channelId: original.channelId,
     requesterId: original.requesterId,
     ...(original.organization ? { organization: original.organization } : {}),

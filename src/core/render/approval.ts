@@ -5,7 +5,7 @@
  */
 import { appliesAt, SCHEDULE_STARTED_TEXT, scheduleMissedText } from './scheduled.js';
 import type { AuditNote, Failure, FlowOutcome, FlowReply, LogFact } from '../approval/types.js';
-import type { ChangeOutcome, OperationResult } from '../change/types.js';
+import type { ChangeOutcome, ChangeRequest, OperationResult } from '../change/types.js';
 import type { CloudApiError } from '../service/api-error.js';
 import { alreadyDecidedText } from './change.js';
 import { cloudErrorSentence, UNEXPECTED_IN_BOT } from './errors.js';
@@ -20,6 +20,12 @@ export const LOST_AFTER_SENDING_TEXT =
   'Another bot replica took this request over while it was being applied; it checks the service and updates the request message with the outcome.';
 /** Appended to the audit message of the approval that completes a request. */
 export const COMPLETES_TEXT = 'The last approval needed: applying the change.';
+/** The same for a break-glass review: marking it sends nothing, so it must not read as applying anything. */
+export const REVIEW_COMPLETES_TEXT = 'The review it needed: marked reviewed; nothing is sent to ClickHouse Cloud.';
+
+/** What the audit says the approval completing this request does. */
+export const completesText = (request: Pick<ChangeRequest, 'reviewOf'>): string =>
+  request.reviewOf ? REVIEW_COMPLETES_TEXT : COMPLETES_TEXT;
 
 const SETTLED_NOTE =
   'The bot replica applying this change stopped after sending it to ClickHouse Cloud; it was checked against the service afterwards';

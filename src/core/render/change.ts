@@ -1,5 +1,5 @@
 /** Block Kit for change requests: the message people approve, and what it becomes afterwards. */
-import { appliesAt, pendingAppliesText } from './scheduled.js';
+import { appliesAt, waitingUntilText } from './scheduled.js';
 import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest, ChangeStatus, FieldChange } from '../change/types.js';
 import { apiReference } from './errors.js';
@@ -112,11 +112,13 @@ function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
   const decidedIn = linkOnly ? approvalChannelOf(request) : undefined;
   if (request.status === 'pending' && decidedIn)
     return [
-      context(`Request ${code(request.id)} · waiting for approval in ${channelRef(decidedIn)} · ${expiry(request)}`),
+      context(
+        `Request ${code(request.id)} · waiting for approval in ${channelRef(decidedIn)} · ${waitingUntilText(request)}`,
+      ),
     ];
   if (request.status === 'pending') {
     return [
-      context(`Request ${code(request.id)} · waiting for approval · ${expiry(request)}`),
+      context(`Request ${code(request.id)} · waiting for approval · ${waitingUntilText(request)}`),
       {
         type: 'actions',
         block_id: 'change_actions',
@@ -146,12 +148,6 @@ export function cancelButton(requestId: string, label = 'Cancel (requester)') {
     text: { type: 'plain_text' as const, text: label },
     value: requestId,
   };
-}
-
-/** A scheduled request's approval window ends at its time: both are said. */
-function expiry(request: ChangeRequest): string {
-  if (request.applyAt !== undefined) return pendingAppliesText(request, request.applyAt);
-  return `expires ${slackDate(request.expiresAt)}`;
 }
 
 /**
@@ -237,7 +233,7 @@ export function pendingBlocks(requests: ChangeRequest[]): Block[] {
 /** Where a request listed by `pending` stands: its approvals and expiry, or its time once approved. */
 function pendingState(r: ChangeRequest): string {
   if (r.status === 'scheduled') return ` · approved, ${appliesAt(r.applyAt ?? r.expiresAt)}`;
-  return `${r.requirements ? ` · ${progressSummary(r, r.requirements)}` : ''} · ${expiry(r)}`;
+  return `${r.requirements ? ` · ${progressSummary(r, r.requirements)}` : ''} · ${waitingUntilText(r)}`;
 }
 
 /** The public message of a change request: its summary line as text, its blocks with buttons. */

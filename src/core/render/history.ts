@@ -30,8 +30,15 @@ const ICON: Record<AuditAction, string> = {
 /** Break-glass entries stand out: nobody approved them, and someone must look at them after the fact. */
 const ACTION_TEXT: Partial<Record<AuditAction, string>> = {
   'break-glass': '*BREAK-GLASS* applied without approval',
+  stale: 'not applied, found stale',
   reviewed: 'break-glass reviewed',
 };
+
+/**
+ * Nobody expires a request, nor makes it stale: the entry's actor is only whoever happened to
+ * notice it (the approver whose click found the service changed), who must not read as its cause.
+ */
+const UNCAUSED: ReadonlySet<AuditAction> = new Set<AuditAction>(['expired', 'stale']);
 
 /** How far back the audit trail reaches: its oldest kept entry, and how long entries are kept. */
 export interface AuditReach {
@@ -55,8 +62,7 @@ export function historyBlocks(entries: AuditEntry[], reach: AuditReach, serviceL
     ]
       .filter(Boolean)
       .join(' · ');
-    // Nobody expires a request: the entry's actor is only whoever happened to notice it.
-    const actor = e.action === 'expired' ? '' : ` by ${mention(e.actorId)}`;
+    const actor = UNCAUSED.has(e.action) ? '' : ` by ${mention(e.actorId)}`;
     return `${ICON[e.action]} ${slackDate(e.at)} ${serviceRef(e.serviceName, e.serviceId)} ${ACTION_TEXT[e.action] ?? esc(e.action)}${actor} ${code(e.changeId)}${detail ? `\n      ${detail}` : ''}`;
   });
   return [

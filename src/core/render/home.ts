@@ -5,7 +5,7 @@
  * click here takes the same exactly-once path. Newest first; what does not fit Block Kit's 100
  * blocks of a Home view is counted ("…and N more"), never silently cut. Pure.
  */
-import { appliesAt, pendingAppliesText } from './scheduled.js';
+import { appliesAt, waitingUntilText } from './scheduled.js';
 import { changeSummary } from '../change/summary.js';
 import type { ChangeRequest, ChangeStatus } from '../change/types.js';
 import { cancelButton, decisionButtons, justificationPhrase } from './change.js';
@@ -85,7 +85,7 @@ function waitingBlocks(waiting: readonly ChangeRequest[]): Block[] {
     const progress = request.requirements ? ` · ${progressSummary(request, request.requirements)}` : '';
     blocks.push(
       section(
-        `• ${requestLine(request)}\nby ${mention(request.requesterId)}${progress} · expires ${slackDate(request.expiresAt)}`,
+        `• ${requestLine(request)}\nby ${mention(request.requesterId)}${progress} · ${waitingUntilText(request)}`,
       ),
       {
         type: 'actions',
@@ -101,7 +101,7 @@ function waitingBlocks(waiting: readonly ChangeRequest[]): Block[] {
 
 const STATUS: Record<ChangeStatus, (r: ChangeRequest) => string> = {
   pending: (r) =>
-    `:hourglass_flowing_sand: waiting for approval${r.requirements ? ` (${progressSummary(r, r.requirements)})` : ''} · ${r.applyAt !== undefined ? pendingAppliesText(r, r.applyAt) : `expires ${slackDate(r.expiresAt)}`}`,
+    `:hourglass_flowing_sand: waiting for approval${r.requirements ? ` (${progressSummary(r, r.requirements)})` : ''} · ${waitingUntilText(r)}`,
   scheduled: (r) => `:alarm_clock: approved, ${appliesAt(r.applyAt ?? r.expiresAt)}`,
   applying: () => ':hourglass: approved, applying',
   applied: (r) => `:white_check_mark: applied${decided(r)}`,

@@ -17,6 +17,12 @@ export function pendingAppliesText(request: Pick<ChangeRequest, 'applyAt' | 'exp
   return `${appliesAt(applyAt)}, or once approved if later · expires ${slackDate(request.expiresAt)}`;
 }
 
+/** Until when a waiting request waits, the same to its requester and its approvers: its time, if it has one. */
+export function waitingUntilText(request: Pick<ChangeRequest, 'applyAt' | 'expiresAt'>): string {
+  if (request.applyAt !== undefined) return pendingAppliesText(request, request.applyAt);
+  return `expires ${slackDate(request.expiresAt)}`;
+}
+
 /** The outcome sentence of a scheduled request the bot noticed too late (stored as text: no Slack markup). */
 export function scheduleMissedText(dueAt: number, graceMs: number): string {
   const minutes = Math.round(graceMs / 60_000);

@@ -24,6 +24,7 @@ import {
   DEFAULT_RETENTION_SECONDS,
   EXPIRED_BEFORE_DECISION,
   LEASELESS_TAKEOVER_AFTER_MS,
+  MAX_COPIES,
   SENT_LOCK_MS,
   assertCreatable,
   byCreation,
@@ -37,6 +38,7 @@ import {
   auditFields,
 } from '../rules.js';
 import type { AuditOutbox } from '../../ports/audit-export.js';
+import type { PostedMessage } from '../../ports/messenger.js';
 import { MemoryAuditOutbox } from './audit-outbox.js';
 import { answer } from '../../ports/answer.js';
 
@@ -74,6 +76,8 @@ export class MemoryChangeStore implements ChangeStore {
   private readonly reminders = new Map<string, number>();
   /** Waiting requests -> when their next reminder or escalation may be due, like the Redis zset. */
   private readonly nudges = new Map<string, number>();
+  /** recordCopy: each request's copies, oldest first. */
+  private readonly copies = new Map<string, PostedMessage[]>();
   /** claimOnce: until when each key is claimed. */
   private readonly clicks = new Map<string, number>();
 
@@ -112,6 +116,16 @@ export class MemoryChangeStore implements ChangeStore {
       if (stored && approvalTs !== undefined) stored.approvalTs = approvalTs;
       if (stored?.status === 'pending') this.nudges.set(id, 0);
     });
+  }
+
+  recordCopy(request: Pick<ChangeRequest, 'id' | 'expiresAt'>, copy: PostedMessage): Promise<void> {
+    return answer(() => {
+      this.copies.set(request.id, [...(this.copies.get(request.id) ?? []), { ...copy }].slice(-MAX_COPIES));
+    });
+  }
+
+  copiesOf(id: string): Promise<PostedMessage[]> {
+    return answer(() => (this.copies.get(id) ?? []).map((copy) => ({ ...copy })));
   }
 
   setReminderTs(id: string, reminderTs: string): Promise<void> {

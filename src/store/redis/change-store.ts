@@ -18,6 +18,7 @@ import type {
   TransitionResult,
 } from '../../ports/change-store.js';
 import type { AuditOutbox } from '../../ports/audit-export.js';
+import type { PostedMessage } from '../../ports/messenger.js';
 import { RedisAuditOutbox } from './audit-outbox.js';
 import {
   AUDIT_SCAN_MAX,
@@ -31,6 +32,8 @@ import {
   duplicateRequestError,
   requestedAuditEntry,
   retentionDeadline,
+  copiesFrom,
+  MAX_COPIES,
 } from '../rules.js';
 import {
   auditFromStreamEntry,
@@ -227,6 +230,20 @@ export class RedisChangeStore implements ChangeStore {
 
   async setMessageTs(id: string, messageTs: string, approvalTs?: string): Promise<void> {
     await this.setPostedScript(this.keys.request(id), this.keys.nudges, id, messageTs, approvalTs ?? '');
+  }
+
+  async recordCopy(request: Pick<ChangeRequest, 'id' | 'expiresAt'>, copy: PostedMessage): Promise<void> {
+    const key = this.keys.copies(request.id);
+    await this.redis
+      .multi()
+      .rpush(key, JSON.stringify(copy))
+      .ltrim(key, -MAX_COPIES, -1)
+      .pexpireat(key, retentionDeadline(request, this.retentionSeconds))
+      .exec();
+  }
+
+  async copiesOf(id: string): Promise<PostedMessage[]> {
+    return copiesFrom(await this.redis.lrange(this.keys.copies(id), 0, -1));
   }
 
   async setReminderTs(id: string, reminderTs: string): Promise<void> {

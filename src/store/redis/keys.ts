@@ -27,6 +27,8 @@
  *                                            their applyAt (app clock, ms): the due-items tick reads it
  *   <prefix>{changes}:nudges                 ZSET  ids of posted waiting requests, scored by when their
  *                                            next reminder or escalation may be due (app clock, ms)
+ *   <prefix>{changes}:copies:<id>            LIST  where a request was also sent (approvers' DMs),
+ *                                            JSON {channelId, ts}; expires with the request
  *   <prefix>{changes}:click:<key>            STRING a click claimed once for a while (SET NX PX)
  *   <prefix>{changes}:homes                  ZSET  people who opened the Home tab, scored by when (app clock)
  *   (the audit stream's consumer groups, one per export sink, are the sinks' cursors)
@@ -63,6 +65,8 @@ export interface ChangeKeys {
   /** Approved scheduled requests by their time (applyAt). */
   scheduled: string;
   nudges: string;
+  /** Where a request was also sent (recordCopy). */
+  copies(id: string): string;
   /** A click claimed once for a while (claimOnce). */
   click(key: string): string;
   /** People who opened the Home tab, by when. */
@@ -90,6 +94,7 @@ export function changeKeys(prefix: string = DEFAULT_KEY_PREFIX): ChangeKeys {
     reminders: `${base}reminders`,
     scheduled: `${base}scheduled`,
     nudges: `${base}nudges`,
+    copies: (id) => `${base}copies:${id}`,
     click: (key) => `${base}click:${key}`,
     homes: `${base}homes`,
     auditSinkLease: (group) => `${base}audit-sink:${group}`,

@@ -65,6 +65,43 @@ describe('break-glass', () => {
   });
 });
 
+describe('recording a break-glass change', () => {
+  const recording = (request: ChangeRequest, mode: 'apply' | 'settle', status: 'applied' | 'failed'): FlowState => ({
+    request: { ...request, status: 'applying', decidedBy: 'U1', lease: LEASE },
+    work: {
+      phase: 'recording',
+      actorId: 'U1',
+      mode,
+      outcome:
+        status === 'applied'
+          ? { status, audit: 'applied' }
+          : { status, audit: 'failed', failure: { kind: 'service-gone' } },
+    },
+  });
+  const stored = (request: ChangeRequest, status: 'applied' | 'failed'): FlowEvent => ({
+    type: 'transitioned',
+    result: { ok: true, request: { ...request, status } },
+  });
+
+  it.each(['apply', 'settle'] as const)('files its review once recorded applied (%s)', (mode) => {
+    const request = { ...pendingRequest(), breakGlass: true as const };
+    const { effects } = step(recording(request, mode, 'applied'), stored(request, 'applied'), CONTEXT);
+    expect(effects).toContainEqual({ type: 'file-review', original: { ...request, status: 'applied' } });
+  });
+
+  it('files no review for a change that was not applied, nor for an ordinary change', () => {
+    const request = { ...pendingRequest(), breakGlass: true as const };
+    const failed = step(recording(request, 'apply', 'failed'), stored(request, 'failed'), CONTEXT);
+    expect(failed.effects.map((e) => e.type)).not.toContain('file-review');
+    const ordinary = step(
+      recording(pendingRequest(), 'apply', 'applied'),
+      stored(pendingRequest(), 'applied'),
+      CONTEXT,
+    );
+    expect(ordinary.effects.map((e) => e.type)).not.toContain('file-review');
+  });
+});
+
 describe('a freeze at apply time', () => {
   it('fails a change whose rule froze since it was asked, naming the freeze', () => {
     const request = { ...pendingRequest(), requirements: [FROZEN] };

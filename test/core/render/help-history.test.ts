@@ -52,6 +52,12 @@ describe('historyBlocks', () => {
     expect(rejected).toContain('rejected by <@U0APPROVER>');
   });
 
+  it('does not name the approver whose click found a request stale as its cause', () => {
+    const [stale] = mrkdwnTexts(historyBlocks([auditEntry({ action: 'stale', actorId: 'U0APPROVER' })], REACH));
+    expect(stale).toContain('not applied, found stale');
+    expect(stale).not.toContain('U0APPROVER');
+  });
+
   it('says nothing is recorded yet, naming the service', () => {
     const since = '<!date^1760918400^{date_short_pretty} at {time}|2025-10-20T00:00:00.000Z>';
     expect(mrkdwnTexts(historyBlocks([], REACH, 'orders-prod'))).toStrictEqual([
