@@ -476,10 +476,7 @@ function checkBeforeSending(
   // Likewise a reason or ticket a rule now asks for (Extend and Undo carry the original's, as at filing).
   const judged = rules?.kind !== 'deny' && !request.revertOf && !request.extendOf && !request.undoOf;
   const lacking = rules && judged ? unjustified(rules.requirements, request) : undefined;
-  if (lacking) {
-    const missing = lacking.missing === 'reason' ? 'reason' : 'ticket';
-    return record(request, actorId, 'apply', failure('unjustified-now', { rule: lacking.rule, missing }));
-  }
+  if (lacking) return record(request, actorId, 'apply', failure('unjustified-now', { lacking }));
   // An extension of a temporary change sends nothing: approving it moves the revert (in the store).
   return afterOperation(request, actorId, 'apply', [], undefined);
 }
