@@ -61,6 +61,8 @@ export interface ChangeRequestService {
   decide(decision: Decision, id: string, userId: string, details?: { reason?: string }): Promise<DecisionReply>;
   /** Whether this person's Reject would count now: asked before the Reject form is opened for them. */
   mayReject?(id: string, userId: string): Promise<boolean>;
+  /** Ask again: a request refused as stale, filed anew by its requester against the service as it is now. */
+  askAgain(id: string, userId: string): Promise<DecisionReply>;
 }
 
 /** Temporary changes and Undo (approval/temporary-changes.ts). */

@@ -4,9 +4,18 @@
  * is what it applies, or it is not applied and says why.
  */
 import { describe, expect, it } from 'vitest';
-import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { ACTION_APPROVE, ACTION_ASK_AGAIN } from '../../src/core/render/change.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { appliedMessage, patchesTo, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import {
+  answerText,
+  appliedMessage,
+  patchesTo,
+  requestChange,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Harness,
+} from './harness.js';
 
 const harness = useHarnesses({ simulatorTransitionMs: 0 });
 
@@ -56,5 +65,47 @@ describe('requests that change one set (IP access entries)', () => {
     expect(failed).toContain('The service changed since this request was made (IP access)');
     const vpn = h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList?.find((e) => e.source === '198.51.100.7');
     expect(vpn?.description).toBe('VPN egress renamed');
+  });
+});
+
+describe('two open requests changing the same field of one service', () => {
+  it('the second says so when filed, naming the first; once stale, its requester may ask again as the service is now', async () => {
+    const h = await harness();
+    const first = await requestChange(h, 'scale orders-prod replicas 5');
+    const second = await requestChange(h, 'scale orders-prod replicas 6', USERS.second);
+    expect(textOf(second.posted.args.blocks)).toContain(
+      `${first.id}, still open, also changes Replicas of this service: whichever of the two is applied second will not be`,
+    );
+    await h.click(ACTION_APPROVE, first.id, USERS.approver);
+    await appliedMessage(h, first.id);
+    await h.click(ACTION_APPROVE, second.id, USERS.approver);
+    const failed = await outcome(h, second.id, 'Not applied');
+    expect(textOf(failed.args.blocks)).toContain(
+      'The service changed since this request was made (Replicas, Total memory)',
+    );
+    expect(JSON.stringify(failed.args.blocks)).toContain(ACTION_ASK_AGAIN);
+
+    const stranger = await answerText(h, await h.click(ACTION_ASK_AGAIN, second.id, USERS.outsider));
+    expect(stranger).toContain(`Only <@${USERS.second}>, who asked for it, can ask for it again`);
+    const after = h.slack.calls.length;
+    const again = await answerText(h, await h.click(ACTION_ASK_AGAIN, second.id, USERS.second));
+    const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), {
+      after,
+    });
+    const newId = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
+    expect(again).toContain(newId);
+    expect(textOf(posted.args.blocks)).toContain('*Replicas*: `5` → `6`');
+    expect((await h.bot.changeStore.get(newId))?.requesterId).toBe(USERS.second);
+    const twice = await answerText(h, await h.click(ACTION_ASK_AGAIN, second.id, USERS.second));
+    expect(twice).toContain('It was already asked again');
+  });
+
+  it('two additions of different addresses are filed without a word about each other', async () => {
+    const h = await harness();
+    await requestChange(h, 'ip add orders-prod 192.0.2.10 alice laptop');
+    const bob = await requestChange(h, 'ip add orders-prod 192.0.2.20 bob laptop', USERS.second);
+    expect(textOf(bob.posted.args.blocks)).not.toContain('still open');
+    const same = await requestChange(h, 'ip add orders-prod 192.0.2.20 bob desktop');
+    expect(textOf(same.posted.args.blocks)).toContain(`${bob.id}, still open, also changes IP access 192.0.2.20`);
   });
 });

@@ -37,14 +37,19 @@ export function staleFields(plan: ChangePlan, service: ServiceRecord): TouchedFi
 export function staleLabels(plan: ChangePlan, service: ServiceRecord): string[] {
   const stale = staleFields(plan, service);
   const labels = plan.changes.filter((change) => stale.includes(change.field)).map((change) => change.label);
-  const total = totalMoved(plan, service);
-  return [...new Set([...labels, ...(total ? [total] : [])])];
+  // Said only when the factor that moved is one the request leaves alone (its own lines say the rest).
+  const total = labels.length === 0 ? totalMoved(plan, service) : undefined;
+  return total ? [total] : [...new Set(labels)];
 }
 
 const SIZED_BY_TOTAL: readonly TouchedField[] = ['replicas', 'replicaMemory', 'idleScaling'];
 
+/** A capacity change whose figures (total memory, cost estimate) rest on replicas × memory per replica. */
+export const sizedByTotal = (plan: ChangePlan): boolean =>
+  plan.capacity !== undefined && SIZED_BY_TOTAL.some((field) => field in plan.before);
+
 function totalMoved(plan: ChangePlan, service: ServiceRecord): string | undefined {
-  if (!plan.capacity || !SIZED_BY_TOTAL.some((field) => field in plan.before)) return undefined;
+  if (!plan.capacity || !sizedByTotal(plan)) return undefined;
   const asked = totalMemoryRange(plan.capacity.before);
   const now = totalMemoryRange(capacityValuesOf(service, CAPACITY_FIELDS));
   if (asked?.min === now?.min && asked?.max === now?.max) return undefined;

@@ -23,6 +23,7 @@ export const ipAccessKind: ChangeKindModule<'ipAccessList'> = {
   read: entriesOf,
   same: (a, b) => accessKey(a) === accessKey(b),
   entriesSame: ipEntriesSame,
+  touchedEntries: touchedSources,
   plan: planIpAccess,
   visible(update, service) {
     const sources = new Map(entriesOf(service).map((e) => [e.source, e.description ?? '']));
@@ -59,16 +60,20 @@ export const ipAccessKind: ChangeKindModule<'ipAccessList'> = {
   },
 };
 
+function touchedSources(plan: ChangePlan): string[] {
+  const body = plan.update.ipAccessList;
+  return [...(body?.add ?? []), ...(body?.remove ?? [])].map((entry) => entry.source);
+}
+
 /**
  * The entries this request adds or removes read as when it was made, and the list as it is now
  * gives the change no risk it did not show (two removals that together empty the list: stale).
  */
 function ipEntriesSame(plan: ChangePlan, service: ServiceRecord): boolean {
-  const body = plan.update.ipAccessList;
-  const touched = [...(body?.add ?? []), ...(body?.remove ?? [])].map((entry) => entry.source);
   const now = entriesOf(service);
   const description = (entry: AccessEntry) => entry.description ?? '';
-  if (!sameEntries(plan.before.ipAccessList ?? [], now, (e) => e.source, description, touched)) return false;
+  if (!sameEntries(plan.before.ipAccessList ?? [], now, (e) => e.source, description, touchedSources(plan)))
+    return false;
   const shown = new Set(ipRisks(plan));
   return ipRisks({ ...plan, before: { ...plan.before, ipAccessList: now } }).every((risk) => shown.has(risk));
 }

@@ -53,6 +53,8 @@ export interface ChangeKindModule<F extends TouchedField> {
    * both apply (the update adds and removes entries, leaving the others as they are now).
    */
   entriesSame?(plan: ChangePlan, service: ServiceRecord): boolean;
+  /** For a set: the entries (sources, ids, tag keys) this plan adds or removes. */
+  touchedEntries?(plan: ChangePlan): string[];
   /** Adds this kind's part of the intent to the draft, checked against the record. */
   plan(draft: Draft, service: ServiceRecord, intent: ChangeIntent): void;
   /** Does the service show this kind's part of the update? (An unknown outcome is settled by it.) */

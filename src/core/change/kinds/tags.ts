@@ -14,6 +14,9 @@ const sameTagValue = (a: string | undefined, b: string | undefined) => (a ?? '')
 const tagsOf = (service: ServiceRecord): OutgoingTag[] =>
   (service.tags ?? []).map((t) => (t.value === undefined ? { key: t.key } : { key: t.key, value: t.value }));
 
+const touchedKeys = (plan: ChangePlan) =>
+  [...(plan.update.tags?.add ?? []), ...(plan.update.tags?.remove ?? [])].map((tag) => tag.key);
+
 /** A tag without a value and one with an empty value read the same, as tag filters treat them. */
 function tagsKey(tags: OutgoingTag[] | null | undefined): string {
   return (tags ?? [])
@@ -29,10 +32,10 @@ export const tagsKind: ChangeKindModule<'tags'> = {
   read: tagsOf,
   same: (a, b) => tagsKey(a) === tagsKey(b),
   entriesSame(plan, service) {
-    const touched = [...(plan.update.tags?.add ?? []), ...(plan.update.tags?.remove ?? [])].map((tag) => tag.key);
     const value = (tag: OutgoingTag) => tag.value ?? '';
-    return sameEntries(plan.before.tags ?? [], tagsOf(service), (tag) => tag.key, value, touched);
+    return sameEntries(plan.before.tags ?? [], tagsOf(service), (tag) => tag.key, value, touchedKeys(plan));
   },
+  touchedEntries: touchedKeys,
   plan: planTags,
   visible(update, service) {
     const tags = new Map(tagsOf(service).map((t) => [t.key, t.value ?? '']));

@@ -1,16 +1,21 @@
-/** Undo (on applied changes), Extend and Revert now (on a temporary change's reminder). */
+/**
+ * Undo (on applied changes), Extend and Revert now (on a temporary change's reminder), and Ask
+ * again (on a request refused as stale): buttons that file a change or move a grant.
+ */
+import { ACTION_ASK_AGAIN } from '../../../core/render/change.js';
 import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../../core/render/temporary.js';
-import type { DecisionReply, TemporaryChangeService } from '../../../ports/index.js';
+import type { DecisionReply } from '../../../ports/index.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import type { ListenerDeps } from '../deps.js';
 import { ButtonClick, whisperToClicker, type ActionArgs } from './decision.js';
 
-type Handler = (service: TemporaryChangeService, requestId: string, userId: string) => Promise<DecisionReply>;
+type Handler = (services: ListenerDeps['services'], requestId: string, userId: string) => Promise<DecisionReply>;
 
 const BUTTONS: Record<string, Handler> = {
-  [ACTION_UNDO]: (service, id, user) => service.undo(id, user),
-  [ACTION_EXTEND]: (service, id, user) => service.extend(id, user),
-  [ACTION_REVERT_NOW]: (service, id, user) => service.revertNow(id, user),
+  [ACTION_UNDO]: (s, id, user) => s.temporary.undo(id, user),
+  [ACTION_EXTEND]: (s, id, user) => s.temporary.extend(id, user),
+  [ACTION_REVERT_NOW]: (s, id, user) => s.temporary.revertNow(id, user),
+  [ACTION_ASK_AGAIN]: (s, id, user) => s.changeRequests.askAgain(id, user),
 };
 
 /** The listener of each button, by action id (listeners/index.ts registers them with Bolt). */
@@ -24,7 +29,7 @@ export function temporaryButtons(deps: ListenerDeps): Record<string, (args: Acti
       const [action] = click.success ? click.data.actions : [];
       if (!click.success || !action)
         return void (await tell('This button did not carry a change request id, so nothing was changed.'));
-      const reply = await handle(deps.services.temporary, action.value, click.data.user.id).catch((error: unknown) => {
+      const reply = await handle(deps.services, action.value, click.data.user.id).catch((error: unknown) => {
         deps.services.logger.error(
           `${actionId} of ${action.value} failed:`,
           error instanceof Error ? error.message : String(error),
