@@ -64,7 +64,7 @@ function failureRecord(failure: Failure): ChangeOutcome {
       return { message: 'The service no longer exists, so nothing was changed.' };
     case 'stale':
       return {
-        message: `The service changed since this request was made (${failure.labels.join(', ')}), so it was not applied. Ask again to make the same request against the service as it is now.`,
+        message: `The service changed since this request was made (${failure.labels.join(', ')}), so it was not applied. Make a new request against the service as it is now.`,
         stale: true,
       };
     case 'denied-now':
