@@ -178,7 +178,8 @@ export class ApprovalFlow implements ChangeRequestService {
       (temporaryPlanProblem(input.intent, planned.plan) ??
         stackedGrantProblem(planned.plan, await this.activeCapacityGrants(planned.plan)));
     if (notTemporary) return { ok: false, problems: [{ field: 'request', message: notTemporary }] };
-    // Kept with the plan: a request refused as stale can be asked again as the service is now.
+    // Open requests changing the same thing are named in its warnings; the intent is kept so
+    // that, refused as stale, it can be asked again as the service is then.
     const overlaps = await overlapWarnings(this.options.store, planned.plan, input, this.now());
     const warnings = [...planned.plan.warnings, ...overlaps];
     return this.file({ plan: { ...planned.plan, warnings, intent: input.intent }, ...input });
