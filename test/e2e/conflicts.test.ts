@@ -84,6 +84,15 @@ describe('two open requests changing the same field of one service', () => {
       'The service changed since this request was made (Replicas, Total memory)',
     );
     expect(JSON.stringify(failed.args.blocks)).toContain(ACTION_ASK_AGAIN);
+    // The requester, told by DM, gets the same offer there.
+    const told = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) =>
+        a.channel === USERS.second &&
+        textOf(a.blocks).includes(`${second.id}\` to`) &&
+        textOf(a.blocks).includes('was not applied'),
+    );
+    expect(JSON.stringify(told.args.blocks)).toContain(ACTION_ASK_AGAIN);
 
     const stranger = await answerText(h, await h.click(ACTION_ASK_AGAIN, second.id, USERS.outsider));
     expect(stranger).toContain(`Only <@${USERS.second}>, who asked for it, can ask for it again`);

@@ -170,7 +170,7 @@ export function offersAskAgain(request: ChangeRequest): boolean {
   return request.status === 'failed' && request.outcome?.stale === true && request.plan.intent !== undefined;
 }
 
-function askAgainButton(requestId: string): Block {
+export function askAgainButton(requestId: string): Block {
   return {
     type: 'actions',
     block_id: 'change_ask_again',
