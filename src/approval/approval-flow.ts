@@ -40,6 +40,9 @@ import { scheduledCompletesText } from '../core/render/scheduled.js';
 import { messageOf } from '../core/render/errors.js';
 import { countsForText, deniedText, unjustifiedText } from '../core/render/policy.js';
 import { unjustified } from '../core/policy/justification.js';
+import { overlapWarnings } from './overlaps.js';
+import { askAgainRefusedText, offersAskAgain, problemsText } from '../core/render/change.js';
+import { filedText } from '../core/render/grant.js';
 import { timingOf } from '../core/policy/window.js';
 import {
   breakGlassRefusalText,
@@ -112,6 +115,8 @@ const DEFAULT_LEASE_MS = 20_000;
 const DEFAULT_SERVICE_LOCK_WAIT_MS = 120_000;
 const DEFAULT_UPDATE_TIMEOUT_MS = 15_000;
 const DEFAULT_RECHECK_DELAYS_MS = [2_000, 4_000];
+/** A stale request is asked again once (a double click files one); a failed filing gives the claim back. */
+const ASK_AGAIN_CLAIM_MS = 7 * 86_400_000;
 const OBSERVED: ReadonlySet<string> = new Set<ChangeEventOutcome>([
   'requested',
   'applied',
@@ -176,7 +181,42 @@ export class ApprovalFlow implements ChangeRequestService {
       (temporaryPlanProblem(input.intent, planned.plan) ??
         stackedGrantProblem(planned.plan, await this.activeCapacityGrants(planned.plan)));
     if (notTemporary) return { ok: false, problems: [{ field: 'request', message: notTemporary }] };
-    return this.file({ plan: planned.plan, ...input });
+    // Open requests changing the same thing are named in its warnings; the intent is kept so
+    // that, refused as stale, it can be asked again as the service is then.
+    const overlaps = await overlapWarnings(this.options.store, planned.plan, input, this.now());
+    const warnings = [...planned.plan.warnings, ...overlaps];
+    return this.file({ plan: { ...planned.plan, warnings, intent: input.intent }, ...input });
+  }
+
+  /**
+   * Ask again, on a request refused as stale: the same change (what was asked, its reason, ticket
+   * and duration), planned against the service as it is now and filed anew by its requester, once.
+   */
+  async askAgain(id: string, userId: string): Promise<DecisionReply> {
+    const { store } = this.options;
+    const original = await store.get(id);
+    const intent = original?.plan.intent;
+    if (!original || !intent || !offersAskAgain(original)) return { text: askAgainRefusedText('not-stale') };
+    if (userId !== original.requesterId) return { text: askAgainRefusedText('not-requester', original) };
+    const claim = `ask-again:${id}`;
+    if (!(await store.claimOnce(claim, ASK_AGAIN_CLAIM_MS))) return { text: askAgainRefusedText('already') };
+    const service = await this.freshService(original).catch(() => undefined);
+    const outcome: RequestOutcome = service
+      ? await this.request({
+          channelId: original.channelId,
+          ...(original.organization ? { organization: original.organization } : {}),
+          userId,
+          service,
+          intent,
+          ...(original.temporary ? { temporary: original.temporary } : {}),
+          ...(original.reason ? { reason: original.reason } : {}),
+          ...(original.ticket ? { ticket: original.ticket } : {}),
+        })
+      : { ok: false, text: askAgainRefusedText('service-gone') };
+    if (outcome.ok) return { text: filedText(outcome.request, 'the channel') };
+    // Not filed (the change is no longer needed, a rule refuses it…): the button may be used again.
+    await store.releaseClaim(claim).catch(() => undefined);
+    return { text: 'text' in outcome ? outcome.text : problemsText(outcome.problems) };
   }
 
   /**

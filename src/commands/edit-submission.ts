@@ -26,7 +26,7 @@ import type { ChangePlan } from '../core/change/types.js';
 import { evaluatePolicy } from '../core/policy/evaluate.js';
 import { requestFacts } from '../core/policy/facts.js';
 import { unjustified, type Justification } from '../core/policy/justification.js';
-import { unjustifiedFieldError } from '../core/render/policy.js';
+import { unjustifiedFieldErrors } from '../core/render/policy.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { Messenger } from '../ports/messenger.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
@@ -90,7 +90,7 @@ async function submitInChannel(
     // A reason or ticket a rule asks for is shown in the form while it is open; the flow checks
     // again on a fresh read when the request is filed (and answers privately if the form closed).
     const lacking = lackingJustification(s, early.service, plan.plan, justified.justification);
-    if (lacking) return ack({ [BLOCK[lacking.field]]: lacking.text });
+    if (lacking) return ack(lacking);
   }
   await ack();
   // The modal is closed now: every outcome from here on must reach the person as a message.
@@ -150,11 +150,16 @@ function lackingJustification(
   service: ServiceRecord,
   plan: ChangePlan,
   given: Justification,
-): { field: 'reason' | 'ticket'; text: string } | undefined {
+): Record<string, string> | undefined {
   const decision = evaluatePolicy(s.approvalRules.current(), requestFacts(service, plan), s.approvalRules.defaults);
   if (decision.kind === 'deny') return undefined;
   const lacking = unjustified(decision.requirements, given);
-  return lacking && unjustifiedFieldError(lacking);
+  if (!lacking) return undefined;
+  // Every field lacking at once, each under its own input.
+  const errors = unjustifiedFieldErrors(lacking);
+  return Object.fromEntries(
+    (Object.keys(errors) as Array<keyof typeof errors>).map((field) => [BLOCK[field], errors[field] ?? '']),
+  );
 }
 
 function failureText(error: unknown, s: BotServices): string {

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { durationProblem, temporaryTerms } from '../core/change/temporary.js';
 import type { Command, CommandKind } from '../core/command/parse.js';
-import { pendingBlocks } from '../core/render/change.js';
+import { pendingBlocks, problemsText } from '../core/render/change.js';
 import {
   cloudErrorText,
   internalErrorText,
@@ -22,7 +22,7 @@ import { breakGlassReplyText, deferredText } from '../core/render/breakglass.js'
 import type { NewChangeRequest } from '../ports/index.js';
 import { scheduledFilingText } from '../core/render/scheduled.js';
 import { resolveWhen, type WhenSpec } from '../core/command/when.js';
-import { code, distinctSentences, esc, section, type Block } from '../core/render/mrkdwn.js';
+import { code, esc, section, type Block } from '../core/render/mrkdwn.js';
 import { listBlocks, serviceBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
@@ -205,11 +205,6 @@ async function changeInput(command: Extract<Command, { kind: 'change' }>, inv: I
   };
   return { ok: true as const, input, ...(schedule ? { schedule } : {}) };
 }
-
-const problemsText = (problems: ReadonlyArray<{ message: string }>) =>
-  `:warning: ${distinctSentences(problems.map((p) => p.message))
-    .map(esc)
-    .join('\n')}`;
 
 function dispatch<K extends CommandKind>(
   command: Extract<Command, { kind: K }>,

@@ -605,8 +605,10 @@ export async function requestChange(h: Harness, text: string, user: string = USE
     (a) => !isUserId(String(a.channel)) && textOf(a.blocks).includes('Change request'),
     { after },
   );
-  const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0];
-  if (!id) throw new Error(`no request id in ${textOf(posted.args.blocks)}`);
+  // Its own id is the one its status line names (a warning may name another open request first).
+  const message = textOf(posted.args.blocks);
+  const id = /Request `(CR-[0-9A-F]{10})`/.exec(message)?.[1] ?? /CR-[0-9A-F]{10}/.exec(message)?.[0];
+  if (!id) throw new Error(`no request id in ${message}`);
   const confirmation = await answerText(h, ack);
   if (!confirmation.includes(id)) throw new Error(`the requester was not told about ${id}: ${confirmation}`);
   return { id, posted, ack };

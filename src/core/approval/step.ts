@@ -12,7 +12,7 @@
  * - "applied" is recorded only after the API answered every operation, or a fresh read shows it.
  * - A final status never moves: events about a settled request are ignored.
  */
-import { staleFields } from '../change/state.js';
+import { staleLabels } from '../change/state.js';
 import { operationsOf, operationVisible } from '../change/operations.js';
 import { FINAL_STATUSES, type ChangeRequest, type OperationResult } from '../change/types.js';
 import { rulesGrown } from '../policy/evaluate.js';
@@ -461,11 +461,8 @@ function checkBeforeSending(
   // A break-glass review sends nothing: marking it reviewed is the whole of it.
   if (request.reviewOf) return record(request, actorId, 'apply', { status: 'applied', audit: 'reviewed' });
   if (!service) return record(request, actorId, 'apply', failure('service-gone'));
-  const stale = staleFields(plan.before, service);
-  if (stale.length > 0) {
-    const labels = [...new Set(plan.changes.filter((c) => stale.includes(c.field)).map((c) => c.label))];
-    return record(request, actorId, 'apply', failure('stale', { labels }, undefined, 'stale'));
-  }
+  const labels = staleLabels(plan, service);
+  if (labels.length > 0) return record(request, actorId, 'apply', failure('stale', { labels }, undefined, 'stale'));
   const skipped = skippedAtApply(request, rules, now);
   if (skipped) return record(request, actorId, 'apply', skipped);
   if (request.breakGlass) return afterOperation(request, actorId, 'apply', [], undefined);
@@ -476,10 +473,7 @@ function checkBeforeSending(
   // Likewise a reason or ticket a rule now asks for (Extend and Undo carry the original's, as at filing).
   const judged = rules?.kind !== 'deny' && !request.revertOf && !request.extendOf && !request.undoOf;
   const lacking = rules && judged ? unjustified(rules.requirements, request) : undefined;
-  if (lacking) {
-    const missing = lacking.missing === 'reason' ? 'reason' : 'ticket';
-    return record(request, actorId, 'apply', failure('unjustified-now', { rule: lacking.rule, missing }));
-  }
+  if (lacking) return record(request, actorId, 'apply', failure('unjustified-now', { lacking }));
   // An extension of a temporary change sends nothing: approving it moves the revert (in the store).
   return afterOperation(request, actorId, 'apply', [], undefined);
 }

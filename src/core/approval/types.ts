@@ -10,6 +10,7 @@ import type { LaterChange } from '../change/temporary.js';
 import type { PlanProblem } from '../change/plan.js';
 import type { CloudApiError } from '../service/api-error.js';
 import type { PolicyDecision } from '../policy/types.js';
+import type { Unjustified } from '../policy/justification.js';
 import type { ServiceRecord } from '../service/schema.js';
 
 export type Decision = 'approve' | 'reject' | 'cancel';
@@ -339,7 +340,7 @@ export type Failure =
   /** The record now matches rules that ask more than the request was approved under. */
   | { kind: 'rules-grew'; rules: string[] }
   /** The record now matches a rule asking for a reason or a ticket the request was not given. */
-  | { kind: 'unjustified-now'; rule: string; missing: 'reason' | 'ticket' }
+  | { kind: 'unjustified-now'; lacking: Unjustified }
   /** A freeze of one of its rules began before it could be applied. */
   | { kind: 'frozen'; rule: string; reason: string; until: number }
   /** Asked inside its rules' maintenance window, approved after it closed. */

@@ -112,6 +112,8 @@ export interface ChangePlan {
    * once it is applied (totals, warnings and risks read both sides, not only the touched fields).
    */
   capacity?: { before: CapacityValues; after: CapacityValues };
+  /** What the person asked for, kept so that a request refused as stale can be asked again as the service is now. */
+  intent?: ChangeIntent;
 }
 
 export const CHANGE_STATUSES = [
@@ -138,6 +140,8 @@ export interface ChangeOutcome {
   operations?: OperationResult[];
   /** A rejection: the reason the rejecter typed (shown in the message and told to the requester). */
   rejectedBecause?: string;
+  /** Refused as stale (the service changed since it was asked): it may be asked again as the service is now. */
+  stale?: true;
 }
 
 /** A change request as stored: the plan plus who asked, where, and what became of it. */

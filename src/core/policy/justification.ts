@@ -112,23 +112,30 @@ function isRepeatOrBranch(pattern: string, at: number): boolean {
   return char === '*' || char === '+' || char === '{' || char === '|';
 }
 
-/** What a request lacks for one of its rules: the first rule (in file order) left unmet. */
-export type Unjustified =
-  | { rule: string; missing: 'reason' }
-  | { rule: string; missing: 'ticket'; pattern: string }
-  | { rule: string; missing: 'ticket-format'; pattern: string; ticket: string };
+/**
+ * Everything a request lacks for its rules, said at once: the rule asking for a reason when none
+ * was given, and the rules asking for a ticket when none was given or it matches not all of them.
+ */
+export interface Unjustified {
+  reason?: { rule: string };
+  /** `patterns`: every ticket pattern of the rules; `given`: the ticket the request has, which some do not accept. */
+  ticket?: { rules: string[]; patterns: string[]; given?: string };
+}
 
 export function unjustified(requirements: readonly Requirement[], given: Justification): Unjustified | undefined {
-  for (const requirement of requirements) {
-    const { require, rule } = requirement;
-    if (!require) continue;
-    if (require.reason && !given.reason) return { rule, missing: 'reason' };
-    const pattern = require.ticket;
+  const lacking: Unjustified = {};
+  const unmet: string[] = [];
+  const patterns: string[] = [];
+  for (const { require, rule } of requirements) {
+    if (require?.reason && !given.reason) lacking.reason ??= { rule };
+    const pattern = require?.ticket;
     if (pattern === undefined) continue;
-    if (!given.ticket) return { rule, missing: 'ticket', pattern };
-    if (!ticketMatches(pattern, given.ticket)) return { rule, missing: 'ticket-format', pattern, ticket: given.ticket };
+    if (!patterns.includes(pattern)) patterns.push(pattern);
+    if (!(given.ticket && ticketMatches(pattern, given.ticket)) && !unmet.includes(rule)) unmet.push(rule);
   }
-  return undefined;
+  // Every pattern, not only the unmet ones: the ticket to give must satisfy them all.
+  if (unmet.length > 0) lacking.ticket = { rules: unmet, patterns, ...(given.ticket ? { given: given.ticket } : {}) };
+  return lacking.reason || lacking.ticket ? lacking : undefined;
 }
 
 /** A pattern that does not compile (a stored requirement from another version) matches nothing. */

@@ -10,7 +10,7 @@ import type { CloudApiError } from '../service/api-error.js';
 import { alreadyDecidedText } from './change.js';
 import { cloudErrorSentence, UNEXPECTED_IN_BOT } from './errors.js';
 import { code, esc, serviceRefPlain } from './mrkdwn.js';
-import { approvalNotCountedText, approvalRecordedText } from './policy.js';
+import { approvalNotCountedText, approvalRecordedText, lackingText } from './policy.js';
 import { channelRef } from './people.js';
 import { grantLogText, grantReplyText } from './grant.js';
 
@@ -71,6 +71,7 @@ function failureRecord(failure: Failure): ChangeOutcome {
     case 'stale':
       return {
         message: `The service changed since this request was made (${failure.labels.join(', ')}), so it was not applied. Make a new request against the service as it is now.`,
+        stale: true,
       };
     case 'denied-now':
       return {
@@ -80,10 +81,12 @@ function failureRecord(failure: Failure): ChangeOutcome {
       return {
         message: `The service now matches the policy rule(s) ${failure.rules.map((r) => `"${r}"`).join(', ')}, which ask for more approvals than this request was given (its tags or the change's risks moved since it was asked), so it was not applied. Ask again: the new request shows what it needs.`,
       };
-    case 'unjustified-now':
+    case 'unjustified-now': {
+      const { what, add } = lackingText(failure.lacking, 'plain');
       return {
-        message: `The service now falls under the policy rule "${failure.rule}", which asks for a ${failure.missing} this request was not given (its tags or the rules changed since it was asked), so it was not applied. Ask again with ${failure.missing === 'reason' ? 'because "REASON"' : 'ticket ID'}.`,
+        message: `${what}, which this request was not given (the service's tags or the rules changed since it was asked), so it was not applied. Ask again with ${add}.`,
       };
+    }
     case 'frozen':
       return {
         message: `The policy rule "${failure.rule}" froze changes before this one could be applied: ${failure.reason} (until ${utcText(failure.until)}). It was not applied; ask again after the freeze, or break glass if it cannot wait.`,

@@ -138,7 +138,53 @@ function statusBlocks(request: ChangeRequest, linkOnly: boolean): Block[] {
     section(outcomeText(request)),
     context(`Request ${code(request.id)}`),
     ...(offersUndo(request) ? [undoButton(request)] : []),
+    ...(offersAskAgain(request) ? [askAgainButton(request.id)] : []),
   ];
+}
+
+export const ACTION_ASK_AGAIN = 'change_ask_again';
+
+/** A plan's problems, each sentence once. */
+export const problemsText = (problems: ReadonlyArray<{ message: string }>) =>
+  `:warning: ${distinctSentences(problems.map((p) => p.message))
+    .map(esc)
+    .join('\n')}`;
+
+/** Why Ask again did nothing (it files the same change anew, as the service is now). */
+export function askAgainRefusedText(
+  why: 'not-stale' | 'not-requester' | 'already' | 'service-gone',
+  request?: ChangeRequest,
+): string {
+  switch (why) {
+    case 'not-stale':
+      return 'Only a request refused because the service changed can be asked again this way. Make a new request instead.';
+    case 'not-requester':
+      return `Only ${mention(request?.requesterId)}, who asked for it, can ask for it again (with their reason and ticket). Make a request of your own instead.`;
+    case 'already':
+      return 'It was already asked again: the new request is in the channel.';
+    case 'service-gone':
+      return 'The service no longer exists, so there is nothing to ask again.';
+  }
+}
+
+/** A request refused as stale, whose intent was kept: its requester may ask for it again as the service is now. */
+export function offersAskAgain(request: ChangeRequest): boolean {
+  return request.status === 'failed' && request.outcome?.stale === true && request.plan.intent !== undefined;
+}
+
+export function askAgainButton(requestId: string): Block {
+  return {
+    type: 'actions',
+    block_id: 'change_ask_again',
+    elements: [
+      {
+        type: 'button',
+        action_id: ACTION_ASK_AGAIN,
+        text: { type: 'plain_text', text: 'Ask again (requester)' },
+        value: requestId,
+      },
+    ],
+  };
 }
 
 export function cancelButton(requestId: string, label = 'Cancel (requester)') {

@@ -8,6 +8,7 @@ import { KIND_LIST } from '../change/kinds/index.js';
 import { defaultRequirement, evaluatePolicy } from '../policy/evaluate.js';
 import { serviceSide } from '../policy/facts.js';
 import type { Unjustified } from '../policy/justification.js';
+import { ticketExample } from '../policy/ticket-example.js';
 import { ANY_VALUE } from '../policy/match.js';
 import { ruleProgress, stillEligible, unmet, type RuleProgress } from '../policy/progress.js';
 import {
@@ -221,36 +222,66 @@ export function requiresText(require: Requires | undefined): string {
   return asks.length > 0 ? `, and ${asks.join(' and ')}` : '';
 }
 
-/** The same as an inline error of the edit form (plain text): which field, and why. */
-export function unjustifiedFieldError(problem: Unjustified): { field: 'reason' | 'ticket'; text: string } {
-  const rule = `The policy rule "${problem.rule}"`;
-  if (problem.missing === 'reason') return { field: 'reason', text: `${rule} asks for a reason with this change.` };
-  if (problem.missing === 'ticket')
-    return { field: 'ticket', text: `${rule} asks for a ticket matching ${problem.pattern}.` };
-  return {
-    field: 'ticket',
-    text: `${rule} asks for a ticket matching ${problem.pattern}; ${problem.ticket} does not.`,
-  };
+/** What the rules ask for that the request lacks, and an example ticket id their patterns accept. */
+function lackingParts(
+  lacking: Unjustified,
+  show: (text: string) => string,
+): { rules: string[]; asks: string; example?: string } {
+  const example = lacking.ticket && ticketExample(lacking.ticket.patterns);
+  const ticket = example ? `a ticket like ${show(example)}` : 'a ticket in the form the rule sets (policy shows it)';
+  const asks = [...(lacking.reason ? ['a reason'] : []), ...(lacking.ticket ? [ticket] : [])].join(' and ');
+  const rules = [...new Set([...(lacking.reason ? [lacking.reason.rule] : []), ...(lacking.ticket?.rules ?? [])])];
+  return { rules, asks, ...(example ? { example } : {}) };
 }
 
-/** Told to the requester when a rule asks for a reason or a ticket the request lacks; nothing was posted. */
-export function unjustifiedText(problem: Unjustified, asked: 'command' | 'form'): string {
-  const rule = bold(problem.rule);
+/** `"a", "b"` or `*a* and *b*`: the rules asking, named as the message quotes them. */
+function rulesAsking(rules: readonly string[], quote: (rule: string) => string): string {
+  const named = rules.map(quote);
+  const list = named.length > 1 ? `${named.slice(0, -1).join(', ')} and ${named.at(-1) ?? ''}` : (named[0] ?? '');
+  return named.length > 1 ? `The policy rules ${list} ask` : `The policy rule ${list} asks`;
+}
+
+/** The same as inline errors of the edit form (plain text): every field lacking, each with why. */
+export function unjustifiedFieldErrors(lacking: Unjustified): Partial<Record<'reason' | 'ticket', string>> {
+  const errors: Partial<Record<'reason' | 'ticket', string>> = {};
+  if (lacking.reason)
+    errors.reason = `${rulesAsking([lacking.reason.rule], PLAIN.rule)} for a reason with this change.`;
+  if (lacking.ticket) {
+    const { asks } = lackingParts({ ticket: lacking.ticket }, PLAIN.code);
+    const given = lacking.ticket.given === undefined ? '' : `; ${lacking.ticket.given} is not in that form`;
+    errors.ticket = `${rulesAsking(lacking.ticket.rules, PLAIN.rule)} for ${asks}${given}.`;
+  }
+  return errors;
+}
+
+const PLAIN = { rule: (rule: string) => `"${rule}"`, data: (text: string) => text, code: (text: string) => text };
+const MRKDWN = { rule: bold, data: esc, code };
+
+/**
+ * What the rules ask for that a request lacks, and how to add it (`because "…" ticket OPS-123`):
+ * in mrkdwn, or in plain text (an outcome message, escaped where it is shown).
+ */
+export function lackingText(lacking: Unjustified, style: 'mrkdwn' | 'plain'): { what: string; add: string } {
+  const show = style === 'plain' ? PLAIN : MRKDWN;
+  const { rules, asks, example } = lackingParts(lacking, show.code);
+  const given = lacking.ticket?.given === undefined ? '' : ` (${show.code(lacking.ticket.given)} is not in that form)`;
+  const add = [
+    ...(lacking.reason ? ['because "why this change"'] : []),
+    ...(lacking.ticket ? [`ticket ${show.data(example ?? 'ID')}`] : []),
+  ].join(' ');
+  return { what: `${rulesAsking(rules, show.rule)} for ${asks}${given}`, add };
+}
+
+/** Told to the requester when rules ask for a reason or a ticket the request lacks; nothing was posted. */
+export function unjustifiedText(lacking: Unjustified, asked: 'command' | 'form'): string {
+  const { what, add } = lackingText(lacking, 'mrkdwn');
+  const both = lacking.reason && lacking.ticket;
+  const fields = [...(lacking.reason ? ['Reason'] : []), ...(lacking.ticket ? ['Ticket'] : [])].join(' and ');
   const how =
-    problem.missing === 'reason'
-      ? asked === 'command'
-        ? 'Add it after the arguments, in quotes: because "why this change".'
-        : 'Fill in the Reason field.'
-      : asked === 'command'
-        ? 'Add it after the arguments: ticket OPS-123.'
-        : 'Fill in the Ticket field.';
-  const what =
-    problem.missing === 'reason'
-      ? `The policy rule ${rule} asks for a reason with this change.`
-      : problem.missing === 'ticket'
-        ? `The policy rule ${rule} asks for a ticket matching ${code(problem.pattern)} with this change.`
-        : `The policy rule ${rule} asks for a ticket matching ${code(problem.pattern)}; ${code(problem.ticket)} does not match.`;
-  return `:no_entry: ${what} ${problem.missing === 'ticket-format' ? 'Give the ticket id as that pattern asks.' : how} Nothing was requested.`;
+    asked === 'form'
+      ? `Fill in the ${fields} field${both ? 's' : ''}.`
+      : `Add ${both ? 'them' : 'it'} after the arguments${lacking.reason ? ', the reason in quotes' : ''}: ${add}.`;
+  return `:no_entry: ${what} with this change. ${how} Nothing was requested.`;
 }
 
 function approversText(approvers: readonly string[]): string {

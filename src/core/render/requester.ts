@@ -10,6 +10,7 @@ import type { ChangeRequest } from '../change/types.js';
 import { code, context, esc, section, serviceRef, type Block } from './mrkdwn.js';
 import { channelRef, mention } from './people.js';
 import { appliesAt } from './scheduled.js';
+import { askAgainButton, offersAskAgain } from './change.js';
 
 export function requesterNewsMessage(request: ChangeRequest, news: RequesterNews): { text: string; blocks: Block[] } {
   const service = serviceRef(request.plan.serviceName, request.plan.serviceId);
@@ -40,6 +41,11 @@ export function requesterNewsMessage(request: ChangeRequest, news: RequesterNews
   const what = esc(changeSummary(request.plan.changes));
   return {
     text: sentence,
-    blocks: [section(sentence), context(`${what ? `${what} · ` : ''}in ${channelRef(request.channelId)}`)],
+    blocks: [
+      section(sentence),
+      context(`${what ? `${what} · ` : ''}in ${channelRef(request.channelId)}`),
+      // Refused as stale: the offer to ask again reaches the requester where they are told.
+      ...(news.kind === 'failed' && offersAskAgain(request) ? [askAgainButton(request.id)] : []),
+    ],
   };
 }

@@ -343,8 +343,9 @@ function parseNumber(value: string, field: string): number {
 
 /** The outcome a transition recorded; a field of another type means something else wrote the hash. */
 function parseOutcome(json: string): ChangeOutcome {
-  const { apiRequestId, message, status, rejectedBecause, operations } = parseJsonObject(json, 'outcome');
+  const { apiRequestId, message, status, rejectedBecause, operations, stale } = parseJsonObject(json, 'outcome');
   if (
+    (stale !== undefined && stale !== true) ||
     (apiRequestId !== undefined && typeof apiRequestId !== 'string') ||
     (message !== undefined && typeof message !== 'string') ||
     (status !== undefined && typeof status !== 'number') ||
@@ -357,6 +358,7 @@ function parseOutcome(json: string): ChangeOutcome {
     ...(message === undefined ? {} : { message }),
     ...(status === undefined ? {} : { status }),
     ...(rejectedBecause === undefined ? {} : { rejectedBecause }),
+    ...(stale === true ? { stale } : {}),
     ...(operations === undefined ? {} : { operations: operationResultsOf(operations, 'outcome') }),
   };
 }

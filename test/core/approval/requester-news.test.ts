@@ -187,10 +187,10 @@ describe('apply time: a rule that now asks for a reason or a ticket', () => {
     expect(readWith(claimed(), asks({ reason: true }))[0]).toMatchObject({
       type: 'transition',
       to: 'failed',
-      outcome: { failure: { kind: 'unjustified-now', rule: 'default', missing: 'reason' } },
+      outcome: { failure: { kind: 'unjustified-now', lacking: { reason: { rule: 'default' } } } },
     });
     expect(readWith({ ...claimed(), ticket: 'ops-1' }, asks({ ticket: '^OPS-[0-9]+$' }))[0]).toMatchObject({
-      outcome: { failure: { kind: 'unjustified-now', missing: 'ticket' } },
+      outcome: { failure: { kind: 'unjustified-now', lacking: { ticket: { given: 'ops-1' } } } },
     });
   });
 

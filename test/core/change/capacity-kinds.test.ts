@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { planChange } from '../../../src/core/change/plan.js';
-import { staleFields } from '../../../src/core/change/state.js';
+import { staleFields, staleLabels } from '../../../src/core/change/state.js';
 import { planRevert, planUndo, temporaryPlanProblem } from '../../../src/core/change/temporary.js';
 import type { ChangeIntent, ChangePlan, FieldChange } from '../../../src/core/change/types.js';
 import { planRisks } from '../../../src/core/policy/facts.js';
@@ -374,32 +374,41 @@ describe('warnings', () => {
 describe('the stale check at approval', () => {
   it('a replica count changed since the request makes it stale', () => {
     const p = plan(demo('orders-prod'), { replicas: { min: 6, max: 6 } });
-    expect(staleFields(p.before, demo('orders-prod'))).toStrictEqual([]);
-    expect(staleFields(p.before, demo('orders-prod', { numReplicas: 4 }))).toStrictEqual(['replicas']);
+    expect(staleFields(p, demo('orders-prod'))).toStrictEqual([]);
+    expect(staleFields(p, demo('orders-prod', { numReplicas: 4 }))).toStrictEqual(['replicas']);
     // Memory is not what this request touches.
-    expect(staleFields(p.before, demo('orders-prod', { maxReplicaMemoryGb: 64 }))).toStrictEqual([]);
+    expect(staleFields(p, demo('orders-prod', { maxReplicaMemoryGb: 64 }))).toStrictEqual([]);
+  });
+
+  it('a memory change whose total moved (replicas changed by another request) is stale by its total', () => {
+    const memory = plan(demo('orders-prod'), { replicaMemoryGb: { min: 16, max: 64 } });
+    expect(staleLabels(memory, demo('orders-prod'))).toStrictEqual([]);
+    expect(staleLabels(memory, demo('orders-prod', { numReplicas: 5 }))).toStrictEqual([
+      'total memory: 40–160 GB now, 24–96 GB when asked',
+    ]);
+    // A stop shows no total: replicas changed meanwhile are not its business.
+    const stop = plan(demo('orders-prod'), { power: 'stop' });
+    expect(staleLabels(stop, demo('orders-prod', { numReplicas: 5 }))).toStrictEqual([]);
   });
 
   it('a horizontal range, memory and idle scaling are compared field by field', () => {
     const range = plan(demo('search-prod'), { replicas: { min: 2, max: 8 } });
-    expect(staleFields(range.before, demo('search-prod', { maxReplicas: 5 }))).toStrictEqual(['replicas']);
+    expect(staleFields(range, demo('search-prod', { maxReplicas: 5 }))).toStrictEqual(['replicas']);
     const memory = plan(demo('orders-prod'), { replicaMemoryGb: { min: 16, max: 64 } });
-    expect(staleFields(memory.before, demo('orders-prod', { minReplicaMemoryGb: 12 }))).toStrictEqual([
-      'replicaMemory',
-    ]);
+    expect(staleFields(memory, demo('orders-prod', { minReplicaMemoryGb: 12 }))).toStrictEqual(['replicaMemory']);
     const idle = plan(demo('orders-prod'), { idleScaling: { enabled: true } });
-    expect(staleFields(idle.before, demo('orders-prod', { idleTimeoutMinutes: 20 }))).toStrictEqual(['idleScaling']);
-    expect(staleFields(idle.before, demo('orders-prod', { idleScaling: true }))).toStrictEqual(['idleScaling']);
+    expect(staleFields(idle, demo('orders-prod', { idleTimeoutMinutes: 20 }))).toStrictEqual(['idleScaling']);
+    expect(staleFields(idle, demo('orders-prod', { idleScaling: true }))).toStrictEqual(['idleScaling']);
   });
 
   it('a running service that went idle by itself is not stale for a stop; a stopped one is', () => {
     const stop = plan(demo('orders-prod'), { power: 'stop' });
-    expect(staleFields(stop.before, demo('orders-prod', { state: 'idle' }))).toStrictEqual([]);
-    expect(staleFields(stop.before, demo('orders-prod', { state: 'degraded' }))).toStrictEqual([]);
-    expect(staleFields(stop.before, demo('orders-prod', { state: 'stopped' }))).toStrictEqual(['power']);
-    expect(staleFields(stop.before, demo('orders-prod', { state: 'stopping' }))).toStrictEqual(['power']);
+    expect(staleFields(stop, demo('orders-prod', { state: 'idle' }))).toStrictEqual([]);
+    expect(staleFields(stop, demo('orders-prod', { state: 'degraded' }))).toStrictEqual([]);
+    expect(staleFields(stop, demo('orders-prod', { state: 'stopped' }))).toStrictEqual(['power']);
+    expect(staleFields(stop, demo('orders-prod', { state: 'stopping' }))).toStrictEqual(['power']);
     const start = plan(demo('orders-staging'), { power: 'start' });
-    expect(staleFields(start.before, demo('orders-staging', { state: 'running' }))).toStrictEqual(['power']);
+    expect(staleFields(start, demo('orders-staging', { state: 'running' }))).toStrictEqual(['power']);
   });
 });
 

@@ -549,7 +549,7 @@ describe('tags', () => {
     const plan = mustPlan(tagged, { tagAdd: [{ key: 'env', value: 'staging' }], tagRemove: [{ key: 'keep' }] });
     expect(
       staleFields(
-        plan.before,
+        plan,
         service({
           tags: [
             { key: 'env', value: 'prod' },
@@ -559,7 +559,7 @@ describe('tags', () => {
         }),
       ),
     ).toStrictEqual([]);
-    expect(staleFields(plan.before, service({ tags: [{ key: 'env', value: 'prod' }] }))).toStrictEqual(['tags']);
+    expect(staleFields(plan, service({ tags: [{ key: 'env', value: 'prod' }] }))).toStrictEqual(['tags']);
     expect(planIsVisible(plan, tagged)).toBe(false);
     expect(
       planIsVisible(

@@ -71,7 +71,7 @@ describe('staleFields: has someone else changed what this request touches?', () 
       tdeKeyId: 'key-2',
       releaseChannel: 'fast',
     });
-    expect(staleFields(plan.before, service())).toStrictEqual([]);
+    expect(staleFields(plan, service())).toStrictEqual([]);
   });
 
   const othersChanges: Array<[TouchedField, Record<string, unknown>, ChangeIntent]> = [
@@ -80,26 +80,31 @@ describe('staleFields: has someone else changed what this request touches?', () 
     ['mysqlEndpoint', { endpoints: [{ protocol: 'mysql' }] }, { mysqlEndpoint: true }],
     [
       'ipAccessList',
-      { ipAccessList: [{ source: '10.0.0.0/8', description: 'office' }] },
+      {
+        ipAccessList: [
+          { source: '10.0.0.0/8', description: 'office' },
+          { source: '192.0.2.1', description: 'someone else' },
+        ],
+      },
       { ipAdd: [{ source: '192.0.2.1' }] },
     ],
     [
       'ipAccessList',
       {
         ipAccessList: [
-          { source: '10.0.0.0/8', description: 'moved' },
-          { source: '203.0.113.7/32', description: 'vpn' },
+          { source: '10.0.0.0/8', description: 'office' },
+          { source: '203.0.113.7/32', description: 'vpn, re-described' },
         ],
       },
       { ipRemove: ['203.0.113.7/32'] },
     ],
-    ['privateEndpointIds', { privateEndpointIds: [] }, { privateEndpointAttach: ['pe-free'] }],
+    ['privateEndpointIds', { privateEndpointIds: ['pe-1', 'pe-free'] }, { privateEndpointAttach: ['pe-free'] }],
     ['tdeKeyId', { transparentDataEncryptionKeyId: 'key-9' }, { tdeKeyId: 'key-2' }],
   ];
 
   it.each(othersChanges)('lists %s when someone else changed it', (field, otherChange, intent) => {
     const plan = mustPlan(service(), intent);
-    expect(staleFields(plan.before, service(otherChange))).toStrictEqual([field]);
+    expect(staleFields(plan, service(otherChange))).toStrictEqual([field]);
   });
 
   it('ignores changes to fields the request does not touch', () => {
@@ -112,7 +117,7 @@ describe('staleFields: has someone else changed what this request touches?', () 
       transparentDataEncryptionKeyId: 'key-9',
       numReplicas: 5,
     });
-    expect(staleFields(plan.before, changedElsewhere)).toStrictEqual([]);
+    expect(staleFields(plan, changedElsewhere)).toStrictEqual([]);
   });
 
   it('lists exactly the touched fields that changed, and only those', () => {
@@ -122,7 +127,30 @@ describe('staleFields: has someone else changed what this request touches?', () 
       transparentDataEncryptionKeyId: 'key-9',
       releaseChannel: 'fast',
     });
-    expect(staleFields(plan.before, changed).sort()).toStrictEqual(['name', 'tdeKeyId']);
+    expect(staleFields(plan, changed).sort()).toStrictEqual(['name', 'tdeKeyId']);
+  });
+
+  it('in a set, compares only the entries the request touches: other entries may come and go', () => {
+    const ipAdd = mustPlan(service(), { ipAdd: [{ source: '192.0.2.1', description: 'bob' }] });
+    const otherAdded = service({
+      ipAccessList: [
+        { source: '10.0.0.0/8', description: 'office' },
+        { source: '203.0.113.7/32', description: 'vpn' },
+        { source: '198.51.100.9', description: 'alice' },
+      ],
+    });
+    expect(staleFields(ipAdd, otherAdded)).toStrictEqual([]);
+    const tagged = service({ tags: [{ key: 'env', value: 'prod' }] });
+    const tagAdd = mustPlan(tagged, { tagAdd: [{ key: 'team', value: 'data' }] });
+    expect(staleFields(tagAdd, service({ tags: [{ key: 'env', value: 'staging' }] }))).toStrictEqual([]);
+    expect(staleFields(tagAdd, service({ tags: [{ key: 'team', value: 'ops' }] }))).toStrictEqual(['tags']);
+  });
+
+  it('is stale when the list as it is now gives the change a risk it did not show (the last entry removed)', () => {
+    const remove = mustPlan(service(), { ipRemove: ['10.0.0.0/8'] });
+    expect(
+      staleFields(remove, service({ ipAccessList: [{ source: '10.0.0.0/8', description: 'office' }] })),
+    ).toStrictEqual(['ipAccessList']);
   });
 
   it('does not care about the order of the IP access list', () => {
@@ -133,15 +161,13 @@ describe('staleFields: has someone else changed what this request touches?', () 
         { source: '10.0.0.0/8', description: 'office' },
       ],
     });
-    expect(staleFields(plan.before, reordered)).toStrictEqual([]);
+    expect(staleFields(plan, reordered)).toStrictEqual([]);
   });
 
   it('treats a missing description and an empty one as the same', () => {
     const record = service({ ipAccessList: [{ source: '10.0.0.0/8' }] });
     const plan = mustPlan(record, { ipAdd: [{ source: '192.0.2.1' }] });
-    expect(
-      staleFields(plan.before, service({ ipAccessList: [{ source: '10.0.0.0/8', description: '' }] })),
-    ).toStrictEqual([]);
+    expect(staleFields(plan, service({ ipAccessList: [{ source: '10.0.0.0/8', description: '' }] }))).toStrictEqual([]);
   });
 
   it('does not care about the order of private endpoint ids', () => {
@@ -150,16 +176,16 @@ describe('staleFields: has someone else changed what this request touches?', () 
       availablePrivateEndpointIds: ['pe-a', 'pe-b', 'pe-c'],
     });
     const plan = mustPlan(record, { privateEndpointAttach: ['pe-c'] });
-    expect(staleFields(plan.before, { ...record, privateEndpointIds: ['pe-b', 'pe-a'] })).toStrictEqual([]);
+    expect(staleFields(plan, { ...record, privateEndpointIds: ['pe-b', 'pe-a'] })).toStrictEqual([]);
   });
 
   it('sees a release channel that disappeared from the record as a change', () => {
     const plan = mustPlan(service(), { releaseChannel: 'fast' });
-    expect(staleFields(plan.before, service({ releaseChannel: undefined }))).toStrictEqual(['releaseChannel']);
+    expect(staleFields(plan, service({ releaseChannel: undefined }))).toStrictEqual(['releaseChannel']);
   });
 
   it('sees the service already carrying the requested change as stale (it no longer looks as reviewed)', () => {
     const plan = mustPlan(service(), { name: 'orders-main' });
-    expect(staleFields(plan.before, service({ name: 'orders-main' }))).toStrictEqual(['name']);
+    expect(staleFields(plan, service({ name: 'orders-main' }))).toStrictEqual(['name']);
   });
 });

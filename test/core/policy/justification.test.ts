@@ -102,19 +102,22 @@ describe('reasons, tickets and what a request lacks', () => {
     ...(require ? { require } : {}),
   });
 
-  it('names the first rule left unmet: reason, ticket missing, ticket not matching', () => {
+  it('names everything left unmet at once: the reason, the ticket missing or not matching', () => {
     const rules = [
       requirement('free'),
       requirement('why', { reason: true }),
       requirement('jira', { ticket: '^OPS-[0-9]+$' }),
+      requirement('short', { ticket: '^.{1,8}$' }),
     ];
-    expect(unjustified(rules, {})).toEqual({ rule: 'why', missing: 'reason' });
-    expect(unjustified(rules, { reason: 'x' })).toEqual({ rule: 'jira', missing: 'ticket', pattern: '^OPS-[0-9]+$' });
-    expect(unjustified(rules, { reason: 'x', ticket: 'INC-1' })).toEqual({
-      rule: 'jira',
-      missing: 'ticket-format',
-      pattern: '^OPS-[0-9]+$',
-      ticket: 'INC-1',
+    const patterns = ['^OPS-[0-9]+$', '^.{1,8}$'];
+    expect(unjustified(rules, {})).toEqual({
+      reason: { rule: 'why' },
+      ticket: { rules: ['jira', 'short'], patterns },
+    });
+    expect(unjustified(rules, { reason: 'x' })).toEqual({ ticket: { rules: ['jira', 'short'], patterns } });
+    expect(unjustified(rules, { ticket: 'INC-1' })).toEqual({
+      reason: { rule: 'why' },
+      ticket: { rules: ['jira'], patterns, given: 'INC-1' },
     });
     expect(unjustified(rules, { reason: 'x', ticket: 'OPS-1' })).toBeUndefined();
     expect(unjustified([requirement('free')], {})).toBeUndefined();

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChangeRequest } from '../../../src/core/change/types.js';
 import {
   ACTION_APPROVE,
+  ACTION_ASK_AGAIN,
   ACTION_CANCEL,
   ACTION_REJECT,
   changeLine,
@@ -242,5 +243,23 @@ describe('a scheduled request decided in an approval channel', () => {
 
   it("still shows no decision buttons in the requester's channel while it waits for approval", () => {
     expect(actionIds(changeRequestBlocks(decidedElsewhere('pending'), true))).toEqual([]);
+  });
+});
+
+describe('Ask again on a request refused as stale', () => {
+  const failed = (outcome: ChangeRequest['outcome'], intent = true) =>
+    changeRequest(intent ? { ...renamePlan(), intent: { name: 'orders-main' } } : renamePlan(), {
+      status: 'failed',
+      decidedBy: 'U0APPROVER',
+      decidedAt: NOW,
+      ...(outcome ? { outcome } : {}),
+    });
+  const offers = (request: ChangeRequest) => JSON.stringify(changeRequestBlocks(request)).includes(ACTION_ASK_AGAIN);
+
+  it('is offered only when it was stale and what was asked is kept', () => {
+    expect(offers(failed({ message: 'changed', stale: true }))).toBe(true);
+    expect(offers(failed({ message: 'the API refused' }))).toBe(false);
+    // An Undo or an extension keeps no intent of its own: nothing to ask again.
+    expect(offers(failed({ message: 'changed', stale: true }, false))).toBe(false);
   });
 });

@@ -10,7 +10,7 @@ import {
   policyBlocks,
   progressLines,
   servicePolicyBlocks,
-  unjustifiedFieldError,
+  unjustifiedFieldErrors,
   unjustifiedText,
 } from '../../../src/core/render/policy.js';
 import { DEFAULTS, EXAMPLE_POLICY, mustParse } from '../policy/examples.js';
@@ -203,21 +203,29 @@ describe('/clickhouse policy', () => {
 describe('a missing reason or ticket, in words', () => {
   const rule = 'prod *needs* <!here>';
   it('names the rule (escaped) and says what to add, in the command or the form', () => {
-    const reason = unjustifiedText({ rule, missing: 'reason' }, 'command');
+    const reason = unjustifiedText({ reason: { rule } }, 'command');
     expect(reason).toContain('The policy rule *prod ∗needs∗ &lt;!here&gt;* asks for a reason with this change.');
     expect(reason).toContain('because "why this change"');
     expect(reason).toContain('Nothing was requested.');
-    expect(unjustifiedText({ rule: 'r', missing: 'reason' }, 'form')).toContain('Fill in the Reason field.');
-    expect(unjustifiedText({ rule: 'r', missing: 'ticket', pattern: '^A-`x`$' }, 'form')).toContain(
-      'asks for a ticket matching `^A-ʼxʼ$` with this change. Fill in the Ticket field.',
+    expect(unjustifiedText({ reason: { rule: 'r' } }, 'form')).toContain('Fill in the Reason field.');
+    const ticket = { rules: ['r'], patterns: ['^A-[0-9]+$'] };
+    expect(unjustifiedText({ ticket }, 'form')).toBe(
+      ':no_entry: The policy rule *r* asks for a ticket like `A-123` with this change. Fill in the Ticket field. Nothing was requested.',
     );
-    expect(unjustifiedText({ rule: 'r', missing: 'ticket-format', pattern: '^A$', ticket: 'B' }, 'command')).toContain(
-      '`B` does not match',
+    expect(unjustifiedText({ ticket: { ...ticket, given: 'B' } }, 'command')).toContain(
+      'a ticket like `A-123` (`B` is not in that form) with this change. Add it after the arguments: ticket A-123.',
     );
-    expect(unjustifiedFieldError({ rule: 'r', missing: 'ticket', pattern: '^A$' })).toStrictEqual({
-      field: 'ticket',
-      text: 'The policy rule "r" asks for a ticket matching ^A$.',
+    expect(unjustifiedText({ reason: { rule: 'why' }, ticket: { ...ticket, rules: ['r', 's'] } }, 'command')).toBe(
+      ':no_entry: The policy rules *why*, *r* and *s* ask for a reason and a ticket like `A-123` with this change. Add them after the arguments, the reason in quotes: because "why this change" ticket A-123. Nothing was requested.',
+    );
+    expect(unjustifiedFieldErrors({ reason: { rule: 'why' }, ticket: { ...ticket, given: 'B' } })).toStrictEqual({
+      reason: 'The policy rule "why" asks for a reason with this change.',
+      ticket: 'The policy rule "r" asks for a ticket like A-123; B is not in that form.',
     });
+    // A pattern beyond the example builder (a lookahead no usual shape meets) is still not shown.
+    expect(unjustifiedText({ ticket: { rules: ['r'], patterns: ['^(?=Q)Q$'] } }, 'form')).toContain(
+      'a ticket in the form the rule sets (policy shows it)',
+    );
   });
 
   it('policy lists what a rule requires', () => {

@@ -4,7 +4,7 @@ import type { Risk } from '../../policy/types.js';
 import { ipExposure } from '../../posture/exposure.js';
 import { IP_DESCRIPTION_MAX, IpSourceSchema, type AccessEntry, type ServiceRecord } from '../../service/schema.js';
 import type { ChangeIntent, ChangePlan } from '../types.js';
-import type { ChangeKindModule, Draft, PlannedReverse } from './kind.js';
+import { sameEntries, type ChangeKindModule, type Draft, type PlannedReverse } from './kind.js';
 
 const entriesOf = (service: ServiceRecord): AccessEntry[] =>
   (service.ipAccessList ?? []).map((e) => ({ source: e.source, description: e.description ?? '' }));
@@ -22,6 +22,8 @@ export const ipAccessKind: ChangeKindModule<'ipAccessList'> = {
   intents: ['ipAdd', 'ipRemove'],
   read: entriesOf,
   same: (a, b) => accessKey(a) === accessKey(b),
+  entriesSame: ipEntriesSame,
+  touchedEntries: touchedSources,
   plan: planIpAccess,
   visible(update, service) {
     const sources = new Map(entriesOf(service).map((e) => [e.source, e.description ?? '']));
@@ -57,6 +59,24 @@ export const ipAccessKind: ChangeKindModule<'ipAccessList'> = {
     },
   },
 };
+
+function touchedSources(plan: ChangePlan): string[] {
+  const body = plan.update.ipAccessList;
+  return [...(body?.add ?? []), ...(body?.remove ?? [])].map((entry) => entry.source);
+}
+
+/**
+ * The entries this request adds or removes read as when it was made, and the list as it is now
+ * gives the change no risk it did not show (two removals that together empty the list: stale).
+ */
+function ipEntriesSame(plan: ChangePlan, service: ServiceRecord): boolean {
+  const now = entriesOf(service);
+  const description = (entry: AccessEntry) => entry.description ?? '';
+  if (!sameEntries(plan.before.ipAccessList ?? [], now, (e) => e.source, description, touchedSources(plan)))
+    return false;
+  const shown = new Set(ipRisks(plan));
+  return ipRisks({ ...plan, before: { ...plan.before, ipAccessList: now } }).every((risk) => shown.has(risk));
+}
 
 function planIpAccess(draft: Draft, service: ServiceRecord, intent: ChangeIntent): void {
   const current = entriesOf(service);

@@ -47,6 +47,14 @@ export interface ChangeKindModule<F extends TouchedField> {
   read(service: ServiceRecord): NonNullable<TouchedState[F]> | null;
   /** Whether two readings are the same (the stale check). */
   same(a: TouchedState[F], b: TouchedState[F]): boolean;
+  /**
+   * For a set (IP access, private endpoints, tags), the stale check instead: whether the entries
+   * this plan touches read now as when it was made, so that two requests for different entries
+   * both apply (the update adds and removes entries, leaving the others as they are now).
+   */
+  entriesSame?(plan: ChangePlan, service: ServiceRecord): boolean;
+  /** For a set: the entries (sources, ids, tag keys) this plan adds or removes. */
+  touchedEntries?(plan: ChangePlan): string[];
   /** Adds this kind's part of the intent to the draft, checked against the record. */
   plan(draft: Draft, service: ServiceRecord, intent: ChangeIntent): void;
   /** Does the service show this kind's part of the update? (An unknown outcome is settled by it.) */
@@ -81,3 +89,16 @@ export const sameScalar = <T>(a: T | null | undefined, b: T | null | undefined):
 export const onOff = (value: boolean) => (value ? 'on' : 'off');
 
 export const unique = (values: string[]) => [...new Set(values.map((v) => v.trim()).filter(Boolean))];
+
+/** Whether the entries under `keys` read the same in two lists (absent in both counts as the same). */
+export function sameEntries<T>(
+  before: readonly T[],
+  now: readonly T[],
+  keyOf: (entry: T) => string,
+  textOf: (entry: T) => string,
+  keys: Iterable<string>,
+): boolean {
+  const index = (entries: readonly T[]) => new Map(entries.map((entry) => [keyOf(entry), textOf(entry)]));
+  const [then, current] = [index(before), index(now)];
+  return [...keys].every((key) => then.get(key) === current.get(key));
+}

@@ -1,6 +1,12 @@
 /** Private endpoints attached to the service (only those available to it). */
+import type { ChangePlan } from '../types.js';
 import type { ChangeKindModule } from './kind.js';
-import { unique } from './kind.js';
+import { sameEntries, unique } from './kind.js';
+
+const touched = (plan: ChangePlan) => [
+  ...(plan.update.privateEndpointIds?.add ?? []),
+  ...(plan.update.privateEndpointIds?.remove ?? []),
+];
 
 const sortedKey = (ids: string[] | null | undefined) => [...(ids ?? [])].sort().join(',');
 
@@ -10,6 +16,11 @@ export const privateEndpointsKind: ChangeKindModule<'privateEndpointIds'> = {
   intents: ['privateEndpointAttach', 'privateEndpointDetach'],
   read: (service) => [...(service.privateEndpointIds ?? [])],
   same: (a, b) => sortedKey(a) === sortedKey(b),
+  entriesSame(plan, service) {
+    const id = (entry: string) => entry;
+    return sameEntries(plan.before.privateEndpointIds ?? [], service.privateEndpointIds ?? [], id, id, touched(plan));
+  },
+  touchedEntries: touched,
   plan(draft, service, intent) {
     const attached = new Set(service.privateEndpointIds ?? []);
     const available = new Set(service.availablePrivateEndpointIds ?? []);

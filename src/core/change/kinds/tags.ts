@@ -4,7 +4,7 @@
  */
 import { isTagKey, isTagValue, TAG_EDITS_MAX, type OutgoingTag, type ServiceRecord } from '../../service/schema.js';
 import type { ChangeIntent, ChangePlan } from '../types.js';
-import type { ChangeKindModule, Draft, PlannedReverse } from './kind.js';
+import { sameEntries, type ChangeKindModule, type Draft, type PlannedReverse } from './kind.js';
 
 /** "env=prod", or just "keep" for a tag without a value. */
 export const tagText = (tag: OutgoingTag): string => (tag.value === undefined ? tag.key : `${tag.key}=${tag.value}`);
@@ -13,6 +13,9 @@ const sameTagValue = (a: string | undefined, b: string | undefined) => (a ?? '')
 
 const tagsOf = (service: ServiceRecord): OutgoingTag[] =>
   (service.tags ?? []).map((t) => (t.value === undefined ? { key: t.key } : { key: t.key, value: t.value }));
+
+const touchedKeys = (plan: ChangePlan) =>
+  [...(plan.update.tags?.add ?? []), ...(plan.update.tags?.remove ?? [])].map((tag) => tag.key);
 
 /** A tag without a value and one with an empty value read the same, as tag filters treat them. */
 function tagsKey(tags: OutgoingTag[] | null | undefined): string {
@@ -28,6 +31,11 @@ export const tagsKind: ChangeKindModule<'tags'> = {
   intents: ['tagAdd', 'tagRemove'],
   read: tagsOf,
   same: (a, b) => tagsKey(a) === tagsKey(b),
+  entriesSame(plan, service) {
+    const value = (tag: OutgoingTag) => tag.value ?? '';
+    return sameEntries(plan.before.tags ?? [], tagsOf(service), (tag) => tag.key, value, touchedKeys(plan));
+  },
+  touchedEntries: touchedKeys,
   plan: planTags,
   visible(update, service) {
     const tags = new Map(tagsOf(service).map((t) => [t.key, t.value ?? '']));

@@ -1,21 +1,27 @@
-/** Undo (on applied changes), Extend and Revert now (on a temporary change's reminder). */
+/**
+ * Undo (on applied changes), Extend and Revert now (on a temporary change's reminder), and Ask
+ * again (on a request refused as stale): buttons that file a change or move a grant.
+ */
+import { ACTION_ASK_AGAIN } from '../../../core/render/change.js';
 import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../../core/render/temporary.js';
-import type { ClickOrigin, DecisionReply, TemporaryChangeService } from '../../../ports/index.js';
+import type { ClickOrigin, DecisionReply } from '../../../ports/index.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import type { ListenerDeps } from '../deps.js';
 import { ButtonClick, originOf, whisperToClicker, type ActionArgs } from './decision.js';
 
 type Handler = (
-  service: TemporaryChangeService,
+  services: ListenerDeps['services'],
   requestId: string,
   userId: string,
   origin: ClickOrigin,
 ) => Promise<DecisionReply>;
 
 const BUTTONS: Record<string, Handler> = {
-  [ACTION_UNDO]: (service, id, user, origin) => service.undo(id, user, origin),
-  [ACTION_EXTEND]: (service, id, user, origin) => service.extend(id, user, origin),
-  [ACTION_REVERT_NOW]: (service, id, user, origin) => service.revertNow(id, user, origin),
+  [ACTION_UNDO]: (s, id, user, origin) => s.temporary.undo(id, user, origin),
+  [ACTION_EXTEND]: (s, id, user, origin) => s.temporary.extend(id, user, origin),
+  [ACTION_REVERT_NOW]: (s, id, user, origin) => s.temporary.revertNow(id, user, origin),
+  // Only its requester may ask again, wherever they click.
+  [ACTION_ASK_AGAIN]: (s, id, user) => s.changeRequests.askAgain(id, user),
 };
 
 /** The listener of each button, by action id (listeners/index.ts registers them with Bolt). */
@@ -30,16 +36,14 @@ export function temporaryButtons(deps: ListenerDeps): Record<string, (args: Acti
       if (!click.success || !action)
         return void (await tell('This button did not carry a change request id, so nothing was changed.'));
       const origin = originOf(body);
-      const reply = await handle(deps.services.temporary, action.value, click.data.user.id, origin).catch(
-        (error: unknown) => {
-          deps.services.logger.error(
-            `${actionId} of ${action.value} failed:`,
-            error instanceof Error ? error.message : String(error),
-          );
-          const cause = isStoreUnavailable(error) ? 'its store (Redis) did not answer' : 'it hit an internal error';
-          return { text: `:x: The bot could not handle your click: ${cause}. Try again in a minute.` };
-        },
-      );
+      const reply = await handle(deps.services, action.value, click.data.user.id, origin).catch((error: unknown) => {
+        deps.services.logger.error(
+          `${actionId} of ${action.value} failed:`,
+          error instanceof Error ? error.message : String(error),
+        );
+        const cause = isStoreUnavailable(error) ? 'its store (Redis) did not answer' : 'it hit an internal error';
+        return { text: `:x: The bot could not handle your click: ${cause}. Try again in a minute.` };
+      });
       if (reply) await tell(reply.text);
     };
   }
