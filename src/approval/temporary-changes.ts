@@ -13,6 +13,7 @@
 import { startTicks, type Ticks } from '../scheduler/ticks.js';
 import { BOT_ACTOR, revertRetryMs } from '../core/change/grant.js';
 import type { ChangeRequest } from '../core/change/types.js';
+import type { Justification } from '../core/policy/justification.js';
 import {
   organizationMissingClickText,
   organizationMissingMessage,
@@ -93,13 +94,13 @@ export class TemporaryChanges implements TemporaryChangeService {
   }
 
   /** Extend: a new change request, approved like any other, moving the revert by the same duration. */
-  extend(originalId: string, userId: string): Promise<DecisionReply> {
-    return this.clicked('extend', originalId, userId);
+  extend(originalId: string, userId: string, given?: Justification): Promise<DecisionReply> {
+    return this.clicked('extend', originalId, userId, given);
   }
 
   /** Undo: the inverse of an applied change, planned against the service as it is now. */
-  undo(requestId: string, userId: string): Promise<DecisionReply> {
-    return this.clicked('undo', requestId, userId);
+  undo(requestId: string, userId: string, given?: Justification): Promise<DecisionReply> {
+    return this.clicked('undo', requestId, userId, given);
   }
 
   /**
@@ -107,9 +108,14 @@ export class TemporaryChanges implements TemporaryChangeService {
    * service: the person is told why and what would help, not "an internal error, try again"; an
    * Extend or Undo's claim is let go, so that a click once the organization is back is not refused.
    */
-  private async clicked(action: 'revert-now' | 'extend' | 'undo', id: string, userId: string): Promise<DecisionReply> {
+  private async clicked(
+    action: 'revert-now' | 'extend' | 'undo',
+    id: string,
+    userId: string,
+    given?: Justification,
+  ): Promise<DecisionReply> {
     try {
-      return await this.options.flow.grantClicked(action, id, userId);
+      return await this.options.flow.grantClicked(action, id, userId, given);
     } catch (error) {
       if (!(error instanceof UnknownOrganizationError)) throw error;
       this.options.logger.warn(`${action} of ${id} by ${userId}: ${error.message}`);

@@ -66,6 +66,8 @@ export function grantReplyText(reply: GrantReply): string {
       return `:information_source: ${FOLLOW_ON_NAMES[reply.action]} of ${code(reply.originalId)} is being filed right now; look for it in ${reply.inThread ? 'its thread' : 'the channel'}.`;
     case 'undo-not-applied':
       return 'Only an applied change can be undone.';
+    case 'follow-on-unjustified':
+      return reply.text;
     case 'follow-on-read-failed':
       return `${cloudErrorText(reply.error, `Reading the service to ${reply.action} this change`)} Nothing was filed; click again once it answers.`;
     case 'follow-on-service-gone':

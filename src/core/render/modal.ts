@@ -337,7 +337,7 @@ export function applyAtFromSubmission(values: ViewState): { at: number } | { pro
 }
 
 /** Reason and Ticket: optional here, since only some policy rules ask for them (the request says which). */
-function justificationBlocks(): Block[] {
+export function justificationBlocks(): Block[] {
   return [
     input(
       BLOCK.reason,
