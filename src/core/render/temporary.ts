@@ -26,7 +26,7 @@ export function temporaryNote(request: ChangeRequest): Block[] {
   if (request.extendOf) {
     return [
       context(
-        `:stopwatch: Extends the temporary change ${code(request.extendOf)}: once approved, the bot reverts it ${esc(duration)} after the approval instead.`,
+        `:stopwatch: Extends the temporary change ${code(request.extendOf)}: once approved, its revert moves ${esc(duration)} later than planned.`,
       ),
     ];
   }
@@ -124,6 +124,11 @@ export function grantButtons(requestId: string) {
   ];
 }
 
+/** One temporary change in a list (`temporary`, the Home tab): its line, then Extend and Revert now. */
+export function grantEntryBlocks(line: string, requestId: string, blockId: string): Block[] {
+  return [section(line), { type: 'actions', block_id: blockId, elements: grantButtons(requestId) }];
+}
+
 /** The reminder once the grant is done with: the same words, no buttons, and where to look. */
 export function reminderClosedMessage(request: ChangeRequest, revertId: string): { text: string; blocks: Block[] } {
   const text = `:white_check_mark: The temporary change ${code(request.id)} on ${serviceRef(request.plan.serviceName, request.plan.serviceId)} is over: see ${code(revertId)} in this thread.`;
@@ -169,21 +174,13 @@ export function temporaryListBlocks(entries: TemporaryEntry[], now: number): Blo
     (entry) =>
       `• ${code(entry.request.id)} ${serviceRef(entry.request.plan.serviceName, entry.request.plan.serviceId)} by ${mention(entry.request.requesterId)}: ${esc(entry.request.plan.changes.map((c) => c.after).join(', '))} · ${revertTimeText(entry, now)}`,
   );
-  // Each with its own Revert now while they fit one message (a block each); beyond, lines only.
-  if (entries.length <= LIMITS.messageBlocks - 1)
+  // Each with its own Extend and Revert now while they fit one message (two blocks each); beyond, lines only.
+  if (entries.length * 2 <= LIMITS.messageBlocks - 1)
     return [
       header(`Temporary changes (${entries.length})`),
-      ...entries.map(({ request }, index): Block => ({
-        type: 'section',
-        text: { type: 'mrkdwn', text: lines[index] ?? '' },
-        accessory: {
-          type: 'button',
-          action_id: ACTION_REVERT_NOW,
-          text: { type: 'plain_text', text: 'Revert now' },
-          style: 'danger',
-          value: request.id,
-        },
-      })),
+      ...entries.flatMap(({ request }, index) =>
+        grantEntryBlocks(lines[index] ?? '', request.id, `temporary_${index}`),
+      ),
     ];
   return [
     header(`Temporary changes (${entries.length})`),
