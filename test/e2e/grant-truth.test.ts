@@ -17,9 +17,18 @@ import {
   type Harness,
   MINUTE,
 } from './harness.js';
+import { usePolicyFiles } from './policy-files.js';
 
 const GRANT = '192.0.2.44/32';
 const harness = useHarnesses({ temporaryTickMs: 50 });
+const policyFile = usePolicyFiles();
+
+const AUTO_IP_AND_BREAKGLASS = `breakglass: [U0REQUESTER]
+rules:
+  - name: ip access on its own
+    match: { changes: [ip-access] }
+    approvals: 0
+`;
 
 /** `<!date^SECONDS^…>`: how a time is written for Slack to show in the reader's zone. */
 const slackTime = (ms: number) => `<!date^${Math.floor(ms / 1000)}^`;
@@ -65,5 +74,50 @@ describe('Extend (issue 35, point 6)', () => {
     const listed = await answerText(h, await h.command('temporary'));
     expect(listed).toContain(ACTION_EXTEND);
     expect(listed).toContain(id);
+  });
+});
+
+describe('the revert time of a temporary change (issue 35, point 9)', () => {
+  it('`temporary` and the Home tab say the bot reverts it at a time to come, not that it was reverted', async () => {
+    const h = await harness();
+    const { dueAt } = await grant(h);
+    const listed = await answerText(h, await h.command('temporary'));
+    expect(listed).toContain(`the bot reverts it ${slackTime(dueAt)}`);
+    expect(listed).not.toContain('reverted <!date');
+    const after = h.slack.calls.length;
+    await h.event({ type: 'app_home_opened', user: USERS.requester, channel: 'D0REQUESTER', tab: 'home' });
+    const home = await h.slack.waitFor('views.publish', (a) => a.user_id === USERS.requester, { after });
+    expect(textOf(home.args.view)).toContain(`the bot reverts it ${slackTime(dueAt)}`);
+    expect(textOf(home.args.view)).not.toContain('reverted <!date');
+  });
+
+  it.each([
+    ['auto-approved', `ip add orders-prod ${GRANT} hotel for 1h`],
+    ['break-glass', `breakglass ip add orders-prod ${GRANT} hotel for 1h because "INC-7 dashboards down"`],
+  ])('%s: the request never says "if approved now", and once applied says its thread has the time', async (_, text) => {
+    const h = await harness({ env: { POLICY_FILE: policyFile(AUTO_IP_AND_BREAKGLASS) } });
+    const after = h.slack.calls.length;
+    await h.command(text);
+    const applied = await h.slack.waitFor(
+      'chat.update',
+      (a) => a.channel === 'C0CHANNEL' && textOf(a.blocks).includes('was applied, without approval'),
+      { after },
+    );
+    expect(textOf(applied.args.blocks)).toContain('its thread says when');
+    const shown = h.slack.calls
+      .slice(after)
+      .filter((c) => c.method === 'chat.postMessage' || c.method === 'chat.update');
+    expect(shown.map((c) => textOf(c.args.blocks)).join('\n')).not.toContain('if approved now');
+  });
+
+  it('an approved request says "if approved now" only while it waits', async () => {
+    const h = await harness();
+    const { id, ts } = await grant(h);
+    const message = await h.slack.waitFor(
+      'chat.update',
+      (a) => a.ts === ts && textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'),
+    );
+    expect(textOf(message.args.blocks)).not.toContain('if approved now');
+    expect(textOf(message.args.blocks)).toContain('was applied, without approval: its thread says when');
   });
 });

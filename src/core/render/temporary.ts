@@ -31,10 +31,29 @@ export function temporaryNote(request: ChangeRequest): Block[] {
     ];
   }
   return [
-    context(
-      `:stopwatch: *Temporary:* for ${esc(duration)}. The bot reverts it ${esc(duration)} after it is applied (if approved now, at ${slackDate(request.createdAt + request.temporary.durationMs)}), without approval.`,
-    ),
+    context(`:stopwatch: *Temporary:* for ${esc(duration)}.${revertWhenText(request, request.temporary.durationMs)}`),
   ];
+}
+
+/**
+ * When the bot takes a temporary request back, as true as its status lets it be: "if approved now"
+ * only while it waits for approval; a time only where it is known (an applied one's is in its thread).
+ */
+function revertWhenText(request: ChangeRequest, durationMs: number): string {
+  const after = `The bot reverts it ${esc(formatDuration(durationMs))} after it`;
+  const { status, applyAt } = request;
+  if (status === 'applied') return ` ${after} was applied, without approval: its thread says when.`;
+  // Break-glass and a request no rule asks approval for are applied at once: no "if approved".
+  const atOnce = request.breakGlass || request.requirements?.every((r) => r.approvals === 0) === true;
+  if (status === 'applying' || atOnce) return ` ${after} is applied, without approval.`;
+  if (status === 'scheduled' || (status === 'pending' && applyAt !== undefined))
+    return applyAt === undefined
+      ? ` ${after} is applied, without approval.`
+      : ` ${after} is applied at its time (at ${slackDate(applyAt + durationMs)}), without approval.`;
+  if (status === 'pending')
+    return ` ${after} is applied (if approved now, at ${slackDate(request.createdAt + durationMs)}), without approval.`;
+  // Rejected, cancelled, expired or failed: nothing was applied, so nothing is reverted.
+  return '';
 }
 
 /** Whether an applied request's outcome offers Undo: reverts and extensions have nothing to undo. */
@@ -164,7 +183,8 @@ export function revertTimeText({ dueAt, overdueSince }: Omit<TemporaryEntry, 're
   if (overdueSince !== undefined)
     return `:warning: *revert overdue* since ${slackDate(overdueSince)}; the bot tries again ${slackDate(dueAt)}`;
   if (dueAt <= now) return `:hourglass: revert due ${slackDate(dueAt)}, under way`;
-  return `reverted ${slackDate(dueAt)}`;
+  // A time to come: "reverted <date>" would read as done.
+  return `the bot reverts it ${slackDate(dueAt)}`;
 }
 
 /** `temporary`: a channel's temporary changes and when each is reverted. */
