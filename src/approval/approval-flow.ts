@@ -427,11 +427,13 @@ export class ApprovalFlow implements ChangeRequestService {
       (async () => {
         const grant = await this.options.store.get(id);
         const dueAt = action === 'extend' ? await this.grants.revertDueAt(id) : undefined;
+        const revertedBy = action === 'undo' && grant?.temporary ? await this.grants.appliedRevertOf(id) : undefined;
         const event: FlowEvent = {
           type: 'grant-clicked',
           action,
           userId,
           ...(dueAt === undefined ? {} : { dueAt }),
+          ...(revertedBy ? { revertedBy } : {}),
           ...(given ? { given } : {}),
         };
         return replyOf(await this.run({ request: grant, work: { phase: 'idle' } }, event));
@@ -658,6 +660,7 @@ export class ApprovalFlow implements ChangeRequestService {
         return { type: 'revert-unsent-settled', ok: await io.settleUnsentRevert(effect.revert, effect.actorId) };
       case 'close-reminder':
         await io.closeReminder(grant, effect.revertId);
+        await io.markReverted(grant, effect.revertId);
         return undefined;
       case 'announce-revert':
         await io.announceRevert(grant, effect.applied, effect.dueAt);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import { ACTION_EXTEND } from '../../src/core/render/temporary.js';
+import { ACTION_EXTEND, ACTION_REVERT_NOW, ACTION_UNDO } from '../../src/core/render/temporary.js';
 import {
   answerText,
   messageTsOf,
@@ -119,5 +119,45 @@ describe('the revert time of a temporary change (issue 35, point 9)', () => {
     );
     expect(textOf(message.args.blocks)).not.toContain('if approved now');
     expect(textOf(message.args.blocks)).toContain('was applied, without approval: its thread says when');
+  });
+});
+
+describe('a revert says who asked for it and when (issue 35, point 7)', () => {
+  it('Revert now: named as asked by its clicker, never "at its expiry" nor "Approved by"', async () => {
+    const h = await harness();
+    const { id, ts } = await grant(h);
+    await h.click(ACTION_REVERT_NOW, id, USERS.requester);
+    const revert = await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(`${id}-R`) && textOf(a.blocks).includes('Applied'),
+    );
+    const said = textOf(revert.args.blocks);
+    expect(said).toContain(`asked by <@${USERS.requester}> with Revert now at <!date^`);
+    expect(said).toContain(`Revert now by <@${USERS.requester}>, without approval`);
+    expect(said).not.toContain('at its expiry');
+    expect(said).not.toContain('Approved by');
+
+    // The grant's own message is marked reverted and loses Undo.
+    const original = await h.slack.waitFor('chat.update', (a) => a.ts === ts && textOf(a.blocks).includes('Reverted'));
+    expect(textOf(original.args.blocks)).toContain(`*Reverted* by \`${id}-R\`, asked by <@${USERS.requester}>`);
+    expect(JSON.stringify(original.args.blocks)).not.toContain(ACTION_UNDO);
+  });
+
+  it('at its time: filed by the bot; an Undo afterwards says the bot took it back, not "by hand"', async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const { id, ts } = await grant(h);
+    clock.advance(MINUTE + 1_000);
+    const revert = await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(`${id}-R`) && textOf(a.blocks).includes('Applied'),
+    );
+    expect(textOf(revert.args.blocks)).toContain('filed by the bot at its time');
+    expect(textOf(revert.args.blocks)).toContain('Reverted by the bot at its time, without approval');
+    await h.slack.waitFor('chat.update', (a) => a.ts === ts && textOf(a.blocks).includes('Reverted'));
+
+    const undo = await answerText(h, await h.click(ACTION_UNDO, id, USERS.requester));
+    expect(undo).toContain(`the bot already took this temporary change back with \`${id}-R\``);
+    expect(undo).not.toContain('by hand');
   });
 });

@@ -59,6 +59,9 @@ export const GRANT_HANDLERS: GrantHandlers = {
     if (action === 'extend' && (!grant?.temporary || event.dueAt === undefined))
       return finish(grant, [say({ kind: 'extension-inactive' })]);
     if (action === 'undo' && grant?.status !== 'applied') return finish(grant, [say({ kind: 'undo-not-applied' })]);
+    // Its revert took it back: the bot changed the service, not someone by hand.
+    if (action === 'undo' && event.revertedBy)
+      return finish(grant, [say({ kind: 'undo-already-reverted', revertId: event.revertedBy })]);
     if (!grant) return finish(grant, []);
     return next(grant, { phase: 'grant-checking', action, userId, ...carried(event) }, [
       { type: 'check-may-act', userId },

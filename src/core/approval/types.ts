@@ -156,7 +156,15 @@ export type FlowEvent =
   | { type: 'revert-due'; originalId: string; actorId: string; failures: number }
   /** Revert now, Extend or Undo clicked; `dueAt`: when the grant's revert is scheduled, if it is. */
   /** `given`: the reason and ticket typed in the form an Extend or Undo opened when a rule asked for them. */
-  | { type: 'grant-clicked'; action: GrantAction; userId: string; dueAt?: number; given?: Justification }
+  /** `revertedBy`: Undo of a temporary change whose revert was applied (the bot's own change, not one by hand). */
+  | {
+      type: 'grant-clicked';
+      action: GrantAction;
+      userId: string;
+      dueAt?: number;
+      given?: Justification;
+      revertedBy?: string;
+    }
   | { type: 'may-act-answered'; verdict: Verdict }
   /** The latest attempt at reverting the grant, as the store holds it. */
   | { type: 'revert-read'; latest: RevertAttempt }
@@ -420,6 +428,7 @@ export type GrantReply =
   | { kind: 'revert-service-gone' }
   | { kind: 'reverting-now'; revertId: string }
   | { kind: 'already-reverted'; revertId: string }
+  | { kind: 'undo-already-reverted'; revertId: string }
   | { kind: 'revert-gave-up'; originalId: string; attempts: number; lastId: string }
   | { kind: 'revert-not-yet'; originalId: string; problems: string }
   | { kind: 'nothing-left-to-revert'; found: readonly string[] }

@@ -46,6 +46,8 @@ export function grantReplyText(reply: GrantReply): string {
       return `This temporary change is being reverted right now: see ${code(reply.revertId)} in its thread.`;
     case 'already-reverted':
       return `This temporary change was already reverted (or found changed by someone else): see ${code(reply.revertId)} in its thread.`;
+    case 'undo-already-reverted':
+      return `:information_source: Nothing is left to undo: the bot already took this temporary change back with ${code(reply.revertId)} (see its thread).`;
     case 'revert-gave-up':
       return `:rotating_light: The bot could not revert ${code(reply.originalId)} after ${reply.attempts} attempts; take the access back by hand (see ${code(reply.lastId)}).`;
     case 'revert-not-yet':

@@ -1,22 +1,23 @@
 /** Block Kit for time-boxed changes, their reverts and reminders, and the Undo button. */
+import { BOT_ACTOR } from '../change/grant.js';
 import { formatDuration } from '../change/temporary.js';
 import type { ChangeRequest } from '../change/types.js';
 import { code, context, esc, header, LIMITS, packLines, section, serviceRef, slackDate, type Block } from './mrkdwn.js';
 import { mention } from './people.js';
 
 export const ACTION_UNDO = 'change_undo';
+const UNDO_BLOCK = 'change_undo';
 export const ACTION_EXTEND = 'temporary_extend';
 export const ACTION_REVERT_NOW = 'temporary_revert_now';
 
 /** The line a temporary request, a revert or an extension carries under its changes. */
 export function temporaryNote(request: ChangeRequest): Block[] {
-  if (request.revertOf) {
+  if (request.revertOf)
     return [
       context(
-        `:rewind: Revert of the temporary change ${code(request.revertOf)}, filed by the bot at its expiry; it needs no approval.`,
+        `:rewind: Revert of the temporary change ${code(request.revertOf)}, ${revertAskedText(request)}; it needs no approval.`,
       ),
     ];
-  }
   if (request.undoOf)
     return [
       context(`:leftwards_arrow_with_hook: Undoes the change ${code(request.undoOf)}, as the service shows it now.`),
@@ -56,6 +57,25 @@ function revertWhenText(request: ChangeRequest, durationMs: number): string {
   return '';
 }
 
+/** Who asked for a revert and when: the bot at the grant's time, or someone's Revert now. */
+export function revertAskedText(revert: ChangeRequest): string {
+  if (revert.requesterId === BOT_ACTOR) return `filed by the bot at its time (${slackDate(revert.createdAt)})`;
+  return `asked by ${mention(revert.requesterId)} with Revert now at ${slackDate(revert.createdAt)}`;
+}
+
+/**
+ * The original's message once its revert was applied: marked reverted, by what and when, and
+ * without Undo (nothing of it is left to undo).
+ */
+export function revertedOriginalMessage(
+  message: { text: string; blocks: Block[] },
+  revert: ChangeRequest,
+): { text: string; blocks: Block[] } {
+  const line = `:rewind: *Reverted* by ${code(revert.id)}, ${revertAskedText(revert)}.`;
+  const blocks = message.blocks.filter((block) => !('block_id' in block && block.block_id === UNDO_BLOCK));
+  return { text: message.text, blocks: [...blocks, context(line)] };
+}
+
 /** Whether an applied request's outcome offers Undo: reverts and extensions have nothing to undo. */
 export function offersUndo(request: ChangeRequest): boolean {
   return request.status === 'applied' && !request.revertOf && !request.extendOf;
@@ -64,7 +84,7 @@ export function offersUndo(request: ChangeRequest): boolean {
 export function undoButton(request: ChangeRequest): Block {
   return {
     type: 'actions',
-    block_id: 'change_undo',
+    block_id: UNDO_BLOCK,
     elements: [
       { type: 'button', action_id: ACTION_UNDO, text: { type: 'plain_text', text: 'Undo' }, value: request.id },
     ],
