@@ -160,4 +160,18 @@ describe('a revert says who asked for it and when (issue 35, point 7)', () => {
     expect(undo).toContain(`the bot already took this temporary change back with \`${id}-R\``);
     expect(undo).not.toContain('by hand');
   });
+
+  it('an Undo of a scale its Revert now took back says the bot did it, not "changed by hand"', async () => {
+    const h = await harness({ simulatorTransitionMs: 200 });
+    const { id } = await requestChange(h, 'scale orders-prod replicas 6 for 1h');
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await expect.poll(async () => (await h.bot.changeStore.get(id))?.status, { timeout: 10_000 }).toBe('applied');
+    await h.click(ACTION_REVERT_NOW, id, USERS.requester);
+    await expect
+      .poll(async () => (await h.bot.changeStore.get(`${id}-R`))?.status, { timeout: 10_000 })
+      .toBe('applied');
+    const undo = await answerText(h, await h.click(ACTION_UNDO, id, USERS.requester));
+    expect(undo).toContain(`the bot already took this temporary change back with \`${id}-R\``);
+    expect(undo).not.toContain('by hand');
+  });
 });
