@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ViewStateSchema } from '../../../core/render/modal.js';
 
-/** The parts of a small form's view_submission we rely on: who, the form's own metadata, the values. */
+/** The parts of a form's view_submission we rely on: who, the form's own metadata, the values. */
 export function formSubmission<Metadata extends z.ZodType>(metadata: Metadata) {
   return z.object({
     user: z.object({ id: z.string().min(1) }),
