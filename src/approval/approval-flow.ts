@@ -39,7 +39,7 @@ import {
 import { scheduledCompletesText } from '../core/render/scheduled.js';
 import { messageOf } from '../core/render/errors.js';
 import { countsForText, deniedText, unjustifiedText } from '../core/render/policy.js';
-import { unjustified } from '../core/policy/justification.js';
+import { asksOf, unjustified, type Justification } from '../core/policy/justification.js';
 import { overlapWarnings } from './overlaps.js';
 import { askAgainRefusedText, offersAskAgain, problemsText } from '../core/render/change.js';
 import { filedText } from '../core/render/grant.js';
@@ -240,11 +240,11 @@ export class ApprovalFlow implements ChangeRequestService {
     const ruling = this.options.policy.rulesFor(service, input.judgedAs ?? input.plan, input.temporary !== undefined);
     if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
     // A reason or ticket a matching rule asks for is refused here, before anything is stored or
-    // posted. Extend and Undo are buttons: they carry the original's and are not asked again.
-    const lacking =
-      input.extendOf || input.undoOf
-        ? undefined
-        : unjustified(ruling.decision.requirements, { reason: input.reason, ticket: input.ticket });
+    // posted. Extend and Undo carry the original's (or what their form was given); when a rule
+    // asks for more, their click asks for it in a form (`asks`).
+    const lacking = unjustified(ruling.decision.requirements, { reason: input.reason, ticket: input.ticket });
+    if (lacking && (input.extendOf || input.undoOf))
+      return { ok: false, text: unjustifiedText(lacking, 'form'), asks: asksOf(ruling.decision.requirements) };
     if (lacking) return { ok: false, text: unjustifiedText(lacking, input.askedBy ?? 'command') };
     // Windows and freezes, judged at the time the change would apply: refused in a freeze, moved
     // to the next opening outside a window (a scheduled change the requester may cancel).
@@ -493,12 +493,26 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** Revert now, Extend or Undo, clicked on an applied request. */
-  grantClicked(action: GrantAction, id: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply> {
+  grantClicked(
+    action: GrantAction,
+    id: string,
+    userId: string,
+    origin?: ClickOrigin,
+    given?: Justification,
+  ): Promise<DecisionReply> {
     return this.track(
       (async () => {
         const grant = await this.options.store.get(id);
         const dueAt = action === 'extend' ? await this.grants.revertDueAt(id) : undefined;
-        const event: FlowEvent = { type: 'grant-clicked', action, userId, ...(dueAt === undefined ? {} : { dueAt }) };
+        const revertedBy = action === 'undo' && grant?.temporary ? await this.grants.appliedRevertOf(id) : undefined;
+        const event: FlowEvent = {
+          type: 'grant-clicked',
+          action,
+          userId,
+          ...(dueAt === undefined ? {} : { dueAt }),
+          ...(revertedBy ? { revertedBy } : {}),
+          ...(given ? { given } : {}),
+        };
         return replyOf(await this.run({ request: grant, work: { phase: 'idle' } }, event, origin));
       })(),
     );
@@ -729,6 +743,7 @@ export class ApprovalFlow implements ChangeRequestService {
         return { type: 'revert-unsent-settled', ok: await io.settleUnsentRevert(effect.revert, effect.actorId) };
       case 'close-reminder':
         await io.closeReminder(grant, effect.revertId);
+        await io.markReverted(grant, effect.revertId);
         return undefined;
       case 'announce-revert':
         await io.announceRevert(grant, effect.applied, effect.dueAt);
@@ -764,9 +779,9 @@ export class ApprovalFlow implements ChangeRequestService {
       plan: effect.plan,
       serviceIsFresh: true,
       ...(grant.messageTs ? { threadTs: grant.messageTs } : {}),
-      // Buttons: they carry the original's reason and ticket, shown with them.
-      ...(grant.reason ? { reason: grant.reason } : {}),
-      ...(grant.ticket ? { ticket: grant.ticket } : {}),
+      // Buttons: they carry the original's reason and ticket, shown with them, unless the form a
+      // rule opened for the click was given others.
+      ...justificationOf(effect.given ?? grant),
     };
     if (effect.action === 'undo') return this.file({ ...common, undoOf: grant.id });
     return this.file({
@@ -917,7 +932,14 @@ function isGrantEffect(effect: Effect): effect is GrantEffect {
 
 function replyOf(run: Run): DecisionReply {
   const text = run.reply && replyText(run.reply);
-  return text === undefined ? undefined : { text };
+  if (text === undefined) return undefined;
+  if (run.reply?.kind !== 'follow-on-unjustified') return { text };
+  const { action, originalId, asks } = run.reply;
+  return { text, form: { action, originalId, asks } };
+}
+
+function justificationOf(given: Justification): Justification {
+  return { ...(given.reason ? { reason: given.reason } : {}), ...(given.ticket ? { ticket: given.ticket } : {}) };
 }
 
 function newRequestId(): string {

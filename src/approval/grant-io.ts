@@ -7,10 +7,15 @@ import type { RevertAttempt } from '../core/approval/types.js';
 import { isRetryable, REVERT_ATTEMPTS_MAX, revertIdOf, sendsNothing } from '../core/change/grant.js';
 import type { LaterChange } from '../core/change/temporary.js';
 import type { ChangeRequest } from '../core/change/types.js';
-import { requestMessage } from '../core/render/change.js';
+import { requesterMessage, requestMessage } from '../core/render/change.js';
 import { messageOf } from '../core/render/errors.js';
 import { nothingToRevertText } from '../core/render/grant.js';
-import { nothingToRevertMessage, reminderClosedMessage, scheduledRevertMessage } from '../core/render/temporary.js';
+import {
+  nothingToRevertMessage,
+  reminderClosedMessage,
+  revertedOriginalMessage,
+  scheduledRevertMessage,
+} from '../core/render/temporary.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { ChangeStore, Log, Messenger, ServiceDirectory } from '../ports/index.js';
 
@@ -131,6 +136,29 @@ export class GrantIo {
           `temporary change ${original.id}: could not take the buttons off its reminder: ${messageOf(error)}`,
         ),
       );
+  }
+
+  /**
+   * The grant's own message, once its revert was applied: marked reverted (by what, asked by whom
+   * and when) and without Undo. A revert that found nothing to take back leaves it as it is.
+   */
+  async markReverted(original: ChangeRequest, revertId: string): Promise<void> {
+    if (!original.messageTs) return;
+    const revert = await this.options.store.get(revertId);
+    if (revert?.status !== 'applied') return;
+    await this.options.messenger
+      .update(original.channelId, original.messageTs, revertedOriginalMessage(requesterMessage(original), revert))
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          `temporary change ${original.id}: could not mark its message reverted: ${messageOf(error)}`,
+        ),
+      );
+  }
+
+  /** The revert of this grant that was applied, if one was (an Undo then has nothing left to take back). */
+  async appliedRevertOf(originalId: string): Promise<string | undefined> {
+    const { revert } = await this.latestRevert(originalId);
+    return revert?.status === 'applied' ? revert.id : undefined;
   }
 
   /** In the applied request's thread: when the bot reverts the grant. */

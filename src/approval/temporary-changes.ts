@@ -13,6 +13,7 @@
 import { startTicks, type Ticks } from '../scheduler/ticks.js';
 import { BOT_ACTOR, revertRetryMs } from '../core/change/grant.js';
 import type { ChangeRequest } from '../core/change/types.js';
+import type { Justification } from '../core/policy/justification.js';
 import {
   organizationMissingClickText,
   organizationMissingMessage,
@@ -94,13 +95,13 @@ export class TemporaryChanges implements TemporaryChangeService {
   }
 
   /** Extend: a new change request, approved like any other, moving the revert by the same duration. */
-  extend(originalId: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply> {
-    return this.clicked('extend', originalId, userId, origin);
+  extend(originalId: string, userId: string, origin?: ClickOrigin, given?: Justification): Promise<DecisionReply> {
+    return this.clicked('extend', originalId, userId, origin, given);
   }
 
   /** Undo: the inverse of an applied change, planned against the service as it is now. */
-  undo(requestId: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply> {
-    return this.clicked('undo', requestId, userId, origin);
+  undo(requestId: string, userId: string, origin?: ClickOrigin, given?: Justification): Promise<DecisionReply> {
+    return this.clicked('undo', requestId, userId, origin, given);
   }
 
   /**
@@ -113,9 +114,10 @@ export class TemporaryChanges implements TemporaryChangeService {
     id: string,
     userId: string,
     origin: ClickOrigin | undefined,
+    given?: Justification,
   ): Promise<DecisionReply> {
     try {
-      return await this.options.flow.grantClicked(action, id, userId, origin);
+      return await this.options.flow.grantClicked(action, id, userId, origin, given);
     } catch (error) {
       if (!(error instanceof UnknownOrganizationError)) throw error;
       this.options.logger.warn(`${action} of ${id} by ${userId}: ${error.message}`);

@@ -26,7 +26,7 @@ import type { ChangePlan } from '../core/change/types.js';
 import { evaluatePolicy } from '../core/policy/evaluate.js';
 import { requestFacts } from '../core/policy/facts.js';
 import { unjustified, type Justification } from '../core/policy/justification.js';
-import { unjustifiedFieldErrors } from '../core/render/policy.js';
+import { justificationErrors } from '../core/render/modal.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { Messenger } from '../ports/messenger.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
@@ -155,11 +155,7 @@ function lackingJustification(
   if (decision.kind === 'deny') return undefined;
   const lacking = unjustified(decision.requirements, given);
   if (!lacking) return undefined;
-  // Every field lacking at once, each under its own input.
-  const errors = unjustifiedFieldErrors(lacking);
-  return Object.fromEntries(
-    (Object.keys(errors) as Array<keyof typeof errors>).map((field) => [BLOCK[field], errors[field] ?? '']),
-  );
+  return justificationErrors(lacking);
 }
 
 function failureText(error: unknown, s: BotServices): string {

@@ -2,7 +2,9 @@
  * The middle layer's own services, as their callers see them: commands and listeners depend on
  * these, never on the classes in approval/, summary/ or scheduler/ (bot.ts wires the classes in).
  */
+import type { RuleAsks } from '../core/approval/types.js';
 import type { PlanProblem } from '../core/change/plan.js';
+import type { Justification } from '../core/policy/justification.js';
 import type { ChangeIntent, ChangeRequest, TemporaryTerms } from '../core/change/types.js';
 import type { Schedule } from '../core/schedule/types.js';
 import type { Timing } from '../core/policy/window.js';
@@ -11,14 +13,24 @@ import type { ClickOrigin, Decision } from './approval-policy.js';
 import type { Message } from './messenger.js';
 import type { AddScheduleResult } from './schedule-store.js';
 
-/** What the person who clicked or typed should be told privately, if anything. */
-export type DecisionReply = { text: string } | undefined;
+/**
+ * What the person who clicked or typed should be told privately, if anything. `form`: an Extend or
+ * Undo a rule asks a reason or ticket of, which the click asks for in a small form.
+ */
+export type DecisionReply = { text: string; form?: FollowOnForm } | undefined;
+
+export interface FollowOnForm {
+  action: 'extend' | 'undo';
+  originalId: string;
+  asks: readonly RuleAsks[];
+}
 
 export type RequestOutcome =
   /** `deferred`: asked outside a maintenance window, it applies at the next opening (core/policy/window.ts). */
   | { ok: true; request: ChangeRequest; deferred?: Extract<Timing, { kind: 'deferred' }> }
   | { ok: false; problems: PlanProblem[] }
-  | { ok: false; text: string };
+  /** `asks`: an extension or undo lacks a reason or ticket these rules ask for (its click asks for them). */
+  | { ok: false; text: string; asks?: readonly RuleAsks[] };
 
 export interface NewChangeRequest {
   channelId: string;
@@ -80,8 +92,9 @@ export interface TemporaryChangeService {
   list(channelId: string): Promise<Message>;
   /** `origin`: where the click (or the form it opened) came from, as for a decision. */
   revertNow(originalId: string, userId: string, origin: ClickOrigin): Promise<DecisionReply>;
-  extend(originalId: string, userId: string, origin: ClickOrigin): Promise<DecisionReply>;
-  undo(requestId: string, userId: string, origin: ClickOrigin): Promise<DecisionReply>;
+  /** `given`: the reason and ticket typed in the form a rule's `require` opened for the click. */
+  extend(originalId: string, userId: string, origin: ClickOrigin, given?: Justification): Promise<DecisionReply>;
+  undo(requestId: string, userId: string, origin: ClickOrigin, given?: Justification): Promise<DecisionReply>;
 }
 
 export interface SummaryTarget {

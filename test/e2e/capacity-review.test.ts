@@ -261,7 +261,10 @@ describe('Extend, Revert now and a deleted service', () => {
     clock.advance(31 * MINUTE); // past the original expiry, within the extension
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(h.simulator.service(DEMO_IDS.ordersProd)?.numReplicas).toBe(6);
-    clock.advance(30 * MINUTE);
+    clock.advance(30 * MINUTE); // 1h after its approval: the extension counts from the planned time (issue 35)
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.simulator.service(DEMO_IDS.ordersProd)?.numReplicas).toBe(6);
+    clock.advance(30 * MINUTE); // 2h after the grant: its planned hour plus the extension's
     await expect.poll(() => h.simulator.service(DEMO_IDS.ordersProd)?.numReplicas, { timeout: 10_000 }).toBe(3);
     expect(patchesTo(h, '/replicaScaling').map((r) => r.body)).toStrictEqual([{ numReplicas: 6 }, { numReplicas: 3 }]);
   });

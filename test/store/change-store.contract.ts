@@ -653,7 +653,8 @@ export function runChangeStoreContract(open: OpenChangeStore): void {
       const at = Date.now();
       const original = await applied(store, { temporary: terms }, at);
       await applied(store, { temporary: terms, extendOf: original.id, threadTs: '1.2' }, at + 40_000);
-      expect(await store.scheduledReverts()).toStrictEqual([{ id: original.id, dueAt: at + 100_000 }]);
+      // By its duration from the planned time (at + 60 s), not from its approval (issue 35, point 6).
+      expect(await store.scheduledReverts()).toStrictEqual([{ id: original.id, dueAt: at + 120_000 }]);
       await store.forgetRevert(original.id);
       await applied(store, { temporary: terms, extendOf: original.id }, at + 50_000);
       expect(await store.scheduledReverts()).toStrictEqual([]);

@@ -21,6 +21,7 @@ import {
 import { planChange } from '../change/plan.js';
 import { intentIsEmpty, planUndo } from '../change/temporary.js';
 import type { ChangeRequest } from '../change/types.js';
+import type { Justification } from '../policy/justification.js';
 import { finish, ignored, next, reply } from './results.js';
 import type { Effect, FlowContext, FlowEvent, FlowState, GrantReply, StepResult, Work } from './types.js';
 
@@ -58,9 +59,13 @@ export const GRANT_HANDLERS: GrantHandlers = {
     if (action === 'extend' && (!grant?.temporary || event.dueAt === undefined))
       return finish(grant, [say({ kind: 'extension-inactive' })]);
     if (action === 'undo' && grant?.status !== 'applied') return finish(grant, [say({ kind: 'undo-not-applied' })]);
+    // Its revert took it back: the bot changed the service, not someone by hand.
+    if (action === 'undo' && event.revertedBy)
+      return finish(grant, [say({ kind: 'undo-already-reverted', revertId: event.revertedBy })]);
     if (!grant) return finish(grant, []);
-    const dueAt = event.dueAt === undefined ? {} : { dueAt: event.dueAt };
-    return next(grant, { phase: 'grant-checking', action, userId, ...dueAt }, [{ type: 'check-may-act', userId }]);
+    return next(grant, { phase: 'grant-checking', action, userId, ...carried(event) }, [
+      { type: 'check-may-act', userId },
+    ]);
   },
 
   'may-act-answered': (state, event) =>
@@ -69,8 +74,7 @@ export const GRANT_HANDLERS: GrantHandlers = {
       if (!verdict.allowed)
         return finish(grant, [say({ kind: 'grant-not-allowed', action: work.action, reason: verdict.reason })]);
       if (work.action === 'revert-now') return beginRevert(grant, grant.id, work.userId, true, 0);
-      const dueAt = work.dueAt === undefined ? {} : { dueAt: work.dueAt };
-      return next(grant, { phase: 'following-on', action: work.action, userId: work.userId, ...dueAt }, [
+      return next(grant, { phase: 'following-on', action: work.action, userId: work.userId, ...carried(work) }, [
         { type: 'claim-click', action: work.action },
       ]);
     }),
@@ -208,6 +212,7 @@ export const GRANT_HANDLERS: GrantHandlers = {
     inGrantPhase(state, 'following-on', (grant, work) => {
       const { service } = event;
       const { action, userId } = work;
+      const given = work.given ? { given: work.given } : {};
       const release: Effect = { type: 'release-click', action };
       // The click is let go whatever stops it here: a click once the service can be read is not refused.
       if (event.failed)
@@ -215,7 +220,7 @@ export const GRANT_HANDLERS: GrantHandlers = {
       if (!service) return finish(grant, [release, say({ kind: 'follow-on-service-gone', action })]);
       if (action === 'extend') {
         const plan = extensionPlan(grant, service, work.dueAt ?? 0);
-        return next(grant, work, [{ type: 'file-follow-on', action, plan, userId, service }]);
+        return next(grant, work, [{ type: 'file-follow-on', action, plan, userId, service, ...given }]);
       }
       const { intent, leftAlone } = planUndo(grant.plan, service);
       if (intentIsEmpty(intent))
@@ -227,7 +232,7 @@ export const GRANT_HANDLERS: GrantHandlers = {
           say({ kind: 'follow-on-filed', outcome: planned, where: whereOf(grant, action) }),
         ]);
       return next(grant, { ...work, leftAlone }, [
-        { type: 'file-follow-on', action, plan: planned.plan, userId, service },
+        { type: 'file-follow-on', action, plan: planned.plan, userId, service, ...given },
       ]);
     }),
 
@@ -235,6 +240,18 @@ export const GRANT_HANDLERS: GrantHandlers = {
     inGrantPhase(state, 'following-on', (grant, work) => {
       const { outcome } = event;
       const effects: Effect[] = outcome.ok ? [] : [{ type: 'release-click', action: work.action }];
+      // A rule asks a reason or ticket the grant did not carry: the click asks for them in a form.
+      if (!outcome.ok && 'asks' in outcome && outcome.asks)
+        return finish(grant, [
+          ...effects,
+          say({
+            kind: 'follow-on-unjustified',
+            action: work.action,
+            originalId: grant.id,
+            text: outcome.text,
+            asks: outcome.asks,
+          }),
+        ]);
       const leftAlone = work.leftAlone && work.leftAlone.length > 0 ? { leftAlone: work.leftAlone } : {};
       effects.push(say({ kind: 'follow-on-filed', outcome, where: whereOf(grant, work.action), ...leftAlone }));
       return finish(grant, effects);
@@ -304,6 +321,14 @@ function doneWith(originalId: string, revertId: string): Effect[] {
     { type: 'forget-revert', originalId },
     { type: 'close-reminder', originalId, revertId },
   ];
+}
+
+/** What a click hands on from event to work: the revert's time (Extend) and what the form was given. */
+function carried(from: { dueAt?: number; given?: Justification }): { dueAt?: number; given?: Justification } {
+  return {
+    ...(from.dueAt === undefined ? {} : { dueAt: from.dueAt }),
+    ...(from.given ? { given: from.given } : {}),
+  };
 }
 
 function whereOf(grant: ChangeRequest, action: 'extend' | 'undo'): 'the thread' | 'the channel' {

@@ -470,8 +470,9 @@ function checkBeforeSending(
   // was made must not let it through under the rules it had. A revert only takes access back.
   const grown = rules && !request.revertOf ? rulesGrown(request.requirements, rules) : undefined;
   if (grown) return record(request, actorId, 'apply', { status: 'failed', audit: 'failed', failure: grown });
-  // Likewise a reason or ticket a rule now asks for (Extend and Undo carry the original's, as at filing).
-  const judged = rules?.kind !== 'deny' && !request.revertOf && !request.extendOf && !request.undoOf;
+  // Likewise a reason or ticket a rule now asks for (Extend and Undo too: they carry the original's
+  // or what their form was given); a revert is the grant's own end, approved with it.
+  const judged = rules?.kind !== 'deny' && !request.revertOf;
   const lacking = rules && judged ? unjustified(rules.requirements, request) : undefined;
   if (lacking) return record(request, actorId, 'apply', failure('unjustified-now', { lacking }));
   // An extension of a temporary change sends nothing: approving it moves the revert (in the store).

@@ -9,8 +9,8 @@ import type { ChangePlan, ChangeRequest, Operation, OperationResult } from '../c
 import type { LaterChange } from '../change/temporary.js';
 import type { PlanProblem } from '../change/plan.js';
 import type { CloudApiError } from '../service/api-error.js';
-import type { PolicyDecision } from '../policy/types.js';
-import type { Unjustified } from '../policy/justification.js';
+import type { Justification, Unjustified } from '../policy/justification.js';
+import type { PolicyDecision, Requires } from '../policy/types.js';
 import type { ServiceRecord } from '../service/schema.js';
 
 export type Decision = 'approve' | 'reject' | 'cancel';
@@ -71,7 +71,7 @@ export type Work =
   | { phase: 'recording'; actorId: string; mode: ApplyMode; outcome: FlowOutcome }
   // A temporary change (a grant) or an applied request, acted on by the sweep or a button (grant.ts).
   /** Asking the rules whether this person may Revert now, Extend or Undo. */
-  | { phase: 'grant-checking'; action: GrantAction; userId: string; dueAt?: number }
+  | { phase: 'grant-checking'; action: GrantAction; userId: string; dueAt?: number; given?: Justification }
   /** Reverting a grant: `asked` by a person (Revert now), else the sweep; `failures` in a row so far. */
   | {
       phase: 'reverting';
@@ -89,6 +89,8 @@ export type Work =
       action: 'extend' | 'undo';
       userId: string;
       dueAt?: number;
+      /** The reason and ticket the clicker gave in the form a rule asked for (else the grant's are carried). */
+      given?: Justification;
       /** Undo: the parts already undone, left out of it. */
       leftAlone?: readonly string[];
     }
@@ -153,7 +155,16 @@ export type FlowEvent =
   /** The grant's revert is due (the sweep); `failures`: its reverts that failed in a row in this process. */
   | { type: 'revert-due'; originalId: string; actorId: string; failures: number }
   /** Revert now, Extend or Undo clicked; `dueAt`: when the grant's revert is scheduled, if it is. */
-  | { type: 'grant-clicked'; action: GrantAction; userId: string; dueAt?: number }
+  /** `given`: the reason and ticket typed in the form an Extend or Undo opened when a rule asked for them. */
+  /** `revertedBy`: Undo of a temporary change whose revert was applied (the bot's own change, not one by hand). */
+  | {
+      type: 'grant-clicked';
+      action: GrantAction;
+      userId: string;
+      dueAt?: number;
+      given?: Justification;
+      revertedBy?: string;
+    }
   | { type: 'may-act-answered'; verdict: Verdict }
   /** The latest attempt at reverting the grant, as the store holds it. */
   | { type: 'revert-read'; latest: RevertAttempt }
@@ -252,7 +263,14 @@ export type Effect =
   | { type: 'release-click'; action: 'extend' | 'undo' }
   | { type: 'read-for-follow-on'; userId: string }
   /** File the extension or undo as a request of its own, approved like any other. */
-  | { type: 'file-follow-on'; action: 'extend' | 'undo'; plan: ChangePlan; userId: string; service: ServiceRecord }
+  | {
+      type: 'file-follow-on';
+      action: 'extend' | 'undo';
+      plan: ChangePlan;
+      userId: string;
+      service: ServiceRecord;
+      given?: Justification;
+    }
   /** Show the request in its message (the runner re-reads it after a status that is not final). */
   | { type: 'show'; request: ChangeRequest }
   | { type: 'post-result'; request: ChangeRequest; service: ServiceRecord }
@@ -397,7 +415,15 @@ export interface RevertAttempt {
 
 /** What became of filing an extension or an undo (the flow's own outcome of filing a request). */
 export type FollowOnOutcome =
-  { ok: true; request: ChangeRequest } | { ok: false; problems: PlanProblem[] } | { ok: false; text: string };
+  | { ok: true; request: ChangeRequest }
+  | { ok: false; problems: PlanProblem[] }
+  | { ok: false; text: string; asks?: readonly RuleAsks[] };
+
+/** A rule that asks a reason or a ticket of the change: what the form of a click shows and checks. */
+export interface RuleAsks {
+  rule: string;
+  require: Requires;
+}
 
 /** What the person who clicked Revert now, Extend or Undo is told; core/render/temporary.ts words it. */
 export type GrantReply =
@@ -407,6 +433,7 @@ export type GrantReply =
   | { kind: 'revert-service-gone' }
   | { kind: 'reverting-now'; revertId: string }
   | { kind: 'already-reverted'; revertId: string }
+  | { kind: 'undo-already-reverted'; revertId: string }
   | { kind: 'revert-gave-up'; originalId: string; attempts: number; lastId: string }
   | { kind: 'revert-not-yet'; originalId: string; problems: string }
   | { kind: 'nothing-left-to-revert'; found: readonly string[] }
@@ -417,6 +444,14 @@ export type GrantReply =
   | { kind: 'follow-on-open'; action: 'extend' | 'undo'; originalId: string; openId: string }
   | { kind: 'follow-on-being-filed'; action: 'extend' | 'undo'; originalId: string; inThread: boolean }
   | { kind: 'undo-not-applied' }
+  /** A rule asks a reason or ticket of the extension or undo that the grant did not carry: the click opens a form. */
+  | {
+      kind: 'follow-on-unjustified';
+      action: 'extend' | 'undo';
+      originalId: string;
+      text: string;
+      asks: readonly RuleAsks[];
+    }
   | { kind: 'follow-on-service-gone'; action: 'extend' | 'undo' }
   | { kind: 'follow-on-read-failed'; action: 'extend' | 'undo'; error: CloudApiError }
   | { kind: 'nothing-left-to-undo'; originalId: string; leftAlone: readonly string[] }

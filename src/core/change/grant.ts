@@ -111,8 +111,11 @@ export function revertCandidate(
   };
 }
 
+const utcMinute = (at: number) => `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
 /**
- * An extension sends nothing; approving it moves the revert. Its stale check covers the granted
+ * An extension sends nothing; approving it moves the revert by the grant's duration from
+ * its planned time (`dueAt`), as the store does. Its stale check covers the granted
  * fields, so an extension approved after the grant was taken back (or changed) is refused.
  */
 export function extensionPlan(original: ChangeRequest, service: ServiceRecord, dueAt: number): ChangePlan {
@@ -120,12 +123,13 @@ export function extensionPlan(original: ChangeRequest, service: ServiceRecord, d
   const fields = Object.keys(original.plan.before) as Array<keyof TouchedState>;
   const before: TouchedState = {};
   for (const field of fields) Object.assign(before, { [field]: now[field] });
-  const duration = formatDuration(original.temporary?.durationMs ?? 0);
+  const durationMs = original.temporary?.durationMs ?? 0;
+  const duration = formatDuration(durationMs);
   const change: FieldChange = {
     field: fields[0] ?? 'ipAccessList',
     label: `Revert of ${original.id}`,
-    before: `at ${new Date(dueAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-    after: `${duration} after approval`,
+    before: `at ${utcMinute(dueAt)}`,
+    after: `at ${utcMinute(dueAt + durationMs)} (${duration} later)`,
   };
   return {
     serviceId: original.plan.serviceId,

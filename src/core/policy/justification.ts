@@ -3,7 +3,7 @@
  * both, the safety check of a rule's ticket pattern, and which rule a request leaves unmet.
  * Problems are sentences for people (plain text; callers escape them when rendering).
  */
-import type { Requirement } from './types.js';
+import type { Requirement, Requires } from './types.js';
 
 /** A reason is a sentence or two: longer would push the change itself out of the request message. */
 export const REASON_MAX_LENGTH = 500;
@@ -146,4 +146,9 @@ export function ticketMatches(pattern: string, ticket: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The rules that ask a reason or a ticket of a change, and what each asks. */
+export function asksOf(requirements: readonly Requirement[]): Array<{ rule: string; require: Requires }> {
+  return requirements.flatMap(({ rule, require }) => (require ? [{ rule, require }] : []));
 }

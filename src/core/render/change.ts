@@ -22,6 +22,7 @@ import { channelRef, mention, people } from './people.js';
 import { approvalChannelOf } from '../policy/progress.js';
 import { progressLines, progressSummary } from './policy.js';
 import { offersUndo, temporaryNote, undoButton } from './temporary.js';
+import { BOT_ACTOR } from '../change/grant.js';
 import { breakGlassSkippedText, reviewBlocks } from './breakglass.js';
 
 export const ACTION_APPROVE = 'change_approve';
@@ -250,6 +251,11 @@ function markReviewedButton(requestId: string): Block {
 /** Everyone whose approval counted, or the rules that needed none. */
 function approvedBy(r: ChangeRequest): string {
   if (r.breakGlass) return `:rotating_light: Break-glass by ${mention(r.decidedBy)}, without approval`;
+  // A revert is approved by nobody: the bot files it at the grant's time, or someone clicks Revert now.
+  if (r.revertOf)
+    return r.requesterId === BOT_ACTOR
+      ? 'Reverted by the bot at its time, without approval'
+      : `Revert now by ${mention(r.requesterId)}, without approval`;
   const approvals = r.approvals ?? [];
   if (approvals.length > 0) return `Approved by ${people(approvals.map((a) => a.userId))}`;
   const requirements = r.requirements ?? [];

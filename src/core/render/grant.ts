@@ -46,6 +46,8 @@ export function grantReplyText(reply: GrantReply): string {
       return `This temporary change is being reverted right now: see ${code(reply.revertId)} in its thread.`;
     case 'already-reverted':
       return `This temporary change was already reverted (or found changed by someone else): see ${code(reply.revertId)} in its thread.`;
+    case 'undo-already-reverted':
+      return `:information_source: Nothing is left to undo: the bot already took this temporary change back with ${code(reply.revertId)} (see its thread).`;
     case 'revert-gave-up':
       return `:rotating_light: The bot could not revert ${code(reply.originalId)} after ${reply.attempts} attempts; take the access back by hand (see ${code(reply.lastId)}).`;
     case 'revert-not-yet':
@@ -66,6 +68,8 @@ export function grantReplyText(reply: GrantReply): string {
       return `:information_source: ${FOLLOW_ON_NAMES[reply.action]} of ${code(reply.originalId)} is being filed right now; look for it in ${reply.inThread ? 'its thread' : 'the channel'}.`;
     case 'undo-not-applied':
       return 'Only an applied change can be undone.';
+    case 'follow-on-unjustified':
+      return reply.text;
     case 'follow-on-read-failed':
       return `${cloudErrorText(reply.error, `Reading the service to ${reply.action} this change`)} Nothing was filed; click again once it answers.`;
     case 'follow-on-service-gone':

@@ -26,7 +26,7 @@ import {
 } from './mrkdwn.js';
 import { mention } from './people.js';
 import { progressSummary } from './policy.js';
-import { grantButtons, revertTimeText, type TemporaryEntry } from './temporary.js';
+import { grantEntryBlocks, revertTimeText, type TemporaryEntry } from './temporary.js';
 
 /** Requests waiting for this person shown with their buttons (two blocks each); older ones are counted. */
 export const HOME_WAITING_SHOWN = 20;
@@ -151,11 +151,8 @@ function temporaryBlocks(entries: HomeInput['temporary'], now: number): Block[] 
   const shown = [...entries].sort((a, b) => a.dueAt - b.dueAt).slice(0, HOME_TEMPORARY_SHOWN);
   const blocks: Block[] = [title];
   shown.forEach((entry, index) => {
-    blocks.push(section(`• ${requestLine(entry.request)} · ${revertTimeText(entry, now)}`), {
-      type: 'actions',
-      block_id: `home_temporary_${index}`,
-      elements: grantButtons(entry.request.id),
-    });
+    const line = `• ${requestLine(entry.request)} · ${revertTimeText(entry, now)}`;
+    blocks.push(...grantEntryBlocks(line, entry.request.id, `home_temporary_${index}`));
   });
   const hidden = entries.length - shown.length;
   if (hidden > 0) blocks.push(more(hidden, 'temporary changes of yours, reverted later'));

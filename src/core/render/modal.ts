@@ -3,6 +3,8 @@
  * contract between the two halves, and plan problems map back onto them as inline errors.
  */
 import { z } from 'zod';
+import type { Unjustified } from '../policy/justification.js';
+import { unjustifiedFieldErrors } from './policy.js';
 import { checkReplicaMemory, checkReplicas } from '../command/arguments.js';
 import { baselineCapacity, type Range } from '../service/capacity.js';
 import { IDLE_TIMEOUT_MIN_MINUTES, RELEASE_CHANNELS, type OutgoingTag, type ServiceRecord } from '../service/schema.js';
@@ -337,7 +339,7 @@ export function applyAtFromSubmission(values: ViewState): { at: number } | { pro
 }
 
 /** Reason and Ticket: optional here, since only some policy rules ask for them (the request says which). */
-function justificationBlocks(): Block[] {
+export function justificationBlocks(): Block[] {
   return [
     input(
       BLOCK.reason,
@@ -656,5 +658,16 @@ export function modalErrors(problems: PlanProblem[]): Record<string, string> {
   }
   return Object.fromEntries(
     [...byBlock].map(([block, messages]) => [block, truncate(distinctSentences(messages).join(' '), 2000)]),
+  );
+}
+
+/** What a request lacks, as inline errors of a form's Reason and Ticket inputs: every field at once. */
+export function justificationErrors(lacking: Unjustified): Record<string, string> {
+  const errors = unjustifiedFieldErrors(lacking);
+  return Object.fromEntries(
+    (['reason', 'ticket'] as const).flatMap((field) => {
+      const text = errors[field];
+      return text === undefined ? [] : [[BLOCK[field], text]];
+    }),
   );
 }

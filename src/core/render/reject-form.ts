@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { checkReason, REASON_MAX_LENGTH, type Checked } from '../policy/justification.js';
-import { code, truncate, LIMITS, type View } from './mrkdwn.js';
+import { code, truncate, LIMITS, type Block, type View } from './mrkdwn.js';
 import type { ViewState } from './modal.js';
 
 export const REJECT_CALLBACK = 'change_reject_reason';
@@ -19,24 +19,13 @@ export const RejectMetadataSchema = z.object({
 export type RejectMetadata = z.infer<typeof RejectMetadataSchema>;
 
 export function rejectView(metadata: RejectMetadata): View {
-  return {
-    type: 'modal',
-    callback_id: REJECT_CALLBACK,
-    private_metadata: JSON.stringify(metadata),
-    title: { type: 'plain_text', text: 'Reject change' },
-    submit: { type: 'plain_text', text: 'Reject' },
-    close: { type: 'plain_text', text: 'Back' },
-    blocks: [
-      {
-        type: 'section',
-        text: {
-          type: 'mrkdwn',
-          text: truncate(
-            `Reject change request ${code(metadata.requestId)}? The requester is told, with your reason.`,
-            LIMITS.sectionText,
-          ),
-        },
-      },
+  return smallFormView({
+    callbackId: REJECT_CALLBACK,
+    metadata,
+    title: 'Reject change',
+    submit: 'Reject',
+    intro: `Reject change request ${code(metadata.requestId)}? The requester is told, with your reason.`,
+    inputs: [
       {
         type: 'input',
         block_id: REJECT_BLOCK,
@@ -49,6 +38,29 @@ export function rejectView(metadata: RejectMetadata): View {
           placeholder: { type: 'plain_text', text: 'Why not, and what to do instead' },
         },
       },
+    ],
+  });
+}
+
+/** A small form a button opens: a sentence saying what it is for, then its fields; Back closes it. */
+export function smallFormView(form: {
+  callbackId: string;
+  metadata: unknown;
+  title: string;
+  submit: string;
+  intro: string;
+  inputs: Block[];
+}): View {
+  return {
+    type: 'modal',
+    callback_id: form.callbackId,
+    private_metadata: JSON.stringify(form.metadata),
+    title: { type: 'plain_text', text: form.title },
+    submit: { type: 'plain_text', text: form.submit },
+    close: { type: 'plain_text', text: 'Back' },
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: truncate(form.intro, LIMITS.sectionText) } },
+      ...form.inputs,
     ],
   };
 }

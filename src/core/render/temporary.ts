@@ -1,22 +1,23 @@
 /** Block Kit for time-boxed changes, their reverts and reminders, and the Undo button. */
+import { BOT_ACTOR } from '../change/grant.js';
 import { formatDuration } from '../change/temporary.js';
 import type { ChangeRequest } from '../change/types.js';
 import { code, context, esc, header, LIMITS, packLines, section, serviceRef, slackDate, type Block } from './mrkdwn.js';
 import { mention } from './people.js';
 
 export const ACTION_UNDO = 'change_undo';
+const UNDO_BLOCK = 'change_undo';
 export const ACTION_EXTEND = 'temporary_extend';
 export const ACTION_REVERT_NOW = 'temporary_revert_now';
 
 /** The line a temporary request, a revert or an extension carries under its changes. */
 export function temporaryNote(request: ChangeRequest): Block[] {
-  if (request.revertOf) {
+  if (request.revertOf)
     return [
       context(
-        `:rewind: Revert of the temporary change ${code(request.revertOf)}, filed by the bot at its expiry; it needs no approval.`,
+        `:rewind: Revert of the temporary change ${code(request.revertOf)}, ${revertAskedText(request)}; it needs no approval.`,
       ),
     ];
-  }
   if (request.undoOf)
     return [
       context(`:leftwards_arrow_with_hook: Undoes the change ${code(request.undoOf)}, as the service shows it now.`),
@@ -26,15 +27,53 @@ export function temporaryNote(request: ChangeRequest): Block[] {
   if (request.extendOf) {
     return [
       context(
-        `:stopwatch: Extends the temporary change ${code(request.extendOf)}: once approved, the bot reverts it ${esc(duration)} after the approval instead.`,
+        `:stopwatch: Extends the temporary change ${code(request.extendOf)}: once approved, its revert moves ${esc(duration)} later than planned.`,
       ),
     ];
   }
   return [
-    context(
-      `:stopwatch: *Temporary:* for ${esc(duration)}. The bot reverts it ${esc(duration)} after it is applied (if approved now, at ${slackDate(request.createdAt + request.temporary.durationMs)}), without approval.`,
-    ),
+    context(`:stopwatch: *Temporary:* for ${esc(duration)}.${revertWhenText(request, request.temporary.durationMs)}`),
   ];
+}
+
+/**
+ * When the bot takes a temporary request back, as true as its status lets it be: "if approved now"
+ * only while it waits for approval; a time only where it is known (an applied one's is in its thread).
+ */
+function revertWhenText(request: ChangeRequest, durationMs: number): string {
+  const after = `The bot reverts it ${esc(formatDuration(durationMs))} after it`;
+  const { status, applyAt } = request;
+  if (status === 'applied') return ` ${after} was applied, without approval: its thread says when.`;
+  // Break-glass and a request no rule asks approval for are applied at once: no "if approved".
+  const atOnce = request.breakGlass || request.requirements?.every((r) => r.approvals === 0) === true;
+  if (status === 'applying' || atOnce) return ` ${after} is applied, without approval.`;
+  if (status === 'scheduled' || (status === 'pending' && applyAt !== undefined))
+    return applyAt === undefined
+      ? ` ${after} is applied, without approval.`
+      : ` ${after} is applied at its time (at ${slackDate(applyAt + durationMs)}), without approval.`;
+  if (status === 'pending')
+    return ` ${after} is applied (if approved now, at ${slackDate(request.createdAt + durationMs)}), without approval.`;
+  // Rejected, cancelled, expired or failed: nothing was applied, so nothing is reverted.
+  return '';
+}
+
+/** Who asked for a revert and when: the bot at the grant's time, or someone's Revert now. */
+export function revertAskedText(revert: ChangeRequest): string {
+  if (revert.requesterId === BOT_ACTOR) return `filed by the bot at its time (${slackDate(revert.createdAt)})`;
+  return `asked by ${mention(revert.requesterId)} with Revert now at ${slackDate(revert.createdAt)}`;
+}
+
+/**
+ * The original's message once its revert was applied: marked reverted, by what and when, and
+ * without Undo (nothing of it is left to undo).
+ */
+export function revertedOriginalMessage(
+  message: { text: string; blocks: Block[] },
+  revert: ChangeRequest,
+): { text: string; blocks: Block[] } {
+  const line = `:rewind: *Reverted* by ${code(revert.id)}, ${revertAskedText(revert)}.`;
+  const blocks = message.blocks.filter((block) => !('block_id' in block && block.block_id === UNDO_BLOCK));
+  return { text: message.text, blocks: [...blocks, context(line)] };
 }
 
 /** Whether an applied request's outcome offers Undo: reverts and extensions have nothing to undo. */
@@ -45,7 +84,7 @@ export function offersUndo(request: ChangeRequest): boolean {
 export function undoButton(request: ChangeRequest): Block {
   return {
     type: 'actions',
-    block_id: 'change_undo',
+    block_id: UNDO_BLOCK,
     elements: [
       { type: 'button', action_id: ACTION_UNDO, text: { type: 'plain_text', text: 'Undo' }, value: request.id },
     ],
@@ -124,6 +163,11 @@ export function grantButtons(requestId: string) {
   ];
 }
 
+/** One temporary change in a list (`temporary`, the Home tab): its line, then Extend and Revert now. */
+export function grantEntryBlocks(line: string, requestId: string, blockId: string): Block[] {
+  return [section(line), { type: 'actions', block_id: blockId, elements: grantButtons(requestId) }];
+}
+
 /** The reminder once the grant is done with: the same words, no buttons, and where to look. */
 export function reminderClosedMessage(request: ChangeRequest, revertId: string): { text: string; blocks: Block[] } {
   const text = `:white_check_mark: The temporary change ${code(request.id)} on ${serviceRef(request.plan.serviceName, request.plan.serviceId)} is over: see ${code(revertId)} in this thread.`;
@@ -159,7 +203,8 @@ export function revertTimeText({ dueAt, overdueSince }: Omit<TemporaryEntry, 're
   if (overdueSince !== undefined)
     return `:warning: *revert overdue* since ${slackDate(overdueSince)}; the bot tries again ${slackDate(dueAt)}`;
   if (dueAt <= now) return `:hourglass: revert due ${slackDate(dueAt)}, under way`;
-  return `reverted ${slackDate(dueAt)}`;
+  // A time to come: "reverted <date>" would read as done.
+  return `the bot reverts it ${slackDate(dueAt)}`;
 }
 
 /** `temporary`: a channel's temporary changes and when each is reverted. */
@@ -169,21 +214,13 @@ export function temporaryListBlocks(entries: TemporaryEntry[], now: number): Blo
     (entry) =>
       `• ${code(entry.request.id)} ${serviceRef(entry.request.plan.serviceName, entry.request.plan.serviceId)} by ${mention(entry.request.requesterId)}: ${esc(entry.request.plan.changes.map((c) => c.after).join(', '))} · ${revertTimeText(entry, now)}`,
   );
-  // Each with its own Revert now while they fit one message (a block each); beyond, lines only.
-  if (entries.length <= LIMITS.messageBlocks - 1)
+  // Each with its own Extend and Revert now while they fit one message (two blocks each); beyond, lines only.
+  if (entries.length * 2 <= LIMITS.messageBlocks - 1)
     return [
       header(`Temporary changes (${entries.length})`),
-      ...entries.map(({ request }, index): Block => ({
-        type: 'section',
-        text: { type: 'mrkdwn', text: lines[index] ?? '' },
-        accessory: {
-          type: 'button',
-          action_id: ACTION_REVERT_NOW,
-          text: { type: 'plain_text', text: 'Revert now' },
-          style: 'danger',
-          value: request.id,
-        },
-      })),
+      ...entries.flatMap(({ request }, index) =>
+        grantEntryBlocks(lines[index] ?? '', request.id, `temporary_${index}`),
+      ),
     ];
   return [
     header(`Temporary changes (${entries.length})`),

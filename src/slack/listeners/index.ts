@@ -11,6 +11,7 @@ import type { ListenerDeps } from './deps.js';
 import { registerHomeOpened } from './events/home-opened.js';
 import { refuseWhileDraining } from './draining.js';
 import { registerEditSubmission } from './views/edit-service.js';
+import { registerFollowOnSubmission } from './views/follow-on-justification.js';
 import { registerRejectSubmission } from './views/reject-reason.js';
 
 export function registerListeners(app: App, deps: ListenerDeps): void {
@@ -19,6 +20,7 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   registerButtons(app, { ...decisionButtons(deps), ...temporaryButtons(deps), ...revealButtons(deps) });
   registerEditSubmission(app, deps);
   registerRejectSubmission(app, deps);
+  registerFollowOnSubmission(app, deps);
   registerHomeOpened(app, deps);
 }
 

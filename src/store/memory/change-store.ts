@@ -183,9 +183,12 @@ export class MemoryChangeStore implements ChangeStore {
     }
     if (!applied.temporary) return;
     const target = applied.extendOf ?? applied.id;
-    if (target !== applied.id && !this.reverts.has(target)) return;
-    this.reverts.set(target, now + applied.temporary.durationMs);
-    this.reminders.set(target, now + applied.temporary.remindAfterMs);
+    const planned = target === applied.id ? undefined : this.reverts.get(target);
+    if (target !== applied.id && planned === undefined) return;
+    // An extension adds its duration to the revert as planned (or to now, if that time passed).
+    const from = Math.max(now, planned ?? now);
+    this.reverts.set(target, from + applied.temporary.durationMs);
+    this.reminders.set(target, from + applied.temporary.remindAfterMs);
   }
 
   /** As the Redis store: each call continues where the last one stopped, wrapping to the front. */

@@ -295,13 +295,19 @@ end
 -- still due.
 if to == 'applied' then
   local target_id = f.revertTarget
-  if target_id and (target_id == id or redis.call('ZSCORE', reverts, target_id)) then
-    redis.call('ZADD', reverts, tonumber(now) + tonumber(f.revertAfterMs), target_id)
-    redis.call('ZADD', reminders, tonumber(now) + tonumber(f.remindAfterMs), target_id)
+  local planned = target_id and target_id ~= id and redis.call('ZSCORE', reverts, target_id)
+  if target_id and (target_id == id or planned) then
+    -- An extension adds its duration to the revert as planned (or to now, if that time passed):
+    -- "for 3m more" is exactly that, however long its approval took.
+    local from = tonumber(now)
+    if planned then from = math.max(from, tonumber(planned)) end
+    local due = from + tonumber(f.revertAfterMs)
+    redis.call('ZADD', reverts, due, target_id)
+    redis.call('ZADD', reminders, from + tonumber(f.remindAfterMs), target_id)
     -- The record the revert needs lives until the revert is due and the audit retention after it,
     -- however far a long grant or an extension pushed the revert (keys share the hash tag).
     local target = request:sub(1, #request - #id) .. target_id
-    local keep = tonumber(f.revertAfterMs) + tonumber(ARGV[16])
+    local keep = due - tonumber(now) + tonumber(ARGV[16])
     local ttl = redis.call('PTTL', target)
     if ttl >= 0 and ttl < keep then redis.call('PEXPIRE', target, keep) end
   end

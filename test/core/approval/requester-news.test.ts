@@ -194,10 +194,19 @@ describe('apply time: a rule that now asks for a reason or a ticket', () => {
     });
   });
 
-  it('sends when the request has it, and never asks it of a revert, an extension or an undo', () => {
+  it('sends when the request has it, and never asks it of a revert (the end of a grant approved with it)', () => {
     const rules = asks({ reason: true, ticket: '^OPS-[0-9]+$' });
     expect(readWith({ ...claimed(), reason: 'why', ticket: 'OPS-1' }, rules)[0]).toMatchObject({ type: 'send' });
-    for (const link of [{ revertOf: 'CR-A' }, { extendOf: 'CR-A' }, { undoOf: 'CR-A' }])
-      expect(readWith({ ...claimed(), ...link }, rules)[0]).toMatchObject({ type: 'send' });
+    expect(readWith({ ...claimed(), revertOf: 'CR-A' }, rules)[0]).toMatchObject({ type: 'send' });
+  });
+
+  it('asks it of an extension or an undo like any request (issue 35: they are judged by their rules)', () => {
+    const rules = asks({ reason: true });
+    for (const link of [{ extendOf: 'CR-A' }, { undoOf: 'CR-A' }]) {
+      expect(readWith({ ...claimed(), ...link }, rules)[0]).toMatchObject({
+        outcome: { failure: { kind: 'unjustified-now', lacking: { reason: { rule: 'default' } } } },
+      });
+      expect(readWith({ ...claimed(), ...link, reason: 'why' }, rules)[0]).toMatchObject({ type: 'send' });
+    }
   });
 });

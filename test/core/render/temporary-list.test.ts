@@ -17,7 +17,7 @@ describe('the temporary list', () => {
     const text = (entry: { dueAt: number; overdueSince?: number }) =>
       JSON.stringify(temporaryListBlocks([{ request: grant, ...entry }], now));
     const at = (ms: number) => `<!date^${Math.floor(ms / 1000)}^`;
-    expect(text({ dueAt: now + 60_000 })).toContain(`reverted ${at(now + 60_000)}`);
+    expect(text({ dueAt: now + 60_000 })).toContain(`the bot reverts it ${at(now + 60_000)}`);
     expect(text({ dueAt: now - 5_000 })).toContain(`revert due ${at(now - 5_000)}`);
     expect(text({ dueAt: now - 5_000 })).toContain('under way');
     const overdue = text({ dueAt: now + 30_000, overdueSince: now - 120_000 });

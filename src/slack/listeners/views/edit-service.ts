@@ -1,24 +1,10 @@
 import type { App } from '@slack/bolt';
-import { z } from 'zod';
 import { submitEdit } from '../../../commands/edit-submission.js';
-import { EDIT_CALLBACK, EditMetadataSchema, ViewStateSchema } from '../../../core/render/modal.js';
+import { EDIT_CALLBACK, EditMetadataSchema } from '../../../core/render/modal.js';
 import type { ListenerDeps } from '../deps.js';
+import { formSubmission } from './submission.js';
 
-/** The parts of a view_submission payload we rely on. */
-const Submission = z.object({
-  user: z.object({ id: z.string().min(1) }),
-  view: z.object({
-    private_metadata: z.string().transform((text, ctx) => {
-      try {
-        return EditMetadataSchema.parse(JSON.parse(text));
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'private_metadata is not ours' });
-        return z.NEVER;
-      }
-    }),
-    state: z.object({ values: ViewStateSchema }),
-  }),
-});
+const Submission = formSubmission(EditMetadataSchema);
 
 export function registerEditSubmission(app: App, deps: ListenerDeps): void {
   app.view(EDIT_CALLBACK, async ({ ack, body }) => {

@@ -1,7 +1,5 @@
 import type { App } from '@slack/bolt';
-import { z } from 'zod';
 import { clickFailureText, messageOf } from '../../../core/render/errors.js';
-import { ViewStateSchema } from '../../../core/render/modal.js';
 import { section } from '../../../core/render/mrkdwn.js';
 import {
   REJECT_BLOCK,
@@ -12,22 +10,9 @@ import {
 } from '../../../core/render/reject-form.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import type { ListenerDeps } from '../deps.js';
+import { formSubmission } from './submission.js';
 
-/** The parts of the Reject form's view_submission we rely on. */
-const Submission = z.object({
-  user: z.object({ id: z.string().min(1) }),
-  view: z.object({
-    private_metadata: z.string().transform((text, ctx) => {
-      try {
-        return RejectMetadataSchema.parse(JSON.parse(text));
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'private_metadata is not ours' });
-        return z.NEVER;
-      }
-    }),
-    state: z.object({ values: ViewStateSchema }),
-  }),
-});
+const Submission = formSubmission(RejectMetadataSchema);
 
 /**
  * The Reject form submitted: a missing reason is shown in the form; otherwise the form closes
@@ -55,14 +40,19 @@ export function registerRejectSubmission(app: App, deps: ListenerDeps): void {
 }
 
 /** Privately in the request's channel; where that fails (or is unknown), in a DM. */
-async function tell(deps: ListenerDeps, userId: string, channelId: string | undefined, text: string): Promise<void> {
+export async function tell(
+  deps: ListenerDeps,
+  userId: string,
+  channelId: string | undefined,
+  text: string,
+): Promise<void> {
   const message = { text, blocks: [section(text)] };
   try {
     if (!channelId) throw new Error('no channel');
     await deps.messenger.ephemeral(channelId, userId, message);
   } catch {
     await deps.messenger.dm(userId, message).catch((error: unknown) => {
-      deps.services.logger.warn(`could not answer ${userId}'s rejection: ${messageOf(error)}`);
+      deps.services.logger.warn(`could not answer ${userId}'s form: ${messageOf(error)}`);
     });
   }
 }
