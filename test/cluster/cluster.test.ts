@@ -14,7 +14,7 @@ import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { changeKeys } from '../../src/store/redis/keys.js';
 import { RedisChangeStore, RedisScheduleStore, type RedisConnection } from '../../src/store/index.js';
 import type { Schedule } from '../../src/core/schedule/types.js';
-import { requestChange, startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
+import { isMessageOf, requestChange, startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
 import { runChangeStoreContract } from '../store/change-store.contract.js';
 import { redisStoreOpeners } from '../support/stores.js';
 import { approve, buildChangeRequest } from '../store/fixtures.js';
@@ -247,7 +247,7 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
       for (const id of [first.id, second.id]) {
         await a.slack.waitFor(
           'chat.update',
-          (args) => textOf(args.blocks).includes(id) && /Applied|Not applied/.test(textOf(args.blocks)),
+          (args) => isMessageOf(args, id) && /Applied|Not applied/.test(textOf(args.blocks)),
         );
       }
       const outcomes = await Promise.all([first.id, second.id].map((id) => a.bot.changeStore.get(id)));

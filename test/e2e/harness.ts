@@ -660,7 +660,15 @@ export const patchesTo = (h: Harness, path: string) =>
 
 /** Resolves once a request's message says Applied. */
 export function appliedMessage(h: Harness, id: string) {
-  return h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+  return h.slack.waitFor('chat.update', (a) => isMessageOf(a, id) && textOf(a.blocks).includes('Applied'));
+}
+
+/**
+ * Whether a chat.update is the request's own message (its text starts with its id), not another
+ * request's that names it (a warning about an open request of the same service does).
+ */
+export function isMessageOf(args: Record<string, unknown>, id: string): boolean {
+  return typeof args['text'] === 'string' && args['text'].startsWith(`Change request ${id} `);
 }
 
 /**

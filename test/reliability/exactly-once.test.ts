@@ -65,7 +65,10 @@ describe('exactly once across two replicas', () => {
       const clicks = await Promise.all(
         Array.from({ length: count }, (_, i) => {
           const replica = replicas[(n + i) % 2] ?? a;
-          return replica.click(ACTION_APPROVE, id, i % 2 === 0 ? USERS.approver : USERS.second, messageTs);
+          // Clicked in the request's own channel, as Slack sends a click on its message.
+          return replica.click(ACTION_APPROVE, id, i % 2 === 0 ? USERS.approver : USERS.second, messageTs, {
+            channel: channelOf(n),
+          });
         }),
       );
       for (const click of clicks) expect(click.status).toBe(200);

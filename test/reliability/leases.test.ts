@@ -168,19 +168,41 @@ describe('two approvals of one service at the same moment, on two replicas', () 
     expect(loserTrail[0]?.action).toBe('stale');
   }, 30_000);
 
-  it('never applies an IP removal and an IP addition both approved against the original list', async () => {
+  it('applies an IP removal and an IP addition of other entries both, one after the other (issue 35, item 13)', async () => {
     const a = await replica();
     const b = await replica();
     const remove = await requestChange(a, 'ip remove orders-prod 198.51.100.7');
-    const add = await requestChange(b, 'ip add orders-prod 0.0.0.0/0 everyone');
+    const add = await requestChange(b, 'ip add orders-prod 203.0.113.99 vendor');
     await Promise.all([
       a.click(ACTION_APPROVE, remove.id, USERS.approver),
       b.click(ACTION_APPROVE, add.id, USERS.second),
     ]);
     const outcomes = await Promise.all([settled(remove.id), settled(add.id)]);
+    expect(outcomes.map((r) => r.status)).toEqual(['applied', 'applied']);
+    expect(patches()).toHaveLength(2);
+    const sources = simulator.service(DEMO_IDS.ordersProd)?.ipAccessList?.map((entry) => entry.source);
+    expect(sources).toContain('203.0.113.99');
+    expect(sources).not.toContain('198.51.100.7');
+  }, 30_000);
+
+  it('never applies two removals that together would empty the IP access list (a risk neither showed)', async () => {
+    const a = await replica();
+    const b = await replica();
+    const sources = simulator.service(DEMO_IDS.ordersProd)?.ipAccessList?.map((entry) => entry.source) ?? [];
+    simulator.changeOutsideBot(DEMO_IDS.ordersProd, {
+      ipAccessList: sources.slice(0, 2).map((source) => ({ source, description: 'kept' })),
+    });
+    const [one = '', two = ''] = sources;
+    const first = await requestChange(a, `ip remove orders-prod ${one}`);
+    const second = await requestChange(b, `ip remove orders-prod ${two}`);
+    await Promise.all([
+      a.click(ACTION_APPROVE, first.id, USERS.approver),
+      b.click(ACTION_APPROVE, second.id, USERS.second),
+    ]);
+    const outcomes = await Promise.all([settled(first.id), settled(second.id)]);
     expect(outcomes.map((r) => r.status).sort()).toEqual(['applied', 'failed']);
     expect(patches()).toHaveLength(1);
-    expect(outcomes.find((r) => r.status === 'failed')?.outcome?.message).toContain('(IP access)');
+    expect(simulator.service(DEMO_IDS.ordersProd)?.ipAccessList).toHaveLength(1);
   }, 30_000);
 
   it('ends, for N requests on one service, as the successful ones applied one after the other', async () => {
@@ -210,19 +232,19 @@ describe('two approvals of one service at the same moment, on two replicas', () 
       );
       const outcomes = await Promise.all(ids.map((id) => settled(id)));
       const applied = outcomes.filter((r) => r.status === 'applied');
-      // One request per field wins; each loser was refused as stale.
-      expect(applied).toHaveLength(4);
-      expect(patches().length - before).toBe(4);
+      // One request per field wins, but both IP additions land (other entries); each loser was refused as stale.
+      expect(applied).toHaveLength(5);
+      expect(patches().length - before).toBe(5);
       for (const refused of outcomes.filter((r) => r.status === 'failed')) {
         expect(refused.outcome?.message).toMatch(/^The service changed since this request was made/);
       }
       const service = simulator.service(DEMO_IDS.eventsStaging);
       const name = applied.find((r) => r.plan.update.name)?.plan.update.name;
-      const source = applied.find((r) => r.plan.update.ipAccessList)?.plan.update.ipAccessList?.add?.[0]?.source;
       const channel = applied.find((r) => r.plan.update.releaseChannel)?.plan.update.releaseChannel;
       expect(service?.name).toBe(name);
-      expect(service?.ipAccessList?.map((e) => e.source)).toContain(source);
-      expect(service?.ipAccessList?.filter((e) => e.source.startsWith('192.0.2.'))).toHaveLength(1);
+      expect(service?.ipAccessList?.filter((e) => e.source.startsWith('192.0.2.')).map((e) => e.source)).toEqual(
+        expect.arrayContaining(['192.0.2.1/32', '192.0.2.2/32']),
+      );
       expect(service?.releaseChannel).toBe(channel);
       expect(service?.endpoints?.some((e) => e.protocol === 'mysql')).toBe(true);
     }

@@ -71,7 +71,10 @@ describe('exactly once with two approvers across two replicas', () => {
       const doubler = n % 2 === 0 ? USERS.approver : USERS.second;
       const clickers = [USERS.approver, USERS.second, doubler];
       const clicks = await Promise.all(
-        clickers.map((user, i) => (replicas[(n + i) % 2] ?? a).click(ACTION_APPROVE, id, user, messageTs)),
+        // Clicked in the request's own channel, as Slack sends a click on its message.
+        clickers.map((user, i) =>
+          (replicas[(n + i) % 2] ?? a).click(ACTION_APPROVE, id, user, messageTs, { channel: channelOf(n) }),
+        ),
       );
       for (const click of clicks) expect(click.status).toBe(200);
       await a.slack.waitFor('chat.postMessage', (args) => String(args.text).startsWith(`Applied change ${id} `), {
