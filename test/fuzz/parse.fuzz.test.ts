@@ -163,29 +163,37 @@ function check(text: string, seed: number): { kind: string; ms: number } {
 const CPU_BOUND_MS = 60_000;
 
 describe('parseCommand under random input', () => {
-  it('survives 4,000 texts of pure noise (unicode, quotes, injections, up to 20,000 characters)', () => {
-    const seed = 0x5eed_0001;
-    const rng = prng(seed);
-    let slowest = 0;
-    for (let i = 0; i < 4_000; i++) slowest = Math.max(slowest, check(hostileString(rng), seed).ms);
-    expect(slowest).toBeLessThan(250);
-  }, CPU_BOUND_MS);
+  it(
+    'survives 4,000 texts of pure noise (unicode, quotes, injections, up to 20,000 characters)',
+    () => {
+      const seed = 0x5eed_0001;
+      const rng = prng(seed);
+      let slowest = 0;
+      for (let i = 0; i < 4_000; i++) slowest = Math.max(slowest, check(hostileString(rng), seed).ms);
+      expect(slowest).toBeLessThan(250);
+    },
+    CPU_BOUND_MS,
+  );
 
-  it('survives 6,000 catalogue commands with hostile arguments, as Slack escapes them', () => {
-    const seed = 0x5eed_0002;
-    const rng = prng(seed);
-    const kinds = new Map<string, number>();
-    let slowest = 0;
-    for (let i = 0; i < 6_000; i++) {
-      const { kind, ms } = check(commandText(rng), seed);
-      kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-      slowest = Math.max(slowest, ms);
-    }
-    expect(slowest).toBeLessThan(250);
-    // The generator reaches the interesting outcomes, not only refusals.
-    for (const kind of ['change', 'invalid', 'list', 'show', 'history', 'help'])
-      expect(kinds.get(kind) ?? 0, kind).toBeGreaterThan(10);
-  }, CPU_BOUND_MS);
+  it(
+    'survives 6,000 catalogue commands with hostile arguments, as Slack escapes them',
+    () => {
+      const seed = 0x5eed_0002;
+      const rng = prng(seed);
+      const kinds = new Map<string, number>();
+      let slowest = 0;
+      for (let i = 0; i < 6_000; i++) {
+        const { kind, ms } = check(commandText(rng), seed);
+        kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+        slowest = Math.max(slowest, ms);
+      }
+      expect(slowest).toBeLessThan(250);
+      // The generator reaches the interesting outcomes, not only refusals.
+      for (const kind of ['change', 'invalid', 'list', 'show', 'history', 'help'])
+        expect(kinds.get(kind) ?? 0, kind).toBeGreaterThan(10);
+    },
+    CPU_BOUND_MS,
+  );
 
   it('never reads a change from a text whose first word is not a change verb, whatever follows', () => {
     const seed = 0x5eed_0003;
