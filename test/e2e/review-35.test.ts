@@ -1,0 +1,124 @@
+/**
+ * The review of issue 35 run again (its "Done when"): ways for a person to see or decide a request
+ * they could not see or decide in its channel, end to end (the real bot over signed HTTP, real
+ * Redis, two organizations bound to two channels, APPROVERS unset: "anyone in the channel but the
+ * requester"). U0OUTSIDER is only in the analytics channel.
+ *
+ * A form's private_metadata comes back in the view_submission, which the submitter's client
+ * sends: the bot must not take the channel (or anything else) in it on trust.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ACTION_APPROVE, ACTION_REJECT } from '../../src/core/render/change.js';
+import { followOnFormView } from '../../src/core/render/follow-on-form.js';
+import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
+import { REJECT_BLOCK, rejectView } from '../../src/core/render/reject-form.js';
+import { DEMO_IDS, demoServices } from '../../src/simulator/seed.js';
+import {
+  CHANNEL,
+  requestChange,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Harness,
+  type OrganizationSetup,
+} from './harness.js';
+
+const BILL = 'C0BILL';
+const LEDGER_ID = randomUUID();
+const ledger = demoServices()
+  .filter((service) => service.id === DEMO_IDS.ordersProd)
+  .map((service) => ({ ...service, id: LEDGER_ID, name: 'ledger-prod' }));
+const ANALYTICS: OrganizationSetup = { name: 'analytics', channels: { [CHANNEL]: {} } };
+const BILLING: OrganizationSetup = { name: 'billing', channels: { [BILL]: {} }, services: ledger };
+
+const harness = useHarnesses({ organizations: [ANALYTICS, BILLING], temporaryTickMs: 50 });
+
+const input = (value: string) => ({ value: { type: 'plain_text_input', value } });
+const billingPatches = (h: Harness) => (h.simulators.billing?.requests ?? []).filter((r) => r.method === 'PATCH');
+const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+
+/** A #billing grant (an IP entry for 1 h), approved in #billing and applied. */
+async function appliedBillingGrant(h: Harness): Promise<string> {
+  const { id } = await requestChange(h, 'ip add ledger-prod 192.0.2.9 hotel for 1h', USERS.requester, BILL);
+  await h.click(ACTION_APPROVE, id, USERS.approver, undefined, { channel: BILL });
+  await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+  return id;
+}
+
+describe('forms whose private_metadata the submitter forged (issue 35 review)', () => {
+  it('a Reject form naming #billing as its channel does not let someone outside #billing reject its request', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'rename ledger-prod ledger-main', USERS.requester, BILL);
+    // The form a member of #billing would get from its Reject button, submitted by the outsider.
+    const forged = rejectView({ requestId: id, channelId: BILL }) as unknown as Record<string, unknown>;
+    await h.submitView(forged, { [REJECT_BLOCK]: input('not on my watch') }, USERS.outsider);
+    await settle();
+    expect((await h.bot.changeStore.get(id))?.status).toBe('pending');
+
+    // The form the bot itself opens for a member of #billing still rejects.
+    const after = h.slack.calls.length;
+    await h.click(ACTION_REJECT, id, USERS.approver, undefined, { channel: BILL, trigger: true });
+    const opened = await h.slack.waitFor('views.open', () => true, { after });
+    const ack = await h.submitView(
+      opened.args.view as Record<string, unknown>,
+      { [REJECT_BLOCK]: input('not now') },
+      USERS.approver,
+    );
+    expect(ack.body).toBe('');
+    await expect.poll(async () => (await h.bot.changeStore.get(id))?.status).toBe('rejected');
+  });
+
+  it('an Undo form naming #billing does not let someone outside #billing undo its change', async () => {
+    const h = await harness();
+    const id = await appliedBillingGrant(h);
+    const forged = followOnFormView({
+      action: 'undo',
+      originalId: id,
+      channelId: BILL,
+      asks: [],
+    }) as unknown as Record<string, unknown>;
+    await h.submitView(forged, {}, USERS.outsider);
+    await settle();
+    const filed = (await h.bot.changeStore.listPending(BILL, Date.now())).filter((r) => r.undoOf === id);
+    expect(filed).toStrictEqual([]);
+  });
+
+  it('an Extend form naming #billing does not let someone outside #billing extend its grant', async () => {
+    const h = await harness();
+    const id = await appliedBillingGrant(h);
+    const forged = followOnFormView({
+      action: 'extend',
+      originalId: id,
+      channelId: BILL,
+      asks: [],
+    }) as unknown as Record<string, unknown>;
+    await h.submitView(forged, {}, USERS.outsider);
+    await settle();
+    const filed = (await h.bot.changeStore.listPending(BILL, Date.now())).filter((r) => r.extendOf === id);
+    expect(filed).toStrictEqual([]);
+  });
+
+  it('an edit form re-pointed at #billing files nothing there for someone outside #billing', async () => {
+    const h = await harness();
+    // The outsider's own edit form, opened in #analytics, its metadata re-pointed at the ledger in #billing.
+    await h.command('edit orders-prod', USERS.outsider, CHANNEL);
+    const view = (await h.slack.waitFor('views.update', (a) => JSON.stringify(a.view).includes(EDIT_CALLBACK))).args
+      .view as Record<string, unknown>;
+    const metadata = JSON.parse(String(view.private_metadata)) as Record<string, unknown>;
+    const forged = {
+      ...view,
+      private_metadata: JSON.stringify({ ...metadata, channelId: BILL, serviceId: LEDGER_ID }),
+    };
+    await h.submitView(forged, { [BLOCK.name]: input('ledger-owned') }, USERS.outsider);
+    await settle();
+    expect(await h.bot.changeStore.listPending(BILL, Date.now())).toStrictEqual([]);
+    expect(billingPatches(h)).toHaveLength(0);
+
+    // The form as the bot opened it still files its request in #analytics.
+    expect((await h.submitView(view, { [BLOCK.name]: input('orders-main') }, USERS.outsider)).body).toBe('');
+    await expect
+      .poll(async () => (await h.bot.changeStore.listPending(CHANNEL, Date.now())).map((r) => r.plan.serviceId))
+      .toStrictEqual([DEMO_IDS.ordersProd]);
+  });
+});
