@@ -419,6 +419,8 @@ export class ApprovalFlow implements ChangeRequestService {
     return this.track(
       (async () => {
         const request = await this.options.store.get(id);
+        const unseen = await this.unseen(userId, request, details.origin);
+        if (unseen) return unseen;
         const reason = details.reason ? { reason: details.reason } : {};
         const run = await this.run(
           { request, work: { phase: 'idle' } },
@@ -428,6 +430,20 @@ export class ApprovalFlow implements ChangeRequestService {
         return replyOf(run);
       })(),
     );
+  }
+
+  /**
+   * A click from outside the request's channels by someone who could not see it there is refused
+   * before anything is said of the request (that it is settled, by whom, why it may not be approved).
+   */
+  private async unseen(
+    userId: string,
+    request: ChangeRequest | undefined,
+    origin: ClickOrigin | undefined,
+  ): Promise<DecisionReply | undefined> {
+    if (!request || !origin) return undefined;
+    const verdict = await this.options.policy.maySee(userId, request, origin);
+    return verdict.allowed ? undefined : { text: replyText({ kind: 'not-allowed', reason: verdict.reason }) ?? '' };
   }
 
   /** Whether this person may reject the request now (a pending request, and the rules let them). */
@@ -503,6 +519,8 @@ export class ApprovalFlow implements ChangeRequestService {
     return this.track(
       (async () => {
         const grant = await this.options.store.get(id);
+        const unseen = await this.unseen(userId, grant, origin);
+        if (unseen) return unseen;
         const dueAt = action === 'extend' ? await this.grants.revertDueAt(id) : undefined;
         const revertedBy = action === 'undo' && grant?.temporary ? await this.grants.appliedRevertOf(id) : undefined;
         const event: FlowEvent = {

@@ -122,6 +122,17 @@ export class ApproverPolicy implements ApprovalPolicy {
     );
   }
 
+  async maySee(userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict> {
+    const outside = outsideOf(request, origin);
+    if (!outside) return { allowed: true };
+    const requirements = this.requirementsNow(request);
+    const membership = await this.membership(userId, request, requirements, {
+      fresh: false,
+      outside: { fresh: false },
+    });
+    return sees(userId, request, requirements, membership) ? { allowed: true } : unseen(membership);
+  }
+
   /**
    * Allowed for the requester and for anyone who may approve the request (its rules as they stand,
    * groups read afresh); otherwise refused with `refused`, given " or someone who may approve it (…)".

@@ -122,3 +122,46 @@ describe('forms whose private_metadata the submitter forged (issue 35 review)', 
       .toStrictEqual([DEMO_IDS.ordersProd]);
   });
 });
+
+/** The next DM the bot sends this person (a Home click is answered there: it has no channel). */
+function nextDm(h: Harness, user: string) {
+  const after = h.slack.calls.length;
+  return h.slack
+    .waitFor('chat.postMessage', (a) => a.channel === user, { after })
+    .then((call) => textOf(call.args.blocks));
+}
+
+describe('answers to a click from outside the request’s channel (issue 35 review)', () => {
+  it('an Approve from Home on a settled #billing request tells someone outside #billing nothing of it', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'rename ledger-prod ledger-main', USERS.requester, BILL);
+    await h.click(ACTION_REJECT, id, USERS.approver, undefined, { channel: BILL });
+    await expect.poll(async () => (await h.bot.changeStore.get(id))?.status).toBe('rejected');
+
+    const told = nextDm(h, USERS.outsider);
+    await h.clickHome(ACTION_APPROVE, id, USERS.outsider);
+    const text = await told;
+    expect(text).toContain('it belongs to a channel you are not in');
+    expect(text).not.toContain(USERS.approver);
+    expect(text).not.toContain('ledger');
+  });
+
+  it('an Approve from Home on a #billing request its channel may no longer approve names nothing of it to an outsider', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'rename ledger-prod ledger-main', USERS.requester, BILL);
+    // #billing may now change only services tagged env=dev: the ledger is out of its scope.
+    await h.organizationsFile?.write([
+      ANALYTICS,
+      { ...BILLING, channels: { [BILL]: { services: { tags: { env: 'dev' } } } } },
+    ]);
+    expect((await h.bot.reloadOrganizations()).ok).toBe(true);
+
+    const told = nextDm(h, USERS.outsider);
+    await h.clickHome(ACTION_APPROVE, id, USERS.outsider);
+    const text = await told;
+    expect(text).toContain('it belongs to a channel you are not in');
+    expect(text).not.toContain('ledger');
+    expect(text).not.toContain(LEDGER_ID);
+    expect((await h.bot.changeStore.get(id))?.status).toBe('pending');
+  });
+});
