@@ -192,12 +192,13 @@ export class ApprovalFlow implements ChangeRequestService {
    * Ask again, on a request refused as stale: the same change (what was asked, its reason, ticket
    * and duration), planned against the service as it is now and filed anew by its requester, once.
    */
-  async askAgain(id: string, userId: string): Promise<DecisionReply> {
+  async askAgain(id: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply> {
     const { store } = this.options;
     const original = await store.get(id);
     const intent = original?.plan.intent;
     if (!original || !intent || !offersAskAgain(original)) return { text: askAgainRefusedText('not-stale') };
-    if (userId !== original.requesterId) return { text: askAgainRefusedText('not-requester', original) };
+    if (userId !== original.requesterId)
+      return (await this.unseen(userId, original, origin)) ?? { text: askAgainRefusedText('not-requester', original) };
     const claim = `ask-again:${id}`;
     if (!(await store.claimOnce(claim, ASK_AGAIN_CLAIM_MS))) return { text: askAgainRefusedText('already') };
     const service = await this.freshService(original).catch(() => undefined);

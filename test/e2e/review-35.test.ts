@@ -9,12 +9,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ACTION_APPROVE, ACTION_REJECT } from '../../src/core/render/change.js';
+import { ACTION_APPROVE, ACTION_ASK_AGAIN, ACTION_REJECT } from '../../src/core/render/change.js';
 import { followOnFormView } from '../../src/core/render/follow-on-form.js';
 import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
 import { REJECT_BLOCK, rejectView } from '../../src/core/render/reject-form.js';
 import { DEMO_IDS, demoServices } from '../../src/simulator/seed.js';
 import {
+  answerText,
   CHANNEL,
   requestChange,
   textOf,
@@ -163,5 +164,29 @@ describe('answers to a click from outside the request’s channel (issue 35 revi
     expect(text).not.toContain('ledger');
     expect(text).not.toContain(LEDGER_ID);
     expect((await h.bot.changeStore.get(id))?.status).toBe('pending');
+  });
+});
+
+describe('Ask again clicked from outside the request’s channel (issue 35 review)', () => {
+  it('tells someone outside #billing nothing of a stale #billing request, not even who asked for it', async () => {
+    const h = await harness();
+    const first = await requestChange(h, 'rename ledger-prod ledger-a', USERS.requester, BILL);
+    const second = await requestChange(h, 'rename ledger-prod ledger-b', USERS.second, BILL);
+    await h.click(ACTION_APPROVE, first.id, USERS.approver, undefined, { channel: BILL });
+    await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(first.id) && textOf(a.blocks).includes('Applied'),
+    );
+    await h.click(ACTION_APPROVE, second.id, USERS.approver, undefined, { channel: BILL });
+    const failed = await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(second.id) && textOf(a.blocks).includes('Not applied'),
+    );
+    expect(JSON.stringify(failed.args.blocks)).toContain(ACTION_ASK_AGAIN);
+
+    const click = await h.click(ACTION_ASK_AGAIN, second.id, USERS.outsider, undefined, { channel: 'D0OUTSIDER' });
+    const text = await answerText(h, click);
+    expect(text).toContain('it belongs to a channel you are not in');
+    expect(text).not.toContain(USERS.second);
   });
 });
