@@ -43,6 +43,7 @@ import { asksOf, unjustified, type Justification } from '../core/policy/justific
 import { overlapWarnings } from './overlaps.js';
 import { askAgainRefusedText, offersAskAgain, problemsText } from '../core/render/change.js';
 import { filedText } from '../core/render/grant.js';
+import { followOnNotAllowedText } from '../core/render/organizations.js';
 import { timingOf } from '../core/policy/window.js';
 import {
   breakGlassRefusalText,
@@ -785,10 +786,15 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** An extension (judged by the rules of the change it prolongs) or an undo, filed as a request of its own. */
-  private fileFollowOn(
+  private async fileFollowOn(
     grant: ChangeRequest,
     effect: Extract<Effect, { type: 'file-follow-on' }>,
   ): Promise<RequestOutcome> {
+    // The channel's guardrails as they stand now: a rule asking no approval would apply it at once.
+    const refused = await this.options.policy.followOnRefusal?.(
+      effect.action === 'undo' ? { ...grant, plan: effect.plan } : grant,
+    );
+    if (refused) return { ok: false, text: followOnNotAllowedText(effect.action, refused) };
     const common = {
       channelId: grant.channelId,
       userId: effect.userId,

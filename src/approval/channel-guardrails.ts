@@ -40,6 +40,7 @@ export function channelGuardrails(
     rulesFor: (service, plan, temporary) => inner.rulesFor(service, plan, temporary),
     mayAct: (userId, request, origin) => inner.mayAct(userId, request, origin),
     maySee: (userId, request, origin) => inner.maySee(userId, request, origin),
+    followOnRefusal: refusal,
     breakGlassTerms: (userId) => inner.breakGlassTerms(userId),
     reviewRequirement: (requirements) => inner.reviewRequirement(requirements),
     async check(decision: Decision, userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict> {

@@ -47,6 +47,12 @@ export interface ApprovalPolicy {
    * may no longer be approved, is said only to someone who could. Group and channel members cached.
    */
   maySee(userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict>;
+  /**
+   * Why the request's channel may not file this change the bot files on someone's behalf (an
+   * Extend or an Undo: no command passed the channel's guardrails for it), or undefined when it
+   * may. Only ORGANIZATIONS_FILE's guardrails answer; without them every channel may.
+   */
+  followOnRefusal?(request: ChangeRequest): Promise<string | undefined>;
   /** The break-glass list and limit in force, and whether this person is on the list (groups read afresh). */
   breakGlassTerms(userId: string): Promise<BreakGlassTerms>;
   /** The one rule a review of a break-glass change made under these requirements needs. */

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_ASK_AGAIN, ACTION_REJECT } from '../../src/core/render/change.js';
 import { followOnFormView } from '../../src/core/render/follow-on-form.js';
 import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
+import { ACTION_EXTEND } from '../../src/core/render/temporary.js';
 import { REJECT_BLOCK, rejectView } from '../../src/core/render/reject-form.js';
 import { DEMO_IDS, demoServices } from '../../src/simulator/seed.js';
 import {
@@ -24,6 +25,7 @@ import {
   type Harness,
   type OrganizationSetup,
 } from './harness.js';
+import { usePolicyFiles } from './policy-files.js';
 
 const BILL = 'C0BILL';
 const LEDGER_ID = randomUUID();
@@ -34,6 +36,7 @@ const ANALYTICS: OrganizationSetup = { name: 'analytics', channels: { [CHANNEL]:
 const BILLING: OrganizationSetup = { name: 'billing', channels: { [BILL]: {} }, services: ledger };
 
 const harness = useHarnesses({ organizations: [ANALYTICS, BILLING], temporaryTickMs: 50 });
+const policyFile = usePolicyFiles();
 
 const input = (value: string) => ({ value: { type: 'plain_text_input', value } });
 const billingPatches = (h: Harness) => (h.simulators.billing?.requests ?? []).filter((r) => r.method === 'PATCH');
@@ -188,5 +191,36 @@ describe('Ask again clicked from outside the request’s channel (issue 35 revie
     const text = await answerText(h, click);
     expect(text).toContain('it belongs to a channel you are not in');
     expect(text).not.toContain(USERS.second);
+  });
+});
+
+describe('Extend and Undo under the channel’s guardrails (issue 35 review)', () => {
+  const AUTO_IP = 'rules:\n  - name: ip access\n    match: { changes: [ip-access] }\n    approvals: 0\n';
+
+  it('Extend of a #billing grant is refused once #billing may no longer change IP access', async () => {
+    const h = await harness({ env: { POLICY_FILE: policyFile(AUTO_IP) } });
+    await h.command('ip add ledger-prod 192.0.2.9 hotel for 1h', USERS.requester, BILL);
+    const id = (await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes('Applied'))).args.blocks;
+    const grantId = /CR-[0-9A-F]{10}/.exec(textOf(id))?.[0] ?? '';
+    // The operators take IP access away from #billing.
+    await h.organizationsFile?.write([ANALYTICS, { ...BILLING, channels: { [BILL]: { allow: ['list', 'show'] } } }]);
+    expect((await h.bot.reloadOrganizations()).ok).toBe(true);
+
+    const answer = await answerText(
+      h,
+      await h.click(ACTION_EXTEND, grantId, USERS.requester, undefined, { channel: BILL }),
+    );
+    expect(answer).toContain('The extension was not filed: `ip-access` changes are no longer allowed in this channel.');
+    const extensions = (await Promise.all([h.bot.changeStore.listPending(BILL, Date.now())]))
+      .flat()
+      .filter((r) => r.extendOf === grantId);
+    expect(extensions).toStrictEqual([]);
+    // Nothing applied an extension either (auto-approved, it would be applied at once).
+    const applied = h.slack
+      .callsOf('chat.postMessage')
+      .filter(
+        (c) => textOf(c.args.blocks).includes(`Revert of ${grantId}`) || textOf(c.args.blocks).includes('xtension'),
+      );
+    expect(applied).toStrictEqual([]);
   });
 });

@@ -26,6 +26,11 @@ export function approvalNoLongerAllowedText(why: string): string {
   return `:no_entry: This request can no longer be approved: ${why} Ask for it again where it is allowed.`;
 }
 
+/** An Extend or Undo its channel may no longer file (`why`: one of the reasons below). */
+export function followOnNotAllowedText(action: 'extend' | 'undo', why: string): string {
+  return `:no_entry: The ${action === 'extend' ? 'extension' : 'undo'} was not filed: ${why} Ask for it where it is allowed.`;
+}
+
 export const channelUnboundReason = (organization: string) =>
   `this channel is no longer bound to the organization ${esc(organization)} in ORGANIZATIONS_FILE.`;
 
