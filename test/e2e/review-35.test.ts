@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_ASK_AGAIN, ACTION_REJECT } from '../../src/core/render/change.js';
 import { followOnFormView } from '../../src/core/render/follow-on-form.js';
 import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
-import { ACTION_EXTEND } from '../../src/core/render/temporary.js';
+import { ACTION_EXTEND, ACTION_REVERT_NOW } from '../../src/core/render/temporary.js';
 import { REJECT_BLOCK, rejectView } from '../../src/core/render/reject-form.js';
 import { DEMO_IDS, demoServices } from '../../src/simulator/seed.js';
 import {
@@ -222,5 +222,33 @@ describe('Extend and Undo under the channel’s guardrails (issue 35 review)', (
         (c) => textOf(c.args.blocks).includes(`Revert of ${grantId}`) || textOf(c.args.blocks).includes('xtension'),
       );
     expect(applied).toStrictEqual([]);
+  });
+});
+
+describe('a request decided in an approval channel, clicked in the channel it was asked in (issue 35 review)', () => {
+  const plainHarness = useHarnesses({ temporaryTickMs: 50 });
+  const DBAS = 'C0DBAS';
+  const DBAS_DECIDE = `rules:\n  - name: dbas decide\n    match: {}\n    approvals: 1\n    channel: ${DBAS}\n`;
+
+  it('Revert now there counts only for someone who may approve it in the approval channel', async () => {
+    const h = await plainHarness({ env: { POLICY_FILE: policyFile(DBAS_DECIDE) } });
+    // Anyone in #dbas may approve: the outsider is in the requester's channel only.
+    h.slack.channelMembers.set(DBAS, [USERS.requester, USERS.approver]);
+    await h.command('ip add orders-prod 192.0.2.77 hotel for 1h');
+    const inDbas = await h.slack.waitFor('chat.postMessage', (a) => a.channel === DBAS);
+    const id = /CR-[0-9A-F]{10}/.exec(textOf(inDbas.args.blocks))?.[0] ?? '';
+    await h.click(ACTION_APPROVE, id, USERS.approver, undefined, { channel: DBAS });
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));
+    const entry = () => h.simulator.service(DEMO_IDS.ordersProd)?.ipAccessList?.some((e) => e.source === '192.0.2.77');
+    expect(entry()).toBe(true);
+
+    const answer = await answerText(
+      h,
+      await h.click(ACTION_REVERT_NOW, id, USERS.outsider, undefined, { channel: CHANNEL }),
+    );
+    expect(answer).toContain('Only the person who asked for this change');
+    await settle();
+    expect(entry()).toBe(true);
+    expect(await h.bot.changeStore.get(`${id}-R`)).toBeUndefined();
   });
 });
