@@ -200,6 +200,9 @@ export class ApprovalFlow implements ChangeRequestService {
     if (!original || !intent || !offersAskAgain(original)) return { text: askAgainRefusedText('not-stale') };
     if (userId !== original.requesterId)
       return (await this.unseen(userId, original, origin)) ?? { text: askAgainRefusedText('not-requester', original) };
+    // Filed on their behalf, not by a command: the channel's guardrails as they stand now.
+    const refused = await this.options.policy.followOnRefusal?.(original);
+    if (refused) return { text: followOnNotAllowedText('ask-again', refused) };
     const claim = `ask-again:${id}`;
     if (!(await store.claimOnce(claim, ASK_AGAIN_CLAIM_MS))) return { text: askAgainRefusedText('already') };
     const service = await this.freshService(original).catch(() => undefined);

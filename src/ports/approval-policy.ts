@@ -49,7 +49,7 @@ export interface ApprovalPolicy {
   maySee(userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict>;
   /**
    * Why the request's channel may not file this change the bot files on someone's behalf (an
-   * Extend or an Undo: no command passed the channel's guardrails for it), or undefined when it
+   * Extend, an Undo, Ask again: no command passed the channel's guardrails for it), or undefined when it
    * may. Only ORGANIZATIONS_FILE's guardrails answer; without them every channel may.
    */
   followOnRefusal?(request: ChangeRequest): Promise<string | undefined>;

@@ -8,6 +8,7 @@
  * sends: the bot must not take the channel (or anything else) in it on trust.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_ASK_AGAIN, ACTION_REJECT } from '../../src/core/render/change.js';
 import { followOnFormView } from '../../src/core/render/follow-on-form.js';
@@ -250,5 +251,39 @@ describe('a request decided in an approval channel, clicked in the channel it wa
     await settle();
     expect(entry()).toBe(true);
     expect(await h.bot.changeStore.get(`${id}-R`)).toBeUndefined();
+  });
+});
+
+describe('Ask again under the channel’s guardrails (issue 35 review)', () => {
+  const ONE = 'rules:\n  - name: everything\n    match: {}\n    approvals: 1\n';
+  const NONE = 'rules:\n  - name: everything\n    match: {}\n    approvals: 0\n';
+
+  it('files nothing once #billing may no longer change it, even where no approval would be asked', async () => {
+    const path = policyFile(ONE);
+    const h = await harness({ env: { POLICY_FILE: path } });
+    const first = await requestChange(h, 'rename ledger-prod ledger-a', USERS.requester, BILL);
+    const second = await requestChange(h, 'rename ledger-prod ledger-b', USERS.second, BILL);
+    await h.click(ACTION_APPROVE, first.id, USERS.approver, undefined, { channel: BILL });
+    await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(first.id) && textOf(a.blocks).includes('Applied'),
+    );
+    await h.click(ACTION_APPROVE, second.id, USERS.approver, undefined, { channel: BILL });
+    await h.slack.waitFor(
+      'chat.update',
+      (a) => textOf(a.blocks).includes(second.id) && textOf(a.blocks).includes('Not applied'),
+    );
+    writeFileSync(path, NONE);
+    expect((await h.bot.reloadPolicy()).ok).toBe(true);
+    await h.organizationsFile?.write([ANALYTICS, { ...BILLING, channels: { [BILL]: { allow: ['list', 'show'] } } }]);
+    expect((await h.bot.reloadOrganizations()).ok).toBe(true);
+
+    const answer = await answerText(
+      h,
+      await h.click(ACTION_ASK_AGAIN, second.id, USERS.second, undefined, { channel: BILL }),
+    );
+    expect(answer).toContain('It was not filed:');
+    await settle();
+    expect(h.simulators.billing?.service(LEDGER_ID)?.name).toBe('ledger-a');
   });
 });
