@@ -69,6 +69,7 @@ import { DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG_ID, demoServices } from './simul
 import { boltModals, createSlackApp } from './slack/app.js';
 import { ReadyAnswers } from './slack/ack-thread/ready-answers.js';
 import { registerListeners } from './slack/listeners/index.js';
+import { metadataSeal } from './slack/sealed-metadata.js';
 import { slackMessenger } from './slack/messenger.js';
 import { pacedMessenger } from './slack/pacing.js';
 import { openStores, type Stores } from './store/open.js';
@@ -315,6 +316,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   });
 
   // 2. Services.
+  const formSeal = metadataSeal(config.slack.botToken);
   const { services, changeRequests, temporary, follower, scheduler, nudger, homes, costAlerts } = buildServices(
     config,
     overrides,
@@ -323,7 +325,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       organizations,
       stores,
       messenger,
-      modals: boltModals(slack.app, onSlackApiError),
+      modals: boltModals(slack.app, formSeal, onSlackApiError),
       logger,
       metrics,
       rules,
@@ -344,6 +346,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     services,
     messenger,
     homes,
+    formSeal,
     accepting: () => accepting,
     ...(metrics ? { onCommand: (command) => metrics.commands.inc({ command: commandLabel(command) }) } : {}),
     readyAnswerOffer: (key, command) =>

@@ -43,6 +43,7 @@ import { asksOf, unjustified, type Justification } from '../core/policy/justific
 import { overlapWarnings } from './overlaps.js';
 import { askAgainRefusedText, offersAskAgain, problemsText } from '../core/render/change.js';
 import { filedText } from '../core/render/grant.js';
+import { followOnNotAllowedText } from '../core/render/organizations.js';
 import { timingOf } from '../core/policy/window.js';
 import {
   breakGlassRefusalText,
@@ -192,12 +193,16 @@ export class ApprovalFlow implements ChangeRequestService {
    * Ask again, on a request refused as stale: the same change (what was asked, its reason, ticket
    * and duration), planned against the service as it is now and filed anew by its requester, once.
    */
-  async askAgain(id: string, userId: string): Promise<DecisionReply> {
+  async askAgain(id: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply> {
     const { store } = this.options;
     const original = await store.get(id);
     const intent = original?.plan.intent;
     if (!original || !intent || !offersAskAgain(original)) return { text: askAgainRefusedText('not-stale') };
-    if (userId !== original.requesterId) return { text: askAgainRefusedText('not-requester', original) };
+    if (userId !== original.requesterId)
+      return (await this.unseen(userId, original, origin)) ?? { text: askAgainRefusedText('not-requester', original) };
+    // Filed on their behalf, not by a command: the channel's guardrails as they stand now.
+    const refused = await this.options.policy.followOnRefusal?.(original);
+    if (refused) return { text: followOnNotAllowedText('ask-again', refused) };
     const claim = `ask-again:${id}`;
     if (!(await store.claimOnce(claim, ASK_AGAIN_CLAIM_MS))) return { text: askAgainRefusedText('already') };
     const service = await this.freshService(original).catch(() => undefined);
@@ -419,6 +424,8 @@ export class ApprovalFlow implements ChangeRequestService {
     return this.track(
       (async () => {
         const request = await this.options.store.get(id);
+        const unseen = await this.unseen(userId, request, details.origin);
+        if (unseen) return unseen;
         const reason = details.reason ? { reason: details.reason } : {};
         const run = await this.run(
           { request, work: { phase: 'idle' } },
@@ -428,6 +435,20 @@ export class ApprovalFlow implements ChangeRequestService {
         return replyOf(run);
       })(),
     );
+  }
+
+  /**
+   * A click from outside the request's channels by someone who could not see it there is refused
+   * before anything is said of the request (that it is settled, by whom, why it may not be approved).
+   */
+  private async unseen(
+    userId: string,
+    request: ChangeRequest | undefined,
+    origin: ClickOrigin | undefined,
+  ): Promise<DecisionReply | undefined> {
+    if (!request || !origin) return undefined;
+    const verdict = await this.options.policy.maySee(userId, request, origin);
+    return verdict.allowed ? undefined : { text: replyText({ kind: 'not-allowed', reason: verdict.reason }) ?? '' };
   }
 
   /** Whether this person may reject the request now (a pending request, and the rules let them). */
@@ -503,6 +524,8 @@ export class ApprovalFlow implements ChangeRequestService {
     return this.track(
       (async () => {
         const grant = await this.options.store.get(id);
+        const unseen = await this.unseen(userId, grant, origin);
+        if (unseen) return unseen;
         const dueAt = action === 'extend' ? await this.grants.revertDueAt(id) : undefined;
         const revertedBy = action === 'undo' && grant?.temporary ? await this.grants.appliedRevertOf(id) : undefined;
         const event: FlowEvent = {
@@ -766,10 +789,15 @@ export class ApprovalFlow implements ChangeRequestService {
   }
 
   /** An extension (judged by the rules of the change it prolongs) or an undo, filed as a request of its own. */
-  private fileFollowOn(
+  private async fileFollowOn(
     grant: ChangeRequest,
     effect: Extract<Effect, { type: 'file-follow-on' }>,
   ): Promise<RequestOutcome> {
+    // The channel's guardrails as they stand now: a rule asking no approval would apply it at once.
+    const refused = await this.options.policy.followOnRefusal?.(
+      effect.action === 'undo' ? { ...grant, plan: effect.plan } : grant,
+    );
+    if (refused) return { ok: false, text: followOnNotAllowedText(effect.action, refused) };
     const common = {
       channelId: grant.channelId,
       userId: effect.userId,

@@ -16,7 +16,6 @@ import { defaultRequirement, evaluatePolicy } from '../core/policy/evaluate.js';
 import { requestFacts } from '../core/policy/facts.js';
 import { withEscalation } from '../core/policy/nudges.js';
 import {
-  approvalChannelOf,
   decidingChannelOf,
   groupsOf,
   isEligible,
@@ -120,6 +119,17 @@ export class ApproverPolicy implements ApprovalPolicy {
       (anyone) => `Only the person who asked for this change${anyone} can do this.`,
       origin,
     );
+  }
+
+  async maySee(userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict> {
+    const outside = outsideOf(request, origin);
+    if (!outside) return { allowed: true };
+    const requirements = this.requirementsNow(request);
+    const membership = await this.membership(userId, request, requirements, {
+      fresh: false,
+      outside: { fresh: false },
+    });
+    return sees(userId, request, requirements, membership) ? { allowed: true } : unseen(membership);
   }
 
   /**
@@ -323,12 +333,14 @@ function judgeClick(
   return judgeApproval(requirements, request.approvals ?? [], userId, askedBy, inGroup, inChannel);
 }
 
-/** A click from somewhere other than the request's channels (the Home tab, a DM); undefined for one there. */
+/**
+ * A click from somewhere other than the channel the request is decided in (the Home tab, a DM, or
+ * the requester's channel when an approval channel decides it: its members see the request there,
+ * but only the approval channel's are "anyone in the channel"); undefined for one there.
+ */
 function outsideOf(request: ChangeRequest, origin: ClickOrigin | undefined): Outside | undefined {
   if (!origin) return undefined;
-  const { channelId } = origin;
-  if (channelId !== undefined && (channelId === request.channelId || channelId === approvalChannelOf(request)))
-    return undefined;
+  if (origin.channelId !== undefined && origin.channelId === decidingChannelOf(request)) return undefined;
   return { fresh: true };
 }
 

@@ -39,10 +39,15 @@ export function channelGuardrails(
   return {
     rulesFor: (service, plan, temporary) => inner.rulesFor(service, plan, temporary),
     mayAct: (userId, request, origin) => inner.mayAct(userId, request, origin),
+    maySee: (userId, request, origin) => inner.maySee(userId, request, origin),
+    followOnRefusal: refusal,
     breakGlassTerms: (userId) => inner.breakGlassTerms(userId),
     reviewRequirement: (requirements) => inner.reviewRequirement(requirements),
     async check(decision: Decision, userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict> {
       if (decision === 'approve') {
+        // Why the channel may no longer approve it names its service: told only to whoever could see it.
+        const seen = await inner.maySee(userId, request, origin);
+        if (!seen.allowed) return seen;
         const why = await refusal(request);
         if (why) return { allowed: false, reason: approvalNoLongerAllowedText(why) };
       }

@@ -56,7 +56,7 @@ function guardedRequests(inner: ChangeRequestService, scope: ChannelScope, sever
     request: guarded((input) => inner.request(input)),
     breakGlass: guarded((input) => inner.breakGlass(input)),
     decide: (decision, id, userId, details) => inner.decide(decision, id, userId, details),
-    askAgain: (id, userId) => inner.askAgain(id, userId),
+    askAgain: (id, userId, origin) => inner.askAgain(id, userId, origin),
     ...(inner.mayReject
       ? {
           mayReject: (id: string, userId: string, origin: ClickOrigin) =>

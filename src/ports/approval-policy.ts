@@ -41,6 +41,18 @@ export interface ApprovalPolicy {
    * requester, or anyone eligible to approve it under its rules, whether or not they approved it.
    */
   mayAct(userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict>;
+  /**
+   * Whether this person could see the request in its channel, for a click from outside it (a click
+   * there, or no origin, is allowed): anything said about the request, even that it is settled or
+   * may no longer be approved, is said only to someone who could. Group and channel members cached.
+   */
+  maySee(userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict>;
+  /**
+   * Why the request's channel may not file this change the bot files on someone's behalf (an
+   * Extend, an Undo, Ask again: no command passed the channel's guardrails for it), or undefined when it
+   * may. Only ORGANIZATIONS_FILE's guardrails answer; without them every channel may.
+   */
+  followOnRefusal?(request: ChangeRequest): Promise<string | undefined>;
   /** The break-glass list and limit in force, and whether this person is on the list (groups read afresh). */
   breakGlassTerms(userId: string): Promise<BreakGlassTerms>;
   /** The one rule a review of a break-glass change made under these requirements needs. */

@@ -83,7 +83,8 @@ export interface ChangeRequestService {
   /** Whether this person's Reject would count now: asked before the Reject form is opened for them. */
   mayReject?(id: string, userId: string, origin: ClickOrigin): Promise<boolean>;
   /** Ask again: a request refused as stale, filed anew by its requester against the service as it is now. */
-  askAgain(id: string, userId: string): Promise<DecisionReply>;
+  /** `origin`: where it was clicked; from outside the request's channels, someone who could not see it there learns nothing. */
+  askAgain(id: string, userId: string, origin?: ClickOrigin): Promise<DecisionReply>;
 }
 
 /** Temporary changes and Undo (approval/temporary-changes.ts). */

@@ -12,6 +12,7 @@ import { messageOf } from '../core/render/errors.js';
 import type { KeyState } from '../cloud/key-check.js';
 import { metricsRoute, probeRoutes, startOpsServer, type OpsServer } from '../http/ops-routes.js';
 import type { Modals } from '../ports/index.js';
+import type { MetadataSeal } from './sealed-metadata.js';
 import { slackErrorCode, type ApiErrorListener } from './messenger.js';
 import { serveAcksFirst, WorkQueue } from './acks-first.js';
 import { AckThreadReceiver } from './ack-thread/receiver.js';
@@ -174,7 +175,8 @@ function socketModeReceiver(appToken: string, options: SlackAppOptions) {
   return { receiver, isOpen: () => open };
 }
 
-export function boltModals(app: App, onApiError: ApiErrorListener = () => undefined): Modals {
+/** Every view goes out with its private_metadata sealed (sealed-metadata.ts): its submission is checked against it. */
+export function boltModals(app: App, seal: MetadataSeal, onApiError: ApiErrorListener = () => undefined): Modals {
   // Errors keep their Web API shape for the callers; the listener only hears of them.
   const heard = async <T>(method: string, run: () => Promise<T>): Promise<T> => {
     try {
@@ -186,13 +188,17 @@ export function boltModals(app: App, onApiError: ApiErrorListener = () => undefi
   };
   return {
     async open(triggerId, view) {
-      const result = await heard('views.open', () => app.client.views.open({ trigger_id: triggerId, view }));
+      const result = await heard('views.open', () =>
+        app.client.views.open({ trigger_id: triggerId, view: seal.seal(view) }),
+      );
       const id = result.view?.id;
       if (!id) throw new Error('views.open returned no view id');
       return { viewId: id, ...(result.view?.hash ? { hash: result.view.hash } : {}) };
     },
     async update(viewId, view, hash) {
-      await heard('views.update', () => app.client.views.update({ view_id: viewId, view, ...(hash ? { hash } : {}) }));
+      await heard('views.update', () =>
+        app.client.views.update({ view_id: viewId, view: seal.seal(view), ...(hash ? { hash } : {}) }),
+      );
     },
   };
 }

@@ -130,6 +130,7 @@ describe('ApprovalFlow, in process', () => {
           );
         },
         mayAct: () => Promise.resolve({ allowed: true }),
+        maySee: () => Promise.resolve({ allowed: true }),
         breakGlassTerms: () => Promise.resolve({ list: [], maxMs: 0, listed: false }),
         reviewRequirement: (requirements) =>
           requirements[0] ?? defaultRequirement({ approvers: [], allowSelfApproval: false }),

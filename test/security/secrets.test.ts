@@ -16,9 +16,8 @@ import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
 import { createLogger } from '../../src/log.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
-import { demoServices, DEMO_IDS, DEMO_ORG_ID } from '../../src/simulator/seed.js';
+import { demoServices, DEMO_ORG_ID } from '../../src/simulator/seed.js';
 import {
-  CHANNEL,
   KEY_ID,
   KEY_SECRET,
   SIGNING_SECRET,
@@ -171,17 +170,12 @@ describe('secrets in the logs of a whole flow', () => {
 
     // The edit modal, opened and submitted.
     await h.command('edit ml-dev');
-    await h.slack.waitFor('views.update', (args) => JSON.stringify(args.view ?? {}).includes(EDIT_CALLBACK));
+    const filled = await h.slack.waitFor('views.update', (args) =>
+      JSON.stringify(args.view ?? {}).includes(EDIT_CALLBACK),
+    );
+    // The form as the bot filled it: its metadata is sealed, a hand-made one is refused.
     const submitted = await h.submitView(
-      {
-        type: 'modal',
-        callback_id: EDIT_CALLBACK,
-        private_metadata: JSON.stringify({
-          channelId: CHANNEL,
-          serviceId: DEMO_IDS.mlDev,
-          shown: { name: 'ml-dev', mysql: false },
-        }),
-      },
+      filled.args.view as Record<string, unknown>,
       { [BLOCK.name]: { value: { type: 'plain_text_input', value: 'ml-renamed' } } },
       USERS.requester,
     );

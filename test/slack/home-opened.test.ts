@@ -14,6 +14,7 @@ function listen(homes: { opened: (userId: string) => Promise<void> } | undefined
     services: {} as BotServices,
     messenger: new RecordingMessenger(),
     accepting: () => true,
+    formSeal: { open: () => undefined },
     ...(homes ? { homes } : {}),
   });
   return handlers;

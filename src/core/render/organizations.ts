@@ -26,6 +26,13 @@ export function approvalNoLongerAllowedText(why: string): string {
   return `:no_entry: This request can no longer be approved: ${why} Ask for it again where it is allowed.`;
 }
 
+const FOLLOW_ON_NAMES = { extend: 'The extension was', undo: 'The undo was', 'ask-again': 'It was' } as const;
+
+/** An Extend, Undo or Ask again its channel may no longer file (`why`: one of the reasons below). */
+export function followOnNotAllowedText(action: keyof typeof FOLLOW_ON_NAMES, why: string): string {
+  return `:no_entry: ${FOLLOW_ON_NAMES[action]} not filed: ${why} Ask for it where it is allowed.`;
+}
+
 export const channelUnboundReason = (organization: string) =>
   `this channel is no longer bound to the organization ${esc(organization)} in ORGANIZATIONS_FILE.`;
 

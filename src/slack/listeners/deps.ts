@@ -2,6 +2,7 @@
 import type { BotServices } from '../../commands/context.js';
 import type { Command } from '../../core/command/parse.js';
 import type { Messenger } from '../../ports/index.js';
+import type { MetadataSeal } from '../sealed-metadata.js';
 import type { OfferAgain, ReadyAnswerKey } from '../ack-thread/ready-answers.js';
 
 /** The bot's Home tab: drawn when someone opens it. */
@@ -14,6 +15,8 @@ export interface ListenerDeps {
   services: BotServices;
   messenger: Messenger;
   accepting: () => boolean;
+  /** Opens a form's private_metadata: only what the bot sealed is taken (the client sends it back). */
+  formSeal: Pick<MetadataSeal, 'open'>;
   /** Without it, opening the Home tab draws nothing. */
   homes?: HomeTab;
   /** Told of every slash command, parsed (metrics). */

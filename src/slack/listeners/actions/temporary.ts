@@ -24,7 +24,7 @@ const BUTTONS: Record<string, Handler> = {
   [ACTION_EXTEND]: (s, id, user, origin) => s.temporary.extend(id, user, origin),
   [ACTION_REVERT_NOW]: (s, id, user, origin) => s.temporary.revertNow(id, user, origin),
   // Only its requester may ask again, wherever they click.
-  [ACTION_ASK_AGAIN]: (s, id, user) => s.changeRequests.askAgain(id, user),
+  [ACTION_ASK_AGAIN]: (s, id, user, origin) => s.changeRequests.askAgain(id, user, origin),
 };
 
 /** What opening the form needs from a click: its trigger (valid 3 s) and, in a channel, the channel. */

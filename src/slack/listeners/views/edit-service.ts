@@ -4,9 +4,8 @@ import { EDIT_CALLBACK, EditMetadataSchema } from '../../../core/render/modal.js
 import type { ListenerDeps } from '../deps.js';
 import { formSubmission } from './submission.js';
 
-const Submission = formSubmission(EditMetadataSchema);
-
 export function registerEditSubmission(app: App, deps: ListenerDeps): void {
+  const Submission = formSubmission(EditMetadataSchema, deps.formSeal);
   app.view(EDIT_CALLBACK, async ({ ack, body }) => {
     const parsed = Submission.safeParse(body);
     if (!parsed.success) {

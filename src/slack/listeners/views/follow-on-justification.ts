@@ -12,13 +12,12 @@ import type { ListenerDeps } from '../deps.js';
 import { formSubmission } from './submission.js';
 import { tell } from './reject-reason.js';
 
-const Submission = formSubmission(FollowOnMetadataSchema);
-
 /**
  * The reason and ticket an Extend or Undo was asked for: what is missing is shown in the form;
  * otherwise it closes at once (Slack's 3 s) and the click runs again with them, answered privately.
  */
 export function registerFollowOnSubmission(app: App, deps: ListenerDeps): void {
+  const Submission = formSubmission(FollowOnMetadataSchema, deps.formSeal);
   app.view(FOLLOW_ON_CALLBACK, async ({ ack, body }) => {
     const parsed = Submission.safeParse(body);
     if (!parsed.success)

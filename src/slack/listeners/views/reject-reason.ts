@@ -12,13 +12,12 @@ import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import type { ListenerDeps } from '../deps.js';
 import { formSubmission } from './submission.js';
 
-const Submission = formSubmission(RejectMetadataSchema);
-
 /**
  * The Reject form submitted: a missing reason is shown in the form; otherwise the form closes
  * at once (Slack's 3 s) and the rejection runs like a click, answered privately in the channel.
  */
 export function registerRejectSubmission(app: App, deps: ListenerDeps): void {
+  const Submission = formSubmission(RejectMetadataSchema, deps.formSeal);
   app.view(REJECT_CALLBACK, async ({ ack, body }) => {
     const parsed = Submission.safeParse(body);
     if (!parsed.success)
