@@ -20,6 +20,7 @@ import {
   type BackupRecord,
 } from './backups.js';
 import { createService, deletionRefusal } from './create.js';
+import { defaultLoad, parseFilteredMetrics, prometheusText, type ServiceLoad } from './prometheus.js';
 import { DEMO_BACKUP_CONFIGURATIONS } from './seed.js';
 import {
   changedActivityTypes,
@@ -82,6 +83,8 @@ interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Sent as text/plain instead of the JSON body (the Prometheus endpoint's answer). */
+  text?: string;
 }
 
 const ERROR_CODES: Record<number, string> = {
@@ -121,10 +124,13 @@ function rateLimited(resetSeconds: number, retryAfterSeconds?: number): Reply {
   return { status: 429, body: { status: 429, error: 'TOO_MANY_REQUESTS', requestId: randomUUID() }, headers };
 }
 
+/** Prometheus' text exposition format, version 0.0.4. */
+const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
 function send(res: ServerResponse, reply: Reply): void {
-  const payload = JSON.stringify(reply.body);
+  const payload = reply.text ?? JSON.stringify(reply.body);
   res.writeHead(reply.status, {
-    'content-type': 'application/json',
+    'content-type': reply.text === undefined ? 'application/json' : PROMETHEUS_CONTENT_TYPE,
     'content-length': Buffer.byteLength(payload),
     ...reply.headers,
   });
@@ -289,16 +295,17 @@ function bodyForLog(rawBody: string): unknown {
   return parsed.ok ? parsed.value : rawBody;
 }
 
+/** Actions under …/services/{serviceId} that take no further segment. */
+const SERVICE_ACTIONS = ['replicaScaling', 'state', 'backups', 'backupConfiguration', 'prometheus'] as const;
+type ServiceAction = (typeof SERVICE_ACTIONS)[number];
+
 type Route =
   | { kind: 'list'; orgId: string }
   | { kind: 'activities'; orgId: string }
   | { kind: 'usageCost'; orgId: string }
   | { kind: 'service'; orgId: string; serviceId: string }
-  | { kind: 'replicaScaling'; orgId: string; serviceId: string }
-  | { kind: 'state'; orgId: string; serviceId: string }
-  | { kind: 'backups'; orgId: string; serviceId: string }
-  | { kind: 'backup'; orgId: string; serviceId: string; backupId: string }
-  | { kind: 'backupConfiguration'; orgId: string; serviceId: string };
+  | { kind: ServiceAction; orgId: string; serviceId: string }
+  | { kind: 'backup'; orgId: string; serviceId: string; backupId: string };
 
 /** The methods each route answers. */
 const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
@@ -311,6 +318,7 @@ const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
   backups: ['GET'],
   backup: ['GET'],
   backupConfiguration: ['GET', 'PATCH'],
+  prometheus: ['GET'],
 };
 
 function decodeSegment(segment: string | undefined): string | undefined {
@@ -322,31 +330,36 @@ function decodeSegment(segment: string | undefined): string | undefined {
   }
 }
 
-/**
- * /v1/organizations/{orgId}/services, /v1/organizations/{orgId}/activities,
- * /v1/organizations/{orgId}/services/{serviceId} and its /replicaScaling, /state, /backups,
- * /backups/{backupId} and /backupConfiguration.
- */
-function matchRoute(pathname: string): Route | undefined {
-  const [root, version, organizations, rawOrgId, collection, rawServiceId, action, item, ...rest] = pathname.split('/');
-  const shapeOk = root === '' && version === 'v1' && organizations === 'organizations';
-  const orgId = decodeSegment(rawOrgId);
-  if (!shapeOk || orgId === undefined || rest.length > 0) return undefined;
-  if (item !== undefined) {
-    const serviceId = decodeSegment(rawServiceId);
-    const backupId = decodeSegment(item);
-    const isBackup = collection === 'services' && action === 'backups';
-    return isBackup && serviceId && backupId ? { kind: 'backup', orgId, serviceId, backupId } : undefined;
-  }
-  if (collection === 'activities') return rawServiceId === undefined ? { kind: 'activities', orgId } : undefined;
-  if (collection === 'usageCost') return rawServiceId === undefined ? { kind: 'usageCost', orgId } : undefined;
-  if (collection !== 'services') return undefined;
+const isServiceAction = (action: string): action is ServiceAction =>
+  SERVICE_ACTIONS.some((candidate) => candidate === action);
+
+/** …/services/{serviceId}[/{action}[/{item}]] once the organization is known. */
+function matchServiceRoute(orgId: string, segments: readonly string[]): Route | undefined {
+  const [rawServiceId, action, item, ...rest] = segments;
   if (rawServiceId === undefined) return { kind: 'list', orgId };
   const serviceId = decodeSegment(rawServiceId);
-  if (serviceId === undefined) return undefined;
+  if (serviceId === undefined || rest.length > 0) return undefined;
   if (action === undefined) return { kind: 'service', orgId, serviceId };
-  if (action === 'replicaScaling' || action === 'state' || action === 'backups' || action === 'backupConfiguration')
-    return { kind: action, orgId, serviceId };
+  if (item !== undefined) {
+    const backupId = decodeSegment(item);
+    return action === 'backups' && backupId ? { kind: 'backup', orgId, serviceId, backupId } : undefined;
+  }
+  return isServiceAction(action) ? { kind: action, orgId, serviceId } : undefined;
+}
+
+/**
+ * /v1/organizations/{orgId}/services, /activities and /usageCost;
+ * /v1/organizations/{orgId}/services/{serviceId} and its actions (SERVICE_ACTIONS) and
+ * /backups/{backupId}.
+ */
+function matchRoute(pathname: string): Route | undefined {
+  const [root, version, organizations, rawOrgId, collection, ...segments] = pathname.split('/');
+  const shapeOk = root === '' && version === 'v1' && organizations === 'organizations';
+  const orgId = decodeSegment(rawOrgId);
+  if (!shapeOk || orgId === undefined) return undefined;
+  if (collection === 'services') return matchServiceRoute(orgId, segments);
+  if (segments.length > 0) return undefined;
+  if (collection === 'activities' || collection === 'usageCost') return { kind: collection, orgId };
   return undefined;
 }
 
@@ -380,6 +393,8 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   basicPackage = false;
   /** Each service's backup configuration, where it differs from the default. */
   private readonly backupConfigs = new Map<string, BackupConfiguration>();
+  /** Loads tests set with setLoad, by service id; the others follow defaultLoad. */
+  private readonly loads = new Map<string, ServiceLoad>();
   /** When the simulator started: services stopped before it took their last backup 3 days before. */
   private readonly startedAt: number;
   private readonly credentials: Credentials;
@@ -488,6 +503,11 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
       .filter((activity) => activity.serviceId === serviceId && activity.type === 'service_stop');
     const last = stops.at(-1);
     return last === undefined ? this.startedAt - 3 * 24 * 3_600_000 : Date.parse(last.createdAt);
+  }
+
+  /** Fixes what GET …/prometheus reports for a running service (until the next setLoad). */
+  setLoad(serviceId: string, load: ServiceLoad): void {
+    this.loads.set(serviceId, { ...load });
   }
 
   addService(record: ServiceRecordLike): void {
@@ -647,6 +667,8 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
             ? success(this.backupConfiguration(route.serviceId))
             : this.patchBackupConfiguration(route.serviceId, incoming.rawBody),
         );
+      case 'prometheus':
+        return this.withService(route.serviceId, () => this.prometheus(route.serviceId, url.searchParams));
     }
   }
 
@@ -665,6 +687,16 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   private withService(serviceId: string, answer: () => Reply): Reply {
     return this.state.get(serviceId) === undefined ? failure(404, serviceNotFound(serviceId)) : answer();
+  }
+
+  /** GET …/prometheus: text, not the envelope; reading it never wakes an idle service. */
+  private prometheus(serviceId: string, query: URLSearchParams): Reply {
+    const filtered = parseFilteredMetrics(query.get('filtered_metrics'));
+    if (!filtered.ok) return failure(400, filtered.message);
+    const record = this.state.get(serviceId);
+    if (record === undefined) return failure(404, serviceNotFound(serviceId));
+    const load = this.loads.get(serviceId) ?? defaultLoad(record, this.now());
+    return { status: 200, body: undefined, text: prometheusText(this.orgId, record, load, this.now(), filtered.value) };
   }
 
   private getBackup(serviceId: string, backupId: string): Reply {

@@ -111,3 +111,14 @@ export function patch(simulator: CloudSimulator, serviceId: string, body: unknow
 export async function patchOk(simulator: CloudSimulator, serviceId: string, body: unknown): Promise<ServiceRecordLike> {
   return expectSuccess<ServiceRecordLike>(await patch(simulator, serviceId, body));
 }
+
+/** A GET whose answer is text (the Prometheus endpoint), with the demo key. */
+export async function getText(
+  simulator: CloudSimulator,
+  path: string,
+  query?: URLSearchParams,
+): Promise<{ status: number; contentType: string | null; text: string }> {
+  const suffix = query ? `?${query.toString()}` : '';
+  const response = await fetch(`${simulator.url}${path}${suffix}`, { headers: { authorization: DEMO_AUTH } });
+  return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
+}
