@@ -21,6 +21,7 @@ import {
 } from './backups.js';
 import { createService, deletionRefusal } from './create.js';
 import { defaultLoad, parseFilteredMetrics, prometheusText, type ServiceLoad } from './prometheus.js';
+import { activeEntry, parseSchedule, scheduledScaling, scheduleView, type ScheduleEntry } from './schedules.js';
 import { DEMO_BACKUP_CONFIGURATIONS } from './seed.js';
 import {
   changedActivityTypes,
@@ -109,6 +110,11 @@ function errorCode(status: number): string {
 
 function success(result: unknown): Reply {
   return { status: 200, body: { status: 200, requestId: randomUUID(), result } };
+}
+
+/** A success without a result, as the document's DELETEs answer. */
+function emptySuccess(): Reply {
+  return { status: 200, body: { status: 200, requestId: randomUUID() } };
 }
 
 /** The real API's error envelope: `{status, error: "CODE: message", requestId}`. */
@@ -296,7 +302,14 @@ function bodyForLog(rawBody: string): unknown {
 }
 
 /** Actions under …/services/{serviceId} that take no further segment. */
-const SERVICE_ACTIONS = ['replicaScaling', 'state', 'backups', 'backupConfiguration', 'prometheus'] as const;
+const SERVICE_ACTIONS = [
+  'replicaScaling',
+  'state',
+  'backups',
+  'backupConfiguration',
+  'prometheus',
+  'scalingSchedule',
+] as const;
 type ServiceAction = (typeof SERVICE_ACTIONS)[number];
 
 type Route =
@@ -319,6 +332,7 @@ const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
   backup: ['GET'],
   backupConfiguration: ['GET', 'PATCH'],
   prometheus: ['GET'],
+  scalingSchedule: ['GET', 'POST', 'DELETE'],
 };
 
 function decodeSegment(segment: string | undefined): string | undefined {
@@ -393,6 +407,15 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   basicPackage = false;
   /** Each service's backup configuration, where it differs from the default. */
   private readonly backupConfigs = new Map<string, BackupConfiguration>();
+  /**
+   * The organization lacks the scheduled autoscaling feature: …/scalingSchedule answers 403 with a
+   * sentence. Not documented: the exact status ("Requires the scheduled autoscaling feature to be
+   * enabled for the organization" is all the document says); 403 is the one it uses for entitlements
+   * elsewhere (upgradeWindow).
+   */
+  scalingSchedulesDisabled = false;
+  /** Each service's scaling schedule entries; a service without one has no entry here. */
+  private readonly schedules = new Map<string, ScheduleEntry[]>();
   /** Loads tests set with setLoad, by service id; the others follow defaultLoad. */
   private readonly loads = new Map<string, ServiceLoad>();
   /** When the simulator started: services stopped before it took their last backup 3 days before. */
@@ -443,12 +466,12 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   /** Deep copies of every service, in list order. */
   services(): ServiceRecordLike[] {
-    this.state.settle(this.now());
+    this.settle();
     return structuredClone([...this.state.list()]);
   }
 
   service(id: string): ServiceRecordLike | undefined {
-    this.state.settle(this.now());
+    this.settle();
     const record = this.state.get(id);
     return record === undefined ? undefined : structuredClone(record);
   }
@@ -467,7 +490,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
    * kind of setting that changed, as GET …/activities will show it.
    */
   changeInConsole(id: string, patch: Partial<ServiceRecordLike>, by: Actor = consoleUser(CONSOLE_EMAIL)): void {
-    this.state.settle(this.now());
+    this.settle();
     const before = this.service(id);
     this.changeOutsideBot(id, patch);
     const after = this.state.get(id);
@@ -477,7 +500,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   /** A service's backups as GET …/backups serves them, newest first. */
   backups(serviceId: string): BackupRecord[] {
-    this.state.settle(this.now());
+    this.settle();
     const record = this.state.get(serviceId);
     if (record === undefined) return [];
     const created = typeof record['createdAt'] === 'string' ? Date.parse(record['createdAt']) : undefined;
@@ -503,6 +526,17 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
       .filter((activity) => activity.serviceId === serviceId && activity.type === 'service_stop');
     const last = stops.at(-1);
     return last === undefined ? this.startedAt - 3 * 24 * 3_600_000 : Date.parse(last.createdAt);
+  }
+
+  /** Settles transitions under way, then puts each scheduled service's entry in force (or its base). */
+  private settle(): void {
+    const now = this.now();
+    this.state.settle(now);
+    for (const [serviceId, entries] of this.schedules) {
+      const record = this.state.get(serviceId);
+      if (record === undefined) continue;
+      record['currentScaling'] = scheduledScaling(record, activeEntry(entries, now));
+    }
   }
 
   /** Fixes what GET …/prometheus reports for a running service (until the next setLoad). */
@@ -638,7 +672,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
       return failure(405, `${method} is not allowed here, use ${allowed.join(' or ')}`, { allow });
     }
     if (route.orgId !== this.orgId) return failure(404, `organization ${route.orgId} not found`);
-    this.state.settle(this.now());
+    this.settle();
     const actor: Actor = { type: 'api', id: credentials.keyId };
     switch (route.kind) {
       case 'list':
@@ -669,6 +703,10 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
         );
       case 'prometheus':
         return this.withService(route.serviceId, () => this.prometheus(route.serviceId, url.searchParams));
+      case 'scalingSchedule':
+        if (this.scalingSchedulesDisabled)
+          return failure(403, 'Scheduled autoscaling is not enabled for this organization');
+        return this.withService(route.serviceId, () => this.scalingSchedule(method, route.serviceId, incoming.rawBody));
     }
   }
 
@@ -687,6 +725,35 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   private withService(serviceId: string, answer: () => Reply): Reply {
     return this.state.get(serviceId) === undefined ? failure(404, serviceNotFound(serviceId)) : answer();
+  }
+
+  private scalingSchedule(method: string, serviceId: string, rawBody: string): Reply {
+    const entries = this.schedules.get(serviceId);
+    const record = this.state.get(serviceId);
+    if (method === 'POST') return this.postScalingSchedule(serviceId, rawBody);
+    if (entries === undefined || record === undefined)
+      return failure(404, `no scaling schedule is configured for service ${serviceId}`);
+    if (method === 'GET') return success(scheduleView(record, entries, this.now()));
+    // DELETE: the base configuration is restored before the schedule goes (the document).
+    this.schedules.delete(serviceId);
+    this.state.put({ ...record, currentScaling: scheduledScaling(record, undefined) });
+    return emptySuccess();
+  }
+
+  /** POST replaces the whole list; an empty one clears the schedule (GET is then a 404). */
+  private postScalingSchedule(serviceId: string, rawBody: string): Reply {
+    const body = parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const parsed = parseSchedule(body.value);
+    if (!parsed.ok) return failure(400, parsed.message);
+    const record = this.state.get(serviceId);
+    if (record === undefined) return failure(404, serviceNotFound(serviceId));
+    if (parsed.value.length === 0) {
+      this.schedules.delete(serviceId);
+      this.state.put({ ...record, currentScaling: scheduledScaling(record, undefined) });
+    } else this.schedules.set(serviceId, parsed.value);
+    this.settle();
+    return success(scheduleView(record, parsed.value, this.now()));
   }
 
   /** GET …/prometheus: text, not the envelope; reading it never wakes an idle service. */
@@ -737,7 +804,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     if (refused !== undefined) return failure(400, refused);
     this.state.beginTransition(serviceId, 'terminating', null, this.now());
     this.state.recordActivity(serviceId, 'service_delete', actor, this.now());
-    return { status: 200, body: { status: 200, requestId: randomUUID() } };
+    return emptySuccess();
   }
 
   private findBackup(backupId: string): { status: string; service: ServiceRecordLike } | undefined {
