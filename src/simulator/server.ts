@@ -23,6 +23,7 @@ import { createService, deletionRefusal } from './create.js';
 import { defaultLoad, parseFilteredMetrics, prometheusText, type ServiceLoad } from './prometheus.js';
 import { activeEntry, parseSchedule, scheduledScaling, scheduleView, type ScheduleEntry } from './schedules.js';
 import { DEMO_BACKUP_CONFIGURATIONS } from './seed.js';
+import { parseUpgradeWindow, secondaryRefusal, windowOwner, type UpgradeWindow } from './upgrade-window.js';
 import {
   changedActivityTypes,
   changeServiceState,
@@ -36,7 +37,7 @@ import {
   type ServiceRecordLike,
 } from './state.js';
 
-export type SimulatedMethod = 'GET' | 'PATCH' | 'POST' | 'DELETE';
+export type SimulatedMethod = 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE';
 
 export interface SimulatorOptions {
   keyId: string;
@@ -309,6 +310,7 @@ const SERVICE_ACTIONS = [
   'backupConfiguration',
   'prometheus',
   'scalingSchedule',
+  'upgradeWindow',
 ] as const;
 type ServiceAction = (typeof SERVICE_ACTIONS)[number];
 
@@ -333,6 +335,7 @@ const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
   backupConfiguration: ['GET', 'PATCH'],
   prometheus: ['GET'],
   scalingSchedule: ['GET', 'POST', 'DELETE'],
+  upgradeWindow: ['GET', 'PUT', 'DELETE'],
 };
 
 function decodeSegment(segment: string | undefined): string | undefined {
@@ -414,6 +417,10 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
    * elsewhere (upgradeWindow).
    */
   scalingSchedulesDisabled = false;
+  /** The organization lacks the scheduled upgrades feature: PUT …/upgradeWindow answers 403 (the document). */
+  scheduledUpgradesDisabled = false;
+  /** Upgrade windows of primary services, by service id. */
+  private readonly upgradeWindows = new Map<string, UpgradeWindow>();
   /** Each service's scaling schedule entries; a service without one has no entry here. */
   private readonly schedules = new Map<string, ScheduleEntry[]>();
   /** Loads tests set with setLoad, by service id; the others follow defaultLoad. */
@@ -707,6 +714,8 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
         if (this.scalingSchedulesDisabled)
           return failure(403, 'Scheduled autoscaling is not enabled for this organization');
         return this.withService(route.serviceId, () => this.scalingSchedule(method, route.serviceId, incoming.rawBody));
+      case 'upgradeWindow':
+        return this.withService(route.serviceId, () => this.upgradeWindow(method, route.serviceId, incoming.rawBody));
     }
   }
 
@@ -725,6 +734,27 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   private withService(serviceId: string, answer: () => Reply): Reply {
     return this.state.get(serviceId) === undefined ? failure(404, serviceNotFound(serviceId)) : answer();
+  }
+
+  /** GET follows the warehouse's primary; PUT and DELETE are for primaries only (400). */
+  private upgradeWindow(method: string, serviceId: string, rawBody: string): Reply {
+    const record = this.state.get(serviceId);
+    if (record === undefined) return failure(404, serviceNotFound(serviceId));
+    const none = failure(404, `no upgrade window is configured for service ${serviceId}`);
+    if (method === 'GET') {
+      const window = this.upgradeWindows.get(windowOwner(record, this.state.list()));
+      return window === undefined ? none : success(window);
+    }
+    const refused = secondaryRefusal(record);
+    if (refused !== undefined) return failure(400, refused);
+    if (method === 'DELETE') return this.upgradeWindows.delete(serviceId) ? emptySuccess() : none;
+    if (this.scheduledUpgradesDisabled) return failure(403, 'Scheduled upgrades are not enabled for this organization');
+    const body = parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const window = parseUpgradeWindow(body.value);
+    if (!window.ok) return failure(400, window.message);
+    this.upgradeWindows.set(serviceId, window.value);
+    return success(window.value);
   }
 
   private scalingSchedule(method: string, serviceId: string, rawBody: string): Reply {
