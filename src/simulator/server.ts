@@ -23,6 +23,7 @@ import { createService, deletionRefusal } from './create.js';
 import { defaultLoad, parseFilteredMetrics, prometheusText, type ServiceLoad } from './prometheus.js';
 import { activeEntry, parseSchedule, scheduledScaling, scheduleView, type ScheduleEntry } from './schedules.js';
 import { DEMO_BACKUP_CONFIGURATIONS } from './seed.js';
+import { changePassword, type PasswordChange } from './service-password.js';
 import { parseUpgradeWindow, secondaryRefusal, windowOwner, type UpgradeWindow } from './upgrade-window.js';
 import {
   changedActivityTypes,
@@ -311,6 +312,7 @@ const SERVICE_ACTIONS = [
   'prometheus',
   'scalingSchedule',
   'upgradeWindow',
+  'password',
 ] as const;
 type ServiceAction = (typeof SERVICE_ACTIONS)[number];
 
@@ -336,6 +338,7 @@ const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
   prometheus: ['GET'],
   scalingSchedule: ['GET', 'POST', 'DELETE'],
   upgradeWindow: ['GET', 'PUT', 'DELETE'],
+  password: ['PATCH'],
 };
 
 function decodeSegment(segment: string | undefined): string | undefined {
@@ -419,6 +422,8 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   scalingSchedulesDisabled = false;
   /** The organization lacks the scheduled upgrades feature: PUT …/upgradeWindow answers 403 (the document). */
   scheduledUpgradesDisabled = false;
+  /** Each service's password as the last PATCH …/password set it (hashes only), by service id. */
+  private readonly passwords = new Map<string, Omit<PasswordChange, 'generated'>>();
   /** Upgrade windows of primary services, by service id. */
   private readonly upgradeWindows = new Map<string, UpgradeWindow>();
   /** Each service's scaling schedule entries; a service without one has no entry here. */
@@ -544,6 +549,12 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
       if (record === undefined) continue;
       record['currentScaling'] = scheduledScaling(record, activeEntry(entries, now));
     }
+  }
+
+  /** The hashes the last PATCH …/password set for a service, if any (a test checks what was sent). */
+  servicePassword(serviceId: string): Omit<PasswordChange, 'generated'> | undefined {
+    const hashes = this.passwords.get(serviceId);
+    return hashes === undefined ? undefined : { ...hashes };
   }
 
   /** Fixes what GET …/prometheus reports for a running service (until the next setLoad). */
@@ -714,6 +725,8 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
         if (this.scalingSchedulesDisabled)
           return failure(403, 'Scheduled autoscaling is not enabled for this organization');
         return this.withService(route.serviceId, () => this.scalingSchedule(method, route.serviceId, incoming.rawBody));
+      case 'password':
+        return this.withService(route.serviceId, () => this.changePassword(route.serviceId, incoming.rawBody, actor));
       case 'upgradeWindow':
         return this.withService(route.serviceId, () => this.upgradeWindow(method, route.serviceId, incoming.rawBody));
     }
@@ -734,6 +747,19 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   private withService(serviceId: string, answer: () => Reply): Reply {
     return this.state.get(serviceId) === undefined ? failure(404, serviceNotFound(serviceId)) : answer();
+  }
+
+  /** PATCH …/password: the generated password comes back only when no hash was sent. */
+  private changePassword(serviceId: string, rawBody: string, actor: Actor): Reply {
+    // Not documented: whether an empty body is allowed; both fields are optional, so it is.
+    const body = rawBody.trim() === '' ? { ok: true as const, value: {} } : parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const change = changePassword(body.value);
+    if (!change.ok) return failure(400, change.message);
+    const { generated, ...hashes } = change.value;
+    this.passwords.set(serviceId, hashes);
+    this.state.recordActivity(serviceId, 'service_update_password', actor, this.now());
+    return success(generated === undefined ? {} : { password: generated });
   }
 
   /** GET follows the warehouse's primary; PUT and DELETE are for primaries only (400). */

@@ -18,11 +18,9 @@ const UpgradeWindowBodySchema = z.strictObject({
     .int({ error: 'must be integer' })
     .min(0, { error: 'must be >= 0' })
     .max(6, { error: 'must be <= 6' }),
-  startHourUtc: z
-    .number({ error: 'must be number' })
-    .refine((hour) => START_HOURS.includes(hour), {
-      error: 'must be equal to one of the allowed values: 0, 6, 12, 18',
-    }),
+  startHourUtc: z.number({ error: 'must be number' }).refine((hour) => START_HOURS.includes(hour), {
+    error: 'must be equal to one of the allowed values: 0, 6, 12, 18',
+  }),
 });
 
 export interface UpgradeWindow {
