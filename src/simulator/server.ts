@@ -11,6 +11,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { AccessDirectory, type AccessSeed } from './access.js';
 import { usageCost } from './cost.js';
 import {
   backupsOf,
@@ -22,7 +23,8 @@ import {
 import { createService, deletionRefusal } from './create.js';
 import { defaultLoad, parseFilteredMetrics, prometheusText, type ServiceLoad } from './prometheus.js';
 import { activeEntry, parseSchedule, scheduledScaling, scheduleView, type ScheduleEntry } from './schedules.js';
-import { DEMO_BACKUP_CONFIGURATIONS } from './seed.js';
+import { upsertQueryEndpoint, type QueryEndpoint } from './query-endpoint.js';
+import { DEMO_BACKUP_CONFIGURATIONS, demoAccess } from './seed.js';
 import { changePassword, type PasswordChange } from './service-password.js';
 import { parseUpgradeWindow, secondaryRefusal, windowOwner, type UpgradeWindow } from './upgrade-window.js';
 import {
@@ -58,6 +60,8 @@ export interface SimulatorOptions {
   transitionMs?: number;
   /** Backup configurations by service id (the demo's unless given); the default (daily, kept a day) for the others. */
   backupConfigurations?: Record<string, BackupConfiguration>;
+  /** Roles, members and API keys (the demo's, dated from the start, unless given). */
+  access?: AccessSeed;
 }
 
 /** Who changeInConsole says made a change when the caller does not name anyone. */
@@ -313,6 +317,7 @@ const SERVICE_ACTIONS = [
   'scalingSchedule',
   'upgradeWindow',
   'password',
+  'serviceQueryEndpoint',
 ] as const;
 type ServiceAction = (typeof SERVICE_ACTIONS)[number];
 
@@ -339,6 +344,7 @@ const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
   scalingSchedule: ['GET', 'POST', 'DELETE'],
   upgradeWindow: ['GET', 'PUT', 'DELETE'],
   password: ['PATCH'],
+  serviceQueryEndpoint: ['GET', 'POST', 'DELETE'],
 };
 
 function decodeSegment(segment: string | undefined): string | undefined {
@@ -422,6 +428,10 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   scalingSchedulesDisabled = false;
   /** The organization lacks the scheduled upgrades feature: PUT …/upgradeWindow answers 403 (the document). */
   scheduledUpgradesDisabled = false;
+  /** The organization's roles, members and API keys; the simulator's own key among them. */
+  private readonly access: AccessDirectory;
+  /** Each service's query endpoint, where one is configured. */
+  private readonly queryEndpoints = new Map<string, QueryEndpoint>();
   /** Each service's password as the last PATCH …/password set it (hashes only), by service id. */
   private readonly passwords = new Map<string, Omit<PasswordChange, 'generated'>>();
   /** Upgrade windows of primary services, by service id. */
@@ -453,6 +463,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     this.credentials = { keyId: options.keyId, keySecret: options.keySecret };
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
+    this.access = new AccessDirectory(options.access ?? demoAccess(options.keyId, options.keySecret, this.startedAt));
     for (const [id, configuration] of Object.entries(options.backupConfigurations ?? DEMO_BACKUP_CONFIGURATIONS))
       this.backupConfigs.set(id, { ...configuration });
     this.state = new OrganizationState(
@@ -725,6 +736,10 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
         if (this.scalingSchedulesDisabled)
           return failure(403, 'Scheduled autoscaling is not enabled for this organization');
         return this.withService(route.serviceId, () => this.scalingSchedule(method, route.serviceId, incoming.rawBody));
+      case 'serviceQueryEndpoint':
+        return this.withService(route.serviceId, () =>
+          this.serviceQueryEndpoint(method, route.serviceId, incoming.rawBody),
+        );
       case 'password':
         return this.withService(route.serviceId, () => this.changePassword(route.serviceId, incoming.rawBody, actor));
       case 'upgradeWindow':
@@ -747,6 +762,23 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   private withService(serviceId: string, answer: () => Reply): Reply {
     return this.state.get(serviceId) === undefined ? failure(404, serviceNotFound(serviceId)) : answer();
+  }
+
+  /** POST upserts (same id), GET reads (404 when none), DELETE removes. */
+  private serviceQueryEndpoint(method: string, serviceId: string, rawBody: string): Reply {
+    const current = this.queryEndpoints.get(serviceId);
+    if (method === 'POST') {
+      const body = parseJson(rawBody);
+      if (!body.ok) return failure(400, 'request body is not valid JSON');
+      const outcome = upsertQueryEndpoint(current, body.value, [...this.access.keys.keys()]);
+      if (!outcome.ok) return failure(400, outcome.message);
+      this.queryEndpoints.set(serviceId, outcome.value);
+      return success(outcome.value);
+    }
+    if (current === undefined) return failure(404, `no query endpoint is configured for service ${serviceId}`);
+    if (method === 'GET') return success(current);
+    this.queryEndpoints.delete(serviceId);
+    return emptySuccess();
   }
 
   /** PATCH …/password: the generated password comes back only when no hash was sent. */
