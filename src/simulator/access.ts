@@ -181,13 +181,14 @@ export function keyDeletionRefusal(keyId: string, requestKeyId: string): string 
   return keyId === requestKeyId ? 'Only a key not used to authenticate the active request can be deleted' : undefined;
 }
 
-/** Not documented: removing the organization's last admin is refused, as the console refuses it. */
+/** Not documented: removing the last holder of the Admin system role is refused, as the console refuses it. */
 export function memberDeletionRefusal(
   userId: string,
   members: readonly MemberRecord[],
-  adminRoleId: string,
+  roles: readonly RoleRecord[],
 ): string | undefined {
-  const admins = members.filter((member) => member.assignedRoleIds.includes(adminRoleId));
+  const admin = roles.find((role) => role.type === 'system' && role.name === 'Admin');
+  const admins = members.filter((member) => admin !== undefined && member.assignedRoleIds.includes(admin.id));
   return admins.length === 1 && admins[0]?.userId === userId
     ? 'the last admin of the organization cannot be removed'
     : undefined;

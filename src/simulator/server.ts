@@ -11,7 +11,19 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { AccessDirectory, type AccessSeed } from './access.js';
+import {
+  AccessDirectory,
+  keyDeletionRefusal,
+  keyUsable,
+  keyView,
+  memberDeletionRefusal,
+  memberView,
+  patchKey,
+  patchMember,
+  roleView,
+  usedAtOf,
+  type AccessSeed,
+} from './access.js';
 import { usageCost } from './cost.js';
 import {
   backupsOf,
@@ -327,7 +339,10 @@ type Route =
   | { kind: 'usageCost'; orgId: string }
   | { kind: 'service'; orgId: string; serviceId: string }
   | { kind: ServiceAction; orgId: string; serviceId: string }
-  | { kind: 'backup'; orgId: string; serviceId: string; backupId: string };
+  | { kind: 'backup'; orgId: string; serviceId: string; backupId: string }
+  | { kind: 'members' | 'roles' | 'keys'; orgId: string }
+  | { kind: 'member'; orgId: string; userId: string }
+  | { kind: 'key'; orgId: string; keyId: string };
 
 /** The methods each route answers. */
 const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
@@ -345,6 +360,11 @@ const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
   upgradeWindow: ['GET', 'PUT', 'DELETE'],
   password: ['PATCH'],
   serviceQueryEndpoint: ['GET', 'POST', 'DELETE'],
+  members: ['GET'],
+  member: ['GET', 'PATCH', 'DELETE'],
+  roles: ['GET'],
+  keys: ['GET'],
+  key: ['GET', 'PATCH', 'DELETE'],
 };
 
 function decodeSegment(segment: string | undefined): string | undefined {
@@ -374,7 +394,8 @@ function matchServiceRoute(orgId: string, segments: readonly string[]): Route | 
 }
 
 /**
- * /v1/organizations/{orgId}/services, /activities and /usageCost;
+ * /v1/organizations/{orgId}/services, /activities, /usageCost, /members[/{userId}], /roles and
+ * /keys[/{keyId}];
  * /v1/organizations/{orgId}/services/{serviceId} and its actions (SERVICE_ACTIONS) and
  * /backups/{backupId}.
  */
@@ -384,10 +405,20 @@ function matchRoute(pathname: string): Route | undefined {
   const orgId = decodeSegment(rawOrgId);
   if (!shapeOk || orgId === undefined) return undefined;
   if (collection === 'services') return matchServiceRoute(orgId, segments);
-  if (segments.length > 0) return undefined;
-  if (collection === 'activities' || collection === 'usageCost') return { kind: collection, orgId };
-  return undefined;
+  const [rawItem, ...rest] = segments;
+  if (rest.length > 0) return undefined;
+  const item = decodeSegment(rawItem);
+  if (rawItem !== undefined) {
+    if (item === undefined) return undefined;
+    if (collection === 'members') return { kind: 'member', orgId, userId: item };
+    return collection === 'keys' ? { kind: 'key', orgId, keyId: item } : undefined;
+  }
+  const plain = ['activities', 'usageCost', 'members', 'roles', 'keys'] as const;
+  const kind = plain.find((candidate) => candidate === collection);
+  return kind === undefined ? undefined : { kind, orgId };
 }
+
+type AccessRoute = Extract<Route, { kind: 'members' | 'member' | 'roles' | 'keys' | 'key' }>;
 
 interface Credentials {
   keyId: string;
@@ -740,6 +771,12 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
         return this.withService(route.serviceId, () =>
           this.serviceQueryEndpoint(method, route.serviceId, incoming.rawBody),
         );
+      case 'members':
+      case 'member':
+      case 'roles':
+      case 'keys':
+      case 'key':
+        return this.respondAccess(route, method, incoming.rawBody, actor);
       case 'password':
         return this.withService(route.serviceId, () => this.changePassword(route.serviceId, incoming.rawBody, actor));
       case 'upgradeWindow':
@@ -747,12 +784,19 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     }
   }
 
+  /** The simulator's own key, while it is enabled and not expired; its usedAt follows each request. */
   private accepts(credentials: Credentials | undefined): credentials is Credentials {
-    return (
+    const matches =
       credentials !== undefined &&
       credentials.keyId === this.credentials.keyId &&
-      credentials.keySecret === this.credentials.keySecret
-    );
+      credentials.keySecret === this.credentials.keySecret;
+    if (!matches) return false;
+    const key = this.access.keys.get(credentials.keyId);
+    // A key the directory does not hold (a test seeded other keys) still authenticates.
+    if (key === undefined) return true;
+    if (!keyUsable(key, this.now())) return false;
+    key.usedAt = usedAtOf(this.now());
+    return true;
   }
 
   private rateLimit(keyId: string): number | undefined {
@@ -762,6 +806,67 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   private withService(serviceId: string, answer: () => Reply): Reply {
     return this.state.get(serviceId) === undefined ? failure(404, serviceNotFound(serviceId)) : answer();
+  }
+
+  /** Members, roles and keys: reads, and the PATCH/DELETE rules of access.ts. */
+  private respondAccess(route: AccessRoute, method: string, rawBody: string, actor: Actor): Reply {
+    const { roles, members, keys } = this.access;
+    switch (route.kind) {
+      case 'roles':
+        return success(roles.map((role) => roleView(role, this.orgId, [...members.values()], [...keys.values()])));
+      case 'members':
+        return success([...members.values()].map((member) => memberView(member, roles)));
+      case 'keys':
+        return success([...keys.values()].map((key) => keyView(key, roles)));
+      case 'member':
+        return this.memberRequest(route.userId, method, rawBody, actor);
+      case 'key':
+        return this.keyRequest(route.keyId, method, rawBody, actor);
+    }
+  }
+
+  private memberRequest(userId: string, method: string, rawBody: string, actor: Actor): Reply {
+    const { roles, members } = this.access;
+    const member = members.get(userId);
+    if (member === undefined) return failure(404, `member ${userId} not found`);
+    if (method === 'GET') return success(memberView(member, roles));
+    if (method === 'DELETE') {
+      const refused = memberDeletionRefusal(userId, [...members.values()], roles);
+      if (refused !== undefined) return failure(400, refused);
+      members.delete(userId);
+      this.state.recordScoped({}, 'organization_member_delete', actor, this.now());
+      return emptySuccess();
+    }
+    const body = parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const outcome = patchMember(member, body.value, roles);
+    if (!outcome.ok) return failure(400, outcome.message);
+    members.set(userId, outcome.value);
+    this.state.recordScoped({}, 'organization_member_update_roles', actor, this.now());
+    return success(memberView(outcome.value, roles));
+  }
+
+  private keyRequest(keyId: string, method: string, rawBody: string, actor: Actor): Reply {
+    const { roles, keys } = this.access;
+    const key = keys.get(keyId);
+    if (key === undefined) return failure(404, `API key ${keyId} not found`);
+    if (method === 'GET') return success(keyView(key, roles));
+    if (method === 'DELETE') {
+      const refused = keyDeletionRefusal(keyId, actor.id);
+      if (refused !== undefined) return failure(400, refused);
+      keys.delete(keyId);
+      // Not documented: which type a deletion is logged under; key_delete, with the key named as updates are.
+      this.state.recordScoped({ targetKeyId: keyId, keyUpdateType: 'deleted' }, 'key_delete', actor, this.now());
+      return emptySuccess();
+    }
+    const body = parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const outcome = patchKey(key, body.value, roles);
+    if (!outcome.ok) return failure(400, outcome.message);
+    keys.set(keyId, outcome.value.key);
+    for (const keyUpdateType of outcome.value.updates)
+      this.state.recordScoped({ targetKeyId: keyId, keyUpdateType }, 'openapi_key_update', actor, this.now());
+    return success(keyView(outcome.value.key, roles));
   }
 
   /** POST upserts (same id), GET reads (404 when none), DELETE removes. */
