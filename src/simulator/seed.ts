@@ -8,7 +8,7 @@
  * vertical one (orders-prod), an idle development service that idles after 15 minutes
  * (sandbox-dev) and stopped ones (orders-staging, ml-dev).
  */
-import { usedAtOf, type AccessSeed } from './access.js';
+import { usedAtOf, type AccessSeed, type KeyRecord } from './access.js';
 import type { BackupConfiguration } from './backups.js';
 import { currentScalingOf } from './capacity.js';
 import type { AccessEntryRecord, EndpointRecord, ServiceRecordLike, TagRecord } from './state.js';
@@ -483,39 +483,33 @@ export function demoAccess(keyId: string, keySecret: string, now: number): Acces
     member(DEMO_MEMBER_IDS.developer, 'Dev Eloper', 'dev@example.com', 400, DEMO_ROLE_IDS.developer),
     member(DEMO_MEMBER_IDS.billing, 'Bill Ing', 'bill@example.com', 150, DEMO_ROLE_IDS.billingViewer),
   ];
-  const keys: AccessSeed['keys'] = [
-    {
-      id: keyId,
-      name: 'chat-ops bot',
-      state: 'enabled',
-      assignedRoleIds: [DEMO_ROLE_IDS.admin],
+  const key = (id: string, name: string, roleId: string, createdDaysAgo: number, rest: Partial<KeyRecord>) => ({
+    id,
+    name,
+    state: 'enabled' as const,
+    assignedRoleIds: [roleId],
+    keySuffix: id.slice(-4),
+    createdAt: at(createdDaysAgo),
+    ipAccessList: [],
+    ...rest,
+  });
+  const keys = [
+    key(keyId, 'chat-ops bot', DEMO_ROLE_IDS.admin, 200, {
       keySuffix: keySecret.slice(-4),
-      createdAt: at(200),
       expireAt: new Date(now + 165 * DAY_MS).toISOString(),
       usedAt: usedAtOf(now),
       ipAccessList: [{ source: '0.0.0.0/0', description: 'anywhere' }],
-    },
-    {
-      id: DEMO_OTHER_KEY_IDS.unused,
-      name: 'ci-readonly',
-      state: 'enabled',
-      assignedRoleIds: [DEMO_ROLE_IDS.developer],
+    }),
+    key(DEMO_OTHER_KEY_IDS.unused, 'ci-readonly', DEMO_ROLE_IDS.developer, 120, {
       keySuffix: 'q7Zk',
-      createdAt: at(120),
       expireAt: new Date(now + 245 * DAY_MS).toISOString(),
       ipAccessList: [{ source: '203.0.113.0/24', description: 'CI runners' }],
-    },
-    {
-      id: DEMO_OTHER_KEY_IDS.neverExpires,
-      name: 'terraform',
-      state: 'enabled',
-      assignedRoleIds: [DEMO_ROLE_IDS.admin],
+    }),
+    key(DEMO_OTHER_KEY_IDS.neverExpires, 'terraform', DEMO_ROLE_IDS.admin, 500, {
       keySuffix: 'T3rr',
-      createdAt: at(500),
       expireAt: null,
       usedAt: minute(3),
-      ipAccessList: [],
-    },
+    }),
   ];
   return { roles, members, keys };
 }

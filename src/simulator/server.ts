@@ -3,7 +3,10 @@
  * update one, scale one through …/replicaScaling, start/stop/wake one through …/state, read the
  * organization's activities, read its daily costs), over real HTTP (node:http), with the real API's envelopes, Basic
  * auth, tag filters and PATCH rules, timed state transitions, plus fault switches so tests can
- * make it slow, failing, rate-limited, rude (dropped sockets) or silent.
+ * make it slow, failing, rate-limited, rude (dropped sockets) or silent. It also serves endpoints
+ * the bot does not drive yet (backups, scaling schedules, upgrade windows, Prometheus, password,
+ * query endpoint, members, roles and keys); their rules live in modules of their own, the routes
+ * here stay thin.
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';

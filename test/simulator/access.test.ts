@@ -1,5 +1,5 @@
 /** Members, roles and API keys over real HTTP: seeded shapes, PATCH/DELETE rules, activities, usedAt. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   DEMO_KEY_ID,
   DEMO_KEY_SECRET,
@@ -8,8 +8,7 @@ import {
   DEMO_OTHER_KEY_IDS,
   DEMO_ROLE_IDS,
 } from '../../src/simulator/seed.js';
-import type { CloudSimulator } from '../../src/simulator/server.js';
-import { call, expectError, expectSuccess, startDemo } from './helpers.js';
+import { call, expectError, expectSuccess, demoStarter } from './helpers.js';
 
 const AT = Date.parse('2026-11-28T13:20:42Z');
 const DAY = 24 * 3_600_000;
@@ -45,16 +44,7 @@ interface Role {
   actors: string[];
 }
 
-let sim: CloudSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
-
-async function start(clock = { at: AT }): Promise<CloudSimulator> {
-  sim = await startDemo({ now: () => clock.at, transitionMs: 0 });
-  return sim;
-}
+const start = demoStarter(AT);
 
 const ADMIN: AssignedRole = { roleId: DEMO_ROLE_IDS.admin, roleName: 'Admin', roleType: 'system' };
 const DEVELOPER: AssignedRole = { roleId: DEMO_ROLE_IDS.developer, roleName: 'Developer', roleType: 'system' };

@@ -1,23 +1,14 @@
 /** GET …/services/{serviceId}/prometheus over real HTTP: text exposition, labels, load, idle services. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_IDS, DEMO_ORG_ID } from '../../src/simulator/seed.js';
 import type { CloudSimulator } from '../../src/simulator/server.js';
-import { call, expectError, getText, servicePath, startDemo } from './helpers.js';
+import { call, expectError, getText, servicePath, demoStarter } from './helpers.js';
 
 const AT = Date.parse('2026-11-28T13:20:00Z');
 const FILTERED = new URLSearchParams({ filtered_metrics: 'true' });
 const GIB = 1024 ** 3;
 
-let sim: CloudSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
-
-async function start(clock = { at: AT }): Promise<CloudSimulator> {
-  sim = await startDemo({ now: () => clock.at, transitionMs: 0 });
-  return sim;
-}
+const start = demoStarter(AT);
 
 const scrape = (s: CloudSimulator, id: string, query = FILTERED) => getText(s, `${servicePath(id)}/prometheus`, query);
 

@@ -1,8 +1,7 @@
 /** …/services/{serviceId}/serviceQueryEndpoint over real HTTP: upsert, read, delete, refusals. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_IDS, DEMO_KEY_ID, DEMO_OTHER_KEY_IDS } from '../../src/simulator/seed.js';
-import type { CloudSimulator } from '../../src/simulator/server.js';
-import { call, expectError, expectSuccess, servicePath, startDemo, UUID_V4 } from './helpers.js';
+import { call, expectDeletedOnce, expectError, expectSuccess, servicePath, demoStarter, UUID_V4 } from './helpers.js';
 
 const PATH = `${servicePath(DEMO_IDS.ordersProd)}/serviceQueryEndpoint`;
 const BODY = {
@@ -18,16 +17,7 @@ interface Endpoint {
   allowedOrigins: string;
 }
 
-let sim: CloudSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
-
-async function start(): Promise<CloudSimulator> {
-  sim = await startDemo({ transitionMs: 0 });
-  return sim;
-}
+const start = demoStarter(Date.parse('2026-11-28T13:20:00Z'));
 
 describe('service query endpoint', () => {
   it('answers 404 until one is configured; POST creates it and GET reads it back', async () => {
@@ -50,11 +40,7 @@ describe('service query endpoint', () => {
   it('deletes it (then 404), and answers 404 to deleting none', async () => {
     const s = await start();
     await call(s, 'POST', PATH, { body: BODY });
-    const deleted = await call(s, 'DELETE', PATH);
-    expect(deleted.status).toBe(200);
-    expect(Object.keys(deleted.body as object).sort()).toStrictEqual(['requestId', 'status']);
-    expectError(await call(s, 'GET', PATH), 404, 'NOT_FOUND');
-    expectError(await call(s, 'DELETE', PATH), 404, 'NOT_FOUND');
+    await expectDeletedOnce(s, PATH);
   });
 
   it.each([

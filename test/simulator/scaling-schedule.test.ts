@@ -1,9 +1,9 @@
 /** …/services/{serviceId}/scalingSchedule over real HTTP: shapes, windows, currentScaling, refusals. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import type { CloudSimulator } from '../../src/simulator/server.js';
 import type { ServiceRecordLike } from '../../src/simulator/state.js';
-import { call, expectError, expectSuccess, servicePath, startDemo, UUID_V4 } from './helpers.js';
+import { call, expectDeletedOnce, expectError, expectSuccess, servicePath, demoStarter, UUID_V4 } from './helpers.js';
 
 /** Saturday 2026-11-28, 13:20 UTC (weekday 6). */
 const SATURDAY_AFTERNOON = Date.parse('2026-11-28T13:20:00Z');
@@ -17,16 +17,7 @@ interface Schedule {
   activeEntryId?: string;
 }
 
-let sim: CloudSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
-
-async function start(clock = { at: SATURDAY_AFTERNOON }): Promise<CloudSimulator> {
-  sim = await startDemo({ now: () => clock.at, transitionMs: 0 });
-  return sim;
-}
+const start = demoStarter(SATURDAY_AFTERNOON);
 
 const BUSINESS_HOURS = {
   name: 'weekend peak',
@@ -131,11 +122,8 @@ describe('scaling schedules', () => {
     const s = await start();
     const before = await currentScaling(s);
     await post(s, [BUSINESS_HOURS]);
-    const deleted = await call(s, 'DELETE', path);
-    expect(deleted.status).toBe(200);
-    expect(Object.keys(deleted.body as object).sort()).toStrictEqual(['requestId', 'status']);
+    await expectDeletedOnce(s, path);
     expect(await currentScaling(s)).toStrictEqual(before);
-    expectError(await call(s, 'GET', path), 404, 'NOT_FOUND');
   });
 
   it.each([

@@ -1,25 +1,15 @@
 /** PATCH …/services/{serviceId}/password over real HTTP: generated or hashed, refusals, activity. */
 import { createHash } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_IDS, DEMO_KEY_ID } from '../../src/simulator/seed.js';
-import type { CloudSimulator } from '../../src/simulator/server.js';
-import { call, expectError, expectSuccess, servicePath, startDemo } from './helpers.js';
+import { call, expectError, expectSuccess, servicePath, demoStarter } from './helpers.js';
 
 const PATH = `${servicePath(DEMO_IDS.ordersProd)}/password`;
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('base64');
 const doubleSha1 = (text: string): string =>
   createHash('sha1').update(createHash('sha1').update(text).digest()).digest('hex');
 
-let sim: CloudSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
-
-async function start(): Promise<CloudSimulator> {
-  sim = await startDemo({ transitionMs: 0 });
-  return sim;
-}
+const start = demoStarter(Date.parse('2026-11-28T13:20:00Z'));
 
 describe('service password', () => {
   it('generates a password and returns it once when no hash is sent, and records the activity', async () => {

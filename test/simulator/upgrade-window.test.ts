@@ -1,23 +1,13 @@
 /** …/services/{serviceId}/upgradeWindow over real HTTP: set, read, inherit, delete, refusals. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import type { CloudSimulator } from '../../src/simulator/server.js';
-import { call, expectError, expectSuccess, servicePath, startDemo } from './helpers.js';
+import { call, expectDeletedOnce, expectError, expectSuccess, servicePath, demoStarter } from './helpers.js';
 
 const pathOf = (id: string): string => `${servicePath(id)}/upgradeWindow`;
 const PRIMARY = pathOf(DEMO_IDS.ordersProd);
 const SECONDARY = pathOf(DEMO_IDS.ordersProdReadonly);
 
-let sim: CloudSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
-
-async function start(): Promise<CloudSimulator> {
-  sim = await startDemo({ transitionMs: 0 });
-  return sim;
-}
+const start = demoStarter(Date.parse('2026-11-28T13:20:00Z'));
 
 describe('upgrade windows', () => {
   it('answers 404 until a window is set, then reads back weekday, start hour and the 6-hour duration', async () => {
@@ -42,11 +32,7 @@ describe('upgrade windows', () => {
   it('deletes a window (then 404), and answers 404 to deleting none', async () => {
     const s = await start();
     await call(s, 'PUT', PRIMARY, { body: { weekday: 2, startHourUtc: 6 } });
-    const deleted = await call(s, 'DELETE', PRIMARY);
-    expect(deleted.status).toBe(200);
-    expect(Object.keys(deleted.body as object).sort()).toStrictEqual(['requestId', 'status']);
-    expectError(await call(s, 'GET', PRIMARY), 404, 'NOT_FOUND');
-    expectError(await call(s, 'DELETE', PRIMARY), 404, 'NOT_FOUND');
+    await expectDeletedOnce(s, PRIMARY);
   });
 
   it.each([
