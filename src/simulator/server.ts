@@ -421,6 +421,12 @@ function matchRoute(pathname: string): Route | undefined {
   return kind === undefined ? undefined : { kind, orgId };
 }
 
+/** The service endpoints the bot does not drive yet. */
+interface ServiceSettingRoute {
+  kind: 'prometheus' | 'scalingSchedule' | 'upgradeWindow' | 'password' | 'serviceQueryEndpoint';
+  orgId: string;
+  serviceId: string;
+}
 type AccessRoute = Extract<Route, { kind: 'members' | 'member' | 'roles' | 'keys' | 'key' }>;
 
 interface Credentials {
@@ -765,25 +771,39 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
             : this.patchBackupConfiguration(route.serviceId, incoming.rawBody),
         );
       case 'prometheus':
-        return this.withService(route.serviceId, () => this.prometheus(route.serviceId, url.searchParams));
       case 'scalingSchedule':
-        if (this.scalingSchedulesDisabled)
-          return failure(403, 'Scheduled autoscaling is not enabled for this organization');
-        return this.withService(route.serviceId, () => this.scalingSchedule(method, route.serviceId, incoming.rawBody));
-      case 'serviceQueryEndpoint':
-        return this.withService(route.serviceId, () =>
-          this.serviceQueryEndpoint(method, route.serviceId, incoming.rawBody),
-        );
+      case 'upgradeWindow':
+      case 'password':
+      case 'serviceQueryEndpoint': {
+        const setting: ServiceSettingRoute = { ...route, kind: route.kind };
+        return this.withService(route.serviceId, () => this.respondServiceSetting(setting, incoming, actor));
+      }
       case 'members':
       case 'member':
       case 'roles':
       case 'keys':
       case 'key':
         return this.respondAccess(route, method, incoming.rawBody, actor);
-      case 'password':
-        return this.withService(route.serviceId, () => this.changePassword(route.serviceId, incoming.rawBody, actor));
+    }
+  }
+
+  /** The endpoints of a service (known to exist) that the bot does not drive yet. */
+  private respondServiceSetting(route: ServiceSettingRoute, incoming: Incoming, actor: Actor): Reply {
+    const { serviceId } = route;
+    const { method, rawBody, url } = incoming;
+    switch (route.kind) {
+      case 'prometheus':
+        return this.prometheus(serviceId, url.searchParams);
+      case 'scalingSchedule':
+        return this.scalingSchedulesDisabled
+          ? failure(403, 'Scheduled autoscaling is not enabled for this organization')
+          : this.scalingSchedule(method, serviceId, rawBody);
       case 'upgradeWindow':
-        return this.withService(route.serviceId, () => this.upgradeWindow(method, route.serviceId, incoming.rawBody));
+        return this.upgradeWindow(method, serviceId, rawBody);
+      case 'password':
+        return this.changePassword(serviceId, rawBody, actor);
+      case 'serviceQueryEndpoint':
+        return this.serviceQueryEndpoint(method, serviceId, rawBody);
     }
   }
 
