@@ -15,16 +15,16 @@ const MEMORY_MIN = 8;
 const MEMORY_MAX = 356;
 const MEMORY_STEP = 4;
 const BYOC_SIZES: readonly number[] = [48, 116, 172, 232];
-const REPLICAS_MIN = 1;
+export const REPLICAS_MIN = 1;
 const REPLICAS_MAX = 20;
-const IDLE_TIMEOUT_MIN = 5;
+export const IDLE_TIMEOUT_MIN = 5;
 /** The deprecated total-memory fields always describe three workers (official document). */
 const DEPRECATED_TOTAL_WORKERS = 3;
 
 // ---------------------------------------------------------------------------------------------
 // Body validation: the wording imitates the real API's ("request body.x: '...'")
 
-const Memory = z
+export const Memory = z
   .number({ error: 'must be number' })
   .int({ error: 'must be integer' })
   .min(MEMORY_MIN, { error: `must be >= ${MEMORY_MIN}` })
@@ -65,7 +65,8 @@ function fieldPath(path: readonly PropertyKey[]): string {
   );
 }
 
-function validate<T>(schema: z.ZodType<T>, body: unknown): Outcome<T> {
+/** The body as the schema reads it, or the first issue in the API's words. */
+export function validate<T>(schema: z.ZodType<T>, body: unknown): Outcome<T> {
   const parsed = schema.safeParse(body);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issue = parsed.error.issues[0];

@@ -8,6 +8,7 @@
  * vertical one (orders-prod), an idle development service that idles after 15 minutes
  * (sandbox-dev) and stopped ones (orders-staging, ml-dev).
  */
+import { usedAtOf, type AccessSeed, type KeyRecord } from './access.js';
 import type { BackupConfiguration } from './backups.js';
 import { currentScalingOf } from './capacity.js';
 import type { AccessEntryRecord, EndpointRecord, ServiceRecordLike, TagRecord } from './state.js';
@@ -424,3 +425,91 @@ export const DEMO_BACKUP_CONFIGURATIONS: Readonly<Record<string, BackupConfigura
   [DEMO_IDS.ordersProd]: { backupPeriodInHours: 6, backupRetentionPeriodInHours: 48 },
   [DEMO_IDS.billingProd]: { backupPeriodInHours: 24, backupRetentionPeriodInHours: 168, backupStartTime: '02:30' },
 };
+
+export const DEMO_ROLE_IDS = {
+  admin: 'a11d0000-0000-4000-8000-00000000ad01',
+  developer: 'a11d0000-0000-4000-8000-00000000de02',
+  billingViewer: 'c0570000-0000-4000-8000-0000000b1113',
+} as const;
+
+export const DEMO_MEMBER_IDS = {
+  admin: '05e40000-0000-4000-8000-000000000a11',
+  developer: '05e40000-0000-4000-8000-000000000b0b',
+  billing: '05e40000-0000-4000-8000-000000000ca1',
+} as const;
+
+export const DEMO_OTHER_KEY_IDS = {
+  unused: 'de7e0000-0000-4000-8000-000000000120',
+  neverExpires: 'de7e0000-0000-4000-8000-00000000f0e7',
+} as const;
+
+const DAY_MS = 24 * 3_600_000;
+
+/**
+ * The demo's roles, members and API keys, dated from `now` (the simulator's start): Admin and
+ * Developer (system) and a custom Billing viewer; a member holding each; the simulator's own key
+ * (admin, in use; not documented: its id is the Basic auth key id, the document's ids are UUIDs),
+ * a key created 120 days ago and never used, and one that never expires.
+ */
+export function demoAccess(keyId: string, keySecret: string, now: number): AccessSeed {
+  const at = (daysAgo: number): string => new Date(now - daysAgo * DAY_MS).toISOString();
+  const minute = (daysAgo: number): string => usedAtOf(now - daysAgo * DAY_MS);
+  const roles: AccessSeed['roles'] = [
+    { id: DEMO_ROLE_IDS.admin, name: 'Admin', type: 'system', createdAt: at(900), permissions: ['control-plane:*'] },
+    {
+      id: DEMO_ROLE_IDS.developer,
+      name: 'Developer',
+      type: 'system',
+      createdAt: at(900),
+      permissions: ['control-plane:organization:view', 'control-plane:service:view'],
+    },
+    {
+      id: DEMO_ROLE_IDS.billingViewer,
+      name: 'Billing viewer',
+      type: 'custom',
+      createdAt: at(200),
+      permissions: ['control-plane:organization:view-billing'],
+    },
+  ];
+  const member = (userId: string, name: string, email: string, joinedDaysAgo: number, roleId: string) => ({
+    userId,
+    name,
+    email,
+    joinedAt: at(joinedDaysAgo),
+    assignedRoleIds: [roleId],
+  });
+  const members = [
+    member(DEMO_MEMBER_IDS.admin, 'Ada Admin', 'ada@example.com', 800, DEMO_ROLE_IDS.admin),
+    member(DEMO_MEMBER_IDS.developer, 'Dev Eloper', 'dev@example.com', 400, DEMO_ROLE_IDS.developer),
+    member(DEMO_MEMBER_IDS.billing, 'Bill Ing', 'bill@example.com', 150, DEMO_ROLE_IDS.billingViewer),
+  ];
+  const key = (id: string, name: string, roleId: string, createdDaysAgo: number, rest: Partial<KeyRecord>) => ({
+    id,
+    name,
+    state: 'enabled' as const,
+    assignedRoleIds: [roleId],
+    keySuffix: id.slice(-4),
+    createdAt: at(createdDaysAgo),
+    ipAccessList: [],
+    ...rest,
+  });
+  const keys = [
+    key(keyId, 'chat-ops bot', DEMO_ROLE_IDS.admin, 200, {
+      keySuffix: keySecret.slice(-4),
+      expireAt: new Date(now + 165 * DAY_MS).toISOString(),
+      usedAt: usedAtOf(now),
+      ipAccessList: [{ source: '0.0.0.0/0', description: 'anywhere' }],
+    }),
+    key(DEMO_OTHER_KEY_IDS.unused, 'ci-readonly', DEMO_ROLE_IDS.developer, 120, {
+      keySuffix: 'q7Zk',
+      expireAt: new Date(now + 245 * DAY_MS).toISOString(),
+      ipAccessList: [{ source: '203.0.113.0/24', description: 'CI runners' }],
+    }),
+    key(DEMO_OTHER_KEY_IDS.neverExpires, 'terraform', DEMO_ROLE_IDS.admin, 500, {
+      keySuffix: 'T3rr',
+      expireAt: null,
+      usedAt: minute(3),
+    }),
+  ];
+  return { roles, members, keys };
+}

@@ -3,7 +3,10 @@
  * update one, scale one through …/replicaScaling, start/stop/wake one through …/state, read the
  * organization's activities, read its daily costs), over real HTTP (node:http), with the real API's envelopes, Basic
  * auth, tag filters and PATCH rules, timed state transitions, plus fault switches so tests can
- * make it slow, failing, rate-limited, rude (dropped sockets) or silent.
+ * make it slow, failing, rate-limited, rude (dropped sockets) or silent. It also serves endpoints
+ * the bot does not drive yet (backups, scaling schedules, upgrade windows, Prometheus, password,
+ * query endpoint, members, roles and keys); their rules live in modules of their own, the routes
+ * here stay thin.
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -11,6 +14,19 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import {
+  AccessDirectory,
+  keyDeletionRefusal,
+  keyUsable,
+  keyView,
+  memberDeletionRefusal,
+  memberView,
+  patchKey,
+  patchMember,
+  roleView,
+  usedAtOf,
+  type AccessSeed,
+} from './access.js';
 import { usageCost } from './cost.js';
 import {
   backupsOf,
@@ -20,7 +36,12 @@ import {
   type BackupRecord,
 } from './backups.js';
 import { createService, deletionRefusal } from './create.js';
-import { DEMO_BACKUP_CONFIGURATIONS } from './seed.js';
+import { defaultLoad, parseFilteredMetrics, prometheusText, type ServiceLoad } from './prometheus.js';
+import { activeEntry, parseSchedule, scheduledScaling, scheduleView, type ScheduleEntry } from './schedules.js';
+import { upsertQueryEndpoint, type QueryEndpoint } from './query-endpoint.js';
+import { DEMO_BACKUP_CONFIGURATIONS, demoAccess } from './seed.js';
+import { changePassword, type PasswordChange } from './service-password.js';
+import { parseUpgradeWindow, secondaryRefusal, windowOwner, type UpgradeWindow } from './upgrade-window.js';
 import {
   changedActivityTypes,
   changeServiceState,
@@ -34,7 +55,7 @@ import {
   type ServiceRecordLike,
 } from './state.js';
 
-export type SimulatedMethod = 'GET' | 'PATCH' | 'POST' | 'DELETE';
+export type SimulatedMethod = 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE';
 
 export interface SimulatorOptions {
   keyId: string;
@@ -54,6 +75,8 @@ export interface SimulatorOptions {
   transitionMs?: number;
   /** Backup configurations by service id (the demo's unless given); the default (daily, kept a day) for the others. */
   backupConfigurations?: Record<string, BackupConfiguration>;
+  /** Roles, members and API keys (the demo's, dated from the start, unless given). */
+  access?: AccessSeed;
 }
 
 /** Who changeInConsole says made a change when the caller does not name anyone. */
@@ -82,6 +105,8 @@ interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Sent as text/plain instead of the JSON body (the Prometheus endpoint's answer). */
+  text?: string;
 }
 
 const ERROR_CODES: Record<number, string> = {
@@ -108,6 +133,11 @@ function success(result: unknown): Reply {
   return { status: 200, body: { status: 200, requestId: randomUUID(), result } };
 }
 
+/** A success without a result, as the document's DELETEs answer. */
+function emptySuccess(): Reply {
+  return { status: 200, body: { status: 200, requestId: randomUUID() } };
+}
+
 /** The real API's error envelope: `{status, error: "CODE: message", requestId}`. */
 function failure(status: number, message: string, headers?: Record<string, string>): Reply {
   const error = `${errorCode(status)}: ${message}`;
@@ -121,10 +151,13 @@ function rateLimited(resetSeconds: number, retryAfterSeconds?: number): Reply {
   return { status: 429, body: { status: 429, error: 'TOO_MANY_REQUESTS', requestId: randomUUID() }, headers };
 }
 
+/** Prometheus' text exposition format, version 0.0.4. */
+const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
 function send(res: ServerResponse, reply: Reply): void {
-  const payload = JSON.stringify(reply.body);
+  const payload = reply.text ?? JSON.stringify(reply.body);
   res.writeHead(reply.status, {
-    'content-type': 'application/json',
+    'content-type': reply.text === undefined ? 'application/json' : PROMETHEUS_CONTENT_TYPE,
     'content-length': Buffer.byteLength(payload),
     ...reply.headers,
   });
@@ -289,16 +322,30 @@ function bodyForLog(rawBody: string): unknown {
   return parsed.ok ? parsed.value : rawBody;
 }
 
+/** Actions under …/services/{serviceId} that take no further segment. */
+const SERVICE_ACTIONS = [
+  'replicaScaling',
+  'state',
+  'backups',
+  'backupConfiguration',
+  'prometheus',
+  'scalingSchedule',
+  'upgradeWindow',
+  'password',
+  'serviceQueryEndpoint',
+] as const;
+type ServiceAction = (typeof SERVICE_ACTIONS)[number];
+
 type Route =
   | { kind: 'list'; orgId: string }
   | { kind: 'activities'; orgId: string }
   | { kind: 'usageCost'; orgId: string }
   | { kind: 'service'; orgId: string; serviceId: string }
-  | { kind: 'replicaScaling'; orgId: string; serviceId: string }
-  | { kind: 'state'; orgId: string; serviceId: string }
-  | { kind: 'backups'; orgId: string; serviceId: string }
+  | { kind: ServiceAction; orgId: string; serviceId: string }
   | { kind: 'backup'; orgId: string; serviceId: string; backupId: string }
-  | { kind: 'backupConfiguration'; orgId: string; serviceId: string };
+  | { kind: 'members' | 'roles' | 'keys'; orgId: string }
+  | { kind: 'member'; orgId: string; userId: string }
+  | { kind: 'key'; orgId: string; keyId: string };
 
 /** The methods each route answers. */
 const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
@@ -311,6 +358,16 @@ const METHODS_OF: Record<Route['kind'], readonly SimulatedMethod[]> = {
   backups: ['GET'],
   backup: ['GET'],
   backupConfiguration: ['GET', 'PATCH'],
+  prometheus: ['GET'],
+  scalingSchedule: ['GET', 'POST', 'DELETE'],
+  upgradeWindow: ['GET', 'PUT', 'DELETE'],
+  password: ['PATCH'],
+  serviceQueryEndpoint: ['GET', 'POST', 'DELETE'],
+  members: ['GET'],
+  member: ['GET', 'PATCH', 'DELETE'],
+  roles: ['GET'],
+  keys: ['GET'],
+  key: ['GET', 'PATCH', 'DELETE'],
 };
 
 function decodeSegment(segment: string | undefined): string | undefined {
@@ -322,33 +379,55 @@ function decodeSegment(segment: string | undefined): string | undefined {
   }
 }
 
-/**
- * /v1/organizations/{orgId}/services, /v1/organizations/{orgId}/activities,
- * /v1/organizations/{orgId}/services/{serviceId} and its /replicaScaling, /state, /backups,
- * /backups/{backupId} and /backupConfiguration.
- */
-function matchRoute(pathname: string): Route | undefined {
-  const [root, version, organizations, rawOrgId, collection, rawServiceId, action, item, ...rest] = pathname.split('/');
-  const shapeOk = root === '' && version === 'v1' && organizations === 'organizations';
-  const orgId = decodeSegment(rawOrgId);
-  if (!shapeOk || orgId === undefined || rest.length > 0) return undefined;
-  if (item !== undefined) {
-    const serviceId = decodeSegment(rawServiceId);
-    const backupId = decodeSegment(item);
-    const isBackup = collection === 'services' && action === 'backups';
-    return isBackup && serviceId && backupId ? { kind: 'backup', orgId, serviceId, backupId } : undefined;
-  }
-  if (collection === 'activities') return rawServiceId === undefined ? { kind: 'activities', orgId } : undefined;
-  if (collection === 'usageCost') return rawServiceId === undefined ? { kind: 'usageCost', orgId } : undefined;
-  if (collection !== 'services') return undefined;
+const isServiceAction = (action: string): action is ServiceAction =>
+  SERVICE_ACTIONS.some((candidate) => candidate === action);
+
+/** …/services/{serviceId}[/{action}[/{item}]] once the organization is known. */
+function matchServiceRoute(orgId: string, segments: readonly string[]): Route | undefined {
+  const [rawServiceId, action, item, ...rest] = segments;
   if (rawServiceId === undefined) return { kind: 'list', orgId };
   const serviceId = decodeSegment(rawServiceId);
-  if (serviceId === undefined) return undefined;
+  if (serviceId === undefined || rest.length > 0) return undefined;
   if (action === undefined) return { kind: 'service', orgId, serviceId };
-  if (action === 'replicaScaling' || action === 'state' || action === 'backups' || action === 'backupConfiguration')
-    return { kind: action, orgId, serviceId };
-  return undefined;
+  if (item !== undefined) {
+    const backupId = decodeSegment(item);
+    return action === 'backups' && backupId ? { kind: 'backup', orgId, serviceId, backupId } : undefined;
+  }
+  return isServiceAction(action) ? { kind: action, orgId, serviceId } : undefined;
 }
+
+/**
+ * /v1/organizations/{orgId}/services, /activities, /usageCost, /members[/{userId}], /roles and
+ * /keys[/{keyId}];
+ * /v1/organizations/{orgId}/services/{serviceId} and its actions (SERVICE_ACTIONS) and
+ * /backups/{backupId}.
+ */
+function matchRoute(pathname: string): Route | undefined {
+  const [root, version, organizations, rawOrgId, collection, ...segments] = pathname.split('/');
+  const shapeOk = root === '' && version === 'v1' && organizations === 'organizations';
+  const orgId = decodeSegment(rawOrgId);
+  if (!shapeOk || orgId === undefined) return undefined;
+  if (collection === 'services') return matchServiceRoute(orgId, segments);
+  const [rawItem, ...rest] = segments;
+  if (rest.length > 0) return undefined;
+  const item = decodeSegment(rawItem);
+  if (rawItem !== undefined) {
+    if (item === undefined) return undefined;
+    if (collection === 'members') return { kind: 'member', orgId, userId: item };
+    return collection === 'keys' ? { kind: 'key', orgId, keyId: item } : undefined;
+  }
+  const plain = ['activities', 'usageCost', 'members', 'roles', 'keys'] as const;
+  const kind = plain.find((candidate) => candidate === collection);
+  return kind === undefined ? undefined : { kind, orgId };
+}
+
+/** The service endpoints the bot does not drive yet. */
+interface ServiceSettingRoute {
+  kind: 'prometheus' | 'scalingSchedule' | 'upgradeWindow' | 'password' | 'serviceQueryEndpoint';
+  orgId: string;
+  serviceId: string;
+}
+type AccessRoute = Extract<Route, { kind: 'members' | 'member' | 'roles' | 'keys' | 'key' }>;
 
 interface Credentials {
   keyId: string;
@@ -380,6 +459,27 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   basicPackage = false;
   /** Each service's backup configuration, where it differs from the default. */
   private readonly backupConfigs = new Map<string, BackupConfiguration>();
+  /**
+   * The organization lacks the scheduled autoscaling feature: …/scalingSchedule answers 403 with a
+   * sentence. Not documented: the exact status ("Requires the scheduled autoscaling feature to be
+   * enabled for the organization" is all the document says); 403 is the one it uses for entitlements
+   * elsewhere (upgradeWindow).
+   */
+  scalingSchedulesDisabled = false;
+  /** The organization lacks the scheduled upgrades feature: PUT …/upgradeWindow answers 403 (the document). */
+  scheduledUpgradesDisabled = false;
+  /** The organization's roles, members and API keys; the simulator's own key among them. */
+  private readonly access: AccessDirectory;
+  /** Each service's query endpoint, where one is configured. */
+  private readonly queryEndpoints = new Map<string, QueryEndpoint>();
+  /** Each service's password as the last PATCH …/password set it (hashes only), by service id. */
+  private readonly passwords = new Map<string, Omit<PasswordChange, 'generated'>>();
+  /** Upgrade windows of primary services, by service id. */
+  private readonly upgradeWindows = new Map<string, UpgradeWindow>();
+  /** Each service's scaling schedule entries; a service without one has no entry here. */
+  private readonly schedules = new Map<string, ScheduleEntry[]>();
+  /** Loads tests set with setLoad, by service id; the others follow defaultLoad. */
+  private readonly loads = new Map<string, ServiceLoad>();
   /** When the simulator started: services stopped before it took their last backup 3 days before. */
   private readonly startedAt: number;
   private readonly credentials: Credentials;
@@ -403,6 +503,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     this.credentials = { keyId: options.keyId, keySecret: options.keySecret };
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
+    this.access = new AccessDirectory(options.access ?? demoAccess(options.keyId, options.keySecret, this.startedAt));
     for (const [id, configuration] of Object.entries(options.backupConfigurations ?? DEMO_BACKUP_CONFIGURATIONS))
       this.backupConfigs.set(id, { ...configuration });
     this.state = new OrganizationState(
@@ -428,12 +529,12 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   /** Deep copies of every service, in list order. */
   services(): ServiceRecordLike[] {
-    this.state.settle(this.now());
+    this.settle();
     return structuredClone([...this.state.list()]);
   }
 
   service(id: string): ServiceRecordLike | undefined {
-    this.state.settle(this.now());
+    this.settle();
     const record = this.state.get(id);
     return record === undefined ? undefined : structuredClone(record);
   }
@@ -452,7 +553,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
    * kind of setting that changed, as GET …/activities will show it.
    */
   changeInConsole(id: string, patch: Partial<ServiceRecordLike>, by: Actor = consoleUser(CONSOLE_EMAIL)): void {
-    this.state.settle(this.now());
+    this.settle();
     const before = this.service(id);
     this.changeOutsideBot(id, patch);
     const after = this.state.get(id);
@@ -462,7 +563,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   /** A service's backups as GET …/backups serves them, newest first. */
   backups(serviceId: string): BackupRecord[] {
-    this.state.settle(this.now());
+    this.settle();
     const record = this.state.get(serviceId);
     if (record === undefined) return [];
     const created = typeof record['createdAt'] === 'string' ? Date.parse(record['createdAt']) : undefined;
@@ -488,6 +589,28 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
       .filter((activity) => activity.serviceId === serviceId && activity.type === 'service_stop');
     const last = stops.at(-1);
     return last === undefined ? this.startedAt - 3 * 24 * 3_600_000 : Date.parse(last.createdAt);
+  }
+
+  /** Settles transitions under way, then puts each scheduled service's entry in force (or its base). */
+  private settle(): void {
+    const now = this.now();
+    this.state.settle(now);
+    for (const [serviceId, entries] of this.schedules) {
+      const record = this.state.get(serviceId);
+      if (record === undefined) continue;
+      record['currentScaling'] = scheduledScaling(record, activeEntry(entries, now));
+    }
+  }
+
+  /** The hashes the last PATCH …/password set for a service, if any (a test checks what was sent). */
+  servicePassword(serviceId: string): Omit<PasswordChange, 'generated'> | undefined {
+    const hashes = this.passwords.get(serviceId);
+    return hashes === undefined ? undefined : { ...hashes };
+  }
+
+  /** Fixes what GET …/prometheus reports for a running service (until the next setLoad). */
+  setLoad(serviceId: string, load: ServiceLoad): void {
+    this.loads.set(serviceId, { ...load });
   }
 
   addService(record: ServiceRecordLike): void {
@@ -618,7 +741,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
       return failure(405, `${method} is not allowed here, use ${allowed.join(' or ')}`, { allow });
     }
     if (route.orgId !== this.orgId) return failure(404, `organization ${route.orgId} not found`);
-    this.state.settle(this.now());
+    this.settle();
     const actor: Actor = { type: 'api', id: credentials.keyId };
     switch (route.kind) {
       case 'list':
@@ -647,15 +770,56 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
             ? success(this.backupConfiguration(route.serviceId))
             : this.patchBackupConfiguration(route.serviceId, incoming.rawBody),
         );
+      case 'prometheus':
+      case 'scalingSchedule':
+      case 'upgradeWindow':
+      case 'password':
+      case 'serviceQueryEndpoint': {
+        const setting: ServiceSettingRoute = { ...route, kind: route.kind };
+        return this.withService(route.serviceId, () => this.respondServiceSetting(setting, incoming, actor));
+      }
+      case 'members':
+      case 'member':
+      case 'roles':
+      case 'keys':
+      case 'key':
+        return this.respondAccess(route, method, incoming.rawBody, actor);
     }
   }
 
+  /** The endpoints of a service (known to exist) that the bot does not drive yet. */
+  private respondServiceSetting(route: ServiceSettingRoute, incoming: Incoming, actor: Actor): Reply {
+    const { serviceId } = route;
+    const { method, rawBody, url } = incoming;
+    switch (route.kind) {
+      case 'prometheus':
+        return this.prometheus(serviceId, url.searchParams);
+      case 'scalingSchedule':
+        return this.scalingSchedulesDisabled
+          ? failure(403, 'Scheduled autoscaling is not enabled for this organization')
+          : this.scalingSchedule(method, serviceId, rawBody);
+      case 'upgradeWindow':
+        return this.upgradeWindow(method, serviceId, rawBody);
+      case 'password':
+        return this.changePassword(serviceId, rawBody, actor);
+      case 'serviceQueryEndpoint':
+        return this.serviceQueryEndpoint(method, serviceId, rawBody);
+    }
+  }
+
+  /** The simulator's own key, while it is enabled and not expired; its usedAt follows each request. */
   private accepts(credentials: Credentials | undefined): credentials is Credentials {
-    return (
+    const matches =
       credentials !== undefined &&
       credentials.keyId === this.credentials.keyId &&
-      credentials.keySecret === this.credentials.keySecret
-    );
+      credentials.keySecret === this.credentials.keySecret;
+    if (!matches) return false;
+    const key = this.access.keys.get(credentials.keyId);
+    // A key the directory does not hold (a test seeded other keys) still authenticates.
+    if (key === undefined) return true;
+    if (!keyUsable(key, this.now())) return false;
+    key.usedAt = usedAtOf(this.now());
+    return true;
   }
 
   private rateLimit(keyId: string): number | undefined {
@@ -665,6 +829,157 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
 
   private withService(serviceId: string, answer: () => Reply): Reply {
     return this.state.get(serviceId) === undefined ? failure(404, serviceNotFound(serviceId)) : answer();
+  }
+
+  /** Members, roles and keys: reads, and the PATCH/DELETE rules of access.ts. */
+  private respondAccess(route: AccessRoute, method: string, rawBody: string, actor: Actor): Reply {
+    const { roles, members, keys } = this.access;
+    switch (route.kind) {
+      case 'roles':
+        return success(roles.map((role) => roleView(role, this.orgId, [...members.values()], [...keys.values()])));
+      case 'members':
+        return success([...members.values()].map((member) => memberView(member, roles)));
+      case 'keys':
+        return success([...keys.values()].map((key) => keyView(key, roles)));
+      case 'member':
+        return this.memberRequest(route.userId, method, rawBody, actor);
+      case 'key':
+        return this.keyRequest(route.keyId, method, rawBody, actor);
+    }
+  }
+
+  private memberRequest(userId: string, method: string, rawBody: string, actor: Actor): Reply {
+    const { roles, members } = this.access;
+    const member = members.get(userId);
+    if (member === undefined) return failure(404, `member ${userId} not found`);
+    if (method === 'GET') return success(memberView(member, roles));
+    if (method === 'DELETE') {
+      const refused = memberDeletionRefusal(userId, [...members.values()], roles);
+      if (refused !== undefined) return failure(400, refused);
+      members.delete(userId);
+      this.state.recordScoped({}, 'organization_member_delete', actor, this.now());
+      return emptySuccess();
+    }
+    const body = parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const outcome = patchMember(member, body.value, roles);
+    if (!outcome.ok) return failure(400, outcome.message);
+    members.set(userId, outcome.value);
+    this.state.recordScoped({}, 'organization_member_update_roles', actor, this.now());
+    return success(memberView(outcome.value, roles));
+  }
+
+  private keyRequest(keyId: string, method: string, rawBody: string, actor: Actor): Reply {
+    const { roles, keys } = this.access;
+    const key = keys.get(keyId);
+    if (key === undefined) return failure(404, `API key ${keyId} not found`);
+    if (method === 'GET') return success(keyView(key, roles));
+    if (method === 'DELETE') {
+      const refused = keyDeletionRefusal(keyId, actor.id);
+      if (refused !== undefined) return failure(400, refused);
+      keys.delete(keyId);
+      // Not documented: which type a deletion is logged under; key_delete, with the key named as updates are.
+      this.state.recordScoped({ targetKeyId: keyId, keyUpdateType: 'deleted' }, 'key_delete', actor, this.now());
+      return emptySuccess();
+    }
+    const body = parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const outcome = patchKey(key, body.value, roles);
+    if (!outcome.ok) return failure(400, outcome.message);
+    keys.set(keyId, outcome.value.key);
+    for (const keyUpdateType of outcome.value.updates)
+      this.state.recordScoped({ targetKeyId: keyId, keyUpdateType }, 'openapi_key_update', actor, this.now());
+    return success(keyView(outcome.value.key, roles));
+  }
+
+  /** POST upserts (same id), GET reads (404 when none), DELETE removes. */
+  private serviceQueryEndpoint(method: string, serviceId: string, rawBody: string): Reply {
+    const current = this.queryEndpoints.get(serviceId);
+    if (method === 'POST') {
+      const body = parseJson(rawBody);
+      if (!body.ok) return failure(400, 'request body is not valid JSON');
+      const outcome = upsertQueryEndpoint(current, body.value, [...this.access.keys.keys()]);
+      if (!outcome.ok) return failure(400, outcome.message);
+      this.queryEndpoints.set(serviceId, outcome.value);
+      return success(outcome.value);
+    }
+    if (current === undefined) return failure(404, `no query endpoint is configured for service ${serviceId}`);
+    if (method === 'GET') return success(current);
+    this.queryEndpoints.delete(serviceId);
+    return emptySuccess();
+  }
+
+  /** PATCH …/password: the generated password comes back only when no hash was sent. */
+  private changePassword(serviceId: string, rawBody: string, actor: Actor): Reply {
+    // Not documented: whether an empty body is allowed; both fields are optional, so it is.
+    const body = rawBody.trim() === '' ? { ok: true as const, value: {} } : parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const change = changePassword(body.value);
+    if (!change.ok) return failure(400, change.message);
+    const { generated, ...hashes } = change.value;
+    this.passwords.set(serviceId, hashes);
+    this.state.recordActivity(serviceId, 'service_update_password', actor, this.now());
+    return success(generated === undefined ? {} : { password: generated });
+  }
+
+  /** GET follows the warehouse's primary; PUT and DELETE are for primaries only (400). */
+  private upgradeWindow(method: string, serviceId: string, rawBody: string): Reply {
+    const record = this.state.get(serviceId);
+    if (record === undefined) return failure(404, serviceNotFound(serviceId));
+    const none = failure(404, `no upgrade window is configured for service ${serviceId}`);
+    if (method === 'GET') {
+      const window = this.upgradeWindows.get(windowOwner(record, this.state.list()));
+      return window === undefined ? none : success(window);
+    }
+    const refused = secondaryRefusal(record);
+    if (refused !== undefined) return failure(400, refused);
+    if (method === 'DELETE') return this.upgradeWindows.delete(serviceId) ? emptySuccess() : none;
+    if (this.scheduledUpgradesDisabled) return failure(403, 'Scheduled upgrades are not enabled for this organization');
+    const body = parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const window = parseUpgradeWindow(body.value);
+    if (!window.ok) return failure(400, window.message);
+    this.upgradeWindows.set(serviceId, window.value);
+    return success(window.value);
+  }
+
+  private scalingSchedule(method: string, serviceId: string, rawBody: string): Reply {
+    const entries = this.schedules.get(serviceId);
+    const record = this.state.get(serviceId);
+    if (method === 'POST') return this.postScalingSchedule(serviceId, rawBody);
+    if (entries === undefined || record === undefined)
+      return failure(404, `no scaling schedule is configured for service ${serviceId}`);
+    if (method === 'GET') return success(scheduleView(record, entries, this.now()));
+    // DELETE: the base configuration is restored before the schedule goes (the document).
+    this.schedules.delete(serviceId);
+    this.state.put({ ...record, currentScaling: scheduledScaling(record, undefined) });
+    return emptySuccess();
+  }
+
+  /** POST replaces the whole list; an empty one clears the schedule (GET is then a 404). */
+  private postScalingSchedule(serviceId: string, rawBody: string): Reply {
+    const body = parseJson(rawBody);
+    if (!body.ok) return failure(400, 'request body is not valid JSON');
+    const parsed = parseSchedule(body.value);
+    if (!parsed.ok) return failure(400, parsed.message);
+    const record = this.state.get(serviceId);
+    if (record === undefined) return failure(404, serviceNotFound(serviceId));
+    if (parsed.value.length === 0) {
+      this.schedules.delete(serviceId);
+      this.state.put({ ...record, currentScaling: scheduledScaling(record, undefined) });
+    } else this.schedules.set(serviceId, parsed.value);
+    this.settle();
+    return success(scheduleView(record, parsed.value, this.now()));
+  }
+
+  /** GET …/prometheus: text, not the envelope; reading it never wakes an idle service. */
+  private prometheus(serviceId: string, query: URLSearchParams): Reply {
+    const filtered = parseFilteredMetrics(query.get('filtered_metrics'));
+    if (!filtered.ok) return failure(400, filtered.message);
+    const record = this.state.get(serviceId);
+    if (record === undefined) return failure(404, serviceNotFound(serviceId));
+    const load = this.loads.get(serviceId) ?? defaultLoad(record, this.now());
+    return { status: 200, body: undefined, text: prometheusText(this.orgId, record, load, this.now(), filtered.value) };
   }
 
   private getBackup(serviceId: string, backupId: string): Reply {
@@ -705,7 +1020,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     if (refused !== undefined) return failure(400, refused);
     this.state.beginTransition(serviceId, 'terminating', null, this.now());
     this.state.recordActivity(serviceId, 'service_delete', actor, this.now());
-    return { status: 200, body: { status: 200, requestId: randomUUID() } };
+    return emptySuccess();
   }
 
   private findBackup(backupId: string): { status: string; service: ServiceRecordLike } | undefined {

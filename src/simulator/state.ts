@@ -49,8 +49,15 @@ export interface ActivityRecord {
   actorId: string;
   actorDetails?: string;
   organizationId: string;
-  serviceId: string;
+  /** Absent for an organization's own activities (members, keys). */
+  serviceId?: string;
+  /** For `openapi_key_update`: the key, and what changed (the document). */
+  targetKeyId?: string;
+  keyUpdateType?: string;
 }
+
+/** What an activity is about besides its type and actor. */
+export type ActivityScope = Pick<ActivityRecord, 'serviceId' | 'targetKeyId' | 'keyUpdateType'>;
 
 /** The newest this many activities are kept. */
 const ACTIVITIES_KEPT = 10_000;
@@ -111,6 +118,11 @@ export class OrganizationState {
   }
 
   recordActivity(serviceId: string, type: string, actor: Actor, now: number): void {
+    this.recordScoped({ serviceId }, type, actor, now);
+  }
+
+  /** An activity of the organization (a service's if scope.serviceId is set). */
+  recordScoped(scope: ActivityScope, type: string, actor: Actor, now: number): void {
     this.log.push({
       id: randomUUID(),
       createdAt: new Date(now).toISOString(),
@@ -119,7 +131,7 @@ export class OrganizationState {
       actorId: actor.id,
       ...(actor.details === undefined ? {} : { actorDetails: actor.details }),
       organizationId: this.orgId,
-      serviceId,
+      ...scope,
     });
     if (this.log.length > ACTIVITIES_KEPT) this.log.splice(0, this.log.length - ACTIVITIES_KEPT);
   }

@@ -1,5 +1,5 @@
 /** Shared helpers: start a demo simulator and talk to it over real HTTP with global fetch. */
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
 import { CloudSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import type { ServiceRecordLike } from '../../src/simulator/state.js';
@@ -110,4 +110,43 @@ export function patch(simulator: CloudSimulator, serviceId: string, body: unknow
 /** PATCHes and asserts success; returns the updated record from the response. */
 export async function patchOk(simulator: CloudSimulator, serviceId: string, body: unknown): Promise<ServiceRecordLike> {
   return expectSuccess<ServiceRecordLike>(await patch(simulator, serviceId, body));
+}
+
+/** A GET whose answer is text (the Prometheus endpoint), with the demo key. */
+export async function getText(
+  simulator: CloudSimulator,
+  path: string,
+  query?: URLSearchParams,
+): Promise<{ status: number; contentType: string | null; text: string }> {
+  const suffix = query ? `?${query.toString()}` : '';
+  const response = await fetch(`${simulator.url}${path}${suffix}`, { headers: { authorization: DEMO_AUTH } });
+  return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
+}
+
+/**
+ * For a test file: a function that starts the demo simulator on a clock the test can move (at
+ * `defaultAt` unless given one), with transitions that settle at once, and closes it after each test.
+ */
+export function demoStarter(defaultAt: number): (clock?: { at: number }) => Promise<CloudSimulator> {
+  let current: CloudSimulator | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return async (clock = { at: defaultAt }) => {
+    current = await startDemo({ now: () => clock.at, transitionMs: 0 });
+    return current;
+  };
+}
+
+/**
+ * DELETEs `path` and asserts the documented answer (200, an envelope without a result); then a
+ * GET and a second DELETE of the same path both answer 404.
+ */
+export async function expectDeletedOnce(simulator: CloudSimulator, path: string): Promise<void> {
+  const deleted = await call(simulator, 'DELETE', path);
+  expect(deleted.status).toBe(200);
+  expect(Object.keys(deleted.body as object).sort()).toStrictEqual(['requestId', 'status']);
+  expectError(await call(simulator, 'GET', path), 404, 'NOT_FOUND');
+  expectError(await call(simulator, 'DELETE', path), 404, 'NOT_FOUND');
 }
