@@ -68,7 +68,9 @@ describe('Reveal password', () => {
     const h = await harness();
     const id = await delivered(h);
     const refused = await reveal(h, id, USERS.approver);
-    expect(refused).toContain(`Only <@${USERS.requester}> can reveal`);
+    expect(refused).toContain('delivered to someone else, and only they can reveal it');
+    expect(refused).not.toContain(USERS.requester);
+    expect(refused).not.toContain('orders-restored');
     expect(refused).not.toContain(PASSWORD);
     expect(await reveal(h, id, USERS.requester)).toContain(PASSWORD);
     await expectNowhereButTheModal(h);

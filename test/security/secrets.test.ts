@@ -17,15 +17,7 @@ import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
 import { createLogger } from '../../src/log.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 import { demoServices, DEMO_ORG_ID } from '../../src/simulator/seed.js';
-import {
-  KEY_ID,
-  KEY_SECRET,
-  SIGNING_SECRET,
-  startHarness,
-  textOf,
-  USERS,
-  type Harness,
-} from '../e2e/harness.js';
+import { KEY_ID, KEY_SECRET, SIGNING_SECRET, startHarness, textOf, USERS, type Harness } from '../e2e/harness.js';
 import { deleteKeysWithPrefix } from '../support/redis.js';
 
 const BOT_TOKEN = 'xoxb-test-token-never-logged';

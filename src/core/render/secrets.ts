@@ -49,7 +49,8 @@ export function revealedView(label: string, value: string): View {
 export function revealRefusalText(outcome: Exclude<RevealOutcome, { kind: 'revealed' }>): string {
   switch (outcome.kind) {
     case 'not-yours':
-      return `:no_entry_sign: Only <@${outcome.ownerId}> can reveal ${esc(outcome.label)}; it was delivered to them alone. Nothing was shown.`;
+      // Neither whose it is nor what it is: the button reached someone it was not meant for.
+      return ':no_entry_sign: This secret was delivered to someone else, and only they can reveal it. Nothing was shown.';
     case 'already-revealed':
       return `:lock: ${esc(capitalized(outcome.label))} was already revealed, ${slackDate(outcome.at)}, and the bot no longer has it. If it was lost, ask for a password reset.`;
     case 'expired':
