@@ -429,12 +429,20 @@ export interface Config {
     | { enabled: true; port: number | undefined; host: string | undefined; token: string | undefined };
 }
 
+/** Said to someone who starts the bot with no Slack app at all: most likely a first look. */
+const PLAYGROUND_HINT =
+  'No Slack app yet? `npm run playground` runs the whole bot on this machine with a Slack stand-in in your browser, no tokens needed.';
+
 export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
+  constructor(
+    readonly problems: string[],
+    hint?: string,
+  ) {
     super(
       `The bot cannot start: ${problems.length} setting${problems.length === 1 ? '' : 's'} need${problems.length === 1 ? 's' : ''} fixing.\n` +
         problems.map((p) => `  - ${p}`).join('\n') +
-        '\nSet them in the environment or in a .env file (see .env.example).',
+        '\nSet them in the environment or in a .env file (see .env.example).' +
+        (hint ? `\n${hint}` : ''),
     );
     this.name = 'ConfigError';
   }
@@ -450,7 +458,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...redisProblems(env),
     ...auditProblems(env),
   ];
-  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const noSlackApp = !env['SLACK_BOT_TOKEN'] && !env['SLACK_SIGNING_SECRET'] && !env['SLACK_APP_TOKEN'];
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems, noSlackApp ? PLAYGROUND_HINT : undefined);
   return toConfig(parsed.data);
 }
 

@@ -189,6 +189,19 @@ describe('configuration', () => {
     expect(message).toContain('The bot cannot start: 2 settings need fixing.');
     expect(message).toContain('.env.example');
     expect(message).not.toMatch(/\bat \w+ \(/);
+    // Someone with no Slack app at all is shown the way to see the bot without one.
+    expect(message).toContain('`npm run playground`');
+  });
+
+  it('suggests the playground only to someone with no Slack app at all', () => {
+    let message = '';
+    try {
+      loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: '' });
+    } catch (error) {
+      message = error instanceof Error ? error.message : '';
+    }
+    expect(message).toContain('SLACK_SIGNING_SECRET');
+    expect(message).not.toContain('playground');
   });
 });
 
