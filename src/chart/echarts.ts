@@ -50,6 +50,8 @@ function drawn(text: string): string {
   );
 }
 
+export const Y_AXIS_UNIT = 'CHC per day';
+
 /** The chart as an SVG document (exported for the benchmark, which times both halves). */
 export function dailySpendSvg(
   data: DailySpendSeries,
@@ -86,6 +88,11 @@ export function dailySpendSvg(
       },
       yAxis: {
         type: 'value',
+        // The unit, as the report's text gives it: ClickHouse Credits a day.
+        name: Y_AXIS_UNIT,
+        nameLocation: 'middle',
+        nameGap: 44,
+        nameTextStyle: { color: colours.text, fontSize: 10 },
         axisLabel: { color: colours.text, fontSize: 10 },
         splitLine: { lineStyle: { color: colours.grid } },
       },

@@ -4,7 +4,7 @@
  * code point, as in messages, not obeyed.
  */
 import { describe, expect, it } from 'vitest';
-import { dailySpendSvg, echartsRenderer } from '../../src/chart/echarts.js';
+import { dailySpendSvg, echartsRenderer, Y_AXIS_UNIT } from '../../src/chart/echarts.js';
 import { chartAltText } from '../../src/core/render/cost.js';
 
 const data = {
@@ -28,5 +28,13 @@ describe('the spend chart with odd service names', () => {
     const alt = chartAltText(data, 'the organization');
     expect(alt).toContain('events[U+202E]dorp 3.00');
     expect(alt).not.toContain('\u202E');
+  });
+});
+
+describe('the spend chart axes', () => {
+  it('names the unit of its y axis (issue 41)', () => {
+    const svg = dailySpendSvg(data, { title: 'Daily spend', width: 320, height: 160 });
+    expect(svg).toContain(Y_AXIS_UNIT);
+    expect(Y_AXIS_UNIT).toBe('CHC per day');
   });
 });
