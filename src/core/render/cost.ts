@@ -111,7 +111,9 @@ export function costBlocks(report: CostReport, scope: CostScope): Block[] {
   ];
   if (listed.length === 0) blocks.push(section('No spend recorded in this period.'));
   else blocks.push(...packLines(hidden > 0 ? [...listed, `…and ${hidden} more`] : listed, 3, (n) => `…and ${n} more`));
-  blocks.push(section(moversText(report)), context(notes.join(' ')));
+  // Movers compare services with each other: a report of one service has none to compare.
+  if (report.services.length > 1) blocks.push(section(moversText(report)));
+  blocks.push(context(notes.join(' ')));
   return blocks;
 }
 
