@@ -13,7 +13,8 @@ import {
   READ_FAILED_TEXT,
   STORE_DOWN_TEXT,
 } from '../core/render/errors.js';
-import { helpBlocks, invalidBlocks, suggestionBlocks, type HelpContext } from '../core/render/help.js';
+import { helpBlocks, invalidBlocks, suggestionBlocks, topicHelpBlocks, type HelpContext } from '../core/render/help.js';
+import { commandsOfTopic } from '../core/command/catalogue.js';
 import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
 import { editMetadata, editView, loadingView, messageView } from '../core/render/modal.js';
@@ -100,11 +101,21 @@ type Runner<K extends CommandKind> = (
 
 /** One runner per command kind: a kind without one is a type error, not a silent no-op. */
 const RUNNERS: { [K in CommandKind]: Runner<K> } = {
-  help: async (_command, inv, s) =>
-    inv.reply({
-      text: 'ClickHouse Cloud bot commands',
-      blocks: helpBlocks(s.slashCommand, undefined, await helpContext(inv, s)),
-    }),
+  help: async (command, inv, s) =>
+    command.topic === undefined
+      ? inv.reply({
+          text: 'ClickHouse Cloud bot commands',
+          blocks: helpBlocks(s.slashCommand, undefined, await helpContext(inv, s)),
+        })
+      : inv.reply({
+          text: `Help: ${esc(command.topic)}`,
+          blocks: topicHelpBlocks(
+            s.slashCommand,
+            command.topic,
+            commandsOfTopic(command.topic),
+            await helpContext(inv, s),
+          ),
+        }),
   unknown: async (command, inv, s) =>
     command.suggestions
       ? inv.reply({

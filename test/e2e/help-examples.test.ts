@@ -80,4 +80,28 @@ describe('help', () => {
     // The whole help everywhere else.
     expect(await answerText(h, await h.command('help', USERS.requester, CHANNEL))).toContain('/clickhouse scale');
   });
+
+  it('help WORD answers that command (or its group) only, with its examples; a typo gets the likely one', async () => {
+    const h = await harness({
+      organizations: [
+        { name: 'analytics', channels: { [CHANNEL]: {}, C0DEV: { allow: ['list', 'show', 'ip-access'] } } },
+      ],
+    });
+    const say = async (text: string, channel = CHANNEL) =>
+      answerText(h, await h.command(text, USERS.requester, channel));
+    const scale = await say('help scale');
+    expect(scale).toContain('/clickhouse scale SERVICE replicas|memory VALUE');
+    expect(scale).toContain('/clickhouse scale orders-prod replicas 6 for 4h');
+    expect(scale).not.toContain('/clickhouse stop');
+    const ip = await say('help ip');
+    expect(ip).toContain('/clickhouse ip add SERVICE');
+    expect(ip).toContain('/clickhouse ip remove SERVICE');
+    expect(ip).not.toContain('/clickhouse scale');
+    expect(await say('help ip remove')).not.toContain('/clickhouse ip add');
+    expect(await say('help scael')).toContain('Did you mean `scale`?');
+    const unknown = await say('help frobnicate');
+    expect(unknown).toContain('`frobnicate` is not a command I know. Here is what I can do:');
+    expect(unknown).toContain('/clickhouse scale');
+    expect(await say('help scale', 'C0DEV')).toContain('`scale` is not available in this channel');
+  });
 });

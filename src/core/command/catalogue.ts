@@ -283,6 +283,19 @@ export function suggestionsFor(typed: string, next = ''): CommandName[] {
   return (narrowed.length > 0 ? narrowed : names).slice(0, 3);
 }
 
+/**
+ * The commands a `help` topic names: the command itself (`scale`, `ip add`), or every command of a
+ * group (`ip`, `schedule`); else the likely ones for a typo (`help scael`). Empty: nothing close.
+ */
+export function commandsOfTopic(topic: string): CommandName[] {
+  const [first = '', second = ''] = topic.trim().toLowerCase().split(/\s+/u);
+  const exact = COMMAND_CATALOGUE.filter((spec) => spec.name === `${first} ${second}`.trim() || spec.name === first);
+  if (exact.length > 0) return exact.map((spec) => spec.name);
+  const group = COMMAND_CATALOGUE.filter((spec) => spec.name.split(' ')[0] === first);
+  if (group.length > 0) return group.map((spec) => spec.name);
+  return suggestionsFor(first, second);
+}
+
 /** A command's catalogue entry. */
 export function specOfName(name: CommandName): CommandSpec {
   return specOf(name) ?? { name, usage: name, example: name, summary: '' };

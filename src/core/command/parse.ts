@@ -37,7 +37,8 @@ import { readWhen, type WhenSpec } from './when.js';
 import { DEFAULT_PERIOD, PERIODS, type PeriodName } from '../cost/period.js';
 
 export type Command =
-  | { kind: 'help' }
+  /** `topic`: the words after `help` (`help scale`, `help ip`), lower case; absent: every command. */
+  | { kind: 'help'; topic?: string }
   /** suggestions: the commands probably meant ("lst" → list), absent when none is close. */
   | { kind: 'unknown'; word: string; suggestions?: CommandName[] }
   | { kind: 'list'; filters: string[] }
@@ -195,7 +196,8 @@ type FirstWord<Name extends string> = Name extends `${infer Word} ${string}` ? W
 
 /** One parser per first word of the catalogue: a catalogue entry without one does not compile. */
 const PARSERS: Record<FirstWord<CommandName>, Handler> = {
-  help: () => ({ kind: 'help' }),
+  help: (args) =>
+    args.length > 0 ? { kind: 'help', topic: args.map((arg) => arg.text.toLowerCase()).join(' ') } : { kind: 'help' },
   list: (args) => ({ kind: 'list', filters: filtersOf('list', args) }),
   summary: (args) => ({ kind: 'summary', filters: filtersOf('summary', args) }),
   cost: parseCost,

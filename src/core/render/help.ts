@@ -58,6 +58,35 @@ function examplesHere(spec: CommandSpec, here: HelpContext): string[] | undefine
   return allowed.length > 0 ? allowed : undefined;
 }
 
+/**
+ * `help WORD`: that command (or its group) only, each form with its examples that work here; a
+ * word that names no command gets the likely ones, or the way to the whole list.
+ */
+export function topicHelpBlocks(
+  slashCommand: string,
+  topic: string,
+  names: readonly CommandName[],
+  here?: HelpContext,
+): Block[] {
+  const everything = context(`${code(`${slashCommand} help`)} lists every command.`);
+  // Nothing close ("help me please"): the whole help answers it better than a refusal.
+  if (names.length === 0)
+    return helpBlocks(
+      slashCommand,
+      `:grey_question: ${code(topic)} is not a command I know. Here is what I can do:`,
+      here,
+    );
+  const lines = names.flatMap((name) => helpLine(slashCommand, specOfName(name), here) ?? []);
+  if (lines.length === 0)
+    return [section(`:no_entry_sign: ${code(topic)} is not available in this channel.`), everything];
+  const exact = names.some((name) => name === topic.trim());
+  return [
+    ...(exact ? [] : [section(`:grey_question: Did you mean ${names.map((name) => code(name)).join(' or ')}?`)]),
+    ...packLines(lines, 20, (n) => `…and ${n} more`),
+    everything,
+  ];
+}
+
 export function invalidBlocks(slashCommand: string, message: string, usage: string): Block[] {
   return [
     section(`:warning: ${esc(message)}\nUsage: ${code(`${slashCommand} ${usage}`)}`),

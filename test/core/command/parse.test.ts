@@ -19,8 +19,13 @@ function change(service: string, verb: string, intent: object): Command {
 }
 
 describe('help and unknown words', () => {
-  it.each(['', '   ', '\n\t', 'help', 'HELP', 'Help me please'])('answers help for %j', (text) => {
+  it.each(['', '   ', '\n\t', 'help', 'HELP'])('answers help for %j', (text) => {
     expect(parseCommand(text)).toStrictEqual({ kind: 'help' });
+  });
+
+  it('reads the words after help as its topic, lower case', () => {
+    expect(parseCommand('Help me please')).toStrictEqual({ kind: 'help', topic: 'me please' });
+    expect(parseCommand('help IP add')).toStrictEqual({ kind: 'help', topic: 'ip add' });
   });
 
   it('names an unknown subcommand as typed, so the reply can quote it', () => {
