@@ -709,10 +709,14 @@ describe('cost and limits', () => {
     const inChannel = h.slack.callsOf('chat.postMessage', (a) => a.channel === CHANNEL);
     expect(inChannel.length).toBe(2 + full.details.length + prod.details.length);
     expect(inChannel.length).toBeGreaterThanOrEqual(4);
-    // Timed where the stand-in receives them: on a loaded machine a post may arrive tens of ms after
-    // it left, the next one on time (276 ms once, under CI load). Unpaced posts arrive 0–5 ms apart.
+    // Timed where the stand-in receives them: on a loaded machine a post may arrive late and the
+    // next one on time, so one gap shrinks by what the one before grew (229, 549, 166 ms once, in
+    // CI). Unpaced posts arrive 0–5 ms apart: every gap stays far above that, and together they
+    // span the pacing interval each.
     const gaps = inChannel.slice(1).map((call, i) => call.at - inChannel[i]!.at);
-    expect(Math.min(...gaps), `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(240);
+    const span = inChannel.at(-1)!.at - inChannel[0]!.at;
+    expect(Math.min(...gaps), `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(100);
+    expect(span, `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(gaps.length * 280);
     // The other channel has its own lane: its headline does not wait behind this channel's posts.
     expect(other.headline.at).toBeLessThan(inChannel.at(-1)!.at);
   });
