@@ -5,38 +5,18 @@
  * requester"). The Slack stand-in lists each channel's members (conversations.members):
  * U0OUTSIDER is only in the analytics channel, everyone else in both.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../src/core/render/change.js';
 import { ACTION_EXTEND, ACTION_REVERT_NOW } from '../../src/core/render/temporary.js';
-import { DEMO_IDS, demoServices } from '../../src/simulator/seed.js';
-import {
-  answerText,
-  CHANNEL,
-  requestChange,
-  textOf,
-  useHarnesses,
-  USERS,
-  type Harness,
-  type OrganizationSetup,
-} from './harness.js';
+import { answerText, CHANNEL, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
-
-const BILL = 'C0BILL';
-const LEDGER_ID = randomUUID();
-const ledger = demoServices()
-  .filter((service) => service.id === DEMO_IDS.ordersProd)
-  .map((service) => ({ ...service, id: LEDGER_ID, name: 'ledger-prod' }));
-const ANALYTICS: OrganizationSetup = { name: 'analytics', channels: { [CHANNEL]: {} } };
-const BILLING: OrganizationSetup = { name: 'billing', channels: { [BILL]: {} }, services: ledger };
+import { ANALYTICS, BILL, BILLING, billingPatches, LEDGER_ID } from './two-organizations.js';
 
 const harness = useHarnesses({ organizations: [ANALYTICS, BILLING], temporaryTickMs: 50 });
 const policyFile = usePolicyFiles();
 
 /** A DM of the app with the outsider: a copy of a request there is clicked from outside its channel. */
 const OUTSIDER_DM = 'D0OUTSIDER';
-
-const billingPatches = (h: Harness) => (h.simulators.billing?.requests ?? []).filter((r) => r.method === 'PATCH');
 
 async function openHome(h: Harness, user: string) {
   const after = h.slack.calls.length;

@@ -7,7 +7,6 @@
  * A form's private_metadata comes back in the view_submission, which the submitter's client
  * sends: the bot must not take the channel (or anything else) in it on trust.
  */
-import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_ASK_AGAIN, ACTION_REJECT } from '../../src/core/render/change.js';
@@ -15,33 +14,15 @@ import { followOnFormView } from '../../src/core/render/follow-on-form.js';
 import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
 import { ACTION_EXTEND, ACTION_REVERT_NOW } from '../../src/core/render/temporary.js';
 import { REJECT_BLOCK, rejectView } from '../../src/core/render/reject-form.js';
-import { DEMO_IDS, demoServices } from '../../src/simulator/seed.js';
-import {
-  answerText,
-  CHANNEL,
-  requestChange,
-  textOf,
-  useHarnesses,
-  USERS,
-  type Harness,
-  type OrganizationSetup,
-} from './harness.js';
+import { DEMO_IDS } from '../../src/simulator/seed.js';
+import { answerText, CHANNEL, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
-
-const BILL = 'C0BILL';
-const LEDGER_ID = randomUUID();
-const ledger = demoServices()
-  .filter((service) => service.id === DEMO_IDS.ordersProd)
-  .map((service) => ({ ...service, id: LEDGER_ID, name: 'ledger-prod' }));
-const ANALYTICS: OrganizationSetup = { name: 'analytics', channels: { [CHANNEL]: {} } };
-const BILLING: OrganizationSetup = { name: 'billing', channels: { [BILL]: {} }, services: ledger };
+import { ANALYTICS, BILL, BILLING, billingPatches, LEDGER_ID } from './two-organizations.js';
 
 const harness = useHarnesses({ organizations: [ANALYTICS, BILLING], temporaryTickMs: 50 });
 const policyFile = usePolicyFiles();
 
 const input = (value: string) => ({ value: { type: 'plain_text_input', value } });
-const billingPatches = (h: Harness) => (h.simulators.billing?.requests ?? []).filter((r) => r.method === 'PATCH');
-const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 
 /** A #billing grant (an IP entry for 1 h), approved in #billing and applied. */
 async function appliedBillingGrant(h: Harness): Promise<string> {
@@ -57,8 +38,9 @@ describe('forms whose private_metadata the submitter forged (issue 35 review)', 
     const { id } = await requestChange(h, 'rename ledger-prod ledger-main', USERS.requester, BILL);
     // The form a member of #billing would get from its Reject button, submitted by the outsider.
     const forged = rejectView({ requestId: id, channelId: BILL }) as unknown as Record<string, unknown>;
-    await h.submitView(forged, { [REJECT_BLOCK]: input('not on my watch') }, USERS.outsider);
-    await settle();
+    const refused = await h.submitView(forged, { [REJECT_BLOCK]: input('not on my watch') }, USERS.outsider);
+    // Refused in the acknowledgement itself, before anything could be decided.
+    expect(refused.body).toContain('This form is out of date');
     expect((await h.bot.changeStore.get(id))?.status).toBe('pending');
 
     // The form the bot itself opens for a member of #billing still rejects.
@@ -74,35 +56,23 @@ describe('forms whose private_metadata the submitter forged (issue 35 review)', 
     await expect.poll(async () => (await h.bot.changeStore.get(id))?.status).toBe('rejected');
   });
 
-  it('an Undo form naming #billing does not let someone outside #billing undo its change', async () => {
-    const h = await harness();
-    const id = await appliedBillingGrant(h);
-    const forged = followOnFormView({
-      action: 'undo',
-      originalId: id,
-      channelId: BILL,
-      asks: [],
-    }) as unknown as Record<string, unknown>;
-    await h.submitView(forged, {}, USERS.outsider);
-    await settle();
-    const filed = (await h.bot.changeStore.listPending(BILL, Date.now())).filter((r) => r.undoOf === id);
-    expect(filed).toStrictEqual([]);
-  });
-
-  it('an Extend form naming #billing does not let someone outside #billing extend its grant', async () => {
-    const h = await harness();
-    const id = await appliedBillingGrant(h);
-    const forged = followOnFormView({
-      action: 'extend',
-      originalId: id,
-      channelId: BILL,
-      asks: [],
-    }) as unknown as Record<string, unknown>;
-    await h.submitView(forged, {}, USERS.outsider);
-    await settle();
-    const filed = (await h.bot.changeStore.listPending(BILL, Date.now())).filter((r) => r.extendOf === id);
-    expect(filed).toStrictEqual([]);
-  });
+  it.each(['undo', 'extend'] as const)(
+    'a %s form naming #billing does not let someone outside #billing act on its change',
+    async (action) => {
+      const h = await harness();
+      const id = await appliedBillingGrant(h);
+      const forged = followOnFormView({ action, originalId: id, channelId: BILL, asks: [] }) as unknown as Record<
+        string,
+        unknown
+      >;
+      const refused = await h.submitView(forged, {}, USERS.outsider);
+      expect(refused.body).toContain('This form is out of date');
+      const filed = (await h.bot.changeStore.listPending(BILL, Date.now())).filter(
+        (r) => r.undoOf === id || r.extendOf === id,
+      );
+      expect(filed).toStrictEqual([]);
+    },
+  );
 
   it('an edit form re-pointed at #billing files nothing there for someone outside #billing', async () => {
     const h = await harness();
@@ -115,8 +85,8 @@ describe('forms whose private_metadata the submitter forged (issue 35 review)', 
       ...view,
       private_metadata: JSON.stringify({ ...metadata, channelId: BILL, serviceId: LEDGER_ID }),
     };
-    await h.submitView(forged, { [BLOCK.name]: input('ledger-owned') }, USERS.outsider);
-    await settle();
+    const refused = await h.submitView(forged, { [BLOCK.name]: input('ledger-owned') }, USERS.outsider);
+    expect(refused.body).toContain('This form is out of date');
     expect(await h.bot.changeStore.listPending(BILL, Date.now())).toStrictEqual([]);
     expect(billingPatches(h)).toHaveLength(0);
 
@@ -248,7 +218,6 @@ describe('a request decided in an approval channel, clicked in the channel it wa
       await h.click(ACTION_REVERT_NOW, id, USERS.outsider, undefined, { channel: CHANNEL }),
     );
     expect(answer).toContain('Only the person who asked for this change');
-    await settle();
     expect(entry()).toBe(true);
     expect(await h.bot.changeStore.get(`${id}-R`)).toBeUndefined();
   });
@@ -283,7 +252,6 @@ describe('Ask again under the channel’s guardrails (issue 35 review)', () => {
       await h.click(ACTION_ASK_AGAIN, second.id, USERS.second, undefined, { channel: BILL }),
     );
     expect(answer).toContain('It was not filed:');
-    await settle();
     expect(h.simulators.billing?.service(LEDGER_ID)?.name).toBe('ledger-a');
   });
 });
