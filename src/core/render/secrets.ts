@@ -56,7 +56,7 @@ export function revealRefusalText(outcome: Exclude<RevealOutcome, { kind: 'revea
     case 'expired':
       return `:hourglass: ${esc(capitalized(outcome.label))} expired unrevealed ${slackDate(outcome.expiredAt)}, and the bot no longer has it. Ask for a password reset to get a new one.`;
     case 'unknown':
-      return ':grey_question: The bot has no secret for this button: it expired or was revealed over a day ago, or it was kept by a bot process that has stopped. Ask for a password reset to get a new one.';
+      return ':grey_question: The bot has no secret for this button: it expired or was revealed over a day ago, or it is kept in the memory of another bot process, one that stopped or another replica (whoever runs the bot can set SECRETS_KEY so that every replica can reveal it). Ask for a password reset to get a new one.';
   }
 }
 
