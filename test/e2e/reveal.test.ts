@@ -86,4 +86,21 @@ describe('Reveal password', () => {
     expect(expired).toContain('password reset');
     await expectNowhereButTheModal(h);
   });
+
+  it('without SECRETS_KEY, a click that reaches another replica says why it cannot reveal and what would let it', async () => {
+    const a = await harness({ env: { SECRETS_KEY: '' } });
+    const b = await harness({
+      env: { SECRETS_KEY: '' },
+      slack: a.slack,
+      simulator: a.simulator,
+      keyPrefix: a.keyPrefix,
+    });
+    const id = await delivered(a);
+    const elsewhere = await reveal(b, id, USERS.requester);
+    expect(elsewhere).toContain('another replica');
+    expect(elsewhere).toContain('SECRETS_KEY');
+    expect(elsewhere).not.toContain(PASSWORD);
+    // The replica that keeps it still reveals it.
+    expect(await reveal(a, id, USERS.requester)).toContain(PASSWORD);
+  });
 });
