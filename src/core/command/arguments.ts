@@ -17,7 +17,6 @@ import {
   type OutgoingTag,
   type ReleaseChannel,
 } from '../service/schema.js';
-import { exampleOf } from './catalogue.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -126,13 +125,13 @@ export function checkIpDescription(description: string): Checked<string> {
  * ServiceNameSchema decides; its issues pick the sentence. Characters are reported before length
  * because an emoji counts as two towards the limit: "too long" would mislead while it is there.
  */
-export function checkServiceName(name: string): Checked<string> {
+export function checkServiceName(name: string, example: string): Checked<string> {
   const parsed = ServiceNameSchema.safeParse(name);
   if (parsed.success) return ok(parsed.data);
   const codes = new Set(parsed.error.issues.map((issue) => issue.code));
   const trimmed = name.trim();
   if (codes.has('too_small')) {
-    return problem(`The new name is missing. Write it after the service: ${exampleOf('rename')}`);
+    return problem(`The new name is missing. Write it after the service: ${example}`);
   }
   if (codes.has('invalid_format')) return problem(unwantedCharactersMessage(trimmed));
   const length = trimmed.length;

@@ -4,18 +4,13 @@
  * Usage and example lines leave out the slash command itself (/clickhouse), which is configurable.
  */
 
-export interface CommandSpec {
-  /** The words that select the command, lower case: "list", "ip add". */
-  name: string;
-  usage: string;
-  example: string;
-  /** One line for the help listing. */
-  summary: string;
-  /** Its other forms, each an example that works in the demo organization. */
-  more?: readonly string[];
-}
+import { KIND_COMMANDS } from '../change/kinds/index.js';
+import type { CommandSpec } from './reader.js';
 
-export const COMMAND_CATALOGUE = [
+export type { CommandSpec } from './reader.js';
+
+/** The commands before the changes in help: how to look around. */
+const FIRST_COMMANDS = [
   {
     name: 'help',
     usage: 'help',
@@ -40,94 +35,9 @@ export const COMMAND_CATALOGUE = [
     example: 'edit orders-prod',
     summary: 'Open a form to request several changes to a service at once.',
   },
-  {
-    name: 'rename',
-    usage: 'rename SERVICE NEW NAME...',
-    example: 'rename orders-staging orders-prod-2',
-    summary: 'Request a new name for a service.',
-  },
-  {
-    name: 'ip add',
-    usage: 'ip add SERVICE SOURCE [DESCRIPTION...] [for DURATION]',
-    example: 'ip add orders-prod 192.0.2.0/24 office VPN',
-    more: ['ip add orders-prod 203.0.113.7 vendor at tuesday 09:00 for 3h'],
-    summary: 'Request access for an IP address or CIDR block; with for 30m, 2h or 3d the bot takes it back then.',
-  },
-  {
-    name: 'ip remove',
-    usage: 'ip remove SERVICE SOURCE',
-    example: 'ip remove orders-prod 203.0.113.0/24',
-    summary: 'Request that an entry be taken off the IP access list.',
-  },
-  {
-    name: 'endpoint',
-    usage: 'endpoint SERVICE mysql on|off [for DURATION]',
-    example: 'endpoint orders-prod mysql on',
-    summary: 'Request that the MySQL endpoint be switched on or off; on for 30m, 2h or 3d is switched off again then.',
-  },
-  {
-    name: 'release-channel',
-    usage: 'release-channel SERVICE slow|default|fast',
-    example: 'release-channel orders-prod slow',
-    summary: 'Request a different upgrade release channel.',
-  },
-  {
-    name: 'private-endpoint',
-    usage: 'private-endpoint attach|detach SERVICE ENDPOINT_ID',
-    example: 'private-endpoint attach metrics-prod vpce-0a1b2c3d4e5f60002',
-    summary: 'Request that a private endpoint be attached to or detached from a service.',
-  },
-  {
-    name: 'rotate-key',
-    usage: 'rotate-key SERVICE KEY_ID',
-    example: 'rotate-key orders-prod 7c9e6679-7425-40de-944b-e07fc1f90ae7',
-    summary: 'Request a new transparent data encryption key.',
-  },
-  {
-    name: 'tag add',
-    usage: 'tag add SERVICE KEY[=VALUE] ...',
-    example: 'tag add orders-prod owner=payments tier.critical',
-    summary: "Request tags for a service (a new value replaces the key's old one).",
-  },
-  {
-    name: 'tag remove',
-    usage: 'tag remove SERVICE KEY[=VALUE] ...',
-    example: 'tag remove legacy-reporting keep',
-    summary: 'Request that tags be taken off a service.',
-  },
-  {
-    name: 'scale',
-    usage: 'scale SERVICE replicas|memory VALUE [for DURATION]',
-    example: 'scale orders-prod replicas 6 for 4h',
-    summary:
-      'Request replicas (N, or MIN-MAX under horizontal autoscaling) or memory per replica (GB, or MIN-MAX under vertical autoscaling); with for 4h the bot scales back then.',
-    more: ['scale search-prod replicas 2-8', 'scale orders-prod memory 16-64', 'scale search-prod memory 32'],
-  },
-  {
-    name: 'idle',
-    usage: 'idle SERVICE on [after DURATION]|off [for DURATION]',
-    example: 'idle orders-prod on after 30m',
-    summary: 'Request that the service pause when idle (after at least 5 minutes without queries), or never pause.',
-    more: ['idle sandbox-dev off'],
-  },
-  {
-    name: 'stop',
-    usage: 'stop SERVICE [for DURATION]',
-    example: 'stop events-staging for 2h',
-    summary: 'Request that a running or idle service be stopped; with for 2h the bot starts it again then.',
-  },
-  {
-    name: 'start',
-    usage: 'start SERVICE [for DURATION]',
-    example: 'start orders-staging for 8h',
-    summary: 'Request that a stopped service be started; with for 8h the bot stops it again then.',
-  },
-  {
-    name: 'wake',
-    usage: 'wake SERVICE',
-    example: 'wake "analytics staging"',
-    summary: 'Request that an idle service be woken up now.',
-  },
+] as const satisfies readonly CommandSpec[];
+
+const READING_COMMANDS = [
   {
     name: 'pending',
     usage: 'pending',
@@ -193,7 +103,13 @@ export const COMMAND_CATALOGUE = [
   },
 ] as const satisfies readonly CommandSpec[];
 
-export type CommandName = (typeof COMMAND_CATALOGUE)[number]['name'];
+/** A command that reads or runs the bot, as the compiler knows them (the change commands are the kinds'). */
+export type BaseCommandName = (typeof FIRST_COMMANDS)[number]['name'] | (typeof READING_COMMANDS)[number]['name'];
+/** Any command's name: a base command, or a change command declared by its kind module (core/change/kinds). */
+export type CommandName = BaseCommandName | (string & {});
+
+/** Every command, in the order help lists them: looking around, the changes kind by kind, then the rest. */
+export const COMMAND_CATALOGUE: readonly CommandSpec[] = [...FIRST_COMMANDS, ...KIND_COMMANDS, ...READING_COMMANDS];
 
 function specOf(name: string): CommandSpec | undefined {
   return COMMAND_CATALOGUE.find((spec) => spec.name === name);

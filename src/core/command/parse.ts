@@ -5,21 +5,7 @@
  * here (that needs the API); everything that can be checked without one is.
  */
 import type { ChangeIntent } from '../change/types.js';
-import {
-  checkFilterWords,
-  checkIpDescription,
-  checkIpSource,
-  checkReleaseChannel,
-  checkReplicaMemory,
-  checkReplicas,
-  checkServiceName,
-  checkSwitch,
-  checkSwitchableProtocol,
-  checkTagWord,
-  echo,
-  isSwitchWord,
-  type Checked,
-} from './arguments.js';
+import { checkFilterWords, echo, type Checked } from './arguments.js';
 import {
   exampleOf,
   specOfName,
@@ -27,11 +13,13 @@ import {
   usageForWords,
   usageOf,
   usagesOfGroup,
+  type BaseCommandName,
   type CommandName,
 } from './catalogue.js';
+import { KIND_COMMANDS, TEMPORARY_FORMS, type KindCommand } from '../change/kinds/index.js';
+import { listed } from '../change/listed.js';
 import { normalizeSlackText, tokenize, type Token } from './tokenize.js';
-import { durationProblem, TEMPORARY_MIN_MS } from '../change/temporary.js';
-import { DURATION_FORMS, readSpokenDuration } from './duration.js';
+import { ArgumentReader, QUOTE_HINT, QUOTED_DESCRIPTION, textOf, UsageProblem, type ParsedChange } from './reader.js';
 import { checkReason, checkTicket, type Justification } from '../policy/justification.js';
 import { readWhen, type WhenSpec } from './when.js';
 import { DEFAULT_PERIOD, PERIODS, type PeriodName } from '../cost/period.js';
@@ -76,7 +64,7 @@ export type CommandKind = Command['kind'];
  * (change, unknown, invalid) is the catalogue's name, and the compiler holds them together.
  */
 type NamedKind = Exclude<CommandKind, 'change' | 'unknown' | 'invalid'>;
-const KINDS_ARE_CATALOGUE_NAMES: NamedKind extends CommandName ? true : never = true;
+const KINDS_ARE_CATALOGUE_NAMES: NamedKind extends BaseCommandName ? true : never = true;
 void KINDS_ARE_CATALOGUE_NAMES;
 
 // A record rather than an array so that adding a kind to Command without listing it fails to compile.
@@ -121,23 +109,15 @@ export function parseCommand(text: string): Command {
   }
 }
 
-/** A mistake in the command, thrown from deep in a handler and answered as "invalid". */
-class UsageProblem extends Error {
-  constructor(
-    message: string,
-    readonly usage: string,
-  ) {
-    super(message);
-  }
-}
+/** The argument reader of a command: its sentences quote that command's usage and example. */
+const reader = (name: CommandName) => new ArgumentReader(specOfName(name));
 
 function fail(name: CommandName, message: string): never {
-  throw new UsageProblem(message, usageOf(name));
+  return reader(name).fail(message);
 }
 
 function must<T>(name: CommandName, checked: Checked<T>): T {
-  if (checked.ok) return checked.value;
-  return fail(name, checked.message);
+  return reader(name).must(checked);
 }
 
 function parseText(text: string): Command {
@@ -194,8 +174,8 @@ type Handler = (args: Token[]) => Command;
 /** The word a command starts with: "ip" for "ip add". */
 type FirstWord<Name extends string> = Name extends `${infer Word} ${string}` ? Word : Name;
 
-/** One parser per first word of the catalogue: a catalogue entry without one does not compile. */
-const PARSERS: Record<FirstWord<CommandName>, Handler> = {
+/** One parser per first word of a base command: an entry without one does not compile. */
+const PARSERS: Record<FirstWord<BaseCommandName>, Handler> = {
   help: (args) =>
     args.length > 0 ? { kind: 'help', topic: args.map((arg) => arg.text.toLowerCase()).join(' ') } : { kind: 'help' },
   list: (args) => ({ kind: 'list', filters: filtersOf('list', args) }),
@@ -208,63 +188,72 @@ const PARSERS: Record<FirstWord<CommandName>, Handler> = {
   history: (args) => ({ kind: 'history', ...optionalService('history', args) }),
   policy: (args) => ({ kind: 'policy', ...optionalService('policy', args) }),
   breakglass: (args) => parseBreakglass(args),
-  rename: parseRename,
-  ip: parseIp,
-  endpoint: parseEndpoint,
-  'release-channel': parseReleaseChannel,
-  'private-endpoint': parsePrivateEndpoint,
-  'rotate-key': parseRotateKey,
-  tag: parseTag,
-  scale: parseScale,
-  idle: parseIdle,
-  stop: (args) => parsePower('stop', args),
-  start: (args) => parsePower('start', args),
-  wake: (args) => parsePower('wake', args),
   schedule: parseSchedule,
 };
 
+// ---------------------------------------------------------------------------------------------
+// Commands that request a change: each is declared, with its parser, by its kind module
+
+/** The change commands by first word: one command ("scale"), or a group chosen by the second word ("ip add"). */
+function changeCommandsByWord(): Map<string, KindCommand[]> {
+  const byWord = new Map<string, KindCommand[]>();
+  for (const command of KIND_COMMANDS) {
+    const word = command.name.split(' ')[0] ?? command.name;
+    byWord.set(word, [...(byWord.get(word) ?? []), command]);
+  }
+  return byWord;
+}
+
+function changeHandler(word: string, commands: readonly KindCommand[]): Handler {
+  const [only] = commands;
+  if (commands.length === 1 && only !== undefined && only.name === word)
+    return (args) => changeCommand(only.parse(args, new ArgumentReader(only)));
+  return (args) => {
+    const [action, ...rest] = args;
+    const sub = action?.text.toLowerCase();
+    const chosen = commands.find((command) => command.name === `${word} ${sub}`);
+    if (chosen !== undefined) return changeCommand(chosen.parse(rest, new ArgumentReader(chosen)));
+    const names = commands.map((command) => command.name);
+    const subs = names.map((name) => name.split(' ')[1] ?? name);
+    const ask = commands.find((command) => command.groupAsk !== undefined)?.groupAsk ?? `Say which ${word} command`;
+    const message =
+      action === undefined
+        ? `${ask}: ${names.join(' or ')}.`
+        : `${word} can ${subs.join(' or ')}, not ${echo(action.text)}. Write ${names.join(' or ')}.`;
+    throw new UsageProblem(message, usagesOfGroup(word));
+  };
+}
+
+function changeCommand(parsed: ParsedChange): Command {
+  return { kind: 'change', ...parsed };
+}
+
+const CHANGE_COMMANDS = changeCommandsByWord();
+
 // A Map, not the object itself, so that words like "constructor" or "__proto__" are just unknown.
-const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>(Object.entries(PARSERS));
+const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
+  ...Object.entries(PARSERS),
+  ...[...CHANGE_COMMANDS].map(([word, commands]) => [word, changeHandler(word, commands)] as const),
+]);
+
+/** Words before which `because`, `ticket` and `at` are never read as such: the service (after a sub-verb). */
+const FIXED_WORDS: ReadonlyMap<string, number> = new Map(
+  [...CHANGE_COMMANDS].map(([word, commands]) => [word, Math.max(...commands.map((c) => c.fixedWords ?? 1))]),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Shared argument handling
 
-const QUOTE_HINT = 'A service name with spaces goes in quotes, like "orders prod".';
-
-function textOf(tokens: Token[]): string[] {
-  return tokens.map((token) => token.text);
-}
-
-/** The first example of a command (its own or one of its other forms) that mentions `word`. */
-function exampleAbout(name: CommandName, word: string): string {
-  const spec = specOfName(name);
-  return [spec.example, ...(spec.more ?? [])].find((example) => example.split(' ').includes(word)) ?? spec.example;
-}
-
 function missing(name: CommandName, what: string): never {
-  return fail(name, `Tell me ${what}, like this: ${exampleOf(name)}`);
+  return reader(name).missing(what);
 }
 
 function rejectExtra(name: CommandName, extra: Token[], takes: string, hint = QUOTE_HINT): void {
-  if (extra.length === 0) return;
-  const unexpected = echo(textOf(extra).join(' '));
-  fail(name, `${name} takes ${takes}, so I don't know what to do with ${unexpected}. ${hint}`.trim());
+  reader(name).rejectExtra(extra, takes, hint);
 }
 
-/** The SERVICE argument: one word (quoted if it has spaces), a name or an id, resolved later. */
 function serviceOf(name: CommandName, token: Token | undefined, what: string): string {
-  if (token === undefined) return missing(name, what);
-  const service = token.text.trim();
-  if (service === '') fail(name, `The service is empty. Give its name or id, like this: ${exampleOf(name)}`);
-  return service;
-}
-
-/** An id argument (endpoint, key, schedule): a non-empty word, checked further where it is used. */
-function idOf(name: CommandName, token: Token | undefined, what: string): string {
-  if (token === undefined) return missing(name, what);
-  const id = token.text.trim();
-  if (id === '') fail(name, `The id is empty. Write it like this: ${exampleOf(name)}`);
-  return id;
+  return reader(name).service(token, what);
 }
 
 function onlyService(name: 'show' | 'edit', args: Token[]): string {
@@ -278,76 +267,8 @@ function filtersOf(name: 'list' | 'summary', args: Token[]): string[] {
   return must(name, checkFilterWords(textOf(args), { timeZoneAllowed: false })).filters;
 }
 
-type ChangeVerb = CommandName | 'private-endpoint attach' | 'private-endpoint detach';
-
-function change(verb: ChangeVerb, service: string, intent: ChangeIntent, durationMs?: number): Command {
-  return durationMs === undefined
-    ? { kind: 'change', service, intent, verb }
-    : { kind: 'change', service, intent, verb, durationMs };
-}
-
-/**
- * A trailing unquoted `for DURATION` makes ip add and endpoint … on temporary. The words before
- * it are returned. Words after a `for` that look like a duration but cannot be read are refused
- * with the accepted forms, never taken as a description: "for 2 hours" as a description would
- * grant access for good. A description that must contain such words goes in quotes.
- */
-type TemporaryCommand = 'ip add' | 'endpoint' | 'scale' | 'idle' | 'stop' | 'start';
-
-function splitDuration(
-  name: TemporaryCommand,
-  args: Token[],
-  /** Where the optional words start: a service (or source) that happens to be called "for" is no duration. */
-  from: number,
-): { args: Token[]; durationMs?: number } {
-  const fors = args.flatMap((token, at) =>
-    at >= from && !token.quoted && token.text.toLowerCase() === 'for' ? [at] : [],
-  );
-  const last = fors.at(-1);
-  if (last === undefined) return { args };
-  const tail = textOf(args.slice(last + 1));
-  const reading = readSpokenDuration(tail);
-  const earlier = fors.slice(0, -1);
-  if (reading.kind === 'duration') {
-    if (reading.ms < TEMPORARY_MIN_MS) fail(name, durationProblem(reading.ms, Number.MAX_SAFE_INTEGER) ?? '');
-    refuseDurationLike(name, args, earlier, last, 'Give one duration, once, at the end.');
-    return { args: args.slice(0, last), durationMs: reading.ms };
-  }
-  // A single word after a trailing `for` has always been read as a duration ("for soon" is refused).
-  if (reading.kind === 'unreadable' || tail.length <= 1) {
-    const what =
-      tail.length === 0
-        ? 'The for at the end is not followed by a duration.'
-        : `${echo(tail.join(' '))} is not a duration.`;
-    fail(name, `${what} ${DURATION_FORMS}. ${QUOTED_DESCRIPTION}`);
-  }
-  refuseDurationLike(name, args, earlier, args.length, '');
-  return { args };
-}
-
-const QUOTED_DESCRIPTION = 'If those words belong to the description, put the description in quotes.';
-
-/** Refuses a `for` among `fors` whose words (up to `end`) look like a duration. */
-function refuseDurationLike(name: TemporaryCommand, args: Token[], fors: number[], end: number, more: string): void {
-  for (const at of fors) {
-    const words = textOf(args.slice(at + 1, end));
-    if (readSpokenDuration(words).kind === 'other') continue;
-    const said = echo(`for ${words.join(' ')}`);
-    fail(
-      name,
-      `${said} reads like a duration in the middle of the command. ${more} ${DURATION_FORMS}. ${QUOTED_DESCRIPTION}`.replace(
-        '  ',
-        ' ',
-      ),
-    );
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // because "REASON" and ticket ID, anywhere after the arguments of any command that asks a change
-
-/** Words before which `because`/`ticket` are never read as such: the service (after a sub-verb). */
-const FIXED_WORDS: Readonly<Record<string, number>> = { ip: 2, tag: 2, 'private-endpoint': 2 };
 
 type Justified = { args: Token[] } & Justification;
 
@@ -358,7 +279,7 @@ type Justified = { args: Token[] } & Justification;
  * the first words (the service) are never read as either, so a service named "ticket" still works.
  */
 function splitJustification(firstWord: string, args: Token[]): Justified {
-  const from = FIXED_WORDS[firstWord] ?? 1;
+  const from = FIXED_WORDS.get(firstWord) ?? 1;
   const problem: (message: string) => never = (message) => {
     throw new UsageProblem(message, usageForWords([firstWord, ...textOf(args)]));
   };
@@ -435,7 +356,7 @@ const UNTIMED_FIRST_WORDS: ReadonlySet<string> = new Set(['schedule', 'help']);
  */
 function splitWhen(firstWord: string, args: Token[]): { args: Token[]; when?: WhenSpec } {
   if (UNTIMED_FIRST_WORDS.has(firstWord)) return { args };
-  const from = FIXED_WORDS[firstWord] ?? 1;
+  const from = FIXED_WORDS.get(firstWord) ?? 1;
   const problem = (message: string): never => {
     throw new UsageProblem(message, usageForWords([firstWord, ...textOf(args)]));
   };
@@ -515,7 +436,7 @@ function parseBreakglass(args: Token[]): Command {
   if (command.durationMs === undefined)
     fail(
       'breakglass',
-      `Break-glass changes are temporary: end the change with for DURATION (like for 1h), like this: ${exampleOf('breakglass')}. Only changes the bot can take back exactly can break glass: ip add, endpoint … mysql on, scale, idle, stop and start.`,
+      `Break-glass changes are temporary: end the change with for DURATION (like for 1h), like this: ${exampleOf('breakglass')}. Only changes the bot can take back exactly can break glass: ${listed(TEMPORARY_FORMS)}.`,
     );
   return { kind: 'breakglass', change: command };
 }
@@ -539,187 +460,6 @@ function optionalService(name: 'history' | 'policy', args: Token[]): { service?:
   const value = serviceOf(name, service, 'which service');
   rejectExtra(name, extra, 'at most one service');
   return { service: value };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Commands that request a change
-
-function parseRename(args: Token[]): Command {
-  const [service, ...nameWords] = args;
-  const value = serviceOf('rename', service, 'the service and its new name');
-  if (nameWords.length === 0) missing('rename', 'the new name after the service');
-  // Unquoted words are joined by single spaces; a quoted name is taken as written.
-  const name = must('rename', checkServiceName(textOf(nameWords).join(' ')));
-  return change('rename', value, { name });
-}
-
-function parseIp(args: Token[]): Command {
-  const [action, ...rest] = args;
-  const word = action?.text.toLowerCase();
-  if (word === 'add') return parseIpAdd(rest);
-  if (word === 'remove') return parseIpRemove(rest);
-  const message =
-    action === undefined
-      ? 'Say whether to add or remove an IP access list entry: ip add or ip remove.'
-      : `ip can add or remove, not ${echo(action.text)}. Write ip add or ip remove.`;
-  throw new UsageProblem(message, usagesOfGroup('ip'));
-}
-
-function parseIpAdd(words: Token[]): Command {
-  const { args, durationMs } = splitDuration('ip add', words, 2);
-  const [service, source, ...descriptionWords] = args;
-  const what = 'the service and the IP address or CIDR block';
-  const value = serviceOf('ip add', service, what);
-  if (source === undefined) missing('ip add', what);
-  const entry: { source: string; description?: string } = { source: must('ip add', checkIpSource(source.text)) };
-  if (descriptionWords.length > 0) {
-    entry.description = must('ip add', checkIpDescription(textOf(descriptionWords).join(' ')));
-  }
-  return change('ip add', value, { ipAdd: [entry] }, durationMs);
-}
-
-function parseIpRemove(args: Token[]): Command {
-  const [service, source, ...extra] = args;
-  const what = 'the service and the IP address or CIDR block to remove';
-  const value = serviceOf('ip remove', service, what);
-  if (source === undefined) missing('ip remove', what);
-  const checked = must('ip remove', checkIpSource(source.text));
-  rejectExtra('ip remove', extra, 'one service and one source (remove entries one at a time)');
-  return change('ip remove', value, { ipRemove: [checked] });
-}
-
-function parseEndpoint(words: Token[]): Command {
-  const { args, durationMs } = splitDuration('endpoint', words, 3);
-  const [service, protocol, state, ...extra] = args;
-  const what = 'the service, the endpoint (mysql) and on or off';
-  const value = serviceOf('endpoint', service, what);
-  if (protocol === undefined) missing('endpoint', what);
-  if (state === undefined && isSwitchWord(protocol.text)) {
-    fail('endpoint', `Name the endpoint before ${echo(protocol.text)}, like this: ${exampleOf('endpoint')}`);
-  }
-  must('endpoint', checkSwitchableProtocol(protocol.text));
-  if (state === undefined) missing('endpoint', 'whether to switch it on or off');
-  const enabled = must('endpoint', checkSwitch(state.text));
-  rejectExtra('endpoint', extra, 'a service, mysql and on or off, then optionally for DURATION');
-  if (durationMs !== undefined && !enabled)
-    fail('endpoint', 'Only switching MySQL on can be temporary: the bot switches it off again when the time is up.');
-  return change('endpoint', value, { mysqlEndpoint: enabled }, durationMs);
-}
-
-function parseReleaseChannel(args: Token[]): Command {
-  const [service, channel, ...extra] = args;
-  const what = 'the service and the channel (slow, default or fast)';
-  const value = serviceOf('release-channel', service, what);
-  if (channel === undefined) missing('release-channel', what);
-  const releaseChannel = must('release-channel', checkReleaseChannel(channel.text));
-  rejectExtra('release-channel', extra, 'a service and a channel');
-  return change('release-channel', value, { releaseChannel });
-}
-
-function parsePrivateEndpoint(args: Token[]): Command {
-  const [action, service, endpoint, ...extra] = args;
-  const what = 'attach or detach, the service and the private endpoint id';
-  if (action === undefined) missing('private-endpoint', what);
-  const word = action.text.toLowerCase();
-  if (word !== 'attach' && word !== 'detach') {
-    const example = exampleOf('private-endpoint');
-    fail('private-endpoint', `Say attach or detach first, not ${echo(action.text)}, like this: ${example}`);
-  }
-  const value = serviceOf('private-endpoint', service, what);
-  const id = idOf('private-endpoint', endpoint, what);
-  rejectExtra('private-endpoint', extra, 'one service and one endpoint id');
-  const intent = word === 'attach' ? { privateEndpointAttach: [id] } : { privateEndpointDetach: [id] };
-  return change(`private-endpoint ${word}`, value, intent);
-}
-
-function parseRotateKey(args: Token[]): Command {
-  const [service, key, ...extra] = args;
-  const what = 'the service and the new encryption key id';
-  const value = serviceOf('rotate-key', service, what);
-  const tdeKeyId = idOf('rotate-key', key, what);
-  rejectExtra('rotate-key', extra, 'a service and one key id');
-  return change('rotate-key', value, { tdeKeyId });
-}
-
-function parseTag(args: Token[]): Command {
-  const [action, ...rest] = args;
-  const word = action?.text.toLowerCase();
-  if (word === 'add' || word === 'remove') return parseTagEdit(`tag ${word}`, rest);
-  const message =
-    action === undefined
-      ? 'Say whether to add or remove tags: tag add or tag remove.'
-      : `tag can add or remove, not ${echo(action.text)}. Write tag add or tag remove.`;
-  throw new UsageProblem(message, usagesOfGroup('tag'));
-}
-
-function parseTagEdit(name: 'tag add' | 'tag remove', args: Token[]): Command {
-  const [service, ...tagWords] = args;
-  const what =
-    name === 'tag add' ? 'the service and one or more tags (KEY or KEY=VALUE)' : 'the service and the tags to remove';
-  const value = serviceOf(name, service, what);
-  if (tagWords.length === 0) missing(name, what);
-  const tags = tagWords.map((token) => must(name, checkTagWord(token.text.trim())));
-  return change(name, value, name === 'tag add' ? { tagAdd: tags } : { tagRemove: tags });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Capacity and power
-
-function parseScale(words: Token[]): Command {
-  const { args, durationMs } = splitDuration('scale', words, 3);
-  const [service, what, ...valueWords] = args;
-  const asked = 'the service, replicas or memory, and the value';
-  const value = serviceOf('scale', service, asked);
-  if (what === undefined) missing('scale', asked);
-  const word = what.text.toLowerCase();
-  if (word !== 'replicas' && word !== 'replica' && word !== 'memory') {
-    fail('scale', `scale sets replicas or memory, not ${echo(what.text)}, like this: ${exampleOf('scale')}`);
-  }
-  if (valueWords.length === 0) {
-    const [what, example] =
-      word === 'memory'
-        ? ['the memory per replica in GB', exampleAbout('scale', 'memory')]
-        : ['how many replicas', exampleAbout('scale', 'replicas')];
-    fail('scale', `Tell me ${what}, like this: ${example}`);
-  }
-  const text = textOf(valueWords).join(' ');
-  const intent =
-    word === 'memory'
-      ? { replicaMemoryGb: must('scale', checkReplicaMemory(text)) }
-      : { replicas: must('scale', checkReplicas(text)) };
-  return change('scale', value, intent, durationMs);
-}
-
-function parseIdle(words: Token[]): Command {
-  const { args, durationMs } = splitDuration('idle', words, 2);
-  const [service, state, ...rest] = args;
-  const asked = 'the service and on or off';
-  const value = serviceOf('idle', service, asked);
-  if (state === undefined) missing('idle', asked);
-  const enabled = must('idle', checkSwitch(state.text));
-  if (rest.length === 0) return change('idle', value, { idleScaling: { enabled } }, durationMs);
-  const [after, ...timeoutWords] = rest;
-  if (!enabled || after?.text.toLowerCase() !== 'after') {
-    rejectExtra('idle', rest, 'a service, on or off, then optionally after DURATION (with on) and for DURATION', '');
-  }
-  const timeout = readSpokenDuration(textOf(timeoutWords));
-  if (timeout.kind !== 'duration') {
-    fail('idle', `After how long? Write the idle timeout like after 15m or after 1h. ${DURATION_FORMS}.`);
-  }
-  const timeoutMinutes = timeout.ms / 60_000;
-  return change('idle', value, { idleScaling: { enabled, timeoutMinutes } }, durationMs);
-}
-
-function parsePower(name: 'stop' | 'start' | 'wake', words: Token[]): Command {
-  const temporary = name === 'wake' ? { args: words } : splitDuration(name, words, 1);
-  const [service, ...extra] = temporary.args;
-  const value = serviceOf(name, service, 'which service');
-  const more =
-    name === 'wake'
-      ? 'one service (a woken service goes idle again by itself, so wake takes no for)'
-      : 'one service, then optionally for DURATION';
-  rejectExtra(name, extra, more);
-  return change(name, value, { power: name }, 'durationMs' in temporary ? temporary.durationMs : undefined);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -836,7 +576,7 @@ function cronOf(token: Token): string {
 
 function parseScheduleRemove(args: Token[]): Command {
   const [id, ...extra] = args;
-  const value = idOf('schedule remove', id, 'which schedule to remove (its id is in schedule list)');
+  const value = reader('schedule remove').id(id, 'which schedule to remove (its id is in schedule list)');
   rejectExtra('schedule remove', extra, 'one schedule id', '');
   return { kind: 'schedule remove', id: value };
 }

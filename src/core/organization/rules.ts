@@ -3,7 +3,7 @@
  * approved here, does the channel see this service. Pure; the sentences are in render/organizations.ts.
  */
 import type { Command } from '../command/parse.js';
-import { KINDS } from '../change/kinds/index.js';
+import { KINDS, kindOfIntent } from '../change/kinds/index.js';
 import type { ChangeIntent, ChangePlan } from '../change/types.js';
 import type { ChangeKind } from '../policy/types.js';
 import type { ServiceRecord } from '../service/schema.js';
@@ -24,31 +24,13 @@ export const COMMAND_WORDS = [
 ] as const;
 export type CommandWord = (typeof COMMAND_WORDS)[number];
 
-/** Which kind of change each part of an intent is: a part without a kind does not compile. */
-const INTENT_KINDS: { [K in keyof Required<ChangeIntent>]: ChangeKind } = {
-  name: 'name',
-  releaseChannel: 'release-channel',
-  mysqlEndpoint: 'mysql-endpoint',
-  ipAdd: 'ip-access',
-  ipRemove: 'ip-access',
-  privateEndpointAttach: 'private-endpoints',
-  privateEndpointDetach: 'private-endpoints',
-  tdeKeyId: 'encryption-key',
-  tagAdd: 'tags',
-  tagRemove: 'tags',
-  replicas: 'replicas',
-  replicaMemoryGb: 'memory',
-  idleScaling: 'idle-scaling',
-  power: 'power',
-};
-
 export function intentKinds(intent: ChangeIntent): ChangeKind[] {
   const kinds = (Object.keys(intent) as Array<keyof ChangeIntent>)
     .filter((key) => {
       const part: unknown = intent[key];
       return part !== undefined && !(Array.isArray(part) && part.length === 0);
     })
-    .map((key) => INTENT_KINDS[key]);
+    .flatMap((key) => kindOfIntent(key)?.policyName ?? []);
   return [...new Set(kinds)];
 }
 

@@ -1,6 +1,23 @@
 /** The transparent data encryption key a service uses (rotate-key). */
-import type { ChangeKindModule } from './kind.js';
+import type { ArgumentReader } from '../../command/reader.js';
+import type { Token } from '../../command/tokenize.js';
+import type { ChangeKindModule, KindCommand } from './kind.js';
 import { sameScalar } from './kind.js';
+
+const rotateKey: KindCommand = {
+  name: 'rotate-key',
+  usage: 'rotate-key SERVICE KEY_ID',
+  example: 'rotate-key orders-prod 7c9e6679-7425-40de-944b-e07fc1f90ae7',
+  summary: 'Request a new transparent data encryption key.',
+  parse(args: Token[], read: ArgumentReader) {
+    const [service, key, ...extra] = args;
+    const what = 'the service and the new encryption key id';
+    const value = read.service(service, what);
+    const tdeKeyId = read.id(key, what);
+    read.rejectExtra(extra, 'a service and one key id');
+    return read.change(value, { tdeKeyId });
+  },
+};
 
 const TDE_KEY_ID_MAX = 256;
 
@@ -8,6 +25,7 @@ export const encryptionKeyKind: ChangeKindModule<'tdeKeyId'> = {
   field: 'tdeKeyId',
   policyName: 'encryption-key',
   intents: ['tdeKeyId'],
+  commands: [rotateKey],
   read: (service) => service.transparentDataEncryptionKeyId ?? null,
   same: sameScalar,
   plan(draft, service, intent) {

@@ -3,7 +3,40 @@ import type { CapacityField, CapacityValues } from '../../capacity/values.js';
 import type { ServiceRecord } from '../../service/schema.js';
 import type { ChangePlan } from '../types.js';
 import { addCapacityTarget, readValues, reverseCapacity, sameValues, scalingExpectOf } from './capacity.js';
-import type { ChangeKindModule, PlannedReverse } from './kind.js';
+import { checkSwitch } from '../../command/arguments.js';
+import { DURATION_FORMS, readSpokenDuration } from '../../command/duration.js';
+import { textOf } from '../../command/reader.js';
+import type { ArgumentReader } from '../../command/reader.js';
+import type { Token } from '../../command/tokenize.js';
+import type { ChangeKindModule, KindCommand, PlannedReverse } from './kind.js';
+
+const idle: KindCommand = {
+  name: 'idle',
+  usage: 'idle SERVICE on [after DURATION]|off [for DURATION]',
+  example: 'idle orders-prod on after 30m',
+  summary: 'Request that the service pause when idle (after at least 5 minutes without queries), or never pause.',
+  more: ['idle sandbox-dev off'],
+  temporaryForm: 'idle',
+  parse(words: Token[], read: ArgumentReader) {
+    const { args, durationMs } = read.splitDuration(words, 2);
+    const [service, state, ...rest] = args;
+    const asked = 'the service and on or off';
+    const value = read.service(service, asked);
+    if (state === undefined) read.missing(asked);
+    const enabled = read.must(checkSwitch(state.text));
+    if (rest.length === 0) return read.change(value, { idleScaling: { enabled } }, durationMs);
+    const [after, ...timeoutWords] = rest;
+    if (!enabled || after?.text.toLowerCase() !== 'after') {
+      read.rejectExtra(rest, 'a service, on or off, then optionally after DURATION (with on) and for DURATION', '');
+    }
+    const timeout = readSpokenDuration(textOf(timeoutWords));
+    if (timeout.kind !== 'duration') {
+      read.fail(`After how long? Write the idle timeout like after 15m or after 1h. ${DURATION_FORMS}.`);
+    }
+    const timeoutMinutes = timeout.ms / 60_000;
+    return read.change(value, { idleScaling: { enabled, timeoutMinutes } }, durationMs);
+  },
+};
 
 const IDLE_FIELDS: readonly CapacityField[] = ['idleScaling', 'idleTimeoutMinutes'];
 
@@ -39,6 +72,7 @@ export const idleScalingKind: ChangeKindModule<'idleScaling'> = {
   field: 'idleScaling',
   policyName: 'idle-scaling',
   intents: ['idleScaling'],
+  commands: [idle],
   read: (service) => readValues(service, IDLE_FIELDS),
   same: sameValues,
   plan(draft, service, intent) {

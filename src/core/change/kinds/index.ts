@@ -6,7 +6,7 @@
 import type { TouchedField } from '../types.js';
 import { encryptionKeyKind } from './encryption-key.js';
 import { ipAccessKind } from './ip-access.js';
-import type { ChangeKindModule } from './kind.js';
+import type { ChangeKindModule, KindCommand } from './kind.js';
 import { mysqlEndpointKind } from './mysql-endpoint.js';
 import { nameKind } from './name.js';
 import { privateEndpointsKind } from './private-endpoints.js';
@@ -44,9 +44,17 @@ export const TEMPORARY_KINDS: ReadonlyArray<ChangeKindModule<TouchedField>> = [
   powerKind,
 ];
 
+/** Every command that asks for a change, in the order help lists them. */
+export const KIND_COMMANDS: readonly KindCommand[] = KIND_LIST.flatMap((kind) => kind.commands ?? []);
+
+/** How sentences name the changes that can be temporary ("ip add, endpoint … mysql on, scale…"). */
+export const TEMPORARY_FORMS: readonly string[] = TEMPORARY_KINDS.flatMap((kind) =>
+  (kind.commands ?? []).flatMap((command) => command.temporaryForm ?? []),
+);
+
 /** The kind that reads an intent field (ipAdd -> IP access). */
 export function kindOfIntent(key: string): ChangeKindModule<TouchedField> | undefined {
   return KIND_LIST.find((kind) => (kind.intents as readonly string[]).includes(key));
 }
 
-export type { ChangeKindModule, Draft, PlannedReverse, PlanProblem } from './kind.js';
+export type { ChangeKindModule, Draft, KindCommand, PlannedReverse, PlanProblem } from './kind.js';

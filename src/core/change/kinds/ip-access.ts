@@ -4,7 +4,50 @@ import type { Risk } from '../../policy/types.js';
 import { ipExposure } from '../../posture/exposure.js';
 import { IP_DESCRIPTION_MAX, IpSourceSchema, type AccessEntry, type ServiceRecord } from '../../service/schema.js';
 import type { ChangeIntent, ChangePlan } from '../types.js';
-import { sameEntries, type ChangeKindModule, type Draft, type PlannedReverse } from './kind.js';
+import { checkIpDescription, checkIpSource } from '../../command/arguments.js';
+import { textOf, type ArgumentReader } from '../../command/reader.js';
+import type { Token } from '../../command/tokenize.js';
+import { sameEntries, type ChangeKindModule, type Draft, type KindCommand, type PlannedReverse } from './kind.js';
+
+const ipAdd: KindCommand = {
+  name: 'ip add',
+  usage: 'ip add SERVICE SOURCE [DESCRIPTION...] [for DURATION]',
+  example: 'ip add orders-prod 192.0.2.0/24 office VPN',
+  more: ['ip add orders-prod 203.0.113.7 vendor at tuesday 09:00 for 3h'],
+  summary: 'Request access for an IP address or CIDR block; with for 30m, 2h or 3d the bot takes it back then.',
+  fixedWords: 2,
+  temporaryForm: 'ip add',
+  groupAsk: 'Say whether to add or remove an IP access list entry',
+  parse(words: Token[], read: ArgumentReader) {
+    const { args, durationMs } = read.splitDuration(words, 2);
+    const [service, source, ...descriptionWords] = args;
+    const what = 'the service and the IP address or CIDR block';
+    const value = read.service(service, what);
+    if (source === undefined) read.missing(what);
+    const entry: { source: string; description?: string } = { source: read.must(checkIpSource(source.text)) };
+    if (descriptionWords.length > 0) {
+      entry.description = read.must(checkIpDescription(textOf(descriptionWords).join(' ')));
+    }
+    return read.change(value, { ipAdd: [entry] }, durationMs);
+  },
+};
+
+const ipRemove: KindCommand = {
+  name: 'ip remove',
+  usage: 'ip remove SERVICE SOURCE',
+  example: 'ip remove orders-prod 203.0.113.0/24',
+  summary: 'Request that an entry be taken off the IP access list.',
+  fixedWords: 2,
+  parse(args: Token[], read: ArgumentReader) {
+    const [service, source, ...extra] = args;
+    const what = 'the service and the IP address or CIDR block to remove';
+    const value = read.service(service, what);
+    if (source === undefined) read.missing(what);
+    const checked = read.must(checkIpSource(source.text));
+    read.rejectExtra(extra, 'one service and one source (remove entries one at a time)');
+    return read.change(value, { ipRemove: [checked] });
+  },
+};
 
 const entriesOf = (service: ServiceRecord): AccessEntry[] =>
   (service.ipAccessList ?? []).map((e) => ({ source: e.source, description: e.description ?? '' }));
@@ -20,6 +63,7 @@ export const ipAccessKind: ChangeKindModule<'ipAccessList'> = {
   field: 'ipAccessList',
   policyName: 'ip-access',
   intents: ['ipAdd', 'ipRemove'],
+  commands: [ipAdd, ipRemove],
   read: entriesOf,
   same: (a, b) => accessKey(a) === accessKey(b),
   entriesSame: ipEntriesSame,

@@ -8,6 +8,24 @@ import type { ChangeKind as PolicyChangeKind, Risk } from '../../policy/types.js
 import type { CapacityValues } from '../../capacity/values.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../../service/schema.js';
 import type { ChangeIntent, ChangePlan, FieldChange, TouchedField, TouchedState } from '../types.js';
+import type { ArgumentReader, CommandSpec, ParsedChange } from '../../command/reader.js';
+import type { Token } from '../../command/tokenize.js';
+import type { KindDrift } from './drift-parts.js';
+import type { KindForm } from './form-parts.js';
+
+/**
+ * A command that asks for this kind of change: its help line, and the parser of its arguments
+ * (the words after the command's own, `at`, `because` and `ticket` already taken out).
+ */
+export interface KindCommand extends CommandSpec {
+  parse(args: Token[], read: ArgumentReader): ParsedChange;
+  /** Words after the first that are never read as `at`, `because` or `ticket` (a sub-verb, the service): 1 when absent. */
+  fixedWords?: number;
+  /** How the break-glass sentence names its temporary form ("endpoint … mysql on"), when it has one. */
+  temporaryForm?: string;
+  /** The first command of a group (ip add, ip remove): what to say when the second word is missing. */
+  groupAsk?: string;
+}
 
 /** `field` names the modal input the problem belongs to, so the modal can show it inline. */
 export interface PlanProblem {
@@ -43,6 +61,12 @@ export interface ChangeKindModule<F extends TouchedField> {
   policyName: PolicyChangeKind;
   /** The intent fields (command or modal input) this kind reads. */
   intents: ReadonlyArray<keyof ChangeIntent>;
+  /** The commands that ask for it, in the order help lists them (one command may ask for two kinds: `scale`). */
+  commands?: readonly KindCommand[];
+  /** Its inputs in the edit modal, and how a submission becomes its part of the intent. */
+  form?: KindForm;
+  /** How drift between two summaries, and the activity log, describe it. */
+  drift?: KindDrift;
   /** The field as the record shows it, read the same way everywhere. */
   read(service: ServiceRecord): NonNullable<TouchedState[F]> | null;
   /** Whether two readings are the same (the stale check). */

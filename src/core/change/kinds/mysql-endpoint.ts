@@ -1,7 +1,35 @@
 /** The MySQL endpoint, on or off: the one endpoint the API lets a change switch. */
 import type { ServiceRecord } from '../../service/schema.js';
-import type { ChangeKindModule } from './kind.js';
+import { checkSwitch, checkSwitchableProtocol, echo, isSwitchWord } from '../../command/arguments.js';
+import type { ArgumentReader } from '../../command/reader.js';
+import type { Token } from '../../command/tokenize.js';
+import type { ChangeKindModule, KindCommand } from './kind.js';
 import { onOff, sameScalar } from './kind.js';
+
+const endpoint: KindCommand = {
+  name: 'endpoint',
+  usage: 'endpoint SERVICE mysql on|off [for DURATION]',
+  example: 'endpoint orders-prod mysql on',
+  summary: 'Request that the MySQL endpoint be switched on or off; on for 30m, 2h or 3d is switched off again then.',
+  temporaryForm: 'endpoint … mysql on',
+  parse(words: Token[], read: ArgumentReader) {
+    const { args, durationMs } = read.splitDuration(words, 3);
+    const [service, protocol, state, ...extra] = args;
+    const what = 'the service, the endpoint (mysql) and on or off';
+    const value = read.service(service, what);
+    if (protocol === undefined) read.missing(what);
+    if (state === undefined && isSwitchWord(protocol.text)) {
+      read.fail(`Name the endpoint before ${echo(protocol.text)}, like this: ${read.spec.example}`);
+    }
+    read.must(checkSwitchableProtocol(protocol.text));
+    if (state === undefined) read.missing('whether to switch it on or off');
+    const enabled = read.must(checkSwitch(state.text));
+    read.rejectExtra(extra, 'a service, mysql and on or off, then optionally for DURATION');
+    if (durationMs !== undefined && !enabled)
+      read.fail('Only switching MySQL on can be temporary: the bot switches it off again when the time is up.');
+    return read.change(value, { mysqlEndpoint: enabled }, durationMs);
+  },
+};
 
 /** The MySQL endpoint is on when the record lists it (and does not say it is disabled). */
 export function mysqlEnabled(service: ServiceRecord): boolean {
@@ -15,6 +43,7 @@ export const mysqlEndpointKind: ChangeKindModule<'mysqlEndpoint'> = {
   field: 'mysqlEndpoint',
   policyName: 'mysql-endpoint',
   intents: ['mysqlEndpoint'],
+  commands: [endpoint],
   read: mysqlEnabled,
   same: sameScalar,
   plan(draft, service, intent) {

@@ -1,12 +1,32 @@
 /** The service's name (1-50 characters). */
 import { ServiceNameSchema } from '../../service/schema.js';
-import type { ChangeKindModule } from './kind.js';
+import { checkServiceName } from '../../command/arguments.js';
+import { textOf } from '../../command/reader.js';
+import type { ArgumentReader } from '../../command/reader.js';
+import type { Token } from '../../command/tokenize.js';
+import type { ChangeKindModule, KindCommand } from './kind.js';
 import { sameScalar } from './kind.js';
+
+const rename: KindCommand = {
+  name: 'rename',
+  usage: 'rename SERVICE NEW NAME...',
+  example: 'rename orders-staging orders-prod-2',
+  summary: 'Request a new name for a service.',
+  parse(args: Token[], read: ArgumentReader) {
+    const [service, ...nameWords] = args;
+    const value = read.service(service, 'the service and its new name');
+    if (nameWords.length === 0) read.missing('the new name after the service');
+    // Unquoted words are joined by single spaces; a quoted name is taken as written.
+    const name = read.must(checkServiceName(textOf(nameWords).join(' '), read.spec.example));
+    return read.change(value, { name });
+  },
+};
 
 export const nameKind: ChangeKindModule<'name'> = {
   field: 'name',
   policyName: 'name',
   intents: ['name'],
+  commands: [rename],
   read: (service) => service.name,
   same: sameScalar,
   plan(draft, service, intent) {

@@ -4,7 +4,9 @@ import type { ServiceRecord } from '../../service/schema.js';
 import { stateInfo } from '../../service/states.js';
 import type { ChangePlan } from '../types.js';
 import { addCapacityTarget, reverseCapacity } from './capacity.js';
-import type { ChangeKindModule, PlannedReverse } from './kind.js';
+import type { ArgumentReader } from '../../command/reader.js';
+import type { Token } from '../../command/tokenize.js';
+import type { ChangeKindModule, KindCommand, PlannedReverse } from './kind.js';
 
 /**
  * States that are the same for a power change that was reviewed: a running service that went idle
@@ -48,10 +50,49 @@ function reversePower(plan: ChangePlan, service: ServiceRecord, reverse: Planned
 
 const label = (state: string | null | undefined) => (state ? stateInfo(state).label : 'unknown');
 
+function parsePower(name: PowerAction, words: Token[], read: ArgumentReader) {
+  const temporary = name === 'wake' ? { args: words } : read.splitDuration(words, 1);
+  const [service, ...extra] = temporary.args;
+  const value = read.service(service, 'which service');
+  const more =
+    name === 'wake'
+      ? 'one service (a woken service goes idle again by itself, so wake takes no for)'
+      : 'one service, then optionally for DURATION';
+  read.rejectExtra(extra, more);
+  return read.change(value, { power: name }, 'durationMs' in temporary ? temporary.durationMs : undefined);
+}
+
+const powerCommands: KindCommand[] = [
+  {
+    name: 'stop',
+    usage: 'stop SERVICE [for DURATION]',
+    example: 'stop events-staging for 2h',
+    summary: 'Request that a running or idle service be stopped; with for 2h the bot starts it again then.',
+    temporaryForm: 'stop',
+    parse: (args, read) => parsePower('stop', args, read),
+  },
+  {
+    name: 'start',
+    usage: 'start SERVICE [for DURATION]',
+    example: 'start orders-staging for 8h',
+    summary: 'Request that a stopped service be started; with for 8h the bot stops it again then.',
+    temporaryForm: 'start',
+    parse: (args, read) => parsePower('start', args, read),
+  },
+  {
+    name: 'wake',
+    usage: 'wake SERVICE',
+    example: 'wake "analytics staging"',
+    summary: 'Request that an idle service be woken up now.',
+    parse: (args, read) => parsePower('wake', args, read),
+  },
+];
+
 export const powerKind: ChangeKindModule<'power'> = {
   field: 'power',
   policyName: 'power',
   intents: ['power'],
+  commands: powerCommands,
   read: (service) => service.state ?? null,
   same: (a, b) => groupOf(a) === groupOf(b),
   plan(draft, service, intent) {

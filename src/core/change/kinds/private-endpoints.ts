@@ -1,7 +1,32 @@
 /** Private endpoints attached to the service (only those available to it). */
 import type { ChangePlan } from '../types.js';
-import type { ChangeKindModule } from './kind.js';
+import { echo } from '../../command/arguments.js';
+import type { ArgumentReader } from '../../command/reader.js';
+import type { Token } from '../../command/tokenize.js';
+import type { ChangeKindModule, KindCommand } from './kind.js';
 import { sameEntries, unique } from './kind.js';
+
+const privateEndpoint: KindCommand = {
+  name: 'private-endpoint',
+  usage: 'private-endpoint attach|detach SERVICE ENDPOINT_ID',
+  example: 'private-endpoint attach metrics-prod vpce-0a1b2c3d4e5f60002',
+  summary: 'Request that a private endpoint be attached to or detached from a service.',
+  fixedWords: 2,
+  parse(args: Token[], read: ArgumentReader) {
+    const [action, service, endpoint, ...extra] = args;
+    const what = 'attach or detach, the service and the private endpoint id';
+    if (action === undefined) read.missing(what);
+    const word = action.text.toLowerCase();
+    if (word !== 'attach' && word !== 'detach') {
+      read.fail(`Say attach or detach first, not ${echo(action.text)}, like this: ${read.spec.example}`);
+    }
+    const value = read.service(service, what);
+    const id = read.id(endpoint, what);
+    read.rejectExtra(extra, 'one service and one endpoint id');
+    const intent = word === 'attach' ? { privateEndpointAttach: [id] } : { privateEndpointDetach: [id] };
+    return read.change(value, intent, undefined, `private-endpoint ${word}`);
+  },
+};
 
 const touched = (plan: ChangePlan) => [
   ...(plan.update.privateEndpointIds?.add ?? []),
@@ -14,6 +39,7 @@ export const privateEndpointsKind: ChangeKindModule<'privateEndpointIds'> = {
   field: 'privateEndpointIds',
   policyName: 'private-endpoints',
   intents: ['privateEndpointAttach', 'privateEndpointDetach'],
+  commands: [privateEndpoint],
   read: (service) => [...(service.privateEndpointIds ?? [])],
   same: (a, b) => sortedKey(a) === sortedKey(b),
   entriesSame(plan, service) {

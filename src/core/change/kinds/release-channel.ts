@@ -1,8 +1,27 @@
 /** The release channel (slow, default, fast); development services stay on default. */
 import type { ServiceRecord } from '../../service/schema.js';
 import type { ChangeIntent } from '../types.js';
-import type { ChangeKindModule } from './kind.js';
+import { checkReleaseChannel } from '../../command/arguments.js';
+import type { ArgumentReader } from '../../command/reader.js';
+import type { Token } from '../../command/tokenize.js';
+import type { ChangeKindModule, KindCommand } from './kind.js';
 import { sameScalar } from './kind.js';
+
+const releaseChannel: KindCommand = {
+  name: 'release-channel',
+  usage: 'release-channel SERVICE slow|default|fast',
+  example: 'release-channel orders-prod slow',
+  summary: 'Request a different upgrade release channel.',
+  parse(args: Token[], read: ArgumentReader) {
+    const [service, channel, ...extra] = args;
+    const what = 'the service and the channel (slow, default or fast)';
+    const value = read.service(service, what);
+    if (channel === undefined) read.missing(what);
+    const wanted = read.must(checkReleaseChannel(channel.text));
+    read.rejectExtra(extra, 'a service and a channel');
+    return read.change(value, { releaseChannel: wanted });
+  },
+};
 
 /**
  * Only development services are held to the default release channel. Production and dedicated
@@ -17,6 +36,7 @@ export const releaseChannelKind: ChangeKindModule<'releaseChannel'> = {
   field: 'releaseChannel',
   policyName: 'release-channel',
   intents: ['releaseChannel'],
+  commands: [releaseChannel],
   read: (service) => service.releaseChannel ?? null,
   same: sameScalar,
   plan(draft, service, intent) {

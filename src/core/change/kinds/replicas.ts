@@ -13,7 +13,46 @@ import {
   sameValues,
   scalingExpectOf,
 } from './capacity.js';
-import type { ChangeKindModule, PlannedReverse } from './kind.js';
+import { checkReplicaMemory, checkReplicas, echo } from '../../command/arguments.js';
+import { textOf } from '../../command/reader.js';
+import type { ArgumentReader } from '../../command/reader.js';
+import type { Token } from '../../command/tokenize.js';
+import type { ChangeKindModule, KindCommand, PlannedReverse } from './kind.js';
+
+/** `scale` asks for replicas or for memory per replica (replica-memory.ts): declared once, here. */
+const scale: KindCommand = {
+  name: 'scale',
+  usage: 'scale SERVICE replicas|memory VALUE [for DURATION]',
+  example: 'scale orders-prod replicas 6 for 4h',
+  summary:
+    'Request replicas (N, or MIN-MAX under horizontal autoscaling) or memory per replica (GB, or MIN-MAX under vertical autoscaling); with for 4h the bot scales back then.',
+  more: ['scale search-prod replicas 2-8', 'scale orders-prod memory 16-64', 'scale search-prod memory 32'],
+  temporaryForm: 'scale',
+  parse(words: Token[], read: ArgumentReader) {
+    const { args, durationMs } = read.splitDuration(words, 3);
+    const [service, what, ...valueWords] = args;
+    const asked = 'the service, replicas or memory, and the value';
+    const value = read.service(service, asked);
+    if (what === undefined) read.missing(asked);
+    const word = what.text.toLowerCase();
+    if (word !== 'replicas' && word !== 'replica' && word !== 'memory') {
+      read.fail(`scale sets replicas or memory, not ${echo(what.text)}, like this: ${read.spec.example}`);
+    }
+    if (valueWords.length === 0) {
+      const [amount, example] =
+        word === 'memory'
+          ? ['the memory per replica in GB', read.exampleAbout('memory')]
+          : ['how many replicas', read.exampleAbout('replicas')];
+      read.fail(`Tell me ${amount}, like this: ${example}`);
+    }
+    const text = textOf(valueWords).join(' ');
+    const intent =
+      word === 'memory'
+        ? { replicaMemoryGb: read.must(checkReplicaMemory(text)) }
+        : { replicas: read.must(checkReplicas(text)) };
+    return read.change(value, intent, durationMs);
+  },
+};
 
 const REPLICA_FIELDS: readonly CapacityField[] = ['numReplicas', 'minReplicas', 'maxReplicas'];
 
@@ -55,6 +94,7 @@ export const replicasKind: ChangeKindModule<'replicas'> = {
   field: 'replicas',
   policyName: 'replicas',
   intents: ['replicas'],
+  commands: [scale],
   read: (service) => readValues(service, fieldsFor(service)),
   same: sameValues,
   plan(draft, service, intent) {

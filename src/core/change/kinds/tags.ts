@@ -4,7 +4,39 @@
  */
 import { isTagKey, isTagValue, TAG_EDITS_MAX, type OutgoingTag, type ServiceRecord } from '../../service/schema.js';
 import type { ChangeIntent, ChangePlan } from '../types.js';
-import { sameEntries, type ChangeKindModule, type Draft, type PlannedReverse } from './kind.js';
+import { checkTagWord } from '../../command/arguments.js';
+import type { ArgumentReader } from '../../command/reader.js';
+import type { Token } from '../../command/tokenize.js';
+import { sameEntries, type ChangeKindModule, type Draft, type KindCommand, type PlannedReverse } from './kind.js';
+
+function parseTagEdit(adding: boolean, args: Token[], read: ArgumentReader) {
+  const [service, ...tagWords] = args;
+  const what = adding ? 'the service and one or more tags (KEY or KEY=VALUE)' : 'the service and the tags to remove';
+  const value = read.service(service, what);
+  if (tagWords.length === 0) read.missing(what);
+  const tags = tagWords.map((token) => read.must(checkTagWord(token.text.trim())));
+  return read.change(value, adding ? { tagAdd: tags } : { tagRemove: tags });
+}
+
+const tagCommands: KindCommand[] = [
+  {
+    name: 'tag add',
+    usage: 'tag add SERVICE KEY[=VALUE] ...',
+    example: 'tag add orders-prod owner=payments tier.critical',
+    summary: "Request tags for a service (a new value replaces the key's old one).",
+    fixedWords: 2,
+    groupAsk: 'Say whether to add or remove tags',
+    parse: (args, read) => parseTagEdit(true, args, read),
+  },
+  {
+    name: 'tag remove',
+    usage: 'tag remove SERVICE KEY[=VALUE] ...',
+    example: 'tag remove legacy-reporting keep',
+    summary: 'Request that tags be taken off a service.',
+    fixedWords: 2,
+    parse: (args, read) => parseTagEdit(false, args, read),
+  },
+];
 
 /** "env=prod", or just "keep" for a tag without a value. */
 export const tagText = (tag: OutgoingTag): string => (tag.value === undefined ? tag.key : `${tag.key}=${tag.value}`);
@@ -29,6 +61,7 @@ export const tagsKind: ChangeKindModule<'tags'> = {
   field: 'tags',
   policyName: 'tags',
   intents: ['tagAdd', 'tagRemove'],
+  commands: tagCommands,
   read: tagsOf,
   same: (a, b) => tagsKey(a) === tagsKey(b),
   entriesSame(plan, service) {

@@ -1,0 +1,4 @@
+/** Filled in by the drift step. */
+export interface KindDrift {
+  key: string;
+}

@@ -1,0 +1,4 @@
+/** Filled in by the edit modal step. */
+export interface KindForm {
+  key: string;
+}
