@@ -12,7 +12,7 @@ import { applyAtProblem, applyAtProblemText, localLabel, type ApplyAtProblem } f
 import {
   applyAtFromSubmission,
   BLOCK,
-  capacityProblems,
+  formProblems,
   durationFromSubmission,
   intentFromSubmission,
   justificationFromSubmission,
@@ -63,7 +63,7 @@ async function submitInChannel(
   s: BotServices,
   messenger: Messenger,
 ): Promise<void> {
-  const unreadable = capacityProblems(submission.values, submission.metadata.shown);
+  const unreadable = formProblems(submission.values, submission.metadata.shown);
   if (Object.keys(unreadable).length > 0) return ack(unreadable);
   const intent = intentFromSubmission(submission.values, submission.metadata.shown);
   const chosen = durationFromSubmission(submission.values);

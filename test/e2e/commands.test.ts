@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
+import { EDIT_CALLBACK } from '../../src/core/render/modal.js';
+import { BLOCK } from '../support/blocks.js';
 import { DEMO_IDS, demoServices, syntheticServices } from '../../src/simulator/seed.js';
 import {
   answerText,

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import { BLOCK } from '../../src/core/render/modal.js';
+import { BLOCK } from '../support/blocks.js';
 import { DEMO_IDS, demoServices } from '../../src/simulator/seed.js';
 import {
   answerText,

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import { BLOCK } from '../../src/core/render/modal.js';
+import { BLOCK } from '../support/blocks.js';
 import { ACTION_EXTEND, ACTION_UNDO } from '../../src/core/render/temporary.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import { BLOCK } from '../../src/core/render/modal.js';
+import { BLOCK } from '../support/blocks.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { answerText, CHANNEL, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_CANCEL } from '../../src/core/render/change.js';
-import { BLOCK } from '../../src/core/render/modal.js';
+import { BLOCK } from '../support/blocks.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import {
   answerText,

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../src/core/render/change.js';
-import { BLOCK } from '../../src/core/render/modal.js';
+import { BLOCK } from '../support/blocks.js';
 import { SocketModeServer } from '../support/socket-mode-server.js';
 import {
   answerText,

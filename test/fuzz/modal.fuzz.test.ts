@@ -12,13 +12,13 @@ import { ServiceRecordSchema, ServiceUpdateSchema, type ServiceRecord } from '..
 import { planChange } from '../../src/core/change/plan.js';
 import type { ChangeIntent } from '../../src/core/change/types.js';
 import {
-  BLOCK,
   editMetadata,
   intentFromSubmission,
   modalErrors,
   ViewStateSchema,
   type ViewState,
 } from '../../src/core/render/modal.js';
+import { BLOCK } from '../support/blocks.js';
 import { demoServices } from '../../src/simulator/seed.js';
 import { blockKitViolations } from '../core/render/block-kit.js';
 import { hostileString, leaks, mrkdwnOf, prng, shown, type Rng } from './hostile.js';
@@ -228,7 +228,7 @@ describe('edit modal submissions under random input', () => {
       const untouched: ViewState = {
         [BLOCK.name]: { value: { type: 'plain_text_input', value: service.name } },
         [BLOCK.mysql]: {
-          value: { type: 'radio_buttons', selected_option: { value: metadata.shown.mysql ? 'on' : 'off' } },
+          value: { type: 'radio_buttons', selected_option: { value: metadata.shown['mysqlEndpoint'] ? 'on' : 'off' } },
         },
         [BLOCK.ipAdd]: { value: { type: 'plain_text_input', value: null } },
         [BLOCK.ipRemove]: { value: { type: 'multi_static_select', selected_options: [] } },

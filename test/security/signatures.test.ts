@@ -8,7 +8,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import { BLOCK, EDIT_CALLBACK } from '../../src/core/render/modal.js';
+import { EDIT_CALLBACK } from '../../src/core/render/modal.js';
+import { BLOCK } from '../support/blocks.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import {
   CHANNEL,

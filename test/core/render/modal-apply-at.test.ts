@@ -15,12 +15,12 @@ import {
 import {
   APPLY_AT_UNREADABLE,
   applyAtFromSubmission,
-  BLOCK,
   editMetadata,
   editView,
   intentFromSubmission,
   ViewStateSchema,
 } from '../../../src/core/render/modal.js';
+import { BLOCK } from '../../support/blocks.js';
 import { stringContaining } from '../../support/matchers.js';
 import { service } from '../fixtures.js';
 import { assertModalLimits } from './block-kit.js';

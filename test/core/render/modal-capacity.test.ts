@@ -6,16 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import { planChange } from '../../../src/core/change/plan.js';
 import {
-  BLOCK,
-  capacityProblems,
+  formProblems,
   editMetadata,
   editView,
   EditMetadataSchema,
+  type EditMetadata,
   intentFromSubmission,
   modalErrors,
   ViewStateSchema,
   type ViewState,
 } from '../../../src/core/render/modal.js';
+import { BLOCK } from '../../support/blocks.js';
 import type { View } from '../../../src/core/render/mrkdwn.js';
 import { ServiceRecordSchema, type ServiceRecord } from '../../../src/core/service/schema.js';
 import { demoServices } from '../../../src/simulator/seed.js';
@@ -32,6 +33,15 @@ function demo(name: string, overrides: Record<string, unknown> = {}): ServiceRec
 type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What the Capacity section's kinds kept of what they showed. */
+function capacityShown(shown: EditMetadata['shown']): Record<string, unknown> {
+  return Object.fromEntries(
+    ['replicas', 'replicaMemory', 'idleScaling'].flatMap((kind) =>
+      shown[kind] === undefined ? [] : [[kind, shown[kind]]],
+    ),
+  );
+}
 
 function opened(service: ServiceRecord): { view: View; shown: ReturnType<typeof editMetadata>['shown'] } {
   const metadata = editMetadata(service, 'C0CAP');
@@ -89,7 +99,11 @@ describe('the Capacity section is prefilled from the service', () => {
   it('orders-prod (vertical): replicas "3", memory "8-32", idle off, timeout 15', () => {
     const { view, shown } = opened(demo('orders-prod'));
     assertModalLimits(view);
-    expect(shown.capacity).toStrictEqual({ replicas: '3', memory: '8-32', idle: false, idleTimeout: 15 });
+    expect(capacityShown(shown)).toStrictEqual({
+      replicas: '3',
+      replicaMemory: '8-32',
+      idleScaling: { idle: false, idleTimeout: 15 },
+    });
     expect(hasCapacityHeader(view)).toBe(true);
     expect(capacityIds(view)).toStrictEqual([BLOCK.replicas, BLOCK.memory, BLOCK.idle, BLOCK.idleTimeout]);
     expect(elementOf(view, BLOCK.replicas)).toMatchObject({ type: 'plain_text_input', initial_value: '3' });
@@ -104,7 +118,7 @@ describe('the Capacity section is prefilled from the service', () => {
     });
     // What was shown travels in the metadata, so the submission is compared with it.
     const metadata = EditMetadataSchema.parse(JSON.parse(view.private_metadata ?? ''));
-    expect(metadata.shown.capacity).toStrictEqual(shown.capacity);
+    expect(metadata.shown).toStrictEqual(shown);
   });
 
   it('search-prod (horizontal): replicas "2-6", memory "16"', () => {
@@ -136,7 +150,7 @@ describe('the Capacity section is prefilled from the service', () => {
         currentScaling: undefined,
       }),
     );
-    expect(nothing.shown.capacity).toStrictEqual({});
+    expect(capacityShown(nothing.shown)).toStrictEqual({});
     expect(capacityIds(nothing.view)).toStrictEqual([]);
     expect(hasCapacityHeader(nothing.view)).toBe(false);
     assertModalLimits(nothing.view);
@@ -157,7 +171,7 @@ describe('reading the Capacity section back', () => {
   it('asks for nothing when the section is left as shown', () => {
     expect(intentFromSubmission(submit(orders.view, {}), orders.shown)).toStrictEqual({});
     expect(intentFromSubmission(submit(search.view, {}), search.shown)).toStrictEqual({});
-    expect(capacityProblems(submit(orders.view, {}), orders.shown)).toStrictEqual({});
+    expect(formProblems(submit(orders.view, {}), orders.shown)).toStrictEqual({});
     // A field emptied is not a request either.
     expect(intentFromSubmission(submit(orders.view, { [BLOCK.replicas]: text(null) }), orders.shown)).toStrictEqual({});
     expect(
@@ -185,7 +199,7 @@ describe('reading the Capacity section back', () => {
   ])('orders-prod: %s', (_, changes, intent) => {
     const values = submit(orders.view, changes);
     expect(intentFromSubmission(values, orders.shown)).toStrictEqual(intent);
-    expect(capacityProblems(values, orders.shown)).toStrictEqual({});
+    expect(formProblems(values, orders.shown)).toStrictEqual({});
   });
 
   it('search-prod: a replica range typed with an en dash or "to"', () => {
@@ -203,7 +217,7 @@ describe('reading the Capacity section back', () => {
       [BLOCK.memory]: text('16TB'),
       [BLOCK.idleTimeout]: number('7.5'),
     });
-    expect(capacityProblems(values, orders.shown)).toStrictEqual({
+    expect(formProblems(values, orders.shown)).toStrictEqual({
       [BLOCK.replicas]: 'Replicas are a whole number like 3, or a range like 2-6; "lots" is not.',
       [BLOCK.memory]: 'Memory per replica is a number of GB like 16, or a range like 16-64; "16TB" is not.',
       [BLOCK.idleTimeout]: 'The idle timeout is a whole number of minutes; "7.5" is not.',

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { ServiceRecord } from '../../../src/core/service/schema.js';
 import { planChange, type PlanProblem } from '../../../src/core/change/plan.js';
 import {
-  BLOCK,
   EDIT_CALLBACK,
   editMetadata,
   editView,
@@ -11,10 +10,11 @@ import {
   loadingView,
   messageView,
   modalErrors,
-  parseIpLines,
   ViewStateSchema,
   type ViewState,
 } from '../../../src/core/render/modal.js';
+import { parseIpLines } from '../../../src/core/change/kinds/ip-access.js';
+import { BLOCK } from '../../support/blocks.js';
 import type { View } from '../../../src/core/render/mrkdwn.js';
 import { ipEntries, refused, service } from '../fixtures.js';
 import { assertModalLimits, assertSafeMrkdwn } from './block-kit.js';

@@ -18,6 +18,10 @@ import type { Range } from '../../service/capacity.js';
 import type { ServiceRecord } from '../../service/schema.js';
 import type { ChangeIntent, ChangePlan, TouchedField } from '../types.js';
 import type { Draft, PlannedReverse } from './kind.js';
+import type { Checked } from '../../command/arguments.js';
+import { ACTION, input, textValue, type ViewState } from '../../render/form-inputs.js';
+import type { Block } from '../../render/mrkdwn.js';
+import type { FormReading, KindForm } from './form-parts.js';
 
 export type CapacityKindField = Extract<TouchedField, 'replicas' | 'replicaMemory' | 'idleScaling'>;
 
@@ -136,4 +140,49 @@ export function growthRisks(plan: ChangePlan, reverted = false): Risk[] {
   const after = totalMemoryRange(to);
   if (before === undefined || after === undefined || before.max <= 0) return [];
   return after.max >= LARGE_GROWTH * before.max ? ['capacity-up-large'] : [];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The edit modal's Capacity section
+
+export const CAPACITY_SECTION = 'Capacity';
+
+/** "3" or "2-6" replicas, "16" or "8-32" GB per replica: how the section shows a range. */
+export const rangeInput = (range: Range | undefined) =>
+  range === undefined ? undefined : range.min === range.max ? String(range.min) : `${range.min}-${range.max}`;
+
+/**
+ * A capacity text input (replicas, memory), prefilled with what the service shows, absent when it
+ * shows nothing; read like the `scale` command reads it, and only when changed from what was shown.
+ */
+export function rangeForm(spec: {
+  /** What tests and problems call the input ("memory"), and its block id ("replica_memory"). */
+  name: string;
+  blockId: string;
+  label: string;
+  hint: string;
+  shown(service: ServiceRecord): string | undefined;
+  check(text: string): Checked<Range>;
+  intent(range: Range): ChangeIntent;
+}): KindForm {
+  const text = (shown: unknown) => (typeof shown === 'string' ? shown : undefined);
+  return {
+    blockIds: { [spec.name]: spec.blockId },
+    section: CAPACITY_SECTION,
+    shown: spec.shown,
+    blocks(_service, shown): Block[] {
+      const initial = text(shown);
+      if (initial === undefined) return [];
+      const element = { type: 'plain_text_input' as const, action_id: ACTION, initial_value: initial, max_length: 20 };
+      return [input(spec.blockId, spec.label, element, { optional: true, hint: spec.hint })];
+    },
+    read(values: ViewState, shown): FormReading {
+      const given = textValue(values, spec.blockId);
+      if (given === undefined || given === text(shown)) return { intent: {} };
+      const checked = spec.check(given);
+      return checked.ok
+        ? { intent: spec.intent(checked.value) }
+        : { intent: {}, problems: { [spec.blockId]: checked.message } };
+    },
+  };
 }

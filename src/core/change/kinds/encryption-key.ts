@@ -1,6 +1,9 @@
 /** The transparent data encryption key a service uses (rotate-key). */
 import type { ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
+import { ACTION, input, textValue } from '../../render/form-inputs.js';
+import { LIMITS, truncate } from '../../render/mrkdwn.js';
+import type { KindForm } from './form-parts.js';
 import type { ChangeKindModule, KindCommand } from './kind.js';
 import { sameScalar } from './kind.js';
 
@@ -21,11 +24,37 @@ const rotateKey: KindCommand = {
 
 const TDE_KEY_ID_MAX = 256;
 
+const encryptionKeyForm: KindForm = {
+  blockIds: { tdeKey: 'tde_key' },
+  blocks(service) {
+    if (service.hasTransparentDataEncryption !== true) return [];
+    const now = service.transparentDataEncryptionKeyId;
+    return [
+      input(
+        'tde_key',
+        'Rotate encryption key to',
+        {
+          type: 'plain_text_input',
+          action_id: ACTION,
+          max_length: LIMITS.textInput,
+          ...(now ? { placeholder: { type: 'plain_text', text: truncate(`now ${now}`, 150) } } : {}),
+        },
+        { optional: true, hint: 'The id of the new key; leave empty to keep the current one.' },
+      ),
+    ];
+  },
+  read(values) {
+    const key = textValue(values, 'tde_key');
+    return { intent: key ? { tdeKeyId: key } : {} };
+  },
+};
+
 export const encryptionKeyKind: ChangeKindModule<'tdeKeyId'> = {
   field: 'tdeKeyId',
   policyName: 'encryption-key',
   intents: ['tdeKeyId'],
   commands: [rotateKey],
+  form: encryptionKeyForm,
   read: (service) => service.transparentDataEncryptionKeyId ?? null,
   same: sameScalar,
   plan(draft, service, intent) {

@@ -9,6 +9,72 @@ import { textOf } from '../../command/reader.js';
 import type { ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
 import type { ChangeKindModule, KindCommand, PlannedReverse } from './kind.js';
+import { z } from 'zod';
+import { ACTION, input, option, selectedValue, textValue } from '../../render/form-inputs.js';
+import type { Block } from '../../render/mrkdwn.js';
+import { IDLE_TIMEOUT_MIN_MINUTES } from '../../service/schema.js';
+import { CAPACITY_SECTION } from './capacity.js';
+import type { KindForm } from './form-parts.js';
+
+const IdleShown = z.object({ idle: z.boolean().optional(), idleTimeout: z.number().optional() });
+const [IDLE, TIMEOUT] = ['idle_scaling', 'idle_timeout'];
+const IDLE_ON = option('On: pause when idle', 'on');
+const IDLE_OFF = option('Off: never pause', 'off');
+
+function idleBlocks(shown: z.infer<typeof IdleShown>): Block[] {
+  const blocks: Block[] = [];
+  if (shown.idle !== undefined)
+    blocks.push(
+      input(IDLE, 'Idle scaling', {
+        type: 'radio_buttons',
+        action_id: ACTION,
+        options: [IDLE_ON, IDLE_OFF],
+        initial_option: shown.idle ? IDLE_ON : IDLE_OFF,
+      }),
+    );
+  if (shown.idle !== undefined || shown.idleTimeout !== undefined)
+    blocks.push(
+      input(
+        TIMEOUT,
+        'Idle timeout (minutes)',
+        {
+          type: 'number_input',
+          action_id: ACTION,
+          is_decimal_allowed: false,
+          min_value: String(IDLE_TIMEOUT_MIN_MINUTES),
+          ...(shown.idleTimeout === undefined ? {} : { initial_value: String(shown.idleTimeout) }),
+        },
+        { optional: true, hint: `How long without queries before it pauses; at least ${IDLE_TIMEOUT_MIN_MINUTES}.` },
+      ),
+    );
+  return blocks;
+}
+
+const idleForm: KindForm = {
+  blockIds: { idle: IDLE, idleTimeout: TIMEOUT },
+  section: CAPACITY_SECTION,
+  shown: (service) =>
+    service.idleScaling === undefined && service.idleTimeoutMinutes === undefined
+      ? undefined
+      : {
+          ...(service.idleScaling === undefined ? {} : { idle: service.idleScaling }),
+          ...(service.idleTimeoutMinutes === undefined ? {} : { idleTimeout: service.idleTimeoutMinutes }),
+        },
+  blocks: (_service, shown) => idleBlocks(IdleShown.catch({}).parse(shown)),
+  read(values, shownValue) {
+    const shown = IdleShown.catch({}).parse(shownValue);
+    const chosen = selectedValue(values, IDLE);
+    const enabled = chosen === undefined ? shown.idle : chosen === 'on';
+    const timeoutText = textValue(values, TIMEOUT);
+    const timeout = timeoutText === undefined ? undefined : Number(timeoutText);
+    const problems: Record<string, string> = {};
+    if (timeoutText !== undefined && !Number.isInteger(timeout))
+      problems[TIMEOUT] = `The idle timeout is a whole number of minutes; "${timeoutText.slice(0, 20)}" is not.`;
+    const newTimeout = timeout !== undefined && Number.isInteger(timeout) && timeout !== shown.idleTimeout;
+    if (enabled === undefined || (enabled === shown.idle && !newTimeout)) return { intent: {}, problems };
+    return { intent: { idleScaling: newTimeout ? { enabled, timeoutMinutes: timeout } : { enabled } }, problems };
+  },
+};
 
 const idle: KindCommand = {
   name: 'idle',
@@ -73,6 +139,7 @@ export const idleScalingKind: ChangeKindModule<'idleScaling'> = {
   policyName: 'idle-scaling',
   intents: ['idleScaling'],
   commands: [idle],
+  form: idleForm,
   read: (service) => readValues(service, IDLE_FIELDS),
   same: sameValues,
   plan(draft, service, intent) {

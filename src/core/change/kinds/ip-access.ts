@@ -7,6 +7,9 @@ import type { ChangeIntent, ChangePlan } from '../types.js';
 import { checkIpDescription, checkIpSource } from '../../command/arguments.js';
 import { textOf, type ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
+import { ACTION, fitsValue, input, multiSelect, option, selectedValues, textValue } from '../../render/form-inputs.js';
+import { LIMITS } from '../../render/mrkdwn.js';
+import type { KindForm } from './form-parts.js';
 import { sameEntries, type ChangeKindModule, type Draft, type KindCommand, type PlannedReverse } from './kind.js';
 
 const ipAdd: KindCommand = {
@@ -59,11 +62,58 @@ function accessKey(entries: AccessEntry[] | null | undefined): string {
     .join('\u0001');
 }
 
+/** The form's entries to add, one a line: a source, then an optional description. */
+export function parseIpLines(text: string): Array<{ source: string; description?: string }> {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [source = '', ...rest] = line.split(/\s+/);
+      const description = rest.join(' ');
+      return description ? { source, description } : { source };
+    });
+}
+
+const ipAccessForm: KindForm = {
+  blockIds: { ipAdd: 'ip_add', ipRemove: 'ip_remove' },
+  problemBlock: { ipRemove: 'ip_remove' },
+  blocks: (service) => [
+    input(
+      'ip_add',
+      'IP access entries to add',
+      {
+        type: 'plain_text_input',
+        action_id: ACTION,
+        multiline: true,
+        max_length: LIMITS.textInput,
+        placeholder: { type: 'plain_text', text: '203.0.113.7/32 office VPN' },
+      },
+      { optional: true, hint: 'One entry a line: an address or CIDR block, then an optional description.' },
+    ),
+    ...multiSelect(
+      'ip_remove',
+      'IP access entries to remove',
+      (service.ipAccessList ?? [])
+        .filter((e) => fitsValue(e.source))
+        .map((e) => option(e.description ? `${e.source} ${e.description}` : e.source, e.source)),
+    ),
+  ],
+  read(values) {
+    const adds = parseIpLines(textValue(values, 'ip_add') ?? '');
+    const removes = selectedValues(values, 'ip_remove');
+    return {
+      intent: { ...(adds.length > 0 ? { ipAdd: adds } : {}), ...(removes.length > 0 ? { ipRemove: removes } : {}) },
+    };
+  },
+};
+
 export const ipAccessKind: ChangeKindModule<'ipAccessList'> = {
   field: 'ipAccessList',
   policyName: 'ip-access',
   intents: ['ipAdd', 'ipRemove'],
   commands: [ipAdd, ipRemove],
+  form: ipAccessForm,
   read: entriesOf,
   same: (a, b) => accessKey(a) === accessKey(b),
   entriesSame: ipEntriesSame,

@@ -3,6 +3,8 @@ import type { ServiceRecord } from '../../service/schema.js';
 import { checkSwitch, checkSwitchableProtocol, echo, isSwitchWord } from '../../command/arguments.js';
 import type { ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
+import { ACTION, input, option, selectedValue } from '../../render/form-inputs.js';
+import type { KindForm } from './form-parts.js';
 import type { ChangeKindModule, KindCommand } from './kind.js';
 import { onOff, sameScalar } from './kind.js';
 
@@ -39,11 +41,32 @@ export function mysqlEnabled(service: ServiceRecord): boolean {
 const switchedOn = (plan: { update: { endpoints?: Array<{ protocol: string; enabled: boolean }> } }) =>
   (plan.update.endpoints ?? []).some((e) => e.protocol === 'mysql' && e.enabled);
 
+const ON = option('On', 'on');
+const OFF = option('Off', 'off');
+
+const mysqlForm: KindForm = {
+  blockIds: { mysql: 'mysql' },
+  shown: mysqlEnabled,
+  blocks: (service) => [
+    input('mysql', 'MySQL endpoint', {
+      type: 'radio_buttons',
+      action_id: ACTION,
+      options: [ON, OFF],
+      initial_option: mysqlEnabled(service) ? ON : OFF,
+    }),
+  ],
+  read(values, shown) {
+    const chosen = selectedValue(values, 'mysql');
+    return { intent: chosen && (chosen === 'on') !== shown ? { mysqlEndpoint: chosen === 'on' } : {} };
+  },
+};
+
 export const mysqlEndpointKind: ChangeKindModule<'mysqlEndpoint'> = {
   field: 'mysqlEndpoint',
   policyName: 'mysql-endpoint',
   intents: ['mysqlEndpoint'],
   commands: [endpoint],
+  form: mysqlForm,
   read: mysqlEnabled,
   same: sameScalar,
   plan(draft, service, intent) {

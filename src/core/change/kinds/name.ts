@@ -4,6 +4,9 @@ import { checkServiceName } from '../../command/arguments.js';
 import { textOf } from '../../command/reader.js';
 import type { ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
+import { ACTION, input, textValue } from '../../render/form-inputs.js';
+import { LIMITS, truncate } from '../../render/mrkdwn.js';
+import type { KindForm } from './form-parts.js';
 import type { ChangeKindModule, KindCommand } from './kind.js';
 import { sameScalar } from './kind.js';
 
@@ -22,11 +25,36 @@ const rename: KindCommand = {
   },
 };
 
+const nameForm: KindForm = {
+  blockIds: { name: 'name' },
+  shown: (service) => service.name,
+  blocks: (service) => [
+    input(
+      'name',
+      'Name',
+      {
+        type: 'plain_text_input',
+        action_id: ACTION,
+        initial_value: truncate(service.name, 150),
+        max_length: Math.min(LIMITS.textInput, Math.max(50, [...service.name].length)),
+      },
+      { optional: true, hint: 'Letters, digits, spaces, hyphens and underscores; up to 50.' },
+    ),
+  ],
+  read(values, shown) {
+    const name = textValue(values, 'name');
+    const was = typeof shown === 'string' ? shown.trim() : undefined;
+    // The field comes back trimmed; a name with outer spaces left alone is not a rename.
+    return { intent: name !== undefined && name !== was ? { name } : {} };
+  },
+};
+
 export const nameKind: ChangeKindModule<'name'> = {
   field: 'name',
   policyName: 'name',
   intents: ['name'],
   commands: [rename],
+  form: nameForm,
   read: (service) => service.name,
   same: sameScalar,
   plan(draft, service, intent) {

@@ -3,6 +3,9 @@ import type { ChangePlan } from '../types.js';
 import { echo } from '../../command/arguments.js';
 import type { ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
+import { fitsValue, multiSelect, option, selectedValues } from '../../render/form-inputs.js';
+import type { ServiceRecord } from '../../service/schema.js';
+import type { KindForm } from './form-parts.js';
 import type { ChangeKindModule, KindCommand } from './kind.js';
 import { sameEntries, unique } from './kind.js';
 
@@ -35,11 +38,43 @@ const touched = (plan: ChangePlan) => [
 
 const sortedKey = (ids: string[] | null | undefined) => [...(ids ?? [])].sort().join(',');
 
+function attachable(service: ServiceRecord): string[] {
+  const attached = new Set(service.privateEndpointIds ?? []);
+  return (service.availablePrivateEndpointIds ?? []).filter((id) => !attached.has(id) && fitsValue(id));
+}
+
+const privateEndpointsForm: KindForm = {
+  blockIds: { attach: 'pe_attach', detach: 'pe_detach' },
+  problemBlock: { privateEndpointDetach: 'pe_detach' },
+  blocks: (service) => [
+    ...multiSelect(
+      'pe_attach',
+      'Private endpoints to attach',
+      attachable(service).map((id) => option(id, id)),
+    ),
+    ...multiSelect(
+      'pe_detach',
+      'Private endpoints to detach',
+      (service.privateEndpointIds ?? []).filter(fitsValue).map((id) => option(id, id)),
+    ),
+  ],
+  read(values) {
+    const [attach, detach] = [selectedValues(values, 'pe_attach'), selectedValues(values, 'pe_detach')];
+    return {
+      intent: {
+        ...(attach.length > 0 ? { privateEndpointAttach: attach } : {}),
+        ...(detach.length > 0 ? { privateEndpointDetach: detach } : {}),
+      },
+    };
+  },
+};
+
 export const privateEndpointsKind: ChangeKindModule<'privateEndpointIds'> = {
   field: 'privateEndpointIds',
   policyName: 'private-endpoints',
   intents: ['privateEndpointAttach', 'privateEndpointDetach'],
   commands: [privateEndpoint],
+  form: privateEndpointsForm,
   read: (service) => [...(service.privateEndpointIds ?? [])],
   same: (a, b) => sortedKey(a) === sortedKey(b),
   entriesSame(plan, service) {

@@ -1,5 +1,8 @@
 /** The release channel (slow, default, fast); development services stay on default. */
-import type { ServiceRecord } from '../../service/schema.js';
+import { ACTION, formNote, input, option, selectedValue } from '../../render/form-inputs.js';
+import type { Block } from '../../render/mrkdwn.js';
+import { RELEASE_CHANNELS, type ServiceRecord } from '../../service/schema.js';
+import type { KindForm } from './form-parts.js';
 import type { ChangeIntent } from '../types.js';
 import { checkReleaseChannel } from '../../command/arguments.js';
 import type { ArgumentReader } from '../../command/reader.js';
@@ -32,11 +35,41 @@ export function mayLeaveDefaultChannel(service: ServiceRecord): boolean {
   return service.tier !== 'development';
 }
 
+const BLOCK_ID = 'release_channel';
+
+function releaseChannelBlocks(service: ServiceRecord): Block[] {
+  // A development service already on the default channel has nothing to choose.
+  if (!mayLeaveDefaultChannel(service) && (service.releaseChannel ?? 'default') === 'default')
+    return [formNote('Release channel: default (development services stay on the default channel).')];
+  const channels = mayLeaveDefaultChannel(service) ? RELEASE_CHANNELS : (['default'] as const);
+  const options = channels.map((c) => option(c, c));
+  const current = options.find((o) => o.value === service.releaseChannel);
+  return [
+    input(
+      BLOCK_ID,
+      'Release channel',
+      { type: 'static_select', action_id: ACTION, options, ...(current ? { initial_option: current } : {}) },
+      { optional: true },
+    ),
+  ];
+}
+
+const releaseChannelForm: KindForm = {
+  blockIds: { releaseChannel: BLOCK_ID },
+  shown: (service) => service.releaseChannel || undefined,
+  blocks: releaseChannelBlocks,
+  read(values, shown) {
+    const channel = RELEASE_CHANNELS.find((c) => c === selectedValue(values, BLOCK_ID));
+    return { intent: channel && channel !== shown ? { releaseChannel: channel } : {} };
+  },
+};
+
 export const releaseChannelKind: ChangeKindModule<'releaseChannel'> = {
   field: 'releaseChannel',
   policyName: 'release-channel',
   intents: ['releaseChannel'],
   commands: [releaseChannel],
+  form: releaseChannelForm,
   read: (service) => service.releaseChannel ?? null,
   same: sameScalar,
   plan(draft, service, intent) {

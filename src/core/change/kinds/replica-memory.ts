@@ -14,6 +14,9 @@ import {
   scalingExpectOf,
 } from './capacity.js';
 import type { ChangeKindModule, PlannedReverse } from './kind.js';
+import { checkReplicaMemory } from '../../command/arguments.js';
+import { baselineCapacity } from '../../service/capacity.js';
+import { rangeForm, rangeInput } from './capacity.js';
 
 const MEMORY_FIELDS: readonly CapacityField[] = ['minReplicaMemoryGb', 'maxReplicaMemoryGb'];
 
@@ -49,6 +52,16 @@ export const replicaMemoryKind: ChangeKindModule<'replicaMemory'> = {
   field: 'replicaMemory',
   policyName: 'memory',
   intents: ['replicaMemoryGb'],
+  form: rangeForm({
+    name: 'memory',
+    blockId: 'replica_memory',
+    label: 'Memory per replica (GB)',
+    hint: 'A multiple of 4 from 8 to 356, or a range like 16-64 under vertical autoscaling.',
+    shown: (service) =>
+      service.tier === 'development' ? undefined : rangeInput(baselineCapacity(service).replicaMemoryGb),
+    check: checkReplicaMemory,
+    intent: (replicaMemoryGb) => ({ replicaMemoryGb }),
+  }),
   read: (service) => readValues(service, MEMORY_FIELDS),
   same: sameValues,
   plan(draft, service, intent) {

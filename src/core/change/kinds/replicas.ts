@@ -18,6 +18,8 @@ import { textOf } from '../../command/reader.js';
 import type { ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
 import type { ChangeKindModule, KindCommand, PlannedReverse } from './kind.js';
+import { baselineCapacity } from '../../service/capacity.js';
+import { rangeForm, rangeInput } from './capacity.js';
 
 /** `scale` asks for replicas or for memory per replica (replica-memory.ts): declared once, here. */
 const scale: KindCommand = {
@@ -95,6 +97,15 @@ export const replicasKind: ChangeKindModule<'replicas'> = {
   policyName: 'replicas',
   intents: ['replicas'],
   commands: [scale],
+  form: rangeForm({
+    name: 'replicas',
+    blockId: 'replicas',
+    label: 'Replicas',
+    hint: 'A count like 3, or a range like 2-6 under horizontal autoscaling.',
+    shown: (service) => rangeInput(baselineCapacity(service).replicas),
+    check: checkReplicas,
+    intent: (replicas) => ({ replicas }),
+  }),
   read: (service) => readValues(service, fieldsFor(service)),
   same: sameValues,
   plan(draft, service, intent) {

@@ -7,6 +7,10 @@ import type { ChangeIntent, ChangePlan } from '../types.js';
 import { checkTagWord } from '../../command/arguments.js';
 import type { ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
+import { ACTION, formNote, input, textValue } from '../../render/form-inputs.js';
+import { LIMITS } from '../../render/mrkdwn.js';
+import { z } from 'zod';
+import type { KindForm } from './form-parts.js';
 import { sameEntries, type ChangeKindModule, type Draft, type KindCommand, type PlannedReverse } from './kind.js';
 
 function parseTagEdit(adding: boolean, args: Token[], read: ArgumentReader) {
@@ -57,11 +61,81 @@ function tagsKey(tags: OutgoingTag[] | null | undefined): string {
     .join('\u0001');
 }
 
+/** Beyond this much tag text the modal would not fit its metadata; the tag commands remain. */
+const TAGS_TEXT_MAX = 1500;
+
+/** The tags as people type them: "env=prod team=data keep". */
+const tagsText = (tags: readonly OutgoingTag[]): string => tags.map(tagText).join(' ');
+
+const ShownTags = z.array(z.object({ key: z.string(), value: z.string().optional() }));
+
+/** Words of the tags field, split on the first "="; the plan checks the alphabet. */
+export function parseTagWords(text: string): OutgoingTag[] {
+  return text
+    .split(/[\s,]+/u)
+    .filter(Boolean)
+    .map((word) => {
+      const eq = word.indexOf('=');
+      return eq === -1 ? { key: word } : { key: word.slice(0, eq), value: word.slice(eq + 1) };
+    });
+}
+
+/**
+ * The difference between the tags the modal showed and the ones submitted: a deleted tag is
+ * removed, a new or changed one added. A key typed twice is passed on so the plan refuses it.
+ */
+function tagEdits(shown: readonly OutgoingTag[], submitted: OutgoingTag[]): Pick<ChangeIntent, 'tagAdd' | 'tagRemove'> {
+  const before = new Map(shown.map((tag) => [tag.key, tag.value ?? '']));
+  const keys = submitted.map((tag) => tag.key);
+  const twice = new Set(keys.filter((key, i) => keys.indexOf(key) !== i));
+  const tagAdd = submitted.filter((tag) => twice.has(tag.key) || before.get(tag.key) !== (tag.value ?? ''));
+  const tagRemove = shown.filter((tag) => !keys.includes(tag.key));
+  return { ...(tagAdd.length > 0 ? { tagAdd } : {}), ...(tagRemove.length > 0 ? { tagRemove } : {}) };
+}
+
+const tagsForm: KindForm = {
+  blockIds: { tags: 'tags' },
+  shown(service) {
+    const tags = tagsOf(service);
+    return tagsText(tags).length <= TAGS_TEXT_MAX ? tags : undefined;
+  },
+  blocks(_service, shown) {
+    const tags = ShownTags.safeParse(shown);
+    if (!tags.success) return [formNote('Tags: too many to edit here; use the tag add and tag remove commands.')];
+    const initial = tagsText(tags.data);
+    return [
+      input(
+        'tags',
+        'Tags',
+        {
+          type: 'plain_text_input',
+          action_id: ACTION,
+          multiline: true,
+          max_length: LIMITS.textInput,
+          // TAGS_TEXT_MAX keeps the initial value well within max_length.
+          ...(initial ? { initial_value: initial } : {}),
+          placeholder: { type: 'plain_text', text: 'env=prod team=data' },
+        },
+        {
+          optional: true,
+          hint: 'KEY or KEY=VALUE, separated by spaces: letters, digits, dots, hyphens and underscores. Delete a tag to remove it.',
+        },
+      ),
+    ];
+  },
+  read(values, shown) {
+    const tags = ShownTags.safeParse(shown);
+    if (!tags.success || values['tags'] === undefined) return { intent: {} };
+    return { intent: tagEdits(tags.data, parseTagWords(textValue(values, 'tags') ?? '')) };
+  },
+};
+
 export const tagsKind: ChangeKindModule<'tags'> = {
   field: 'tags',
   policyName: 'tags',
   intents: ['tagAdd', 'tagRemove'],
   commands: tagCommands,
+  form: tagsForm,
   read: tagsOf,
   same: (a, b) => tagsKey(a) === tagsKey(b),
   entriesSame(plan, service) {
