@@ -40,9 +40,8 @@ const FORMS: ReadonlyArray<{ field: string; form: KindForm }> = KIND_LIST.flatMa
 );
 
 /** Every kind's input blocks by name ("mysql", "ipAdd"…), as the kind modules declare them. */
-export const FORM_BLOCKS: Readonly<Record<string, string>> = Object.assign(
-  {},
-  ...FORMS.map(({ form }) => form.blockIds),
+export const FORM_BLOCKS: Readonly<Record<string, string>> = Object.fromEntries(
+  FORMS.flatMap(({ form }) => Object.entries(form.blockIds)),
 );
 
 /** The "for how long" choices of the edit modal, each kept only when TEMPORARY_MAX_SECONDS allows it. */
@@ -258,15 +257,16 @@ export function justificationFromSubmission(
 
 /** Reads what was filled in, kind by kind; fields left as the modal showed them are left out of the intent. */
 export function intentFromSubmission(values: ViewState, shown: EditMetadata['shown']): ChangeIntent {
-  return Object.assign({}, ...FORMS.map(({ field, form }) => form.read(values, shown[field]).intent)) as ChangeIntent;
+  const intent: ChangeIntent = {};
+  for (const { field, form } of FORMS) Object.assign(intent, form.read(values, shown[field]).intent);
+  return intent;
 }
 
 /** Inline errors for fields that cannot be read at all (the plan checks the rest against the service). */
 export function formProblems(values: ViewState, shown: EditMetadata['shown']): Record<string, string> {
-  return Object.assign({}, ...FORMS.map(({ field, form }) => form.read(values, shown[field]).problems ?? {})) as Record<
-    string,
-    string
-  >;
+  const problems: Record<string, string> = {};
+  for (const { field, form } of FORMS) Object.assign(problems, form.read(values, shown[field]).problems);
+  return problems;
 }
 
 /** The input a plan problem is shown under: its kind's, else the first input (a problem of the whole request). */

@@ -169,7 +169,7 @@ export function rangeForm(spec: {
   return {
     blockIds: { [spec.name]: spec.blockId },
     section: CAPACITY_SECTION,
-    shown: spec.shown,
+    shown: (service) => spec.shown(service),
     blocks(_service, shown): Block[] {
       const initial = text(shown);
       if (initial === undefined) return [];
