@@ -140,7 +140,7 @@ describe('edit modal', () => {
     expect(JSON.parse(view.private_metadata)).toMatchObject({
       channelId: CHANNEL,
       serviceId: DEMO_IDS.ordersProd,
-      shown: { name: 'orders-prod', mysql: false },
+      shown: { name: 'orders-prod', mysqlEndpoint: false },
     });
     expect(textOf(view)).toContain('Office network');
   });

@@ -10,32 +10,22 @@
  */
 import type { AuditEntry } from '../change/audit.js';
 import { activityTime, actorDetailsText, type Activity } from '../service/activity.js';
+import { DRIFT_OUTSIDE_BOT } from '../change/kinds/drift-parts.js';
+import { DRIFT_PARTS } from './snapshot.js';
 import { updateEffects, type ChangeAuthor, type DriftItem, type DriftKind, type TimeWindow } from './drift.js';
 
-const IP_ACCESS = ['service_update_ip_access_list'];
-const PRIVATE_ENDPOINTS = ['service_update_private_endpoints'];
-const MYSQL = ['service_update_mysql_interface'];
-
 /** The activity types (the API's names) that record each kind of drift; other types explain nothing. */
-export const ACTIVITY_TYPES_OF: Record<DriftKind, readonly string[]> = {
+export const ACTIVITY_TYPES_OF: Readonly<Record<DriftKind, readonly string[]>> = {
   'service-added': ['service_create', 'service_import_to_organization', 'transfer_service_in'],
   'service-removed': ['service_delete', 'service_export_from_organization', 'transfer_service_out'],
-  renamed: ['service_update_name'],
-  'release-channel-changed': ['service_update_release_channel'],
-  'endpoint-enabled': MYSQL,
-  'endpoint-disabled': MYSQL,
-  'ip-added': IP_ACCESS,
-  'ip-removed': IP_ACCESS,
-  'ip-description-changed': IP_ACCESS,
-  'private-endpoint-attached': PRIVATE_ENDPOINTS,
-  'private-endpoint-detached': PRIVATE_ENDPOINTS,
-  'encryption-key-rotated': ['service_encryption_key_rotated'],
+  ...Object.fromEntries(DRIFT_PARTS.flatMap((drift) => Object.entries(drift.activityTypes))),
 };
 
 function typesOf(item: DriftItem): readonly string[] {
-  // HTTPS and native endpoints cannot be switched by anyone's API call: no type records them.
-  const isOtherEndpoint = item.label === 'Service' && item.kind.startsWith('endpoint-');
-  return isOtherEndpoint ? [] : ACTIVITY_TYPES_OF[item.kind];
+  // What no API call can change (HTTPS and native endpoints) has no type that records it.
+  const outsideBot =
+    item.label === DRIFT_OUTSIDE_BOT && item.kind !== 'service-added' && item.kind !== 'service-removed';
+  return outsideBot ? [] : (ACTIVITY_TYPES_OF[item.kind] ?? []);
 }
 
 interface TimedActivity {
@@ -96,7 +86,7 @@ function accountedByAudit(
   const ours = activities.filter((a) => a.activity.actorType === 'api' && a.activity.actorId?.trim() === ownKeyId);
   for (const entry of audit) {
     if (entry.action !== 'applied' || !entry.update || entry.at < window.from || entry.at > window.to) continue;
-    const types = new Set(updateEffects(entry.update).flatMap((effect) => ACTIVITY_TYPES_OF[effect.kind]));
+    const types = new Set(updateEffects(entry.update).flatMap((effect) => ACTIVITY_TYPES_OF[effect.kind] ?? []));
     for (const type of types) {
       const closest = ours
         .filter((a) => a.serviceId === entry.serviceId && a.type === type && !accounted.has(a))

@@ -3,42 +3,20 @@
  * made (from the audit trail) rather than the console, Terraform or another tool.
  */
 import type { AuditEntry } from '../change/audit.js';
-import { parseBlock } from '../network/cidr.js';
+import { DRIFT_OUTSIDE_BOT, type DriftFinding, type UpdateEffect } from '../change/kinds/drift-parts.js';
 import type { ServiceUpdate } from '../service/schema.js';
-import type { ServiceSnapshot, Snapshot, SnapshotProtocol } from './snapshot.js';
+import { DRIFT_PARTS, type ServiceSnapshot, type Snapshot } from './snapshot.js';
 
-export type DriftKind =
-  | 'service-added'
-  | 'service-removed'
-  | 'renamed'
-  | 'release-channel-changed'
-  | 'endpoint-enabled'
-  | 'endpoint-disabled'
-  | 'ip-added'
-  | 'ip-removed'
-  | 'ip-description-changed'
-  | 'private-endpoint-attached'
-  | 'private-endpoint-detached'
-  | 'encryption-key-rotated';
-
-/** The labels change requests use for their fields (src/core/change/plan.ts); 'Service' is for what the bot never does. */
-export const CHANGE_LABELS = [
-  'Name',
-  'Release channel',
-  'MySQL endpoint',
-  'IP access',
-  'Private endpoint',
-  'Encryption key',
-] as const;
-export type ChangeLabel = (typeof CHANGE_LABELS)[number];
-export type DriftLabel = ChangeLabel | 'Service';
+/** A service appearing or going; every other kind of drift is named by its kind module (kinds/drift-parts.ts). */
+export type DriftKind = 'service-added' | 'service-removed' | (string & {});
 
 export interface DriftItem {
   serviceId: string;
   /** The current name, or the last known one for a removed service. */
   serviceName: string;
   kind: DriftKind;
-  label: DriftLabel;
+  /** The change requests' label for the field ("IP access"); "Service" for what the bot never does. */
+  label: string;
   /** Plain text for people (escape it before it enters mrkdwn). */
   text: string;
   /**
@@ -87,130 +65,31 @@ export function diffSnapshots(previous: Snapshot, current: Snapshot): DriftItem[
   const items: DriftItem[] = [];
   for (const [id, now] of Object.entries(current.services)) {
     const before = previous.services[id];
-    if (before === undefined)
-      items.push(driftItem(id, nameOf(id, now), 'service-added', 'Service', 'Service added', ''));
+    if (before === undefined) items.push(serviceItem(id, nameOf(id, now), 'service-added', 'Service added'));
     else items.push(...serviceDrift(id, before, now));
   }
   for (const [id, before] of Object.entries(previous.services)) {
     if (current.services[id] === undefined)
-      items.push(driftItem(id, nameOf(id, before), 'service-removed', 'Service', 'Service removed', ''));
+      items.push(serviceItem(id, nameOf(id, before), 'service-removed', 'Service removed'));
   }
   return sortByService(items);
 }
 
-function serviceDrift(id: string, before: ServiceSnapshot, now: ServiceSnapshot): DriftItem[] {
-  const name = nameOf(id, now);
-  const make = (kind: DriftKind, label: DriftLabel, text: string, subject: string) =>
-    driftItem(id, name, kind, label, text, subject);
-  return [
-    ...renameDrift(before, now, make),
-    ...releaseChannelDrift(before, now, make),
-    ...endpointDrift(before, now, make),
-    ...ipDrift(before, now, make),
-    ...privateEndpointDrift(before, now, make),
-    ...encryptionKeyDrift(before, now, make),
-  ];
+function serviceItem(serviceId: string, serviceName: string, kind: DriftKind, text: string): DriftItem {
+  return { serviceId, serviceName, kind, label: DRIFT_OUTSIDE_BOT, text, subject: '' };
 }
 
-type MakeItem = (kind: DriftKind, label: DriftLabel, text: string, subject: string) => DriftItem;
-
-function driftItem(
-  serviceId: string,
-  serviceName: string,
-  kind: DriftKind,
-  label: DriftLabel,
-  text: string,
-  subject: string,
-): DriftItem {
-  return { serviceId, serviceName, kind, label, text, subject };
+/** Each kind's findings, where both snapshots know its value. */
+function serviceDrift(serviceId: string, before: ServiceSnapshot, now: ServiceSnapshot): DriftItem[] {
+  const serviceName = nameOf(serviceId, now);
+  return DRIFT_PARTS.flatMap((drift) => {
+    const [was, is] = [drift.schema.safeParse(before[drift.key]), drift.schema.safeParse(now[drift.key])];
+    if (!was.success || !is.success || was.data === undefined || is.data === undefined) return [];
+    return drift.diff(was.data, is.data).map((finding: DriftFinding) => ({ serviceId, serviceName, ...finding }));
+  });
 }
 
 const nameOf = (id: string, snapshot: ServiceSnapshot) => snapshot.name || id;
-
-function renameDrift(before: ServiceSnapshot, now: ServiceSnapshot, make: MakeItem): DriftItem[] {
-  // An empty name is a record whose name could not be read, not a rename.
-  if (!before.name || !now.name || before.name === now.name) return [];
-  return [make('renamed', 'Name', `Renamed: ${before.name} → ${now.name}`, now.name)];
-}
-
-function releaseChannelDrift(before: ServiceSnapshot, now: ServiceSnapshot, make: MakeItem): DriftItem[] {
-  const [was, is] = [before.releaseChannel, now.releaseChannel];
-  if (was === undefined || is === undefined || was === is) return [];
-  return [make('release-channel-changed', 'Release channel', `Release channel: ${was} → ${is}`, is)];
-}
-
-const PROTOCOL_NAMES: Record<SnapshotProtocol, string> = {
-  mysql: 'MySQL',
-  https: 'HTTPS',
-  nativesecure: 'Native secure',
-};
-
-function endpointDrift(before: ServiceSnapshot, now: ServiceSnapshot, make: MakeItem): DriftItem[] {
-  if (before.endpoints === undefined || now.endpoints === undefined) return [];
-  const { added, removed } = setChanges(before.endpoints, now.endpoints);
-  // Only MySQL can be switched through the API (and so through the bot); the others are 'Service'.
-  const label = (protocol: SnapshotProtocol): DriftLabel => (protocol === 'mysql' ? 'MySQL endpoint' : 'Service');
-  return [
-    ...added.map((p) => make('endpoint-enabled', label(p), `${PROTOCOL_NAMES[p]} endpoint switched on`, 'on')),
-    ...removed.map((p) => make('endpoint-disabled', label(p), `${PROTOCOL_NAMES[p]} endpoint switched off`, 'off')),
-  ];
-}
-
-function ipDrift(before: ServiceSnapshot, now: ServiceSnapshot, make: MakeItem): DriftItem[] {
-  if (before.ipAccessList === undefined || now.ipAccessList === undefined) return [];
-  const was = new Map(before.ipAccessList);
-  const is = new Map(now.ipAccessList);
-  const items: DriftItem[] = [];
-  for (const [source, description] of is) {
-    const old = was.get(source);
-    if (old === undefined)
-      items.push({
-        ...make('ip-added', 'IP access', `IP access entry added: ${entryText(source, description)}`, source),
-        ipDescription: description,
-      });
-    else if (old !== description) {
-      items.push({
-        ...make(
-          'ip-description-changed',
-          'IP access',
-          `IP access entry ${source}: description "${old}" → "${description}"`,
-          source,
-        ),
-        ipDescription: description,
-      });
-    }
-  }
-  for (const [source, description] of was) {
-    if (!is.has(source))
-      items.push(make('ip-removed', 'IP access', `IP access entry removed: ${entryText(source, description)}`, source));
-  }
-  return items;
-}
-
-const entryText = (source: string, description: string) => (description ? `${source} (${description})` : source);
-
-function privateEndpointDrift(before: ServiceSnapshot, now: ServiceSnapshot, make: MakeItem): DriftItem[] {
-  if (before.privateEndpointIds === undefined || now.privateEndpointIds === undefined) return [];
-  const { added, removed } = setChanges(before.privateEndpointIds, now.privateEndpointIds);
-  return [
-    ...added.map((id) => make('private-endpoint-attached', 'Private endpoint', `Private endpoint attached: ${id}`, id)),
-    ...removed.map((id) =>
-      make('private-endpoint-detached', 'Private endpoint', `Private endpoint detached: ${id}`, id),
-    ),
-  ];
-}
-
-function encryptionKeyDrift(before: ServiceSnapshot, now: ServiceSnapshot, make: MakeItem): DriftItem[] {
-  const [was, is] = [before.tdeKeyId, now.tdeKeyId];
-  if (was === undefined || is === undefined || was === is) return [];
-  return [make('encryption-key-rotated', 'Encryption key', `Encryption key rotated: ${was} → ${is}`, is)];
-}
-
-function setChanges<T>(before: readonly T[], now: readonly T[]): { added: T[]; removed: T[] } {
-  const was = new Set(before);
-  const is = new Set(now);
-  return { added: [...is].filter((v) => !was.has(v)), removed: [...was].filter((v) => !is.has(v)) };
-}
 
 const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
 
@@ -227,12 +106,8 @@ function sortByService(items: DriftItem[]): DriftItem[] {
 // Attribution
 
 /** One thing an applied request's PATCH body did: the drift it explains, exactly. */
-interface AppliedEffect {
+interface AppliedEffect extends UpdateEffect {
   changeId: string;
-  kind: DriftKind;
-  subject: string;
-  /** For IP entries added or re-described: the description the request set. */
-  ipDescription?: string;
 }
 
 /**
@@ -262,19 +137,9 @@ function withVia(item: DriftItem, effect: AppliedEffect | undefined): DriftItem 
 }
 
 function explains(effect: AppliedEffect, item: DriftItem): boolean {
-  if (effect.kind !== item.kind) return false;
-  if (item.label === 'Service') return false; // HTTPS and native endpoints: never through the bot
-  const isIp = item.kind === 'ip-added' || item.kind === 'ip-removed' || item.kind === 'ip-description-changed';
-  if (!isIp) return effect.subject === item.subject;
-  if (!sameBlock(effect.subject, item.subject)) return false;
-  return item.kind === 'ip-removed' || (effect.ipDescription ?? '') === (item.ipDescription ?? '');
-}
-
-/** The API may write 198.51.100.7 back as 198.51.100.7/32: the same block either way. */
-function sameBlock(a: string, b: string): boolean {
-  if (a === b) return true;
-  const [x, y] = [parseBlock(a), parseBlock(b)];
-  return x !== undefined && y !== undefined && x.family === y.family && x.first === y.first && x.prefix === y.prefix;
+  if (effect.kind !== item.kind || item.label === DRIFT_OUTSIDE_BOT) return false;
+  const drift = DRIFT_PARTS.find((part) => Object.hasOwn(part.activityTypes, item.kind));
+  return drift?.explains ? drift.explains(effect, item) : effect.subject === item.subject;
 }
 
 /** Effects of applied entries in the window, per service, newest first. */
@@ -293,32 +158,6 @@ function appliedEffects(entries: readonly AuditEntry[], window: TimeWindow): Map
 }
 
 /** What a PATCH body does, as the drift a snapshot diff would show for it. */
-export function updateEffects(update: ServiceUpdate): Array<Omit<AppliedEffect, 'changeId'>> {
-  const effects: Array<Omit<AppliedEffect, 'changeId'>> = [];
-  if (update.name !== undefined) effects.push({ kind: 'renamed', subject: update.name });
-  if (update.releaseChannel !== undefined)
-    effects.push({ kind: 'release-channel-changed', subject: update.releaseChannel });
-  for (const endpoint of update.endpoints ?? []) {
-    effects.push(
-      endpoint.enabled ? { kind: 'endpoint-enabled', subject: 'on' } : { kind: 'endpoint-disabled', subject: 'off' },
-    );
-  }
-  const added = update.ipAccessList?.add ?? [];
-  const addedSources = new Set(added.map((entry) => entry.source));
-  for (const entry of update.ipAccessList?.remove ?? []) {
-    // remove + add of one source is how the bot re-describes an entry: not a removal.
-    if (!addedSources.has(entry.source)) effects.push({ kind: 'ip-removed', subject: entry.source });
-  }
-  const removedSources = new Set((update.ipAccessList?.remove ?? []).map((entry) => entry.source));
-  for (const entry of added) {
-    const kind = removedSources.has(entry.source) ? 'ip-description-changed' : 'ip-added';
-    effects.push({ kind, subject: entry.source, ipDescription: entry.description ?? '' });
-  }
-  for (const id of update.privateEndpointIds?.add ?? [])
-    effects.push({ kind: 'private-endpoint-attached', subject: id });
-  for (const id of update.privateEndpointIds?.remove ?? [])
-    effects.push({ kind: 'private-endpoint-detached', subject: id });
-  if (update.transparentDataEncryptionKeyId !== undefined)
-    effects.push({ kind: 'encryption-key-rotated', subject: update.transparentDataEncryptionKeyId });
-  return effects;
+export function updateEffects(update: ServiceUpdate): UpdateEffect[] {
+  return DRIFT_PARTS.flatMap((drift) => drift.effects(update));
 }

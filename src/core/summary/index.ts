@@ -4,25 +4,20 @@ export {
   parseSnapshot,
   serviceSnapshot,
   ServiceSnapshotSchema,
-  SNAPSHOT_PROTOCOLS,
   SNAPSHOT_VERSION,
   SnapshotSchema,
   takeSnapshot,
   type ServiceSnapshot,
   type Snapshot,
-  type SnapshotProtocol,
 } from './snapshot.js';
 export {
   attributeDrift,
-  CHANGE_LABELS,
   diffSnapshots,
   isBotChange,
   updateEffects,
   type ChangeAuthor,
-  type ChangeLabel,
   type DriftItem,
   type DriftKind,
-  type DriftLabel,
   type TimeWindow,
 } from './drift.js';
 export { ACTIVITY_TYPES_OF, attributeFromActivities, authorOf, type AttributionOptions } from './attribution.js';

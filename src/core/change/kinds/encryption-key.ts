@@ -3,6 +3,8 @@ import type { ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
 import { ACTION, input, textValue } from '../../render/form-inputs.js';
 import { LIMITS, truncate } from '../../render/mrkdwn.js';
+import { z } from 'zod';
+import { kindDrift } from './drift-parts.js';
 import type { KindForm } from './form-parts.js';
 import type { ChangeKindModule, KindCommand } from './kind.js';
 import { sameScalar } from './kind.js';
@@ -55,6 +57,27 @@ export const encryptionKeyKind: ChangeKindModule<'tdeKeyId'> = {
   intents: ['tdeKeyId'],
   commands: [rotateKey],
   form: encryptionKeyForm,
+  drift: kindDrift({
+    key: 'tdeKeyId',
+    schema: z.string(),
+    read: (service) => service.transparentDataEncryptionKeyId,
+    diff: (was, is) =>
+      was === is
+        ? []
+        : [
+            {
+              kind: 'encryption-key-rotated',
+              label: 'Encryption key',
+              text: `Encryption key rotated: ${was} → ${is}`,
+              subject: is,
+            },
+          ],
+    effects: (update) =>
+      update.transparentDataEncryptionKeyId === undefined
+        ? []
+        : [{ kind: 'encryption-key-rotated', subject: update.transparentDataEncryptionKeyId }],
+    activityTypes: { 'encryption-key-rotated': ['service_encryption_key_rotated'] },
+  }),
   read: (service) => service.transparentDataEncryptionKeyId ?? null,
   same: sameScalar,
   plan(draft, service, intent) {

@@ -2,13 +2,21 @@
 import { BROAD_PREFIX, FAMILY_NAMES, isWholeFamily, parseBlock } from '../../network/cidr.js';
 import type { Risk } from '../../policy/types.js';
 import { ipExposure } from '../../posture/exposure.js';
-import { IP_DESCRIPTION_MAX, IpSourceSchema, type AccessEntry, type ServiceRecord } from '../../service/schema.js';
+import {
+  IP_DESCRIPTION_MAX,
+  IpSourceSchema,
+  type AccessEntry,
+  type ServiceRecord,
+  type ServiceUpdate,
+} from '../../service/schema.js';
 import type { ChangeIntent, ChangePlan } from '../types.js';
 import { checkIpDescription, checkIpSource } from '../../command/arguments.js';
 import { textOf, type ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
 import { ACTION, fitsValue, input, multiSelect, option, selectedValues, textValue } from '../../render/form-inputs.js';
 import { LIMITS } from '../../render/mrkdwn.js';
+import { z } from 'zod';
+import { kindDrift, type DriftFinding, type UpdateEffect } from './drift-parts.js';
 import type { KindForm } from './form-parts.js';
 import { sameEntries, type ChangeKindModule, type Draft, type KindCommand, type PlannedReverse } from './kind.js';
 
@@ -108,12 +116,97 @@ const ipAccessForm: KindForm = {
   },
 };
 
+// ---------------------------------------------------------------------------------------------
+// Drift: entries kept as [source, description] pairs, sorted by source
+
+const IP_ACTIVITY = ['service_update_ip_access_list'];
+
+/** Removal matches on source in the API, so a source appears once; the last entry wins. */
+function accessPairs(service: ServiceRecord): Array<[string, string]> | undefined {
+  if (service.ipAccessList === undefined) return undefined;
+  const bySource = new Map(service.ipAccessList.map((e) => [e.source, e.description ?? ''] as const));
+  return [...bySource.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+const entryText = (source: string, description: string) => (description ? `${source} (${description})` : source);
+
+function ipDrift(before: Array<[string, string]>, now: Array<[string, string]>): DriftFinding[] {
+  const [was, is] = [new Map(before), new Map(now)];
+  const label = 'IP access';
+  const findings: DriftFinding[] = [];
+  for (const [source, description] of is) {
+    const old = was.get(source);
+    if (old === undefined)
+      findings.push({
+        kind: 'ip-added',
+        label,
+        text: `IP access entry added: ${entryText(source, description)}`,
+        subject: source,
+        ipDescription: description,
+      });
+    else if (old !== description)
+      findings.push({
+        kind: 'ip-description-changed',
+        label,
+        text: `IP access entry ${source}: description "${old}" → "${description}"`,
+        subject: source,
+        ipDescription: description,
+      });
+  }
+  for (const [source, description] of was) {
+    if (!is.has(source))
+      findings.push({
+        kind: 'ip-removed',
+        label,
+        text: `IP access entry removed: ${entryText(source, description)}`,
+        subject: source,
+      });
+  }
+  return findings;
+}
+
+function ipEffects(update: ServiceUpdate): UpdateEffect[] {
+  const effects: UpdateEffect[] = [];
+  const added = update.ipAccessList?.add ?? [];
+  const addedSources = new Set(added.map((entry) => entry.source));
+  for (const entry of update.ipAccessList?.remove ?? []) {
+    // remove + add of one source is how the bot re-describes an entry: not a removal.
+    if (!addedSources.has(entry.source)) effects.push({ kind: 'ip-removed', subject: entry.source });
+  }
+  const removedSources = new Set((update.ipAccessList?.remove ?? []).map((entry) => entry.source));
+  for (const entry of added) {
+    const kind = removedSources.has(entry.source) ? 'ip-description-changed' : 'ip-added';
+    effects.push({ kind, subject: entry.source, ipDescription: entry.description ?? '' });
+  }
+  return effects;
+}
+
+/** The API may write 198.51.100.7 back as 198.51.100.7/32: the same block either way. */
+function sameBlock(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [x, y] = [parseBlock(a), parseBlock(b)];
+  return x !== undefined && y !== undefined && x.family === y.family && x.first === y.first && x.prefix === y.prefix;
+}
+
+const ipAccessDrift = kindDrift({
+  key: 'ipAccessList',
+  schema: z.array(z.tuple([z.string(), z.string()])),
+  read: accessPairs,
+  diff: ipDrift,
+  effects: ipEffects,
+  activityTypes: { 'ip-added': IP_ACTIVITY, 'ip-removed': IP_ACTIVITY, 'ip-description-changed': IP_ACTIVITY },
+  explains: (effect, finding) =>
+    sameBlock(effect.subject, finding.subject) &&
+    (finding.kind === 'ip-removed' || (effect.ipDescription ?? '') === (finding.ipDescription ?? '')),
+});
+
 export const ipAccessKind: ChangeKindModule<'ipAccessList'> = {
   field: 'ipAccessList',
   policyName: 'ip-access',
   intents: ['ipAdd', 'ipRemove'],
   commands: [ipAdd, ipRemove],
   form: ipAccessForm,
+  drift: ipAccessDrift,
   read: entriesOf,
   same: (a, b) => accessKey(a) === accessKey(b),
   entriesSame: ipEntriesSame,

@@ -4,6 +4,8 @@ import { checkSwitch, checkSwitchableProtocol, echo, isSwitchWord } from '../../
 import type { ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
 import { ACTION, input, option, selectedValue } from '../../render/form-inputs.js';
+import { z } from 'zod';
+import { DRIFT_OUTSIDE_BOT, kindDrift, setChanges, type DriftFinding } from './drift-parts.js';
 import type { KindForm } from './form-parts.js';
 import type { ChangeKindModule, KindCommand } from './kind.js';
 import { onOff, sameScalar } from './kind.js';
@@ -41,6 +43,25 @@ export function mysqlEnabled(service: ServiceRecord): boolean {
 const switchedOn = (plan: { update: { endpoints?: Array<{ protocol: string; enabled: boolean }> } }) =>
   (plan.update.endpoints ?? []).some((e) => e.protocol === 'mysql' && e.enabled);
 
+/** The endpoint protocols the API knows; switching any of them on or off is drift. */
+const PROTOCOLS = { mysql: 'MySQL', https: 'HTTPS', nativesecure: 'Native secure' } as const;
+type Protocol = keyof typeof PROTOCOLS;
+const isProtocol = (protocol: string): protocol is Protocol => Object.hasOwn(PROTOCOLS, protocol);
+
+/** Enabled protocols, sorted; a listed endpoint is on unless it says otherwise, as mysqlEnabled reads it. */
+function enabledProtocols(service: ServiceRecord): Protocol[] | undefined {
+  if (service.endpoints === undefined) return undefined;
+  const enabled = service.endpoints.filter((e) => e.enabled !== false).map((e) => e.protocol);
+  return [...new Set(enabled.filter(isProtocol))].sort();
+}
+
+function endpointFinding(protocol: Protocol, on: boolean): DriftFinding {
+  // Only MySQL can be switched through the API (and so through the bot); the others are the service's.
+  const label = protocol === 'mysql' ? 'MySQL endpoint' : DRIFT_OUTSIDE_BOT;
+  const text = `${PROTOCOLS[protocol]} endpoint switched ${on ? 'on' : 'off'}`;
+  return { kind: on ? 'endpoint-enabled' : 'endpoint-disabled', label, text, subject: on ? 'on' : 'off' };
+}
+
 const ON = option('On', 'on');
 const OFF = option('Off', 'off');
 
@@ -67,6 +88,23 @@ export const mysqlEndpointKind: ChangeKindModule<'mysqlEndpoint'> = {
   intents: ['mysqlEndpoint'],
   commands: [endpoint],
   form: mysqlForm,
+  drift: kindDrift({
+    key: 'endpoints',
+    schema: z.array(z.enum(['mysql', 'https', 'nativesecure'])),
+    read: enabledProtocols,
+    diff(before, now) {
+      const { added, removed } = setChanges(before, now);
+      return [...added.map((p) => endpointFinding(p, true)), ...removed.map((p) => endpointFinding(p, false))];
+    },
+    effects: (update) =>
+      (update.endpoints ?? []).map((endpoint) =>
+        endpoint.enabled ? { kind: 'endpoint-enabled', subject: 'on' } : { kind: 'endpoint-disabled', subject: 'off' },
+      ),
+    activityTypes: {
+      'endpoint-enabled': ['service_update_mysql_interface'],
+      'endpoint-disabled': ['service_update_mysql_interface'],
+    },
+  }),
   read: mysqlEnabled,
   same: sameScalar,
   plan(draft, service, intent) {

@@ -6,6 +6,8 @@ import type { ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
 import { ACTION, input, textValue } from '../../render/form-inputs.js';
 import { LIMITS, truncate } from '../../render/mrkdwn.js';
+import { z } from 'zod';
+import { kindDrift } from './drift-parts.js';
 import type { KindForm } from './form-parts.js';
 import type { ChangeKindModule, KindCommand } from './kind.js';
 import { sameScalar } from './kind.js';
@@ -55,6 +57,18 @@ export const nameKind: ChangeKindModule<'name'> = {
   intents: ['name'],
   commands: [rename],
   form: nameForm,
+  drift: kindDrift({
+    key: 'name',
+    schema: z.string(),
+    read: (service) => service.name,
+    // An empty name is a record whose name could not be read, not a rename.
+    diff: (before, now) =>
+      !before || !now || before === now
+        ? []
+        : [{ kind: 'renamed', label: 'Name', text: `Renamed: ${before} → ${now}`, subject: now }],
+    effects: (update) => (update.name === undefined ? [] : [{ kind: 'renamed', subject: update.name }]),
+    activityTypes: { renamed: ['service_update_name'] },
+  }),
   read: (service) => service.name,
   same: sameScalar,
   plan(draft, service, intent) {

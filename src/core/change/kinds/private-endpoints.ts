@@ -5,6 +5,8 @@ import type { ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
 import { fitsValue, multiSelect, option, selectedValues } from '../../render/form-inputs.js';
 import type { ServiceRecord } from '../../service/schema.js';
+import { z } from 'zod';
+import { kindDrift, setChanges } from './drift-parts.js';
 import type { KindForm } from './form-parts.js';
 import type { ChangeKindModule, KindCommand } from './kind.js';
 import { sameEntries, unique } from './kind.js';
@@ -75,6 +77,38 @@ export const privateEndpointsKind: ChangeKindModule<'privateEndpointIds'> = {
   intents: ['privateEndpointAttach', 'privateEndpointDetach'],
   commands: [privateEndpoint],
   form: privateEndpointsForm,
+  drift: kindDrift({
+    key: 'privateEndpointIds',
+    schema: z.array(z.string()),
+    read: (service) =>
+      service.privateEndpointIds === undefined ? undefined : [...new Set(service.privateEndpointIds)].sort(),
+    diff(before, now) {
+      const { added, removed } = setChanges(before, now);
+      const label = 'Private endpoint';
+      return [
+        ...added.map((id) => ({
+          kind: 'private-endpoint-attached',
+          label,
+          text: `Private endpoint attached: ${id}`,
+          subject: id,
+        })),
+        ...removed.map((id) => ({
+          kind: 'private-endpoint-detached',
+          label,
+          text: `Private endpoint detached: ${id}`,
+          subject: id,
+        })),
+      ];
+    },
+    effects: (update) => [
+      ...(update.privateEndpointIds?.add ?? []).map((id) => ({ kind: 'private-endpoint-attached', subject: id })),
+      ...(update.privateEndpointIds?.remove ?? []).map((id) => ({ kind: 'private-endpoint-detached', subject: id })),
+    ],
+    activityTypes: {
+      'private-endpoint-attached': ['service_update_private_endpoints'],
+      'private-endpoint-detached': ['service_update_private_endpoints'],
+    },
+  }),
   read: (service) => [...(service.privateEndpointIds ?? [])],
   same: (a, b) => sortedKey(a) === sortedKey(b),
   entriesSame(plan, service) {

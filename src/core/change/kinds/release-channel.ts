@@ -2,6 +2,8 @@
 import { ACTION, formNote, input, option, selectedValue } from '../../render/form-inputs.js';
 import type { Block } from '../../render/mrkdwn.js';
 import { RELEASE_CHANNELS, type ServiceRecord } from '../../service/schema.js';
+import { z } from 'zod';
+import { kindDrift } from './drift-parts.js';
 import type { KindForm } from './form-parts.js';
 import type { ChangeIntent } from '../types.js';
 import { checkReleaseChannel } from '../../command/arguments.js';
@@ -70,6 +72,25 @@ export const releaseChannelKind: ChangeKindModule<'releaseChannel'> = {
   intents: ['releaseChannel'],
   commands: [releaseChannel],
   form: releaseChannelForm,
+  drift: kindDrift({
+    key: 'releaseChannel',
+    schema: z.string(),
+    read: (service) => service.releaseChannel,
+    diff: (was, is) =>
+      was === is
+        ? []
+        : [
+            {
+              kind: 'release-channel-changed',
+              label: 'Release channel',
+              text: `Release channel: ${was} → ${is}`,
+              subject: is,
+            },
+          ],
+    effects: (update) =>
+      update.releaseChannel === undefined ? [] : [{ kind: 'release-channel-changed', subject: update.releaseChannel }],
+    activityTypes: { 'release-channel-changed': ['service_update_release_channel'] },
+  }),
   read: (service) => service.releaseChannel ?? null,
   same: sameScalar,
   plan(draft, service, intent) {
