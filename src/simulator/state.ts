@@ -239,6 +239,7 @@ const UpdateBodySchema = z
     ),
     transparentDataEncryptionKeyId: z.string().min(1),
     tags: z.strictObject({ add: TagList.optional(), remove: TagList.optional() }),
+    enableCoreDumps: z.boolean(),
   })
   .partial();
 
@@ -374,6 +375,7 @@ export function applyServiceUpdate(record: ServiceRecordLike, update: ServiceUpd
     next.transparentDataEncryptionKeyId = update.transparentDataEncryptionKeyId;
   }
   if (update.tags) next.tags = patchTags(record.tags ?? [], update.tags);
+  if (update.enableCoreDumps !== undefined) next.enableCoreDumps = update.enableCoreDumps;
   return { ok: true, value: next };
 }
 
@@ -395,6 +397,7 @@ const UPDATE_ACTIVITY_TYPES: Array<[keyof ServiceUpdateBody, string]> = [
   ['endpoints', 'service_update_mysql_interface'],
   ['transparentDataEncryptionKeyId', 'service_encryption_key_rotated'],
   ['tags', 'service_update_tags'],
+  ['enableCoreDumps', 'service_update_core_dump'],
 ];
 
 /** Activity types of a basic-settings PATCH, one per setting it touches. */

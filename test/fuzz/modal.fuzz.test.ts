@@ -156,6 +156,7 @@ const UPDATE_FIELD: Record<keyof ChangeIntent, string> = {
   replicaMemoryGb: 'replicaScaling',
   idleScaling: 'replicaScaling',
   power: 'state',
+  coreDumps: 'enableCoreDumps',
 };
 
 describe('edit modal submissions under random input', () => {

@@ -19,6 +19,7 @@ const NAMES = [
   'memory',
   'idle',
   'idleTimeout',
+  'coreDumps',
 ] as const;
 
 function kindBlocks(): Record<(typeof NAMES)[number], string> {

@@ -34,6 +34,8 @@ export interface ChangeIntent {
   idleScaling?: { enabled: boolean; timeoutMinutes?: number };
   /** `stop`, `start` or `wake` (an idle service). */
   power?: PowerAction;
+  /** `core-dumps SERVICE on|off`. */
+  coreDumps?: boolean;
 }
 
 /** The fields of a service a change can touch, as they were when the request was made. */
@@ -53,6 +55,7 @@ export interface TouchedState {
   idleScaling?: CapacityValues;
   /** The service's state (running, idle, stopped…). */
   power?: string | null;
+  enableCoreDumps?: boolean | null;
 }
 export type TouchedField = keyof TouchedState;
 

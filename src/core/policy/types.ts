@@ -16,6 +16,7 @@ export const CHANGE_KINDS = [
   'memory',
   'idle-scaling',
   'power',
+  'core-dumps',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 

@@ -72,6 +72,7 @@ export const ServiceRecordSchema = z.looseObject({
   state: lenient(z.string()),
   tier: lenient(z.string()),
   releaseChannel: lenient(z.string()),
+  enableCoreDumps: lenient(z.boolean()),
   clickhouseVersion: lenient(z.string()),
   endpoints: lenientArray(EndpointSchema),
   minTotalMemoryGb: lenient(z.number()),
@@ -179,6 +180,7 @@ export const ServiceUpdateSchema = z.strictObject({
   releaseChannel: z.enum(RELEASE_CHANNELS).optional(),
   endpoints: z.array(z.strictObject({ protocol: z.literal('mysql'), enabled: z.boolean() })).optional(),
   transparentDataEncryptionKeyId: IdSchema.optional(),
+  enableCoreDumps: z.boolean().optional(),
   /** The API runs remove before add; at most 50 of each. */
   tags: z
     .strictObject({

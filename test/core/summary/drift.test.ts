@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceRecord, ServiceUpdate } from '../../../src/core/service/schema.js';
-import { attributeDrift, diffSnapshots, takeSnapshot, type DriftItem } from '../../../src/core/summary/index.js';
+import {
+  ACTIVITY_TYPES_OF,
+  attributeDrift,
+  diffSnapshots,
+  takeSnapshot,
+  type DriftItem,
+} from '../../../src/core/summary/index.js';
 import { auditEntry, NOW, service, SERVICE_ID } from '../fixtures.js';
 
 const HOUR = 3_600_000;
@@ -171,6 +177,22 @@ describe('attributeDrift', () => {
   it('needs the same value: a rename to another name does not explain this one', () => {
     const items = driftTo({ name: 'orders-main' });
     expect(attributeDrift(items, [applied({ name: 'orders-next' })], window)[0]?.via).toBeUndefined();
+  });
+
+  it('core dumps (a kind declared in one module): switched in the console is drift, by the bot is its request', () => {
+    // A record that did not say before is no drift; one that said off is.
+    expect(driftTo({ enableCoreDumps: true })).toStrictEqual([]);
+    const items = diff([service({ enableCoreDumps: false })], [service({ enableCoreDumps: true })]);
+    expect(brief(items)).toStrictEqual([
+      { kind: 'core-dumps-switched', label: 'Core dumps', text: 'Core dumps switched on' },
+    ]);
+    expect(
+      attributeDrift(items, [applied({ enableCoreDumps: true }, { changeId: 'CR-9' })], window)[0]?.via,
+    ).toStrictEqual({
+      changeId: 'CR-9',
+    });
+    expect(attributeDrift(items, [applied({ enableCoreDumps: false })], window)[0]?.via).toBeUndefined();
+    expect(ACTIVITY_TYPES_OF['core-dumps-switched']).toStrictEqual(['service_update_core_dump']);
   });
 
   it('needs an applied entry of the same service', () => {

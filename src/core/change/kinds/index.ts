@@ -4,6 +4,7 @@
  * in which a request lists its changes.
  */
 import type { TouchedField } from '../types.js';
+import { coreDumpsKind } from './core-dumps.js';
 import { encryptionKeyKind } from './encryption-key.js';
 import { ipAccessKind } from './ip-access.js';
 import type { ChangeKindModule, KindCommand } from './kind.js';
@@ -25,6 +26,7 @@ export const KINDS = {
   privateEndpointIds: privateEndpointsKind,
   tdeKeyId: encryptionKeyKind,
   tags: tagsKind,
+  enableCoreDumps: coreDumpsKind,
   replicas: replicasKind,
   replicaMemory: replicaMemoryKind,
   idleScaling: idleScalingKind,
