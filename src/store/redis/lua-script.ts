@@ -131,6 +131,8 @@ function isScriptFunction(value: unknown): value is (...args: ScriptArg[]) => Pr
 
 export class LuaScript<K extends string, A extends string, L extends string = never> {
   readonly command: string;
+  /** Its file under lua/, without `.lua`. */
+  readonly file: string;
   /** What Redis runs: the includes, the named locals, then the file as written. */
   readonly source: string;
   readonly header: LuaHeader;
@@ -141,6 +143,7 @@ export class LuaScript<K extends string, A extends string, L extends string = ne
   /** `text` is the script file; `include` reads another file of lua/ by name. */
   constructor(spec: LuaScriptSpec<K, A, L>, text: string, include: (name: string) => string) {
     this.command = spec.command;
+    this.file = spec.file;
     this.header = parseLuaHeader(text, spec.file);
     sameNames('keys', spec.file, this.header.keys, spec.keys);
     sameNames('arguments', spec.file, this.header.args, spec.args);
@@ -176,12 +179,9 @@ export class LuaScript<K extends string, A extends string, L extends string = ne
   positional(call: LuaCall<K, A, L>): ScriptArg[] {
     const keys: Record<string, unknown> = call.keys;
     const args: Record<string, unknown> = call.args;
-    const restCount = this.restName === undefined ? 0 : 1;
-    if (
-      Object.keys(keys).length !== this.keyNames.length ||
-      Object.keys(args).length !== this.argNames.length + restCount
-    )
-      throw new Error(`${this.command}: ${unknownNames(keys, this.keyNames, args, [...this.argNames, this.restName])}`);
+    const argNames = this.restName === undefined ? this.argNames : [...this.argNames, this.restName];
+    if (Object.keys(keys).length !== this.keyNames.length || Object.keys(args).length !== argNames.length)
+      throw new Error(`${this.command}: ${misnamed(keys, this.keyNames, args, argNames)}`);
     const positional: ScriptArg[] = [];
     for (const name of this.keyNames) positional.push(scalar(this.command, name, keys[name]));
     for (const name of this.argNames) positional.push(scalar(this.command, name, args[name]));
@@ -207,17 +207,22 @@ function scalar(command: string, name: string, value: unknown): ScriptArg {
   throw new Error(`${command}: ${name} is ${value === undefined ? 'missing' : `a ${typeof value}`}`);
 }
 
-function unknownNames(
+/** Which names a call lacks and which it has too many, as an error's message. */
+function misnamed(
   keys: Record<string, unknown>,
   keyNames: readonly string[],
   args: Record<string, unknown>,
-  argNames: ReadonlyArray<string | undefined>,
+  argNames: readonly string[],
 ): string {
+  const missing = [...keyNames.filter((name) => !(name in keys)), ...argNames.filter((name) => !(name in args))];
   const unknown = [
     ...Object.keys(keys).filter((name) => !keyNames.includes(name)),
     ...Object.keys(args).filter((name) => !argNames.includes(name)),
   ];
-  return unknown.length > 0 ? `no such key or argument: ${unknown.join(', ')}` : 'a key or argument is missing';
+  return [
+    ...(missing.length > 0 ? [`missing ${missing.join(', ')}`] : []),
+    ...(unknown.length > 0 ? [`no such key or argument: ${unknown.join(', ')}`] : []),
+  ].join('; ');
 }
 
 /** Reads lua/<file>.lua and its includes (once each per process). */
