@@ -28,6 +28,11 @@ describe('the .lua files', () => {
     expect(files.filter((file) => !used.has(file))).toStrictEqual([]);
   });
 
+  it('are registered under names of their own (one name defined twice would run only the last script)', () => {
+    const commands = all.map((script) => script.command);
+    expect(new Set(commands).size).toBe(commands.length);
+  });
+
   it('never read KEYS or ARGV themselves: only the locals the loader writes from the header do', () => {
     for (const script of all) {
       const locals = namedLocals(script.header);

@@ -232,13 +232,13 @@ export function luaScript<K extends string, A extends string, L extends string =
   return new LuaScript(spec, readLua(spec.file), readLua);
 }
 
-const read = new Map<string, string>();
+const filesRead = new Map<string, string>();
 
 function readLua(name: string): string {
-  let text = read.get(name);
+  let text = filesRead.get(name);
   if (text === undefined) {
     text = readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8');
-    read.set(name, text);
+    filesRead.set(name, text);
   }
   return text;
 }
