@@ -6,6 +6,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/copy-lua.js ./scripts/
 RUN npm run build
 
 # Run: production dependencies and compiled code only, as the unprivileged node user.

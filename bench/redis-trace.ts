@@ -73,12 +73,7 @@ function countRuns(names: string[]): string {
 
 function scriptNamesBySha(): Map<string, string> {
   const byName = new Map<string, string>();
-  const entries = Object.entries(scripts);
-  for (const [key, value] of entries) {
-    if (!key.endsWith('_LUA') || typeof value !== 'string') continue;
-    const command = entries.find(([other]) => other === key.replace(/_LUA$/, '_COMMAND'))?.[1];
-    byName.set(sha1(value), typeof command === 'string' ? command : key);
-  }
+  for (const script of Object.values(scripts)) byName.set(sha1(script.source), script.command);
   return byName;
 }
 

@@ -12,44 +12,12 @@ import type { RedisConnection } from './connection.js';
 import { hashFromFlatReply } from './codec.js';
 import { reportUnavailableAsStoreErrors } from './errors.js';
 import type { ChangeKeys } from './keys.js';
-import { defineScript, type ScriptCommand } from './scripts.js';
+import type { CommandOf } from './lua-script.js';
+import { HOLD_AUDIT_SINK, OPEN_AUDIT_SINK, RELEASE_AUDIT_SINK } from './scripts.js';
 
 const CONSUMER = 'deliverer';
 /** Entries skipped per read when a backlog over the bound is cut. */
 const SKIP_PAGE = 1_000;
-
-/**
- * A new group starts at the end of the stream (ARGV[2] '$'), with its read counter set to the
- * entries ever added: Redis leaves it unknown otherwise, and it is what tells entries trimmed
- * unread apart. A group reopened after the stream expired starts at its beginning (ARGV[2] '0'):
- * every entry of the new stream was written after the old one, group and all, was gone.
- */
-const OPEN_GROUP_LUA = `
-local added = 0
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  local info = redis.call('XINFO', 'STREAM', KEYS[1])
-  for i = 1, #info, 2 do
-    if info[i] == 'entries-added' then added = info[i + 1] end
-  end
-end
-if ARGV[2] == '0' then added = 0 end
-local created = redis.pcall('XGROUP', 'CREATE', KEYS[1], ARGV[1], ARGV[2], 'MKSTREAM', 'ENTRIESREAD', added)
-if type(created) == 'table' and created.err and not string.find(created.err, 'BUSYGROUP') then
-  return redis.error_reply(created.err)
-end
-return 1
-`;
-const HOLD_LEASE_LUA = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0
-`;
-const RELEASE_LEASE_LUA = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
 
 interface GroupInfo {
   pending: number;
@@ -59,9 +27,9 @@ interface GroupInfo {
 }
 
 export class RedisAuditOutbox implements AuditOutbox {
-  private readonly openScript: ScriptCommand;
-  private readonly holdScript: ScriptCommand;
-  private readonly releaseScript: ScriptCommand;
+  private readonly openScript: CommandOf<typeof OPEN_AUDIT_SINK>;
+  private readonly holdScript: CommandOf<typeof HOLD_AUDIT_SINK>;
+  private readonly releaseScript: CommandOf<typeof RELEASE_AUDIT_SINK>;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -70,15 +38,15 @@ export class RedisAuditOutbox implements AuditOutbox {
     /** The stream's expiry as the change scripts renew it (stream-expiry.ts): never shortened here. */
     private readonly streamTtlMs: number,
   ) {
-    this.openScript = defineScript(redis, 'chbotOpenAuditSink', 1, OPEN_GROUP_LUA);
-    this.holdScript = defineScript(redis, 'chbotHoldAuditSink', 1, HOLD_LEASE_LUA);
-    this.releaseScript = defineScript(redis, 'chbotReleaseAuditSink', 1, RELEASE_LEASE_LUA);
+    this.openScript = OPEN_AUDIT_SINK.on(redis);
+    this.holdScript = HOLD_AUDIT_SINK.on(redis);
+    this.releaseScript = RELEASE_AUDIT_SINK.on(redis);
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
     return reportUnavailableAsStoreErrors(this);
   }
 
   async openSink(sink: string): Promise<void> {
-    await this.openScript(this.keys.audit, groupOf(sink), '$');
+    await this.openScript({ keys: { stream: this.keys.audit }, args: { group: groupOf(sink), start: '$' } });
   }
 
   async next(sink: string, limit: number): Promise<{ records: AuditRecord[]; lost: number }> {
@@ -88,7 +56,7 @@ export class RedisAuditOutbox implements AuditOutbox {
       // The stream expired (nothing written for the whole retention) and took the group with it.
       if (!/NOGROUP/.test(String(error))) throw error;
       // From the new stream's start: what was recorded since the expiry is for this sink too.
-      await this.openScript(this.keys.audit, groupOf(sink), '0');
+      await this.openScript({ keys: { stream: this.keys.audit }, args: { group: groupOf(sink), start: '0' } });
       return { records: [], lost: 0 };
     }
   }
@@ -165,11 +133,15 @@ export class RedisAuditOutbox implements AuditOutbox {
   }
 
   async holdSink(sink: string, owner: string, ttlMs: number): Promise<boolean> {
-    return (await this.holdScript(this.keys.auditSinkLease(groupOf(sink)), owner, Math.max(1, Math.ceil(ttlMs)))) === 1;
+    const held = await this.holdScript({
+      keys: { lease: this.keys.auditSinkLease(groupOf(sink)) },
+      args: { holder: owner, ttlMs: Math.max(1, Math.ceil(ttlMs)) },
+    });
+    return held === 1;
   }
 
   async releaseSink(sink: string, owner: string): Promise<void> {
-    await this.releaseScript(this.keys.auditSinkLease(groupOf(sink)), owner);
+    await this.releaseScript({ keys: { lease: this.keys.auditSinkLease(groupOf(sink)) }, args: { holder: owner } });
   }
 
   async record(fields: Record<string, string>): Promise<void> {

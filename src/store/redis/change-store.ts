@@ -1,6 +1,6 @@
 /**
  * ChangeStore over Redis (standalone, Sentinel or Cluster), for running more than one replica.
- * Every change of state is one Lua script (see scripts.ts), so two approvers on two replicas can
+ * Every change of state is one Lua script (scripts.ts names them, lua/ holds them), so two approvers on two replicas can
  * never both win a transition. Key layout: keys.ts; field layout: codec.ts.
  */
 import { approvalChannelOf } from '../../core/policy/progress.js';
@@ -47,33 +47,20 @@ import { closeQuietly, connectRedis, type RedisConnection } from './connection.j
 import { reportUnavailableAsStoreErrors } from './errors.js';
 import { changeKeys, type ChangeKeys } from './keys.js';
 import { StreamExpiry } from './stream-expiry.js';
+import type { CommandOf } from './lua-script.js';
 import {
-  ADD_APPROVAL_COMMAND,
-  ADD_APPROVAL_LUA,
-  CONFIRM_SENDING_COMMAND,
-  CONFIRM_SENDING_LUA,
-  CREATE_COMMAND,
-  CREATE_LUA,
-  defineScript,
-  LOCK_SERVICE_COMMAND,
-  LOCK_SERVICE_LUA,
-  RECORD_CONFIRMED_COMMAND,
-  RECORD_CONFIRMED_LUA,
-  RENEW_LEASE_COMMAND,
-  RENEW_LEASE_LUA,
-  SET_MESSAGE_TS_COMMAND,
-  SET_MESSAGE_TS_LUA,
-  SET_POSTED_COMMAND,
-  SET_POSTED_LUA,
-  TAKE_OVER_COMMAND,
-  TAKE_OVER_LUA,
-  POSTPONE_REVERT_COMMAND,
-  POSTPONE_REVERT_LUA,
-  DROP_STALE_RETRY_NOTES_COMMAND,
-  DROP_STALE_RETRY_NOTES_LUA,
-  TRANSITION_COMMAND,
-  TRANSITION_LUA,
-  type ScriptCommand,
+  ADD_APPROVAL,
+  CONFIRM_SENDING,
+  CREATE_CHANGE,
+  DROP_STALE_RETRY_NOTES,
+  LOCK_SERVICE,
+  POSTPONE_REVERT,
+  RECORD_CONFIRMED,
+  RENEW_LEASE,
+  SET_MESSAGE_TS,
+  SET_POSTED,
+  TAKE_OVER,
+  TRANSITION_CHANGE,
 } from './scripts.js';
 
 export interface RedisChangeStoreOptions {
@@ -112,18 +99,18 @@ export class RedisChangeStore implements ChangeStore {
   private readonly keys: ChangeKeys;
   private readonly retentionSeconds: number;
   private readonly auditRetentionMs: number;
-  private readonly createScript: ScriptCommand;
-  private readonly setPostedScript: ScriptCommand;
-  private readonly transitionScript: ScriptCommand;
-  private readonly setMessageTsScript: ScriptCommand;
-  private readonly addApprovalScript: ScriptCommand;
-  private readonly renewLeaseScript: ScriptCommand;
-  private readonly lockServiceScript: ScriptCommand;
-  private readonly confirmSendingScript: ScriptCommand;
-  private readonly recordConfirmedScript: ScriptCommand;
-  private readonly takeOverScript: ScriptCommand;
-  private readonly postponeRevertScript: ScriptCommand;
-  private readonly dropStaleRetryNotesScript: ScriptCommand;
+  private readonly createScript: CommandOf<typeof CREATE_CHANGE>;
+  private readonly setPostedScript: CommandOf<typeof SET_POSTED>;
+  private readonly transitionScript: CommandOf<typeof TRANSITION_CHANGE>;
+  private readonly setMessageTsScript: CommandOf<typeof SET_MESSAGE_TS>;
+  private readonly addApprovalScript: CommandOf<typeof ADD_APPROVAL>;
+  private readonly renewLeaseScript: CommandOf<typeof RENEW_LEASE>;
+  private readonly lockServiceScript: CommandOf<typeof LOCK_SERVICE>;
+  private readonly confirmSendingScript: CommandOf<typeof CONFIRM_SENDING>;
+  private readonly recordConfirmedScript: CommandOf<typeof RECORD_CONFIRMED>;
+  private readonly takeOverScript: CommandOf<typeof TAKE_OVER>;
+  private readonly postponeRevertScript: CommandOf<typeof POSTPONE_REVERT>;
+  private readonly dropStaleRetryNotesScript: CommandOf<typeof DROP_STALE_RETRY_NOTES>;
   private outbox: AuditOutbox | undefined;
   /** When this process last renewed each audit stream's expiry. */
   private readonly streamExpiry: StreamExpiry;
@@ -137,23 +124,18 @@ export class RedisChangeStore implements ChangeStore {
     this.redis = typeof connection === 'string' ? connectRedis(connection) : connection;
     const { onConnectionError } = options;
     if (this.ownsConnection && onConnectionError) this.redis.on('error', (error: Error) => onConnectionError(error));
-    this.createScript = defineScript(this.redis, CREATE_COMMAND, 6, CREATE_LUA);
-    this.transitionScript = defineScript(this.redis, TRANSITION_COMMAND, 10, TRANSITION_LUA);
-    this.setMessageTsScript = defineScript(this.redis, SET_MESSAGE_TS_COMMAND, 1, SET_MESSAGE_TS_LUA);
-    this.setPostedScript = defineScript(this.redis, SET_POSTED_COMMAND, 2, SET_POSTED_LUA);
-    this.addApprovalScript = defineScript(this.redis, ADD_APPROVAL_COMMAND, 8, ADD_APPROVAL_LUA);
-    this.renewLeaseScript = defineScript(this.redis, RENEW_LEASE_COMMAND, 2, RENEW_LEASE_LUA);
-    this.lockServiceScript = defineScript(this.redis, LOCK_SERVICE_COMMAND, 2, LOCK_SERVICE_LUA);
-    this.confirmSendingScript = defineScript(this.redis, CONFIRM_SENDING_COMMAND, 2, CONFIRM_SENDING_LUA);
-    this.takeOverScript = defineScript(this.redis, TAKE_OVER_COMMAND, 2, TAKE_OVER_LUA);
-    this.recordConfirmedScript = defineScript(this.redis, RECORD_CONFIRMED_COMMAND, 1, RECORD_CONFIRMED_LUA);
-    this.postponeRevertScript = defineScript(this.redis, POSTPONE_REVERT_COMMAND, 2, POSTPONE_REVERT_LUA);
-    this.dropStaleRetryNotesScript = defineScript(
-      this.redis,
-      DROP_STALE_RETRY_NOTES_COMMAND,
-      2,
-      DROP_STALE_RETRY_NOTES_LUA,
-    );
+    this.createScript = CREATE_CHANGE.on(this.redis);
+    this.transitionScript = TRANSITION_CHANGE.on(this.redis);
+    this.setMessageTsScript = SET_MESSAGE_TS.on(this.redis);
+    this.setPostedScript = SET_POSTED.on(this.redis);
+    this.addApprovalScript = ADD_APPROVAL.on(this.redis);
+    this.renewLeaseScript = RENEW_LEASE.on(this.redis);
+    this.lockServiceScript = LOCK_SERVICE.on(this.redis);
+    this.confirmSendingScript = CONFIRM_SENDING.on(this.redis);
+    this.takeOverScript = TAKE_OVER.on(this.redis);
+    this.recordConfirmedScript = RECORD_CONFIRMED.on(this.redis);
+    this.postponeRevertScript = POSTPONE_REVERT.on(this.redis);
+    this.dropStaleRetryNotesScript = DROP_STALE_RETRY_NOTES.on(this.redis);
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
     return reportUnavailableAsStoreErrors(this);
   }
@@ -169,26 +151,29 @@ export class RedisChangeStore implements ChangeStore {
     const hashArgs = requestToHashArgs(request);
     const place = this.placeKeysOf(request.channelId, request.plan.serviceId);
     const renew = this.streamExpiry.due([this.keys.audit, place.serviceAudit]);
-    const created = await this.createScript(
-      this.keys.request(request.id),
-      this.keys.pending(request.channelId),
-      this.keys.audit,
-      this.keys.open,
-      place.serviceAudit,
-      place.services,
-      request.id,
-      request.expiresAt,
-      deadline,
-      deadline - wallNow,
-      wallNow - this.retentionSeconds * 1000,
-      wallNow - this.auditRetentionMs,
-      this.streamExpiry.ttlMs,
-      renew.flags,
-      hashArgs.length,
-      ...hashArgs,
-      ...auditToStreamArgs(requestedAuditEntry(request)),
-      request.plan.serviceId,
-    );
+    const created = await this.createScript({
+      keys: {
+        request: this.keys.request(request.id),
+        pending: this.keys.pending(request.channelId),
+        audit: this.keys.audit,
+        open: this.keys.open,
+        serviceAudit: place.serviceAudit,
+        services: place.services,
+      },
+      args: {
+        id: request.id,
+        expiresAt: request.expiresAt,
+        retentionDeadline: deadline,
+        retentionMs: deadline - wallNow,
+        pruneBefore: wallNow - this.retentionSeconds * 1000,
+        auditMinid: wallNow - this.auditRetentionMs,
+        streamTtlMs: this.streamExpiry.ttlMs,
+        renew: renew.flags,
+        hashCount: hashArgs.length,
+        serviceId: request.plan.serviceId,
+        fields: [...hashArgs, ...auditToStreamArgs(requestedAuditEntry(request))],
+      },
+    });
     if (created === 1) {
       this.streamExpiry.renewed(renew);
       this.remembered(request);
@@ -229,7 +214,10 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async setMessageTs(id: string, messageTs: string, approvalTs?: string): Promise<void> {
-    await this.setPostedScript(this.keys.request(id), this.keys.nudges, id, messageTs, approvalTs ?? '');
+    await this.setPostedScript({
+      keys: { request: this.keys.request(id), nudges: this.keys.nudges },
+      args: { id, messageTs, approvalTs: approvalTs ?? '' },
+    });
   }
 
   async recordCopy(request: Pick<ChangeRequest, 'id' | 'expiresAt'>, copy: PostedMessage): Promise<void> {
@@ -247,7 +235,10 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async setReminderTs(id: string, reminderTs: string): Promise<void> {
-    await this.setMessageTsScript(this.keys.request(id), reminderTs, 'reminderTs');
+    await this.setMessageTsScript({
+      keys: { request: this.keys.request(id) },
+      args: { ts: reminderTs, field: 'reminderTs' },
+    });
   }
 
   async transition(id: string, transition: Transition): Promise<TransitionResult> {
@@ -255,38 +246,42 @@ export class RedisChangeStore implements ChangeStore {
     const place = await this.placeKeys(id);
     const renew = this.streamExpiry.due([this.keys.audit, place.serviceAudit]);
     const { claim, holder } = transition;
-    const reply = await this.transitionScript(
-      this.keys.request(id),
-      this.keys.applying,
-      this.keys.audit,
-      place.serviceLock,
-      this.keys.open,
-      place.serviceAudit,
-      this.keys.reverts,
-      this.keys.reminders,
-      this.keys.scheduled,
-      place.services,
-      id,
-      transition.now,
-      transition.to,
-      transition.actorId,
-      transition.outcome ? JSON.stringify(transition.outcome) : '',
-      Date.now() - this.auditRetentionMs,
-      audit.action,
-      audit.summary,
-      audit.apiRequestId ?? '',
-      audit.message ?? '',
-      EXPIRED_BEFORE_DECISION,
-      claim?.owner ?? '',
-      // Whole ms: the claim also sets the service lock's PX, which refuses a fraction (16.1 s).
-      claim ? Math.ceil(claim.ttlMs) : 0,
-      holder?.owner ?? '',
-      holder?.fence ?? '',
-      this.auditRetentionMs,
-      this.streamExpiry.ttlMs,
-      renew.flags,
-      ...transition.from,
-    );
+    const reply = await this.transitionScript({
+      keys: {
+        request: this.keys.request(id),
+        applying: this.keys.applying,
+        audit: this.keys.audit,
+        serviceLock: place.serviceLock,
+        open: this.keys.open,
+        serviceAudit: place.serviceAudit,
+        reverts: this.keys.reverts,
+        reminders: this.keys.reminders,
+        scheduled: this.keys.scheduled,
+        services: place.services,
+      },
+      args: {
+        id,
+        now: transition.now,
+        to: transition.to,
+        actor: transition.actorId,
+        outcome: transition.outcome ? JSON.stringify(transition.outcome) : '',
+        auditMinid: Date.now() - this.auditRetentionMs,
+        action: audit.action,
+        summary: audit.summary,
+        apiRequestId: audit.apiRequestId ?? '',
+        message: audit.message ?? '',
+        expiryMessage: EXPIRED_BEFORE_DECISION,
+        claimOwner: claim?.owner ?? '',
+        // Whole ms: the claim also sets the service lock's PX, which refuses a fraction (16.1 s).
+        claimTtl: claim ? Math.ceil(claim.ttlMs) : 0,
+        holderOwner: holder?.owner ?? '',
+        holderFence: holder?.fence ?? '',
+        auditRetentionMs: this.auditRetentionMs,
+        streamTtlMs: this.streamExpiry.ttlMs,
+        renew: renew.flags,
+        fromStatuses: transition.from,
+      },
+    });
     if (wroteAudit(reply)) this.streamExpiry.renewed(renew);
     return transitionResultFromReply(reply);
   }
@@ -295,32 +290,35 @@ export class RedisChangeStore implements ChangeStore {
     const { approval } = step;
     const place = await this.placeKeys(id);
     const renew = this.streamExpiry.due([this.keys.audit, place.serviceAudit]);
-    const reply = await this.addApprovalScript(
-      this.keys.request(id),
-      this.keys.applying,
-      this.keys.audit,
-      this.keys.open,
-      place.serviceAudit,
-      this.keys.scheduled,
-      place.serviceLock,
-      place.services,
-      id,
-      approval.at,
-      approval.userId,
-      approval.counts.join(','),
-      Date.now() - this.auditRetentionMs,
-      step.audit.summary,
-      step.audit.message ?? '',
-      step.completesMessage ?? '',
-      EXPIRED_BEFORE_DECISION,
-      step.claim?.owner ?? '',
-      step.claim ? Math.ceil(step.claim.ttlMs) : 0,
-      this.auditRetentionMs,
-      step.schedule ? step.schedule.at : '',
-      this.retentionSeconds * 1000,
-      this.streamExpiry.ttlMs,
-      renew.flags,
-    );
+    const reply = await this.addApprovalScript({
+      keys: {
+        request: this.keys.request(id),
+        applying: this.keys.applying,
+        audit: this.keys.audit,
+        open: this.keys.open,
+        serviceAudit: place.serviceAudit,
+        scheduled: this.keys.scheduled,
+        serviceLock: place.serviceLock,
+        services: place.services,
+      },
+      args: {
+        id,
+        now: approval.at,
+        user: approval.userId,
+        counts: approval.counts.join(','),
+        auditMinid: Date.now() - this.auditRetentionMs,
+        summary: step.audit.summary,
+        message: step.audit.message ?? '',
+        completesMessage: step.completesMessage ?? '',
+        expiryMessage: EXPIRED_BEFORE_DECISION,
+        claimOwner: step.claim?.owner ?? '',
+        claimTtl: step.claim ? Math.ceil(step.claim.ttlMs) : 0,
+        applyAt: step.schedule ? step.schedule.at : '',
+        retentionMs: this.retentionSeconds * 1000,
+        streamTtlMs: this.streamExpiry.ttlMs,
+        renew: renew.flags,
+      },
+    });
     if (wroteAudit(reply)) this.streamExpiry.renewed(renew);
     return approvalResultFromReply(reply);
   }
@@ -348,59 +346,49 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async renewLease(token: LeaseToken, ttlMs: number): Promise<boolean> {
-    const reply = await this.renewLeaseScript(
-      ...this.leaseKeys(token),
-      token.requestId,
-      token.owner,
-      token.fence,
-      Math.ceil(ttlMs),
-    );
+    const reply = await this.renewLeaseScript({
+      keys: this.leaseKeys(token),
+      args: { id: token.requestId, owner: token.owner, fence: token.fence, ttlMs: Math.ceil(ttlMs) },
+    });
     return reply === 1;
   }
 
   async lockService(token: LeaseToken, ttlMs: number): Promise<ServiceLockAttempt> {
-    const reply = await this.lockServiceScript(
-      ...this.leaseKeys(token),
-      token.requestId,
-      token.owner,
-      token.fence,
-      Math.ceil(ttlMs),
-    );
+    const reply = await this.lockServiceScript({
+      keys: this.leaseKeys(token),
+      args: { id: token.requestId, owner: token.owner, fence: token.fence, ttlMs: Math.ceil(ttlMs) },
+    });
     if (reply === 'acquired' || reply === 'busy' || reply === 'lost') return reply;
     throw new StoredDataError(`lock reply ${String(reply)}`);
   }
 
   async confirmSending(token: LeaseToken, minRemainingMs: number): Promise<boolean> {
-    const reply = await this.confirmSendingScript(
-      ...this.leaseKeys(token),
-      token.requestId,
-      token.owner,
-      token.fence,
-      Math.ceil(minRemainingMs),
-      SENT_LOCK_MS,
-    );
+    const reply = await this.confirmSendingScript({
+      keys: this.leaseKeys(token),
+      args: {
+        id: token.requestId,
+        owner: token.owner,
+        fence: token.fence,
+        minLeftMs: Math.ceil(minRemainingMs),
+        sentLockMs: SENT_LOCK_MS,
+      },
+    });
     return reply === 1;
   }
 
   async recordConfirmed(token: LeaseToken, confirmed: readonly OperationResult[]): Promise<boolean> {
-    const reply = await this.recordConfirmedScript(
-      this.keys.request(token.requestId),
-      token.owner,
-      token.fence,
-      JSON.stringify(confirmed),
-    );
+    const reply = await this.recordConfirmedScript({
+      keys: { request: this.keys.request(token.requestId) },
+      args: { owner: token.owner, fence: token.fence, confirmed: JSON.stringify(confirmed) },
+    });
     return reply === 1;
   }
 
   async takeOver(request: Pick<ChangeRequest, 'id' | 'plan'>, owner: string, ttlMs: number) {
-    const reply = await this.takeOverScript(
-      this.keys.request(request.id),
-      this.keys.serviceLock(request.plan.serviceId),
-      owner,
-      Math.ceil(ttlMs),
-      LEASELESS_TAKEOVER_AFTER_MS,
-      request.id,
-    );
+    const reply = await this.takeOverScript({
+      keys: { request: this.keys.request(request.id), serviceLock: this.keys.serviceLock(request.plan.serviceId) },
+      args: { owner, ttlMs: Math.ceil(ttlMs), legacyMs: LEASELESS_TAKEOVER_AFTER_MS, id: request.id },
+    });
     if (reply === null) return undefined;
     const taken = requestFromHash(hashFromFlatReply(reply));
     if (!taken?.lease) throw new StoredDataError('takeover reply lacks the lease');
@@ -410,8 +398,8 @@ export class RedisChangeStore implements ChangeStore {
     };
   }
 
-  private leaseKeys(token: LeaseToken): [string, string] {
-    return [this.keys.request(token.requestId), this.keys.serviceLock(token.serviceId)];
+  private leaseKeys(token: LeaseToken): { request: string; serviceLock: string } {
+    return { request: this.keys.request(token.requestId), serviceLock: this.keys.serviceLock(token.serviceId) };
   }
 
   async listPending(channelId: string, now: number): Promise<ChangeRequest[]> {
@@ -503,7 +491,11 @@ export class RedisChangeStore implements ChangeStore {
     // unless another replica made it good since it was read (a retry postponed meanwhile).
     const noted = new Set(scheduled.filter((r) => r.overdueSince !== undefined).map((r) => r.id));
     const stale = Object.keys(retrying).filter((id) => !noted.has(id));
-    if (stale.length > 0) await this.dropStaleRetryNotesScript(this.keys.reverts, this.keys.revertsRetrying, ...stale);
+    if (stale.length > 0)
+      await this.dropStaleRetryNotesScript({
+        keys: { reverts: this.keys.reverts, retrying: this.keys.revertsRetrying },
+        args: { ids: stale },
+      });
     return scheduled;
   }
 
@@ -544,8 +536,10 @@ export class RedisChangeStore implements ChangeStore {
   }
 
   async postponeRevert(id: string, dueAt: number, now: number): Promise<void> {
-    const keys = [this.keys.reverts, this.keys.revertsRetrying];
-    await this.postponeRevertScript(...keys, id, Math.ceil(dueAt), Math.floor(now));
+    await this.postponeRevertScript({
+      keys: { reverts: this.keys.reverts, retrying: this.keys.revertsRetrying },
+      args: { id, retryAt: Math.ceil(dueAt), now: Math.floor(now) },
+    });
   }
 
   async releaseClaim(key: string): Promise<void> {

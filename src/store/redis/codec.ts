@@ -14,7 +14,7 @@
  *   revertOf     a revert's grant: applying the revert ends the grant's schedule
  *   organization the request's organization (ORGANIZATIONS_FILE), copied into every audit entry
  *   confirmed    JSON of the operations confirmed so far (a request of several)
- *   fence, leaseOwner, leaseUntil, sending, sentAt, takenAt  — the apply lease (scripts.ts)
+ *   fence, leaseOwner, leaseUntil, sending, sentAt, takenAt  — the apply lease (lua/lease-prelude.lua)
  */
 import type { AuditEntry, NewAuditEntry } from '../../core/change/audit.js';
 import { z } from 'zod';
@@ -51,7 +51,7 @@ type TemporaryPart =
 /** Why the request was made; absent on requests stored before reasons and tickets existed. */
 type JustificationPart = 'reason' | 'ticket';
 
-/** Hash field of one approval: `approved:<user>` = "<seq>|<at>|<requirement indices>" (scripts.ts). */
+/** Hash field of one approval: `approved:<user>` = "<seq>|<at>|<requirement indices>" (lua/add-approval.lua). */
 const APPROVED_PREFIX = 'approved:';
 
 export class StoredDataError extends Error {

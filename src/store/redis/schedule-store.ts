@@ -4,16 +4,8 @@ import type { AddScheduleResult, ScheduleStore } from '../../ports/schedule-stor
 import { closeQuietly, connectRedis, type RedisConnection } from './connection.js';
 import { reportUnavailableAsStoreErrors } from './errors.js';
 import { scheduleKeys, SNAPSHOT_TTL_SECONDS, type ScheduleKeys } from './keys.js';
-import {
-  ADD_SCHEDULE_COMMAND,
-  ADD_SCHEDULE_LUA,
-  CLAIM_RUN_COMMAND,
-  CLAIM_RUN_LUA,
-  defineScript,
-  START_RUN_COMMAND,
-  START_RUN_LUA,
-  type ScriptCommand,
-} from './scripts.js';
+import type { CommandOf } from './lua-script.js';
+import { ADD_SCHEDULE, CLAIM_RUN, START_RUN } from './scripts.js';
 
 function parseJson(text: string): unknown {
   try {
@@ -27,17 +19,17 @@ export class RedisScheduleStore implements ScheduleStore {
   private readonly redis: RedisConnection;
   private readonly ownsConnection: boolean;
   private readonly keys: ScheduleKeys;
-  private readonly claimScript: ScriptCommand;
-  private readonly addScript: ScriptCommand;
-  private readonly startRunScript: ScriptCommand;
+  private readonly claimScript: CommandOf<typeof CLAIM_RUN>;
+  private readonly addScript: CommandOf<typeof ADD_SCHEDULE>;
+  private readonly startRunScript: CommandOf<typeof START_RUN>;
 
   constructor(connection: RedisConnection | string, options: { keyPrefix?: string } = {}) {
     this.ownsConnection = typeof connection === 'string';
     this.redis = typeof connection === 'string' ? connectRedis(connection) : connection;
     this.keys = scheduleKeys(options.keyPrefix);
-    this.claimScript = defineScript(this.redis, CLAIM_RUN_COMMAND, 1, CLAIM_RUN_LUA);
-    this.addScript = defineScript(this.redis, ADD_SCHEDULE_COMMAND, 1, ADD_SCHEDULE_LUA);
-    this.startRunScript = defineScript(this.redis, START_RUN_COMMAND, 1, START_RUN_LUA);
+    this.claimScript = CLAIM_RUN.on(this.redis);
+    this.addScript = ADD_SCHEDULE.on(this.redis);
+    this.startRunScript = START_RUN.on(this.redis);
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
     return reportUnavailableAsStoreErrors(this);
   }
@@ -45,7 +37,10 @@ export class RedisScheduleStore implements ScheduleStore {
   async addSchedule(schedule: Schedule, limits?: { maxPerChannel: number }): Promise<AddScheduleResult> {
     const json = JSON.stringify(schedule);
     const channelNeedle = `"channelId":${JSON.stringify(schedule.channelId)}`;
-    const result = await this.addScript(this.keys.all, schedule.id, json, limits?.maxPerChannel ?? 0, channelNeedle);
+    const result = await this.addScript({
+      keys: { schedules: this.keys.all },
+      args: { id: schedule.id, scheduleJson: json, mostPerChannel: limits?.maxPerChannel ?? 0, channelNeedle },
+    });
     return result === 'ok' ? { ok: true } : { ok: false, reason: result === 'exists' ? 'exists' : 'channel-full' };
   }
 
@@ -70,7 +65,11 @@ export class RedisScheduleStore implements ScheduleStore {
   }
 
   async startRun(scheduleId: string, now: number, until: number): Promise<boolean> {
-    return (await this.startRunScript(this.keys.running, scheduleId, String(now), String(until))) === 1;
+    const started = await this.startRunScript({
+      keys: { running: this.keys.running },
+      args: { scheduleId, now: String(now), postingUntil: String(until) },
+    });
+    return started === 1;
   }
 
   async finishRun(scheduleId: string): Promise<void> {
@@ -78,7 +77,10 @@ export class RedisScheduleStore implements ScheduleStore {
   }
 
   async claimRun(scheduleId: string, fireTime: number): Promise<boolean> {
-    const won = await this.claimScript(this.keys.lastRun, scheduleId, String(fireTime));
+    const won = await this.claimScript({
+      keys: { lastRun: this.keys.lastRun },
+      args: { scheduleId, fireTime: String(fireTime) },
+    });
     return won === 1;
   }
 

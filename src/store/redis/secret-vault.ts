@@ -7,6 +7,8 @@
  */
 import type { RedisConnection } from './connection.js';
 import { reportUnavailableAsStoreErrors } from './errors.js';
+import type { CommandOf } from './lua-script.js';
+import { REVEAL_SECRET } from './scripts.js';
 import { DEFAULT_KEY_PREFIX } from './keys.js';
 import { newSecretId } from '../memory/secret-vault.js';
 import type { SecretCipher } from '../secret-cipher.js';
@@ -17,30 +19,9 @@ import {
   type SecretVault,
 } from '../../ports/secret-vault.js';
 
-/**
- * KEYS: meta, sealed. ARGV: userId, now. Returns {outcome, ...}: 'unknown'; 'already', revealedAt;
- * 'expired'; 'not-yours', owner; 'revealed', sealed. Label and expiry come from meta in every case.
- */
-const REVEAL = `
-local metaKey, sealedKey = KEYS[1], KEYS[2]
-local userId, now = ARGV[1], tonumber(ARGV[2])
-local owner, label, expiresAt, revealedAt = unpack(redis.call('HMGET', metaKey, 'owner', 'label', 'expiresAt', 'revealedAt'))
-if not owner then return {'unknown'} end
-if revealedAt then return {'already', label, expiresAt, revealedAt} end
-local sealed = redis.call('GET', sealedKey)
-if not sealed or now >= tonumber(expiresAt) then
-  redis.call('DEL', sealedKey)
-  return {'expired', label, expiresAt}
-end
-if owner ~= userId then return {'not-yours', label, expiresAt, owner} end
-redis.call('DEL', sealedKey)
-redis.call('HSET', metaKey, 'revealedAt', ARGV[2])
-redis.call('PEXPIRE', metaKey, ${SECRET_REMEMBERED_MS})
-return {'revealed', label, expiresAt, sealed}
-`;
-
 export class RedisSecretVault implements SecretVault {
   private readonly prefix: string;
+  private readonly revealScript: CommandOf<typeof REVEAL_SECRET>;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -48,6 +29,7 @@ export class RedisSecretVault implements SecretVault {
     options: { keyPrefix?: string } = {},
   ) {
     this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.revealScript = REVEAL_SECRET.on(redis);
     // biome-ignore lint/correctness/noConstructorReturn: every method's Redis failures become the store's own
     return reportUnavailableAsStoreErrors(this);
   }
@@ -67,7 +49,10 @@ export class RedisSecretVault implements SecretVault {
 
   async reveal(id: string, userId: string, now: number): Promise<RevealOutcome> {
     const { meta, sealed } = this.keysOf(id);
-    const reply = (await this.redis.eval(REVEAL, 2, meta, sealed, userId, String(now))) as string[];
+    const reply = (await this.revealScript({
+      keys: { meta, sealed },
+      args: { userId, now: String(now), rememberedMs: SECRET_REMEMBERED_MS },
+    })) as string[];
     const [outcome, label = '', expiresAt = '0', extra = ''] = reply;
     switch (outcome) {
       case 'already':
