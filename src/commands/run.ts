@@ -13,7 +13,14 @@ import {
   READ_FAILED_TEXT,
   STORE_DOWN_TEXT,
 } from '../core/render/errors.js';
-import { helpBlocks, invalidBlocks, suggestionBlocks, topicHelpBlocks, type HelpContext } from '../core/render/help.js';
+import {
+  helpBlocks,
+  invalidBlocks,
+  overviewBlocks,
+  suggestionBlocks,
+  topicHelpBlocks,
+  type HelpContext,
+} from '../core/render/help.js';
 import { commandsOfTopic } from '../core/command/catalogue.js';
 import { historyBlocks } from '../core/render/history.js';
 import { policyBlocks, servicePolicyBlocks } from '../core/render/policy.js';
@@ -102,20 +109,25 @@ type Runner<K extends CommandKind> = (
 /** One runner per command kind: a kind without one is a type error, not a silent no-op. */
 const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   help: async (command, inv, s) =>
-    command.topic === undefined
+    command.overview
       ? inv.reply({
-          text: 'ClickHouse Cloud bot commands',
-          blocks: helpBlocks(s.slashCommand, undefined, await helpContext(inv, s)),
+          text: 'ClickHouse Cloud bot: where to start',
+          blocks: overviewBlocks(s.slashCommand, await helpContext(inv, s)),
         })
-      : inv.reply({
-          text: `Help: ${esc(command.topic)}`,
-          blocks: topicHelpBlocks(
-            s.slashCommand,
-            command.topic,
-            commandsOfTopic(command.topic),
-            await helpContext(inv, s),
-          ),
-        }),
+      : command.topic === undefined
+        ? inv.reply({
+            text: 'ClickHouse Cloud bot commands',
+            blocks: helpBlocks(s.slashCommand, undefined, await helpContext(inv, s)),
+          })
+        : inv.reply({
+            text: `Help: ${esc(command.topic)}`,
+            blocks: topicHelpBlocks(
+              s.slashCommand,
+              command.topic,
+              commandsOfTopic(command.topic),
+              await helpContext(inv, s),
+            ),
+          }),
   unknown: async (command, inv, s) =>
     command.suggestions
       ? inv.reply({

@@ -105,3 +105,16 @@ describe('help', () => {
     expect(await say('help scale', 'C0DEV')).toContain('`scale` is not available in this channel');
   });
 });
+
+describe('an empty /clickhouse', () => {
+  it('answers a short overview of where to start, not the whole list, and points at help', async () => {
+    const h = await harness();
+    const overview = await answerText(h, await h.command(''));
+    const whole = await answerText(h, await h.command('help'));
+    expect(overview).toContain('/clickhouse list');
+    expect(overview).toContain('/clickhouse show SERVICE');
+    expect(overview).toContain('`/clickhouse help` lists every command');
+    expect(overview).not.toContain('/clickhouse scale');
+    expect(overview.length).toBeLessThan(whole.length / 3);
+  });
+});

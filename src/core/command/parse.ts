@@ -25,8 +25,11 @@ import { readWhen, type WhenSpec } from './when.js';
 import { DEFAULT_PERIOD, PERIODS, type PeriodName } from '../cost/period.js';
 
 export type Command =
-  /** `topic`: the words after `help` (`help scale`, `help ip`), lower case; absent: every command. */
-  | { kind: 'help'; topic?: string }
+  /**
+   * `topic`: the words after `help` (`help scale`, `help ip`), lower case; absent: every command.
+   * `overview`: nothing was typed after the slash command, which gets the few commands used first.
+   */
+  | { kind: 'help'; topic?: string; overview?: true }
   /** suggestions: the commands probably meant ("lst" → list), absent when none is close. */
   | { kind: 'unknown'; word: string; suggestions?: CommandName[] }
   | { kind: 'list'; filters: string[] }
@@ -137,7 +140,8 @@ function parseText(text: string): Command {
       : { kind: 'unknown', word: first.text };
   }
   if (unterminated !== undefined) throw unclosedQuote(unterminated, tokens);
-  if (handler === undefined || first === undefined) return { kind: 'help' };
+  if (first === undefined) return { kind: 'help', overview: true };
+  if (handler === undefined) return { kind: 'help' };
   return parseWords(first, args);
 }
 

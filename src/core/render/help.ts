@@ -58,6 +58,20 @@ function examplesHere(spec: CommandSpec, here: HelpContext): string[] | undefine
   return allowed.length > 0 ? allowed : undefined;
 }
 
+/** The commands an empty `/clickhouse` offers: where people start. */
+const FIRST_STEPS: readonly CommandName[] = ['list', 'show', 'edit', 'pending', 'cost'];
+
+/** An empty `/clickhouse`: the few commands people use first (those allowed here), and the way to the rest. */
+export function overviewBlocks(slashCommand: string, here?: HelpContext): Block[] {
+  const lines = FIRST_STEPS.flatMap((name) => helpLine(slashCommand, specOfName(name), here) ?? []);
+  return [
+    header('ClickHouse Cloud bot'),
+    section('Type a command after the slash command. Where most people start:'),
+    ...packLines(lines, 20, (n) => `…and ${n} more`),
+    context(`${code(`${slashCommand} help`)} lists every command; ${code(`${slashCommand} help scale`)} explains one.`),
+  ];
+}
+
 /**
  * `help WORD`: that command (or its group) only, each form with its examples that work here; a
  * word that names no command gets the likely ones, or the way to the whole list.

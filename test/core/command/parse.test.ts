@@ -19,8 +19,12 @@ function change(service: string, verb: string, intent: object): Command {
 }
 
 describe('help and unknown words', () => {
-  it.each(['', '   ', '\n\t', 'help', 'HELP'])('answers help for %j', (text) => {
+  it.each(['help', 'HELP'])('answers help for %j', (text) => {
     expect(parseCommand(text)).toStrictEqual({ kind: 'help' });
+  });
+
+  it.each(['', '   ', '\n\t'])('answers the short overview for nothing typed (%j)', (text) => {
+    expect(parseCommand(text)).toStrictEqual({ kind: 'help', overview: true });
   });
 
   it('reads the words after help as its topic, lower case', () => {
@@ -37,7 +41,7 @@ describe('help and unknown words', () => {
   });
 
   it('answers help when called with something that is not a string at all', () => {
-    expect(parseCommand(undefined as unknown as string)).toStrictEqual({ kind: 'help' });
+    expect(parseCommand(undefined as unknown as string)).toStrictEqual({ kind: 'help', overview: true });
   });
 });
 
