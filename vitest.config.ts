@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/temp-root.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Vitest's default is one worker fewer than the CPUs: one on a 2-core machine. Most files wait

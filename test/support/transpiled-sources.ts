@@ -7,11 +7,11 @@
  * transpiler tsx itself uses) writes the whole tree in a fraction of a second, once per worker;
  * types are not checked here, `tsc` does that in `npm run checks`.
  */
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { inject } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -24,9 +24,8 @@ export function transpiledSources(): Promise<string> {
 }
 
 async function transpile(): Promise<string> {
-  const out = mkdtempSync(join(tmpdir(), 'chbot-js-'));
-  // Workers share nothing with each other: each removes its own copy when it exits.
-  process.once('exit', () => rmSync(out, { recursive: true, force: true }));
+  // Removed with the run's directory when the run ends (test/support/temp-root.ts).
+  const out = mkdtempSync(join(inject('runTempDir'), 'transpiled-'));
   cpSync(join(ROOT, 'src'), join(out, 'src'), { recursive: true, filter: (path) => !path.endsWith('.ts') });
   await build({
     entryPoints: [join(ROOT, 'src/**/*.ts')],
