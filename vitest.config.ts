@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/temp-root.ts'],
+    // TEST_CPU_LOG=<file>: each file's CPU and wall seconds, to see where the suite's time goes.
+    setupFiles: process.env['TEST_CPU_LOG'] ? ['test/support/cpu-per-file.ts'] : [],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Vitest's default is one worker fewer than the CPUs: one on a 2-core machine. Most files wait

@@ -295,7 +295,14 @@ describe.skipIf(unsupported !== undefined)('on a Redis Cluster of three masters'
         typeof args.text === 'string' &&
         args.text.startsWith('Scheduled ClickHouse Cloud summary') &&
         args.thread_ts === undefined;
-      await new Promise((resolve) => setTimeout(resolve, 3_300));
+      // Until both replicas have tried two fire times (every second), instead of a fixed 3.3 s.
+      const contestedSoFar = () =>
+        new Set(
+          claims
+            .filter((c) => claims.some((o) => o.fireTime === c.fireTime && o.replica !== c.replica))
+            .map((c) => c.fireTime),
+        ).size;
+      await expect.poll(contestedSoFar, { timeout: 10_000, interval: 50 }).toBeGreaterThanOrEqual(2);
       const removed = await a.command(`schedule remove ${id}`);
       await a.slack.waitFor('response_url', (args) => args.responseUrlId === removed.responseUrlId);
       const byFireTime = new Map<number, typeof claims>();

@@ -1,6 +1,6 @@
 /**
- * The bot as a real process (`node --import tsx src/main.ts`, configured only by environment)
- * against the simulator, the fake Slack and a redis-server of the test's own.
+ * The bot as a real process (`node src/main.js` of the transpiled sources, configured only by
+ * environment) against the simulator, the fake Slack and a redis-server of the test's own.
  * - SIGKILL after it claimed a request and sent the update, before it recorded the outcome: the
  *   next bot to start reconciles the request against the service as it now is (applied if the
  *   update took effect, failed if not), updates the channel message, and leaves nothing in

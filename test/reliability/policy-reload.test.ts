@@ -1,5 +1,5 @@
 /**
- * POLICY_FILE in a real process (`node --import tsx src/main.ts`): a bad file stops it at start
+ * POLICY_FILE in a real process (`node src/main.js` of the transpiled sources): a bad file stops it at start
  * with every problem listed; SIGHUP reloads the file; a bad new file keeps the rules in force,
  * says why in the log, and the bot keeps serving.
  */

@@ -5,12 +5,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { DEMO_ORG_ID, demoServices } from '../../src/simulator/seed.js';
 import { DEFAULT_KEY_PREFIX, RedisChangeStore } from '../../src/store/index.js';
 import { FakeSlack } from '../e2e/fake-slack.js';
+import { transpiledSources } from '../support/transpiled-sources.js';
 import { KEY_ID, KEY_SECRET, SIGNING_SECRET, type Harness } from '../e2e/harness.js';
 import { CloudSimulator } from '../../src/simulator/server.js';
 
@@ -155,7 +157,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
 }
 
 // ---------------------------------------------------------------------------------------------
-// The bot as a child process: `node --import tsx src/main.ts`, configured only by environment
+// The bot as a child process: `node src/main.js` of the transpiled sources (as production runs
+// dist/main.js), configured only by environment
 
 export interface ChildBot {
   pid: number;
@@ -194,7 +197,8 @@ export async function startChildBot(deps: {
     LOG_LEVEL: 'info',
     ...deps.env,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const sources = await transpiledSources();
+  const child = spawn(process.execPath, [join(sources, 'src/main.js')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
