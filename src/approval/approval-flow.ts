@@ -54,6 +54,7 @@ import {
 import { breakGlassRefusal, reviewIdOf, reviewRequestOf } from '../core/policy/breakglass.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord } from '../core/service/schema.js';
+import { freshEnoughToFile } from '../core/service/freshness.js';
 import type {
   ApprovalPolicy,
   BreakGlassOutcome,
@@ -237,11 +238,13 @@ export class ApprovalFlow implements ChangeRequestService {
         serviceIsFresh?: boolean;
       },
   ): Promise<RequestOutcome> {
-    // The rules are judged on a fresh record: a tag added a second ago must count (the list the
-    // request was planned on may be seconds old). Apply time judges them again.
-    const service = input.serviceIsFresh
-      ? input.service
-      : await this.freshOr(input.service, input.userId, input.organization);
+    // The rules are judged on a fresh record: the one the request was planned on when it was read
+    // a moment ago (no second read of the API's budget), else read again. Apply time reads the
+    // service afresh and judges them again: a tag added since can never let the change through.
+    const service =
+      input.serviceIsFresh || freshEnoughToFile(input.serviceReadAt, Date.now())
+        ? input.service
+        : await this.freshOr(input.service, input.userId, input.organization);
     const ruling = this.options.policy.rulesFor(service, input.judgedAs ?? input.plan, input.temporary !== undefined);
     if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
     // A reason or ticket a matching rule asks for is refused here, before anything is stored or
@@ -331,7 +334,9 @@ export class ApprovalFlow implements ChangeRequestService {
       (temporaryPlanProblem(input.intent, plan) ?? stackedGrantProblem(plan, await this.activeCapacityGrants(plan)));
     if (notTemporary) return { ok: false, problems: [{ field: 'request', message: notTemporary }] };
     const { policy } = this.options;
-    const service = await this.freshOr(input.service, input.userId, input.organization);
+    const service = freshEnoughToFile(input.serviceReadAt, Date.now())
+      ? input.service
+      : await this.freshOr(input.service, input.userId, input.organization);
     const ruling = policy.rulesFor(service, plan, true);
     const refusal = breakGlassRefusal(await policy.breakGlassTerms(input.userId), {
       reason: input.reason,

@@ -207,6 +207,7 @@ async function changeInput(command: Extract<Command, { kind: 'change' }>, inv: I
     channelId: inv.channelId,
     userId: inv.userId,
     service: found.service,
+    serviceReadAt: found.readAt,
     intent: command.intent,
     ...temporary,
     ...(command.reason !== undefined ? { reason: command.reason } : {}),
