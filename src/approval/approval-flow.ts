@@ -918,7 +918,8 @@ export class ApprovalFlow implements ChangeRequestService {
   private async freshOr(service: ServiceRecord, person: string, organization?: string): Promise<ServiceRecord> {
     try {
       return (
-        (await this.cloudOf(organization).getService(service.id, { fresh: true, priority: 'read', person })) ?? service
+        (await this.cloudOf(organization).getService(service.id, { fresh: true, priority: 'command', person })) ??
+        service
       );
     } catch {
       return service;

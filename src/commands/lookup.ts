@@ -8,7 +8,7 @@ export type Lookup = { ok: true; service: ServiceRecord; readAt: number } | { ok
 
 /** Finds SERVICE among the organization's services (a cached read is fine for this), for `person`. */
 export async function lookupService(services: BotServices, query: string, person: string): Promise<Lookup> {
-  const list = await services.cloud.listServices([], { person });
+  const list = await services.cloud.listServices([], { person, priority: 'command' });
   const resolution = resolveService(list.services, query);
   return resolution.ok
     ? { ok: true, service: resolution.service, readAt: list.fetchedAt }

@@ -133,7 +133,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   invalid: (command, inv, s) =>
     inv.reply({ text: esc(command.message), blocks: invalidBlocks(s.slashCommand, command.message, command.usage) }),
   list: async (command, inv, s) => {
-    const list = await s.cloud.listServices(command.filters, { person: inv.userId });
+    const list = await s.cloud.listServices(command.filters, { person: inv.userId, priority: 'command' });
     const answer = {
       text: `${list.services.length} ClickHouse Cloud services`,
       blocks: renderedList(list, command.filters),
