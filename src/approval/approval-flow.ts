@@ -213,6 +213,8 @@ export class ApprovalFlow implements ChangeRequestService {
           ...(original.organization ? { organization: original.organization } : {}),
           userId,
           service,
+          // Read afresh just now: filing judges the rules on it without a second read.
+          serviceReadAt: Date.now(),
           intent,
           ...(original.temporary ? { temporary: original.temporary } : {}),
           ...(original.reason ? { reason: original.reason } : {}),
