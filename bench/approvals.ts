@@ -129,7 +129,7 @@ export async function approvalPhase(
 }
 
 /** Lets the work after a post (thread replies, DMs, follow-ups) finish before counting. */
-async function quiet(slack: FakeSlack): Promise<void> {
+export async function quiet(slack: FakeSlack): Promise<void> {
   for (let seen = -1; seen !== slack.calls.length;) {
     seen = slack.calls.length;
     await sleep(150);

@@ -25,6 +25,7 @@ import { epochMs, percentiles, type Latency, type LoadStep, type StepResult } fr
 import { BENCH_SECRET, commandBody, signed } from './slack-requests.js';
 import { chartRenderingCost, chartRow } from './chart.js';
 import { approvalPhase, type ApprovalFigures } from './approvals.js';
+import { budgetPhase, budgetRows, type BudgetFigures } from './budget.js';
 import type { TraceStep } from './redis-trace.js';
 import { startBenchRedis } from './redis-server.js';
 import { timerScale } from './timers.js';
@@ -48,15 +49,17 @@ const APPROVALS = Number(process.env.BENCH_APPROVALS ?? 30);
 /**
  * Which parts run (comma-separated; all by default): acks (the acknowledgement table and CPU per
  * request), answers (the bot's answer time against a bare Bolt app answering with respond()),
- * approvals, timers, calls (Cloud API calls, rendering, memory). BENCH_ACKS_ONLY=1 is
- * BENCH_PHASES=acks.
+ * approvals, budget (Cloud API calls per change, a command's wait with the budget busy), timers,
+ * calls (Cloud API calls, rendering, memory). BENCH_ACKS_ONLY=1 is BENCH_PHASES=acks.
  */
 const PHASES = new Set(
   (process.env.BENCH_ACKS_ONLY === '1'
     ? 'acks'
-    : (process.env.BENCH_PHASES ?? 'acks,answers,approvals,timers,calls')
+    : (process.env.BENCH_PHASES ?? 'acks,answers,approvals,budget,timers,calls')
   ).split(','),
 );
+/** Changes of each kind (cold, warm) the budget phase counts. */
+const BUDGET_RUNS = Number(process.env.BENCH_BUDGET_RUNS ?? 3);
 
 interface Target {
   name: string;
@@ -172,6 +175,7 @@ async function main(): Promise<void> {
 
     if (answering) printAnswers(await compareAnswers(bot, answering, load));
     if (PHASES.has('approvals')) printApprovals(await approvalPhase(bot.port, slack, simulator, redis, APPROVALS));
+    if (PHASES.has('budget')) printBudget(await budgetPhase(bot.port, slack, simulator, BUDGET_RUNS));
     if (PHASES.has('timers')) {
       const sizes = await timerScale(redis, [
         [10, 10],
@@ -298,6 +302,22 @@ function printApprovals(f: ApprovalFigures): void {
   );
   printTrace('one request, command → posted, round trip by round trip (MONITOR)', f.requestSteps);
   printTrace('one approval, click → record, round trip by round trip (MONITOR)', f.steps);
+}
+
+function printBudget(figures: BudgetFigures): void {
+  const { calls, waits } = budgetRows(figures);
+  printTable(['Cloud API calls per change, filed and approved', 'each run', 'the calls of the first'], calls);
+  printTable(
+    [
+      `a command's wait, background reads keeping the budget busy (${figures.after.waits.length + figures.after.refused} commands)`,
+      'p50',
+      'max',
+      'answered within 1 s',
+      'refused',
+      'background reads per 10 s',
+    ],
+    waits,
+  );
 }
 
 function printTrace(title: string, steps: TraceStep[]): void {

@@ -54,6 +54,7 @@ import {
 import { breakGlassRefusal, reviewIdOf, reviewRequestOf } from '../core/policy/breakglass.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import type { ServiceRecord } from '../core/service/schema.js';
+import { freshEnoughToFile } from '../core/service/freshness.js';
 import type {
   ApprovalPolicy,
   BreakGlassOutcome,
@@ -212,6 +213,8 @@ export class ApprovalFlow implements ChangeRequestService {
           ...(original.organization ? { organization: original.organization } : {}),
           userId,
           service,
+          // Read afresh just now: filing judges the rules on it without a second read.
+          serviceReadAt: Date.now(),
           intent,
           ...(original.temporary ? { temporary: original.temporary } : {}),
           ...(original.reason ? { reason: original.reason } : {}),
@@ -237,11 +240,13 @@ export class ApprovalFlow implements ChangeRequestService {
         serviceIsFresh?: boolean;
       },
   ): Promise<RequestOutcome> {
-    // The rules are judged on a fresh record: a tag added a second ago must count (the list the
-    // request was planned on may be seconds old). Apply time judges them again.
-    const service = input.serviceIsFresh
-      ? input.service
-      : await this.freshOr(input.service, input.userId, input.organization);
+    // The rules are judged on a fresh record: the one the request was planned on when it was read
+    // a moment ago (no second read of the API's budget), else read again. Apply time reads the
+    // service afresh and judges them again: a tag added since can never let the change through.
+    const service =
+      input.serviceIsFresh || freshEnoughToFile(input.serviceReadAt, Date.now())
+        ? input.service
+        : await this.freshOr(input.service, input.userId, input.organization);
     const ruling = this.options.policy.rulesFor(service, input.judgedAs ?? input.plan, input.temporary !== undefined);
     if (ruling.decision.kind === 'deny') return { ok: false, text: deniedText(ruling.decision) };
     // A reason or ticket a matching rule asks for is refused here, before anything is stored or
@@ -331,7 +336,9 @@ export class ApprovalFlow implements ChangeRequestService {
       (temporaryPlanProblem(input.intent, plan) ?? stackedGrantProblem(plan, await this.activeCapacityGrants(plan)));
     if (notTemporary) return { ok: false, problems: [{ field: 'request', message: notTemporary }] };
     const { policy } = this.options;
-    const service = await this.freshOr(input.service, input.userId, input.organization);
+    const service = freshEnoughToFile(input.serviceReadAt, Date.now())
+      ? input.service
+      : await this.freshOr(input.service, input.userId, input.organization);
     const ruling = policy.rulesFor(service, plan, true);
     const refusal = breakGlassRefusal(await policy.breakGlassTerms(input.userId), {
       reason: input.reason,
@@ -913,7 +920,8 @@ export class ApprovalFlow implements ChangeRequestService {
   private async freshOr(service: ServiceRecord, person: string, organization?: string): Promise<ServiceRecord> {
     try {
       return (
-        (await this.cloudOf(organization).getService(service.id, { fresh: true, priority: 'read', person })) ?? service
+        (await this.cloudOf(organization).getService(service.id, { fresh: true, priority: 'command', person })) ??
+        service
       );
     } catch {
       return service;

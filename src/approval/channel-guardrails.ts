@@ -32,7 +32,8 @@ export function channelGuardrails(
     if (!kinds.allowed) return kindNotAllowedReason(kinds.word);
     if (!binding.rules.services) return undefined;
     // A cached read is enough: the approval reads the service afresh before sending anything.
-    const service = await tenants.directoryOf(organization).getService(request.plan.serviceId);
+    // Asked at a person's click (Ask again, Extend, Undo): in the people's lane of the budget.
+    const service = await tenants.directoryOf(organization).getService(request.plan.serviceId, { priority: 'command' });
     if (service && !inScope(binding.rules.services, service)) return serviceOutOfScopeReason(service.name, service.id);
     return undefined;
   }

@@ -211,7 +211,7 @@ export class Follower {
       const cloud = this.options.cloudOf?.(organization) ?? this.options.cloud;
       const service = await cloud.getService(serviceId, {
         fresh: true,
-        priority: 'read',
+        priority: 'background',
         person: FOLLOW_READER,
       });
       return { at: this.now(), ok: true, service };

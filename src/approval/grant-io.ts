@@ -188,6 +188,6 @@ export class GrantIo {
   readForFollowOn(original: ChangeRequest, userId: string): Promise<ServiceRecord | undefined> {
     return this.options
       .cloudOf(original.organization)
-      .getService(original.plan.serviceId, { fresh: true, priority: 'read', person: userId });
+      .getService(original.plan.serviceId, { fresh: true, priority: 'command', person: userId });
   }
 }

@@ -154,10 +154,20 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
       }
     }
     const ticket: ThrottleTicket = {
-      priority: options.priority ?? (options.fresh ? 'approval' : 'read'),
+      priority: options.priority ?? (options.fresh ? 'approval' : 'background'),
       person: options.person ?? 'bot',
     };
-    const load = () => this.fetchList(ticket);
+    // A read joining one still waiting for the budget (single flight) lends it its priority: a
+    // command never waits behind the background read of the same list.
+    if (!options.fresh && this.listWaiting) this.throttle?.promote(this.listWaiting, ticket);
+    const load = async () => {
+      this.listWaiting = ticket;
+      try {
+        return await this.fetchList(ticket);
+      } finally {
+        if (this.listWaiting === ticket) this.listWaiting = undefined;
+      }
+    };
     const all = await (options.fresh
       ? this.cache.refresh(WHOLE_ORGANIZATION, load)
       : this.cache.get(WHOLE_ORGANIZATION, load));
@@ -177,6 +187,9 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     if (!list) byFilters.set(key, (list = { ...all, services: filterServices(all.services, wanted) }));
     return list;
   }
+
+  /** The ticket of the list read under way (waiting for the budget or sent), if any. */
+  private listWaiting: ThrottleTicket | undefined;
 
   /** Filtered lists by the cached list they came from (forgotten with it). */
   private readonly filtered = new WeakMap<ServiceList, Map<string, ServiceList>>();
@@ -226,7 +239,7 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     const query = new URLSearchParams({ from_date: range.from, to_date: range.to });
     for (const filter of filters) query.append('filter', filter);
     const path = `${this.orgPath()}/usageCost?${query.toString()}`;
-    const ticket: ThrottleTicket = { priority: options.priority ?? 'read', person: options.person ?? 'bot' };
+    const ticket: ThrottleTicket = { priority: options.priority ?? 'background', person: options.person ?? 'bot' };
     const response = await this.send('GET', path, ticket);
     const parsed = UsageCostEnvelopeSchema.safeParse(response.json);
     if (!parsed.success) throw this.badResponse('GET', path, response.json);
@@ -308,7 +321,7 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
       to_date: new Date(window.to).toISOString(),
     });
     const path = `${this.orgPath()}/activities?${query.toString()}`;
-    const ticket: ThrottleTicket = { priority: options.priority ?? 'read', person: options.person ?? 'bot' };
+    const ticket: ThrottleTicket = { priority: options.priority ?? 'background', person: options.person ?? 'bot' };
     const response = await this.send('GET', path, ticket);
     const parsed = ListEnvelopeSchema.safeParse(response.json);
     if (!parsed.success) throw this.badResponse('GET', path, response.json);

@@ -38,7 +38,7 @@ export async function showCost(ask: CostAsk, inv: Invocation, s: BotServices, no
   const previous = previousPeriod(period);
   let rows: CostRow[];
   try {
-    rows = await s.costs.rows({ from: previous.from, to: period.to }, { person: inv.userId });
+    rows = await s.costs.rows({ from: previous.from, to: period.to }, { person: inv.userId, priority: 'command' });
   } catch (error) {
     const forbidden = costReadFailure(error);
     if (forbidden === undefined) throw error;
@@ -77,7 +77,7 @@ async function chooseEntities(ask: CostAsk, person: string, s: BotServices): Pro
   }
   // A channel of ORGANIZATIONS_FILE sees only its services (s.cloud is its view): so does its spend.
   if (ask.filters.length === 0 && !s.tenants) return { ok: true, keep: () => true, label: 'the organization' };
-  const list = await s.cloud.listServices(ask.filters, { person });
+  const list = await s.cloud.listServices(ask.filters, { person, priority: 'command' });
   if (ask.filters.length === 0) {
     const visible = new Set(list.services.map((service) => service.id));
     return { ok: true, keep: (entity) => entity.isService && visible.has(entity.id), label: 'this channel’s services' };

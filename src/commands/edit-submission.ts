@@ -180,7 +180,7 @@ type Read = { ok: true; service: ServiceRecord } | { ok: false; text: string };
 
 async function readService(s: BotServices, serviceId: string, person: string): Promise<Read> {
   try {
-    const service = await s.cloud.getService(serviceId, { person });
+    const service = await s.cloud.getService(serviceId, { person, priority: 'command' });
     return service
       ? { ok: true, service }
       : { ok: false, text: `:grey_question: Service ${code(serviceId)} no longer exists, so nothing was requested.` };

@@ -3,11 +3,14 @@ import { resolveService } from '../core/service/resolve.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { BotServices } from './context.js';
 
-export type Lookup = { ok: true; service: ServiceRecord } | { ok: false; text: string };
+/** `readAt`: when the API answered the list the service was found in (a cached list's `fetchedAt`). */
+export type Lookup = { ok: true; service: ServiceRecord; readAt: number } | { ok: false; text: string };
 
 /** Finds SERVICE among the organization's services (a cached read is fine for this), for `person`. */
 export async function lookupService(services: BotServices, query: string, person: string): Promise<Lookup> {
-  const list = await services.cloud.listServices([], { person });
+  const list = await services.cloud.listServices([], { person, priority: 'command' });
   const resolution = resolveService(list.services, query);
-  return resolution.ok ? resolution : { ok: false, text: resolutionText(resolution) };
+  return resolution.ok
+    ? { ok: true, service: resolution.service, readAt: list.fetchedAt }
+    : { ok: false, text: resolutionText(resolution) };
 }

@@ -145,7 +145,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   invalid: (command, inv, s) =>
     inv.reply({ text: esc(command.message), blocks: invalidBlocks(s.slashCommand, command.message, command.usage) }),
   list: async (command, inv, s) => {
-    const list = await s.cloud.listServices(command.filters, { person: inv.userId });
+    const list = await s.cloud.listServices(command.filters, { person: inv.userId, priority: 'command' });
     const answer = {
       text: `${list.services.length} ClickHouse Cloud services`,
       blocks: renderedList(list, command.filters),
@@ -219,6 +219,7 @@ async function changeInput(command: Extract<Command, { kind: 'change' }>, inv: I
     channelId: inv.channelId,
     userId: inv.userId,
     service: found.service,
+    serviceReadAt: found.readAt,
     intent: command.intent,
     ...temporary,
     ...(command.reason !== undefined ? { reason: command.reason } : {}),

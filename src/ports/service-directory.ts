@@ -41,13 +41,19 @@ export interface ServiceUpdateResult {
   requestId: string;
 }
 
-/** Approvals (their re-reads and the update) go first; other reads share the rest fairly. */
-export type ReadPriority = 'approval' | 'read';
+/**
+ * Who waits for a read, which orders it in the API's shared budget (cloud/throttle.ts):
+ * - 'approval': a change being approved or applied (its re-reads and the update): first;
+ * - 'command': a person who typed a command or clicked: before every background read;
+ * - 'background': nobody right now (summaries on a schedule, drift, reminders, followers, cost
+ *   alerts, the start check): what is left.
+ */
+export type ReadPriority = 'approval' | 'command' | 'background';
 
 export interface ReadOptions {
   /** Skip the read cache: for re-reads right before or after a change. */
   fresh?: boolean;
-  /** Default: 'approval' when fresh, 'read' otherwise. */
+  /** Default: 'approval' when fresh, 'background' otherwise: a person's read says it is one. */
   priority?: ReadPriority;
   /** The Slack user (or schedule) the read is for: reads are shared fairly between people. */
   person?: string;

@@ -38,6 +38,12 @@ export interface NewChangeRequest {
   organization?: string;
   userId: string;
   service: ServiceRecord;
+  /**
+   * When the API answered the read `service` comes from (epoch ms, wall clock; a cached list's
+   * `fetchedAt`). A read of a moment ago is judged on as is at filing, an older or unknown one is
+   * read again (core/service/freshness.ts); apply time always reads afresh.
+   */
+  serviceReadAt?: number;
   intent: ChangeIntent;
   /** `... for DURATION`: the bot reverts the change this long after it is applied. */
   temporary?: TemporaryTerms;

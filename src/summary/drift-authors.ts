@@ -14,7 +14,7 @@ import {
   type DriftItem,
   type TimeWindow,
 } from '../core/summary/index.js';
-import type { ActivityList, Log, ServiceDirectory } from '../ports/index.js';
+import type { ActivityList, Log, ReadOptions, ServiceDirectory } from '../ports/index.js';
 
 /** How long a key the API refused the activity log (401/403) is not asked for it again. */
 export const REFUSED_RECHECK_MS = 60 * 60 * 1000;
@@ -57,13 +57,13 @@ export class DriftAuthors {
     drift: DriftItem[],
     audit: readonly AuditEntry[],
     window: TimeWindow,
-    person: string,
+    reading: ReadOptions,
   ): Promise<{ drift: DriftItem[]; unread?: ActivityLogUnread }> {
     if (drift.length === 0) return { drift };
     if (window.to < this.refusedUntil) return this.fallback(drift, this.refusedStatus);
     const wide = { from: window.from - ACTIVITY_MARGIN_MS, to: window.to + ACTIVITY_MARGIN_MS };
     try {
-      const log = await this.read(wide, window.to, person);
+      const log = await this.read(wide, window.to, reading);
       if (this.fallbackLogged)
         this.deps.logger.info('The activity log can be read again: drift names who made each change.');
       this.fallbackLogged = false;
@@ -101,11 +101,11 @@ export class DriftAuthors {
    * GET …/activities for the window, or the read under way that covers it: one that starts no
    * later and whose end is past this summary's time (`now`), so a burst costs one request.
    */
-  private read(window: TimeWindow, now: number, person: string): Promise<ActivityList> {
+  private read(window: TimeWindow, now: number, reading: ReadOptions): Promise<ActivityList> {
     for (const under of this.reads) {
       if (under.window.from <= window.from && under.window.to >= now) return under.read;
     }
-    const read = this.deps.cloud.listActivities(window, { person });
+    const read = this.deps.cloud.listActivities(window, reading);
     const entry = { window, read };
     this.reads.add(entry);
     const done = () => void this.reads.delete(entry);

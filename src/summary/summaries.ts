@@ -37,6 +37,7 @@ import {
   type SpendCharts,
   type Log,
   type Messenger,
+  type ReadOptions,
   type ScheduleStore,
   type ServiceDirectory,
   type SummaryOutcome,
@@ -94,7 +95,7 @@ export class Summaries implements SummaryPublisher {
 
   private async postOrThrow(target: SummaryTarget): Promise<void> {
     const { cloud, audit: auditLog, snapshots, messenger } = this.deps;
-    const list = await cloud.listServices([], { person: target.reader ?? 'summaries' });
+    const list = await cloud.listServices([], readingFor(target));
     const services = filterServices(list.services, target.filters);
     const now = this.deps.now?.() ?? Date.now();
     const current = takeSnapshot(services, now);
@@ -105,8 +106,7 @@ export class Summaries implements SummaryPublisher {
       const window = { from: previous.takenAt, to: now };
       const audit = await auditLog.readApplied(window);
       drift = attributeDrift(diffSnapshots(previous, current), audit, window);
-      const person = target.reader ?? 'summaries';
-      ({ drift, unread: activityLogUnread } = await this.authors.attribute(drift, audit, window, person));
+      ({ drift, unread: activityLogUnread } = await this.authors.attribute(drift, audit, window, readingFor(target)));
     }
     const { headline, details } = summaryMessages({
       services,
@@ -154,7 +154,7 @@ export class Summaries implements SummaryPublisher {
     try {
       // The summary waits for its spend a little at most: a busy API budget delays the section, not the summary.
       const rows = await withinMs(
-        costs.rows(weekSpendRange(now), { person: target.reader ?? 'summaries' }),
+        costs.rows(weekSpendRange(now), readingFor(target)),
         this.deps.spendWaitMs ?? SPEND_WAIT_MS,
       );
       const spend = weekSpend(rows, now, (entity) => !filtered || (entity.isService && ids.has(entity.id)));
@@ -203,4 +203,11 @@ function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
   });
   work.catch(() => undefined);
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** A summary someone asked for is read in the people's lane of the API budget; a schedule's in the background. */
+function readingFor(target: SummaryTarget): ReadOptions {
+  return target.reader === undefined
+    ? { person: 'summaries', priority: 'background' }
+    : { person: target.reader, priority: 'command' };
 }

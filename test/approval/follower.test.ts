@@ -173,7 +173,7 @@ describe('following a request the API accepted', () => {
     await time.runUntil(follower.follow(applied([stop])));
 
     expect(directory.reads.map((read) => read.at - 1_000_000)).toEqual([2_000, 5_000, 9_500]);
-    expect(directory.reads[0]?.options).toEqual({ fresh: true, priority: 'read', person: FOLLOW_READER });
+    expect(directory.reads[0]?.options).toEqual({ fresh: true, priority: 'background', person: FOLLOW_READER });
     // The second "stopping" changed nothing worth an update.
     expect(progressLines(messenger)).toEqual([
       stringContaining('is stopping… (read 1 time, 2 s since the API accepted)'),

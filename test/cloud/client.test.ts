@@ -209,12 +209,23 @@ describe('listing services', () => {
 
   it('tells a reader the budget is busy, with when to try again, instead of queueing without end', async () => {
     const c = client({ cacheSeconds: 0, throttle: { limit: 1, windowMs: 60_000, maxWaitMs: 50 } });
-    await c.listServices([], { fresh: true, priority: 'read', person: 'U1' });
-    const error = await failure(c.listServices([], { priority: 'read', person: 'U2' }));
+    await c.listServices([], { fresh: true, priority: 'command', person: 'U1' });
+    const error = await failure(c.listServices([], { priority: 'command', person: 'U2' }));
     expect(error.kind).toBe('busy');
     expect(error.details.retryAfterMs).toBeGreaterThan(50_000);
     expect(error.certainlyNotApplied).toBe(true);
     expect(sim.requests).toHaveLength(1);
+  });
+
+  it("lends a person's priority to the background list read they join, so it goes before other background reads", async () => {
+    const c = client({ cacheSeconds: 0, throttle: { limit: 1, windowMs: 200, maxWaitMs: 10_000 } });
+    const day = { from: Date.now() - 86_400_000, to: Date.now() };
+    const drift = ['drift', 'alerts'].map((person) => c.listActivities(day, { person }));
+    const scheduled = c.listServices([], { person: 'summaries' });
+    const asked = c.listServices([], { person: 'U1', priority: 'command' });
+    await Promise.all([...drift, scheduled, asked]);
+    expect(await asked).toBe(await scheduled);
+    expect(sim.requests.map((r) => r.path.split('/').at(-1))).toStrictEqual(['activities', 'services', 'activities']);
   });
 
   it('throttles itself to the API limit instead of collecting 429s', async () => {

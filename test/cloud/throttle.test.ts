@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FairThrottle, ThrottleBusyError, type ThrottleTicket } from '../../src/cloud/throttle.js';
 
-const read = (person: string): ThrottleTicket => ({ priority: 'read', person });
+const read = (person: string): ThrottleTicket => ({ priority: 'command', person });
+const background = (job: string): ThrottleTicket => ({ priority: 'background', person: job });
 const approval: ThrottleTicket = { priority: 'approval', person: 'approval' };
 
 beforeEach(() => {
@@ -100,5 +101,61 @@ describe('FairThrottle', () => {
     await vi.advanceTimersByTimeAsync(1_000);
     await second;
     expect(done).toBe(true);
+  });
+
+  it("serves a person's read before every queued background read, and an approval before both", async () => {
+    const { order, take } = oneASecond();
+    const all = [0, 1, 2].map((i) => take(background('summaries'), `s${i}`));
+    all.push(take(background('drift'), 'd0'), take(read('alice'), 'alice'), take(approval, 'approve'));
+    await vi.advanceTimersByTimeAsync(10_000);
+    await Promise.all(all);
+    expect(order).toStrictEqual(['s0', 'approve', 'alice', 'd0', 's1', 's2']);
+  });
+
+  it('keeps part of every window for people, so a command does not wait for background reads already sent', async () => {
+    const throttle = new FairThrottle({ limit: 10, windowMs: 10_000, approvalReserve: 3, commandReserve: 2 });
+    const started: string[] = [];
+    const flood = Array.from({ length: 30 }, (_, i) =>
+      throttle.acquire(background(`job${i % 3}`)).then(
+        () => void started.push('background'),
+        () => undefined,
+      ),
+    );
+    await vi.advanceTimersByTimeAsync(100);
+    expect(started).toHaveLength(5);
+    // Two commands start at once, in the requests background reads may not use...
+    await throttle.acquire(read('alice'));
+    await throttle.acquire(read('bob'));
+    // ...and the approvals' three are still there after them.
+    for (let i = 0; i < 3; i += 1) await throttle.acquire(approval);
+    expect(started).toHaveLength(5);
+    await vi.advanceTimersByTimeAsync(30_000);
+    await Promise.all(flood);
+  });
+
+  it('refuses background reads past their queue without refusing a person', async () => {
+    const { throttle, order, take } = oneASecond({ maxQueue: 2 });
+    const all = [take(background('a'), 'a0'), take(background('b'), 'b0'), take(background('c'), 'c0')];
+    all.push(take(background('d'), 'd0'), take(read('alice'), 'alice'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(order).toStrictEqual(['a0', 'd0 refused']);
+    expect(throttle.waiting).toBe(3);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await Promise.all(all);
+    expect(order.slice(2)).toStrictEqual(['alice', 'b0', 'c0']);
+  });
+
+  it('moves a waiting background read ahead when a person joins it', async () => {
+    const { throttle, order, take } = oneASecond();
+    const list = background('summaries');
+    const all = [take(background('drift'), 'd0'), take(background('drift'), 'd1'), take(list, 'list')];
+    await vi.advanceTimersByTimeAsync(0);
+    throttle.promote(list, read('alice'));
+    await vi.advanceTimersByTimeAsync(10_000);
+    await Promise.all(all);
+    expect(order).toStrictEqual(['d0', 'list', 'd1']);
+    // A read already sent, or a promotion downwards, changes nothing.
+    throttle.promote(list, background('drift'));
+    expect(list).toStrictEqual({ priority: 'command', person: 'alice' });
   });
 });
