@@ -37,6 +37,7 @@ function escControls(text: string): string {
 const defuseMentions = (text: string) => text.replace(/@(channel|here|everyone)\b/gi, '@\u200B$1');
 
 const LOOK_ALIKE: Record<string, string> = { '*': '∗', '~': '∼', _: '＿' };
+const MARKER = /[*~_]/;
 const WORD = /[\p{L}\p{N}]/u;
 const SPACE = /\s/;
 
@@ -47,6 +48,8 @@ const SPACE = /\s/;
  * stars of `0 25 * * *` stay, as does the `_` of `events_prod` (between two letters or digits).
  */
 function defuseMarkers(line: string): string {
+  // Most lines of data hold no marker at all: they need no splitting into characters.
+  if (!MARKER.test(line)) return line;
   const chars = [...line];
   const can = (at: number) => {
     const before = chars[at - 1];
@@ -59,6 +62,7 @@ function defuseMarkers(line: string): string {
     };
   };
   for (const mark of Object.keys(LOOK_ALIKE)) {
+    if (!line.includes(mark)) continue;
     const at = chars.flatMap((char, i) => (char === mark ? [{ i, ...can(i) }] : []));
     const firstOpen = at.find((m) => m.open)?.i ?? Infinity;
     const lastClose = at.reduce((last, m) => (m.close ? m.i : last), -1);
