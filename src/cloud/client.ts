@@ -36,13 +36,16 @@ import {
   SendWindowClosedError,
   type ActivityList,
   type ActivityWindow,
+  type BackupsAnswer,
   type ReadOptions,
   type ServiceDirectory,
   type ServiceList,
   type ServiceUpdateResult,
   type UpdateOptions,
 } from '../ports/service-directory.js';
+import { parseBackups } from '../core/service/backup.js';
 import {
+  BackupConfigurationEnvelopeSchema,
   ErrorEnvelopeSchema,
   ListEnvelopeSchema,
   parseServiceList,
@@ -328,6 +331,32 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     const { activities, skipped } = parseActivities(parsed.data.result);
     if (skipped > 0) this.logger?.warn(`Cloud API activities: left out ${skipped} entries that were not objects`);
     return { activities, skipped, ownKeyId: this.options.keyId, requestId: parsed.data.requestId };
+  }
+
+  /**
+   * GET …/backups and …/backupConfiguration of one service, both for the same person and lane.
+   * Never cached: people ask for backups when something went wrong, and want them as they are.
+   * A configuration the key may not read (401/403) leaves it out rather than fail the backups.
+   */
+  async readBackups(serviceId: string, options: ReadOptions = {}): Promise<BackupsAnswer> {
+    const ticket: ThrottleTicket = { priority: options.priority ?? 'background', person: options.person ?? 'bot' };
+    const backupsPath = `${this.servicePath(serviceId)}/backups`;
+    const configurationPath = `${this.servicePath(serviceId)}/backupConfiguration`;
+    const [listed, configuration] = await Promise.all([
+      this.send('GET', backupsPath, ticket),
+      this.send('GET', configurationPath, ticket).then(
+        (response) => BackupConfigurationEnvelopeSchema.safeParse(response.json).data?.result,
+        (error: unknown) => {
+          if (error instanceof CloudApiError && (error.status === 401 || error.status === 403)) return undefined;
+          throw error;
+        },
+      ),
+    ]);
+    const parsed = ListEnvelopeSchema.safeParse(listed.json);
+    if (!parsed.success) throw this.badResponse('GET', backupsPath, listed.json);
+    const { backups, skipped } = parseBackups(parsed.data.result);
+    if (skipped > 0) this.logger?.warn(`Cloud API backups: left out ${skipped} backup(s) it could not read`);
+    return configuration === undefined ? { backups, skipped } : { backups, configuration, skipped };
   }
 
   /** Requests waiting for the client-side throttle right now. */

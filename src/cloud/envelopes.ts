@@ -1,5 +1,6 @@
 /** The API's response envelopes around service records (see core/service/schema.ts). */
 import { z } from 'zod';
+import { BackupConfigurationSchema } from '../core/service/backup.js';
 import { lenient, ServiceRecordSchema, type ServiceRecord } from '../core/service/schema.js';
 
 /**
@@ -17,6 +18,8 @@ export const UsageCostEnvelopeSchema = z.looseObject({
   ...envelope,
   result: z.looseObject({ grandTotalCHC: lenient(z.number()), costs: z.array(z.unknown()) }),
 });
+/** GET …/backupConfiguration. */
+export const BackupConfigurationEnvelopeSchema = z.looseObject({ ...envelope, result: BackupConfigurationSchema });
 export const ErrorEnvelopeSchema = z.looseObject({
   status: lenient(z.number()),
   error: lenient(z.string()),

@@ -22,5 +22,7 @@ export function scopedDirectory(directory: ServiceDirectory, scope: ServiceScope
     changeState: (serviceId, command, options) => directory.changeState(serviceId, command, options),
     // Drift attribution only looks up activities of the services a summary shows (already scoped).
     listActivities: (window, options) => directory.listActivities(window, options),
+    // Only asked for a service the channel found through getService or listServices (scoped).
+    readBackups: (serviceId, options) => directory.readBackups(serviceId, options),
   };
 }

@@ -13,6 +13,7 @@ import {
   READ_FAILED_TEXT,
   STORE_DOWN_TEXT,
 } from '../core/render/errors.js';
+import { backupsBlocks } from '../core/render/backups.js';
 import {
   helpBlocks,
   invalidBlocks,
@@ -159,6 +160,15 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     const found = await lookupService(s, command.service, inv.userId);
     if (!found.ok) return replyText(inv, found.text);
     return inv.reply({ text: `Service ${esc(found.service.name)}`, blocks: serviceBlocks(found.service) });
+  },
+  backups: async (command, inv, s) => {
+    const found = await lookupService(s, command.service, inv.userId);
+    if (!found.ok) return replyText(inv, found.text);
+    const read = await s.cloud.readBackups(found.service.id, { person: inv.userId, priority: 'command' });
+    return inv.reply({
+      text: `Backups of ${esc(found.service.name)}`,
+      blocks: backupsBlocks(found.service, read.backups, read.configuration),
+    });
   },
   edit: (command, inv, s) => openEditModal(command.service, inv, s),
   change: async (command, inv, s) => {

@@ -4,6 +4,7 @@
  * Failures are CloudApiError (core/service/api-error.ts), whose `certainlyNotApplied` tells an
  * update that never happened from one whose outcome is unknown.
  */
+import type { Backup, BackupConfiguration } from '../core/service/backup.js';
 import type { Activity } from '../core/service/activity.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../core/service/schema.js';
 
@@ -98,4 +99,14 @@ export interface ServiceDirectory {
    * right to read them gets a CloudApiError with status 401 or 403.
    */
   listActivities(window: ActivityWindow, options?: ReadOptions): Promise<ActivityList>;
+  /** GET …/backups and GET …/backupConfiguration of one service: its backups newest first, and how it is backed up. */
+  readBackups(serviceId: string, options?: ReadOptions): Promise<BackupsAnswer>;
+}
+
+export interface BackupsAnswer {
+  backups: Backup[];
+  /** Undefined when the key may not read it (the answer still lists the backups). */
+  configuration?: BackupConfiguration;
+  /** Backups left out because they could not be read. */
+  skipped: number;
 }

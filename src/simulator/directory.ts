@@ -12,6 +12,7 @@ import { parseActivities } from '../core/service/activity.js';
 import type {
   ActivityList,
   ActivityWindow,
+  BackupsAnswer,
   ServiceDirectory,
   ServiceList,
   ServiceUpdateResult,
@@ -31,6 +32,8 @@ import type { UsageCostAnswer, UsageCostSource } from '../ports/cost.js';
 import type { DayRange } from '../core/cost/period.js';
 import { parseCostRows } from '../core/cost/schema.js';
 import { usageCost } from './cost.js';
+import { backupsOf, DEFAULT_BACKUP_CONFIGURATION } from './backups.js';
+import { parseBackups } from '../core/service/backup.js';
 
 export interface InProcessDirectoryOptions {
   /** How long `stopping`, `starting` and `awaking` last (ms); 0, the default, settles at once. */
@@ -121,6 +124,14 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
     return answer(() => {
       const { activities, skipped } = parseActivities(this.state.activities(window.from, window.to));
       return { activities, skipped, ownKeyId: UNNAMED_API_ACTOR.id, requestId: randomUUID() };
+    });
+  }
+
+  /** The default backup configuration's backups (the in-process directory keeps no configuration of its own). */
+  readBackups(serviceId: string): Promise<BackupsAnswer> {
+    return answer(() => {
+      const configuration = { ...DEFAULT_BACKUP_CONFIGURATION };
+      return { ...parseBackups(backupsOf(serviceId, configuration, this.now())), configuration };
     });
   }
 

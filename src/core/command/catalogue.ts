@@ -30,6 +30,12 @@ const FIRST_COMMANDS = [
     summary: "Show a service's settings, endpoints and IP access list.",
   },
   {
+    name: 'backups',
+    usage: 'backups SERVICE',
+    example: 'backups orders-prod',
+    summary: "A service's last good backup, how it is backed up, and its latest backups.",
+  },
+  {
     name: 'edit',
     usage: 'edit SERVICE',
     example: 'edit orders-prod',

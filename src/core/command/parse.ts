@@ -34,6 +34,7 @@ export type Command =
   | { kind: 'unknown'; word: string; suggestions?: CommandName[] }
   | { kind: 'list'; filters: string[] }
   | { kind: 'show'; service: string }
+  | { kind: 'backups'; service: string }
   | { kind: 'edit'; service: string }
   /** verb is the command that asked for the change, as the catalogue names it: "ip add", "rename"... */
   /** when: `at TIME`, read but not yet resolved to an instant (that needs the clock and a time zone). */
@@ -76,6 +77,7 @@ const KINDS: Record<CommandKind, true> = {
   unknown: true,
   list: true,
   show: true,
+  backups: true,
   edit: true,
   change: true,
   pending: true,
@@ -186,6 +188,7 @@ const PARSERS: Record<FirstWord<BaseCommandName>, Handler> = {
   summary: (args) => ({ kind: 'summary', filters: filtersOf('summary', args) }),
   cost: parseCost,
   show: (args) => ({ kind: 'show', service: onlyService('show', args) }),
+  backups: (args) => ({ kind: 'backups', service: onlyService('backups', args) }),
   edit: (args) => ({ kind: 'edit', service: onlyService('edit', args) }),
   pending: parsePending,
   temporary: parseTemporary,
@@ -260,7 +263,7 @@ function serviceOf(name: CommandName, token: Token | undefined, what: string): s
   return reader(name).service(token, what);
 }
 
-function onlyService(name: 'show' | 'edit', args: Token[]): string {
+function onlyService(name: 'show' | 'edit' | 'backups', args: Token[]): string {
   const [service, ...extra] = args;
   const value = serviceOf(name, service, 'which service');
   rejectExtra(name, extra, 'one service');

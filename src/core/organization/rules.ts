@@ -13,6 +13,7 @@ import type { ChannelRules, ServiceScope } from './types.js';
 export const COMMAND_WORDS = [
   'list',
   'show',
+  'backups',
   'edit',
   'pending',
   'temporary',

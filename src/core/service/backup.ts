@@ -1,0 +1,43 @@
+/**
+ * Backups and a service's backup configuration as the API answers them (official OpenAPI
+ * document: `GET …/backups`, `GET …/backupConfiguration`), parsed leniently like service records:
+ * one odd backup never hides the others. Sizes are in bytes; GB here are 10^9 bytes.
+ */
+import { z } from 'zod';
+import { lenient } from './schema.js';
+
+export const BACKUP_STATUSES = ['done', 'error', 'in_progress'] as const;
+
+export const BackupSchema = z.looseObject({
+  id: z.string().min(1),
+  status: z.enum(BACKUP_STATUSES).or(z.string()).catch('unknown'),
+  startedAt: lenient(z.string()),
+  finishedAt: lenient(z.string()),
+  sizeInBytes: lenient(z.number()),
+  durationInSeconds: lenient(z.number()),
+  type: lenient(z.string()),
+});
+export type Backup = z.infer<typeof BackupSchema>;
+
+export const BackupConfigurationSchema = z.looseObject({
+  backupPeriodInHours: lenient(z.number()),
+  backupRetentionPeriodInHours: lenient(z.number()),
+  /** "HH:MM" UTC; null or absent when not set. */
+  backupStartTime: lenient(z.string().nullable()),
+});
+export type BackupConfiguration = z.infer<typeof BackupConfigurationSchema>;
+
+/** The backups of a list that could be read, newest first, and how many could not. */
+export function parseBackups(items: readonly unknown[]): { backups: Backup[]; skipped: number } {
+  const backups = items.flatMap((item) => {
+    const parsed = BackupSchema.safeParse(item);
+    return parsed.success ? [parsed.data] : [];
+  });
+  const at = (backup: Backup) => Date.parse(backup.startedAt ?? '') || 0;
+  return { backups: backups.sort((a, b) => at(b) - at(a)), skipped: items.length - backups.length };
+}
+
+/** The newest backup that finished well: what a restore of "latest" would use. */
+export function lastGoodBackup(backups: readonly Backup[]): Backup | undefined {
+  return backups.find((backup) => backup.status === 'done');
+}
