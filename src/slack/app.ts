@@ -16,7 +16,6 @@ import type { MetadataSeal } from './sealed-metadata.js';
 import { slackErrorCode, type ApiErrorListener } from './messenger.js';
 import { serveAcksFirst, WorkQueue } from './acks-first.js';
 import { AckThreadReceiver } from './ack-thread/receiver.js';
-import { SlackHttpReceiver } from './http-receiver.js';
 import type { ReadyAnswers } from './ack-thread/ready-answers.js';
 
 export interface SlackAppOptions {
@@ -70,28 +69,18 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
     }),
     ...(options.metrics ? [metricsRoute(options.metrics, options.metricsToken)] : []),
   ];
-  // Temporary, for issue 36's side-by-side benchmark only: Bolt's HTTPReceiver instead of the thread.
-  const boltReceiver = process.env.BENCH_ACK_RECEIVER === 'bolt';
   const http = socket
     ? undefined
-    : boltReceiver
-      ? new SlackHttpReceiver({
-          signingSecret: options.signingSecret,
-          port: options.port,
-          host: options.host,
-          logger: options.logger,
-          routes,
-        })
-      : new AckThreadReceiver({
-          signingSecret: options.signingSecret,
-          port: options.port,
-          host: options.host,
-          logger: options.logger,
-          routes,
-          ...(options.onAck ? { onAck: options.onAck } : {}),
-          ...(options.readyAnswers ? { readyAnswers: options.readyAnswers } : {}),
-          ...(options.onReadyAnswers ? { onReadyAnswers: options.onReadyAnswers } : {}),
-        });
+    : new AckThreadReceiver({
+        signingSecret: options.signingSecret,
+        port: options.port,
+        host: options.host,
+        logger: options.logger,
+        routes,
+        ...(options.onAck ? { onAck: options.onAck } : {}),
+        ...(options.readyAnswers ? { readyAnswers: options.readyAnswers } : {}),
+        ...(options.onReadyAnswers ? { onReadyAnswers: options.onReadyAnswers } : {}),
+      });
   const receiver = (socket?.receiver ?? http) as Receiver;
   let opsServer: OpsServer | undefined;
   const app = new App({
@@ -114,7 +103,7 @@ export function createSlackApp(options: SlackAppOptions): SlackBot {
     },
   });
   // Over HTTP the thread times the acks; in Socket Mode they happen here.
-  serveAcksFirst(app, new WorkQueue(), socket || boltReceiver ? options.onAck : undefined);
+  serveAcksFirst(app, new WorkQueue(), socket ? options.onAck : undefined);
   app.error((error) => {
     options.logger.error('unhandled error in a listener:', messageOf(error));
     return Promise.resolve();

@@ -222,6 +222,13 @@ export class AckThreadReceiver implements Receiver {
         ...(event.retryReason === undefined ? {} : { retryReason: event.retryReason }),
         customProperties: {},
       })
+      .then(() => {
+        // No listener took a request that waits for one (a kind nothing here answers): it gets
+        // Bolt's 404 now, not after the 3 s Bolt's HTTPReceiver waits in case an ack comes late.
+        if (acked) return;
+        this.options.logger.warn(`No listener acknowledged a ${String(event.body.type)} request; answered 404.`);
+        this.send(thread, { type: 'ack', id: event.id, response: undefined, status: 404 });
+      })
       .catch((error: unknown) => {
         this.options.logger.error(`An unhandled error occurred while Bolt processed an event: ${messageOf(error)}`);
         // As Bolt's HTTPReceiver: a request nobody acknowledged before failing gets a 500.
