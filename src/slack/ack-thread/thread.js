@@ -8,8 +8,9 @@
  *
  * Only commands, clicks and events are acknowledged here at once (acknowledgedAtOnce); every
  * other request (a modal submission, an external select's options) waits for its listener's
- * ack on the main thread, because that acknowledgement is Slack's answer. The probes and /metrics are answered by the main thread too, so /livez
- * still means "the bot's event loop answers".
+ * ack on the main thread, because that acknowledgement is Slack's answer. The probes and
+ * /metrics are answered by the main thread too, so /livez still means "the bot's event loop
+ * answers".
  *
  * Plain JavaScript, type-checked by tsc (// @ts-check): a worker must start without a
  * TypeScript loader, and registering one costs about 0.3 s per bot where tests start hundreds.
