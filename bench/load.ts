@@ -17,9 +17,10 @@ export interface LoadStep {
   /**
    * `list` typed again and again in one channel (answered by the acknowledging thread once the
    * bot has offered its answer), `list` from a new channel each time (always run by the main
-   * thread, from its cache), or Approve on a settled request.
+   * thread, from its cache), `show orders-prod` (one service, read from the cache and rendered
+   * every time: no ready answer can serve it), or Approve on a settled request.
    */
-  kind: 'list' | 'list-new-channel' | 'approve';
+  kind: 'list' | 'list-new-channel' | 'show' | 'approve';
   requestId: string;
   responseUrlBase: string;
 }
@@ -47,6 +48,9 @@ export function percentiles(samples: number[]): Pick<Latency, 'p50' | 'p99' | 'm
   return { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN };
 }
 
+/** A service of the demo organization that every `show` step asks for. */
+const SHOWN_SERVICE = 'orders-prod';
+
 async function run(step: LoadStep): Promise<StepResult> {
   const pool = new Pool(`http://127.0.0.1:${step.port}`, { connections: 256, pipelining: 1 });
   const make = (responseUrl: string, i: number) =>
@@ -54,9 +58,9 @@ async function run(step: LoadStep): Promise<StepResult> {
       ? clickBody(step.responseUrlBase, step.requestId, responseUrl)
       : commandBody(
           step.responseUrlBase,
-          'list',
+          step.kind === 'show' ? `show ${SHOWN_SERVICE}` : 'list',
           undefined,
-          step.kind === 'list' ? undefined : `CNEW${step.rate}x${i}x${randomUUID().slice(0, 8)}`,
+          step.kind !== 'list-new-channel' ? undefined : `CNEW${step.rate}x${i}x${randomUUID().slice(0, 8)}`,
           responseUrl,
         );
   const latencies: number[] = [];

@@ -33,33 +33,43 @@ import { timerScale } from './timers.js';
 const KEY_ID = 'benchKey';
 const KEY_SECRET = 'bench-key-secret';
 const RATES = (process.env.BENCH_RATES ?? '50,200,500').split(',').map(Number);
+/** The answers phase's rates; BENCH_RATES by default. */
+const ANSWER_RATES = (process.env.BENCH_ANSWER_RATES ?? RATES.join(',')).split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-/** Each step runs this many times, alternating which target goes first; medians are reported. */
+/** Each step runs this many times, rotating which target goes first; medians are reported. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** The answers phase's kinds (list, approve), comma-separated; both by default. */
-const ANSWER_KINDS = (process.env.BENCH_ANSWER_KINDS ?? 'list,approve')
-  .split(',')
-  .filter((kind): kind is LoadStep['kind'] => ['list', 'list-new-channel', 'approve'].includes(kind));
-/** The acks phase's kinds of request (LoadStep['kind']), comma-separated; all by default. */
-const KINDS = (process.env.BENCH_KINDS ?? 'list,list-new-channel,approve')
-  .split(',')
-  .filter((kind): kind is LoadStep['kind'] => ['list', 'list-new-channel', 'approve'].includes(kind));
+const KIND_NAMES: readonly string[] = ['list', 'list-new-channel', 'show', 'approve'] satisfies LoadStep['kind'][];
+const kindsOf = (names: string) =>
+  names.split(',').filter((kind): kind is LoadStep['kind'] => KIND_NAMES.includes(kind));
+/** The answers phase's kinds, comma-separated. */
+const ANSWER_KINDS = kindsOf(process.env.BENCH_ANSWER_KINDS ?? 'show,approve');
+/** The acks phase's kinds of request (LoadStep['kind']), comma-separated. */
+const KINDS = kindsOf(process.env.BENCH_KINDS ?? 'list,show,approve');
 /** Sequential approvals of the approval phase. */
 const APPROVALS = Number(process.env.BENCH_APPROVALS ?? 30);
 /**
- * Which parts run (comma-separated; all by default): acks (the acknowledgement table and CPU per
- * request), answers (the bot's answer time against a bare Bolt app answering with respond()),
- * approvals, budget (Cloud API calls per change, a command's wait with the budget busy), timers,
- * calls (Cloud API calls, rendering, memory). BENCH_ACKS_ONLY=1 is BENCH_PHASES=acks.
+ * Which parts run: the command line's arguments (`npm run bench -- acks budget`), else
+ * BENCH_PHASES (comma-separated), else all: acks (the acknowledgement table and CPU per request),
+ * answers (the bot's answer time against a bare Bolt app answering with respond()), approvals,
+ * budget (Cloud API calls per change, a command's wait with the budget busy), timers, calls
+ * (Cloud API calls, rendering, memory). BENCH_ACKS_ONLY=1 is BENCH_PHASES=acks.
  */
 const PHASES = new Set(
-  (process.env.BENCH_ACKS_ONLY === '1'
-    ? 'acks'
-    : (process.env.BENCH_PHASES ?? 'acks,answers,approvals,budget,timers,calls')
-  ).split(','),
+  process.argv.length > 2
+    ? process.argv.slice(2).flatMap((arg) => arg.split(','))
+    : (process.env.BENCH_ACKS_ONLY === '1'
+        ? 'acks'
+        : (process.env.BENCH_PHASES ?? 'acks,answers,approvals,budget,timers,calls')
+      ).split(','),
 );
 /** Changes of each kind (cold, warm) the budget phase counts. */
 const BUDGET_RUNS = Number(process.env.BENCH_BUDGET_RUNS ?? 3);
+/**
+ * The bots measured side by side, each with its own environment: one today. Issue 36 ran the bot
+ * with its acknowledging thread beside the bot on Bolt's own HTTPReceiver here (commit c00f2f8,
+ * docs/performance.md "One way to acknowledge"); another variant is one more entry.
+ */
+const BOT_VARIANTS: Array<{ name: string; env: Record<string, string> }> = [{ name: 'bot', env: {} }];
 
 interface Target {
   name: string;
@@ -91,7 +101,11 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'info', // the bot logs nothing per request at info; its start line says it is ready
   };
   const botArgs = [...(process.env.BENCH_BOT_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js'];
-  const bot = await startTarget('bot', botArgs, env, /HTTP on port (\d+)/);
+  const bots: Target[] = [];
+  for (const variant of BOT_VARIANTS)
+    bots.push(await startTarget(variant.name, botArgs, { ...env, ...variant.env }, /HTTP on port (\d+)/));
+  const [bot] = bots;
+  if (!bot) throw new Error('no bot to measure');
   const bare = await startTarget('bare Bolt', [besideThisFile('bare-bolt.js')], env, /listening (\d+)/);
   const answering = PHASES.has('answers')
     ? await startTarget(
@@ -103,6 +117,7 @@ async function main(): Promise<void> {
     : undefined;
   try {
     const rows: string[][] = [];
+    // The bots share one Redis: a request created through one is clicked through every one.
     const requestId = await createChangeRequest(bot, slack);
     const answeredAt = recordAnswers(slack);
     const load = (target: Target, rate: number, kind: LoadStep['kind'], seconds = SECONDS) =>
@@ -111,69 +126,73 @@ async function main(): Promise<void> {
         target === bare ? undefined : answeredAt,
       );
     // Warm them up (JIT, connection pools, caches) before anything is recorded.
-    for (const target of [bare, bot, ...(answering ? [answering] : [])]) {
-      await load(target, 100, 'list', 2);
-      await load(target, 100, 'approve', 2);
-    }
+    for (const target of [bare, ...bots, ...(answering ? [answering] : [])])
+      for (const kind of ['list', 'show', 'approve'] as const) await load(target, 100, kind, 2);
     for (const rate of PHASES.has('acks') ? RATES : []) {
       for (const kind of KINDS) {
-        const bots: MeasuredStep[] = [];
-        const bares: MeasuredStep[] = [];
-        for (let round = 0; round < ROUNDS; round += 1) {
-          // Alternate the order, so neither target always runs right after the other's load.
-          const order = round % 2 === 0 ? [bare, bot] : [bot, bare];
-          for (const target of order) {
-            const cpuBefore = cpuMs(target.process);
-            const step = await load(target, rate, kind);
-            step.cpuPerRequestMs = (cpuMs(target.process) - cpuBefore) / step.sentAt.length;
-            (target === bot ? bots : bares).push(step);
+        const steps = await rotatedRounds(
+          [bare, ...bots],
+          (target) => load(target, rate, kind),
+          (target, step) =>
             process.stderr.write(
-              `${kind} @ ${rate}/s round ${round + 1} ${target.name}: ack p50 ${step.p50.toFixed(1)} p99 ${step.p99.toFixed(1)} ms, CPU ${step.cpuPerRequestMs.toFixed(2)} ms/request\n`,
-            );
-          }
-        }
-        const measured = medianLatency(bots);
-        const baseline = medianLatency(bares);
-        const ratios = bots.map((b, i) => b.p99 / (bares[i]?.p99 ?? NaN)).sort((a, b) => a - b);
-        const answers = medianLatency(bots.map((b) => b.answers));
-        const cpu = (steps: MeasuredStep[]) => median3(steps.map((s) => s.cpuPerRequestMs)).toFixed(2);
+              `${kind} @ ${rate}/s ${target.name}: ack p50 ${step.p50.toFixed(1)} p99 ${step.p99.toFixed(1)} ms, CPU ${step.cpuPerRequestMs.toFixed(2)} ms/request\n`,
+            ),
+        );
+        const bareSteps = steps.get(bare) ?? [];
+        const baseline = medianLatency(bareSteps);
+        const bareCpu = median3(bareSteps.map((s) => s.cpuPerRequestMs));
         rows.push([
           `${kind} @ ${rate}/s`,
-          ...fmt(measured),
-          ...fmt(baseline),
-          (measured.p99 / baseline.p99).toFixed(2),
-          `${ratios[0]?.toFixed(2)}-${ratios[ratios.length - 1]?.toFixed(2)}`,
-          ...fmt(answers).slice(0, 2),
-          cpu(bots),
-          cpu(bares),
-          `${(median3(bots.map((b) => b.answeredInAck.length / b.sentAt.length)) * 100).toFixed(0)} %`,
-          String(measured.errors + baseline.errors + answers.errors),
+          'bare Bolt',
+          ...fmt(baseline).slice(0, 2),
+          '1',
+          '',
+          '',
+          bareCpu.toFixed(2),
+          '1',
+          '',
+          String(baseline.errors),
         ]);
+        for (const measuredBot of bots) {
+          const botSteps = steps.get(measuredBot) ?? [];
+          const measured = medianLatency(botSteps);
+          const ratios = botSteps.map((b, i) => b.p99 / (bareSteps[i]?.p99 ?? NaN)).sort((x, y) => x - y);
+          const answers = medianLatency(botSteps.map((b) => b.answers));
+          const botCpu = median3(botSteps.map((s) => s.cpuPerRequestMs));
+          rows.push([
+            '',
+            measuredBot.name,
+            ...fmt(measured).slice(0, 2),
+            (measured.p99 / baseline.p99).toFixed(2),
+            `${ratios[0]?.toFixed(2)}-${ratios[ratios.length - 1]?.toFixed(2)}`,
+            fmt(answers)[1] ?? '',
+            botCpu.toFixed(2),
+            (botCpu / bareCpu).toFixed(2),
+            `${(median3(botSteps.map((b) => b.answeredInAck.length / b.sentAt.length)) * 100).toFixed(0)} %`,
+            String(measured.errors + answers.errors),
+          ]);
+        }
       }
     }
     if (rows.length > 0)
       printTable(
         [
           'load',
-          'bot ack p50',
-          'bot ack p99',
-          'bot ack max',
-          'bare p50',
-          'bare p99',
-          'bare max',
+          'target',
+          'ack p50',
+          'ack p99',
           'p99 ratio',
           'round ratios',
-          'answer p50',
           'answer p99',
-          'bot CPU ms/req',
-          'bare CPU ms/req',
-          'bot answered in ack',
+          'CPU ms/req',
+          'CPU ratio',
+          'answered in ack',
           'errors',
         ],
         rows,
       );
 
-    if (answering) printAnswers(await compareAnswers(bot, answering, load));
+    if (answering) printAnswers(await compareAnswers(bots, answering, load));
     if (PHASES.has('approvals')) printApprovals(await approvalPhase(bot.port, slack, simulator, redis, APPROVALS));
     if (PHASES.has('budget')) printBudget(await budgetPhase(bot.port, slack, simulator, BUDGET_RUNS));
     if (PHASES.has('timers')) {
@@ -207,7 +226,7 @@ async function main(): Promise<void> {
       `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}; ${SECONDS} s per load step, median of ${ROUNDS} rounds\n`,
     );
   } finally {
-    bot.process.kill('SIGTERM');
+    for (const each of bots) each.process.kill('SIGTERM');
     bare.process.kill('SIGTERM');
     answering?.process.kill('SIGTERM');
     loader?.kill('SIGTERM');
@@ -220,62 +239,84 @@ async function main(): Promise<void> {
 type Load = (target: Target, rate: number, kind: LoadStep['kind']) => Promise<MeasuredStep>;
 
 /**
- * `list` commands and Approve clicks on a settled request (BENCH_ANSWER_KINDS) at each rate,
- * alternating the bot and a bare Bolt app that answers each with respond().
+ * Runs one step per target per round, rotating which target goes first (so none always runs right
+ * after another's load), with each step's CPU per request; the steps by target.
  */
-async function compareAnswers(bot: Target, answering: Target, load: Load): Promise<string[][]> {
-  const rows: string[][] = [];
-  for (const kind of ANSWER_KINDS)
-    for (const rate of RATES) rows.push(await compareAnswersOf(kind, rate, bot, answering, load));
-  return rows;
-}
-
-async function compareAnswersOf(
-  kind: LoadStep['kind'],
-  rate: number,
-  bot: Target,
-  answering: Target,
-  load: Load,
-): Promise<string[]> {
-  const bots: Latency[] = [];
-  const bares: Latency[] = [];
-  // CPU per request too: against a bare app that also answers, the same work is asked of both.
-  const cpu = { bot: [] as number[], bare: [] as number[] };
+async function rotatedRounds(
+  targets: Target[],
+  run: (target: Target) => Promise<MeasuredStep>,
+  report: (target: Target, step: MeasuredStep) => void,
+): Promise<Map<Target, MeasuredStep[]>> {
+  const steps = new Map<Target, MeasuredStep[]>(targets.map((target) => [target, []]));
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const target of round % 2 === 0 ? [answering, bot] : [bot, answering]) {
+    const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
+    for (const target of order) {
       const cpuBefore = cpuMs(target.process);
-      const step = await load(target, rate, kind);
-      const cpuPerRequest = (cpuMs(target.process) - cpuBefore) / step.sentAt.length;
-      (target === bot ? bots : bares).push(step.answers);
-      (target === bot ? cpu.bot : cpu.bare).push(cpuPerRequest);
-      process.stderr.write(
-        `answers ${kind} @ ${rate}/s round ${round + 1} ${target.name}: p50 ${step.answers.p50.toFixed(1)} p99 ${step.answers.p99.toFixed(1)} ms, CPU ${cpuPerRequest.toFixed(2)} ms/request\n`,
-      );
+      const step = await run(target);
+      step.cpuPerRequestMs = (cpuMs(target.process) - cpuBefore) / step.sentAt.length;
+      steps.get(target)?.push(step);
+      report(target, step);
     }
   }
-  const measured = medianLatency(bots);
-  const baseline = medianLatency(bares);
-  const [botCpu, bareCpu] = [median3(cpu.bot), median3(cpu.bare)];
-  return [
-    `${kind} @ ${rate}/s`,
-    ...fmt(measured).slice(0, 2),
-    ...fmt(baseline).slice(0, 2),
-    (measured.p99 / baseline.p99).toFixed(2),
-    `${botCpu.toFixed(2)} / ${bareCpu.toFixed(2)} (${(botCpu / bareCpu).toFixed(2)}×)`,
-    String(measured.errors + baseline.errors),
-  ];
+  return steps;
+}
+
+/**
+ * `show SERVICE` commands and Approve clicks on a settled request (BENCH_ANSWER_KINDS) at each
+ * rate, rotating the bots and a bare Bolt app that answers each with respond().
+ */
+async function compareAnswers(bots: Target[], answering: Target, load: Load): Promise<string[][]> {
+  const rows: string[][] = [];
+  for (const kind of ANSWER_KINDS)
+    for (const rate of ANSWER_RATES) {
+      const steps = await rotatedRounds(
+        [answering, ...bots],
+        (target) => load(target, rate, kind),
+        (target, step) =>
+          process.stderr.write(
+            `answers ${kind} @ ${rate}/s ${target.name}: p50 ${step.answers.p50.toFixed(1)} p99 ${step.answers.p99.toFixed(1)} ms, CPU ${step.cpuPerRequestMs.toFixed(2)} ms/request\n`,
+          ),
+      );
+      const bareSteps = steps.get(answering) ?? [];
+      const baseline = medianLatency(bareSteps.map((s) => s.answers));
+      const bareCpu = median3(bareSteps.map((s) => s.cpuPerRequestMs));
+      rows.push([
+        `${kind} @ ${rate}/s`,
+        answering.name,
+        ...fmt(baseline).slice(0, 2),
+        '1',
+        bareCpu.toFixed(2),
+        '1',
+        String(baseline.errors),
+      ]);
+      for (const bot of bots) {
+        const botSteps = steps.get(bot) ?? [];
+        const measured = medianLatency(botSteps.map((s) => s.answers));
+        const botCpu = median3(botSteps.map((s) => s.cpuPerRequestMs));
+        rows.push([
+          '',
+          bot.name,
+          ...fmt(measured).slice(0, 2),
+          (measured.p99 / baseline.p99).toFixed(2),
+          botCpu.toFixed(2),
+          (botCpu / bareCpu).toFixed(2),
+          String(measured.errors),
+        ]);
+      }
+    }
+  return rows;
 }
 
 function printAnswers(rows: string[][]): void {
   printTable(
     [
       'command or click → its answer',
-      'bot p50',
-      'bot p99',
-      'bare respond() p50',
-      'bare respond() p99',
+      'target',
+      'answer p50',
+      'answer p99',
       'p99 ratio',
-      'CPU ms/request, bot / bare respond()',
+      'CPU ms/req',
+      'CPU ratio',
       'errors',
     ],
     rows,

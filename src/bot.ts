@@ -4,6 +4,7 @@
  * listeners, start. main.ts calls it for production; tests call it with their own config (fake
  * Slack, simulator, real Redis) so they run the very same wiring.
  */
+import type { App } from '@slack/bolt';
 import { secretsKeyBytes } from './store/secret-cipher.js';
 import { SecretDelivery } from './secrets/delivery.js';
 import type { SecretVault } from './ports/secret-vault.js';
@@ -170,6 +171,11 @@ export interface BotOverrides {
   checkCloudKey?: boolean;
   /** Where ORGANIZATIONS_FILE's key_id_env and key_secret_env are looked up (default process.env). */
   environment?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Listeners registered after the bot's own, behind the same middleware (tests: a kind of
+   * listener no feature has yet, such as an external select's options, proved end to end).
+   */
+  extraListeners?: (app: App, services: BotServices) => void;
 }
 
 const DRAIN_LIMIT_MS = 8_000;
@@ -352,6 +358,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     readyAnswerOffer: (key, command) =>
       readyAnswers.askedBefore(key) ? readyAnswers.offerFor(key, commandLabel(command)) : undefined,
   });
+
+  overrides.extraListeners?.(slack.app, services);
 
   // 4. Start.
   let port: number;

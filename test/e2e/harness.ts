@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach } from 'vitest';
 import { request } from 'undici';
-import { startBot, type BotHandle } from '../../src/bot.js';
+import { startBot, type BotHandle, type BotOverrides } from '../../src/bot.js';
 import type { CloudClientOptions } from '../../src/cloud/client.js';
 import type { FollowSchedule } from '../../src/core/capacity/follow.js';
 import { loadConfig } from '../../src/config.js';
@@ -98,6 +98,8 @@ export interface HarnessOptions {
    * one gets a simulator of its own (its own org id and key), as separate organizations are.
    */
   organizations?: OrganizationSetup[];
+  /** Listeners registered after the bot's own (BotOverrides.extraListeners). */
+  extraListeners?: BotOverrides['extraListeners'];
 }
 
 export interface OrganizationSetup {
@@ -238,6 +240,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.summarySpendWaitMs === undefined ? {} : { summarySpendWaitMs: options.summarySpendWaitMs }),
     ...(options.summarySpend === undefined ? {} : { summarySpend: options.summarySpend }),
     ...(options.followSchedule ? { followSchedule: options.followSchedule } : {}),
+    ...(options.extraListeners ? { extraListeners: options.extraListeners } : {}),
     cloudClient: {
       throttle: false,
       backoffBaseMs: 5,

@@ -1,8 +1,9 @@
 /**
  * The acknowledging thread (HTTP mode), against a real Bolt App on a real socket: requests are
- * acknowledged while the main thread is busy with other work, a modal submission's
- * acknowledgement still carries what its listener answered, a listener's late content reaches the
- * command's response_url, and a thread that dies is started again on the same port.
+ * acknowledged while the main thread is busy with other work, a modal submission's and an external
+ * select's acknowledgement still carries what its listener answered, a listener's late content
+ * reaches the command's response_url (any other kind's fails loudly), and a thread that dies is
+ * started again on the same port.
  */
 import { recordingLogger } from '../support/ack-thread.js';
 import { createServer, type Server } from 'node:http';
@@ -258,6 +259,50 @@ describe('the acknowledging thread', () => {
     const answer = await post(port, SUBMISSION);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ response_action: 'errors', errors: { name: 'Too long.' } });
+  });
+
+  it("answers an external select's block_suggestion with the options its listener acknowledged", async () => {
+    const { port } = await start((app) =>
+      app.options('picker', async ({ ack }) =>
+        ack({ options: [{ text: { type: 'plain_text', text: 'orders-prod' }, value: 'svc-1' }] }),
+      ),
+    );
+    const suggestion = {
+      type: 'block_suggestion',
+      user: { id: 'U1' },
+      team: { id: 'T1' },
+      action_id: 'picker',
+      block_id: 'b',
+      value: 'ord',
+    };
+    const answer = await post(port, new URLSearchParams({ payload: JSON.stringify(suggestion) }).toString());
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({
+      options: [{ text: { type: 'plain_text', text: 'orders-prod' }, value: 'svc-1' }],
+    });
+  });
+
+  it('fails, loudly, a click acknowledged with content the thread can no longer send', async () => {
+    const failures: string[] = [];
+    const { port } = await start((app) => {
+      // Bolt's types allow a click no content; a middleware or a cast still can pass some.
+      const answerWithContent = (ack: unknown) => (ack as (content: unknown) => Promise<void>)({ text: 'unseen' });
+      app.action('approve', async ({ ack }) => answerWithContent(ack));
+      app.error((error) => Promise.resolve(void failures.push(error.message)));
+    });
+    const click = {
+      type: 'block_actions',
+      user: { id: 'U1' },
+      team: { id: 'T1' },
+      actions: [{ action_id: 'approve', type: 'button', value: 'CR-1' }],
+    };
+    expect(await post(port, new URLSearchParams({ payload: JSON.stringify(click) }).toString())).toEqual({
+      status: 200,
+      body: '',
+    });
+    await expect
+      .poll(() => failures.join('\n'))
+      .toContain('An acknowledgement with content for a block_actions request cannot reach Slack');
   });
 
   it('answers 500 to a submission whose listener fails before acknowledging, as Bolt does', async () => {

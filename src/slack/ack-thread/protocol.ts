@@ -14,7 +14,7 @@ export interface ThreadSettings {
   eventsPath: string;
   /** The operator's routes the main thread answers (probes, metrics), by method and path. */
   routes: Array<{ method: string[]; path: string }>;
-  /** A submission the main thread has not answered by then gets Bolt's 404 (Slack shows an error). */
+  /** A request waiting for its listener's ack and not answered by then gets Bolt's 404 (Slack shows an error). */
   unhandledTimeoutMs: number;
   /**
    * Requests handed over and not yet finished by the main thread, past which commands and clicks
@@ -61,7 +61,7 @@ export type FromThread =
   /** The socket could not listen: Node's error code (EADDRINUSE…) and message. */
   | { type: 'failed'; code: string | undefined; message: string }
   | ThreadEvent
-  /** A submission's acknowledgement, answered by the main thread, has gone out. */
+  /** A listener's acknowledgement the request waited for has gone out. */
   | { type: 'acked'; seconds: number }
   /** A probe or /metrics; `authorization` is the request's header, for a route that asks for a token. */
   | { type: 'route'; id: number; method: string; path: string; authorization: string | undefined }

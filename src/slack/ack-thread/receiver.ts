@@ -1,8 +1,9 @@
 /**
  * Bolt's receiver for HTTP mode, with the socket on a thread of its own (thread.js): that thread
  * verifies and acknowledges each request and passes it here, where the App and its listeners
- * run. The listeners still call `ack()`; for a request the thread has acknowledged already, an
- * ack with content (the draining sentence of a slash command) is delivered to the command's
+ * run. The listeners still call `ack()`: a request that waits for it (a submission, an external
+ * select's options: thread.js, acknowledgedAtOnce) is answered with its content; for a command the
+ * thread has acknowledged already, content (the draining sentence) goes to the command's
  * response_url instead, which the person sees the same way.
  */
 import { Worker } from 'node:worker_threads';
@@ -221,6 +222,13 @@ export class AckThreadReceiver implements Receiver {
         ...(event.retryReason === undefined ? {} : { retryReason: event.retryReason }),
         customProperties: {},
       })
+      .then(() => {
+        // No listener took a request that waits for one (a kind nothing here answers): it gets
+        // Bolt's 404 now, not after the 3 s Bolt's HTTPReceiver waits in case an ack comes late.
+        if (acked) return;
+        this.options.logger.warn(`No listener acknowledged a ${String(event.body.type)} request; answered 404.`);
+        this.send(thread, { type: 'ack', id: event.id, response: undefined, status: 404 });
+      })
       .catch((error: unknown) => {
         this.options.logger.error(`An unhandled error occurred while Bolt processed an event: ${messageOf(error)}`);
         // As Bolt's HTTPReceiver: a request nobody acknowledged before failing gets a 500.
@@ -235,11 +243,21 @@ export class AckThreadReceiver implements Receiver {
     if (counter) Atomics.add(counter, 0, 1);
   }
 
-  /** An ack with content after the thread's empty one: a slash command's goes to its response_url. */
+  /**
+   * An ack after the thread's empty one: a slash command's content goes to its response_url,
+   * which the person sees the same way. Content for any other kind cannot reach Slack any more:
+   * the ack fails (the listener's error reaches app.error and the log), so a listener that answers
+   * in its acknowledgement a kind the thread acknowledges at once (thread.js, acknowledgedAtOnce)
+   * fails its tests instead of being dropped in silence.
+   */
   private lateAck(body: Record<string, unknown>) {
     return async (response?: unknown): Promise<void> => {
+      if (response === undefined) return;
       const responseUrl = body.response_url;
-      if (response === undefined || typeof body.command !== 'string' || typeof responseUrl !== 'string') return;
+      if (typeof body.command !== 'string' || typeof responseUrl !== 'string')
+        throw new Error(
+          `An acknowledgement with content for a ${String(body.type)} request cannot reach Slack: the acknowledging thread answered it at once (thread.js, acknowledgedAtOnce).`,
+        );
       const message = typeof response === 'string' ? { text: response } : response;
       try {
         const answer = await request(responseUrl, {

@@ -6,9 +6,11 @@
  * (reading, rendering, Redis, the response_url post) never holds up the next acknowledgement:
  * the operating system schedules this thread apart from the work.
  *
- * Only a modal submission waits for the main thread, because its acknowledgement carries the
- * form's inline errors. The probes and /metrics are answered by the main thread too, so /livez
- * still means "the bot's event loop answers".
+ * Only commands, clicks and events are acknowledged here at once (acknowledgedAtOnce); every
+ * other request (a modal submission, an external select's options) waits for its listener's
+ * ack on the main thread, because that acknowledgement is Slack's answer. The probes and
+ * /metrics are answered by the main thread too, so /livez still means "the bot's event loop
+ * answers".
  *
  * Plain JavaScript, type-checked by tsc (// @ts-check): a worker must start without a
  * TypeScript loader, and registering one costs about 0.3 s per bot where tests start hundreds.
@@ -47,7 +49,7 @@ const finished = new Int32Array(settings.finished);
 const pending = () => (handedOver - Atomics.load(finished, 0)) | 0;
 /** Bytes of request bodies being read now, across connections (bounded by settings.bodyBudget). */
 let buffered = 0;
-/** Answers the main thread owes, by id: a submission's ack or a route's answer. */
+/** Answers the main thread owes, by id: a listener's ack the request waits for, or a route's answer. */
 const owed = /** @type {Map<number, (message: ToThread) => void>} */ (new Map());
 
 /**
@@ -216,9 +218,10 @@ async function receive(req, res) {
   const retry = header(req, 'x-slack-retry-num');
   const retryNum = retry === undefined ? undefined : Number.parseInt(retry, 10);
   const retryReason = header(req, 'x-slack-retry-reason');
-  if (body.type !== 'view_submission' && pending() >= settings.maxPending) return refuseBusy(body, res);
+  const atOnce = acknowledgedAtOnce(body);
+  if (atOnce && pending() >= settings.maxPending) return refuseBusy(body, res);
   handedOver = (handedOver + 1) | 0;
-  if (body.type !== 'view_submission') {
+  if (atOnce) {
     content(res, undefined);
     return tell({ type: 'event', id: 0, body, retryNum, retryReason, ackSeconds: secondsSince(received) });
   }
@@ -239,6 +242,18 @@ async function receive(req, res) {
     tell({ type: 'acked', seconds: secondsSince(received) });
   });
   tell({ type: 'event', id, body, retryNum, retryReason, ackSeconds: undefined });
+}
+
+/**
+ * Whether the thread acknowledges a request at once, with an empty body, before the main thread
+ * has seen it: a click's (block_actions) or an event's acknowledgement carries nothing Slack
+ * shows, and a slash command's content goes to its response_url instead (receiver.ts). Every
+ * other kind waits for its listener's ack, whose content is Slack's answer: a submission's
+ * `response_action`, an external select's options (block_suggestion), and any kind Slack adds.
+ * @param {Record<string, unknown>} body
+ */
+function acknowledgedAtOnce(body) {
+  return typeof body.command === 'string' || body.type === 'block_actions' || body.type === 'event_callback';
 }
 
 /** @param {ReadyAnswerOffer} offer */
@@ -345,7 +360,8 @@ async function receiveUnsigned(req, res, problem) {
 
 /**
  * Too much handed over already: a command gets the sentence in its acknowledgement, a click
- * privately through its response_url. (A submission is always handed over: its answer is the form's.)
+ * privately through its response_url. (A request that waits for its listener is always handed
+ * over: its answer is the listener's.)
  * @param {Record<string, unknown>} body @param {import('node:http').ServerResponse} res
  */
 function refuseBusy(body, res) {
