@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { checkCron } from '../core/schedule/cron.js';
 import { code, esc } from '../core/render/mrkdwn.js';
-import { scheduleAddedBlocks, scheduleListBlocks } from '../core/render/schedule.js';
+import { scheduleAddedBlocks, scheduleAnnouncementBlocks, scheduleListBlocks } from '../core/render/schedule.js';
 import type { Schedule } from '../core/schedule/types.js';
 import { replyText, type BotServices, type Invocation } from './context.js';
 
@@ -38,7 +38,15 @@ export async function addSchedule(
       inv,
       ':x: The schedule could not be added because its id was taken. Please run the command again.',
     );
-  await inv.reply({ text: `Scheduled summary ${schedule.id}`, blocks: scheduleAddedBlocks(schedule, new Date()) });
+  const now = new Date();
+  // The channel learns who set up what and when it first runs; the requester keeps the details.
+  await s.messenger
+    .post(inv.channelId, {
+      text: `Scheduled summary ${schedule.id} set up by ${inv.userId}`,
+      blocks: scheduleAnnouncementBlocks(schedule, now),
+    })
+    .catch((error: unknown) => s.logger.warn(`could not tell ${inv.channelId} about ${schedule.id}: ${String(error)}`));
+  await inv.reply({ text: `Scheduled summary ${schedule.id}`, blocks: scheduleAddedBlocks(schedule, now) });
 }
 
 export async function listSchedules(inv: Invocation, s: BotServices): Promise<void> {
@@ -50,12 +58,17 @@ export async function listSchedules(inv: Invocation, s: BotServices): Promise<vo
 }
 
 export async function removeSchedule(id: string, inv: Invocation, s: BotServices): Promise<void> {
-  const mine = (await s.scheduleStore.listSchedules(inv.channelId)).some((schedule) => schedule.id === id);
-  if (!mine)
-    return replyText(
-      inv,
-      `:grey_question: This channel has no schedule ${code(id)}. \`schedule list\` shows its schedules.`,
-    );
+  await replyText(inv, await removeChannelSchedule(id, inv.channelId, s));
+}
+
+/** Removes a schedule of this channel (`schedule remove`, or its Remove button); the sentence to answer. */
+export async function removeChannelSchedule(
+  id: string,
+  channelId: string,
+  s: Pick<BotServices, 'scheduleStore' | 'scheduler'>,
+): Promise<string> {
+  const mine = (await s.scheduleStore.listSchedules(channelId)).some((schedule) => schedule.id === id);
+  if (!mine) return `:grey_question: This channel has no schedule ${code(id)}. \`schedule list\` shows its schedules.`;
   await s.scheduler.remove(id);
-  await replyText(inv, `:wastebasket: Removed schedule ${code(id)}.`);
+  return `:wastebasket: Removed schedule ${code(id)}.`;
 }

@@ -7,7 +7,8 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { syntheticServices } from '../../src/simulator/seed.js';
 import { keysWithPrefix } from '../support/redis.js';
-import { answerText, CHANNEL, REDIS_URL, textOf, useHarnesses, type Harness } from './harness.js';
+import { ACTION_SCHEDULE_REMOVE } from '../../src/core/render/schedule.js';
+import { answerText, CHANNEL, REDIS_URL, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 
 const harness = useHarnesses();
 
@@ -123,4 +124,47 @@ describe('schedules within reason', () => {
     await answerText(h, await h.command(`schedule remove ${id}`));
     expect((await snapshotKeys(h)).some((k) => k.endsWith(`:snap:schedule:${id}`))).toBe(false);
   }, 30_000);
+});
+
+describe('schedules are told to the channel and listed with who set them up', () => {
+  it('announces a new schedule with its author and first runs; the list names the author and Remove removes it', async () => {
+    const h = await harness();
+    const after = h.slack.calls.length;
+    const added = await answerText(h, await h.command('schedule add "0 9 * * 1-5" tag:env=prod', USERS.requester));
+    const id = /`(sch-[0-9a-f]{16})`/.exec(added)?.[1] ?? '';
+    const told = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.channel === CHANNEL && textOf(a.blocks).includes(id),
+      {
+        after,
+      },
+    );
+    expect(textOf(told.args.blocks)).toContain(`<@${USERS.requester}> scheduled a summary in this channel`);
+    expect(textOf(told.args.blocks)).toMatch(/First runs: <!date\^/);
+
+    const list = await h.command('schedule list', USERS.approver);
+    const answer = await h.slack.waitFor('response_url', (a) => a.responseUrlId === list.responseUrlId);
+    expect(textOf(answer.args.blocks)).toContain(`set up by <@${USERS.requester}>`);
+    expect(JSON.stringify(answer.args.blocks)).toContain(ACTION_SCHEDULE_REMOVE);
+
+    const removed = await answerText(h, await h.click(ACTION_SCHEDULE_REMOVE, id, USERS.approver));
+    expect(removed).toContain(`Removed schedule \`${id}\``);
+    expect(await h.bot.services.scheduleStore.listSchedules(CHANNEL)).toStrictEqual([]);
+    // A second click (an old list) is told there is nothing to remove.
+    expect(await answerText(h, await h.click(ACTION_SCHEDULE_REMOVE, id, USERS.approver))).toContain(
+      `This channel has no schedule \`${id}\``,
+    );
+  });
+
+  it('removes nothing of another channel through a button clicked elsewhere', async () => {
+    const h = await harness();
+    const added = await answerText(h, await h.command('schedule add "0 9 * * 1-5"'));
+    const id = /`(sch-[0-9a-f]{16})`/.exec(added)?.[1] ?? '';
+    const elsewhere = await answerText(
+      h,
+      await h.click(ACTION_SCHEDULE_REMOVE, id, USERS.outsider, undefined, { channel: 'C0ELSEWHERE' }),
+    );
+    expect(elsewhere).toContain('This channel has no schedule');
+    expect(await h.bot.services.scheduleStore.listSchedules(CHANNEL)).toHaveLength(1);
+  });
 });

@@ -6,6 +6,7 @@ import type { App } from '@slack/bolt';
 import { decisionButtons, type ActionArgs } from './actions/decision.js';
 import { temporaryButtons } from './actions/temporary.js';
 import { revealButtons } from './actions/reveal.js';
+import { scheduleButtons } from './actions/schedules.js';
 import { registerSlashCommand } from './commands/clickhouse.js';
 import type { ListenerDeps } from './deps.js';
 import { registerHomeOpened } from './events/home-opened.js';
@@ -17,7 +18,12 @@ import { registerRejectSubmission } from './views/reject-reason.js';
 export function registerListeners(app: App, deps: ListenerDeps): void {
   app.use(refuseWhileDraining(deps));
   registerSlashCommand(app, deps);
-  registerButtons(app, { ...decisionButtons(deps), ...temporaryButtons(deps), ...revealButtons(deps) });
+  registerButtons(app, {
+    ...decisionButtons(deps),
+    ...temporaryButtons(deps),
+    ...revealButtons(deps),
+    ...scheduleButtons(deps),
+  });
   registerEditSubmission(app, deps);
   registerRejectSubmission(app, deps);
   registerFollowOnSubmission(app, deps);
