@@ -23,7 +23,7 @@ export type FilingOrigin =
   /** Someone on the break-glass list: applied at once, approvals, windows and freezes skipped. */
   | { kind: 'break-glass'; terms: BreakGlassTerms }
   /** Extend, clicked on an applied temporary change: it prolongs `extendOf`, for its requester. */
-  | { kind: 'extend'; extendOf: string; beneficiaryId: string }
+  | { kind: 'extend'; extendOf: string; beneficiaryId?: string }
   /** Undo, clicked on an applied change. */
   | { kind: 'undo'; undoOf: string };
 
@@ -111,7 +111,7 @@ function underTheRules(facts: FilingFacts, origin: Exclude<FilingOrigin, { kind:
   const request: ChangeRequest = {
     ...common(facts, decision.requirements, expiryOf(facts, asked, deferred?.at)),
     ...(applyAt !== undefined ? { applyAt } : {}),
-    ...(origin.kind === 'extend' ? { extendOf: origin.extendOf, beneficiaryId: origin.beneficiaryId } : {}),
+    ...(origin.kind === 'extend' ? extension(origin) : {}),
     ...(origin.kind === 'undo' ? { undoOf: origin.undoOf } : {}),
     ...(facts.threadTs ? { threadTs: facts.threadTs } : {}),
   };
@@ -165,6 +165,12 @@ function common(facts: FilingFacts, requirements: readonly Requirement[], expire
 function expiryOf(facts: FilingFacts, asked: number | undefined, deferredTo: number | undefined): number {
   if (asked !== undefined) return deferredTo ?? asked;
   return Math.max(deferredTo ?? 0, facts.now + facts.ttlMs);
+}
+
+function extension(
+  origin: Extract<FilingOrigin, { kind: 'extend' }>,
+): Pick<ChangeRequest, 'extendOf' | 'beneficiaryId'> {
+  return { extendOf: origin.extendOf, ...(origin.beneficiaryId ? { beneficiaryId: origin.beneficiaryId } : {}) };
 }
 
 const refused = (refusal: FilingRefusal): FilingDecision => ({ kind: 'refused', refusal });
