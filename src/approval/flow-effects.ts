@@ -4,17 +4,10 @@
  * effect that asks something answers with the event the runner feeds back; none decides.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GRANT_EFFECTS, type Effect, type FlowEvent } from '../core/approval/types.js';
+import type { Effect, FlowEvent } from '../core/approval/types.js';
 import { changeSummary } from '../core/change/summary.js';
 import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
-import {
-  auditNoteText,
-  completesText,
-  logText,
-  noteOutcome,
-  outcomeRecord,
-  replyText,
-} from '../core/render/approval.js';
+import { auditNoteText, completesText, logText, noteOutcome, outcomeRecord } from '../core/render/approval.js';
 import { scheduledCompletesText } from '../core/render/scheduled.js';
 import { messageOf } from '../core/render/errors.js';
 import { countsForText } from '../core/render/policy.js';
@@ -23,6 +16,7 @@ import type { ServiceRecord } from '../core/service/schema.js';
 import { UnknownOrganizationError } from '../ports/index.js';
 import { cloudOf, notify, type FlowKit, type Run } from './flow-kit.js';
 import type { FollowOns } from './follow-ons.js';
+import { isGrantEffect, performForGrant } from './grant-effects.js';
 
 export class FlowEffects {
   constructor(
@@ -44,7 +38,7 @@ export class FlowEffects {
       );
       return undefined;
     }
-    if (isGrantEffect(effect)) return this.performForGrant(effect, run);
+    if (isGrantEffect(effect)) return performForGrant(this.kit, this.followOns, effect, run);
     if (!request) return undefined;
     const { store } = this.kit.options;
     switch (effect.type) {
@@ -89,16 +83,23 @@ export class FlowEffects {
         return { type: 'waited' };
       case 'read-service':
         try {
-          const service = await this.freshService(request);
-          const rules = service
-            ? this.kit.options.policy.rulesFor(service, await this.judgedPlan(request), request.temporary !== undefined)
-                .decision
-            : undefined;
-          return { type: 'service-read', service, ...(rules ? { rules } : {}) };
+          return { type: 'service-read', service: await this.freshService(request) };
         } catch (error) {
           if (error instanceof UnknownOrganizationError)
             return { type: 'read-failed', error: undefined, organizationGone: error.organization };
           return { type: 'read-failed', error: error instanceof CloudApiError ? error : undefined };
+        }
+      case 'judge-rules':
+        try {
+          const plan = await this.judgedPlan(request);
+          const temporary = request.temporary !== undefined;
+          return {
+            type: 'rules-judged',
+            rules: this.kit.options.policy.rulesFor(effect.service, plan, temporary).decision,
+          };
+        } catch {
+          // The store could not give the grant an extension is judged by: not applied, as when the read fails.
+          return { type: 'read-failed', error: undefined };
         }
       case 'send':
         return this.kit.sender.send(
@@ -132,72 +133,6 @@ export class FlowEffects {
         );
         void this.kit.track(run.telling);
         return undefined;
-    }
-  }
-
-  /** The effects about a grant (core/approval/grant.ts), through GrantIo and the flow itself. */
-  private async performForGrant(effect: GrantEffect, run: Run): Promise<FlowEvent | undefined> {
-    const io = this.kit.grants;
-    // The grant's record may be gone (a due revert of a lost request): only these effects then.
-    switch (effect.type) {
-      case 'count-missing-record':
-        io.countMissingRecord(effect.originalId);
-        return undefined;
-      case 'postpone-revert':
-        await io.postponeRevert(effect.originalId, effect.ms);
-        return undefined;
-      case 'forget-revert':
-        await io.forgetRevert(effect.originalId);
-        return undefined;
-      default:
-        break;
-    }
-    const grant = run.state.request;
-    if (!grant) return undefined;
-    switch (effect.type) {
-      case 'check-may-act':
-        return {
-          type: 'may-act-answered',
-          verdict: await this.kit.options.policy.mayAct(effect.userId, grant, run.origin),
-        };
-      case 'read-revert':
-        return { type: 'revert-read', latest: await io.latestRevert(grant.id) };
-      case 'read-for-revert':
-        return { type: 'revert-planning', ...(await io.revertInputs(grant)) };
-      case 'file-revert':
-        return { type: 'revert-filed', revert: await io.fileRevert(effect.candidate) };
-      case 'apply-revert': {
-        const applied = await this.kit.run(
-          { request: effect.revert, work: { phase: 'idle' } },
-          { type: 'apply-unreviewed', actorId: effect.actorId },
-        );
-        const latest = await io.latestRevert(grant.id);
-        const text = applied.reply && replyText(applied.reply);
-        return { type: 'revert-ran', ...(text !== undefined && applied.reply ? { reply: applied.reply } : {}), latest };
-      }
-      case 'settle-unsent-revert':
-        return { type: 'revert-unsent-settled', ok: await io.settleUnsentRevert(effect.revert, effect.actorId) };
-      case 'close-reminder':
-        await io.closeReminder(grant, effect.revertId);
-        await io.markReverted(grant, effect.revertId);
-        return undefined;
-      case 'announce-revert':
-        await io.announceRevert(grant, effect.applied, effect.dueAt);
-        return undefined;
-      case 'claim-click':
-        return { type: 'click-claimed', ...(await io.claimClick(grant, effect.action)) };
-      case 'release-click':
-        await io.releaseClick(grant.id, effect.action);
-        return undefined;
-      case 'read-for-follow-on':
-        try {
-          return { type: 'follow-on-read', service: await io.readForFollowOn(grant, effect.userId) };
-        } catch (error) {
-          if (!(error instanceof CloudApiError)) throw error;
-          return { type: 'follow-on-read', service: undefined, failed: error };
-        }
-      case 'file-follow-on':
-        return { type: 'follow-on-filed', outcome: await this.followOns.fileFollowOn(grant, effect) };
     }
   }
 
@@ -286,11 +221,4 @@ export class FlowEffects {
         this.kit.options.logger.warn(`change ${request.id}: follow-up failed: ${messageOf(error)}`),
       );
   }
-}
-
-type GrantEffect = Extract<Effect, { type: (typeof GRANT_EFFECTS)[number] }>;
-
-/** Effects about a grant (core/approval/grant.ts). */
-function isGrantEffect(effect: Effect): effect is GrantEffect {
-  return (GRANT_EFFECTS as readonly string[]).includes(effect.type);
 }

@@ -343,15 +343,21 @@ const HANDLERS: Handlers = {
     if (!request) return ignored(state, 'no request');
     if (work.phase === 'reading')
       return work.mode === 'apply'
-        ? checkBeforeSending(request, work.actorId, event.service, event.rules, context.now)
+        ? checkBeforeSending(request, work.actorId, event.service, context.now)
         : lookAfterTakeover(request, work, event.service, context);
     if (work.phase === 'reconciling') return reconcileRead(request, work, event.service, context);
     return ignored(state, `no read was asked in phase ${work.phase}`);
   },
 
+  'rules-judged': (state, event, context) =>
+    inPhase(state, 'judging', (request, work) => checkTheRules(request, work.actorId, event.rules, context.now)),
+
   'read-failed': (state, event) => {
     const { request, work } = state;
     if (!request) return ignored(state, 'no request');
+    // Judging: the store could not say which plan an extension is judged by.
+    if (work.phase === 'judging')
+      return record(request, work.actorId, 'apply', failure('read-before-apply', { error: event.error }));
     if (work.phase === 'reading') {
       if (work.mode === 'apply') {
         const gone = event.organizationGone === undefined ? {} : { organizationGone: event.organizationGone };
@@ -449,13 +455,15 @@ function beginApply(
   );
 }
 
-/** Fresh read under the lock: refuse a stale change, then send the first operation. */
+/**
+ * Fresh read under the lock: refuse a stale change, then have the rules in force judged on the
+ * record (a revert only takes access back: it is never held to them).
+ */
 function checkBeforeSending(
   request: ChangeRequest,
   actorId: string,
   service: ServiceRecord | undefined,
-  rules: PolicyDecision | undefined,
-  now?: number,
+  now: number,
 ): StepResult {
   const { plan } = request;
   // A break-glass review sends nothing: marking it reviewed is the whole of it.
@@ -463,6 +471,17 @@ function checkBeforeSending(
   if (!service) return record(request, actorId, 'apply', failure('service-gone'));
   const labels = staleLabels(plan, service);
   if (labels.length > 0) return record(request, actorId, 'apply', failure('stale', { labels }, undefined, 'stale'));
+  if (request.revertOf) return checkTheRules(request, actorId, undefined, now);
+  return next(request, { phase: 'judging', actorId, service }, [{ type: 'judge-rules', service }]);
+}
+
+/** The rules in force as judged on the fresh record: refuse what they no longer allow, else send the first operation. */
+function checkTheRules(
+  request: ChangeRequest,
+  actorId: string,
+  rules: PolicyDecision | undefined,
+  now: number,
+): StepResult {
   const skipped = skippedAtApply(request, rules, now);
   if (skipped) return record(request, actorId, 'apply', skipped);
   if (request.breakGlass) return afterOperation(request, actorId, 'apply', [], undefined);

@@ -269,6 +269,9 @@ export class World {
         return read === 'read-fails'
           ? { type: 'read-failed', error: new CloudApiError('timeout', 'timed out') }
           : { type: 'service-read', service: this.service() };
+      case 'judge-rules':
+        // The rules in force ask what they asked when the request was made.
+        return { type: 'rules-judged', rules: { kind: 'approve', requirements: this.stored.requirements ?? [] } };
       case 'send':
         return this.send(replica, effect.index, send);
       case 'record-confirmed': {
