@@ -20,7 +20,8 @@ import { unjustified } from '../policy/justification.js';
 import type { PolicyDecision } from '../policy/types.js';
 import { timingOf } from '../policy/window.js';
 import type { ServiceRecord } from '../service/schema.js';
-import { GRANT_EVENTS, GRANT_HANDLERS } from './grant.js';
+import { GRANT_MACHINE, isGrantEvent, isGrantEventType, type GrantEventType } from './grant.js';
+import { dispatch, movesOf, on, type Machine, type Phase } from './machine.js';
 import { finish, ignored, inPhase, next, reply } from './results.js';
 import type {
   ApplyMode,
@@ -41,53 +42,65 @@ export const SERVICE_LOCK_POLL_MS = 100;
 export function step(state: FlowState, event: FlowEvent, context: FlowContext): StepResult {
   // A final status never moves; a click on a settled request is still answered (it says so).
   // Events about a grant concern an applied request and never move it (grant.ts).
-  const exempt = event.type === 'clicked' || GRANT_EVENTS.has(event.type);
+  const exempt = event.type === 'clicked' || isGrantEvent(event);
   if (state.request && FINAL_STATUSES.includes(state.request.status) && !exempt)
     return ignored(state, `the request is already ${state.request.status}`);
-  const handler = HANDLERS[event.type] as Handler<FlowEvent>;
-  return handler(state, event, context);
+  return isGrantEvent(event)
+    ? dispatch(GRANT_MACHINE, state, event, context)
+    : dispatch(REQUEST_MACHINE, state, event, context);
 }
 
-type Handler<E extends FlowEvent> = (state: FlowState, event: E, context: FlowContext) => StepResult;
-type Handlers = { [K in FlowEvent['type']]: Handler<Extract<FlowEvent, { type: K }>> };
+/** Where an event may lead from a phase, as the two machines declare it (empty: it does not apply there). */
+export function declaredMoves(phase: Phase, type: FlowEvent['type']): readonly Phase[] {
+  return isGrantEventType(type) ? movesOf(GRANT_MACHINE, phase, type) : movesOf(REQUEST_MACHINE, phase, type);
+}
 
-const HANDLERS: Handlers = {
-  ...GRANT_HANDLERS,
-  file: (state, event) => {
+/** The events of a request's life: filing, deciding, applying (the rest are a grant's, grant.ts). */
+export type RequestEventType = Exclude<FlowEvent['type'], GrantEventType>;
+
+/** A request's life, event by event: where each applies, where it may lead, and the handler deciding which. */
+export const REQUEST_MACHINE: Machine<RequestEventType> = {
+  file: on({ idle: ['filing'] }, (state, event) => {
     if (!state.request || state.work.phase !== 'idle') return ignored(state, 'only a new request is filed');
     return next(state.request, { phase: 'filing', ...(event.autoRules ? { auto: event.autoRules } : {}) }, [
       { type: 'create' },
     ]);
-  },
-  created: (state) => inPhase(state, 'filing', (request, work) => next(request, work, [{ type: 'post-request' }])),
-  posted: (state, event) =>
+  }),
+  created: on({ filing: ['filing'] }, (state) =>
+    inPhase(state, 'filing', (request, work) => next(request, work, [{ type: 'post-request' }])),
+  ),
+  posted: on({ filing: ['filing'] }, (state, event) =>
     inPhase(state, 'filing', (request, work) => {
       const posted = { ...request, messageTs: event.ts, ...(event.approvalTs ? { approvalTs: event.approvalTs } : {}) };
       const ts = event.approvalTs ? { ts: event.ts, approvalTs: event.approvalTs } : { ts: event.ts };
       return next(posted, work, [{ type: 'record-message-ts', ...ts }]);
     }),
-  'post-failed': (state, event) =>
+  ),
+  'post-failed': on({ filing: ['withdrawing'] }, (state, event) =>
     inPhase(state, 'filing', (request) =>
       next(request, { phase: 'withdrawing', why: 'unposted', notInChannel: event.notInChannel, ...channelOf(event) }, [
         { type: 'log', level: 'warn', fact: { kind: 'not-posted' } },
         withdraw(request, 'withdrawn-unposted'),
       ]),
     ),
-  'message-ts-recorded': (state) =>
+  ),
+  'message-ts-recorded': on({ filing: ['done'] }, (state) =>
     inPhase(state, 'filing', (request, work) =>
       finish(request, [
         { type: 'reply', reply: { kind: 'filed', request, ...(work.auto ? { autoRules: work.auto } : {}) } },
       ]),
     ),
-  'message-ts-failed': (state) =>
+  ),
+  'message-ts-failed': on({ filing: ['withdrawing'] }, (state) =>
     inPhase(state, 'filing', (request) =>
       next(request, { phase: 'withdrawing', why: 'unrecorded' }, [
         { type: 'log', level: 'error', fact: { kind: 'message-ts-not-recorded' } },
         withdraw(request, 'withdrawn-unrecorded'),
       ]),
     ),
+  ),
 
-  clicked: (state, event) => {
+  clicked: on({ idle: ['checking', 'done'] }, (state, event) => {
     if (state.work.phase !== 'idle') return ignored(state, 'a click starts a run of its own');
     const { request } = state;
     if (!request) return finish(undefined, [reply({ kind: 'gone-long-ago' })]);
@@ -102,8 +115,8 @@ const HANDLERS: Handlers = {
     return next(request, { phase: 'checking', decision, userId, ...reason }, [
       { type: 'check-policy', decision, userId },
     ]);
-  },
-  'policy-answered': (state, event, context) =>
+  }),
+  'policy-answered': on({ checking: ['deciding', 'done'] }, (state, event, context) =>
     inPhase(state, 'checking', (request, work) => {
       const { verdict } = event;
       if (!verdict.allowed) return finish(request, [reply({ kind: 'not-allowed', reason: verdict.reason })]);
@@ -128,7 +141,8 @@ const HANDLERS: Handlers = {
       const from = request.status === 'scheduled' ? (['scheduled'] as const) : (['pending'] as const);
       return next(request, deciding, [{ type: 'transition', from, to, actorId: work.userId, audit: to, ...note }]);
     }),
-  'approval-recorded': (state, event, context) =>
+  ),
+  'approval-recorded': on({ deciding: ['locking', 'reading', 'done'] }, (state, event, context) =>
     inPhase(state, 'deciding', (request, work) => {
       const { result } = event;
       if (!result.ok) {
@@ -159,8 +173,9 @@ const HANDLERS: Handlers = {
         result.serviceLocked,
       );
     }),
+  ),
 
-  'apply-unreviewed': (state, event, context) => {
+  'apply-unreviewed': on({ idle: ['claiming', 'scheduling', 'done'] }, (state, event, context) => {
     if (state.work.phase !== 'idle') return ignored(state, 'applying starts a run of its own');
     const { request } = state;
     if (!request) return finish(undefined, [reply({ kind: 'gone' })]);
@@ -181,9 +196,9 @@ const HANDLERS: Handlers = {
         ...(event.autoRules ? { note: { kind: 'auto-approved', rules: event.autoRules } } : {}),
       },
     ]);
-  },
+  }),
 
-  'break-glass': (state, event) => {
+  'break-glass': on({ idle: ['claiming', 'done'] }, (state, event) => {
     if (state.work.phase !== 'idle') return ignored(state, 'break-glass starts a run of its own');
     const { request } = state;
     if (!request) return finish(undefined, [reply({ kind: 'gone' })]);
@@ -200,9 +215,9 @@ const HANDLERS: Handlers = {
         note: { kind: 'break-glass', reason: request.reason ?? '' },
       },
     ]);
-  },
+  }),
 
-  'schedule-due': (state, event, context) => {
+  'schedule-due': on({ idle: ['claiming', 'expiring'] }, (state, event, context) => {
     const { request, work } = state;
     if (!request || work.phase !== 'idle') return ignored(state, 'the due-items tick starts a run of its own');
     if (request.status !== 'scheduled') return ignored(state, `the request is ${request.status}, not scheduled`);
@@ -232,9 +247,9 @@ const HANDLERS: Handlers = {
         note: { kind: 'schedule-started' },
       },
     ]);
-  },
+  }),
 
-  'expiry-due': (state, event, context) => {
+  'expiry-due': on({ idle: ['expiring'] }, (state, event, context) => {
     const { request, work } = state;
     if (!request || work.phase !== 'idle') return ignored(state, 'the expiry sweep starts a run of its own');
     if (request.status !== 'pending') return ignored(state, `the request is ${request.status}, not waiting`);
@@ -242,50 +257,60 @@ const HANDLERS: Handlers = {
     return next(request, { phase: 'expiring' }, [
       { type: 'transition', from: ['pending'], to: 'expired', actorId: event.actorId, audit: 'expired' },
     ]);
-  },
+  }),
 
-  transitioned: (state, event, context) => {
-    const { work, request } = state;
-    const { result } = event;
-    if (!request) return ignored(state, 'no request to transition');
-    switch (work.phase) {
-      case 'expiring':
-        // Another replica's sweep or a click got there first: it told everyone.
-        if (!result.ok) return finish('request' in result ? result.request : undefined, []);
-        return finish(result.request, [
-          { type: 'show', request: result.request },
-          ...tell(result.request, { kind: 'expired' }),
-        ]);
-      case 'withdrawing':
-        return withdrawn(request, work, result);
-      case 'scheduling':
-        if (!result.ok) return lostRace(result);
-        return finish(result.request, [{ type: 'show', request: result.request }]);
-      case 'deciding': {
-        if (!result.ok) return lostRace(result);
-        const rejected =
-          work.decision === 'reject'
-            ? tell(result.request, {
-                kind: 'rejected',
-                by: work.userId,
-                ...(work.reason ? { reason: work.reason } : {}),
-              })
-            : work.decision === 'cancel'
-              ? tell(result.request, { kind: 'cancelled', by: work.userId })
-              : [];
-        return finish(result.request, [{ type: 'show', request: result.request }, ...rejected]);
+  transitioned: on(
+    {
+      claiming: ['locking', 'reading', 'done'],
+      deciding: ['done'],
+      scheduling: ['done'],
+      expiring: ['done'],
+      withdrawing: ['done'],
+      recording: ['done'],
+    },
+    (state, event, context) => {
+      const { work, request } = state;
+      const { result } = event;
+      if (!request) return ignored(state, 'no request to transition');
+      switch (work.phase) {
+        case 'expiring':
+          // Another replica's sweep or a click got there first: it told everyone.
+          if (!result.ok) return finish('request' in result ? result.request : undefined, []);
+          return finish(result.request, [
+            { type: 'show', request: result.request },
+            ...tell(result.request, { kind: 'expired' }),
+          ]);
+        case 'withdrawing':
+          return withdrawn(request, work, result);
+        case 'scheduling':
+          if (!result.ok) return lostRace(result);
+          return finish(result.request, [{ type: 'show', request: result.request }]);
+        case 'deciding': {
+          if (!result.ok) return lostRace(result);
+          const rejected =
+            work.decision === 'reject'
+              ? tell(result.request, {
+                  kind: 'rejected',
+                  by: work.userId,
+                  ...(work.reason ? { reason: work.reason } : {}),
+                })
+              : work.decision === 'cancel'
+                ? tell(result.request, { kind: 'cancelled', by: work.userId })
+                : [];
+          return finish(result.request, [{ type: 'show', request: result.request }, ...rejected]);
+        }
+        case 'claiming':
+          if (!result.ok) return lostRace(result);
+          return beginApply(result.request, work.actorId, context, [], result.serviceLocked);
+        case 'recording':
+          return recorded(request, work, result);
+        default:
+          return ignored(state, `no transition was asked in phase ${work.phase}`);
       }
-      case 'claiming':
-        if (!result.ok) return lostRace(result);
-        return beginApply(result.request, work.actorId, context, [], result.serviceLocked);
-      case 'recording':
-        return recorded(request, work, result);
-      default:
-        return ignored(state, `no transition was asked in phase ${work.phase}`);
-    }
-  },
+    },
+  ),
 
-  'taken-over': (state, event, context) => {
+  'taken-over': on({ idle: ['locking', 'recording'] }, (state, event, context) => {
     if (state.work.phase !== 'idle') return ignored(state, 'a takeover starts a run of its own');
     const request = event.request;
     const actorId = request.decidedBy ?? request.requesterId;
@@ -309,9 +334,9 @@ const HANDLERS: Handlers = {
     if (previous?.sentAt !== undefined && lateBy > 0)
       return next(request, locking, [hold, { type: 'wait', ms: lateBy }]);
     return next(request, locking, [hold, { type: 'lock-service' }]);
-  },
+  }),
 
-  'lock-answered': (state, event, context) =>
+  'lock-answered': on({ locking: ['reading', 'locking', 'recording', 'done'] }, (state, event, context) =>
     inPhase(state, 'locking', (request, work) => {
       if (event.leaseLost || event.attempt === 'lost') return stopHolding(request, work.mode);
       // Settling: the service's lock passed with the takeover; 'busy' only if its day-long backstop ran out.
@@ -328,31 +353,39 @@ const HANDLERS: Handlers = {
         );
       return next(request, work, [{ type: 'wait', ms: SERVICE_LOCK_POLL_MS, jitter: true }]);
     }),
+  ),
 
-  waited: (state) => {
+  waited: on({ locking: ['locking'], reading: ['reading'], reconciling: ['reconciling'] }, (state) => {
     const { request, work } = state;
     if (!request) return ignored(state, 'no request');
     if (work.phase === 'locking') return next(request, work, [{ type: 'lock-service' }]);
     if (work.phase === 'reading' || work.phase === 'reconciling')
       return next(request, work, [{ type: 'read-service' }]);
     return ignored(state, `nothing waits in phase ${work.phase}`);
-  },
+  }),
 
-  'service-read': (state, event, context) => {
-    const { request, work } = state;
-    if (!request) return ignored(state, 'no request');
-    if (work.phase === 'reading')
-      return work.mode === 'apply'
-        ? checkBeforeSending(request, work.actorId, event.service, context.now)
-        : lookAfterTakeover(request, work, event.service, context);
-    if (work.phase === 'reconciling') return reconcileRead(request, work, event.service, context);
-    return ignored(state, `no read was asked in phase ${work.phase}`);
-  },
+  'service-read': on(
+    {
+      reading: ['judging', 'sending', 'confirming', 'reading', 'recording'],
+      reconciling: ['sending', 'confirming', 'reconciling', 'recording'],
+    },
+    (state, event, context) => {
+      const { request, work } = state;
+      if (!request) return ignored(state, 'no request');
+      if (work.phase === 'reading')
+        return work.mode === 'apply'
+          ? checkBeforeSending(request, work.actorId, event.service, context.now)
+          : lookAfterTakeover(request, work, event.service, context);
+      if (work.phase === 'reconciling') return reconcileRead(request, work, event.service, context);
+      return ignored(state, `no read was asked in phase ${work.phase}`);
+    },
+  ),
 
-  'rules-judged': (state, event, context) =>
+  'rules-judged': on({ judging: ['sending', 'recording'] }, (state, event, context) =>
     inPhase(state, 'judging', (request, work) => checkTheRules(request, work.actorId, event.rules, context.now)),
+  ),
 
-  'read-failed': (state, event) => {
+  'read-failed': on({ reading: ['recording'], judging: ['recording'], reconciling: ['recording'] }, (state, event) => {
     const { request, work } = state;
     if (!request) return ignored(state, 'no request');
     // Judging: the store could not say which plan an extension is judged by.
@@ -368,9 +401,9 @@ const HANDLERS: Handlers = {
     if (work.phase === 'reconciling')
       return record(request, work.actorId, work.mode, failure('unknown-outcome', { error: work.error }, work.results));
     return ignored(state, `no read was asked in phase ${work.phase}`);
-  },
+  }),
 
-  'operation-answered': (state, event) =>
+  'operation-answered': on({ sending: ['sending', 'confirming', 'recording'] }, (state, event) =>
     inPhase(state, 'sending', (request, work) => {
       if (event.index !== work.index) return ignored(state, `operation ${event.index} was not the one sent`);
       const operation = operationsOf(request.plan)[work.index];
@@ -382,8 +415,9 @@ const HANDLERS: Handlers = {
       };
       return afterOperation(request, work.actorId, work.mode, [...work.results, result], event.service);
     }),
+  ),
 
-  'operation-failed': (state, event) =>
+  'operation-failed': on({ sending: ['reconciling', 'recording'] }, (state, event) =>
     inPhase(state, 'sending', (request, work) => {
       if (event.index !== work.index) return ignored(state, `operation ${event.index} was not the one sent`);
       const { error } = event;
@@ -404,14 +438,16 @@ const HANDLERS: Handlers = {
       ];
       return record(request, work.actorId, work.mode, failure('api-refused', { error }, results));
     }),
+  ),
 
-  'send-refused': (state, event) =>
+  'send-refused': on({ sending: ['done'] }, (state, event) =>
     inPhase(state, 'sending', (request, work) => {
       if (event.index !== work.index) return ignored(state, `operation ${event.index} was not the one sent`);
       return stopHolding(request, work.mode, work.results.length > 0);
     }),
+  ),
 
-  'confirmed-recorded': (state, event) =>
+  'confirmed-recorded': on({ confirming: ['sending', 'recording', 'done'] }, (state, event) =>
     inPhase(state, 'confirming', (request, work) => {
       // The lease is gone: the new owner resumes from what the store holds; nothing more is sent here.
       if (event.result === 'lost') return stopHolding(request, work.mode, true);
@@ -420,6 +456,7 @@ const HANDLERS: Handlers = {
       const confirmed = event.result === 'recorded' ? { ...request, confirmed: work.results } : request;
       return sendNext(confirmed, work.actorId, work.mode, work.results, work.service);
     }),
+  ),
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * and a revert tells the original's requester only that it took the change back.
  */
 import { describe, expect, it } from 'vitest';
-import { step } from '../../../src/core/approval/step.js';
+import { step } from './checked-step.js';
 import type { Effect, FlowEvent, FlowState, RequesterNews } from '../../../src/core/approval/types.js';
 import type { ChangeRequest } from '../../../src/core/change/types.js';
 import { requesterNewsMessage } from '../../../src/core/render/requester.js';

@@ -1,6 +1,6 @@
 /** The decision function on break-glass, its review, and freezes at apply time (reverts exempt). */
 import { describe, expect, it } from 'vitest';
-import { step } from '../../../src/core/approval/step.js';
+import { step } from './checked-step.js';
 import type { Effect, FlowEvent, FlowState } from '../../../src/core/approval/types.js';
 import type { ChangeRequest } from '../../../src/core/change/types.js';
 import type { PolicyDecision, Requirement } from '../../../src/core/policy/types.js';

@@ -4,7 +4,7 @@
  * life asks for exactly the effects the runner must perform.
  */
 import { describe, expect, it } from 'vitest';
-import { step } from '../../../src/core/approval/step.js';
+import { step } from './checked-step.js';
 import {
   ASKING_EFFECTS,
   type Effect,

@@ -3,7 +3,7 @@
  * and fencing), a service that records which operations landed, and replicas that each run the
  * step and wait on one asked effect at a time. The property test drives it with random schedules.
  */
-import { step } from '../../../src/core/approval/step.js';
+import { step } from './checked-step.js';
 import {
   ASKING_EFFECTS,
   type Effect,
