@@ -2,7 +2,8 @@
  * The approval flow as data: what can happen to a change request (events), what the flow wants
  * done about it (effects), and what this process is doing with it right now (work). The decision
  * function (step.ts) maps (state, event, context) to the next state and its effects; the runner
- * (approval/approval-flow.ts) performs effects through the ports and feeds their results back.
+ * (approval/approval-flow.ts) has them performed through the ports (approval/flow-effects.ts) and
+ * feeds their results back.
  */
 import type { AuditAction } from '../change/audit.js';
 import type { ChangePlan, ChangeRequest, Operation, OperationResult } from '../change/types.js';
