@@ -17,7 +17,6 @@ import { requestFacts } from '../core/policy/facts.js';
 import { withEscalation } from '../core/policy/nudges.js';
 import {
   decidingChannelOf,
-  groupsOf,
   isEligible,
   isGroupId,
   judgeApproval,
@@ -36,7 +35,8 @@ import {
 } from '../core/render/policy.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { ApprovalPolicy, ClickOrigin, Decision, Ruling, Verdict } from '../ports/approval-policy.js';
-import { MessengerError, type Messenger } from '../ports/messenger.js';
+import type { Messenger } from '../ports/messenger.js';
+import { MemberLists, type Membership, type Outside } from './members.js';
 
 export interface ApproverPolicyOptions {
   approvers: readonly string[];
@@ -50,32 +50,20 @@ export interface ApproverPolicyOptions {
   now?: () => number;
 }
 
-/** Membership of the groups (and, for a click from elsewhere, the channels) a click depends on. */
-interface Membership {
-  inGroup: (groupId: string) => boolean;
-  /** In the channel the request is decided in: always, for a click there. */
-  inChannel: boolean;
-  /** In the request's own channel or the one it is decided in: they could see it there. */
-  seesChannel: boolean;
-  /** Groups Slack would not list, for whoever runs the bot. */
-  unknown: string[];
-  /** Slack's code when it would not list a channel's members (outsiders are then refused). */
-  channelUnread?: string;
-}
-
-/** A click from outside the request's channels, and whether to read their members afresh. */
-interface Outside {
-  fresh: boolean;
-}
-
 export class ApproverPolicy implements ApprovalPolicy {
-  /** Members of user groups (`S…`) and channels, as Slack listed them lately, by id. */
-  private readonly lists = new Map<string, { members: Promise<Set<string>>; fetchedAt: number }>();
   private readonly now: () => number;
   private readonly defaults: PolicyDefaults;
+  private readonly members: MemberLists;
 
   constructor(private readonly options: ApproverPolicyOptions) {
     this.now = options.now ?? Date.now;
+    const { messenger, groupCacheMs, channelCacheMs } = options;
+    this.members = new MemberLists({
+      messenger,
+      now: this.now,
+      ...(groupCacheMs === undefined ? {} : { groupCacheMs }),
+      ...(channelCacheMs === undefined ? {} : { channelCacheMs }),
+    });
     this.defaults = { approvers: options.approvers, allowSelfApproval: options.allowSelfApproval };
   }
 
@@ -92,7 +80,7 @@ export class ApproverPolicy implements ApprovalPolicy {
       return { allowed: false, reason: 'This is your own request: use Cancel to withdraw it.' };
     }
     // An approval reads the groups afresh: someone just removed from a group must not approve.
-    const membership = await this.membership(userId, request, requirements, {
+    const membership = await this.members.membership(userId, request, requirements, {
       fresh: decision === 'approve',
       outside: outsideOf(request, origin),
     });
@@ -125,7 +113,7 @@ export class ApproverPolicy implements ApprovalPolicy {
     const outside = outsideOf(request, origin);
     if (!outside) return { allowed: true };
     const requirements = this.requirementsNow(request);
-    const membership = await this.membership(userId, request, requirements, {
+    const membership = await this.members.membership(userId, request, requirements, {
       fresh: false,
       outside: { fresh: false },
     });
@@ -147,7 +135,7 @@ export class ApproverPolicy implements ApprovalPolicy {
     // with no rule asking for one, the default's approvers are the ones, as for a break-glass review.
     const deciding = this.requirementsNow(request).filter((r) => r.approvals > 0);
     const requirements = deciding.length > 0 ? deciding : [defaultRequirement(this.defaults)];
-    const membership = await this.membership(userId, request, requirements, {
+    const membership = await this.members.membership(userId, request, requirements, {
       fresh: true,
       outside: outsideOf(request, origin),
     });
@@ -170,7 +158,7 @@ export class ApproverPolicy implements ApprovalPolicy {
           .filter(isGroupId)
           .map(
             async (groupId) =>
-              [groupId, await this.groupMembers(groupId, true).catch(() => new Set<string>())] as const,
+              [groupId, await this.members.groupMembers(groupId, true).catch(() => new Set<string>())] as const,
           ),
       ),
     );
@@ -188,7 +176,7 @@ export class ApproverPolicy implements ApprovalPolicy {
    */
   async mayApprove(userId: string, request: ChangeRequest): Promise<boolean> {
     const requirements = this.requirementsNow(request);
-    const membership = await this.membership(userId, request, requirements, {
+    const membership = await this.members.membership(userId, request, requirements, {
       fresh: false,
       outside: { fresh: false },
     });
@@ -205,7 +193,9 @@ export class ApproverPolicy implements ApprovalPolicy {
     for (const requirement of this.requirementsNow(request))
       for (const id of requirement.approvers) {
         if (!isGroupId(id)) people.add(id);
-        else for (const member of await this.groupMembers(id, false).catch(() => new Set<string>())) people.add(member);
+        else
+          for (const member of await this.members.groupMembers(id, false).catch(() => new Set<string>()))
+            people.add(member);
       }
     for (const approval of request.approvals ?? []) people.add(approval.userId);
     if (request.decidedBy) people.add(request.decidedBy);
@@ -235,88 +225,6 @@ export class ApproverPolicy implements ApprovalPolicy {
       (anyone) => `It is approved and waits for its time: only the person who asked for it${anyone} can cancel it now.`,
       origin,
     );
-  }
-
-  /**
-   * The groups of these rules, and for a click from outside the request's channels, whether the
-   * person is in them (the channel it is decided in, and its own).
-   */
-  private async membership(
-    userId: string,
-    request: ChangeRequest,
-    requirements: readonly Requirement[],
-    read: { fresh: boolean; outside: Outside | undefined },
-  ): Promise<Membership> {
-    const members = new Map<string, Set<string>>();
-    const unknown: string[] = [];
-    const groups = Promise.all(
-      groupsOf(requirements).map(async (groupId) => {
-        try {
-          members.set(groupId, await this.groupMembers(groupId, read.fresh));
-        } catch (error) {
-          unknown.push(`${approverLabel(groupId)} (Slack said: ${slackCode(error)})`);
-        }
-      }),
-    );
-    const [, channels] = await Promise.all([groups, this.channelsOf(userId, request, read.outside)]);
-    return { inGroup: (groupId) => members.get(groupId)?.has(userId) ?? false, unknown, ...channels };
-  }
-
-  /** Whether the person is in the request's channels: for a click there, surely; otherwise as Slack lists them. */
-  private async channelsOf(
-    userId: string,
-    request: ChangeRequest,
-    outside: Outside | undefined,
-  ): Promise<Pick<Membership, 'inChannel' | 'seesChannel' | 'channelUnread'>> {
-    if (!outside) return { inChannel: true, seesChannel: true };
-    const deciding = decidingChannelOf(request);
-    const ids = [...new Set([deciding, request.channelId])];
-    const read = await Promise.all(
-      ids.map((channelId) =>
-        this.channelMembers(channelId, outside.fresh).then(
-          (members) => ({ channelId, member: members.has(userId) }),
-          (error: unknown) => ({ channelId, member: false, code: slackCode(error) }),
-        ),
-      ),
-    );
-    const unread = read.find((r) => 'code' in r);
-    return {
-      inChannel: read.some((r) => r.channelId === deciding && r.member),
-      seesChannel: read.some((r) => r.member),
-      ...(unread && 'code' in unread ? { channelUnread: unread.code } : {}),
-    };
-  }
-
-  private groupMembers(groupId: string, fresh: boolean): Promise<Set<string>> {
-    return this.listed(groupId, this.options.groupCacheMs ?? 5 * 60_000, fresh, (id) =>
-      this.options.messenger.groupMembers(id),
-    );
-  }
-
-  private channelMembers(channelId: string, fresh: boolean): Promise<Set<string>> {
-    return this.listed(channelId, this.options.channelCacheMs ?? 60_000, fresh, (id) =>
-      this.options.messenger.channelMembers(id),
-    );
-  }
-
-  /** A list of members from Slack, cached for `ttlMs` unless read afresh; a failure is not cached. */
-  private listed(
-    id: string,
-    ttlMs: number,
-    fresh: boolean,
-    read: (id: string) => Promise<string[]>,
-  ): Promise<Set<string>> {
-    const cached = this.lists.get(id);
-    if (!fresh && cached && this.now() - cached.fetchedAt < ttlMs) return cached.members;
-    const members = read(id).then(
-      (ids) => new Set(ids),
-      (error: unknown) => {
-        this.lists.delete(id);
-        throw error;
-      },
-    );
-    this.lists.set(id, { members, fetchedAt: this.now() });
-    return members;
   }
 }
 
@@ -361,10 +269,6 @@ function sees(
 /** Someone who could not see the request is told nothing of it, nor of its channel (it may be private). */
 function unseen(membership: Membership): Verdict {
   return { allowed: false, reason: outsiderText(membership.channelUnread) };
-}
-
-function slackCode(error: unknown): string {
-  return error instanceof MessengerError ? error.code : 'no answer';
 }
 
 /** A refusal that may come from a group or channel Slack would not list says so, for whoever runs the bot. */

@@ -22,10 +22,11 @@ import { planChange } from '../change/plan.js';
 import { intentIsEmpty, planUndo } from '../change/temporary.js';
 import type { ChangeRequest } from '../change/types.js';
 import type { Justification } from '../policy/justification.js';
+import { on, type Machine } from './machine.js';
 import { finish, ignored, next, reply } from './results.js';
-import type { Effect, FlowContext, FlowEvent, FlowState, GrantReply, StepResult, Work } from './types.js';
+import type { Effect, FlowEvent, FlowState, GrantReply, StepResult, Work } from './types.js';
 
-type GrantEventType =
+export type GrantEventType =
   | 'revert-due'
   | 'grant-clicked'
   | 'may-act-answered'
@@ -40,18 +41,16 @@ type GrantEventType =
   | 'follow-on-read'
   | 'follow-on-filed';
 
-type Handler<E extends FlowEvent> = (state: FlowState, event: E, context: FlowContext) => StepResult;
-type GrantHandlers = { [K in GrantEventType]: Handler<Extract<FlowEvent, { type: K }>> };
-
 const say = (grantReply: GrantReply): Effect => reply(grantReply);
 
-export const GRANT_HANDLERS: GrantHandlers = {
-  'revert-due': (state, event) => {
+/** A grant's life, event by event: where each applies, where it may lead, and the handler deciding which. */
+export const GRANT_MACHINE: Machine<GrantEventType> = {
+  'revert-due': on({ idle: ['reverting', 'done'] }, (state, event) => {
     if (state.work.phase !== 'idle') return ignored(state, 'a revert starts a run of its own');
     return beginRevert(state.request, event.originalId, event.actorId, false, event.failures);
-  },
+  }),
 
-  'grant-clicked': (state, event) => {
+  'grant-clicked': on({ idle: ['grant-checking', 'done'] }, (state, event) => {
     if (state.work.phase !== 'idle') return ignored(state, 'a click starts a run of its own');
     const grant = state.request;
     const { action, userId } = event;
@@ -66,9 +65,9 @@ export const GRANT_HANDLERS: GrantHandlers = {
     return next(grant, { phase: 'grant-checking', action, userId, ...carried(event) }, [
       { type: 'check-may-act', userId },
     ]);
-  },
+  }),
 
-  'may-act-answered': (state, event) =>
+  'may-act-answered': on({ 'grant-checking': ['reverting', 'following-on', 'done'] }, (state, event) =>
     inGrantPhase(state, 'grant-checking', (grant, work) => {
       const { verdict } = event;
       if (!verdict.allowed)
@@ -78,10 +77,11 @@ export const GRANT_HANDLERS: GrantHandlers = {
         { type: 'claim-click', action: work.action },
       ]);
     }),
+  ),
 
   // Reverting -------------------------------------------------------------------------------
 
-  'revert-read': (state, event) =>
+  'revert-read': on({ reverting: ['reverting', 'done'] }, (state, event) =>
     inGrantPhase(state, 'reverting', (grant, work) => {
       const { attempt, revert } = event.latest;
       if (revert && endedUnapplied(revert) && attempt >= REVERT_ATTEMPTS_MAX)
@@ -103,8 +103,9 @@ export const GRANT_HANDLERS: GrantHandlers = {
       // None filed yet, or the last one ended unapplied (failed, expired): file the next attempt.
       return next(grant, { ...work, attempt: revert ? attempt + 1 : attempt }, [{ type: 'read-for-revert' }]);
     }),
+  ),
 
-  'revert-planning': (state, event, context) =>
+  'revert-planning': on({ reverting: ['reverting', 'done'] }, (state, event, context) =>
     inGrantPhase(state, 'reverting', (grant, work) => {
       const revertId = revertIdOf(grant.id, work.attempt ?? 1);
       const planned = revertCandidate(
@@ -126,22 +127,25 @@ export const GRANT_HANDLERS: GrantHandlers = {
         notYet,
       ]);
     }),
+  ),
 
-  'revert-filed': (state, event) =>
+  'revert-filed': on({ reverting: ['reverting', 'done'] }, (state, event) =>
     inGrantPhase(state, 'reverting', (grant, work) => {
       if (!event.revert) return finish(grant, [say({ kind: 'revert-service-gone' })]);
       return judgeRevert(grant, work, event.revert);
     }),
+  ),
 
-  'revert-unsent-settled': (state, event) =>
+  'revert-unsent-settled': on({ reverting: ['done'] }, (state, event) =>
     inGrantPhase(state, 'reverting', (grant, work) => {
       const revert = work.revert;
       if (!revert) return ignored(state, 'no revert attempt was being settled');
       const over: Effect[] = event.ok ? doneWith(grant.id, revert.id) : [];
       return finish(grant, [...over, say({ kind: 'nothing-left-to-revert', found: revert.plan.warnings })]);
     }),
+  ),
 
-  'revert-ran': (state, event) =>
+  'revert-ran': on({ reverting: ['done'] }, (state, event) =>
     inGrantPhase(state, 'reverting', (grant, work) => {
       if (event.reply) return finish(grant, [reply(event.reply)]);
       if (!work.asked) return finish(grant, []);
@@ -156,12 +160,13 @@ export const GRANT_HANDLERS: GrantHandlers = {
         ]);
       return finish(grant, [say({ kind: 'reverted-now', originalId: grant.id })]);
     }),
+  ),
 
   /**
    * A revert attempt settled. Applied, or nothing was left: the grant is done with. Failed with
    * something left to take back: never forgotten, tried again later with a back-off, and said.
    */
-  'revert-settled': (state, event) => {
+  'revert-settled': on({ idle: ['done'] }, (state, event) => {
     if (state.work.phase !== 'idle') return ignored(state, 'a follow-up starts a run of its own');
     const { revert } = event;
     const originalId = revert.revertOf;
@@ -182,21 +187,21 @@ export const GRANT_HANDLERS: GrantHandlers = {
       },
       { type: 'postpone-revert', originalId, ms: retryInMs },
     ]);
-  },
+  }),
 
   /** The grant (or an extension of it) was applied: its thread says when the bot reverts it. */
-  'grant-applied': (state, event) => {
+  'grant-applied': on({ idle: ['done'] }, (state, event) => {
     if (state.work.phase !== 'idle') return ignored(state, 'a follow-up starts a run of its own');
     const grant = state.request;
     const { applied, dueAt } = event;
     if (!grant || dueAt === undefined || !(applied.threadTs ?? applied.messageTs))
       return ignored(state, 'no scheduled revert to announce');
     return finish(grant, [{ type: 'announce-revert', applied, dueAt }]);
-  },
+  }),
 
   // Extend and Undo ---------------------------------------------------------------------------
 
-  'click-claimed': (state, event) =>
+  'click-claimed': on({ 'following-on': ['following-on', 'done'] }, (state, event) =>
     inGrantPhase(state, 'following-on', (grant, work) => {
       const { action } = work;
       if (event.open)
@@ -207,8 +212,9 @@ export const GRANT_HANDLERS: GrantHandlers = {
         ]);
       return next(grant, work, [{ type: 'read-for-follow-on', userId: work.userId }]);
     }),
+  ),
 
-  'follow-on-read': (state, event) =>
+  'follow-on-read': on({ 'following-on': ['following-on', 'done'] }, (state, event) =>
     inGrantPhase(state, 'following-on', (grant, work) => {
       const { service } = event;
       const { action, userId } = work;
@@ -235,8 +241,9 @@ export const GRANT_HANDLERS: GrantHandlers = {
         { type: 'file-follow-on', action, plan: planned.plan, userId, service, ...given },
       ]);
     }),
+  ),
 
-  'follow-on-filed': (state, event) =>
+  'follow-on-filed': on({ 'following-on': ['done'] }, (state, event) =>
     inGrantPhase(state, 'following-on', (grant, work) => {
       const { outcome } = event;
       const effects: Effect[] = outcome.ok ? [] : [{ type: 'release-click', action: work.action }];
@@ -256,10 +263,19 @@ export const GRANT_HANDLERS: GrantHandlers = {
       effects.push(say({ kind: 'follow-on-filed', outcome, where: whereOf(grant, work.action), ...leftAlone }));
       return finish(grant, effects);
     }),
+  ),
 };
 
 /** Events this file handles: they concern an applied request and never move its status. */
-export const GRANT_EVENTS: ReadonlySet<FlowEvent['type']> = new Set(Object.keys(GRANT_HANDLERS) as GrantEventType[]);
+const GRANT_EVENTS: ReadonlySet<FlowEvent['type']> = new Set(Object.keys(GRANT_MACHINE) as GrantEventType[]);
+
+export function isGrantEvent(event: FlowEvent): event is Extract<FlowEvent, { type: GrantEventType }> {
+  return GRANT_EVENTS.has(event.type);
+}
+
+export function isGrantEventType(type: FlowEvent['type']): type is GrantEventType {
+  return GRANT_EVENTS.has(type);
+}
 
 /**
  * Files (if nobody did yet) and applies the revert of a grant. Idempotent across replicas: the

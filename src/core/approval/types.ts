@@ -2,7 +2,8 @@
  * The approval flow as data: what can happen to a change request (events), what the flow wants
  * done about it (effects), and what this process is doing with it right now (work). The decision
  * function (step.ts) maps (state, event, context) to the next state and its effects; the runner
- * (approval/approval-flow.ts) performs effects through the ports and feeds their results back.
+ * (approval/approval-flow.ts) has them performed through the ports (approval/flow-effects.ts) and
+ * feeds their results back.
  */
 import type { AuditAction } from '../change/audit.js';
 import type { ChangePlan, ChangeRequest, Operation, OperationResult } from '../change/types.js';
@@ -62,6 +63,8 @@ export type Work =
   | { phase: 'scheduling' }
   | { phase: 'locking'; actorId: string; mode: ApplyMode; deadline: number; waitedFrom: number }
   | { phase: 'reading'; actorId: string; mode: ApplyMode; attempt: number }
+  /** The fresh read showed the service as the request saw it: the rules in force are judged on it. */
+  | { phase: 'judging'; actorId: string; service: ServiceRecord }
   | ({ phase: 'sending'; actorId: string; mode: ApplyMode; index: number } & Progress)
   | ({ phase: 'reconciling'; actorId: string; mode: ApplyMode; index: number; attempt: number } & Progress & {
         error: CloudApiError;
@@ -141,8 +144,10 @@ export type FlowEvent =
   | { type: 'taken-over'; request: ChangeRequest }
   | { type: 'lock-answered'; attempt: LockAttempt; leaseLost: boolean }
   | { type: 'waited' }
-  /** A fresh read; `rules` is what the policy in force asks of the request on this record. */
-  | { type: 'service-read'; service: ServiceRecord | undefined; rules?: PolicyDecision }
+  /** A fresh read of the request's service (undefined: it no longer exists). */
+  | { type: 'service-read'; service: ServiceRecord | undefined }
+  /** What the policy in force asks of the request on the record it applies to (judged by the runner). */
+  | { type: 'rules-judged'; rules: PolicyDecision }
   /** `organizationGone`: the request's organization is no longer in the organizations file (after a restart). */
   | { type: 'read-failed'; error: CloudApiError | undefined; organizationGone?: string }
   | { type: 'operation-answered'; index: number; apiRequestId: string; service: ServiceRecord }
@@ -229,6 +234,8 @@ export type Effect =
   | { type: 'lock-service' }
   | { type: 'wait'; ms: number; jitter?: true }
   | { type: 'read-service' }
+  /** Ask the policy in force what it asks of the request on this record (an extension: of the grant's plan). */
+  | { type: 'judge-rules'; service: ServiceRecord }
   | { type: 'send'; index: number; operation: Operation }
   /** Record the operations confirmed so far (under the lease), so a takeover resumes after them. */
   | { type: 'record-confirmed'; results: OperationResult[] }
@@ -320,6 +327,7 @@ export const ASKING_EFFECTS = [
   'lock-service',
   'wait',
   'read-service',
+  'judge-rules',
   'send',
   'record-confirmed',
   ...GRANT_ASKING_EFFECTS,

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { step } from '../../../src/core/approval/step.js';
+import { step } from './checked-step.js';
 import type { Effect, FlowEvent, FlowState, GrantReply } from '../../../src/core/approval/types.js';
 import { REVERT_ATTEMPTS_MAX, REVERT_LOOK_AGAIN_MS, revertRetryMs } from '../../../src/core/change/grant.js';
 import type { ChangeRequest } from '../../../src/core/change/types.js';

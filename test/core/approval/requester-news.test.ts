@@ -4,7 +4,7 @@
  * and a revert tells the original's requester only that it took the change back.
  */
 import { describe, expect, it } from 'vitest';
-import { step } from '../../../src/core/approval/step.js';
+import { step } from './checked-step.js';
 import type { Effect, FlowEvent, FlowState, RequesterNews } from '../../../src/core/approval/types.js';
 import type { ChangeRequest } from '../../../src/core/change/types.js';
 import { requesterNewsMessage } from '../../../src/core/render/requester.js';
@@ -176,12 +176,16 @@ describe('apply time: a rule that now asks for a reason or a ticket', () => {
     kind: 'approve' as const,
     requirements: [{ rule: 'default', approvals: 1, approvers: [], reasons: [], selfApproval: false, require }],
   });
-  const readWith = (request: ChangeRequest, rules: ReturnType<typeof asks>) =>
-    run(
+  /** The fresh read, then these rules judged on it (a revert is never held to them: it asks none). */
+  const readWith = (request: ChangeRequest, rules: ReturnType<typeof asks>) => {
+    const read = run(
       locked(request),
       { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
-      { type: 'service-read', service: service(), rules },
-    ).effects;
+      { type: 'service-read', service: service() },
+    );
+    if (read.effects[0]?.type !== 'judge-rules') return read.effects;
+    return run(read.state, { type: 'rules-judged', rules }).effects;
+  };
 
   it('refuses to send when the request lacks it, naming the rule', () => {
     expect(readWith(claimed(), asks({ reason: true }))[0]).toMatchObject({

@@ -4,7 +4,7 @@
  * claim, a bot that noticed too late expires it, and only its requester's Cancel still applies.
  */
 import { describe, expect, it } from 'vitest';
-import { step } from '../../../src/core/approval/step.js';
+import { step } from './checked-step.js';
 import type { Effect, FlowContext, FlowEvent, FlowState } from '../../../src/core/approval/types.js';
 import type { ChangeRequest } from '../../../src/core/change/types.js';
 import { service } from '../fixtures.js';

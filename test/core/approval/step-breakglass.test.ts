@@ -1,6 +1,6 @@
 /** The decision function on break-glass, its review, and freezes at apply time (reverts exempt). */
 import { describe, expect, it } from 'vitest';
-import { step } from '../../../src/core/approval/step.js';
+import { step } from './checked-step.js';
 import type { Effect, FlowEvent, FlowState } from '../../../src/core/approval/types.js';
 import type { ChangeRequest } from '../../../src/core/change/types.js';
 import type { PolicyDecision, Requirement } from '../../../src/core/policy/types.js';
@@ -19,11 +19,14 @@ const reading = (request: ChangeRequest): FlowState => ({
   request: { ...request, status: 'applying', decidedBy: 'U1', lease: LEASE },
   work: { phase: 'reading', actorId: 'U1', mode: 'apply', attempt: 0 },
 });
-const read = (rules?: PolicyDecision): FlowEvent => ({
-  type: 'service-read',
-  service: service(),
-  ...(rules ? { rules } : {}),
-});
+/** The fresh read under the lock, then the rules judged on it (the request's own unless given). */
+const readThenJudged = (request: ChangeRequest, rules?: PolicyDecision): Effect[] => {
+  const state = reading(request);
+  const read = step(state, { type: 'service-read', service: service() }, CONTEXT);
+  if (read.effects[0]?.type !== 'judge-rules') return read.effects;
+  const asked: PolicyDecision = { kind: 'approve', requirements: state.request?.requirements ?? [] };
+  return step(read.state, { type: 'rules-judged', rules: rules ?? asked }, CONTEXT).effects;
+};
 const recorded = (effects: Effect[]) => effects.find((e) => e.type === 'transition');
 
 describe('break-glass', () => {
@@ -54,11 +57,9 @@ describe('break-glass', () => {
   it('skips approvals and freezes at apply time, but never a deny rule', () => {
     const request = { ...pendingRequest(), breakGlass: true as const, requirements: [FROZEN] };
     const grown: PolicyDecision = { kind: 'approve', requirements: [{ ...FROZEN, approvals: 3 }] };
-    expect(step(reading(request), read(grown), CONTEXT).effects).toEqual([
-      expect.objectContaining({ type: 'send', index: 0 }),
-    ]);
+    expect(readThenJudged(request, grown)).toEqual([expect.objectContaining({ type: 'send', index: 0 })]);
     const deny: PolicyDecision = { kind: 'deny', rule: 'never open prod', text: 'No.', reasons: [] };
-    expect(recorded(step(reading(request), read(deny), CONTEXT).effects)).toMatchObject({
+    expect(recorded(readThenJudged(request, deny))).toMatchObject({
       to: 'failed',
       outcome: { failure: { kind: 'denied-now', rule: 'never open prod' } },
     });
@@ -105,7 +106,7 @@ describe('recording a break-glass change', () => {
 describe('a freeze at apply time', () => {
   it('fails a change whose rule froze since it was asked, naming the freeze', () => {
     const request = { ...pendingRequest(), requirements: [FROZEN] };
-    expect(recorded(step(reading(request), read(), CONTEXT).effects)).toMatchObject({
+    expect(recorded(readThenJudged(request))).toMatchObject({
       to: 'failed',
       outcome: { failure: { kind: 'frozen', rule: 'production', reason: 'Year-end freeze' } },
     });
@@ -119,14 +120,12 @@ describe('a freeze at apply time', () => {
       window: { days: ['mon'], fromMinute: 540, toMinute: 960, tz: 'UTC' },
     };
     const request = { ...pendingRequest(), requirements: [closed] };
-    expect(recorded(step(reading(request), read(), CONTEXT).effects)).toMatchObject({
+    expect(recorded(readThenJudged(request))).toMatchObject({
       to: 'failed',
       outcome: { failure: { kind: 'outside-window', rules: ['production'], opensAt: Date.UTC(1970, 0, 5, 9) } },
     });
     const breakGlass = { ...request, breakGlass: true as const };
-    expect(step(reading(breakGlass), read(), CONTEXT).effects).toEqual([
-      expect.objectContaining({ type: 'send', index: 0 }),
-    ]);
+    expect(readThenJudged(breakGlass)).toEqual([expect.objectContaining({ type: 'send', index: 0 })]);
   });
 
   it('schedules the last approval after its window closed for the next opening', () => {
@@ -169,7 +168,7 @@ describe('a freeze at apply time', () => {
       CONTEXT,
     );
     expect(approved.effects).toEqual([expect.not.objectContaining({ scheduleAt: expect.any(Number) as unknown })]);
-    expect(recorded(step(reading(extension), read(), CONTEXT).effects)).toMatchObject({
+    expect(recorded(readThenJudged(extension))).toMatchObject({
       to: 'failed',
       outcome: { failure: { kind: 'outside-window', opensAt: Date.UTC(1970, 0, 5, 9) } },
     });
@@ -178,9 +177,7 @@ describe('a freeze at apply time', () => {
   it('never holds back a revert: returning to the previous state is always allowed', () => {
     const closed = { days: ['mon' as const], fromMinute: 540, toMinute: 960, tz: 'UTC' };
     const revert = { ...pendingRequest(), requirements: [{ ...FROZEN, window: closed }], revertOf: 'CR-ORIGINAL' };
-    expect(step(reading(revert), read(), CONTEXT).effects).toEqual([
-      expect.objectContaining({ type: 'send', index: 0 }),
-    ]);
+    expect(readThenJudged(revert)).toEqual([expect.objectContaining({ type: 'send', index: 0 })]);
   });
 });
 
@@ -210,7 +207,7 @@ describe('a break-glass review', () => {
   });
 
   it('sends nothing once approved: recorded as reviewed, with no news for whoever broke the glass', () => {
-    const effects = step(reading(review()), read(), CONTEXT).effects;
+    const effects = readThenJudged(review());
     expect(recorded(effects)).toMatchObject({ to: 'applied', audit: 'reviewed' });
     const done = step(
       {

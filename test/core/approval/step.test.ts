@@ -4,7 +4,7 @@
  * life asks for exactly the effects the runner must perform.
  */
 import { describe, expect, it } from 'vitest';
-import { step } from '../../../src/core/approval/step.js';
+import { step } from './checked-step.js';
 import {
   ASKING_EFFECTS,
   type Effect,
@@ -27,6 +27,12 @@ const applying = (request = pendingRequest()): ChangeRequest => ({
 const timeout = new CloudApiError('timeout', 'timed out');
 const refused = new CloudApiError('http', 'bad', { status: 400, requestId: 'req-400' });
 
+/** The rules in force judged on the fresh record: what they asked when the request was made. */
+const JUDGED: FlowEvent = {
+  type: 'rules-judged',
+  rules: { kind: 'approve', requirements: pendingRequest().requirements ?? [] },
+};
+
 const WORKS: Work[] = [
   { phase: 'idle' },
   { phase: 'filing' },
@@ -38,6 +44,7 @@ const WORKS: Work[] = [
   { phase: 'scheduling' },
   { phase: 'locking', actorId: 'U1', mode: 'apply', deadline: 5_000, waitedFrom: 0 },
   { phase: 'reading', actorId: 'U1', mode: 'apply', attempt: 0 },
+  { phase: 'judging', actorId: 'U1', service: service() },
   { phase: 'sending', actorId: 'U1', mode: 'apply', index: 0, results: [] },
   { phase: 'reconciling', actorId: 'U1', mode: 'apply', index: 0, attempt: 0, results: [], error: timeout },
   { phase: 'recording', actorId: 'U1', mode: 'apply', outcome: { status: 'applied', audit: 'applied' } },
@@ -60,6 +67,7 @@ const EVENTS: FlowEvent[] = [
   { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
   { type: 'waited' },
   { type: 'service-read', service: service() },
+  JUDGED,
   { type: 'read-failed', error: timeout },
   { type: 'operation-answered', index: 0, apiRequestId: 'req-1', service: service({ name: 'orders-next' }) },
   { type: 'operation-failed', index: 0, error: refused },
@@ -265,6 +273,7 @@ describe('step: a request filed, decided and applied', () => {
       locked(),
       { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
       { type: 'service-read', service: service() },
+      JUDGED,
     );
     expect(sending.effects).toEqual([{ type: 'send', index: 0, operation: OPERATIONS[0] }]);
     const confirming = run(sending.state, {
@@ -306,6 +315,7 @@ describe('step: a request filed, decided and applied', () => {
       locked(),
       { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
       { type: 'service-read', service: service() },
+      JUDGED,
       { type: 'operation-answered', index: 0, apiRequestId: 'r0', service: service() },
     );
     const lost = run(sending.state, { type: 'confirmed-recorded', result: 'lost' });
@@ -317,6 +327,7 @@ describe('step: a request filed, decided and applied', () => {
       locked(),
       { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
       { type: 'service-read', service: service() },
+      JUDGED,
       { type: 'operation-answered', index: 0, apiRequestId: 'r0', service: service() },
     );
     const next = run(sending.state, { type: 'confirmed-recorded', result: 'unavailable' });
@@ -329,6 +340,7 @@ describe('step: a request filed, decided and applied', () => {
       locked(),
       { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
       { type: 'service-read', service: service() },
+      JUDGED,
       { type: 'operation-answered', index: 0, apiRequestId: 'r0', service: service() },
       { type: 'confirmed-recorded', result: 'recorded' },
     );
@@ -351,6 +363,7 @@ describe('step: a request filed, decided and applied', () => {
       locked(single),
       { type: 'lock-answered', attempt: 'acquired', leaseLost: false },
       { type: 'service-read', service: service() },
+      JUDGED,
     );
     const looking = run(sending.state, { type: 'operation-failed', index: 0, error: timeout });
     expect(looking.effects).toEqual([{ type: 'read-service' }]);

@@ -3,7 +3,7 @@
  * and fencing), a service that records which operations landed, and replicas that each run the
  * step and wait on one asked effect at a time. The property test drives it with random schedules.
  */
-import { step } from '../../../src/core/approval/step.js';
+import { step } from './checked-step.js';
 import {
   ASKING_EFFECTS,
   type Effect,
@@ -269,6 +269,9 @@ export class World {
         return read === 'read-fails'
           ? { type: 'read-failed', error: new CloudApiError('timeout', 'timed out') }
           : { type: 'service-read', service: this.service() };
+      case 'judge-rules':
+        // The rules in force ask what they asked when the request was made.
+        return { type: 'rules-judged', rules: { kind: 'approve', requirements: this.stored.requirements ?? [] } };
       case 'send':
         return this.send(replica, effect.index, send);
       case 'record-confirmed': {
