@@ -36,6 +36,7 @@ import {
   SendWindowClosedError,
   type ActivityList,
   type ActivityWindow,
+  type ApiKeyList,
   type BackupsAnswer,
   type ReadOptions,
   type ServiceDirectory,
@@ -44,6 +45,7 @@ import {
   type UpdateOptions,
 } from '../ports/service-directory.js';
 import { parseBackups } from '../core/service/backup.js';
+import { parseApiKeys } from '../core/access/api-key.js';
 import {
   BackupConfigurationEnvelopeSchema,
   ErrorEnvelopeSchema,
@@ -357,6 +359,16 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     const { backups, skipped } = parseBackups(parsed.data.result);
     if (skipped > 0) this.logger?.warn(`Cloud API backups: left out ${skipped} backup(s) it could not read`);
     return configuration === undefined ? { backups, skipped } : { backups, configuration, skipped };
+  }
+
+  /** GET …/keys: never cached (someone asks because a key may have leaked). */
+  async listApiKeys(options: ReadOptions = {}): Promise<ApiKeyList> {
+    const path = `${this.orgPath()}/keys`;
+    const ticket: ThrottleTicket = { priority: options.priority ?? 'background', person: options.person ?? 'bot' };
+    const response = await this.send('GET', path, ticket);
+    const parsed = ListEnvelopeSchema.safeParse(response.json);
+    if (!parsed.success) throw this.badResponse('GET', path, response.json);
+    return { ...parseApiKeys(parsed.data.result), ownKeyId: this.options.keyId };
   }
 
   /** Requests waiting for the client-side throttle right now. */

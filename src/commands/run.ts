@@ -14,6 +14,7 @@ import {
   STORE_DOWN_TEXT,
 } from '../core/render/errors.js';
 import { backupsBlocks } from '../core/render/backups.js';
+import { keysBlocks } from '../core/render/keys.js';
 import {
   helpBlocks,
   invalidBlocks,
@@ -168,6 +169,13 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     return inv.reply({
       text: `Backups of ${esc(found.service.name)}`,
       blocks: backupsBlocks(found.service, read.backups, read.configuration),
+    });
+  },
+  keys: async (_command, inv, s) => {
+    const listed = await s.cloud.listApiKeys({ person: inv.userId, priority: 'command' });
+    return inv.reply({
+      text: `${listed.keys.length} API keys`,
+      blocks: keysBlocks(listed.keys, Date.now(), listed.ownKeyId),
     });
   },
   edit: (command, inv, s) => openEditModal(command.service, inv, s),

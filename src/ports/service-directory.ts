@@ -4,6 +4,7 @@
  * Failures are CloudApiError (core/service/api-error.ts), whose `certainlyNotApplied` tells an
  * update that never happened from one whose outcome is unknown.
  */
+import type { ApiKey } from '../core/access/api-key.js';
 import type { Backup, BackupConfiguration } from '../core/service/backup.js';
 import type { Activity } from '../core/service/activity.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../core/service/schema.js';
@@ -101,6 +102,15 @@ export interface ServiceDirectory {
   listActivities(window: ActivityWindow, options?: ReadOptions): Promise<ActivityList>;
   /** GET …/backups and GET …/backupConfiguration of one service: its backups newest first, and how it is backed up. */
   readBackups(serviceId: string, options?: ReadOptions): Promise<BackupsAnswer>;
+  /** GET …/keys: the organization's API keys, and which one the bot uses. */
+  listApiKeys(options?: ReadOptions): Promise<ApiKeyList>;
+}
+
+export interface ApiKeyList {
+  keys: ApiKey[];
+  /** The id of the key the bot authenticates with. */
+  ownKeyId: string;
+  skipped: number;
 }
 
 export interface BackupsAnswer {

@@ -12,6 +12,7 @@ import { parseActivities } from '../core/service/activity.js';
 import type {
   ActivityList,
   ActivityWindow,
+  ApiKeyList,
   BackupsAnswer,
   ServiceDirectory,
   ServiceList,
@@ -34,6 +35,12 @@ import { parseCostRows } from '../core/cost/schema.js';
 import { usageCost } from './cost.js';
 import { backupsOf, DEFAULT_BACKUP_CONFIGURATION } from './backups.js';
 import { parseBackups } from '../core/service/backup.js';
+import { parseApiKeys } from '../core/access/api-key.js';
+import { keyView } from './access.js';
+import { demoAccess } from './seed.js';
+
+/** The key id the in-process directory says the bot uses. */
+const IN_PROCESS_KEY_ID = 'in-process-key';
 
 export interface InProcessDirectoryOptions {
   /** How long `stopping`, `starting` and `awaking` last (ms); 0, the default, settles at once. */
@@ -132,6 +139,14 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
     return answer(() => {
       const configuration = { ...DEFAULT_BACKUP_CONFIGURATION };
       return { ...parseBackups(backupsOf(serviceId, configuration, this.now())), configuration };
+    });
+  }
+
+  /** The demo organization's keys (the in-process directory keeps no access data of its own). */
+  listApiKeys(): Promise<ApiKeyList> {
+    return answer(() => {
+      const seed = demoAccess(IN_PROCESS_KEY_ID, 'in-process-secret', this.now());
+      return { ...parseApiKeys(seed.keys.map((key) => keyView(key, seed.roles))), ownKeyId: IN_PROCESS_KEY_ID };
     });
   }
 

@@ -45,6 +45,13 @@ const FIRST_COMMANDS = [
 
 const READING_COMMANDS = [
   {
+    name: 'keys',
+    usage: 'keys',
+    example: 'keys',
+    summary:
+      "The organization's API keys: state, roles, last use, expiry; never-expiring, unused and admin keys flagged.",
+  },
+  {
     name: 'pending',
     usage: 'pending',
     example: 'pending',

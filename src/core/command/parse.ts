@@ -35,6 +35,7 @@ export type Command =
   | { kind: 'list'; filters: string[] }
   | { kind: 'show'; service: string }
   | { kind: 'backups'; service: string }
+  | { kind: 'keys' }
   | { kind: 'edit'; service: string }
   /** verb is the command that asked for the change, as the catalogue names it: "ip add", "rename"... */
   /** when: `at TIME`, read but not yet resolved to an instant (that needs the clock and a time zone). */
@@ -78,6 +79,7 @@ const KINDS: Record<CommandKind, true> = {
   list: true,
   show: true,
   backups: true,
+  keys: true,
   edit: true,
   change: true,
   pending: true,
@@ -189,6 +191,10 @@ const PARSERS: Record<FirstWord<BaseCommandName>, Handler> = {
   cost: parseCost,
   show: (args) => ({ kind: 'show', service: onlyService('show', args) }),
   backups: (args) => ({ kind: 'backups', service: onlyService('backups', args) }),
+  keys: (args) => {
+    rejectExtra('keys', args, 'nothing', '');
+    return { kind: 'keys' };
+  },
   edit: (args) => ({ kind: 'edit', service: onlyService('edit', args) }),
   pending: parsePending,
   temporary: parseTemporary,

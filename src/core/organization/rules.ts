@@ -22,6 +22,7 @@ export const COMMAND_WORDS = [
   'summary',
   'schedule',
   'cost',
+  'keys',
 ] as const;
 export type CommandWord = (typeof COMMAND_WORDS)[number];
 
