@@ -20,9 +20,12 @@ const harness = useHarnesses();
 const answer = (h: Harness, ack: Ack) => h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId);
 
 describe('slash commands', () => {
-  it('answers help, an empty command and an unknown one with the command list', async () => {
+  it('answers help and an unknown word with the command list, an empty command with where to start', async () => {
     const h = await harness();
-    for (const text of ['help', '', 'frobnicate']) {
+    const empty = await answerText(h, await h.command(''));
+    expect(empty).toContain('/clickhouse list [tag:KEY[=VALUE] ...]');
+    expect(empty).not.toContain('/clickhouse ip add');
+    for (const text of ['help', 'frobnicate']) {
       const body = await answerText(h, await h.command(text));
       expect(body).toContain('/clickhouse list [tag:KEY[=VALUE] ...]');
       expect(body).toContain('/clickhouse ip add');
