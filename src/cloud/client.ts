@@ -46,6 +46,8 @@ import {
 } from '../ports/service-directory.js';
 import { parseBackups } from '../core/service/backup.js';
 import { parseApiKeys } from '../core/access/api-key.js';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import {
   BackupConfigurationEnvelopeSchema,
   ErrorEnvelopeSchema,
@@ -105,6 +107,8 @@ export interface CloudObserver {
 interface RawResponse {
   status: number;
   json: unknown;
+  /** The body as it came (the metrics endpoint answers text, not JSON). */
+  text?: string;
 }
 
 type Method = 'GET' | 'PATCH';
@@ -361,6 +365,14 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     return configuration === undefined ? { backups, skipped } : { backups, configuration, skipped };
   }
 
+  /** GET …/prometheus?filtered_metrics=true of one service: its live load. Never cached. */
+  async readLoad(serviceId: string, options: ReadOptions = {}): Promise<ServiceLoad> {
+    const path = `${this.servicePath(serviceId)}/prometheus?filtered_metrics=true`;
+    const ticket: ThrottleTicket = { priority: options.priority ?? 'background', person: options.person ?? 'bot' };
+    const response = await this.send('GET', path, ticket);
+    return readLoad(parsePrometheusTextFormat(response.text ?? ''));
+  }
+
   /** GET …/keys: never cached (someone asks because a key may have leaked). */
   async listApiKeys(options: ReadOptions = {}): Promise<ApiKeyList> {
     const path = `${this.orgPath()}/keys`;
@@ -495,6 +507,7 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     return {
       status: response.statusCode,
       json: parseJson(text),
+      text,
       retryAfterMs: retryAfterMs(response.headers),
     };
   }

@@ -24,6 +24,7 @@ export function scopedDirectory(directory: ServiceDirectory, scope: ServiceScope
     listActivities: (window, options) => directory.listActivities(window, options),
     // Only asked for a service the channel found through getService or listServices (scoped).
     readBackups: (serviceId, options) => directory.readBackups(serviceId, options),
+    readLoad: (serviceId, options) => directory.readLoad(serviceId, options),
     // Keys belong to the organization, not to a service: no scope narrows them.
     listApiKeys: (options) => directory.listApiKeys(options),
   };

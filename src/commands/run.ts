@@ -15,6 +15,8 @@ import {
 } from '../core/render/errors.js';
 import { backupsBlocks } from '../core/render/backups.js';
 import { keysBlocks } from '../core/render/keys.js';
+import { healthBlocks } from '../core/render/health.js';
+import { SCRAPED_STATES } from '../core/service/load.js';
 import {
   helpBlocks,
   invalidBlocks,
@@ -170,6 +172,15 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
       text: `Backups of ${esc(found.service.name)}`,
       blocks: backupsBlocks(found.service, read.backups, read.configuration),
     });
+  },
+  health: async (command, inv, s) => {
+    const found = await lookupService(s, command.service, inv.userId);
+    if (!found.ok) return replyText(inv, found.text);
+    const running = SCRAPED_STATES.includes(found.service.state ?? 'running');
+    const load = running
+      ? await s.cloud.readLoad(found.service.id, { person: inv.userId, priority: 'command' })
+      : undefined;
+    return inv.reply({ text: `Health of ${esc(found.service.name)}`, blocks: healthBlocks(found.service, load) });
   },
   keys: async (_command, inv, s) => {
     const listed = await s.cloud.listApiKeys({ person: inv.userId, priority: 'command' });

@@ -6,6 +6,7 @@
  */
 import type { ApiKey } from '../core/access/api-key.js';
 import type { Backup, BackupConfiguration } from '../core/service/backup.js';
+import type { ServiceLoad } from '../core/service/load.js';
 import type { Activity } from '../core/service/activity.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../core/service/schema.js';
 
@@ -102,6 +103,8 @@ export interface ServiceDirectory {
   listActivities(window: ActivityWindow, options?: ReadOptions): Promise<ActivityList>;
   /** GET …/backups and GET …/backupConfiguration of one service: its backups newest first, and how it is backed up. */
   readBackups(serviceId: string, options?: ReadOptions): Promise<BackupsAnswer>;
+  /** GET …/prometheus of a running service: queries running now and memory in use per replica. */
+  readLoad(serviceId: string, options?: ReadOptions): Promise<ServiceLoad>;
   /** GET …/keys: the organization's API keys, and which one the bot uses. */
   listApiKeys(options?: ReadOptions): Promise<ApiKeyList>;
 }

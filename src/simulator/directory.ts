@@ -23,6 +23,7 @@ import {
   filterServices,
   OrganizationState,
   scaleService,
+  serviceNotFound,
   updateService,
   UNNAMED_API_ACTOR,
   type ServiceRecordLike,
@@ -36,6 +37,9 @@ import { usageCost } from './cost.js';
 import { backupsOf, DEFAULT_BACKUP_CONFIGURATION } from './backups.js';
 import { parseBackups } from '../core/service/backup.js';
 import { parseApiKeys } from '../core/access/api-key.js';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { readLoad, type ServiceLoad } from '../core/service/load.js';
+import { defaultLoad, prometheusText } from './prometheus.js';
 import { keyView } from './access.js';
 import { demoAccess } from './seed.js';
 
@@ -139,6 +143,16 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
     return answer(() => {
       const configuration = { ...DEFAULT_BACKUP_CONFIGURATION };
       return { ...parseBackups(backupsOf(serviceId, configuration, this.now())), configuration };
+    });
+  }
+
+  /** The simulator's metrics of the service under its default load, read as the client reads them. */
+  readLoad(serviceId: string): Promise<ServiceLoad> {
+    return answer(() => {
+      const record = this.state.get(serviceId);
+      if (record === undefined) throw new CloudApiError('http', serviceNotFound(serviceId), { status: 404 });
+      const text = prometheusText(this.state.orgId, record, defaultLoad(record, this.now()), this.now(), true);
+      return readLoad(parsePrometheusTextFormat(text));
     });
   }
 

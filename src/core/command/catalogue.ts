@@ -30,6 +30,12 @@ const FIRST_COMMANDS = [
     summary: "Show a service's settings, endpoints and IP access list.",
   },
   {
+    name: 'health',
+    usage: 'health SERVICE',
+    example: 'health orders-prod',
+    summary: 'How loaded a service is right now: queries running, memory in use per replica against its size.',
+  },
+  {
     name: 'backups',
     usage: 'backups SERVICE',
     example: 'backups orders-prod',

@@ -36,6 +36,7 @@ export type Command =
   | { kind: 'show'; service: string }
   | { kind: 'backups'; service: string }
   | { kind: 'keys' }
+  | { kind: 'health'; service: string }
   | { kind: 'edit'; service: string }
   /** verb is the command that asked for the change, as the catalogue names it: "ip add", "rename"... */
   /** when: `at TIME`, read but not yet resolved to an instant (that needs the clock and a time zone). */
@@ -80,6 +81,7 @@ const KINDS: Record<CommandKind, true> = {
   show: true,
   backups: true,
   keys: true,
+  health: true,
   edit: true,
   change: true,
   pending: true,
@@ -191,6 +193,7 @@ const PARSERS: Record<FirstWord<BaseCommandName>, Handler> = {
   cost: parseCost,
   show: (args) => ({ kind: 'show', service: onlyService('show', args) }),
   backups: (args) => ({ kind: 'backups', service: onlyService('backups', args) }),
+  health: (args) => ({ kind: 'health', service: onlyService('health', args) }),
   keys: (args) => {
     rejectExtra('keys', args, 'nothing', '');
     return { kind: 'keys' };
@@ -269,7 +272,7 @@ function serviceOf(name: CommandName, token: Token | undefined, what: string): s
   return reader(name).service(token, what);
 }
 
-function onlyService(name: 'show' | 'edit' | 'backups', args: Token[]): string {
+function onlyService(name: 'show' | 'edit' | 'backups' | 'health', args: Token[]): string {
   const [service, ...extra] = args;
   const value = serviceOf(name, service, 'which service');
   rejectExtra(name, extra, 'one service');

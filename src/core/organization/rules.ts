@@ -14,6 +14,7 @@ export const COMMAND_WORDS = [
   'list',
   'show',
   'backups',
+  'health',
   'edit',
   'pending',
   'temporary',
