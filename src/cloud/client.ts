@@ -46,6 +46,7 @@ import {
 } from '../ports/service-directory.js';
 import { parseBackups } from '../core/service/backup.js';
 import { parseApiKeys } from '../core/access/api-key.js';
+import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import {
@@ -373,14 +374,29 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     return readLoad(parsePrometheusTextFormat(response.text ?? ''));
   }
 
-  /** GET …/keys: never cached (someone asks because a key may have leaked). */
-  async listApiKeys(options: ReadOptions = {}): Promise<ApiKeyList> {
-    const path = `${this.orgPath()}/keys`;
+  /** GET …/members: never cached (people ask who has access now). */
+  async listMembers(options: ReadOptions = {}): Promise<Member[]> {
+    return parseMembers(await this.listOf('members', options)).items;
+  }
+
+  /** GET …/roles. */
+  async listRoles(options: ReadOptions = {}): Promise<Role[]> {
+    return parseRoles(await this.listOf('roles', options)).items;
+  }
+
+  /** The `result` list of an organization-level GET (members, roles, keys). */
+  private async listOf(what: string, options: ReadOptions): Promise<unknown[]> {
+    const path = `${this.orgPath()}/${what}`;
     const ticket: ThrottleTicket = { priority: options.priority ?? 'background', person: options.person ?? 'bot' };
     const response = await this.send('GET', path, ticket);
     const parsed = ListEnvelopeSchema.safeParse(response.json);
     if (!parsed.success) throw this.badResponse('GET', path, response.json);
-    return { ...parseApiKeys(parsed.data.result), ownKeyId: this.options.keyId };
+    return parsed.data.result;
+  }
+
+  /** GET …/keys: never cached (someone asks because a key may have leaked). */
+  async listApiKeys(options: ReadOptions = {}): Promise<ApiKeyList> {
+    return { ...parseApiKeys(await this.listOf('keys', options)), ownKeyId: this.options.keyId };
   }
 
   /** Requests waiting for the client-side throttle right now. */

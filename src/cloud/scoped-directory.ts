@@ -27,5 +27,7 @@ export function scopedDirectory(directory: ServiceDirectory, scope: ServiceScope
     readLoad: (serviceId, options) => directory.readLoad(serviceId, options),
     // Keys belong to the organization, not to a service: no scope narrows them.
     listApiKeys: (options) => directory.listApiKeys(options),
+    listMembers: (options) => directory.listMembers(options),
+    listRoles: (options) => directory.listRoles(options),
   };
 }

@@ -15,6 +15,8 @@ import {
 } from '../core/render/errors.js';
 import { backupsBlocks } from '../core/render/backups.js';
 import { keysBlocks } from '../core/render/keys.js';
+import { membersBlocks, rolesBlocks } from '../core/render/members.js';
+import { membersWithRole } from '../core/access/member.js';
 import { healthBlocks } from '../core/render/health.js';
 import { SCRAPED_STATES } from '../core/service/load.js';
 import {
@@ -181,6 +183,16 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
       ? await s.cloud.readLoad(found.service.id, { person: inv.userId, priority: 'command' })
       : undefined;
     return inv.reply({ text: `Health of ${esc(found.service.name)}`, blocks: healthBlocks(found.service, load) });
+  },
+  members: async (command, inv, s) => {
+    const reading = { person: inv.userId, priority: 'command' } as const;
+    const [members, roles] = await Promise.all([s.cloud.listMembers(reading), s.cloud.listRoles(reading)]);
+    const chosen = membersWithRole(members, command.role);
+    return inv.reply({ text: `${chosen.length} members`, blocks: membersBlocks(chosen, command.role, roles) });
+  },
+  roles: async (_command, inv, s) => {
+    const roles = await s.cloud.listRoles({ person: inv.userId, priority: 'command' });
+    return inv.reply({ text: `${roles.length} roles`, blocks: rolesBlocks(roles) });
   },
   keys: async (_command, inv, s) => {
     const listed = await s.cloud.listApiKeys({ person: inv.userId, priority: 'command' });

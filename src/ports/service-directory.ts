@@ -5,6 +5,7 @@
  * update that never happened from one whose outcome is unknown.
  */
 import type { ApiKey } from '../core/access/api-key.js';
+import type { Member, Role } from '../core/access/member.js';
 import type { Backup, BackupConfiguration } from '../core/service/backup.js';
 import type { ServiceLoad } from '../core/service/load.js';
 import type { Activity } from '../core/service/activity.js';
@@ -105,6 +106,10 @@ export interface ServiceDirectory {
   readBackups(serviceId: string, options?: ReadOptions): Promise<BackupsAnswer>;
   /** GET …/prometheus of a running service: queries running now and memory in use per replica. */
   readLoad(serviceId: string, options?: ReadOptions): Promise<ServiceLoad>;
+  /** GET …/members: the organization's people and their roles. */
+  listMembers(options?: ReadOptions): Promise<Member[]>;
+  /** GET …/roles: the organization's roles, system and custom, with who holds them. */
+  listRoles(options?: ReadOptions): Promise<Role[]>;
   /** GET …/keys: the organization's API keys, and which one the bot uses. */
   listApiKeys(options?: ReadOptions): Promise<ApiKeyList>;
 }

@@ -40,7 +40,8 @@ import { parseApiKeys } from '../core/access/api-key.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { defaultLoad, prometheusText } from './prometheus.js';
-import { keyView } from './access.js';
+import { keyView, memberView, roleView } from './access.js';
+import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
 import { demoAccess } from './seed.js';
 
 /** The key id the in-process directory says the bot uses. */
@@ -159,9 +160,27 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   /** The demo organization's keys (the in-process directory keeps no access data of its own). */
   listApiKeys(): Promise<ApiKeyList> {
     return answer(() => {
-      const seed = demoAccess(IN_PROCESS_KEY_ID, 'in-process-secret', this.now());
+      const seed = this.access();
       return { ...parseApiKeys(seed.keys.map((key) => keyView(key, seed.roles))), ownKeyId: IN_PROCESS_KEY_ID };
     });
+  }
+
+  listMembers(): Promise<Member[]> {
+    return answer(() => {
+      const seed = this.access();
+      return parseMembers(seed.members.map((member) => memberView(member, seed.roles))).items;
+    });
+  }
+
+  listRoles(): Promise<Role[]> {
+    return answer(() => {
+      const seed = this.access();
+      return parseRoles(seed.roles.map((role) => roleView(role, this.state.orgId, seed.members, seed.keys))).items;
+    });
+  }
+
+  private access() {
+    return demoAccess(IN_PROCESS_KEY_ID, 'in-process-secret', this.now());
   }
 
   /** The record after the change, or the refusal as CloudClient would report it. */

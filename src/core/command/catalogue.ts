@@ -51,6 +51,19 @@ const FIRST_COMMANDS = [
 
 const READING_COMMANDS = [
   {
+    name: 'members',
+    usage: 'members [ROLE]',
+    example: 'members Admin',
+    more: ['members'],
+    summary: "The organization's people: name, email, roles, when they joined; with ROLE, only those holding it.",
+  },
+  {
+    name: 'roles',
+    usage: 'roles',
+    example: 'roles',
+    summary: "The organization's roles, system and custom, with how many members and keys hold each.",
+  },
+  {
     name: 'keys',
     usage: 'keys',
     example: 'keys',

@@ -36,6 +36,9 @@ export type Command =
   | { kind: 'show'; service: string }
   | { kind: 'backups'; service: string }
   | { kind: 'keys' }
+  /** role: the words after `members`, as typed (a role name may have spaces); absent: everyone. */
+  | { kind: 'members'; role?: string }
+  | { kind: 'roles' }
   | { kind: 'health'; service: string }
   | { kind: 'edit'; service: string }
   /** verb is the command that asked for the change, as the catalogue names it: "ip add", "rename"... */
@@ -81,6 +84,8 @@ const KINDS: Record<CommandKind, true> = {
   show: true,
   backups: true,
   keys: true,
+  members: true,
+  roles: true,
   health: true,
   edit: true,
   change: true,
@@ -194,6 +199,12 @@ const PARSERS: Record<FirstWord<BaseCommandName>, Handler> = {
   show: (args) => ({ kind: 'show', service: onlyService('show', args) }),
   backups: (args) => ({ kind: 'backups', service: onlyService('backups', args) }),
   health: (args) => ({ kind: 'health', service: onlyService('health', args) }),
+  members: (args) =>
+    args.length === 0 ? { kind: 'members' } : { kind: 'members', role: args.map((arg) => arg.text).join(' ') },
+  roles: (args) => {
+    rejectExtra('roles', args, 'nothing', '');
+    return { kind: 'roles' };
+  },
   keys: (args) => {
     rejectExtra('keys', args, 'nothing', '');
     return { kind: 'keys' };

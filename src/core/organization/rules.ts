@@ -24,6 +24,8 @@ export const COMMAND_WORDS = [
   'schedule',
   'cost',
   'keys',
+  'members',
+  'roles',
 ] as const;
 export type CommandWord = (typeof COMMAND_WORDS)[number];
 
