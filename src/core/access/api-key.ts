@@ -4,13 +4,9 @@
  * expires, one holding the Admin role, and the one the bot itself uses.
  */
 import { z } from 'zod';
+import { parseEach } from '../parse-each.js';
 import { lenient } from '../service/schema.js';
-
-const AssignedRoleSchema = z.looseObject({
-  roleId: z.string(),
-  roleName: z.string().catch(''),
-  roleType: lenient(z.string()),
-});
+import { AssignedRoleSchema } from './member.js';
 
 export const ApiKeySchema = z.looseObject({
   id: z.string().min(1),
@@ -27,11 +23,8 @@ export const ApiKeySchema = z.looseObject({
 export type ApiKey = z.infer<typeof ApiKeySchema>;
 
 export function parseApiKeys(items: readonly unknown[]): { keys: ApiKey[]; skipped: number } {
-  const keys = items.flatMap((item) => {
-    const parsed = ApiKeySchema.safeParse(item);
-    return parsed.success ? [parsed.data] : [];
-  });
-  return { keys, skipped: items.length - keys.length };
+  const { items: keys, skipped } = parseEach(ApiKeySchema, items);
+  return { keys, skipped };
 }
 
 /** A key unused this long is worth a look (never used counts from its creation). */

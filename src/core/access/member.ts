@@ -3,9 +3,11 @@
  * OpenAPI document: `Member`, `RBACRole`), parsed leniently: one odd entry never hides the others.
  */
 import { z } from 'zod';
+import { parseEach } from '../parse-each.js';
 import { lenient } from '../service/schema.js';
 
-const AssignedRoleSchema = z.looseObject({
+/** A role as a member or a key holds it. */
+export const AssignedRoleSchema = z.looseObject({
   roleId: z.string(),
   roleName: z.string().catch(''),
   roleType: lenient(z.string()),
@@ -30,16 +32,8 @@ export const RoleSchema = z.looseObject({
 });
 export type Role = z.infer<typeof RoleSchema>;
 
-function parseAll<T>(schema: z.ZodType<T>, items: readonly unknown[]): { items: T[]; skipped: number } {
-  const parsed = items.flatMap((item) => {
-    const one = schema.safeParse(item);
-    return one.success ? [one.data] : [];
-  });
-  return { items: parsed, skipped: items.length - parsed.length };
-}
-
-export const parseMembers = (items: readonly unknown[]) => parseAll(MemberSchema, items);
-export const parseRoles = (items: readonly unknown[]) => parseAll(RoleSchema, items);
+export const parseMembers = (items: readonly unknown[]) => parseEach(MemberSchema, items);
+export const parseRoles = (items: readonly unknown[]) => parseEach(RoleSchema, items);
 
 /** Members holding a role, by its name or id (any case); all of them without one. */
 export function membersWithRole(members: readonly Member[], role: string | undefined): Member[] {

@@ -4,6 +4,7 @@
  * one odd backup never hides the others. Sizes are in bytes; GB here are 10^9 bytes.
  */
 import { z } from 'zod';
+import { parseEach } from '../parse-each.js';
 import { lenient } from './schema.js';
 
 export const BACKUP_STATUSES = ['done', 'error', 'in_progress'] as const;
@@ -29,12 +30,9 @@ export type BackupConfiguration = z.infer<typeof BackupConfigurationSchema>;
 
 /** The backups of a list that could be read, newest first, and how many could not. */
 export function parseBackups(items: readonly unknown[]): { backups: Backup[]; skipped: number } {
-  const backups = items.flatMap((item) => {
-    const parsed = BackupSchema.safeParse(item);
-    return parsed.success ? [parsed.data] : [];
-  });
+  const { items: backups, skipped } = parseEach(BackupSchema, items);
   const at = (backup: Backup) => Date.parse(backup.startedAt ?? '') || 0;
-  return { backups: backups.sort((a, b) => at(b) - at(a)), skipped: items.length - backups.length };
+  return { backups: backups.sort((a, b) => at(b) - at(a)), skipped };
 }
 
 /** The newest backup that finished well: what a restore of "latest" would use. */
