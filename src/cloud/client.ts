@@ -49,8 +49,10 @@ import { parseApiKeys } from '../core/access/api-key.js';
 import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
+import type { QueryEndpoint } from '../core/service/query-endpoint.js';
 import {
   BackupConfigurationEnvelopeSchema,
+  QueryEndpointEnvelopeSchema,
   ErrorEnvelopeSchema,
   ListEnvelopeSchema,
   parseServiceList,
@@ -372,6 +374,21 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     const ticket: ThrottleTicket = { priority: options.priority ?? 'background', person: options.person ?? 'bot' };
     const response = await this.send('GET', path, ticket);
     return readLoad(parsePrometheusTextFormat(response.text ?? ''));
+  }
+
+  /** GET …/serviceQueryEndpoint: undefined when the service has none (the API's 404). Never cached. */
+  async readQueryEndpoint(serviceId: string, options: ReadOptions = {}): Promise<QueryEndpoint | undefined> {
+    const path = `${this.servicePath(serviceId)}/serviceQueryEndpoint`;
+    const ticket: ThrottleTicket = { priority: options.priority ?? 'background', person: options.person ?? 'bot' };
+    try {
+      const response = await this.send('GET', path, ticket);
+      const parsed = QueryEndpointEnvelopeSchema.safeParse(response.json);
+      if (!parsed.success) throw this.badResponse('GET', path, response.json);
+      return parsed.data.result;
+    } catch (error) {
+      if (error instanceof CloudApiError && error.status === 404) return undefined;
+      throw error;
+    }
   }
 
   /** GET …/members: never cached (people ask who has access now). */

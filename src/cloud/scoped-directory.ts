@@ -28,6 +28,7 @@ export function scopedDirectory(directory: ServiceDirectory, scope: ServiceScope
     // Keys belong to the organization, not to a service: no scope narrows them.
     listApiKeys: (options) => directory.listApiKeys(options),
     listMembers: (options) => directory.listMembers(options),
+    readQueryEndpoint: (serviceId, options) => directory.readQueryEndpoint(serviceId, options),
     listRoles: (options) => directory.listRoles(options),
   };
 }

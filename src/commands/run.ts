@@ -15,6 +15,7 @@ import {
 } from '../core/render/errors.js';
 import { backupsBlocks } from '../core/render/backups.js';
 import { keysBlocks } from '../core/render/keys.js';
+import { queryEndpointBlocks } from '../core/render/query-endpoint.js';
 import { membersBlocks, rolesBlocks } from '../core/render/members.js';
 import { membersWithRole } from '../core/access/member.js';
 import { healthBlocks } from '../core/render/health.js';
@@ -193,6 +194,18 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   roles: async (_command, inv, s) => {
     const roles = await s.cloud.listRoles({ person: inv.userId, priority: 'command' });
     return inv.reply({ text: `${roles.length} roles`, blocks: rolesBlocks(roles) });
+  },
+  'query-endpoint': async (command, inv, s) => {
+    const found = await lookupService(s, command.service, inv.userId);
+    if (!found.ok) return replyText(inv, found.text);
+    const reading = { person: inv.userId, priority: 'command' } as const;
+    const endpoint = await s.cloud.readQueryEndpoint(found.service.id, reading);
+    // The keys are read only to name those the endpoint allows.
+    const keys = endpoint && endpoint.openApiKeys.length > 0 ? (await s.cloud.listApiKeys(reading)).keys : [];
+    return inv.reply({
+      text: `Query API endpoint of ${esc(found.service.name)}`,
+      blocks: queryEndpointBlocks(found.service, endpoint, keys),
+    });
   },
   keys: async (_command, inv, s) => {
     const listed = await s.cloud.listApiKeys({ person: inv.userId, priority: 'command' });

@@ -8,6 +8,7 @@ import type { ApiKey } from '../core/access/api-key.js';
 import type { Member, Role } from '../core/access/member.js';
 import type { Backup, BackupConfiguration } from '../core/service/backup.js';
 import type { ServiceLoad } from '../core/service/load.js';
+import type { QueryEndpoint } from '../core/service/query-endpoint.js';
 import type { Activity } from '../core/service/activity.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../core/service/schema.js';
 
@@ -106,6 +107,8 @@ export interface ServiceDirectory {
   readBackups(serviceId: string, options?: ReadOptions): Promise<BackupsAnswer>;
   /** GET …/prometheus of a running service: queries running now and memory in use per replica. */
   readLoad(serviceId: string, options?: ReadOptions): Promise<ServiceLoad>;
+  /** GET …/serviceQueryEndpoint: the service's Query API endpoint, undefined when it has none (off). */
+  readQueryEndpoint(serviceId: string, options?: ReadOptions): Promise<QueryEndpoint | undefined>;
   /** GET …/members: the organization's people and their roles. */
   listMembers(options?: ReadOptions): Promise<Member[]>;
   /** GET …/roles: the organization's roles, system and custom, with who holds them. */

@@ -40,6 +40,7 @@ import { parseApiKeys } from '../core/access/api-key.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { defaultLoad, prometheusText } from './prometheus.js';
+import type { QueryEndpoint } from '../core/service/query-endpoint.js';
 import { keyView, memberView, roleView } from './access.js';
 import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
 import { demoAccess } from './seed.js';
@@ -163,6 +164,11 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
       const seed = this.access();
       return { ...parseApiKeys(seed.keys.map((key) => keyView(key, seed.roles))), ownKeyId: IN_PROCESS_KEY_ID };
     });
+  }
+
+  /** The in-process directory keeps no query endpoints: every service has it off. */
+  readQueryEndpoint(): Promise<QueryEndpoint | undefined> {
+    return answer(() => undefined);
   }
 
   listMembers(): Promise<Member[]> {

@@ -36,6 +36,12 @@ const FIRST_COMMANDS = [
     summary: 'How loaded a service is right now: queries running, memory in use per replica against its size.',
   },
   {
+    name: 'query-endpoint',
+    usage: 'query-endpoint SERVICE',
+    example: 'query-endpoint orders-prod',
+    summary: "Whether a service's Query API endpoint is on, its role, the API keys allowed and from which origins.",
+  },
+  {
     name: 'backups',
     usage: 'backups SERVICE',
     example: 'backups orders-prod',

@@ -15,6 +15,7 @@ export const COMMAND_WORDS = [
   'show',
   'backups',
   'health',
+  'query-endpoint',
   'edit',
   'pending',
   'temporary',
