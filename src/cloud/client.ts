@@ -49,10 +49,10 @@ import { parseApiKeys } from '../core/access/api-key.js';
 import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
-import type { QueryEndpoint } from '../core/service/query-endpoint.js';
+import { QueryEndpointSchema, type QueryEndpoint } from '../core/service/query-endpoint.js';
+import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
 import {
   BackupConfigurationEnvelopeSchema,
-  QueryEndpointEnvelopeSchema,
   ErrorEnvelopeSchema,
   ListEnvelopeSchema,
   parseServiceList,
@@ -377,12 +377,27 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
   }
 
   /** GET …/serviceQueryEndpoint: undefined when the service has none (the API's 404). Never cached. */
-  async readQueryEndpoint(serviceId: string, options: ReadOptions = {}): Promise<QueryEndpoint | undefined> {
-    const path = `${this.servicePath(serviceId)}/serviceQueryEndpoint`;
+  readQueryEndpoint(serviceId: string, options: ReadOptions = {}): Promise<QueryEndpoint | undefined> {
+    return this.readSetting(serviceId, 'serviceQueryEndpoint', QueryEndpointSchema, options);
+  }
+
+  /** GET …/upgradeWindow: undefined when none is set (the API's 404). Never cached. */
+  readUpgradeWindow(serviceId: string, options: ReadOptions = {}): Promise<UpgradeWindow | undefined> {
+    return this.readSetting(serviceId, 'upgradeWindow', UpgradeWindowSchema, options);
+  }
+
+  /** A setting of one service the API keeps apart (GET …/services/{id}/NAME); undefined on its 404. */
+  private async readSetting<T>(
+    serviceId: string,
+    name: string,
+    schema: z.ZodType<T>,
+    options: ReadOptions,
+  ): Promise<T | undefined> {
+    const path = `${this.servicePath(serviceId)}/${name}`;
     const ticket: ThrottleTicket = { priority: options.priority ?? 'background', person: options.person ?? 'bot' };
     try {
       const response = await this.send('GET', path, ticket);
-      const parsed = QueryEndpointEnvelopeSchema.safeParse(response.json);
+      const parsed = z.looseObject({ result: schema }).safeParse(response.json);
       if (!parsed.success) throw this.badResponse('GET', path, response.json);
       return parsed.data.result;
     } catch (error) {

@@ -1,7 +1,6 @@
 /** The API's response envelopes around service records (see core/service/schema.ts). */
 import { z } from 'zod';
 import { BackupConfigurationSchema } from '../core/service/backup.js';
-import { QueryEndpointSchema } from '../core/service/query-endpoint.js';
 import { lenient, ServiceRecordSchema, type ServiceRecord } from '../core/service/schema.js';
 
 /**
@@ -19,8 +18,6 @@ export const UsageCostEnvelopeSchema = z.looseObject({
   ...envelope,
   result: z.looseObject({ grandTotalCHC: lenient(z.number()), costs: z.array(z.unknown()) }),
 });
-/** GET …/serviceQueryEndpoint. */
-export const QueryEndpointEnvelopeSchema = z.looseObject({ ...envelope, result: QueryEndpointSchema });
 /** GET …/backupConfiguration. */
 export const BackupConfigurationEnvelopeSchema = z.looseObject({ ...envelope, result: BackupConfigurationSchema });
 export const ErrorEnvelopeSchema = z.looseObject({

@@ -29,6 +29,7 @@ export function scopedDirectory(directory: ServiceDirectory, scope: ServiceScope
     listApiKeys: (options) => directory.listApiKeys(options),
     listMembers: (options) => directory.listMembers(options),
     readQueryEndpoint: (serviceId, options) => directory.readQueryEndpoint(serviceId, options),
+    readUpgradeWindow: (serviceId, options) => directory.readUpgradeWindow(serviceId, options),
     listRoles: (options) => directory.listRoles(options),
   };
 }

@@ -16,6 +16,7 @@ import {
 import { backupsBlocks } from '../core/render/backups.js';
 import { keysBlocks } from '../core/render/keys.js';
 import { queryEndpointBlocks } from '../core/render/query-endpoint.js';
+import { upgradeWindowBlocks } from '../core/render/upgrade-window.js';
 import { membersBlocks, rolesBlocks } from '../core/render/members.js';
 import { membersWithRole } from '../core/access/member.js';
 import { healthBlocks } from '../core/render/health.js';
@@ -205,6 +206,15 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     return inv.reply({
       text: `Query API endpoint of ${esc(found.service.name)}`,
       blocks: queryEndpointBlocks(found.service, endpoint, keys),
+    });
+  },
+  'upgrade-window': async (command, inv, s) => {
+    const found = await lookupService(s, command.service, inv.userId);
+    if (!found.ok) return replyText(inv, found.text);
+    const window = await s.cloud.readUpgradeWindow(found.service.id, { person: inv.userId, priority: 'command' });
+    return inv.reply({
+      text: `Upgrade window of ${esc(found.service.name)}`,
+      blocks: upgradeWindowBlocks(found.service, window, Date.now()),
     });
   },
   keys: async (_command, inv, s) => {

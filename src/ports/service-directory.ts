@@ -9,6 +9,7 @@ import type { Member, Role } from '../core/access/member.js';
 import type { Backup, BackupConfiguration } from '../core/service/backup.js';
 import type { ServiceLoad } from '../core/service/load.js';
 import type { QueryEndpoint } from '../core/service/query-endpoint.js';
+import type { UpgradeWindow } from '../core/service/upgrade-window.js';
 import type { Activity } from '../core/service/activity.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../core/service/schema.js';
 
@@ -109,6 +110,8 @@ export interface ServiceDirectory {
   readLoad(serviceId: string, options?: ReadOptions): Promise<ServiceLoad>;
   /** GET …/serviceQueryEndpoint: the service's Query API endpoint, undefined when it has none (off). */
   readQueryEndpoint(serviceId: string, options?: ReadOptions): Promise<QueryEndpoint | undefined>;
+  /** GET …/upgradeWindow: when the service may be upgraded; undefined when none is set (404). */
+  readUpgradeWindow(serviceId: string, options?: ReadOptions): Promise<UpgradeWindow | undefined>;
   /** GET …/members: the organization's people and their roles. */
   listMembers(options?: ReadOptions): Promise<Member[]>;
   /** GET …/roles: the organization's roles, system and custom, with who holds them. */

@@ -41,6 +41,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { defaultLoad, prometheusText } from './prometheus.js';
 import type { QueryEndpoint } from '../core/service/query-endpoint.js';
+import type { UpgradeWindow } from '../core/service/upgrade-window.js';
 import { keyView, memberView, roleView } from './access.js';
 import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
 import { demoAccess } from './seed.js';
@@ -168,6 +169,11 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
 
   /** The in-process directory keeps no query endpoints: every service has it off. */
   readQueryEndpoint(): Promise<QueryEndpoint | undefined> {
+    return answer(() => undefined);
+  }
+
+  /** The in-process directory keeps no upgrade windows: none is set. */
+  readUpgradeWindow(): Promise<UpgradeWindow | undefined> {
     return answer(() => undefined);
   }
 

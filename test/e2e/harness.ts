@@ -700,3 +700,19 @@ export async function withSharedBackends(
     await simulator.close();
   }
 }
+
+/**
+ * A call to the simulator's API as the console or another tool would make it, with the harness's
+ * key (a change made outside the bot); fails the test unless it answers 200.
+ */
+export async function callSimulatorApi(h: Harness, method: string, path: string, body?: unknown): Promise<void> {
+  const response = await fetch(`${h.simulator.url}/v1/organizations/${h.simulator.orgId}${path}`, {
+    method,
+    headers: {
+      authorization: `Basic ${Buffer.from(`${KEY_ID}:${KEY_SECRET}`).toString('base64')}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+}

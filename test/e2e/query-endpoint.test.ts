@@ -5,23 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEMO_IDS, DEMO_OTHER_KEY_IDS } from '../../src/simulator/seed.js';
-import { answerText, KEY_ID, KEY_SECRET, useHarnesses, type Harness } from './harness.js';
+import { answerText, callSimulatorApi, useHarnesses, type Harness } from './harness.js';
 
 const harness = useHarnesses();
 
 /** Opens the endpoint as the console (or another tool) would, over the simulator's API. */
-async function openEndpoint(h: Harness, body: Record<string, unknown>): Promise<void> {
-  const path = `/v1/organizations/${h.simulator.orgId}/services/${DEMO_IDS.ordersProd}/serviceQueryEndpoint`;
-  const response = await fetch(`${h.simulator.url}${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${KEY_ID}:${KEY_SECRET}`).toString('base64')}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify(body),
-  });
-  expect(response.status).toBe(200);
-}
+const openEndpoint = (h: Harness, body: Record<string, unknown>) =>
+  callSimulatorApi(h, 'POST', `/services/${DEMO_IDS.ordersProd}/serviceQueryEndpoint`, body);
 
 describe('query-endpoint SERVICE', () => {
   it('says it is off when the API has none, and reads no keys then', async () => {

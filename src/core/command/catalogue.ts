@@ -42,6 +42,12 @@ const FIRST_COMMANDS = [
     summary: "Whether a service's Query API endpoint is on, its role, the API keys allowed and from which origins.",
   },
   {
+    name: 'upgrade-window',
+    usage: 'upgrade-window SERVICE',
+    example: 'upgrade-window orders-prod',
+    summary: 'When ClickHouse Cloud may upgrade a service: its weekly window in UTC and the next one in your time.',
+  },
+  {
     name: 'backups',
     usage: 'backups SERVICE',
     example: 'backups orders-prod',

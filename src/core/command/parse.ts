@@ -41,6 +41,7 @@ export type Command =
   | { kind: 'roles' }
   | { kind: 'health'; service: string }
   | { kind: 'query-endpoint'; service: string }
+  | { kind: 'upgrade-window'; service: string }
   | { kind: 'edit'; service: string }
   /** verb is the command that asked for the change, as the catalogue names it: "ip add", "rename"... */
   /** when: `at TIME`, read but not yet resolved to an instant (that needs the clock and a time zone). */
@@ -89,6 +90,7 @@ const KINDS: Record<CommandKind, true> = {
   roles: true,
   health: true,
   'query-endpoint': true,
+  'upgrade-window': true,
   edit: true,
   change: true,
   pending: true,
@@ -202,6 +204,7 @@ const PARSERS: Record<FirstWord<BaseCommandName>, Handler> = {
   backups: (args) => ({ kind: 'backups', service: onlyService('backups', args) }),
   health: (args) => ({ kind: 'health', service: onlyService('health', args) }),
   'query-endpoint': (args) => ({ kind: 'query-endpoint', service: onlyService('query-endpoint', args) }),
+  'upgrade-window': (args) => ({ kind: 'upgrade-window', service: onlyService('upgrade-window', args) }),
   members: (args) =>
     args.length === 0 ? { kind: 'members' } : { kind: 'members', role: args.map((arg) => arg.text).join(' ') },
   roles: (args) => {
@@ -286,7 +289,10 @@ function serviceOf(name: CommandName, token: Token | undefined, what: string): s
   return reader(name).service(token, what);
 }
 
-function onlyService(name: 'show' | 'edit' | 'backups' | 'health' | 'query-endpoint', args: Token[]): string {
+function onlyService(
+  name: 'show' | 'edit' | 'backups' | 'health' | 'query-endpoint' | 'upgrade-window',
+  args: Token[],
+): string {
   const [service, ...extra] = args;
   const value = serviceOf(name, service, 'which service');
   rejectExtra(name, extra, 'one service');

@@ -16,6 +16,7 @@ export const COMMAND_WORDS = [
   'backups',
   'health',
   'query-endpoint',
+  'upgrade-window',
   'edit',
   'pending',
   'temporary',
