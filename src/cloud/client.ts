@@ -51,6 +51,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { QueryEndpointSchema, type QueryEndpoint } from '../core/service/query-endpoint.js';
 import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
+import { ScalingScheduleSchema, type ScalingSchedule } from '../core/service/scaling-schedule.js';
 import {
   BackupConfigurationEnvelopeSchema,
   ErrorEnvelopeSchema,
@@ -384,6 +385,11 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
   /** GET …/upgradeWindow: undefined when none is set (the API's 404). Never cached. */
   readUpgradeWindow(serviceId: string, options: ReadOptions = {}): Promise<UpgradeWindow | undefined> {
     return this.readSetting(serviceId, 'upgradeWindow', UpgradeWindowSchema, options);
+  }
+
+  /** GET …/scalingSchedule: undefined when none (404); a 403 (no such feature) is thrown. Never cached. */
+  readScalingSchedule(serviceId: string, options: ReadOptions = {}): Promise<ScalingSchedule | undefined> {
+    return this.readSetting(serviceId, 'scalingSchedule', ScalingScheduleSchema, options);
   }
 
   /** A setting of one service the API keeps apart (GET …/services/{id}/NAME); undefined on its 404. */

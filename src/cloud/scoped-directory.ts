@@ -30,6 +30,7 @@ export function scopedDirectory(directory: ServiceDirectory, scope: ServiceScope
     listMembers: (options) => directory.listMembers(options),
     readQueryEndpoint: (serviceId, options) => directory.readQueryEndpoint(serviceId, options),
     readUpgradeWindow: (serviceId, options) => directory.readUpgradeWindow(serviceId, options),
+    readScalingSchedule: (serviceId, options) => directory.readScalingSchedule(serviceId, options),
     listRoles: (options) => directory.listRoles(options),
   };
 }

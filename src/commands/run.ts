@@ -17,6 +17,7 @@ import { backupsBlocks } from '../core/render/backups.js';
 import { keysBlocks } from '../core/render/keys.js';
 import { queryEndpointBlocks } from '../core/render/query-endpoint.js';
 import { upgradeWindowBlocks } from '../core/render/upgrade-window.js';
+import { scalingScheduleBlocks, type ScheduleReading } from '../core/render/scaling-schedule.js';
 import { membersBlocks, rolesBlocks } from '../core/render/members.js';
 import { membersWithRole } from '../core/access/member.js';
 import { healthBlocks } from '../core/render/health.js';
@@ -215,6 +216,23 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     return inv.reply({
       text: `Upgrade window of ${esc(found.service.name)}`,
       blocks: upgradeWindowBlocks(found.service, window, Date.now()),
+    });
+  },
+  'scaling-schedule': async (command, inv, s) => {
+    const found = await lookupService(s, command.service, inv.userId);
+    if (!found.ok) return replyText(inv, found.text);
+    const reading: ScheduleReading = await s.cloud
+      .readScalingSchedule(found.service.id, { person: inv.userId, priority: 'command' })
+      .then(
+        (schedule): ScheduleReading => (schedule ? { kind: 'schedule', schedule } : { kind: 'none' }),
+        (error: unknown): ScheduleReading => {
+          if (error instanceof CloudApiError && error.status === 403) return { kind: 'not-enabled' };
+          throw error;
+        },
+      );
+    return inv.reply({
+      text: `Scaling schedule of ${esc(found.service.name)}`,
+      blocks: scalingScheduleBlocks(found.service, reading),
     });
   },
   keys: async (_command, inv, s) => {

@@ -10,6 +10,7 @@ import type { Backup, BackupConfiguration } from '../core/service/backup.js';
 import type { ServiceLoad } from '../core/service/load.js';
 import type { QueryEndpoint } from '../core/service/query-endpoint.js';
 import type { UpgradeWindow } from '../core/service/upgrade-window.js';
+import type { ScalingSchedule } from '../core/service/scaling-schedule.js';
 import type { Activity } from '../core/service/activity.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../core/service/schema.js';
 
@@ -112,6 +113,11 @@ export interface ServiceDirectory {
   readQueryEndpoint(serviceId: string, options?: ReadOptions): Promise<QueryEndpoint | undefined>;
   /** GET …/upgradeWindow: when the service may be upgraded; undefined when none is set (404). */
   readUpgradeWindow(serviceId: string, options?: ReadOptions): Promise<UpgradeWindow | undefined>;
+  /**
+   * GET …/scalingSchedule: undefined when the service has none (404); a CloudApiError with status
+   * 403 when the organization lacks the (beta) feature.
+   */
+  readScalingSchedule(serviceId: string, options?: ReadOptions): Promise<ScalingSchedule | undefined>;
   /** GET …/members: the organization's people and their roles. */
   listMembers(options?: ReadOptions): Promise<Member[]>;
   /** GET …/roles: the organization's roles, system and custom, with who holds them. */

@@ -42,6 +42,7 @@ import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { defaultLoad, prometheusText } from './prometheus.js';
 import type { QueryEndpoint } from '../core/service/query-endpoint.js';
 import type { UpgradeWindow } from '../core/service/upgrade-window.js';
+import type { ScalingSchedule } from '../core/service/scaling-schedule.js';
 import { keyView, memberView, roleView } from './access.js';
 import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
 import { demoAccess } from './seed.js';
@@ -174,6 +175,11 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
 
   /** The in-process directory keeps no upgrade windows: none is set. */
   readUpgradeWindow(): Promise<UpgradeWindow | undefined> {
+    return answer(() => undefined);
+  }
+
+  /** The in-process directory keeps no scaling schedules: none is set. */
+  readScalingSchedule(): Promise<ScalingSchedule | undefined> {
     return answer(() => undefined);
   }
 

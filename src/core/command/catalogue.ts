@@ -48,6 +48,12 @@ const FIRST_COMMANDS = [
     summary: 'When ClickHouse Cloud may upgrade a service: its weekly window in UTC and the next one in your time.',
   },
   {
+    name: 'scaling-schedule',
+    usage: 'scaling-schedule SERVICE',
+    example: 'scaling-schedule orders-prod',
+    summary: "A service's scaling schedule: its entries in UTC, the one in force now, and the base configuration.",
+  },
+  {
     name: 'backups',
     usage: 'backups SERVICE',
     example: 'backups orders-prod',

@@ -42,6 +42,7 @@ export type Command =
   | { kind: 'health'; service: string }
   | { kind: 'query-endpoint'; service: string }
   | { kind: 'upgrade-window'; service: string }
+  | { kind: 'scaling-schedule'; service: string }
   | { kind: 'edit'; service: string }
   /** verb is the command that asked for the change, as the catalogue names it: "ip add", "rename"... */
   /** when: `at TIME`, read but not yet resolved to an instant (that needs the clock and a time zone). */
@@ -91,6 +92,7 @@ const KINDS: Record<CommandKind, true> = {
   health: true,
   'query-endpoint': true,
   'upgrade-window': true,
+  'scaling-schedule': true,
   edit: true,
   change: true,
   pending: true,
@@ -205,6 +207,7 @@ const PARSERS: Record<FirstWord<BaseCommandName>, Handler> = {
   health: (args) => ({ kind: 'health', service: onlyService('health', args) }),
   'query-endpoint': (args) => ({ kind: 'query-endpoint', service: onlyService('query-endpoint', args) }),
   'upgrade-window': (args) => ({ kind: 'upgrade-window', service: onlyService('upgrade-window', args) }),
+  'scaling-schedule': (args) => ({ kind: 'scaling-schedule', service: onlyService('scaling-schedule', args) }),
   members: (args) =>
     args.length === 0 ? { kind: 'members' } : { kind: 'members', role: args.map((arg) => arg.text).join(' ') },
   roles: (args) => {
@@ -290,7 +293,7 @@ function serviceOf(name: CommandName, token: Token | undefined, what: string): s
 }
 
 function onlyService(
-  name: 'show' | 'edit' | 'backups' | 'health' | 'query-endpoint' | 'upgrade-window',
+  name: 'show' | 'edit' | 'backups' | 'health' | 'query-endpoint' | 'upgrade-window' | 'scaling-schedule',
   args: Token[],
 ): string {
   const [service, ...extra] = args;

@@ -17,6 +17,7 @@ export const COMMAND_WORDS = [
   'health',
   'query-endpoint',
   'upgrade-window',
+  'scaling-schedule',
   'edit',
   'pending',
   'temporary',
