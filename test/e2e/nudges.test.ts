@@ -40,6 +40,8 @@ describe('reminders', () => {
       (a) => a.thread_ts === ts && textOf(a.blocks).includes('still waits'),
     );
     expect(textOf(first.args.blocks)).toContain('after 11m');
+    // Read on its own (a notification), it says what waits: the service and the change.
+    expect(textOf(first.args.blocks)).toMatch(/\(\*[^*]+\* `[0-9a-f-]+`: [^)]+\) still waits/);
     expect(textOf(first.args.blocks)).toContain('<@U0APPROVER>');
     for (const minutes of [10, 10, 10, 10]) {
       clock.advance(minutes * MINUTE);

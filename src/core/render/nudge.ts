@@ -4,13 +4,21 @@ import type { ChangeRequest } from '../change/types.js';
 import { MAX_REMINDERS } from '../policy/nudges.js';
 import { unmet } from '../policy/progress.js';
 import type { Requirement } from '../policy/types.js';
-import { bold, code, section, type Block } from './mrkdwn.js';
+import { changeSummary } from '../change/summary.js';
+import { bold, code, esc, section, serviceRef, type Block } from './mrkdwn.js';
 import { people } from './people.js';
 import { whoMayApprove } from './policy.js';
 
 export interface NudgeMessage {
   text: string;
   blocks: Block[];
+}
+
+/** What the request changes, so that a reminder read on its own (a DM, a notification) says it: "orders-prod: IP access". */
+function subjectOf(request: ChangeRequest): string {
+  const { plan } = request;
+  const changes = changeSummary(plan.changes);
+  return `${serviceRef(plan.serviceName, plan.serviceId)}${changes ? `: ${esc(changes)}` : ''}`;
 }
 
 /** "CR-… still waits for approval after 30m: production needs two: 1 more from @bob, @carol". */
@@ -26,7 +34,7 @@ export function reminderMessage(
   );
   const last = round >= MAX_REMINDERS ? ' This is the last reminder.' : '';
   const what = request.reviewOf ? `review of break-glass ${request.reviewOf}` : 'approval';
-  const head = `:bell: Request ${code(request.id)} still waits for ${what} after ${waited}.${last}`;
+  const head = `:bell: Request ${code(request.id)} (${subjectOf(request)}) still waits for ${what} after ${waited}.${last}`;
   return {
     text: `Request ${request.id} still waits for ${what} after ${waited}`,
     blocks: [section([head, ...lines].join('\n'))],
@@ -41,7 +49,7 @@ export function escalationMessage(request: ChangeRequest, requirement: Requireme
     text: `Request ${request.id} is escalated after ${after}`,
     blocks: [
       section(
-        `:rotating_light: Request ${code(request.id)} has waited ${after} for ${bold(requirement.rule)}: ${people(to)} may ${request.reviewOf ? 'mark it reviewed' : 'approve it'} now too.`,
+        `:rotating_light: Request ${code(request.id)} (${subjectOf(request)}) has waited ${after} for ${bold(requirement.rule)}: ${people(to)} may ${request.reviewOf ? 'mark it reviewed' : 'approve it'} now too.`,
       ),
     ],
   };
