@@ -6,6 +6,18 @@
  * own dates and mentions of the real requester/approver ids), and every message must still fit
  * Slack's Block Kit limits so Slack does not refuse it.
  */
+import { backupsBlocks } from '../../src/core/render/backups.js';
+import { healthBlocks } from '../../src/core/render/health.js';
+import { keysBlocks } from '../../src/core/render/keys.js';
+import { membersBlocks, rolesBlocks } from '../../src/core/render/members.js';
+import { queryEndpointBlocks } from '../../src/core/render/query-endpoint.js';
+import { scalingScheduleBlocks } from '../../src/core/render/scaling-schedule.js';
+import { upgradeWindowBlocks } from '../../src/core/render/upgrade-window.js';
+import { ApiKeySchema } from '../../src/core/access/api-key.js';
+import { MemberSchema, RoleSchema } from '../../src/core/access/member.js';
+import { BackupSchema } from '../../src/core/service/backup.js';
+import { QueryEndpointSchema } from '../../src/core/service/query-endpoint.js';
+import { ScalingScheduleSchema } from '../../src/core/service/scaling-schedule.js';
 import { describe, expect, it } from 'vitest';
 import { requestMessage } from '../../src/core/render/change.js';
 import { CloudApiError, type CloudErrorKind } from '../../src/core/service/api-error.js';
@@ -300,6 +312,72 @@ function renderAll(rng: Rng, i: number): Rendered[] {
     { what: 'editView', blocks: [], modal: editView(editable, editMetadata(editable, 'C0CHANNEL')) },
     { what: 'mention', blocks: [section(`${mention(data(rng))} ${mention(REQUESTER)}`)] },
     ...justifiedRenders(rng, request, service),
+    ...readRenders(rng, service),
+  ];
+}
+
+/** The read commands' answers (backups, health, keys, members, roles, settings) over hostile API data. */
+function readRenders(rng: Rng, service: ServiceRecord): Rendered[] {
+  const backups = Array.from({ length: rng.int(14) }, () =>
+    BackupSchema.parse({
+      id: `${data(rng)}x`,
+      status: rng.pick(['done', 'error', 'in_progress', data(rng)]),
+      startedAt: rng.chance(0.8) ? new Date(NOW - rng.int(1e9)).toISOString() : data(rng),
+      type: data(rng),
+      sizeInBytes: rng.int(1e12),
+      durationInSeconds: rng.int(1e5),
+    }),
+  );
+  const roles = [{ roleId: data(rng), roleName: data(rng), roleType: data(rng) }];
+  const keys = Array.from({ length: 1 + rng.int(4) }, () =>
+    ApiKeySchema.parse({
+      id: `${data(rng)}x`,
+      name: data(rng),
+      state: data(rng),
+      keySuffix: data(rng),
+      usedAt: rng.chance(0.5) ? data(rng) : undefined,
+      expireAt: rng.chance(0.5) ? null : data(rng),
+      assignedRoles: roles,
+    }),
+  );
+  const members = [
+    MemberSchema.parse({ userId: `${data(rng)}u`, name: data(rng), email: data(rng), assignedRoles: roles }),
+  ];
+  const role = RoleSchema.parse({ id: `${data(rng)}r`, name: data(rng), type: data(rng), actors: [data(rng)] });
+  const load = {
+    queries: rng.int(100),
+    replicas: [{ hostname: data(rng), memoryBytes: rng.int(1e11) }],
+    partial: true,
+    state: data(rng),
+    version: data(rng),
+  };
+  const endpoint = QueryEndpointSchema.parse({
+    roles: [data(rng), 'sql_console_admin'],
+    openApiKeys: [data(rng)],
+    allowedOrigins: data(rng),
+  });
+  const schedule = ScalingScheduleSchema.parse({
+    entries: [
+      { name: data(rng), weekdays: [1, 2, 3], startHourUtc: 8, endHourUtc: 18, numReplicas: 6, isActiveNow: true },
+    ],
+    baseConfig: {},
+  });
+  return [
+    {
+      what: 'backupsBlocks',
+      blocks: backupsBlocks(service, backups, { backupStartTime: data(rng), backupPeriodInHours: 6 }),
+    },
+    { what: 'healthBlocks', blocks: healthBlocks(service, load) },
+    { what: 'keysBlocks', blocks: keysBlocks(keys, NOW, keys[0]?.id ?? '') },
+    { what: 'membersBlocks', blocks: membersBlocks(members, data(rng), [role]) },
+    { what: 'membersBlocks none', blocks: membersBlocks([], data(rng), [role]) },
+    { what: 'rolesBlocks', blocks: rolesBlocks([role]) },
+    { what: 'queryEndpointBlocks', blocks: queryEndpointBlocks(service, endpoint, keys) },
+    {
+      what: 'upgradeWindowBlocks',
+      blocks: upgradeWindowBlocks(service, { weekday: 3, startHourUtc: 6, duration: 6 }, NOW),
+    },
+    { what: 'scalingScheduleBlocks', blocks: scalingScheduleBlocks(service, { kind: 'schedule', schedule }) },
   ];
 }
 

@@ -20,7 +20,7 @@ import {
   type Justification,
 } from '../policy/justification.js';
 import { code, distinctSentences, LIMITS, truncate, type Block, type View } from './mrkdwn.js';
-import { ACTION, input, option, type ViewState } from './form-inputs.js';
+import { ACTION, formNote, input, option, type ViewState } from './form-inputs.js';
 
 export { ViewStateSchema, type ViewState } from './form-inputs.js';
 
@@ -35,9 +35,17 @@ export const BLOCK = {
 } as const;
 
 /** The kinds that have inputs in the modal, in the order it shows them. */
-const FORMS: ReadonlyArray<{ field: string; form: KindForm }> = KIND_LIST.flatMap((kind) =>
-  kind.form === undefined ? [] : [{ field: kind.field, form: kind.form }],
+const FORMS: ReadonlyArray<{ field: string; form: KindForm; command: string }> = KIND_LIST.flatMap((kind) =>
+  kind.form === undefined
+    ? []
+    : [{ field: kind.field, form: kind.form, command: kind.commands?.[0]?.name ?? kind.field }],
 );
+
+/**
+ * Slack keeps at most 3,000 characters of private_metadata; the seal (slack/sealed-metadata.ts)
+ * and the ids take the rest of this margin.
+ */
+const SHOWN_MAX = 2_800;
 
 /** Every kind's input blocks by name ("mysql", "ipAdd"…), as the kind modules declare them. */
 export const FORM_BLOCKS: Readonly<Record<string, string>> = Object.fromEntries(
@@ -82,11 +90,21 @@ export function messageView(text: string, title = 'Edit service'): View {
   };
 }
 
+/**
+ * What each kind's inputs show. When it would not fit Slack's metadata (a record of absurd sizes),
+ * the largest parts are left out, and their kinds are not offered in the form (kindBlocks): an
+ * input whose shown value is unknown could not tell a change from a field left alone.
+ */
 export function editMetadata(service: ServiceRecord, channelId: string): EditMetadata {
   const shown: Record<string, Shown> = {};
   for (const { field, form } of FORMS) {
     const value = form.shown?.(service);
     if (value !== undefined) shown[field] = value;
+  }
+  const sizeOf = (key: string) => JSON.stringify(shown[key]).length;
+  for (const key of Object.keys(shown).sort((a, b) => sizeOf(b) - sizeOf(a))) {
+    if (JSON.stringify({ channelId, serviceId: service.id, shown }).length <= SHOWN_MAX) break;
+    delete shown[key];
   }
   return { channelId, serviceId: service.id, shown };
 }
@@ -125,8 +143,11 @@ export function editView(service: ServiceRecord, metadata: EditMetadata, tempora
 function kindBlocks(service: ServiceRecord, shown: EditMetadata['shown']): Block[] {
   const blocks: Block[] = [];
   let section: string | undefined;
-  for (const { field, form } of FORMS) {
-    const own = form.blocks(service, shown[field]);
+  for (const { field, form, command } of FORMS) {
+    const left = form.shown?.(service) !== undefined && shown[field] === undefined;
+    const own = left
+      ? [formNote(`${command}: too large to edit in this form; use the ${command} command.`)]
+      : form.blocks(service, shown[field]);
     if (own.length === 0) continue;
     if (form.section !== undefined && form.section !== section)
       blocks.push({ type: 'header', text: { type: 'plain_text', text: form.section } });

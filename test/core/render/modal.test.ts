@@ -478,3 +478,20 @@ describe('modalErrors', () => {
     expect(errors[BLOCK.name]).toContain('51');
   });
 });
+
+describe('a record too large for the modal metadata', () => {
+  it('leaves out the largest shown part and offers that field only through its command', () => {
+    const huge = service({ name: 'n'.repeat(3_000) });
+    const metadata = editMetadata(huge, 'C0CHANNEL');
+    expect(JSON.stringify(metadata).length).toBeLessThanOrEqual(2_800);
+    expect(metadata.shown['name']).toBeUndefined();
+    expect(metadata.shown['mysqlEndpoint']).toBe(false);
+    const view = editView(huge, metadata);
+    assertModalLimits(view);
+    const ids = view.blocks.map((block) => ('block_id' in block ? block.block_id : undefined));
+    expect(ids).not.toContain(BLOCK.name);
+    expect(JSON.stringify(view.blocks)).toContain('rename: too large to edit in this form; use the rename command.');
+    // Nothing filled in asks for nothing.
+    expect(intentFromSubmission({}, metadata.shown)).toStrictEqual({});
+  });
+});
