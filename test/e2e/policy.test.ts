@@ -2,6 +2,7 @@
  * Approval policies end to end: the real bot over HTTP with real Redis, the simulator and the
  * Slack stand-in, driven by a POLICY_FILE.
  */
+import { kindLines } from '../core/render/policy-lines.js';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_REJECT } from '../../src/core/render/change.js';
@@ -195,8 +196,12 @@ describe('the policy command and reloading', () => {
       '1. *production needs two DBAs*: when env=prod, needs 2 approvals from <!subteam^S0DBAS>, <@U0APPROVER>',
     );
     const one = await answerText(h, await h.command('policy sandbox-dev'));
-    expect(one).toContain('• `ip-access`: no approval needed (*developers add their own IPs to dev services*)');
-    expect(one).toContain('• `name`: 1 from anyone in the channel but the requester (*default: one approval*)');
+    expect(kindLines(one, 'ip-access')[0]).toBe(
+      '• `ip-access`: no approval needed (*developers add their own IPs to dev services*)',
+    );
+    expect(kindLines(one, 'name')[0]).toBe(
+      '• `name`: 1 from anyone in the channel but the requester (*default: one approval*)',
+    );
     const help = await answerText(h, await h.command('help'));
     expect(help).toContain('/clickhouse policy [SERVICE]');
     const unknown = await answerText(h, await h.command('policy no-such-service'));

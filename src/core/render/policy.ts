@@ -329,15 +329,24 @@ export function servicePolicyBlocks(
   });
   const timing = now === undefined ? [] : timingLines(matching, now);
   const tags = [...side.tags].map(([k, v]) => `${k}=${v}`).join(', ');
-  const lines = CHANGE_KINDS.map((kind) => {
+  // Kinds that need the same (with the same exceptions for risks) share one line.
+  const groups = new Map<string, { kinds: string[]; plain: string; risky: string[] }>();
+  for (const kind of CHANGE_KINDS) {
     const outcome = (risks: Risk[]) =>
       decisionText(evaluatePolicy(policy, { before: side, after: side, changes: [kind], risks }, defaults));
     const plain = outcome([]);
     const risky = risksOf(kind)
       .map((risk) => ({ risk, text: outcome([risk]) }))
-      .filter((r) => r.text !== plain);
-    return [`• ${code(kind)}: ${plain}`, ...risky.map((r) => `      if it is ${code(r.risk)}: ${r.text}`)].join('\n');
-  });
+      .filter((r) => r.text !== plain)
+      .map((r) => `      if it is ${code(r.risk)}: ${r.text}`);
+    const key = [plain, ...risky].join('\n');
+    const group = groups.get(key) ?? { kinds: [], plain, risky };
+    group.kinds.push(kind);
+    groups.set(key, group);
+  }
+  const lines = [...groups.values()].map(({ kinds, plain, risky }) =>
+    [`• ${kinds.map((kind) => code(kind)).join(', ')}: ${plain}`, ...risky].join('\n'),
+  );
   return [
     header(`Approval rules for ${service.name || service.id}`),
     section(`${bold(service.name)} ${code(service.id)}${tags ? ` · tags ${code(tags)}` : ' · no tags'}`),
