@@ -12,9 +12,8 @@ import { applyAtProblem, applyAtProblemText, localLabel, type ApplyAtProblem } f
 import {
   applyAtFromSubmission,
   BLOCK,
-  formProblems,
   durationFromSubmission,
-  intentFromSubmission,
+  readSubmission,
   justificationFromSubmission,
   modalErrors,
   type EditMetadata,
@@ -63,9 +62,8 @@ async function submitInChannel(
   s: BotServices,
   messenger: Messenger,
 ): Promise<void> {
-  const unreadable = formProblems(submission.values, submission.metadata.shown);
+  const { intent, problems: unreadable } = readSubmission(submission.values, submission.metadata.shown);
   if (Object.keys(unreadable).length > 0) return ack(unreadable);
-  const intent = intentFromSubmission(submission.values, submission.metadata.shown);
   const chosen = durationFromSubmission(submission.values);
   const durationError = chosen && ('problem' in chosen ? chosen.problem : durationProblem(chosen.ms, s.temporaryMaxMs));
   if (durationError) return ack({ [BLOCK.duration]: durationError });

@@ -21,7 +21,7 @@ import { scalingScheduleBlocks, type ScheduleReading } from '../core/render/scal
 import { membersBlocks, rolesBlocks } from '../core/render/members.js';
 import { membersWithRole } from '../core/access/member.js';
 import { healthBlocks } from '../core/render/health.js';
-import { SCRAPED_STATES } from '../core/service/load.js';
+import { metricsReadable } from '../core/service/load.js';
 import {
   helpBlocks,
   invalidBlocks,
@@ -181,8 +181,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   health: async (command, inv, s) => {
     const found = await lookupService(s, command.service, inv.userId);
     if (!found.ok) return replyText(inv, found.text);
-    const running = SCRAPED_STATES.includes(found.service.state ?? 'running');
-    const load = running
+    const load = metricsReadable(found.service)
       ? await s.cloud.readLoad(found.service.id, { person: inv.userId, priority: 'command' })
       : undefined;
     return inv.reply({ text: `Health of ${esc(found.service.name)}`, blocks: healthBlocks(found.service, load) });

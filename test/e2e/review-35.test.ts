@@ -142,17 +142,26 @@ describe('answers to a click from outside the request’s channel (issue 35 revi
   });
 });
 
+/**
+ * Two renames of ledger-prod asked in #billing; the first is approved and applied, then the second
+ * is approved, which makes it stale (the name it was planned against is gone).
+ */
+async function twoRenamesOneApplied(h: Harness) {
+  const first = await requestChange(h, 'rename ledger-prod ledger-a', USERS.requester, BILL);
+  const second = await requestChange(h, 'rename ledger-prod ledger-b', USERS.second, BILL);
+  await h.click(ACTION_APPROVE, first.id, USERS.approver, undefined, { channel: BILL });
+  await h.slack.waitFor(
+    'chat.update',
+    (a) => textOf(a.blocks).includes(first.id) && textOf(a.blocks).includes('Applied'),
+  );
+  await h.click(ACTION_APPROVE, second.id, USERS.approver, undefined, { channel: BILL });
+  return { first, second };
+}
+
 describe('Ask again clicked from outside the request’s channel (issue 35 review)', () => {
   it('tells someone outside #billing nothing of a stale #billing request, not even who asked for it', async () => {
     const h = await harness();
-    const first = await requestChange(h, 'rename ledger-prod ledger-a', USERS.requester, BILL);
-    const second = await requestChange(h, 'rename ledger-prod ledger-b', USERS.second, BILL);
-    await h.click(ACTION_APPROVE, first.id, USERS.approver, undefined, { channel: BILL });
-    await h.slack.waitFor(
-      'chat.update',
-      (a) => textOf(a.blocks).includes(first.id) && textOf(a.blocks).includes('Applied'),
-    );
-    await h.click(ACTION_APPROVE, second.id, USERS.approver, undefined, { channel: BILL });
+    const { second } = await twoRenamesOneApplied(h);
     const failed = await h.slack.waitFor(
       'chat.update',
       (a) => textOf(a.blocks).includes(second.id) && textOf(a.blocks).includes('Not applied'),
@@ -231,14 +240,7 @@ describe('Ask again under the channel’s guardrails (issue 35 review)', () => {
   it('files nothing once #billing may no longer change it, even where no approval would be asked', async () => {
     const path = policyFile(ONE);
     const h = await harness({ env: { POLICY_FILE: path } });
-    const first = await requestChange(h, 'rename ledger-prod ledger-a', USERS.requester, BILL);
-    const second = await requestChange(h, 'rename ledger-prod ledger-b', USERS.second, BILL);
-    await h.click(ACTION_APPROVE, first.id, USERS.approver, undefined, { channel: BILL });
-    await h.slack.waitFor(
-      'chat.update',
-      (a) => textOf(a.blocks).includes(first.id) && textOf(a.blocks).includes('Applied'),
-    );
-    await h.click(ACTION_APPROVE, second.id, USERS.approver, undefined, { channel: BILL });
+    const { second } = await twoRenamesOneApplied(h);
     await h.slack.waitFor(
       'chat.update',
       (a) => textOf(a.blocks).includes(second.id) && textOf(a.blocks).includes('Not applied'),

@@ -276,19 +276,29 @@ export function justificationFromSubmission(
 // ---------------------------------------------------------------------------------------------
 // Reading a submission
 
-/** Reads what was filled in, kind by kind; fields left as the modal showed them are left out of the intent. */
-export function intentFromSubmission(values: ViewState, shown: EditMetadata['shown']): ChangeIntent {
+/**
+ * Reads what was filled in, kind by kind, once: fields left as the modal showed them are left out
+ * of the intent, and fields that cannot be read at all are inline errors (the plan checks the rest).
+ */
+export function readSubmission(
+  values: ViewState,
+  shown: EditMetadata['shown'],
+): { intent: ChangeIntent; problems: Record<string, string> } {
   const intent: ChangeIntent = {};
-  for (const { field, form } of FORMS) Object.assign(intent, form.read(values, shown[field]).intent);
-  return intent;
+  const problems: Record<string, string> = {};
+  for (const { field, form } of FORMS) {
+    const reading = form.read(values, shown[field]);
+    Object.assign(intent, reading.intent);
+    Object.assign(problems, reading.problems);
+  }
+  return { intent, problems };
 }
 
-/** Inline errors for fields that cannot be read at all (the plan checks the rest against the service). */
-export function formProblems(values: ViewState, shown: EditMetadata['shown']): Record<string, string> {
-  const problems: Record<string, string> = {};
-  for (const { field, form } of FORMS) Object.assign(problems, form.read(values, shown[field]).problems);
-  return problems;
-}
+export const intentFromSubmission = (values: ViewState, shown: EditMetadata['shown']): ChangeIntent =>
+  readSubmission(values, shown).intent;
+
+export const formProblems = (values: ViewState, shown: EditMetadata['shown']): Record<string, string> =>
+  readSubmission(values, shown).problems;
 
 /** The input a plan problem is shown under: its kind's, else the first input (a problem of the whole request). */
 function blockOfProblem(field: PlanProblem['field']): string {

@@ -53,4 +53,12 @@ export function readLoad(parsed: unknown): ServiceLoad {
 }
 
 /** States whose replicas run and answer a scrape; in any other the metrics are not read at all. */
-export const SCRAPED_STATES: readonly string[] = ['running', 'degraded', 'partially_running'];
+const SCRAPED_STATES: readonly string[] = ['running', 'degraded', 'partially_running'];
+
+/**
+ * Whether the service's metrics may be read: only when replicas run. Reading never wakes a
+ * service, and an idle or stopped one has no replica to answer. A record without a state is read.
+ */
+export function metricsReadable(service: { state?: string | undefined }): boolean {
+  return SCRAPED_STATES.includes(service.state ?? 'running');
+}

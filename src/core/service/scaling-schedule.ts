@@ -6,6 +6,16 @@
 import { z } from 'zod';
 import { lenient } from './schema.js';
 
+/** The scaling an entry applies, and the base configuration outside every entry. */
+const ScalingFields = {
+  minReplicaMemoryGb: lenient(z.number()),
+  maxReplicaMemoryGb: lenient(z.number()),
+  numReplicas: lenient(z.number()),
+  minReplicas: lenient(z.number()),
+  maxReplicas: lenient(z.number()),
+  idleScaling: lenient(z.boolean()),
+};
+
 export const ScheduleEntrySchema = z.looseObject({
   id: lenient(z.string()),
   name: z.string().catch(''),
@@ -13,28 +23,14 @@ export const ScheduleEntrySchema = z.looseObject({
   startHourUtc: z.number().int().min(0).max(23),
   /** Exclusive; below the start it wraps past midnight. */
   endHourUtc: z.number().int().min(1).max(24),
-  minReplicaMemoryGb: lenient(z.number()),
-  maxReplicaMemoryGb: lenient(z.number()),
-  numReplicas: lenient(z.number()),
-  minReplicas: lenient(z.number()),
-  maxReplicas: lenient(z.number()),
-  idleScaling: lenient(z.boolean()),
+  ...ScalingFields,
   isActiveNow: lenient(z.boolean()),
 });
 export type ScheduleEntry = z.infer<typeof ScheduleEntrySchema>;
 
 export const ScalingScheduleSchema = z.looseObject({
   entries: z.array(ScheduleEntrySchema).catch([]),
-  baseConfig: z
-    .looseObject({
-      minReplicaMemoryGb: lenient(z.number()),
-      maxReplicaMemoryGb: lenient(z.number()),
-      numReplicas: lenient(z.number()),
-      minReplicas: lenient(z.number()),
-      maxReplicas: lenient(z.number()),
-      idleScaling: lenient(z.boolean()),
-    })
-    .catch({}),
+  baseConfig: z.looseObject(ScalingFields).catch({}),
 });
 export type ScalingSchedule = z.infer<typeof ScalingScheduleSchema>;
 
