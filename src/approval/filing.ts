@@ -19,6 +19,8 @@ import type { ServiceRecord } from '../core/service/schema.js';
 import type { BreakGlassOutcome, NewChangeRequest, RequestOutcome } from '../ports/index.js';
 import { cloudOf, newRequestId, tellApprovers, type FlowKit } from './flow-kit.js';
 import { overlapWarnings } from './overlaps.js';
+import { withParts } from './read-target.js';
+import { partsOfIntent } from '../core/change/kinds/index.js';
 
 /** A planned request to file, as `ApprovalFlow.file` takes it. */
 export type FileInput = Omit<NewChangeRequest, 'intent'> &
@@ -120,7 +122,13 @@ export class Filing {
   private async planned(
     input: NewChangeRequest,
   ): Promise<{ ok: true; plan: ChangePlan } | Extract<RequestOutcome, { ok: false; problems: unknown }>> {
-    const planned = planChange(input.service, input.intent);
+    const service = await withParts(
+      cloudOf(this.kit.options, input.organization),
+      input.service,
+      partsOfIntent(input.intent),
+      { fresh: true, priority: 'command', person: input.userId },
+    );
+    const planned = planChange(service, input.intent);
     if (!planned.ok) return { ok: false, problems: planned.problems };
     const notTemporary =
       input.temporary &&

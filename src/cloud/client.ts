@@ -23,6 +23,7 @@ import { CloudApiError } from '../core/service/api-error.js';
 import { z } from 'zod';
 import {
   ReplicaScalingUpdateSchema,
+  ServiceRecordSchema,
   ServiceUpdateSchema,
   StateCommandSchema,
   TagFilterSchema,
@@ -52,6 +53,13 @@ import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { QueryEndpointSchema, type QueryEndpoint } from '../core/service/query-endpoint.js';
 import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
 import { ScalingScheduleSchema, type ScalingSchedule } from '../core/service/scaling-schedule.js';
+import {
+  SERVICE_PARTS,
+  type PartName,
+  type PartSpec,
+  type PartUpdates,
+  type PartValues,
+} from '../core/service/parts.js';
 import {
   BackupConfigurationEnvelopeSchema,
   ErrorEnvelopeSchema,
@@ -302,6 +310,18 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     input: unknown,
     options: UpdateOptions,
   ): Promise<ServiceUpdateResult> {
+    const { result, requestId } = await this.patchAnswering(path, schema, input, options, ServiceRecordSchema);
+    return { service: result, requestId };
+  }
+
+  /** A PATCH whose answer's `result` is parsed by `answer` (the record, or a part of it). */
+  private async patchAnswering<T, A>(
+    path: string,
+    schema: z.ZodType<T>,
+    input: unknown,
+    options: UpdateOptions,
+    answer: z.ZodType<A>,
+  ): Promise<{ result: A; requestId: string }> {
     const body = schema.safeParse(input);
     if (!body.success) {
       const problems = body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
@@ -315,9 +335,9 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
         body.data,
         options.beforeSend,
       );
-      const parsed = ServiceEnvelopeSchema.safeParse(response.json);
+      const parsed = z.looseObject({ requestId: z.string(), result: answer }).safeParse(response.json);
       if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
-      return { service: parsed.data.result, requestId: parsed.data.requestId };
+      return { result: parsed.data.result, requestId: parsed.data.requestId };
     } finally {
       // Whatever happened, the organization may have changed: the next read must be fresh.
       this.cache.invalidate();
@@ -390,6 +410,29 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
   /** GET …/scalingSchedule: undefined when none (404); a 403 (no such feature) is thrown. Never cached. */
   readScalingSchedule(serviceId: string, options: ReadOptions = {}): Promise<ScalingSchedule | undefined> {
     return this.readSetting(serviceId, 'scalingSchedule', ScalingScheduleSchema, options);
+  }
+
+  /** GET …/services/{id}/PART, never cached: a change to it is judged on it as it is. */
+  async readPart<P extends PartName>(
+    serviceId: string,
+    part: P,
+    options: ReadOptions = {},
+  ): Promise<PartValues[P] | null> {
+    const spec: PartSpec<PartValues[P], PartUpdates[P]> = SERVICE_PARTS[part];
+    return (await this.readSetting(serviceId, spec.path, spec.schema, options)) ?? null;
+  }
+
+  /** PATCH …/services/{id}/PART; same guarantees as updateService, answered with the part. */
+  async writePart<P extends PartName>(
+    serviceId: string,
+    part: P,
+    body: PartUpdates[P],
+    options: UpdateOptions = {},
+  ): Promise<{ value: PartValues[P]; requestId: string }> {
+    const spec: PartSpec<PartValues[P], PartUpdates[P]> = SERVICE_PARTS[part];
+    const path = `${this.servicePath(serviceId)}/${spec.path}`;
+    const { result, requestId } = await this.patchAnswering(path, spec.update, body, options, spec.schema);
+    return { value: result, requestId };
   }
 
   /** A setting of one service the API keeps apart (GET …/services/{id}/NAME); undefined on its 404. */

@@ -31,6 +31,8 @@ export function scopedDirectory(directory: ServiceDirectory, scope: ServiceScope
     readQueryEndpoint: (serviceId, options) => directory.readQueryEndpoint(serviceId, options),
     readUpgradeWindow: (serviceId, options) => directory.readUpgradeWindow(serviceId, options),
     readScalingSchedule: (serviceId, options) => directory.readScalingSchedule(serviceId, options),
+    readPart: (serviceId, part, options) => directory.readPart(serviceId, part, options),
+    writePart: (serviceId, part, body, options) => directory.writePart(serviceId, part, body, options),
     listRoles: (options) => directory.listRoles(options),
   };
 }

@@ -2,6 +2,8 @@
  * Runs a parsed command: reads through the cached client, plans through the core, answers the
  * person privately, and posts change requests publicly for approval.
  */
+import { hasLocalTimes, localizeIntent } from '../core/change/kinds/index.js';
+import type { ChangeIntent } from '../core/change/types.js';
 import { randomUUID } from 'node:crypto';
 import { durationProblem, temporaryTerms } from '../core/change/temporary.js';
 import type { Command, CommandKind } from '../core/command/parse.js';
@@ -60,6 +62,13 @@ async function scheduleOf(when: WhenSpec, inv: Invocation, s: BotServices) {
     : await s.timeZoneOf(inv.channelId, inv.userId);
   const resolved = resolveWhen(when, s.now(), zone);
   return resolved.ok ? { ...resolved, source } : resolved;
+}
+
+/** The intent with its times of day (backup-config's `at 02:00`) read in the channel's or the requester's zone. */
+async function localized(intent: ChangeIntent, inv: Invocation, s: BotServices): Promise<ChangeIntent> {
+  if (!hasLocalTimes(intent)) return intent;
+  const { zone } = await s.timeZoneOf(inv.channelId, inv.userId);
+  return localizeIntent(intent, zone, s.now());
 }
 
 export async function runCommand(command: Command, inv: Invocation, everywhere: BotServices): Promise<void> {
@@ -301,7 +310,7 @@ async function changeInput(command: Extract<Command, { kind: 'change' }>, inv: I
     userId: inv.userId,
     service: found.service,
     serviceReadAt: found.readAt,
-    intent: command.intent,
+    intent: await localized(command.intent, inv, s),
     ...temporary,
     ...(command.reason !== undefined ? { reason: command.reason } : {}),
     ...(command.ticket !== undefined ? { ticket: command.ticket } : {}),

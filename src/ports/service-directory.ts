@@ -8,6 +8,7 @@ import type { ApiKey } from '../core/access/api-key.js';
 import type { Member, Role } from '../core/access/member.js';
 import type { Backup, BackupConfiguration } from '../core/service/backup.js';
 import type { ServiceLoad } from '../core/service/load.js';
+import type { PartName, PartUpdates, PartValues } from '../core/service/parts.js';
 import type { QueryEndpoint } from '../core/service/query-endpoint.js';
 import type { UpgradeWindow } from '../core/service/upgrade-window.js';
 import type { ScalingSchedule } from '../core/service/scaling-schedule.js';
@@ -118,6 +119,15 @@ export interface ServiceDirectory {
    * 403 when the organization lacks the (beta) feature.
    */
   readScalingSchedule(serviceId: string, options?: ReadOptions): Promise<ScalingSchedule | undefined>;
+  /** GET …/services/{id}/PART (core/service/parts.ts): null when the service has none (404). */
+  readPart<P extends PartName>(serviceId: string, part: P, options?: ReadOptions): Promise<PartValues[P] | null>;
+  /** PATCH …/services/{id}/PART; same guarantees as updateService. Answers the part as the API answered it. */
+  writePart<P extends PartName>(
+    serviceId: string,
+    part: P,
+    body: PartUpdates[P],
+    options?: UpdateOptions,
+  ): Promise<{ value: PartValues[P]; requestId: string }>;
   /** GET …/members: the organization's people and their roles. */
   listMembers(options?: ReadOptions): Promise<Member[]>;
   /** GET …/roles: the organization's roles, system and custom, with who holds them. */

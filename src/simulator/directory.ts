@@ -34,7 +34,14 @@ import type { UsageCostAnswer, UsageCostSource } from '../ports/cost.js';
 import type { DayRange } from '../core/cost/period.js';
 import { parseCostRows } from '../core/cost/schema.js';
 import { usageCost } from './cost.js';
-import { backupsOf, DEFAULT_BACKUP_CONFIGURATION } from './backups.js';
+import {
+  backupsOf,
+  DEFAULT_BACKUP_CONFIGURATION,
+  patchBackupConfiguration,
+  type BackupConfiguration,
+} from './backups.js';
+import type { PartName, PartUpdates, PartValues } from '../core/service/parts.js';
+import type { Outcome } from './records.js';
 import { parseBackups } from '../core/service/backup.js';
 import { parseApiKeys } from '../core/access/api-key.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
@@ -67,6 +74,8 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   /** Every usageCost read, in order (what would have been a GET). */
   readonly usageCostReads: DayRange[] = [];
   private readonly now: () => number;
+  /** Each service's backup configuration once changed (the default until then). */
+  private readonly backupConfigurations = new Map<string, BackupConfiguration>();
 
   constructor(
     services: readonly ServiceRecordLike[],
@@ -145,9 +154,55 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   /** The default backup configuration's backups (the in-process directory keeps no configuration of its own). */
   readBackups(serviceId: string): Promise<BackupsAnswer> {
     return answer(() => {
-      const configuration = { ...DEFAULT_BACKUP_CONFIGURATION };
+      const configuration = this.backupConfigurationOf(serviceId);
       return { ...parseBackups(backupsOf(serviceId, configuration, this.now())), configuration };
     });
+  }
+
+  readPart<P extends PartName>(serviceId: string, part: P): Promise<PartValues[P] | null> {
+    return answer(() => {
+      this.existing(serviceId);
+      return this.partTable(serviceId)[part].read();
+    });
+  }
+
+  writePart<P extends PartName>(
+    serviceId: string,
+    part: P,
+    body: PartUpdates[P],
+  ): Promise<{ value: PartValues[P]; requestId: string }> {
+    return answer(() => {
+      this.existing(serviceId);
+      const outcome = this.partTable(serviceId)[part].write(body);
+      if (!outcome.ok) throw new CloudApiError('http', outcome.message, { status: 400, requestId: randomUUID() });
+      return { value: outcome.value, requestId: randomUUID() };
+    });
+  }
+
+  /** How each part of a service reads and is written, as the HTTP simulator does it. */
+  private partTable(serviceId: string): {
+    [P in PartName]: { read(): PartValues[P] | null; write(body: PartUpdates[P]): Outcome<PartValues[P]> };
+  } {
+    return {
+      backupConfiguration: {
+        read: () => this.backupConfigurationOf(serviceId),
+        write: (body) => {
+          const outcome = patchBackupConfiguration(this.backupConfigurationOf(serviceId), body);
+          if (outcome.ok) this.backupConfigurations.set(serviceId, outcome.value);
+          return outcome;
+        },
+      },
+    };
+  }
+
+  private backupConfigurationOf(serviceId: string): BackupConfiguration {
+    return { ...(this.backupConfigurations.get(serviceId) ?? DEFAULT_BACKUP_CONFIGURATION) };
+  }
+
+  private existing(serviceId: string): ServiceRecord {
+    const record = this.state.get(serviceId);
+    if (record === undefined) throw new CloudApiError('http', serviceNotFound(serviceId), { status: 404 });
+    return record as ServiceRecord;
   }
 
   /** The simulator's metrics of the service under its default load, read as the client reads them. */

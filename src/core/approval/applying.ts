@@ -61,7 +61,7 @@ export function checkBeforeSending(
   if (!service) return record(request, actorId, 'apply', failure('service-gone'));
   const labels = staleLabels(plan, service);
   if (labels.length > 0) return record(request, actorId, 'apply', failure('stale', { labels }, undefined, 'stale'));
-  if (request.revertOf) return checkTheRules(request, actorId, undefined, now);
+  if (request.revertOf) return checkTheRules(request, actorId, undefined, now, service);
   return next(request, { phase: 'judging', actorId, service }, [{ type: 'judge-rules', service }]);
 }
 
@@ -71,10 +71,11 @@ export function checkTheRules(
   actorId: string,
   rules: PolicyDecision | undefined,
   now: number,
+  service?: ServiceRecord,
 ): StepResult {
   const skipped = skippedAtApply(request, rules, now);
   if (skipped) return record(request, actorId, 'apply', skipped);
-  if (request.breakGlass) return afterOperation(request, actorId, 'apply', [], undefined);
+  if (request.breakGlass) return afterOperation(request, actorId, 'apply', [], service);
   // The rules are judged again on the record the change applies to: a tag added since the request
   // was made must not let it through under the rules it had. A revert only takes access back.
   const grown = rules && !request.revertOf ? rulesGrown(request.requirements, rules) : undefined;
@@ -85,7 +86,7 @@ export function checkTheRules(
   const lacking = rules && judged ? unjustified(rules.requirements, request) : undefined;
   if (lacking) return record(request, actorId, 'apply', failure('unjustified-now', { lacking }));
   // An extension of a temporary change sends nothing: approving it moves the revert (in the store).
-  return afterOperation(request, actorId, 'apply', [], undefined);
+  return afterOperation(request, actorId, 'apply', [], service);
 }
 
 /**
@@ -157,7 +158,9 @@ export function sendNext(
   const operation = operationsOf(request.plan)[index];
   if (!operation) return afterOperation(request, actorId, mode, results, service);
   const sending: Work = { phase: 'sending', actorId, mode, index, results, ...(service ? { service } : {}) };
-  return next(request, sending, [{ type: 'send', index, operation }]);
+  // A part's answer is the part alone: the record to post is this one with it (flow-lease.ts).
+  const record = service && operation.endpoint === 'part' ? { service } : {};
+  return next(request, sending, [{ type: 'send', index, operation, ...record }]);
 }
 
 /** A re-read after an operation whose outcome was unknown. */

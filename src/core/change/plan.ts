@@ -25,6 +25,7 @@ export function planChange(service: ServiceRecord, intent: ChangeIntent): PlanRe
   const draft: Draft = {
     update: {},
     scaling: { body: {}, expect: {} },
+    parts: [],
     changes: [],
     warnings: [],
     problems: [],
@@ -50,7 +51,14 @@ export function planChange(service: ServiceRecord, intent: ChangeIntent): PlanRe
     warnings: draft.warnings,
     before,
   };
-  return { ok: true, plan: withCapacity(plan, draft, service) };
+  return { ok: true, plan: withCapacity(withParts(plan, draft), draft, service) };
+}
+
+/** A plan that changes parts of the service the API keeps apart sends their PATCHes first, then the rest. */
+function withParts(plan: ChangePlan, draft: Draft): ChangePlan {
+  if (draft.parts.length === 0) return plan;
+  const update: Operation[] = Object.keys(draft.update).length > 0 ? [{ endpoint: 'update', body: draft.update }] : [];
+  return { ...plan, operations: [...draft.parts, ...update] };
 }
 
 /**
@@ -61,7 +69,7 @@ export function planChange(service: ServiceRecord, intent: ChangeIntent): PlanRe
 function withCapacity(plan: ChangePlan, draft: Draft, service: ServiceRecord): ChangePlan {
   const scales = fieldsOf(draft.scaling.expect).length > 0;
   if (!scales && draft.power === undefined) return plan;
-  const operations: Operation[] = [];
+  const operations: Operation[] = [...draft.parts];
   if (Object.keys(draft.update).length > 0) operations.push({ endpoint: 'update', body: draft.update });
   if (scales) operations.push({ endpoint: 'replicaScaling', body: draft.scaling.body, expect: draft.scaling.expect });
   if (draft.power)

@@ -10,6 +10,8 @@ import type {
   StateCommand,
 } from '../service/schema.js';
 import type { Approval, Requirement } from '../policy/types.js';
+import type { PartName, PartUpdates } from '../service/parts.js';
+import type { BackupSettings } from '../service/backup.js';
 
 /** What a person asked for, in their terms (from a command or the edit modal). */
 export interface ChangeIntent {
@@ -36,6 +38,21 @@ export interface ChangeIntent {
   power?: PowerAction;
   /** `core-dumps SERVICE on|off`. */
   coreDumps?: boolean;
+  /** `backup-config SERVICE [every Nh] [keep Nd] [at HH:MM] [default]`. */
+  backupConfig?: BackupConfigIntent;
+}
+
+export interface BackupConfigIntent {
+  periodHours?: number;
+  retentionDays?: number;
+  /**
+   * `at HH:MM` as written, in `zone` (the channel's when absent); `utc` once read on the day the
+   * request is made (kinds' `localize`), with a note for a zone that moves its clocks, or why it
+   * could not be read. null: no start time (an Undo back to none).
+   */
+  start?: { local: string; zone?: string; utc?: string; note?: string; problem?: string } | null;
+  /** Everything back to ClickHouse Cloud's defaults. */
+  defaults?: true;
 }
 
 /** The fields of a service a change can touch, as they were when the request was made. */
@@ -56,6 +73,8 @@ export interface TouchedState {
   /** The service's state (running, idle, stopped…). */
   power?: string | null;
   enableCoreDumps?: boolean | null;
+  /** The service's backup configuration (a part the API keeps apart), with the defaults where absent. */
+  backupConfiguration?: BackupSettings;
 }
 export type TouchedField = keyof TouchedState;
 
@@ -86,10 +105,18 @@ export interface StateOperation {
   expect: CapacityValues;
 }
 
-export type Operation = UpdateOperation | ReplicaScalingOperation | StateOperation;
+/**
+ * PATCH of a part of the service the API keeps apart (…/backupConfiguration): the target is that
+ * part, named in the plan's `target` (core/service/parts.ts).
+ */
+export type PartOperation = {
+  [P in PartName]: { endpoint: 'part'; part: P; body: PartUpdates[P] };
+}[PartName];
+
+export type Operation = UpdateOperation | ReplicaScalingOperation | StateOperation | PartOperation;
 export type Endpoint = Operation['endpoint'];
 /** Every endpoint an operation may go to (stored results are checked against these). */
-export const ENDPOINTS = ['update', 'replicaScaling', 'state'] as const satisfies readonly Endpoint[];
+export const ENDPOINTS = ['update', 'replicaScaling', 'state', 'part'] as const satisfies readonly Endpoint[];
 
 /** What one operation came to, in order; an operation after a failed one is never sent. */
 export type OperationResult =

@@ -167,7 +167,8 @@ function parseWords(first: Token, args: Token[]): Command {
   const firstWord = first.text.toLowerCase();
   if (firstWord === 'breakglass') return parseBreakglass(args);
   const handler = HANDLERS.get(firstWord) ?? (() => ({ kind: 'help' }) as const);
-  const timed = splitWhen(firstWord, args);
+  // A command whose own arguments hold `at` (backup-config's start time) is never scheduled.
+  const timed = OWNS_AT.has(firstWord) ? { args } : splitWhen(firstWord, args);
   const justified = splitJustification(firstWord, timed.args);
   return withWhen(withJustification(handler(justified.args), justified, first.text), timed.when, first.text);
 }
@@ -271,6 +272,11 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ...Object.entries(PARSERS),
   ...[...CHANGE_COMMANDS].map(([word, commands]) => [word, changeHandler(word, commands)] as const),
 ]);
+
+/** First words of the commands whose own arguments include `at`. */
+const OWNS_AT: ReadonlySet<string> = new Set(
+  [...CHANGE_COMMANDS].flatMap(([word, commands]) => (commands.some((c) => c.ownsAt) ? [word] : [])),
+);
 
 /** Words before which `because`, `ticket` and `at` are never read as such: the service (after a sub-verb). */
 const FIXED_WORDS: ReadonlyMap<string, number> = new Map(

@@ -17,6 +17,7 @@ export const CHANGE_KINDS = [
   'idle-scaling',
   'power',
   'core-dumps',
+  'backup-config',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
@@ -30,6 +31,8 @@ export const RISKS = [
   'capacity-up-large',
   'stop',
   'single-replica',
+  'backup-retention-cut',
+  'backup-less-often',
 ] as const;
 export type Risk = (typeof RISKS)[number];
 

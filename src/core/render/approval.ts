@@ -140,6 +140,7 @@ const ENDPOINT_NAMES: Record<OperationResult['endpoint'], string> = {
   update: 'the settings update',
   replicaScaling: 'the scaling change',
   state: 'the power change',
+  part: 'the change to a part of the service',
 };
 
 /** "Done before this: the settings update." for a request of several operations. */

@@ -9,8 +9,10 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
-/** An optional field that never fails the record: a wrong type or null reads as "absent". */
-export const lenient = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+import { lenient } from './lenient.js';
+import type { ServiceParts } from './parts.js';
+
+export { lenient };
 
 /**
  * An id-like field: absent when missing, of another type, or blank. The API sends `""` where it
@@ -103,7 +105,11 @@ export const ServiceRecordSchema = z.looseObject({
   encryptionRoleId: lenientId,
   tags: lenientArray(TagSchema),
 });
-export type ServiceRecord = z.infer<typeof ServiceRecordSchema>;
+/**
+ * A record as the API sent it; `parts` is never from the API: the parts of the service a change
+ * touches (its backup configuration…), read alongside it by the middle layer (parts.ts).
+ */
+export type ServiceRecord = z.infer<typeof ServiceRecordSchema> & { parts?: ServiceParts };
 
 // ---------------------------------------------------------------------------------------------
 // What we send

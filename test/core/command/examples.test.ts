@@ -5,6 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceRecordSchema } from '../../../src/core/service/schema.js';
 import { planChange } from '../../../src/core/change/plan.js';
+import { localizeIntent } from '../../../src/core/change/kinds/index.js';
+import { DEMO_BACKUP_CONFIGURATIONS } from '../../../src/simulator/seed.js';
+import { DEFAULT_BACKUP_CONFIGURATION } from '../../../src/simulator/backups.js';
+
+const demoBackupConfiguration = (id: string) => ({
+  ...(DEMO_BACKUP_CONFIGURATIONS[id] ?? DEFAULT_BACKUP_CONFIGURATION),
+});
 import { COMMAND_CATALOGUE } from '../../../src/core/command/catalogue.js';
 import { parseCommand } from '../../../src/core/command/parse.js';
 import { matchesTagFilters } from '../../../src/core/summary/tags.js';
@@ -21,7 +28,9 @@ describe('help examples in the demo organization', () => {
       const service = byName(command.service);
       expect(service, command.service).toBeDefined();
       if (service === undefined) return;
-      const plan = planChange(service, command.intent);
+      // The parts of the service a change reads (its backup configuration…) as the demo organization has them.
+      const withParts = { ...service, parts: { backupConfiguration: demoBackupConfiguration(service.id) } };
+      const plan = planChange(withParts, localizeIntent(command.intent, 'UTC', Date.now()));
       expect(plan.ok ? [] : plan.problems).toStrictEqual([]);
     }
     if (

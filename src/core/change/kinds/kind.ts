@@ -7,7 +7,8 @@
 import type { ChangeKind as PolicyChangeKind, Risk } from '../../policy/types.js';
 import type { CapacityValues } from '../../capacity/values.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../../service/schema.js';
-import type { ChangeIntent, ChangePlan, FieldChange, TouchedField, TouchedState } from '../types.js';
+import type { PartName } from '../../service/parts.js';
+import type { ChangeIntent, ChangePlan, FieldChange, PartOperation, TouchedField, TouchedState } from '../types.js';
 import type { ArgumentReader, CommandSpec, ParsedChange } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
 import type { KindDrift } from './drift-parts.js';
@@ -25,6 +26,8 @@ export interface KindCommand extends CommandSpec {
   temporaryForm?: string;
   /** The first command of a group (ip add, ip remove): what to say when the second word is missing. */
   groupAsk?: string;
+  /** Its own arguments include `at` (a time of day it sets): the word never schedules the change. */
+  ownsAt?: boolean;
 }
 
 /** `field` names the modal input the problem belongs to, so the modal can show it inline. */
@@ -40,6 +43,8 @@ export interface Draft {
   scaling: { body: ReplicaScalingUpdate; expect: CapacityValues };
   /** PATCH …/state, sent after the others. */
   power?: { command: StateCommand; expect: CapacityValues };
+  /** PATCHes of parts of the service the API keeps apart, sent before the record's (core/service/parts.ts). */
+  parts: PartOperation[];
   changes: FieldChange[];
   warnings: string[];
   problems: PlanProblem[];
@@ -61,6 +66,17 @@ export interface ChangeKindModule<F extends TouchedField> {
   policyName: PolicyChangeKind;
   /** The intent fields (command or modal input) this kind reads. */
   intents: ReadonlyArray<keyof ChangeIntent>;
+  /**
+   * A kind whose target is a part of the service the API keeps apart (its backup configuration…):
+   * that part is read alongside the record wherever a plan of this kind is made or checked, and
+   * `read` finds it in `service.parts` (core/service/parts.ts). Absent: the service record itself.
+   */
+  target?: PartName;
+  /**
+   * Reads the times of day an intent gives in a person's zone as the UTC the API keeps, on the day
+   * the request is made (`at 02:00` of backup-config); the intent as it is when there are none.
+   */
+  localize?(intent: ChangeIntent, zone: string, now: number): ChangeIntent;
   /** The commands that ask for it, in the order help lists them (one command may ask for two kinds: `scale`). */
   commands?: readonly KindCommand[];
   /** Its inputs in the edit modal, and how a submission becomes its part of the intent. */
