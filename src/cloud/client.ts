@@ -123,7 +123,7 @@ interface RawResponse {
   text?: string;
 }
 
-type Method = 'GET' | 'PATCH';
+type Method = 'GET' | 'PATCH' | 'PUT' | 'POST' | 'DELETE';
 
 export class CloudClient implements ServiceDirectory, UsageCostSource {
   readonly orgId: string;
@@ -310,12 +310,13 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     input: unknown,
     options: UpdateOptions,
   ): Promise<ServiceUpdateResult> {
-    const { result, requestId } = await this.patchAnswering(path, schema, input, options, ServiceRecordSchema);
+    const { result, requestId } = await this.write('PATCH', path, schema, input, options, ServiceRecordSchema);
     return { service: result, requestId };
   }
 
-  /** A PATCH whose answer's `result` is parsed by `answer` (the record, or a part of it). */
-  private async patchAnswering<T, A>(
+  /** A write whose answer's `result` is parsed by `answer` (the record, or a part of it). */
+  private async write<T, A>(
+    method: Exclude<Method, 'GET'>,
     path: string,
     schema: z.ZodType<T>,
     input: unknown,
@@ -328,15 +329,10 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
       throw new CloudApiError('invalid-request', `The change breaks the API's rules: ${problems}`);
     }
     try {
-      const response = await this.send(
-        'PATCH',
-        path,
-        { priority: 'approval', person: 'approval' },
-        body.data,
-        options.beforeSend,
-      );
+      const ticket: ThrottleTicket = { priority: 'approval', person: 'approval' };
+      const response = await this.send(method, path, ticket, body.data, options.beforeSend);
       const parsed = z.looseObject({ requestId: z.string(), result: answer }).safeParse(response.json);
-      if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
+      if (!parsed.success) throw this.badResponse(method, path, response.json);
       return { result: parsed.data.result, requestId: parsed.data.requestId };
     } finally {
       // Whatever happened, the organization may have changed: the next read must be fresh.
@@ -422,16 +418,21 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     return (await this.readSetting(serviceId, spec.path, spec.schema, options)) ?? null;
   }
 
-  /** PATCH …/services/{id}/PART; same guarantees as updateService, answered with the part. */
+  /** Writes …/services/{id}/PART with its spec's method, DELETE for null; same guarantees as updateService. */
   async writePart<P extends PartName>(
     serviceId: string,
     part: P,
-    body: PartUpdates[P],
+    body: PartUpdates[P] | null,
     options: UpdateOptions = {},
-  ): Promise<{ value: PartValues[P]; requestId: string }> {
+  ): Promise<{ value: PartValues[P] | null; requestId: string }> {
     const spec: PartSpec<PartValues[P], PartUpdates[P]> = SERVICE_PARTS[part];
     const path = `${this.servicePath(serviceId)}/${spec.path}`;
-    const { result, requestId } = await this.patchAnswering(path, spec.update, body, options, spec.schema);
+    if (body === null) {
+      if (!spec.removable) throw new CloudApiError('invalid-request', `The ${spec.label} cannot be removed.`);
+      const { requestId } = await this.write('DELETE', path, z.undefined(), undefined, options, z.unknown());
+      return { value: null, requestId };
+    }
+    const { result, requestId } = await this.write(spec.method, path, spec.update, body, options, spec.schema);
     return { value: result, requestId };
   }
 

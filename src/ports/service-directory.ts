@@ -121,13 +121,16 @@ export interface ServiceDirectory {
   readScalingSchedule(serviceId: string, options?: ReadOptions): Promise<ScalingSchedule | undefined>;
   /** GET …/services/{id}/PART (core/service/parts.ts): null when the service has none (404). */
   readPart<P extends PartName>(serviceId: string, part: P, options?: ReadOptions): Promise<PartValues[P] | null>;
-  /** PATCH …/services/{id}/PART; same guarantees as updateService. Answers the part as the API answered it. */
+  /**
+   * Writes …/services/{id}/PART with its spec's method, or DELETE when `body` is null; same
+   * guarantees as updateService. Answers the part as the API answered it (null once removed).
+   */
   writePart<P extends PartName>(
     serviceId: string,
     part: P,
-    body: PartUpdates[P],
+    body: PartUpdates[P] | null,
     options?: UpdateOptions,
-  ): Promise<{ value: PartValues[P]; requestId: string }>;
+  ): Promise<{ value: PartValues[P] | null; requestId: string }>;
   /** GET …/members: the organization's people and their roles. */
   listMembers(options?: ReadOptions): Promise<Member[]>;
   /** GET …/roles: the organization's roles, system and custom, with who holds them. */

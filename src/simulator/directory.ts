@@ -169,8 +169,8 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   writePart<P extends PartName>(
     serviceId: string,
     part: P,
-    body: PartUpdates[P],
-  ): Promise<{ value: PartValues[P]; requestId: string }> {
+    body: PartUpdates[P] | null,
+  ): Promise<{ value: PartValues[P] | null; requestId: string }> {
     return answer(() => {
       this.existing(serviceId);
       const outcome = this.partTable(serviceId)[part].write(body);
@@ -181,12 +181,16 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
 
   /** How each part of a service reads and is written, as the HTTP simulator does it. */
   private partTable(serviceId: string): {
-    [P in PartName]: { read(): PartValues[P] | null; write(body: PartUpdates[P]): Outcome<PartValues[P]> };
+    [P in PartName]: {
+      read(): PartValues[P] | null;
+      write(body: PartUpdates[P] | null): Outcome<PartValues[P] | null>;
+    };
   } {
     return {
       backupConfiguration: {
         read: () => this.backupConfigurationOf(serviceId),
         write: (body) => {
+          if (body === null) return { ok: false, message: 'the backup configuration cannot be removed' };
           const outcome = patchBackupConfiguration(this.backupConfigurationOf(serviceId), body);
           if (outcome.ok) this.backupConfigurations.set(serviceId, outcome.value);
           return outcome;

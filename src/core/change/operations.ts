@@ -37,6 +37,7 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
  * field sent as null (back to the default) is settled by any value, since the default is the API's.
  */
 function partShows(operation: PartOperation, part: object | null | undefined): boolean {
+  if (operation.body === null) return part === null;
   if (!part) return false;
   const now = part as Record<string, unknown>;
   return Object.entries(operation.body).every(([field, sent]) => sent === null || now[field] === sent);

@@ -106,11 +106,11 @@ export interface StateOperation {
 }
 
 /**
- * PATCH of a part of the service the API keeps apart (…/backupConfiguration): the target is that
- * part, named in the plan's `target` (core/service/parts.ts).
+ * A write to a part of the service the API keeps apart (…/backupConfiguration), with the method
+ * its spec names (core/service/parts.ts); `body: null` removes it (DELETE), where it may be.
  */
 export type PartOperation = {
-  [P in PartName]: { endpoint: 'part'; part: P; body: PartUpdates[P] };
+  [P in PartName]: { endpoint: 'part'; part: P; body: PartUpdates[P] | null };
 }[PartName];
 
 export type Operation = UpdateOperation | ReplicaScalingOperation | StateOperation | PartOperation;

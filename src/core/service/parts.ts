@@ -26,8 +26,12 @@ export interface PartSpec<Value, Update> {
   /** How a sentence names it ("the backup configuration of orders-prod"). */
   label: string;
   schema: z.ZodType<Value>;
-  /** The body of its PATCH, checked strictly before anything is sent. */
+  /** How it is written: PATCH (fields), PUT or POST (the whole of it, create or replace). */
+  method: 'PATCH' | 'PUT' | 'POST';
+  /** The body of its write, checked strictly before anything is sent. */
   update: z.ZodType<Update>;
+  /** Whether DELETE removes it (the service then has none: the part reads null). */
+  removable: boolean;
 }
 
 export const SERVICE_PARTS = {
@@ -35,7 +39,9 @@ export const SERVICE_PARTS = {
     path: 'backupConfiguration',
     label: 'backup configuration',
     schema: BackupConfigurationSchema,
+    method: 'PATCH',
     update: BackupConfigurationUpdateSchema,
+    removable: false,
   } satisfies PartSpec<BackupConfiguration, BackupConfigurationUpdate>,
 } as const;
 

@@ -207,7 +207,7 @@ function settingsAfter(now: BackupSettings, body: BackupConfigurationUpdate): Ba
 /** The body of this plan's PATCH …/backupConfiguration, if it has one. */
 function backupBodyOf(plan: ChangePlan): BackupConfigurationUpdate | undefined {
   for (const operation of plan.operations ?? [])
-    if (operation.endpoint === 'part' && operation.part === 'backupConfiguration') return operation.body;
+    if (operation.endpoint === 'part' && operation.part === 'backupConfiguration') return operation.body ?? undefined;
   return undefined;
 }
 
