@@ -12,7 +12,7 @@ import { requesterMessage, requestMessage, withdrawnInApprovalChannel } from '..
 import { messageOf } from '../core/render/errors.js';
 import { section } from '../core/render/mrkdwn.js';
 import { requesterNewsMessage } from '../core/render/requester.js';
-import { serviceBlocks } from '../core/render/service.js';
+import { recordBlocks } from '../core/render/target-record.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import { MessengerError, type ChangeStore, type Log, type Messenger } from '../ports/index.js';
 
@@ -119,7 +119,7 @@ export class FlowMessages {
     try {
       await this.options.messenger.post(request.channelId, {
         text: appliedResultText(request.id, service),
-        blocks: serviceBlocks(service, appliedResultTitle(request.id, service)),
+        blocks: recordBlocks(service, appliedResultTitle(request.id, service)),
         ...inThread(request),
       });
     } catch (error) {

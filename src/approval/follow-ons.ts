@@ -5,6 +5,7 @@
  * same decision as a person's request (core/approval/filing.ts), or, for a review, created once
  * and posted through the step machine.
  */
+import { readPlanTarget } from './read-target.js';
 import type { Effect } from '../core/approval/types.js';
 import type { ChangeRequest } from '../core/change/types.js';
 import { reviewIdOf, reviewRequestOf } from '../core/policy/breakglass.js';
@@ -43,9 +44,12 @@ export class FollowOns {
     if (refused) return { text: followOnNotAllowedText('ask-again', refused) };
     const claim = `ask-again:${id}`;
     if (!(await store.claimOnce(claim, ASK_AGAIN_CLAIM_MS))) return { text: askAgainRefusedText('already') };
-    const service = await cloudOf(this.kit.options, original.organization)
-      .getService(original.plan.serviceId, { fresh: true, priority: 'command', person: userId })
-      .catch(() => undefined);
+    const cloud = cloudOf(this.kit.options, original.organization);
+    const service = await readPlanTarget(cloud, original.plan, {
+      fresh: true,
+      priority: 'command',
+      person: userId,
+    }).catch(() => undefined);
     const outcome: RequestOutcome = service
       ? await this.filing.request({
           channelId: original.channelId,

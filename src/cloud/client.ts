@@ -46,8 +46,16 @@ import {
   type UpdateOptions,
 } from '../ports/service-directory.js';
 import { parseBackups } from '../core/service/backup.js';
-import { parseApiKeys } from '../core/access/api-key.js';
-import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
+import { ApiKeySchema, parseApiKeys, type ApiKey } from '../core/access/api-key.js';
+import { MemberSchema, parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
+import type { ApiKeyOperation, MemberOperation } from '../core/change/types.js';
+
+/** PATCH …/members/{userId} and …/keys/{keyId} as the bot sends them (official OpenAPI, strict). */
+const MemberPatchSchema = z.strictObject({ assignedRoleIds: z.array(z.string().min(1)) });
+const KeyPatchSchema = z.strictObject({
+  state: z.enum(['enabled', 'disabled']).optional(),
+  expireAt: z.iso.datetime().nullable().optional(),
+});
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { QueryEndpointSchema, type QueryEndpoint } from '../core/service/query-endpoint.js';
@@ -454,6 +462,28 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
       if (error instanceof CloudApiError && error.status === 404) return undefined;
       throw error;
     }
+  }
+
+  /** PATCH …/members/{userId}; same guarantees as updateService. */
+  async updateMember(
+    userId: string,
+    body: MemberOperation['body'],
+    options: UpdateOptions = {},
+  ): Promise<{ member: Member; requestId: string }> {
+    const path = `${this.orgPath()}/members/${encodeURIComponent(userId)}`;
+    const { result, requestId } = await this.write('PATCH', path, MemberPatchSchema, body, options, MemberSchema);
+    return { member: result, requestId };
+  }
+
+  /** PATCH …/keys/{keyId}; same guarantees as updateService. */
+  async updateKey(
+    keyId: string,
+    body: ApiKeyOperation['body'],
+    options: UpdateOptions = {},
+  ): Promise<{ key: ApiKey; requestId: string }> {
+    const path = `${this.orgPath()}/keys/${encodeURIComponent(keyId)}`;
+    const { result, requestId } = await this.write('PATCH', path, KeyPatchSchema, body, options, ApiKeySchema);
+    return { key: result, requestId };
   }
 
   /** GET …/members: never cached (people ask who has access now). */

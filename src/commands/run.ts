@@ -48,7 +48,7 @@ import { isStoreUnavailable } from '../ports/store-errors.js';
 import { commandRefusal, servicesOfChannel } from './channel.js';
 import type { ServiceList } from '../ports/service-directory.js';
 import { replyText, type BotServices, type Invocation } from './context.js';
-import { lookupService } from './lookup.js';
+import { lookupService, lookupTarget } from './lookup.js';
 import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 import { showCapacitySpend, showCost } from './cost.js';
@@ -302,7 +302,7 @@ async function changeInput(command: Extract<Command, { kind: 'change' }>, inv: I
   if (tooLong) return { ok: false as const, text: `:warning: ${esc(tooLong)}` };
   const schedule = command.when ? await scheduleOf(command.when, inv, s) : undefined;
   if (schedule && !schedule.ok) return { ok: false as const, text: `:warning: ${esc(schedule.message)}` };
-  const found = await lookupService(s, command.service, inv.userId);
+  const found = await lookupTarget(s, command.target, command.service, inv.userId);
   if (!found.ok) return found;
   const temporary = command.durationMs === undefined ? {} : { temporary: temporaryTerms(command.durationMs) };
   const input: NewChangeRequest = {

@@ -6,7 +6,7 @@
  */
 import { staleLabels } from '../change/state.js';
 import { operationsOf, operationVisible } from '../change/operations.js';
-import type { ChangeRequest, OperationResult } from '../change/types.js';
+import type { ChangeRequest, Operation, OperationResult } from '../change/types.js';
 import { rulesGrown } from '../policy/evaluate.js';
 import { unjustified } from '../policy/justification.js';
 import type { PolicyDecision } from '../policy/types.js';
@@ -147,6 +147,10 @@ export function afterOperation(
   return record(request, actorId, mode, outcome);
 }
 
+/** Operations whose answer is the thing written alone, not a service record: the last record read is posted with it. */
+const answersAlone = (operation: Operation): boolean =>
+  operation.endpoint === 'part' || operation.endpoint === 'member' || operation.endpoint === 'apiKey';
+
 export function sendNext(
   request: ChangeRequest,
   actorId: string,
@@ -159,7 +163,7 @@ export function sendNext(
   if (!operation) return afterOperation(request, actorId, mode, results, service);
   const sending: Work = { phase: 'sending', actorId, mode, index, results, ...(service ? { service } : {}) };
   // A part's answer is the part alone: the record to post is this one with it (flow-lease.ts).
-  const record = service && operation.endpoint === 'part' ? { service } : {};
+  const record = service && answersAlone(operation) ? { service } : {};
   return next(request, sending, [{ type: 'send', index, operation, ...record }]);
 }
 

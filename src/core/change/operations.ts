@@ -29,6 +29,23 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
       );
     case 'part':
       return partShows(operation, service.parts?.[operation.part]);
+    case 'member': {
+      const target = service.organizationTarget;
+      if (target?.type !== 'member') return false;
+      const held = target.member.assignedRoles.map((role) => role.roleId).sort();
+      return JSON.stringify(held) === JSON.stringify([...operation.body.assignedRoleIds].sort());
+    }
+    case 'apiKey': {
+      const target = service.organizationTarget;
+      if (target?.type !== 'apiKey') return false;
+      const { state, expireAt } = operation.body;
+      const sameExpiry = (a: string | null | undefined, b: string | null | undefined) =>
+        (a ? Date.parse(a) : null) === (b ? Date.parse(b) : null);
+      return (
+        (state === undefined || target.key.state === state) &&
+        (expireAt === undefined || sameExpiry(target.key.expireAt, expireAt))
+      );
+    }
   }
 }
 

@@ -12,6 +12,7 @@ import type {
 import type { Approval, Requirement } from '../policy/types.js';
 import type { PartName, PartUpdates } from '../service/parts.js';
 import type { BackupSettings } from '../service/backup.js';
+import type { PlanTarget } from '../access/target.js';
 
 /** What a person asked for, in their terms (from a command or the edit modal). */
 export interface ChangeIntent {
@@ -40,7 +41,20 @@ export interface ChangeIntent {
   coreDumps?: boolean;
   /** `backup-config SERVICE [every Nh] [keep Nd] [at HH:MM] [default]`. */
   backupConfig?: BackupConfigIntent;
+  /** `grant ROLE to EMAIL` / `revoke ROLE from EMAIL`: the role by name or id. */
+  memberRole?: MemberRoleIntent;
+  /** `key disable|enable KEY`, `key expire KEY in 30d|never`. */
+  apiKey?: ApiKeyIntent;
 }
+
+export interface MemberRoleIntent {
+  action: 'grant' | 'revoke';
+  role: string;
+}
+
+/** `expireAt`: `in N days` dated on the day the request is made (kinds' `localize`). */
+export type ApiKeyIntent =
+  { action: 'disable' | 'enable' } | { action: 'expire'; inDays: number | null; expireAt?: string | null };
 
 export interface BackupConfigIntent {
   periodHours?: number;
@@ -75,6 +89,10 @@ export interface TouchedState {
   enableCoreDumps?: boolean | null;
   /** The service's backup configuration (a part the API keeps apart), with the defaults where absent. */
   backupConfiguration?: BackupSettings;
+  /** A member's role ids, sorted. */
+  memberRoles?: string[];
+  /** An API key's state and expiry (ISO; null: never). */
+  apiKey?: { state: string; expireAt: string | null };
 }
 export type TouchedField = keyof TouchedState;
 
@@ -113,10 +131,34 @@ export type PartOperation = {
   [P in PartName]: { endpoint: 'part'; part: P; body: PartUpdates[P] | null };
 }[PartName];
 
-export type Operation = UpdateOperation | ReplicaScalingOperation | StateOperation | PartOperation;
+/** PATCH …/members/{userId}: the member's whole role list (the API replaces it). */
+export interface MemberOperation {
+  endpoint: 'member';
+  userId: string;
+  body: { assignedRoleIds: string[] };
+  /** The one role this change grants or revokes (risks, Undo and a grant's revert read it; never sent). */
+  change: { action: 'grant' | 'revoke'; roleId: string; roleName: string };
+}
+
+/** PATCH …/keys/{keyId}: its state or expiry (null: never expires). */
+export interface ApiKeyOperation {
+  endpoint: 'apiKey';
+  keyId: string;
+  body: { state?: 'enabled' | 'disabled'; expireAt?: string | null };
+}
+
+export type Operation =
+  UpdateOperation | ReplicaScalingOperation | StateOperation | PartOperation | MemberOperation | ApiKeyOperation;
 export type Endpoint = Operation['endpoint'];
 /** Every endpoint an operation may go to (stored results are checked against these). */
-export const ENDPOINTS = ['update', 'replicaScaling', 'state', 'part'] as const satisfies readonly Endpoint[];
+export const ENDPOINTS = [
+  'update',
+  'replicaScaling',
+  'state',
+  'part',
+  'member',
+  'apiKey',
+] as const satisfies readonly Endpoint[];
 
 /** What one operation came to, in order; an operation after a failed one is never sent. */
 export type OperationResult =
@@ -124,8 +166,12 @@ export type OperationResult =
   | { index: number; endpoint: Endpoint; status: 'failed' | 'unknown'; apiRequestId?: string };
 
 export interface ChangePlan {
+  /** The service changed; for a target that is not a service, its record id (`member:…`, `key:…`). */
   serviceId: string;
+  /** The service's name; for a member their email, for a key its name. */
   serviceName: string;
+  /** A target that is not a service (core/access/target.ts); absent: the service (or a part of it). */
+  target?: PlanTarget;
   /**
    * The body of the basic-details PATCH (what policy rules and undo read). Requests made before
    * `operations` existed send exactly this.

@@ -4,6 +4,7 @@
  * person what is wrong, in their words, with the command's usage line. Services are not resolved
  * here (that needs the API); everything that can be checked without one is.
  */
+import type { OrganizationTargetType } from '../access/target.js';
 import type { ChangeIntent } from '../change/types.js';
 import { checkFilterWords, echo, type Checked } from './arguments.js';
 import {
@@ -53,6 +54,8 @@ export type Command =
       verb: string;
       durationMs?: number;
       when?: WhenSpec;
+      /** `service` names a member (email, @user) or an API key, not a service. */
+      target?: OrganizationTargetType;
     } & Justification)
   | { kind: 'pending' }
   | { kind: 'temporary' }
@@ -244,12 +247,12 @@ function changeCommandsByWord(): Map<string, KindCommand[]> {
 function changeHandler(word: string, commands: readonly KindCommand[]): Handler {
   const [only] = commands;
   if (commands.length === 1 && only !== undefined && only.name === word)
-    return (args) => changeCommand(only.parse(args, new ArgumentReader(only)));
+    return (args) => changeCommand(only, only.parse(args, new ArgumentReader(only)));
   return (args) => {
     const [action, ...rest] = args;
     const sub = action?.text.toLowerCase();
     const chosen = commands.find((command) => command.name === `${word} ${sub}`);
-    if (chosen !== undefined) return changeCommand(chosen.parse(rest, new ArgumentReader(chosen)));
+    if (chosen !== undefined) return changeCommand(chosen, chosen.parse(rest, new ArgumentReader(chosen)));
     const names = commands.map((command) => command.name);
     const subs = names.map((name) => name.split(' ')[1] ?? name);
     const ask = commands.find((command) => command.groupAsk !== undefined)?.groupAsk ?? `Say which ${word} command`;
@@ -261,8 +264,9 @@ function changeHandler(word: string, commands: readonly KindCommand[]): Handler 
   };
 }
 
-function changeCommand(parsed: ParsedChange): Command {
-  return { kind: 'change', ...parsed };
+/** The change a command asks for; `target` when its SERVICE argument names a member or a key. */
+function changeCommand(command: KindCommand, parsed: ParsedChange): Command {
+  return { kind: 'change', ...parsed, ...(command.target ? { target: command.target } : {}) };
 }
 
 const CHANGE_COMMANDS = changeCommandsByWord();

@@ -18,6 +18,8 @@ export const CHANGE_KINDS = [
   'power',
   'core-dumps',
   'backup-config',
+  'member-role',
+  'api-key',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
@@ -33,6 +35,8 @@ export const RISKS = [
   'single-replica',
   'backup-retention-cut',
   'backup-less-often',
+  'admin-grant',
+  'key-enable',
 ] as const;
 export type Risk = (typeof RISKS)[number];
 

@@ -5,7 +5,9 @@
  */
 import type { PartName } from '../../service/parts.js';
 import type { ChangeIntent, ChangePlan, TouchedField } from '../types.js';
+import { apiKeyKind } from './api-key.js';
 import { backupConfigKind } from './backup-config.js';
+import { memberRoleKind } from './member-role.js';
 import { coreDumpsKind } from './core-dumps.js';
 import { encryptionKeyKind } from './encryption-key.js';
 import { ipAccessKind } from './ip-access.js';
@@ -30,6 +32,8 @@ export const KINDS = {
   tags: tagsKind,
   enableCoreDumps: coreDumpsKind,
   backupConfiguration: backupConfigKind,
+  memberRoles: memberRoleKind,
+  apiKey: apiKeyKind,
   replicas: replicasKind,
   replicaMemory: replicaMemoryKind,
   idleScaling: idleScalingKind,
@@ -47,6 +51,7 @@ export const TEMPORARY_KINDS: ReadonlyArray<ChangeKindModule<TouchedField>> = [
   replicaMemoryKind,
   idleScalingKind,
   powerKind,
+  memberRoleKind,
 ];
 
 /** Every command that asks for a change, in the order help lists them. */

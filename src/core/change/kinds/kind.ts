@@ -8,7 +8,17 @@ import type { ChangeKind as PolicyChangeKind, Risk } from '../../policy/types.js
 import type { CapacityValues } from '../../capacity/values.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../../service/schema.js';
 import type { PartName } from '../../service/parts.js';
-import type { ChangeIntent, ChangePlan, FieldChange, PartOperation, TouchedField, TouchedState } from '../types.js';
+import type {
+  ApiKeyOperation,
+  ChangeIntent,
+  ChangePlan,
+  FieldChange,
+  MemberOperation,
+  PartOperation,
+  TouchedField,
+  TouchedState,
+} from '../types.js';
+import type { OrganizationTargetType } from '../../access/target.js';
 import type { ArgumentReader, CommandSpec, ParsedChange } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
 import type { KindDrift } from './drift-parts.js';
@@ -28,6 +38,8 @@ export interface KindCommand extends CommandSpec {
   groupAsk?: string;
   /** Its own arguments include `at` (a time of day it sets): the word never schedules the change. */
   ownsAt?: boolean;
+  /** What its SERVICE argument names when it is not a service: a member (email, @user) or an API key. */
+  target?: OrganizationTargetType;
 }
 
 /** `field` names the modal input the problem belongs to, so the modal can show it inline. */
@@ -43,8 +55,11 @@ export interface Draft {
   scaling: { body: ReplicaScalingUpdate; expect: CapacityValues };
   /** PATCH …/state, sent after the others. */
   power?: { command: StateCommand; expect: CapacityValues };
-  /** PATCHes of parts of the service the API keeps apart, sent before the record's (core/service/parts.ts). */
-  parts: PartOperation[];
+  /**
+   * Writes to what is not the service record, sent before the record's: parts of the service the
+   * API keeps apart (core/service/parts.ts), a member's roles, an API key.
+   */
+  writes: Array<PartOperation | MemberOperation | ApiKeyOperation>;
   changes: FieldChange[];
   warnings: string[];
   problems: PlanProblem[];
