@@ -18,6 +18,7 @@ import { reviewIdOf } from '../core/policy/breakglass.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { BreakGlassOutcome, NewChangeRequest, RequestOutcome } from '../ports/index.js';
 import { cloudOf, newRequestId, tellApprovers, type FlowKit } from './flow-kit.js';
+import { LiveLoadReader } from './live-load.js';
 import { overlapWarnings } from './overlaps.js';
 
 /** A planned request to file, as `ApprovalFlow.file` takes it. */
@@ -30,7 +31,16 @@ export type FileInput = Omit<NewChangeRequest, 'intent'> &
   };
 
 export class Filing {
-  constructor(private readonly kit: FlowKit) {}
+  /** Shared by every request this flow files: one metrics read per service every 30 s. */
+  private readonly loads: LiveLoadReader;
+
+  constructor(private readonly kit: FlowKit) {
+    this.loads = new LiveLoadReader({
+      cloudOf: (organization) => cloudOf(kit.options, organization),
+      now: kit.now,
+      ...kit.options.liveLoad,
+    });
+  }
 
   /** Plans the change against the service, stores it and posts it in the channel for approval. */
   async request(input: NewChangeRequest): Promise<RequestOutcome> {
@@ -38,9 +48,19 @@ export class Filing {
     if (!planned.ok) return planned;
     // Open requests changing the same thing are named in its warnings; the intent is kept so
     // that, refused as stale, it can be asked again as the service is then.
-    const overlaps = await overlapWarnings(this.kit.options.store, planned.plan, input, this.kit.now());
+    // A risky change shows its approvers the service's live load, read while the overlaps are looked up.
+    const [overlaps, liveLoad] = await Promise.all([
+      overlapWarnings(this.kit.options.store, planned.plan, input, this.kit.now()),
+      this.loads.noteFor({
+        plan: planned.plan,
+        service: input.service,
+        person: input.userId,
+        ...(input.organization ? { organization: input.organization } : {}),
+      }),
+    ]);
     const warnings = [...planned.plan.warnings, ...overlaps];
-    return this.file({ plan: { ...planned.plan, warnings, intent: input.intent }, ...input });
+    const plan = { ...planned.plan, warnings, intent: input.intent, ...(liveLoad ? { liveLoad } : {}) };
+    return this.file({ plan, ...input });
   }
 
   /**
