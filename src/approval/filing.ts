@@ -15,6 +15,7 @@ import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
 import { replyText } from '../core/render/approval.js';
 import { filingRefusalText } from '../core/render/filing.js';
 import { reviewIdOf } from '../core/policy/breakglass.js';
+import type { LiveLoadNote } from '../core/service/load.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { BreakGlassOutcome, NewChangeRequest, RequestOutcome } from '../ports/index.js';
 import { cloudOf, newRequestId, tellApprovers, type FlowKit } from './flow-kit.js';
@@ -51,12 +52,7 @@ export class Filing {
     // A risky change shows its approvers the service's live load, read while the overlaps are looked up.
     const [overlaps, liveLoad] = await Promise.all([
       overlapWarnings(this.kit.options.store, planned.plan, input, this.kit.now()),
-      this.loads.noteFor({
-        plan: planned.plan,
-        service: input.service,
-        person: input.userId,
-        ...(input.organization ? { organization: input.organization } : {}),
-      }),
+      this.liveLoadOf(planned.plan, input.service, input),
     ]);
     const warnings = [...planned.plan.warnings, ...overlaps];
     const plan = { ...planned.plan, warnings, intent: input.intent, ...(liveLoad ? { liveLoad } : {}) };
@@ -89,7 +85,10 @@ export class Filing {
       input.judgedAs ?? input.plan,
       input.temporary !== undefined,
     );
-    const decision = decideFiling({ ...this.factsOf(input, ruling), origin });
+    // An Undo can be a risky change too (the Undo of a start is a stop): its approvers see the load.
+    const liveLoad = input.undoOf ? await this.liveLoadOf(input.plan, service, input) : undefined;
+    const plan = liveLoad ? { ...input.plan, liveLoad } : input.plan;
+    const decision = decideFiling({ ...this.factsOf({ ...input, plan }, ruling), origin });
     if (decision.kind === 'refused') return refusedOutcome(decision);
     const { request, next, deferred } = decision;
     const filed = await this.posted(request);
@@ -148,6 +147,20 @@ export class Filing {
         stackedGrantProblem(planned.plan, await this.activeCapacityGrants(planned.plan)));
     if (notTemporary) return { ok: false, problems: [{ field: 'request', message: notTemporary }] };
     return { ok: true, plan: planned.plan };
+  }
+
+  /** The live load a risky plan is filed with (approval/live-load.ts); undefined for any other. */
+  private liveLoadOf(
+    plan: ChangePlan,
+    service: ServiceRecord,
+    input: Pick<FileInput, 'userId' | 'organization'>,
+  ): Promise<LiveLoadNote | undefined> {
+    return this.loads.noteFor({
+      plan,
+      service,
+      person: input.userId,
+      ...(input.organization ? { organization: input.organization } : {}),
+    });
   }
 
   private factsOf(input: Omit<FileInput, 'service'>, ruling: FilingFacts['ruling']): Omit<FilingFacts, 'origin'> {

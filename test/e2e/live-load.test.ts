@@ -7,7 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { CHANNEL, requestChange, textOf, useHarnesses, type Harness } from './harness.js';
+import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { ACTION_UNDO } from '../../src/core/render/temporary.js';
+import { appliedMessage, CHANNEL, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 
 const harness = useHarnesses();
 const GIB = 1024 ** 3;
@@ -63,6 +65,24 @@ describe('live load in a risky change request', () => {
     expect(text).toContain('Live load could not be read: ClickHouse Cloud answered 403.');
     expect(text).not.toContain(':warning: *Live load');
     expect(text).toContain('waiting for approval');
+  });
+
+  it('shows it on an Undo that stops the service (the Undo of a start)', async () => {
+    const h = await harness({ simulatorTransitionMs: 200 });
+    const { id } = await requestChange(h, 'start orders-staging');
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await appliedMessage(h, id);
+    await expect.poll(() => h.simulator.service(DEMO_IDS.ordersStaging)?.state, { timeout: 5_000 }).toBe('running');
+    h.simulator.setLoad(DEMO_IDS.ordersStaging, { queries: 2, memoryBytesPerReplica: 3 * GIB });
+    const after = h.slack.calls.length;
+    await h.click(ACTION_UNDO, id, USERS.requester);
+    const undo = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'), {
+      after,
+    });
+    expect(textOf(undo.args.blocks)).toContain('*Right now:* 2 queries running');
+    expect(textOf(undo.args.blocks)).toContain(
+      ':warning: *2 queries were running when this was asked: this change ends them.*',
+    );
   });
 
   it('reads the metrics once for 20 requests at once, within the API budget', async () => {
