@@ -42,7 +42,7 @@ import type { NewChangeRequest } from '../ports/index.js';
 import { scheduledFilingText } from '../core/render/scheduled.js';
 import { resolveWhen, type WhenSpec } from '../core/command/when.js';
 import { code, esc, section, type Block } from '../core/render/mrkdwn.js';
-import { listBlocks, serviceBlocks } from '../core/render/service.js';
+import { listBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
 import { commandRefusal, servicesOfChannel } from './channel.js';
@@ -52,6 +52,7 @@ import { lookupService, lookupTarget } from './lookup.js';
 import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 import { showCapacitySpend, showCost } from './cost.js';
+import { showService } from './show.js';
 
 const HISTORY_LIMIT = 20;
 
@@ -173,11 +174,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     // channel when there are no organizations (ORGANIZATIONS_FILE) to give channels their own.
     if (list.cachedUntil !== undefined) inv.offerAgain?.(answer, list.cachedUntil, s.tenants === undefined);
   },
-  show: async (command, inv, s) => {
-    const found = await lookupService(s, command.service, inv.userId);
-    if (!found.ok) return replyText(inv, found.text);
-    return inv.reply({ text: `Service ${esc(found.service.name)}`, blocks: serviceBlocks(found.service) });
-  },
+  show: (command, inv, s) => showService(command.service, inv, s),
   backups: async (command, inv, s) => {
     const found = await lookupService(s, command.service, inv.userId);
     if (!found.ok) return replyText(inv, found.text);

@@ -13,6 +13,7 @@ import type { Approval, Requirement } from '../policy/types.js';
 import type { PartName, PartUpdates } from '../service/parts.js';
 import type { BackupSettings } from '../service/backup.js';
 import type { PlanTarget } from '../access/target.js';
+import type { LiveLoadNote } from '../service/load.js';
 
 /** What a person asked for, in their terms (from a command or the edit modal). */
 export interface ChangeIntent {
@@ -190,6 +191,11 @@ export interface ChangePlan {
   capacity?: { before: CapacityValues; after: CapacityValues };
   /** What the person asked for, kept so that a request refused as stale can be asked again as the service is now. */
   intent?: ChangeIntent;
+  /**
+   * A risky change (a stop, a scale-down…): the service's live load when it was asked, or why it
+   * could not be read (core/change/live-load.ts). Absent: not risky, or the service was not running.
+   */
+  liveLoad?: LiveLoadNote;
 }
 
 export const CHANGE_STATUSES = [

@@ -64,6 +64,8 @@ export const CurrentScalingSchema = z.looseObject({
   effectiveMaxReplicas: lenient(z.number()),
   effectiveIdleScaling: lenient(z.boolean()),
   effectiveIdleTimeoutMinutes: lenient(z.number()),
+  /** The scaling schedule entry whose values are in effect; absent when none is active. */
+  activeEntryId: lenient(z.string()),
 });
 export type CurrentScaling = z.infer<typeof CurrentScalingSchema>;
 

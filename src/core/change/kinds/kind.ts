@@ -6,6 +6,7 @@
  */
 import type { ChangeKind as PolicyChangeKind, Risk } from '../../policy/types.js';
 import type { CapacityValues } from '../../capacity/values.js';
+import type { LoadConcern } from '../../service/load.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../../service/schema.js';
 import type { PartName } from '../../service/parts.js';
 import type {
@@ -120,6 +121,12 @@ export interface ChangeKindModule<F extends TouchedField> {
   risks(plan: ChangePlan): Risk[];
   /** Every risk `risks` can name, for `policy SERVICE`. */
   possibleRisks: readonly Risk[];
+  /**
+   * Present when this kind's part of a plan can hurt what runs now (a stop or delete, replicas or
+   * memory lowered, idle scaling on): approvers then see the service's live load, with what in it
+   * to warn about (core/change/live-load.ts). Undefined for this plan: nothing of the kind.
+   */
+  loadConcern?(plan: ChangePlan): LoadConcern | undefined;
   /**
    * Present when this kind can be granted for a while (`for 2h`): why this plan cannot be, if so,
    * and what its revert takes back from the service as it is now.
