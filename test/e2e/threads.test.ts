@@ -197,3 +197,26 @@ describe('a reminder DM', () => {
     expect(h.logs.join('\n')).toContain('no link to its message for the reminder');
   });
 });
+
+describe('a summary', () => {
+  it('is one top-level headline (totals, warnings, changes); per-service lines and spend are in its thread', async () => {
+    const h = await harness();
+    await h.command('summary');
+    const headline = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) =>
+        a.channel === CHANNEL && a.thread_ts === undefined && String(a.text).startsWith('ClickHouse Cloud summary:'),
+    );
+    const ts = h.slack.messages.find((m) => m.channel === CHANNEL && m.text === headline.args.text)?.ts;
+    await h.slack.waitFor('chat.postMessage', (a) => a.thread_ts === ts && textOf(a.blocks).includes('*Spend* of'));
+    const head = textOf(headline.args.blocks);
+    expect(head).toContain('12 services in the organization');
+    expect(head).toContain(':warning: 5 warnings on 4 services');
+    expect(head).toContain('First summary: changes are reported from the next one');
+    expect(head).not.toContain('*Spend*');
+    expect(head).not.toContain('• *orders-prod* ·');
+    const replies = h.slack.callsOf('chat.postMessage', (a) => a.channel === CHANNEL && a.thread_ts === ts);
+    expect(replies.map((r) => textOf(r.args.blocks)).join('\n')).toContain('• *orders-prod* ·');
+    expect(topLevel(h, CHANNEL)).toStrictEqual([headline]);
+  });
+});
