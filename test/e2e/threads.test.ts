@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE, ACTION_REJECT } from '../../src/core/render/change.js';
+import { ACTION_EXTEND } from '../../src/core/render/temporary.js';
 import { PROGRESS_BLOCK } from '../../src/core/render/follow.js';
 import type { SlackCall } from '../../src/playground/slack-stand-in.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
@@ -95,6 +96,29 @@ describe('a change in the channel', () => {
     expect(inChannel.length).toBeGreaterThanOrEqual(5);
     // Only the request itself is at the top level.
     expect(inChannel.filter((c) => c.args.thread_ts !== ts)).toStrictEqual([inChannel[0]]);
+  });
+  it("an Extend waiting for approval is reminded of in its original's thread, where it was posted", async () => {
+    const clock = movableClock();
+    const h = await harness({ clock: clock.now });
+    const { id } = await requestChange(h, 'ip add orders-prod 192.0.2.44/32 hotel for 2h');
+    const ts = await messageTsOf(h, id);
+    await h.click(ACTION_APPROVE, id, USERS.approver, ts);
+    await h.slack.waitFor('chat.postMessage', (a) => a.thread_ts === ts && textOf(a.blocks).includes('reverts'));
+    await h.click(ACTION_EXTEND, id, USERS.requester, ts);
+    const extension = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => a.thread_ts === ts && textOf(a.blocks).includes(`Revert of ${id}`),
+    );
+    const extensionId = /Request `(CR-[0-9A-F]{10})`/.exec(textOf(extension.args.blocks))?.[1] ?? '';
+    await expect.poll(async () => (await h.bot.changeStore.get(extensionId))?.messageTs).toBeDefined();
+    expect(await messageTsOf(h, extensionId)).not.toBe(ts);
+    clock.advance(31 * MINUTE);
+    const reminder = await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => textOf(a.blocks).includes('still waits') && textOf(a.blocks).includes(extensionId),
+    );
+    expect(reminder.args).toMatchObject({ channel: CHANNEL, thread_ts: ts });
+    expect(topLevel(h, CHANNEL)).toHaveLength(1);
   });
 });
 
