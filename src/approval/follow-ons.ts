@@ -16,6 +16,7 @@ import { followOnNotAllowedText } from '../core/render/organizations.js';
 import type { ClickOrigin, DecisionReply, RequestOutcome } from '../ports/index.js';
 import type { Filing } from './filing.js';
 import { cloudOf, notify, tellApprovers, unseenBy, type FlowKit } from './flow-kit.js';
+import { threadOf } from './flow-messages.js';
 
 /** A stale request is asked again once (a double click files one); a failed filing gives the claim back. */
 const ASK_AGAIN_CLAIM_MS = 7 * 86_400_000;
@@ -88,7 +89,7 @@ export class FollowOns {
       service: effect.service,
       plan: effect.plan,
       serviceIsFresh: true,
-      ...(grant.messageTs ? { threadTs: grant.messageTs } : {}),
+      ...threadOf(grant),
       // Buttons: they carry the original's reason and ticket, shown with them, unless the form a
       // rule opened for the click was given others.
       ...justificationOf(effect.given ?? grant),
