@@ -13,8 +13,10 @@ import {
   callSimulatorApi,
   requestChange,
   textOf,
+  startHarness,
   useHarnesses,
   USERS,
+  withSharedBackends,
   type Harness,
 } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
@@ -115,6 +117,45 @@ describe('key disable, enable, expire', () => {
     const days = (Date.parse(sent?.expireAt ?? '') - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
     expect(days).toBeLessThan(30.1);
+  });
+
+  it('disables a leaked key at once under break-glass, and files its review', async () => {
+    const path = policyFile('breakglass: [U0REQUESTER]\nbreakglass_max: 2h\nrules: []\n');
+    const h = await harness({ env: { POLICY_FILE: path } });
+    // Only a key disabled contains a leak: enabling one, or any other change, still needs a duration.
+    expect(await answerText(h, await h.command('breakglass key enable terraform because "x"'))).toContain(
+      'Break-glass changes are temporary',
+    );
+    const answer = await answerText(
+      h,
+      await h.command('breakglass key disable terraform because "leaked in a CI log"', USERS.requester),
+    );
+    const id = /CR-[0-9A-F]{10}/.exec(answer)?.[0] ?? '';
+    expect(id).not.toBe('');
+    // A containment stays: no duration was asked, and nothing will be taken back.
+    expect(answer).toContain('it stays');
+    await expect.poll(async () => (await h.bot.changeStore.get(id))?.status).toBe('applied');
+    expect(patchesTo(h, `/keys/${DEMO_OTHER_KEY_IDS.neverExpires}`).map((r) => r.body)).toStrictEqual([
+      { state: 'disabled' },
+    ]);
+    await expect.poll(async () => (await h.bot.changeStore.get(`${id}-B`))?.status).toBe('pending');
+  });
+
+  it('two replicas approving at once send the key change once', async () => {
+    await withSharedBackends(async ({ simulator, slack, keyPrefix }) => {
+      const shared = { simulator, slack, keyPrefix };
+      const a = await harness(shared);
+      const b = await startHarness(shared);
+      try {
+        const { id } = await requestChange(a, 'key disable ci-readonly');
+        await Promise.all([a.click(ACTION_APPROVE, id, USERS.approver), b.click(ACTION_APPROVE, id, USERS.second)]);
+        await expect.poll(async () => (await a.bot.changeStore.get(id))?.status, { timeout: 10_000 }).toBe('applied');
+        await Promise.all([a.bot.changeRequests.drain(), b.bot.changeRequests.drain()]);
+        expect(patchesTo(a, `/keys/${DEMO_OTHER_KEY_IDS.unused}`)).toHaveLength(1);
+      } finally {
+        await b.stop();
+      }
+    });
   });
 
   it('lists the kinds in help', async () => {

@@ -277,6 +277,11 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ...[...CHANGE_COMMANDS].map(([word, commands]) => [word, changeHandler(word, commands)] as const),
 ]);
 
+/** The commands that may break glass for good: containment of a leak (a key disabled). */
+const CONTAINMENTS: readonly string[] = KIND_COMMANDS.flatMap((command) =>
+  command.breaksGlassForGood ? [command.name] : [],
+);
+
 /** First words of the commands whose own arguments include `at`. */
 const OWNS_AT: ReadonlySet<string> = new Set(
   [...CHANGE_COMMANDS].flatMap(([word, commands]) => (commands.some((c) => c.ownsAt) ? [word] : [])),
@@ -482,10 +487,11 @@ function parseBreakglass(args: Token[]): Command {
       'breakglass',
       `Break-glass needs a reason that reviewers will read: add because "INC-7 dashboards down", like this: ${exampleOf('breakglass')}`,
     );
-  if (command.durationMs === undefined)
+  const containment = KIND_COMMANDS.some((kind) => kind.name === command.verb && kind.breaksGlassForGood);
+  if (command.durationMs === undefined && !containment)
     fail(
       'breakglass',
-      `Break-glass changes are temporary: end the change with for DURATION (like for 1h), like this: ${exampleOf('breakglass')}. Only changes the bot can take back exactly can break glass: ${listed(TEMPORARY_FORMS)}.`,
+      `Break-glass changes are temporary: end the change with for DURATION (like for 1h), like this: ${exampleOf('breakglass')}. Only changes the bot can take back exactly can break glass: ${listed(TEMPORARY_FORMS)}${CONTAINMENTS.length > 0 ? `; and, for good, ${listed(CONTAINMENTS)}` : ''}.`,
     );
   return { kind: 'breakglass', change: command };
 }

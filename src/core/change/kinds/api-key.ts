@@ -17,6 +17,7 @@ export const MAX_EXPIRY_DAYS = 365;
 
 function keyCommand(action: 'disable' | 'enable', summary: string): KindCommand {
   return {
+    ...(action === 'disable' ? { breaksGlassForGood: true } : {}),
     name: `key ${action}`,
     usage: `key ${action} KEY`,
     example: `key ${action} ${action === 'disable' ? 'ci-readonly' : 'terraform'}`,
@@ -149,6 +150,7 @@ export const apiKeyKind: ChangeKindModule<'apiKey'> = {
       reverse.leftAlone.push('An expiry is not undone: set the one you want with key expire.');
     }
   },
+  containment: (plan) => bodyOf(plan)?.state === 'disabled',
   risks: (plan) => (bodyOf(plan)?.state === 'enabled' ? ['key-enable'] : []),
   possibleRisks: ['key-enable'],
 };

@@ -84,6 +84,12 @@ export function localizeIntent(intent: ChangeIntent, zone: string, now: number):
   return KIND_LIST.reduce((localized, kind) => kind.localize?.(localized, zone, now) ?? localized, intent);
 }
 
+/** A plan every touched kind of which only contains a leak: break-glass may apply it without a duration. */
+export function isContainment(plan: ChangePlan): boolean {
+  const touched = KIND_LIST.filter((kind) => kind.field in plan.before);
+  return touched.length > 0 && touched.every((kind) => kind.containment?.(plan) === true);
+}
+
 /** The kind that reads an intent field (ipAdd -> IP access). */
 export function kindOfIntent(key: string): ChangeKindModule<TouchedField> | undefined {
   return KIND_LIST.find((kind) => (kind.intents as readonly string[]).includes(key));

@@ -39,6 +39,11 @@ export interface KindCommand extends CommandSpec {
   groupAsk?: string;
   /** Its own arguments include `at` (a time of day it sets): the word never schedules the change. */
   ownsAt?: boolean;
+  /**
+   * It contains a leak (a key disabled at 3 a.m.): break-glass may apply it for good, without
+   * `for DURATION`; it is still reviewed after the fact like any break-glass change.
+   */
+  breaksGlassForGood?: boolean;
   /** What its SERVICE argument names when it is not a service: a member (email, @user) or an API key. */
   target?: OrganizationTargetType;
 }
@@ -117,6 +122,8 @@ export interface ChangeKindModule<F extends TouchedField> {
   visible(update: ServiceUpdate, service: ServiceRecord): boolean;
   /** Adds the inverse of this kind's part of an applied plan, as far as the service still shows it. */
   undo(plan: ChangePlan, service: ServiceRecord, reverse: PlannedReverse): void;
+  /** Whether this plan only contains a leak (a key disabled): break-glass may apply it for good. */
+  containment?(plan: ChangePlan): boolean;
   /** The policy risks this kind's part of the plan carries. */
   risks(plan: ChangePlan): Risk[];
   /** Every risk `risks` can name, for `policy SERVICE`. */
