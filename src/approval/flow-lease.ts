@@ -130,6 +130,10 @@ async function sendOperation(
       const record = service ?? { id: serviceId, name: '' };
       return { service: { ...record, parts: { ...record.parts, [operation.part]: value } }, requestId };
     }
+    case 'delete': {
+      const { requestId } = await cloud.deleteService(serviceId, options);
+      return { service: { ...(service ?? { id: serviceId, name: '' }), state: 'terminating' }, requestId };
+    }
     case 'member': {
       const { member, requestId } = await cloud.updateMember(operation.userId, operation.body, options);
       const target = service?.organizationTarget;

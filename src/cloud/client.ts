@@ -61,13 +61,7 @@ import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { QueryEndpointSchema, type QueryEndpoint } from '../core/service/query-endpoint.js';
 import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
 import { ScalingScheduleSchema, type ScalingSchedule } from '../core/service/scaling-schedule.js';
-import {
-  SERVICE_PARTS,
-  type PartName,
-  type PartSpec,
-  type PartUpdates,
-  type PartValues,
-} from '../core/service/parts.js';
+import { PART_SPECS, type PartName, type PartUpdates, type PartValues } from '../core/service/parts.js';
 import {
   BackupConfigurationEnvelopeSchema,
   ErrorEnvelopeSchema,
@@ -422,7 +416,7 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     part: P,
     options: ReadOptions = {},
   ): Promise<PartValues[P] | null> {
-    const spec: PartSpec<PartValues[P], PartUpdates[P]> = SERVICE_PARTS[part];
+    const spec = PART_SPECS[part];
     return (await this.readSetting(serviceId, spec.path, spec.schema, options)) ?? null;
   }
 
@@ -433,8 +427,9 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     body: PartUpdates[P] | null,
     options: UpdateOptions = {},
   ): Promise<{ value: PartValues[P] | null; requestId: string }> {
-    const spec: PartSpec<PartValues[P], PartUpdates[P]> = SERVICE_PARTS[part];
+    const spec = PART_SPECS[part];
     const path = `${this.servicePath(serviceId)}/${spec.path}`;
+    if (spec.method === undefined) throw new CloudApiError('invalid-request', `The ${spec.label} are only read.`);
     if (body === null) {
       if (!spec.removable) throw new CloudApiError('invalid-request', `The ${spec.label} cannot be removed.`);
       const { requestId } = await this.write('DELETE', path, z.undefined(), undefined, options, z.unknown());
@@ -462,6 +457,13 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
       if (error instanceof CloudApiError && error.status === 404) return undefined;
       throw error;
     }
+  }
+
+  /** DELETE …/services/{id}; same guarantees as updateService. */
+  async deleteService(serviceId: string, options: UpdateOptions = {}): Promise<{ requestId: string }> {
+    const path = this.servicePath(serviceId);
+    const { requestId } = await this.write('DELETE', path, z.undefined(), undefined, options, z.unknown());
+    return { requestId };
   }
 
   /** PATCH …/members/{userId}; same guarantees as updateService. */

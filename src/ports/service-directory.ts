@@ -132,6 +132,8 @@ export interface ServiceDirectory {
     body: PartUpdates[P] | null,
     options?: UpdateOptions,
   ): Promise<{ value: PartValues[P] | null; requestId: string }>;
+  /** DELETE …/services/{id} (a stopped service); same guarantees as updateService. */
+  deleteService(serviceId: string, options?: UpdateOptions): Promise<{ requestId: string }>;
   /** PATCH …/members/{userId} with the whole role list; same guarantees as updateService. */
   updateMember(
     userId: string,

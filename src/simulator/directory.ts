@@ -4,6 +4,7 @@
  * tested in milliseconds. Failures are CloudApiErrors, as CloudClient would report the simulator's
  * answers. State transitions settle at once unless `transitionMs` says otherwise.
  */
+import { deletionRefusal } from './create.js';
 import { randomUUID } from 'node:crypto';
 import { parseServiceList } from '../cloud/envelopes.js';
 import { CloudApiError } from '../core/service/api-error.js';
@@ -199,6 +200,10 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
           return outcome;
         },
       },
+      backups: {
+        read: () => parseBackups(backupsOf(serviceId, this.backupConfigurationOf(serviceId), this.now())).backups,
+        write: () => ({ ok: false, message: 'backups are only read' }),
+      },
     };
   }
 
@@ -256,6 +261,17 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
     return answer(() => {
       const seed = this.access();
       return parseRoles(seed.roles.map((role) => roleView(role, this.state.orgId, seed.members, seed.keys))).items;
+    });
+  }
+
+  /** A stopped service goes through `terminating`, then is gone (at once unless `transitionMs`). */
+  deleteService(serviceId: string): Promise<{ requestId: string }> {
+    return answer(() => {
+      const record = this.existing(serviceId);
+      const refused = deletionRefusal(record);
+      if (refused !== undefined) throw new CloudApiError('http', refused, { status: 400, requestId: randomUUID() });
+      this.state.beginTransition(serviceId, 'terminating', null, this.now());
+      return { requestId: randomUUID() };
     });
   }
 

@@ -162,6 +162,7 @@ const UPDATE_FIELD: Record<keyof ChangeIntent, string> = {
   // Targets that are not services: never from the edit form.
   memberRole: 'member',
   apiKey: 'apiKey',
+  delete: 'delete',
 };
 
 describe('edit modal submissions under random input', () => {

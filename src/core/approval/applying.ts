@@ -5,7 +5,7 @@
  * takeover settled from the service, and the outcome recorded only while the lease holds.
  */
 import { staleLabels } from '../change/state.js';
-import { operationsOf, operationVisible } from '../change/operations.js';
+import { operationsOf, readingShows } from '../change/operations.js';
 import type { ChangeRequest, Operation, OperationResult } from '../change/types.js';
 import { rulesGrown } from '../policy/evaluate.js';
 import { unjustified } from '../policy/justification.js';
@@ -149,7 +149,10 @@ export function afterOperation(
 
 /** Operations whose answer is the thing written alone, not a service record: the last record read is posted with it. */
 const answersAlone = (operation: Operation): boolean =>
-  operation.endpoint === 'part' || operation.endpoint === 'member' || operation.endpoint === 'apiKey';
+  operation.endpoint === 'part' ||
+  operation.endpoint === 'member' ||
+  operation.endpoint === 'apiKey' ||
+  operation.endpoint === 'delete';
 
 export function sendNext(
   request: ChangeRequest,
@@ -175,7 +178,7 @@ export function reconcileRead(
   context: FlowContext,
 ): StepResult {
   const operation = operationsOf(request.plan)[work.index];
-  if (service && operation && operationVisible(operation, request.plan, service)) {
+  if (operation && readingShows(operation, request.plan, service)) {
     const result: OperationResult = {
       index: work.index,
       endpoint: operation.endpoint,
@@ -214,7 +217,7 @@ export function lookAfterTakeover(
   const operations = operationsOf(request.plan);
   const confirmed = confirmedSoFar(request);
   const missing = (operation: (typeof operations)[number], index: number) =>
-    index >= confirmed.length && !(service && operationVisible(operation, request.plan, service));
+    index >= confirmed.length && !readingShows(operation, request.plan, service);
   const firstMissing = operations.findIndex(missing);
   const shownUpTo = (end: number): OperationResult[] => [
     ...confirmed,

@@ -3,6 +3,7 @@
  * Requests stored before operations existed carry only `plan.update`: that is one operation on
  * the update endpoint (or none, for an extension that sends nothing).
  */
+import { isDeletedState } from '../service/states.js';
 import { capacityDifferences } from '../capacity/values.js';
 import { planIsVisible } from './verify.js';
 import type { ChangePlan, Operation, PartOperation } from './types.js';
@@ -29,6 +30,8 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
       );
     case 'part':
       return partShows(operation, service.parts?.[operation.part]);
+    case 'delete':
+      return service.state === 'terminating' || isDeletedState(service.state);
     case 'member': {
       const target = service.organizationTarget;
       if (target?.type !== 'member') return false;
@@ -58,6 +61,14 @@ function partShows(operation: PartOperation, part: object | null | undefined): b
   if (!part) return false;
   const now = part as Record<string, unknown>;
   return Object.entries(operation.body).every(([field, sent]) => sent === null || now[field] === sent);
+}
+
+/**
+ * Whether a fresh read shows the operation done; a service no longer found shows a delete done
+ * (and nothing else).
+ */
+export function readingShows(operation: Operation, plan: ChangePlan, service: ServiceRecord | undefined): boolean {
+  return service ? operationVisible(operation, plan, service) : operation.endpoint === 'delete';
 }
 
 /** Does the service show every operation of the plan? */

@@ -46,6 +46,8 @@ export interface ChangeIntent {
   memberRole?: MemberRoleIntent;
   /** `key disable|enable KEY`, `key expire KEY in 30d|never`. */
   apiKey?: ApiKeyIntent;
+  /** `delete SERVICE`; `askedAt`: the day the backups are judged against (kinds' `localize`). */
+  delete?: { askedAt?: number };
 }
 
 export interface MemberRoleIntent {
@@ -94,6 +96,8 @@ export interface TouchedState {
   memberRoles?: string[];
   /** An API key's state and expiry (ISO; null: never). */
   apiKey?: { state: string; expireAt: string | null };
+  /** A service to delete: its state when asked (it must still be stopped when approved). */
+  deletion?: string | null;
 }
 export type TouchedField = keyof TouchedState;
 
@@ -148,8 +152,19 @@ export interface ApiKeyOperation {
   body: { state?: 'enabled' | 'disabled'; expireAt?: string | null };
 }
 
+/** DELETE …/services/{id}: a stopped service, gone for good once it is through `terminating`. */
+export interface DeleteOperation {
+  endpoint: 'delete';
+}
+
 export type Operation =
-  UpdateOperation | ReplicaScalingOperation | StateOperation | PartOperation | MemberOperation | ApiKeyOperation;
+  | DeleteOperation
+  | UpdateOperation
+  | ReplicaScalingOperation
+  | StateOperation
+  | PartOperation
+  | MemberOperation
+  | ApiKeyOperation;
 export type Endpoint = Operation['endpoint'];
 /** Every endpoint an operation may go to (stored results are checked against these). */
 export const ENDPOINTS = [
@@ -159,6 +174,7 @@ export const ENDPOINTS = [
   'part',
   'member',
   'apiKey',
+  'delete',
 ] as const satisfies readonly Endpoint[];
 
 /** What one operation came to, in order; an operation after a failed one is never sent. */

@@ -20,6 +20,7 @@ export const CHANGE_KINDS = [
   'backup-config',
   'member-role',
   'api-key',
+  'delete',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
@@ -37,6 +38,7 @@ export const RISKS = [
   'backup-less-often',
   'admin-grant',
   'key-enable',
+  'delete',
 ] as const;
 export type Risk = (typeof RISKS)[number];
 
@@ -147,6 +149,8 @@ export interface RequestFacts {
   after: ServiceSide;
   changes: readonly ChangeKind[];
   risks: readonly Risk[];
+  /** Approvals the request needs when no rule matches (a delete asks two by itself); 1 when absent. */
+  defaultApprovals?: number;
 }
 
 /**

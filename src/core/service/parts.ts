@@ -6,7 +6,7 @@
  * Undo of a kind on a part read it exactly as kinds on the record read their fields.
  */
 import { z } from 'zod';
-import { BackupConfigurationSchema, type BackupConfiguration } from './backup.js';
+import { BackupConfigurationSchema, parseBackups, type Backup, type BackupConfiguration } from './backup.js';
 
 /** PATCH …/backupConfiguration (official OpenAPI: BackupConfigurationPatchRequest; null resets to the default). */
 export const BackupConfigurationUpdateSchema = z.strictObject({
@@ -19,6 +19,14 @@ export const BackupConfigurationUpdateSchema = z.strictObject({
     .optional(),
 });
 export type BackupConfigurationUpdate = z.infer<typeof BackupConfigurationUpdateSchema>;
+
+/** A part that is only read (its backups, newest first), to say something about a change to the service. */
+export interface ReadOnlyPartSpec<Value> {
+  path: string;
+  label: string;
+  schema: z.ZodType<Value>;
+  method?: undefined;
+}
 
 export interface PartSpec<Value, Update> {
   /** The last segment of its path under the service. */
@@ -43,6 +51,12 @@ export const SERVICE_PARTS = {
     update: BackupConfigurationUpdateSchema,
     removable: false,
   } satisfies PartSpec<BackupConfiguration, BackupConfigurationUpdate>,
+  backups: {
+    path: 'backups',
+    label: 'backups',
+    // Parsed leniently, newest first: one odd backup never hides the others.
+    schema: z.array(z.unknown()).transform((items) => parseBackups(items).backups),
+  } satisfies ReadOnlyPartSpec<Backup[]>,
 } as const;
 
 export type PartName = keyof typeof SERVICE_PARTS;
@@ -50,12 +64,20 @@ export const PART_NAMES = Object.keys(SERVICE_PARTS) as PartName[];
 
 export interface PartValues {
   backupConfiguration: BackupConfiguration;
+  backups: Backup[];
 }
 export interface PartUpdates {
   backupConfiguration: BackupConfigurationUpdate;
+  /** Only read. */
+  backups: never;
 }
 /** The parts read alongside a record; null when the service has none (the API answered 404). */
 export type ServiceParts = { [P in PartName]?: PartValues[P] | null };
+
+/** Each part's spec, as the client reads and writes it (a part that is only read has no method). */
+export const PART_SPECS: {
+  [P in PartName]: PartSpec<PartValues[P], PartUpdates[P]> | ReadOnlyPartSpec<PartValues[P]>;
+} = SERVICE_PARTS;
 
 /** "the backup configuration of orders-prod" */
 export function partOf(part: PartName, serviceName: string): string {

@@ -7,6 +7,7 @@ import type { PartName } from '../../service/parts.js';
 import type { ChangeIntent, ChangePlan, TouchedField } from '../types.js';
 import { apiKeyKind } from './api-key.js';
 import { backupConfigKind } from './backup-config.js';
+import { deleteKind } from './delete.js';
 import { memberRoleKind } from './member-role.js';
 import { coreDumpsKind } from './core-dumps.js';
 import { encryptionKeyKind } from './encryption-key.js';
@@ -32,6 +33,7 @@ export const KINDS = {
   tags: tagsKind,
   enableCoreDumps: coreDumpsKind,
   backupConfiguration: backupConfigKind,
+  deletion: deleteKind,
   memberRoles: memberRoleKind,
   apiKey: apiKeyKind,
   replicas: replicasKind,
@@ -62,15 +64,33 @@ export const TEMPORARY_FORMS: readonly string[] = TEMPORARY_KINDS.flatMap((kind)
   (kind.commands ?? []).flatMap((command) => command.temporaryForm ?? []),
 );
 
+const partsOfKind = (kind: ChangeKindModule<TouchedField>): PartName[] => [
+  ...(kind.target ? [kind.target] : []),
+  ...(kind.reads ?? []),
+];
+
+/** Approvals a plan needs when no policy rule names it: the most any of its kinds asks (1 by default). */
+export function defaultApprovalsOf(plan: ChangePlan): number {
+  return Math.max(
+    1,
+    ...KIND_LIST.filter((kind) => kind.field in plan.before).map((kind) => kind.defaultApprovals ?? 1),
+  );
+}
+
+/** Whether each approver must type the target's name to approve this plan. */
+export function confirmsByName(plan: ChangePlan): boolean {
+  return KIND_LIST.some((kind) => kind.field in plan.before && kind.confirmByName === true);
+}
+
 /** The parts of the service (core/service/parts.ts) that planning this intent reads. */
 export function partsOfIntent(intent: ChangeIntent): PartName[] {
-  const asked = Object.keys(intent).flatMap((key) => kindOfIntent(key)?.target ?? []);
-  return [...new Set(asked)];
+  const kinds = Object.keys(intent).flatMap((key) => kindOfIntent(key) ?? []);
+  return [...new Set(kinds.flatMap(partsOfKind))];
 }
 
 /** The parts of the service a plan changes: read with the record for its stale check, verification and Undo. */
 export function partsOfPlan(plan: ChangePlan): PartName[] {
-  const touched = KIND_LIST.filter((kind) => kind.field in plan.before).flatMap((kind) => kind.target ?? []);
+  const touched = KIND_LIST.filter((kind) => kind.field in plan.before).flatMap(partsOfKind);
   return [...new Set(touched)];
 }
 

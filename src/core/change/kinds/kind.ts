@@ -11,6 +11,7 @@ import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand }
 import type { PartName } from '../../service/parts.js';
 import type {
   ApiKeyOperation,
+  DeleteOperation,
   ChangeIntent,
   ChangePlan,
   FieldChange,
@@ -65,7 +66,7 @@ export interface Draft {
    * Writes to what is not the service record, sent before the record's: parts of the service the
    * API keeps apart (core/service/parts.ts), a member's roles, an API key.
    */
-  writes: Array<PartOperation | MemberOperation | ApiKeyOperation>;
+  writes: Array<PartOperation | MemberOperation | ApiKeyOperation | DeleteOperation>;
   changes: FieldChange[];
   warnings: string[];
   problems: PlanProblem[];
@@ -93,6 +94,12 @@ export interface ChangeKindModule<F extends TouchedField> {
    * `read` finds it in `service.parts` (core/service/parts.ts). Absent: the service record itself.
    */
   target?: PartName;
+  /** Parts read alongside the record to say something about the change (a delete: the backups). */
+  reads?: readonly PartName[];
+  /** Approvals it needs when no policy rule names it (1 when absent). */
+  defaultApprovals?: number;
+  /** Each approver types the target's name to approve it (a delete). */
+  confirmByName?: boolean;
   /**
    * Reads the times of day an intent gives in a person's zone as the UTC the API keeps, on the day
    * the request is made (`at 02:00` of backup-config); the intent as it is when there are none.
