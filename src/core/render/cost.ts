@@ -133,7 +133,7 @@ export function chartTitle(series: DailySpendSeries, scopeLabel: string): string
 export function chartAltText(series: DailySpendSeries, scopeLabel: string): string {
   const parts = series.series.map((s) => `${visible(s.name)} ${credits(s.total)}`);
   const total = series.series.reduce((sum, s) => sum + s.total, 0);
-  return `${chartTitle(series, scopeLabel)}, stacked per service: ${parts.join(', ')}; total ${credits(total)} CHC.`;
+  return `${chartTitle(series, scopeLabel)}, stacked per ${series.splitBy}: ${parts.join(', ')}; total ${credits(total)} CHC.`;
 }
 
 /** When the chart could not be shared: the report stands, the sentence says why and what to do. */
