@@ -102,6 +102,7 @@ async function helpContext(inv: Invocation, s: BotServices): Promise<HelpContext
   return {
     rules: s.channelRules ?? {},
     breakGlass: (policy?.breakglass ?? []).length > 0,
+    temporaryMaxMs: s.temporaryMaxMs,
     ...(newest ? { scheduleId: newest.id } : {}),
   };
 }
