@@ -21,7 +21,7 @@ import { assertBlockKitLimits, assertSafeMrkdwn, mrkdwnTexts } from './block-kit
 import { service } from '../fixtures.js';
 
 const HERE: HelpContext = { rules: {}, breakGlass: true, temporaryMaxMs: 3 * 3_600_000 };
-const topic = (word: string) => mrkdwnTexts(topicHelpBlocks('/ch', word, [word as CommandName], HERE)).join('\n');
+const topic = (word: CommandName) => mrkdwnTexts(topicHelpBlocks('/ch', word, [word], HERE)).join('\n');
 
 describe('help COMMAND', () => {
   it('gives scale its replica and memory bounds from the constants, and this deployment’s longest for DURATION', () => {
