@@ -30,6 +30,8 @@ export interface ApproverDmsOptions {
   defaults: PolicyDefaults;
   logger: Pick<Log, 'warn'>;
   now: () => number;
+  /** CONSOLE_URL: where a service's name links to; undefined: no links. */
+  consoleUrl?: string;
 }
 
 export class ApproverDms {
@@ -60,13 +62,13 @@ export class ApproverDms {
    */
   private async sendRequest(request: ChangeRequest, people: readonly string[]): Promise<void> {
     const { store, messenger, logger } = this.options;
-    const copies = await this.send(request, people, 'dm', requestMessage(request));
+    const copies = await this.send(request, people, 'dm', requestMessage(request, false, this.options.consoleUrl));
     for (const copy of copies) await store.recordCopy(request, copy);
     const latest = copies.length > 0 ? await store.get(request.id) : undefined;
     if (!latest || !movedSince(request, latest)) return;
     for (const copy of copies)
       await messenger
-        .update(copy.channelId, copy.ts, requestMessage(latest))
+        .update(copy.channelId, copy.ts, requestMessage(latest, false, this.options.consoleUrl))
         .catch((error: unknown) => logger.warn(`change ${request.id}: could not update its DM: ${String(error)}`));
   }
 

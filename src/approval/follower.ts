@@ -51,6 +51,8 @@ export interface FollowerOptions {
   logger: Pick<Log, 'info' | 'warn'>;
   /** The command people type (`/clickhouse`): the "check it with" sentences name it. */
   slashCommand: string;
+  /** CONSOLE_URL: where a service's name links to; undefined: no links. */
+  consoleUrl?: string;
   schedule?: FollowSchedule;
   /** Milliseconds, for the elapsed times people read and the read plan; Date.now unless given. */
   now?: () => number;
@@ -286,7 +288,7 @@ export class Follower {
       await this.options.messenger.update(
         request.channelId,
         request.messageTs,
-        withProgressLine(requestMessage(request), line),
+        withProgressLine(requestMessage(request, false, this.options.consoleUrl), line),
       );
     } catch (error) {
       this.options.logger.warn(`change ${request.id}: could not show its progress: ${messageOf(error)}`);

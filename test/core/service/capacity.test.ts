@@ -62,8 +62,8 @@ describe('vertical services', () => {
     const record = vertical(1, 8, 8);
     expect(record.minTotalMemoryGb).toBe(24);
     const text = mrkdwnTexts(serviceBlocks(record)).join('\n');
-    expect(text).toContain('*Replicas*\n1 (vertical autoscaling)');
-    expect(text).toContain('*Memory*\n8 GB per replica, 8 GB in total');
+    expect(text).toContain('*Replicas*\n1\n');
+    expect(text).toContain('*Memory*\n8 GB per replica, 8 GB in total (vertical autoscaling)');
     expect(text).not.toContain('24');
   });
 
@@ -92,8 +92,8 @@ describe('horizontal services', () => {
     expect(capacityPhrase(record)).toBe('2–6 x 16 GB');
     expect(baselineCapacity(record).totalMemoryGb).toStrictEqual({ min: 32, max: 96 });
     const text = mrkdwnTexts(serviceBlocks(record)).join('\n');
-    expect(text).toContain('*Replicas*\n2–6 (horizontal autoscaling)');
-    expect(text).toContain('*Memory*\n16 GB per replica, 32–96 GB in total');
+    expect(text).toContain('*Replicas*\n2–6\n');
+    expect(text).toContain('*Memory*\n16 GB per replica, 32–96 GB in total (horizontal autoscaling)');
   });
 
   it('reads equal per-replica bounds as the replica size', () => {

@@ -141,7 +141,7 @@ function ipDrift(before: Array<[string, string]>, now: Array<[string, string]>):
       findings.push({
         kind: 'ip-added',
         label,
-        text: `IP access entry added: ${entryText(source, description)}`,
+        text: `IP access: + ${entryText(source, description)}`,
         subject: source,
         ipDescription: description,
       });
@@ -159,7 +159,7 @@ function ipDrift(before: Array<[string, string]>, now: Array<[string, string]>):
       findings.push({
         kind: 'ip-removed',
         label,
-        text: `IP access entry removed: ${entryText(source, description)}`,
+        text: `IP access: − ${entryText(source, description)}`,
         subject: source,
       });
   }
