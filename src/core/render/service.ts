@@ -83,7 +83,7 @@ const LIST_RISKS = new Set<PostureCode>(['open-to-world', 'broad-ip-entry', 'emp
 
 /**
  * The posture mark of a one-line listing, the same in `list` and in the summary's services:
- * "  :warning: open to the world"; empty without such a finding.
+ * "  :warning: open to the internet"; empty without such a finding.
  */
 export function listedRisks(s: ServiceRecord): string {
   const risks = postureFindings(s).filter((f) => LIST_RISKS.has(f.code));
