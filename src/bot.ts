@@ -279,9 +279,12 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       summariesOver(
         directory,
         { stores, messenger, logger, metrics },
-        spendOfFirst.current && binding.organization === organizations.defaultOrganization()
-          ? { ...spendOfFirst.current, spendOfListedOnly: binding.rules.services !== undefined }
-          : {},
+        {
+          ...(config.consoleUrl === undefined ? {} : { consoleUrl: config.consoleUrl }),
+          ...(spendOfFirst.current && binding.organization === organizations.defaultOrganization()
+            ? { ...spendOfFirst.current, spendOfListedOnly: binding.rules.services !== undefined }
+            : {}),
+        },
       ),
   });
   const simulator = connected?.simulator;
@@ -608,7 +611,8 @@ function buildServices(
     logger,
     now: overrides.clock ?? Date.now,
   };
-  const approverDms = new ApproverDms(telling);
+  const consoleUrl = config.consoleUrl === undefined ? {} : { consoleUrl: config.consoleUrl };
+  const approverDms = new ApproverDms({ ...telling, ...consoleUrl });
   // Home tabs are refreshed when a request that concerns someone moves, in the background.
   const homes = new HomeTabs({ store: changeStore, messenger, policy, logger, now: overrides.clock ?? Date.now });
   const nudger = new Nudger({
@@ -628,6 +632,7 @@ function buildServices(
     messenger,
     logger,
     slashCommand: config.slack.slashCommand,
+    ...consoleUrl,
     schedule: { ...DEFAULT_FOLLOW, totalMs: config.followMs, ...overrides.followSchedule },
     ...(metrics ? { observe: followObserver(metrics) } : {}),
   });
@@ -644,6 +649,7 @@ function buildServices(
     ...(config.approvals.securityChannel ? { securityChannel: config.approvals.securityChannel } : {}),
     updateTimeoutMs: config.clickhouse.timeoutMs,
     logger,
+    ...consoleUrl,
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),
     observe: observeChange,
@@ -694,6 +700,7 @@ function buildServices(
       snapshots: scheduleStore,
       messenger,
       logger,
+      ...consoleUrl,
       ...(overrides.summarySpend === false
         ? {}
         : {
@@ -734,6 +741,7 @@ function buildServices(
     changeRequests,
     temporary,
     temporaryMaxMs: config.approvals.temporaryMaxMs,
+    ...consoleUrl,
     approvalRules,
     modals,
     scheduleStore,
@@ -788,7 +796,7 @@ async function firstOrganizationServicesSeenBy(
 
 type SummariesSpend = Pick<
   ConstructorParameters<typeof Summaries>[0],
-  'costs' | 'spendCharts' | 'spendWaitMs' | 'spendOfListedOnly'
+  'costs' | 'spendCharts' | 'spendWaitMs' | 'spendOfListedOnly' | 'consoleUrl'
 >;
 
 /** Summaries of the organization behind this directory (a channel's view of it), counted in the metrics. */

@@ -7,6 +7,7 @@ import { parseAuditSinks, type AuditSinkSpec } from './core/audit/export.js';
 import { isTimeZone } from './core/schedule/cron.js';
 import { DURATION_FORMS, readSpokenDuration } from './core/command/duration.js';
 import { secretsKeyBytes } from './store/secret-cipher.js';
+import { consoleBaseProblem, DEFAULT_CONSOLE_URL } from './core/render/console.js';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -99,6 +100,21 @@ const channelTimeZones = z.preprocess(
 
 const url = (fallback: string) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.url({ protocol: /^https?$/ }));
+
+/**
+ * CONSOLE_URL: the console a service's name links to; unset means ClickHouse Cloud's, `off` or an
+ * empty value (`CONSOLE_URL=`) no links. Undefined after parsing means no links.
+ */
+const consoleUrl = z.preprocess(
+  (v) => (v === undefined ? DEFAULT_CONSOLE_URL : typeof v === 'string' ? v.trim() : v),
+  z.string().transform((text, context) => {
+    if (text === '' || text.toLowerCase() === 'off') return undefined;
+    const problem = consoleBaseProblem(text);
+    if (problem === undefined) return text;
+    context.addIssue({ code: 'custom', message: problem });
+    return z.NEVER;
+  }),
+);
 
 /** An address to listen on: an IP address (v4 or v6) or localhost; unset = every interface. */
 const bindAddress = z.preprocess(
@@ -253,6 +269,7 @@ const EnvSchema = z.object({
   AUDIT_FILE_MAX_BYTES: integer(100 * 1024 * 1024, 1024, 2 ** 40),
   AUDIT_FILE_KEEP: integer(5, 0, 100),
   AUDIT_OUTBOX_MAX: integer(100_000, 10, 10_000_000),
+  CONSOLE_URL: consoleUrl,
   COST_ALERTS: optionalText.refine((v) => v === undefined || /^[CG][A-Z0-9]{2,}$/.test(v), {
     error: 'must be the id of the Slack channel (C... or G...) that gets cost alerts, or unset for none',
   }),
@@ -388,6 +405,8 @@ export interface Config {
    */
   followMs: number;
   summaryTimeZone: string;
+  /** CONSOLE_URL: where a service's name links to (its page at `…/services/ID`); undefined: no links. */
+  consoleUrl: string | undefined;
   /** Scheduled changes (`at TIME`, docs/scheduled-changes.md). */
   scheduling: {
     /** SCHEDULED_GRACE: a bot that was down at a change's time still applies it this long after. */
@@ -495,6 +514,7 @@ function toConfig(env: Env): Config {
     },
     followMs: env.FOLLOW_MINUTES * 60_000,
     summaryTimeZone: env.SUMMARY_TZ,
+    consoleUrl: env.CONSOLE_URL,
     scheduling: { graceMs: env.SCHEDULED_GRACE, channelTimeZones: env.CHANNEL_TIMEZONES },
     schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_SECONDS, maxPerChannel: env.SCHEDULE_MAX_PER_CHANNEL },
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,

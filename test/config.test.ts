@@ -268,3 +268,29 @@ describe('audit export settings', () => {
     expect(problems({ ...minimal, AUDIT_SINKS: 'file:/tmp/a.jsonl' })).toEqual([]);
   });
 });
+
+describe('CONSOLE_URL', () => {
+  it('links to ClickHouse Cloud by default; off or empty means no links; another console is kept as given', () => {
+    expect(loadConfig(minimal).consoleUrl).toBe('https://console.clickhouse.cloud');
+    expect(loadConfig({ ...minimal, CONSOLE_URL: 'off' }).consoleUrl).toBeUndefined();
+    expect(loadConfig({ ...minimal, CONSOLE_URL: 'OFF' }).consoleUrl).toBeUndefined();
+    expect(loadConfig({ ...minimal, CONSOLE_URL: '' }).consoleUrl).toBeUndefined();
+    expect(loadConfig({ ...minimal, CONSOLE_URL: ' https://console.example.com/ch/ ' }).consoleUrl).toBe(
+      'https://console.example.com/ch/',
+    );
+  });
+
+  it.each([
+    'console.clickhouse.cloud',
+    'ftp://console.example.com',
+    'javascript:alert(1)',
+    'https://console.example.com|<!channel>',
+    'https://console.example.com/a b',
+    'https://console.example.com/?next=',
+    'https://user:pw@console.example.com',
+  ])('refuses %j with a sentence naming the setting and what it takes', (value) => {
+    const found = problems({ ...minimal, CONSOLE_URL: value });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^CONSOLE_URL .*http\(s\) address of the ClickHouse Cloud console.*or off for no links/);
+  });
+});

@@ -60,7 +60,7 @@ export class ApprovalFlow implements ChangeRequestService {
     this.now = options.now ?? Date.now;
     this.owner = options.owner ?? newLeaseOwner();
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    const { store, messenger, logger, onMissingRecord } = options;
+    const { store, messenger, logger, onMissingRecord, consoleUrl } = options;
     this.sender = new LeasedSender({ store, leaseMs: this.leaseMs, logger });
     this.grants = new GrantIo({
       store,
@@ -69,13 +69,14 @@ export class ApprovalFlow implements ChangeRequestService {
       logger,
       now: this.now,
       ...(onMissingRecord ? { onMissingRecord } : {}),
+      ...(consoleUrl ? { consoleUrl } : {}),
     });
     const kit: FlowKit = {
       options,
       now: this.now,
       owner: this.owner,
       leaseMs: this.leaseMs,
-      messages: new FlowMessages({ messenger, store, logger }),
+      messages: new FlowMessages({ messenger, store, logger, ...(consoleUrl ? { consoleUrl } : {}) }),
       sender: this.sender,
       grants: this.grants,
       run: (state, first, origin) => this.run(state, first, origin),

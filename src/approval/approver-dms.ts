@@ -31,6 +31,8 @@ export interface ApproverDmsOptions {
   defaults: PolicyDefaults;
   logger: Pick<Log, 'warn'>;
   now: () => number;
+  /** CONSOLE_URL: where a service's name links to; undefined: no links. */
+  consoleUrl?: string;
 }
 
 export class ApproverDms {
@@ -80,7 +82,10 @@ export class ApproverDms {
    * shown in them here.
    */
   private async sendRequest(request: ChangeRequest, people: readonly string[]): Promise<void> {
-    await this.recordCopies(request, await this.send(request, people, 'dm', requestMessage(request)));
+    await this.recordCopies(
+      request,
+      await this.send(request, people, 'dm', requestMessage(request, false, this.options.consoleUrl)),
+    );
   }
 
   /** Records the DMs as copies of the request; one that moved while they were sent is shown in them here. */
@@ -91,7 +96,7 @@ export class ApproverDms {
     if (!latest || !movedSince(request, latest)) return;
     for (const copy of copies)
       await messenger
-        .update(copy.channelId, copy.ts, requestMessage(latest))
+        .update(copy.channelId, copy.ts, requestMessage(latest, false, this.options.consoleUrl))
         .catch((error: unknown) => logger.warn(`change ${request.id}: could not update its DM: ${String(error)}`));
   }
 

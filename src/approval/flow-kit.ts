@@ -56,6 +56,8 @@ export interface ApprovalFlowOptions {
   afterFiled?: (request: ChangeRequest) => Promise<void>;
   /** SECURITY_CHANNEL: every break-glass change is announced there too. */
   securityChannel?: string;
+  /** CONSOLE_URL: where a service's name links to in request messages; undefined: no links. */
+  consoleUrl?: string;
   /** Told when a due revert finds its grant's record gone (a metric counts it). */
   onMissingRecord?: (id: string) => void;
   /** The live load of risky requests: how long a read serves (30 s) and how long filing waits for it (1.5 s). */

@@ -20,6 +20,8 @@ export interface FlowMessagesOptions {
   messenger: Messenger;
   store: ChangeStore;
   logger: Pick<Log, 'warn' | 'error'>;
+  /** CONSOLE_URL: where a service's name links to; undefined: no links. */
+  consoleUrl?: string;
 }
 
 export class FlowMessages {
@@ -47,13 +49,16 @@ export class FlowMessages {
     let approvalTs: string | undefined;
     if (approvalChannel !== undefined) {
       try {
-        approvalTs = await messenger.post(approvalChannel, requestMessage(request));
+        approvalTs = await messenger.post(approvalChannel, requestMessage(request, false, this.options.consoleUrl));
       } catch (error) {
         return failed(error, approvalChannel);
       }
     }
     try {
-      const ts = await messenger.post(request.channelId, { ...requesterMessage(request), ...inThread(request) });
+      const ts = await messenger.post(request.channelId, {
+        ...requesterMessage(request, this.options.consoleUrl),
+        ...inThread(request),
+      });
       return { event: { type: 'posted', ts, ...(approvalTs ? { approvalTs } : {}) } };
     } catch (error) {
       if (approvalChannel !== undefined && approvalTs !== undefined)
@@ -80,10 +85,18 @@ export class FlowMessages {
       let shown = request;
       for (let round = 0; round < 3; round++) {
         if (!shown.messageTs) return;
-        await this.options.messenger.update(shown.channelId, shown.messageTs, requesterMessage(shown));
+        await this.options.messenger.update(
+          shown.channelId,
+          shown.messageTs,
+          requesterMessage(shown, this.options.consoleUrl),
+        );
         const decidedIn = approvalChannelOf(shown);
         if (decidedIn && shown.approvalTs)
-          await this.options.messenger.update(decidedIn, shown.approvalTs, requestMessage(shown));
+          await this.options.messenger.update(
+            decidedIn,
+            shown.approvalTs,
+            requestMessage(shown, false, this.options.consoleUrl),
+          );
         await this.showCopies(shown);
         if (FINAL_STATUSES.includes(shown.status)) return;
         if (shown.status === 'applying' && surelyHeld()) return;
@@ -109,7 +122,7 @@ export class FlowMessages {
     const { messenger, store, logger } = this.options;
     for (const copy of await store.copiesOf(request.id))
       await messenger
-        .update(copy.channelId, copy.ts, requestMessage(request))
+        .update(copy.channelId, copy.ts, requestMessage(request, false, this.options.consoleUrl))
         .catch((error: unknown) =>
           logger.warn(`change ${request.id}: could not update its copy in ${copy.channelId}: ${messageOf(error)}`),
         );
@@ -123,7 +136,7 @@ export class FlowMessages {
     try {
       await this.options.messenger.post(request.channelId, {
         text: appliedResultText(request.id, service),
-        blocks: recordBlocks(service, appliedResultTitle(request.id, service)),
+        blocks: recordBlocks(service, appliedResultTitle(request.id, service), this.options.consoleUrl),
         ...threadOf(request),
       });
     } catch (error) {

@@ -52,6 +52,8 @@ export interface FollowerOptions {
   logger: Pick<Log, 'info' | 'warn'>;
   /** The command people type (`/clickhouse`): the "check it with" sentences name it. */
   slashCommand: string;
+  /** CONSOLE_URL: where a service's name links to; undefined: no links. */
+  consoleUrl?: string;
   schedule?: FollowSchedule;
   /** Milliseconds, for the elapsed times people read and the read plan; Date.now unless given. */
   now?: () => number;
@@ -289,9 +291,19 @@ export class Follower {
     const { request } = watch;
     const decidedIn = approvalChannelOf(request);
     const messages = [
-      { channelId: request.channelId, ts: request.messageTs, message: requesterMessage(request) },
+      {
+        channelId: request.channelId,
+        ts: request.messageTs,
+        message: requesterMessage(request, this.options.consoleUrl),
+      },
       ...(decidedIn && request.approvalTs
-        ? [{ channelId: decidedIn, ts: request.approvalTs, message: requestMessage(request) }]
+        ? [
+            {
+              channelId: decidedIn,
+              ts: request.approvalTs,
+              message: requestMessage(request, false, this.options.consoleUrl),
+            },
+          ]
         : []),
     ];
     for (const { channelId, ts, message } of messages) {

@@ -32,6 +32,8 @@ export interface GrantIoOptions {
   now: () => number;
   /** Told when a due revert finds its request gone (a metric counts it). */
   onMissingRecord?: (id: string) => void;
+  /** CONSOLE_URL: where a service's name links to; undefined: no links. */
+  consoleUrl?: string;
 }
 
 export class GrantIo {
@@ -86,7 +88,9 @@ export class GrantIo {
     const { messenger, store } = this.options;
     const empty = sendsNothing(revert.plan);
     const original = { ...revert, id: revert.revertOf ?? revert.id };
-    const message = empty ? nothingToRevertMessage(original, revert.plan.warnings) : requestMessage(revert);
+    const message = empty
+      ? nothingToRevertMessage(original, revert.plan.warnings)
+      : requestMessage(revert, false, this.options.consoleUrl);
     try {
       const ts = await messenger.post(revert.channelId, {
         ...message,
@@ -148,7 +152,11 @@ export class GrantIo {
     const revert = await this.options.store.get(revertId);
     if (revert?.status !== 'applied') return;
     await this.options.messenger
-      .update(original.channelId, original.messageTs, revertedOriginalMessage(requesterMessage(original), revert))
+      .update(
+        original.channelId,
+        original.messageTs,
+        revertedOriginalMessage(requesterMessage(original, this.options.consoleUrl), revert),
+      )
       .catch((error: unknown) =>
         this.options.logger.warn(
           `temporary change ${original.id}: could not mark its message reverted: ${messageOf(error)}`,

@@ -30,6 +30,8 @@ export interface BotServices {
   temporary: TemporaryChangeService;
   /** TEMPORARY_MAX_SECONDS in ms. */
   temporaryMaxMs: number;
+  /** CONSOLE_URL: where a service's name links to; undefined: no links. */
+  consoleUrl?: string;
   approvalRules: ApprovalRules;
   modals: Modals;
   scheduleStore: ScheduleStore;

@@ -45,7 +45,11 @@ export async function showCost(ask: CostAsk, inv: Invocation, s: BotServices, no
     return replyText(inv, `:x: /clickhouse cost failed: ${esc(forbidden)}`);
   }
   const report = costReport(rows, period, previous, chosen.keep);
-  const scope: CostScope = { label: chosen.label, provisional: hasUnlocked(rows, period) };
+  const scope: CostScope = {
+    label: chosen.label,
+    provisional: hasUnlocked(rows, period),
+    ...(s.consoleUrl ? { consoleUrl: s.consoleUrl } : {}),
+  };
   const message = { text: costText(report, scope), blocks: costBlocks(report, scope) };
   let ts: string;
   try {

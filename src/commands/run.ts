@@ -94,12 +94,12 @@ export async function runCommand(command: Command, inv: Invocation, everywhere: 
  */
 const renderedLists = new WeakMap<ServiceList, Map<string, Block[]>>();
 
-function renderedList(list: ServiceList, filters: readonly string[]): Block[] {
+function renderedList(list: ServiceList, filters: readonly string[], consoleUrl?: string): Block[] {
   let byFilters = renderedLists.get(list);
   if (!byFilters) renderedLists.set(list, (byFilters = new Map<string, Block[]>()));
   const key = filters.join('\n');
   let blocks = byFilters.get(key);
-  if (!blocks) byFilters.set(key, (blocks = listBlocks(list.services, filters, list.fetchedAt)));
+  if (!blocks) byFilters.set(key, (blocks = listBlocks(list.services, filters, list.fetchedAt, consoleUrl)));
   return blocks;
 }
 
@@ -112,6 +112,7 @@ async function helpContext(inv: Invocation, s: BotServices): Promise<HelpContext
   return {
     rules: s.channelRules ?? {},
     breakGlass: (policy?.breakglass ?? []).length > 0,
+    temporaryMaxMs: s.temporaryMaxMs,
     ...(newest ? { scheduleId: newest.id } : {}),
   };
 }
@@ -167,7 +168,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     const list = await s.cloud.listServices(command.filters, { person: inv.userId, priority: 'command' });
     const answer = {
       text: `${list.services.length} ClickHouse Cloud services`,
-      blocks: renderedList(list, command.filters),
+      blocks: renderedList(list, command.filters, s.consoleUrl),
     };
     await inv.reply(answer);
     // The same list, to whoever types the same command here within the cache window; in every

@@ -24,7 +24,7 @@ export async function showService(query: string, inv: Invocation, s: BotServices
   const readings: ShowReadings = { upgradeWindow, ...(activeEntry ? { activeEntry } : {}) };
   return inv.reply({
     text: `Service ${esc(found.service.name)}`,
-    blocks: serviceBlocks(found.service, undefined, readings),
+    blocks: serviceBlocks(found.service, undefined, s.consoleUrl, readings),
   });
 }
 

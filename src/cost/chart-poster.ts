@@ -1,5 +1,5 @@
 /**
- * Shares a report's daily spend chart: the top services and "other", rendered as a PNG and
+ * Shares a report's daily spend chart: the top services and "other" (one service: its kinds), rendered as a PNG and
  * uploaded into the channel or the report's thread with its text alternative. A chart that cannot
  * be drawn or shared never takes the report with it: the channel is told why, in a sentence.
  */

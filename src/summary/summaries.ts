@@ -77,6 +77,8 @@ export class Summaries implements SummaryPublisher {
       spendCharts?: SpendCharts;
       /** How long a summary waits for its spend section (default 5 s); tests shorten it. */
       spendWaitMs?: number;
+      /** CONSOLE_URL: where a service's name links to; undefined: no links. */
+      consoleUrl?: string;
       /** Spend of the services the summary lists only (a channel that sees part of its organization). */
       spendOfListedOnly?: boolean;
     },
@@ -115,6 +117,7 @@ export class Summaries implements SummaryPublisher {
       generatedAt: now,
       ...(activityLogUnread ? { activityLogUnread } : {}),
       ...(target.title ? { title: target.title } : {}),
+      ...(this.deps.consoleUrl ? { consoleUrl: this.deps.consoleUrl } : {}),
     });
     const spend = await this.spendSection(target, services, now);
     const thread = withSpend(details, spend);
@@ -159,7 +162,11 @@ export class Summaries implements SummaryPublisher {
       );
       const spend = weekSpend(rows, now, (entity) => !filtered || (entity.isService && ids.has(entity.id)));
       const provisional = rows.some((row) => !row.locked);
-      return { blocks: spendSummaryMessage(spend, { label, provisional }).blocks, spend, label };
+      return {
+        blocks: spendSummaryMessage(spend, { label, provisional, consoleUrl: this.deps.consoleUrl }).blocks,
+        spend,
+        label,
+      };
     } catch (error) {
       if (error instanceof SpendNotReady) return { blocks: [section(spendUnavailableText(SPEND_NOT_READY_REASON))] };
       this.deps.logger.warn(`summary spend for ${target.channelId}: ${messageOf(error)}`);

@@ -13,6 +13,7 @@ const data = {
     { name: 'orders\u0000prod', values: [1, 2], total: 3 },
     { name: 'events\u202Edorp', values: [2, 1], total: 3 },
   ],
+  splitBy: 'service' as const,
 };
 
 describe('the spend chart with odd service names', () => {

@@ -40,6 +40,11 @@ describe('/clickhouse cost in process', () => {
     expect(post?.message.text).toMatch(/^Spend of orders-prod: .* over 30 days/);
     // One service has nothing to be compared with (issue 41).
     expect(textOf(post?.message.blocks ?? [])).not.toContain('Top movers');
+    // Its chart is split by kind, with the figures of the report's "By kind" line (issue 41).
+    const alt = bot.messenger.files[0]?.file.altText ?? '';
+    const kinds = /stacked per kind: (.*); total/.exec(alt)?.[1]?.split(', ') ?? [];
+    expect(kinds.map((part) => part.split(' ')[0])).toEqual(expect.arrayContaining(['compute', 'storage']));
+    for (const part of kinds) expect(textOf(post?.message.blocks ?? [])).toContain(part);
     const [answer] = await bot.command('cost no-such-service');
     expect(answer?.text).toMatch(/no-such-service/);
     expect(bot.messenger.sent.filter((sent) => sent.kind === 'post')).toHaveLength(1);

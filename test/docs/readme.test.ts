@@ -20,4 +20,24 @@ describe('README', () => {
     for (const link of links) expect(existsSync(new URL(link, root)), link).toBe(true);
     expect(read('docs/performance.md')).toMatch(/Why the earlier figures disagreed/);
   });
+
+  it('shows npm run playground right under the two commands of the quick start (issue 41)', () => {
+    const lines = readme.split('\n');
+    const start = lines.findIndex((line) => line.includes('npm start'));
+    const test = lines.findIndex((line) => line.includes('npm test'));
+    const playground = lines.findIndex((line) => line.includes('npm run playground'));
+    expect(start).toBeGreaterThan(0);
+    expect(test).toBe(start + 1);
+    expect(playground - test).toBeGreaterThan(0);
+    expect(playground - test).toBeLessThanOrEqual(4);
+  });
+
+  it('reads in five minutes: the settings that matter here, every setting and the operations in docs/', () => {
+    expect(readme.split('\n').length).toBeLessThan(400);
+    expect(readme).toContain('## Settings that matter');
+    for (const doc of ['docs/configuration.md', 'docs/operations.md', 'docs/development.md'])
+      expect(readme).toContain(`](${doc})`);
+    expect(readme).not.toContain('## Metrics');
+    expect(read('docs/operations.md')).toContain('## Metrics');
+  });
 });

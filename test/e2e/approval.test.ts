@@ -27,8 +27,9 @@ describe('change requests approved in the channel', () => {
     const { id, posted } = await requestChange(h, 'ip add orders-prod 0.0.0.0/0 partner test');
     const blocks = textOf(posted.args.blocks);
     expect(posted.args.channel).toBe(CHANNEL);
-    expect(blocks).toContain('absent');
-    expect(blocks).toContain('0.0.0.0/0 (partner test)');
+    // An entry added shows as + (issue 41), the service's name linked to its console page.
+    expect(blocks).toContain('*IP access*: + `0.0.0.0/0 (partner test)`');
+    expect(blocks).toContain(`*<https://console.clickhouse.cloud/services/${DEMO_IDS.ordersProd}|orders-prod>*`);
     expect(blocks).toContain('whole internet');
     expect(blocks).toMatch(/Approve[\s\S]*Reject[\s\S]*Cancel/);
     expect(patches(h)).toHaveLength(0);

@@ -202,9 +202,9 @@ describe('edit modal', () => {
     expect(ack.body).toBe('');
     const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'));
     const text = textOf(posted.args.blocks);
-    expect(text).toContain('*Tag*: `migration=phase.2` → `removed`');
+    expect(text).toContain('*Tag*: − `migration=phase.2`');
     expect(text).toContain('*Tag*: `team=analytics` → `team=platform`');
-    expect(text).toContain('*Tag*: `absent` → `owner=ana`');
+    expect(text).toContain('*Tag*: + `owner=ana`');
     const id = /CR-[0-9A-F]{10}/.exec(text)?.[0] ?? '';
     await h.click(ACTION_APPROVE, id, USERS.approver);
     await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('Applied'));

@@ -15,7 +15,7 @@ describe('health SERVICE', () => {
     const h = await harness();
     h.simulator.setLoad(DEMO_IDS.ordersProd, { queries: 12, memoryBytesPerReplica: 20 * GIB });
     const text = await answerText(h, await h.command('health orders-prod'));
-    expect(text).toContain('State: `running`');
+    expect(text).toContain('State: :large_green_circle: running · v');
     expect(text).toContain('*Right now:* 12 queries running, 20 of 32 GB in use on the busiest replica.');
     expect(text.match(/: 20 of 32 GB in use/g)).toHaveLength(3);
     const reads = h.simulator.requests.filter((r) => r.path.endsWith('/prometheus'));

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEMO_POLICY_FILE } from '../../src/playground/playground.js';
+import { REPLICAS_MAX, REPLICAS_MIN } from '../../src/core/service/schema.js';
 import { answerText, CHANNEL, useHarnesses, USERS, type Harness } from './harness.js';
 
 const harness = useHarnesses();
@@ -93,6 +94,9 @@ describe('help', () => {
     expect(scale).toContain('/clickhouse scale SERVICE replicas|memory VALUE');
     expect(scale).toContain('/clickhouse scale orders-prod replicas 6 for 4h');
     expect(scale).not.toContain('/clickhouse stop');
+    // Its bounds, from the checks' constants and this deployment's TEMPORARY_MAX_SECONDS (7 days by default).
+    expect(scale).toContain(`Replicas: ${REPLICAS_MIN} to ${REPLICAS_MAX}`);
+    expect(scale).toContain('for DURATION: from 1m to 7d');
     const ip = await say('help ip');
     expect(ip).toContain('/clickhouse ip add SERVICE');
     expect(ip).toContain('/clickhouse ip remove SERVICE');

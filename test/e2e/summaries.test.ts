@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
-import { DEMO_IDS, syntheticServices } from '../../src/simulator/seed.js';
+import { DEMO_IDS, demoServices, syntheticServices } from '../../src/simulator/seed.js';
 import { consoleUser } from '../../src/simulator/state.js';
 import type { Schedule } from '../../src/core/schedule/types.js';
 import type { ScheduleStore } from '../../src/ports/schedule-store.js';
@@ -25,6 +25,12 @@ const EVERY_2S = '*/2 * * * * *';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
+
+const ID_OF = new Map(demoServices().map((s) => [String(s.name), String(s.id)]));
+/** A demo service as the summary names it (its console link read as its label): "*orders-prod*  `3f9c2a71`". */
+const named = (name: string, id = ID_OF.get(name) ?? '') => `*${name}*  \`${id.slice(0, 8)}\``;
+/** The bot's console links (CONSOLE_URL, on by default) read as their labels: `*<url|name>*` → `*name*`. */
+const labelsOnly = (text: string) => text.replace(/\*<https:\/\/[^|>]+\/services\/[A-Za-z0-9-]+\|([^>]*)>\*/g, '*$1*');
 
 const reply = (h: Harness, ack: Ack, match: (text: string) => boolean = () => true) =>
   h.slack
@@ -70,8 +76,10 @@ interface Posted {
   details: SlackCall[];
   /** Every text of the headline's blocks. */
   head: string;
-  /** Every text of the thread's blocks. */
+  /** Every text of the thread's blocks, the console links read as their labels. */
   thread: string;
+  /** The same with the console links as posted. */
+  linked: string;
 }
 
 /** Waits for a summary's headline and then for every details message it announces in its thread. */
@@ -103,7 +111,8 @@ async function summaryPosted(
     ts,
     details,
     head: textOf(headline.args.blocks),
-    thread: details.map((d) => textOf(d.args.blocks)).join('\n'),
+    thread: labelsOnly(details.map((d) => textOf(d.args.blocks)).join('\n')),
+    linked: details.map((d) => textOf(d.args.blocks)).join('\n'),
   };
 }
 
@@ -168,7 +177,7 @@ describe('/clickhouse summary', () => {
     const ack = await h.command('summary');
     expect(ack.status).toBe(200);
     expect(await reply(h, ack)).toContain('Preparing the summary');
-    const { headline, ts, details, head, thread } = await summaryPosted(h);
+    const { headline, ts, details, head, thread, linked } = await summaryPosted(h);
 
     expect(headline.args.channel).toBe(CHANNEL);
     expect(String(headline.args.text)).toBe(`${AD_HOC}: 12 services, 5 posture warnings. Details in the thread.`);
@@ -195,28 +204,35 @@ describe('/clickhouse summary', () => {
     expect(details.length).toBeGreaterThan(0);
     expect(details.every((d) => d.args.thread_ts === ts && d.args.channel === CHANNEL)).toBe(true);
     expect(thread).toContain(
-      '*events-prod*: IP access list allows 0.0.0.0/0: anyone on the internet can try to connect.',
+      `${named('events-prod')}: IP access list allows 0.0.0.0/0: anyone on the internet can try to connect.`,
     );
-    expect(thread).toContain('*events-staging*: IP access list is empty: no client can connect.');
-    expect(thread).toContain('*billing-prod*: The service is degraded. MySQL endpoint is enabled.');
-    expect(thread).toContain('*search-prod*: No private endpoint attached, though 2 are available.');
+    expect(thread).toContain(`${named('events-staging')}: IP access list is empty: no client can connect.`);
+    expect(thread).toContain(`${named('billing-prod')}: The service is degraded. MySQL endpoint is enabled.`);
+    expect(thread).toContain(`${named('search-prod')}: No private endpoint attached, though 2 are available.`);
     expect(thread).not.toMatch(/Transparent data encryption is off/);
     // orders-prod has TDE and nothing else to warn about.
     expect(thread).not.toMatch(/:warning: \*orders-prod\*/);
 
-    // One compact line per service: name, version, state, replicas, memory, idle scaling, endpoints.
+    // One compact line per service, as list writes it (name, short id, state, version, capacity),
+    // then idle scaling and endpoints; the name links to the service's page in the console.
     expect(thread).toContain(
-      '• *billing-prod* · v25.6.2.5983 · :large_orange_circle: degraded · 3 × 8–32 GB · idle scaling off · endpoints https, nativesecure, mysql',
+      `• ${named('billing-prod')}  :large_orange_circle: degraded · v25.6.2.5983 · 3 × 8–32 GB · idle scaling: off · endpoints https, nativesecure, mysql`,
     );
     expect(thread).toContain(
-      '• *search-prod* · v25.6.2.5983 · :large_green_circle: running · 2–6 × 16 GB · idle scaling off · endpoints https, nativesecure',
+      `• ${named('search-prod')}  :large_green_circle: running · v25.6.2.5983 · 2–6 × 16 GB · idle scaling: off · endpoints https, nativesecure`,
     );
-    expect(thread).toContain('• *orders-staging* · v25.6.2.5983 · :black_circle: stopped · 1 × 8–32 GB ·');
+    expect(thread).toContain(`• ${named('orders-staging')}  :black_circle: stopped · v25.6.2.5983 · 1 × 8–32 GB ·`);
     expect(thread).toContain(
-      '• *metrics-prod* · v25.6.2.5983 · :large_green_circle: running · now 4 × 16–64 GB, base 3 × 8–32 GB ·',
+      `• ${named('metrics-prod')}  :large_green_circle: running · v25.6.2.5983 · now 4 × 16–64 GB, base 3 × 8–32 GB ·`,
     );
-    expect(thread).toContain('• *legacy-reporting* · v24.8.4.13 ·');
-    for (const name of h.simulator.services().map((s) => String(s.name))) expect(thread).toContain(`• *${name}* ·`);
+    expect(thread).toContain(`• ${named('legacy-reporting')}  `);
+    // The same posture mark as list: events-prod is open to the internet.
+    expect(thread).toMatch(new RegExp(`• \\*events-prod\\*  .*  :warning: open to the internet`));
+    for (const name of h.simulator.services().map((s) => String(s.name)))
+      expect(thread).toContain(`• ${named(name)}  `);
+    expect(linked).toContain(
+      `• *<https://console.clickhouse.cloud/services/${DEMO_IDS.billingProd}|billing-prod>*  \`${DEMO_IDS.billingProd.slice(0, 8)}\``,
+    );
     // A summary reads the organization once.
     expect(listRequests(h)).toHaveLength(1);
   });
@@ -234,7 +250,7 @@ describe('/clickhouse summary', () => {
       'search-prod',
       'metrics-prod',
     ]) {
-      expect(thread).toContain(`• *${name}* ·`);
+      expect(thread).toContain(`• ${named(name)}  `);
     }
     for (const name of [
       'analytics staging',
@@ -280,21 +296,21 @@ describe('/clickhouse summary', () => {
     const time = '<!date\\^\\d+\\^\\{time\\}\\|[^>]+>';
     expect(second.thread).toMatch(
       new RegExp(
-        `• \\*orders-prod\\*: IP access entry added: 10\\.20\\.30\\.0/24 \\(vendor\\) — :robot_face: via this bot \\(\`${changeId}\`\\) at ${time}`,
+        `• \\*orders-prod\\*  \`3f9c2a71\`: IP access: \\+ 10\\.20\\.30\\.0/24 \\(vendor\\) — :robot_face: via this bot \\(\`${changeId}\`\\) at ${time}`,
       ),
     );
     expect(second.thread).toMatch(
       new RegExp(
-        `• \\*orders-prod\\*: IP access entry added: 192\\.0\\.2\\.10 \\(added in console\\) — :bust_in_silhouette: changed in the console by sam@example\\.com at ${time}`,
+        `• \\*orders-prod\\*  \`3f9c2a71\`: IP access: \\+ 192\\.0\\.2\\.10 \\(added in console\\) — :bust_in_silhouette: changed in the console by sam@example\\.com at ${time}`,
       ),
     );
     expect(second.thread).toMatch(
       new RegExp(
-        `• \\*legacy-reports\\*: Renamed: legacy-reporting → legacy-reports — :bust_in_silhouette: changed in the console by jane@example\\.com at ${time}`,
+        `• \\*legacy-reports\\*  \`b93d0e6f\`: Renamed: legacy-reporting → legacy-reports — :bust_in_silhouette: changed in the console by jane@example\\.com at ${time}`,
       ),
     );
     expect(second.thread).toContain(
-      '• *search-prod*: Release channel: default → fast — _elsewhere_ (the activity log names nobody for it)',
+      `• ${named('search-prod')}: Release channel: default → fast — _elsewhere_ (the activity log names nobody for it)`,
     );
     expect(second.thread).not.toContain("this bot's own guess");
     // The log was read once, for the window between the two summaries.
@@ -329,7 +345,7 @@ describe('/clickhouse summary', () => {
     const second = await summaryPosted(h, { after });
     expect(second.thread).toContain('*Changes since the last summary* (1: 0 via this bot, 1 elsewhere)');
     expect(second.thread).toContain(
-      '• *orders-prod*: IP access entry added: 0.0.0.0/0 — :bust_in_silhouette: changed in the console by mallory@example.com at',
+      `• ${named('orders-prod')}: IP access: + 0.0.0.0/0 — :bust_in_silhouette: changed in the console by mallory@example.com at`,
     );
     expect(second.thread).not.toContain(':robot_face:');
   });
@@ -350,7 +366,7 @@ describe('/clickhouse summary', () => {
     );
     expect(second.thread).toContain(`:robot_face: via this bot (\`${changeId}\`)`);
     expect(second.thread).toContain(
-      '• *legacy-reports*: Renamed: legacy-reporting → legacy-reports — _elsewhere_ (console, Terraform or another tool)',
+      `• ${named('legacy-reports', DEMO_IDS.legacyReporting)}: Renamed: legacy-reporting → legacy-reports — _elsewhere_ (console, Terraform or another tool)`,
     );
     expect(second.thread).not.toContain('jane@example.com');
 
@@ -740,7 +756,7 @@ describe('cost and limits', () => {
         if (block.type === 'section' && block.text) expect(block.text.text.length).toBeLessThanOrEqual(3_000);
     }
     const missing = Array.from({ length: 1_000 }, (_, i) => `svc-${String(i + 1).padStart(4, '0')}`).filter(
-      (name) => !thread.includes(`• *${name}* ·`),
+      (name) => !thread.includes(`• *${name}*  \``),
     );
     expect(missing).toStrictEqual([]);
   });

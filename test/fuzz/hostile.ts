@@ -182,12 +182,19 @@ function isCutBotToken(body: string, allowedUsers: readonly string[]): boolean {
 /**
  * What in one text Slack would treat as a control sequence the data smuggled in: any raw "<"
  * (it opens `<!…>`, `<@…>`, `<#…>`, `<http…>`, `<mailto…>`) or ">" other than the bot's own
- * dates and mentions of `allowedUsers`, and any bare @channel, @here or @everyone (which Slack
+ * dates, console links and mentions of `allowedUsers`, and any bare @channel, @here or @everyone (which Slack
  * would link if a message were ever posted with link_names).
  */
+/**
+ * The bot's own link to a service's console page (CONSOLE_URL, ClickHouse Cloud's by default): its
+ * URL built from a checked id, its label escaped data, so no `<` or `>` inside.
+ */
+const CONSOLE_LINK = /<https:\/\/console\.clickhouse\.cloud\/services\/[A-Za-z0-9-]{1,64}\|[^<>]*>/g;
+
 export function leaks(text: string, allowedUsers: readonly string[] = []): string[] {
   let rest = text
     .replace(BOT_DATE, (date) => (date.includes('smuggled') ? date : ''))
+    .replace(CONSOLE_LINK, '')
     .replace(CUT_TOKEN, (cut, body: string) => (isCutBotToken(body, allowedUsers) ? '…' : cut));
   for (const user of allowedUsers) rest = rest.split(`<@${user}>`).join('');
   const found: string[] = [];

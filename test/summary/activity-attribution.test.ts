@@ -54,10 +54,12 @@ describe('drift attribution from the activity log', () => {
     const text = await summary();
     expect(text).toContain('2 changes since the last summary: 1 via this bot, 1 elsewhere');
     expect(text).toMatch(
-      /• \*search-main\*: Renamed: search-prod → search-main — :bust_in_silhouette: changed in the console by jane@example\.com at <!date\^\d+\^\{time\}\|[^>]+>/,
+      /• \*search-main\* {2}`e7a3c6f0`: Renamed: search-prod → search-main — :bust_in_silhouette: changed in the console by jane@example\.com at <!date\^\d+\^\{time\}\|[^>]+>/,
     );
     expect(text).toMatch(
-      new RegExp(`• \\*legacy-reports\\*: Renamed: .* — :robot_face: via this bot \\(\`${id}\`\\) at <!date`),
+      new RegExp(
+        `• \\*legacy-reports\\*  \`[0-9a-f]{8}\`: Renamed: .* — :robot_face: via this bot \\(\`${id}\`\\) at <!date`,
+      ),
     );
     expect(text).not.toContain(FALLBACK);
   });
@@ -117,7 +119,9 @@ describe('drift attribution from the activity log', () => {
     const first = await summary();
     expect(first).toContain(FALLBACK);
     expect(first).toContain(why);
-    expect(first).toContain('• *search-main*: Renamed: search-prod → search-main — _elsewhere_ (console, Terraform');
+    expect(first).toContain(
+      '• *search-main*  `e7a3c6f0`: Renamed: search-prod → search-main — _elsewhere_ (console, Terraform',
+    );
 
     renameInConsole(DEMO_IDS.searchProd, 'search-again');
     clock.offsetMs += 1_000;

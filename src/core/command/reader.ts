@@ -21,6 +21,11 @@ export interface CommandSpec {
   summary: string;
   /** Its other forms, each an example that works in the demo organization. */
   more?: readonly string[];
+  /**
+   * What its values may be, for `help COMMAND`: each sentence built from the constants the checks
+   * use (never a number written again by hand), so that help and refusals cannot disagree.
+   */
+  bounds?: readonly string[];
 }
 
 /** A change request as a kind's parser reads it (parse.ts adds `at`, `because` and `ticket`). */

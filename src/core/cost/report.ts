@@ -92,17 +92,25 @@ export function changePercent(now: number, before: number): number | undefined {
   return before > 0 ? ((now - before) / before) * 100 : undefined;
 }
 
-/** The chart's data: the top services by spend, everything else as "other", one value per day. */
+/** The chart's data: one value per series per day. */
 export interface DailySpendSeries {
   days: Day[];
   series: Array<{ name: string; values: number[]; total: number }>;
+  /** What each series is: a service (the top ones, "other", "credits") or a kind of spend of one service. */
+  splitBy: 'service' | 'kind';
 }
 
 export const OTHER_SERIES = 'other';
 /** The services whose period is a credit (a negative total), drawn below zero. */
 export const CREDITS_SERIES = 'credits';
 
+/**
+ * The top services by spend, everything else as "other". A report of one service is split by
+ * kind instead (compute, storage, backup, transfer), as its text is: one bar of one colour would
+ * say less than the text beside it.
+ */
 export function dailySpendSeries(report: Pick<CostReport, 'period' | 'days' | 'services'>, top = 8): DailySpendSeries {
+  if (report.services.length === 1) return dailySpendByKind(report);
   const days = daysOf(report.period);
   const index = new Map(days.map((day, i) => [day, i]));
   const spending = report.services.filter((s) => s.total > 0);
@@ -123,7 +131,26 @@ export function dailySpendSeries(report: Pick<CostReport, 'period' | 'days' | 's
     target.total += day.total;
   }
   const all = [...series, ...(other.total > 0 ? [other] : []), ...(credit.total < 0 ? [credit] : [])];
-  return { days, series: all.map(({ name, values, total }) => ({ name, values, total })) };
+  return { days, series: all.map(({ name, values, total }) => ({ name, values, total })), splitBy: 'service' };
+}
+
+/** One service's days, one series per kind it spent on ("other" only when there is some). */
+function dailySpendByKind(report: Pick<CostReport, 'period' | 'days'>): DailySpendSeries {
+  const days = daysOf(report.period);
+  const index = new Map(days.map((day, i) => [day, i]));
+  const series = COST_KINDS.map((kind) => ({ name: kind, values: days.map(() => 0), total: 0 }));
+  for (const day of report.days) {
+    const at = index.get(day.date);
+    if (at === undefined) continue;
+    for (const [i, kind] of COST_KINDS.entries()) {
+      const target = series[i];
+      if (!target) continue;
+      target.values[at] = (target.values[at] ?? 0) + day.kinds[kind];
+      target.total += day.kinds[kind];
+    }
+  }
+  // A kind it never spent on (a service without backups) is not drawn, as the text leaves out "other".
+  return { days, series: series.filter((s) => Math.abs(s.total) >= 0.005), splitBy: 'kind' };
 }
 
 /** The summary's spend: the last 7 complete days against the 7 before, and yesterday alone. */

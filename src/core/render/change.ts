@@ -1,6 +1,7 @@
 /** Block Kit for change requests: the message people approve, and what it becomes afterwards. */
+import type { ConsoleBase } from './console.js';
 import { appliesAt, waitingUntilText } from './scheduled.js';
-import { changeSummary } from '../change/summary.js';
+import { changeSummary, entryMove } from '../change/summary.js';
 import type { ChangeRequest, ChangeStatus, FieldChange } from '../change/types.js';
 import { apiReference } from './errors.js';
 import {
@@ -30,7 +31,10 @@ export const ACTION_APPROVE = 'change_approve';
 export const ACTION_REJECT = 'change_reject';
 export const ACTION_CANCEL = 'change_cancel';
 
+/** "• *Name*: `a` → `b`"; an entry added or removed with its sign: "• *Tag*: + `env=prod`". */
 export function changeLine(change: FieldChange): string {
+  const move = entryMove(change);
+  if (move) return `• *${change.label}*: ${move.sign} ${code(move.entry)}`;
   return `• *${change.label}*: ${code(change.before)} → ${code(change.after)}`;
 }
 
@@ -39,7 +43,7 @@ export function changeLine(change: FieldChange): string {
  * approval channel: the same record, without Approve and Reject, saying where it is decided (once
  * approved and waiting for its time, it offers Cancel before its time there too).
  */
-export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): Block[] {
+export function changeRequestBlocks(request: ChangeRequest, linkOnly = false, consoleUrl?: ConsoleBase): Block[] {
   if (request.reviewOf) return reviewBlocks(request, fitsButton(request.id) ? [markReviewedButton(request.id)] : []);
   const { plan } = request;
   const blocks: Block[] = [
@@ -47,7 +51,7 @@ export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): B
       ? header(`Break-glass change: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 20)}`)
       : header(`Change request: ${serviceRefPlain(plan.serviceName, plan.serviceId, LIMITS.headerText - 16)}`),
     section(
-      `${mention(request.requesterId)} ${request.breakGlass ? 'broke glass to change' : 'asks to change'} ${serviceRef(plan.serviceName, plan.serviceId)}${request.organization ? ` in the organization ${code(request.organization)}` : ''}:`,
+      `${mention(request.requesterId)} ${request.breakGlass ? 'broke glass to change' : 'asks to change'} ${serviceRef(plan.serviceName, plan.serviceId, consoleUrl)}${request.organization ? ` in the organization ${code(request.organization)}` : ''}:`,
     ),
   ];
   const load = liveLoadText(plan, request.status);
@@ -292,16 +296,23 @@ function pendingState(r: ChangeRequest): string {
   return `${r.requirements ? ` · ${progressSummary(r, r.requirements)}` : ''} · ${waitingUntilText(r)}`;
 }
 
-/** The public message of a change request: its summary line as text, its blocks with buttons. */
-export function requestMessage(request: ChangeRequest, linkOnly = false): { text: string; blocks: Block[] } {
+/**
+ * The public message of a change request: its summary line as text, its blocks with buttons; the
+ * service's name links to its page in the console (CONSOLE_URL) when there is one.
+ */
+export function requestMessage(
+  request: ChangeRequest,
+  linkOnly = false,
+  consoleUrl?: ConsoleBase,
+): { text: string; blocks: Block[] } {
   const service = serviceRefPlain(request.plan.serviceName, request.plan.serviceId, 200);
   const text = `Change request ${request.id} for ${service}: ${changeSummary(request.plan.changes)} (${request.status})`;
-  return { text: esc(text), blocks: changeRequestBlocks(request, linkOnly) };
+  return { text: esc(text), blocks: changeRequestBlocks(request, linkOnly, consoleUrl) };
 }
 
 /** The message in the requester's channel: the request itself, or its record without buttons when decided elsewhere. */
-export function requesterMessage(request: ChangeRequest): { text: string; blocks: Block[] } {
-  return requestMessage(request, approvalChannelOf(request) !== undefined);
+export function requesterMessage(request: ChangeRequest, consoleUrl?: ConsoleBase): { text: string; blocks: Block[] } {
+  return requestMessage(request, approvalChannelOf(request) !== undefined, consoleUrl);
 }
 
 /** What the approval channel's message becomes when the request could not be posted in the requester's channel. */

@@ -16,7 +16,9 @@ import type { ComputeDay, SpendEstimate } from '../cost/capacity.js';
 import type { AlertRules, CostAlert } from '../cost/alerts.js';
 import { CloudApiError } from '../service/api-error.js';
 import { apiReference } from './errors.js';
+import type { ConsoleBase } from './console.js';
 import { bold, code, context, esc, header, packLines, section, serviceRef, visible, type Block } from './mrkdwn.js';
+import { listedName } from './service.js';
 
 /** Services listed one per line before the rest are counted. */
 const SERVICES_LISTED = 15;
@@ -52,8 +54,9 @@ export function periodText(range: DayRange): string {
   return `${range.from} to ${range.to}`;
 }
 
-function nameOf(spend: ServiceSpend): string {
-  return spend.isService ? serviceRef(spend.name, spend.id) : `${bold(spend.name)} (not a service)`;
+/** A service as `list` shows it (name, linked to its console page, and short id); another entity named as such. */
+function nameOf(spend: ServiceSpend, consoleUrl?: ConsoleBase): string {
+  return spend.isService ? listedName(spend, consoleUrl) : `${bold(spend.name)} (not a service)`;
 }
 
 export interface CostScope {
@@ -61,6 +64,8 @@ export interface CostScope {
   label: string;
   /** Some days of the period are not locked yet: their figures may still change. */
   provisional: boolean;
+  /** CONSOLE_URL: each service's name links to its page there; undefined: no links. */
+  consoleUrl?: ConsoleBase;
 }
 
 /** The kinds line: "compute 80.10 · storage 30.20 · backup 3.02 · transfer 1.10". */
@@ -70,13 +75,13 @@ export function kindsText(report: Pick<CostReport, 'kinds'>): string {
     .join(' · ');
 }
 
-export function moversText(report: Pick<CostReport, 'movers'>): string {
+export function moversText(report: Pick<CostReport, 'movers'>, consoleUrl?: ConsoleBase): string {
   if (report.movers.length === 0) return 'Top movers: none, every service spent about the same as before.';
   const moves = report.movers.map((s) => {
     const difference = `${signedCredits(s.total - s.previous)} CHC`;
     const change = changeText(s.total, s.previous);
     // Against a credit the change is said as the difference itself: said once.
-    return `${nameOf(s)} ${difference}${change === difference ? '' : ` (${change})`}`;
+    return `${nameOf(s, consoleUrl)} ${difference}${change === difference ? '' : ` (${change})`}`;
   });
   return `Top movers: ${moves.join(', ')}`;
 }
@@ -95,7 +100,7 @@ export function costBlocks(report: CostReport, scope: CostScope): Block[] {
     `${bold(`${credits(report.total)} CHC`)} over ${days} days (${esc(periodText(report.period))}, UTC), ` +
     `${changeText(report.total, report.previousTotal)} against the ${days} days before (${credits(report.previousTotal)} CHC).`;
   const lines = report.services.map(
-    (s) => `• ${nameOf(s)}: ${credits(s.total)} CHC (${changeText(s.total, s.previous)})`,
+    (s) => `• ${nameOf(s, scope.consoleUrl)}: ${credits(s.total)} CHC (${changeText(s.total, s.previous)})`,
   );
   const listed = lines.slice(0, SERVICES_LISTED);
   const hidden = lines.length - listed.length;
@@ -112,7 +117,7 @@ export function costBlocks(report: CostReport, scope: CostScope): Block[] {
   if (listed.length === 0) blocks.push(section('No spend recorded in this period.'));
   else blocks.push(...packLines(hidden > 0 ? [...listed, `…and ${hidden} more`] : listed, 3, (n) => `…and ${n} more`));
   // Movers compare services with each other: a report of one service has none to compare.
-  if (report.services.length > 1) blocks.push(section(moversText(report)));
+  if (report.services.length > 1) blocks.push(section(moversText(report, scope.consoleUrl)));
   blocks.push(context(notes.join(' ')));
   return blocks;
 }
@@ -133,7 +138,7 @@ export function chartTitle(series: DailySpendSeries, scopeLabel: string): string
 export function chartAltText(series: DailySpendSeries, scopeLabel: string): string {
   const parts = series.series.map((s) => `${visible(s.name)} ${credits(s.total)}`);
   const total = series.series.reduce((sum, s) => sum + s.total, 0);
-  return `${chartTitle(series, scopeLabel)}, stacked per service: ${parts.join(', ')}; total ${credits(total)} CHC.`;
+  return `${chartTitle(series, scopeLabel)}, stacked per ${series.splitBy}: ${parts.join(', ')}; total ${credits(total)} CHC.`;
 }
 
 /** When the chart could not be shared: the report stands, the sentence says why and what to do. */
@@ -159,7 +164,7 @@ export function spendSummaryMessage(spend: WeekSpend, scope: CostScope): { text:
     `*Spend* of ${esc(scope.label)} (ClickHouse Credits, UTC days)`,
     `Yesterday (${esc(report.period.to)}): ${bold(`${credits(spend.yesterday)} CHC`)}`,
     `Last 7 days: ${bold(`${credits(report.total)} CHC`)}, ${changeText(report.total, report.previousTotal)} against the 7 before (${credits(report.previousTotal)} CHC)`,
-    moversText(report),
+    moversText(report, scope.consoleUrl),
   ];
   const notes = [
     scope.provisional ? 'The last days are not final yet and may still change.' : undefined,

@@ -4,6 +4,7 @@
  * not read (reading never wakes a service, and such a service has no replica to answer).
  */
 import { loadFigures, replicaSizeGb, type LoadFigures, type ServiceLoad } from '../service/load.js';
+import { stateText, versionText } from './service.js';
 import type { ServiceRecord } from '../service/schema.js';
 import { code, context, esc, header, section, serviceRef, serviceRefPlain, type Block } from './mrkdwn.js';
 
@@ -34,7 +35,9 @@ export const gbText = (bytes: number): string => `${gb(bytes)} GB`;
 export function healthBlocks(service: ServiceRecord, load: ServiceLoad | undefined): Block[] {
   const state = load?.state ?? service.state ?? 'unknown';
   const version = load?.version ?? service.clickhouseVersion;
-  const lines = [`State: ${code(state)}${version ? ` · version ${code(version)}` : ''}`];
+  // The state and version as list and show say them: ":large_green_circle: running · v25.6".
+  const shownVersion = versionText({ clickhouseVersion: version });
+  const lines = [`State: ${stateText(state)}${shownVersion ? ` · ${shownVersion}` : ''}`];
   if (load === undefined) {
     lines.push(
       `It is ${esc(state)}: its metrics are not read, since reading never wakes a service and one that is not running has no replica to answer.`,

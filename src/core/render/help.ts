@@ -1,6 +1,9 @@
 /** Help and usage answers, built from the command catalogue so they never drift from the parser. */
 import { COMMAND_CATALOGUE, specOfName, type CommandName, type CommandSpec } from '../command/catalogue.js';
 import { parseCommand } from '../command/parse.js';
+import { WHEN_MAX_AHEAD_DAYS, WHEN_MIN_AHEAD_MS } from '../command/when.js';
+import { KIND_COMMANDS } from '../change/kinds/index.js';
+import { formatDuration, TEMPORARY_MIN_MS } from '../change/durations.js';
 import { commandAllowance } from '../organization/rules.js';
 import type { ChannelRules } from '../organization/types.js';
 import { code, context, esc, header, packLines, section, type Block } from './mrkdwn.js';
@@ -16,6 +19,8 @@ export interface HelpContext {
   breakGlass: boolean;
   /** A schedule of this channel, so that `schedule remove`'s example names one that exists. */
   scheduleId?: string;
+  /** TEMPORARY_MAX_SECONDS in ms: how long `for DURATION` may be here. */
+  temporaryMaxMs?: number;
 }
 
 export function helpBlocks(slashCommand: string, lead?: string, here?: HelpContext): Block[] {
@@ -90,7 +95,10 @@ export function topicHelpBlocks(
       `:grey_question: ${code(topic)} is not a command I know. Here is what I can do:`,
       here,
     );
-  const lines = names.flatMap((name) => helpLine(slashCommand, specOfName(name), here) ?? []);
+  const lines = names.flatMap((name) => {
+    const line = helpLine(slashCommand, specOfName(name), here);
+    return line === undefined ? [] : [withBounds(line, specOfName(name), here)];
+  });
   if (lines.length === 0)
     return [section(`:no_entry_sign: ${code(topic)} is not available in this channel.`), everything];
   const exact = names.some((name) => name === topic.trim());
@@ -99,6 +107,26 @@ export function topicHelpBlocks(
     ...packLines(lines, 20, (n) => `…and ${n} more`),
     everything,
   ];
+}
+
+const CHANGE_COMMANDS: ReadonlySet<string> = new Set(KIND_COMMANDS.map((command) => command.name));
+
+/**
+ * `help COMMAND` only: under the command's line, the bounds of its values (from the constants its
+ * checks use), of `for DURATION` where it takes one (this deployment's maximum) and of `at TIME`.
+ */
+function withBounds(line: string, spec: CommandSpec, here?: HelpContext): string {
+  const bounds = [...(spec.bounds ?? [])];
+  if (spec.usage.includes('for DURATION')) {
+    const most = here?.temporaryMaxMs === undefined ? '' : ` to ${formatDuration(here.temporaryMaxMs)}`;
+    bounds.push(`for DURATION: from ${formatDuration(TEMPORARY_MIN_MS)}${most}, like 30m, 2h or 3d.`);
+  }
+  if (CHANGE_COMMANDS.has(spec.name))
+    bounds.push(
+      `at TIME: at least ${formatDuration(WHEN_MIN_AHEAD_MS)} ahead and at most ${WHEN_MAX_AHEAD_DAYS} days ahead.`,
+    );
+  if (bounds.length === 0) return line;
+  return `${line}\n${bounds.map((bound) => `• ${esc(bound)}`).join('\n')}`;
 }
 
 export function invalidBlocks(slashCommand: string, message: string, usage: string): Block[] {

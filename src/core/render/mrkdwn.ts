@@ -3,6 +3,7 @@
  * passes through `esc` before it enters mrkdwn, so nothing can ping @channel or forge a link.
  */
 import type { types } from '@slack/bolt';
+import { servicePageUrl, type ConsoleBase } from './console.js';
 
 export type Block = types.KnownBlock;
 export type View = types.View;
@@ -102,11 +103,22 @@ export function bold(text: string | undefined | null): string {
 
 /**
  * A service as approvers must see it: its name in bold and, always, its id beside it, so that
- * two services whose names look alike (or a name that imitates another) cannot be mistaken.
+ * two services whose names look alike (or a name that imitates another) cannot be mistaken. With
+ * a console (CONSOLE_URL) the name links to the service's page there.
  */
-export function serviceRef(name: string | undefined | null, id: string): string {
-  const label = bold(name);
+export function serviceRef(name: string | undefined | null, id: string, consoleUrl?: ConsoleBase): string {
+  const label = serviceName(name, id, consoleUrl);
   return label === '' ? code(id) : `${label} ${code(id)}`;
+}
+
+/**
+ * A service's name in bold, linked to its console page when there is one: `*<url|name>*`. The
+ * label is escaped data (no `<`, `>` or `&` left to end the link early); empty without a name.
+ */
+export function serviceName(name: string | undefined | null, id: string, consoleUrl?: ConsoleBase): string {
+  const label = bold(name);
+  const url = label === '' ? undefined : servicePageUrl(consoleUrl, id);
+  return url === undefined ? label : `*<${url}|${label.slice(1, -1)}>*`;
 }
 
 /** The same in plain text (headers, fallback texts): the name cut so that the id always fits. */

@@ -12,8 +12,8 @@ import {
 import { stateInfo } from '../service/states.js';
 import type { UpgradeWindow } from '../service/upgrade-window.js';
 import { upgradeWindowUtcText } from './upgrade-window.js';
+import { servicePageUrl, type ConsoleBase } from './console.js';
 import {
-  bold,
   code,
   context,
   esc,
@@ -21,24 +21,25 @@ import {
   LIMITS,
   packLines,
   section,
+  serviceName,
   slackDate,
   truncate,
   type Block,
 } from './mrkdwn.js';
 
-/** Replicas of the baseline, with the autoscaling mode: "3 (vertical autoscaling)", "2–6". */
+/** Replicas of the baseline, the figure alone: "Replicas: 5", "2–6". */
 function replicasField(s: ServiceRecord): string | undefined {
   const { replicas } = baselineCapacity(s);
-  const mode = s.autoscalingMode ? ` (${esc(s.autoscalingMode)} autoscaling)` : '';
-  return replicas === undefined ? undefined : `${rangeText(replicas)}${mode}`;
+  return replicas === undefined ? undefined : rangeText(replicas);
 }
 
-/** "8–32 GB per replica, 24–96 GB in total". */
+/** "8–32 GB per replica, 24–96 GB in total (vertical autoscaling)": the mode says what the memory does. */
 function memoryField(s: ServiceRecord): string | undefined {
   const baseline = baselineCapacity(s);
-  if (baseline.replicaMemoryGb === undefined) return undefined;
+  const mode = s.autoscalingMode ? `${esc(s.autoscalingMode)} autoscaling` : undefined;
+  if (baseline.replicaMemoryGb === undefined) return mode;
   const total = totalMemoryText(baseline);
-  return `${rangeText(baseline.replicaMemoryGb)} GB per replica${total ? `, ${total}` : ''}`;
+  return `${rangeText(baseline.replicaMemoryGb)} GB per replica${total ? `, ${total}` : ''}${mode ? ` (${mode})` : ''}`;
 }
 
 /**
@@ -82,10 +83,22 @@ function upgradeWindowLine(reading: NonNullable<ShowReadings['upgradeWindow']>):
   return `*Upgrade window:* ${text}`;
 }
 
-export function idleText(s: ServiceRecord): string | undefined {
+/** Idle scaling's value, as the show field and the summary line both say it: "off", "on after 15 min". */
+export function idleValue(s: ServiceRecord): string | undefined {
   if (s.idleScaling === undefined) return undefined;
-  if (!s.idleScaling) return 'idle scaling off';
-  return s.idleTimeoutMinutes === undefined ? 'idle scaling on' : `idles after ${s.idleTimeoutMinutes} min`;
+  if (!s.idleScaling) return 'off';
+  return s.idleTimeoutMinutes === undefined ? 'on' : `on after ${s.idleTimeoutMinutes} min`;
+}
+
+/** "idle scaling: off" in a one-line listing (the summary's). */
+export function idleText(s: ServiceRecord): string | undefined {
+  const value = idleValue(s);
+  return value === undefined ? undefined : `idle scaling: ${value}`;
+}
+
+/** The one version format: "v24.8.1" (the list, the summary and `show` alike). */
+export function versionText(s: Pick<ServiceRecord, 'clickhouseVersion'>): string | undefined {
+  return s.clickhouseVersion ? `v${esc(s.clickhouseVersion.replace(/^v/iu, ''))}` : undefined;
 }
 
 export function enabledEndpoints(s: ServiceRecord): string[] {
@@ -102,21 +115,38 @@ export function stateText(state: string | undefined): string {
 /** The findings worth a mark in a one-line listing: who can connect at all. */
 const LIST_RISKS = new Set<PostureCode>(['open-to-world', 'broad-ip-entry', 'empty-ip-list']);
 
-/** One line of the list: enough to spot a service and its risks at a glance. */
-export function serviceLine(s: ServiceRecord): string {
-  const parts = [
-    stateText(s.state),
-    s.clickhouseVersion ? `v${esc(s.clickhouseVersion)}` : undefined,
-    capacityPhrase(s),
-  ].filter((p): p is string => Boolean(p));
+/**
+ * The posture mark of a one-line listing, the same in `list` and in the summary's services:
+ * "  :warning: open to the internet"; empty without such a finding.
+ */
+export function listedRisks(s: ServiceRecord): string {
   const risks = postureFindings(s).filter((f) => LIST_RISKS.has(f.code));
-  const riskText = risks.length > 0 ? `  :warning: ${risks.map((r) => r.label).join(', ')}` : '';
-  return `${bold(s.name || s.id)}  ${code(shortId(s.id))}  ${parts.join(' · ')}${riskText}`;
+  return risks.length > 0 ? `  :warning: ${risks.map((r) => r.label).join(', ')}` : '';
 }
 
-const shortId = (id: string) => (id.length > 8 ? id.slice(0, 8) : id);
+/**
+ * A service in a listing: its name in bold (linked to its console page when there is one) and its
+ * short id, as `list`, the summary and the cost report all show it.
+ */
+export function listedName(s: Pick<ServiceRecord, 'name' | 'id'>, consoleUrl?: ConsoleBase): string {
+  return `${serviceName(s.name || s.id, s.id, consoleUrl)}  ${code(shortId(s.id))}`;
+}
 
-export function listBlocks(services: ServiceRecord[], filters: readonly string[], fetchedAt: number): Block[] {
+/** One line of the list: enough to spot a service and its risks at a glance. */
+export function serviceLine(s: ServiceRecord, consoleUrl?: ConsoleBase): string {
+  const parts = [stateText(s.state), versionText(s), capacityPhrase(s)].filter((p): p is string => Boolean(p));
+  return `${listedName(s, consoleUrl)}  ${parts.join(' · ')}${listedRisks(s)}`;
+}
+
+/** The first 8 characters of an id (a UUID's first group): enough to tell services apart; `show` has it whole. */
+export const shortId = (id: string): string => (id.length > 8 ? id.slice(0, 8) : id);
+
+export function listBlocks(
+  services: ServiceRecord[],
+  filters: readonly string[],
+  fetchedAt: number,
+  consoleUrl?: ConsoleBase,
+): Block[] {
   const filterText = filters.length > 0 ? ` matching ${filters.map(code).join(' ')}` : '';
   const blocks: Block[] = [
     header(`ClickHouse Cloud services (${services.length})`),
@@ -135,7 +165,7 @@ export function listBlocks(services: ServiceRecord[], filters: readonly string[]
     return blocks;
   }
   const sorted = [...services].sort((a, b) => a.name.localeCompare(b.name));
-  const lines = sorted.map(serviceLine);
+  const lines = sorted.map((s) => serviceLine(s, consoleUrl));
   return blocks.concat(
     packLines(
       lines,
@@ -146,7 +176,12 @@ export function listBlocks(services: ServiceRecord[], filters: readonly string[]
 }
 
 /** The full record, for `show` and for the result of an applied change. */
-export function serviceBlocks(s: ServiceRecord, title = s.name || s.id, readings: ShowReadings = {}): Block[] {
+export function serviceBlocks(
+  s: ServiceRecord,
+  title = s.name || s.id,
+  consoleUrl?: ConsoleBase,
+  readings: ShowReadings = {},
+): Block[] {
   const blocks: Block[] = [header(title), { type: 'section', fields: overviewFields(s, readings.activeEntry) }];
   if (readings.upgradeWindow) blocks.push(section(upgradeWindowLine(readings.upgradeWindow)));
   blocks.push(section(`*Endpoints*\n${endpointLines(s)}`));
@@ -159,10 +194,16 @@ export function serviceBlocks(s: ServiceRecord, title = s.name || s.id, readings
   const tags = (s.tags ?? []).map((t) => code(t.value === undefined ? t.key : `${t.key}=${t.value}`)).join(' ');
   blocks.push(
     context(
-      `ID ${code(s.id)}${tags ? ` · tags ${tags}` : ''}${s.createdAt ? ` · created ${esc(s.createdAt.slice(0, 10))}` : ''}`,
+      `ID ${code(s.id)}${consoleLink(s, consoleUrl)}${tags ? ` · tags ${tags}` : ''}${s.createdAt ? ` · created ${esc(s.createdAt.slice(0, 10))}` : ''}`,
     ),
   );
   return blocks.slice(0, LIMITS.messageBlocks);
+}
+
+/** " · orders-prod in the console", its name linked to its page; empty without a console. */
+function consoleLink(s: ServiceRecord, consoleUrl?: ConsoleBase): string {
+  if (servicePageUrl(consoleUrl, s.id) === undefined) return '';
+  return ` · ${serviceName(s.name || s.id, s.id, consoleUrl)} in the console`;
 }
 
 function overviewFields(s: ServiceRecord, entry: ShowReadings['activeEntry']): Array<{ type: 'mrkdwn'; text: string }> {
@@ -172,13 +213,13 @@ function overviewFields(s: ServiceRecord, entry: ShowReadings['activeEntry']): A
     .join(' ');
   const rows: Array<[string, string | undefined]> = [
     ['State', s.state ? stateText(s.state) : undefined],
-    ['Version', s.clickhouseVersion ? esc(s.clickhouseVersion) : undefined],
+    ['Version', versionText(s)],
     ['Release channel', s.releaseChannel ? esc(s.releaseChannel) : undefined],
     ['Tier', s.tier ? esc(s.tier) : undefined],
     ['Replicas', replicasField(s)],
     ['Memory', memoryField(s)],
     ['Scaling now', scalingNowField(s, entry)],
-    ['Idle scaling', idleText(s)],
+    ['Idle scaling', idleValue(s)],
     ['Cloud', where || undefined],
     ['Read-only', s.isReadonly === undefined ? undefined : s.isReadonly ? 'yes' : 'no'],
   ];

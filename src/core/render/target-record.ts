@@ -6,11 +6,12 @@ import type { OrganizationTarget } from '../access/target.js';
 import type { ServiceRecord } from '../service/schema.js';
 import { code, context, esc, header, section, type Block } from './mrkdwn.js';
 import { serviceBlocks } from './service.js';
+import type { ConsoleBase } from './console.js';
 
-export function recordBlocks(record: ServiceRecord, title: string): Block[] {
+export function recordBlocks(record: ServiceRecord, title: string, consoleUrl?: ConsoleBase): Block[] {
   const target = record.organizationTarget;
   if (target) return [header(title), section(organizationTargetText(target)), context(`ID ${code(record.id)}`)];
-  const blocks = serviceBlocks(record, title);
+  const blocks = serviceBlocks(record, title, consoleUrl);
   const backups = record.parts?.backupConfiguration;
   if (!backups) return blocks;
   const start = backups.backupStartTime ? `, from ${backups.backupStartTime} UTC` : '';

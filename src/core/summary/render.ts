@@ -4,19 +4,9 @@
  * or bold, and is clipped before escaping so truncation never cuts an entity in half.
  */
 import type { ServiceRecord } from '../service/schema.js';
-import {
-  bold,
-  code,
-  context,
-  esc,
-  header,
-  LIMITS,
-  section,
-  slackDate,
-  truncate,
-  type Block,
-} from '../render/mrkdwn.js';
-import { enabledEndpoints, idleText, stateText } from '../render/service.js';
+import { code, context, esc, header, LIMITS, section, slackDate, truncate, type Block } from '../render/mrkdwn.js';
+import type { ConsoleBase } from '../render/console.js';
+import { enabledEndpoints, idleText, listedName, listedRisks, stateText, versionText } from '../render/service.js';
 import { capacityPhrase } from '../service/capacity.js';
 import { isBotChange, type ChangeAuthor, type DriftItem } from './drift.js';
 import { packParts, type DetailPart } from './pack.js';
@@ -43,6 +33,8 @@ export interface SummaryInput {
    * bot's own record, and this summary is the one to say so (once, not in every summary).
    */
   activityLogUnread?: ActivityLogUnread;
+  /** CONSOLE_URL: each service's name links to its page there; undefined: no links. */
+  consoleUrl?: ConsoleBase;
 }
 
 /** Why the activity log could not be read: the API's status when it answered, else undefined. */
@@ -193,8 +185,14 @@ function headlineText(
 
 function detailParts(input: SummaryInput, findings: FindingsByService): DetailPart[] {
   const services = [...input.services].sort(byName);
-  const drift = driftPart(input.drift ?? [], input.filters, input.activityLogUnread, input.generatedAt);
-  return [drift, posturePart(services, findings), servicesPart(services)].filter(
+  const drift = driftPart(
+    input.drift ?? [],
+    input.filters,
+    input.activityLogUnread,
+    input.generatedAt,
+    input.consoleUrl,
+  );
+  return [drift, posturePart(services, findings, input.consoleUrl), servicesPart(services, input.consoleUrl)].filter(
     (part): part is DetailPart => part !== undefined,
   );
 }
@@ -204,6 +202,7 @@ function driftPart(
   filters: readonly string[],
   unread: ActivityLogUnread | undefined,
   generatedAt: number,
+  consoleUrl: ConsoleBase,
 ): DetailPart | undefined {
   if (drift.length === 0) return undefined;
   const { bot, elsewhere } = driftCounts(drift);
@@ -214,7 +213,7 @@ function driftPart(
   return {
     title: `*Changes since the last summary* (${formatNumber(drift.length)}: ${formatNumber(bot)} via this bot, ${formatNumber(elsewhere)} elsewhere)${scope}${fallback}`,
     continuedTitle: '*Changes since the last summary* (continued)',
-    lines: drift.map((item) => driftLine(item, generatedAt)),
+    lines: drift.map((item) => driftLine(item, generatedAt, consoleUrl)),
   };
 }
 
@@ -230,8 +229,9 @@ export function activityLogFallbackNote(unread: ActivityLogUnread): string {
   return `:information_source: _Who made each change is this bot's own guess from its change requests, because ${why}.${todo} This is said once._`;
 }
 
-function driftLine(item: DriftItem, generatedAt: number): string {
-  return `• ${bold(clip(item.serviceName, 100))}: ${esc(clip(item.text, 600))} — ${driftAuthorText(item, generatedAt)}`;
+function driftLine(item: DriftItem, generatedAt: number, consoleUrl: ConsoleBase): string {
+  const service = listedName({ name: clip(item.serviceName, 100), id: item.serviceId }, consoleUrl);
+  return `• ${service}: ${esc(clip(item.text, 600))} — ${driftAuthorText(item, generatedAt)}`;
 }
 
 /** Who made a change, in words: exact when the activity log was read, else the bot's own guess. */
@@ -300,11 +300,16 @@ function whenText(at: number, generatedAt: number): string {
     : `on ${slackDate(at, '{date_short} at {time}')}`;
 }
 
-function posturePart(services: readonly ServiceRecord[], findings: FindingsByService): DetailPart | undefined {
+function posturePart(
+  services: readonly ServiceRecord[],
+  findings: FindingsByService,
+  consoleUrl: ConsoleBase,
+): DetailPart | undefined {
   const lines = services.flatMap((service) => {
     const own = findings.get(service.id) ?? [];
     if (own.length === 0) return [];
-    return [`:warning: ${bold(displayName(service))}: ${own.map((f) => esc(clip(f.detail, 300))).join(' ')}`];
+    const name = listedName({ name: displayName(service), id: service.id }, consoleUrl);
+    return [`:warning: ${name}: ${own.map((f) => esc(clip(f.detail, 300))).join(' ')}`];
   });
   if (lines.length === 0) return undefined;
   return {
@@ -314,25 +319,29 @@ function posturePart(services: readonly ServiceRecord[], findings: FindingsBySer
   };
 }
 
-function servicesPart(services: readonly ServiceRecord[]): DetailPart | undefined {
+function servicesPart(services: readonly ServiceRecord[], consoleUrl: ConsoleBase): DetailPart | undefined {
   if (services.length === 0) return undefined;
   return {
     title: `*Services* (${formatNumber(services.length)})`,
     continuedTitle: '*Services* (continued)',
-    lines: services.map(serviceSummaryLine),
+    lines: services.map((service) => serviceSummaryLine(service, consoleUrl)),
   };
 }
 
-/** Name, version, state, replicas, memory, idle scaling and enabled endpoints, on one line. */
-export function serviceSummaryLine(service: ServiceRecord): string {
+/**
+ * Name and short id, state, version, replicas and memory, idle scaling and enabled endpoints, on
+ * one line, then the posture mark: as `list` says them, in its order, with its mark.
+ */
+export function serviceSummaryLine(service: ServiceRecord, consoleUrl?: ConsoleBase): string {
   const parts = [
-    service.clickhouseVersion ? `v${esc(clip(service.clickhouseVersion, 40))}` : undefined,
     stateText(service.state === undefined ? undefined : clip(service.state, 40)),
+    versionText({ clickhouseVersion: service.clickhouseVersion && clip(service.clickhouseVersion, 40) }),
     capacityPhrase(service),
     idleText(service),
     endpointsText(service),
   ].filter((part): part is string => Boolean(part));
-  return `• ${bold(displayName(service))} · ${parts.join(' · ')}`;
+  const name = listedName({ name: displayName(service), id: service.id }, consoleUrl);
+  return `• ${name}  ${parts.join(' · ')}${listedRisks(service)}`;
 }
 
 function endpointsText(service: ServiceRecord): string | undefined {

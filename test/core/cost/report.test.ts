@@ -111,6 +111,37 @@ describe('the report', () => {
     expect(chart.series.at(-1)?.total).toBe(1 + 2 + 3 + 4 + 5);
     expect(chart.series.reduce((sum, s) => sum + s.total, 0)).toBe(report.total);
   });
+  it('charts one service split by kind (compute, storage, backup, transfer), as its text is (issue 41)', () => {
+    const spent = (date: string, metrics: Partial<CostRow['metrics']>, total: number) =>
+      row({
+        date,
+        entityId: 'a',
+        entityName: 'orders',
+        serviceId: 'a',
+        dataWarehouseId: 'a',
+        totalCHC: total,
+        metrics: metrics as CostRow['metrics'],
+      });
+    const rows = [
+      spent('2026-01-08', { computeCHC: 10, storageCHC: 2, backupCHC: 1, dataTransferCHC: 0.5 }, 13.5),
+      spent('2026-01-09', { computeCHC: 6, storageCHC: 2, backupCHC: 0, dataTransferCHC: 0 }, 8),
+    ];
+    const report = costReport(rows, period, previous);
+    const chart = dailySpendSeries(report, 8);
+    expect(chart.splitBy).toBe('kind');
+    expect(chart.series.map((s) => [s.name, s.total])).toEqual([
+      ['compute', 16],
+      ['storage', 4],
+      ['backup', 1],
+      ['transfer', 0.5],
+    ]);
+    expect(chart.series[0]?.values.slice(0, 2)).toEqual([10, 6]);
+    expect(chart.series.reduce((sum, s) => sum + s.total, 0)).toBe(report.total);
+    // Two services: split by service again.
+    const two = dailySpendSeries(costReport([...rows, service('2026-01-08', 'b', 3)], period, previous), 8);
+    expect(two).toMatchObject({ splitBy: 'service' });
+    expect(two.series.map((s) => s.name)).toEqual(['orders', 'b']);
+  });
   it('charts a credit as its own series below zero: it neither hides the other services nor leaves the total', () => {
     const credited = [service('2026-01-08', 'a', 140), service('2026-01-09', 'b', 7), service('2026-01-10', 'c', -5)];
     const report = costReport(credited, period, previous);

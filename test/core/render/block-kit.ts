@@ -205,14 +205,16 @@ export function allTexts(blocks: readonly unknown[]): string {
 }
 
 const BOT_DATE = /<!date\^\d+\^[^|>]*\|[^<>]*>/g;
+/** The bot's own link to a service's console page (CONSOLE_URL): an http(s) base, /services/ID, an escaped label. */
+const CONSOLE_LINK = /<https?:\/\/[^\s<>|]+\/services\/[A-Za-z0-9-]+\|[^<>]*>/g;
 
 /**
  * What is unsafe in one mrkdwn text: a raw control sequence (`<!…>`, `<@…>`, `<#…>`, `<http…>`)
- * other than the bot's own dates and mentions of `allowedUsers`; an `&` that does not start an
+ * other than the bot's own dates, its console links and mentions of `allowedUsers`; an `&` that does not start an
  * entity; or a bare @channel/@here/@everyone.
  */
 export function unsafeMrkdwn(text: string, allowedUsers: readonly string[] = []): string[] {
-  let rest = text.replace(BOT_DATE, '');
+  let rest = text.replace(BOT_DATE, '').replace(CONSOLE_LINK, '');
   for (const user of allowedUsers) rest = rest.split(`<@${user}>`).join('');
   const problems: string[] = [];
   if (rest.includes('<')) problems.push(`raw "<" in ${JSON.stringify(text)}`);

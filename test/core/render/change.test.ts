@@ -42,7 +42,7 @@ describe('change lines', () => {
 
   it('summarises changes on one line for audit entries', () => {
     const plan = mustPlan(service(), { name: 'orders-main', ipAdd: [{ source: '192.0.2.1' }] });
-    expect(changeSummary(plan.changes)).toBe('Name: orders-prod → orders-main; IP access: absent → 192.0.2.1');
+    expect(changeSummary(plan.changes)).toBe('Name: orders-prod → orders-main; IP access: + 192.0.2.1');
   });
 });
 

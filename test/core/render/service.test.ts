@@ -26,9 +26,9 @@ const bare = (fields: Record<string, unknown>): ServiceRecord =>
 
 describe('idle and state text', () => {
   it.each([
-    [{ idleScaling: true, idleTimeoutMinutes: 15 }, 'idles after 15 min'],
-    [{ idleScaling: true }, 'idle scaling on'],
-    [{ idleScaling: false, idleTimeoutMinutes: 15 }, 'idle scaling off'],
+    [{ idleScaling: true, idleTimeoutMinutes: 15 }, 'idle scaling: on after 15 min'],
+    [{ idleScaling: true }, 'idle scaling: on'],
+    [{ idleScaling: false, idleTimeoutMinutes: 15 }, 'idle scaling: off'],
     [{}, undefined],
   ] as const)('idle %j reads %j', (fields, expected) => {
     expect(idleText(bare(fields))).toBe(expected);
@@ -133,9 +133,9 @@ describe('serviceBlocks', () => {
       '*State*\n:large_green_circle: running',
       '*Release channel*\ndefault',
       '*Tier*\nproduction',
-      '*Replicas*\n3 (vertical autoscaling)',
-      '*Memory*\n8–16 GB per replica, 24–48 GB in total',
-      '*Idle scaling*\nidles after 15 min',
+      '*Replicas*\n3\n',
+      '*Memory*\n8–16 GB per replica, 24–48 GB in total (vertical autoscaling)',
+      '*Idle scaling*\non after 15 min',
       '*Cloud*\naws eu-west-1',
       '• https `abc.eu-west-1.aws.clickhouse.cloud:8443` as `default`',
       '*IP access list* (2)',

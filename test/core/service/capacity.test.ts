@@ -62,8 +62,8 @@ describe('vertical services', () => {
     const record = vertical(1, 8, 8);
     expect(record.minTotalMemoryGb).toBe(24);
     const text = mrkdwnTexts(serviceBlocks(record)).join('\n');
-    expect(text).toContain('*Replicas*\n1 (vertical autoscaling)');
-    expect(text).toContain('*Memory*\n8 GB per replica, 8 GB in total');
+    expect(text).toContain('*Replicas*\n1\n');
+    expect(text).toContain('*Memory*\n8 GB per replica, 8 GB in total (vertical autoscaling)');
     expect(text).not.toContain('24');
   });
 
@@ -92,8 +92,8 @@ describe('horizontal services', () => {
     expect(capacityPhrase(record)).toBe('2–6 × 16 GB');
     expect(baselineCapacity(record).totalMemoryGb).toStrictEqual({ min: 32, max: 96 });
     const text = mrkdwnTexts(serviceBlocks(record)).join('\n');
-    expect(text).toContain('*Replicas*\n2–6 (horizontal autoscaling)');
-    expect(text).toContain('*Memory*\n16 GB per replica, 32–96 GB in total');
+    expect(text).toContain('*Replicas*\n2–6\n');
+    expect(text).toContain('*Memory*\n16 GB per replica, 32–96 GB in total (horizontal autoscaling)');
   });
 
   it('reads equal per-replica bounds as the replica size', () => {
@@ -135,7 +135,7 @@ describe('currentScaling', () => {
     expect(show).toContain('*Scaling now*\n:arrows_counterclockwise: now 2 × 16 GB, base 3 × 8 GB');
     // With the entry in force (show reads the schedule while one is), its name and end.
     const named = mrkdwnTexts(
-      serviceBlocks(record, undefined, { activeEntry: { name: 'business hours', endHourUtc: 18 } }),
+      serviceBlocks(record, undefined, undefined, { activeEntry: { name: 'business hours', endHourUtc: 18 } }),
     ).join('\n');
     expect(named).toContain(
       "*Scaling now*\n:arrows_counterclockwise: now 2 × 16 GB (schedule 'business hours' until 18:00 UTC), base 3 × 8 GB",

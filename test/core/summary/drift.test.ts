@@ -55,8 +55,8 @@ describe('diffSnapshots', () => {
       ],
     });
     expect(brief(items)).toStrictEqual([
-      { kind: 'ip-added', label: 'IP access', text: 'IP access entry added: 0.0.0.0/0 (debug)' },
-      { kind: 'ip-removed', label: 'IP access', text: 'IP access entry removed: 203.0.113.7/32 (vpn)' },
+      { kind: 'ip-added', label: 'IP access', text: 'IP access: + 0.0.0.0/0 (debug)' },
+      { kind: 'ip-removed', label: 'IP access', text: 'IP access: − 203.0.113.7/32 (vpn)' },
     ]);
   });
 
@@ -111,8 +111,8 @@ describe('diffSnapshots', () => {
 
   it('reports private endpoints attached and detached', () => {
     expect(brief(driftTo({ privateEndpointIds: ['pe-free'] }))).toStrictEqual([
-      { kind: 'private-endpoint-attached', label: 'Private endpoint', text: 'Private endpoint attached: pe-free' },
-      { kind: 'private-endpoint-detached', label: 'Private endpoint', text: 'Private endpoint detached: pe-attached' },
+      { kind: 'private-endpoint-attached', label: 'Private endpoint', text: 'Private endpoint: + pe-free' },
+      { kind: 'private-endpoint-detached', label: 'Private endpoint', text: 'Private endpoint: − pe-attached' },
     ]);
   });
 
@@ -252,8 +252,8 @@ describe('attributeDrift', () => {
       window,
     );
     expect(attributed.map((i) => [i.text, i.via?.changeId])).toStrictEqual([
-      ['IP access entry added: 192.0.2.1/32', undefined],
-      ['IP access entry added: 198.51.100.0/24', 'CR-1'],
+      ['IP access: + 192.0.2.1/32', undefined],
+      ['IP access: + 198.51.100.0/24', 'CR-1'],
     ]);
   });
 
@@ -265,7 +265,7 @@ describe('attributeDrift', () => {
       [applied({ ipAccessList: { add: [{ source: '198.51.100.0/24' }] } }, { changeId: 'CR-5' })],
       window,
     );
-    expect(attributed.map((i) => [i.text, i.via])).toStrictEqual([['IP access entry added: 0.0.0.0/0', undefined]]);
+    expect(attributed.map((i) => [i.text, i.via])).toStrictEqual([['IP access: + 0.0.0.0/0', undefined]]);
   });
 
   it('needs the description the request set', () => {
@@ -304,8 +304,8 @@ describe('attributeDrift', () => {
       applied({ privateEndpointIds: { add: ['pe-free'] } }, { changeId: 'CR-2', at: NOW - 200 }),
     ];
     expect(attributeDrift(items, entries, window).map((i) => [i.text, i.via?.changeId])).toStrictEqual([
-      ['Private endpoint attached: pe-free', 'CR-2'],
-      ['Private endpoint attached: pe-third', 'CR-3'],
+      ['Private endpoint: + pe-free', 'CR-2'],
+      ['Private endpoint: + pe-third', 'CR-3'],
     ]);
   });
 

@@ -87,9 +87,9 @@ function driftItem(overrides: Partial<DriftItem>): DriftItem {
 }
 
 describe('details', () => {
-  it('give each service one compact line: name, version, state, replicas, memory, idle scaling, endpoints', () => {
+  it('give each service one compact line as list does (name, short id, state, version, capacity), then idle scaling and endpoints', () => {
     expect(detailsText({})).toContain(
-      '• *orders-prod* · v24.3.1.2672 · :large_green_circle: running · 3 × 8–16 GB · idles after 15 min · endpoints https, nativesecure',
+      '• *orders-prod*  `a1b2c3d4`  :large_green_circle: running · v24.3.1.2672 · 3 × 8–16 GB · idle scaling: on after 15 min · endpoints https, nativesecure',
     );
   });
 
@@ -107,9 +107,9 @@ describe('details', () => {
     const text = detailsText({ services });
     expect(text).toContain('*Posture warnings* (2 services)');
     expect(text).toContain(
-      ':warning: *wide-open*: IP access list allows 0.0.0.0/0: anyone on the internet can try to connect. MySQL endpoint is enabled.',
+      ':warning: *wide-open*  `a`: IP access list allows 0.0.0.0/0: anyone on the internet can try to connect. MySQL endpoint is enabled.',
     );
-    expect(text).toContain(':warning: *locked-out*: IP access list is empty: no client can connect.');
+    expect(text).toContain(':warning: *locked-out*  `b`: IP access list is empty: no client can connect.');
     expect(text).not.toContain(':warning: *well-kept*');
   });
 
@@ -132,8 +132,10 @@ describe('details', () => {
     );
     const text = detailsText({ services: after, drift });
     expect(text).toContain('*Changes since the last summary* (2: 1 via this bot, 1 elsewhere)');
-    expect(text).toContain('• *orders-main*: Renamed: orders-prod → orders-main — :robot_face: via this bot (`CR-12`)');
-    expect(text).toContain('• *orders-main*: Release channel: default → fast — _elsewhere_');
+    expect(text).toContain(
+      '• *orders-main*  `a1b2c3d4`: Renamed: orders-prod → orders-main — :robot_face: via this bot (`CR-12`)',
+    );
+    expect(text).toContain('• *orders-main*  `a1b2c3d4`: Release channel: default → fast — _elsewhere_');
   });
 
   it('warn that a service leaving the filters reads as removed, when there are filters', () => {
@@ -174,7 +176,7 @@ describe('large organizations', () => {
       const { services, summary } = largeSummary(count);
       assertMessagesWithinLimits([summary.headline, ...summary.details]);
       const details = shown(summary.details);
-      const missing = services.filter((s) => !details.includes(`• *${s.name}* ·`));
+      const missing = services.filter((s) => !details.includes(`• *${s.name}*  \`${s.id.slice(0, 8)}\`  `));
       expect(missing.map((s) => s.name)).toStrictEqual([]);
       expect(details.match(/— (:robot_face:|_elsewhere_)/g)).toHaveLength(count);
       expect(details.match(/^:warning: \*svc-/gm)).toHaveLength(Math.ceil(count / 7));

@@ -80,8 +80,9 @@ const idle: KindCommand = {
   name: 'idle',
   usage: 'idle SERVICE on [after DURATION]|off [for DURATION]',
   example: 'idle orders-prod on after 30m',
-  summary: 'Request that the service pause when idle (after at least 5 minutes without queries), or never pause.',
+  summary: `Request that the service pause when idle (after at least ${IDLE_TIMEOUT_MIN_MINUTES} minutes without queries), or never pause.`,
   more: ['idle sandbox-dev off'],
+  bounds: [`Idle timeout (after DURATION): at least ${IDLE_TIMEOUT_MIN_MINUTES} minutes, in whole minutes.`],
   temporaryForm: 'idle',
   parse(words: Token[], read: ArgumentReader) {
     const { args, durationMs } = read.splitDuration(words, 2);

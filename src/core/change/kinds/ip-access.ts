@@ -26,6 +26,7 @@ const ipAdd: KindCommand = {
   example: 'ip add orders-prod 192.0.2.0/24 office VPN',
   more: ['ip add orders-prod 203.0.113.7 vendor at tuesday 09:00 for 3h'],
   summary: 'Request access for an IP address or CIDR block; with for 30m, 2h or 3d the bot takes it back then.',
+  bounds: [`A description has at most ${IP_DESCRIPTION_MAX} characters.`],
   fixedWords: 2,
   temporaryForm: 'ip add',
   groupAsk: 'Say whether to add or remove an IP access list entry',
@@ -140,7 +141,7 @@ function ipDrift(before: Array<[string, string]>, now: Array<[string, string]>):
       findings.push({
         kind: 'ip-added',
         label,
-        text: `IP access entry added: ${entryText(source, description)}`,
+        text: `IP access: + ${entryText(source, description)}`,
         subject: source,
         ipDescription: description,
       });
@@ -158,7 +159,7 @@ function ipDrift(before: Array<[string, string]>, now: Array<[string, string]>):
       findings.push({
         kind: 'ip-removed',
         label,
-        text: `IP access entry removed: ${entryText(source, description)}`,
+        text: `IP access: − ${entryText(source, description)}`,
         subject: source,
       });
   }

@@ -1,5 +1,5 @@
 /** The service's name (1-50 characters). */
-import { ServiceNameSchema } from '../../service/schema.js';
+import { SERVICE_NAME_MAX, ServiceNameSchema } from '../../service/schema.js';
 import { checkServiceName } from '../../command/arguments.js';
 import { textOf } from '../../command/reader.js';
 import type { ArgumentReader } from '../../command/reader.js';
@@ -17,6 +17,7 @@ const rename: KindCommand = {
   usage: 'rename SERVICE NEW NAME...',
   example: 'rename orders-staging orders-prod-2',
   summary: 'Request a new name for a service.',
+  bounds: [`A name has 1 to ${SERVICE_NAME_MAX} letters, digits, spaces, hyphens or underscores.`],
   parse(args: Token[], read: ArgumentReader) {
     const [service, ...nameWords] = args;
     const value = read.service(service, 'the service and its new name');

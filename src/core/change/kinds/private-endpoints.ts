@@ -89,13 +89,13 @@ export const privateEndpointsKind: ChangeKindModule<'privateEndpointIds'> = {
         ...added.map((id) => ({
           kind: 'private-endpoint-attached',
           label,
-          text: `Private endpoint attached: ${id}`,
+          text: `Private endpoint: + ${id}`,
           subject: id,
         })),
         ...removed.map((id) => ({
           kind: 'private-endpoint-detached',
           label,
-          text: `Private endpoint detached: ${id}`,
+          text: `Private endpoint: − ${id}`,
           subject: id,
         })),
       ];

@@ -20,6 +20,14 @@ import type { ArgumentReader } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
 import type { ChangeKindModule, KindCommand, PlannedReverse } from './kind.js';
 import { baselineCapacity } from '../../service/capacity.js';
+import {
+  BYOC_REPLICA_MEMORY_GB,
+  REPLICA_MEMORY_MAX_GB,
+  REPLICA_MEMORY_MIN_GB,
+  REPLICA_MEMORY_STEP_GB,
+  REPLICAS_MAX,
+  REPLICAS_MIN,
+} from '../../service/schema.js';
 import { rangeForm, rangeInput } from './capacity.js';
 
 /** `scale` asks for replicas or for memory per replica (replica-memory.ts): declared once, here. */
@@ -30,6 +38,10 @@ const scale: KindCommand = {
   summary:
     'Request replicas (N, or MIN-MAX under horizontal autoscaling) or memory per replica (GB, or MIN-MAX under vertical autoscaling); with for 4h the bot scales back then.',
   more: ['scale search-prod replicas 2-8', 'scale orders-prod memory 16-64', 'scale search-prod memory 32'],
+  bounds: [
+    `Replicas: ${REPLICAS_MIN} to ${REPLICAS_MAX}, for a count and for each end of a range.`,
+    `Memory per replica: ${REPLICA_MEMORY_MIN_GB} to ${REPLICA_MEMORY_MAX_GB} GB, a multiple of ${REPLICA_MEMORY_STEP_GB}; a service in your own cloud account (BYOC) takes ${BYOC_REPLICA_MEMORY_GB.join(', ')} GB only.`,
+  ],
   temporaryForm: 'scale',
   parse(words: Token[], read: ArgumentReader) {
     const { args, durationMs } = read.splitDuration(words, 3);

@@ -2,7 +2,15 @@
  * Tags, keyed: adding a known key with another value replaces it. That is sent as remove of the
  * old tag plus add of the new one (the API removes first), so it does not rely on add replacing.
  */
-import { isTagKey, isTagValue, TAG_EDITS_MAX, type OutgoingTag, type ServiceRecord } from '../../service/schema.js';
+import {
+  isTagKey,
+  isTagValue,
+  TAG_EDITS_MAX,
+  TAG_KEY_MAX,
+  TAG_VALUE_MAX,
+  type OutgoingTag,
+  type ServiceRecord,
+} from '../../service/schema.js';
 import type { ChangeIntent, ChangePlan } from '../types.js';
 import { checkTagWord } from '../../command/arguments.js';
 import type { ArgumentReader } from '../../command/reader.js';
@@ -28,6 +36,10 @@ const tagCommands: KindCommand[] = [
     usage: 'tag add SERVICE KEY[=VALUE] ...',
     example: 'tag add orders-prod owner=payments tier.critical',
     summary: "Request tags for a service (a new value replaces the key's old one).",
+    bounds: [
+      `A key has 1 to ${TAG_KEY_MAX} letters, digits, dots, hyphens or underscores; a value up to ${TAG_VALUE_MAX} of them.`,
+      `At most ${TAG_EDITS_MAX} tags in one request.`,
+    ],
     fixedWords: 2,
     groupAsk: 'Say whether to add or remove tags',
     parse: (args, read) => parseTagEdit(true, args, read),
@@ -37,6 +49,7 @@ const tagCommands: KindCommand[] = [
     usage: 'tag remove SERVICE KEY[=VALUE] ...',
     example: 'tag remove legacy-reporting keep',
     summary: 'Request that tags be taken off a service.',
+    bounds: [`At most ${TAG_EDITS_MAX} tags in one request.`],
     fixedWords: 2,
     parse: (args, read) => parseTagEdit(false, args, read),
   },
