@@ -48,8 +48,15 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { defaultLoad, prometheusText } from './prometheus.js';
 import type { QueryEndpoint } from '../core/service/query-endpoint.js';
-import type { UpgradeWindow } from '../core/service/upgrade-window.js';
-import type { ScalingSchedule } from '../core/service/scaling-schedule.js';
+import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
+import { ScalingScheduleSchema, type ScalingSchedule } from '../core/service/scaling-schedule.js';
+import {
+  parseUpgradeWindow,
+  secondaryRefusal,
+  windowOwner,
+  type UpgradeWindow as StoredWindow,
+} from './upgrade-window.js';
+import { parseSchedule, scheduleView, type ScheduleEntry } from './schedules.js';
 import { keyView, memberView, roleView } from './access.js';
 import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
 import { demoAccess } from './seed.js';
@@ -76,6 +83,9 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   private readonly now: () => number;
   /** Each service's backup configuration once changed (the default until then). */
   private readonly backupConfigurations = new Map<string, BackupConfiguration>();
+  /** Upgrade windows and scaling schedules, as the HTTP simulator keeps them (no feature switches here). */
+  private readonly upgradeWindows = new Map<string, StoredWindow>();
+  private readonly schedules = new Map<string, ScheduleEntry[]>();
 
   constructor(
     services: readonly ServiceRecordLike[],
@@ -196,7 +206,44 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
           return outcome;
         },
       },
+      upgradeWindow: {
+        read: () => this.upgradeWindowOf(serviceId) ?? null,
+        write: (body) => {
+          const refused = secondaryRefusal(this.existing(serviceId));
+          if (refused !== undefined) return { ok: false, message: refused };
+          if (body === null) {
+            this.upgradeWindows.delete(serviceId);
+            return { ok: true, value: null };
+          }
+          const outcome = parseUpgradeWindow(body);
+          if (!outcome.ok) return outcome;
+          this.upgradeWindows.set(serviceId, outcome.value);
+          return { ok: true, value: UpgradeWindowSchema.parse(outcome.value) };
+        },
+      },
+      scalingSchedule: {
+        read: () => this.scheduleOf(serviceId) ?? null,
+        write: (body) => {
+          const outcome = parseSchedule(body ?? { entries: [] });
+          if (!outcome.ok) return outcome;
+          if (outcome.value.length === 0) this.schedules.delete(serviceId);
+          else this.schedules.set(serviceId, outcome.value);
+          return { ok: true, value: this.scheduleOf(serviceId) ?? null };
+        },
+      },
     };
+  }
+
+  private upgradeWindowOf(serviceId: string): UpgradeWindow | undefined {
+    const record = this.existing(serviceId);
+    const window = this.upgradeWindows.get(windowOwner(record, this.state.list()));
+    return window && UpgradeWindowSchema.parse({ ...window });
+  }
+
+  private scheduleOf(serviceId: string): ScalingSchedule | undefined {
+    const entries = this.schedules.get(serviceId);
+    const view = entries && scheduleView(this.existing(serviceId), entries, this.now());
+    return view === undefined ? undefined : ScalingScheduleSchema.parse(view);
   }
 
   private backupConfigurationOf(serviceId: string): BackupConfiguration {
@@ -232,14 +279,12 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
     return answer(() => undefined);
   }
 
-  /** The in-process directory keeps no upgrade windows: none is set. */
-  readUpgradeWindow(): Promise<UpgradeWindow | undefined> {
-    return answer(() => undefined);
+  readUpgradeWindow(serviceId: string): Promise<UpgradeWindow | undefined> {
+    return answer(() => this.upgradeWindowOf(serviceId));
   }
 
-  /** The in-process directory keeps no scaling schedules: none is set. */
-  readScalingSchedule(): Promise<ScalingSchedule | undefined> {
-    return answer(() => undefined);
+  readScalingSchedule(serviceId: string): Promise<ScalingSchedule | undefined> {
+    return answer(() => this.scheduleOf(serviceId));
   }
 
   listMembers(): Promise<Member[]> {

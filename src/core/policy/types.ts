@@ -18,6 +18,8 @@ export const CHANGE_KINDS = [
   'power',
   'core-dumps',
   'backup-config',
+  'upgrade-window',
+  'scaling-schedule',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 

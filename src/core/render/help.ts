@@ -1,5 +1,11 @@
 /** Help and usage answers, built from the command catalogue so they never drift from the parser. */
-import { COMMAND_CATALOGUE, specOfName, type CommandName, type CommandSpec } from '../command/catalogue.js';
+import {
+  COMMAND_CATALOGUE,
+  specOfName,
+  specsOfName,
+  type CommandName,
+  type CommandSpec,
+} from '../command/catalogue.js';
 import { parseCommand } from '../command/parse.js';
 import { commandAllowance } from '../organization/rules.js';
 import type { ChannelRules } from '../organization/types.js';
@@ -90,7 +96,7 @@ export function topicHelpBlocks(
       `:grey_question: ${code(topic)} is not a command I know. Here is what I can do:`,
       here,
     );
-  const lines = names.flatMap((name) => helpLine(slashCommand, specOfName(name), here) ?? []);
+  const lines = names.flatMap((name) => specsOfName(name).flatMap((spec) => helpLine(slashCommand, spec, here) ?? []));
   if (lines.length === 0)
     return [section(`:no_entry_sign: ${code(topic)} is not available in this channel.`), everything];
   const exact = names.some((name) => name === topic.trim());

@@ -7,6 +7,18 @@
  */
 import { z } from 'zod';
 import { BackupConfigurationSchema, type BackupConfiguration } from './backup.js';
+import {
+  UpgradeWindowSchema,
+  UpgradeWindowUpdateSchema,
+  type UpgradeWindow,
+  type UpgradeWindowUpdate,
+} from './upgrade-window.js';
+import {
+  ScalingScheduleSchema,
+  ScalingScheduleUpdateSchema,
+  type ScalingSchedule,
+  type ScalingScheduleUpdate,
+} from './scaling-schedule.js';
 
 /** PATCH …/backupConfiguration (official OpenAPI: BackupConfigurationPatchRequest; null resets to the default). */
 export const BackupConfigurationUpdateSchema = z.strictObject({
@@ -32,6 +44,8 @@ export interface PartSpec<Value, Update> {
   update: z.ZodType<Update>;
   /** Whether DELETE removes it (the service then has none: the part reads null). */
   removable: boolean;
+  /** What a 403 on it means, when it is not the key's role (a feature the organization lacks). */
+  forbidden?: string;
 }
 
 export const SERVICE_PARTS = {
@@ -43,6 +57,26 @@ export const SERVICE_PARTS = {
     update: BackupConfigurationUpdateSchema,
     removable: false,
   } satisfies PartSpec<BackupConfiguration, BackupConfigurationUpdate>,
+  upgradeWindow: {
+    path: 'upgradeWindow',
+    label: 'upgrade window',
+    schema: UpgradeWindowSchema,
+    method: 'PUT',
+    update: UpgradeWindowUpdateSchema,
+    removable: true,
+    forbidden:
+      'scheduled upgrades are not enabled for this organization, so its upgrade windows cannot be set. Ask ClickHouse Cloud support to enable them.',
+  } satisfies PartSpec<UpgradeWindow, UpgradeWindowUpdate>,
+  scalingSchedule: {
+    path: 'scalingSchedule',
+    label: 'scaling schedule',
+    schema: ScalingScheduleSchema,
+    method: 'POST',
+    update: ScalingScheduleUpdateSchema,
+    removable: true,
+    forbidden:
+      'scheduled autoscaling (scaling schedules) is not enabled for this organization. Ask ClickHouse Cloud support to enable it; until then, scale by hand with scale.',
+  } satisfies PartSpec<ScalingSchedule, ScalingScheduleUpdate>,
 } as const;
 
 export type PartName = keyof typeof SERVICE_PARTS;
@@ -50,12 +84,24 @@ export const PART_NAMES = Object.keys(SERVICE_PARTS) as PartName[];
 
 export interface PartValues {
   backupConfiguration: BackupConfiguration;
+  upgradeWindow: UpgradeWindow;
+  scalingSchedule: ScalingSchedule;
 }
 export interface PartUpdates {
   backupConfiguration: BackupConfigurationUpdate;
+  upgradeWindow: UpgradeWindowUpdate;
+  scalingSchedule: ScalingScheduleUpdate;
 }
 /** The parts read alongside a record; null when the service has none (the API answered 404). */
 export type ServiceParts = { [P in PartName]?: PartValues[P] | null };
+
+/**
+ * A part's spec typed by its name. Each entry of SERVICE_PARTS `satisfies` the spec of its own
+ * value and update, which TypeScript cannot carry through an index by a type parameter.
+ */
+export function partSpec<P extends PartName>(part: P): PartSpec<PartValues[P], PartUpdates[P]> {
+  return SERVICE_PARTS[part] as unknown as PartSpec<PartValues[P], PartUpdates[P]>;
+}
 
 /** "the backup configuration of orders-prod" */
 export function partOf(part: PartName, serviceName: string): string {

@@ -29,7 +29,12 @@ describe('help examples in the demo organization', () => {
       expect(service, command.service).toBeDefined();
       if (service === undefined) return;
       // The parts of the service a change reads (its backup configuration…) as the demo organization has them.
-      const withParts = { ...service, parts: { backupConfiguration: demoBackupConfiguration(service.id) } };
+      const parts = {
+        backupConfiguration: demoBackupConfiguration(service.id),
+        upgradeWindow: null,
+        scalingSchedule: null,
+      };
+      const withParts = { ...service, parts };
       const plan = planChange(withParts, localizeIntent(command.intent, 'UTC', Date.now()));
       expect(plan.ok ? [] : plan.problems).toStrictEqual([]);
     }
