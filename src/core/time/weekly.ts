@@ -99,12 +99,12 @@ export const shiftWeek = (weekMinute: number, minutes: number): number =>
 export const weekMinuteText = (weekMinute: number): string =>
   `${DAY_NAMES[Math.floor(weekMinute / 1440) % 7] ?? 'sun'} ${clockText(weekMinute % 1440)}`;
 
-/** Weekdays as people write them: daily, mon-fri, sat,sun, or a list (mon,wed,fri). */
+/** Weekdays as people read them: daily, mon–fri, sat,sun, or a list (mon,wed,fri). */
 export function daysText(days: readonly number[]): string {
   const sorted = [...new Set(days)].sort((a, b) => a - b);
   if (sorted.length === 7) return 'daily';
   if (sorted.join() === '0,6') return 'sat,sun';
   const run = sorted.length > 2 && sorted.every((day, index) => index === 0 || day === (sorted[index - 1] ?? 0) + 1);
-  if (run) return `${DAY_NAMES[sorted[0] ?? 0]}-${DAY_NAMES[sorted.at(-1) ?? 0]}`;
+  if (run) return `${DAY_NAMES[sorted[0] ?? 0]}–${DAY_NAMES[sorted.at(-1) ?? 0]}`;
   return sorted.map((day) => DAY_NAMES[day]).join(',');
 }

@@ -101,8 +101,7 @@ export function entryInUtc(
         problem: `A schedule runs on whole hours in UTC; ${clockText(local)} ${asked.zone} is ${clockText(local - offset)} UTC. The nearest that are: ${clockText(local - off)} or ${clockText(local - off + 60)} ${asked.zone}.`,
       };
   }
-  if (from === to || (to - from + 1440) % 1440 === 0)
-    return { problem: 'An entry starts and ends at different times of day, and lasts less than a whole day.' };
+  if (from === to) return { problem: 'An entry ends at another time of day than it starts.' };
   const startUtc = from - offset;
   const shift = Math.floor(startUtc / 1440);
   const startHourUtc = (((startUtc % 1440) + 1440) % 1440) / 60;
@@ -112,6 +111,11 @@ export function entryInUtc(
     startHourUtc,
     endHourUtc: endHour === 0 ? 24 : endHour,
   };
+  // A whole day that does not start at midnight UTC would start and end at the same UTC hour.
+  if (utc.startHourUtc === utc.endHourUtc)
+    return {
+      problem: `A whole day in ${asked.zone} runs ${clockText(startUtc)}–${clockText(startUtc)} UTC, which one entry cannot hold: end it an hour earlier, or give the hours in UTC (00:00-24:00 tz:UTC).`,
+    };
   const other = otherSeasonOffset(asked.zone, now);
   if (other === undefined) return { utc };
   const hours = `${clockText(startUtc + other)}–${clockText(to - offset + other)}`;
