@@ -59,7 +59,7 @@ import {
 import { parseSchedule, scheduleView, type ScheduleEntry } from './schedules.js';
 import { keyView, memberView, roleView } from './access.js';
 import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
-import { demoAccess } from './seed.js';
+import { demoAccess, demoWindowsAndSchedules } from './seed.js';
 
 /** The key id the in-process directory says the bot uses. */
 const IN_PROCESS_KEY_ID = 'in-process-key';
@@ -87,6 +87,13 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   private readonly upgradeWindows = new Map<string, StoredWindow>();
   private readonly schedules = new Map<string, ScheduleEntry[]>();
 
+  /** The demo's upgrade windows and scaling schedules (seed.ts). */
+  private seedWindowsAndSchedules(): void {
+    const demo = demoWindowsAndSchedules();
+    for (const [id, window] of demo.windows) this.upgradeWindows.set(id, window);
+    for (const [id, entries] of demo.schedules) this.schedules.set(id, entries);
+  }
+
   constructor(
     services: readonly ServiceRecordLike[],
     orgId = 'org-in-process',
@@ -94,6 +101,7 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   ) {
     this.state = new OrganizationState(orgId, services, options.transitionMs ?? 0);
     this.now = options.now ?? Date.now;
+    this.seedWindowsAndSchedules();
   }
 
   /** The simulator's usageCost over the organization, with its 400s as CloudApiErrors. */

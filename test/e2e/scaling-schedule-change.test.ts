@@ -223,7 +223,7 @@ describe('scaling-schedule SERVICE remove and clear', () => {
     expect(textOf(posted.args.blocks)).toContain('schedules');
     expect(await answerText(h, await h.command('scaling-schedule orders-prod'))).toContain('No scaling schedule');
     const help = await answerText(h, await h.command('help scaling-schedule'));
-    expect(help).toContain('scaling-schedule orders-prod remove');
+    expect(help).toContain('scaling-schedule billing-prod remove');
     expect(help).toContain('scaling-schedule SERVICE`');
   });
 });

@@ -75,6 +75,17 @@ describe('upgrade-window SERVICE DAY HH:MM | off', () => {
     );
   });
 
+  it('off removes the window with DELETE (billing-prod has one in the demo)', async () => {
+    const h = await harness();
+    const { id, posted } = await requestChange(h, 'upgrade-window billing-prod off');
+    expect(textOf(posted.args.blocks)).toMatch(/`sat 18:00–00:00 UTC` → `none \(upgrades at any time\)`/);
+    expect(textOf(posted.args.blocks)).toContain('may upgrade the service at any time');
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await appliedMessage(h, id);
+    expect(windowWrites(h, DEMO_IDS.billingProd).map((r) => [r.method, r.body])).toEqual([['DELETE', undefined]]);
+    expect(await answerText(h, await h.command('upgrade-window billing-prod'))).toContain('No upgrade window is set');
+  });
+
   it('refuses a secondary service, off when there is none, and words it cannot read', async () => {
     const h = await harness();
     const secondary = await answerText(h, await h.command('upgrade-window orders-prod-readonly sun 00:00 tz:UTC'));
@@ -129,7 +140,7 @@ describe('upgrade-window SERVICE DAY HH:MM | off', () => {
     );
     const help = await answerText(h, await h.command('help upgrade-window'));
     expect(help).toContain('upgrade-window orders-prod sun 00:00');
-    expect(help).toContain('upgrade-window orders-prod off');
+    expect(help).toContain('upgrade-window billing-prod off');
     expect(help).toContain('upgrade-window SERVICE`');
   });
 });

@@ -28,9 +28,9 @@ const scalingSchedule: KindCommand = {
   example: 'scaling-schedule orders-prod add "business hours" mon-fri 08:00-18:00 replicas 6',
   more: [
     'scaling-schedule orders-prod add "night" daily 22:00-06:00 memory 16 tz:Europe/Berlin',
-    'scaling-schedule orders-prod add "weekend" sat,sun 00:00-24:00 idle on after 15m',
-    'scaling-schedule orders-prod remove "night"',
-    'scaling-schedule orders-prod clear',
+    'scaling-schedule orders-prod add "weekend" sat,sun 00:00-24:00 idle on after 15m tz:UTC',
+    'scaling-schedule billing-prod remove "night"',
+    'scaling-schedule billing-prod clear',
   ],
   summary:
     'Request a change to a service\'s scaling schedule: add an entry (days, hours in your time, replicas, memory, idle), remove one by name, or clear it. The schedule alone: "scaling-schedule SERVICE".',

@@ -34,7 +34,7 @@ const upgradeWindow: KindCommand = {
   name: 'upgrade-window',
   usage: USAGE,
   example: 'upgrade-window orders-prod sun 00:00',
-  more: ['upgrade-window orders-prod sat 20:00 tz:America/New_York', 'upgrade-window orders-prod off'],
+  more: ['upgrade-window orders-prod sun 09:00 tz:Asia/Tokyo', 'upgrade-window billing-prod off'],
   summary: `Request when ClickHouse Cloud may upgrade a service: a weekly ${UPGRADE_WINDOW_HOURS}-hour window starting at ${STARTS} UTC (given in your time), or off. Freezes do not hold it back.`,
   ownsAt: true,
   parse(args: Token[], read: ArgumentReader) {
