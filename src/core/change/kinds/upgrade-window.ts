@@ -36,7 +36,6 @@ const upgradeWindow: KindCommand = {
   example: 'upgrade-window orders-prod sun 00:00',
   more: ['upgrade-window orders-prod sun 09:00 tz:Asia/Tokyo', 'upgrade-window billing-prod off'],
   summary: `Request when ClickHouse Cloud may upgrade a service: a weekly ${UPGRADE_WINDOW_HOURS}-hour window starting at ${STARTS} UTC (given in your time), or off. Freezes do not hold it back.`,
-  ownsAt: true,
   parse(args: Token[], read: ArgumentReader) {
     const [service, ...rest] = args;
     const what = 'the service and a day and time (like sun 00:00), or off';
