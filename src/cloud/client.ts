@@ -61,7 +61,7 @@ import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { QueryEndpointSchema, type QueryEndpoint } from '../core/service/query-endpoint.js';
 import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
 import { ScalingScheduleSchema, type ScalingSchedule } from '../core/service/scaling-schedule.js';
-import { PART_SPECS, type PartName, type PartUpdates, type PartValues } from '../core/service/parts.js';
+import { partSpec, type PartName, type PartUpdates, type PartValues } from '../core/service/parts.js';
 import {
   BackupConfigurationEnvelopeSchema,
   ErrorEnvelopeSchema,
@@ -416,8 +416,11 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     part: P,
     options: ReadOptions = {},
   ): Promise<PartValues[P] | null> {
-    const spec = PART_SPECS[part];
-    return (await this.readSetting(serviceId, spec.path, spec.schema, options)) ?? null;
+    const spec = partSpec(part);
+    return withForbidden(
+      spec,
+      async () => (await this.readSetting(serviceId, spec.path, spec.schema, options)) ?? null,
+    );
   }
 
   /** Writes …/services/{id}/PART with its spec's method, DELETE for null; same guarantees as updateService. */
@@ -427,16 +430,20 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     body: PartUpdates[P] | null,
     options: UpdateOptions = {},
   ): Promise<{ value: PartValues[P] | null; requestId: string }> {
-    const spec = PART_SPECS[part];
+    const spec = partSpec(part);
     const path = `${this.servicePath(serviceId)}/${spec.path}`;
     if (spec.method === undefined) throw new CloudApiError('invalid-request', `The ${spec.label} are only read.`);
     if (body === null) {
       if (!spec.removable) throw new CloudApiError('invalid-request', `The ${spec.label} cannot be removed.`);
-      const { requestId } = await this.write('DELETE', path, z.undefined(), undefined, options, z.unknown());
-      return { value: null, requestId };
+      return withForbidden(spec, async () => {
+        const { requestId } = await this.write('DELETE', path, z.undefined(), undefined, options, z.unknown());
+        return { value: null, requestId };
+      });
     }
-    const { result, requestId } = await this.write(spec.method, path, spec.update, body, options, spec.schema);
-    return { value: result, requestId };
+    return withForbidden(spec, async () => {
+      const { result, requestId } = await this.write(spec.method, path, spec.update, body, options, spec.schema);
+      return { value: result, requestId };
+    });
   }
 
   /** A setting of one service the API keeps apart (GET …/services/{id}/NAME); undefined on its 404. */
@@ -747,4 +754,14 @@ function retryAfterMs(headers: Record<string, string | string[] | undefined>): n
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(retryAfter);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** A 403 on a part whose spec says what it means (a feature the organization lacks) carries that sentence. */
+async function withForbidden<T>(spec: { forbidden?: string }, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof CloudApiError) || error.status !== 403 || spec.forbidden === undefined) throw error;
+    throw new CloudApiError(error.kind, error.message, { ...error.details, sentence: spec.forbidden });
+  }
 }

@@ -49,13 +49,20 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { defaultLoad, prometheusText } from './prometheus.js';
 import type { QueryEndpoint } from '../core/service/query-endpoint.js';
-import type { UpgradeWindow } from '../core/service/upgrade-window.js';
-import type { ScalingSchedule } from '../core/service/scaling-schedule.js';
+import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
+import { ScalingScheduleSchema, type ScalingSchedule } from '../core/service/scaling-schedule.js';
+import {
+  parseUpgradeWindow,
+  secondaryRefusal,
+  windowOwner,
+  type UpgradeWindow as StoredWindow,
+} from './upgrade-window.js';
+import { parseSchedule, scheduleView, type ScheduleEntry } from './schedules.js';
 import { keyView, memberView, patchKey, patchMember, roleView } from './access.js';
 import type { ApiKeyOperation, MemberOperation } from '../core/change/types.js';
 import type { ApiKey } from '../core/access/api-key.js';
 import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
-import { demoAccess } from './seed.js';
+import { demoAccess, demoWindowsAndSchedules } from './seed.js';
 
 /** The key id the in-process directory says the bot uses. */
 const IN_PROCESS_KEY_ID = 'in-process-key';
@@ -80,6 +87,16 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   /** Each service's backup configuration once changed (the default until then). */
   private readonly backupConfigurations = new Map<string, BackupConfiguration>();
   private accessState: ReturnType<typeof demoAccess> | undefined;
+  /** Upgrade windows and scaling schedules, as the HTTP simulator keeps them (no feature switches here). */
+  private readonly upgradeWindows = new Map<string, StoredWindow>();
+  private readonly schedules = new Map<string, ScheduleEntry[]>();
+
+  /** The demo's upgrade windows and scaling schedules (seed.ts). */
+  private seedWindowsAndSchedules(): void {
+    const demo = demoWindowsAndSchedules();
+    for (const [id, window] of demo.windows) this.upgradeWindows.set(id, window);
+    for (const [id, entries] of demo.schedules) this.schedules.set(id, entries);
+  }
 
   constructor(
     services: readonly ServiceRecordLike[],
@@ -88,6 +105,7 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   ) {
     this.state = new OrganizationState(orgId, services, options.transitionMs ?? 0);
     this.now = options.now ?? Date.now;
+    this.seedWindowsAndSchedules();
   }
 
   /** The simulator's usageCost over the organization, with its 400s as CloudApiErrors. */
@@ -204,7 +222,44 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
         read: () => parseBackups(backupsOf(serviceId, this.backupConfigurationOf(serviceId), this.now())).backups,
         write: () => ({ ok: false, message: 'backups are only read' }),
       },
+      upgradeWindow: {
+        read: () => this.upgradeWindowOf(serviceId) ?? null,
+        write: (body) => {
+          const refused = secondaryRefusal(this.existing(serviceId));
+          if (refused !== undefined) return { ok: false, message: refused };
+          if (body === null) {
+            this.upgradeWindows.delete(serviceId);
+            return { ok: true, value: null };
+          }
+          const outcome = parseUpgradeWindow(body);
+          if (!outcome.ok) return outcome;
+          this.upgradeWindows.set(serviceId, outcome.value);
+          return { ok: true, value: UpgradeWindowSchema.parse(outcome.value) };
+        },
+      },
+      scalingSchedule: {
+        read: () => this.scheduleOf(serviceId) ?? null,
+        write: (body) => {
+          const outcome = parseSchedule(body ?? { entries: [] });
+          if (!outcome.ok) return outcome;
+          if (outcome.value.length === 0) this.schedules.delete(serviceId);
+          else this.schedules.set(serviceId, outcome.value);
+          return { ok: true, value: this.scheduleOf(serviceId) ?? null };
+        },
+      },
     };
+  }
+
+  private upgradeWindowOf(serviceId: string): UpgradeWindow | undefined {
+    const record = this.existing(serviceId);
+    const window = this.upgradeWindows.get(windowOwner(record, this.state.list()));
+    return window && UpgradeWindowSchema.parse({ ...window });
+  }
+
+  private scheduleOf(serviceId: string): ScalingSchedule | undefined {
+    const entries = this.schedules.get(serviceId);
+    const view = entries && scheduleView(this.existing(serviceId), entries, this.now());
+    return view === undefined ? undefined : ScalingScheduleSchema.parse(view);
   }
 
   private backupConfigurationOf(serviceId: string): BackupConfiguration {
@@ -240,14 +295,12 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
     return answer(() => undefined);
   }
 
-  /** The in-process directory keeps no upgrade windows: none is set. */
-  readUpgradeWindow(): Promise<UpgradeWindow | undefined> {
-    return answer(() => undefined);
+  readUpgradeWindow(serviceId: string): Promise<UpgradeWindow | undefined> {
+    return answer(() => this.upgradeWindowOf(serviceId));
   }
 
-  /** The in-process directory keeps no scaling schedules: none is set. */
-  readScalingSchedule(): Promise<ScalingSchedule | undefined> {
-    return answer(() => undefined);
+  readScalingSchedule(serviceId: string): Promise<ScalingSchedule | undefined> {
+    return answer(() => this.scheduleOf(serviceId));
   }
 
   listMembers(): Promise<Member[]> {

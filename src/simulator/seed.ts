@@ -8,6 +8,8 @@
  * vertical one (orders-prod), an idle development service that idles after 15 minutes
  * (sandbox-dev) and stopped ones (orders-staging, ml-dev).
  */
+import { parseUpgradeWindow, type UpgradeWindow } from './upgrade-window.js';
+import { parseSchedule, type ScheduleEntry } from './schedules.js';
 import { usedAtOf, type AccessSeed, type KeyRecord } from './access.js';
 import type { BackupConfiguration } from './backups.js';
 import { currentScalingOf } from './capacity.js';
@@ -425,6 +427,38 @@ export const DEMO_BACKUP_CONFIGURATIONS: Readonly<Record<string, BackupConfigura
   [DEMO_IDS.ordersProd]: { backupPeriodInHours: 6, backupRetentionPeriodInHours: 48 },
   [DEMO_IDS.billingProd]: { backupPeriodInHours: 24, backupRetentionPeriodInHours: 168, backupStartTime: '02:30' },
 };
+
+/**
+ * billing-prod's upgrade window (Saturdays from 18:00 UTC) and scaling schedule (idle scaling
+ * kept off at night, as its base has it: the entry changes nothing it runs with), so that the help
+ * examples that take them away work in the demo; every other service has neither.
+ */
+export const DEMO_UPGRADE_WINDOWS: Readonly<Record<string, { weekday: number; startHourUtc: number }>> = {
+  [DEMO_IDS.billingProd]: { weekday: 6, startHourUtc: 18 },
+};
+export const DEMO_SCALING_SCHEDULES: Readonly<Record<string, { entries: readonly object[] }>> = {
+  [DEMO_IDS.billingProd]: {
+    entries: [{ name: 'night', weekdays: [0, 1, 2, 3, 4, 5, 6], startHourUtc: 22, endHourUtc: 6, idleScaling: false }],
+  },
+};
+
+/** The demo's windows and schedules as the simulator keeps them, through the same checks as a PUT or POST. */
+export function demoWindowsAndSchedules(): {
+  windows: Map<string, UpgradeWindow>;
+  schedules: Map<string, ScheduleEntry[]>;
+} {
+  const windows = new Map<string, UpgradeWindow>();
+  const schedules = new Map<string, ScheduleEntry[]>();
+  for (const [id, window] of Object.entries(DEMO_UPGRADE_WINDOWS)) {
+    const parsed = parseUpgradeWindow(window);
+    if (parsed.ok) windows.set(id, parsed.value);
+  }
+  for (const [id, schedule] of Object.entries(DEMO_SCALING_SCHEDULES)) {
+    const parsed = parseSchedule(schedule);
+    if (parsed.ok) schedules.set(id, parsed.value);
+  }
+  return { windows, schedules };
+}
 
 export const DEMO_ROLE_IDS = {
   admin: 'a11d0000-0000-4000-8000-00000000ad01',

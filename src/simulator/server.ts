@@ -39,7 +39,7 @@ import { createService, deletionRefusal } from './create.js';
 import { defaultLoad, parseFilteredMetrics, prometheusText, type ServiceLoad } from './prometheus.js';
 import { activeEntry, parseSchedule, scheduledScaling, scheduleView, type ScheduleEntry } from './schedules.js';
 import { upsertQueryEndpoint, type QueryEndpoint } from './query-endpoint.js';
-import { DEMO_BACKUP_CONFIGURATIONS, demoAccess } from './seed.js';
+import { DEMO_BACKUP_CONFIGURATIONS, demoAccess, demoWindowsAndSchedules } from './seed.js';
 import { changePassword, type PasswordChange } from './service-password.js';
 import { parseUpgradeWindow, secondaryRefusal, windowOwner, type UpgradeWindow } from './upgrade-window.js';
 import {
@@ -508,6 +508,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     this.access = new AccessDirectory(options.access ?? demoAccess(options.keyId, options.keySecret, this.startedAt));
     for (const [id, configuration] of Object.entries(options.backupConfigurations ?? DEMO_BACKUP_CONFIGURATIONS))
       this.backupConfigs.set(id, { ...configuration });
+    this.seedWindowsAndSchedules();
     this.state = new OrganizationState(
       options.orgId,
       options.services ?? [],
@@ -594,6 +595,13 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   }
 
   /** Settles transitions under way, then puts each scheduled service's entry in force (or its base). */
+  /** The demo's upgrade windows and scaling schedules (seed.ts). */
+  private seedWindowsAndSchedules(): void {
+    const demo = demoWindowsAndSchedules();
+    for (const [id, window] of demo.windows) this.upgradeWindows.set(id, window);
+    for (const [id, entries] of demo.schedules) this.schedules.set(id, entries);
+  }
+
   private settle(): void {
     const now = this.now();
     this.state.settle(now);

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { KIND_COMMANDS, KIND_LIST } from '../../src/core/change/kinds/index.js';
+import { BASE_COMMAND_NAMES } from '../../src/core/command/catalogue.js';
 
 const GENERIC_FILES = [
   'src/core/command/parse.ts',
@@ -22,7 +23,8 @@ function kindWords(): string[] {
   const commands = KIND_COMMANDS.flatMap((command) => [command.name, command.name.split(' ')[0] ?? command.name]);
   // `name` is also every service's name, `tags` its tags and `key` a tag's key: as field names they
   // are not a kind; `api-key` is also who made a change (drift's actor), as the activity log says.
-  const generic = new Set(['name', 'tags', 'key', 'api-key']);
+  // A word that is also a command that reads (`scaling-schedule SERVICE`) is that command's in the generic layers.
+  const generic = new Set<string>(['name', 'tags', 'key', 'api-key', ...BASE_COMMAND_NAMES]);
   return [...new Set([...words, ...commands])].filter((word) => !generic.has(word));
 }
 

@@ -163,6 +163,8 @@ const UPDATE_FIELD: Record<keyof ChangeIntent, string> = {
   memberRole: 'member',
   apiKey: 'apiKey',
   delete: 'delete',
+  upgradeWindow: 'upgradeWindow',
+  scalingSchedule: 'scalingSchedule',
 };
 
 describe('edit modal submissions under random input', () => {

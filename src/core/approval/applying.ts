@@ -10,6 +10,7 @@ import type { ChangeRequest, Operation, OperationResult } from '../change/types.
 import { rulesGrown } from '../policy/evaluate.js';
 import { unjustified } from '../policy/justification.js';
 import type { PolicyDecision } from '../policy/types.js';
+import { judgedRequirements } from './timing.js';
 import { timingOf } from '../policy/window.js';
 import type { ServiceRecord } from '../service/schema.js';
 import { failure, finish, next, reply, tell } from './results.js';
@@ -104,7 +105,7 @@ function skippedAtApply(
     return rules?.kind === 'deny'
       ? { status: 'failed', audit: 'failed', failure: { kind: 'denied-now', rule: rules.rule, text: rules.text } }
       : undefined;
-  const timing = now === undefined ? undefined : timingOf(request.requirements ?? [], now);
+  const timing = now === undefined ? undefined : timingOf(judgedRequirements(request.plan, request.requirements), now);
   if (timing?.kind === 'frozen')
     return failure('frozen', { rule: timing.rule, reason: timing.freeze.reason, until: timing.until });
   // Approved after its window closed (asked inside it): never applied outside it. Deferring it

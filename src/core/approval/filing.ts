@@ -14,6 +14,7 @@ import type { ChangePlan, ChangeRequest, TemporaryTerms } from '../change/types.
 import { breakGlassRefusal, type BreakGlassRefusal, type BreakGlassTerms } from '../policy/breakglass.js';
 import { asksOf, unjustified, type Unjustified } from '../policy/justification.js';
 import type { PolicyDecision, Requirement } from '../policy/types.js';
+import { judgedRequirements } from './timing.js';
 import { timingOf, type Timing } from '../policy/window.js';
 import type { RuleAsks } from './types.js';
 
@@ -102,7 +103,7 @@ function underTheRules(facts: FilingFacts, origin: Exclude<FilingOrigin, { kind:
   // to the next opening outside a window. A time already past (a caller's slow path) is no
   // schedule: the request is an ordinary one.
   const asked = facts.applyAt !== undefined && facts.applyAt > facts.now ? facts.applyAt : undefined;
-  const timing = timingOf(decision.requirements, asked ?? facts.now);
+  const timing = timingOf(judgedRequirements(facts.plan, decision.requirements), asked ?? facts.now);
   if (timing.kind === 'frozen') return refused({ kind: 'frozen', timing });
   if (timing.kind === 'never') return refused({ kind: 'never-open', timing });
   if (timing.kind === 'deferred' && origin.kind === 'extend')

@@ -17,6 +17,7 @@
 import { confirmsByName } from '../change/kinds/index.js';
 import { operationsOf } from '../change/operations.js';
 import { FINAL_STATUSES, type ChangeRequest, type OperationResult } from '../change/types.js';
+import { judgedRequirements } from './timing.js';
 import { timingOf } from '../policy/window.js';
 import { GRANT_MACHINE, isGrantEvent, isGrantEventType, type GrantEventType } from './grant.js';
 import { dispatch, movesOf, on, type Machine, type Phase } from './machine.js';
@@ -475,7 +476,7 @@ function deferredToWindow(request: ChangeRequest, now: number): { scheduleAt?: n
   // An extension sends nothing: it only moves its grant's revert, which would run before any
   // deferred time (it was asked inside the window; outside, filing refuses it).
   if (request.revertOf || request.breakGlass || request.reviewOf || request.extendOf) return {};
-  const timing = timingOf(request.requirements ?? [], now);
+  const timing = timingOf(judgedRequirements(request.plan, request.requirements), now);
   return timing.kind === 'deferred' ? { scheduleAt: timing.at } : {};
 }
 

@@ -99,17 +99,7 @@ const isDevelopment = (service: ServiceRecord): boolean => service.tier === 'dev
 // Replicas
 
 function planReplicas(service: ServiceRecord, min: number, max: number): CapacityPlan {
-  const problems: string[] = [];
-  for (const value of unique([min, max])) {
-    if (!isReplicaCount(value)) {
-      problems.push(`Replicas must be a whole number from ${REPLICAS_MIN} to ${REPLICAS_MAX}; ${value} is not.`);
-    }
-  }
-  if (min > max) {
-    problems.push(
-      `A replica range runs from the smaller number to the larger: write ${max}-${min}, not ${min}-${max}.`,
-    );
-  }
+  const problems = replicaCountProblems(min, max);
   const mode = scalingModeOf(service);
   const name = nameOf(service);
   if (mode === undefined) {
@@ -139,25 +129,8 @@ function planReplicas(service: ServiceRecord, min: number, max: number): Capacit
 // Memory per replica
 
 function planMemory(service: ServiceRecord, minGb: number, maxGb: number): CapacityPlan {
-  const problems: string[] = [];
+  const problems = memorySizeProblems(service, minGb, maxGb);
   const name = nameOf(service);
-  const byoc = service.byocId !== undefined;
-  for (const value of unique([minGb, maxGb])) {
-    if (byoc && !(BYOC_REPLICA_MEMORY_GB as readonly number[]).includes(value)) {
-      problems.push(
-        `${name} runs in your own cloud account (BYOC): memory per replica must be ${orList(BYOC_REPLICA_MEMORY_GB)} GB; ${value} is not.`,
-      );
-    } else if (!byoc && !isReplicaMemoryGb(value)) {
-      problems.push(
-        `Memory per replica must be a multiple of ${REPLICA_MEMORY_STEP_GB} between ${REPLICA_MEMORY_MIN_GB} and ${REPLICA_MEMORY_MAX_GB} GB; ${value} is not.`,
-      );
-    }
-  }
-  if (minGb > maxGb) {
-    problems.push(
-      `A memory range runs from the smaller size to the larger: write ${maxGb}-${minGb}, not ${minGb}-${maxGb}.`,
-    );
-  }
   if (isDevelopment(service)) {
     problems.push(`${name} is a development service: memory per replica can be changed only on production services.`);
   }
@@ -186,14 +159,8 @@ function planIdle(service: ServiceRecord, target: Extract<CapacityTarget, { kind
   const name = nameOf(service);
   const timeout = target.timeoutMinutes;
   // Checked first, on or off: the modal can send a new timeout with idle scaling left off.
-  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= IDLE_TIMEOUT_MIN_MINUTES)) {
-    return {
-      ok: false,
-      problems: [
-        `The idle timeout must be a whole number of minutes, at least ${IDLE_TIMEOUT_MIN_MINUTES}; ${timeout} is not.`,
-      ],
-    };
-  }
+  const timeoutProblem = idleTimeoutProblem(timeout);
+  if (timeoutProblem !== undefined) return { ok: false, problems: [timeoutProblem] };
   if (!target.enabled) {
     const body: ReplicaScalingUpdate =
       timeout === undefined ? { idleScaling: false } : { idleScaling: false, idleTimeoutMinutes: timeout };
@@ -316,4 +283,53 @@ export function planCapacityChange(service: ServiceRecord, target: CapacityTarge
     case 'power':
       return planPower(service, target.action);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bounds of each value, alone (also what a scaling schedule's entries are checked against)
+
+/** Replicas: each a whole number within the API's bounds, the smaller first. */
+export function replicaCountProblems(min: number, max: number): string[] {
+  const problems: string[] = [];
+  for (const value of unique([min, max])) {
+    if (!isReplicaCount(value)) {
+      problems.push(`Replicas must be a whole number from ${REPLICAS_MIN} to ${REPLICAS_MAX}; ${value} is not.`);
+    }
+  }
+  if (min > max) {
+    problems.push(
+      `A replica range runs from the smaller number to the larger: write ${max}-${min}, not ${min}-${max}.`,
+    );
+  }
+  return problems;
+}
+
+/** Memory per replica: the API's sizes (BYOC's own list), the smaller first. */
+export function memorySizeProblems(service: ServiceRecord, minGb: number, maxGb: number): string[] {
+  const problems: string[] = [];
+  const name = nameOf(service);
+  const byoc = service.byocId !== undefined;
+  for (const value of unique([minGb, maxGb])) {
+    if (byoc && !(BYOC_REPLICA_MEMORY_GB as readonly number[]).includes(value)) {
+      problems.push(
+        `${name} runs in your own cloud account (BYOC): memory per replica must be ${orList(BYOC_REPLICA_MEMORY_GB)} GB; ${value} is not.`,
+      );
+    } else if (!byoc && !isReplicaMemoryGb(value)) {
+      problems.push(
+        `Memory per replica must be a multiple of ${REPLICA_MEMORY_STEP_GB} between ${REPLICA_MEMORY_MIN_GB} and ${REPLICA_MEMORY_MAX_GB} GB; ${value} is not.`,
+      );
+    }
+  }
+  if (minGb > maxGb) {
+    problems.push(
+      `A memory range runs from the smaller size to the larger: write ${maxGb}-${minGb}, not ${minGb}-${maxGb}.`,
+    );
+  }
+  return problems;
+}
+
+/** The idle timeout: whole minutes, at least the API's minimum (absent: kept as it is). */
+export function idleTimeoutProblem(timeout: number | undefined): string | undefined {
+  if (timeout === undefined || (Number.isInteger(timeout) && timeout >= IDLE_TIMEOUT_MIN_MINUTES)) return undefined;
+  return `The idle timeout must be a whole number of minutes, at least ${IDLE_TIMEOUT_MIN_MINUTES}; ${timeout} is not.`;
 }

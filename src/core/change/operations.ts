@@ -4,6 +4,7 @@
  * the update endpoint (or none, for an extension that sends nothing).
  */
 import { isDeletedState } from '../service/states.js';
+import { entriesOf, sameEntries, type ScalingSchedule } from '../service/scaling-schedule.js';
 import { capacityDifferences } from '../capacity/values.js';
 import { planIsVisible } from './verify.js';
 import type { ChangePlan, Operation, PartOperation } from './types.js';
@@ -57,6 +58,9 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
  * field sent as null (back to the default) is settled by any value, since the default is the API's.
  */
 function partShows(operation: PartOperation, part: object | null | undefined): boolean {
+  // The schedule's list is replaced whole: it shows the change when it reads back as sent, entry by entry.
+  if (operation.part === 'scalingSchedule')
+    return part !== undefined && sameEntries(operation.body?.entries ?? [], entriesOf(part as ScalingSchedule | null));
   if (operation.body === null) return part === null;
   if (!part) return false;
   const now = part as Record<string, unknown>;

@@ -1,5 +1,12 @@
 import type { FieldChange } from './types.js';
 
+/** A value of several lines (a scaling schedule's entries) on one line. */
+const oneLine = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .join(' | ');
+
 /** The words a plan writes for "not there before" and "not there after" an entry of a list. */
 const ABSENT_BEFORE = new Set(['absent', 'not attached']);
 const ABSENT_AFTER = new Set(['removed', 'detached']);
@@ -19,7 +26,9 @@ export function entryMove(
 /** One change in plain text: "Name: a → b", "IP access: + 10.0.0.0/8", "Tag: − env=prod". */
 export function fieldChangeText(change: FieldChange): string {
   const move = entryMove(change);
-  return move ? `${change.label}: ${move.sign} ${move.entry}` : `${change.label}: ${change.before} → ${change.after}`;
+  return move
+    ? `${change.label}: ${move.sign} ${oneLine(move.entry)}`
+    : `${change.label}: ${oneLine(change.before)} → ${oneLine(change.after)}`;
 }
 
 /** One line for audit entries, pending lists and drift attribution: "Name: a → b; IP access: + 10.0.0.0/8". */

@@ -14,6 +14,7 @@ import type { PartName, PartUpdates } from '../service/parts.js';
 import type { BackupSettings } from '../service/backup.js';
 import type { PlanTarget } from '../access/target.js';
 import type { LiveLoadNote } from '../service/load.js';
+import type { ScheduleEntryRequest } from '../service/scaling-schedule.js';
 
 /** What a person asked for, in their terms (from a command or the edit modal). */
 export interface ChangeIntent {
@@ -48,6 +49,52 @@ export interface ChangeIntent {
   apiKey?: ApiKeyIntent;
   /** `delete SERVICE`; `askedAt`: the day the backups are judged against (kinds' `localize`). */
   delete?: { askedAt?: number };
+  /** `upgrade-window SERVICE DAY HH:MM [tz:Area/City]` or `upgrade-window SERVICE off`. */
+  upgradeWindow?: UpgradeWindowIntent;
+  /** `scaling-schedule SERVICE add|remove|clear …`; Undo gives the whole list back. */
+  scalingSchedule?: ScalingScheduleIntent;
+}
+
+/** A weekly upgrade window as asked, and once read in UTC (`localize`), or none. */
+export interface UpgradeWindowIntent {
+  /** No window: upgrades may happen at any time. */
+  off?: true;
+  /** As written: a weekday (0 = Sunday) and HH:MM in `zone` (the channel's when absent). */
+  local?: { weekday: number; time: string; zone?: string };
+  /** Once read on the day the request is made: the UTC start the API takes. */
+  utc?: UpgradeWindowSetting;
+  /** The local start in the other season, where the zone moves its clocks. */
+  note?: string;
+  /** Why it cannot be one: the nearest starts that are, in local time. */
+  problem?: string;
+}
+
+/** A window as the stale check and Undo compare it (the API's weekday and UTC start hour). */
+export type UpgradeWindowSetting = { weekday: number; startHourUtc: number };
+
+export interface ScalingScheduleIntent {
+  add?: ScheduleEntryAsked;
+  /** The entry's name (compared without regard to case). */
+  remove?: string;
+  clear?: true;
+  /** The whole list (Undo: the schedule back as it was). */
+  entries?: ScheduleEntryRequest[];
+}
+
+/** `add "NAME" DAYS HH:MM-HH:MM SETTINGS [tz:Area/City]` as written; `utc` once read in UTC (`localize`). */
+export interface ScheduleEntryAsked {
+  name: string;
+  /** Local weekdays, 0 = Sunday. */
+  days: number[];
+  from: string;
+  to: string;
+  zone?: string;
+  replicas?: Range;
+  memoryGb?: Range;
+  idle?: { enabled: boolean; timeoutMinutes?: number };
+  utc?: { weekdays: number[]; startHourUtc: number; endHourUtc: number };
+  note?: string;
+  problem?: string;
 }
 
 export interface MemberRoleIntent {
@@ -98,6 +145,10 @@ export interface TouchedState {
   apiKey?: { state: string; expireAt: string | null };
   /** A service to delete: its state when asked (it must still be stopped when approved). */
   deletion?: string | null;
+  /** Its upgrade window; `none` when it has none (upgrades at any time). */
+  upgradeWindow?: UpgradeWindowSetting | 'none';
+  /** Its scaling schedule's entries, as the requests that would set them again; empty when none. */
+  scalingSchedule?: ScheduleEntryRequest[];
 }
 export type TouchedField = keyof TouchedState;
 

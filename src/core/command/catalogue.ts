@@ -158,6 +158,11 @@ export type BaseCommandName = (typeof FIRST_COMMANDS)[number]['name'] | (typeof 
 /** Any command's name: a base command, or a change command declared by its kind module (core/change/kinds). */
 export type CommandName = BaseCommandName | (string & {});
 
+/** The commands that are not changes (they read, or manage the bot's own things). */
+export const BASE_COMMAND_NAMES: readonly BaseCommandName[] = [...FIRST_COMMANDS, ...READING_COMMANDS].map(
+  (spec) => spec.name,
+);
+
 /** Every command, in the order help lists them: looking around, the changes kind by kind, then the rest. */
 export const COMMAND_CATALOGUE: readonly CommandSpec[] = [...FIRST_COMMANDS, ...KIND_COMMANDS, ...READING_COMMANDS];
 
@@ -256,10 +261,16 @@ export function suggestionsFor(typed: string, next = ''): CommandName[] {
 export function commandsOfTopic(topic: string): CommandName[] {
   const [first = '', second = ''] = topic.trim().toLowerCase().split(/\s+/u);
   const exact = COMMAND_CATALOGUE.filter((spec) => spec.name === `${first} ${second}`.trim() || spec.name === first);
-  if (exact.length > 0) return exact.map((spec) => spec.name);
+  if (exact.length > 0) return [...new Set(exact.map((spec) => spec.name))];
   const group = COMMAND_CATALOGUE.filter((spec) => spec.name.split(' ')[0] === first);
-  if (group.length > 0) return group.map((spec) => spec.name);
+  if (group.length > 0) return [...new Set(group.map((spec) => spec.name))];
   return suggestionsFor(first, second);
+}
+
+/** Every catalogue entry of a name: a word may name a read and a change (`scaling-schedule SERVICE` and its changes). */
+export function specsOfName(name: CommandName): CommandSpec[] {
+  const specs = COMMAND_CATALOGUE.filter((spec) => spec.name === name);
+  return specs.length > 0 ? specs : [specOfName(name)];
 }
 
 /** A command's catalogue entry. */

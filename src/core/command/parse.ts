@@ -271,10 +271,19 @@ function changeCommand(command: KindCommand, parsed: ParsedChange): Command {
 
 const CHANGE_COMMANDS = changeCommandsByWord();
 
+/**
+ * A word that is both a command that reads and a change (the read shows a service's setting, the
+ * change asks for one): the service alone is the read, more words ask for the change.
+ */
+function withReadForm(word: string, change: Handler): Handler {
+  const read = Object.hasOwn(PARSERS, word) ? PARSERS[word as keyof typeof PARSERS] : undefined;
+  return read === undefined ? change : (args) => (args.length <= 1 ? read(args) : change(args));
+}
+
 // A Map, not the object itself, so that words like "constructor" or "__proto__" are just unknown.
 const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ...Object.entries(PARSERS),
-  ...[...CHANGE_COMMANDS].map(([word, commands]) => [word, changeHandler(word, commands)] as const),
+  ...[...CHANGE_COMMANDS].map(([word, commands]) => [word, withReadForm(word, changeHandler(word, commands))] as const),
 ]);
 
 /** The commands that may break glass for good: containment of a leak (a key disabled). */

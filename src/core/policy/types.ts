@@ -21,6 +21,8 @@ export const CHANGE_KINDS = [
   'member-role',
   'api-key',
   'delete',
+  'upgrade-window',
+  'scaling-schedule',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 

@@ -33,9 +33,20 @@ export const ACTION_CANCEL = 'change_cancel';
 
 /** "• *Name*: `a` → `b`"; an entry added or removed with its sign: "• *Tag*: + `env=prod`". */
 export function changeLine(change: FieldChange): string {
+  if (change.before.includes('\n') || change.after.includes('\n')) return listChangeLine(change);
   const move = entryMove(change);
   if (move) return `• *${change.label}*: ${move.sign} ${code(move.entry)}`;
   return `• *${change.label}*: ${code(change.before)} → ${code(change.after)}`;
+}
+
+/** A value of several lines (a scaling schedule's entries): the whole before, then the whole after, a line each. */
+function listChangeLine(change: FieldChange): string {
+  const lines = (text: string) =>
+    text
+      .split('\n')
+      .map((line) => `      ${code(line)}`)
+      .join('\n');
+  return `• *${change.label}*, before:\n${lines(change.before)}\n    after:\n${lines(change.after)}`;
 }
 
 /**

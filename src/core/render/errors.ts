@@ -36,7 +36,7 @@ export function cloudErrorSentence(error: CloudApiError): string {
     case 'invalid-request':
       return /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
     case 'http':
-      return httpSentence(error.details.status ?? 0) + api;
+      return (error.details.sentence ?? httpSentence(error.details.status ?? 0)) + api;
   }
 }
 

@@ -1,5 +1,11 @@
 /** Help and usage answers, built from the command catalogue so they never drift from the parser. */
-import { COMMAND_CATALOGUE, specOfName, type CommandName, type CommandSpec } from '../command/catalogue.js';
+import {
+  COMMAND_CATALOGUE,
+  specOfName,
+  specsOfName,
+  type CommandName,
+  type CommandSpec,
+} from '../command/catalogue.js';
 import { parseCommand } from '../command/parse.js';
 import { WHEN_MAX_AHEAD_DAYS, WHEN_MIN_AHEAD_MS } from '../command/when.js';
 import { KIND_COMMANDS } from '../change/kinds/index.js';
@@ -95,10 +101,12 @@ export function topicHelpBlocks(
       `:grey_question: ${code(topic)} is not a command I know. Here is what I can do:`,
       here,
     );
-  const lines = names.flatMap((name) => {
-    const line = helpLine(slashCommand, specOfName(name), here);
-    return line === undefined ? [] : [withBounds(line, specOfName(name), here)];
-  });
+  const lines = names.flatMap((name) =>
+    specsOfName(name).flatMap((spec) => {
+      const line = helpLine(slashCommand, spec, here);
+      return line === undefined ? [] : [withBounds(line, spec, here)];
+    }),
+  );
   if (lines.length === 0)
     return [section(`:no_entry_sign: ${code(topic)} is not available in this channel.`), everything];
   const exact = names.some((name) => name === topic.trim());

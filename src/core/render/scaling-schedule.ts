@@ -1,19 +1,10 @@
 /** `scaling-schedule SERVICE`: its entries in UTC, the one in force now, and the base configuration. */
 import { scalingText, type ScalingSchedule, type ScheduleEntry } from '../service/scaling-schedule.js';
 import type { ServiceRecord } from '../service/schema.js';
+import { daysText } from '../time/weekly.js';
 import { esc, header, section, serviceRef, serviceRefPlain, type Block } from './mrkdwn.js';
 
-const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 const hour = (h: number) => `${String(h).padStart(2, '0')}:00`;
-
-/** "mon–fri", "sat,sun", "daily". */
-function daysText(weekdays: readonly number[]): string {
-  const days = [...new Set(weekdays)].sort((a, b) => a - b);
-  if (days.length === 7) return 'daily';
-  const run = days.every((day, i) => i === 0 || day === (days[i - 1] ?? -2) + 1);
-  if (run && days.length >= 3) return `${DAYS[days[0] ?? 0]}–${DAYS[days.at(-1) ?? 0]}`;
-  return days.map((day) => DAYS[day]).join(',');
-}
 
 function entryLine(entry: ScheduleEntry): string {
   const now = entry.isActiveNow ? ' · *in force now*' : '';

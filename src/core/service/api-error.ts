@@ -22,6 +22,8 @@ export class CloudApiError extends Error {
       method?: string;
       /** Path without host; never carries credentials. */
       path?: string;
+      /** What the status means here, for people, when it says more than the status alone (core/service/parts.ts `forbidden`). */
+      sentence?: string;
       /** For 'busy': when the budget should have room again. */
       retryAfterMs?: number;
     } = {},

@@ -7,6 +7,18 @@
  */
 import { z } from 'zod';
 import { BackupConfigurationSchema, parseBackups, type Backup, type BackupConfiguration } from './backup.js';
+import {
+  UpgradeWindowSchema,
+  UpgradeWindowUpdateSchema,
+  type UpgradeWindow,
+  type UpgradeWindowUpdate,
+} from './upgrade-window.js';
+import {
+  ScalingScheduleSchema,
+  ScalingScheduleUpdateSchema,
+  type ScalingSchedule,
+  type ScalingScheduleUpdate,
+} from './scaling-schedule.js';
 
 /** PATCH …/backupConfiguration (official OpenAPI: BackupConfigurationPatchRequest; null resets to the default). */
 export const BackupConfigurationUpdateSchema = z.strictObject({
@@ -26,6 +38,7 @@ export interface ReadOnlyPartSpec<Value> {
   label: string;
   schema: z.ZodType<Value>;
   method?: undefined;
+  forbidden?: undefined;
 }
 
 export interface PartSpec<Value, Update> {
@@ -40,6 +53,8 @@ export interface PartSpec<Value, Update> {
   update: z.ZodType<Update>;
   /** Whether DELETE removes it (the service then has none: the part reads null). */
   removable: boolean;
+  /** What a 403 on it means, when it is not the key's role (a feature the organization lacks). */
+  forbidden?: string;
 }
 
 export const SERVICE_PARTS = {
@@ -57,6 +72,26 @@ export const SERVICE_PARTS = {
     // Parsed leniently, newest first: one odd backup never hides the others.
     schema: z.array(z.unknown()).transform((items) => parseBackups(items).backups),
   } satisfies ReadOnlyPartSpec<Backup[]>,
+  upgradeWindow: {
+    path: 'upgradeWindow',
+    label: 'upgrade window',
+    schema: UpgradeWindowSchema,
+    method: 'PUT',
+    update: UpgradeWindowUpdateSchema,
+    removable: true,
+    forbidden:
+      'scheduled upgrades are not enabled for this organization, so its upgrade windows cannot be set. Ask ClickHouse Cloud support to enable them.',
+  } satisfies PartSpec<UpgradeWindow, UpgradeWindowUpdate>,
+  scalingSchedule: {
+    path: 'scalingSchedule',
+    label: 'scaling schedule',
+    schema: ScalingScheduleSchema,
+    method: 'POST',
+    update: ScalingScheduleUpdateSchema,
+    removable: true,
+    forbidden:
+      'scheduled autoscaling (scaling schedules) is not enabled for this organization. Ask ClickHouse Cloud support to enable it; until then, scale by hand with scale.',
+  } satisfies PartSpec<ScalingSchedule, ScalingScheduleUpdate>,
 } as const;
 
 export type PartName = keyof typeof SERVICE_PARTS;
@@ -64,20 +99,30 @@ export const PART_NAMES = Object.keys(SERVICE_PARTS) as PartName[];
 
 export interface PartValues {
   backupConfiguration: BackupConfiguration;
+  upgradeWindow: UpgradeWindow;
+  scalingSchedule: ScalingSchedule;
   backups: Backup[];
 }
 export interface PartUpdates {
   backupConfiguration: BackupConfigurationUpdate;
+  upgradeWindow: UpgradeWindowUpdate;
+  scalingSchedule: ScalingScheduleUpdate;
   /** Only read. */
   backups: never;
 }
 /** The parts read alongside a record; null when the service has none (the API answered 404). */
 export type ServiceParts = { [P in PartName]?: PartValues[P] | null };
 
-/** Each part's spec, as the client reads and writes it (a part that is only read has no method). */
-export const PART_SPECS: {
-  [P in PartName]: PartSpec<PartValues[P], PartUpdates[P]> | ReadOnlyPartSpec<PartValues[P]>;
-} = SERVICE_PARTS;
+/**
+ * A part's spec typed by its name (a part that is only read has no method). Each entry of
+ * SERVICE_PARTS `satisfies` the spec of its own value and update, which TypeScript cannot carry
+ * through an index by a type parameter.
+ */
+export function partSpec<P extends PartName>(
+  part: P,
+): PartSpec<PartValues[P], PartUpdates[P]> | ReadOnlyPartSpec<PartValues[P]> {
+  return SERVICE_PARTS[part] as unknown as PartSpec<PartValues[P], PartUpdates[P]> | ReadOnlyPartSpec<PartValues[P]>;
+}
 
 /** "the backup configuration of orders-prod" */
 export function partOf(part: PartName, serviceName: string): string {

@@ -6,6 +6,9 @@
 import { z } from 'zod';
 import { lenient } from './lenient.js';
 
+/** The document's two modes (schema.ts has the same list; importing it would close an import circle via parts.ts). */
+const AUTOSCALING_MODES = ['vertical', 'horizontal'] as const;
+
 /** The scaling an entry applies, and the base configuration outside every entry. */
 const ScalingFields = {
   minReplicaMemoryGb: lenient(z.number()),
@@ -14,6 +17,8 @@ const ScalingFields = {
   minReplicas: lenient(z.number()),
   maxReplicas: lenient(z.number()),
   idleScaling: lenient(z.boolean()),
+  idleTimeoutMinutes: lenient(z.number()),
+  autoscalingMode: lenient(z.enum(AUTOSCALING_MODES)),
 };
 
 export const ScheduleEntrySchema = z.looseObject({
@@ -36,6 +41,52 @@ export type ScalingSchedule = z.infer<typeof ScalingScheduleSchema>;
 
 type Scaling = ScalingSchedule['baseConfig'];
 
+const Hour = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/**
+ * One entry of POST …/scalingSchedule (official OpenAPI: `ScalingScheduleEntryRequest`); the bot
+ * always sends a replica count as minReplicas = maxReplicas, as the API answers it.
+ */
+export const ScheduleEntryRequestSchema = z.strictObject({
+  name: z.string().min(1),
+  weekdays: z.array(Hour(0, 6)).min(1),
+  startHourUtc: Hour(0, 23),
+  endHourUtc: Hour(1, 24),
+  autoscalingMode: z.enum(AUTOSCALING_MODES).optional(),
+  minReplicaMemoryGb: z.number().optional(),
+  maxReplicaMemoryGb: z.number().optional(),
+  minReplicas: z.number().int().optional(),
+  maxReplicas: z.number().int().optional(),
+  idleScaling: z.boolean().optional(),
+  idleTimeoutMinutes: z.number().int().optional(),
+});
+export type ScheduleEntryRequest = z.infer<typeof ScheduleEntryRequestSchema>;
+
+/** POST …/scalingSchedule replaces the whole list (an empty one clears it). */
+export const ScalingScheduleUpdateSchema = z.strictObject({ entries: z.array(ScheduleEntryRequestSchema) });
+export type ScalingScheduleUpdate = z.infer<typeof ScalingScheduleUpdateSchema>;
+
+/** An entry as the API answers it, as the request that would set it again (the list a change replaces). */
+export function entryRequestOf(entry: ScheduleEntry): ScheduleEntryRequest {
+  const replicas =
+    entry.numReplicas !== undefined
+      ? { minReplicas: entry.numReplicas, maxReplicas: entry.numReplicas }
+      : { minReplicas: entry.minReplicas, maxReplicas: entry.maxReplicas };
+  const request = {
+    name: entry.name,
+    weekdays: [...new Set(entry.weekdays)].sort((a, b) => a - b),
+    startHourUtc: entry.startHourUtc,
+    endHourUtc: entry.endHourUtc,
+    autoscalingMode: entry.autoscalingMode,
+    minReplicaMemoryGb: entry.minReplicaMemoryGb,
+    maxReplicaMemoryGb: entry.maxReplicaMemoryGb,
+    ...replicas,
+    idleScaling: entry.idleScaling,
+    idleTimeoutMinutes: entry.idleTimeoutMinutes,
+  };
+  return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as ScheduleEntryRequest;
+}
+
 const range = (min: number | undefined, max: number | undefined) =>
   min === undefined || max === undefined ? undefined : min === max ? `${min}` : `${min}–${max}`;
 
@@ -49,4 +100,20 @@ export function scalingText(scaling: Scaling): string {
     .join(' × ');
   const idle = scaling.idleScaling === undefined ? undefined : `idle ${scaling.idleScaling ? 'on' : 'off'}`;
   return [size || undefined, idle].filter((part) => part !== undefined).join(', ') || 'as configured';
+}
+
+/** A schedule's entries as requests (none: an empty list). */
+export function entriesOf(schedule: ScalingSchedule | null): ScheduleEntryRequest[] {
+  return (schedule?.entries ?? []).map(entryRequestOf);
+}
+
+/** Whether two lists of entries set the same schedule: entry by entry, field by field. */
+export function sameEntries(a: readonly ScheduleEntryRequest[], b: readonly ScheduleEntryRequest[]): boolean {
+  const canonical = (entries: readonly ScheduleEntryRequest[]) =>
+    JSON.stringify(
+      entries.map((entry) =>
+        Object.fromEntries(Object.entries(entryRequestOf(entry)).sort(([x], [y]) => x.localeCompare(y))),
+      ),
+    );
+  return canonical(a) === canonical(b);
 }

@@ -12,6 +12,20 @@ export const UpgradeWindowSchema = z.looseObject({
 });
 export type UpgradeWindow = z.infer<typeof UpgradeWindowSchema>;
 
+/** The hours (UTC) a window may start at; it lasts this long (official OpenAPI: `UpgradeWindowPutRequest`). */
+export const UPGRADE_WINDOW_START_HOURS = [0, 6, 12, 18] as const;
+export const UPGRADE_WINDOW_HOURS = 6;
+
+/** PUT …/upgradeWindow: a weekday (0 = Sunday) and one of the start hours. */
+export const UpgradeWindowUpdateSchema = z.strictObject({
+  weekday: z.number().int().min(0).max(6),
+  startHourUtc: z
+    .number()
+    .int()
+    .refine((hour) => (UPGRADE_WINDOW_START_HOURS as readonly number[]).includes(hour)),
+});
+export type UpgradeWindowUpdate = z.infer<typeof UpgradeWindowUpdateSchema>;
+
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 

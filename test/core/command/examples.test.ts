@@ -41,7 +41,13 @@ function targetOf(kind: 'member' | 'apiKey' | undefined, query: string): Service
     return found.ok ? keyRecord(found.value, roles, 'demo-key') : undefined;
   }
   const service = byName(query);
-  return service && { ...service, parts: { backupConfiguration: demoBackupConfiguration(service.id) } };
+  // The parts of the service a change reads (its backup configuration…) as the demo organization has them.
+  const parts = {
+    backupConfiguration: demoBackupConfiguration(service?.id ?? ''),
+    upgradeWindow: null,
+    scalingSchedule: null,
+  };
+  return service && { ...service, parts };
 }
 const byName = (name: string) => demo.find((service) => service.name === name);
 

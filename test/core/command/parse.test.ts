@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { COMMAND_CATALOGUE, usageOf, usagesOfGroup } from '../../../src/core/command/catalogue.js';
+import { BASE_COMMAND_NAMES, COMMAND_CATALOGUE, usageOf, usagesOfGroup } from '../../../src/core/command/catalogue.js';
+import { KIND_COMMANDS } from '../../../src/core/change/kinds/index.js';
 import { COMMAND_KINDS, MAX_COMMAND_LENGTH, parseCommand, type Command } from '../../../src/core/command/parse.js';
 import { echo } from '../../../src/core/command/arguments.js';
 import { prng } from '../../support/random.js';
@@ -528,9 +529,12 @@ describe('catalogue', () => {
     },
   );
 
-  it('has one entry per name, each with a one-line summary', () => {
+  it('has one entry per name (a read and a change may share one), each with a one-line summary', () => {
     const names = COMMAND_CATALOGUE.map((spec) => spec.name);
-    expect(new Set(names).size).toBe(names.length);
+    const changes = KIND_COMMANDS.map((spec) => spec.name);
+    expect(new Set(BASE_COMMAND_NAMES).size).toBe(BASE_COMMAND_NAMES.length);
+    expect(new Set(changes).size).toBe(changes.length);
+    expect(names).toHaveLength(BASE_COMMAND_NAMES.length + changes.length);
     for (const spec of COMMAND_CATALOGUE) expect(spec.summary).toMatch(/^[^\n]+\.$/);
   });
 });

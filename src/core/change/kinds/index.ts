@@ -22,6 +22,8 @@ import { powerKind } from './power.js';
 import { replicaMemoryKind } from './replica-memory.js';
 import { replicasKind } from './replicas.js';
 import { tagsKind } from './tags.js';
+import { upgradeWindowKind } from './upgrade-window.js';
+import { scalingScheduleKind } from './scaling-schedule.js';
 
 export const KINDS = {
   name: nameKind,
@@ -36,6 +38,8 @@ export const KINDS = {
   deletion: deleteKind,
   memberRoles: memberRoleKind,
   apiKey: apiKeyKind,
+  upgradeWindow: upgradeWindowKind,
+  scalingSchedule: scalingScheduleKind,
   replicas: replicasKind,
   replicaMemory: replicaMemoryKind,
   idleScaling: idleScalingKind,
@@ -92,6 +96,12 @@ export function partsOfIntent(intent: ChangeIntent): PartName[] {
 export function partsOfPlan(plan: ChangePlan): PartName[] {
   const touched = KIND_LIST.filter((kind) => kind.field in plan.before).flatMap(partsOfKind);
   return [...new Set(touched)];
+}
+
+/** Whether the policy's freezes hold this plan back: unless every kind it changes ignores them (kind.ts). */
+export function freezesHold(plan: Pick<ChangePlan, 'changes'>): boolean {
+  const kinds = [...new Set(plan.changes.map((change) => KINDS[change.field]))];
+  return kinds.length === 0 || !kinds.every((kind) => kind.ignoresFreezes === true);
 }
 
 /** Whether the intent gives a time of day to read in a person's zone (only then is the zone looked up). */

@@ -105,6 +105,12 @@ export interface ChangeKindModule<F extends TouchedField> {
    * the request is made (`at 02:00` of backup-config); the intent as it is when there are none.
    */
   localize?(intent: ChangeIntent, zone: string, now: number): ChangeIntent;
+  /**
+   * A freeze in the policy file does not hold it back (maintenance windows still do): a change
+   * that only says when others may happen (the upgrade window) is what a freeze needs, not what
+   * it keeps out. A request is exempt only when every kind it changes is.
+   */
+  ignoresFreezes?: true;
   /** The commands that ask for it, in the order help lists them (one command may ask for two kinds: `scale`). */
   commands?: readonly KindCommand[];
   /** Its inputs in the edit modal, and how a submission becomes its part of the intent. */
