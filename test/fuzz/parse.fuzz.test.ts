@@ -177,9 +177,9 @@ describe('parseCommand under random input', () => {
         slowest = Math.max(slowest, ms);
       }
       expect(slowest).toBeLessThan(250);
-      // The generator reaches the interesting outcomes, not only refusals.
+      // The generator reaches the interesting outcomes, not only refusals (the catalogue grows: a few of each).
       for (const kind of ['change', 'invalid', 'list', 'show', 'history', 'help'])
-        expect(kinds.get(kind) ?? 0, kind).toBeGreaterThan(10);
+        expect(kinds.get(kind) ?? 0, kind).toBeGreaterThan(5);
     },
     CPU_BOUND_MS,
   );
