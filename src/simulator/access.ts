@@ -223,4 +223,22 @@ export class AccessDirectory {
     for (const member of structuredClone(seed.members)) this.members.set(member.userId, member);
     for (const key of structuredClone(seed.keys)) this.keys.set(key.id, key);
   }
+
+  /** PATCH …/members/{userId} (patchMember's rules), stored when accepted; undefined for an unknown member. */
+  applyMemberPatch(userId: string, body: unknown): Outcome<MemberRecord> | undefined {
+    const member = this.members.get(userId);
+    if (member === undefined) return undefined;
+    const outcome = patchMember(member, body, this.roles);
+    if (outcome.ok) this.members.set(userId, outcome.value);
+    return outcome;
+  }
+
+  /** PATCH …/keys/{keyId} (patchKey's rules), stored when accepted; undefined for an unknown key. */
+  applyKeyPatch(keyId: string, body: unknown): Outcome<{ key: KeyRecord; updates: KeyUpdateType[] }> | undefined {
+    const key = this.keys.get(keyId);
+    if (key === undefined) return undefined;
+    const outcome = patchKey(key, body, this.roles);
+    if (outcome.ok) this.keys.set(keyId, outcome.value.key);
+    return outcome;
+  }
 }
