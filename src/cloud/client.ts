@@ -1,7 +1,7 @@
 /**
  * ClickHouse Cloud API client: list services, read one, read the organization's activities, and
- * the three PATCHes we drive (basic settings, …/replicaScaling and …/state). The three PATCHes
- * share one path through the code: the same strict body check, throttle ticket, beforeSend
+ * the PATCHes we drive (basic settings, …/replicaScaling, …/state, a member's roles, an API key).
+ * The PATCHes share one path through the code: the same strict body check, throttle ticket, beforeSend
  * fencing, retry rules and envelope.
  *
  * Retries, by design:
@@ -37,7 +37,9 @@ import {
   type ActivityList,
   type ActivityWindow,
   type ApiKeyList,
+  type ApiKeyUpdateResult,
   type BackupsAnswer,
+  type MemberUpdateResult,
   type ReadOptions,
   type ServiceDirectory,
   type ServiceList,
@@ -45,15 +47,17 @@ import {
   type UpdateOptions,
 } from '../ports/service-directory.js';
 import { parseBackups } from '../core/service/backup.js';
-import { parseApiKeys } from '../core/access/api-key.js';
-import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
+import { ApiKeyPatchSchema, parseApiKeys, type ApiKeyPatch } from '../core/access/api-key.js';
+import { MemberPatchSchema, parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { QueryEndpointSchema, type QueryEndpoint } from '../core/service/query-endpoint.js';
 import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
 import { ScalingScheduleSchema, type ScalingSchedule } from '../core/service/scaling-schedule.js';
 import {
+  ApiKeyEnvelopeSchema,
   BackupConfigurationEnvelopeSchema,
+  MemberEnvelopeSchema,
   ErrorEnvelopeSchema,
   ListEnvelopeSchema,
   parseServiceList,
@@ -270,7 +274,7 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     update: ServiceUpdate,
     options: UpdateOptions = {},
   ): Promise<ServiceUpdateResult> {
-    return this.patch(this.servicePath(serviceId), ServiceUpdateSchema, update, options);
+    return this.patchService(this.servicePath(serviceId), ServiceUpdateSchema, update, options);
   }
 
   /** PATCH …/replicaScaling; same guarantees as updateService. */
@@ -279,7 +283,12 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     body: ReplicaScalingUpdate,
     options: UpdateOptions = {},
   ): Promise<ServiceUpdateResult> {
-    return this.patch(`${this.servicePath(serviceId)}/replicaScaling`, ReplicaScalingUpdateSchema, body, options);
+    return this.patchService(
+      `${this.servicePath(serviceId)}/replicaScaling`,
+      ReplicaScalingUpdateSchema,
+      body,
+      options,
+    );
   }
 
   /** PATCH …/state with `{ command }`; same guarantees as updateService. */
@@ -288,20 +297,56 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     command: StateCommand,
     options: UpdateOptions = {},
   ): Promise<ServiceUpdateResult> {
-    return this.patch(`${this.servicePath(serviceId)}/state`, StateCommandBodySchema, { command }, options);
+    return this.patchService(`${this.servicePath(serviceId)}/state`, StateCommandBodySchema, { command }, options);
   }
 
-  /**
-   * Every PATCH: the body is checked strictly before anything is sent (a refusal is an
-   * 'invalid-request' CloudApiError, certainly not applied), then sent with the approval ticket
-   * and `beforeSend` fencing, never retried but after a 429, and answered with the record after it.
-   */
-  private async patch<T>(
+  /** PATCH …/members/{userId} with the member's whole role list; same guarantees as updateService. */
+  async updateMember(
+    userId: string,
+    roleIds: readonly string[],
+    options: UpdateOptions = {},
+  ): Promise<MemberUpdateResult> {
+    const path = `${this.orgPath()}/members/${encodeURIComponent(userId)}`;
+    const body = { assignedRoleIds: [...roleIds] };
+    const answer = await this.patch(path, MemberPatchSchema, body, options, MemberEnvelopeSchema);
+    return { member: answer.result, requestId: answer.requestId };
+  }
+
+  /** PATCH …/keys/{keyId}; same guarantees as updateService. */
+  async updateKey(keyId: string, patch: ApiKeyPatch, options: UpdateOptions = {}): Promise<ApiKeyUpdateResult> {
+    const path = `${this.orgPath()}/keys/${encodeURIComponent(keyId)}`;
+    const answer = await this.patch(path, ApiKeyPatchSchema, patch, options, ApiKeyEnvelopeSchema);
+    return { key: answer.result, requestId: answer.requestId };
+  }
+
+  /** The key this client authenticates with (CLICKHOUSE_KEY_ID). */
+  ownKeyId(): string {
+    return this.options.keyId;
+  }
+
+  private async patchService<T>(
     path: string,
     schema: z.ZodType<T>,
     input: unknown,
     options: UpdateOptions,
   ): Promise<ServiceUpdateResult> {
+    const answer = await this.patch(path, schema, input, options, ServiceEnvelopeSchema);
+    return { service: answer.result, requestId: answer.requestId };
+  }
+
+  /**
+   * Every PATCH: the body is checked strictly before anything is sent (a refusal is an
+   * 'invalid-request' CloudApiError, certainly not applied), then sent with the approval ticket
+   * and `beforeSend` fencing, never retried but after a 429, and its answer's envelope parsed
+   * with `answer` (an odd one is a 'bad-response' CloudApiError).
+   */
+  private async patch<T, R>(
+    path: string,
+    schema: z.ZodType<T>,
+    input: unknown,
+    options: UpdateOptions,
+    answer: z.ZodType<{ result: R; requestId: string }>,
+  ): Promise<{ result: R; requestId: string }> {
     const body = schema.safeParse(input);
     if (!body.success) {
       const problems = body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
@@ -315,9 +360,9 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
         body.data,
         options.beforeSend,
       );
-      const parsed = ServiceEnvelopeSchema.safeParse(response.json);
+      const parsed = answer.safeParse(response.json);
       if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
-      return { service: parsed.data.result, requestId: parsed.data.requestId };
+      return parsed.data;
     } finally {
       // Whatever happened, the organization may have changed: the next read must be fresh.
       this.cache.invalidate();

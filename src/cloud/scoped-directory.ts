@@ -32,5 +32,8 @@ export function scopedDirectory(directory: ServiceDirectory, scope: ServiceScope
     readUpgradeWindow: (serviceId, options) => directory.readUpgradeWindow(serviceId, options),
     readScalingSchedule: (serviceId, options) => directory.readScalingSchedule(serviceId, options),
     listRoles: (options) => directory.listRoles(options),
+    ownKeyId: () => directory.ownKeyId(),
+    updateMember: (userId, roleIds, options) => directory.updateMember(userId, roleIds, options),
+    updateKey: (keyId, patch, options) => directory.updateKey(keyId, patch, options),
   };
 }

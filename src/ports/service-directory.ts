@@ -4,7 +4,7 @@
  * Failures are CloudApiError (core/service/api-error.ts), whose `certainlyNotApplied` tells an
  * update that never happened from one whose outcome is unknown.
  */
-import type { ApiKey } from '../core/access/api-key.js';
+import type { ApiKey, ApiKeyPatch } from '../core/access/api-key.js';
 import type { Member, Role } from '../core/access/member.js';
 import type { Backup, BackupConfiguration } from '../core/service/backup.js';
 import type { ServiceLoad } from '../core/service/load.js';
@@ -124,6 +124,30 @@ export interface ServiceDirectory {
   listRoles(options?: ReadOptions): Promise<Role[]>;
   /** GET …/keys: the organization's API keys, and which one the bot uses. */
   listApiKeys(options?: ReadOptions): Promise<ApiKeyList>;
+  /**
+   * The id of the API key this directory reads and changes with (the config's key id): the key
+   * `keys` marks as the bot's own, which must never be disabled from chat. No request is made.
+   */
+  ownKeyId(): string;
+  /**
+   * PATCH …/members/{userId} with `{assignedRoleIds}`: `roleIds` is the member's whole role list
+   * after the change (the API replaces it). Same guarantees as updateService.
+   */
+  updateMember(userId: string, roleIds: readonly string[], options?: UpdateOptions): Promise<MemberUpdateResult>;
+  /** PATCH …/keys/{keyId}: state, expiry, name, roles or IP list. Same guarantees as updateService. */
+  updateKey(keyId: string, patch: ApiKeyPatch, options?: UpdateOptions): Promise<ApiKeyUpdateResult>;
+}
+
+export interface MemberUpdateResult {
+  /** The member as the API answered after the change. */
+  member: Member;
+  requestId: string;
+}
+
+export interface ApiKeyUpdateResult {
+  /** The key as the API answered after the change. */
+  key: ApiKey;
+  requestId: string;
 }
 
 export interface ApiKeyList {

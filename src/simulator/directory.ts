@@ -13,7 +13,9 @@ import type {
   ActivityList,
   ActivityWindow,
   ApiKeyList,
+  ApiKeyUpdateResult,
   BackupsAnswer,
+  MemberUpdateResult,
   ServiceDirectory,
   ServiceList,
   ServiceUpdateResult,
@@ -36,19 +38,20 @@ import { parseCostRows } from '../core/cost/schema.js';
 import { usageCost } from './cost.js';
 import { backupsOf, DEFAULT_BACKUP_CONFIGURATION } from './backups.js';
 import { parseBackups } from '../core/service/backup.js';
-import { parseApiKeys } from '../core/access/api-key.js';
+import { parseApiKeys, type ApiKeyPatch } from '../core/access/api-key.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { defaultLoad, prometheusText } from './prometheus.js';
 import type { QueryEndpoint } from '../core/service/query-endpoint.js';
 import type { UpgradeWindow } from '../core/service/upgrade-window.js';
 import type { ScalingSchedule } from '../core/service/scaling-schedule.js';
-import { keyView, memberView, roleView } from './access.js';
+import { AccessDirectory, keyView, memberView, roleView } from './access.js';
+import type { Outcome } from './records.js';
 import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
 import { demoAccess } from './seed.js';
 
-/** The key id the in-process directory says the bot uses. */
-const IN_PROCESS_KEY_ID = 'in-process-key';
+/** The key id the in-process directory says the bot uses: the one its own changes are logged under. */
+const IN_PROCESS_KEY_ID = UNNAMED_API_ACTOR.id;
 
 export interface InProcessDirectoryOptions {
   /** How long `stopping`, `starting` and `awaking` last (ms); 0, the default, settles at once. */
@@ -67,6 +70,7 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   /** Every usageCost read, in order (what would have been a GET). */
   readonly usageCostReads: DayRange[] = [];
   private readonly now: () => number;
+  private accessDirectory: AccessDirectory | undefined;
 
   constructor(
     services: readonly ServiceRecordLike[],
@@ -160,11 +164,64 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
     });
   }
 
-  /** The demo organization's keys (the in-process directory keeps no access data of its own). */
+  /** The demo organization's keys, as this directory's own changes left them. */
   listApiKeys(): Promise<ApiKeyList> {
     return answer(() => {
-      const seed = this.access();
-      return { ...parseApiKeys(seed.keys.map((key) => keyView(key, seed.roles))), ownKeyId: IN_PROCESS_KEY_ID };
+      const { keys, roles } = this.access();
+      const views = [...keys.values()].map((key) => keyView(key, roles));
+      return { ...parseApiKeys(views), ownKeyId: IN_PROCESS_KEY_ID };
+    });
+  }
+
+  ownKeyId(): string {
+    return IN_PROCESS_KEY_ID;
+  }
+
+  /** The simulator's rules for PATCH …/members/{userId}; its 404 and 400 as CloudApiErrors. */
+  updateMember(userId: string, roleIds: readonly string[]): Promise<MemberUpdateResult> {
+    return answer(() => {
+      const access = this.access();
+      const before = access.members.get(userId)?.assignedRoleIds;
+      const outcome = access.applyMemberPatch(userId, { assignedRoleIds: [...roleIds] });
+      const member = this.accessResult(outcome, `member ${userId} not found`);
+      if (JSON.stringify(before) !== JSON.stringify(member.assignedRoleIds))
+        this.state.recordScoped({}, 'organization_member_update_roles', UNNAMED_API_ACTOR, this.now());
+      const [parsed] = parseMembers([memberView(member, access.roles)]).items;
+      if (parsed === undefined)
+        throw new CloudApiError('bad-response', 'the simulator returned a member without an id');
+      return { member: parsed, requestId: randomUUID() };
+    });
+  }
+
+  /** The simulator's rules for PATCH …/keys/{keyId} (one activity per kind of change); refusals as CloudApiErrors. */
+  updateKey(keyId: string, patch: ApiKeyPatch): Promise<ApiKeyUpdateResult> {
+    return answer(() => {
+      const access = this.access();
+      const outcome = access.applyKeyPatch(keyId, patch);
+      const { key, updates } = this.accessResult(outcome, `API key ${keyId} not found`);
+      for (const keyUpdateType of updates)
+        this.state.recordScoped(
+          { targetKeyId: keyId, keyUpdateType },
+          'openapi_key_update',
+          UNNAMED_API_ACTOR,
+          this.now(),
+        );
+      const [parsed] = parseApiKeys([keyView(key, access.roles)]).keys;
+      if (parsed === undefined) throw new CloudApiError('bad-response', 'the simulator returned a key without an id');
+      return { key: parsed, requestId: randomUUID() };
+    });
+  }
+
+  /** An accepted access PATCH's value, or the API's 404 (unknown) or 400 (refused) as CloudClient reports them. */
+  private accessResult<T>(outcome: Outcome<T> | undefined, notFound: string): T {
+    if (outcome?.ok) return outcome.value;
+    const [status, message] = outcome === undefined ? [404, notFound] : [400, outcome.message];
+    const code = status === 404 ? 'NOT_FOUND' : 'BAD_REQUEST';
+    throw new CloudApiError('http', `ClickHouse Cloud API answered ${status}: ${code}: ${message}`, {
+      status,
+      apiMessage: `${code}: ${message}`,
+      requestId: randomUUID(),
+      method: 'PATCH',
     });
   }
 
@@ -185,20 +242,23 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
 
   listMembers(): Promise<Member[]> {
     return answer(() => {
-      const seed = this.access();
-      return parseMembers(seed.members.map((member) => memberView(member, seed.roles))).items;
+      const { members, roles } = this.access();
+      return parseMembers([...members.values()].map((member) => memberView(member, roles))).items;
     });
   }
 
   listRoles(): Promise<Role[]> {
     return answer(() => {
-      const seed = this.access();
-      return parseRoles(seed.roles.map((role) => roleView(role, this.state.orgId, seed.members, seed.keys))).items;
+      const { members, keys, roles } = this.access();
+      const views = roles.map((role) => roleView(role, this.state.orgId, [...members.values()], [...keys.values()]));
+      return parseRoles(views).items;
     });
   }
 
-  private access() {
-    return demoAccess(IN_PROCESS_KEY_ID, 'in-process-secret', this.now());
+  /** The demo's roles, members and keys, dated from the first time they are asked for. */
+  private access(): AccessDirectory {
+    this.accessDirectory ??= new AccessDirectory(demoAccess(IN_PROCESS_KEY_ID, 'in-process-secret', this.now()));
+    return this.accessDirectory;
   }
 
   /** The record after the change, or the refusal as CloudClient would report it. */

@@ -43,3 +43,11 @@ export function membersWithRole(members: readonly Member[], role: string | undef
     member.assignedRoles.some((r) => r.roleName.toLowerCase() === wanted || r.roleId.toLowerCase() === wanted),
   );
 }
+
+/**
+ * The body of PATCH …/members/{userId}: the member's whole role list (`assignedRoleIds` replaces
+ * it; the deprecated `role` is never sent). An empty list is refused: nobody would be left able to
+ * do anything, and the API's answer to it is not documented.
+ */
+export const MemberPatchSchema = z.strictObject({ assignedRoleIds: z.array(z.string().min(1)).min(1) });
+export type MemberPatch = z.infer<typeof MemberPatchSchema>;
