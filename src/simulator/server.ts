@@ -459,6 +459,8 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   readonly requests: RecordedRequest[] = [];
   /** The key's role may not read the activity log: GET …/activities answers 403, as the real API would. */
   activitiesForbidden = false;
+  /** The key's role may not list API keys: GET …/keys answers 403. */
+  keysForbidden = false;
   /** The organization is on the BASIC package: a backup configuration cannot be customised (403). */
   basicPackage = false;
   /** Each service's backup configuration, where it differs from the default. */
@@ -871,6 +873,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
       case 'members':
         return success([...members.values()].map((member) => memberView(member, roles)));
       case 'keys':
+        if (this.keysForbidden) return failure(403, 'the API key is not allowed to list API keys');
         return success([...keys.values()].map((key) => keyView(key, roles)));
       case 'member':
         return this.memberRequest(route.userId, method, rawBody, actor);

@@ -11,16 +11,19 @@ import { messageOf, summaryFailureReason } from '../core/render/errors.js';
 import { esc } from '../core/render/mrkdwn.js';
 import {
   attributeDrift,
+  diffKeys,
   diffSnapshots,
+  keysSection,
   filterServices,
   parseSnapshot,
   summaryFailureMessage,
   summaryMessages,
   takeSnapshot,
-  type ActivityLogUnread,
-  type DriftItem,
+  type KeysRead,
+  type KeysSection,
   type SummaryMessage,
 } from '../core/summary/index.js';
+import { CloudApiError } from '../core/service/api-error.js';
 import { weekSpend, weekSpendRange, type WeekSpend } from '../core/cost/report.js';
 import {
   costReadFailure,
@@ -45,7 +48,7 @@ import {
   type SummaryTarget,
 } from '../ports/index.js';
 
-import { DriftAuthors } from './drift-authors.js';
+import { DriftAuthors, type Attributed, type KeyDriftInput } from './drift-authors.js';
 
 export type { SummaryOutcome, SummaryTarget } from '../ports/services.js';
 
@@ -94,30 +97,37 @@ export class Summaries implements SummaryPublisher {
   }
 
   private async postOrThrow(target: SummaryTarget): Promise<void> {
-    const { cloud, audit: auditLog, snapshots, messenger } = this.deps;
+    const { cloud, audit: auditLog, snapshots } = this.deps;
     const list = await cloud.listServices([], readingFor(target));
     const services = filterServices(list.services, target.filters);
     const now = this.deps.now?.() ?? Date.now();
-    const current = takeSnapshot(services, now);
-    const previous = parseSnapshot(await snapshots.readSnapshot(target.snapshotKey));
-    let drift: DriftItem[] | undefined;
-    let activityLogUnread: ActivityLogUnread | undefined;
+    const [keys, stored] = await Promise.all([this.readKeys(target), snapshots.readSnapshot(target.snapshotKey)]);
+    const previous = parseSnapshot(stored);
+    // Keys that could not be read keep the previous baseline, so no key change goes unreported.
+    const currentKeys = 'keys' in keys ? keysSection(keys.keys, now) : previous?.keys;
+    const current = takeSnapshot(services, now, currentKeys);
+    const keyInput = keyDriftInput(previous?.keys, 'keys' in keys ? currentKeys : undefined, now);
+    let attributed: Attributed | undefined;
     if (previous) {
       const window = { from: previous.takenAt, to: now };
       const audit = await auditLog.readApplied(window);
-      drift = attributeDrift(diffSnapshots(previous, current), audit, window);
-      ({ drift, unread: activityLogUnread } = await this.authors.attribute(drift, audit, window, readingFor(target)));
+      const drift = attributeDrift(diffSnapshots(previous, current), audit, window);
+      attributed = await this.authors.attribute(drift, audit, window, readingFor(target), keyInput);
     }
+    const activityLogUnread = attributed?.unread;
     const { headline, details } = summaryMessages({
       services,
       filters: target.filters,
-      drift,
+      drift: attributed?.drift,
+      keys,
       generatedAt: now,
+      ...(attributed && keyInput ? { keyDrift: attributed.keyDrift } : {}),
       ...(activityLogUnread ? { activityLogUnread } : {}),
       ...(target.title ? { title: target.title } : {}),
     });
     const spend = await this.spendSection(target, services, now);
     const thread = withSpend(details, spend);
+    const { messenger } = this.deps;
     let ts: string;
     try {
       ts = await messenger.post(target.channelId, { ...headline, bulk: true });
@@ -133,6 +143,20 @@ export class Summaries implements SummaryPublisher {
     await snapshots.writeSnapshot(target.snapshotKey, JSON.stringify(current), channel);
     if (target.chart && spend?.spend && this.deps.spendCharts) {
       await this.deps.spendCharts.share(spend.spend.report, spend.label ?? '', target.channelId, ts);
+    }
+  }
+
+  /**
+   * The organization's API keys, read once per summary; a failure costs the keys line only (it
+   * says why), never the summary.
+   */
+  private async readKeys(target: SummaryTarget): Promise<KeysRead> {
+    try {
+      const { keys, ownKeyId } = await this.deps.cloud.listApiKeys(readingFor(target));
+      return { keys, ownKeyId };
+    } catch (error) {
+      this.deps.logger.warn(`summary keys for ${target.channelId}: ${messageOf(error)}`);
+      return { unread: { status: error instanceof CloudApiError ? error.details.status : undefined } };
     }
   }
 
@@ -186,6 +210,16 @@ export class Summaries implements SummaryPublisher {
         : '';
     return { ok: false, text: `:x: The summary could not be posted: ${esc(reason)}${invite}` };
   }
+}
+
+/** Key drift between the keys' baseline and now; none without both. */
+function keyDriftInput(
+  baseline: KeysSection | undefined,
+  current: KeysSection | undefined,
+  now: number,
+): KeyDriftInput | undefined {
+  if (baseline === undefined || current === undefined) return undefined;
+  return { items: diffKeys(baseline, current), window: { from: baseline.takenAt, to: now } };
 }
 
 /** How long a summary waits for its spend section before posting without it. */
