@@ -131,5 +131,6 @@ const silentMessenger: Messenger = {
   channelMembers: () => Promise.resolve([]),
   publishHome: () => Promise.resolve(),
   userTimeZone: () => Promise.resolve(undefined),
+  userEmail: () => Promise.resolve(undefined),
   uploadFile: () => Promise.resolve(),
 };

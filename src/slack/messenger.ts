@@ -8,6 +8,10 @@ type WebClient = webApi.WebClient;
 
 /** What users.info says of a person's time zone (the rest of the answer is not read). */
 const UserZoneSchema = z.object({ user: z.object({ tz: z.string().min(1).optional() }).optional() });
+/** What users.info says of a person's profile email; Slack leaves it out without users:read.email. */
+const UserEmailSchema = z.object({
+  user: z.object({ profile: z.object({ email: z.string().trim().min(1).optional() }).optional() }).optional(),
+});
 
 /** `onApiError` hears of every failed Web API call (metrics): its method and Slack's error code. */
 export function slackMessenger(client: WebClient, onApiError: ApiErrorListener = () => undefined): Messenger {
@@ -73,6 +77,11 @@ export function slackMessenger(client: WebClient, onApiError: ApiErrorListener =
       const result = await call('users.info', () => client.users.info({ user: userId }));
       const parsed = UserZoneSchema.safeParse(result);
       return parsed.success ? parsed.data.user?.tz : undefined;
+    },
+    async userEmail(userId) {
+      const result = await call('users.info', () => client.users.info({ user: userId }));
+      const parsed = UserEmailSchema.safeParse(result);
+      return parsed.success ? parsed.data.user?.profile?.email : undefined;
     },
     async uploadFile(channelId, file) {
       // files.uploadV2: getUploadURLExternal, the bytes to that URL, then completeUploadExternal.

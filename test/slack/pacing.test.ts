@@ -43,6 +43,7 @@ function fakeSlack() {
     channelMembers: () => Promise.resolve([]),
     publishHome: () => Promise.resolve(),
     userTimeZone: () => Promise.resolve(undefined),
+    userEmail: () => Promise.resolve(undefined),
     uploadFile: () => Promise.resolve(),
   };
   return { inner, sent, refuse: (retryAfterMs: number) => refusals.push(retryAfterMs) };
