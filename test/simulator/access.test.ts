@@ -231,6 +231,19 @@ describe('refusals through HTTP and changes made in the console', () => {
     expect(s.activities()).toHaveLength(0);
   });
 
+  it('refuses to take the Admin role from the last admin, and allows it once another member is admin', async () => {
+    const s = await start();
+    const adminPath = `${org}/members/${DEMO_MEMBER_IDS.admin}`;
+    const demote = { body: { assignedRoleIds: [DEMO_ROLE_IDS.developer] } };
+    expect(expectError(await call(s, 'PATCH', adminPath, demote), 400, 'BAD_REQUEST')).toContain(
+      'the last admin of the organization cannot lose the Admin role',
+    );
+    expect(expectSuccess<Member>(await call(s, 'GET', adminPath)).assignedRoles).toStrictEqual([ADMIN]);
+    const promote = { body: { assignedRoleIds: [DEMO_ROLE_IDS.developer, DEMO_ROLE_IDS.admin] } };
+    expectSuccess(await call(s, 'PATCH', `${org}/members/${DEMO_MEMBER_IDS.developer}`, promote));
+    expect(expectSuccess<Member>(await call(s, 'PATCH', adminPath, demote)).assignedRoles).toStrictEqual([DEVELOPER]);
+  });
+
   it('logs nothing for a member PATCH that leaves the roles as they were', async () => {
     const s = await start();
     const path = `${org}/members/${DEMO_MEMBER_IDS.developer}`;
