@@ -477,10 +477,25 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     return parsed.data.result;
   }
 
-  /** GET …/keys: never cached (someone asks because a key may have leaked). */
-  async listApiKeys(options: ReadOptions = {}): Promise<ApiKeyList> {
-    return { ...parseApiKeys(await this.listOf('keys', options)), ownKeyId: this.options.keyId };
+  /**
+   * GET …/keys: never cached (someone asks because a key may have leaked), but a read under way is
+   * joined (single flight): summaries firing together cost one request, not one each.
+   */
+  listApiKeys(options: ReadOptions = {}): Promise<ApiKeyList> {
+    if (this.keysInFlight !== undefined) return this.keysInFlight;
+    const read = this.listOf('keys', options).then((items) => ({
+      ...parseApiKeys(items),
+      ownKeyId: this.options.keyId,
+    }));
+    this.keysInFlight = read;
+    const done = () => {
+      if (this.keysInFlight === read) this.keysInFlight = undefined;
+    };
+    read.then(done, done);
+    return read;
   }
+
+  private keysInFlight: Promise<ApiKeyList> | undefined;
 
   /** Requests waiting for the client-side throttle right now. */
   get throttleQueueLength(): number {

@@ -122,6 +122,15 @@ describe('an API key', () => {
     expect(patches()).toHaveLength(2);
   });
 
+  it('joins a read of the keys under way, and reads afresh once it is done', async () => {
+    const [a, b] = await Promise.all([client.listApiKeys(), client.listApiKeys()]);
+    expect(a).toBe(b);
+    await client.updateKey(DEMO_OTHER_KEY_IDS.unused, { state: 'disabled' });
+    const after = await client.listApiKeys();
+    expect(after.keys.find((key) => key.id === DEMO_OTHER_KEY_IDS.unused)?.state).toBe('disabled');
+    expect(sim.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/keys'))).toHaveLength(2);
+  });
+
   it('knows its own key without a request, and finds it in the list', async () => {
     expect(client.ownKeyId()).toBe(KEY_ID);
     expect(sim.requests).toHaveLength(0);

@@ -612,6 +612,11 @@ describe('cost and limits', () => {
     ).toHaveLength(20);
     expect(listRequests(h).length).toBeGreaterThanOrEqual(1);
     expect(listRequests(h).length).toBeLessThanOrEqual(2);
+    // The keys line: one read of the keys joined by the summaries firing together, not one each.
+    const keyReads = h.simulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/keys'));
+    expect(keyReads.length).toBeGreaterThanOrEqual(1);
+    expect(keyReads.length).toBeLessThanOrEqual(2);
+    expect(posted.every((p) => p.head.includes('*API keys*\n3 keys'))).toBe(true);
     expect(h.slack.callsOf('chat.postMessage', (a) => String(a.text).includes('summary failed'))).toHaveLength(0);
   });
 
