@@ -282,6 +282,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
         spendOfFirst.current && binding.organization === organizations.defaultOrganization()
           ? { ...spendOfFirst.current, spendOfListedOnly: binding.rules.services !== undefined }
           : {},
+        // The keys line shows what `keys` would: not in a channel whose guardrails leave that command out.
+        binding.rules.allow === undefined || binding.rules.allow.includes('keys'),
       ),
   });
   const simulator = connected?.simulator;
@@ -796,11 +798,10 @@ function summariesOver(
   cloud: ServiceDirectory,
   { stores, messenger, logger, metrics }: Pick<Adapters, 'stores' | 'messenger' | 'logger' | 'metrics'>,
   spend: SummariesSpend = {},
+  showKeys = true,
 ) {
-  return countedSummaries(
-    new Summaries({ cloud, audit: stores.changeStore, snapshots: stores.scheduleStore, messenger, logger, ...spend }),
-    metrics,
-  );
+  const { changeStore: audit, scheduleStore: snapshots } = stores;
+  return countedSummaries(new Summaries({ cloud, audit, snapshots, messenger, logger, showKeys, ...spend }), metrics);
 }
 
 function keyIdentity(config: Config, key: OrganizationKey | undefined): KeyIdentity {

@@ -82,6 +82,11 @@ export class Summaries implements SummaryPublisher {
       spendWaitMs?: number;
       /** Spend of the services the summary lists only (a channel that sees part of its organization). */
       spendOfListedOnly?: boolean;
+      /**
+       * false: no keys line and no key drift, and the keys are not read (a channel whose `allow`
+       * list lacks `keys` does not see them in summaries either). Default true.
+       */
+      showKeys?: boolean;
     },
   ) {
     this.authors = new DriftAuthors(deps);
@@ -103,10 +108,11 @@ export class Summaries implements SummaryPublisher {
     const now = this.deps.now?.() ?? Date.now();
     const [keys, stored] = await Promise.all([this.readKeys(target), snapshots.readSnapshot(target.snapshotKey)]);
     const previous = parseSnapshot(stored);
+    const keysRead = keys !== undefined && 'keys' in keys;
     // Keys that could not be read keep the previous baseline, so no key change goes unreported.
-    const currentKeys = 'keys' in keys ? keysSection(keys.keys, now) : previous?.keys;
+    const currentKeys = keysRead ? keysSection(keys.keys, now) : previous?.keys;
     const current = takeSnapshot(services, now, currentKeys);
-    const keyInput = keyDriftInput(previous?.keys, 'keys' in keys ? currentKeys : undefined, now);
+    const keyInput = keyDriftInput(previous?.keys, keysRead ? currentKeys : undefined, now);
     let attributed: Attributed | undefined;
     if (previous) {
       const window = { from: previous.takenAt, to: now };
@@ -119,7 +125,7 @@ export class Summaries implements SummaryPublisher {
       services,
       filters: target.filters,
       drift: attributed?.drift,
-      keys,
+      ...(keys ? { keys } : {}),
       generatedAt: now,
       ...(attributed && keyInput ? { keyDrift: attributed.keyDrift } : {}),
       ...(activityLogUnread ? { activityLogUnread } : {}),
@@ -147,10 +153,11 @@ export class Summaries implements SummaryPublisher {
   }
 
   /**
-   * The organization's API keys, read once per summary; a failure costs the keys line only (it
-   * says why), never the summary.
+   * The organization's API keys, read once per summary (undefined where they are not shown); a
+   * failure costs the keys line only (it says why), never the summary.
    */
-  private async readKeys(target: SummaryTarget): Promise<KeysRead> {
+  private async readKeys(target: SummaryTarget): Promise<KeysRead | undefined> {
+    if (this.deps.showKeys === false) return undefined;
     try {
       const { keys, ownKeyId } = await this.deps.cloud.listApiKeys(readingFor(target));
       return { keys, ownKeyId };

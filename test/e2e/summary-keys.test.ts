@@ -7,17 +7,17 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_OTHER_KEY_IDS } from '../../src/simulator/seed.js';
 import { consoleUser } from '../../src/simulator/state.js';
-import { KEY_SECRET, useHarnesses, type Harness } from './harness.js';
+import { CHANNEL, KEY_SECRET, USERS, useHarnesses, type Harness } from './harness.js';
 import { summaryPosted } from './summary-posts.js';
 
 const harness = useHarnesses();
 
 const keyReads = (h: Harness) => h.simulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/keys'));
 
-async function summary(h: Harness) {
+async function summary(h: Harness, channel = CHANNEL) {
   const after = h.slack.calls.length;
-  await h.command('summary');
-  return summaryPosted(h, { after });
+  await h.command('summary', USERS.requester, channel);
+  return summaryPosted(h, { after, channel });
 }
 
 describe('API keys in a summary', () => {
@@ -74,5 +74,20 @@ describe('API keys in a summary', () => {
     expect(later.thread).toContain(
       '• API key *terraform* (…T3rr): Expiry: never → 2027-03-01 00:00 UTC — :bust_in_silhouette: changed in the console by sam@example.com',
     );
+  });
+
+  it('leaves keys out of the summary of a channel whose guardrails leave out the keys command', async () => {
+    const h = await harness({
+      organizations: [
+        { name: 'analytics', channels: { [CHANNEL]: {}, C0DATA: { allow: ['list', 'show', 'summary'] } } },
+      ],
+    });
+    const readOnly = await summary(h, 'C0DATA');
+    expect(readOnly.head).not.toContain('API keys');
+    expect(readOnly.thread).not.toContain('API keys');
+    expect(keyReads(h)).toHaveLength(0);
+    const open = await summary(h);
+    expect(open.head).toContain('*API keys*\n3 keys');
+    expect(keyReads(h)).toHaveLength(1);
   });
 });
