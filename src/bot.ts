@@ -156,6 +156,8 @@ export interface BotOverrides {
   costAlertTickMs?: number;
   /** How long a summary waits for its spend section before posting without it (default 5 s). */
   summarySpendWaitMs?: number;
+  /** How long a summary waits for the organization's keys before posting its keys line as not read (default 5 s). */
+  summaryKeysWaitMs?: number;
   /** false: summaries without a spend section (tests of huge organizations whose spend is beside the point). */
   summarySpend?: boolean;
   /** Interface the HTTP receiver listens on; every interface unless given (the playground: loopback). */
@@ -257,6 +259,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const keys = new Map<string, OrganizationKey>();
   // Set once the middle layer has built them: the spend sections of the first organization's summaries.
   const spendOfFirst: { current?: Pick<SummariesSpend, 'costs' | 'spendCharts' | 'spendWaitMs'> } = {};
+  const keysWait = overrides.summaryKeysWaitMs === undefined ? {} : { keysWaitMs: overrides.summaryKeysWaitMs };
   const organizations = await Organizations.open({
     path: config.organizations.file,
     env: overrides.environment ?? process.env,
@@ -282,8 +285,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
         spendOfFirst.current && binding.organization === organizations.defaultOrganization()
           ? { ...spendOfFirst.current, spendOfListedOnly: binding.rules.services !== undefined }
           : {},
-        // The keys line shows what `keys` would: not in a channel whose guardrails leave that command out.
-        binding.rules.allow === undefined || binding.rules.allow.includes('keys'),
+        {
+          // The keys line shows what `keys` would: not in a channel whose guardrails leave that command out.
+          showKeys: binding.rules.allow === undefined || binding.rules.allow.includes('keys'),
+          ...keysWait,
+        },
       ),
   });
   const simulator = connected?.simulator;
@@ -696,6 +702,7 @@ function buildServices(
       snapshots: scheduleStore,
       messenger,
       logger,
+      ...(overrides.summaryKeysWaitMs === undefined ? {} : { keysWaitMs: overrides.summaryKeysWaitMs }),
       ...(overrides.summarySpend === false
         ? {}
         : {
@@ -788,6 +795,8 @@ async function firstOrganizationServicesSeenBy(
   return new Set(list.services.map((service) => service.id));
 }
 
+type SummariesKeys = Pick<ConstructorParameters<typeof Summaries>[0], 'showKeys' | 'keysWaitMs'>;
+
 type SummariesSpend = Pick<
   ConstructorParameters<typeof Summaries>[0],
   'costs' | 'spendCharts' | 'spendWaitMs' | 'spendOfListedOnly'
@@ -798,10 +807,10 @@ function summariesOver(
   cloud: ServiceDirectory,
   { stores, messenger, logger, metrics }: Pick<Adapters, 'stores' | 'messenger' | 'logger' | 'metrics'>,
   spend: SummariesSpend = {},
-  showKeys = true,
+  keys: SummariesKeys = {},
 ) {
   const { changeStore: audit, scheduleStore: snapshots } = stores;
-  return countedSummaries(new Summaries({ cloud, audit, snapshots, messenger, logger, showKeys, ...spend }), metrics);
+  return countedSummaries(new Summaries({ cloud, audit, snapshots, messenger, logger, ...keys, ...spend }), metrics);
 }
 
 function keyIdentity(config: Config, key: OrganizationKey | undefined): KeyIdentity {

@@ -87,6 +87,8 @@ export class Summaries implements SummaryPublisher {
        * list lacks `keys` does not see them in summaries either). Default true.
        */
       showKeys?: boolean;
+      /** How long a summary waits for the keys (default 5 s): a busy API budget costs the keys line, not the summary. */
+      keysWaitMs?: number;
     },
   ) {
     this.authors = new DriftAuthors(deps);
@@ -159,7 +161,8 @@ export class Summaries implements SummaryPublisher {
   private async readKeys(target: SummaryTarget): Promise<KeysRead | undefined> {
     if (this.deps.showKeys === false) return undefined;
     try {
-      const { keys, ownKeyId } = await this.deps.cloud.listApiKeys(readingFor(target));
+      const read = this.deps.cloud.listApiKeys(readingFor(target));
+      const { keys, ownKeyId } = await withinMs(read, this.deps.keysWaitMs ?? KEYS_WAIT_MS, 'keys');
       return { keys, ownKeyId };
     } catch (error) {
       this.deps.logger.warn(`summary keys for ${target.channelId}: ${messageOf(error)}`);
@@ -187,12 +190,13 @@ export class Summaries implements SummaryPublisher {
       const rows = await withinMs(
         costs.rows(weekSpendRange(now), readingFor(target)),
         this.deps.spendWaitMs ?? SPEND_WAIT_MS,
+        'spend',
       );
       const spend = weekSpend(rows, now, (entity) => !filtered || (entity.isService && ids.has(entity.id)));
       const provisional = rows.some((row) => !row.locked);
       return { blocks: spendSummaryMessage(spend, { label, provisional }).blocks, spend, label };
     } catch (error) {
-      if (error instanceof SpendNotReady) return { blocks: [section(spendUnavailableText(SPEND_NOT_READY_REASON))] };
+      if (error instanceof NotReady) return { blocks: [section(spendUnavailableText(SPEND_NOT_READY_REASON))] };
       this.deps.logger.warn(`summary spend for ${target.channelId}: ${messageOf(error)}`);
       return { blocks: [section(spendUnavailableText(costReadFailure(error) ?? summaryFailureReason(error)))] };
     }
@@ -231,16 +235,19 @@ function keyDriftInput(
 
 /** How long a summary waits for its spend section before posting without it. */
 const SPEND_WAIT_MS = 5_000;
+/** How long a summary waits for the organization's keys before saying they were not read. */
+const KEYS_WAIT_MS = 5_000;
 
-class SpendNotReady extends Error {
-  override readonly name = 'SpendNotReady';
+/** A section's read did not answer in time (the summary posts without it). */
+class NotReady extends Error {
+  override readonly name = 'NotReady';
 }
 
-/** The answer of `work` if it comes within `ms`; else SpendNotReady (the read goes on and fills the cache). */
-function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+/** The answer of `work` if it comes within `ms`; else NotReady (the read goes on: it fills a cache, or is joined). */
+function withinMs<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SpendNotReady('spend not ready in time')), ms);
+    timer = setTimeout(() => reject(new NotReady(`${what} not ready in time`)), ms);
   });
   work.catch(() => undefined);
   return Promise.race([work, late]).finally(() => clearTimeout(timer));

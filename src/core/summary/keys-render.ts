@@ -26,7 +26,7 @@ export function keysHeadline(read: KeysRead | undefined, now: number): string | 
 
 function unreadText(status: number | undefined): string {
   if (status === 401 || status === 403)
-    return `not read: the bot's API key may not list the organization's keys (status ${status})`;
+    return `not read: the bot's API key may not list the organization's keys (status ${status}); give it a role that may, to see them here`;
   return `not read this time${status === undefined ? '' : ` (status ${status})`}; the next summary tries again`;
 }
 
