@@ -133,4 +133,5 @@ const silentMessenger: Messenger = {
   userTimeZone: () => Promise.resolve(undefined),
   userEmail: () => Promise.resolve(undefined),
   uploadFile: () => Promise.resolve(),
+  permalink: () => Promise.resolve('https://example.slack.com/archives/C0/p1'),
 };

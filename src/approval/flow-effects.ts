@@ -3,6 +3,7 @@
  * ports: the store's atomic steps, the lease and the service's lock, the Cloud API, Slack. An
  * effect that asks something answers with the event the runner feeds back; none decides.
  */
+import { readPlanTarget } from './read-target.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Effect, FlowEvent } from '../core/approval/types.js';
 import { changeSummary } from '../core/change/summary.js';
@@ -107,6 +108,7 @@ export class FlowEffects {
           cloudOf(this.kit.options, request.organization),
           effect.index,
           effect.operation,
+          effect.service,
         );
       case 'record-confirmed':
         return { type: 'confirmed-recorded', result: await this.kit.sender.recordConfirmed(run.hold, effect.results) };
@@ -211,7 +213,8 @@ export class FlowEffects {
   }
 
   private freshService(request: ChangeRequest): Promise<ServiceRecord | undefined> {
-    return cloudOf(this.kit.options, request.organization).getService(request.plan.serviceId, { fresh: true });
+    const cloud = cloudOf(this.kit.options, request.organization);
+    return readPlanTarget(cloud, request.plan, { fresh: true });
   }
 
   private async followUp(request: ChangeRequest): Promise<void> {

@@ -58,6 +58,8 @@ export interface ApprovalFlowOptions {
   securityChannel?: string;
   /** Told when a due revert finds its grant's record gone (a metric counts it). */
   onMissingRecord?: (id: string) => void;
+  /** The live load of risky requests: how long a read serves (30 s) and how long filing waits for it (1.5 s). */
+  liveLoad?: { reuseMs?: number; boundMs?: number };
 }
 
 /** What one run of the flow left behind: the reply for the person, and whether an outcome was recorded. */

@@ -6,6 +6,7 @@
  */
 import type { FlowEvent } from '../core/approval/types.js';
 import type { ChangeRequest, Operation, OperationResult } from '../core/change/types.js';
+import type { ServiceRecord } from '../core/service/schema.js';
 import { messageOf } from '../core/render/errors.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import {
@@ -72,11 +73,12 @@ export class LeasedSender {
     cloud: ServiceDirectory,
     index: number,
     operation: Operation,
+    service?: ServiceRecord,
   ): Promise<FlowEvent> {
     if (!hold) return { type: 'send-refused', index };
     const serviceId = hold.lease.token.serviceId;
     try {
-      const result = await sendOperation(cloud, serviceId, operation, {
+      const result = await sendOperation(cloud, serviceId, operation, service, {
         beforeSend: () => this.confirmSending(hold),
       });
       return { type: 'operation-answered', index, apiRequestId: result.requestId, service: result.service };
@@ -108,10 +110,11 @@ export class LeasedSender {
 }
 
 /** The one table from an operation's endpoint to the Cloud client's call. */
-function sendOperation(
+async function sendOperation(
   cloud: ServiceDirectory,
   serviceId: string,
   operation: Operation,
+  service: ServiceRecord | undefined,
   options: UpdateOptions,
 ): Promise<ServiceUpdateResult> {
   switch (operation.endpoint) {
@@ -121,6 +124,26 @@ function sendOperation(
       return cloud.scaleReplicas(serviceId, operation.body, options);
     case 'state':
       return cloud.changeState(serviceId, operation.body.command, options);
+    case 'part': {
+      const { value, requestId } = await cloud.writePart(serviceId, operation.part, operation.body, options);
+      // The answer is the part alone: the record to post is the one last read, with the part as it is now.
+      const record = service ?? { id: serviceId, name: '' };
+      return { service: { ...record, parts: { ...record.parts, [operation.part]: value } }, requestId };
+    }
+    case 'member': {
+      const { member, requestId } = await cloud.updateMember(operation.userId, operation.body, options);
+      const target = service?.organizationTarget;
+      const roles = target?.type === 'member' ? target.roles : [];
+      const record = { id: serviceId, name: member.email, ...service };
+      return { service: { ...record, organizationTarget: { type: 'member', member, roles } }, requestId };
+    }
+    case 'apiKey': {
+      const { key, requestId } = await cloud.updateKey(operation.keyId, operation.body, options);
+      const target = service?.organizationTarget;
+      const rest = target?.type === 'apiKey' ? target : { roles: [], ownKeyId: '' };
+      const record = { id: serviceId, name: key.name, ...service };
+      return { service: { ...record, organizationTarget: { ...rest, type: 'apiKey', key } }, requestId };
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * ClickHouse Cloud API client: list services, read one, read the organization's activities, and
- * the PATCHes we drive (basic settings, …/replicaScaling, …/state, a member's roles, an API key).
- * The PATCHes share one path through the code: the same strict body check, throttle ticket, beforeSend
+ * the three PATCHes we drive (basic settings, …/replicaScaling and …/state). The three PATCHes
+ * share one path through the code: the same strict body check, throttle ticket, beforeSend
  * fencing, retry rules and envelope.
  *
  * Retries, by design:
@@ -23,6 +23,7 @@ import { CloudApiError } from '../core/service/api-error.js';
 import { z } from 'zod';
 import {
   ReplicaScalingUpdateSchema,
+  ServiceRecordSchema,
   ServiceUpdateSchema,
   StateCommandSchema,
   TagFilterSchema,
@@ -37,9 +38,7 @@ import {
   type ActivityList,
   type ActivityWindow,
   type ApiKeyList,
-  type ApiKeyUpdateResult,
   type BackupsAnswer,
-  type MemberUpdateResult,
   type ReadOptions,
   type ServiceDirectory,
   type ServiceList,
@@ -47,17 +46,30 @@ import {
   type UpdateOptions,
 } from '../ports/service-directory.js';
 import { parseBackups } from '../core/service/backup.js';
-import { ApiKeyPatchSchema, parseApiKeys, type ApiKeyPatch } from '../core/access/api-key.js';
-import { MemberPatchSchema, parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
+import { ApiKeySchema, parseApiKeys, type ApiKey } from '../core/access/api-key.js';
+import { MemberSchema, parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
+import type { ApiKeyOperation, MemberOperation } from '../core/change/types.js';
+
+/** PATCH …/members/{userId} and …/keys/{keyId} as the bot sends them (official OpenAPI, strict). */
+const MemberPatchSchema = z.strictObject({ assignedRoleIds: z.array(z.string().min(1)) });
+const KeyPatchSchema = z.strictObject({
+  state: z.enum(['enabled', 'disabled']).optional(),
+  expireAt: z.iso.datetime().nullable().optional(),
+});
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { QueryEndpointSchema, type QueryEndpoint } from '../core/service/query-endpoint.js';
 import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
 import { ScalingScheduleSchema, type ScalingSchedule } from '../core/service/scaling-schedule.js';
 import {
-  ApiKeyEnvelopeSchema,
+  SERVICE_PARTS,
+  type PartName,
+  type PartSpec,
+  type PartUpdates,
+  type PartValues,
+} from '../core/service/parts.js';
+import {
   BackupConfigurationEnvelopeSchema,
-  MemberEnvelopeSchema,
   ErrorEnvelopeSchema,
   ListEnvelopeSchema,
   parseServiceList,
@@ -119,7 +131,7 @@ interface RawResponse {
   text?: string;
 }
 
-type Method = 'GET' | 'PATCH';
+type Method = 'GET' | 'PATCH' | 'PUT' | 'POST' | 'DELETE';
 
 export class CloudClient implements ServiceDirectory, UsageCostSource {
   readonly orgId: string;
@@ -274,7 +286,7 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     update: ServiceUpdate,
     options: UpdateOptions = {},
   ): Promise<ServiceUpdateResult> {
-    return this.patchService(this.servicePath(serviceId), ServiceUpdateSchema, update, options);
+    return this.patch(this.servicePath(serviceId), ServiceUpdateSchema, update, options);
   }
 
   /** PATCH …/replicaScaling; same guarantees as updateService. */
@@ -283,12 +295,7 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     body: ReplicaScalingUpdate,
     options: UpdateOptions = {},
   ): Promise<ServiceUpdateResult> {
-    return this.patchService(
-      `${this.servicePath(serviceId)}/replicaScaling`,
-      ReplicaScalingUpdateSchema,
-      body,
-      options,
-    );
+    return this.patch(`${this.servicePath(serviceId)}/replicaScaling`, ReplicaScalingUpdateSchema, body, options);
   }
 
   /** PATCH …/state with `{ command }`; same guarantees as updateService. */
@@ -297,72 +304,44 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     command: StateCommand,
     options: UpdateOptions = {},
   ): Promise<ServiceUpdateResult> {
-    return this.patchService(`${this.servicePath(serviceId)}/state`, StateCommandBodySchema, { command }, options);
-  }
-
-  /** PATCH …/members/{userId} with the member's whole role list; same guarantees as updateService. */
-  async updateMember(
-    userId: string,
-    roleIds: readonly string[],
-    options: UpdateOptions = {},
-  ): Promise<MemberUpdateResult> {
-    const path = `${this.orgPath()}/members/${encodeURIComponent(userId)}`;
-    const body = { assignedRoleIds: [...roleIds] };
-    const answer = await this.patch(path, MemberPatchSchema, body, options, MemberEnvelopeSchema);
-    return { member: answer.result, requestId: answer.requestId };
-  }
-
-  /** PATCH …/keys/{keyId}; same guarantees as updateService. */
-  async updateKey(keyId: string, patch: ApiKeyPatch, options: UpdateOptions = {}): Promise<ApiKeyUpdateResult> {
-    const path = `${this.orgPath()}/keys/${encodeURIComponent(keyId)}`;
-    const answer = await this.patch(path, ApiKeyPatchSchema, patch, options, ApiKeyEnvelopeSchema);
-    return { key: answer.result, requestId: answer.requestId };
-  }
-
-  /** The key this client authenticates with (CLICKHOUSE_KEY_ID). */
-  ownKeyId(): string {
-    return this.options.keyId;
-  }
-
-  private async patchService<T>(
-    path: string,
-    schema: z.ZodType<T>,
-    input: unknown,
-    options: UpdateOptions,
-  ): Promise<ServiceUpdateResult> {
-    const answer = await this.patch(path, schema, input, options, ServiceEnvelopeSchema);
-    return { service: answer.result, requestId: answer.requestId };
+    return this.patch(`${this.servicePath(serviceId)}/state`, StateCommandBodySchema, { command }, options);
   }
 
   /**
    * Every PATCH: the body is checked strictly before anything is sent (a refusal is an
    * 'invalid-request' CloudApiError, certainly not applied), then sent with the approval ticket
-   * and `beforeSend` fencing, never retried but after a 429, and its answer's envelope parsed
-   * with `answer` (an odd one is a 'bad-response' CloudApiError).
+   * and `beforeSend` fencing, never retried but after a 429, and answered with the record after it.
    */
-  private async patch<T, R>(
+  private async patch<T>(
     path: string,
     schema: z.ZodType<T>,
     input: unknown,
     options: UpdateOptions,
-    answer: z.ZodType<{ result: R; requestId: string }>,
-  ): Promise<{ result: R; requestId: string }> {
+  ): Promise<ServiceUpdateResult> {
+    const { result, requestId } = await this.write('PATCH', path, schema, input, options, ServiceRecordSchema);
+    return { service: result, requestId };
+  }
+
+  /** A write whose answer's `result` is parsed by `answer` (the record, or a part of it). */
+  private async write<T, A>(
+    method: Exclude<Method, 'GET'>,
+    path: string,
+    schema: z.ZodType<T>,
+    input: unknown,
+    options: UpdateOptions,
+    answer: z.ZodType<A>,
+  ): Promise<{ result: A; requestId: string }> {
     const body = schema.safeParse(input);
     if (!body.success) {
       const problems = body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
       throw new CloudApiError('invalid-request', `The change breaks the API's rules: ${problems}`);
     }
     try {
-      const response = await this.send(
-        'PATCH',
-        path,
-        { priority: 'approval', person: 'approval' },
-        body.data,
-        options.beforeSend,
-      );
-      const parsed = answer.safeParse(response.json);
-      if (!parsed.success) throw this.badResponse('PATCH', path, response.json);
-      return parsed.data;
+      const ticket: ThrottleTicket = { priority: 'approval', person: 'approval' };
+      const response = await this.send(method, path, ticket, body.data, options.beforeSend);
+      const parsed = z.looseObject({ requestId: z.string(), result: answer }).safeParse(response.json);
+      if (!parsed.success) throw this.badResponse(method, path, response.json);
+      return { result: parsed.data.result, requestId: parsed.data.requestId };
     } finally {
       // Whatever happened, the organization may have changed: the next read must be fresh.
       this.cache.invalidate();
@@ -437,6 +416,34 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     return this.readSetting(serviceId, 'scalingSchedule', ScalingScheduleSchema, options);
   }
 
+  /** GET …/services/{id}/PART, never cached: a change to it is judged on it as it is. */
+  async readPart<P extends PartName>(
+    serviceId: string,
+    part: P,
+    options: ReadOptions = {},
+  ): Promise<PartValues[P] | null> {
+    const spec: PartSpec<PartValues[P], PartUpdates[P]> = SERVICE_PARTS[part];
+    return (await this.readSetting(serviceId, spec.path, spec.schema, options)) ?? null;
+  }
+
+  /** Writes …/services/{id}/PART with its spec's method, DELETE for null; same guarantees as updateService. */
+  async writePart<P extends PartName>(
+    serviceId: string,
+    part: P,
+    body: PartUpdates[P] | null,
+    options: UpdateOptions = {},
+  ): Promise<{ value: PartValues[P] | null; requestId: string }> {
+    const spec: PartSpec<PartValues[P], PartUpdates[P]> = SERVICE_PARTS[part];
+    const path = `${this.servicePath(serviceId)}/${spec.path}`;
+    if (body === null) {
+      if (!spec.removable) throw new CloudApiError('invalid-request', `The ${spec.label} cannot be removed.`);
+      const { requestId } = await this.write('DELETE', path, z.undefined(), undefined, options, z.unknown());
+      return { value: null, requestId };
+    }
+    const { result, requestId } = await this.write(spec.method, path, spec.update, body, options, spec.schema);
+    return { value: result, requestId };
+  }
+
   /** A setting of one service the API keeps apart (GET …/services/{id}/NAME); undefined on its 404. */
   private async readSetting<T>(
     serviceId: string,
@@ -455,6 +462,28 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
       if (error instanceof CloudApiError && error.status === 404) return undefined;
       throw error;
     }
+  }
+
+  /** PATCH …/members/{userId}; same guarantees as updateService. */
+  async updateMember(
+    userId: string,
+    body: MemberOperation['body'],
+    options: UpdateOptions = {},
+  ): Promise<{ member: Member; requestId: string }> {
+    const path = `${this.orgPath()}/members/${encodeURIComponent(userId)}`;
+    const { result, requestId } = await this.write('PATCH', path, MemberPatchSchema, body, options, MemberSchema);
+    return { member: result, requestId };
+  }
+
+  /** PATCH …/keys/{keyId}; same guarantees as updateService. */
+  async updateKey(
+    keyId: string,
+    body: ApiKeyOperation['body'],
+    options: UpdateOptions = {},
+  ): Promise<{ key: ApiKey; requestId: string }> {
+    const path = `${this.orgPath()}/keys/${encodeURIComponent(keyId)}`;
+    const { result, requestId } = await this.write('PATCH', path, KeyPatchSchema, body, options, ApiKeySchema);
+    return { key: result, requestId };
   }
 
   /** GET …/members: never cached (people ask who has access now). */
@@ -477,11 +506,9 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     return parsed.data.result;
   }
 
-  /**
-   * GET …/keys: never cached (someone asks because a key may have leaked), but a read under way is
-   * joined (single flight): summaries firing together cost one request, not one each.
-   */
+  /** GET …/keys: never cached (someone asks because a key may have leaked). */
   listApiKeys(options: ReadOptions = {}): Promise<ApiKeyList> {
+    // A read under way is joined (single flight): summaries firing together cost one request.
     if (this.keysInFlight !== undefined) return this.keysInFlight;
     const read = this.listOf('keys', options).then((items) => ({
       ...parseApiKeys(items),
@@ -496,6 +523,11 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
   }
 
   private keysInFlight: Promise<ApiKeyList> | undefined;
+
+  /** The key this client authenticates with (CLICKHOUSE_KEY_ID), without a request. */
+  ownKeyId(): string {
+    return this.options.keyId;
+  }
 
   /** Requests waiting for the client-side throttle right now. */
   get throttleQueueLength(): number {

@@ -1,7 +1,5 @@
 /** The API's response envelopes around service records (see core/service/schema.ts). */
 import { z } from 'zod';
-import { ApiKeySchema } from '../core/access/api-key.js';
-import { MemberSchema } from '../core/access/member.js';
 import { BackupConfigurationSchema } from '../core/service/backup.js';
 import { lenient, ServiceRecordSchema, type ServiceRecord } from '../core/service/schema.js';
 
@@ -20,10 +18,6 @@ export const UsageCostEnvelopeSchema = z.looseObject({
   ...envelope,
   result: z.looseObject({ grandTotalCHC: lenient(z.number()), costs: z.array(z.unknown()) }),
 });
-/** One member: the answer to PATCH …/members/{userId}. */
-export const MemberEnvelopeSchema = z.looseObject({ ...envelope, result: MemberSchema });
-/** One API key: the answer to PATCH …/keys/{keyId}. */
-export const ApiKeyEnvelopeSchema = z.looseObject({ ...envelope, result: ApiKeySchema });
 /** GET …/backupConfiguration. */
 export const BackupConfigurationEnvelopeSchema = z.looseObject({ ...envelope, result: BackupConfigurationSchema });
 export const ErrorEnvelopeSchema = z.looseObject({

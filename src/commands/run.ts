@@ -2,6 +2,8 @@
  * Runs a parsed command: reads through the cached client, plans through the core, answers the
  * person privately, and posts change requests publicly for approval.
  */
+import { hasLocalTimes, localizeIntent } from '../core/change/kinds/index.js';
+import type { ChangeIntent } from '../core/change/types.js';
 import { randomUUID } from 'node:crypto';
 import { durationProblem, temporaryTerms } from '../core/change/temporary.js';
 import type { Command, CommandKind } from '../core/command/parse.js';
@@ -40,16 +42,17 @@ import type { NewChangeRequest } from '../ports/index.js';
 import { scheduledFilingText } from '../core/render/scheduled.js';
 import { resolveWhen, type WhenSpec } from '../core/command/when.js';
 import { code, esc, section, type Block } from '../core/render/mrkdwn.js';
-import { listBlocks, serviceBlocks } from '../core/render/service.js';
+import { listBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
 import { commandRefusal, servicesOfChannel } from './channel.js';
 import type { ServiceList } from '../ports/service-directory.js';
 import { replyText, type BotServices, type Invocation } from './context.js';
-import { lookupService } from './lookup.js';
+import { lookupService, lookupTarget } from './lookup.js';
 import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 import { showCapacitySpend, showCost } from './cost.js';
+import { showService } from './show.js';
 
 const HISTORY_LIMIT = 20;
 
@@ -60,6 +63,13 @@ async function scheduleOf(when: WhenSpec, inv: Invocation, s: BotServices) {
     : await s.timeZoneOf(inv.channelId, inv.userId);
   const resolved = resolveWhen(when, s.now(), zone);
   return resolved.ok ? { ...resolved, source } : resolved;
+}
+
+/** The intent with its times of day (backup-config's `at 02:00`) read in the channel's or the requester's zone. */
+async function localized(intent: ChangeIntent, inv: Invocation, s: BotServices): Promise<ChangeIntent> {
+  if (!hasLocalTimes(intent)) return intent;
+  const { zone } = await s.timeZoneOf(inv.channelId, inv.userId);
+  return localizeIntent(intent, zone, s.now());
 }
 
 export async function runCommand(command: Command, inv: Invocation, everywhere: BotServices): Promise<void> {
@@ -164,11 +174,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     // channel when there are no organizations (ORGANIZATIONS_FILE) to give channels their own.
     if (list.cachedUntil !== undefined) inv.offerAgain?.(answer, list.cachedUntil, s.tenants === undefined);
   },
-  show: async (command, inv, s) => {
-    const found = await lookupService(s, command.service, inv.userId);
-    if (!found.ok) return replyText(inv, found.text);
-    return inv.reply({ text: `Service ${esc(found.service.name)}`, blocks: serviceBlocks(found.service) });
-  },
+  show: (command, inv, s) => showService(command.service, inv, s),
   backups: async (command, inv, s) => {
     const found = await lookupService(s, command.service, inv.userId);
     if (!found.ok) return replyText(inv, found.text);
@@ -293,7 +299,7 @@ async function changeInput(command: Extract<Command, { kind: 'change' }>, inv: I
   if (tooLong) return { ok: false as const, text: `:warning: ${esc(tooLong)}` };
   const schedule = command.when ? await scheduleOf(command.when, inv, s) : undefined;
   if (schedule && !schedule.ok) return { ok: false as const, text: `:warning: ${esc(schedule.message)}` };
-  const found = await lookupService(s, command.service, inv.userId);
+  const found = await lookupTarget(s, command.target, command.service, inv.userId);
   if (!found.ok) return found;
   const temporary = command.durationMs === undefined ? {} : { temporary: temporaryTerms(command.durationMs) };
   const input: NewChangeRequest = {
@@ -301,7 +307,7 @@ async function changeInput(command: Extract<Command, { kind: 'change' }>, inv: I
     userId: inv.userId,
     service: found.service,
     serviceReadAt: found.readAt,
-    intent: command.intent,
+    intent: await localized(command.intent, inv, s),
     ...temporary,
     ...(command.reason !== undefined ? { reason: command.reason } : {}),
     ...(command.ticket !== undefined ? { ticket: command.ticket } : {}),

@@ -4,10 +4,12 @@
  * Failures are CloudApiError (core/service/api-error.ts), whose `certainlyNotApplied` tells an
  * update that never happened from one whose outcome is unknown.
  */
-import type { ApiKey, ApiKeyPatch } from '../core/access/api-key.js';
+import type { ApiKey } from '../core/access/api-key.js';
 import type { Member, Role } from '../core/access/member.js';
 import type { Backup, BackupConfiguration } from '../core/service/backup.js';
 import type { ServiceLoad } from '../core/service/load.js';
+import type { PartName, PartUpdates, PartValues } from '../core/service/parts.js';
+import type { ApiKeyOperation, MemberOperation } from '../core/change/types.js';
 import type { QueryEndpoint } from '../core/service/query-endpoint.js';
 import type { UpgradeWindow } from '../core/service/upgrade-window.js';
 import type { ScalingSchedule } from '../core/service/scaling-schedule.js';
@@ -118,6 +120,30 @@ export interface ServiceDirectory {
    * 403 when the organization lacks the (beta) feature.
    */
   readScalingSchedule(serviceId: string, options?: ReadOptions): Promise<ScalingSchedule | undefined>;
+  /** GET …/services/{id}/PART (core/service/parts.ts): null when the service has none (404). */
+  readPart<P extends PartName>(serviceId: string, part: P, options?: ReadOptions): Promise<PartValues[P] | null>;
+  /**
+   * Writes …/services/{id}/PART with its spec's method, or DELETE when `body` is null; same
+   * guarantees as updateService. Answers the part as the API answered it (null once removed).
+   */
+  writePart<P extends PartName>(
+    serviceId: string,
+    part: P,
+    body: PartUpdates[P] | null,
+    options?: UpdateOptions,
+  ): Promise<{ value: PartValues[P] | null; requestId: string }>;
+  /** PATCH …/members/{userId} with the whole role list; same guarantees as updateService. */
+  updateMember(
+    userId: string,
+    body: MemberOperation['body'],
+    options?: UpdateOptions,
+  ): Promise<{ member: Member; requestId: string }>;
+  /** PATCH …/keys/{keyId}: state or expiry; same guarantees as updateService. */
+  updateKey(
+    keyId: string,
+    body: ApiKeyOperation['body'],
+    options?: UpdateOptions,
+  ): Promise<{ key: ApiKey; requestId: string }>;
   /** GET …/members: the organization's people and their roles. */
   listMembers(options?: ReadOptions): Promise<Member[]>;
   /** GET …/roles: the organization's roles, system and custom, with who holds them. */
@@ -129,25 +155,6 @@ export interface ServiceDirectory {
    * `keys` marks as the bot's own, which must never be disabled from chat. No request is made.
    */
   ownKeyId(): string;
-  /**
-   * PATCH …/members/{userId} with `{assignedRoleIds}`: `roleIds` is the member's whole role list
-   * after the change (the API replaces it). Same guarantees as updateService.
-   */
-  updateMember(userId: string, roleIds: readonly string[], options?: UpdateOptions): Promise<MemberUpdateResult>;
-  /** PATCH …/keys/{keyId}: state, expiry, name, roles or IP list. Same guarantees as updateService. */
-  updateKey(keyId: string, patch: ApiKeyPatch, options?: UpdateOptions): Promise<ApiKeyUpdateResult>;
-}
-
-export interface MemberUpdateResult {
-  /** The member as the API answered after the change. */
-  member: Member;
-  requestId: string;
-}
-
-export interface ApiKeyUpdateResult {
-  /** The key as the API answered after the change. */
-  key: ApiKey;
-  requestId: string;
 }
 
 export interface ApiKeyList {

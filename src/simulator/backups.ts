@@ -17,12 +17,13 @@ import type { Outcome } from './records.js';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-export interface BackupConfiguration {
+/** A type, not an interface: it reads as the core's lenient record (which has an index signature). */
+export type BackupConfiguration = {
   backupPeriodInHours: number;
   backupRetentionPeriodInHours: number;
   /** "HH:MM" UTC; absent unless set. */
   backupStartTime?: string;
-}
+};
 
 /** What ClickHouse Cloud applies when nothing is customised: one backup a day, kept one day. */
 export const DEFAULT_BACKUP_CONFIGURATION: Readonly<BackupConfiguration> = {

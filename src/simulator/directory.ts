@@ -13,9 +13,7 @@ import type {
   ActivityList,
   ActivityWindow,
   ApiKeyList,
-  ApiKeyUpdateResult,
   BackupsAnswer,
-  MemberUpdateResult,
   ServiceDirectory,
   ServiceList,
   ServiceUpdateResult,
@@ -36,22 +34,30 @@ import type { UsageCostAnswer, UsageCostSource } from '../ports/cost.js';
 import type { DayRange } from '../core/cost/period.js';
 import { parseCostRows } from '../core/cost/schema.js';
 import { usageCost } from './cost.js';
-import { backupsOf, DEFAULT_BACKUP_CONFIGURATION } from './backups.js';
+import {
+  backupsOf,
+  DEFAULT_BACKUP_CONFIGURATION,
+  patchBackupConfiguration,
+  type BackupConfiguration,
+} from './backups.js';
+import type { PartName, PartUpdates, PartValues } from '../core/service/parts.js';
+import type { Outcome } from './records.js';
 import { parseBackups } from '../core/service/backup.js';
-import { parseApiKeys, type ApiKeyPatch } from '../core/access/api-key.js';
+import { parseApiKeys } from '../core/access/api-key.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { defaultLoad, prometheusText } from './prometheus.js';
 import type { QueryEndpoint } from '../core/service/query-endpoint.js';
 import type { UpgradeWindow } from '../core/service/upgrade-window.js';
 import type { ScalingSchedule } from '../core/service/scaling-schedule.js';
-import { AccessDirectory, keyView, memberView, roleView } from './access.js';
-import type { Outcome } from './records.js';
+import { keyView, memberView, patchKey, patchMember, roleView } from './access.js';
+import type { ApiKeyOperation, MemberOperation } from '../core/change/types.js';
+import type { ApiKey } from '../core/access/api-key.js';
 import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
 import { demoAccess } from './seed.js';
 
-/** The key id the in-process directory says the bot uses: the one its own changes are logged under. */
-const IN_PROCESS_KEY_ID = UNNAMED_API_ACTOR.id;
+/** The key id the in-process directory says the bot uses. */
+const IN_PROCESS_KEY_ID = 'in-process-key';
 
 export interface InProcessDirectoryOptions {
   /** How long `stopping`, `starting` and `awaking` last (ms); 0, the default, settles at once. */
@@ -70,7 +76,9 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   /** Every usageCost read, in order (what would have been a GET). */
   readonly usageCostReads: DayRange[] = [];
   private readonly now: () => number;
-  private accessDirectory: AccessDirectory | undefined;
+  /** Each service's backup configuration once changed (the default until then). */
+  private readonly backupConfigurations = new Map<string, BackupConfiguration>();
+  private accessState: ReturnType<typeof demoAccess> | undefined;
 
   constructor(
     services: readonly ServiceRecordLike[],
@@ -149,9 +157,59 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   /** The default backup configuration's backups (the in-process directory keeps no configuration of its own). */
   readBackups(serviceId: string): Promise<BackupsAnswer> {
     return answer(() => {
-      const configuration = { ...DEFAULT_BACKUP_CONFIGURATION };
+      const configuration = this.backupConfigurationOf(serviceId);
       return { ...parseBackups(backupsOf(serviceId, configuration, this.now())), configuration };
     });
+  }
+
+  readPart<P extends PartName>(serviceId: string, part: P): Promise<PartValues[P] | null> {
+    return answer(() => {
+      this.existing(serviceId);
+      return this.partTable(serviceId)[part].read();
+    });
+  }
+
+  writePart<P extends PartName>(
+    serviceId: string,
+    part: P,
+    body: PartUpdates[P] | null,
+  ): Promise<{ value: PartValues[P] | null; requestId: string }> {
+    return answer(() => {
+      this.existing(serviceId);
+      const outcome = this.partTable(serviceId)[part].write(body);
+      if (!outcome.ok) throw new CloudApiError('http', outcome.message, { status: 400, requestId: randomUUID() });
+      return { value: outcome.value, requestId: randomUUID() };
+    });
+  }
+
+  /** How each part of a service reads and is written, as the HTTP simulator does it. */
+  private partTable(serviceId: string): {
+    [P in PartName]: {
+      read(): PartValues[P] | null;
+      write(body: PartUpdates[P] | null): Outcome<PartValues[P] | null>;
+    };
+  } {
+    return {
+      backupConfiguration: {
+        read: () => this.backupConfigurationOf(serviceId),
+        write: (body) => {
+          if (body === null) return { ok: false, message: 'the backup configuration cannot be removed' };
+          const outcome = patchBackupConfiguration(this.backupConfigurationOf(serviceId), body);
+          if (outcome.ok) this.backupConfigurations.set(serviceId, outcome.value);
+          return outcome;
+        },
+      },
+    };
+  }
+
+  private backupConfigurationOf(serviceId: string): BackupConfiguration {
+    return { ...(this.backupConfigurations.get(serviceId) ?? DEFAULT_BACKUP_CONFIGURATION) };
+  }
+
+  private existing(serviceId: string): ServiceRecord {
+    const record = this.state.get(serviceId);
+    if (record === undefined) throw new CloudApiError('http', serviceNotFound(serviceId), { status: 404 });
+    return record as ServiceRecord;
   }
 
   /** The simulator's metrics of the service under its default load, read as the client reads them. */
@@ -164,65 +222,16 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
     });
   }
 
-  /** The demo organization's keys, as this directory's own changes left them. */
+  /** The demo organization's keys (the in-process directory keeps no access data of its own). */
   listApiKeys(): Promise<ApiKeyList> {
     return answer(() => {
-      const { keys, roles } = this.access();
-      const views = [...keys.values()].map((key) => keyView(key, roles));
-      return { ...parseApiKeys(views), ownKeyId: IN_PROCESS_KEY_ID };
+      const seed = this.access();
+      return { ...parseApiKeys(seed.keys.map((key) => keyView(key, seed.roles))), ownKeyId: IN_PROCESS_KEY_ID };
     });
   }
 
   ownKeyId(): string {
     return IN_PROCESS_KEY_ID;
-  }
-
-  /** The simulator's rules for PATCH …/members/{userId}; its 404 and 400 as CloudApiErrors. */
-  updateMember(userId: string, roleIds: readonly string[]): Promise<MemberUpdateResult> {
-    return answer(() => {
-      const access = this.access();
-      const before = access.members.get(userId)?.assignedRoleIds;
-      const outcome = access.applyMemberPatch(userId, { assignedRoleIds: [...roleIds] });
-      const member = this.accessResult(outcome, `member ${userId} not found`);
-      if (JSON.stringify(before) !== JSON.stringify(member.assignedRoleIds))
-        this.state.recordScoped({}, 'organization_member_update_roles', UNNAMED_API_ACTOR, this.now());
-      const [parsed] = parseMembers([memberView(member, access.roles)]).items;
-      if (parsed === undefined)
-        throw new CloudApiError('bad-response', 'the simulator returned a member without an id');
-      return { member: parsed, requestId: randomUUID() };
-    });
-  }
-
-  /** The simulator's rules for PATCH …/keys/{keyId} (one activity per kind of change); refusals as CloudApiErrors. */
-  updateKey(keyId: string, patch: ApiKeyPatch): Promise<ApiKeyUpdateResult> {
-    return answer(() => {
-      const access = this.access();
-      const outcome = access.applyKeyPatch(keyId, patch);
-      const { key, updates } = this.accessResult(outcome, `API key ${keyId} not found`);
-      for (const keyUpdateType of updates)
-        this.state.recordScoped(
-          { targetKeyId: keyId, keyUpdateType },
-          'openapi_key_update',
-          UNNAMED_API_ACTOR,
-          this.now(),
-        );
-      const [parsed] = parseApiKeys([keyView(key, access.roles)]).keys;
-      if (parsed === undefined) throw new CloudApiError('bad-response', 'the simulator returned a key without an id');
-      return { key: parsed, requestId: randomUUID() };
-    });
-  }
-
-  /** An accepted access PATCH's value, or the API's 404 (unknown) or 400 (refused) as CloudClient reports them. */
-  private accessResult<T>(outcome: Outcome<T> | undefined, notFound: string): T {
-    if (outcome?.ok) return outcome.value;
-    const [status, message] = outcome === undefined ? [404, notFound] : [400, outcome.message];
-    const code = status === 404 ? 'NOT_FOUND' : 'BAD_REQUEST';
-    throw new CloudApiError('http', `ClickHouse Cloud API answered ${status}: ${code}: ${message}`, {
-      status,
-      apiMessage: `${code}: ${message}`,
-      requestId: randomUUID(),
-      method: 'PATCH',
-    });
   }
 
   /** The in-process directory keeps no query endpoints: every service has it off. */
@@ -242,23 +251,52 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
 
   listMembers(): Promise<Member[]> {
     return answer(() => {
-      const { members, roles } = this.access();
-      return parseMembers([...members.values()].map((member) => memberView(member, roles))).items;
+      const seed = this.access();
+      return parseMembers(seed.members.map((member) => memberView(member, seed.roles))).items;
     });
   }
 
   listRoles(): Promise<Role[]> {
     return answer(() => {
-      const { members, keys, roles } = this.access();
-      const views = roles.map((role) => roleView(role, this.state.orgId, [...members.values()], [...keys.values()]));
-      return parseRoles(views).items;
+      const seed = this.access();
+      return parseRoles(seed.roles.map((role) => roleView(role, this.state.orgId, seed.members, seed.keys))).items;
     });
   }
 
-  /** The demo's roles, members and keys, dated from the first time they are asked for. */
-  private access(): AccessDirectory {
-    this.accessDirectory ??= new AccessDirectory(demoAccess(IN_PROCESS_KEY_ID, 'in-process-secret', this.now()));
-    return this.accessDirectory;
+  /** The demo organization's people and keys, as changed since (made on first use). */
+  private access() {
+    this.accessState ??= demoAccess(IN_PROCESS_KEY_ID, 'in-process-secret', this.now());
+    return this.accessState;
+  }
+
+  updateMember(userId: string, body: MemberOperation['body']): Promise<{ member: Member; requestId: string }> {
+    return answer(() => {
+      const seed = this.access();
+      const index = seed.members.findIndex((member) => member.userId === userId);
+      const member = seed.members[index];
+      if (member === undefined) throw new CloudApiError('http', `member ${userId} not found`, { status: 404 });
+      const outcome = patchMember(member, body, seed.roles);
+      if (!outcome.ok) throw new CloudApiError('http', outcome.message, { status: 400, requestId: randomUUID() });
+      seed.members[index] = outcome.value;
+      const [parsed] = parseMembers([memberView(outcome.value, seed.roles)]).items;
+      if (parsed === undefined) throw new CloudApiError('bad-response', 'the member could not be read back');
+      return { member: parsed, requestId: randomUUID() };
+    });
+  }
+
+  updateKey(keyId: string, body: ApiKeyOperation['body']): Promise<{ key: ApiKey; requestId: string }> {
+    return answer(() => {
+      const seed = this.access();
+      const index = seed.keys.findIndex((key) => key.id === keyId);
+      const key = seed.keys[index];
+      if (key === undefined) throw new CloudApiError('http', `key ${keyId} not found`, { status: 404 });
+      const outcome = patchKey(key, body, seed.roles);
+      if (!outcome.ok) throw new CloudApiError('http', outcome.message, { status: 400, requestId: randomUUID() });
+      seed.keys[index] = outcome.value.key;
+      const [parsed] = parseApiKeys([keyView(outcome.value.key, seed.roles)]).keys;
+      if (parsed === undefined) throw new CloudApiError('bad-response', 'the key could not be read back');
+      return { key: parsed, requestId: randomUUID() };
+    });
   }
 
   /** The record after the change, or the refusal as CloudClient would report it. */

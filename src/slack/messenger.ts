@@ -12,6 +12,8 @@ const UserZoneSchema = z.object({ user: z.object({ tz: z.string().min(1).optiona
 const UserEmailSchema = z.object({
   user: z.object({ profile: z.object({ email: z.string().trim().min(1).optional() }).optional() }).optional(),
 });
+/** What chat.getPermalink answers: the message's link (an https URL; nothing else is read). */
+const PermalinkSchema = z.object({ permalink: z.string().url().startsWith('http') });
 
 /** `onApiError` hears of every failed Web API call (metrics): its method and Slack's error code. */
 export function slackMessenger(client: WebClient, onApiError: ApiErrorListener = () => undefined): Messenger {
@@ -82,6 +84,14 @@ export function slackMessenger(client: WebClient, onApiError: ApiErrorListener =
       const result = await call('users.info', () => client.users.info({ user: userId }));
       const parsed = UserEmailSchema.safeParse(result);
       return parsed.success ? parsed.data.user?.profile?.email : undefined;
+    },
+    async permalink(channelId, ts) {
+      const result = await call('chat.getPermalink', () =>
+        client.chat.getPermalink({ channel: channelId, message_ts: ts }),
+      );
+      const parsed = PermalinkSchema.safeParse(result);
+      if (!parsed.success) throw slackCallError('chat.getPermalink', 'no_permalink_returned');
+      return parsed.data.permalink;
     },
     async uploadFile(channelId, file) {
       // files.uploadV2: getUploadURLExternal, the bytes to that URL, then completeUploadExternal.

@@ -143,6 +143,7 @@ export function pacedMessenger(inner: Messenger, options: PacingOptions): Messen
     userTimeZone: (userId) => honouringRetryAfter('users.info', () => inner.userTimeZone(userId)),
     userEmail: (userId) => honouringRetryAfter('users.info', () => inner.userEmail(userId)),
     uploadFile: (channelId, file) => honouringRetryAfter('files.uploadV2', () => inner.uploadFile(channelId, file)),
+    permalink: (channelId, ts) => honouringRetryAfter('chat.getPermalink', () => inner.permalink(channelId, ts)),
   };
 }
 

@@ -12,6 +12,7 @@ import { esc } from '../core/render/mrkdwn.js';
 import {
   attributeDrift,
   diffKeys,
+  explainKeyDrift,
   diffSnapshots,
   keysSection,
   filterServices,
@@ -120,7 +121,14 @@ export class Summaries implements SummaryPublisher {
       const window = { from: previous.takenAt, to: now };
       const audit = await auditLog.readApplied(window);
       const drift = attributeDrift(diffSnapshots(previous, current), audit, window);
-      attributed = await this.authors.attribute(drift, audit, window, readingFor(target), keyInput);
+      // The keys' baseline may be older than the services' (keys unread meanwhile): its own audit window.
+      const sameWindow = keyInput?.window.from === window.from;
+      const keysAudit = keyInput && (sameWindow ? audit : await auditLog.readApplied(keyInput.window));
+      const keyDrift = keyInput && {
+        ...keyInput,
+        items: explainKeyDrift(keyInput.items, keysAudit ?? [], keyInput.window),
+      };
+      attributed = await this.authors.attribute(drift, audit, window, readingFor(target), keyDrift);
     }
     const activityLogUnread = attributed?.unread;
     const { headline, details } = summaryMessages({

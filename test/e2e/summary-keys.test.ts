@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_OTHER_KEY_IDS } from '../../src/simulator/seed.js';
 import { consoleUser } from '../../src/simulator/state.js';
-import { CHANNEL, KEY_SECRET, USERS, useHarnesses, type Harness } from './harness.js';
+import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { appliedMessage, CHANNEL, KEY_SECRET, requestChange, USERS, useHarnesses, type Harness } from './harness.js';
 import { summaryPosted } from './summary-posts.js';
 
 const harness = useHarnesses();
@@ -54,6 +55,27 @@ describe('API keys in a summary', () => {
 
     const third = await summary(h);
     expect(third.head).toContain('No changes since the last summary');
+  });
+
+  it('credits a key disabled through the bot to its change request, and one disabled in the console to that person', async () => {
+    const h = await harness({ env: { CLICKHOUSE_CACHE_SECONDS: '0' } });
+    await summary(h);
+    const { id } = await requestChange(h, 'key disable ci-readonly');
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    await appliedMessage(h, id);
+    h.simulator.changeKeyInConsole(
+      DEMO_OTHER_KEY_IDS.neverExpires,
+      { state: 'disabled' },
+      consoleUser('sam@example.com'),
+    );
+    const second = await summary(h);
+    expect(second.head).toContain('2 changes since the last summary: 1 via this bot, 1 elsewhere');
+    expect(second.thread).toMatch(
+      new RegExp(`• API key \\*ci-readonly\\* \\(…q7Zk\\): Disabled — :robot_face: via this bot \\(\`${id}\`\\)`),
+    );
+    expect(second.thread).toContain(
+      '• API key *terraform* (…T3rr): Disabled — :bust_in_silhouette: changed in the console by sam@example.com',
+    );
   });
 
   it('says when the keys cannot be listed, posts the summary anyway, and reports a change made meanwhile later', async () => {

@@ -45,6 +45,7 @@ function fakeSlack() {
     userTimeZone: () => Promise.resolve(undefined),
     userEmail: () => Promise.resolve(undefined),
     uploadFile: () => Promise.resolve(),
+    permalink: () => Promise.resolve('https://example.slack.com/archives/C0/p1'),
   };
   return { inner, sent, refuse: (retryAfterMs: number) => refusals.push(retryAfterMs) };
 }

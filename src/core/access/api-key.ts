@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { parseEach } from '../parse-each.js';
-import { lenient, OutgoingAccessEntrySchema } from '../service/schema.js';
+import { lenient } from '../service/lenient.js';
 import { AssignedRoleSchema } from './member.js';
 
 export const ApiKeySchema = z.looseObject({
@@ -49,24 +49,6 @@ export function keyFlags(key: ApiKey, now: number, ownKeyId: string): KeyFlags {
     admin: key.assignedRoles.some((role) => role.roleName.toLowerCase() === 'admin'),
   };
 }
-
-/**
- * The body of PATCH …/keys/{keyId} (the document's ApiKeyPatchRequest, without its deprecated
- * `roles`), checked strictly before it is sent: `assignedRoleIds` replaces the key's roles,
- * `expireAt` null means it never expires.
- */
-export const ApiKeyPatchSchema = z
-  .strictObject({
-    name: z.string().min(1).optional(),
-    state: z.enum(['enabled', 'disabled']).optional(),
-    expireAt: z.iso.datetime({ offset: true }).nullable().optional(),
-    assignedRoleIds: z.array(z.string().min(1)).min(1).optional(),
-    ipAccessList: z.array(OutgoingAccessEntrySchema).optional(),
-  })
-  .refine((patch) => Object.values(patch).some((value) => value !== undefined), {
-    message: 'names nothing to change',
-  });
-export type ApiKeyPatch = z.infer<typeof ApiKeyPatchSchema>;
 
 /** The key the bot authenticates with, among those listed (undefined when the list lacks it). */
 export function ownKeyOf(keys: readonly ApiKey[], ownKeyId: string): ApiKey | undefined {

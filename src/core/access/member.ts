@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { parseEach } from '../parse-each.js';
-import { lenient } from '../service/schema.js';
+import { lenient } from '../service/lenient.js';
 
 /** A role as a member or a key holds it. */
 export const AssignedRoleSchema = z.looseObject({
@@ -43,11 +43,3 @@ export function membersWithRole(members: readonly Member[], role: string | undef
     member.assignedRoles.some((r) => r.roleName.toLowerCase() === wanted || r.roleId.toLowerCase() === wanted),
   );
 }
-
-/**
- * The body of PATCH …/members/{userId}: the member's whole role list (`assignedRoleIds` replaces
- * it; the deprecated `role` is never sent). An empty list is refused: nobody would be left able to
- * do anything, and the API's answer to it is not documented.
- */
-export const MemberPatchSchema = z.strictObject({ assignedRoleIds: z.array(z.string().min(1)).min(1) });
-export type MemberPatch = z.infer<typeof MemberPatchSchema>;

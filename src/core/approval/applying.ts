@@ -6,7 +6,7 @@
  */
 import { staleLabels } from '../change/state.js';
 import { operationsOf, operationVisible } from '../change/operations.js';
-import type { ChangeRequest, OperationResult } from '../change/types.js';
+import type { ChangeRequest, Operation, OperationResult } from '../change/types.js';
 import { rulesGrown } from '../policy/evaluate.js';
 import { unjustified } from '../policy/justification.js';
 import type { PolicyDecision } from '../policy/types.js';
@@ -61,7 +61,7 @@ export function checkBeforeSending(
   if (!service) return record(request, actorId, 'apply', failure('service-gone'));
   const labels = staleLabels(plan, service);
   if (labels.length > 0) return record(request, actorId, 'apply', failure('stale', { labels }, undefined, 'stale'));
-  if (request.revertOf) return checkTheRules(request, actorId, undefined, now);
+  if (request.revertOf) return checkTheRules(request, actorId, undefined, now, service);
   return next(request, { phase: 'judging', actorId, service }, [{ type: 'judge-rules', service }]);
 }
 
@@ -71,10 +71,11 @@ export function checkTheRules(
   actorId: string,
   rules: PolicyDecision | undefined,
   now: number,
+  service?: ServiceRecord,
 ): StepResult {
   const skipped = skippedAtApply(request, rules, now);
   if (skipped) return record(request, actorId, 'apply', skipped);
-  if (request.breakGlass) return afterOperation(request, actorId, 'apply', [], undefined);
+  if (request.breakGlass) return afterOperation(request, actorId, 'apply', [], service);
   // The rules are judged again on the record the change applies to: a tag added since the request
   // was made must not let it through under the rules it had. A revert only takes access back.
   const grown = rules && !request.revertOf ? rulesGrown(request.requirements, rules) : undefined;
@@ -85,7 +86,7 @@ export function checkTheRules(
   const lacking = rules && judged ? unjustified(rules.requirements, request) : undefined;
   if (lacking) return record(request, actorId, 'apply', failure('unjustified-now', { lacking }));
   // An extension of a temporary change sends nothing: approving it moves the revert (in the store).
-  return afterOperation(request, actorId, 'apply', [], undefined);
+  return afterOperation(request, actorId, 'apply', [], service);
 }
 
 /**
@@ -146,6 +147,10 @@ export function afterOperation(
   return record(request, actorId, mode, outcome);
 }
 
+/** Operations whose answer is the thing written alone, not a service record: the last record read is posted with it. */
+const answersAlone = (operation: Operation): boolean =>
+  operation.endpoint === 'part' || operation.endpoint === 'member' || operation.endpoint === 'apiKey';
+
 export function sendNext(
   request: ChangeRequest,
   actorId: string,
@@ -157,7 +162,9 @@ export function sendNext(
   const operation = operationsOf(request.plan)[index];
   if (!operation) return afterOperation(request, actorId, mode, results, service);
   const sending: Work = { phase: 'sending', actorId, mode, index, results, ...(service ? { service } : {}) };
-  return next(request, sending, [{ type: 'send', index, operation }]);
+  // A part's answer is the part alone: the record to post is this one with it (flow-lease.ts).
+  const record = service && answersAlone(operation) ? { service } : {};
+  return next(request, sending, [{ type: 'send', index, operation, ...record }]);
 }
 
 /** A re-read after an operation whose outcome was unknown. */

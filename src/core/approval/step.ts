@@ -380,7 +380,9 @@ export const REQUEST_MACHINE: Machine<RequestEventType> = {
   ),
 
   'rules-judged': on({ judging: ['sending', 'recording'] }, (state, event, context) =>
-    inPhase(state, 'judging', (request, work) => checkTheRules(request, work.actorId, event.rules, context.now)),
+    inPhase(state, 'judging', (request, work) =>
+      checkTheRules(request, work.actorId, event.rules, context.now, work.service),
+    ),
   ),
 
   'read-failed': on({ reading: ['recording'], judging: ['recording'], reconciling: ['recording'] }, (state, event) => {

@@ -236,7 +236,8 @@ export type Effect =
   | { type: 'read-service' }
   /** Ask the policy in force what it asks of the request on this record (an extension: of the grant's plan). */
   | { type: 'judge-rules'; service: ServiceRecord }
-  | { type: 'send'; index: number; operation: Operation }
+  /** `service`: as last read or answered; a part's answer is put back into it (the record to post). */
+  | { type: 'send'; index: number; operation: Operation; service?: ServiceRecord }
   /** Record the operations confirmed so far (under the lease), so a takeover resumes after them. */
   | { type: 'record-confirmed'; results: OperationResult[] }
   /**

@@ -37,7 +37,7 @@ const ON_THE_WAY: Record<string, readonly string[]> = {
 export function followTarget(operations: readonly Operation[]): CapacityValues | undefined {
   let target: CapacityValues | undefined;
   for (const operation of operations) {
-    if (operation.endpoint === 'update') continue;
+    if (operation.endpoint !== 'replicaScaling' && operation.endpoint !== 'state') continue;
     target = { ...target, ...operation.expect };
   }
   return target;

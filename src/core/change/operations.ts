@@ -5,7 +5,7 @@
  */
 import { capacityDifferences } from '../capacity/values.js';
 import { planIsVisible } from './verify.js';
-import type { ChangePlan, Operation } from './types.js';
+import type { ChangePlan, Operation, PartOperation } from './types.js';
 import type { ServiceRecord } from '../service/schema.js';
 
 export function operationsOf(plan: ChangePlan): Operation[] {
@@ -27,7 +27,37 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
         capacityDifferences(service, operation.expect).length === 0 &&
         (plan.capacity?.before.state === undefined || service.state !== plan.capacity.before.state)
       );
+    case 'part':
+      return partShows(operation, service.parts?.[operation.part]);
+    case 'member': {
+      const target = service.organizationTarget;
+      if (target?.type !== 'member') return false;
+      const held = target.member.assignedRoles.map((role) => role.roleId).sort();
+      return JSON.stringify(held) === JSON.stringify([...operation.body.assignedRoleIds].sort());
+    }
+    case 'apiKey': {
+      const target = service.organizationTarget;
+      if (target?.type !== 'apiKey') return false;
+      const { state, expireAt } = operation.body;
+      const sameExpiry = (a: string | null | undefined, b: string | null | undefined) =>
+        (a ? Date.parse(a) : null) === (b ? Date.parse(b) : null);
+      return (
+        (state === undefined || target.key.state === state) &&
+        (expireAt === undefined || sameExpiry(target.key.expireAt, expireAt))
+      );
+    }
   }
+}
+
+/**
+ * Whether a part read afresh shows what its PATCH set: every field sent reads back as sent; a
+ * field sent as null (back to the default) is settled by any value, since the default is the API's.
+ */
+function partShows(operation: PartOperation, part: object | null | undefined): boolean {
+  if (operation.body === null) return part === null;
+  if (!part) return false;
+  const now = part as Record<string, unknown>;
+  return Object.entries(operation.body).every(([field, sent]) => sent === null || now[field] === sent);
 }
 
 /** Does the service show every operation of the plan? */

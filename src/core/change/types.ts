@@ -10,6 +10,10 @@ import type {
   StateCommand,
 } from '../service/schema.js';
 import type { Approval, Requirement } from '../policy/types.js';
+import type { PartName, PartUpdates } from '../service/parts.js';
+import type { BackupSettings } from '../service/backup.js';
+import type { PlanTarget } from '../access/target.js';
+import type { LiveLoadNote } from '../service/load.js';
 
 /** What a person asked for, in their terms (from a command or the edit modal). */
 export interface ChangeIntent {
@@ -36,6 +40,34 @@ export interface ChangeIntent {
   power?: PowerAction;
   /** `core-dumps SERVICE on|off`. */
   coreDumps?: boolean;
+  /** `backup-config SERVICE [every Nh] [keep Nd] [at HH:MM] [default]`. */
+  backupConfig?: BackupConfigIntent;
+  /** `grant ROLE to EMAIL` / `revoke ROLE from EMAIL`: the role by name or id. */
+  memberRole?: MemberRoleIntent;
+  /** `key disable|enable KEY`, `key expire KEY in 30d|never`. */
+  apiKey?: ApiKeyIntent;
+}
+
+export interface MemberRoleIntent {
+  action: 'grant' | 'revoke';
+  role: string;
+}
+
+/** `expireAt`: `in N days` dated on the day the request is made (kinds' `localize`). */
+export type ApiKeyIntent =
+  { action: 'disable' | 'enable' } | { action: 'expire'; inDays: number | null; expireAt?: string | null };
+
+export interface BackupConfigIntent {
+  periodHours?: number;
+  retentionDays?: number;
+  /**
+   * `at HH:MM` as written, in `zone` (the channel's when absent); `utc` once read on the day the
+   * request is made (kinds' `localize`), with a note for a zone that moves its clocks, or why it
+   * could not be read. null: no start time (an Undo back to none).
+   */
+  start?: { local: string; zone?: string; utc?: string; note?: string; problem?: string } | null;
+  /** Everything back to ClickHouse Cloud's defaults. */
+  defaults?: true;
 }
 
 /** The fields of a service a change can touch, as they were when the request was made. */
@@ -56,6 +88,12 @@ export interface TouchedState {
   /** The service's state (running, idle, stopped…). */
   power?: string | null;
   enableCoreDumps?: boolean | null;
+  /** The service's backup configuration (a part the API keeps apart), with the defaults where absent. */
+  backupConfiguration?: BackupSettings;
+  /** A member's role ids, sorted. */
+  memberRoles?: string[];
+  /** An API key's state and expiry (ISO; null: never). */
+  apiKey?: { state: string; expireAt: string | null };
 }
 export type TouchedField = keyof TouchedState;
 
@@ -86,10 +124,42 @@ export interface StateOperation {
   expect: CapacityValues;
 }
 
-export type Operation = UpdateOperation | ReplicaScalingOperation | StateOperation;
+/**
+ * A write to a part of the service the API keeps apart (…/backupConfiguration), with the method
+ * its spec names (core/service/parts.ts); `body: null` removes it (DELETE), where it may be.
+ */
+export type PartOperation = {
+  [P in PartName]: { endpoint: 'part'; part: P; body: PartUpdates[P] | null };
+}[PartName];
+
+/** PATCH …/members/{userId}: the member's whole role list (the API replaces it). */
+export interface MemberOperation {
+  endpoint: 'member';
+  userId: string;
+  body: { assignedRoleIds: string[] };
+  /** The one role this change grants or revokes (risks, Undo and a grant's revert read it; never sent). */
+  change: { action: 'grant' | 'revoke'; roleId: string; roleName: string };
+}
+
+/** PATCH …/keys/{keyId}: its state or expiry (null: never expires). */
+export interface ApiKeyOperation {
+  endpoint: 'apiKey';
+  keyId: string;
+  body: { state?: 'enabled' | 'disabled'; expireAt?: string | null };
+}
+
+export type Operation =
+  UpdateOperation | ReplicaScalingOperation | StateOperation | PartOperation | MemberOperation | ApiKeyOperation;
 export type Endpoint = Operation['endpoint'];
 /** Every endpoint an operation may go to (stored results are checked against these). */
-export const ENDPOINTS = ['update', 'replicaScaling', 'state'] as const satisfies readonly Endpoint[];
+export const ENDPOINTS = [
+  'update',
+  'replicaScaling',
+  'state',
+  'part',
+  'member',
+  'apiKey',
+] as const satisfies readonly Endpoint[];
 
 /** What one operation came to, in order; an operation after a failed one is never sent. */
 export type OperationResult =
@@ -97,8 +167,12 @@ export type OperationResult =
   | { index: number; endpoint: Endpoint; status: 'failed' | 'unknown'; apiRequestId?: string };
 
 export interface ChangePlan {
+  /** The service changed; for a target that is not a service, its record id (`member:…`, `key:…`). */
   serviceId: string;
+  /** The service's name; for a member their email, for a key its name. */
   serviceName: string;
+  /** A target that is not a service (core/access/target.ts); absent: the service (or a part of it). */
+  target?: PlanTarget;
   /**
    * The body of the basic-details PATCH (what policy rules and undo read). Requests made before
    * `operations` existed send exactly this.
@@ -117,6 +191,11 @@ export interface ChangePlan {
   capacity?: { before: CapacityValues; after: CapacityValues };
   /** What the person asked for, kept so that a request refused as stale can be asked again as the service is now. */
   intent?: ChangeIntent;
+  /**
+   * A risky change (a stop, a scale-down…): the service's live load when it was asked, or why it
+   * could not be read (core/change/live-load.ts). Absent: not risky, or the service was not running.
+   */
+  liveLoad?: LiveLoadNote;
 }
 
 export const CHANGE_STATUSES = [

@@ -4,6 +4,7 @@
  * person what is wrong, in their words, with the command's usage line. Services are not resolved
  * here (that needs the API); everything that can be checked without one is.
  */
+import type { OrganizationTargetType } from '../access/target.js';
 import type { ChangeIntent } from '../change/types.js';
 import { checkFilterWords, echo, type Checked } from './arguments.js';
 import {
@@ -53,6 +54,8 @@ export type Command =
       verb: string;
       durationMs?: number;
       when?: WhenSpec;
+      /** `service` names a member (email, @user) or an API key, not a service. */
+      target?: OrganizationTargetType;
     } & Justification)
   | { kind: 'pending' }
   | { kind: 'temporary' }
@@ -167,7 +170,8 @@ function parseWords(first: Token, args: Token[]): Command {
   const firstWord = first.text.toLowerCase();
   if (firstWord === 'breakglass') return parseBreakglass(args);
   const handler = HANDLERS.get(firstWord) ?? (() => ({ kind: 'help' }) as const);
-  const timed = splitWhen(firstWord, args);
+  // A command whose own arguments hold `at` (backup-config's start time) is never scheduled.
+  const timed = OWNS_AT.has(firstWord) ? { args } : splitWhen(firstWord, args);
   const justified = splitJustification(firstWord, timed.args);
   return withWhen(withJustification(handler(justified.args), justified, first.text), timed.when, first.text);
 }
@@ -243,12 +247,12 @@ function changeCommandsByWord(): Map<string, KindCommand[]> {
 function changeHandler(word: string, commands: readonly KindCommand[]): Handler {
   const [only] = commands;
   if (commands.length === 1 && only !== undefined && only.name === word)
-    return (args) => changeCommand(only.parse(args, new ArgumentReader(only)));
+    return (args) => changeCommand(only, only.parse(args, new ArgumentReader(only)));
   return (args) => {
     const [action, ...rest] = args;
     const sub = action?.text.toLowerCase();
     const chosen = commands.find((command) => command.name === `${word} ${sub}`);
-    if (chosen !== undefined) return changeCommand(chosen.parse(rest, new ArgumentReader(chosen)));
+    if (chosen !== undefined) return changeCommand(chosen, chosen.parse(rest, new ArgumentReader(chosen)));
     const names = commands.map((command) => command.name);
     const subs = names.map((name) => name.split(' ')[1] ?? name);
     const ask = commands.find((command) => command.groupAsk !== undefined)?.groupAsk ?? `Say which ${word} command`;
@@ -260,8 +264,9 @@ function changeHandler(word: string, commands: readonly KindCommand[]): Handler 
   };
 }
 
-function changeCommand(parsed: ParsedChange): Command {
-  return { kind: 'change', ...parsed };
+/** The change a command asks for; `target` when its SERVICE argument names a member or a key. */
+function changeCommand(command: KindCommand, parsed: ParsedChange): Command {
+  return { kind: 'change', ...parsed, ...(command.target ? { target: command.target } : {}) };
 }
 
 const CHANGE_COMMANDS = changeCommandsByWord();
@@ -271,6 +276,16 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ...Object.entries(PARSERS),
   ...[...CHANGE_COMMANDS].map(([word, commands]) => [word, changeHandler(word, commands)] as const),
 ]);
+
+/** The commands that may break glass for good: containment of a leak (a key disabled). */
+const CONTAINMENTS: readonly string[] = KIND_COMMANDS.flatMap((command) =>
+  command.breaksGlassForGood ? [command.name] : [],
+);
+
+/** First words of the commands whose own arguments include `at`. */
+const OWNS_AT: ReadonlySet<string> = new Set(
+  [...CHANGE_COMMANDS].flatMap(([word, commands]) => (commands.some((c) => c.ownsAt) ? [word] : [])),
+);
 
 /** Words before which `because`, `ticket` and `at` are never read as such: the service (after a sub-verb). */
 const FIXED_WORDS: ReadonlyMap<string, number> = new Map(
@@ -472,10 +487,11 @@ function parseBreakglass(args: Token[]): Command {
       'breakglass',
       `Break-glass needs a reason that reviewers will read: add because "INC-7 dashboards down", like this: ${exampleOf('breakglass')}`,
     );
-  if (command.durationMs === undefined)
+  const containment = KIND_COMMANDS.some((kind) => kind.name === command.verb && kind.breaksGlassForGood);
+  if (command.durationMs === undefined && !containment)
     fail(
       'breakglass',
-      `Break-glass changes are temporary: end the change with for DURATION (like for 1h), like this: ${exampleOf('breakglass')}. Only changes the bot can take back exactly can break glass: ${listed(TEMPORARY_FORMS)}.`,
+      `Break-glass changes are temporary: end the change with for DURATION (like for 1h), like this: ${exampleOf('breakglass')}. Only changes the bot can take back exactly can break glass: ${listed(TEMPORARY_FORMS)}${CONTAINMENTS.length > 0 ? `; and, for good, ${listed(CONTAINMENTS)}` : ''}.`,
     );
   return { kind: 'breakglass', change: command };
 }

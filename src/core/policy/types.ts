@@ -17,6 +17,9 @@ export const CHANGE_KINDS = [
   'idle-scaling',
   'power',
   'core-dumps',
+  'backup-config',
+  'member-role',
+  'api-key',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
@@ -30,6 +33,10 @@ export const RISKS = [
   'capacity-up-large',
   'stop',
   'single-replica',
+  'backup-retention-cut',
+  'backup-less-often',
+  'admin-grant',
+  'key-enable',
 ] as const;
 export type Risk = (typeof RISKS)[number];
 

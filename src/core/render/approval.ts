@@ -140,6 +140,9 @@ const ENDPOINT_NAMES: Record<OperationResult['endpoint'], string> = {
   update: 'the settings update',
   replicaScaling: 'the scaling change',
   state: 'the power change',
+  part: 'the change to a part of the service',
+  member: "the member's roles",
+  apiKey: 'the API key change',
 };
 
 /** "Done before this: the settings update." for a request of several operations. */

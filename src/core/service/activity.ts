@@ -5,7 +5,7 @@
  * text, and an odd entry is left out rather than failing the whole list.
  */
 import { z } from 'zod';
-import { lenient } from './schema.js';
+import { lenient } from './lenient.js';
 
 export const ACTOR_TYPES = ['user', 'support', 'system', 'api'] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];

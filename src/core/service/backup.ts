@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { parseEach } from '../parse-each.js';
-import { lenient } from './schema.js';
+import { lenient } from './lenient.js';
 
 export const BACKUP_STATUSES = ['done', 'error', 'in_progress'] as const;
 
@@ -27,6 +27,14 @@ export const BackupConfigurationSchema = z.looseObject({
   backupStartTime: lenient(z.string().nullable()),
 });
 export type BackupConfiguration = z.infer<typeof BackupConfigurationSchema>;
+
+/** A backup configuration as changes compare it: the part read, with ClickHouse Cloud's defaults where absent. */
+export interface BackupSettings {
+  periodHours: number;
+  retentionDays: number;
+  /** "HH:MM" UTC, or null when none is set. */
+  start: string | null;
+}
 
 /** The backups of a list that could be read, newest first, and how many could not. */
 export function parseBackups(items: readonly unknown[]): { backups: Backup[]; skipped: number } {

@@ -4,7 +4,7 @@
  * The API answers 404 when the service has none (it is off).
  */
 import { z } from 'zod';
-import { lenient } from './schema.js';
+import { lenient } from './lenient.js';
 
 export const QueryEndpointSchema = z.looseObject({
   id: lenient(z.string()),

@@ -4,7 +4,7 @@
  * and the base configuration outside them. 404: none; 403: the organization lacks the feature.
  */
 import { z } from 'zod';
-import { lenient } from './schema.js';
+import { lenient } from './lenient.js';
 
 /** The scaling an entry applies, and the base configuration outside every entry. */
 const ScalingFields = {

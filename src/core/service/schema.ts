@@ -9,8 +9,11 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
-/** An optional field that never fails the record: a wrong type or null reads as "absent". */
-export const lenient = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+import { lenient } from './lenient.js';
+import type { ServiceParts } from './parts.js';
+import type { OrganizationTarget } from '../access/target.js';
+
+export { lenient };
 
 /**
  * An id-like field: absent when missing, of another type, or blank. The API sends `""` where it
@@ -61,6 +64,8 @@ export const CurrentScalingSchema = z.looseObject({
   effectiveMaxReplicas: lenient(z.number()),
   effectiveIdleScaling: lenient(z.boolean()),
   effectiveIdleTimeoutMinutes: lenient(z.number()),
+  /** The scaling schedule entry whose values are in effect; absent when none is active. */
+  activeEntryId: lenient(z.string()),
 });
 export type CurrentScaling = z.infer<typeof CurrentScalingSchema>;
 
@@ -103,7 +108,16 @@ export const ServiceRecordSchema = z.looseObject({
   encryptionRoleId: lenientId,
   tags: lenientArray(TagSchema),
 });
-export type ServiceRecord = z.infer<typeof ServiceRecordSchema>;
+/**
+ * A record as the API sent it; `parts` is never from the API: the parts of the service a change
+ * touches (its backup configuration…), read alongside it by the middle layer (parts.ts).
+ * A change whose target is not a service (a member, an API key) reads it as a record too: its id
+ * is `member:…` or `key:…` and `organizationTarget` holds what was read (core/access/target.ts).
+ */
+export type ServiceRecord = z.infer<typeof ServiceRecordSchema> & {
+  parts?: ServiceParts;
+  organizationTarget?: OrganizationTarget;
+};
 
 // ---------------------------------------------------------------------------------------------
 // What we send

@@ -4,6 +4,8 @@
  * from the activity log's `openapi_key_update` entries (`targetKeyId`, `keyUpdateType`).
  */
 import { keyFlags, type ApiKey, type KeyFlags } from '../access/api-key.js';
+import { targetRecordId } from '../access/target.js';
+import type { AuditEntry } from '../change/audit.js';
 import { activityTime, type Activity } from '../service/activity.js';
 import { authorOf } from './attribution.js';
 import type { ChangeAuthor, TimeWindow } from './drift.js';
@@ -72,6 +74,33 @@ function records(activity: Activity, item: KeyDriftItem): boolean {
   return activity.type === 'openapi_key_update' && KEY_UPDATE_TYPES[item.kind].includes(activity.keyUpdateType ?? '');
 }
 
+/** The kinds of key change the bot's own requests make (`key disable|enable`, `key expire`). */
+const BOT_KEY_KINDS: ReadonlySet<KeyDriftKind> = new Set(['key-disabled', 'key-enabled', 'key-expiry']);
+
+/**
+ * Marks the key changes this bot made: an 'applied' audit entry of the same key (record id
+ * `key:<id>`) inside the window explains one change of a kind the bot makes, the newest entry the
+ * latest change. Entries of other keys, or outside the window, explain nothing.
+ */
+export function explainKeyDrift(
+  items: readonly KeyDriftItem[],
+  audit: readonly AuditEntry[],
+  window: TimeWindow,
+): KeyDriftItem[] {
+  const applied = audit
+    .filter((entry) => entry.action === 'applied' && entry.at >= window.from && entry.at <= window.to)
+    .sort((a, b) => b.at - a.at);
+  const used = new Set<AuditEntry>();
+  return items.map((item) => {
+    if (!BOT_KEY_KINDS.has(item.kind)) return item;
+    const recordId = targetRecordId({ type: 'apiKey', keyId: item.keyId });
+    const entry = applied.find((candidate) => !used.has(candidate) && candidate.serviceId === recordId);
+    if (entry === undefined) return item;
+    used.add(entry);
+    return { ...item, via: { changeId: entry.changeId } };
+  });
+}
+
 /**
  * Sets `authors` on every key drift item: the authors of the activities naming that key with a
  * type of update that records its kind of change, inside the window, or (only when none inside
@@ -90,8 +119,10 @@ export function attributeKeyDrift(
   });
   const inside = timed.filter(({ at }) => at >= window.from && at <= window.to);
   return items.map((item) => {
-    const authors = keyAuthors(item, inside, ownKeyId);
-    return { ...item, authors: authors.length > 0 ? authors : keyAuthors(item, timed, ownKeyId) };
+    const found = keyAuthors(item, inside, ownKeyId);
+    const authors = found.length > 0 ? found : keyAuthors(item, timed, ownKeyId);
+    // A change the bot's own request explains takes only the bot key's activities (as for services).
+    return { ...item, authors: item.via ? authors.filter((author) => author.actor === 'bot') : authors };
   });
 }
 

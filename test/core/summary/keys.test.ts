@@ -2,9 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiKey } from '../../../src/core/access/api-key.js';
 import type { Activity } from '../../../src/core/service/activity.js';
+import type { AuditEntry } from '../../../src/core/change/audit.js';
 import {
   attributeKeyDrift,
   diffKeys,
+  explainKeyDrift,
   keyDriftLine,
   keysHeadline,
   keysOverview,
@@ -126,6 +128,38 @@ describe('key drift', () => {
     const [disabled] = diffKeys(before, after);
     expect(attributeKeyDrift([disabled!], late, 'bot-key', window)[0]?.authors).toStrictEqual([]);
     expect(attributeKeyDrift([disabled!], late, 'bot-key', window, 60_000)[0]?.authors).toHaveLength(1);
+  });
+
+  it("credits the bot's applied request of that key, within the window, and keeps only the bot as author", () => {
+    const window = { from: NOW - DAY, to: NOW };
+    const entry = (serviceId: string, at: number) =>
+      ({ action: 'applied', at, changeId: `CR-${serviceId}`, serviceId }) as unknown as AuditEntry;
+    const audit = [entry('key:a-0001', NOW - 10), entry('key:b-0002', NOW - 2 * DAY), entry('svc', NOW - 5)];
+    const explained = explainKeyDrift(diffKeys(before, after), audit, window);
+    expect(explained.filter((item) => item.via).map((item) => [item.keyId, item.kind])).toStrictEqual([
+      ['a-0001', 'key-disabled'],
+    ]);
+    const at = new Date(NOW - 10).toISOString();
+    const activities: Activity[] = [
+      {
+        type: 'openapi_key_update',
+        createdAt: at,
+        targetKeyId: 'a-0001',
+        keyUpdateType: 'state-changed',
+        actorType: 'api',
+        actorId: 'bot-key',
+      },
+      {
+        type: 'openapi_key_update',
+        createdAt: at,
+        targetKeyId: 'a-0001',
+        keyUpdateType: 'state-changed',
+        actorType: 'user',
+        actorDetails: 'x@example.com',
+      },
+    ];
+    const [disabled] = attributeKeyDrift(explained, activities, 'bot-key', window);
+    expect(disabled?.authors).toStrictEqual([{ actor: 'bot', at: NOW - 10 }]);
   });
 
   it('escapes a hostile key name and its author in the drift line, and shows four characters at most of the suffix', () => {

@@ -3,7 +3,11 @@
  * A field added to TouchedState without a module here fails to compile. The order is the order
  * in which a request lists its changes.
  */
-import type { TouchedField } from '../types.js';
+import type { PartName } from '../../service/parts.js';
+import type { ChangeIntent, ChangePlan, TouchedField } from '../types.js';
+import { apiKeyKind } from './api-key.js';
+import { backupConfigKind } from './backup-config.js';
+import { memberRoleKind } from './member-role.js';
 import { coreDumpsKind } from './core-dumps.js';
 import { encryptionKeyKind } from './encryption-key.js';
 import { ipAccessKind } from './ip-access.js';
@@ -27,6 +31,9 @@ export const KINDS = {
   tdeKeyId: encryptionKeyKind,
   tags: tagsKind,
   enableCoreDumps: coreDumpsKind,
+  backupConfiguration: backupConfigKind,
+  memberRoles: memberRoleKind,
+  apiKey: apiKeyKind,
   replicas: replicasKind,
   replicaMemory: replicaMemoryKind,
   idleScaling: idleScalingKind,
@@ -44,6 +51,7 @@ export const TEMPORARY_KINDS: ReadonlyArray<ChangeKindModule<TouchedField>> = [
   replicaMemoryKind,
   idleScalingKind,
   powerKind,
+  memberRoleKind,
 ];
 
 /** Every command that asks for a change, in the order help lists them. */
@@ -53,6 +61,34 @@ export const KIND_COMMANDS: readonly KindCommand[] = KIND_LIST.flatMap((kind) =>
 export const TEMPORARY_FORMS: readonly string[] = TEMPORARY_KINDS.flatMap((kind) =>
   (kind.commands ?? []).flatMap((command) => command.temporaryForm ?? []),
 );
+
+/** The parts of the service (core/service/parts.ts) that planning this intent reads. */
+export function partsOfIntent(intent: ChangeIntent): PartName[] {
+  const asked = Object.keys(intent).flatMap((key) => kindOfIntent(key)?.target ?? []);
+  return [...new Set(asked)];
+}
+
+/** The parts of the service a plan changes: read with the record for its stale check, verification and Undo. */
+export function partsOfPlan(plan: ChangePlan): PartName[] {
+  const touched = KIND_LIST.filter((kind) => kind.field in plan.before).flatMap((kind) => kind.target ?? []);
+  return [...new Set(touched)];
+}
+
+/** Whether the intent gives a time of day to read in a person's zone (only then is the zone looked up). */
+export function hasLocalTimes(intent: ChangeIntent): boolean {
+  return KIND_LIST.some((kind) => kind.localize && kind.intents.some((field) => intent[field] !== undefined));
+}
+
+/** The intent with every time of day read in `zone` as UTC, on the day it is asked (kinds' `localize`). */
+export function localizeIntent(intent: ChangeIntent, zone: string, now: number): ChangeIntent {
+  return KIND_LIST.reduce((localized, kind) => kind.localize?.(localized, zone, now) ?? localized, intent);
+}
+
+/** A plan every touched kind of which only contains a leak: break-glass may apply it without a duration. */
+export function isContainment(plan: ChangePlan): boolean {
+  const touched = KIND_LIST.filter((kind) => kind.field in plan.before);
+  return touched.length > 0 && touched.every((kind) => kind.containment?.(plan) === true);
+}
 
 /** The kind that reads an intent field (ipAdd -> IP access). */
 export function kindOfIntent(key: string): ChangeKindModule<TouchedField> | undefined {

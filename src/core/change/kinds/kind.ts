@@ -6,8 +6,20 @@
  */
 import type { ChangeKind as PolicyChangeKind, Risk } from '../../policy/types.js';
 import type { CapacityValues } from '../../capacity/values.js';
+import type { LoadConcern } from '../../service/load.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../../service/schema.js';
-import type { ChangeIntent, ChangePlan, FieldChange, TouchedField, TouchedState } from '../types.js';
+import type { PartName } from '../../service/parts.js';
+import type {
+  ApiKeyOperation,
+  ChangeIntent,
+  ChangePlan,
+  FieldChange,
+  MemberOperation,
+  PartOperation,
+  TouchedField,
+  TouchedState,
+} from '../types.js';
+import type { OrganizationTargetType } from '../../access/target.js';
 import type { ArgumentReader, CommandSpec, ParsedChange } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
 import type { KindDrift } from './drift-parts.js';
@@ -25,6 +37,15 @@ export interface KindCommand extends CommandSpec {
   temporaryForm?: string;
   /** The first command of a group (ip add, ip remove): what to say when the second word is missing. */
   groupAsk?: string;
+  /** Its own arguments include `at` (a time of day it sets): the word never schedules the change. */
+  ownsAt?: boolean;
+  /**
+   * It contains a leak (a key disabled at 3 a.m.): break-glass may apply it for good, without
+   * `for DURATION`; it is still reviewed after the fact like any break-glass change.
+   */
+  breaksGlassForGood?: boolean;
+  /** What its SERVICE argument names when it is not a service: a member (email, @user) or an API key. */
+  target?: OrganizationTargetType;
 }
 
 /** `field` names the modal input the problem belongs to, so the modal can show it inline. */
@@ -40,6 +61,11 @@ export interface Draft {
   scaling: { body: ReplicaScalingUpdate; expect: CapacityValues };
   /** PATCH …/state, sent after the others. */
   power?: { command: StateCommand; expect: CapacityValues };
+  /**
+   * Writes to what is not the service record, sent before the record's: parts of the service the
+   * API keeps apart (core/service/parts.ts), a member's roles, an API key.
+   */
+  writes: Array<PartOperation | MemberOperation | ApiKeyOperation>;
   changes: FieldChange[];
   warnings: string[];
   problems: PlanProblem[];
@@ -61,6 +87,17 @@ export interface ChangeKindModule<F extends TouchedField> {
   policyName: PolicyChangeKind;
   /** The intent fields (command or modal input) this kind reads. */
   intents: ReadonlyArray<keyof ChangeIntent>;
+  /**
+   * A kind whose target is a part of the service the API keeps apart (its backup configuration…):
+   * that part is read alongside the record wherever a plan of this kind is made or checked, and
+   * `read` finds it in `service.parts` (core/service/parts.ts). Absent: the service record itself.
+   */
+  target?: PartName;
+  /**
+   * Reads the times of day an intent gives in a person's zone as the UTC the API keeps, on the day
+   * the request is made (`at 02:00` of backup-config); the intent as it is when there are none.
+   */
+  localize?(intent: ChangeIntent, zone: string, now: number): ChangeIntent;
   /** The commands that ask for it, in the order help lists them (one command may ask for two kinds: `scale`). */
   commands?: readonly KindCommand[];
   /** Its inputs in the edit modal, and how a submission becomes its part of the intent. */
@@ -85,10 +122,18 @@ export interface ChangeKindModule<F extends TouchedField> {
   visible(update: ServiceUpdate, service: ServiceRecord): boolean;
   /** Adds the inverse of this kind's part of an applied plan, as far as the service still shows it. */
   undo(plan: ChangePlan, service: ServiceRecord, reverse: PlannedReverse): void;
+  /** Whether this plan only contains a leak (a key disabled): break-glass may apply it for good. */
+  containment?(plan: ChangePlan): boolean;
   /** The policy risks this kind's part of the plan carries. */
   risks(plan: ChangePlan): Risk[];
   /** Every risk `risks` can name, for `policy SERVICE`. */
   possibleRisks: readonly Risk[];
+  /**
+   * Present when this kind's part of a plan can hurt what runs now (a stop or delete, replicas or
+   * memory lowered, idle scaling on): approvers then see the service's live load, with what in it
+   * to warn about (core/change/live-load.ts). Undefined for this plan: nothing of the kind.
+   */
+  loadConcern?(plan: ChangePlan): LoadConcern | undefined;
   /**
    * Present when this kind can be granted for a while (`for 2h`): why this plan cannot be, if so,
    * and what its revert takes back from the service as it is now.
