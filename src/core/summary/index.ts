@@ -53,5 +53,12 @@ export {
   type KeySnapshot,
   type KeysSection,
 } from './key-drift.js';
-export { attributeKeyDrift, explainKeyDrift, keysOverview, type FlaggedKey, type KeysOverview, type KeysRead } from './keys.js';
+export {
+  attributeKeyDrift,
+  explainKeyDrift,
+  keysOverview,
+  type FlaggedKey,
+  type KeysOverview,
+  type KeysRead,
+} from './keys.js';
 export { keyDriftLine, keysHeadline, keysPart } from './keys-render.js';
