@@ -156,6 +156,8 @@ export interface BotOverrides {
   costAlertTickMs?: number;
   /** How long a summary waits for its spend section before posting without it (default 5 s). */
   summarySpendWaitMs?: number;
+  /** How long a summary waits for the organization's keys before posting its keys line as not read (default 5 s). */
+  summaryKeysWaitMs?: number;
   /** false: summaries without a spend section (tests of huge organizations whose spend is beside the point). */
   summarySpend?: boolean;
   /** Interface the HTTP receiver listens on; every interface unless given (the playground: loopback). */
@@ -257,6 +259,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const keys = new Map<string, OrganizationKey>();
   // Set once the middle layer has built them: the spend sections of the first organization's summaries.
   const spendOfFirst: { current?: Pick<SummariesSpend, 'costs' | 'spendCharts' | 'spendWaitMs'> } = {};
+  const keysWait = overrides.summaryKeysWaitMs === undefined ? {} : { keysWaitMs: overrides.summaryKeysWaitMs };
   const organizations = await Organizations.open({
     path: config.organizations.file,
     env: overrides.environment ?? process.env,
@@ -284,6 +287,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
           ...(spendOfFirst.current && binding.organization === organizations.defaultOrganization()
             ? { ...spendOfFirst.current, spendOfListedOnly: binding.rules.services !== undefined }
             : {}),
+        },
+        {
+          // The keys line shows what `keys` would: not in a channel whose guardrails leave that command out.
+          showKeys: binding.rules.allow === undefined || binding.rules.allow.includes('keys'),
+          ...keysWait,
         },
       ),
   });
@@ -701,6 +709,7 @@ function buildServices(
       messenger,
       logger,
       ...consoleUrl,
+      ...(overrides.summaryKeysWaitMs === undefined ? {} : { keysWaitMs: overrides.summaryKeysWaitMs }),
       ...(overrides.summarySpend === false
         ? {}
         : {
@@ -794,6 +803,8 @@ async function firstOrganizationServicesSeenBy(
   return new Set(list.services.map((service) => service.id));
 }
 
+type SummariesKeys = Pick<ConstructorParameters<typeof Summaries>[0], 'showKeys' | 'keysWaitMs'>;
+
 type SummariesSpend = Pick<
   ConstructorParameters<typeof Summaries>[0],
   'costs' | 'spendCharts' | 'spendWaitMs' | 'spendOfListedOnly' | 'consoleUrl'
@@ -804,11 +815,10 @@ function summariesOver(
   cloud: ServiceDirectory,
   { stores, messenger, logger, metrics }: Pick<Adapters, 'stores' | 'messenger' | 'logger' | 'metrics'>,
   spend: SummariesSpend = {},
+  keys: SummariesKeys = {},
 ) {
-  return countedSummaries(
-    new Summaries({ cloud, audit: stores.changeStore, snapshots: stores.scheduleStore, messenger, logger, ...spend }),
-    metrics,
-  );
+  const { changeStore: audit, scheduleStore: snapshots } = stores;
+  return countedSummaries(new Summaries({ cloud, audit, snapshots, messenger, logger, ...keys, ...spend }), metrics);
 }
 
 function keyIdentity(config: Config, key: OrganizationKey | undefined): KeyIdentity {

@@ -516,8 +516,26 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
   }
 
   /** GET …/keys: never cached (someone asks because a key may have leaked). */
-  async listApiKeys(options: ReadOptions = {}): Promise<ApiKeyList> {
-    return { ...parseApiKeys(await this.listOf('keys', options)), ownKeyId: this.options.keyId };
+  listApiKeys(options: ReadOptions = {}): Promise<ApiKeyList> {
+    // A read under way is joined (single flight): summaries firing together cost one request.
+    if (this.keysInFlight !== undefined) return this.keysInFlight;
+    const read = this.listOf('keys', options).then((items) => ({
+      ...parseApiKeys(items),
+      ownKeyId: this.options.keyId,
+    }));
+    this.keysInFlight = read;
+    const done = () => {
+      if (this.keysInFlight === read) this.keysInFlight = undefined;
+    };
+    read.then(done, done);
+    return read;
+  }
+
+  private keysInFlight: Promise<ApiKeyList> | undefined;
+
+  /** The key this client authenticates with (CLICKHOUSE_KEY_ID), without a request. */
+  ownKeyId(): string {
+    return this.options.keyId;
   }
 
   /** Requests waiting for the client-side throttle right now. */

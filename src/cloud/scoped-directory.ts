@@ -38,5 +38,6 @@ export function scopedDirectory(directory: ServiceDirectory, scope: ServiceScope
     updateKey: (keyId, body, options) => directory.updateKey(keyId, body, options),
     writePart: (serviceId, part, body, options) => directory.writePart(serviceId, part, body, options),
     listRoles: (options) => directory.listRoles(options),
+    ownKeyId: () => directory.ownKeyId(),
   };
 }

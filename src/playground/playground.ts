@@ -19,11 +19,12 @@ import { slackSignatureHeaders } from './signing.js';
 import { crossOriginProblem } from './same-origin.js';
 import { json, SlackStandIn } from './slack-stand-in.js';
 
+/** Each person's Slack profile email (users.info) is their name at example.com. */
 export const PEOPLE = [
-  { id: 'U0ALICE', name: 'Alice', role: 'requester' },
-  { id: 'U0BOB', name: 'Bob', role: 'approver' },
-  { id: 'U0CAROL', name: 'Carol', role: 'approver' },
-  { id: 'U0DAVE', name: 'Dave', role: 'not an approver' },
+  { id: 'U0ALICE', name: 'Alice', role: 'requester', email: 'alice@example.com' },
+  { id: 'U0BOB', name: 'Bob', role: 'approver', email: 'bob@example.com' },
+  { id: 'U0CAROL', name: 'Carol', role: 'approver', email: 'carol@example.com' },
+  { id: 'U0DAVE', name: 'Dave', role: 'not an approver', email: 'dave@example.com' },
 ] as const;
 export const CHANNEL = { id: 'C0PLAYGROUND', name: 'data-platform' } as const;
 /** Production needs Bob and Carol, dev IP adds need nobody, production is never opened to the world. */
@@ -53,6 +54,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     throw new Error('The playground is a development tool and does not run with NODE_ENV=production.');
   }
   const slack = await SlackStandIn.start({ port: options.port ?? 3000, host: '127.0.0.1' });
+  for (const person of PEOPLE) slack.userEmails.set(person.id, person.email);
   const signingSecret = randomBytes(16).toString('hex');
   const config = loadConfig({
     SLACK_BOT_TOKEN: `xoxb-playground-${randomBytes(8).toString('hex')}`,

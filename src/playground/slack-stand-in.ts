@@ -104,6 +104,10 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: []; 
   readonly userGroups = new Map<string, string[]>();
   /** What users.info says of each person's time zone (`user.tz`); absent people have none. */
   readonly userTimeZones = new Map<string, string>();
+  /** What users.info says of each person's profile email (`user.profile.email`); absent people have none. */
+  readonly userEmails = new Map<string, string>();
+  /** Whether the app was granted users:read.email: without it Slack leaves every profile email out. */
+  emailScope = true;
   /**
    * Calls to refuse with 429 and a Retry-After, as Slack does past a rate limit: each entry refuses
    * the next matching call once (by method, and channel when given). Refused calls go to
@@ -350,10 +354,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: []; 
         return this.socketModeUrl
           ? { ok: true, url: this.socketModeUrl() }
           : { ok: false, error: 'not_allowed_token_type' };
-      case 'users.info': {
-        const tz = this.userTimeZones.get(str(args.user));
-        return { ok: true, user: { id: str(args.user), ...(tz ? { tz } : {}) } };
-      }
+      case 'users.info':
+        return this.userInfo(str(args.user));
       case 'usergroups.users.list': {
         const failure = this.failingGroups.get(str(args.usergroup));
         return failure
@@ -368,6 +370,16 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: []; 
   }
 
   /** One page of a channel's members, as Slack pages them: `limit` at most, then a cursor. */
+  /** users.info: the person's time zone and profile email, where the stand-in knows them (and the scope allows). */
+  private userInfo(userId: string): Record<string, unknown> {
+    const tz = this.userTimeZones.get(userId);
+    const email = this.emailScope ? this.userEmails.get(userId) : undefined;
+    return {
+      ok: true,
+      user: { id: userId, ...(tz ? { tz } : {}), profile: email === undefined ? {} : { email } },
+    };
+  }
+
   private members(args: Record<string, unknown>): Record<string, unknown> {
     const channel = str(args.channel);
     const failure = this.failingMembers.get(channel);

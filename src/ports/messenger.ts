@@ -45,6 +45,12 @@ export interface Messenger {
   publishHome(userId: string, view: View): Promise<void>;
   /** The person's own time zone as set in Slack (users.info `user.tz`), e.g. Europe/Berlin; undefined when Slack does not say. */
   userTimeZone(userId: string): Promise<string | undefined>;
+  /**
+   * The person's email as their Slack profile has it (users.info `user.profile.email`), to match
+   * them to a member of the organization; undefined when Slack does not say: a bot or an app, a
+   * person without one, or an app without the users:read.email scope (Slack then leaves it out).
+   */
+  userEmail(userId: string): Promise<string | undefined>;
   /** Shares a file in a channel or thread (Slack's files.uploadV2: needs the files:write scope). */
   uploadFile(channelId: string, file: FileUpload): Promise<void>;
   /** A link that opens one message (Slack's chat.getPermalink), e.g. to point a DM at the request. */

@@ -152,6 +152,11 @@ export interface ServiceDirectory {
   listRoles(options?: ReadOptions): Promise<Role[]>;
   /** GET …/keys: the organization's API keys, and which one the bot uses. */
   listApiKeys(options?: ReadOptions): Promise<ApiKeyList>;
+  /**
+   * The id of the API key this directory reads and changes with (the config's key id): the key
+   * `keys` marks as the bot's own, which must never be disabled from chat. No request is made.
+   */
+  ownKeyId(): string;
 }
 
 export interface ApiKeyList {

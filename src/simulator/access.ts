@@ -194,6 +194,22 @@ export function memberDeletionRefusal(
     : undefined;
 }
 
+/**
+ * Not documented: a PATCH that takes the Admin system role from the organization's last admin is
+ * refused, as removing that member is (the console keeps one admin at least).
+ */
+function lastAdminRefusal(
+  next: MemberRecord,
+  members: readonly MemberRecord[],
+  roles: readonly RoleRecord[],
+): string | undefined {
+  const admin = roles.find((role) => role.type === 'system' && role.name === 'Admin');
+  if (admin === undefined || next.assignedRoleIds.includes(admin.id)) return undefined;
+  const others = members.filter((member) => member.userId !== next.userId && member.assignedRoleIds.includes(admin.id));
+  const wasAdmin = members.some((member) => member.userId === next.userId && member.assignedRoleIds.includes(admin.id));
+  return wasAdmin && others.length === 0 ? 'the last admin of the organization cannot lose the Admin role' : undefined;
+}
+
 /** Whether a key can authenticate at `now`: enabled and not past its expiry. */
 export function keyUsable(key: KeyRecord, now: number): boolean {
   const expiry = typeof key.expireAt === 'string' && key.expireAt !== '' ? Date.parse(key.expireAt) : Infinity;
@@ -222,5 +238,26 @@ export class AccessDirectory {
     this.roles = structuredClone(seed.roles);
     for (const member of structuredClone(seed.members)) this.members.set(member.userId, member);
     for (const key of structuredClone(seed.keys)) this.keys.set(key.id, key);
+  }
+
+  /** PATCH …/members/{userId} (patchMember's rules), stored when accepted; undefined for an unknown member. */
+  applyMemberPatch(userId: string, body: unknown): Outcome<MemberRecord> | undefined {
+    const member = this.members.get(userId);
+    if (member === undefined) return undefined;
+    const outcome = patchMember(member, body, this.roles);
+    if (!outcome.ok) return outcome;
+    const refused = lastAdminRefusal(outcome.value, [...this.members.values()], this.roles);
+    if (refused !== undefined) return { ok: false, message: refused };
+    this.members.set(userId, outcome.value);
+    return outcome;
+  }
+
+  /** PATCH …/keys/{keyId} (patchKey's rules), stored when accepted; undefined for an unknown key. */
+  applyKeyPatch(keyId: string, body: unknown): Outcome<{ key: KeyRecord; updates: KeyUpdateType[] }> | undefined {
+    const key = this.keys.get(keyId);
+    if (key === undefined) return undefined;
+    const outcome = patchKey(key, body, this.roles);
+    if (outcome.ok) this.keys.set(keyId, outcome.value.key);
+    return outcome;
   }
 }

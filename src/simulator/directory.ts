@@ -290,6 +290,10 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
     });
   }
 
+  ownKeyId(): string {
+    return IN_PROCESS_KEY_ID;
+  }
+
   /** The in-process directory keeps no query endpoints: every service has it off. */
   readQueryEndpoint(): Promise<QueryEndpoint | undefined> {
     return answer(() => undefined);

@@ -21,11 +21,11 @@ import {
   keyView,
   memberDeletionRefusal,
   memberView,
-  patchKey,
-  patchMember,
   roleView,
   usedAtOf,
   type AccessSeed,
+  type KeyRecord,
+  type MemberRecord,
 } from './access.js';
 import { usageCost } from './cost.js';
 import {
@@ -52,6 +52,7 @@ import {
   serviceNotFound,
   updateService,
   type Actor,
+  type Outcome,
   type ServiceRecordLike,
 } from './state.js';
 
@@ -139,6 +140,9 @@ function emptySuccess(): Reply {
 }
 
 /** The real API's error envelope: `{status, error: "CODE: message", requestId}`. */
+const memberNotFound = (userId: string) => `member ${userId} not found`;
+const keyNotFound = (keyId: string) => `API key ${keyId} not found`;
+
 function failure(status: number, message: string, headers?: Record<string, string>): Reply {
   const error = `${errorCode(status)}: ${message}`;
   return { status, body: { status, error, requestId: randomUUID() }, headers };
@@ -455,6 +459,8 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   readonly requests: RecordedRequest[] = [];
   /** The key's role may not read the activity log: GET …/activities answers 403, as the real API would. */
   activitiesForbidden = false;
+  /** The key's role may not list API keys: GET …/keys answers 403. */
+  keysForbidden = false;
   /** The organization is on the BASIC package: a backup configuration cannot be customised (403). */
   basicPackage = false;
   /** Each service's backup configuration, where it differs from the default. */
@@ -583,6 +589,33 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   /** Changes a backup configuration as the console would, bypassing the API. */
   changeBackupConfigurationInConsole(serviceId: string, configuration: BackupConfiguration): void {
     this.backupConfigs.set(serviceId, { ...configuration });
+  }
+
+  /** The organization's API keys as they are now (copies), in list order. */
+  apiKeys(): KeyRecord[] {
+    return structuredClone([...this.access.keys.values()]);
+  }
+
+  /** The organization's members as they are now (copies), in list order. */
+  members(): MemberRecord[] {
+    return structuredClone([...this.access.members.values()]);
+  }
+
+  /**
+   * Changes a key as someone in the console does: a PATCH body of the API (`state`, `expireAt`,
+   * `name`, `assignedRoleIds`, `ipAccessList`) under its rules, logged under that person, one
+   * openapi_key_update per kind of change, as GET …/activities will show it. Throws the API's
+   * sentence when it would refuse.
+   */
+  changeKeyInConsole(keyId: string, patch: unknown, by: Actor = consoleUser(CONSOLE_EMAIL)): void {
+    const outcome = this.patchKeyAs(keyId, patch, by);
+    if (!outcome.ok) throw new Error(outcome.message);
+  }
+
+  /** Replaces a member's roles as someone in the console does (logged under that person); throws a refusal. */
+  changeMemberRolesInConsole(userId: string, roleIds: string[], by: Actor = consoleUser(CONSOLE_EMAIL)): void {
+    const outcome = this.patchMemberAs(userId, { assignedRoleIds: roleIds }, by);
+    if (!outcome.ok) throw new Error(outcome.message);
   }
 
   /** When the service stopped: its last stop in the activity log, else three days before the simulator started. */
@@ -856,6 +889,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
       case 'members':
         return success([...members.values()].map((member) => memberView(member, roles)));
       case 'keys':
+        if (this.keysForbidden) return failure(403, 'the API key is not allowed to list API keys');
         return success([...keys.values()].map((key) => keyView(key, roles)));
       case 'member':
         return this.memberRequest(route.userId, method, rawBody, actor);
@@ -867,7 +901,7 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   private memberRequest(userId: string, method: string, rawBody: string, actor: Actor): Reply {
     const { roles, members } = this.access;
     const member = members.get(userId);
-    if (member === undefined) return failure(404, `member ${userId} not found`);
+    if (member === undefined) return failure(404, memberNotFound(userId));
     if (method === 'GET') return success(memberView(member, roles));
     if (method === 'DELETE') {
       const refused = memberDeletionRefusal(userId, [...members.values()], roles);
@@ -878,17 +912,14 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     }
     const body = parseJson(rawBody);
     if (!body.ok) return failure(400, 'request body is not valid JSON');
-    const outcome = patchMember(member, body.value, roles);
-    if (!outcome.ok) return failure(400, outcome.message);
-    members.set(userId, outcome.value);
-    this.state.recordScoped({}, 'organization_member_update_roles', actor, this.now());
-    return success(memberView(outcome.value, roles));
+    const outcome = this.patchMemberAs(userId, body.value, actor);
+    return outcome.ok ? success(memberView(outcome.value, roles)) : failure(400, outcome.message);
   }
 
   private keyRequest(keyId: string, method: string, rawBody: string, actor: Actor): Reply {
     const { roles, keys } = this.access;
     const key = keys.get(keyId);
-    if (key === undefined) return failure(404, `API key ${keyId} not found`);
+    if (key === undefined) return failure(404, keyNotFound(keyId));
     if (method === 'GET') return success(keyView(key, roles));
     if (method === 'DELETE') {
       const refused = keyDeletionRefusal(keyId, actor.id);
@@ -900,12 +931,26 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     }
     const body = parseJson(rawBody);
     if (!body.ok) return failure(400, 'request body is not valid JSON');
-    const outcome = patchKey(key, body.value, roles);
-    if (!outcome.ok) return failure(400, outcome.message);
-    keys.set(keyId, outcome.value.key);
+    const outcome = this.patchKeyAs(keyId, body.value, actor);
+    return outcome.ok ? success(keyView(outcome.value, roles)) : failure(400, outcome.message);
+  }
+
+  /** A member's roles replaced by `actor`, logged as organization_member_update_roles when they changed. */
+  private patchMemberAs(userId: string, body: unknown, actor: Actor): Outcome<MemberRecord> {
+    const before = this.access.members.get(userId)?.assignedRoleIds;
+    const outcome = this.access.applyMemberPatch(userId, body) ?? { ok: false, message: memberNotFound(userId) };
+    if (outcome.ok && JSON.stringify(before) !== JSON.stringify(outcome.value.assignedRoleIds))
+      this.state.recordScoped({}, 'organization_member_update_roles', actor, this.now());
+    return outcome;
+  }
+
+  /** A key changed by `actor`: one openapi_key_update per kind of change, naming the key (targetKeyId). */
+  private patchKeyAs(keyId: string, body: unknown, actor: Actor): Outcome<KeyRecord> {
+    const outcome = this.access.applyKeyPatch(keyId, body) ?? { ok: false, message: keyNotFound(keyId) };
+    if (!outcome.ok) return outcome;
     for (const keyUpdateType of outcome.value.updates)
       this.state.recordScoped({ targetKeyId: keyId, keyUpdateType }, 'openapi_key_update', actor, this.now());
-    return success(keyView(outcome.value.key, roles));
+    return { ok: true, value: outcome.value.key };
   }
 
   /** POST upserts (same id), GET reads (404 when none), DELETE removes. */

@@ -8,6 +8,10 @@ type WebClient = webApi.WebClient;
 
 /** What users.info says of a person's time zone (the rest of the answer is not read). */
 const UserZoneSchema = z.object({ user: z.object({ tz: z.string().min(1).optional() }).optional() });
+/** What users.info says of a person's profile email; Slack leaves it out without users:read.email. */
+const UserEmailSchema = z.object({
+  user: z.object({ profile: z.object({ email: z.string().trim().min(1).optional() }).optional() }).optional(),
+});
 /** What chat.getPermalink answers: the message's link (an https URL; nothing else is read). */
 const PermalinkSchema = z.object({ permalink: z.string().url().startsWith('http') });
 
@@ -75,6 +79,11 @@ export function slackMessenger(client: WebClient, onApiError: ApiErrorListener =
       const result = await call('users.info', () => client.users.info({ user: userId }));
       const parsed = UserZoneSchema.safeParse(result);
       return parsed.success ? parsed.data.user?.tz : undefined;
+    },
+    async userEmail(userId) {
+      const result = await call('users.info', () => client.users.info({ user: userId }));
+      const parsed = UserEmailSchema.safeParse(result);
+      return parsed.success ? parsed.data.user?.profile?.email : undefined;
     },
     async permalink(channelId, ts) {
       const result = await call('chat.getPermalink', () =>

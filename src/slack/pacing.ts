@@ -141,6 +141,7 @@ export function pacedMessenger(inner: Messenger, options: PacingOptions): Messen
     groupMembers: (groupId) => honouringRetryAfter('usergroups.users.list', () => inner.groupMembers(groupId)),
     channelMembers: (channelId) => honouringRetryAfter('conversations.members', () => inner.channelMembers(channelId)),
     userTimeZone: (userId) => honouringRetryAfter('users.info', () => inner.userTimeZone(userId)),
+    userEmail: (userId) => honouringRetryAfter('users.info', () => inner.userEmail(userId)),
     uploadFile: (channelId, file) => honouringRetryAfter('files.uploadV2', () => inner.uploadFile(channelId, file)),
     permalink: (channelId, ts) => honouringRetryAfter('chat.getPermalink', () => inner.permalink(channelId, ts)),
   };

@@ -10,8 +10,10 @@ import { CloudApiError } from '../core/service/api-error.js';
 import type { AuditEntry } from '../core/change/audit.js';
 import {
   attributeFromActivities,
+  attributeKeyDrift,
   type ActivityLogUnread,
   type DriftItem,
+  type KeyDriftItem,
   type TimeWindow,
 } from '../core/summary/index.js';
 import type { ActivityList, Log, ReadOptions, ServiceDirectory } from '../ports/index.js';
@@ -26,6 +28,19 @@ export const REFUSED_RECHECK_MS = 60 * 60 * 1000;
  * It also lets summaries firing together share one read.
  */
 export const ACTIVITY_MARGIN_MS = 60_000;
+
+/** Key drift to attribute, and the window it covers (from the keys' baseline to now). */
+export interface KeyDriftInput {
+  items: KeyDriftItem[];
+  window: TimeWindow;
+}
+
+export interface Attributed {
+  drift: DriftItem[];
+  keyDrift: KeyDriftItem[];
+  /** Set by the one summary that is to say the log could not be read. */
+  unread?: ActivityLogUnread;
+}
 
 interface ActivityRead {
   window: TimeWindow;
@@ -51,17 +66,20 @@ export class DriftAuthors {
 
   /**
    * The drift with its authors from the activity log; when the log cannot be read, the drift as
-   * the audit guessed it, and (the first time only) why, for the summary to say.
+   * the audit guessed it, and (the first time only) why, for the summary to say. Key drift, over
+   * its own window (the keys' baseline may be older than the services'), shares the one read.
    */
   async attribute(
     drift: DriftItem[],
     audit: readonly AuditEntry[],
     window: TimeWindow,
     reading: ReadOptions,
-  ): Promise<{ drift: DriftItem[]; unread?: ActivityLogUnread }> {
-    if (drift.length === 0) return { drift };
-    if (window.to < this.refusedUntil) return this.fallback(drift, this.refusedStatus);
-    const wide = { from: window.from - ACTIVITY_MARGIN_MS, to: window.to + ACTIVITY_MARGIN_MS };
+    keys: KeyDriftInput = { items: [], window },
+  ): Promise<Attributed> {
+    if (drift.length === 0 && keys.items.length === 0) return { drift, keyDrift: keys.items };
+    if (window.to < this.refusedUntil) return this.fallback(drift, keys.items, this.refusedStatus);
+    const from = Math.min(window.from, keys.window.from) - ACTIVITY_MARGIN_MS;
+    const wide = { from, to: Math.max(window.to, keys.window.to) + ACTIVITY_MARGIN_MS };
     try {
       const log = await this.read(wide, window.to, reading);
       if (this.fallbackLogged)
@@ -69,7 +87,10 @@ export class DriftAuthors {
       this.fallbackLogged = false;
       this.fallbackNote = 'unsaid';
       const options = { marginMs: ACTIVITY_MARGIN_MS };
-      return { drift: attributeFromActivities(drift, log.activities, log.ownKeyId, window, audit, options) };
+      return {
+        drift: attributeFromActivities(drift, log.activities, log.ownKeyId, window, audit, options),
+        keyDrift: attributeKeyDrift(keys.items, log.activities, log.ownKeyId, keys.window, ACTIVITY_MARGIN_MS),
+      };
     } catch (error) {
       const status = error instanceof CloudApiError ? error.details.status : undefined;
       if (status === 401 || status === 403) {
@@ -81,15 +102,15 @@ export class DriftAuthors {
           `Drift attribution falls back to the bot's own audit: the organization's activities could not be read (${messageOf(error)}). Said once until they can be read again.`,
         );
       this.fallbackLogged = true;
-      return this.fallback(drift, status);
+      return this.fallback(drift, keys.items, status);
     }
   }
 
   /** The drift as the audit guessed it, with why for the summary to say unless one said it already. */
-  private fallback(drift: DriftItem[], status: number | undefined): { drift: DriftItem[]; unread?: ActivityLogUnread } {
-    if (this.fallbackNote !== 'unsaid') return { drift };
+  private fallback(drift: DriftItem[], keyDrift: KeyDriftItem[], status: number | undefined): Attributed {
+    if (this.fallbackNote !== 'unsaid') return { drift, keyDrift };
     this.fallbackNote = 'saying';
-    return { drift, unread: { status } };
+    return { drift, keyDrift, unread: { status } };
   }
 
   /** The summary that carried the fallback (`unread`) was posted, or was not: then the next one says it. */

@@ -11,16 +11,20 @@ import { messageOf, summaryFailureReason } from '../core/render/errors.js';
 import { esc } from '../core/render/mrkdwn.js';
 import {
   attributeDrift,
+  diffKeys,
+  explainKeyDrift,
   diffSnapshots,
+  keysSection,
   filterServices,
   parseSnapshot,
   summaryFailureMessage,
   summaryMessages,
   takeSnapshot,
-  type ActivityLogUnread,
-  type DriftItem,
+  type KeysRead,
+  type KeysSection,
   type SummaryMessage,
 } from '../core/summary/index.js';
+import { CloudApiError } from '../core/service/api-error.js';
 import { weekSpend, weekSpendRange, type WeekSpend } from '../core/cost/report.js';
 import {
   costReadFailure,
@@ -45,7 +49,7 @@ import {
   type SummaryTarget,
 } from '../ports/index.js';
 
-import { DriftAuthors } from './drift-authors.js';
+import { DriftAuthors, type Attributed, type KeyDriftInput } from './drift-authors.js';
 
 export type { SummaryOutcome, SummaryTarget } from '../ports/services.js';
 
@@ -81,6 +85,13 @@ export class Summaries implements SummaryPublisher {
       consoleUrl?: string;
       /** Spend of the services the summary lists only (a channel that sees part of its organization). */
       spendOfListedOnly?: boolean;
+      /**
+       * false: no keys line and no key drift, and the keys are not read (a channel whose `allow`
+       * list lacks `keys` does not see them in summaries either). Default true.
+       */
+      showKeys?: boolean;
+      /** How long a summary waits for the keys (default 5 s): a busy API budget costs the keys line, not the summary. */
+      keysWaitMs?: number;
     },
   ) {
     this.authors = new DriftAuthors(deps);
@@ -96,31 +107,46 @@ export class Summaries implements SummaryPublisher {
   }
 
   private async postOrThrow(target: SummaryTarget): Promise<void> {
-    const { cloud, audit: auditLog, snapshots, messenger } = this.deps;
+    const { cloud, audit: auditLog, snapshots } = this.deps;
     const list = await cloud.listServices([], readingFor(target));
     const services = filterServices(list.services, target.filters);
     const now = this.deps.now?.() ?? Date.now();
-    const current = takeSnapshot(services, now);
-    const previous = parseSnapshot(await snapshots.readSnapshot(target.snapshotKey));
-    let drift: DriftItem[] | undefined;
-    let activityLogUnread: ActivityLogUnread | undefined;
+    const [keys, stored] = await Promise.all([this.readKeys(target), snapshots.readSnapshot(target.snapshotKey)]);
+    const previous = parseSnapshot(stored);
+    const keysRead = keys !== undefined && 'keys' in keys;
+    // Keys that could not be read keep the previous baseline, so no key change goes unreported.
+    const currentKeys = keysRead ? keysSection(keys.keys, now) : previous?.keys;
+    const current = takeSnapshot(services, now, currentKeys);
+    const keyInput = keyDriftInput(previous?.keys, keysRead ? currentKeys : undefined, now);
+    let attributed: Attributed | undefined;
     if (previous) {
       const window = { from: previous.takenAt, to: now };
       const audit = await auditLog.readApplied(window);
-      drift = attributeDrift(diffSnapshots(previous, current), audit, window);
-      ({ drift, unread: activityLogUnread } = await this.authors.attribute(drift, audit, window, readingFor(target)));
+      const drift = attributeDrift(diffSnapshots(previous, current), audit, window);
+      // The keys' baseline may be older than the services' (keys unread meanwhile): its own audit window.
+      const sameWindow = keyInput?.window.from === window.from;
+      const keysAudit = keyInput && (sameWindow ? audit : await auditLog.readApplied(keyInput.window));
+      const keyDrift = keyInput && {
+        ...keyInput,
+        items: explainKeyDrift(keyInput.items, keysAudit ?? [], keyInput.window),
+      };
+      attributed = await this.authors.attribute(drift, audit, window, readingFor(target), keyDrift);
     }
+    const activityLogUnread = attributed?.unread;
     const { headline, details } = summaryMessages({
       services,
       filters: target.filters,
-      drift,
+      drift: attributed?.drift,
+      ...(keys ? { keys } : {}),
       generatedAt: now,
+      ...(attributed && keyInput ? { keyDrift: attributed.keyDrift } : {}),
       ...(activityLogUnread ? { activityLogUnread } : {}),
       ...(target.title ? { title: target.title } : {}),
       ...(this.deps.consoleUrl ? { consoleUrl: this.deps.consoleUrl } : {}),
     });
     const spend = await this.spendSection(target, services, now);
     const thread = withSpend(details, spend);
+    const { messenger } = this.deps;
     let ts: string;
     try {
       ts = await messenger.post(target.channelId, { ...headline, bulk: true });
@@ -136,6 +162,22 @@ export class Summaries implements SummaryPublisher {
     await snapshots.writeSnapshot(target.snapshotKey, JSON.stringify(current), channel);
     if (target.chart && spend?.spend && this.deps.spendCharts) {
       await this.deps.spendCharts.share(spend.spend.report, spend.label ?? '', target.channelId, ts);
+    }
+  }
+
+  /**
+   * The organization's API keys, read once per summary (undefined where they are not shown); a
+   * failure costs the keys line only (it says why), never the summary.
+   */
+  private async readKeys(target: SummaryTarget): Promise<KeysRead | undefined> {
+    if (this.deps.showKeys === false) return undefined;
+    try {
+      const read = this.deps.cloud.listApiKeys(readingFor(target));
+      const { keys, ownKeyId } = await withinMs(read, this.deps.keysWaitMs ?? KEYS_WAIT_MS, 'keys');
+      return { keys, ownKeyId };
+    } catch (error) {
+      this.deps.logger.warn(`summary keys for ${target.channelId}: ${messageOf(error)}`);
+      return { unread: { status: error instanceof CloudApiError ? error.details.status : undefined } };
     }
   }
 
@@ -159,6 +201,7 @@ export class Summaries implements SummaryPublisher {
       const rows = await withinMs(
         costs.rows(weekSpendRange(now), readingFor(target)),
         this.deps.spendWaitMs ?? SPEND_WAIT_MS,
+        'spend',
       );
       const spend = weekSpend(rows, now, (entity) => !filtered || (entity.isService && ids.has(entity.id)));
       const provisional = rows.some((row) => !row.locked);
@@ -168,7 +211,7 @@ export class Summaries implements SummaryPublisher {
         label,
       };
     } catch (error) {
-      if (error instanceof SpendNotReady) return { blocks: [section(spendUnavailableText(SPEND_NOT_READY_REASON))] };
+      if (error instanceof NotReady) return { blocks: [section(spendUnavailableText(SPEND_NOT_READY_REASON))] };
       this.deps.logger.warn(`summary spend for ${target.channelId}: ${messageOf(error)}`);
       return { blocks: [section(spendUnavailableText(costReadFailure(error) ?? summaryFailureReason(error)))] };
     }
@@ -195,18 +238,31 @@ export class Summaries implements SummaryPublisher {
   }
 }
 
-/** How long a summary waits for its spend section before posting without it. */
-const SPEND_WAIT_MS = 5_000;
-
-class SpendNotReady extends Error {
-  override readonly name = 'SpendNotReady';
+/** Key drift between the keys' baseline and now; none without both. */
+function keyDriftInput(
+  baseline: KeysSection | undefined,
+  current: KeysSection | undefined,
+  now: number,
+): KeyDriftInput | undefined {
+  if (baseline === undefined || current === undefined) return undefined;
+  return { items: diffKeys(baseline, current), window: { from: baseline.takenAt, to: now } };
 }
 
-/** The answer of `work` if it comes within `ms`; else SpendNotReady (the read goes on and fills the cache). */
-function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+/** How long a summary waits for its spend section before posting without it. */
+const SPEND_WAIT_MS = 5_000;
+/** How long a summary waits for the organization's keys before saying they were not read. */
+const KEYS_WAIT_MS = 5_000;
+
+/** A section's read did not answer in time (the summary posts without it). */
+class NotReady extends Error {
+  override readonly name = 'NotReady';
+}
+
+/** The answer of `work` if it comes within `ms`; else NotReady (the read goes on: it fills a cache, or is joined). */
+function withinMs<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SpendNotReady('spend not ready in time')), ms);
+    timer = setTimeout(() => reject(new NotReady(`${what} not ready in time`)), ms);
   });
   work.catch(() => undefined);
   return Promise.race([work, late]).finally(() => clearTimeout(timer));

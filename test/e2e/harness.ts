@@ -66,6 +66,8 @@ export interface HarnessOptions {
   nudgeTickMs?: number;
   /** How long a summary waits for its spend section (the bot's default is 5 s). */
   summarySpendWaitMs?: number;
+  /** How long a summary waits for the keys (the bot's default is 5 s). */
+  summaryKeysWaitMs?: number;
   /** false: summaries without their spend section. */
   summarySpend?: boolean;
   /** The follow schedule after the API accepted a stop or a scaling (tests read every few ms). */
@@ -238,6 +240,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.temporaryTickMs ? { temporaryTickMs: options.temporaryTickMs } : {}),
     ...(options.nudgeTickMs ? { nudgeTickMs: options.nudgeTickMs } : {}),
     ...(options.summarySpendWaitMs === undefined ? {} : { summarySpendWaitMs: options.summarySpendWaitMs }),
+    ...(options.summaryKeysWaitMs === undefined ? {} : { summaryKeysWaitMs: options.summaryKeysWaitMs }),
     ...(options.summarySpend === undefined ? {} : { summarySpend: options.summarySpend }),
     ...(options.followSchedule ? { followSchedule: options.followSchedule } : {}),
     ...(options.extraListeners ? { extraListeners: options.extraListeners } : {}),

@@ -95,8 +95,9 @@ describe('GET /metrics', () => {
     const h = await harness({
       env: { CLICKHOUSE_CACHE_SECONDS: '0' },
       cloudClient: { throttle: { limit: 1, windowMs: 60_000 }, rateLimitBudgetMs: 100 },
-      // The summary's spend read waits in the throttle too: the summary posts without it soon.
+      // The summary's spend and keys reads wait in the throttle too: the summary posts without them soon.
       summarySpendWaitMs: 50,
+      summaryKeysWaitMs: 50,
     });
     h.slack.failingChannels.set('C0GONE', 'channel_not_found');
     await h.command('summary', USERS.requester, 'C0GONE');
@@ -110,8 +111,9 @@ describe('GET /metrics', () => {
     ).toBeGreaterThanOrEqual(1);
     // The throttle admits one request a minute and the summary used it: the next read waits in its queue.
     await h.command('list tag:env=staging');
-    // Waiting: the list, and the summary's spend read (it goes on after the summary, to fill the cache).
-    await expect.poll(async () => sample(await scrape(h), 'clickhouse_bot_throttle_queue_length')).toBe(2);
+    // Waiting: the list, and the summary's spend and keys reads (they go on after the summary: the
+    // spend fills the cache, the keys read is joined by the next summary).
+    await expect.poll(async () => sample(await scrape(h), 'clickhouse_bot_throttle_queue_length')).toBe(3);
   });
 
   it('counts a 429 from the API', async () => {

@@ -13,12 +13,11 @@ import type { Schedule } from '../../src/core/schedule/types.js';
 import type { ScheduleStore } from '../../src/ports/schedule-store.js';
 import { RedisScheduleStore } from '../../src/store/index.js';
 import { messageViolations } from '../core/summary/limits.js';
-import type { FakeSlack, SlackCall } from './fake-slack.js';
 import { CHANNEL, REDIS_URL, textOf, useHarnesses, USERS, type Ack, type Harness } from './harness.js';
+import { AD_HOC, headlines, isHeadline, summaryPosted } from './summary-posts.js';
 
 const harness = useHarnesses();
 
-const AD_HOC = 'ClickHouse Cloud summary';
 const SCHEDULED = 'Scheduled ClickHouse Cloud summary';
 const OTHER_CHANNEL = 'C0OTHER';
 const EVERY_2S = '*/2 * * * * *';
@@ -30,7 +29,6 @@ const ID_OF = new Map(demoServices().map((s) => [String(s.name), String(s.id)]))
 /** A demo service as the summary names it (its console link read as its label): "*orders-prod*  `3f9c2a71`". */
 const named = (name: string, id = ID_OF.get(name) ?? '') => `*${name}*  \`${id.slice(0, 8)}\``;
 /** The bot's console links (CONSOLE_URL, on by default) read as their labels: `*<url|name>*` → `*name*`. */
-const labelsOnly = (text: string) => text.replace(/\*<https:\/\/[^|>]+\/services\/[A-Za-z0-9-]+\|([^>]*)>\*/g, '*$1*');
 
 const reply = (h: Harness, ack: Ack, match: (text: string) => boolean = () => true) =>
   h.slack
@@ -44,76 +42,6 @@ async function until(what: string, condition: () => boolean, timeoutMs = 10_000)
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(20);
   }
-}
-
-/**
- * The ts FakeSlack gave a post: it numbers successful chat.postMessage calls 1700000000.000001,
- * .000002... in the order it receives (and records) them, across every channel.
- */
-function tsOf(slack: FakeSlack, call: SlackCall): string {
-  const posts = slack.calls.filter(
-    (c) => c.method === 'chat.postMessage' && !slack.failingChannels.has(String(c.args.channel)),
-  );
-  const n = posts.indexOf(call) + 1;
-  if (n === 0) throw new Error('not a successful chat.postMessage');
-  return `1700000000.${String(n).padStart(6, '0')}`;
-}
-
-const isHeadline = (title: string, channel: string) => (a: Record<string, unknown>) =>
-  a.channel === channel && a.thread_ts === undefined && String(a.text).startsWith(`${title}:`);
-
-const headlines = (slack: FakeSlack, title: string, channel = CHANNEL) =>
-  slack.callsOf('chat.postMessage', isHeadline(title, channel));
-
-function detailCount(headline: SlackCall): number {
-  const match = /Details in the thread \(([\d,]+) messages?\)/.exec(textOf(headline.args.blocks));
-  return match?.[1] ? Number(match[1].replace(/,/g, '')) : 0;
-}
-
-interface Posted {
-  headline: SlackCall;
-  ts: string;
-  details: SlackCall[];
-  /** Every text of the headline's blocks. */
-  head: string;
-  /** Every text of the thread's blocks, the console links read as their labels. */
-  thread: string;
-  /** The same with the console links as posted. */
-  linked: string;
-}
-
-/** Waits for a summary's headline and then for every details message it announces in its thread. */
-async function summaryPosted(
-  h: Harness,
-  {
-    title = AD_HOC,
-    channel = CHANNEL,
-    after = 0,
-    timeoutMs = 10_000,
-  }: { title?: string; channel?: string; after?: number; timeoutMs?: number } = {},
-): Promise<Posted> {
-  const headline = await h.slack.waitFor('chat.postMessage', isHeadline(title, channel), { after, timeoutMs });
-  const ts = tsOf(h.slack, headline);
-  const count = detailCount(headline);
-  const details: SlackCall[] = [];
-  for (let i = 1; i <= count; i += 1) {
-    const label = `${title} · details ${i} of ${count}`;
-    details.push(
-      await h.slack.waitFor(
-        'chat.postMessage',
-        (a) => a.channel === channel && a.thread_ts === ts && a.text === label,
-        { after, timeoutMs },
-      ),
-    );
-  }
-  return {
-    headline,
-    ts,
-    details,
-    head: textOf(headline.args.blocks),
-    thread: labelsOnly(details.map((d) => textOf(d.args.blocks)).join('\n')),
-    linked: details.map((d) => textOf(d.args.blocks)).join('\n'),
-  };
 }
 
 /** Asks for a change by command, approves it as a colleague, and waits until it is applied. */
@@ -696,6 +624,11 @@ describe('cost and limits', () => {
     ).toHaveLength(20);
     expect(listRequests(h).length).toBeGreaterThanOrEqual(1);
     expect(listRequests(h).length).toBeLessThanOrEqual(2);
+    // The keys line: one read of the keys joined by the summaries firing together, not one each.
+    const keyReads = h.simulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/keys'));
+    expect(keyReads.length).toBeGreaterThanOrEqual(1);
+    expect(keyReads.length).toBeLessThanOrEqual(2);
+    expect(posted.every((p) => p.head.includes('*API keys*\n3 keys'))).toBe(true);
     expect(h.slack.callsOf('chat.postMessage', (a) => String(a.text).includes('summary failed'))).toHaveLength(0);
   });
 

@@ -13,7 +13,7 @@ import { membersBlocks, rolesBlocks } from '../../src/core/render/members.js';
 import { queryEndpointBlocks } from '../../src/core/render/query-endpoint.js';
 import { scalingScheduleBlocks } from '../../src/core/render/scaling-schedule.js';
 import { upgradeWindowBlocks } from '../../src/core/render/upgrade-window.js';
-import { ApiKeySchema } from '../../src/core/access/api-key.js';
+import { ApiKeySchema, type ApiKey } from '../../src/core/access/api-key.js';
 import { MemberSchema, RoleSchema } from '../../src/core/access/member.js';
 import { BackupSchema } from '../../src/core/service/backup.js';
 import { QueryEndpointSchema } from '../../src/core/service/query-endpoint.js';
@@ -38,7 +38,9 @@ import { scheduleAddedBlocks, scheduleListBlocks } from '../../src/core/render/s
 import { listBlocks, serviceBlocks, serviceLine } from '../../src/core/render/service.js';
 import {
   attributeDrift,
+  diffKeys,
   diffSnapshots,
+  keysSection,
   summaryFailureMessage,
   summaryMessages,
   takeSnapshot,
@@ -226,10 +228,18 @@ function renderAll(rng: Rng, i: number): Rendered[] {
     NOW,
   );
   const drift = attributeDrift(diffSnapshots(before, after), audit, { from: NOW - 86_400_000, to: NOW });
+  const keys = hostileKeys(rng, rng.chance(0.05) ? 400 : 4);
+  const changedKeys = keys.map((key) => (rng.chance(0.6) ? { ...key, state: data(rng), name: data(rng) } : key));
+  const keyDrift = diffKeys(keysSection(keys, NOW - 86_400_000), keysSection(changedKeys, NOW)).map((item) => ({
+    ...item,
+    authors: [{ actor: rng.pick(['user', 'api-key', 'unknown'] as const), name: data(rng), at: NOW - rng.int(1e8) }],
+  }));
   const summary = summaryMessages({
     services,
     filters,
     drift: rng.chance(0.2) ? undefined : drift,
+    keys: rng.chance(0.2) ? { unread: { status: rng.int(600) } } : { keys: changedKeys, ownKeyId: keys[0]?.id ?? '' },
+    keyDrift,
     generatedAt: NOW,
     ...(rng.chance(0.3) ? { title: 'Scheduled ClickHouse Cloud summary' } : {}),
   });
@@ -317,6 +327,22 @@ function renderAll(rng: Rng, i: number): Rendered[] {
 }
 
 /** The read commands' answers (backups, health, keys, members, roles, settings) over hostile API data. */
+/** Keys with hostile names and suffixes; half enabled, so that the summary flags some of them. */
+function hostileKeys(rng: Rng, count: number): ApiKey[] {
+  return Array.from({ length: 1 + rng.int(count) }, (_, n) =>
+    ApiKeySchema.parse({
+      id: `${data(rng)}k${n}`,
+      name: data(rng),
+      state: rng.pick(['enabled', data(rng)]),
+      keySuffix: data(rng),
+      createdAt: new Date(NOW - rng.int(4e10)).toISOString(),
+      usedAt: rng.chance(0.5) ? data(rng) : undefined,
+      expireAt: rng.chance(0.5) ? null : data(rng),
+      assignedRoles: [{ roleId: data(rng), roleName: rng.pick(['Admin', data(rng)]), roleType: data(rng) }],
+    }),
+  );
+}
+
 function readRenders(rng: Rng, service: ServiceRecord): Rendered[] {
   const backups = Array.from({ length: rng.int(14) }, () =>
     BackupSchema.parse({

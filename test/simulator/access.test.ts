@@ -8,6 +8,7 @@ import {
   DEMO_OTHER_KEY_IDS,
   DEMO_ROLE_IDS,
 } from '../../src/simulator/seed.js';
+import { consoleUser } from '../../src/simulator/state.js';
 import { call, expectError, expectSuccess, demoStarter } from './helpers.js';
 
 const AT = Date.parse('2026-11-28T13:20:42Z');
@@ -211,5 +212,70 @@ describe('API keys', () => {
     const s = await start();
     expectError(await call(s, 'POST', `${org}/keys`, { body: {} }), 405, 'METHOD_NOT_ALLOWED');
     expectError(await call(s, 'GET', `${org}/roles/${DEMO_ROLE_IDS.admin}`), 404, 'NOT_FOUND');
+  });
+});
+
+describe('refusals through HTTP and changes made in the console', () => {
+  it('answers 404 for a PATCH of an unknown member or key, 400 for a body that is not JSON, and changes nothing', async () => {
+    const s = await start();
+    const body = { assignedRoleIds: [DEMO_ROLE_IDS.admin] };
+    expect(expectError(await call(s, 'PATCH', `${org}/members/nobody`, { body }), 404, 'NOT_FOUND')).toContain(
+      'member nobody not found',
+    );
+    const missingKey = await call(s, 'PATCH', `${org}/keys/no-such-key`, { body: { state: 'disabled' } });
+    expect(expectError(missingKey, 404, 'NOT_FOUND')).toContain('API key no-such-key not found');
+    const path = `${org}/keys/${DEMO_OTHER_KEY_IDS.unused}`;
+    expectError(await call(s, 'PATCH', path, { rawBody: '{"state":' }), 400, 'BAD_REQUEST');
+    expectError(await call(s, 'PATCH', path, { body: { state: 'DISABLED' } }), 400, 'BAD_REQUEST');
+    expect(expectSuccess<Key>(await call(s, 'GET', path)).state).toBe('enabled');
+    expect(s.activities()).toHaveLength(0);
+  });
+
+  it('refuses to take the Admin role from the last admin, and allows it once another member is admin', async () => {
+    const s = await start();
+    const adminPath = `${org}/members/${DEMO_MEMBER_IDS.admin}`;
+    const demote = { body: { assignedRoleIds: [DEMO_ROLE_IDS.developer] } };
+    expect(expectError(await call(s, 'PATCH', adminPath, demote), 400, 'BAD_REQUEST')).toContain(
+      'the last admin of the organization cannot lose the Admin role',
+    );
+    expect(expectSuccess<Member>(await call(s, 'GET', adminPath)).assignedRoles).toStrictEqual([ADMIN]);
+    const promote = { body: { assignedRoleIds: [DEMO_ROLE_IDS.developer, DEMO_ROLE_IDS.admin] } };
+    expectSuccess(await call(s, 'PATCH', `${org}/members/${DEMO_MEMBER_IDS.developer}`, promote));
+    expect(expectSuccess<Member>(await call(s, 'PATCH', adminPath, demote)).assignedRoles).toStrictEqual([DEVELOPER]);
+  });
+
+  it('logs nothing for a member PATCH that leaves the roles as they were', async () => {
+    const s = await start();
+    const path = `${org}/members/${DEMO_MEMBER_IDS.developer}`;
+    expectSuccess(await call(s, 'PATCH', path, { body: { assignedRoleIds: [DEMO_ROLE_IDS.developer] } }));
+    expect(s.activities()).toHaveLength(0);
+  });
+
+  it('records a key disabled in the console under that person, as GET …/activities serves it', async () => {
+    const s = await start();
+    s.changeKeyInConsole(DEMO_OTHER_KEY_IDS.unused, { state: 'disabled' }, consoleUser('jane@example.com'));
+    const key = expectSuccess<Key>(await call(s, 'GET', `${org}/keys/${DEMO_OTHER_KEY_IDS.unused}`));
+    expect(key.state).toBe('disabled');
+    const served = expectSuccess<Array<Record<string, unknown>>>(await call(s, 'GET', `${org}/activities`));
+    expect(served).toHaveLength(1);
+    expect(served[0]).toMatchObject({
+      type: 'openapi_key_update',
+      targetKeyId: DEMO_OTHER_KEY_IDS.unused,
+      keyUpdateType: 'state-changed',
+      actorType: 'user',
+      actorDetails: 'jane@example.com',
+    });
+    expect(() => s.changeKeyInConsole(DEMO_OTHER_KEY_IDS.unused, { state: 'paused' })).toThrow(/enabled, disabled/);
+    expect(() => s.changeKeyInConsole('no-such-key', { state: 'disabled' })).toThrow(/not found/);
+  });
+
+  it('replaces a member roles in the console, and refuses a role the organization lacks', async () => {
+    const s = await start();
+    s.changeMemberRolesInConsole(DEMO_MEMBER_IDS.billing, [DEMO_ROLE_IDS.admin], consoleUser('ada@example.com'));
+    expect(s.members().find((m) => m.userId === DEMO_MEMBER_IDS.billing)?.assignedRoleIds).toStrictEqual([
+      DEMO_ROLE_IDS.admin,
+    ]);
+    expect(s.activities().at(-1)).toMatchObject({ type: 'organization_member_update_roles', actorType: 'user' });
+    expect(() => s.changeMemberRolesInConsole(DEMO_MEMBER_IDS.billing, ['nope'])).toThrow('role nope not found');
   });
 });

@@ -43,6 +43,7 @@ function fakeSlack() {
     channelMembers: () => Promise.resolve([]),
     publishHome: () => Promise.resolve(),
     userTimeZone: () => Promise.resolve(undefined),
+    userEmail: () => Promise.resolve(undefined),
     uploadFile: () => Promise.resolve(),
     permalink: () => Promise.resolve('https://example.slack.com/archives/C0/p1'),
   };

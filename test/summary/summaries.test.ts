@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CloudApiError } from '../../src/core/service/api-error.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { allTexts } from '../core/render/block-kit.js';
+import { Summaries } from '../../src/summary/summaries.js';
 import { BOB, CHANNEL, inProcess } from '../support/in-process.js';
 
 const target = { channelId: CHANNEL, filters: [], snapshotKey: 'adhoc:test' };
@@ -53,5 +54,27 @@ describe('Summaries, in process', () => {
       text: ':x: The summary could not be posted: Slack refused the post (not_in_channel). Invite the bot to this channel and try again.',
     });
     expect(await h.scheduleStore.readSnapshot(target.snapshotKey)).toBeUndefined();
+  });
+
+  it('posts without the keys when they do not come in time, saying so, and keeps the keys baseline', async () => {
+    const h = inProcess();
+    await h.summaries.post(target);
+    h.directory.listApiKeys = () => new Promise(() => undefined);
+    const summaries = new Summaries({
+      cloud: h.directory,
+      audit: h.changeStore,
+      snapshots: h.scheduleStore,
+      messenger: h.messenger,
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      keysWaitMs: 20,
+    });
+    const before = h.messenger.sent.length;
+    expect(await summaries.post(target)).toStrictEqual({ ok: true });
+    const [headline] = h.messenger.sent.slice(before).filter((s) => s.kind === 'post');
+    expect(allTexts(headline?.message.blocks ?? [])).toContain('not read this time; the next summary tries again');
+    const stored = JSON.parse((await h.scheduleStore.readSnapshot(target.snapshotKey)) ?? '{}') as {
+      keys?: { items: Record<string, unknown> };
+    };
+    expect(Object.keys(stored.keys?.items ?? {})).toHaveLength(3);
   });
 });

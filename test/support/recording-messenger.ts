@@ -84,6 +84,13 @@ export class RecordingMessenger implements Messenger {
     return answer(() => this.timeZones.get(userId));
   }
 
+  /** Each person's Slack profile email, as users.info would say it. */
+  readonly emails = new Map<string, string>();
+
+  userEmail(userId: string): Promise<string | undefined> {
+    return answer(() => this.emails.get(userId));
+  }
+
   uploadFile(channelId: string, file: FileUpload): Promise<void> {
     return answer(() => {
       if (this.outside.has(channelId)) throw new MessengerError('files.uploadV2', 'not-in-channel', 'not_in_channel');

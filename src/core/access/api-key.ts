@@ -49,3 +49,8 @@ export function keyFlags(key: ApiKey, now: number, ownKeyId: string): KeyFlags {
     admin: key.assignedRoles.some((role) => role.roleName.toLowerCase() === 'admin'),
   };
 }
+
+/** The key the bot authenticates with, among those listed (undefined when the list lacks it). */
+export function ownKeyOf(keys: readonly ApiKey[], ownKeyId: string): ApiKey | undefined {
+  return keys.find((key) => key.id === ownKeyId);
+}

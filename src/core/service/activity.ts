@@ -25,6 +25,9 @@ export const ActivitySchema = z.looseObject({
   organizationId: lenient(z.string()),
   serviceId: lenient(z.string()),
   userAgent: lenient(z.string()),
+  /** For key activities (`openapi_key_update`): the key that changed, and how (`state-changed`, …). */
+  targetKeyId: lenient(z.string()),
+  keyUpdateType: lenient(z.string()),
 });
 export type Activity = z.infer<typeof ActivitySchema>;
 

@@ -6,6 +6,9 @@ import type { AuditEntry } from '../change/audit.js';
 import { DRIFT_OUTSIDE_BOT, type DriftFinding, type UpdateEffect } from '../change/kinds/drift-parts.js';
 import type { ServiceUpdate } from '../service/schema.js';
 import { DRIFT_PARTS, type ServiceSnapshot, type Snapshot } from './snapshot.js';
+import type { ChangeAuthor } from './change-author.js';
+
+export type { ChangeAuthor } from './change-author.js';
 
 /** A service appearing or going; every other kind of drift is named by its kind module (kinds/drift-parts.ts). */
 export type DriftKind = 'service-added' | 'service-removed' | (string & {});
@@ -35,18 +38,8 @@ export interface DriftItem {
   authors?: ChangeAuthor[];
 }
 
-/** Who made a change, as the organization's activity log names them. */
-export interface ChangeAuthor {
-  /** 'bot': an API call with this bot's own key; 'api-key': with any other key; 'user': in the console. */
-  actor: 'bot' | 'api-key' | 'user' | 'support' | 'system' | 'unknown';
-  /** The key id ('api-key'), the email or else the user id ('user'); absent otherwise. */
-  name?: string;
-  /** When (epoch ms): the latest activity of this author that can be the change. */
-  at: number;
-}
-
 /** Made by this bot: an applied request of the bot explains it, or the activity log names only the bot's key. */
-export function isBotChange(item: DriftItem): boolean {
+export function isBotChange(item: Pick<DriftItem, 'via' | 'authors'>): boolean {
   if (item.via !== undefined) return true;
   return item.authors !== undefined && item.authors.length > 0 && item.authors.every((a) => a.actor === 'bot');
 }

@@ -33,7 +33,6 @@ export {
 export {
   activityLogFallbackNote,
   DEFAULT_SUMMARY_TITLE,
-  driftAuthorText,
   serviceSummaryLine,
   summaryFailureMessage,
   summaryMessages,
@@ -42,4 +41,24 @@ export {
   type SummaryInput,
   type SummaryMessages,
 } from './render.js';
+export { driftAuthorText } from './author-text.js';
 export { DETAIL_BUDGET, packParts, type DetailPart } from './pack.js';
+export {
+  diffKeys,
+  keysSection,
+  KeySnapshotSchema,
+  KeysSectionSchema,
+  type KeyDriftItem,
+  type KeyDriftKind,
+  type KeySnapshot,
+  type KeysSection,
+} from './key-drift.js';
+export {
+  attributeKeyDrift,
+  explainKeyDrift,
+  keysOverview,
+  type FlaggedKey,
+  type KeysOverview,
+  type KeysRead,
+} from './keys.js';
+export { keyDriftLine, keysHeadline, keysPart } from './keys-render.js';

@@ -8,7 +8,11 @@ import { code, context, esc, header, LIMITS, section, slackDate, truncate, type 
 import type { ConsoleBase } from '../render/console.js';
 import { enabledEndpoints, idleText, listedName, listedRisks, stateText, versionText } from '../render/service.js';
 import { capacityPhrase } from '../service/capacity.js';
-import { isBotChange, type ChangeAuthor, type DriftItem } from './drift.js';
+import { isBotChange, type DriftItem } from './drift.js';
+import { driftAuthorText } from './author-text.js';
+import type { KeyDriftItem } from './key-drift.js';
+import type { KeysRead } from './keys.js';
+import { keyDriftLine, keysHeadline, keysPart } from './keys-render.js';
 import { packParts, type DetailPart } from './pack.js';
 import { findingsByService, summaryTotals, type FindingsByService, type Range, type SummaryTotals } from './totals.js';
 
@@ -35,6 +39,10 @@ export interface SummaryInput {
   activityLogUnread?: ActivityLogUnread;
   /** CONSOLE_URL: each service's name links to its page there; undefined: no links. */
   consoleUrl?: ConsoleBase;
+  /** The organization's API keys as this summary read them (or why not): the keys line. */
+  keys?: KeysRead;
+  /** Key changes since the previous summary; undefined without a baseline of keys. */
+  keyDrift?: readonly KeyDriftItem[];
 }
 
 /** Why the activity log could not be read: the API's status when it answered, else undefined. */
@@ -81,11 +89,12 @@ function headlineMessage(
   const blocks: Block[] = [
     header(title),
     context(`${scopeText(totals.services, input.filters)} · as of ${slackDate(input.generatedAt)}`),
-    { type: 'section', fields: headlineFields(totals, input.drift) },
+    { type: 'section', fields: headlineFields(totals, input) },
   ];
   if (totals.findingCount > 0) blocks.push(section(postureBreakdown(totals)));
   if (detailCount > 0) blocks.push(context(`:thread: Details in the thread (${plural(detailCount, 'message')}).`));
-  return { text: esc(headlineText(title, totals, input.drift, detailCount)), blocks };
+  const changes = input.drift === undefined ? undefined : [...input.drift, ...(input.keyDrift ?? [])];
+  return { text: esc(headlineText(title, totals, changes, detailCount)), blocks };
 }
 
 function scopeText(count: number, filters: readonly string[]): string {
@@ -96,7 +105,7 @@ function scopeText(count: number, filters: readonly string[]): string {
 
 type Field = { type: 'mrkdwn'; text: string };
 
-function headlineFields(totals: SummaryTotals, drift: readonly DriftItem[] | undefined): Field[] {
+function headlineFields(totals: SummaryTotals, input: SummaryInput): Field[] {
   const rows: Array<[string, string | undefined]> = [
     ['Services', formatNumber(totals.services)],
     ['State', countsText(totals.byState, (state) => stateText(clip(state, 40)), '\n')],
@@ -110,7 +119,8 @@ function headlineFields(totals: SummaryTotals, drift: readonly DriftItem[] | und
       withNow(rangeText(totals.memoryGb, ' GB', totals.servicesWithoutMemory), totals.memoryGbNow, ' GB', totals),
     ],
     ['Posture', postureHeadline(totals)],
-    ['Changes', driftHeadline(drift)],
+    ['Changes', driftHeadline(input.drift, input.keyDrift)],
+    ['API keys', keysHeadline(input.keys, input.generatedAt)],
   ];
   return rows
     .filter((row): row is [string, string] => row[1] !== undefined)
@@ -162,17 +172,18 @@ function postureBreakdown(totals: SummaryTotals): string {
   return `:warning: *Posture warnings:* ${counts.join(' · ')}`;
 }
 
-function driftHeadline(drift: readonly DriftItem[] | undefined): string {
+function driftHeadline(drift: readonly DriftItem[] | undefined, keyDrift: readonly KeyDriftItem[] = []): string {
   if (drift === undefined) return 'First summary: changes are reported from the next one';
-  if (drift.length === 0) return 'No changes since the last summary';
-  const { bot, elsewhere } = driftCounts(drift);
-  return `${plural(drift.length, 'change')} since the last summary: ${formatNumber(bot)} via this bot, ${formatNumber(elsewhere)} elsewhere`;
+  const changes = [...drift, ...keyDrift];
+  if (changes.length === 0) return 'No changes since the last summary';
+  const { bot, elsewhere } = driftCounts(changes);
+  return `${plural(changes.length, 'change')} since the last summary: ${formatNumber(bot)} via this bot, ${formatNumber(elsewhere)} elsewhere`;
 }
 
 function headlineText(
   title: string,
   totals: SummaryTotals,
-  drift: readonly DriftItem[] | undefined,
+  drift: readonly unknown[] | undefined,
   detailCount: number,
 ): string {
   const parts = [plural(totals.services, 'service'), plural(totals.findingCount, 'posture warning')];
@@ -185,35 +196,34 @@ function headlineText(
 
 function detailParts(input: SummaryInput, findings: FindingsByService): DetailPart[] {
   const services = [...input.services].sort(byName);
-  const drift = driftPart(
-    input.drift ?? [],
-    input.filters,
-    input.activityLogUnread,
-    input.generatedAt,
-    input.consoleUrl,
-  );
-  return [drift, posturePart(services, findings, input.consoleUrl), servicesPart(services, input.consoleUrl)].filter(
-    (part): part is DetailPart => part !== undefined,
-  );
+  const drift = driftPart(input, input.generatedAt);
+  const keys = keysPart(input.keys, input.generatedAt);
+  return [
+    drift,
+    posturePart(services, findings, input.consoleUrl),
+    keys,
+    servicesPart(services, input.consoleUrl),
+  ].filter((part): part is DetailPart => part !== undefined);
 }
 
-function driftPart(
-  drift: readonly DriftItem[],
-  filters: readonly string[],
-  unread: ActivityLogUnread | undefined,
-  generatedAt: number,
-  consoleUrl: ConsoleBase,
-): DetailPart | undefined {
-  if (drift.length === 0) return undefined;
-  const { bot, elsewhere } = driftCounts(drift);
+function driftPart(input: SummaryInput, generatedAt: number): DetailPart | undefined {
+  const drift = input.drift ?? [];
+  const keyDrift = input.drift === undefined ? [] : (input.keyDrift ?? []);
+  const count = drift.length + keyDrift.length;
+  if (count === 0) return undefined;
+  const { bot, elsewhere } = driftCounts([...drift, ...keyDrift]);
   // With filters, a service whose tags changed leaves the summary's scope and reads as removed.
   const scope =
-    filters.length > 0 ? "\n_A service whose tags stop matching this summary's filters shows as removed._" : '';
+    input.filters.length > 0 ? "\n_A service whose tags stop matching this summary's filters shows as removed._" : '';
+  const unread = input.activityLogUnread;
   const fallback = unread === undefined ? '' : `\n${activityLogFallbackNote(unread)}`;
   return {
-    title: `*Changes since the last summary* (${formatNumber(drift.length)}: ${formatNumber(bot)} via this bot, ${formatNumber(elsewhere)} elsewhere)${scope}${fallback}`,
+    title: `*Changes since the last summary* (${formatNumber(count)}: ${formatNumber(bot)} via this bot, ${formatNumber(elsewhere)} elsewhere)${scope}${fallback}`,
     continuedTitle: '*Changes since the last summary* (continued)',
-    lines: drift.map((item) => driftLine(item, generatedAt, consoleUrl)),
+    lines: [
+      ...drift.map((item) => driftLine(item, generatedAt, input.consoleUrl)),
+      ...keyDrift.map((item) => keyDriftLine(item, generatedAt)),
+    ],
   };
 }
 
@@ -232,72 +242,6 @@ export function activityLogFallbackNote(unread: ActivityLogUnread): string {
 function driftLine(item: DriftItem, generatedAt: number, consoleUrl: ConsoleBase): string {
   const service = listedName({ name: clip(item.serviceName, 100), id: item.serviceId }, consoleUrl);
   return `• ${service}: ${esc(clip(item.text, 600))} — ${driftAuthorText(item, generatedAt)}`;
-}
-
-/** Who made a change, in words: exact when the activity log was read, else the bot's own guess. */
-export function driftAuthorText(item: DriftItem, generatedAt: number): string {
-  const authors = item.authors;
-  if (item.via) {
-    const when = authors?.[0] ? ` ${whenText(authors[0].at, generatedAt)}` : '';
-    return `:robot_face: via this bot (${code(clip(item.via.changeId, 80))})${when}`;
-  }
-  if (authors === undefined) return '_elsewhere_ (console, Terraform or another tool)';
-  const [only, ...others] = authors;
-  if (only === undefined) return '_elsewhere_ (the activity log names nobody for it)';
-  if (others.length === 0) return authorSentence(only, generatedAt);
-  return `_elsewhere_, by one of: ${authors.map((author) => authorPhrase(author, generatedAt)).join('; ')}`;
-}
-
-function authorSentence(author: ChangeAuthor, generatedAt: number): string {
-  const when = whenText(author.at, generatedAt);
-  switch (author.actor) {
-    case 'bot':
-      return `:robot_face: with this bot's API key ${when}, but by none of its change requests`;
-    case 'user':
-      return `:bust_in_silhouette: changed in the console by ${userName(author)} ${when}`;
-    case 'api-key':
-      return `:key: changed through another API key (${keyName(author)}) ${when}`;
-    case 'support':
-      return `:technologist: changed by ClickHouse support ${when}`;
-    case 'system':
-      return `:gear: changed by ClickHouse Cloud itself ${when}`;
-    case 'unknown':
-      return `_elsewhere_, by ${author.name ? code(clip(oneLine(author.name), 80)) : 'someone the activity log does not name'} ${when}`;
-  }
-}
-
-/** One of several possible authors, without the emoji. */
-function authorPhrase(author: ChangeAuthor, generatedAt: number): string {
-  const when = whenText(author.at, generatedAt);
-  switch (author.actor) {
-    case 'bot':
-      return `this bot's API key ${when}`;
-    case 'user':
-      return `${userName(author)} in the console ${when}`;
-    case 'api-key':
-      return `API key ${keyName(author)} ${when}`;
-    case 'support':
-      return `ClickHouse support ${when}`;
-    case 'system':
-      return `ClickHouse Cloud itself ${when}`;
-    case 'unknown':
-      return `${author.name ? code(clip(oneLine(author.name), 80)) : 'someone unnamed'} ${when}`;
-  }
-}
-
-const userName = (author: ChangeAuthor) =>
-  author.name ? esc(clip(oneLine(author.name), 100)) : 'a user the log does not name';
-const keyName = (author: ChangeAuthor) => (author.name ? code(clip(oneLine(author.name), 80)) : 'unnamed');
-/** A name from the activity log on one line: a line break in it would forge a drift line of its own. */
-const oneLine = (name: string) => name.replace(/\s+/g, ' ');
-
-/** Within half a day of the summary the time is enough; older changes carry their date. */
-const RECENT_MS = 12 * 60 * 60 * 1000;
-
-function whenText(at: number, generatedAt: number): string {
-  return generatedAt - at < RECENT_MS
-    ? `at ${slackDate(at, '{time}')}`
-    : `on ${slackDate(at, '{date_short} at {time}')}`;
 }
 
 function posturePart(
@@ -364,7 +308,7 @@ function detailMessage(
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
-function driftCounts(drift: readonly DriftItem[]): { bot: number; elsewhere: number } {
+function driftCounts(drift: ReadonlyArray<Pick<DriftItem, 'via' | 'authors'>>): { bot: number; elsewhere: number } {
   const bot = drift.filter(isBotChange).length;
   return { bot, elsewhere: drift.length - bot };
 }

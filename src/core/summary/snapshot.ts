@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { KIND_LIST } from '../change/kinds/index.js';
 import type { ServiceRecord } from '../service/schema.js';
+import { KeysSectionSchema, type KeysSection } from './key-drift.js';
 
 /** Bumped when the stored shape changes: an older snapshot then fails to parse and is no baseline. */
 export const SNAPSHOT_VERSION = 1;
@@ -26,13 +27,19 @@ export const SnapshotSchema = z.object({
   version: z.literal(SNAPSHOT_VERSION),
   takenAt: z.number(),
   services: z.record(z.string(), ServiceSnapshotSchema),
+  /**
+   * The organization's API keys (key-drift.ts), a section of their own: absent in snapshots stored
+   * before it and when keys were never read; one that does not parse is dropped, not the snapshot.
+   */
+  keys: KeysSectionSchema.optional().catch(undefined),
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 
-export function takeSnapshot(services: readonly ServiceRecord[], now: number): Snapshot {
+export function takeSnapshot(services: readonly ServiceRecord[], now: number, keys?: KeysSection): Snapshot {
   const snapshots: Record<string, ServiceSnapshot> = {};
   for (const service of services) snapshots[service.id] = serviceSnapshot(service);
-  return { version: SNAPSHOT_VERSION, takenAt: now, services: snapshots };
+  const snapshot: Snapshot = { version: SNAPSHOT_VERSION, takenAt: now, services: snapshots };
+  return keys === undefined ? snapshot : { ...snapshot, keys };
 }
 
 /** A stored snapshot read back; undefined when it is missing, not JSON, or of another shape. */
