@@ -41,7 +41,7 @@ import { MemberLists, type Membership, type Outside } from './members.js';
 export interface ApproverPolicyOptions {
   approvers: readonly string[];
   allowSelfApproval: boolean;
-  messenger: Pick<Messenger, 'groupMembers' | 'channelMembers'>;
+  messenger: Pick<Messenger, 'groupMembers' | 'channelMembers' | 'userEmail'>;
   /** The rules in force (POLICY_FILE, reloaded on SIGHUP); none = the default for every request. */
   policy?: () => Policy | undefined;
   groupCacheMs?: number;
@@ -93,11 +93,28 @@ export class ApproverPolicy implements ApprovalPolicy {
         `Only people who can approve this request can reject it: ${whoCanApprove(requirements)}.`,
       );
     }
+    const own = await this.ownRolesRefusal(userId, request);
+    if (own) return { allowed: false, reason: own };
     const click = judgeClick(userId, request, requirements, membership);
     if (click.kind === 'counts') return { allowed: true, counts: click.counts };
     if (click.kind === 'already-approved')
       return { allowed: false, reason: `You already approved this request. ${stillNeededText(request, requirements)}` };
     return refusal(membership, notEligibleText(request, requirements, click.requester));
+  }
+
+  /**
+   * A change to a member's roles is never approved by that member (self-approval or not): their
+   * Slack email is compared with the member's. One whose email Slack does not give cannot be told
+   * apart, so it is refused too, with what to do.
+   */
+  private async ownRolesRefusal(userId: string, request: ChangeRequest): Promise<string | undefined> {
+    if (request.plan.target?.type !== 'member') return undefined;
+    const email = await this.options.messenger.userEmail(userId).catch(() => undefined);
+    if (email === undefined)
+      return 'Slack does not give me your email, so I cannot tell that this request does not change your own roles: ask an approver whose Slack profile shows their email (the bot needs the users:read.email scope).';
+    if (email.trim().toLowerCase() === request.plan.serviceName.trim().toLowerCase())
+      return 'This request changes your own roles: someone else must approve it.';
+    return undefined;
   }
 
   mayAct(userId: string, request: ChangeRequest, origin?: ClickOrigin): Promise<Verdict> {

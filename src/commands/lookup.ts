@@ -18,6 +18,13 @@ export async function lookupService(services: BotServices, query: string, person
     : { ok: false, text: resolutionText(resolution) };
 }
 
+/** A member as typed: their email, or a Slack mention (`<@U123|ana>`) read as that person's profile email. */
+async function emailOf(services: BotServices, query: string): Promise<string | undefined> {
+  const mention = /^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$/.exec(query.trim());
+  if (!mention?.[1]) return query;
+  return services.messenger.userEmail(mention[1]).catch(() => undefined);
+}
+
 /**
  * Finds what a change command names: a service, or (for `grant`, `key disable`…) a member by email
  * or an API key by name, id or last four characters, read afresh as the record the change plans on.
@@ -32,12 +39,17 @@ export async function lookupTarget(
   const options = { person, priority: 'command' as const };
   const readAt = Date.now();
   if (type === 'member') {
-    if (/^<@[UW]/.test(query)) return { ok: false, text: `Give the member's email, like ana@example.com.` };
+    const email = await emailOf(services, query);
+    if (email === undefined)
+      return {
+        ok: false,
+        text: "Slack does not give me that person's email (the bot needs the users:read.email scope): give the member's email instead, like ana@example.com.",
+      };
     const [members, roles] = await Promise.all([
       services.cloud.listMembers(options),
       services.cloud.listRoles(options),
     ]);
-    const found = findMember(members, query);
+    const found = findMember(members, email);
     return found.ok
       ? { ok: true, service: memberRecord(found.value, roles), readAt }
       : { ok: false, text: esc(found.text) };

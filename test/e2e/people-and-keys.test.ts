@@ -30,6 +30,7 @@ const patchesTo = (h: Harness, suffix: string) =>
 describe('grant and revoke', () => {
   it('grants a role for a while, and the revert takes back exactly that role, leaving one granted meanwhile', async () => {
     const h = await harness();
+    h.slack.userEmails.set(USERS.approver, 'ada@example.com');
     const { id, posted } = await requestChange(h, 'grant Admin to dev@example.com for 2h');
     const request = textOf(posted.args.blocks);
     expect(request).toContain('dev@example.com');
@@ -68,11 +69,37 @@ describe('grant and revoke', () => {
     expect(h.simulator.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
   });
 
+  it('reads @user as their Slack profile email, and never lets a member approve a change to their own roles', async () => {
+    const h = await harness();
+    h.slack.userEmails.set(USERS.approver, 'dev@example.com');
+    h.slack.userEmails.set(USERS.second, 'ada@example.com');
+    const { id, posted } = await requestChange(h, `grant Admin to <@${USERS.approver}|dev>`);
+    expect(textOf(posted.args.blocks)).toContain('dev@example.com');
+    // The member whose roles change clicks Approve: refused, nothing sent.
+    const own = await answerText(h, await h.click(ACTION_APPROVE, id, USERS.approver));
+    expect(own).toContain('changes your own roles');
+    expect(patchesTo(h, `/members/${DEMO_MEMBER_IDS.developer}`)).toHaveLength(0);
+    // Someone whose email Slack does not give cannot be told apart: refused with what to do.
+    const unknown = await answerText(h, await h.click(ACTION_APPROVE, id, USERS.outsider));
+    expect(unknown).toContain('users:read.email');
+    await h.click(ACTION_APPROVE, id, USERS.second);
+    await appliedMessage(h, id);
+    expect(patchesTo(h, `/members/${DEMO_MEMBER_IDS.developer}`)).toHaveLength(1);
+  });
+
+  it('says what to do when Slack gives no email for @user', async () => {
+    const h = await harness();
+    expect(await answerText(h, await h.command(`grant Admin to <@${USERS.second}|bob>`))).toContain(
+      "give the member's email instead",
+    );
+  });
+
   it('an Admin grant carries the admin-grant risk a policy rule can ask two approvals for', async () => {
     const path = policyFile(
       'rules:\n  - name: admins need two\n    match: { risks: [admin-grant] }\n    approvals: 2\n',
     );
     const h = await harness({ env: { POLICY_FILE: path } });
+    h.slack.userEmails.set(USERS.approver, 'ada@example.com');
     const { id, posted } = await requestChange(h, 'grant Admin to bill@example.com');
     expect(textOf(posted.args.blocks)).toContain('admins need two');
     await h.click(ACTION_APPROVE, id, USERS.approver);

@@ -239,7 +239,7 @@ describe('a summary', () => {
     expect(head).toContain('First summary: changes are reported from the next one');
     expect(head).not.toContain('*Spend*');
     // A service's line (its name linked to the console): only in the thread.
-    const serviceLine = /• \*(<[^|>]+\|)?orders-prod>?\*  `/;
+    const serviceLine = /• \*(<[^|>]+\|)?orders-prod>?\* {2}`/;
     expect(head).not.toMatch(serviceLine);
     const replies = h.slack.callsOf('chat.postMessage', (a) => a.channel === CHANNEL && a.thread_ts === ts);
     expect(replies.map((r) => textOf(r.args.blocks)).join('\n')).toMatch(serviceLine);
