@@ -632,6 +632,7 @@ function buildServices(
     ...(metrics ? { observe: followObserver(metrics) } : {}),
   });
   const observeChange = changeObserver(logger, metrics);
+  const secrets = new SecretDelivery({ vault: stores.secretVault, messenger, logger, now: overrides.clock ?? Date.now });
   const changeRequests = new ApprovalFlow({
     cloud,
     cloudOf,
@@ -647,6 +648,7 @@ function buildServices(
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),
     observe: observeChange,
+    deliverSecret: (secret) => secrets.deliver(secret),
     // The request as the flow has it (who it concerns never changes): no read to find its people.
     moved: (request) => homes.moved(request),
     afterApproval: (request) => homes.moved(request),
@@ -750,7 +752,7 @@ function buildServices(
     messenger,
     costs,
     spendCharts,
-    secrets: new SecretDelivery({ vault: stores.secretVault, messenger, logger, now: overrides.clock ?? Date.now }),
+    secrets,
   };
   const costAlerts = config.costAlerts
     ? new CostAlerts({

@@ -60,7 +60,7 @@ export class ApprovalFlow implements ChangeRequestService {
     this.owner = options.owner ?? newLeaseOwner();
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     const { store, messenger, logger, onMissingRecord } = options;
-    this.sender = new LeasedSender({ store, leaseMs: this.leaseMs, logger });
+    this.sender = new LeasedSender({ store, leaseMs: this.leaseMs, logger, deliverSecret: options.deliverSecret });
     this.grants = new GrantIo({
       store,
       cloudOf: (organization) => cloudOf(options, organization),

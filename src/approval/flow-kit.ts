@@ -19,6 +19,7 @@ import type {
   Messenger,
   ServiceDirectory,
 } from '../ports/index.js';
+import type { SecretDeliveryService } from '../ports/secret-vault.js';
 import type { FlowMessages } from './flow-messages.js';
 import type { LeasedSender } from './flow-lease.js';
 import type { GrantIo } from './grant-io.js';
@@ -58,6 +59,12 @@ export interface ApprovalFlowOptions {
   securityChannel?: string;
   /** Told when a due revert finds its grant's record gone (a metric counts it). */
   onMissingRecord?: (id: string) => void;
+  /**
+   * Hands a secret an operation's answer carries (a reset password) to one person (DM, Reveal), right
+   * where the answer arrives: nothing else in the flow ever holds it. Without it such an answer is
+   * dropped and the requester told to reset again.
+   */
+  deliverSecret?: SecretDeliveryService['deliver'];
 }
 
 /** What one run of the flow left behind: the reply for the person, and whether an outcome was recorded. */

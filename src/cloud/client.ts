@@ -54,9 +54,8 @@ import { QueryEndpointSchema, type QueryEndpoint } from '../core/service/query-e
 import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
 import { ScalingScheduleSchema, type ScalingSchedule } from '../core/service/scaling-schedule.js';
 import {
-  SERVICE_PARTS,
+  partSpec,
   type PartName,
-  type PartSpec,
   type PartUpdates,
   type PartValues,
 } from '../core/service/parts.js';
@@ -414,7 +413,9 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     part: P,
     options: ReadOptions = {},
   ): Promise<PartValues[P] | null> {
-    const spec: PartSpec<PartValues[P], PartUpdates[P]> = SERVICE_PARTS[part];
+    const spec = partSpec(part);
+    // Write-only (the password): there is nothing to read.
+    if (spec.writeOnly) return null;
     return (await this.readSetting(serviceId, spec.path, spec.schema, options)) ?? null;
   }
 
@@ -425,7 +426,7 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     body: PartUpdates[P] | null,
     options: UpdateOptions = {},
   ): Promise<{ value: PartValues[P] | null; requestId: string }> {
-    const spec: PartSpec<PartValues[P], PartUpdates[P]> = SERVICE_PARTS[part];
+    const spec = partSpec(part);
     const path = `${this.servicePath(serviceId)}/${spec.path}`;
     if (body === null) {
       if (!spec.removable) throw new CloudApiError('invalid-request', `The ${spec.label} cannot be removed.`);

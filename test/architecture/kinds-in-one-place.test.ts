@@ -6,6 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { KIND_COMMANDS, KIND_LIST } from '../../src/core/change/kinds/index.js';
+import { COMMAND_CATALOGUE } from '../../src/core/command/catalogue.js';
+
+/** Read commands whose word a kind shares (`query-endpoint SERVICE` reads, `… on` changes): the word is the read command's. */
+const READ_COMMANDS = new Set(
+  COMMAND_CATALOGUE.filter((spec) => !KIND_COMMANDS.includes(spec as never)).map((spec) => spec.name),
+);
 
 const GENERIC_FILES = [
   'src/core/command/parse.ts',
@@ -21,7 +27,9 @@ function kindWords(): string[] {
   const words = KIND_LIST.flatMap((kind) => [kind.field, kind.policyName, ...kind.intents]);
   const commands = KIND_COMMANDS.flatMap((command) => [command.name, command.name.split(' ')[0] ?? command.name]);
   // `name` is also every service's name, and `tags` every service's tags: as field names they are not a kind.
-  return [...new Set([...words, ...commands])].filter((word) => word !== 'name' && word !== 'tags');
+  return [...new Set([...words, ...commands])].filter(
+    (word) => word !== 'name' && word !== 'tags' && !READ_COMMANDS.has(word),
+  );
 }
 
 /** The code of a file without its comments (a comment may mention a kind as an example). */

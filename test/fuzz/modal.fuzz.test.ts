@@ -159,6 +159,8 @@ const UPDATE_FIELD: Record<keyof ChangeIntent, string> = {
   coreDumps: 'enableCoreDumps',
   // A part of the service the API keeps apart: its own endpoint (the form has no input for it).
   backupConfig: 'backupConfiguration',
+  queryEndpoint: 'serviceQueryEndpoint',
+  passwordReset: 'password',
 };
 
 describe('edit modal submissions under random input', () => {

@@ -7,6 +7,7 @@ import { capacityDifferences } from '../capacity/values.js';
 import { planIsVisible } from './verify.js';
 import type { ChangePlan, Operation, PartOperation } from './types.js';
 import type { ServiceRecord } from '../service/schema.js';
+import { partSpec } from '../service/parts.js';
 
 export function operationsOf(plan: ChangePlan): Operation[] {
   if (plan.operations) return plan.operations;
@@ -33,14 +34,23 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
 }
 
 /**
- * Whether a part read afresh shows what its PATCH set: every field sent reads back as sent; a
- * field sent as null (back to the default) is settled by any value, since the default is the API's.
+ * Whether a part read afresh shows what its write set: every field sent reads back as sent (a list
+ * as the same members, in any order); a field sent as null (back to the default) is settled by any
+ * value, since the default is the API's. A write-only part (the password) never shows: a write
+ * whose answer was lost is unknown, never confirmed by a read.
  */
 function partShows(operation: PartOperation, part: object | null | undefined): boolean {
+  if (partSpec(operation.part).writeOnly) return false;
   if (operation.body === null) return part === null;
   if (!part) return false;
   const now = part as Record<string, unknown>;
-  return Object.entries(operation.body).every(([field, sent]) => sent === null || now[field] === sent);
+  return Object.entries(operation.body).every(([field, sent]) => sent === null || sameValue(now[field], sent));
+}
+
+function sameValue(now: unknown, sent: unknown): boolean {
+  if (!Array.isArray(sent) || !Array.isArray(now)) return now === sent;
+  const members = (list: unknown[]) => JSON.stringify(list.map((item) => JSON.stringify(item)).sort());
+  return members(now) === members(sent);
 }
 
 /** Does the service show every operation of the plan? */

@@ -40,6 +40,42 @@ export interface ChangeIntent {
   coreDumps?: boolean;
   /** `backup-config SERVICE [every Nh] [keep Nd] [at HH:MM] [default]`. */
   backupConfig?: BackupConfigIntent;
+  /** `query-endpoint SERVICE on …` / `off`. */
+  queryEndpoint?: QueryEndpointIntent;
+  /** `reset-password SERVICE`: a generated password (no hashes), or the hashes the requester gave. */
+  passwordReset?: PasswordResetIntent;
+}
+
+/** An API key as a command names it (`asked`), and once resolved against `GET …/keys` at filing. */
+export interface QueryKeyRef {
+  asked: string;
+  id?: string;
+  /** "finance-dash …q7Zk": how sentences name it. */
+  label?: string;
+}
+
+export type QueryEndpointIntent =
+  | { on: false }
+  | {
+      on: true;
+      roles: Array<'sql_console_read_only' | 'sql_console_admin'>;
+      keys: QueryKeyRef[];
+      /** allowedOrigins as the API takes it: comma-separated domains, empty for any origin. */
+      origins: string;
+      /** Every key of the organization when the keys were resolved, to name those the endpoint allows now. */
+      known?: Array<{ id: string; label: string }>;
+    };
+
+export interface PasswordResetIntent {
+  /** The requester's hashes (`with-hash`): base64 SHA-256, and optionally the MySQL double SHA-1 in hex. */
+  hashes?: { passwordHash: string; doubleSha1Hash?: string };
+}
+
+/** The Query API endpoint as a change reads it: 'off' when the service has none. */
+export interface QueryEndpointState {
+  roles: string[];
+  openApiKeys: string[];
+  allowedOrigins: string;
 }
 
 export interface BackupConfigIntent {
@@ -75,6 +111,10 @@ export interface TouchedState {
   enableCoreDumps?: boolean | null;
   /** The service's backup configuration (a part the API keeps apart), with the defaults where absent. */
   backupConfiguration?: BackupSettings;
+  /** The service's Query API endpoint (a part), or 'off'. */
+  serviceQueryEndpoint?: QueryEndpointState | 'off';
+  /** The password is never read: the stale check has nothing to compare. */
+  password?: 'never-read';
 }
 export type TouchedField = keyof TouchedState;
 

@@ -16,7 +16,7 @@ import {
   type BaseCommandName,
   type CommandName,
 } from './catalogue.js';
-import { KIND_COMMANDS, TEMPORARY_FORMS, type KindCommand } from '../change/kinds/index.js';
+import { breaksGlassForGood, KIND_COMMANDS, TEMPORARY_FORMS, type KindCommand } from '../change/kinds/index.js';
 import { listed } from '../change/listed.js';
 import { normalizeSlackText, tokenize, type Token } from './tokenize.js';
 import { ArgumentReader, QUOTE_HINT, QUOTED_DESCRIPTION, textOf, UsageProblem, type ParsedChange } from './reader.js';
@@ -243,20 +243,33 @@ function changeCommandsByWord(): Map<string, KindCommand[]> {
 
 function changeHandler(word: string, commands: readonly KindCommand[]): Handler {
   const [only] = commands;
-  if (commands.length === 1 && only !== undefined && only.name === word)
-    return (args) => changeCommand(only.parse(args, new ArgumentReader(only)));
+  const change =
+    commands.length === 1 && only !== undefined && only.name === word
+      ? (args: Token[]) => changeCommand(only.parse(args, new ArgumentReader(only)))
+      : groupHandler(word, commands);
+  // `query-endpoint SERVICE` reads; with more words it asks for a change.
+  const read = commands.some((command) => command.readAlone) ? PARSERS[word as keyof typeof PARSERS] : undefined;
+  return read ? (args) => (args.length <= 1 ? read(args) : change(args)) : change;
+}
+
+/** A group (ip add, ip remove): the command chosen by its second word, or by the word after the service. */
+function groupHandler(word: string, commands: readonly KindCommand[]): Handler {
+  const afterService = commands.some((command) => command.verbAfterService);
   return (args) => {
-    const [action, ...rest] = args;
+    const at = afterService ? 1 : 0;
+    const action = args[at];
+    const rest = [...args.slice(0, at), ...args.slice(at + 1)];
     const sub = action?.text.toLowerCase();
     const chosen = commands.find((command) => command.name === `${word} ${sub}`);
     if (chosen !== undefined) return changeCommand(chosen.parse(rest, new ArgumentReader(chosen)));
     const names = commands.map((command) => command.name);
     const subs = names.map((name) => name.split(' ')[1] ?? name);
     const ask = commands.find((command) => command.groupAsk !== undefined)?.groupAsk ?? `Say which ${word} command`;
+    const written = afterService ? `${word} SERVICE ${subs.join('|')}` : names.join(' or ');
     const message =
       action === undefined
-        ? `${ask}: ${names.join(' or ')}.`
-        : `${word} can ${subs.join(' or ')}, not ${echo(action.text)}. Write ${names.join(' or ')}.`;
+        ? `${ask}: ${written}.`
+        : `${word} can ${subs.join(' or ')}, not ${echo(action.text)}. Write ${written}.`;
     throw new UsageProblem(message, usagesOfGroup(word));
   };
 }
@@ -478,7 +491,7 @@ function parseBreakglass(args: Token[]): Command {
       'breakglass',
       `Break-glass needs a reason that reviewers will read: add because "INC-7 dashboards down", like this: ${exampleOf('breakglass')}`,
     );
-  if (command.durationMs === undefined)
+  if (command.durationMs === undefined && !breaksGlassForGood(command.intent))
     fail(
       'breakglass',
       `Break-glass changes are temporary: end the change with for DURATION (like for 1h), like this: ${exampleOf('breakglass')}. Only changes the bot can take back exactly can break glass: ${listed(TEMPORARY_FORMS)}.`,

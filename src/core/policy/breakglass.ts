@@ -50,7 +50,13 @@ export function isListed(list: readonly string[], userId: string, inGroup: (grou
  */
 export function breakGlassRefusal(
   terms: BreakGlassTerms,
-  input: { reason: string | undefined; durationMs: number | undefined; decision: PolicyDecision },
+  input: {
+    reason: string | undefined;
+    durationMs: number | undefined;
+    decision: PolicyDecision;
+    /** The change has nothing to take back (a password reset): it may break glass for good. */
+    forGood?: boolean;
+  },
 ): BreakGlassRefusal | undefined {
   const { list, maxMs } = terms;
   const { decision } = input;
@@ -58,7 +64,7 @@ export function breakGlassRefusal(
   if (!terms.listed) return { kind: 'not-listed', listed: list };
   if (decision.kind === 'deny') return { kind: 'denied', rule: decision.rule, text: decision.text };
   if (!input.reason?.trim()) return { kind: 'no-reason' };
-  if (input.durationMs === undefined) return { kind: 'no-duration', maxMs };
+  if (input.durationMs === undefined) return input.forGood ? undefined : { kind: 'no-duration', maxMs };
   if (input.durationMs > maxMs) return { kind: 'too-long', maxMs, askedMs: input.durationMs };
   return undefined;
 }

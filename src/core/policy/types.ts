@@ -18,6 +18,8 @@ export const CHANGE_KINDS = [
   'power',
   'core-dumps',
   'backup-config',
+  'query-endpoint',
+  'password',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
@@ -33,6 +35,9 @@ export const RISKS = [
   'single-replica',
   'backup-retention-cut',
   'backup-less-often',
+  'query-admin',
+  'query-any-origin',
+  'credential',
 ] as const;
 export type Risk = (typeof RISKS)[number];
 

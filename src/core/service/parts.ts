@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { BackupConfigurationSchema, type BackupConfiguration } from './backup.js';
+import { QueryEndpointSchema, type QueryEndpoint } from './query-endpoint.js';
 
 /** PATCH …/backupConfiguration (official OpenAPI: BackupConfigurationPatchRequest; null resets to the default). */
 export const BackupConfigurationUpdateSchema = z.strictObject({
@@ -20,6 +21,44 @@ export const BackupConfigurationUpdateSchema = z.strictObject({
 });
 export type BackupConfigurationUpdate = z.infer<typeof BackupConfigurationUpdateSchema>;
 
+/**
+ * POST …/serviceQueryEndpoint (official OpenAPI: InstanceServiceQueryApiEndpointsPostRequest):
+ * the whole endpoint, created or replaced; DELETE switches it off.
+ */
+export const QueryEndpointUpdateSchema = z.strictObject({
+  roles: z.array(z.enum(['sql_console_read_only', 'sql_console_admin'])).min(1),
+  openApiKeys: z.array(z.string().min(1)).min(1),
+  allowedOrigins: z.string(),
+});
+export type QueryEndpointUpdate = z.infer<typeof QueryEndpointUpdateSchema>;
+
+/**
+ * PATCH …/password (official OpenAPI: ServicePasswordPatchRequest): empty, the API generates a
+ * password; with the SHA-256 hash (base64) and optionally the MySQL double SHA-1 (hex), it sets it.
+ */
+export const PasswordUpdateSchema = z.strictObject({
+  newPasswordHash: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/)
+    .optional(),
+  newDoubleSha1Hash: z
+    .string()
+    .regex(/^[0-9a-fA-F]{40}$/)
+    .optional(),
+});
+export type PasswordUpdate = z.infer<typeof PasswordUpdateSchema>;
+
+/**
+ * The password part is write-only: the API answers a PATCH with the generated password (none when a
+ * hash was sent). The answer is handed to its owner where it arrives (flow-lease.ts) and replaced
+ * by `delivery` before anything else sees it: the value the rest of the bot holds never has `password`.
+ */
+export const PasswordAnswerSchema = z.looseObject({
+  password: z.string().optional(),
+  delivery: z.object({ to: z.string(), delivered: z.boolean() }).optional(),
+});
+export type PasswordAnswer = z.infer<typeof PasswordAnswerSchema>;
+
 export interface PartSpec<Value, Update> {
   /** The last segment of its path under the service. */
   path: string;
@@ -32,6 +71,8 @@ export interface PartSpec<Value, Update> {
   update: z.ZodType<Update>;
   /** Whether DELETE removes it (the service then has none: the part reads null). */
   removable: boolean;
+  /** Write-only (the password): never read with GET; it reads null. */
+  writeOnly?: true;
 }
 
 export const SERVICE_PARTS = {
@@ -43,6 +84,23 @@ export const SERVICE_PARTS = {
     update: BackupConfigurationUpdateSchema,
     removable: false,
   } satisfies PartSpec<BackupConfiguration, BackupConfigurationUpdate>,
+  serviceQueryEndpoint: {
+    path: 'serviceQueryEndpoint',
+    label: 'Query API endpoint',
+    schema: QueryEndpointSchema,
+    method: 'POST',
+    update: QueryEndpointUpdateSchema,
+    removable: true,
+  } satisfies PartSpec<QueryEndpoint, QueryEndpointUpdate>,
+  password: {
+    path: 'password',
+    label: 'password',
+    schema: PasswordAnswerSchema,
+    method: 'PATCH',
+    update: PasswordUpdateSchema,
+    removable: false,
+    writeOnly: true,
+  } satisfies PartSpec<PasswordAnswer, PasswordUpdate>,
 } as const;
 
 export type PartName = keyof typeof SERVICE_PARTS;
@@ -50,10 +108,21 @@ export const PART_NAMES = Object.keys(SERVICE_PARTS) as PartName[];
 
 export interface PartValues {
   backupConfiguration: BackupConfiguration;
+  serviceQueryEndpoint: QueryEndpoint;
+  password: PasswordAnswer;
 }
 export interface PartUpdates {
   backupConfiguration: BackupConfigurationUpdate;
+  serviceQueryEndpoint: QueryEndpointUpdate;
+  password: PasswordUpdate;
 }
+const SPECS: { [P in PartName]: PartSpec<PartValues[P], PartUpdates[P]> } = SERVICE_PARTS;
+
+/** A part's spec, typed by its name (a mapped type, so that a generic caller keeps value and update together). */
+export function partSpec<P extends PartName>(part: P): PartSpec<PartValues[P], PartUpdates[P]> {
+  return SPECS[part];
+}
+
 /** The parts read alongside a record; null when the service has none (the API answered 404). */
 export type ServiceParts = { [P in PartName]?: PartValues[P] | null };
 

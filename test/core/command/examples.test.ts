@@ -5,8 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceRecordSchema } from '../../../src/core/service/schema.js';
 import { planChange } from '../../../src/core/change/plan.js';
-import { localizeIntent } from '../../../src/core/change/kinds/index.js';
-import { DEMO_BACKUP_CONFIGURATIONS } from '../../../src/simulator/seed.js';
+import { localizeIntent, resolveQueryKeys } from '../../../src/core/change/kinds/index.js';
+import { DEMO_BACKUP_CONFIGURATIONS, DEMO_OTHER_KEY_IDS, demoAccess } from '../../../src/simulator/seed.js';
+import { keyView } from '../../../src/simulator/access.js';
+import { parseApiKeys } from '../../../src/core/access/api-key.js';
 import { DEFAULT_BACKUP_CONFIGURATION } from '../../../src/simulator/backups.js';
 
 const demoBackupConfiguration = (id: string) => ({
@@ -16,6 +18,17 @@ import { COMMAND_CATALOGUE } from '../../../src/core/command/catalogue.js';
 import { parseCommand } from '../../../src/core/command/parse.js';
 import { matchesTagFilters } from '../../../src/core/summary/tags.js';
 import { demoServices } from '../../../src/simulator/seed.js';
+
+/** The demo organization's API keys, as GET …/keys answers them (query-endpoint examples name them). */
+const seed = demoAccess('de7e0000-0000-4000-8000-00000000b07a', 'demo-secret-abcd', Date.now());
+const demoKeys = parseApiKeys(seed.keys.map((key) => keyView(key, seed.roles))).keys;
+/** A Query API endpoint on, as the console might have left it, so that both on and off examples change something. */
+const demoQueryEndpoint = {
+  id: 'qe-1',
+  roles: ['sql_console_read_only'],
+  openApiKeys: [DEMO_OTHER_KEY_IDS.neverExpires],
+  allowedOrigins: '',
+};
 
 const demo = demoServices().map((record) => ServiceRecordSchema.parse(record));
 const byName = (name: string) => demo.find((service) => service.name === name);
@@ -29,8 +42,14 @@ describe('help examples in the demo organization', () => {
       expect(service, command.service).toBeDefined();
       if (service === undefined) return;
       // The parts of the service a change reads (its backup configuration…) as the demo organization has them.
-      const withParts = { ...service, parts: { backupConfiguration: demoBackupConfiguration(service.id) } };
-      const plan = planChange(withParts, localizeIntent(command.intent, 'UTC', Date.now()));
+      const parts = {
+        backupConfiguration: demoBackupConfiguration(service.id),
+        serviceQueryEndpoint: demoQueryEndpoint,
+      };
+      const keyed = resolveQueryKeys(command.intent, demoKeys);
+      expect(keyed.ok ? '' : keyed.text).toBe('');
+      if (!keyed.ok) return;
+      const plan = planChange({ ...service, parts }, localizeIntent(keyed.intent, 'UTC', Date.now()));
       expect(plan.ok ? [] : plan.problems).toStrictEqual([]);
     }
     if (

@@ -19,6 +19,8 @@ import { powerKind } from './power.js';
 import { replicaMemoryKind } from './replica-memory.js';
 import { replicasKind } from './replicas.js';
 import { tagsKind } from './tags.js';
+import { queryEndpointKind } from './query-endpoint.js';
+import { passwordKind } from './password.js';
 
 export const KINDS = {
   name: nameKind,
@@ -30,6 +32,8 @@ export const KINDS = {
   tags: tagsKind,
   enableCoreDumps: coreDumpsKind,
   backupConfiguration: backupConfigKind,
+  serviceQueryEndpoint: queryEndpointKind,
+  password: passwordKind,
   replicas: replicasKind,
   replicaMemory: replicaMemoryKind,
   idleScaling: idleScalingKind,
@@ -43,6 +47,7 @@ export const KIND_LIST: ReadonlyArray<ChangeKindModule<TouchedField>> = Object.v
 export const TEMPORARY_KINDS: ReadonlyArray<ChangeKindModule<TouchedField>> = [
   ipAccessKind,
   mysqlEndpointKind,
+  queryEndpointKind,
   replicasKind,
   replicaMemoryKind,
   idleScalingKind,
@@ -69,6 +74,18 @@ export function partsOfPlan(plan: ChangePlan): PartName[] {
   return [...new Set(touched)];
 }
 
+/** Whether break-glass may apply this change without a duration: every kind it asks for has nothing to take back. */
+export function breaksGlassForGood(intent: ChangeIntent): boolean {
+  const kinds = Object.keys(intent).flatMap((key) => kindOfIntent(key) ?? []);
+  return kinds.length > 0 && kinds.every((kind) => kind.breaksGlassForGood);
+}
+
+/** The same of a plan: every kind it touches. */
+export function planBreaksGlassForGood(plan: Pick<ChangePlan, 'before'>): boolean {
+  const kinds = KIND_LIST.filter((kind) => kind.field in plan.before);
+  return kinds.length > 0 && kinds.every((kind) => kind.breaksGlassForGood);
+}
+
 /** Whether the intent gives a time of day to read in a person's zone (only then is the zone looked up). */
 export function hasLocalTimes(intent: ChangeIntent): boolean {
   return KIND_LIST.some((kind) => kind.localize && kind.intents.some((field) => intent[field] !== undefined));
@@ -84,4 +101,6 @@ export function kindOfIntent(key: string): ChangeKindModule<TouchedField> | unde
   return KIND_LIST.find((kind) => (kind.intents as readonly string[]).includes(key));
 }
 
+export { asksForKeys, resolveQueryKeys } from './query-endpoint.js';
+export { asksForHashes } from './password.js';
 export type { ChangeKindModule, Draft, KindCommand, PlannedReverse, PlanProblem } from './kind.js';

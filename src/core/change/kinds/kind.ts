@@ -28,6 +28,13 @@ export interface KindCommand extends CommandSpec {
   groupAsk?: string;
   /** Its own arguments include `at` (a time of day it sets): the word never schedules the change. */
   ownsAt?: boolean;
+  /**
+   * Of a group (`query-endpoint on`, `query-endpoint off`): the word choosing the command comes after
+   * the service (`query-endpoint SERVICE on …`), not right after the first word (`ip add SERVICE`).
+   */
+  verbAfterService?: true;
+  /** With nothing after the service, the first word is the read command of the same name (`query-endpoint SERVICE`). */
+  readAlone?: true;
 }
 
 /** `field` names the modal input the problem belongs to, so the modal can show it inline. */
@@ -103,6 +110,11 @@ export interface ChangeKindModule<F extends TouchedField> {
   undo(plan: ChangePlan, service: ServiceRecord, reverse: PlannedReverse): void;
   /** The policy risks this kind's part of the plan carries. */
   risks(plan: ChangePlan): Risk[];
+  /**
+   * A change with nothing to take back (a password reset after a leak): break-glass may apply it
+   * without a duration. Absent: break-glass changes must be temporary.
+   */
+  breaksGlassForGood?: true;
   /** Every risk `risks` can name, for `policy SERVICE`. */
   possibleRisks: readonly Risk[];
   /**
