@@ -632,7 +632,12 @@ function buildServices(
     ...(metrics ? { observe: followObserver(metrics) } : {}),
   });
   const observeChange = changeObserver(logger, metrics);
-  const secrets = new SecretDelivery({ vault: stores.secretVault, messenger, logger, now: overrides.clock ?? Date.now });
+  const secrets = new SecretDelivery({
+    vault: stores.secretVault,
+    messenger,
+    logger,
+    now: overrides.clock ?? Date.now,
+  });
   const changeRequests = new ApprovalFlow({
     cloud,
     cloudOf,

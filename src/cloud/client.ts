@@ -53,12 +53,7 @@ import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { QueryEndpointSchema, type QueryEndpoint } from '../core/service/query-endpoint.js';
 import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
 import { ScalingScheduleSchema, type ScalingSchedule } from '../core/service/scaling-schedule.js';
-import {
-  partSpec,
-  type PartName,
-  type PartUpdates,
-  type PartValues,
-} from '../core/service/parts.js';
+import { partSpec, type PartName, type PartUpdates, type PartValues } from '../core/service/parts.js';
 import {
   BackupConfigurationEnvelopeSchema,
   ErrorEnvelopeSchema,

@@ -30,7 +30,9 @@ const resetPassword: KindCommand = {
     const withHash = extra[0]?.text.toLowerCase() === WITH_HASH;
     if (withHash) extra.shift();
     if (extra.length > 0)
-      read.fail(`reset-password takes a service and optionally ${WITH_HASH}, not ${echo(extra.map((w) => w.text).join(' '))}.`);
+      read.fail(
+        `reset-password takes a service and optionally ${WITH_HASH}, not ${echo(extra.map((w) => w.text).join(' '))}.`,
+      );
     // with-hash: the hashes come from the form it opens (commands/run.ts), never from the command line.
     const intent: PasswordResetIntent = withHash ? { hashes: { passwordHash: '' } } : {};
     return read.change(value, { passwordReset: intent });
@@ -66,7 +68,10 @@ export function checkHashes(
 function plan(draft: Draft, wanted: PasswordResetIntent): void {
   const hashes = wanted.hashes;
   if (hashes && !SHA256_BASE64.test(hashes.passwordHash)) {
-    draft.problems.push({ field: 'passwordReset', message: 'The password hash is missing or not a SHA-256 in base64.' });
+    draft.problems.push({
+      field: 'passwordReset',
+      message: 'The password hash is missing or not a SHA-256 in base64.',
+    });
     return;
   }
   const body: PasswordUpdate = hashes
@@ -81,7 +86,9 @@ function plan(draft: Draft, wanted: PasswordResetIntent): void {
     field: 'password',
     label: 'Password',
     before: 'the current one (never read)',
-    after: hashes ? 'the one whose hashes the requester gave (not shown)' : 'a new one, generated, for the requester alone',
+    after: hashes
+      ? 'the one whose hashes the requester gave (not shown)'
+      : 'a new one, generated, for the requester alone',
   });
   draft.warnings.push(
     'The current password is never read, so there is nothing to compare at approval: it is replaced as it is then.',

@@ -280,7 +280,9 @@ function putBack(plan: ChangePlan, service: ServiceRecord, reverse: PlannedRever
   const left = stateLeft(plan);
   if (before === undefined || left === undefined) return;
   if (!sameState(readEndpoint(service) ?? undefined, left)) {
-    reverse.leftAlone.push(`The Query API endpoint was changed since (it no longer reads as this change left it), so ${what} leaves it.`);
+    reverse.leftAlone.push(
+      `The Query API endpoint was changed since (it no longer reads as this change left it), so ${what} leaves it.`,
+    );
     return;
   }
   reverse.intent.queryEndpoint = intentOf(before);
