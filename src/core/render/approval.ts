@@ -51,8 +51,8 @@ export function outcomeRecord(outcome: FlowOutcome): ChangeOutcome {
 function deliveryText(delivery: { to: string; delivered: boolean } | undefined): string {
   if (delivery === undefined) return '';
   if (delivery.delivered)
-    return `The new password was delivered to <@${delivery.to}> alone, by DM with a Reveal button (15 minutes, once).`;
-  return `The password was reset, but the bot could not DM <@${delivery.to}> the new one, so nobody has it: reset it again.`;
+    return `The new password was delivered to the requester (${delivery.to}) alone, by DM with a Reveal button (15 minutes, once).`;
+  return `The password was reset, but the bot could not DM the requester (${delivery.to}) the new one, so nobody has it: reset it again.`;
 }
 
 const APPLIED_NOTES: Record<NonNullable<Extract<FlowOutcome, { status: 'applied' }>['note']> | 'none', string> = {
