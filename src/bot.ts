@@ -654,6 +654,7 @@ function buildServices(
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),
     observe: observeChange,
     deliverSecret: (secret) => secrets.deliver(secret),
+    takeSecret: (id, ownerId) => secrets.take(id, ownerId),
     // The request as the flow has it (who it concerns never changes): no read to find its people.
     moved: (request) => homes.moved(request),
     afterApproval: (request) => homes.moved(request),
@@ -741,6 +742,7 @@ function buildServices(
     changeRequests,
     temporary,
     temporaryMaxMs: config.approvals.temporaryMaxMs,
+    changeTtlMs: config.approvals.changeTtlSeconds * 1000,
     approvalRules,
     modals,
     scheduleStore,

@@ -65,6 +65,8 @@ export interface ApprovalFlowOptions {
    * dropped and the requester told to reset again.
    */
   deliverSecret?: SecretDeliveryService['deliver'];
+  /** Gets back, once, what a request keeps sealed until it is sent (the hashes of a with-hash reset). */
+  takeSecret?: SecretDeliveryService['take'];
 }
 
 /** What one run of the flow left behind: the reply for the person, and whether an outcome was recorded. */

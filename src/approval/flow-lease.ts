@@ -20,6 +20,7 @@ import {
 } from '../ports/index.js';
 import { holdLease, LeaseLostError, type LeaseHold } from './lease.js';
 import type { SecretDeliveryService } from '../ports/secret-vault.js';
+import { hashesOf } from '../core/change/kinds/password.js';
 
 export interface LeasedSenderOptions {
   store: ChangeStore;
@@ -27,6 +28,8 @@ export interface LeasedSenderOptions {
   logger: Pick<Log, 'info' | 'warn' | 'error'>;
   /** Where a secret in an operation's answer (a reset password) goes, and nowhere else. */
   deliverSecret?: SecretDeliveryService['deliver'] | undefined;
+  /** Gets back, once, what a request keeps sealed until it is sent (the hashes of a with-hash reset). */
+  takeSecret?: SecretDeliveryService['take'] | undefined;
 }
 
 /** Who a secret an answer carries is for: the requester of the request being applied. */
@@ -85,7 +88,8 @@ export class LeasedSender {
     if (!hold) return { type: 'send-refused', index };
     const serviceId = hold.lease.token.serviceId;
     try {
-      const sent = await sendOperation(cloud, serviceId, operation, service, {
+      const unsealed = await this.unsealed(operation, owner);
+      const sent = await sendOperation(cloud, serviceId, unsealed, service, {
         beforeSend: () => this.confirmSending(hold),
       });
       const result = await this.withSecretDelivered(sent, owner);
@@ -95,6 +99,29 @@ export class LeasedSender {
         return { type: 'send-refused', index };
       return { type: 'operation-failed', index, error: error instanceof CloudApiError ? error : undefined };
     }
+  }
+
+  /**
+   * A password write naming sealed hashes gets them from the vault (taken: forgotten there), right
+   * before it is sent; they live only in this call. Gone (expired, or kept in another replica's
+   * memory without SECRETS_KEY): nothing is sent, and the requester is told to ask again.
+   */
+  private async unsealed(operation: Operation, owner?: SecretOwner): Promise<Operation> {
+    if (operation.endpoint !== 'part' || operation.part !== 'password') return operation;
+    const sealed = operation.body?.sealedHashes;
+    if (sealed === undefined) return operation;
+    const text = owner && (await this.options.takeSecret?.(sealed, owner.requesterId));
+    const hashes = text === undefined ? undefined : hashesOf(text);
+    if (!hashes)
+      throw new CloudApiError(
+        'invalid-request',
+        'The password hashes given in the form are no longer kept (they are dropped once used, when the request expires, or kept only in the memory of another bot replica without SECRETS_KEY), so nothing was sent. Run reset-password SERVICE with-hash again',
+      );
+    const body = {
+      newPasswordHash: hashes.passwordHash,
+      ...(hashes.doubleSha1Hash === undefined ? {} : { newDoubleSha1Hash: hashes.doubleSha1Hash }),
+    };
+    return { ...operation, body };
   }
 
   /**

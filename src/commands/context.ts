@@ -30,6 +30,8 @@ export interface BotServices {
   temporary: TemporaryChangeService;
   /** TEMPORARY_MAX_SECONDS in ms. */
   temporaryMaxMs: number;
+  /** How long a request waits for approval (CHANGE_TTL_SECONDS in ms); what it keeps sealed is held as long. */
+  changeTtlMs?: number;
   approvalRules: ApprovalRules;
   modals: Modals;
   scheduleStore: ScheduleStore;

@@ -2,7 +2,13 @@
  * Runs a parsed command: reads through the cached client, plans through the core, answers the
  * person privately, and posts change requests publicly for approval.
  */
-import { asksForKeys, hasLocalTimes, localizeIntent, resolveQueryKeys } from '../core/change/kinds/index.js';
+import {
+  asksForHashes,
+  asksForKeys,
+  hasLocalTimes,
+  localizeIntent,
+  resolveQueryKeys,
+} from '../core/change/kinds/index.js';
 import type { ChangeIntent } from '../core/change/types.js';
 import { randomUUID } from 'node:crypto';
 import { durationProblem, temporaryTerms } from '../core/change/temporary.js';
@@ -52,6 +58,7 @@ import { lookupService } from './lookup.js';
 import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 import { showCapacitySpend, showCost } from './cost.js';
+import { openPasswordHashForm } from './password-hashes.js';
 
 const HISTORY_LIMIT = 20;
 
@@ -264,6 +271,8 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   },
   edit: (command, inv, s) => openEditModal(command.service, inv, s),
   change: async (command, inv, s) => {
+    // reset-password … with-hash: the hashes come from a form, filed when it is submitted.
+    if (asksForHashes(command.intent)) return openPasswordHashForm(command, inv, s);
     const asked = await changeInput(command, inv, s);
     if (!asked.ok) return replyText(inv, asked.text);
     const result = await s.changeRequests.request(asked.input);

@@ -38,6 +38,16 @@ export class SecretDelivery implements SecretDeliveryService {
     }
   }
 
+  seal(secret: SecretToKeep, holdMs: number): Promise<string> {
+    const now = this.options.now();
+    return this.options.vault.keep(secret, now, now + holdMs);
+  }
+
+  async take(secretId: string, ownerId: string): Promise<string | undefined> {
+    const outcome = await this.options.vault.reveal(secretId, ownerId, this.options.now());
+    return outcome.kind === 'revealed' ? outcome.value : undefined;
+  }
+
   async reveal(secretId: string, userId: string): Promise<RevealAnswer> {
     const outcome = await this.options.vault.reveal(secretId, userId, this.options.now());
     if (outcome.kind === 'revealed') return { kind: 'show', label: outcome.label, value: outcome.value };

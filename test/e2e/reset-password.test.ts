@@ -4,11 +4,12 @@
  * The password is searched for everywhere it must never be: every Slack call but the Reveal
  * window, every log line, every Redis value, the audit trail.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { ACTION_REVEAL } from '../../src/core/render/secrets.js';
+import { DOUBLE_SHA1_BLOCK, HASH_BLOCK } from '../../src/core/render/password-form.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
 import { keysWithPrefix } from '../support/redis.js';
 import {
@@ -33,10 +34,14 @@ const passwordPatches = (h: Harness) =>
     (r) => r.method === 'PATCH' && r.path.endsWith(`/services/${DEMO_IDS.ordersProd}/password`),
   );
 
-/** The Reveal button's value in the requester's last DM. */
-function revealIdOf(h: Harness): string {
-  const dm = h.slack.directMessages(USERS.requester).at(-1);
-  return /"action_id":"secret_reveal","value":"(sec-[0-9a-f]+)"/.exec(JSON.stringify(dm?.blocks))?.[1] ?? '';
+/** The Reveal button's value in the requester's DMs (other DMs may come after it). */
+async function revealIdOf(h: Harness): Promise<string> {
+  const offered = /"action_id":"secret_reveal","value":"(sec-[0-9a-f]+)"/;
+  const dm = await h.slack.waitFor(
+    'chat.postMessage',
+    (a) => a.channel === USERS.requester && offered.test(JSON.stringify(a.blocks)),
+  );
+  return offered.exec(JSON.stringify(dm.args.blocks))?.[1] ?? '';
 }
 
 /** Clicks Reveal as `user`; the window the bot fills. */
@@ -86,7 +91,7 @@ describe('reset-password SERVICE', () => {
     );
     expect(passwordPatches(h).map((r) => r.body)).toStrictEqual([{}]);
 
-    const secretId = revealIdOf(h);
+    const secretId = await revealIdOf(h);
     expect(textOf(h.slack.directMessages(USERS.requester).at(-1)?.blocks)).toContain(
       'The new password of orders-prod is ready for you',
     );
@@ -133,7 +138,7 @@ describe('reset-password SERVICE', () => {
     );
     expect(answer).toMatch(/Break-glass `CR-[0-9A-F]{10}` was applied without approval/);
     expect(passwordPatches(h)).toHaveLength(1);
-    const password = passwordIn(await reveal(h, revealIdOf(h), USERS.requester));
+    const password = passwordIn(await reveal(h, await revealIdOf(h), USERS.requester));
     await expectNowhereButTheWindow(h, password);
   });
 
@@ -151,5 +156,70 @@ describe('reset-password SERVICE', () => {
         .filter((m) => JSON.stringify(m.blocks).includes('secret_reveal'));
       expect(offers).toHaveLength(1);
     });
+  });
+
+  it('with-hash: a form whose hashes are checked for shape, sent as given, never shown, and no password comes back', async () => {
+    const h = await harness();
+    const password = `own-${randomBytes(6).toString('hex')}`;
+    const sha256 = createHash('sha256').update(password).digest('base64');
+    const sha1 = createHash('sha1').update(createHash('sha1').update(password).digest()).digest('hex');
+    await h.command('reset-password orders-prod with-hash');
+    const opened = await h.slack.waitFor('views.open', (a) => textOf(a.view).includes('New password (hashes)'));
+    const view = opened.args.view as Record<string, unknown>;
+    const input = (value: string) => ({ value: { type: 'plain_text_input', value } });
+    const errorsOf = (ack: { body: string }) => (JSON.parse(ack.body) as { errors: Record<string, string> }).errors;
+
+    const bad = await h.submitView(
+      view,
+      { [HASH_BLOCK]: input('not a hash'), [DOUBLE_SHA1_BLOCK]: input('xyz') },
+      USERS.requester,
+    );
+    expect(errorsOf(bad)[HASH_BLOCK]).toContain('base64 of the SHA-256');
+    expect(errorsOf(bad)[DOUBLE_SHA1_BLOCK]).toContain('40 hexadecimal characters');
+    expect(await h.bot.changeStore.listOpen(Date.now(), 10)).toStrictEqual([]);
+
+    await h.submitView(view, { [HASH_BLOCK]: input(sha256), [DOUBLE_SHA1_BLOCK]: input(sha1) }, USERS.requester);
+    const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'));
+    const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
+    expect(textOf(posted.args.blocks)).toContain('the one whose hashes the requester gave (not shown)');
+    const stored = JSON.stringify(await h.bot.changeStore.get(id));
+    expect(stored).not.toContain(sha256);
+    expect(stored).not.toContain(sha1);
+
+    await h.click(ACTION_APPROVE, id, USERS.approver);
+    const applied = await appliedMessage(h, id);
+    expect(passwordPatches(h).map((r) => r.body)).toStrictEqual([{ newPasswordHash: sha256, newDoubleSha1Hash: sha1 }]);
+    // No password came back, so none is offered.
+    expect(textOf(applied.args.blocks)).not.toContain('delivered');
+    expect(
+      h.slack.directMessages(USERS.requester).filter((m) => JSON.stringify(m.blocks).includes('secret_reveal')),
+    ).toStrictEqual([]);
+    for (const secret of [sha256, sha1]) {
+      const calls = h.slack.calls.filter((call) => call.method !== 'views.open');
+      expect(JSON.stringify(calls.map((call) => call.args)).includes(secret), 'Slack').toBe(false);
+      expect(h.logs.filter((line) => line.includes(secret))).toStrictEqual([]);
+    }
+    const redis = new Redis(REDIS_URL);
+    try {
+      for (const key of await keysWithPrefix(redis, h.keyPrefix)) {
+        const dump = (await redis.dumpBuffer(key))?.toString('latin1') ?? '';
+        expect(dump.includes(sha256) || dump.includes(sha1), key).toBe(false);
+      }
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('with-hash is asked for now only, and break-glass takes no form', async () => {
+    const h = await harness({ env: { POLICY_FILE: policyFile(BREAKGLASS_PROD) } });
+    expect(await answerText(h, await h.command('reset-password orders-prod with-hash at 23:00'))).toContain(
+      'never at a time',
+    );
+    const glass = await answerText(
+      h,
+      await h.command('breakglass reset-password orders-prod with-hash because "INC-9"', USERS.requester),
+    );
+    expect(glass).toContain('takes the hashes in its form');
+    expect(passwordPatches(h)).toStrictEqual([]);
   });
 });

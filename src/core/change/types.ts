@@ -67,8 +67,13 @@ export type QueryEndpointIntent =
     };
 
 export interface PasswordResetIntent {
-  /** The requester's hashes (`with-hash`): base64 SHA-256, and optionally the MySQL double SHA-1 in hex. */
-  hashes?: { passwordHash: string; doubleSha1Hash?: string };
+  /** `with-hash`: the hashes come from a form the command opens, not from the command line. */
+  withHash?: true;
+  /**
+   * The form's hashes (base64 SHA-256, optionally the MySQL double SHA-1), sealed in the secret
+   * vault until the request is applied: this is their id there, never the hashes themselves.
+   */
+  sealedHashes?: string;
 }
 
 /** The Query API endpoint as a change reads it: 'off' when the service has none. */

@@ -46,7 +46,12 @@ export const PasswordUpdateSchema = z.strictObject({
     .regex(/^[0-9a-fA-F]{40}$/)
     .optional(),
 });
-export type PasswordUpdate = z.infer<typeof PasswordUpdateSchema>;
+/**
+ * As a plan keeps it: `sealedHashes` names the requester's hashes in the secret vault (never in a
+ * plan in clear); flow-lease.ts puts them in right before sending, and the strict schema above
+ * refuses a body that still names them.
+ */
+export type PasswordUpdate = z.infer<typeof PasswordUpdateSchema> & { sealedHashes?: string };
 
 /**
  * The password part is write-only: the API answers a PATCH with the generated password (none when a

@@ -33,15 +33,36 @@ const resetPassword: KindCommand = {
       read.fail(
         `reset-password takes a service and optionally ${WITH_HASH}, not ${echo(extra.map((w) => w.text).join(' '))}.`,
       );
-    // with-hash: the hashes come from the form it opens (commands/run.ts), never from the command line.
-    const intent: PasswordResetIntent = withHash ? { hashes: { passwordHash: '' } } : {};
+    // with-hash: the hashes come from the form it opens (commands/password-hashes.ts), never from the command line.
+    const intent: PasswordResetIntent = withHash ? { withHash: true } : {};
     return read.change(value, { passwordReset: intent });
   },
 };
 
 /** Whether a command asks for the form of hashes before anything is filed. */
 export const asksForHashes = (intent: { passwordReset?: PasswordResetIntent }): boolean =>
-  intent.passwordReset?.hashes?.passwordHash === '';
+  intent.passwordReset?.withHash === true && intent.passwordReset.sealedHashes === undefined;
+
+export interface PasswordHashes {
+  passwordHash: string;
+  doubleSha1Hash?: string;
+}
+
+/** The hashes as the vault keeps them, and back (a value the form checked, or nothing usable). */
+export const hashesText = (hashes: PasswordHashes): string => JSON.stringify(hashes);
+export function hashesOf(text: string): PasswordHashes | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null) return undefined;
+    const { passwordHash, doubleSha1Hash } = value as Record<string, unknown>;
+    if (typeof passwordHash !== 'string' || !SHA256_BASE64.test(passwordHash)) return undefined;
+    if (doubleSha1Hash !== undefined && (typeof doubleSha1Hash !== 'string' || !SHA1_HEX.test(doubleSha1Hash)))
+      return undefined;
+    return { passwordHash, ...(doubleSha1Hash === undefined ? {} : { doubleSha1Hash }) };
+  } catch {
+    return undefined;
+  }
+}
 
 /** base64 of a SHA-256 digest (32 bytes): 43 characters and one `=`. */
 export const SHA256_BASE64 = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
@@ -52,7 +73,7 @@ export const SHA1_HEX = /^[0-9a-fA-F]{40}$/;
 export function checkHashes(
   passwordHash: string,
   doubleSha1Hash: string,
-): { ok: true; hashes: NonNullable<PasswordResetIntent['hashes']> } | { ok: false; problems: Record<string, string> } {
+): { ok: true; hashes: PasswordHashes } | { ok: false; problems: Record<string, string> } {
   const problems: Record<string, string> = {};
   const sha256 = passwordHash.trim();
   const sha1 = doubleSha1Hash.trim();
@@ -66,20 +87,15 @@ export function checkHashes(
 }
 
 function plan(draft: Draft, wanted: PasswordResetIntent): void {
-  const hashes = wanted.hashes;
-  if (hashes && !SHA256_BASE64.test(hashes.passwordHash)) {
+  const hashes = wanted.sealedHashes !== undefined;
+  if (wanted.withHash && !hashes) {
     draft.problems.push({
       field: 'passwordReset',
-      message: 'The password hash is missing or not a SHA-256 in base64.',
+      message: `${WITH_HASH} takes the hashes in its form: run reset-password SERVICE ${WITH_HASH} as a command of its own.`,
     });
     return;
   }
-  const body: PasswordUpdate = hashes
-    ? {
-        newPasswordHash: hashes.passwordHash,
-        ...(hashes.doubleSha1Hash ? { newDoubleSha1Hash: hashes.doubleSha1Hash } : {}),
-      }
-    : {};
+  const body: PasswordUpdate = hashes ? { sealedHashes: wanted.sealedHashes } : {};
   draft.parts.push({ endpoint: 'part', part: 'password', body });
   draft.touched.add('password');
   draft.changes.push({
