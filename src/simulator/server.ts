@@ -39,7 +39,7 @@ import { createService, deletionRefusal } from './create.js';
 import { defaultLoad, parseFilteredMetrics, prometheusText, type ServiceLoad } from './prometheus.js';
 import { activeEntry, parseSchedule, scheduledScaling, scheduleView, type ScheduleEntry } from './schedules.js';
 import { upsertQueryEndpoint, type QueryEndpoint } from './query-endpoint.js';
-import { DEMO_BACKUP_CONFIGURATIONS, demoAccess } from './seed.js';
+import { DEMO_BACKUP_CONFIGURATIONS, DEMO_QUERY_ENDPOINTS, demoAccess } from './seed.js';
 import { changePassword, type PasswordChange } from './service-password.js';
 import { parseUpgradeWindow, secondaryRefusal, windowOwner, type UpgradeWindow } from './upgrade-window.js';
 import {
@@ -506,6 +506,8 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     this.access = new AccessDirectory(options.access ?? demoAccess(options.keyId, options.keySecret, this.startedAt));
     for (const [id, configuration] of Object.entries(options.backupConfigurations ?? DEMO_BACKUP_CONFIGURATIONS))
       this.backupConfigs.set(id, { ...configuration });
+    for (const [id, endpoint] of Object.entries(DEMO_QUERY_ENDPOINTS))
+      this.queryEndpoints.set(id, { id: `qe-${id.slice(0, 8)}`, ...structuredClone(endpoint) });
     this.state = new OrganizationState(
       options.orgId,
       options.services ?? [],

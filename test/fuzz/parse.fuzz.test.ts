@@ -43,6 +43,10 @@ const CHANGE_VERBS = new Set([
   'stop',
   'start',
   'wake',
+  'core-dumps',
+  'backup-config',
+  'query-endpoint',
+  'reset-password',
 ]);
 const KINDS = new Set<string>(COMMAND_KINDS);
 

@@ -49,7 +49,7 @@ const on: KindCommand = {
 const off: KindCommand = {
   name: 'query-endpoint off',
   usage: 'query-endpoint SERVICE off',
-  example: 'query-endpoint orders-prod off',
+  example: 'query-endpoint events-prod off',
   summary: "Request that a service's Query API endpoint be switched off: no API key can query it over HTTP.",
   verbAfterService: true,
   readAlone: true,
