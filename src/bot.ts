@@ -6,7 +6,7 @@
  */
 import type { App } from '@slack/bolt';
 import { secretsKeyBytes } from './store/secret-cipher.js';
-import { SecretDelivery } from './secrets/delivery.js';
+import { dropSealedOnceSettled, SecretDelivery } from './secrets/delivery.js';
 import type { SecretVault } from './ports/secret-vault.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -656,7 +656,11 @@ function buildServices(
     deliverSecret: (secret) => secrets.deliver(secret),
     takeSecret: (id, ownerId) => secrets.take(id, ownerId),
     // The request as the flow has it (who it concerns never changes): no read to find its people.
-    moved: (request) => homes.moved(request),
+    moved: (request) => {
+      homes.moved(request);
+      // What a settled request kept sealed (a with-hash reset's hashes) is dropped now.
+      void dropSealedOnceSettled(secrets, request);
+    },
     afterApproval: (request) => homes.moved(request),
     ...(metrics ? { onMissingRecord: () => metrics.revertRecordsMissing.inc() } : {}),
     afterFiled: (request) => {

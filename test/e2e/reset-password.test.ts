@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { ACTION_APPROVE, ACTION_CANCEL } from '../../src/core/render/change.js';
 import { ACTION_REVEAL } from '../../src/core/render/secrets.js';
 import { DOUBLE_SHA1_BLOCK, HASH_BLOCK } from '../../src/core/render/password-form.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
@@ -220,6 +220,32 @@ describe('reset-password SERVICE', () => {
       await h.command('breakglass reset-password orders-prod with-hash because "INC-9"', USERS.requester),
     );
     expect(glass).toContain('takes the hashes in its form');
+    expect(passwordPatches(h)).toStrictEqual([]);
+  });
+
+  it('with-hash: the hashes sealed for a request are dropped once it settles without being applied', async () => {
+    const h = await harness();
+    const sha256 = createHash('sha256')
+      .update(`pw-${randomBytes(4).toString('hex')}`)
+      .digest('base64');
+    await h.command('reset-password orders-prod with-hash');
+    const opened = await h.slack.waitFor('views.open', (a) => textOf(a.view).includes('New password (hashes)'));
+    await h.submitView(
+      opened.args.view as Record<string, unknown>,
+      { [HASH_BLOCK]: { value: { type: 'plain_text_input', value: sha256 } } },
+      USERS.requester,
+    );
+    const posted = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('Change request'));
+    const id = /CR-[0-9A-F]{10}/.exec(textOf(posted.args.blocks))?.[0] ?? '';
+    const request = await h.bot.changeStore.get(id);
+    const operation = request?.plan.operations?.[0];
+    const sealed = operation?.endpoint === 'part' && operation.part === 'password' ? operation.body?.sealedHashes : '';
+    expect(sealed).toMatch(/^sec-/);
+    await h.click(ACTION_CANCEL, id, USERS.requester);
+    await expect.poll(async () => (await h.bot.changeStore.get(id))?.status).toBe('cancelled');
+    // One look only (a take is itself a drop): the cancellation dropped them already.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await h.bot.services.secrets.take(sealed ?? '', USERS.requester)).toBeUndefined();
     expect(passwordPatches(h)).toStrictEqual([]);
   });
 });

@@ -115,6 +115,13 @@ function plan(draft: Draft, wanted: PasswordResetIntent): void {
   );
 }
 
+/** The vault id of the hashes a with-hash reset keeps sealed until it is sent, if it has one. */
+export function sealedHashesOf(plan: ChangePlan): string | undefined {
+  for (const operation of plan.operations ?? [])
+    if (operation.endpoint === 'part' && operation.part === 'password') return operation.body?.sealedHashes;
+  return undefined;
+}
+
 const resets = (plan: ChangePlan) =>
   (plan.operations ?? []).some((operation) => operation.endpoint === 'part' && operation.part === 'password');
 
