@@ -132,4 +132,5 @@ const silentMessenger: Messenger = {
   publishHome: () => Promise.resolve(),
   userTimeZone: () => Promise.resolve(undefined),
   uploadFile: () => Promise.resolve(),
+  permalink: () => Promise.resolve('https://example.slack.com/archives/C0/p1'),
 };

@@ -13,6 +13,7 @@
  *   sending. A replica that lost its lease sends nothing; only the lease's holder records.
  * - Any replica takes over a request whose lease expired and settles it (reconcileAbandoned).
  */
+import { confirmsByName } from '../core/change/kinds/index.js';
 import { step } from '../core/approval/step.js';
 import type { FlowContext, FlowEvent, FlowReply, FlowState, GrantAction } from '../core/approval/types.js';
 import type { ChangeRequest } from '../core/change/types.js';
@@ -113,7 +114,7 @@ export class ApprovalFlow implements ChangeRequestService {
     decision: Decision,
     id: string,
     userId: string,
-    details: { reason?: string; origin?: ClickOrigin } = {},
+    details: { reason?: string; origin?: ClickOrigin; confirmedName?: string } = {},
   ): Promise<DecisionReply> {
     return this.track(
       (async () => {
@@ -121,10 +122,19 @@ export class ApprovalFlow implements ChangeRequestService {
         const unseen = await unseenBy(this.options.policy, userId, request, details.origin);
         if (unseen) return unseen;
         const reason = details.reason ? { reason: details.reason } : {};
-        const run = await this.run(idle(request), { type: 'clicked', decision, userId, ...reason }, details.origin);
+        const typed = details.confirmedName === undefined ? {} : { confirmedName: details.confirmedName };
+        const clicked: FlowEvent = { type: 'clicked', decision, userId, ...reason, ...typed };
+        const run = await this.run(idle(request), clicked, details.origin);
         return replyOf(run);
       })(),
     );
+  }
+
+  /** The name an approver types to approve this request (a delete), when it asks for one and still waits. */
+  async nameToConfirm(id: string): Promise<string | undefined> {
+    const request = await this.options.store.get(id);
+    if (request?.status !== 'pending' || !confirmsByName(request.plan)) return undefined;
+    return request.plan.serviceName;
   }
 
   /** Whether this person may reject the request now (a pending request, and the rules let them). */

@@ -1,15 +1,16 @@
 /**
  * Tells approvers directly (issue 25): each person who can approve an unmet rule that notifies by
  * DM gets the request with working Approve and Reject buttons (the same request and exactly-once
- * path as the channel's buttons), at most once per request, plus one reminder; the people a rule
- * escalates to are told when it does. User groups are resolved now (and again at the click, by the
- * approval policy). A DM that fails is logged and never holds up the request.
+ * path as the channel's buttons), at most once per request, plus one reminder (with a link to the
+ * request and the same buttons); the people a rule escalates to are told when it does. User groups
+ * are resolved now (and again at the click, by the approval policy). A DM that fails is logged and
+ * never holds up the request.
  */
 import { dmTargets, withEscalation } from '../core/policy/nudges.js';
-import { isGroupId } from '../core/policy/progress.js';
+import { approvalChannelOf, isGroupId } from '../core/policy/progress.js';
 import type { PolicyDefaults, Requirement } from '../core/policy/types.js';
 import { requestMessage } from '../core/render/change.js';
-import type { NudgeMessage } from '../core/render/nudge.js';
+import { reminderDmMessage, type NudgeMessage, type RequestPlace } from '../core/render/nudge.js';
 import { requirementsOf } from '../core/render/policy.js';
 import type { ChangeRequest } from '../core/change/types.js';
 import type { ChangeStore } from '../ports/change-store.js';
@@ -41,10 +42,30 @@ export class ApproverDms {
     await this.sendRequest(request, people);
   }
 
-  /** Its first reminder: the people told of it get one reminder each. */
+  /**
+   * Its first reminder: the people told of it get one reminder each, with a link to the request and
+   * its buttons. Each is recorded as a copy of the request, so once it moves the flow shows it there
+   * as it is (no live buttons on a settled request).
+   */
   async reminded(request: ChangeRequest, message: NudgeMessage): Promise<void> {
     const people = await this.people(dmTargets(request, this.requirementsNow(request)));
-    await this.send(request, people, 'dm-remind', message);
+    if (people.length === 0) return;
+    const dm = reminderDmMessage(request, message, await this.placeOf(request));
+    await this.recordCopies(request, await this.send(request, people, 'dm-remind', dm));
+  }
+
+  /** Where the approvers decide it (the approval channel's message, else the request's), with Slack's link to it. */
+  private async placeOf(request: ChangeRequest): Promise<RequestPlace> {
+    const decidedIn = approvalChannelOf(request);
+    const [channelId, ts] =
+      decidedIn && request.approvalTs ? [decidedIn, request.approvalTs] : [request.channelId, request.messageTs];
+    if (!ts) return { channelId };
+    try {
+      return { channelId, link: await this.options.messenger.permalink(channelId, ts) };
+    } catch (error) {
+      this.options.logger.warn(`change ${request.id}: no link to its message for the reminder: ${String(error)}`);
+      return { channelId };
+    }
   }
 
   /** A rule escalated: the people it escalates to get the request, with the buttons. */
@@ -59,8 +80,12 @@ export class ApproverDms {
    * shown in them here.
    */
   private async sendRequest(request: ChangeRequest, people: readonly string[]): Promise<void> {
+    await this.recordCopies(request, await this.send(request, people, 'dm', requestMessage(request)));
+  }
+
+  /** Records the DMs as copies of the request; one that moved while they were sent is shown in them here. */
+  private async recordCopies(request: ChangeRequest, copies: readonly PostedMessage[]): Promise<void> {
     const { store, messenger, logger } = this.options;
-    const copies = await this.send(request, people, 'dm', requestMessage(request));
     for (const copy of copies) await store.recordCopy(request, copy);
     const latest = copies.length > 0 ? await store.get(request.id) : undefined;
     if (!latest || !movedSince(request, latest)) return;

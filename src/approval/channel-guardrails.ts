@@ -30,7 +30,8 @@ export function channelGuardrails(
     if (!binding || binding.organization !== organization) return channelUnboundReason(organization);
     const kinds = kindsAllowance(binding.rules, planKinds(await judgedPlan(request)));
     if (!kinds.allowed) return kindNotAllowedReason(kinds.word);
-    if (!binding.rules.services) return undefined;
+    // Members and keys belong to the organization: no service scope narrows them.
+    if (!binding.rules.services || request.plan.target) return undefined;
     // A cached read is enough: the approval reads the service afresh before sending anything.
     // Asked at a person's click (Ask again, Extend, Undo): in the people's lane of the budget.
     const service = await tenants.directoryOf(organization).getService(request.plan.serviceId, { priority: 'command' });

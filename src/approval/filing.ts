@@ -15,9 +15,11 @@ import type { ChangePlan, ChangeRequest } from '../core/change/types.js';
 import { replyText } from '../core/render/approval.js';
 import { filingRefusalText } from '../core/render/filing.js';
 import { reviewIdOf } from '../core/policy/breakglass.js';
+import type { LiveLoadNote } from '../core/service/load.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import type { BreakGlassOutcome, NewChangeRequest, RequestOutcome } from '../ports/index.js';
 import { cloudOf, newRequestId, tellApprovers, type FlowKit } from './flow-kit.js';
+import { LiveLoadReader } from './live-load.js';
 import { overlapWarnings } from './overlaps.js';
 import { withParts } from './read-target.js';
 import { partsOfIntent } from '../core/change/kinds/index.js';
@@ -32,7 +34,16 @@ export type FileInput = Omit<NewChangeRequest, 'intent'> &
   };
 
 export class Filing {
-  constructor(private readonly kit: FlowKit) {}
+  /** Shared by every request this flow files: one metrics read per service every 30 s. */
+  private readonly loads: LiveLoadReader;
+
+  constructor(private readonly kit: FlowKit) {
+    this.loads = new LiveLoadReader({
+      cloudOf: (organization) => cloudOf(kit.options, organization),
+      now: kit.now,
+      ...kit.options.liveLoad,
+    });
+  }
 
   /** Plans the change against the service, stores it and posts it in the channel for approval. */
   async request(input: NewChangeRequest): Promise<RequestOutcome> {
@@ -40,9 +51,14 @@ export class Filing {
     if (!planned.ok) return planned;
     // Open requests changing the same thing are named in its warnings; the intent is kept so
     // that, refused as stale, it can be asked again as the service is then.
-    const overlaps = await overlapWarnings(this.kit.options.store, planned.plan, input, this.kit.now());
+    // A risky change shows its approvers the service's live load, read while the overlaps are looked up.
+    const [overlaps, liveLoad] = await Promise.all([
+      overlapWarnings(this.kit.options.store, planned.plan, input, this.kit.now()),
+      this.liveLoadOf(planned.plan, input.service, input),
+    ]);
     const warnings = [...planned.plan.warnings, ...overlaps];
-    return this.file({ plan: { ...planned.plan, warnings, intent: input.intent }, ...input });
+    const plan = { ...planned.plan, warnings, intent: input.intent, ...(liveLoad ? { liveLoad } : {}) };
+    return this.file({ plan, ...input });
   }
 
   /**
@@ -71,7 +87,10 @@ export class Filing {
       input.judgedAs ?? input.plan,
       input.temporary !== undefined,
     );
-    const decision = decideFiling({ ...this.factsOf(input, ruling), origin });
+    // An Undo can be a risky change too (the Undo of a start is a stop): its approvers see the load.
+    const liveLoad = input.undoOf ? await this.liveLoadOf(input.plan, service, input) : undefined;
+    const plan = liveLoad ? { ...input.plan, liveLoad } : input.plan;
+    const decision = decideFiling({ ...this.factsOf({ ...input, plan }, ruling), origin });
     if (decision.kind === 'refused') return refusedOutcome(decision);
     const { request, next, deferred } = decision;
     const filed = await this.posted(request);
@@ -136,6 +155,20 @@ export class Filing {
         stackedGrantProblem(planned.plan, await this.activeCapacityGrants(planned.plan)));
     if (notTemporary) return { ok: false, problems: [{ field: 'request', message: notTemporary }] };
     return { ok: true, plan: planned.plan };
+  }
+
+  /** The live load a risky plan is filed with (approval/live-load.ts); undefined for any other. */
+  private liveLoadOf(
+    plan: ChangePlan,
+    service: ServiceRecord,
+    input: Pick<FileInput, 'userId' | 'organization'>,
+  ): Promise<LiveLoadNote | undefined> {
+    return this.loads.noteFor({
+      plan,
+      service,
+      person: input.userId,
+      ...(input.organization ? { organization: input.organization } : {}),
+    });
   }
 
   private factsOf(input: Omit<FileInput, 'service'>, ruling: FilingFacts['ruling']): Omit<FilingFacts, 'origin'> {

@@ -3,8 +3,7 @@
  * ports: the store's atomic steps, the lease and the service's lock, the Cloud API, Slack. An
  * effect that asks something answers with the event the runner feeds back; none decides.
  */
-import { partsOfPlan } from '../core/change/kinds/index.js';
-import { readTarget } from './read-target.js';
+import { readPlanTarget } from './read-target.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Effect, FlowEvent } from '../core/approval/types.js';
 import { changeSummary } from '../core/change/summary.js';
@@ -216,7 +215,7 @@ export class FlowEffects {
 
   private freshService(request: ChangeRequest): Promise<ServiceRecord | undefined> {
     const cloud = cloudOf(this.kit.options, request.organization);
-    return readTarget(cloud, request.plan.serviceId, partsOfPlan(request.plan), { fresh: true });
+    return readPlanTarget(cloud, request.plan, { fresh: true });
   }
 
   private async followUp(request: ChangeRequest): Promise<void> {

@@ -67,6 +67,8 @@ export interface ApprovalFlowOptions {
   deliverSecret?: SecretDeliveryService['deliver'];
   /** Gets back, once, what a request keeps sealed until it is sent (the hashes of a with-hash reset). */
   takeSecret?: SecretDeliveryService['take'];
+  /** The live load of risky requests: how long a read serves (30 s) and how long filing waits for it (1.5 s). */
+  liveLoad?: { reuseMs?: number; boundMs?: number };
 }
 
 /** What one run of the flow left behind: the reply for the person, and whether an outcome was recorded. */

@@ -189,6 +189,24 @@ async function sendOperation(
       const record = service ?? { id: serviceId, name: '' };
       return { service: { ...record, parts: { ...record.parts, [operation.part]: value } }, requestId };
     }
+    case 'delete': {
+      const { requestId } = await cloud.deleteService(serviceId, options);
+      return { service: { ...(service ?? { id: serviceId, name: '' }), state: 'terminating' }, requestId };
+    }
+    case 'member': {
+      const { member, requestId } = await cloud.updateMember(operation.userId, operation.body, options);
+      const target = service?.organizationTarget;
+      const roles = target?.type === 'member' ? target.roles : [];
+      const record = { id: serviceId, name: member.email, ...service };
+      return { service: { ...record, organizationTarget: { type: 'member', member, roles } }, requestId };
+    }
+    case 'apiKey': {
+      const { key, requestId } = await cloud.updateKey(operation.keyId, operation.body, options);
+      const target = service?.organizationTarget;
+      const rest = target?.type === 'apiKey' ? target : { roles: [], ownKeyId: '' };
+      const record = { id: serviceId, name: key.name, ...service };
+      return { service: { ...record, organizationTarget: { ...rest, type: 'apiKey', key } }, requestId };
+    }
   }
 }
 

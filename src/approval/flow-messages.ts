@@ -12,7 +12,7 @@ import { requesterMessage, requestMessage, withdrawnInApprovalChannel } from '..
 import { messageOf } from '../core/render/errors.js';
 import { section } from '../core/render/mrkdwn.js';
 import { requesterNewsMessage } from '../core/render/requester.js';
-import { serviceBlocks } from '../core/render/service.js';
+import { recordBlocks } from '../core/render/target-record.js';
 import type { ServiceRecord } from '../core/service/schema.js';
 import { MessengerError, type ChangeStore, type Log, type Messenger } from '../ports/index.js';
 
@@ -115,12 +115,16 @@ export class FlowMessages {
         );
   }
 
+  /**
+   * The service as the change left it, in the thread of the request's message (the requester's
+   * channel's, wherever it was decided): the channel keeps one message per change, updated in place.
+   */
   async postResult(request: ChangeRequest, service: ServiceRecord): Promise<void> {
     try {
       await this.options.messenger.post(request.channelId, {
         text: appliedResultText(request.id, service),
-        blocks: serviceBlocks(service, appliedResultTitle(request.id, service)),
-        ...inThread(request),
+        blocks: recordBlocks(service, appliedResultTitle(request.id, service)),
+        ...threadOf(request),
       });
     } catch (error) {
       this.options.logger.warn(`change ${request.id}: could not post the resulting service: ${messageOf(error)}`);
@@ -139,7 +143,7 @@ export class FlowMessages {
       await this.options.messenger.post(request.channelId, {
         text,
         blocks: [section(text)],
-        threadTs: settled.messageTs,
+        ...threadOf(settled),
       });
     } catch (error) {
       this.options.logger.warn(`change ${request.id}: could not post the correction: ${messageOf(error)}`);
@@ -177,4 +181,13 @@ export class FlowMessages {
 /** Posted as a reply in the request's thread when it has one (reverts, extensions, undos). */
 export function inThread(request: ChangeRequest): { threadTs?: string } {
   return request.threadTs ? { threadTs: request.threadTs } : {};
+}
+
+/**
+ * Where what follows a request goes: the thread it was posted in (reverts, extensions, undos live
+ * in their original's thread), else its own message's thread.
+ */
+export function threadOf(request: Pick<ChangeRequest, 'threadTs' | 'messageTs'>): { threadTs?: string } {
+  const threadTs = request.threadTs ?? request.messageTs;
+  return threadTs ? { threadTs } : {};
 }

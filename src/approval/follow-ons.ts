@@ -5,6 +5,7 @@
  * same decision as a person's request (core/approval/filing.ts), or, for a review, created once
  * and posted through the step machine.
  */
+import { readPlanTarget } from './read-target.js';
 import type { Effect } from '../core/approval/types.js';
 import type { ChangeRequest } from '../core/change/types.js';
 import { reviewIdOf, reviewRequestOf } from '../core/policy/breakglass.js';
@@ -15,6 +16,7 @@ import { followOnNotAllowedText } from '../core/render/organizations.js';
 import type { ClickOrigin, DecisionReply, RequestOutcome } from '../ports/index.js';
 import type { Filing } from './filing.js';
 import { cloudOf, notify, tellApprovers, unseenBy, type FlowKit } from './flow-kit.js';
+import { threadOf } from './flow-messages.js';
 
 /** A stale request is asked again once (a double click files one); a failed filing gives the claim back. */
 const ASK_AGAIN_CLAIM_MS = 7 * 86_400_000;
@@ -43,9 +45,12 @@ export class FollowOns {
     if (refused) return { text: followOnNotAllowedText('ask-again', refused) };
     const claim = `ask-again:${id}`;
     if (!(await store.claimOnce(claim, ASK_AGAIN_CLAIM_MS))) return { text: askAgainRefusedText('already') };
-    const service = await cloudOf(this.kit.options, original.organization)
-      .getService(original.plan.serviceId, { fresh: true, priority: 'command', person: userId })
-      .catch(() => undefined);
+    const cloud = cloudOf(this.kit.options, original.organization);
+    const service = await readPlanTarget(cloud, original.plan, {
+      fresh: true,
+      priority: 'command',
+      person: userId,
+    }).catch(() => undefined);
     const outcome: RequestOutcome = service
       ? await this.filing.request({
           channelId: original.channelId,
@@ -84,7 +89,7 @@ export class FollowOns {
       service: effect.service,
       plan: effect.plan,
       serviceIsFresh: true,
-      ...(grant.messageTs ? { threadTs: grant.messageTs } : {}),
+      ...threadOf(grant),
       // Buttons: they carry the original's reason and ticket, shown with them, unless the form a
       // rule opened for the click was given others.
       ...justificationOf(effect.given ?? grant),

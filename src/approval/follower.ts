@@ -21,7 +21,8 @@ import type { FollowSchedule, Progress } from '../core/capacity/follow.js';
 import type { CapacityValues } from '../core/capacity/values.js';
 import { operationsOf } from '../core/change/operations.js';
 import type { ChangeRequest } from '../core/change/types.js';
-import { requestMessage } from '../core/render/change.js';
+import { requesterMessage, requestMessage } from '../core/render/change.js';
+import { approvalChannelOf } from '../core/policy/progress.js';
 import { messageOf } from '../core/render/errors.js';
 import {
   followEndMessage,
@@ -279,17 +280,28 @@ export class Follower {
     }
   }
 
-  /** The request's message as recorded, with the progress line; a failed update is logged, never thrown. */
+  /**
+   * The request's messages as recorded, with the progress line: the requester's channel's, and the
+   * approval channel's when it was decided there, so neither is left saying "stopping" once the
+   * service got where it was going. A failed update is logged, never thrown.
+   */
   private async show(watch: Watch, line: string): Promise<void> {
     const { request } = watch;
-    try {
-      await this.options.messenger.update(
-        request.channelId,
-        request.messageTs,
-        withProgressLine(requestMessage(request), line),
-      );
-    } catch (error) {
-      this.options.logger.warn(`change ${request.id}: could not show its progress: ${messageOf(error)}`);
+    const decidedIn = approvalChannelOf(request);
+    const messages = [
+      { channelId: request.channelId, ts: request.messageTs, message: requesterMessage(request) },
+      ...(decidedIn && request.approvalTs
+        ? [{ channelId: decidedIn, ts: request.approvalTs, message: requestMessage(request) }]
+        : []),
+    ];
+    for (const { channelId, ts, message } of messages) {
+      try {
+        await this.options.messenger.update(channelId, ts, withProgressLine(message, line));
+      } catch (error) {
+        this.options.logger.warn(
+          `change ${request.id}: could not show its progress in ${channelId}: ${messageOf(error)}`,
+        );
+      }
     }
   }
 }

@@ -3,8 +3,7 @@
  * change) and Undo: no decisions here, only the store, the Cloud API and Slack. The runner
  * (approval-flow.ts) calls these and feeds what they answer back to the step as events.
  */
-import { partsOfPlan } from '../core/change/kinds/index.js';
-import { readTarget } from './read-target.js';
+import { readPlanTarget } from './read-target.js';
 import type { RevertAttempt } from '../core/approval/types.js';
 import { isRetryable, REVERT_ATTEMPTS_MAX, revertIdOf, sendsNothing } from '../core/change/grant.js';
 import type { LaterChange } from '../core/change/temporary.js';
@@ -62,7 +61,7 @@ export class GrantIo {
   /** The service as it is now, and the changes other requests applied to it since the grant. */
   async revertInputs(original: ChangeRequest): Promise<{ service: ServiceRecord | undefined; later: LaterChange[] }> {
     const cloud = this.options.cloudOf(original.organization);
-    const service = await readTarget(cloud, original.plan.serviceId, partsOfPlan(original.plan), { fresh: true });
+    const service = await readPlanTarget(cloud, original.plan, { fresh: true });
     const applied = await this.options.store.readApplied({
       from: original.decidedAt ?? original.createdAt,
       to: this.options.now(),
@@ -189,7 +188,7 @@ export class GrantIo {
 
   readForFollowOn(original: ChangeRequest, userId: string): Promise<ServiceRecord | undefined> {
     const cloud = this.options.cloudOf(original.organization);
-    return readTarget(cloud, original.plan.serviceId, partsOfPlan(original.plan), {
+    return readPlanTarget(cloud, original.plan, {
       fresh: true,
       priority: 'command',
       person: userId,

@@ -10,6 +10,7 @@ import { escalationMessage, reminderMessage, type NudgeMessage } from '../core/r
 import { requirementsOf } from '../core/render/policy.js';
 import type { ChangeRequest } from '../core/change/types.js';
 import type { ApproverDms, ApproverDmsOptions } from './approver-dms.js';
+import { threadOf } from './flow-messages.js';
 
 /** One look reads at most this many waiting requests (the first: oldest first; then soonest due first). */
 const PAGE = 500;
@@ -75,12 +76,13 @@ export class Nudger {
     // A reminder of rules that all notify by DM only stays out of the thread.
     if (nudge.kind === 'remind' && !remindsInThread(request, requirements)) return true;
     try {
-      // Where the approvers are: the approval channel's thread when the request is decided there.
+      // Where the approvers are: the approval channel's thread when the request is decided there;
+      // else the request's thread (its original's, for an Extend or Undo posted as a reply).
       const decidedIn = approvalChannelOf(request);
       const where =
         decidedIn && request.approvalTs
           ? { channelId: decidedIn, threadTs: request.approvalTs }
-          : { channelId: request.channelId, threadTs: request.messageTs };
+          : { channelId: request.channelId, ...threadOf(request) };
       await messenger.post(where.channelId, { ...message, ...(where.threadTs ? { threadTs: where.threadTs } : {}) });
       this.options.observe?.(nudge.kind);
       return true;

@@ -32,6 +32,7 @@ import {
   type TemporaryChangeService,
 } from '../ports/index.js';
 import type { ApprovalFlow } from './approval-flow.js';
+import { threadOf } from './flow-messages.js';
 
 export { BOT_ACTOR };
 
@@ -134,7 +135,7 @@ export class TemporaryChanges implements TemporaryChangeService {
     if (!request?.messageTs || dueAt === undefined) return;
     const ts = await messenger.post(request.channelId, {
       ...reminderMessage(request, dueAt),
-      threadTs: request.messageTs,
+      ...threadOf(request),
     });
     await store.setReminderTs(id, ts);
   }
@@ -180,7 +181,7 @@ export class TemporaryChanges implements TemporaryChangeService {
       if (!grant?.messageTs) return;
       await messenger.post(grant.channelId, {
         ...organizationMissingMessage(grant, organization),
-        threadTs: grant.messageTs,
+        ...threadOf(grant),
       });
     } catch (error) {
       logger.warn(`temporary change ${id}: could not say in its thread why it is not reverted: ${messageOf(error)}`);

@@ -46,14 +46,22 @@ import {
   type UpdateOptions,
 } from '../ports/service-directory.js';
 import { parseBackups } from '../core/service/backup.js';
-import { parseApiKeys } from '../core/access/api-key.js';
-import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
+import { ApiKeySchema, parseApiKeys, type ApiKey } from '../core/access/api-key.js';
+import { MemberSchema, parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
+import type { ApiKeyOperation, MemberOperation } from '../core/change/types.js';
+
+/** PATCH …/members/{userId} and …/keys/{keyId} as the bot sends them (official OpenAPI, strict). */
+const MemberPatchSchema = z.strictObject({ assignedRoleIds: z.array(z.string().min(1)) });
+const KeyPatchSchema = z.strictObject({
+  state: z.enum(['enabled', 'disabled']).optional(),
+  expireAt: z.iso.datetime().nullable().optional(),
+});
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { QueryEndpointSchema, type QueryEndpoint } from '../core/service/query-endpoint.js';
 import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
 import { ScalingScheduleSchema, type ScalingSchedule } from '../core/service/scaling-schedule.js';
-import { partSpec, type PartName, type PartUpdates, type PartValues } from '../core/service/parts.js';
+import { isWriteOnly, PART_SPECS, type PartName, type PartUpdates, type PartValues } from '../core/service/parts.js';
 import {
   BackupConfigurationEnvelopeSchema,
   ErrorEnvelopeSchema,
@@ -408,9 +416,9 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     part: P,
     options: ReadOptions = {},
   ): Promise<PartValues[P] | null> {
-    const spec = partSpec(part);
+    const spec = PART_SPECS[part];
     // Write-only (the password): there is nothing to read.
-    if (spec.writeOnly) return null;
+    if (isWriteOnly(part)) return null;
     return (await this.readSetting(serviceId, spec.path, spec.schema, options)) ?? null;
   }
 
@@ -421,8 +429,9 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     body: PartUpdates[P] | null,
     options: UpdateOptions = {},
   ): Promise<{ value: PartValues[P] | null; requestId: string }> {
-    const spec = partSpec(part);
+    const spec = PART_SPECS[part];
     const path = `${this.servicePath(serviceId)}/${spec.path}`;
+    if (spec.method === undefined) throw new CloudApiError('invalid-request', `The ${spec.label} are only read.`);
     if (body === null) {
       if (!spec.removable) throw new CloudApiError('invalid-request', `The ${spec.label} cannot be removed.`);
       const { requestId } = await this.write('DELETE', path, z.undefined(), undefined, options, z.unknown());
@@ -450,6 +459,35 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
       if (error instanceof CloudApiError && error.status === 404) return undefined;
       throw error;
     }
+  }
+
+  /** DELETE …/services/{id}; same guarantees as updateService. */
+  async deleteService(serviceId: string, options: UpdateOptions = {}): Promise<{ requestId: string }> {
+    const path = this.servicePath(serviceId);
+    const { requestId } = await this.write('DELETE', path, z.undefined(), undefined, options, z.unknown());
+    return { requestId };
+  }
+
+  /** PATCH …/members/{userId}; same guarantees as updateService. */
+  async updateMember(
+    userId: string,
+    body: MemberOperation['body'],
+    options: UpdateOptions = {},
+  ): Promise<{ member: Member; requestId: string }> {
+    const path = `${this.orgPath()}/members/${encodeURIComponent(userId)}`;
+    const { result, requestId } = await this.write('PATCH', path, MemberPatchSchema, body, options, MemberSchema);
+    return { member: result, requestId };
+  }
+
+  /** PATCH …/keys/{keyId}; same guarantees as updateService. */
+  async updateKey(
+    keyId: string,
+    body: ApiKeyOperation['body'],
+    options: UpdateOptions = {},
+  ): Promise<{ key: ApiKey; requestId: string }> {
+    const path = `${this.orgPath()}/keys/${encodeURIComponent(keyId)}`;
+    const { result, requestId } = await this.write('PATCH', path, KeyPatchSchema, body, options, ApiKeySchema);
+    return { key: result, requestId };
   }
 
   /** GET …/members: never cached (people ask who has access now). */

@@ -32,6 +32,10 @@ export function scopedDirectory(directory: ServiceDirectory, scope: ServiceScope
     readUpgradeWindow: (serviceId, options) => directory.readUpgradeWindow(serviceId, options),
     readScalingSchedule: (serviceId, options) => directory.readScalingSchedule(serviceId, options),
     readPart: (serviceId, part, options) => directory.readPart(serviceId, part, options),
+    deleteService: (serviceId, options) => directory.deleteService(serviceId, options),
+    // Members and keys belong to the organization: no service scope narrows them.
+    updateMember: (userId, body, options) => directory.updateMember(userId, body, options),
+    updateKey: (keyId, body, options) => directory.updateKey(keyId, body, options),
     writePart: (serviceId, part, body, options) => directory.writePart(serviceId, part, body, options),
     listRoles: (options) => directory.listRoles(options),
   };

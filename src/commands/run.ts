@@ -48,17 +48,18 @@ import type { NewChangeRequest } from '../ports/index.js';
 import { scheduledFilingText } from '../core/render/scheduled.js';
 import { resolveWhen, type WhenSpec } from '../core/command/when.js';
 import { code, esc, section, type Block } from '../core/render/mrkdwn.js';
-import { listBlocks, serviceBlocks } from '../core/render/service.js';
+import { listBlocks } from '../core/render/service.js';
 import { CloudApiError } from '../core/service/api-error.js';
 import { isStoreUnavailable } from '../ports/store-errors.js';
 import { commandRefusal, servicesOfChannel } from './channel.js';
 import type { ServiceList } from '../ports/service-directory.js';
 import { replyText, type BotServices, type Invocation } from './context.js';
-import { lookupService } from './lookup.js';
+import { lookupService, lookupTarget } from './lookup.js';
 import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 import { showCapacitySpend, showCost } from './cost.js';
 import { openPasswordHashForm } from './password-hashes.js';
+import { showService } from './show.js';
 
 const HISTORY_LIMIT = 20;
 
@@ -192,11 +193,7 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
     // channel when there are no organizations (ORGANIZATIONS_FILE) to give channels their own.
     if (list.cachedUntil !== undefined) inv.offerAgain?.(answer, list.cachedUntil, s.tenants === undefined);
   },
-  show: async (command, inv, s) => {
-    const found = await lookupService(s, command.service, inv.userId);
-    if (!found.ok) return replyText(inv, found.text);
-    return inv.reply({ text: `Service ${esc(found.service.name)}`, blocks: serviceBlocks(found.service) });
-  },
+  show: (command, inv, s) => showService(command.service, inv, s),
   backups: async (command, inv, s) => {
     const found = await lookupService(s, command.service, inv.userId);
     if (!found.ok) return replyText(inv, found.text);
@@ -323,7 +320,7 @@ async function changeInput(command: Extract<Command, { kind: 'change' }>, inv: I
   if (tooLong) return { ok: false as const, text: `:warning: ${esc(tooLong)}` };
   const schedule = command.when ? await scheduleOf(command.when, inv, s) : undefined;
   if (schedule && !schedule.ok) return { ok: false as const, text: `:warning: ${esc(schedule.message)}` };
-  const found = await lookupService(s, command.service, inv.userId);
+  const found = await lookupTarget(s, command.target, command.service, inv.userId);
   if (!found.ok) return found;
   const keyed = await withKeys(command.intent, inv, s);
   if (!keyed.ok) return keyed;

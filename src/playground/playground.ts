@@ -44,6 +44,8 @@ export interface PlaygroundOptions {
   /** The bot's clock and how often it looks for due reverts: the browser test moves time forward. */
   clock?: () => number;
   temporaryTickMs?: number;
+  /** How often waiting requests are looked at for reminders (the browser test's reminder DM). */
+  nudgeTickMs?: number;
 }
 
 export async function startPlayground(options: PlaygroundOptions = {}): Promise<Playground> {
@@ -72,6 +74,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.temporaryTickMs ? { temporaryTickMs: options.temporaryTickMs } : {}),
+    ...(options.nudgeTickMs ? { nudgeTickMs: options.nudgeTickMs } : {}),
     channelPostIntervalMs: 300,
     host: '127.0.0.1',
   });

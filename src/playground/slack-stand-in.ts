@@ -111,6 +111,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: []; 
    */
   readonly rateLimits: Array<{ method: string; channel?: string; retryAfterSeconds: number }> = [];
   readonly rateLimitedCalls: SlackCall[] = [];
+  /** Channels whose chat.getPermalink fails with this error code (e.g. channel_not_found). */
+  readonly failingPermalinks = new Map<string, string>();
   /** User groups whose usergroups.users.list fails with this error code (e.g. missing_scope). */
   readonly failingGroups = new Map<string, string>();
   /**
@@ -309,6 +311,8 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: []; 
         return this.postMessage(args);
       case 'chat.update':
         return this.updateMessage(args);
+      case 'chat.getPermalink':
+        return this.permalink(args);
       case 'chat.postEphemeral': {
         const message = this.addMessage({
           channel: str(args.channel),
@@ -460,6 +464,23 @@ export class SlackStandIn extends EventEmitter<{ call: [SlackCall]; change: []; 
       ...(direct ? { directTo: channel } : {}),
     });
     return { ok: true, channel, ts: message.ts };
+  }
+
+  /**
+   * chat.getPermalink as Slack answers it: the message's link under the workspace (here the
+   * stand-in's own address, which the playground page follows to the message), a reply's with its
+   * thread; `channel_not_found` for a channel in `failingPermalinks`, `message_not_found` for no
+   * such message.
+   */
+  private permalink(args: Record<string, unknown>): Record<string, unknown> {
+    const channel = str(args.channel);
+    const failure = this.failingPermalinks.get(channel);
+    if (failure) return { ok: false, error: failure };
+    const message = this.messages.find((m) => m.ts === args.message_ts && m.channel === channel && !m.visibleTo);
+    if (!message) return { ok: false, error: 'message_not_found' };
+    const path = `${this.url}/archives/${channel}/p${message.ts.replace('.', '')}`;
+    const thread = message.threadTs ? `?thread_ts=${message.threadTs}&cid=${channel}` : '';
+    return { ok: true, channel, permalink: `${path}${thread}` };
   }
 
   private updateMessage(args: Record<string, unknown>): Record<string, unknown> {

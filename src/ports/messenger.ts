@@ -47,6 +47,8 @@ export interface Messenger {
   userTimeZone(userId: string): Promise<string | undefined>;
   /** Shares a file in a channel or thread (Slack's files.uploadV2: needs the files:write scope). */
   uploadFile(channelId: string, file: FileUpload): Promise<void>;
+  /** A link that opens one message (Slack's chat.getPermalink), e.g. to point a DM at the request. */
+  permalink(channelId: string, ts: string): Promise<string>;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Member, Role } from '../core/access/member.js';
 import type { Backup, BackupConfiguration } from '../core/service/backup.js';
 import type { ServiceLoad } from '../core/service/load.js';
 import type { PartName, PartUpdates, PartValues } from '../core/service/parts.js';
+import type { ApiKeyOperation, MemberOperation } from '../core/change/types.js';
 import type { QueryEndpoint } from '../core/service/query-endpoint.js';
 import type { UpgradeWindow } from '../core/service/upgrade-window.js';
 import type { ScalingSchedule } from '../core/service/scaling-schedule.js';
@@ -131,6 +132,20 @@ export interface ServiceDirectory {
     body: PartUpdates[P] | null,
     options?: UpdateOptions,
   ): Promise<{ value: PartValues[P] | null; requestId: string }>;
+  /** DELETE …/services/{id} (a stopped service); same guarantees as updateService. */
+  deleteService(serviceId: string, options?: UpdateOptions): Promise<{ requestId: string }>;
+  /** PATCH …/members/{userId} with the whole role list; same guarantees as updateService. */
+  updateMember(
+    userId: string,
+    body: MemberOperation['body'],
+    options?: UpdateOptions,
+  ): Promise<{ member: Member; requestId: string }>;
+  /** PATCH …/keys/{keyId}: state or expiry; same guarantees as updateService. */
+  updateKey(
+    keyId: string,
+    body: ApiKeyOperation['body'],
+    options?: UpdateOptions,
+  ): Promise<{ key: ApiKey; requestId: string }>;
   /** GET …/members: the organization's people and their roles. */
   listMembers(options?: ReadOptions): Promise<Member[]>;
   /** GET …/roles: the organization's roles, system and custom, with who holds them. */

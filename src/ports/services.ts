@@ -84,8 +84,10 @@ export interface ChangeRequestService {
     decision: Decision,
     id: string,
     userId: string,
-    details: { reason?: string; origin: ClickOrigin },
+    details: { reason?: string; origin: ClickOrigin; confirmedName?: string },
   ): Promise<DecisionReply>;
+  /** The name an approver must type to approve it (a delete), asked before the Approve form is opened. */
+  nameToConfirm?(id: string): Promise<string | undefined>;
   /** Whether this person's Reject would count now: asked before the Reject form is opened for them. */
   mayReject?(id: string, userId: string, origin: ClickOrigin): Promise<boolean>;
   /** Ask again: a request refused as stale, filed anew by its requester against the service as it is now. */

@@ -4,6 +4,7 @@
  * tested in milliseconds. Failures are CloudApiErrors, as CloudClient would report the simulator's
  * answers. State transitions settle at once unless `transitionMs` says otherwise.
  */
+import { deletionRefusal } from './create.js';
 import { randomUUID } from 'node:crypto';
 import { parseServiceList } from '../cloud/envelopes.js';
 import { CloudApiError } from '../core/service/api-error.js';
@@ -52,7 +53,9 @@ import { defaultLoad, prometheusText } from './prometheus.js';
 import type { QueryEndpoint } from '../core/service/query-endpoint.js';
 import type { UpgradeWindow } from '../core/service/upgrade-window.js';
 import type { ScalingSchedule } from '../core/service/scaling-schedule.js';
-import { keyView, memberView, roleView } from './access.js';
+import { keyView, memberView, patchKey, patchMember, roleView } from './access.js';
+import type { ApiKeyOperation, MemberOperation } from '../core/change/types.js';
+import type { ApiKey } from '../core/access/api-key.js';
 import { parseMembers, parseRoles, type Member, type Role } from '../core/access/member.js';
 import { demoAccess } from './seed.js';
 
@@ -80,6 +83,7 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   private readonly backupConfigurations = new Map<string, BackupConfiguration>();
   /** Each service's Query API endpoint while it is on. */
   private readonly queryEndpoints = new Map<string, StoredQueryEndpoint>();
+  private accessState: ReturnType<typeof demoAccess> | undefined;
 
   constructor(
     services: readonly ServiceRecordLike[],
@@ -200,6 +204,10 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
           return outcome;
         },
       },
+      backups: {
+        read: () => parseBackups(backupsOf(serviceId, this.backupConfigurationOf(serviceId), this.now())).backups,
+        write: () => ({ ok: false, message: 'backups are only read' }),
+      },
       serviceQueryEndpoint: {
         read: () => this.queryEndpointOf(serviceId) ?? null,
         write: (body) => {
@@ -289,8 +297,51 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
     });
   }
 
+  /** A stopped service goes through `terminating`, then is gone (at once unless `transitionMs`). */
+  deleteService(serviceId: string): Promise<{ requestId: string }> {
+    return answer(() => {
+      const record = this.existing(serviceId);
+      const refused = deletionRefusal(record);
+      if (refused !== undefined) throw new CloudApiError('http', refused, { status: 400, requestId: randomUUID() });
+      this.state.beginTransition(serviceId, 'terminating', null, this.now());
+      return { requestId: randomUUID() };
+    });
+  }
+
+  /** The demo organization's people and keys, as changed since (made on first use). */
   private access() {
-    return demoAccess(IN_PROCESS_KEY_ID, 'in-process-secret', this.now());
+    this.accessState ??= demoAccess(IN_PROCESS_KEY_ID, 'in-process-secret', this.now());
+    return this.accessState;
+  }
+
+  updateMember(userId: string, body: MemberOperation['body']): Promise<{ member: Member; requestId: string }> {
+    return answer(() => {
+      const seed = this.access();
+      const index = seed.members.findIndex((member) => member.userId === userId);
+      const member = seed.members[index];
+      if (member === undefined) throw new CloudApiError('http', `member ${userId} not found`, { status: 404 });
+      const outcome = patchMember(member, body, seed.roles);
+      if (!outcome.ok) throw new CloudApiError('http', outcome.message, { status: 400, requestId: randomUUID() });
+      seed.members[index] = outcome.value;
+      const [parsed] = parseMembers([memberView(outcome.value, seed.roles)]).items;
+      if (parsed === undefined) throw new CloudApiError('bad-response', 'the member could not be read back');
+      return { member: parsed, requestId: randomUUID() };
+    });
+  }
+
+  updateKey(keyId: string, body: ApiKeyOperation['body']): Promise<{ key: ApiKey; requestId: string }> {
+    return answer(() => {
+      const seed = this.access();
+      const index = seed.keys.findIndex((key) => key.id === keyId);
+      const key = seed.keys[index];
+      if (key === undefined) throw new CloudApiError('http', `key ${keyId} not found`, { status: 404 });
+      const outcome = patchKey(key, body, seed.roles);
+      if (!outcome.ok) throw new CloudApiError('http', outcome.message, { status: 400, requestId: randomUUID() });
+      seed.keys[index] = outcome.value.key;
+      const [parsed] = parseApiKeys([keyView(outcome.value.key, seed.roles)]).keys;
+      if (parsed === undefined) throw new CloudApiError('bad-response', 'the key could not be read back');
+      return { key: parsed, requestId: randomUUID() };
+    });
   }
 
   /** The record after the change, or the refusal as CloudClient would report it. */

@@ -137,7 +137,8 @@ export function scheduledScaling(record: ServiceRecordLike, entry: ScheduleEntry
     effectiveIdleTimeoutMinutes: entry.idleTimeoutMinutes,
   };
   const set = Object.entries(overrides).filter(([, value]) => value !== undefined);
-  return { ...base, ...Object.fromEntries(set) };
+  // The document: "ID of the schedule entry whose values are currently applied to the service".
+  return { ...base, ...Object.fromEntries(set), activeEntryId: entry.id };
 }
 
 /** `baseConfig`: what applies when no entry is active, read from the record's base fields. */

@@ -480,6 +480,8 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   private readonly schedules = new Map<string, ScheduleEntry[]>();
   /** Loads tests set with setLoad, by service id; the others follow defaultLoad. */
   private readonly loads = new Map<string, ServiceLoad>();
+  /** Services whose GET …/prometheus fails, with the status it answers (failLoad). */
+  private readonly loadFailures = new Map<string, number>();
   /** When the simulator started: services stopped before it took their last backup 3 days before. */
   private readonly startedAt: number;
   private readonly credentials: Credentials;
@@ -613,6 +615,12 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
   /** Fixes what GET …/prometheus reports for a running service (until the next setLoad). */
   setLoad(serviceId: string, load: ServiceLoad): void {
     this.loads.set(serviceId, { ...load });
+  }
+
+  /** GET …/prometheus of this service answers `status` until `failLoad(serviceId, undefined)`. */
+  failLoad(serviceId: string, status: number | undefined): void {
+    if (status === undefined) this.loadFailures.delete(serviceId);
+    else this.loadFailures.set(serviceId, status);
   }
 
   addService(record: ServiceRecordLike): void {
@@ -980,6 +988,8 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     if (!filtered.ok) return failure(400, filtered.message);
     const record = this.state.get(serviceId);
     if (record === undefined) return failure(404, serviceNotFound(serviceId));
+    const failing = this.loadFailures.get(serviceId);
+    if (failing !== undefined) return failure(failing, 'metrics unavailable (fault injected by the simulator)');
     const load = this.loads.get(serviceId) ?? defaultLoad(record, this.now());
     return { status: 200, body: undefined, text: prometheusText(this.orgId, record, load, this.now(), filtered.value) };
   }

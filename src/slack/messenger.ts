@@ -8,6 +8,8 @@ type WebClient = webApi.WebClient;
 
 /** What users.info says of a person's time zone (the rest of the answer is not read). */
 const UserZoneSchema = z.object({ user: z.object({ tz: z.string().min(1).optional() }).optional() });
+/** What chat.getPermalink answers: the message's link (an https URL; nothing else is read). */
+const PermalinkSchema = z.object({ permalink: z.string().url().startsWith('http') });
 
 /** `onApiError` hears of every failed Web API call (metrics): its method and Slack's error code. */
 export function slackMessenger(client: WebClient, onApiError: ApiErrorListener = () => undefined): Messenger {
@@ -73,6 +75,14 @@ export function slackMessenger(client: WebClient, onApiError: ApiErrorListener =
       const result = await call('users.info', () => client.users.info({ user: userId }));
       const parsed = UserZoneSchema.safeParse(result);
       return parsed.success ? parsed.data.user?.tz : undefined;
+    },
+    async permalink(channelId, ts) {
+      const result = await call('chat.getPermalink', () =>
+        client.chat.getPermalink({ channel: channelId, message_ts: ts }),
+      );
+      const parsed = PermalinkSchema.safeParse(result);
+      if (!parsed.success) throw slackCallError('chat.getPermalink', 'no_permalink_returned');
+      return parsed.data.permalink;
     },
     async uploadFile(channelId, file) {
       // files.uploadV2: getUploadURLExternal, the bytes to that URL, then completeUploadExternal.

@@ -142,6 +142,7 @@ export function pacedMessenger(inner: Messenger, options: PacingOptions): Messen
     channelMembers: (channelId) => honouringRetryAfter('conversations.members', () => inner.channelMembers(channelId)),
     userTimeZone: (userId) => honouringRetryAfter('users.info', () => inner.userTimeZone(userId)),
     uploadFile: (channelId, file) => honouringRetryAfter('files.uploadV2', () => inner.uploadFile(channelId, file)),
+    permalink: (channelId, ts) => honouringRetryAfter('chat.getPermalink', () => inner.permalink(channelId, ts)),
   };
 }
 

@@ -26,10 +26,11 @@ const GENERIC_FILES = [
 function kindWords(): string[] {
   const words = KIND_LIST.flatMap((kind) => [kind.field, kind.policyName, ...kind.intents]);
   const commands = KIND_COMMANDS.flatMap((command) => [command.name, command.name.split(' ')[0] ?? command.name]);
-  // `name` is also every service's name, and `tags` every service's tags: as field names they are not a kind.
-  return [...new Set([...words, ...commands])].filter(
-    (word) => word !== 'name' && word !== 'tags' && !READ_COMMANDS.has(word),
-  );
+  // `name` is also every service's name, `tags` its tags and `key` a tag's key: as field names they
+  // are not a kind; `api-key` is also who made a change (drift's actor), as the activity log says.
+  // A read command whose word a kind shares (`query-endpoint SERVICE`) is the read command's.
+  const generic = new Set(['name', 'tags', 'key', 'api-key', ...READ_COMMANDS]);
+  return [...new Set([...words, ...commands])].filter((word) => !generic.has(word));
 }
 
 /** The code of a file without its comments (a comment may mention a kind as an example). */

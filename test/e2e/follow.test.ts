@@ -1,7 +1,7 @@
 /**
  * After the API accepted a stop, over HTTP: the approval answers at once, the request's message
- * shows the service stopping, and once the simulator has it stopped the thread gets the final
- * word. The simulator's clock is the test's: the service stays `stopping` until the test has seen
+ * shows the service stopping (the service record goes in its thread), and once the simulator has
+ * it stopped the message says so and the thread gets the final word. The simulator's clock is the test's: the service stays `stopping` until the test has seen
  * that shown, then the clock moves past the transition, so nothing waits for a fixed time.
  */
 import { describe, expect, it } from 'vitest';
@@ -68,7 +68,12 @@ describe('after the API accepted a stop', () => {
       expect(textOf(stopping.args.blocks)).toContain('Applied');
       expect(textOf(stopping.args.blocks)).toContain(id);
       expect(simulator.service(DEMO_IDS.ordersProd)?.state).toBe('stopping');
-      expect(h.slack.callsOf('chat.postMessage', (a) => a.thread_ts === messageTs)).toHaveLength(0);
+      // The service record is in the request's thread, never at the top level of the channel.
+      const record = await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes(`after change ${id}`));
+      expect(record.args.thread_ts).toBe(messageTs);
+      expect(record.args.channel).toBe(CHANNEL);
+      expect(h.slack.callsOf('chat.postMessage', (a) => a.channel === CHANNEL && !a.thread_ts)).toHaveLength(1);
+      expect(h.slack.callsOf('chat.postMessage', (a) => a.thread_ts === messageTs)).toHaveLength(1);
 
       clock.skewMs += TRANSITION_MS;
       const reply = await h.slack.waitFor(
@@ -85,8 +90,14 @@ describe('after the API accepted a stop', () => {
       expect(textOf(settled.args.blocks)).toContain('Applied');
       expect(h.slack.calls.indexOf(applied)).toBeLessThan(h.slack.calls.indexOf(stopping));
 
-      // One reply in the thread, one settled follow, and reads that went through the client.
-      expect(h.slack.callsOf('chat.postMessage', (a) => a.thread_ts === messageTs)).toHaveLength(1);
+      // The request message's last word is where the service ended up, not "stopping".
+      const last = h.slack.callsOf('chat.update', onRequest).at(-1);
+      expect(textOf(last?.args.blocks)).toContain('is stopped,');
+      expect(textOf(last?.args.blocks)).not.toContain('stopping');
+      // Two replies in the thread (the record, then how the follow ended), one settled follow,
+      // and reads that went through the client; still one message at the top level.
+      expect(h.slack.callsOf('chat.postMessage', (a) => a.thread_ts === messageTs)).toHaveLength(2);
+      expect(h.slack.callsOf('chat.postMessage', (a) => a.channel === CHANNEL && !a.thread_ts)).toHaveLength(1);
       const outcomes = await h.bot.metrics?.followOutcomes.get();
       expect(outcomes?.values).toEqual([{ value: 1, labels: { outcome: 'settled' } }]);
       const reads = (await h.bot.metrics?.followReads.get())?.values[0]?.value ?? 0;

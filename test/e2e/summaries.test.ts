@@ -184,7 +184,7 @@ describe('/clickhouse summary', () => {
     expect(head).toContain('degraded 1');
     expect(head).not.toContain('TDE');
     // Per-replica memory x replicas over every service, horizontal ones included; what runs now beside it.
-    // 3+2+3+3+(2–6)+3+3+1+3+1+3+3 replicas; 8–32 GB each, search-prod 16 GB; metrics-prod now 4 x 16–64 GB.
+    // 3+2+3+3+(2–6)+3+3+1+3+1+3+3 replicas; 8–32 GB each, search-prod 16 GB; metrics-prod now 4 × 16–64 GB.
     expect(head).toContain('*Replicas*\n30–34\n:arrows_counterclockwise: now 31–35 _(1 scaling schedule active)_');
     expect(head).toContain(
       '*Memory*\n256–992 GB\n:arrows_counterclockwise: now 296–1,152 GB _(1 scaling schedule active)_',
@@ -206,14 +206,14 @@ describe('/clickhouse summary', () => {
 
     // One compact line per service: name, version, state, replicas, memory, idle scaling, endpoints.
     expect(thread).toContain(
-      '• *billing-prod* · v25.6.2.5983 · :large_orange_circle: degraded · 3 x 8–32 GB · idle scaling off · endpoints https, nativesecure, mysql',
+      '• *billing-prod* · v25.6.2.5983 · :large_orange_circle: degraded · 3 × 8–32 GB · idle scaling off · endpoints https, nativesecure, mysql',
     );
     expect(thread).toContain(
-      '• *search-prod* · v25.6.2.5983 · :large_green_circle: running · 2–6 x 16 GB · idle scaling off · endpoints https, nativesecure',
+      '• *search-prod* · v25.6.2.5983 · :large_green_circle: running · 2–6 × 16 GB · idle scaling off · endpoints https, nativesecure',
     );
-    expect(thread).toContain('• *orders-staging* · v25.6.2.5983 · :black_circle: stopped · 1 x 8–32 GB ·');
+    expect(thread).toContain('• *orders-staging* · v25.6.2.5983 · :black_circle: stopped · 1 × 8–32 GB ·');
     expect(thread).toContain(
-      '• *metrics-prod* · v25.6.2.5983 · :large_green_circle: running · now 4 x 16–64 GB, baseline 3 x 8–32 GB ·',
+      '• *metrics-prod* · v25.6.2.5983 · :large_green_circle: running · now 4 × 16–64 GB, base 3 × 8–32 GB ·',
     );
     expect(thread).toContain('• *legacy-reporting* · v24.8.4.13 ·');
     for (const name of h.simulator.services().map((s) => String(s.name))) expect(thread).toContain(`• *${name}* ·`);

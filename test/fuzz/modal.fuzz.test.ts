@@ -159,6 +159,10 @@ const UPDATE_FIELD: Record<keyof ChangeIntent, string> = {
   coreDumps: 'enableCoreDumps',
   // A part of the service the API keeps apart: its own endpoint (the form has no input for it).
   backupConfig: 'backupConfiguration',
+  // Targets that are not services: never from the edit form.
+  memberRole: 'member',
+  apiKey: 'apiKey',
+  delete: 'delete',
   queryEndpoint: 'serviceQueryEndpoint',
   passwordReset: 'password',
 };

@@ -4,6 +4,7 @@
  * throw, never turn anything but a change verb into a change, only let through changes the API
  * accepts, answer quickly even for 20,000 characters, and every answer must render safely.
  */
+import { KIND_COMMANDS } from '../../src/core/change/kinds/index.js';
 import { describe, expect, it } from 'vitest';
 import {
   IpSourceSchema,
@@ -30,24 +31,8 @@ import {
   type Rng,
 } from './hostile.js';
 
-const CHANGE_VERBS = new Set([
-  'rename',
-  'ip',
-  'endpoint',
-  'release-channel',
-  'private-endpoint',
-  'rotate-key',
-  'tag',
-  'scale',
-  'idle',
-  'stop',
-  'start',
-  'wake',
-  'core-dumps',
-  'backup-config',
-  'query-endpoint',
-  'reset-password',
-]);
+/** The first words of the change commands, as the kinds declare them. */
+const CHANGE_VERBS = new Set(KIND_COMMANDS.map((command) => command.name.split(' ')[0] ?? command.name));
 const KINDS = new Set<string>(COMMAND_KINDS);
 
 /** What Slack does to typed text: &, < and > escaped; mentions and links become control sequences. */

@@ -42,7 +42,7 @@ afterEach(async () => {
   playground = undefined;
 });
 
-async function open(options: Pick<PlaygroundOptions, 'clock' | 'temporaryTickMs'> = {}): Promise<Page> {
+async function open(options: Pick<PlaygroundOptions, 'clock' | 'temporaryTickMs' | 'nudgeTickMs'> = {}): Promise<Page> {
   playground = await startPlayground({
     port: 0,
     logger: createLogger({ level: 'warn', sink: () => undefined }),
@@ -225,6 +225,48 @@ describe('the playground page', () => {
     ).toBe(false);
     // Several paced posts and page refreshes: slower than the other page tests under load.
   }, 60_000);
+});
+
+describe('threads in the playground', () => {
+  it('keeps a stop as one card, updated in place to where the service ended up, its record in the thread', async () => {
+    const page = await open();
+    await type(page, '/clickhouse stop events-staging');
+    const request = channelMessages(page).filter({ hasText: 'Change request: events-staging' });
+    await request.waitFor();
+    await page.getByTestId('person').selectOption('U0BOB');
+    await request.getByRole('button', { name: 'Approve' }).click();
+    await request.getByText('Applied.').waitFor();
+    // The card's last word is where the service is, not "stopping".
+    await request.getByText(/events-staging.*is stopped, \d+ s after the API accepted/).waitFor();
+    // Nothing about the change at the top level but its card: the record is a reply.
+    expect(await channelMessages(page).filter({ hasText: 'after change' }).count()).toBe(0);
+    expect(await channelMessages(page).filter({ hasText: 'Change request: events-staging' }).count()).toBe(1);
+    await request.getByTestId('thread-toggle').click();
+    const thread = request.getByTestId('thread');
+    await thread.getByText('after change').waitFor();
+    await thread.getByText(/is stopped, \d+ s after/).waitFor();
+    await expect
+      .poll(() => page.locator(`[data-service="${DEMO_IDS.eventsStaging}"] td`).nth(1).textContent())
+      .toBe('stopped');
+    // The follow reads the service a first time 2 s after the API accepted, then posts paced.
+  }, 30_000);
+
+  it("sends Bob a reminder DM whose link opens the request and whose Approve counts as the channel's", async () => {
+    let offset = 0;
+    const page = await open({ clock: () => Date.now() + offset, nudgeTickMs: 100 });
+    await type(page, '/clickhouse release-channel orders-prod fast');
+    const request = channelMessages(page).filter({ hasText: 'Change request: orders-prod' });
+    await request.waitFor();
+    await page.getByTestId('person').selectOption('U0BOB');
+    offset += 31 * 60_000;
+    const reminder = directMessages(page).filter({ hasText: 'still waits' });
+    await reminder.waitFor();
+    expect(await reminder.textContent()).toMatch(/orders-prod.*Release channel/);
+    await reminder.getByTestId('permalink').click();
+    await expect.poll(() => request.getAttribute('class')).toContain('highlight');
+    await reminder.getByRole('button', { name: 'Approve' }).click();
+    await request.getByText('1 of 2 approvals').waitFor();
+  }, 30_000);
 });
 
 describe('the Home tab in the playground', () => {

@@ -84,8 +84,12 @@ describe('scaling schedules', () => {
       effectiveMinReplicaMemoryGb: 64,
       effectiveMaxReplicaMemoryGb: 128,
     });
+    // CurrentScaling.activeEntryId: "ID of the schedule entry whose values are currently applied".
+    const active = expectSuccess<Schedule>(await call(s, 'GET', path));
+    expect((record['currentScaling'] as Record<string, unknown>)['activeEntryId']).toBe(active.entries[0]?.id);
     clock.at += 5 * HOUR; // 18:20: the window (exclusive end) is over
     expect(await currentScaling(s)).toStrictEqual(before);
+    expect(before).not.toHaveProperty('activeEntryId');
     const schedule = expectSuccess<Schedule>(await call(s, 'GET', path));
     expect(schedule.entries[0]?.isActiveNow).toBe(false);
     expect(schedule).not.toHaveProperty('activeEntryId');

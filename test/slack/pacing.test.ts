@@ -44,6 +44,7 @@ function fakeSlack() {
     publishHome: () => Promise.resolve(),
     userTimeZone: () => Promise.resolve(undefined),
     uploadFile: () => Promise.resolve(),
+    permalink: () => Promise.resolve('https://example.slack.com/archives/C0/p1'),
   };
   return { inner, sent, refuse: (retryAfterMs: number) => refusals.push(retryAfterMs) };
 }

@@ -91,6 +91,17 @@ export class RecordingMessenger implements Messenger {
     });
   }
 
+  /** Channels whose chat.getPermalink fails (channel_not_found, as Slack says for one it cannot see). */
+  readonly withoutLinks = new Set<string>();
+
+  permalink(channelId: string, ts: string): Promise<string> {
+    return answer(() => {
+      if (this.withoutLinks.has(channelId))
+        throw new MessengerError('chat.getPermalink', 'not-in-channel', 'channel_not_found');
+      return `https://example.slack.com/archives/${channelId}/p${ts.replace('.', '')}`;
+    });
+  }
+
   publishHome(userId: string, view: View): Promise<void> {
     return answer(() => {
       this.homes.push({ userId, view: structuredClone(view) });

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { parseEach } from '../parse-each.js';
-import { lenient } from '../service/schema.js';
+import { lenient } from '../service/lenient.js';
 import { AssignedRoleSchema } from './member.js';
 
 export const ApiKeySchema = z.looseObject({

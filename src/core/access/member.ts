@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { parseEach } from '../parse-each.js';
-import { lenient } from '../service/schema.js';
+import { lenient } from '../service/lenient.js';
 
 /** A role as a member or a key holds it. */
 export const AssignedRoleSchema = z.looseObject({

@@ -5,8 +5,8 @@
  * takeover settled from the service, and the outcome recorded only while the lease holds.
  */
 import { staleLabels } from '../change/state.js';
-import { operationsOf, operationVisible } from '../change/operations.js';
-import type { ChangeRequest, OperationResult } from '../change/types.js';
+import { operationsOf, readingShows } from '../change/operations.js';
+import type { ChangeRequest, Operation, OperationResult } from '../change/types.js';
 import { rulesGrown } from '../policy/evaluate.js';
 import { unjustified } from '../policy/justification.js';
 import type { PolicyDecision } from '../policy/types.js';
@@ -147,6 +147,13 @@ export function afterOperation(
   return record(request, actorId, mode, outcome);
 }
 
+/** Operations whose answer is the thing written alone, not a service record: the last record read is posted with it. */
+const answersAlone = (operation: Operation): boolean =>
+  operation.endpoint === 'part' ||
+  operation.endpoint === 'member' ||
+  operation.endpoint === 'apiKey' ||
+  operation.endpoint === 'delete';
+
 export function sendNext(
   request: ChangeRequest,
   actorId: string,
@@ -159,7 +166,7 @@ export function sendNext(
   if (!operation) return afterOperation(request, actorId, mode, results, service);
   const sending: Work = { phase: 'sending', actorId, mode, index, results, ...(service ? { service } : {}) };
   // A part's answer is the part alone: the record to post is this one with it (flow-lease.ts).
-  const record = service && operation.endpoint === 'part' ? { service } : {};
+  const record = service && answersAlone(operation) ? { service } : {};
   return next(request, sending, [{ type: 'send', index, operation, ...record }]);
 }
 
@@ -171,7 +178,7 @@ export function reconcileRead(
   context: FlowContext,
 ): StepResult {
   const operation = operationsOf(request.plan)[work.index];
-  if (service && operation && operationVisible(operation, request.plan, service)) {
+  if (operation && readingShows(operation, request.plan, service)) {
     const result: OperationResult = {
       index: work.index,
       endpoint: operation.endpoint,
@@ -210,7 +217,7 @@ export function lookAfterTakeover(
   const operations = operationsOf(request.plan);
   const confirmed = confirmedSoFar(request);
   const missing = (operation: (typeof operations)[number], index: number) =>
-    index >= confirmed.length && !(service && operationVisible(operation, request.plan, service));
+    index >= confirmed.length && !readingShows(operation, request.plan, service);
   const firstMissing = operations.findIndex(missing);
   const shownUpTo = (end: number): OperationResult[] => [
     ...confirmed,

@@ -9,8 +9,8 @@
  * only take back what was granted), so the grant machine builds them (core/change/grant.ts's
  * revertCandidate) and applies them as `apply-unreviewed`.
  */
+import { isContainment } from '../change/kinds/index.js';
 import type { ChangePlan, ChangeRequest, TemporaryTerms } from '../change/types.js';
-import { planBreaksGlassForGood } from '../change/kinds/index.js';
 import { breakGlassRefusal, type BreakGlassRefusal, type BreakGlassTerms } from '../policy/breakglass.js';
 import { asksOf, unjustified, type Unjustified } from '../policy/justification.js';
 import type { PolicyDecision, Requirement } from '../policy/types.js';
@@ -128,7 +128,7 @@ function breakingGlass(facts: FilingFacts, terms: BreakGlassTerms): FilingDecisi
     reason: facts.reason,
     durationMs: facts.temporary?.durationMs,
     decision,
-    forGood: planBreaksGlassForGood(facts.plan),
+    forGood: isContainment(facts.plan),
   });
   if (refusal) return refused({ kind: 'break-glass', refusal });
   // breakGlassRefusal refuses every deny; this only tells the compiler.

@@ -14,6 +14,7 @@
  * - "applied" is recorded only after the API answered every operation, or a fresh read shows it.
  * - A final status never moves: events about a settled request are ignored.
  */
+import { confirmsByName } from '../change/kinds/index.js';
 import { operationsOf } from '../change/operations.js';
 import { FINAL_STATUSES, type ChangeRequest, type OperationResult } from '../change/types.js';
 import { timingOf } from '../policy/window.js';
@@ -109,6 +110,9 @@ export const REQUEST_MACHINE: Machine<RequestEventType> = {
       return finish(request, [reply({ kind: 'already-decided', request })]);
     if (request.revertOf) return finish(request, [reply({ kind: 'revert-needs-no-decision' })]);
     if (request.reviewOf && decision !== 'approve') return finish(request, [reply({ kind: 'review-only' })]);
+    const name = request.plan.serviceName;
+    if (decision === 'approve' && confirmsByName(request.plan) && event.confirmedName?.trim() !== name)
+      return finish(request, [reply({ kind: 'name-not-typed', name })]);
     const reason = decision === 'reject' && event.reason ? { reason: event.reason } : {};
     return next(request, { phase: 'checking', decision, userId, ...reason }, [
       { type: 'check-policy', decision, userId },

@@ -125,7 +125,8 @@ export type FlowEvent =
   | { type: 'message-ts-failed' }
   // Decisions by people.
   /** `reason`: what a rejecter typed in the Reject form (absent when no form could be shown). */
-  | { type: 'clicked'; decision: Decision; userId: string; reason?: string }
+  /** `confirmedName`: the name the approver typed in the form a change that cannot be taken back asks for. */
+  | { type: 'clicked'; decision: Decision; userId: string; reason?: string; confirmedName?: string }
   | { type: 'policy-answered'; verdict: Verdict }
   | { type: 'approval-recorded'; result: StoreApprovalResult }
   /**
@@ -402,6 +403,8 @@ export type FlowReply =
   | { kind: 'revert-needs-no-decision' }
   /** A break-glass review is only marked reviewed: nobody rejects or cancels what already happened. */
   | { kind: 'review-only' }
+  /** An approval of a change that asks for its target's name, without it (or with another). */
+  | { kind: 'name-not-typed'; name: string }
   | { kind: 'not-allowed'; reason: string }
   | { kind: 'approval-not-counted'; request: ChangeRequest; reason: 'already-approved' | 'not-needed' }
   | { kind: 'approval-recorded'; request: ChangeRequest }

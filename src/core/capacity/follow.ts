@@ -23,9 +23,13 @@ export type Progress =
   | { kind: 'elsewhere'; state: string | undefined; gone?: true };
 
 /** The passing states on the way to each settled state. */
+/** What a delete is followed to: the organization no longer lists the service. */
+export const DELETED = 'deleted';
+
 const ON_THE_WAY: Record<string, readonly string[]> = {
   stopped: ['stopping'],
   running: ['starting', 'awaking', 'provisioning'],
+  [DELETED]: ['terminating'],
 };
 
 /**
@@ -37,7 +41,8 @@ const ON_THE_WAY: Record<string, readonly string[]> = {
 export function followTarget(operations: readonly Operation[]): CapacityValues | undefined {
   let target: CapacityValues | undefined;
   for (const operation of operations) {
-    if (operation.endpoint === 'update' || operation.endpoint === 'part') continue;
+    if (operation.endpoint === 'delete') target = { state: DELETED };
+    if (operation.endpoint !== 'replicaScaling' && operation.endpoint !== 'state') continue;
     target = { ...target, ...operation.expect };
   }
   return target;
@@ -48,7 +53,11 @@ export function followTarget(operations: readonly Operation[]): CapacityValues |
  * capacity change's `after`); `undefined` for a service the organization no longer has.
  */
 export function progressOf(target: CapacityValues, service: ServiceRecord | undefined): Progress {
-  if (!service) return { kind: 'elsewhere', state: undefined, gone: true };
+  // A service deleted on purpose is where it was meant to be once it is gone.
+  if (!service)
+    return target.state === DELETED
+      ? { kind: 'settled', state: DELETED }
+      : { kind: 'elsewhere', state: undefined, gone: true };
   const state = service.state;
   const wanted = target.state;
   if (wanted !== undefined && state !== wanted) {

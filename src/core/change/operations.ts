@@ -3,11 +3,12 @@
  * Requests stored before operations existed carry only `plan.update`: that is one operation on
  * the update endpoint (or none, for an extension that sends nothing).
  */
+import { isDeletedState } from '../service/states.js';
 import { capacityDifferences } from '../capacity/values.js';
 import { planIsVisible } from './verify.js';
 import type { ChangePlan, Operation, PartOperation } from './types.js';
 import type { ServiceRecord } from '../service/schema.js';
-import { partSpec } from '../service/parts.js';
+import { isWriteOnly } from '../service/parts.js';
 
 export function operationsOf(plan: ChangePlan): Operation[] {
   if (plan.operations) return plan.operations;
@@ -30,6 +31,25 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
       );
     case 'part':
       return partShows(operation, service.parts?.[operation.part]);
+    case 'delete':
+      return service.state === 'terminating' || isDeletedState(service.state);
+    case 'member': {
+      const target = service.organizationTarget;
+      if (target?.type !== 'member') return false;
+      const held = target.member.assignedRoles.map((role) => role.roleId).sort();
+      return JSON.stringify(held) === JSON.stringify([...operation.body.assignedRoleIds].sort());
+    }
+    case 'apiKey': {
+      const target = service.organizationTarget;
+      if (target?.type !== 'apiKey') return false;
+      const { state, expireAt } = operation.body;
+      const sameExpiry = (a: string | null | undefined, b: string | null | undefined) =>
+        (a ? Date.parse(a) : null) === (b ? Date.parse(b) : null);
+      return (
+        (state === undefined || target.key.state === state) &&
+        (expireAt === undefined || sameExpiry(target.key.expireAt, expireAt))
+      );
+    }
   }
 }
 
@@ -40,7 +60,7 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
  * whose answer was lost is unknown, never confirmed by a read.
  */
 function partShows(operation: PartOperation, part: object | null | undefined): boolean {
-  if (partSpec(operation.part).writeOnly) return false;
+  if (isWriteOnly(operation.part)) return false;
   if (operation.body === null) return part === null;
   if (!part) return false;
   const now = part as Record<string, unknown>;
@@ -51,6 +71,14 @@ function sameValue(now: unknown, sent: unknown): boolean {
   if (!Array.isArray(sent) || !Array.isArray(now)) return now === sent;
   const members = (list: unknown[]) => JSON.stringify(list.map((item) => JSON.stringify(item)).sort());
   return members(now) === members(sent);
+}
+
+/**
+ * Whether a fresh read shows the operation done; a service no longer found shows a delete done
+ * (and nothing else).
+ */
+export function readingShows(operation: Operation, plan: ChangePlan, service: ServiceRecord | undefined): boolean {
+  return service ? operationVisible(operation, plan, service) : operation.endpoint === 'delete';
 }
 
 /** Does the service show every operation of the plan? */

@@ -12,6 +12,7 @@ import { LARGE_GROWTH, memoryRange, replicaRange, totalMemoryRange } from './kin
 import { KIND_LIST, type Draft, type PlanProblem } from './kinds/index.js';
 import { powerActionOf } from './kinds/power.js';
 import { currentState } from './state.js';
+import { planTargetOf } from './target-records.js';
 import type { ChangeIntent, ChangePlan, FieldChange, Operation, TouchedState } from './types.js';
 
 export type { PlanProblem } from './kinds/index.js';
@@ -25,7 +26,7 @@ export function planChange(service: ServiceRecord, intent: ChangeIntent): PlanRe
   const draft: Draft = {
     update: {},
     scaling: { body: {}, expect: {} },
-    parts: [],
+    writes: [],
     changes: [],
     warnings: [],
     problems: [],
@@ -43,9 +44,11 @@ export function planChange(service: ServiceRecord, intent: ChangeIntent): PlanRe
   const now = currentState(service);
   const before: TouchedState = {};
   for (const field of draft.touched) Object.assign(before, { [field]: now[field] });
+  const target = planTargetOf(service);
   const plan: ChangePlan = {
     serviceId: service.id,
     serviceName: service.name,
+    ...(target ? { target } : {}),
     update: draft.update,
     changes: draft.changes,
     warnings: draft.warnings,
@@ -54,11 +57,11 @@ export function planChange(service: ServiceRecord, intent: ChangeIntent): PlanRe
   return { ok: true, plan: withCapacity(withParts(plan, draft), draft, service) };
 }
 
-/** A plan that changes parts of the service the API keeps apart sends their PATCHes first, then the rest. */
+/** A plan that writes what is not the service record (a part, a member, a key) sends those first, then the rest. */
 function withParts(plan: ChangePlan, draft: Draft): ChangePlan {
-  if (draft.parts.length === 0) return plan;
+  if (draft.writes.length === 0) return plan;
   const update: Operation[] = Object.keys(draft.update).length > 0 ? [{ endpoint: 'update', body: draft.update }] : [];
-  return { ...plan, operations: [...draft.parts, ...update] };
+  return { ...plan, operations: [...draft.writes, ...update] };
 }
 
 /**
@@ -69,7 +72,7 @@ function withParts(plan: ChangePlan, draft: Draft): ChangePlan {
 function withCapacity(plan: ChangePlan, draft: Draft, service: ServiceRecord): ChangePlan {
   const scales = fieldsOf(draft.scaling.expect).length > 0;
   if (!scales && draft.power === undefined) return plan;
-  const operations: Operation[] = [...draft.parts];
+  const operations: Operation[] = [...draft.writes];
   if (Object.keys(draft.update).length > 0) operations.push({ endpoint: 'update', body: draft.update });
   if (scales) operations.push({ endpoint: 'replicaScaling', body: draft.scaling.body, expect: draft.scaling.expect });
   if (draft.power)

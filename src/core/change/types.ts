@@ -12,6 +12,8 @@ import type {
 import type { Approval, Requirement } from '../policy/types.js';
 import type { PartName, PartUpdates } from '../service/parts.js';
 import type { BackupSettings } from '../service/backup.js';
+import type { PlanTarget } from '../access/target.js';
+import type { LiveLoadNote } from '../service/load.js';
 
 /** What a person asked for, in their terms (from a command or the edit modal). */
 export interface ChangeIntent {
@@ -40,6 +42,12 @@ export interface ChangeIntent {
   coreDumps?: boolean;
   /** `backup-config SERVICE [every Nh] [keep Nd] [at HH:MM] [default]`. */
   backupConfig?: BackupConfigIntent;
+  /** `grant ROLE to EMAIL` / `revoke ROLE from EMAIL`: the role by name or id. */
+  memberRole?: MemberRoleIntent;
+  /** `key disable|enable KEY`, `key expire KEY in 30d|never`. */
+  apiKey?: ApiKeyIntent;
+  /** `delete SERVICE`; `askedAt`: the day the backups are judged against (kinds' `localize`). */
+  delete?: { askedAt?: number };
   /** `query-endpoint SERVICE on …` / `off`. */
   queryEndpoint?: QueryEndpointIntent;
   /** `reset-password SERVICE`: a generated password (no hashes), or the hashes the requester gave. */
@@ -83,6 +91,15 @@ export interface QueryEndpointState {
   allowedOrigins: string;
 }
 
+export interface MemberRoleIntent {
+  action: 'grant' | 'revoke';
+  role: string;
+}
+
+/** `expireAt`: `in N days` dated on the day the request is made (kinds' `localize`). */
+export type ApiKeyIntent =
+  { action: 'disable' | 'enable' } | { action: 'expire'; inDays: number | null; expireAt?: string | null };
+
 export interface BackupConfigIntent {
   periodHours?: number;
   retentionDays?: number;
@@ -120,6 +137,12 @@ export interface TouchedState {
   serviceQueryEndpoint?: QueryEndpointState | 'off';
   /** The password is never read: the stale check has nothing to compare. */
   password?: 'never-read';
+  /** A member's role ids, sorted. */
+  memberRoles?: string[];
+  /** An API key's state and expiry (ISO; null: never). */
+  apiKey?: { state: string; expireAt: string | null };
+  /** A service to delete: its state when asked (it must still be stopped when approved). */
+  deletion?: string | null;
 }
 export type TouchedField = keyof TouchedState;
 
@@ -158,10 +181,46 @@ export type PartOperation = {
   [P in PartName]: { endpoint: 'part'; part: P; body: PartUpdates[P] | null };
 }[PartName];
 
-export type Operation = UpdateOperation | ReplicaScalingOperation | StateOperation | PartOperation;
+/** PATCH …/members/{userId}: the member's whole role list (the API replaces it). */
+export interface MemberOperation {
+  endpoint: 'member';
+  userId: string;
+  body: { assignedRoleIds: string[] };
+  /** The one role this change grants or revokes (risks, Undo and a grant's revert read it; never sent). */
+  change: { action: 'grant' | 'revoke'; roleId: string; roleName: string };
+}
+
+/** PATCH …/keys/{keyId}: its state or expiry (null: never expires). */
+export interface ApiKeyOperation {
+  endpoint: 'apiKey';
+  keyId: string;
+  body: { state?: 'enabled' | 'disabled'; expireAt?: string | null };
+}
+
+/** DELETE …/services/{id}: a stopped service, gone for good once it is through `terminating`. */
+export interface DeleteOperation {
+  endpoint: 'delete';
+}
+
+export type Operation =
+  | DeleteOperation
+  | UpdateOperation
+  | ReplicaScalingOperation
+  | StateOperation
+  | PartOperation
+  | MemberOperation
+  | ApiKeyOperation;
 export type Endpoint = Operation['endpoint'];
 /** Every endpoint an operation may go to (stored results are checked against these). */
-export const ENDPOINTS = ['update', 'replicaScaling', 'state', 'part'] as const satisfies readonly Endpoint[];
+export const ENDPOINTS = [
+  'update',
+  'replicaScaling',
+  'state',
+  'part',
+  'member',
+  'apiKey',
+  'delete',
+] as const satisfies readonly Endpoint[];
 
 /** What one operation came to, in order; an operation after a failed one is never sent. */
 export type OperationResult =
@@ -169,8 +228,12 @@ export type OperationResult =
   | { index: number; endpoint: Endpoint; status: 'failed' | 'unknown'; apiRequestId?: string };
 
 export interface ChangePlan {
+  /** The service changed; for a target that is not a service, its record id (`member:…`, `key:…`). */
   serviceId: string;
+  /** The service's name; for a member their email, for a key its name. */
   serviceName: string;
+  /** A target that is not a service (core/access/target.ts); absent: the service (or a part of it). */
+  target?: PlanTarget;
   /**
    * The body of the basic-details PATCH (what policy rules and undo read). Requests made before
    * `operations` existed send exactly this.
@@ -189,6 +252,11 @@ export interface ChangePlan {
   capacity?: { before: CapacityValues; after: CapacityValues };
   /** What the person asked for, kept so that a request refused as stale can be asked again as the service is now. */
   intent?: ChangeIntent;
+  /**
+   * A risky change (a stop, a scale-down…): the service's live load when it was asked, or why it
+   * could not be read (core/change/live-load.ts). Absent: not risky, or the service was not running.
+   */
+  liveLoad?: LiveLoadNote;
 }
 
 export const CHANGE_STATUSES = [

@@ -4,6 +4,7 @@
  * person what is wrong, in their words, with the command's usage line. Services are not resolved
  * here (that needs the API); everything that can be checked without one is.
  */
+import type { OrganizationTargetType } from '../access/target.js';
 import type { ChangeIntent } from '../change/types.js';
 import { checkFilterWords, echo, type Checked } from './arguments.js';
 import {
@@ -16,7 +17,7 @@ import {
   type BaseCommandName,
   type CommandName,
 } from './catalogue.js';
-import { breaksGlassForGood, KIND_COMMANDS, TEMPORARY_FORMS, type KindCommand } from '../change/kinds/index.js';
+import { KIND_COMMANDS, TEMPORARY_FORMS, type KindCommand } from '../change/kinds/index.js';
 import { listed } from '../change/listed.js';
 import { normalizeSlackText, tokenize, type Token } from './tokenize.js';
 import { ArgumentReader, QUOTE_HINT, QUOTED_DESCRIPTION, textOf, UsageProblem, type ParsedChange } from './reader.js';
@@ -53,6 +54,8 @@ export type Command =
       verb: string;
       durationMs?: number;
       when?: WhenSpec;
+      /** `service` names a member (email, @user) or an API key, not a service. */
+      target?: OrganizationTargetType;
     } & Justification)
   | { kind: 'pending' }
   | { kind: 'temporary' }
@@ -245,7 +248,7 @@ function changeHandler(word: string, commands: readonly KindCommand[]): Handler 
   const [only] = commands;
   const change =
     commands.length === 1 && only !== undefined && only.name === word
-      ? (args: Token[]) => changeCommand(only.parse(args, new ArgumentReader(only)))
+      ? (args: Token[]) => changeCommand(only, only.parse(args, new ArgumentReader(only)))
       : groupHandler(word, commands);
   // `query-endpoint SERVICE` reads; with more words it asks for a change.
   const read = commands.some((command) => command.readAlone) ? PARSERS[word as keyof typeof PARSERS] : undefined;
@@ -261,7 +264,7 @@ function groupHandler(word: string, commands: readonly KindCommand[]): Handler {
     const rest = [...args.slice(0, at), ...args.slice(at + 1)];
     const sub = action?.text.toLowerCase();
     const chosen = commands.find((command) => command.name === `${word} ${sub}`);
-    if (chosen !== undefined) return changeCommand(chosen.parse(rest, new ArgumentReader(chosen)));
+    if (chosen !== undefined) return changeCommand(chosen, chosen.parse(rest, new ArgumentReader(chosen)));
     const names = commands.map((command) => command.name);
     const subs = names.map((name) => name.split(' ')[1] ?? name);
     const ask = commands.find((command) => command.groupAsk !== undefined)?.groupAsk ?? `Say which ${word} command`;
@@ -274,8 +277,9 @@ function groupHandler(word: string, commands: readonly KindCommand[]): Handler {
   };
 }
 
-function changeCommand(parsed: ParsedChange): Command {
-  return { kind: 'change', ...parsed };
+/** The change a command asks for; `target` when its SERVICE argument names a member or a key. */
+function changeCommand(command: KindCommand, parsed: ParsedChange): Command {
+  return { kind: 'change', ...parsed, ...(command.target ? { target: command.target } : {}) };
 }
 
 const CHANGE_COMMANDS = changeCommandsByWord();
@@ -285,6 +289,11 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ...Object.entries(PARSERS),
   ...[...CHANGE_COMMANDS].map(([word, commands]) => [word, changeHandler(word, commands)] as const),
 ]);
+
+/** The commands that may break glass for good: containment of a leak (a key disabled). */
+const CONTAINMENTS: readonly string[] = KIND_COMMANDS.flatMap((command) =>
+  command.breaksGlassForGood ? [command.name] : [],
+);
 
 /** First words of the commands whose own arguments include `at`. */
 const OWNS_AT: ReadonlySet<string> = new Set(
@@ -491,10 +500,11 @@ function parseBreakglass(args: Token[]): Command {
       'breakglass',
       `Break-glass needs a reason that reviewers will read: add because "INC-7 dashboards down", like this: ${exampleOf('breakglass')}`,
     );
-  if (command.durationMs === undefined && !breaksGlassForGood(command.intent))
+  const containment = KIND_COMMANDS.some((kind) => kind.name === command.verb && kind.breaksGlassForGood);
+  if (command.durationMs === undefined && !containment)
     fail(
       'breakglass',
-      `Break-glass changes are temporary: end the change with for DURATION (like for 1h), like this: ${exampleOf('breakglass')}. Only changes the bot can take back exactly can break glass: ${listed(TEMPORARY_FORMS)}.`,
+      `Break-glass changes are temporary: end the change with for DURATION (like for 1h), like this: ${exampleOf('breakglass')}. Only changes the bot can take back exactly can break glass: ${listed(TEMPORARY_FORMS)}${CONTAINMENTS.length > 0 ? `; and, for good, ${listed(CONTAINMENTS)}` : ''}.`,
     );
   return { kind: 'breakglass', change: command };
 }

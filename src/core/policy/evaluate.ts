@@ -9,10 +9,11 @@ import type { PolicyDecision, Policy, PolicyDefaults, RequestFacts, Requirement 
 
 export const DEFAULT_RULE_NAME = 'default: one approval';
 
-export function defaultRequirement(defaults: PolicyDefaults): Requirement {
+/** The default when no rule matches: one approval, or more for a kind that asks more by itself (a delete: two). */
+export function defaultRequirement(defaults: PolicyDefaults, approvals = 1): Requirement {
   return {
-    rule: DEFAULT_RULE_NAME,
-    approvals: 1,
+    rule: approvals === 1 ? DEFAULT_RULE_NAME : `default: ${approvals === 2 ? 'two' : approvals} approvals`,
+    approvals,
     approvers: [...defaults.approvers],
     reasons: ['no policy rule matches'],
     isDefault: true,
@@ -44,7 +45,8 @@ export function evaluatePolicy(
       ...(rule.freezes ? { freezes: rule.freezes } : {}),
     });
   }
-  if (requirements.length === 0) return { kind: 'approve', requirements: [defaultRequirement(defaults)] };
+  if (requirements.length === 0)
+    return { kind: 'approve', requirements: [defaultRequirement(defaults, facts.defaultApprovals ?? 1)] };
   if (requirements.every((r) => r.approvals === 0)) return { kind: 'auto', requirements };
   return { kind: 'approve', requirements };
 }

@@ -4,7 +4,7 @@
  * approval would send.
  */
 import type { ServiceRecord } from '../service/schema.js';
-import { KINDS, KIND_LIST } from '../change/kinds/index.js';
+import { defaultApprovalsOf, KINDS, KIND_LIST } from '../change/kinds/index.js';
 import type { ChangePlan } from '../change/types.js';
 import { RISKS, type RequestFacts, type Risk, type ServiceSide } from './types.js';
 
@@ -28,6 +28,7 @@ export function requestFacts(service: ServiceRecord, plan: ChangePlan, temporary
     after,
     changes: [...new Set(plan.changes.map((change) => KINDS[change.field].policyName))],
     risks: planRisks(plan, temporary),
+    defaultApprovals: defaultApprovalsOf(plan),
   };
 }
 

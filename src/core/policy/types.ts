@@ -18,6 +18,9 @@ export const CHANGE_KINDS = [
   'power',
   'core-dumps',
   'backup-config',
+  'member-role',
+  'api-key',
+  'delete',
   'query-endpoint',
   'password',
 ] as const;
@@ -35,6 +38,9 @@ export const RISKS = [
   'single-replica',
   'backup-retention-cut',
   'backup-less-often',
+  'admin-grant',
+  'key-enable',
+  'delete',
   'query-admin',
   'query-any-origin',
   'credential',
@@ -148,6 +154,8 @@ export interface RequestFacts {
   after: ServiceSide;
   changes: readonly ChangeKind[];
   risks: readonly Risk[];
+  /** Approvals the request needs when no rule matches (a delete asks two by itself); 1 when absent. */
+  defaultApprovals?: number;
 }
 
 /**

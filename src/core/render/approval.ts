@@ -150,6 +150,9 @@ const ENDPOINT_NAMES: Record<OperationResult['endpoint'], string> = {
   replicaScaling: 'the scaling change',
   state: 'the power change',
   part: 'the change to a part of the service',
+  member: "the member's roles",
+  apiKey: 'the API key change',
+  delete: 'the deletion',
 };
 
 /** "Done before this: the settings update." for a request of several operations. */
@@ -179,6 +182,8 @@ export function replyText(reply: FlowReply): string | undefined {
       return alreadyDecidedText(reply.request);
     case 'revert-needs-no-decision':
       return 'This is a revert the bot applies by itself: it needs no decision, so your click changed nothing.';
+    case 'name-not-typed':
+      return `:keyboard: This change cannot be taken back: approve it from the form that asks you to type the name of ${esc(reply.name)} (click Approve on the request). Nothing was changed.`;
     case 'review-only':
       return 'A break-glass change has already happened: its review can only be marked reviewed (by an approver of its rules), not rejected or cancelled. If it was wrong, Undo it or file the change that puts it right.';
     case 'not-allowed':

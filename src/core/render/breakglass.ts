@@ -129,7 +129,7 @@ export function breakGlassReplyText(request: ChangeRequest, reviewId: string | u
   const id = code(request.id);
   const review = reviewId ? ` Approvers will review it (${code(reviewId)}).` : '';
   if (request.status === 'applied')
-    return `:rotating_light: Break-glass ${id} was applied without approval and is announced in the channel and to security; the bot takes it back when its time is up.${review}`;
+    return `:rotating_light: Break-glass ${id} was applied without approval and is announced in the channel and to security; ${request.temporary ? 'the bot takes it back when its time is up' : 'it stays (it contains a leak: nothing to take back)'}.${review}`;
   if (request.status === 'failed')
     return `:x: Break-glass ${id} was not applied: ${esc(request.outcome?.message ?? 'the update failed.')}`;
   return `:hourglass: Break-glass ${id} is being applied; the channel shows the outcome.${review}`;

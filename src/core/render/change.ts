@@ -24,6 +24,7 @@ import { progressLines, progressSummary } from './policy.js';
 import { offersUndo, temporaryNote, undoButton } from './temporary.js';
 import { BOT_ACTOR } from '../change/grant.js';
 import { breakGlassSkippedText, reviewBlocks } from './breakglass.js';
+import { liveLoadText } from './live-load.js';
 
 export const ACTION_APPROVE = 'change_approve';
 export const ACTION_REJECT = 'change_reject';
@@ -49,7 +50,8 @@ export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): B
       `${mention(request.requesterId)} ${request.breakGlass ? 'broke glass to change' : 'asks to change'} ${serviceRef(plan.serviceName, plan.serviceId)}${request.organization ? ` in the organization ${code(request.organization)}` : ''}:`,
     ),
   ];
-  const warnings = distinctSentences(plan.warnings).map((w) => `:warning: *${esc(w)}*`);
+  const load = liveLoadText(plan, request.status);
+  const warnings = distinctSentences([...(load?.warnings ?? []), ...plan.warnings]).map((w) => `:warning: *${esc(w)}*`);
   const note = temporaryNote(request);
   const rules = request.breakGlass
     ? [breakGlassSkippedText(request)]
@@ -64,8 +66,10 @@ export function changeRequestBlocks(request: ChangeRequest, linkOnly = false): B
     note.length -
     (warnings.length > 0 ? 1 : 0) -
     (rules.length > 0 ? 1 : 0) -
-    (why ? 1 : 0);
+    (why ? 1 : 0) -
+    (load ? 1 : 0);
   blocks.push(...packLines(plan.changes.map(changeLine), budget, (n) => `_…and ${n} more changes_`));
+  if (load) blocks.push(section(load.line));
   if (why) blocks.push(section(why));
   if (warnings.length > 0) blocks.push(section(warnings.join('\n')));
   if (rules.length > 0) blocks.push(section(`*Approval rules*\n${rules.join('\n')}`));

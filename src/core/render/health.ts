@@ -3,33 +3,33 @@
  * size, from the service's metrics. An idle or stopped service is said to be so and its metrics are
  * not read (reading never wakes a service, and such a service has no replica to answer).
  */
-import type { ServiceLoad } from '../service/load.js';
+import { loadFigures, replicaSizeGb, type LoadFigures, type ServiceLoad } from '../service/load.js';
 import type { ServiceRecord } from '../service/schema.js';
 import { code, context, esc, header, section, serviceRef, serviceRefPlain, type Block } from './mrkdwn.js';
 
 const GIB = 1024 ** 3;
 
-/** Memory per replica the service runs with now: a scaling schedule's, else its own maximum. */
-function replicaSizeGb(service: ServiceRecord): number | undefined {
-  return service.currentScaling?.effectiveMaxReplicaMemoryGb ?? service.maxReplicaMemoryGb;
-}
-
 const gb = (bytes: number) => (bytes / GIB).toFixed(bytes >= 10 * GIB ? 0 : 1);
 
 /** "12 queries running, 41 of 48 GB in use on the busiest replica". */
 export function loadLine(service: ServiceRecord, load: ServiceLoad): string {
-  const size = replicaSizeGb(service);
-  const busiest = [...load.replicas].sort((a, b) => b.memoryBytes - a.memoryBytes)[0];
-  const queries =
-    load.queries === undefined
-      ? 'queries running: unknown'
-      : `${load.queries} ${load.queries === 1 ? 'query' : 'queries'} running`;
+  return figuresText(loadFigures(load, replicaSizeGb(service)));
+}
+
+/** The same from the figures alone (a change request keeps them with its plan). */
+export function figuresText(figures: LoadFigures): string {
+  const { queries, busiestMemoryBytes: busiest, replicaSizeGb: size } = figures;
+  const running =
+    queries === undefined ? 'queries running: unknown' : `${queries} ${queries === 1 ? 'query' : 'queries'} running`;
   const memory =
     busiest === undefined
       ? 'memory in use: unknown'
-      : `${gb(busiest.memoryBytes)}${size === undefined ? ' GB' : ` of ${size} GB`} in use on the busiest replica`;
-  return `${queries}, ${memory}`;
+      : `${gb(busiest)}${size === undefined ? ' GB' : ` of ${size} GB`} in use on the busiest replica`;
+  return `${running}, ${memory}`;
 }
+
+/** "41 GB" (whole gigabytes from 10 GB on). */
+export const gbText = (bytes: number): string => `${gb(bytes)} GB`;
 
 export function healthBlocks(service: ServiceRecord, load: ServiceLoad | undefined): Block[] {
   const state = load?.state ?? service.state ?? 'unknown';

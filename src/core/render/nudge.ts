@@ -5,8 +5,9 @@ import { MAX_REMINDERS } from '../policy/nudges.js';
 import { unmet } from '../policy/progress.js';
 import type { Requirement } from '../policy/types.js';
 import { changeSummary } from '../change/summary.js';
-import { bold, code, esc, section, serviceRef, type Block } from './mrkdwn.js';
-import { people } from './people.js';
+import { decisionButtons, fitsButton } from './change.js';
+import { bold, code, context, esc, section, serviceRef, type Block } from './mrkdwn.js';
+import { channelRef, people } from './people.js';
 import { whoMayApprove } from './policy.js';
 
 export interface NudgeMessage {
@@ -53,4 +54,36 @@ export function escalationMessage(request: ChangeRequest, requirement: Requireme
       ),
     ],
   };
+}
+
+/** Where a reminder DM points: the request's message, by Slack's link when it gave one. */
+export interface RequestPlace {
+  channelId: string;
+  /** Slack's permalink of the request's message; undefined when Slack would not give it. */
+  link?: string;
+}
+
+/**
+ * The reminder as a direct message: the same words (the service and the change), where the request
+ * is (a link to it, or the channel in a sentence when Slack gave no link), and its buttons, which
+ * are the channel's (same action ids and value), so a click here takes the same path.
+ */
+export function reminderDmMessage(request: ChangeRequest, reminder: NudgeMessage, place: RequestPlace): NudgeMessage {
+  const link = place.link !== undefined && isSafeLink(place.link) ? place.link : undefined;
+  const where = link
+    ? `<${link.replaceAll('&', '&amp;')}|Open the request> in ${channelRef(place.channelId)}.`
+    : `Slack gave no link to the request: it is in ${channelRef(place.channelId)}, and the buttons here work as well.`;
+  const blocks: Block[] = [...reminder.blocks, context(where)];
+  if (fitsButton(request.id))
+    blocks.push({
+      type: 'actions',
+      block_id: 'change_actions',
+      elements: decisionButtons(request.id, request.reviewOf !== undefined),
+    });
+  return { text: reminder.text, blocks };
+}
+
+/** An https link that cannot break out of Slack's <url|label> markup. */
+function isSafeLink(url: string): boolean {
+  return /^https?:\/\/[^\s<>|]+$/.test(url);
 }

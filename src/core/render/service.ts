@@ -10,6 +10,8 @@ import {
   totalMemoryText,
 } from '../service/capacity.js';
 import { stateInfo } from '../service/states.js';
+import type { UpgradeWindow } from '../service/upgrade-window.js';
+import { upgradeWindowUtcText } from './upgrade-window.js';
 import {
   bold,
   code,
@@ -39,13 +41,45 @@ function memoryField(s: ServiceRecord): string | undefined {
   return `${rangeText(baseline.replicaMemoryGb)} GB per replica${total ? `, ${total}` : ''}`;
 }
 
-/** While a scaling schedule is active: what runs now next to the baseline. */
-function scalingNowField(s: ServiceRecord): string | undefined {
+/**
+ * While a scaling schedule is active: what runs now (`currentScaling.effective*`), the entry in
+ * force when it was read, and the base configuration the service returns to:
+ * "now 6 × 32 GB (schedule 'business hours' until 18:00 UTC), base 2 × 32 GB".
+ */
+function scalingNowField(s: ServiceRecord, entry: ShowReadings['activeEntry']): string | undefined {
   const current = currentCapacity(s);
   if (current === undefined) return undefined;
-  const total = totalMemoryText(current);
   const baseline = capacityText(baselineCapacity(s));
-  return `:arrows_counterclockwise: ${capacityText(current) ?? 'unknown'}${total ? ` (${total})` : ''}${baseline ? `; baseline ${baseline}` : ''}`;
+  const schedule = entry ? ` (schedule '${esc(entry.name)}' until ${hour(entry.endHourUtc)} UTC)` : '';
+  return `:arrows_counterclockwise: now ${capacityText(current) ?? 'unknown'}${schedule}${baseline ? `, base ${baseline}` : ''}`;
+}
+
+const hour = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
+
+/** What `show` reads besides the record, each on its own (a failure costs only its line). */
+export interface ShowReadings {
+  /** GET …/upgradeWindow; absent: not read (the result of an applied change). */
+  upgradeWindow?:
+    | { kind: 'set'; window: UpgradeWindow }
+    | { kind: 'none' }
+    /** Only primary services have one (the API's words): not read. */
+    | { kind: 'not-primary' }
+    | { kind: 'failed'; text: string };
+  /** The scaling schedule's entry in force now (GET …/scalingSchedule, read only while one is). */
+  activeEntry?: { name: string; endHourUtc: number };
+}
+
+/** One line: "*Upgrade window:* Sundays 00:00–06:00 UTC", "none set". */
+function upgradeWindowLine(reading: NonNullable<ShowReadings['upgradeWindow']>): string {
+  const text =
+    reading.kind === 'set'
+      ? upgradeWindowUtcText(reading.window)
+      : reading.kind === 'none'
+        ? 'none set (ClickHouse Cloud may upgrade it at any time)'
+        : reading.kind === 'not-primary'
+          ? 'none: only a primary service has one'
+          : `could not be read: ${reading.text}`;
+  return `*Upgrade window:* ${text}`;
 }
 
 export function idleText(s: ServiceRecord): string | undefined {
@@ -112,8 +146,9 @@ export function listBlocks(services: ServiceRecord[], filters: readonly string[]
 }
 
 /** The full record, for `show` and for the result of an applied change. */
-export function serviceBlocks(s: ServiceRecord, title = s.name || s.id): Block[] {
-  const blocks: Block[] = [header(title), { type: 'section', fields: overviewFields(s) }];
+export function serviceBlocks(s: ServiceRecord, title = s.name || s.id, readings: ShowReadings = {}): Block[] {
+  const blocks: Block[] = [header(title), { type: 'section', fields: overviewFields(s, readings.activeEntry) }];
+  if (readings.upgradeWindow) blocks.push(section(upgradeWindowLine(readings.upgradeWindow)));
   blocks.push(section(`*Endpoints*\n${endpointLines(s)}`));
   blocks.push(...ipAccessBlocks(s));
   blocks.push(section(privateEndpointText(s)));
@@ -130,7 +165,7 @@ export function serviceBlocks(s: ServiceRecord, title = s.name || s.id): Block[]
   return blocks.slice(0, LIMITS.messageBlocks);
 }
 
-function overviewFields(s: ServiceRecord): Array<{ type: 'mrkdwn'; text: string }> {
+function overviewFields(s: ServiceRecord, entry: ShowReadings['activeEntry']): Array<{ type: 'mrkdwn'; text: string }> {
   const where = [s.provider, s.region]
     .filter(Boolean)
     .map((p) => esc(p))
@@ -142,7 +177,7 @@ function overviewFields(s: ServiceRecord): Array<{ type: 'mrkdwn'; text: string 
     ['Tier', s.tier ? esc(s.tier) : undefined],
     ['Replicas', replicasField(s)],
     ['Memory', memoryField(s)],
-    ['Scaling now', scalingNowField(s)],
+    ['Scaling now', scalingNowField(s, entry)],
     ['Idle scaling', idleText(s)],
     ['Cloud', where || undefined],
     ['Read-only', s.isReadonly === undefined ? undefined : s.isReadonly ? 'yes' : 'no'],

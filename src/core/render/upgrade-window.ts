@@ -13,7 +13,12 @@ export function upgradeWindowBlocks(service: ServiceRecord, window: UpgradeWindo
     return [title, section(`${who}\nNo upgrade window is set: ClickHouse Cloud may upgrade it at any time.`)];
   const start = nextWindowStart(window, now);
   const end = start + window.duration * 3_600_000;
-  const utc = `${WEEKDAYS[window.weekday] ?? `day ${window.weekday}`} ${hour(window.startHourUtc)}–${hour(window.startHourUtc + window.duration)} UTC`;
+  const utc = upgradeWindowUtcText(window);
   const next = `${start <= now ? 'Open now, until' : `Next: ${slackDate(start, '{date_short_pretty} {time}')} to`} ${slackDate(end, '{time}')} (your time)`;
   return [title, section(`${who}\nUpgrades happen ${utc}.\n${next}.`)];
+}
+
+/** "Sundays 00:00–06:00 UTC". */
+export function upgradeWindowUtcText(window: UpgradeWindow): string {
+  return `${WEEKDAYS[window.weekday] ?? `day ${window.weekday}`} ${hour(window.startHourUtc)}–${hour(window.startHourUtc + window.duration)} UTC`;
 }

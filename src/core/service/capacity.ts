@@ -92,10 +92,10 @@ export function rangeText(range: Range): string {
 
 const replicaNoun = (range: Range) => (range.min === 1 && range.max === 1 ? 'replica' : 'replicas');
 
-/** "3 x 8–32 GB", "2–6 x 16 GB", "3 replicas", "8–32 GB per replica"; undefined when nothing is known. */
+/** "3 × 8–32 GB", "2–6 × 16 GB", "3 replicas", "8–32 GB per replica"; undefined when nothing is known. */
 export function capacityText(c: Capacity): string | undefined {
   if (c.replicas !== undefined && c.replicaMemoryGb !== undefined) {
-    return `${rangeText(c.replicas)} x ${rangeText(c.replicaMemoryGb)} GB`;
+    return `${rangeText(c.replicas)} × ${rangeText(c.replicaMemoryGb)} GB`;
   }
   if (c.replicas !== undefined) return `${rangeText(c.replicas)} ${replicaNoun(c.replicas)}`;
   if (c.replicaMemoryGb !== undefined) return `${rangeText(c.replicaMemoryGb)} GB per replica`;
@@ -109,12 +109,12 @@ export function totalMemoryText(c: Capacity): string | undefined {
 
 /**
  * One phrase for lists and summaries: the baseline, or both when a scaling schedule is active
- * ("now 2 x 16 GB, baseline 3 x 8–32 GB").
+ * ("now 2 × 16 GB, base 3 × 8–32 GB"). A schedule's entry taking effect changes only "now".
  */
 export function capacityPhrase(s: ServiceRecord): string | undefined {
   const baseline = capacityText(baselineCapacity(s));
   const current = currentCapacity(s);
   if (current === undefined) return baseline;
   const now = capacityText(current) ?? 'unknown';
-  return baseline === undefined ? `now ${now}` : `now ${now}, baseline ${baseline}`;
+  return baseline === undefined ? `now ${now}` : `now ${now}, base ${baseline}`;
 }

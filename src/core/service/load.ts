@@ -5,6 +5,8 @@
  * Scraping never wakes a service: an idle one answers ServiceInfo alone.
  */
 import { z } from 'zod';
+import type { CloudApiError } from './api-error.js';
+import type { ServiceRecord } from './schema.js';
 
 const Family = z.looseObject({
   name: z.string(),
@@ -62,3 +64,63 @@ const SCRAPED_STATES: readonly string[] = ['running', 'degraded', 'partially_run
 export function metricsReadable(service: { state?: string | undefined }): boolean {
   return SCRAPED_STATES.includes(service.state ?? 'running');
 }
+
+/**
+ * What about a change makes its service's live load worth showing approvers before they decide,
+ * declared by each kind of change (`loadConcern` in core/change/kinds/kind.ts): a stop, a
+ * delete, replicas or memory lowered, idle scaling turned on.
+ */
+export interface LoadConcern {
+  /** The change ends the queries running now (a stop, a delete): running queries are warned about. */
+  endsQueries?: boolean;
+  /** Memory per replica once applied (GB): memory in use above it is warned about. */
+  newReplicaMemoryGb?: number;
+}
+
+/** Several kinds' concerns as one: queries end if any part ends them; the smallest new size counts. */
+export function combinedConcern(concerns: ReadonlyArray<LoadConcern | undefined>): LoadConcern | undefined {
+  const present = concerns.filter((concern): concern is LoadConcern => concern !== undefined);
+  if (present.length === 0) return undefined;
+  const sizes = present.flatMap((concern) => concern.newReplicaMemoryGb ?? []);
+  return {
+    ...(present.some((concern) => concern.endsQueries) ? { endsQueries: true } : {}),
+    ...(sizes.length > 0 ? { newReplicaMemoryGb: Math.min(...sizes) } : {}),
+  };
+}
+
+/** The figures people read from a load: queries running, the busiest replica's memory and its size. */
+export interface LoadFigures {
+  queries?: number;
+  /** Memory in use on the replica using the most, in bytes. */
+  busiestMemoryBytes?: number;
+  /** Memory per replica the service runs with now (GB): a scaling schedule's, else its own maximum. */
+  replicaSizeGb?: number;
+  /** Some replicas did not answer. */
+  partial?: true;
+}
+
+/** Memory per replica the service runs with now: a scaling schedule's, else its own maximum. */
+export function replicaSizeGb(service: ServiceRecord): number | undefined {
+  return service.currentScaling?.effectiveMaxReplicaMemoryGb ?? service.maxReplicaMemoryGb ?? service.replicaMemoryGb;
+}
+
+export function loadFigures(load: ServiceLoad, sizeGb: number | undefined): LoadFigures {
+  const busiest = load.replicas.reduce<number | undefined>(
+    (most, replica) => (most === undefined || replica.memoryBytes > most ? replica.memoryBytes : most),
+    undefined,
+  );
+  return {
+    ...(load.queries !== undefined ? { queries: load.queries } : {}),
+    ...(busiest !== undefined ? { busiestMemoryBytes: busiest } : {}),
+    ...(sizeGb !== undefined ? { replicaSizeGb: sizeGb } : {}),
+    ...(load.partial ? { partial: true as const } : {}),
+  };
+}
+
+/** Why the load could not be read: the API error's kind, or `slow` (not read within the bound). */
+export type LoadReadFailure = CloudApiError['kind'] | 'slow' | 'unexpected';
+
+export type LiveLoadNote =
+  /** Read `readAt` (app clock); the request was asked at `askedAt`. */
+  | ({ kind: 'read'; readAt: number; askedAt: number } & LoadFigures)
+  | { kind: 'failed'; why: LoadReadFailure; status?: number; afterMs?: number };

@@ -6,7 +6,7 @@
  * Undo of a kind on a part read it exactly as kinds on the record read their fields.
  */
 import { z } from 'zod';
-import { BackupConfigurationSchema, type BackupConfiguration } from './backup.js';
+import { BackupConfigurationSchema, parseBackups, type Backup, type BackupConfiguration } from './backup.js';
 import { QueryEndpointSchema, type QueryEndpoint } from './query-endpoint.js';
 
 /** PATCH …/backupConfiguration (official OpenAPI: BackupConfigurationPatchRequest; null resets to the default). */
@@ -63,6 +63,13 @@ export const PasswordAnswerSchema = z.looseObject({
   delivery: z.object({ to: z.string(), delivered: z.boolean() }).optional(),
 });
 export type PasswordAnswer = z.infer<typeof PasswordAnswerSchema>;
+/** A part that is only read (its backups, newest first), to say something about a change to the service. */
+export interface ReadOnlyPartSpec<Value> {
+  path: string;
+  label: string;
+  schema: z.ZodType<Value>;
+  method?: undefined;
+}
 
 export interface PartSpec<Value, Update> {
   /** The last segment of its path under the service. */
@@ -106,6 +113,12 @@ export const SERVICE_PARTS = {
     removable: false,
     writeOnly: true,
   } satisfies PartSpec<PasswordAnswer, PasswordUpdate>,
+  backups: {
+    path: 'backups',
+    label: 'backups',
+    // Parsed leniently, newest first: one odd backup never hides the others.
+    schema: z.array(z.unknown()).transform((items) => parseBackups(items).backups),
+  } satisfies ReadOnlyPartSpec<Backup[]>,
 } as const;
 
 export type PartName = keyof typeof SERVICE_PARTS;
@@ -113,23 +126,31 @@ export const PART_NAMES = Object.keys(SERVICE_PARTS) as PartName[];
 
 export interface PartValues {
   backupConfiguration: BackupConfiguration;
+  backups: Backup[];
   serviceQueryEndpoint: QueryEndpoint;
   password: PasswordAnswer;
 }
 export interface PartUpdates {
   backupConfiguration: BackupConfigurationUpdate;
+  /** Only read. */
+  backups: never;
   serviceQueryEndpoint: QueryEndpointUpdate;
   password: PasswordUpdate;
-}
-const SPECS: { [P in PartName]: PartSpec<PartValues[P], PartUpdates[P]> } = SERVICE_PARTS;
-
-/** A part's spec, typed by its name (a mapped type, so that a generic caller keeps value and update together). */
-export function partSpec<P extends PartName>(part: P): PartSpec<PartValues[P], PartUpdates[P]> {
-  return SPECS[part];
 }
 
 /** The parts read alongside a record; null when the service has none (the API answered 404). */
 export type ServiceParts = { [P in PartName]?: PartValues[P] | null };
+
+/** Whether a part is write-only (the password): never read, never shown by a read. */
+export const isWriteOnly = (part: PartName): boolean => {
+  const spec = PART_SPECS[part];
+  return 'writeOnly' in spec && spec.writeOnly === true;
+};
+
+/** Each part's spec, as the client reads and writes it (a part that is only read has no method). */
+export const PART_SPECS: {
+  [P in PartName]: PartSpec<PartValues[P], PartUpdates[P]> | ReadOnlyPartSpec<PartValues[P]>;
+} = SERVICE_PARTS;
 
 /** "the backup configuration of orders-prod" */
 export function partOf(part: PartName, serviceName: string): string {

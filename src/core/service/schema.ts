@@ -11,6 +11,7 @@ import { z } from 'zod';
 
 import { lenient } from './lenient.js';
 import type { ServiceParts } from './parts.js';
+import type { OrganizationTarget } from '../access/target.js';
 
 export { lenient };
 
@@ -63,6 +64,8 @@ export const CurrentScalingSchema = z.looseObject({
   effectiveMaxReplicas: lenient(z.number()),
   effectiveIdleScaling: lenient(z.boolean()),
   effectiveIdleTimeoutMinutes: lenient(z.number()),
+  /** The scaling schedule entry whose values are in effect; absent when none is active. */
+  activeEntryId: lenient(z.string()),
 });
 export type CurrentScaling = z.infer<typeof CurrentScalingSchema>;
 
@@ -108,8 +111,13 @@ export const ServiceRecordSchema = z.looseObject({
 /**
  * A record as the API sent it; `parts` is never from the API: the parts of the service a change
  * touches (its backup configuration…), read alongside it by the middle layer (parts.ts).
+ * A change whose target is not a service (a member, an API key) reads it as a record too: its id
+ * is `member:…` or `key:…` and `organizationTarget` holds what was read (core/access/target.ts).
  */
-export type ServiceRecord = z.infer<typeof ServiceRecordSchema> & { parts?: ServiceParts };
+export type ServiceRecord = z.infer<typeof ServiceRecordSchema> & {
+  parts?: ServiceParts;
+  organizationTarget?: OrganizationTarget;
+};
 
 // ---------------------------------------------------------------------------------------------
 // What we send

@@ -131,8 +131,45 @@ function control(inner: string): string {
   }
   if (target.startsWith('!subteam^')) return `<span class="mention">@${escapeHtml(label ?? 'group')}</span>`;
   if (target.startsWith('!')) return `<span class="mention">@${escapeHtml(target.slice(1))}</span>`;
-  return `<a href="${escapeHtml(target)}" rel="noopener noreferrer" target="_blank">${escapeHtml(decodeEntities(label ?? target))}</a>`;
+  const href = decodeEntities(target);
+  // A message's link (chat.getPermalink) opens that message on this page, as Slack jumps to it.
+  if (messageOf(href))
+    return `<a href="${escapeHtml(href)}" class="permalink" data-testid="permalink">${escapeHtml(decodeEntities(label ?? target))}</a>`;
+  return `<a href="${escapeHtml(href)}" rel="noopener noreferrer" target="_blank">${escapeHtml(decodeEntities(label ?? target))}</a>`;
 }
+
+/** The message a permalink of the stand-in names (`/archives/C…/p1700000000000001?thread_ts=…`). */
+function messageOf(href: string): { ts: string; threadTs?: string } | undefined {
+  let url: URL;
+  try {
+    url = new URL(href, location.href);
+  } catch {
+    return undefined;
+  }
+  const match = /^\/archives\/[^/]+\/p(\d+)(\d{6})$/.exec(url.pathname);
+  if (url.origin !== location.origin || !match) return undefined;
+  const threadTs = url.searchParams.get('thread_ts') ?? undefined;
+  return { ts: `${match[1]}.${match[2]}`, ...(threadTs ? { threadTs } : {}) };
+}
+
+/** Follows a permalink: opens the thread it is in, scrolls to the message and marks it for a moment. */
+function jumpTo(target: { ts: string; threadTs?: string }): void {
+  if (target.threadTs) openThreads.add(target.threadTs);
+  render();
+  const node = document.querySelector<HTMLElement>(`[data-testid="message"][data-ts="${CSS.escape(target.ts)}"]`);
+  if (!node) return;
+  node.scrollIntoView({ block: 'center' });
+  node.classList.add('highlight');
+  setTimeout(() => node.classList.remove('highlight'), 2_000);
+}
+
+document.addEventListener('click', (event) => {
+  const link = event.target instanceof Element ? event.target.closest<HTMLAnchorElement>('a.permalink') : null;
+  const target = link ? messageOf(link.getAttribute('href') ?? '') : undefined;
+  if (!target) return;
+  event.preventDefault();
+  jumpTo(target);
+});
 
 const EMOJI: Record<string, string> = {
   warning: '⚠️',

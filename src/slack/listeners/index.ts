@@ -15,6 +15,7 @@ import { registerEditSubmission } from './views/edit-service.js';
 import { registerFollowOnSubmission } from './views/follow-on-justification.js';
 import { registerRejectSubmission } from './views/reject-reason.js';
 import { registerPasswordHashSubmission } from './views/password-hashes.js';
+import { registerConfirmSubmission } from './views/confirm-name.js';
 
 export function registerListeners(app: App, deps: ListenerDeps): void {
   app.use(refuseWhileDraining(deps));
@@ -28,6 +29,7 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   registerEditSubmission(app, deps);
   registerRejectSubmission(app, deps);
   registerPasswordHashSubmission(app, deps);
+  registerConfirmSubmission(app, deps);
   registerFollowOnSubmission(app, deps);
   registerHomeOpened(app, deps);
 }

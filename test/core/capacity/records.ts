@@ -2,7 +2,7 @@
 import { planCapacityChange, type CapacityChange, type CapacityTarget } from '../../../src/core/capacity/plan.js';
 import { ServiceRecordSchema, type ServiceRecord } from '../../../src/core/service/schema.js';
 
-/** orders-prod: vertical, 3 x 8–32 GB, a primary production service, idle scaling off. */
+/** orders-prod: vertical, 3 × 8–32 GB, a primary production service, idle scaling off. */
 export function vertical(overrides: Record<string, unknown> = {}): ServiceRecord {
   return ServiceRecordSchema.parse({
     id: 'v-1',
@@ -20,7 +20,7 @@ export function vertical(overrides: Record<string, unknown> = {}): ServiceRecord
   });
 }
 
-/** search-prod: horizontal, 2–6 x 16 GB. */
+/** search-prod: horizontal, 2–6 × 16 GB. */
 export function horizontal(overrides: Record<string, unknown> = {}): ServiceRecord {
   return ServiceRecordSchema.parse({
     id: 'h-1',

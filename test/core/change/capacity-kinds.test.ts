@@ -130,7 +130,7 @@ describe('planning each kind against the demo organization', () => {
     const p = plan(demo('orders-prod'), { idleScaling: { enabled: true } });
     expect(p.changes).toStrictEqual([line('idleScaling', 'Idle scaling', 'off', 'on')]);
     expect(p.operations?.[0]).toMatchObject({ body: { idleScaling: true } });
-    expect(p.operations?.[0]?.body).not.toHaveProperty('idleTimeoutMinutes');
+    expect(p.operations?.[0]).not.toHaveProperty('body.idleTimeoutMinutes');
   });
 
   it('idle sandbox-dev off', () => {
@@ -151,7 +151,7 @@ describe('planning each kind against the demo organization', () => {
 
   it('a new timeout while idle scaling is off is visible on the request line', () => {
     const p = plan(demo('orders-prod'), { idleScaling: { enabled: false, timeoutMinutes: 30 } });
-    expect(p.operations?.[0]?.body).toStrictEqual({ idleScaling: false, idleTimeoutMinutes: 30 });
+    expect(p.operations?.[0]).toMatchObject({ body: { idleScaling: false, idleTimeoutMinutes: 30 } });
     const [change] = p.changes;
     expect(change?.before).not.toBe(change?.after);
   });
@@ -531,7 +531,7 @@ describe('undo and revert restore exactly the values replaced', () => {
 
 describe('temporaryPlanProblem', () => {
   const ONLY =
-    'Only ip add, endpoint … mysql on, query-endpoint … on, scale, idle, stop and start can be temporary: the bot can take those back exactly.';
+    'Only ip add, endpoint … mysql on, query-endpoint … on, scale, idle, stop, start and grant can be temporary: the bot can take those back exactly.';
 
   it.each<[string, string, ChangeIntent]>([
     ['scale replicas', 'orders-prod', { replicas: { min: 6, max: 6 } }],

@@ -7,21 +7,17 @@ import { ServiceRecordSchema } from '../../../src/core/service/schema.js';
 import { planChange } from '../../../src/core/change/plan.js';
 import { localizeIntent, resolveQueryKeys } from '../../../src/core/change/kinds/index.js';
 import { DEMO_BACKUP_CONFIGURATIONS, DEMO_OTHER_KEY_IDS, demoAccess } from '../../../src/simulator/seed.js';
-import { keyView } from '../../../src/simulator/access.js';
-import { parseApiKeys } from '../../../src/core/access/api-key.js';
 import { DEFAULT_BACKUP_CONFIGURATION } from '../../../src/simulator/backups.js';
-
-const demoBackupConfiguration = (id: string) => ({
-  ...(DEMO_BACKUP_CONFIGURATIONS[id] ?? DEFAULT_BACKUP_CONFIGURATION),
-});
+import { keyView, memberView, roleView } from '../../../src/simulator/access.js';
+import { parseApiKeys } from '../../../src/core/access/api-key.js';
+import { parseMembers, parseRoles } from '../../../src/core/access/member.js';
+import { findKey, findMember, keyRecord, memberRecord } from '../../../src/core/change/target-records.js';
+import type { ServiceRecord } from '../../../src/core/service/schema.js';
 import { COMMAND_CATALOGUE } from '../../../src/core/command/catalogue.js';
 import { parseCommand } from '../../../src/core/command/parse.js';
 import { matchesTagFilters } from '../../../src/core/summary/tags.js';
 import { demoServices } from '../../../src/simulator/seed.js';
 
-/** The demo organization's API keys, as GET …/keys answers them (query-endpoint examples name them). */
-const seed = demoAccess('de7e0000-0000-4000-8000-00000000b07a', 'demo-secret-abcd', Date.now());
-const demoKeys = parseApiKeys(seed.keys.map((key) => keyView(key, seed.roles))).keys;
 /** A Query API endpoint on, as the console might have left it, so that both on and off examples change something. */
 const demoQueryEndpoint = {
   id: 'qe-1',
@@ -31,6 +27,31 @@ const demoQueryEndpoint = {
 };
 
 const demo = demoServices().map((record) => ServiceRecordSchema.parse(record));
+
+const demoBackupConfiguration = (id: string) => ({
+  ...(DEMO_BACKUP_CONFIGURATIONS[id] ?? DEFAULT_BACKUP_CONFIGURATION),
+});
+
+/** The demo organization's members and keys, as the bot reads them. */
+const access = demoAccess('demo-key', 'demo-secret-abcd', Date.now());
+const roles = parseRoles(access.roles.map((role) => roleView(role, 'org', access.members, access.keys))).items;
+const members = parseMembers(access.members.map((member) => memberView(member, access.roles))).items;
+const keys = parseApiKeys(access.keys.map((key) => keyView(key, access.roles))).keys;
+
+/** What a change example names: a service, or a member or key for the commands on those. */
+function targetOf(kind: 'member' | 'apiKey' | undefined, query: string): ServiceRecord | undefined {
+  if (kind === 'member') {
+    const found = findMember(members, query);
+    return found.ok ? memberRecord(found.value, roles) : undefined;
+  }
+  if (kind === 'apiKey') {
+    const found = findKey(keys, query);
+    return found.ok ? keyRecord(found.value, roles, 'demo-key') : undefined;
+  }
+  const service = byName(query);
+  const parts = { backupConfiguration: demoBackupConfiguration(service?.id ?? ''), serviceQueryEndpoint: demoQueryEndpoint };
+  return service && { ...service, parts };
+}
 const byName = (name: string) => demo.find((service) => service.name === name);
 
 describe('help examples in the demo organization', () => {
@@ -38,19 +59,17 @@ describe('help examples in the demo organization', () => {
     const command = parseCommand(example);
     expect(command.kind).not.toBe('invalid');
     if (command.kind === 'change') {
-      const service = byName(command.service);
-      expect(service, command.service).toBeDefined();
-      if (service === undefined) return;
-      // The parts of the service a change reads (its backup configuration…) as the demo organization has them.
-      const parts = {
-        backupConfiguration: demoBackupConfiguration(service.id),
-        serviceQueryEndpoint: demoQueryEndpoint,
-      };
-      const keyed = resolveQueryKeys(command.intent, demoKeys);
+      const target = targetOf(command.target, command.service);
+      expect(target, command.service).toBeDefined();
+      if (target === undefined) return;
+      // query-endpoint names API keys: looked up as filing does.
+      const keyed = resolveQueryKeys(command.intent, keys);
       expect(keyed.ok ? '' : keyed.text).toBe('');
       if (!keyed.ok) return;
-      const plan = planChange({ ...service, parts }, localizeIntent(keyed.intent, 'UTC', Date.now()));
-      expect(plan.ok ? [] : plan.problems).toStrictEqual([]);
+      const plan = planChange(target, localizeIntent(keyed.intent, 'UTC', Date.now()));
+      // No demo key is disabled: enabling one is answered that it already is.
+      const expected = example.startsWith('key enable') ? [expect.objectContaining({ field: 'apiKey' })] : [];
+      expect(plan.ok ? [] : plan.problems).toStrictEqual(expected);
     }
     if (
       command.kind === 'show' ||

@@ -46,7 +46,7 @@ describe('idle and state text', () => {
 describe('serviceLine', () => {
   it('shows the name, a short id, state, version, replicas and memory', () => {
     expect(serviceLine(service())).toBe(
-      '*orders-prod*  `a1b2c3d4`  :large_green_circle: running · v24.3.1.2672 · 3 x 8–16 GB',
+      '*orders-prod*  `a1b2c3d4`  :large_green_circle: running · v24.3.1.2672 · 3 × 8–16 GB',
     );
   });
 

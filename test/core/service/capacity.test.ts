@@ -42,10 +42,10 @@ function horizontal(minReplicas: number, maxReplicas: number, memory: Record<str
 
 describe('vertical services', () => {
   it.each([
-    [1, 8, 32, '1 x 8–32 GB', { min: 8, max: 32 }],
-    [2, 8, 32, '2 x 8–32 GB', { min: 16, max: 64 }],
-    [3, 8, 32, '3 x 8–32 GB', { min: 24, max: 96 }],
-    [20, 16, 120, '20 x 16–120 GB', { min: 320, max: 2400 }],
+    [1, 8, 32, '1 × 8–32 GB', { min: 8, max: 32 }],
+    [2, 8, 32, '2 × 8–32 GB', { min: 16, max: 64 }],
+    [3, 8, 32, '3 × 8–32 GB', { min: 24, max: 96 }],
+    [20, 16, 120, '20 × 16–120 GB', { min: 320, max: 2400 }],
   ] as const)(
     '%i replicas of %i–%i GB read %j, %j in total, whatever the deprecated totals say',
     (replicas, min, max, text, total) => {
@@ -89,7 +89,7 @@ describe('vertical services', () => {
 describe('horizontal services', () => {
   it('counts replicaMemoryGb x minReplicas..maxReplicas', () => {
     const record = horizontal(2, 6, { replicaMemoryGb: 16 });
-    expect(capacityPhrase(record)).toBe('2–6 x 16 GB');
+    expect(capacityPhrase(record)).toBe('2–6 × 16 GB');
     expect(baselineCapacity(record).totalMemoryGb).toStrictEqual({ min: 32, max: 96 });
     const text = mrkdwnTexts(serviceBlocks(record)).join('\n');
     expect(text).toContain('*Replicas*\n2–6 (horizontal autoscaling)');
@@ -98,7 +98,7 @@ describe('horizontal services', () => {
 
   it('reads equal per-replica bounds as the replica size', () => {
     const record = horizontal(1, 20, { minReplicaMemoryGb: 24, maxReplicaMemoryGb: 24 });
-    expect(capacityPhrase(record)).toBe('1–20 x 24 GB');
+    expect(capacityPhrase(record)).toBe('1–20 × 24 GB');
     expect(baselineCapacity(record).totalMemoryGb).toStrictEqual({ min: 24, max: 480 });
   });
 
@@ -128,11 +128,18 @@ describe('currentScaling', () => {
       effectiveMinReplicaMemoryGb: 16,
       effectiveMaxReplicaMemoryGb: 16,
     });
-    expect(capacityPhrase(record)).toBe('now 2 x 16 GB, baseline 3 x 8 GB');
-    expect(serviceLine(record)).toContain('now 2 x 16 GB, baseline 3 x 8 GB');
-    expect(serviceSummaryLine(record)).toContain('now 2 x 16 GB, baseline 3 x 8 GB');
+    expect(capacityPhrase(record)).toBe('now 2 × 16 GB, base 3 × 8 GB');
+    expect(serviceLine(record)).toContain('now 2 × 16 GB, base 3 × 8 GB');
+    expect(serviceSummaryLine(record)).toContain('now 2 × 16 GB, base 3 × 8 GB');
     const show = mrkdwnTexts(serviceBlocks(record)).join('\n');
-    expect(show).toContain('*Scaling now*\n:arrows_counterclockwise: 2 x 16 GB (32 GB in total); baseline 3 x 8 GB');
+    expect(show).toContain('*Scaling now*\n:arrows_counterclockwise: now 2 × 16 GB, base 3 × 8 GB');
+    // With the entry in force (show reads the schedule while one is), its name and end.
+    const named = mrkdwnTexts(
+      serviceBlocks(record, undefined, { activeEntry: { name: 'business hours', endHourUtc: 18 } }),
+    ).join('\n');
+    expect(named).toContain(
+      "*Scaling now*\n:arrows_counterclockwise: now 2 × 16 GB (schedule 'business hours' until 18:00 UTC), base 3 × 8 GB",
+    );
     expect(show).toContain('*Memory*\n8 GB per replica, 24 GB in total');
   });
 
@@ -145,18 +152,18 @@ describe('currentScaling', () => {
       effectiveMaxReplicaMemoryGb: 8,
     });
     expect(currentCapacity(record)).toBeUndefined();
-    expect(capacityPhrase(record)).toBe('3 x 8 GB');
+    expect(capacityPhrase(record)).toBe('3 × 8 GB');
     expect(mrkdwnTexts(serviceBlocks(record)).join('\n')).not.toContain('Scaling now');
   });
 
   it('fills what currentScaling leaves out from the baseline', () => {
     expect(capacityPhrase(scheduled({ effectiveMinReplicas: 20, effectiveMaxReplicas: 20 }))).toBe(
-      'now 20 x 8 GB, baseline 3 x 8 GB',
+      'now 20 × 8 GB, base 3 × 8 GB',
     );
   });
 
   it('ignores a currentScaling block that is not an object', () => {
-    expect(capacityPhrase(scheduled('soon' as unknown as Record<string, unknown>))).toBe('3 x 8 GB');
+    expect(capacityPhrase(scheduled('soon' as unknown as Record<string, unknown>))).toBe('3 × 8 GB');
   });
 
   it('puts what runs now next to the baseline totals in the summary headline', () => {

@@ -89,7 +89,7 @@ function driftItem(overrides: Partial<DriftItem>): DriftItem {
 describe('details', () => {
   it('give each service one compact line: name, version, state, replicas, memory, idle scaling, endpoints', () => {
     expect(detailsText({})).toContain(
-      '• *orders-prod* · v24.3.1.2672 · :large_green_circle: running · 3 x 8–16 GB · idles after 15 min · endpoints https, nativesecure',
+      '• *orders-prod* · v24.3.1.2672 · :large_green_circle: running · 3 × 8–16 GB · idles after 15 min · endpoints https, nativesecure',
     );
   });
 

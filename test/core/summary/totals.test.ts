@@ -4,7 +4,7 @@ import { service } from '../fixtures.js';
 
 describe('summaryTotals', () => {
   const services = [
-    // 3 x 8–16 GB; the deprecated totals (three workers) happen to agree here.
+    // 3 × 8–16 GB; the deprecated totals (three workers) happen to agree here.
     service({
       id: 'a',
       state: 'running',
@@ -13,7 +13,7 @@ describe('summaryTotals', () => {
       minTotalMemoryGb: 24,
       maxTotalMemoryGb: 48,
     }),
-    // 2 x 8 GB, but the deprecated totals still describe three workers: 24 GB, which must not count.
+    // 2 × 8 GB, but the deprecated totals still describe three workers: 24 GB, which must not count.
     service({
       id: 'b',
       state: 'running',
@@ -25,7 +25,7 @@ describe('summaryTotals', () => {
       maxTotalMemoryGb: 24,
       ipAccessList: [{ source: '0.0.0.0/0' }],
     }),
-    // Horizontal: 2–6 x 16 GB, no total fields.
+    // Horizontal: 2–6 × 16 GB, no total fields.
     service({
       id: 'c',
       state: 'idle',

@@ -160,7 +160,7 @@ function plan(draft: Draft, service: ServiceRecord, wanted: BackupConfigIntent):
     draft.unchanged.push({ field: 'backupConfig', message: 'The service is already backed up like that.' });
     return;
   }
-  draft.parts.push({ endpoint: 'part', part: 'backupConfiguration', body });
+  draft.writes.push({ endpoint: 'part', part: 'backupConfiguration', body });
   draft.touched.add('backupConfiguration');
   draft.changes.push(...changes);
   if (wanted.start?.note) draft.warnings.push(wanted.start.note);

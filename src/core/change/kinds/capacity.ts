@@ -125,6 +125,11 @@ export function totalMemoryRange(values: CapacityValues | undefined): Range | un
   return { min: replicas.min * memory.min, max: replicas.max * memory.max };
 }
 
+/** Either bound of a range goes down (both known). */
+export function lowered(before: Range | undefined, after: Range | undefined): boolean {
+  return before !== undefined && after !== undefined && (after.max < before.max || after.min < before.min);
+}
+
 /** Total memory grows this many times or more: a cost people should see before they approve. */
 export const LARGE_GROWTH = 4;
 

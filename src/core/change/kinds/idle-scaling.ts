@@ -162,6 +162,11 @@ export const idleScalingKind: ChangeKindModule<'idleScaling'> = {
   undo: reverseIdle,
   risks: () => [],
   possibleRisks: [],
+  // An idle service has no replica to answer queries until one wakes it.
+  loadConcern: (plan) =>
+    scalingExpectOf(plan, IDLE_FIELDS).idleScaling === true && plan.before.idleScaling?.idleScaling !== true
+      ? {}
+      : undefined,
   temporary: {
     grants: (intent) => intent.idleScaling !== undefined,
     problem: (plan) =>

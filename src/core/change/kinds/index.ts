@@ -5,7 +5,10 @@
  */
 import type { PartName } from '../../service/parts.js';
 import type { ChangeIntent, ChangePlan, TouchedField } from '../types.js';
+import { apiKeyKind } from './api-key.js';
 import { backupConfigKind } from './backup-config.js';
+import { deleteKind } from './delete.js';
+import { memberRoleKind } from './member-role.js';
 import { coreDumpsKind } from './core-dumps.js';
 import { encryptionKeyKind } from './encryption-key.js';
 import { ipAccessKind } from './ip-access.js';
@@ -32,6 +35,9 @@ export const KINDS = {
   tags: tagsKind,
   enableCoreDumps: coreDumpsKind,
   backupConfiguration: backupConfigKind,
+  deletion: deleteKind,
+  memberRoles: memberRoleKind,
+  apiKey: apiKeyKind,
   serviceQueryEndpoint: queryEndpointKind,
   password: passwordKind,
   replicas: replicasKind,
@@ -52,6 +58,7 @@ export const TEMPORARY_KINDS: ReadonlyArray<ChangeKindModule<TouchedField>> = [
   replicaMemoryKind,
   idleScalingKind,
   powerKind,
+  memberRoleKind,
 ];
 
 /** Every command that asks for a change, in the order help lists them. */
@@ -62,28 +69,34 @@ export const TEMPORARY_FORMS: readonly string[] = TEMPORARY_KINDS.flatMap((kind)
   (kind.commands ?? []).flatMap((command) => command.temporaryForm ?? []),
 );
 
+const partsOfKind = (kind: ChangeKindModule<TouchedField>): PartName[] => [
+  ...(kind.target ? [kind.target] : []),
+  ...(kind.reads ?? []),
+];
+
+/** Approvals a plan needs when no policy rule names it: the most any of its kinds asks (1 by default). */
+export function defaultApprovalsOf(plan: ChangePlan): number {
+  return Math.max(
+    1,
+    ...KIND_LIST.filter((kind) => kind.field in plan.before).map((kind) => kind.defaultApprovals ?? 1),
+  );
+}
+
+/** Whether each approver must type the target's name to approve this plan. */
+export function confirmsByName(plan: ChangePlan): boolean {
+  return KIND_LIST.some((kind) => kind.field in plan.before && kind.confirmByName === true);
+}
+
 /** The parts of the service (core/service/parts.ts) that planning this intent reads. */
 export function partsOfIntent(intent: ChangeIntent): PartName[] {
-  const asked = Object.keys(intent).flatMap((key) => kindOfIntent(key)?.target ?? []);
-  return [...new Set(asked)];
+  const kinds = Object.keys(intent).flatMap((key) => kindOfIntent(key) ?? []);
+  return [...new Set(kinds.flatMap(partsOfKind))];
 }
 
 /** The parts of the service a plan changes: read with the record for its stale check, verification and Undo. */
 export function partsOfPlan(plan: ChangePlan): PartName[] {
-  const touched = KIND_LIST.filter((kind) => kind.field in plan.before).flatMap((kind) => kind.target ?? []);
+  const touched = KIND_LIST.filter((kind) => kind.field in plan.before).flatMap(partsOfKind);
   return [...new Set(touched)];
-}
-
-/** Whether break-glass may apply this change without a duration: every kind it asks for has nothing to take back. */
-export function breaksGlassForGood(intent: ChangeIntent): boolean {
-  const kinds = Object.keys(intent).flatMap((key) => kindOfIntent(key) ?? []);
-  return kinds.length > 0 && kinds.every((kind) => kind.breaksGlassForGood);
-}
-
-/** The same of a plan: every kind it touches. */
-export function planBreaksGlassForGood(plan: Pick<ChangePlan, 'before'>): boolean {
-  const kinds = KIND_LIST.filter((kind) => kind.field in plan.before);
-  return kinds.length > 0 && kinds.every((kind) => kind.breaksGlassForGood);
 }
 
 /** Whether the intent gives a time of day to read in a person's zone (only then is the zone looked up). */
@@ -94,6 +107,12 @@ export function hasLocalTimes(intent: ChangeIntent): boolean {
 /** The intent with every time of day read in `zone` as UTC, on the day it is asked (kinds' `localize`). */
 export function localizeIntent(intent: ChangeIntent, zone: string, now: number): ChangeIntent {
   return KIND_LIST.reduce((localized, kind) => kind.localize?.(localized, zone, now) ?? localized, intent);
+}
+
+/** A plan every touched kind of which only contains a leak: break-glass may apply it without a duration. */
+export function isContainment(plan: ChangePlan): boolean {
+  const touched = KIND_LIST.filter((kind) => kind.field in plan.before);
+  return touched.length > 0 && touched.every((kind) => kind.containment?.(plan) === true);
 }
 
 /** The kind that reads an intent field (ipAdd -> IP access). */

@@ -6,9 +6,21 @@
  */
 import type { ChangeKind as PolicyChangeKind, Risk } from '../../policy/types.js';
 import type { CapacityValues } from '../../capacity/values.js';
+import type { LoadConcern } from '../../service/load.js';
 import type { ReplicaScalingUpdate, ServiceRecord, ServiceUpdate, StateCommand } from '../../service/schema.js';
 import type { PartName } from '../../service/parts.js';
-import type { ChangeIntent, ChangePlan, FieldChange, PartOperation, TouchedField, TouchedState } from '../types.js';
+import type {
+  ApiKeyOperation,
+  DeleteOperation,
+  ChangeIntent,
+  ChangePlan,
+  FieldChange,
+  MemberOperation,
+  PartOperation,
+  TouchedField,
+  TouchedState,
+} from '../types.js';
+import type { OrganizationTargetType } from '../../access/target.js';
 import type { ArgumentReader, CommandSpec, ParsedChange } from '../../command/reader.js';
 import type { Token } from '../../command/tokenize.js';
 import type { KindDrift } from './drift-parts.js';
@@ -28,6 +40,13 @@ export interface KindCommand extends CommandSpec {
   groupAsk?: string;
   /** Its own arguments include `at` (a time of day it sets): the word never schedules the change. */
   ownsAt?: boolean;
+  /**
+   * It contains a leak (a key disabled at 3 a.m.): break-glass may apply it for good, without
+   * `for DURATION`; it is still reviewed after the fact like any break-glass change.
+   */
+  breaksGlassForGood?: boolean;
+  /** What its SERVICE argument names when it is not a service: a member (email, @user) or an API key. */
+  target?: OrganizationTargetType;
   /**
    * Of a group (`query-endpoint on`, `query-endpoint off`): the word choosing the command comes after
    * the service (`query-endpoint SERVICE on …`), not right after the first word (`ip add SERVICE`).
@@ -50,8 +69,11 @@ export interface Draft {
   scaling: { body: ReplicaScalingUpdate; expect: CapacityValues };
   /** PATCH …/state, sent after the others. */
   power?: { command: StateCommand; expect: CapacityValues };
-  /** PATCHes of parts of the service the API keeps apart, sent before the record's (core/service/parts.ts). */
-  parts: PartOperation[];
+  /**
+   * Writes to what is not the service record, sent before the record's: parts of the service the
+   * API keeps apart (core/service/parts.ts), a member's roles, an API key.
+   */
+  writes: Array<PartOperation | MemberOperation | ApiKeyOperation | DeleteOperation>;
   changes: FieldChange[];
   warnings: string[];
   problems: PlanProblem[];
@@ -79,6 +101,12 @@ export interface ChangeKindModule<F extends TouchedField> {
    * `read` finds it in `service.parts` (core/service/parts.ts). Absent: the service record itself.
    */
   target?: PartName;
+  /** Parts read alongside the record to say something about the change (a delete: the backups). */
+  reads?: readonly PartName[];
+  /** Approvals it needs when no policy rule names it (1 when absent). */
+  defaultApprovals?: number;
+  /** Each approver types the target's name to approve it (a delete). */
+  confirmByName?: boolean;
   /**
    * Reads the times of day an intent gives in a person's zone as the UTC the API keeps, on the day
    * the request is made (`at 02:00` of backup-config); the intent as it is when there are none.
@@ -108,15 +136,18 @@ export interface ChangeKindModule<F extends TouchedField> {
   visible(update: ServiceUpdate, service: ServiceRecord): boolean;
   /** Adds the inverse of this kind's part of an applied plan, as far as the service still shows it. */
   undo(plan: ChangePlan, service: ServiceRecord, reverse: PlannedReverse): void;
+  /** Whether this plan only contains a leak (a key disabled): break-glass may apply it for good. */
+  containment?(plan: ChangePlan): boolean;
   /** The policy risks this kind's part of the plan carries. */
   risks(plan: ChangePlan): Risk[];
-  /**
-   * A change with nothing to take back (a password reset after a leak): break-glass may apply it
-   * without a duration. Absent: break-glass changes must be temporary.
-   */
-  breaksGlassForGood?: true;
   /** Every risk `risks` can name, for `policy SERVICE`. */
   possibleRisks: readonly Risk[];
+  /**
+   * Present when this kind's part of a plan can hurt what runs now (a stop or delete, replicas or
+   * memory lowered, idle scaling on): approvers then see the service's live load, with what in it
+   * to warn about (core/change/live-load.ts). Undefined for this plan: nothing of the kind.
+   */
+  loadConcern?(plan: ChangePlan): LoadConcern | undefined;
   /**
    * Present when this kind can be granted for a while (`for 2h`): why this plan cannot be, if so,
    * and what its revert takes back from the service as it is now.

@@ -20,6 +20,7 @@ const resetPassword: KindCommand = {
   usage: `reset-password SERVICE [${WITH_HASH}]`,
   example: 'reset-password orders-prod',
   more: [`reset-password orders-prod ${WITH_HASH}`],
+  breaksGlassForGood: true,
   summary:
     'Request a new password for a service: generated and handed to you alone (DM, Reveal, once), or set from hashes you paste in a form (with-hash).',
   parse(words: Token[], read: ArgumentReader) {
@@ -96,7 +97,7 @@ function plan(draft: Draft, wanted: PasswordResetIntent): void {
     return;
   }
   const body: PasswordUpdate = hashes ? { sealedHashes: wanted.sealedHashes } : {};
-  draft.parts.push({ endpoint: 'part', part: 'password', body });
+  draft.writes.push({ endpoint: 'part', part: 'password', body });
   draft.touched.add('password');
   draft.changes.push({
     field: 'password',
@@ -140,7 +141,8 @@ export const passwordKind: ChangeKindModule<'password'> = {
   undo(plan, _service, reverse) {
     if (resets(plan)) reverse.leftAlone.push('A password reset cannot be undone: reset it again instead.');
   },
-  breaksGlassForGood: true,
+  // A leak at 3 a.m.: break-glass may reset for good (the command's breaksGlassForGood).
+  containment: resets,
   risks: (plan) => (resets(plan) ? ['credential'] : []),
   possibleRisks: ['credential'],
 };

@@ -112,6 +112,8 @@ export const powerKind: ChangeKindModule<'power'> = {
   undo: reversePower,
   risks: (plan) => (powerActionOf(plan) === 'stop' ? ['stop'] : []),
   possibleRisks: ['stop'],
+  // A stop ends every query running on it.
+  loadConcern: (plan) => (powerActionOf(plan) === 'stop' ? { endsQueries: true } : undefined),
   temporary: {
     grants: (intent) => intent.power === 'start' || intent.power === 'stop',
     problem: () => undefined,

@@ -201,7 +201,7 @@ function plan(draft: Draft, service: ServiceRecord, wanted: QueryEndpointIntent)
   if (!wanted.on) {
     if (now === 'off')
       return void draft.unchanged.push({ field: 'queryEndpoint', message: 'The Query API endpoint is already off.' });
-    draft.parts.push({ endpoint: 'part', part: 'serviceQueryEndpoint', body: null });
+    draft.writes.push({ endpoint: 'part', part: 'serviceQueryEndpoint', body: null });
     draft.touched.add('serviceQueryEndpoint');
     draft.changes.push({ field: 'serviceQueryEndpoint', label: 'Query API endpoint', before: 'on', after: 'off' });
     draft.warnings.push('Every API key allowed now loses access to this service over HTTP.');
@@ -230,7 +230,7 @@ function plan(draft: Draft, service: ServiceRecord, wanted: QueryEndpointIntent)
   const before = now === 'off' ? undefined : now;
   const line = (label: string, from: string, to: string) =>
     from === to ? [] : [{ field: 'serviceQueryEndpoint' as const, label, before: from, after: to }];
-  draft.parts.push({ endpoint: 'part', part: 'serviceQueryEndpoint', body });
+  draft.writes.push({ endpoint: 'part', part: 'serviceQueryEndpoint', body });
   draft.touched.add('serviceQueryEndpoint');
   draft.changes.push(
     ...line('Query API endpoint', before ? 'on' : 'off', 'on'),

@@ -7,6 +7,7 @@ import type { ChangePlan } from '../types.js';
 import {
   addCapacityTarget,
   growthRisks,
+  lowered,
   memoryRange,
   readValues,
   reverseCapacity,
@@ -82,6 +83,12 @@ export const replicaMemoryKind: ChangeKindModule<'replicaMemory'> = {
   undo: reverseMemory,
   risks: (plan) => memoryRisks(plan),
   possibleRisks: ['capacity-down', 'capacity-up-large'],
+  loadConcern(plan) {
+    const after = memoryRange(scalingExpectOf(plan, MEMORY_FIELDS));
+    return after && lowered(memoryRange(plan.before.replicaMemory), after)
+      ? { newReplicaMemoryGb: after.max }
+      : undefined;
+  },
   temporary: {
     grants: (intent) => intent.replicaMemoryGb !== undefined,
     problem: (plan) =>

@@ -7,6 +7,7 @@ import type { ChangePlan } from '../types.js';
 import {
   addCapacityTarget,
   growthRisks,
+  lowered,
   readValues,
   replicaRange,
   reverseCapacity,
@@ -125,6 +126,8 @@ export const replicasKind: ChangeKindModule<'replicas'> = {
   undo: reverseReplicas,
   risks: (plan) => replicaRisks(plan),
   possibleRisks: ['capacity-down', 'single-replica', 'capacity-up-large'],
+  loadConcern: (plan) =>
+    lowered(replicaRange(plan.before.replicas), replicaRange(scalingExpectOf(plan, REPLICA_FIELDS))) ? {} : undefined,
   temporary: {
     grants: (intent) => intent.replicas !== undefined,
     problem: (plan) =>

@@ -6,6 +6,7 @@ import type { ClickOrigin, Decision } from '../../../ports/approval-policy.js';
 import { isStoreUnavailable } from '../../../ports/store-errors.js';
 import { section } from '../../../core/render/mrkdwn.js';
 import { rejectView } from '../../../core/render/reject-form.js';
+import { confirmView } from '../../../core/render/confirm-form.js';
 import { replyTo } from '../../respond.js';
 import type { ListenerDeps } from '../deps.js';
 
@@ -20,7 +21,12 @@ const DECISION_ACTIONS: Record<Decision, string> = {
 export function decisionButtons(deps: ListenerDeps): Record<string, (args: ActionArgs) => Promise<void>> {
   const buttons: Record<string, (args: ActionArgs) => Promise<void>> = {};
   for (const [decision, actionId] of Object.entries(DECISION_ACTIONS) as Array<[Decision, string]>)
-    buttons[actionId] = decision === 'reject' ? rejectListener(deps) : decisionListener(decision, deps);
+    buttons[actionId] =
+      decision === 'reject'
+        ? rejectListener(deps)
+        : decision === 'approve'
+          ? approveListener(deps)
+          : decisionListener(decision, deps);
   return buttons;
 }
 
@@ -69,6 +75,34 @@ export function rejectListener(deps: ListenerDeps) {
         `could not open the Reject form for ${action.value} (${messageOf(error)}); rejecting without a reason`,
       );
       await decideClick('reject', args.body, deps);
+    }
+  };
+}
+
+/**
+ * Approve of a change that cannot be taken back (a delete) opens a form asking for the target's
+ * name (views/confirm-name.ts); any other approves at once. The flow refuses an approval of such a
+ * change without the name, so a click that cannot open the form is told to try again.
+ */
+export function approveListener(deps: ListenerDeps) {
+  const direct = decisionListener('approve', deps);
+  return async (args: ActionArgs): Promise<void> => {
+    const trigger = FormTrigger.safeParse(args.body).data;
+    const [action] = ButtonClick.safeParse(args.body).data?.actions ?? [];
+    if (!trigger || !action || !deps.services.changeRequests.nameToConfirm) return direct(args);
+    await args.ack();
+    const name = await deps.services.changeRequests.nameToConfirm(action.value).catch(() => undefined);
+    if (name === undefined) return decideClick('approve', args.body, deps);
+    const { channelId } = originOf(args.body);
+    try {
+      await deps.services.modals.open(
+        trigger.trigger_id,
+        confirmView({ requestId: action.value, name, ...(channelId ? { channelId } : {}) }),
+      );
+    } catch (error) {
+      deps.services.logger.warn(`could not open the Approve form for ${action.value}: ${messageOf(error)}`);
+      // Refused with a sentence by the flow: the name was not typed.
+      await decideClick('approve', args.body, deps);
     }
   };
 }
