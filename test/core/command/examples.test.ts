@@ -49,7 +49,10 @@ function targetOf(kind: 'member' | 'apiKey' | undefined, query: string): Service
     return found.ok ? keyRecord(found.value, roles, 'demo-key') : undefined;
   }
   const service = byName(query);
-  const parts = { backupConfiguration: demoBackupConfiguration(service?.id ?? ''), serviceQueryEndpoint: demoQueryEndpoint };
+  const parts = {
+    backupConfiguration: demoBackupConfiguration(service?.id ?? ''),
+    serviceQueryEndpoint: demoQueryEndpoint,
+  };
   return service && { ...service, parts };
 }
 const byName = (name: string) => demo.find((service) => service.name === name);
