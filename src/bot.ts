@@ -6,7 +6,7 @@
  */
 import type { App } from '@slack/bolt';
 import { secretsKeyBytes } from './store/secret-cipher.js';
-import { SecretDelivery } from './secrets/delivery.js';
+import { dropSealedOnceSettled, SecretDelivery } from './secrets/delivery.js';
 import type { SecretVault } from './ports/secret-vault.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -645,6 +645,12 @@ function buildServices(
     ...(metrics ? { observe: followObserver(metrics) } : {}),
   });
   const observeChange = changeObserver(logger, metrics);
+  const secrets = new SecretDelivery({
+    vault: stores.secretVault,
+    messenger,
+    logger,
+    now: overrides.clock ?? Date.now,
+  });
   const changeRequests = new ApprovalFlow({
     cloud,
     cloudOf,
@@ -661,8 +667,14 @@ function buildServices(
     ...(overrides.clock ? { now: overrides.clock } : {}),
     ...(overrides.recheckDelaysMs ? { recheckDelaysMs: overrides.recheckDelaysMs } : {}),
     observe: observeChange,
+    deliverSecret: (secret) => secrets.deliver(secret),
+    takeSecret: (id, ownerId) => secrets.take(id, ownerId),
     // The request as the flow has it (who it concerns never changes): no read to find its people.
-    moved: (request) => homes.moved(request),
+    moved: (request) => {
+      homes.moved(request);
+      // What a settled request kept sealed (a with-hash reset's hashes) is dropped now.
+      void dropSealedOnceSettled(secrets, request);
+    },
     afterApproval: (request) => homes.moved(request),
     ...(metrics ? { onMissingRecord: () => metrics.revertRecordsMissing.inc() } : {}),
     afterFiled: (request) => {
@@ -751,6 +763,7 @@ function buildServices(
     temporary,
     temporaryMaxMs: config.approvals.temporaryMaxMs,
     ...consoleUrl,
+    changeTtlMs: config.approvals.changeTtlSeconds * 1000,
     approvalRules,
     modals,
     scheduleStore,
@@ -767,7 +780,7 @@ function buildServices(
     messenger,
     costs,
     spendCharts,
-    secrets: new SecretDelivery({ vault: stores.secretVault, messenger, logger, now: overrides.clock ?? Date.now }),
+    secrets,
   };
   const costAlerts = config.costAlerts
     ? new CostAlerts({

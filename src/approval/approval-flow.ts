@@ -61,7 +61,8 @@ export class ApprovalFlow implements ChangeRequestService {
     this.owner = options.owner ?? newLeaseOwner();
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     const { store, messenger, logger, onMissingRecord, consoleUrl } = options;
-    this.sender = new LeasedSender({ store, leaseMs: this.leaseMs, logger });
+    const { deliverSecret, takeSecret } = options;
+    this.sender = new LeasedSender({ store, leaseMs: this.leaseMs, logger, deliverSecret, takeSecret });
     this.grants = new GrantIo({
       store,
       cloudOf: (organization) => cloudOf(options, organization),

@@ -109,6 +109,7 @@ export class FlowEffects {
           effect.index,
           effect.operation,
           effect.service,
+          request,
         );
       case 'record-confirmed':
         return { type: 'confirmed-recorded', result: await this.kit.sender.recordConfirmed(run.hold, effect.results) };

@@ -19,6 +19,7 @@ import type {
   Messenger,
   ServiceDirectory,
 } from '../ports/index.js';
+import type { SecretDeliveryService } from '../ports/secret-vault.js';
 import type { FlowMessages } from './flow-messages.js';
 import type { LeasedSender } from './flow-lease.js';
 import type { GrantIo } from './grant-io.js';
@@ -60,6 +61,14 @@ export interface ApprovalFlowOptions {
   consoleUrl?: string;
   /** Told when a due revert finds its grant's record gone (a metric counts it). */
   onMissingRecord?: (id: string) => void;
+  /**
+   * Hands a secret an operation's answer carries (a reset password) to one person (DM, Reveal), right
+   * where the answer arrives: nothing else in the flow ever holds it. Without it such an answer is
+   * dropped and the requester told to reset again.
+   */
+  deliverSecret?: SecretDeliveryService['deliver'];
+  /** Gets back, once, what a request keeps sealed until it is sent (the hashes of a with-hash reset). */
+  takeSecret?: SecretDeliveryService['take'];
   /** The live load of risky requests: how long a read serves (30 s) and how long filing waits for it (1.5 s). */
   liveLoad?: { reuseMs?: number; boundMs?: number };
 }

@@ -19,12 +19,21 @@ import {
   type UpdateOptions,
 } from '../ports/index.js';
 import { holdLease, LeaseLostError, type LeaseHold } from './lease.js';
+import type { SecretDeliveryService } from '../ports/secret-vault.js';
+import { hashesOf } from '../core/change/kinds/password.js';
 
 export interface LeasedSenderOptions {
   store: ChangeStore;
   leaseMs: number;
   logger: Pick<Log, 'info' | 'warn' | 'error'>;
+  /** Where a secret in an operation's answer (a reset password) goes, and nowhere else. */
+  deliverSecret?: SecretDeliveryService['deliver'] | undefined;
+  /** Gets back, once, what a request keeps sealed until it is sent (the hashes of a with-hash reset). */
+  takeSecret?: SecretDeliveryService['take'] | undefined;
 }
+
+/** Who a secret an answer carries is for: the requester of the request being applied. */
+export type SecretOwner = Pick<ChangeRequest, 'requesterId'> & { plan: Pick<ChangeRequest['plan'], 'serviceName'> };
 
 export class LeasedSender {
   /** Ids of the requests this process is applying right now; never reconciled from here. */
@@ -74,19 +83,69 @@ export class LeasedSender {
     index: number,
     operation: Operation,
     service?: ServiceRecord,
+    owner?: SecretOwner,
   ): Promise<FlowEvent> {
     if (!hold) return { type: 'send-refused', index };
     const serviceId = hold.lease.token.serviceId;
     try {
-      const result = await sendOperation(cloud, serviceId, operation, service, {
+      const unsealed = await this.unsealed(operation, owner);
+      const sent = await sendOperation(cloud, serviceId, unsealed, service, {
         beforeSend: () => this.confirmSending(hold),
       });
+      const result = await this.withSecretDelivered(sent, owner);
       return { type: 'operation-answered', index, apiRequestId: result.requestId, service: result.service };
     } catch (error) {
       if (error instanceof LeaseLostError || error instanceof SendWindowClosedError)
         return { type: 'send-refused', index };
       return { type: 'operation-failed', index, error: error instanceof CloudApiError ? error : undefined };
     }
+  }
+
+  /**
+   * A password write naming sealed hashes gets them from the vault (taken: forgotten there), right
+   * before it is sent; they live only in this call. Gone (expired, or kept in another replica's
+   * memory without SECRETS_KEY): nothing is sent, and the requester is told to ask again.
+   */
+  private async unsealed(operation: Operation, owner?: SecretOwner): Promise<Operation> {
+    if (operation.endpoint !== 'part' || operation.part !== 'password') return operation;
+    const sealed = operation.body?.sealedHashes;
+    if (sealed === undefined) return operation;
+    const text = owner && (await this.options.takeSecret?.(sealed, owner.requesterId));
+    const hashes = text === undefined ? undefined : hashesOf(text);
+    if (!hashes)
+      throw new CloudApiError(
+        'invalid-request',
+        'The password hashes given in the form are no longer kept (they are dropped once used, when the request expires, or kept only in the memory of another bot replica without SECRETS_KEY), so nothing was sent. Run reset-password SERVICE with-hash again',
+      );
+    const body = {
+      newPasswordHash: hashes.passwordHash,
+      ...(hashes.doubleSha1Hash === undefined ? {} : { newDoubleSha1Hash: hashes.doubleSha1Hash }),
+    };
+    return { ...operation, body };
+  }
+
+  /**
+   * A reset password in the answer goes to the requester (DM with Reveal) here, and the answer
+   * goes on with only whether it was delivered and to whom: the step machine, the store, the
+   * messages and the audit never see it. No one to deliver it to: it is dropped, and said so.
+   */
+  private async withSecretDelivered(result: ServiceUpdateResult, owner?: SecretOwner): Promise<ServiceUpdateResult> {
+    const answer = result.service.parts?.password;
+    if (!answer || answer.password === undefined) return result;
+    const { password, ...rest } = answer;
+    const to = owner?.requesterId ?? '';
+    let delivered = false;
+    if (this.options.deliverSecret && to !== '') {
+      const label = `the new password of ${owner?.plan.serviceName || result.service.name || result.service.id}`;
+      try {
+        delivered = (await this.options.deliverSecret({ ownerId: to, value: password, label })).delivered;
+      } catch {
+        // Not the error itself: nothing of the secret may reach a log line.
+        this.options.logger.warn(`the new password of ${result.service.id} could not be kept for its Reveal`);
+      }
+    }
+    const parts = { ...result.service.parts, password: { ...rest, delivery: { to, delivered } } };
+    return { ...result, service: { ...result.service, parts } };
   }
 
   /**

@@ -61,7 +61,7 @@ import { readLoad, type ServiceLoad } from '../core/service/load.js';
 import { QueryEndpointSchema, type QueryEndpoint } from '../core/service/query-endpoint.js';
 import { UpgradeWindowSchema, type UpgradeWindow } from '../core/service/upgrade-window.js';
 import { ScalingScheduleSchema, type ScalingSchedule } from '../core/service/scaling-schedule.js';
-import { partSpec, type PartName, type PartUpdates, type PartValues } from '../core/service/parts.js';
+import { isWriteOnly, partSpec, type PartName, type PartUpdates, type PartValues } from '../core/service/parts.js';
 import {
   BackupConfigurationEnvelopeSchema,
   ErrorEnvelopeSchema,
@@ -417,6 +417,8 @@ export class CloudClient implements ServiceDirectory, UsageCostSource {
     options: ReadOptions = {},
   ): Promise<PartValues[P] | null> {
     const spec = partSpec(part);
+    // Write-only (the password): there is nothing to read.
+    if (isWriteOnly(part)) return null;
     return withForbidden(
       spec,
       async () => (await this.readSetting(serviceId, spec.path, spec.schema, options)) ?? null,

@@ -32,6 +32,8 @@ export interface BotServices {
   temporaryMaxMs: number;
   /** CONSOLE_URL: where a service's name links to; undefined: no links. */
   consoleUrl?: string;
+  /** How long a request waits for approval (CHANGE_TTL_SECONDS in ms); what it keeps sealed is held as long. */
+  changeTtlMs?: number;
   approvalRules: ApprovalRules;
   modals: Modals;
   scheduleStore: ScheduleStore;

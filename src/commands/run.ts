@@ -2,7 +2,13 @@
  * Runs a parsed command: reads through the cached client, plans through the core, answers the
  * person privately, and posts change requests publicly for approval.
  */
-import { hasLocalTimes, localizeIntent } from '../core/change/kinds/index.js';
+import {
+  asksForHashes,
+  asksForKeys,
+  hasLocalTimes,
+  localizeIntent,
+  resolveQueryKeys,
+} from '../core/change/kinds/index.js';
 import type { ChangeIntent } from '../core/change/types.js';
 import { randomUUID } from 'node:crypto';
 import { durationProblem, temporaryTerms } from '../core/change/temporary.js';
@@ -52,6 +58,7 @@ import { lookupService, lookupTarget } from './lookup.js';
 import { adHocSnapshotKey } from '../core/schedule/types.js';
 import { addSchedule, listSchedules, removeSchedule } from './schedules.js';
 import { showCapacitySpend, showCost } from './cost.js';
+import { openPasswordHashForm } from './password-hashes.js';
 import { showService } from './show.js';
 
 const HISTORY_LIMIT = 20;
@@ -63,6 +70,18 @@ async function scheduleOf(when: WhenSpec, inv: Invocation, s: BotServices) {
     : await s.timeZoneOf(inv.channelId, inv.userId);
   const resolved = resolveWhen(when, s.now(), zone);
   return resolved.ok ? { ...resolved, source } : resolved;
+}
+
+/** The intent with the API keys it names (query-endpoint … keys A,B) looked up in GET …/keys, or why not. */
+async function withKeys(
+  intent: ChangeIntent,
+  inv: Invocation,
+  s: BotServices,
+): Promise<{ ok: true; intent: ChangeIntent } | { ok: false; text: string }> {
+  if (!asksForKeys(intent)) return { ok: true, intent };
+  const { keys } = await s.cloud.listApiKeys({ person: inv.userId, priority: 'command' });
+  const resolved = resolveQueryKeys(intent, keys);
+  return resolved.ok ? resolved : { ok: false, text: `:warning: ${esc(resolved.text)}` };
 }
 
 /** The intent with its times of day (backup-config's `at 02:00`) read in the channel's or the requester's zone. */
@@ -250,6 +269,8 @@ const RUNNERS: { [K in CommandKind]: Runner<K> } = {
   },
   edit: (command, inv, s) => openEditModal(command.service, inv, s),
   change: async (command, inv, s) => {
+    // reset-password … with-hash: the hashes come from a form, filed when it is submitted.
+    if (asksForHashes(command.intent)) return openPasswordHashForm(command, inv, s);
     const asked = await changeInput(command, inv, s);
     if (!asked.ok) return replyText(inv, asked.text);
     const result = await s.changeRequests.request(asked.input);
@@ -302,13 +323,15 @@ async function changeInput(command: Extract<Command, { kind: 'change' }>, inv: I
   if (schedule && !schedule.ok) return { ok: false as const, text: `:warning: ${esc(schedule.message)}` };
   const found = await lookupTarget(s, command.target, command.service, inv.userId);
   if (!found.ok) return found;
+  const keyed = await withKeys(command.intent, inv, s);
+  if (!keyed.ok) return keyed;
   const temporary = command.durationMs === undefined ? {} : { temporary: temporaryTerms(command.durationMs) };
   const input: NewChangeRequest = {
     channelId: inv.channelId,
     userId: inv.userId,
     service: found.service,
     serviceReadAt: found.readAt,
-    intent: await localized(command.intent, inv, s),
+    intent: await localized(keyed.intent, inv, s),
     ...temporary,
     ...(command.reason !== undefined ? { reason: command.reason } : {}),
     ...(command.ticket !== undefined ? { ticket: command.ticket } : {}),

@@ -39,4 +39,11 @@ export interface SecretDeliveryService {
   /** Keeps the secret for 15 minutes and DMs its owner the Reveal button; false when the DM failed. */
   deliver(secret: SecretToKeep): Promise<{ delivered: boolean; expiresAt: number }>;
   reveal(secretId: string, userId: string): Promise<RevealAnswer>;
+  /**
+   * Keeps a value the bot itself needs later (the hashes of a `reset-password … with-hash`, until
+   * its request is applied) sealed like any secret, offered to nobody; `take` gets it back once.
+   */
+  seal(secret: SecretToKeep, holdMs: number): Promise<string>;
+  /** The sealed value, once (it is forgotten), to its owner; undefined when expired, taken or unknown. */
+  take(secretId: string, ownerId: string): Promise<string | undefined>;
 }

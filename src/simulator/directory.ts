@@ -43,6 +43,8 @@ import {
 } from './backups.js';
 import type { PartName, PartUpdates, PartValues } from '../core/service/parts.js';
 import type { Outcome } from './records.js';
+import { upsertQueryEndpoint, type QueryEndpoint as StoredQueryEndpoint } from './query-endpoint.js';
+import { changePassword } from './service-password.js';
 import { parseBackups } from '../core/service/backup.js';
 import { parseApiKeys } from '../core/access/api-key.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
@@ -86,6 +88,8 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
   private readonly now: () => number;
   /** Each service's backup configuration once changed (the default until then). */
   private readonly backupConfigurations = new Map<string, BackupConfiguration>();
+  /** Each service's Query API endpoint while it is on. */
+  private readonly queryEndpoints = new Map<string, StoredQueryEndpoint>();
   private accessState: ReturnType<typeof demoAccess> | undefined;
   /** Upgrade windows and scaling schedules, as the HTTP simulator keeps them (no feature switches here). */
   private readonly upgradeWindows = new Map<string, StoredWindow>();
@@ -247,6 +251,30 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
           return { ok: true, value: this.scheduleOf(serviceId) ?? null };
         },
       },
+      serviceQueryEndpoint: {
+        read: () => this.queryEndpointOf(serviceId) ?? null,
+        write: (body) => {
+          if (body === null) {
+            const had = this.queryEndpoints.delete(serviceId);
+            return had ? { ok: true, value: null } : { ok: false, message: 'no query endpoint is configured' };
+          }
+          const keyIds = this.access().keys.map((key) => key.id);
+          const outcome = upsertQueryEndpoint(this.queryEndpoints.get(serviceId), body, keyIds);
+          if (!outcome.ok) return outcome;
+          this.queryEndpoints.set(serviceId, outcome.value);
+          return { ok: true, value: { ...outcome.value } };
+        },
+      },
+      password: {
+        read: () => null,
+        write: (body) => {
+          if (body === null) return { ok: false, message: 'a password cannot be removed' };
+          const outcome = changePassword(body);
+          if (!outcome.ok) return outcome;
+          const { generated } = outcome.value;
+          return { ok: true, value: generated === undefined ? {} : { password: generated } };
+        },
+      },
     };
   }
 
@@ -294,9 +322,14 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
     return IN_PROCESS_KEY_ID;
   }
 
-  /** The in-process directory keeps no query endpoints: every service has it off. */
-  readQueryEndpoint(): Promise<QueryEndpoint | undefined> {
-    return answer(() => undefined);
+  /** The service's Query API endpoint, as a change through the bot left it (off until then). */
+  readQueryEndpoint(serviceId: string): Promise<QueryEndpoint | undefined> {
+    return answer(() => this.queryEndpointOf(serviceId));
+  }
+
+  private queryEndpointOf(serviceId: string): QueryEndpoint | undefined {
+    const stored = this.queryEndpoints.get(serviceId);
+    return stored && { ...stored };
   }
 
   readUpgradeWindow(serviceId: string): Promise<UpgradeWindow | undefined> {

@@ -460,6 +460,24 @@ export function demoWindowsAndSchedules(): {
   return { windows, schedules };
 }
 
+/**
+ * The demo's Query API endpoints (the others are off): events-prod lets the read-only CI key query
+ * it from one dashboard's origin, so that `query-endpoint events-prod` shows one on, and switching
+ * it off changes something.
+ */
+export const DEMO_QUERY_ENDPOINTS: Readonly<
+  Record<
+    string,
+    { roles: Array<'sql_console_read_only' | 'sql_console_admin'>; openApiKeys: string[]; allowedOrigins: string }
+  >
+> = {
+  [DEMO_IDS.eventsProd]: {
+    roles: ['sql_console_read_only'],
+    openApiKeys: ['de7e0000-0000-4000-8000-000000000120'], // ci-readonly (DEMO_OTHER_KEY_IDS.unused)
+    allowedOrigins: 'dash.example.com',
+  },
+};
+
 export const DEMO_ROLE_IDS = {
   admin: 'a11d0000-0000-4000-8000-00000000ad01',
   developer: 'a11d0000-0000-4000-8000-00000000de02',

@@ -39,7 +39,7 @@ import { createService, deletionRefusal } from './create.js';
 import { defaultLoad, parseFilteredMetrics, prometheusText, type ServiceLoad } from './prometheus.js';
 import { activeEntry, parseSchedule, scheduledScaling, scheduleView, type ScheduleEntry } from './schedules.js';
 import { upsertQueryEndpoint, type QueryEndpoint } from './query-endpoint.js';
-import { DEMO_BACKUP_CONFIGURATIONS, demoAccess, demoWindowsAndSchedules } from './seed.js';
+import { DEMO_BACKUP_CONFIGURATIONS, DEMO_QUERY_ENDPOINTS, demoAccess, demoWindowsAndSchedules } from './seed.js';
 import { changePassword, type PasswordChange } from './service-password.js';
 import { parseUpgradeWindow, secondaryRefusal, windowOwner, type UpgradeWindow } from './upgrade-window.js';
 import {
@@ -515,6 +515,8 @@ export class CloudSimulator extends EventEmitter<SimulatorEvents> {
     for (const [id, configuration] of Object.entries(options.backupConfigurations ?? DEMO_BACKUP_CONFIGURATIONS))
       this.backupConfigs.set(id, { ...configuration });
     this.seedWindowsAndSchedules();
+    for (const [id, endpoint] of Object.entries(DEMO_QUERY_ENDPOINTS))
+      this.queryEndpoints.set(id, { id: `qe-${id.slice(0, 8)}`, ...structuredClone(endpoint) });
     this.state = new OrganizationState(
       options.orgId,
       options.services ?? [],

@@ -21,9 +21,11 @@ async function examplesOf(h: Harness, user: string, channel = CHANNEL): Promise<
 
 /** What the bot answered a command: its answer's own text (its notification line), or that it opened a form. */
 async function outcomeOf(h: Harness, text: string, user: string): Promise<string> {
+  const after = h.slack.calls.length;
   const ack = await h.command(text, user);
-  if (text.startsWith('edit ')) {
-    await h.slack.waitFor('views.open', () => true);
+  // Forms: edit, and reset-password … with-hash (its hashes are pasted in a form).
+  if (text.startsWith('edit ') || text.endsWith(' with-hash')) {
+    await h.slack.waitFor('views.open', () => true, { after });
     return 'opened a form';
   }
   const answer = await h.slack.waitFor('response_url', (a) => a.responseUrlId === ack.responseUrlId);

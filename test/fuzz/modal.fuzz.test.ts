@@ -165,6 +165,8 @@ const UPDATE_FIELD: Record<keyof ChangeIntent, string> = {
   delete: 'delete',
   upgradeWindow: 'upgradeWindow',
   scalingSchedule: 'scalingSchedule',
+  queryEndpoint: 'serviceQueryEndpoint',
+  passwordReset: 'password',
 };
 
 describe('edit modal submissions under random input', () => {

@@ -9,6 +9,7 @@ import { capacityDifferences } from '../capacity/values.js';
 import { planIsVisible } from './verify.js';
 import type { ChangePlan, Operation, PartOperation } from './types.js';
 import type { ServiceRecord } from '../service/schema.js';
+import { isWriteOnly } from '../service/parts.js';
 
 export function operationsOf(plan: ChangePlan): Operation[] {
   if (plan.operations) return plan.operations;
@@ -54,17 +55,26 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
 }
 
 /**
- * Whether a part read afresh shows what its PATCH set: every field sent reads back as sent; a
- * field sent as null (back to the default) is settled by any value, since the default is the API's.
+ * Whether a part read afresh shows what its write set: every field sent reads back as sent (a list
+ * as the same members, in any order); a field sent as null (back to the default) is settled by any
+ * value, since the default is the API's. A write-only part (the password) never shows: a write
+ * whose answer was lost is unknown, never confirmed by a read.
  */
 function partShows(operation: PartOperation, part: object | null | undefined): boolean {
+  if (isWriteOnly(operation.part)) return false;
   // The schedule's list is replaced whole: it shows the change when it reads back as sent, entry by entry.
   if (operation.part === 'scalingSchedule')
     return part !== undefined && sameEntries(operation.body?.entries ?? [], entriesOf(part as ScalingSchedule | null));
   if (operation.body === null) return part === null;
   if (!part) return false;
   const now = part as Record<string, unknown>;
-  return Object.entries(operation.body).every(([field, sent]) => sent === null || now[field] === sent);
+  return Object.entries(operation.body).every(([field, sent]) => sent === null || sameValue(now[field], sent));
+}
+
+function sameValue(now: unknown, sent: unknown): boolean {
+  if (!Array.isArray(sent) || !Array.isArray(now)) return now === sent;
+  const members = (list: unknown[]) => JSON.stringify(list.map((item) => JSON.stringify(item)).sort());
+  return members(now) === members(sent);
 }
 
 /**

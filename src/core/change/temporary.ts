@@ -44,7 +44,7 @@ export function temporaryPlanProblem(intent: ChangeIntent, plan: ChangePlan): st
 }
 
 /** What a capacity or power grant holds until its revert restores it exactly. */
-const RESTORED: readonly TouchedField[] = ['replicas', 'replicaMemory', 'idleScaling', 'power'];
+const RESTORED: readonly TouchedField[] = ['replicas', 'replicaMemory', 'idleScaling', 'power', 'serviceQueryEndpoint'];
 
 /**
  * A temporary change of what an active grant of the same service holds (`replicas 8 for 1h` on

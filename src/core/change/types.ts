@@ -53,6 +53,10 @@ export interface ChangeIntent {
   upgradeWindow?: UpgradeWindowIntent;
   /** `scaling-schedule SERVICE add|remove|clear …`; Undo gives the whole list back. */
   scalingSchedule?: ScalingScheduleIntent;
+  /** `query-endpoint SERVICE on …` / `off`. */
+  queryEndpoint?: QueryEndpointIntent;
+  /** `reset-password SERVICE`: a generated password (no hashes), or the hashes the requester gave. */
+  passwordReset?: PasswordResetIntent;
 }
 
 /** A weekly upgrade window as asked, and once read in UTC (`localize`), or none. */
@@ -97,6 +101,43 @@ export interface ScheduleEntryAsked {
   problem?: string;
 }
 
+/** An API key as a command names it (`asked`), and once resolved against `GET …/keys` at filing. */
+export interface QueryKeyRef {
+  asked: string;
+  id?: string;
+  /** "finance-dash …q7Zk": how sentences name it. */
+  label?: string;
+}
+
+export type QueryEndpointIntent =
+  | { on: false }
+  | {
+      on: true;
+      roles: Array<'sql_console_read_only' | 'sql_console_admin'>;
+      keys: QueryKeyRef[];
+      /** allowedOrigins as the API takes it: comma-separated domains, empty for any origin. */
+      origins: string;
+      /** Every key of the organization when the keys were resolved, to name those the endpoint allows now. */
+      known?: Array<{ id: string; label: string }>;
+    };
+
+export interface PasswordResetIntent {
+  /** `with-hash`: the hashes come from a form the command opens, not from the command line. */
+  withHash?: true;
+  /**
+   * The form's hashes (base64 SHA-256, optionally the MySQL double SHA-1), sealed in the secret
+   * vault until the request is applied: this is their id there, never the hashes themselves.
+   */
+  sealedHashes?: string;
+}
+
+/** The Query API endpoint as a change reads it: 'off' when the service has none. */
+export interface QueryEndpointState {
+  roles: string[];
+  openApiKeys: string[];
+  allowedOrigins: string;
+}
+
 export interface MemberRoleIntent {
   action: 'grant' | 'revoke';
   role: string;
@@ -139,6 +180,10 @@ export interface TouchedState {
   enableCoreDumps?: boolean | null;
   /** The service's backup configuration (a part the API keeps apart), with the defaults where absent. */
   backupConfiguration?: BackupSettings;
+  /** The service's Query API endpoint (a part), or 'off'. */
+  serviceQueryEndpoint?: QueryEndpointState | 'off';
+  /** The password is never read: the stale check has nothing to compare. */
+  password?: 'never-read';
   /** A member's role ids, sorted. */
   memberRoles?: string[];
   /** An API key's state and expiry (ISO; null: never). */

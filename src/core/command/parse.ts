@@ -246,20 +246,29 @@ function changeCommandsByWord(): Map<string, KindCommand[]> {
 
 function changeHandler(word: string, commands: readonly KindCommand[]): Handler {
   const [only] = commands;
-  if (commands.length === 1 && only !== undefined && only.name === word)
-    return (args) => changeCommand(only, only.parse(args, new ArgumentReader(only)));
+  return commands.length === 1 && only !== undefined && only.name === word
+    ? (args: Token[]) => changeCommand(only, only.parse(args, new ArgumentReader(only)))
+    : groupHandler(word, commands);
+}
+
+/** A group (ip add, ip remove): the command chosen by its second word, or by the word after the service. */
+function groupHandler(word: string, commands: readonly KindCommand[]): Handler {
+  const afterService = commands.some((command) => command.verbAfterService);
   return (args) => {
-    const [action, ...rest] = args;
+    const at = afterService ? 1 : 0;
+    const action = args[at];
+    const rest = [...args.slice(0, at), ...args.slice(at + 1)];
     const sub = action?.text.toLowerCase();
     const chosen = commands.find((command) => command.name === `${word} ${sub}`);
     if (chosen !== undefined) return changeCommand(chosen, chosen.parse(rest, new ArgumentReader(chosen)));
     const names = commands.map((command) => command.name);
     const subs = names.map((name) => name.split(' ')[1] ?? name);
     const ask = commands.find((command) => command.groupAsk !== undefined)?.groupAsk ?? `Say which ${word} command`;
+    const written = afterService ? `${word} SERVICE ${subs.join('|')}` : names.join(' or ');
     const message =
       action === undefined
-        ? `${ask}: ${names.join(' or ')}.`
-        : `${word} can ${subs.join(' or ')}, not ${echo(action.text)}. Write ${names.join(' or ')}.`;
+        ? `${ask}: ${written}.`
+        : `${word} can ${subs.join(' or ')}, not ${echo(action.text)}. Write ${written}.`;
     throw new UsageProblem(message, usagesOfGroup(word));
   };
 }

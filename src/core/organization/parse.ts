@@ -16,7 +16,8 @@ export const MAX_ORGANIZATIONS_BYTES = 256 * 1024;
 
 export type OrganizationsParse = { ok: true; spec: OrganizationsSpec } | { ok: false; problems: string[] };
 
-export const ALLOW_WORDS: readonly string[] = [...COMMAND_WORDS, ...CHANGE_KINDS];
+// A word may be both (query-endpoint: the read command and the kind of change): listed once.
+export const ALLOW_WORDS: readonly string[] = [...new Set<string>([...COMMAND_WORDS, ...CHANGE_KINDS])];
 const TAG_KEY = /^[A-Za-z0-9._-]{1,128}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 

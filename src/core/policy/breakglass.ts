@@ -54,7 +54,7 @@ export function breakGlassRefusal(
     reason: string | undefined;
     durationMs: number | undefined;
     decision: PolicyDecision;
-    /** The change contains a leak (a key disabled): it may be applied for good, without a duration. */
+    /** The change contains a leak (a key disabled, a password reset): it may be applied for good, without a duration. */
     forGood?: boolean;
   },
 ): BreakGlassRefusal | undefined {

@@ -23,6 +23,8 @@ export const CHANGE_KINDS = [
   'delete',
   'upgrade-window',
   'scaling-schedule',
+  'query-endpoint',
+  'password',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
@@ -41,6 +43,9 @@ export const RISKS = [
   'admin-grant',
   'key-enable',
   'delete',
+  'query-admin',
+  'query-any-origin',
+  'credential',
 ] as const;
 export type Risk = (typeof RISKS)[number];
 

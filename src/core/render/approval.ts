@@ -34,7 +34,8 @@ const SETTLED_NOTE =
 export function outcomeRecord(outcome: FlowOutcome): ChangeOutcome {
   const operations = outcome.results ? { operations: outcome.results } : {};
   if (outcome.status === 'applied') {
-    const message = APPLIED_NOTES[outcome.note ?? 'none'];
+    const delivery = deliveryText(outcome.service?.parts?.password?.delivery);
+    const message = [APPLIED_NOTES[outcome.note ?? 'none'], delivery].filter(Boolean).join(' ');
     return {
       ...(outcome.apiRequestId ? { apiRequestId: outcome.apiRequestId } : {}),
       ...(message ? { message } : {}),
@@ -44,6 +45,14 @@ export function outcomeRecord(outcome: FlowOutcome): ChangeOutcome {
   const record = failureRecord(outcome.failure);
   const parts = outcome.results ? partsText(outcome.results) : '';
   return { ...record, ...(parts ? { message: `${record.message ?? ''} ${parts}`.trim() } : {}), ...operations };
+}
+
+/** Where a reset password went (never the password): the audit and the request say it. */
+function deliveryText(delivery: { to: string; delivered: boolean } | undefined): string {
+  if (delivery === undefined) return '';
+  if (delivery.delivered)
+    return `The new password was delivered to the requester (${delivery.to}) alone, by DM with a Reveal button (15 minutes, once).`;
+  return `The password was reset, but the bot could not DM the requester (${delivery.to}) the new one, so nobody has it: reset it again.`;
 }
 
 const APPLIED_NOTES: Record<NonNullable<Extract<FlowOutcome, { status: 'applied' }>['note']> | 'none', string> = {

@@ -19,6 +19,7 @@ import {
   type ScalingSchedule,
   type ScalingScheduleUpdate,
 } from './scaling-schedule.js';
+import { QueryEndpointSchema, type QueryEndpoint } from './query-endpoint.js';
 
 /** PATCH …/backupConfiguration (official OpenAPI: BackupConfigurationPatchRequest; null resets to the default). */
 export const BackupConfigurationUpdateSchema = z.strictObject({
@@ -32,6 +33,48 @@ export const BackupConfigurationUpdateSchema = z.strictObject({
 });
 export type BackupConfigurationUpdate = z.infer<typeof BackupConfigurationUpdateSchema>;
 
+/**
+ * POST …/serviceQueryEndpoint (official OpenAPI: InstanceServiceQueryApiEndpointsPostRequest):
+ * the whole endpoint, created or replaced; DELETE switches it off.
+ */
+export const QueryEndpointUpdateSchema = z.strictObject({
+  roles: z.array(z.enum(['sql_console_read_only', 'sql_console_admin'])).min(1),
+  openApiKeys: z.array(z.string().min(1)).min(1),
+  allowedOrigins: z.string(),
+});
+export type QueryEndpointUpdate = z.infer<typeof QueryEndpointUpdateSchema>;
+
+/**
+ * PATCH …/password (official OpenAPI: ServicePasswordPatchRequest): empty, the API generates a
+ * password; with the SHA-256 hash (base64) and optionally the MySQL double SHA-1 (hex), it sets it.
+ */
+export const PasswordUpdateSchema = z.strictObject({
+  newPasswordHash: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/)
+    .optional(),
+  newDoubleSha1Hash: z
+    .string()
+    .regex(/^[0-9a-fA-F]{40}$/)
+    .optional(),
+});
+/**
+ * As a plan keeps it: `sealedHashes` names the requester's hashes in the secret vault (never in a
+ * plan in clear); flow-lease.ts puts them in right before sending, and the strict schema above
+ * refuses a body that still names them.
+ */
+export type PasswordUpdate = z.infer<typeof PasswordUpdateSchema> & { sealedHashes?: string };
+
+/**
+ * The password part is write-only: the API answers a PATCH with the generated password (none when a
+ * hash was sent). The answer is handed to its owner where it arrives (flow-lease.ts) and replaced
+ * by `delivery` before anything else sees it: the value the rest of the bot holds never has `password`.
+ */
+export const PasswordAnswerSchema = z.looseObject({
+  password: z.string().optional(),
+  delivery: z.object({ to: z.string(), delivered: z.boolean() }).optional(),
+});
+export type PasswordAnswer = z.infer<typeof PasswordAnswerSchema>;
 /** A part that is only read (its backups, newest first), to say something about a change to the service. */
 export interface ReadOnlyPartSpec<Value> {
   path: string;
@@ -55,6 +98,8 @@ export interface PartSpec<Value, Update> {
   removable: boolean;
   /** What a 403 on it means, when it is not the key's role (a feature the organization lacks). */
   forbidden?: string;
+  /** Write-only (the password): never read with GET; it reads null. */
+  writeOnly?: true;
 }
 
 export const SERVICE_PARTS = {
@@ -66,6 +111,23 @@ export const SERVICE_PARTS = {
     update: BackupConfigurationUpdateSchema,
     removable: false,
   } satisfies PartSpec<BackupConfiguration, BackupConfigurationUpdate>,
+  serviceQueryEndpoint: {
+    path: 'serviceQueryEndpoint',
+    label: 'Query API endpoint',
+    schema: QueryEndpointSchema,
+    method: 'POST',
+    update: QueryEndpointUpdateSchema,
+    removable: true,
+  } satisfies PartSpec<QueryEndpoint, QueryEndpointUpdate>,
+  password: {
+    path: 'password',
+    label: 'password',
+    schema: PasswordAnswerSchema,
+    method: 'PATCH',
+    update: PasswordUpdateSchema,
+    removable: false,
+    writeOnly: true,
+  } satisfies PartSpec<PasswordAnswer, PasswordUpdate>,
   backups: {
     path: 'backups',
     label: 'backups',
@@ -102,6 +164,8 @@ export interface PartValues {
   upgradeWindow: UpgradeWindow;
   scalingSchedule: ScalingSchedule;
   backups: Backup[];
+  serviceQueryEndpoint: QueryEndpoint;
+  password: PasswordAnswer;
 }
 export interface PartUpdates {
   backupConfiguration: BackupConfigurationUpdate;
@@ -109,7 +173,10 @@ export interface PartUpdates {
   scalingSchedule: ScalingScheduleUpdate;
   /** Only read. */
   backups: never;
+  serviceQueryEndpoint: QueryEndpointUpdate;
+  password: PasswordUpdate;
 }
+
 /** The parts read alongside a record; null when the service has none (the API answered 404). */
 export type ServiceParts = { [P in PartName]?: PartValues[P] | null };
 
@@ -123,6 +190,16 @@ export function partSpec<P extends PartName>(
 ): PartSpec<PartValues[P], PartUpdates[P]> | ReadOnlyPartSpec<PartValues[P]> {
   return SERVICE_PARTS[part] as unknown as PartSpec<PartValues[P], PartUpdates[P]> | ReadOnlyPartSpec<PartValues[P]>;
 }
+/** Whether a part is write-only (the password): never read, never shown by a read. */
+export const isWriteOnly = (part: PartName): boolean => {
+  const spec = PART_SPECS[part];
+  return 'writeOnly' in spec && spec.writeOnly === true;
+};
+
+/** Each part's spec, as the client reads and writes it (a part that is only read has no method). */
+export const PART_SPECS: {
+  [P in PartName]: PartSpec<PartValues[P], PartUpdates[P]> | ReadOnlyPartSpec<PartValues[P]>;
+} = SERVICE_PARTS;
 
 /** "the backup configuration of orders-prod" */
 export function partOf(part: PartName, serviceName: string): string {

@@ -14,6 +14,7 @@ import { refuseWhileDraining } from './draining.js';
 import { registerEditSubmission } from './views/edit-service.js';
 import { registerFollowOnSubmission } from './views/follow-on-justification.js';
 import { registerRejectSubmission } from './views/reject-reason.js';
+import { registerPasswordHashSubmission } from './views/password-hashes.js';
 import { registerConfirmSubmission } from './views/confirm-name.js';
 
 export function registerListeners(app: App, deps: ListenerDeps): void {
@@ -27,6 +28,7 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   });
   registerEditSubmission(app, deps);
   registerRejectSubmission(app, deps);
+  registerPasswordHashSubmission(app, deps);
   registerConfirmSubmission(app, deps);
   registerFollowOnSubmission(app, deps);
   registerHomeOpened(app, deps);

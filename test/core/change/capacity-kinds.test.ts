@@ -531,7 +531,7 @@ describe('undo and revert restore exactly the values replaced', () => {
 
 describe('temporaryPlanProblem', () => {
   const ONLY =
-    'Only ip add, endpoint … mysql on, scale, idle, stop, start and grant can be temporary: the bot can take those back exactly.';
+    'Only ip add, endpoint … mysql on, query-endpoint … on, scale, idle, stop, start and grant can be temporary: the bot can take those back exactly.';
 
   it.each<[string, string, ChangeIntent]>([
     ['scale replicas', 'orders-prod', { replicas: { min: 6, max: 6 } }],

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceRecordSchema } from '../../../src/core/service/schema.js';
 import { planChange } from '../../../src/core/change/plan.js';
-import { localizeIntent } from '../../../src/core/change/kinds/index.js';
-import { DEMO_BACKUP_CONFIGURATIONS, demoAccess } from '../../../src/simulator/seed.js';
+import { localizeIntent, resolveQueryKeys } from '../../../src/core/change/kinds/index.js';
+import { DEMO_BACKUP_CONFIGURATIONS, DEMO_OTHER_KEY_IDS, demoAccess } from '../../../src/simulator/seed.js';
 import { DEFAULT_BACKUP_CONFIGURATION } from '../../../src/simulator/backups.js';
 import { keyView, memberView, roleView } from '../../../src/simulator/access.js';
 import { parseApiKeys } from '../../../src/core/access/api-key.js';
@@ -17,6 +17,14 @@ import { COMMAND_CATALOGUE } from '../../../src/core/command/catalogue.js';
 import { parseCommand } from '../../../src/core/command/parse.js';
 import { matchesTagFilters } from '../../../src/core/summary/tags.js';
 import { demoServices } from '../../../src/simulator/seed.js';
+
+/** A Query API endpoint on, as the console might have left it, so that both on and off examples change something. */
+const demoQueryEndpoint = {
+  id: 'qe-1',
+  roles: ['sql_console_read_only'],
+  openApiKeys: [DEMO_OTHER_KEY_IDS.neverExpires],
+  allowedOrigins: '',
+};
 
 const demo = demoServices().map((record) => ServiceRecordSchema.parse(record));
 
@@ -46,6 +54,7 @@ function targetOf(kind: 'member' | 'apiKey' | undefined, query: string): Service
     backupConfiguration: demoBackupConfiguration(service?.id ?? ''),
     upgradeWindow: null,
     scalingSchedule: null,
+    serviceQueryEndpoint: demoQueryEndpoint,
   };
   return service && { ...service, parts };
 }
@@ -59,7 +68,11 @@ describe('help examples in the demo organization', () => {
       const target = targetOf(command.target, command.service);
       expect(target, command.service).toBeDefined();
       if (target === undefined) return;
-      const plan = planChange(target, localizeIntent(command.intent, 'UTC', Date.now()));
+      // query-endpoint names API keys: looked up as filing does.
+      const keyed = resolveQueryKeys(command.intent, keys);
+      expect(keyed.ok ? '' : keyed.text).toBe('');
+      if (!keyed.ok) return;
+      const plan = planChange(target, localizeIntent(keyed.intent, 'UTC', Date.now()));
       // No demo key is disabled: enabling one is answered that it already is.
       const expected = example.startsWith('key enable') ? [expect.objectContaining({ field: 'apiKey' })] : [];
       expect(plan.ok ? [] : plan.problems).toStrictEqual(expected);

@@ -76,7 +76,7 @@ describe('ORGANIZATIONS_FILE', () => {
       'line 7: organization 1 ("Analytics"): unknown key "colour" (allowed here: name, id, key_id_env, key_secret_env, api_url, channels)',
       'line 10: organization 1 ("Analytics"): channels.bad-channel is not a Slack channel id (C…), like C0OPS',
       expect.stringMatching(
-        /^line 11: organization 1 \("Analytics"\): channels\.C0DATA\.allow\[1\] must be one of list, show, .*, power, core-dumps, backup-config, member-role, api-key, delete, upgrade-window, scaling-schedule$/,
+        /^line 11: organization 1 \("Analytics"\): channels\.C0DATA\.allow\[1\] must be one of list, show, .*, power, core-dumps, backup-config, member-role, api-key, delete, password$/,
       ),
       'line 12: organization 1 ("Analytics"): channels.C0DEV.allow must not be empty (leave it out for full use)',
       'line 12: organization 1 ("Analytics"): channels.C0DEV.services.tags must name at least one tag (or leave it out)',

@@ -174,10 +174,10 @@ describe('parsePolicy: every problem, with its line', () => {
       'line 3: rule 1 ("r"): unknown key "tag" (allowed here: tags, services, changes, risks)',
     ]);
     expect(problemsOf(rule('match: { changes: [ip] }\napprovals: 1'))).toEqual([
-      'line 3: rule 1 ("r"): match.changes[0] must be one of name, ip-access, private-endpoints, release-channel, mysql-endpoint, encryption-key, tags, replicas, memory, idle-scaling, power, core-dumps, backup-config, member-role, api-key, delete, upgrade-window, scaling-schedule',
+      'line 3: rule 1 ("r"): match.changes[0] must be one of name, ip-access, private-endpoints, release-channel, mysql-endpoint, encryption-key, tags, replicas, memory, idle-scaling, power, core-dumps, backup-config, member-role, api-key, delete, upgrade-window, scaling-schedule, query-endpoint, password',
     ]);
     expect(problemsOf(rule('match: { risks: [open] }\napprovals: 1'))).toEqual([
-      'line 3: rule 1 ("r"): match.risks[0] must be one of world-open, broad-ip, last-ip-removed, mysql-on, capacity-down, capacity-up-large, stop, single-replica, backup-retention-cut, backup-less-often, admin-grant, key-enable, delete',
+      'line 3: rule 1 ("r"): match.risks[0] must be one of world-open, broad-ip, last-ip-removed, mysql-on, capacity-down, capacity-up-large, stop, single-replica, backup-retention-cut, backup-less-often, admin-grant, key-enable, delete, query-admin, query-any-origin, credential',
     ]);
     expect(problemsOf(rule('match: { risks: [] }\napprovals: 1'))).toEqual([
       'line 3: rule 1 ("r"): match.risks must not be empty (leave the key out to match any)',
@@ -207,11 +207,11 @@ describe('parsePolicy: every problem, with its line', () => {
 
   it('checks across keys even when a field of the same rule is wrong', () => {
     expect(problemsOf(rule('match: { risks: [open-world] }\napprovals: 1\ndeny: no'))).toEqual([
-      'line 3: rule 1 ("r"): match.risks[0] must be one of world-open, broad-ip, last-ip-removed, mysql-on, capacity-down, capacity-up-large, stop, single-replica, backup-retention-cut, backup-less-often, admin-grant, key-enable, delete',
+      'line 3: rule 1 ("r"): match.risks[0] must be one of world-open, broad-ip, last-ip-removed, mysql-on, capacity-down, capacity-up-large, stop, single-replica, backup-retention-cut, backup-less-often, admin-grant, key-enable, delete, query-admin, query-any-origin, credential',
       'line 5: rule 1 ("r"): deny and approvals cannot be in one rule: a rule either refuses (deny) or asks for approvals',
     ]);
     expect(problemsOf(rule('match: { changes: [x] }\napprovals: 3\napprovers: [U0A, 5]'))).toEqual([
-      'line 3: rule 1 ("r"): match.changes[0] must be one of name, ip-access, private-endpoints, release-channel, mysql-endpoint, encryption-key, tags, replicas, memory, idle-scaling, power, core-dumps, backup-config, member-role, api-key, delete, upgrade-window, scaling-schedule',
+      'line 3: rule 1 ("r"): match.changes[0] must be one of name, ip-access, private-endpoints, release-channel, mysql-endpoint, encryption-key, tags, replicas, memory, idle-scaling, power, core-dumps, backup-config, member-role, api-key, delete, upgrade-window, scaling-schedule, query-endpoint, password',
       'line 4: rule 1 ("r"): approvals asks for 3 approvals but approvers lists only 1 person, so no request could ever be approved',
       'line 5: rule 1 ("r"): approvers[1] must be a Slack user id (U…) or user group id (S…)',
     ]);

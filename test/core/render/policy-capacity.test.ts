@@ -84,11 +84,11 @@ describe('policy files name the capacity kinds and risks', () => {
   it('refuses near misses with the list of names it knows', () => {
     const scaling = parsePolicy('rules:\n  - name: r\n    match: { changes: [scaling] }\n    approvals: 1\n');
     expect(scaling.ok ? [] : scaling.problems).toStrictEqual([
-      'line 3: rule 1 ("r"): match.changes[0] must be one of name, ip-access, private-endpoints, release-channel, mysql-endpoint, encryption-key, tags, replicas, memory, idle-scaling, power, core-dumps, backup-config, member-role, api-key, delete, upgrade-window, scaling-schedule',
+      'line 3: rule 1 ("r"): match.changes[0] must be one of name, ip-access, private-endpoints, release-channel, mysql-endpoint, encryption-key, tags, replicas, memory, idle-scaling, power, core-dumps, backup-config, member-role, api-key, delete, upgrade-window, scaling-schedule, query-endpoint, password',
     ]);
     const stopped = parsePolicy('rules:\n  - name: r\n    match: { risks: [stopped] }\n    approvals: 1\n');
     expect(stopped.ok ? [] : stopped.problems).toStrictEqual([
-      'line 3: rule 1 ("r"): match.risks[0] must be one of world-open, broad-ip, last-ip-removed, mysql-on, capacity-down, capacity-up-large, stop, single-replica, backup-retention-cut, backup-less-often, admin-grant, key-enable, delete',
+      'line 3: rule 1 ("r"): match.risks[0] must be one of world-open, broad-ip, last-ip-removed, mysql-on, capacity-down, capacity-up-large, stop, single-replica, backup-retention-cut, backup-less-often, admin-grant, key-enable, delete, query-admin, query-any-origin, credential',
     ]);
   });
 });

@@ -24,6 +24,8 @@ import { replicasKind } from './replicas.js';
 import { tagsKind } from './tags.js';
 import { upgradeWindowKind } from './upgrade-window.js';
 import { scalingScheduleKind } from './scaling-schedule.js';
+import { queryEndpointKind } from './query-endpoint.js';
+import { passwordKind } from './password.js';
 
 export const KINDS = {
   name: nameKind,
@@ -40,6 +42,8 @@ export const KINDS = {
   apiKey: apiKeyKind,
   upgradeWindow: upgradeWindowKind,
   scalingSchedule: scalingScheduleKind,
+  serviceQueryEndpoint: queryEndpointKind,
+  password: passwordKind,
   replicas: replicasKind,
   replicaMemory: replicaMemoryKind,
   idleScaling: idleScalingKind,
@@ -53,6 +57,7 @@ export const KIND_LIST: ReadonlyArray<ChangeKindModule<TouchedField>> = Object.v
 export const TEMPORARY_KINDS: ReadonlyArray<ChangeKindModule<TouchedField>> = [
   ipAccessKind,
   mysqlEndpointKind,
+  queryEndpointKind,
   replicasKind,
   replicaMemoryKind,
   idleScalingKind,
@@ -125,4 +130,6 @@ export function kindOfIntent(key: string): ChangeKindModule<TouchedField> | unde
   return KIND_LIST.find((kind) => (kind.intents as readonly string[]).includes(key));
 }
 
+export { asksForKeys, resolveQueryKeys } from './query-endpoint.js';
+export { asksForHashes } from './password.js';
 export type { ChangeKindModule, Draft, KindCommand, PlannedReverse, PlanProblem } from './kind.js';

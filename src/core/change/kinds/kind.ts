@@ -47,6 +47,11 @@ export interface KindCommand extends CommandSpec {
   breaksGlassForGood?: boolean;
   /** What its SERVICE argument names when it is not a service: a member (email, @user) or an API key. */
   target?: OrganizationTargetType;
+  /**
+   * Of a group (`query-endpoint on`, `query-endpoint off`): the word choosing the command comes after
+   * the service (`query-endpoint SERVICE on …`), not right after the first word (`ip add SERVICE`).
+   */
+  verbAfterService?: true;
 }
 
 /** `field` names the modal input the problem belongs to, so the modal can show it inline. */
