@@ -81,7 +81,7 @@ describe.each([
     const [alert] = messenger.of('post', 'C0COST');
     expect(alert?.message.text).toMatch(
       new RegExp(
-        `\\*spiky\\* \`spiky\` spent \\*40\\.00 CHC\\* on ${YESTERDAY} \\(UTC\\), 4\\.0× its median of the 7 days before \\(10\\.00 CHC\\)`,
+        `\\*spiky\\* {2}\`spiky\` spent \\*40\\.00 CHC\\* on ${YESTERDAY} \\(UTC\\), 4\\.0× its median of the 7 days before \\(10\\.00 CHC\\)`,
       ),
     );
     expect(alert?.message.text).toContain('`/clickhouse cost spiky` shows where it went.');

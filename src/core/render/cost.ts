@@ -17,7 +17,7 @@ import type { AlertRules, CostAlert } from '../cost/alerts.js';
 import { CloudApiError } from '../service/api-error.js';
 import { apiReference } from './errors.js';
 import type { ConsoleBase } from './console.js';
-import { bold, code, context, esc, header, packLines, section, serviceRef, visible, type Block } from './mrkdwn.js';
+import { bold, code, context, esc, header, packLines, section, visible, type Block } from './mrkdwn.js';
 import { listedName } from './service.js';
 
 /** Services listed one per line before the rest are counted. */
@@ -217,7 +217,7 @@ export function costAlertText(alert: CostAlert, rules: AlertRules, slashCommand:
       : undefined,
   ].filter((reason): reason is string => reason !== undefined);
   return (
-    `:chart_with_upwards_trend: ${serviceRef(alert.name, alert.serviceId)} spent ${bold(`${credits(alert.spend)} CHC`)} on ` +
+    `:chart_with_upwards_trend: ${listedName({ name: alert.name, id: alert.serviceId })} spent ${bold(`${credits(alert.spend)} CHC`)} on ` +
     `${esc(alert.date)} (UTC), ${reasons.join(' and ')}. ${code(`${slashCommand} cost ${alert.name.includes(' ') ? `"${alert.name}"` : alert.name}`)} shows where it went.`
   );
 }
