@@ -493,6 +493,8 @@ export const DEMO_MEMBER_IDS = {
 export const DEMO_OTHER_KEY_IDS = {
   unused: 'de7e0000-0000-4000-8000-000000000120',
   neverExpires: 'de7e0000-0000-4000-8000-00000000f0e7',
+  /** A dashboard's key, disabled when the dashboard was retired (so that `key enable` has one to enable). */
+  disabled: 'de7e0000-0000-4000-8000-0000000d15ab',
 } as const;
 
 const DAY_MS = 24 * 3_600_000;
@@ -561,6 +563,12 @@ export function demoAccess(keyId: string, keySecret: string, now: number): Acces
       keySuffix: 'T3rr',
       expireAt: null,
       usedAt: minute(3),
+    }),
+    key(DEMO_OTHER_KEY_IDS.disabled, 'old-dashboard', DEMO_ROLE_IDS.developer, 400, {
+      keySuffix: 'D4sh',
+      state: 'disabled',
+      expireAt: new Date(now + 30 * DAY_MS).toISOString(),
+      usedAt: minute(200),
     }),
   ];
   return { roles, members, keys };

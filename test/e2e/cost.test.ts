@@ -71,7 +71,7 @@ describe('COST_ALERTS over HTTP', () => {
       .callsOf('chat.postMessage', (a) => a.channel === 'C0COSTS')
       .map((c) => String(c.args.text));
     expect(alerts.length).toBeGreaterThan(0);
-    const services = alerts.map((text) => /`([0-9a-f-]{36})`/.exec(text)?.[1]);
+    const services = alerts.map((text) => /`([0-9a-f]{8})`/.exec(text)?.[1]);
     expect(new Set(services).size).toBe(alerts.length);
     expect(alerts.every((text) => /above the alert threshold of 20\.00 CHC/.test(text))).toBe(true);
     // The second replica did look (from the shared cache, no API call) and found every alert claimed.

@@ -11,7 +11,7 @@ describe('keys', () => {
   it('lists every key with its state, roles, last use and expiry, and flags what deserves a look', async () => {
     const h = await harness();
     const text = await answerText(h, await h.command('keys'));
-    expect(text).toContain('3 keys · 1 never expiring · 1 unused for 90 days · 2 admin');
+    expect(text).toContain('4 keys · 1 never expiring · 2 unused for 90 days · 2 admin');
     const line = (name: string) => text.split('\n• ').find((entry) => entry.includes(`*${name}*`)) ?? '';
     expect(line('chat-ops bot')).toContain('the bot’s own key');
     expect(line('chat-ops bot')).toContain(`\`…${KEY_SECRET.slice(-4)}\``);

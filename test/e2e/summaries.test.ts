@@ -628,7 +628,7 @@ describe('cost and limits', () => {
     const keyReads = h.simulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/keys'));
     expect(keyReads.length).toBeGreaterThanOrEqual(1);
     expect(keyReads.length).toBeLessThanOrEqual(2);
-    expect(posted.every((p) => p.head.includes('*API keys*\n3 keys'))).toBe(true);
+    expect(posted.every((p) => p.head.includes('*API keys*\n4 keys'))).toBe(true);
     expect(h.slack.callsOf('chat.postMessage', (a) => String(a.text).includes('summary failed'))).toHaveLength(0);
   });
 

@@ -25,7 +25,7 @@ describe('API keys in a summary', () => {
   it('has a keys line (never expiring, unused 90 days, admin) and names those keys in the thread, reading keys once', async () => {
     const h = await harness();
     const posted = await summary(h);
-    expect(posted.head).toContain('*API keys*\n3 keys: :warning: 1 never expiring · 1 unused 90 days · 2 admin');
+    expect(posted.head).toContain('*API keys*\n4 keys: :warning: 1 never expiring · 1 unused 90 days · 2 admin');
     expect(posted.thread).toContain('*API keys to look at* (3)');
     expect(posted.thread).toContain(
       `• *chat-ops bot* (…${KEY_SECRET.slice(-4)}): admin role _(the key this bot uses)_`,
@@ -49,7 +49,7 @@ describe('API keys in a summary', () => {
       /• API key \*ci-readonly\* \(…q7Zk\): Disabled — :bust_in_silhouette: changed in the console by jane@example\.com at <!date\^\d+\^\{time\}\|[^>]+>/,
     );
     // Disabled, it is no longer a key to look at.
-    expect(second.head).toContain('3 keys: :warning: 1 never expiring · 2 admin');
+    expect(second.head).toContain('4 keys: :warning: 1 never expiring · 2 admin');
     expect(second.thread).not.toContain('• *ci-readonly*');
     expect(keyReads(h)).toHaveLength(2);
 
@@ -109,7 +109,7 @@ describe('API keys in a summary', () => {
     expect(readOnly.thread).not.toContain('API keys');
     expect(keyReads(h)).toHaveLength(0);
     const open = await summary(h);
-    expect(open.head).toContain('*API keys*\n3 keys');
+    expect(open.head).toContain('*API keys*\n4 keys');
     expect(keyReads(h)).toHaveLength(1);
   });
 });

@@ -20,7 +20,7 @@ function keyCommand(action: 'disable' | 'enable', summary: string): KindCommand 
     ...(action === 'disable' ? { breaksGlassForGood: true } : {}),
     name: `key ${action}`,
     usage: `key ${action} KEY`,
-    example: `key ${action} ${action === 'disable' ? 'ci-readonly' : 'terraform'}`,
+    example: `key ${action} ${action === 'disable' ? 'ci-readonly' : 'old-dashboard'}`,
     summary,
     target: 'apiKey',
     fixedWords: 2,
