@@ -373,31 +373,32 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
 
   updateMember(userId: string, body: MemberOperation['body']): Promise<{ member: Member; requestId: string }> {
     return answer(() => {
-      const seed = this.access();
-      const index = seed.members.findIndex((member) => member.userId === userId);
-      const member = seed.members[index];
-      if (member === undefined) throw new CloudApiError('http', `member ${userId} not found`, { status: 404 });
-      const outcome = patchMember(member, body, seed.roles);
-      if (!outcome.ok) throw new CloudApiError('http', outcome.message, { status: 400, requestId: randomUUID() });
-      seed.members[index] = outcome.value;
-      const [parsed] = parseMembers([memberView(outcome.value, seed.roles)]).items;
-      if (parsed === undefined) throw new CloudApiError('bad-response', 'the member could not be read back');
-      return { member: parsed, requestId: randomUUID() };
+      const { members, roles } = this.access();
+      const changed = patchEntry(
+        members,
+        members.findIndex((member) => member.userId === userId),
+        `member ${userId}`,
+        (member) => patchMember(member, body, roles),
+        (member) => parseMembers([memberView(member, roles)]).items[0],
+      );
+      return { member: changed.value, requestId: changed.requestId };
     });
   }
 
   updateKey(keyId: string, body: ApiKeyOperation['body']): Promise<{ key: ApiKey; requestId: string }> {
     return answer(() => {
-      const seed = this.access();
-      const index = seed.keys.findIndex((key) => key.id === keyId);
-      const key = seed.keys[index];
-      if (key === undefined) throw new CloudApiError('http', `key ${keyId} not found`, { status: 404 });
-      const outcome = patchKey(key, body, seed.roles);
-      if (!outcome.ok) throw new CloudApiError('http', outcome.message, { status: 400, requestId: randomUUID() });
-      seed.keys[index] = outcome.value.key;
-      const [parsed] = parseApiKeys([keyView(outcome.value.key, seed.roles)]).keys;
-      if (parsed === undefined) throw new CloudApiError('bad-response', 'the key could not be read back');
-      return { key: parsed, requestId: randomUUID() };
+      const { keys, roles } = this.access();
+      const changed = patchEntry(
+        keys,
+        keys.findIndex((key) => key.id === keyId),
+        `key ${keyId}`,
+        (key) => {
+          const outcome = patchKey(key, body, roles);
+          return outcome.ok ? { ok: true, value: outcome.value.key } : outcome;
+        },
+        (key) => parseApiKeys([keyView(key, roles)]).keys[0],
+      );
+      return { key: changed.value, requestId: changed.requestId };
     });
   }
 
@@ -418,4 +419,25 @@ export class InProcessDirectory implements ServiceDirectory, UsageCostSource {
     }
     return { service, requestId };
   }
+}
+
+/**
+ * A PATCH of one member or key of the demo organization: found (else 404), changed by the
+ * simulator's rules (else their 400), kept, and read back as the client reads the API's answer.
+ */
+function patchEntry<Entry, Parsed>(
+  entries: Entry[],
+  index: number,
+  what: string,
+  patched: (entry: Entry) => Outcome<Entry>,
+  readBack: (entry: Entry) => Parsed | undefined,
+): { value: Parsed; requestId: string } {
+  const entry = entries[index];
+  if (entry === undefined) throw new CloudApiError('http', `${what} not found`, { status: 404 });
+  const outcome = patched(entry);
+  if (!outcome.ok) throw new CloudApiError('http', outcome.message, { status: 400, requestId: randomUUID() });
+  entries[index] = outcome.value;
+  const value = readBack(outcome.value);
+  if (value === undefined) throw new CloudApiError('bad-response', `the ${what} could not be read back`);
+  return { value, requestId: randomUUID() };
 }
