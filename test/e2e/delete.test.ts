@@ -5,9 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { ACTION_UNDO } from '../../src/core/render/temporary.js';
 import { CONFIRM_BLOCK, CONFIRM_CALLBACK } from '../../src/core/render/confirm-form.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { answerText, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import { answerText, appliedMessage, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
 const harness = useHarnesses();
@@ -45,6 +46,9 @@ describe('delete', () => {
     await expect.poll(() => deletes(h).length, { timeout: 10_000 }).toBe(1);
     await expect.poll(() => h.simulator.service(DEMO_IDS.ordersStaging), { timeout: 10_000 }).toBeUndefined();
     await h.slack.waitFor('chat.postMessage', (a) => textOf(a.blocks).includes('is deleted'));
+    // Nothing to take back: the applied request offers no Undo.
+    const applied = await appliedMessage(h, id);
+    expect(JSON.stringify(applied.args.blocks)).not.toContain(ACTION_UNDO);
   });
 
   it('refuses an approval that skipped the form (a click without the name)', async () => {

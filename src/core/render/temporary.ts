@@ -1,4 +1,5 @@
 /** Block Kit for time-boxed changes, their reverts and reminders, and the Undo button. */
+import { undoable } from '../change/kinds/index.js';
 import { BOT_ACTOR } from '../change/grant.js';
 import { formatDuration } from '../change/temporary.js';
 import type { ChangeRequest } from '../change/types.js';
@@ -78,7 +79,7 @@ export function revertedOriginalMessage(
 
 /** Whether an applied request's outcome offers Undo: reverts and extensions have nothing to undo. */
 export function offersUndo(request: ChangeRequest): boolean {
-  return request.status === 'applied' && !request.revertOf && !request.extendOf;
+  return request.status === 'applied' && !request.revertOf && !request.extendOf && undoable(request.plan);
 }
 
 export function undoButton(request: ChangeRequest): Block {

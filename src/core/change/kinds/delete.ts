@@ -78,6 +78,7 @@ export const deleteKind: ChangeKindModule<'deletion'> = {
   commands: [deleteCommand],
   defaultApprovals: DELETE_DEFAULT_APPROVALS,
   confirmByName: true,
+  noUndo: true,
   // The backups are judged against the day it is asked: read with the clock once, when asked.
   localize: (intent, _zone, now) =>
     intent.delete && intent.delete.askedAt === undefined ? { ...intent, delete: { askedAt: now } } : intent,

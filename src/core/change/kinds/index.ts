@@ -86,6 +86,11 @@ export function defaultApprovalsOf(plan: ChangePlan): number {
   );
 }
 
+/** Whether an applied plan can be taken back with Undo: not when a kind it touches has nothing to take back. */
+export function undoable(plan: ChangePlan): boolean {
+  return !KIND_LIST.some((kind) => kind.field in plan.before && kind.noUndo === true);
+}
+
 /** Whether each approver must type the target's name to approve this plan. */
 export function confirmsByName(plan: ChangePlan): boolean {
   return KIND_LIST.some((kind) => kind.field in plan.before && kind.confirmByName === true);

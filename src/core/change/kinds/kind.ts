@@ -105,6 +105,8 @@ export interface ChangeKindModule<F extends TouchedField> {
   defaultApprovals?: number;
   /** Each approver types the target's name to approve it (a delete). */
   confirmByName?: boolean;
+  /** Nothing to take back once applied (a delete, a password reset): its record offers no Undo. */
+  noUndo?: boolean;
   /**
    * Reads the times of day an intent gives in a person's zone as the UTC the API keeps, on the day
    * the request is made (`at 02:00` of backup-config); the intent as it is when there are none.

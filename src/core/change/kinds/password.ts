@@ -131,6 +131,7 @@ export const passwordKind: ChangeKindModule<'password'> = {
   policyName: 'password',
   intents: ['passwordReset'],
   commands: [resetPassword],
+  noUndo: true,
   read: () => 'never-read',
   // Nothing to compare: the current password is never read.
   same: () => true,
