@@ -21,6 +21,7 @@ import {
   type Requires,
   type Risk,
   type Rule,
+  type ServiceSide,
   type ChangeWindow,
   type Freeze,
 } from '../policy/types.js';
@@ -289,7 +290,10 @@ function approversText(approvers: readonly string[]): string {
 }
 
 function defaultText(defaults: PolicyDefaults): string {
-  return `When no rule matches: one approval from ${approversText(defaults.approvers)}${defaults.allowSelfApproval ? ' (the requester may approve their own request)' : ''}.`;
+  const more = KIND_LIST.filter((kind) => (kind.defaultApprovals ?? 1) > 1).map(
+    (kind) => `${code(kind.policyName)}: ${kind.defaultApprovals}`,
+  );
+  return `When no rule matches: one approval from ${approversText(defaults.approvers)}${more.length > 0 ? ` (more for ${more.join(', ')})` : ''}${defaults.allowSelfApproval ? ' (the requester may approve their own request)' : ''}.`;
 }
 
 /** `/clickhouse policy`: the loaded rules in file order. */
@@ -315,6 +319,15 @@ export function policyBlocks(policy: Policy | undefined, defaults: PolicyDefault
 const risksOf = (kind: ChangeKind): readonly Risk[] =>
   KIND_LIST.find((module) => module.policyName === kind)?.possibleRisks ?? [];
 
+/** A request of one kind on a service, as the rules see it: its approvals by default are the kind's own (a delete: two). */
+const factsOfKind = (side: ServiceSide, kind: ChangeKind, risks: readonly Risk[]) => ({
+  before: side,
+  after: side,
+  changes: [kind],
+  risks,
+  defaultApprovals: KIND_LIST.find((module) => module.policyName === kind)?.defaultApprovals ?? 1,
+});
+
 /** `/clickhouse policy SERVICE`: for each kind of change, what a request would need. */
 export function servicePolicyBlocks(
   policy: Policy | undefined,
@@ -324,7 +337,7 @@ export function servicePolicyBlocks(
 ): Block[] {
   const side = serviceSide(service);
   const matching = CHANGE_KINDS.flatMap((kind) => {
-    const decision = evaluatePolicy(policy, { before: side, after: side, changes: [kind], risks: [] }, defaults);
+    const decision = evaluatePolicy(policy, factsOfKind(side, kind, []), defaults);
     return decision.kind === 'deny' ? [] : decision.requirements;
   });
   const timing = now === undefined ? [] : timingLines(matching, now);
@@ -332,8 +345,7 @@ export function servicePolicyBlocks(
   // Kinds that need the same (with the same exceptions for risks) share one line.
   const groups = new Map<string, { kinds: string[]; plain: string; risky: string[] }>();
   for (const kind of CHANGE_KINDS) {
-    const outcome = (risks: Risk[]) =>
-      decisionText(evaluatePolicy(policy, { before: side, after: side, changes: [kind], risks }, defaults));
+    const outcome = (risks: Risk[]) => decisionText(evaluatePolicy(policy, factsOfKind(side, kind, risks), defaults));
     const plain = outcome([]);
     const risky = risksOf(kind)
       .map((risk) => ({ risk, text: outcome([risk]) }))

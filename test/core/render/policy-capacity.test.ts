@@ -127,10 +127,11 @@ describe('policy SERVICE lists the capacity kinds and their risky variants', () 
     expect([...kinds].sort()).toStrictEqual([...CHANGE_KINDS].sort());
   });
 
-  it('without a policy file, every kind needs the default, all on one line', () => {
+  it('without a policy file, every kind needs the default, all on one line (a delete its own two)', () => {
     const blocks = servicePolicyBlocks(undefined, demo('orders-prod'), DEFAULTS);
     const text = mrkdwnTexts(blocks).join('\n');
-    expect(text.split('\n').filter((line) => line.startsWith('• '))).toHaveLength(1);
+    expect(text.split('\n').filter((line) => line.startsWith('• '))).toHaveLength(2);
+    expect(kindLines(text, 'delete')).toStrictEqual(['• `delete`: 2 from <@U0GLOBAL> (*default: two approvals*)']);
     for (const kind of ['replicas', 'memory', 'idle-scaling', 'power'])
       expect(kindLines(text, kind)).toStrictEqual([`• \`${kind}\`: 1 from <@U0GLOBAL> (*default: one approval*)`]);
   });

@@ -155,13 +155,13 @@ describe('/clickhouse policy', () => {
     expect(text).toContain(
       '3. *developers add their own IPs to dev services*: when env=dev, changes ip-access, needs no approval',
     );
-    expect(text).toContain('When no rule matches: one approval from <@U0GLOBAL>.');
+    expect(text).toContain('When no rule matches: one approval from <@U0GLOBAL> (more for `delete`: 2).');
     expect(text).toContain(example.digest.slice(0, 16));
   });
 
   it('says so when no policy is loaded', () => {
     expect(mrkdwnTexts(policyBlocks(undefined, { approvers: [], allowSelfApproval: false })).join('\n')).toBe(
-      'No policy file is loaded (POLICY_FILE is unset). When no rule matches: one approval from anyone in the channel but the requester.',
+      'No policy file is loaded (POLICY_FILE is unset). When no rule matches: one approval from anyone in the channel but the requester (more for `delete`: 2).',
     );
   });
 
