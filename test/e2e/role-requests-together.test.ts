@@ -4,8 +4,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACTION_APPROVE } from '../../src/core/render/change.js';
+import { ACTION_EXTEND } from '../../src/core/render/temporary.js';
 import { DEMO_MEMBER_IDS, DEMO_ROLE_IDS } from '../../src/simulator/seed.js';
-import { appliedMessage, callSimulatorApi, requestChange, useHarnesses, USERS, type Harness } from './harness.js';
+import {
+  answerText,
+  appliedMessage,
+  callSimulatorApi,
+  requestChange,
+  useHarnesses,
+  USERS,
+  type Harness,
+} from './harness.js';
 
 const harness = useHarnesses();
 const memberPath = `/members/${DEMO_MEMBER_IDS.developer}`;
@@ -41,5 +50,23 @@ describe('two role requests on one member', () => {
     expect(patches(h).at(-1)?.body).toStrictEqual({
       assignedRoleIds: [DEMO_ROLE_IDS.developer, DEMO_ROLE_IDS.admin, DEMO_ROLE_IDS.billingViewer],
     });
+  });
+
+  it('an Extend of a temporary grant is read as the member, and never approved by that member', async () => {
+    const h = await harness();
+    h.slack.userEmails.set(USERS.approver, 'dev@example.com');
+    h.slack.userEmails.set(USERS.second, 'ada@example.com');
+    const { id } = await requestChange(h, 'grant Admin to dev@example.com for 2h');
+    await h.click(ACTION_APPROVE, id, USERS.second);
+    await appliedMessage(h, id);
+    await h.click(ACTION_EXTEND, id, USERS.requester);
+    const extension = async () =>
+      (await h.bot.changeStore.listPending('C0CHANNEL', Date.now())).find((r) => r.extendOf === id);
+    await expect.poll(async () => (await extension())?.id).toBeDefined();
+    const extensionId = (await extension())?.id ?? '';
+    const own = await answerText(h, await h.click(ACTION_APPROVE, extensionId, USERS.approver));
+    expect(own).toContain('changes your own roles');
+    await h.click(ACTION_APPROVE, extensionId, USERS.second);
+    await expect.poll(async () => (await h.bot.changeStore.get(extensionId))?.status).toBe('applied');
   });
 });
