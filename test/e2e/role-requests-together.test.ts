@@ -69,4 +69,25 @@ describe('two role requests on one member', () => {
     await h.click(ACTION_APPROVE, extensionId, USERS.second);
     await expect.poll(async () => (await h.bot.changeStore.get(extensionId))?.status).toBe('applied');
   });
+  it('two revokes of Admin made together leave one Admin', async () => {
+    const h = await harness();
+    h.slack.userEmails.set(USERS.approver, 'bill@example.com');
+    await callSimulatorApi(h, 'PATCH', `/members/${DEMO_MEMBER_IDS.developer}`, {
+      assignedRoleIds: [DEMO_ROLE_IDS.developer, DEMO_ROLE_IDS.admin],
+    });
+    await callSimulatorApi(h, 'PATCH', `/members/${DEMO_MEMBER_IDS.admin}`, {
+      assignedRoleIds: [DEMO_ROLE_IDS.admin, DEMO_ROLE_IDS.developer],
+    });
+    const first = await requestChange(h, 'revoke Admin from dev@example.com');
+    const second = await requestChange(h, 'revoke Admin from ada@example.com');
+    await h.click(ACTION_APPROVE, first.id, USERS.approver);
+    await appliedMessage(h, first.id);
+    await h.click(ACTION_APPROVE, second.id, USERS.approver);
+    await h.slack.waitFor(
+      'chat.postMessage',
+      (a) => String(a['text']).includes(second.id) && String(a['text']).includes('not applied'),
+    );
+    // Two PATCHes set the scene, one revoke is sent: the second is refused before anything leaves.
+    expect(h.simulator.requests.filter((r) => r.method === 'PATCH' && r.path.includes('/members/'))).toHaveLength(3);
+  });
 });
