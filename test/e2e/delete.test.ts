@@ -8,7 +8,16 @@ import { ACTION_APPROVE } from '../../src/core/render/change.js';
 import { ACTION_UNDO } from '../../src/core/render/temporary.js';
 import { CONFIRM_BLOCK, CONFIRM_CALLBACK } from '../../src/core/render/confirm-form.js';
 import { DEMO_IDS } from '../../src/simulator/seed.js';
-import { answerText, appliedMessage, requestChange, textOf, useHarnesses, USERS, type Harness } from './harness.js';
+import {
+  answerText,
+  appliedMessage,
+  callSimulatorApi,
+  requestChange,
+  textOf,
+  useHarnesses,
+  USERS,
+  type Harness,
+} from './harness.js';
 import { usePolicyFiles } from './policy-files.js';
 
 const harness = useHarnesses();
@@ -82,5 +91,27 @@ describe('delete', () => {
     expect(textOf(posted.args.blocks)).toContain('deletes by the DBAs');
     await approveTyping(h, id, USERS.approver, 'orders-staging');
     await expect.poll(() => deletes(h).length, { timeout: 10_000 }).toBe(1);
+  });
+
+  it('a rule that matches by tag alone (staging needs no approval) leaves the two approvals in place', async () => {
+    const path = policyFile(
+      'rules:\n  - name: staging is free\n    match: { tags: { env: staging } }\n    approvals: 0\n',
+    );
+    const h = await harness({ env: { POLICY_FILE: path } });
+    const { id, posted } = await requestChange(h, 'delete orders-staging');
+    expect(textOf(posted.args.blocks)).toContain('default: two approvals');
+    await approveTyping(h, id, USERS.approver, 'orders-staging');
+    await h.slack.waitFor('chat.update', (a) => textOf(a.blocks).includes(id) && textOf(a.blocks).includes('1 of 2'));
+    expect(deletes(h)).toHaveLength(0);
+  });
+
+  it('is refused as stale when the service was started after the request was made', async () => {
+    const h = await harness();
+    const { id } = await requestChange(h, 'delete orders-staging');
+    await approveTyping(h, id, USERS.approver, 'orders-staging');
+    await callSimulatorApi(h, 'PATCH', `/services/${DEMO_IDS.ordersStaging}/state`, { command: 'start' });
+    await approveTyping(h, id, USERS.second, 'orders-staging');
+    await h.slack.waitFor('chat.postMessage', (a) => String(a['text']).includes('changed since this request was made'));
+    expect(deletes(h)).toHaveLength(0);
   });
 });

@@ -5,7 +5,7 @@
  * takeover settled from the service, and the outcome recorded only while the lease holds.
  */
 import { staleLabels } from '../change/state.js';
-import { operationsOf, readingShows } from '../change/operations.js';
+import { operationOnto, operationsOf, readingShows } from '../change/operations.js';
 import type { ChangeRequest, Operation, OperationResult } from '../change/types.js';
 import { rulesGrown } from '../policy/evaluate.js';
 import { unjustified } from '../policy/justification.js';
@@ -163,8 +163,9 @@ export function sendNext(
   service: ServiceRecord | undefined,
 ): StepResult {
   const index = results.length;
-  const operation = operationsOf(request.plan)[index];
-  if (!operation) return afterOperation(request, actorId, mode, results, service);
+  const planned = operationsOf(request.plan)[index];
+  if (!planned) return afterOperation(request, actorId, mode, results, service);
+  const operation = operationOnto(planned, service);
   const sending: Work = { phase: 'sending', actorId, mode, index, results, ...(service ? { service } : {}) };
   // A part's answer is the part alone: the record to post is this one with it (flow-lease.ts).
   const record = service && answersAlone(operation) ? { service } : {};

@@ -88,6 +88,7 @@ export function revertCandidate(
     : {
         serviceId: original.plan.serviceId,
         serviceName: original.plan.serviceName,
+        ...(original.plan.target ? { target: original.plan.target } : {}),
         update: {},
         changes: [],
         warnings: [...leftAlone, ...problems],
@@ -134,6 +135,8 @@ export function extensionPlan(original: ChangeRequest, service: ServiceRecord, d
   return {
     serviceId: original.plan.serviceId,
     serviceName: original.plan.serviceName,
+    // A member or a key is read afresh as such, and its own-roles check applies to the extension too.
+    ...(original.plan.target ? { target: original.plan.target } : {}),
     update: {},
     changes: [change],
     warnings: [`Keeps ${changeSummary(original.plan.changes)} for ${duration} more.`],

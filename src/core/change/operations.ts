@@ -16,6 +16,19 @@ export function operationsOf(plan: ChangePlan): Operation[] {
   return Object.keys(plan.update).length > 0 ? [{ endpoint: 'update', body: plan.update }] : [];
 }
 
+/**
+ * The operation as it must leave now: a member's role list is the one read right before sending
+ * with only the asked role added or taken away (the API replaces the whole list), so that a role
+ * granted or revoked since the request was filed is neither dropped nor given back.
+ */
+export function operationOnto(operation: Operation, service: ServiceRecord | undefined): Operation {
+  const target = service?.organizationTarget;
+  if (operation.endpoint !== 'member' || target?.type !== 'member') return operation;
+  const { action, roleId } = operation.change;
+  const others = target.member.assignedRoles.map((role) => role.roleId).filter((id) => id !== roleId);
+  return { ...operation, body: { assignedRoleIds: action === 'grant' ? [...others, roleId] : others } };
+}
+
 /** Does the service show the effect of this operation of the plan? */
 export function operationVisible(operation: Operation, plan: ChangePlan, service: ServiceRecord): boolean {
   switch (operation.endpoint) {
@@ -35,10 +48,11 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
     case 'delete':
       return service.state === 'terminating' || isDeletedState(service.state);
     case 'member': {
+      // The role asked is held (a grant) or not (a revoke): the rest of the list is not this change's.
       const target = service.organizationTarget;
       if (target?.type !== 'member') return false;
-      const held = target.member.assignedRoles.map((role) => role.roleId).sort();
-      return JSON.stringify(held) === JSON.stringify([...operation.body.assignedRoleIds].sort());
+      const held = target.member.assignedRoles.some((role) => role.roleId === operation.change.roleId);
+      return held === (operation.change.action === 'grant');
     }
     case 'apiKey': {
       const target = service.organizationTarget;

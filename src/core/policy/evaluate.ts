@@ -21,6 +21,10 @@ export function defaultRequirement(defaults: PolicyDefaults, approvals = 1): Req
   };
 }
 
+/** A rule matched by the request's kind of change or its risk, not only by where it applies. */
+const namesTheChange = (requirement: Requirement): boolean =>
+  requirement.reasons.some((reason) => reason.startsWith('changes ') || reason.startsWith('risk '));
+
 export function evaluatePolicy(
   policy: Policy | undefined,
   facts: RequestFacts,
@@ -47,6 +51,11 @@ export function evaluatePolicy(
   }
   if (requirements.length === 0)
     return { kind: 'approve', requirements: [defaultRequirement(defaults, facts.defaultApprovals ?? 1)] };
+  // A kind that asks more by itself (a delete: two) keeps that default beside rules that match it
+  // only by service or tag: "staging needs no approval" must not delete a service unasked.
+  const floor = facts.defaultApprovals ?? 1;
+  if (floor > 1 && !requirements.some(namesTheChange))
+    requirements.push({ ...defaultRequirement(defaults, floor), reasons: ['no policy rule names this change'] });
   if (requirements.every((r) => r.approvals === 0)) return { kind: 'auto', requirements };
   return { kind: 'approve', requirements };
 }

@@ -122,11 +122,16 @@ export function startInUtc(
   const instant = instantOf(wall, zone) ?? instantOf(wall + 3_600_000, zone);
   if (instant === undefined) return { problem: `${local} does not exist in ${zone} today.` };
   const utc = new Date(instant).toISOString().slice(11, 16);
-  const halfYear = instant + 182 * 24 * 3_600_000;
-  const later = zoneFormatter(zone).formatToParts(new Date(halfYear));
-  const part = (type: string) => later.find((p) => p.type === type)?.value ?? '00';
-  const otherSeason = `${part('hour').padStart(2, '0')}:${part('minute').padStart(2, '0')}`;
-  if (zone === 'UTC' || otherSeason === local) return { utc };
+  // Month by month over a year, not half a year on: summer time lasts seven or eight months in
+  // most zones, so the day half a year on is often in the same season.
+  const localAt = (at: number) => {
+    const parts = zoneFormatter(zone).formatToParts(new Date(at));
+    const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '00';
+    return `${part('hour').padStart(2, '0')}:${part('minute').padStart(2, '0')}`;
+  };
+  const months = Array.from({ length: 12 }, (_, k) => localAt(instant + (k + 1) * 30 * 24 * 3_600_000));
+  const otherSeason = months.find((time) => time !== local);
+  if (zone === 'UTC' || otherSeason === undefined) return { utc };
   return {
     utc,
     note: `${local} ${zone} is ${utc} UTC now; ${zone} moves its clocks, so in the other half of the year the backups start at ${otherSeason} local time.`,

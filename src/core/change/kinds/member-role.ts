@@ -139,6 +139,9 @@ export const memberRoleKind: ChangeKindModule<'memberRoles'> = {
     const change = roleChangeOf(plan);
     const now = memberOf(service);
     if (!change || !now) return !change;
+    // Two revokes of Admin from two members, each made while the other still held it: the second finds no other Admin.
+    const role = now.roles.find((r) => r.id === change.roleId);
+    if (change.action === 'revoke' && role?.name.toLowerCase() === ADMIN_ROLE && holders(role) <= 1) return false;
     return sameEntries(
       plan.before.memberRoles ?? [],
       roleIdsOf(now.member),
