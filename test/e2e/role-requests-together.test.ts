@@ -90,4 +90,11 @@ describe('two role requests on one member', () => {
     // Two PATCHes set the scene, one revoke is sent: the second is refused before anything leaves.
     expect(h.simulator.requests.filter((r) => r.method === 'PATCH' && r.path.includes('/members/'))).toHaveLength(3);
   });
+
+  it("refuses to revoke a member's only role, with what to do instead", async () => {
+    const h = await harness();
+    const answer = await answerText(h, await h.command('revoke Developer from dev@example.com'));
+    expect(answer).toContain('only role of dev@example.com: grant another role first');
+    expect(patches(h)).toHaveLength(0);
+  });
 });

@@ -102,6 +102,12 @@ function plan(draft: Draft, service: ServiceRecord, wanted: MemberRoleIntent): v
       message: `${who} is the organization's last Admin: grant Admin to someone else first.`,
     });
   const after = wanted.action === 'grant' ? [...held, role.id] : held.filter((id) => id !== role.id);
+  // A member keeps one role at least (the console asks for one; the simulator refuses an empty list).
+  if (after.length === 0)
+    return void draft.problems.push({
+      field: 'memberRole',
+      message: `${role.name} is the only role of ${who}: grant another role first, or remove the member in the console.`,
+    });
   const names = (ids: string[]) => ids.map((id) => roles.find((r) => r.id === id)?.name ?? id).join(', ') || 'none';
   draft.touched.add('memberRoles');
   draft.writes.push({
