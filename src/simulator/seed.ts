@@ -525,17 +525,25 @@ export function demoAccess(keyId: string, keySecret: string, now: number): Acces
       permissions: ['control-plane:organization:view-billing'],
     },
   ];
-  const member = (userId: string, name: string, email: string, joinedDaysAgo: number, roleId: string) => ({
+  const member = (userId: string, name: string, email: string, joinedDaysAgo: number, ...roleIds: string[]) => ({
     userId,
     name,
     email,
     joinedAt: at(joinedDaysAgo),
-    assignedRoleIds: [roleId],
+    assignedRoleIds: roleIds,
   });
   const members = [
     member(DEMO_MEMBER_IDS.admin, 'Ada Admin', 'ada@example.com', 800, DEMO_ROLE_IDS.admin),
     member(DEMO_MEMBER_IDS.developer, 'Dev Eloper', 'dev@example.com', 400, DEMO_ROLE_IDS.developer),
-    member(DEMO_MEMBER_IDS.billing, 'Bill Ing', 'bill@example.com', 150, DEMO_ROLE_IDS.billingViewer),
+    // Two roles: revoking one (the help example) leaves the other; a member keeps one role at least.
+    member(
+      DEMO_MEMBER_IDS.billing,
+      'Bill Ing',
+      'bill@example.com',
+      150,
+      DEMO_ROLE_IDS.billingViewer,
+      DEMO_ROLE_IDS.developer,
+    ),
   ];
   const key = (id: string, name: string, roleId: string, createdDaysAgo: number, rest: Partial<KeyRecord>) => ({
     id,
