@@ -126,6 +126,9 @@ describe('key disable, enable, expire', () => {
   it("refuses the bot's own key, an unknown key with the list, and an unreadable expiry", async () => {
     const h = await harness();
     expect(await answerText(h, await h.command('key disable "chat-ops bot"'))).toContain('the key the bot uses');
+    expect(await answerText(h, await h.command('key expire "chat-ops bot" in 7d'))).toContain('the key the bot uses');
+    // Never expiring cuts nothing off: asked like any other key change.
+    expect(await answerText(h, await h.command('key expire "chat-ops bot" never'))).toMatch(/CR-[0-9A-F]{10}/);
     expect(await answerText(h, await h.command('key disable nothing-here'))).toMatch(
       /No API key is called nothing-here\. Keys: .*terraform/,
     );

@@ -75,7 +75,9 @@ function plan(draft: Draft, service: ServiceRecord, wanted: ApiKeyIntent): void 
   if (!subject) return void draft.problems.push({ field: 'apiKey', message: 'That is not an API key.' });
   const { key, ownKeyId } = subject;
   const named = `${key.name} (…${key.keySuffix ?? '????'})`;
-  if (key.id === ownKeyId && wanted.action !== 'enable')
+  // Never expiring cuts nothing off: only disabling the bot's key, or giving it an end, is refused.
+  const cutsOff = wanted.action === 'disable' || (wanted.action === 'expire' && wanted.inDays !== null);
+  if (key.id === ownKeyId && cutsOff)
     return void draft.problems.push({
       field: 'apiKey',
       message: `${named} is the key the bot uses; ${wanted.action === 'disable' ? 'disabling' : 'expiring'} it would cut the bot off. Do it in the console if you mean it.`,
