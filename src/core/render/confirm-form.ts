@@ -6,17 +6,14 @@
 import { z } from 'zod';
 import { code, esc, type View } from './mrkdwn.js';
 import type { ViewState } from './modal.js';
-import { smallFormView } from './reject-form.js';
+import { RejectMetadataSchema, smallFormView } from './reject-form.js';
 
 export const CONFIRM_CALLBACK = 'change_confirm_name';
 export const CONFIRM_BLOCK = 'confirm_name';
 const ACTION = 'value';
 
-export const ConfirmMetadataSchema = z.object({
-  requestId: z.string().min(1).max(64),
-  channelId: z.string().min(1).max(64).optional(),
-  name: z.string().min(1).max(300),
-});
+/** Reject's metadata (which request, where to answer) and the name the approver must type. */
+export const ConfirmMetadataSchema = RejectMetadataSchema.extend({ name: z.string().min(1).max(300) });
 export type ConfirmMetadata = z.infer<typeof ConfirmMetadataSchema>;
 
 export function confirmView(metadata: ConfirmMetadata): View {
