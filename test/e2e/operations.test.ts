@@ -146,11 +146,14 @@ describe('where the bot listens', () => {
     const h = await harness({
       env: { HOST: '127.0.0.2', METRICS_PORT: '0', METRICS_HOST: '127.0.0.3' },
     });
+    // Probed on a loopback address no test binds: a listener on every address (0.0.0.0) would answer
+    // there too, and another test's bot on 127.0.0.1 with the same port number cannot.
+    const elsewhere = '127.0.0.9';
     expect((await get(h.bot.port, '/livez', '127.0.0.2')).status).toBe(200);
-    await expect(get(h.bot.port, '/livez', '127.0.0.1')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(get(h.bot.port, '/livez', elsewhere)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     const port = h.bot.metricsPort ?? 0;
     expect((await get(port, '/metrics', '127.0.0.3')).status).toBe(200);
-    await expect(get(port, '/metrics', '127.0.0.1')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(get(port, '/metrics', elsewhere)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 
   it('answers /metrics only with the bearer token when METRICS_TOKEN is set, on PORT or METRICS_PORT', async () => {
