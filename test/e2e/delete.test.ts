@@ -43,7 +43,7 @@ describe('delete', () => {
     const request = textOf(posted.args.blocks);
     expect(request).toMatch(/Service\*: `stopped` → `deleted, for good`/);
     expect(request).toContain('default: two approvals');
-    expect(request).toMatch(/last good backup|No good backup/);
+    expect(request).toMatch(/:warning: \*(The last good backup|No good backup from the last 48 hours)/);
 
     // A name typed wrong is shown in the form and approves nothing.
     const wrong = await approveTyping(h, id, USERS.approver, 'orders-stagin');

@@ -87,6 +87,8 @@ describe('two role requests on one member', () => {
       'chat.postMessage',
       (a) => String(a['text']).includes(second.id) && String(a['text']).includes('not applied'),
     );
+    // Said of the member, not of a service.
+    expect((await h.bot.changeStore.get(second.id))?.outcome?.message).toMatch(/^The member changed since/);
     // Two PATCHes set the scene, one revoke is sent: the second is refused before anything leaves.
     expect(h.simulator.requests.filter((r) => r.method === 'PATCH' && r.path.includes('/members/'))).toHaveLength(3);
   });

@@ -4,6 +4,7 @@
  * per hold and confirmed before the next, an unknown outcome looked at (never replayed), a
  * takeover settled from the service, and the outcome recorded only while the lease holds.
  */
+import { TARGET_NOUN } from '../access/target.js';
 import { staleLabels } from '../change/state.js';
 import { operationOnto, operationsOf, readingShows } from '../change/operations.js';
 import type { ChangeRequest, Operation, OperationResult } from '../change/types.js';
@@ -59,9 +60,10 @@ export function checkBeforeSending(
   const { plan } = request;
   // A break-glass review sends nothing: marking it reviewed is the whole of it.
   if (request.reviewOf) return record(request, actorId, 'apply', { status: 'applied', audit: 'reviewed' });
-  if (!service) return record(request, actorId, 'apply', failure('service-gone'));
+  const what = plan.target ? { what: TARGET_NOUN[plan.target.type] } : {};
+  if (!service) return record(request, actorId, 'apply', failure('service-gone', what));
   const labels = staleLabels(plan, service);
-  if (labels.length > 0) return record(request, actorId, 'apply', failure('stale', { labels }, undefined, 'stale'));
+  if (labels.length > 0) return record(request, actorId, 'apply', failure('stale', { labels, ...what }, undefined, 'stale'));
   if (request.revertOf) return checkTheRules(request, actorId, undefined, now, service);
   return next(request, { phase: 'judging', actorId, service }, [{ type: 'judge-rules', service }]);
 }

@@ -361,8 +361,9 @@ export type FlowOutcome =
 export type Failure =
   | { kind: 'lock-timeout'; waitedMs: number }
   | { kind: 'read-before-apply'; error: CloudApiError | undefined; organizationGone?: string }
-  | { kind: 'service-gone' }
-  | { kind: 'stale'; labels: string[] }
+  /** `what`: the target when it is not a service ("member", "API key"). */
+  | { kind: 'service-gone'; what?: string }
+  | { kind: 'stale'; labels: string[]; what?: string }
   /** The record the change would apply to now falls under a deny rule. */
   | { kind: 'denied-now'; rule: string; text: string }
   /** The record now matches rules that ask more than the request was approved under. */

@@ -76,10 +76,10 @@ function failureRecord(failure: Failure): ChangeOutcome {
         };
       return apiFailure(failure.error, 'Could not re-read the service before applying, so nothing was changed');
     case 'service-gone':
-      return { message: 'The service no longer exists, so nothing was changed.' };
+      return { message: `The ${failure.what ?? 'service'} no longer exists, so nothing was changed.` };
     case 'stale':
       return {
-        message: `The service changed since this request was made (${failure.labels.join(', ')}), so it was not applied. Make a new request against the service as it is now.`,
+        message: `The ${failure.what ?? 'service'} changed since this request was made (${failure.labels.join(', ')}), so it was not applied. Make a new request against the ${failure.what ?? 'service'} as it is now.`,
         stale: true,
       };
     case 'denied-now':

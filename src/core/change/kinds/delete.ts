@@ -57,7 +57,8 @@ function plan(draft: Draft, service: ServiceRecord, now: number | undefined): vo
   draft.changes.push({ field: 'deletion', label: 'Service', before: 'stopped', after: 'deleted, for good' });
   const backups = service.parts?.backups;
   if (backups === undefined || now === undefined) {
-    draft.warnings.push(':warning: *The backups could not be read*: check `backups` before approving.');
+    // Warnings are plain text: the request shows each escaped, in bold, behind :warning:.
+    draft.warnings.push('The backups could not be read: check them with the backups command before approving.');
     return;
   }
   const good = lastGoodBackup(backups ?? []);
@@ -65,7 +66,7 @@ function plan(draft: Draft, service: ServiceRecord, now: number | undefined): vo
   const line = lastGoodBackupLine(good, now);
   if (!good || Number.isNaN(at) || now - at > RECENT_BACKUP_MS)
     draft.warnings.push(
-      `:warning: *No good backup from the last 48 hours* (${line}): once deleted, what changed since cannot be restored.`,
+      `No good backup from the last 48 hours (${line}): once deleted, what changed since cannot be restored.`,
     );
   else draft.warnings.push(`The ${line}.`);
 }
