@@ -4,12 +4,11 @@
  * the update endpoint (or none, for an extension that sends nothing).
  */
 import { isDeletedState } from '../service/states.js';
-import { entriesOf, sameEntries, type ScalingSchedule } from '../service/scaling-schedule.js';
 import { capacityDifferences } from '../capacity/values.js';
 import { planIsVisible } from './verify.js';
 import type { ChangePlan, Operation, PartOperation } from './types.js';
 import type { ServiceRecord } from '../service/schema.js';
-import { isWriteOnly } from '../service/parts.js';
+import { isWriteOnly, partSpec } from '../service/parts.js';
 
 export function operationsOf(plan: ChangePlan): Operation[] {
   if (plan.operations) return plan.operations;
@@ -76,9 +75,10 @@ export function operationVisible(operation: Operation, plan: ChangePlan, service
  */
 function partShows(operation: PartOperation, part: object | null | undefined): boolean {
   if (isWriteOnly(operation.part)) return false;
-  // The schedule's list is replaced whole: it shows the change when it reads back as sent, entry by entry.
-  if (operation.part === 'scalingSchedule')
-    return part !== undefined && sameEntries(operation.body?.entries ?? [], entriesOf(part as ScalingSchedule | null));
+  const spec = partSpec(operation.part);
+  // The operation's part and body belong together (PartOperation), which an index by a union loses.
+  if ('shows' in spec && spec.shows)
+    return part !== undefined && (spec.shows as (sent: unknown, read: unknown) => boolean)(operation.body, part);
   if (operation.body === null) return part === null;
   if (!part) return false;
   const now = part as Record<string, unknown>;

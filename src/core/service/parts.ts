@@ -14,6 +14,8 @@ import {
   type UpgradeWindowUpdate,
 } from './upgrade-window.js';
 import {
+  entriesOf,
+  sameEntries,
   ScalingScheduleSchema,
   ScalingScheduleUpdateSchema,
   type ScalingSchedule,
@@ -100,6 +102,11 @@ export interface PartSpec<Value, Update> {
   forbidden?: string;
   /** Write-only (the password): never read with GET; it reads null. */
   writeOnly?: true;
+  /**
+   * Whether the part as read shows what was written, when fields compared one by one would not
+   * say (a list replaced whole, read back in the API's own shape). Absent: field by field.
+   */
+  shows?(sent: Update | null, read: Value | null): boolean;
 }
 
 export const SERVICE_PARTS = {
@@ -153,6 +160,8 @@ export const SERVICE_PARTS = {
     removable: true,
     forbidden:
       'scheduled autoscaling (scaling schedules) is not enabled for this organization. Ask ClickHouse Cloud support to enable it; until then, scale by hand with scale.',
+    // The list is replaced whole: it shows the change when it reads back as sent, entry by entry.
+    shows: (sent, read) => sameEntries(sent?.entries ?? [], entriesOf(read)),
   } satisfies PartSpec<ScalingSchedule, ScalingScheduleUpdate>,
 } as const;
 
