@@ -63,7 +63,8 @@ export function checkBeforeSending(
   const what = plan.target ? { what: TARGET_NOUN[plan.target.type] } : {};
   if (!service) return record(request, actorId, 'apply', failure('service-gone', what));
   const labels = staleLabels(plan, service);
-  if (labels.length > 0) return record(request, actorId, 'apply', failure('stale', { labels, ...what }, undefined, 'stale'));
+  if (labels.length > 0)
+    return record(request, actorId, 'apply', failure('stale', { labels, ...what }, undefined, 'stale'));
   if (request.revertOf) return checkTheRules(request, actorId, undefined, now, service);
   return next(request, { phase: 'judging', actorId, service }, [{ type: 'judge-rules', service }]);
 }
